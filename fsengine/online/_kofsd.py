@@ -1,0 +1,374 @@
+"""K-OFSD: online feature selection by dependency in K nearest neighbours.
+
+Zhou, Hu, Li, Wu, "Online feature selection for high-dimensional class-imbalanced
+data", Knowledge-Based Systems 136 (2017): the OFSD framework (Algorithm 1) with
+the K-nearest-neighbour relation (Definition 1, Algorithm 4) and a card function
+(section 3.4; Card_Imbalanced, Algorithm 3, for K-OFSD proper, Algorithm 5).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from fsengine.errors import FSEngineError
+from fsengine.online._cards import CARD_NAMES, dependency_from_cards, make_card
+from fsengine.online._neighbours import (METRICS, VARIANTS, distance_terms, feature_weights,
+                                         set_neighbour_stats, single_feature_neighbour_stats)
+from fsengine.online._stream import Selection, StreamEvent, feature_order, stream_events
+
+DISCARDED, REPLACED, ADDED, REJECTED = "discarded", "replaced", "added", "rejected"
+#: The action codes of the authors' trace files (0..3).
+ACTION_CODES = {DISCARDED: 0, REPLACED: 1, ADDED: 2, REJECTED: 3}
+
+
+@dataclass(frozen=True, slots=True)
+class KOFSDEvent(StreamEvent):
+    """One K-OFSD step (Algorithm 1, lines 3-16).
+
+    ``score`` is the feature's single-feature dependency; ``action`` is
+    "discarded" (alpha filter), "replaced" (the feature replaced the whole set),
+    "added" or "rejected" (after the set test); ``set_score_with_feature`` is
+    the dependency of S plus the feature when it was computed, else NaN;
+    ``selected_score`` is the dependency of the selected set after the step.
+    """
+
+    set_score_with_feature: float = math.nan
+
+
+def binary_labels(y) -> np.ndarray:
+    """Check that ``y`` is a 0/1 vector with both classes and return it as int8."""
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise FSEngineError(f"labels must be one-dimensional, got shape {y.shape}")
+    values = set(np.unique(y).tolist())
+    if not values <= {0, 1}:
+        raise FSEngineError(
+            "labels must be binary: 1 for the minority class, 0 for the rest "
+            f"(got values {sorted(values)[:5]}); binarise with Dataset.binarise(minority)")
+    if values != {0, 1}:
+        raise FSEngineError("labels must contain both classes (1 = minority, 0 = rest)")
+    return y.astype(np.int8)
+
+
+class KOFSD:
+    """K-OFSD as an online selector: one feature in, one event out.
+
+    Parameters
+    ----------
+    y : array of {0, 1}, shape (n_samples,)
+        Class labels, 1 = the minority class, 0 = the rest.
+    k : int, default 7
+        Number of nearest neighbours (the paper's K).
+    alpha : float, default 0.5
+        Relevance threshold on the single-feature dependency.
+    card : {"imbalanced", "consistency", "weight", "distance"}, default "imbalanced"
+        Card function (section 3.4); "imbalanced" is K-OFSD's Algorithm 3.
+    variant : {"reference", "paper"}, default "reference"
+        "reference" reproduces the authors' published code: the first element of
+        each sample's stable distance sort is skipped (the sample itself unless it
+        has an exact duplicate of lower index), a feature is kept only if its
+        dependency is > alpha, and if nothing is selected at the end the top
+        round(sqrt(p)) features by dependency are returned. "paper" follows the
+        printed Algorithm 5: x_i itself is excluded from its neighbours, a feature
+        is discarded only if its dependency is < alpha, and there is no fallback.
+    metric : {"seuclidean", "euclidean"}, default "seuclidean"
+        Standardised Euclidean distance (the authors' code) or plain Euclidean
+        (the paper's worked example).
+    gamma : float, default 0.5
+        Threshold of Card_Weight.
+    gamma1, gamma2 : float, default 0.75, 0.25
+        Thresholds of Card_Distance.
+
+    Notes
+    -----
+    The set's squared distances are kept and each candidate feature's terms are
+    added to them, in arrival order; in natural order this is the same
+    floating-point sum as the authors' code, which sums the set's columns in
+    column order.
+    """
+
+    method = "kofsd"
+
+    def __init__(self, y, *, k: int = 7, alpha: float = 0.5, card: str = "imbalanced",
+                 variant: str = "reference", metric: str = "seuclidean", gamma: float = 0.5,
+                 gamma1: float = 0.75, gamma2: float = 0.25):
+        self.y = binary_labels(y)
+        n = len(self.y)
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k < n:
+            raise FSEngineError(f"K must be an integer from 1 to {n - 1} (the number of samples "
+                                f"minus one), got {k!r}")
+        if not (isinstance(alpha, (int, float)) and 0.0 <= alpha <= 1.0):
+            raise FSEngineError(f"alpha must be a number in [0, 1], got {alpha!r}")
+        if variant not in VARIANTS:
+            raise FSEngineError(f"unknown variant {variant!r}; choose one of {', '.join(VARIANTS)}")
+        if metric not in METRICS:
+            raise FSEngineError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
+        self.k = int(k)
+        self.alpha = float(alpha)
+        self.card = make_card(card, gamma=gamma, gamma1=gamma1, gamma2=gamma2)
+        self.variant = variant
+        self.metric = metric
+        self.n_seen = 0
+        self._selected: list[tuple[str, int, float]] = []
+        self._selected_names: tuple[str, ...] = ()
+        self._selected_columns: tuple[int, ...] = ()
+        self._sq_dist: np.ndarray | None = None
+        self._set_dependency = 0.0
+        self._seen: list[tuple[str, int, float]] = []
+
+    @property
+    def selected(self) -> tuple[str, ...]:
+        """Names of the currently selected features, in selection order."""
+        return self._selected_names
+
+    @property
+    def dependency(self) -> float:
+        """Dependency of the currently selected set (0 for the empty set)."""
+        return self._set_dependency
+
+    def single_dependencies(self, block: np.ndarray) -> np.ndarray:
+        """Dependency of each column of ``block`` alone (Algorithm 4 on one feature).
+
+        Parameters
+        ----------
+        block : ndarray, shape (n_samples, b)
+
+        Returns
+        -------
+        ndarray, shape (b,)
+        """
+        columns = self._checked_columns(block)
+        weights = feature_weights(columns, self.metric)
+        stats = single_feature_neighbour_stats(columns, self.y, self.k, weights, self.variant,
+                                               self.card.needs_distances)
+        return np.atleast_1d(dependency_from_cards(self.card.values(stats, self.y[None, :], self.k)))
+
+    def set_dependency(self, sq_dist: np.ndarray) -> float:
+        """Dependency of a feature set from its summed distance terms (Algorithm 4)."""
+        stats = set_neighbour_stats(sq_dist, self.y, self.k, self.variant, self.card.needs_distances)
+        return dependency_from_cards(self.card.values(stats, self.y, self.k))
+
+    def step(self, values, name: str | None = None, column: int | None = None) -> KOFSDEvent:
+        """Receive the next feature and decide on it (Algorithm 1, lines 3-16).
+
+        Parameters
+        ----------
+        values : array, shape (n_samples,)
+            The feature's value for every sample, in the order of ``y``.
+        name : str, optional
+            The feature's name (default: its arrival position).
+        column : int, optional
+            Its column index in the source matrix (default: arrival position).
+
+        Returns
+        -------
+        KOFSDEvent
+        """
+        values = np.asarray(values, dtype=float)
+        if values.ndim != 1:
+            raise FSEngineError(f"a feature must be one-dimensional, got shape {values.shape}")
+        position = self.n_seen
+        name = str(position) if name is None else name
+        column = position if column is None else column
+        return self.step_many(values[:, None], [name], [column])[0]
+
+    def step_many(self, block, names: Sequence[str], columns: Sequence[int]) -> list[KOFSDEvent]:
+        """Receive several features in arrival order; same events as repeated ``step``.
+
+        The single-feature dependencies of the block are computed together
+        (vectorised); the decisions are then taken one feature at a time.
+
+        Parameters
+        ----------
+        block : ndarray, shape (n_samples, b)
+        names : sequence of str, length b
+        columns : sequence of int, length b
+
+        Returns
+        -------
+        list of KOFSDEvent
+        """
+        columns_arr = self._checked_columns(block, names)
+        weights = feature_weights(columns_arr, self.metric)
+        stats = single_feature_neighbour_stats(columns_arr, self.y, self.k, weights, self.variant,
+                                               self.card.needs_distances)
+        deps = np.atleast_1d(dependency_from_cards(self.card.values(stats, self.y[None, :], self.k)))
+        return [self._decide(columns_arr[j], weights[j], float(deps[j]), names[j], int(columns[j]))
+                for j in range(len(deps))]
+
+    def _checked_columns(self, block, names: Sequence[str] | None = None) -> np.ndarray:
+        block = np.asarray(block, dtype=float)
+        if block.ndim != 2 or block.shape[0] != len(self.y):
+            raise FSEngineError(f"expected {len(self.y)} values per feature (one per sample), "
+                                f"got an array of shape {block.shape}")
+        if names is not None and len(names) != block.shape[1]:
+            raise FSEngineError(f"{block.shape[1]} features but {len(names)} names")
+        finite = np.isfinite(block)
+        if not finite.all():
+            row, col = np.argwhere(~finite)[0]
+            label = names[col] if names is not None else col
+            raise FSEngineError(f"feature {label!r} has a missing or infinite value at row {row + 1}")
+        return np.ascontiguousarray(block.T)
+
+    def _passes_alpha(self, dep: float) -> bool:
+        return dep > self.alpha if self.variant == "reference" else dep >= self.alpha
+
+    def _decide(self, values: np.ndarray, weight: float, dep: float, name: str,
+                column: int) -> KOFSDEvent:
+        position = self.n_seen
+        self.n_seen += 1
+        self._seen.append((name, column, dep))
+        with_feature = math.nan
+        if not self._passes_alpha(dep):
+            action = DISCARDED
+        elif dep > self._set_dependency:
+            action = REPLACED
+            self._sq_dist = distance_terms(values, weight)
+            self._set_dependency = dep
+            self._selected = [(name, column, dep)]
+        else:
+            terms = distance_terms(values, weight)
+            candidate = terms if self._sq_dist is None else self._sq_dist + terms
+            with_feature = self.set_dependency(candidate)
+            if with_feature > self._set_dependency:
+                action = ADDED
+                self._sq_dist = candidate
+                self._set_dependency = with_feature
+                self._selected.append((name, column, dep))
+            else:
+                action = REJECTED
+        if action in (REPLACED, ADDED):
+            self._selected_names = tuple(s[0] for s in self._selected)
+            self._selected_columns = tuple(s[1] for s in self._selected)
+        return KOFSDEvent(position, name, column, dep, action, self._selected_names,
+                          self._selected_columns, self._set_dependency, with_feature)
+
+    def finish(self) -> Selection:
+        """The final selection after the last feature.
+
+        In the reference variant, when nothing was selected the authors' code
+        returns the ``round(sqrt(p))`` features of highest single-feature
+        dependency (p = features seen), in descending order, ties to the lower
+        column index; the paper variant returns the empty set.
+
+        Returns
+        -------
+        Selection
+        """
+        if self._selected or self.variant == "paper" or not self._seen:
+            return Selection(self.method, self._selected_names, self._selected_columns,
+                             tuple(s[2] for s in self._selected), "stream order")
+        top = int(math.floor(math.sqrt(len(self._seen)) + 0.5))
+        ranked = sorted(self._seen, key=lambda s: (-s[2], s[1]))[:top]
+        return Selection(self.method, tuple(s[0] for s in ranked), tuple(s[1] for s in ranked),
+                         tuple(s[2] for s in ranked),
+                         f"fallback: no feature was selected, so the top round(sqrt({len(self._seen)}))"
+                         f" = {top} features by dependency are returned, as in the authors' code")
+
+
+def run_kofsd(X, y, names: Sequence[str] | None = None, *, order: str = "natural",
+              seed: int | None = None, **params) -> tuple[Selection, list[KOFSDEvent]]:
+    """Stream all columns of ``X`` through K-OFSD.
+
+    Parameters
+    ----------
+    X : ndarray, shape (n_samples, n_features)
+    y : array of {0, 1}
+        1 = minority class.
+    names : sequence of str, optional
+        Feature names (default: column indices as strings).
+    order : {"natural", "random"}
+    seed : int, optional
+        Seed of the random order.
+    **params
+        Passed to :class:`KOFSD` (k, alpha, card, variant, metric, ...).
+
+    Returns
+    -------
+    (Selection, list of KOFSDEvent)
+    """
+    X = np.asarray(X, dtype=float)
+    names = [str(j) for j in range(X.shape[1])] if names is None else list(names)
+    selector = KOFSD(y, **params)
+    events = list(stream_events(selector, X, names, feature_order(X.shape[1], order, seed)))
+    return selector.finish(), events
+
+
+class KOFSDSelector(SelectorMixin, BaseEstimator):
+    """scikit-learn selector running K-OFSD over the columns of X.
+
+    Parameters
+    ----------
+    k, alpha, card, variant, metric, gamma, gamma1, gamma2
+        As in :class:`KOFSD`.
+    minority : label, optional
+        The minority class in ``y``; default: the rarer class of a binary ``y``.
+    order : {"natural", "random"}, default "natural"
+    seed : int, optional
+
+    Attributes
+    ----------
+    selection_ : Selection
+    selected_indices_ : ndarray of int
+        Selected columns, in the selector's order.
+    dependencies_ : ndarray, shape (n_features,)
+        Single-feature dependency of every column.
+    events_ : list of KOFSDEvent
+    """
+
+    def __init__(self, k=7, alpha=0.5, card="imbalanced", variant="reference",
+                 metric="seuclidean", gamma=0.5, gamma1=0.75, gamma2=0.25, minority=None,
+                 order="natural", seed=None):
+        self.k = k
+        self.alpha = alpha
+        self.card = card
+        self.variant = variant
+        self.metric = metric
+        self.gamma = gamma
+        self.gamma1 = gamma1
+        self.gamma2 = gamma2
+        self.minority = minority
+        self.order = order
+        self.seed = seed
+
+    def fit(self, X, y):
+        """Run K-OFSD over the columns of X; y holds the class labels."""
+        X, y = validate_data(self, X, y, dtype=float)
+        classes, counts = np.unique(y, return_counts=True)
+        if self.minority is None:
+            if len(classes) != 2:
+                raise FSEngineError("y has more than two classes: set minority= to the class "
+                                    "to select for (one versus rest)")
+            minority = classes[np.argmin(counts)]
+        else:
+            minority = self.minority
+            if minority not in set(classes.tolist()):
+                raise FSEngineError(f"minority class {minority!r} is not in y")
+        y01 = (y == minority).astype(np.int8)
+        names = ([str(c) for c in self.feature_names_in_] if hasattr(self, "feature_names_in_")
+                 else [str(j) for j in range(X.shape[1])])
+        selection, events = run_kofsd(
+            X, y01, names, order=self.order, seed=self.seed, k=self.k, alpha=self.alpha,
+            card=self.card, variant=self.variant, metric=self.metric, gamma=self.gamma,
+            gamma1=self.gamma1, gamma2=self.gamma2)
+        self.selection_ = selection
+        self.events_ = events
+        self.selected_indices_ = np.array(selection.columns, dtype=int)
+        deps = np.empty(X.shape[1])
+        for event in events:
+            deps[event.column] = event.score
+        self.dependencies_ = deps
+        return self
+
+    def _get_support_mask(self):
+        check_is_fitted(self, "selected_indices_")
+        mask = np.zeros(self.n_features_in_, dtype=bool)
+        mask[self.selected_indices_] = True
+        return mask
