@@ -1,0 +1,14 @@
+"""fsengine: feature selection for high-dimensional, class-imbalanced data.
+
+The library never imports Streamlit; the dashboard (app.py) is a thin layer over it.
+"""
+
+__version__ = "0.1.0"
+
+from fsengine.data import Dataset, load_dataset  # noqa: E402
+from fsengine.errors import FSEngineError  # noqa: E402
+from fsengine.online import KOFSD, KOFSDSelector, Selection, run_kofsd  # noqa: E402
+from fsengine.runs import RunResult, run_selection  # noqa: E402
+
+__all__ = ["Dataset", "FSEngineError", "KOFSD", "KOFSDSelector", "RunResult", "Selection",
+           "__version__", "load_dataset", "run_kofsd", "run_selection"]

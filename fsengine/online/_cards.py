@@ -5,7 +5,7 @@ consistent the sample's class is with its neighbours'. The dependency of a
 feature set (Algorithm 2) is the sum of the card values over the samples, added
 one sample at a time in sample order, divided by the number of samples.
 
-All functions are vectorised: they take, for every sample, the number of its K
+All functions are vectorised (samples along axis 0): they take, for every sample, the number of its K
 neighbours with the same label (and, for Card_Distance, summed distances).
 """
 
@@ -139,12 +139,11 @@ def dependency_from_cards(cards: np.ndarray) -> np.ndarray | float:
 
     Parameters
     ----------
-    cards : ndarray, shape (..., n)
+    cards : ndarray, shape (n,) or (n, b)
+        Card values, samples along axis 0.
 
     Returns
     -------
-    ndarray, shape (...), or float for a 1-D input.
+    float, or ndarray of shape (b,)
     """
-    n = cards.shape[-1]
-    dep = sequential_sum(cards, axis=-1) / n
-    return float(dep) if np.ndim(dep) == 0 else dep
+    return sequential_sum(cards) / cards.shape[0]

@@ -144,11 +144,13 @@ class KOFSD:
         -------
         ndarray, shape (b,)
         """
-        columns = self._checked_columns(block)
-        weights = feature_weights(columns, self.metric)
-        stats = single_feature_neighbour_stats(columns, self.y, self.k, weights, self.variant,
+        block = self._checked_block(block)
+        return self._single_dependencies(block, feature_weights(block, self.metric))
+
+    def _single_dependencies(self, block: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        stats = single_feature_neighbour_stats(block, self.y, self.k, weights, self.variant,
                                                self.card.needs_distances)
-        return np.atleast_1d(dependency_from_cards(self.card.values(stats, self.y[None, :], self.k)))
+        return dependency_from_cards(self.card.values(stats, self.y[:, None], self.k))
 
     def set_dependency(self, sq_dist: np.ndarray) -> float:
         """Dependency of a feature set from its summed distance terms (Algorithm 4)."""
@@ -195,15 +197,13 @@ class KOFSD:
         -------
         list of KOFSDEvent
         """
-        columns_arr = self._checked_columns(block, names)
-        weights = feature_weights(columns_arr, self.metric)
-        stats = single_feature_neighbour_stats(columns_arr, self.y, self.k, weights, self.variant,
-                                               self.card.needs_distances)
-        deps = np.atleast_1d(dependency_from_cards(self.card.values(stats, self.y[None, :], self.k)))
-        return [self._decide(columns_arr[j], weights[j], float(deps[j]), names[j], int(columns[j]))
+        block = self._checked_block(block, names)
+        weights = feature_weights(block, self.metric)
+        deps = self._single_dependencies(block, weights).tolist()
+        return [self._decide(block[:, j], weights[j], deps[j], names[j], int(columns[j]))
                 for j in range(len(deps))]
 
-    def _checked_columns(self, block, names: Sequence[str] | None = None) -> np.ndarray:
+    def _checked_block(self, block, names: Sequence[str] | None = None) -> np.ndarray:
         block = np.asarray(block, dtype=float)
         if block.ndim != 2 or block.shape[0] != len(self.y):
             raise FSEngineError(f"expected {len(self.y)} values per feature (one per sample), "
@@ -215,7 +215,7 @@ class KOFSD:
             row, col = np.argwhere(~finite)[0]
             label = names[col] if names is not None else col
             raise FSEngineError(f"feature {label!r} has a missing or infinite value at row {row + 1}")
-        return np.ascontiguousarray(block.T)
+        return block
 
     def _passes_alpha(self, dep: float) -> bool:
         return dep > self.alpha if self.variant == "reference" else dep >= self.alpha

@@ -61,22 +61,25 @@ class NeighbourStats:
     other_distance: np.ndarray | None = None
 
 
-def sequential_sum(a: np.ndarray, axis: int) -> np.ndarray:
-    """Sum along ``axis`` strictly left to right, as Octave's ``sum`` does.
+def sequential_sum(a: np.ndarray) -> np.ndarray | float:
+    """Sum over axis 0 strictly in order, as Octave's ``sum`` does.
 
     numpy's ``sum`` uses pairwise summation, which rounds differently; the
     reference's decisions depend on the exact rounding (see the module docstring).
     """
-    return np.cumsum(a, axis=axis).take(-1, axis=axis)
+    total = a[0].copy() if a.ndim > 1 else float(a[0])
+    for row in a[1:]:
+        total += row
+    return total
 
 
-def feature_weights(columns: np.ndarray, metric: str = "seuclidean") -> np.ndarray:
+def feature_weights(block: np.ndarray, metric: str = "seuclidean") -> np.ndarray:
     """Per-feature weights of the distance: ``1 / var`` (n - 1) or 1.
 
     Parameters
     ----------
-    columns : ndarray, shape (b, n)
-        One row per feature, one column per sample.
+    block : ndarray, shape (n, b)
+        One column per feature, one row per sample.
     metric : {"seuclidean", "euclidean"}
         Standardised Euclidean (the authors' code) or plain Euclidean (the
         paper's worked example).
@@ -87,11 +90,11 @@ def feature_weights(columns: np.ndarray, metric: str = "seuclidean") -> np.ndarr
         The weight ``w_f``; ``inf`` for a constant feature under "seuclidean"
         (the reference's ``inv(diag(var))``), which makes its distances NaN.
     """
-    b, n = columns.shape
+    n, b = block.shape
     if metric == "euclidean":
         return np.ones(b)
-    mean = sequential_sum(columns, axis=1) / n
-    var = sequential_sum((columns - mean[:, None]) ** 2, axis=1) / (n - 1)
+    mean = sequential_sum(block) / n
+    var = sequential_sum((block - mean) ** 2) / (n - 1)
     with np.errstate(divide="ignore"):
         return 1.0 / var
 
@@ -157,15 +160,15 @@ def _stats_from_neighbours(neigh: np.ndarray, dist_rows: np.ndarray | None,
     return count, np.where(same, d, 0.0).sum(axis=1), np.where(same, 0.0, d).sum(axis=1)
 
 
-def single_feature_neighbour_stats(columns: np.ndarray, y: np.ndarray, k: int,
+def single_feature_neighbour_stats(block: np.ndarray, y: np.ndarray, k: int,
                                    weights: np.ndarray, variant: str = "reference",
                                    with_distances: bool = False) -> NeighbourStats:
     """Neighbour statistics of every sample on each single feature (Algorithm 4, line 5).
 
     Parameters
     ----------
-    columns : ndarray, shape (b, n)
-        b features, each a row of n sample values (finite).
+    block : ndarray, shape (n, b)
+        b features (columns) of n finite sample values.
     y : ndarray of int, shape (n,)
         Binary labels, minority = 1.
     k : int
@@ -180,10 +183,10 @@ def single_feature_neighbour_stats(columns: np.ndarray, y: np.ndarray, k: int,
     Returns
     -------
     NeighbourStats
-        Arrays of shape (b, n), samples in their original order.
+        Arrays of shape (n, b), samples in their original order.
     """
-    b, n = columns.shape
-    rows = np.arange(b)[:, None]
+    n, b = block.shape
+    columns = np.ascontiguousarray(block.T)               # (b, n): one row per feature
     order = np.argsort(columns, axis=1)
     v = np.take_along_axis(columns, order, axis=1)
     equal_next = v[:, 1:] == v[:, :-1]
@@ -193,7 +196,6 @@ def single_feature_neighbour_stats(columns: np.ndarray, y: np.ndarray, k: int,
         order[has_dup] = np.argsort(columns[has_dup], axis=1, kind="stable")
         v[has_dup] = np.take_along_axis(columns[has_dup], order[has_dup], axis=1)
 
-    w = weights[:, None]
     # Features handled wholly by the definition: constant columns (NaN or all-zero
     # distances) and columns whose smallest gap underflows to distance 0.
     gaps = np.diff(v, axis=1)
@@ -202,65 +204,69 @@ def single_feature_neighbour_stats(columns: np.ndarray, y: np.ndarray, k: int,
     slow_feature |= _distance_from_gap(min_gap, weights) == 0
 
     pad = k + 1
+    width = n + 2 * pad
     vp = np.concatenate([np.full((b, pad), -np.inf), v, np.full((b, pad), np.inf)], axis=1)
-    vq = v
-    # s = how many of the K nearest lie to the left in sorted order (merge of two
-    # sorted distance lists; exact whenever the window boundary is not a tie).
-    left_count = np.zeros((b, n), dtype=np.intp)
+    # How many of the K nearest lie to the left in sorted order: the merge of two
+    # sorted distance lists (exact whenever the window boundary is not a tie).
+    # (Comparing 2v < a + c instead of v - a < c - v only picks the window; the
+    # exact boundary test below decides whether it is right.)
+    left_count = np.zeros((b, n), dtype=np.int8)
+    twice = 2.0 * v
     for step in range(1, k + 1):
-        left = vq - vp[:, pad - step:pad - step + n]
-        right = vp[:, pad + k + 1 - step:pad + k + 1 - step + n] - vq
-        left_count += left < right
+        left_count += twice < vp[:, pad - step:pad - step + n] + vp[:, pad + k + 1 - step:pad + k + 1 - step + n]
     pos = np.arange(n)
-    start = pos[None, :] - left_count                   # window [start, start + k]
-    pstart = start + pad
-    first_in = np.take_along_axis(vp, pstart, axis=1)
-    last_in = np.take_along_axis(vp, pstart + k, axis=1)
-    before = np.take_along_axis(vp, pstart - 1, axis=1)
-    after = np.take_along_axis(vp, pstart + k + 1, axis=1)
-    in_max = np.maximum(_distance_from_gap(vq - first_in, w), _distance_from_gap(last_in - vq, w))
-    out_min = np.minimum(_distance_from_gap(vq - before, w), _distance_from_gap(after - vq, w))
-    exact = (in_max < out_min) & ~slow_feature[:, None]
+    start = pos - left_count                               # window [start, start + k]
+    flat_vp = vp.ravel()
+    at = start + (pad + width * np.arange(b))[:, None]     # flat index of the window start
+    in_gap = np.maximum(v - flat_vp.take(at), flat_vp.take(at + k) - v)
+    out_gap = np.minimum(v - flat_vp.take(at - 1), flat_vp.take(at + k + 1) - v)
+    w = weights[:, None]
+    exact = _distance_from_gap(in_gap, w) < _distance_from_gap(out_gap, w)
+    exact &= ~slow_feature[:, None]
 
     labels_sorted = y[order]
     prefix = np.zeros((b, n + 1), dtype=np.intp)
     np.cumsum(labels_sorted, axis=1, out=prefix[:, 1:])
-    minority_in_window = (np.take_along_axis(prefix, start + k + 1, axis=1)
-                          - np.take_along_axis(prefix, start, axis=1))
+    at_prefix = start + ((n + 1) * np.arange(b))[:, None]
+    flat_prefix = prefix.ravel()
+    minority_in_window = flat_prefix.take(at_prefix + k + 1) - flat_prefix.take(at_prefix)
+    row_base = (n * np.arange(b))[:, None]
     if variant == "reference":
         # The skipped element: the lowest-index sample equal to x_i, i.e. the first
         # of its run of equal values in stable sorted order.
         run_start = np.where(np.concatenate([np.ones((b, 1), bool), ~equal_next], axis=1), pos, 0)
         np.maximum.accumulate(run_start, axis=1, out=run_start)
+        minority_neighbours = minority_in_window - labels_sorted.ravel().take(run_start + row_base)
         dropped = run_start
     else:
-        dropped = np.broadcast_to(pos, (b, n))
-    minority_neighbours = minority_in_window - np.take_along_axis(labels_sorted, dropped, axis=1)
+        minority_neighbours = minority_in_window - labels_sorted
+        dropped = pos
     same_sorted = np.where(labels_sorted == 1, minority_neighbours, k - minority_neighbours)
 
-    same_dist_sorted = other_dist_sorted = None
+    # Back to sample order, in the (n, b) layout: sample order[f, q] of feature f.
+    to_sample = (order * b + np.arange(b)[:, None]).ravel()
+
+    def to_sample_order(sorted_values, dtype):
+        out = np.empty((n, b), dtype=dtype)
+        out.ravel()[to_sample] = sorted_values.ravel()
+        return out
+
+    same = to_sample_order(same_sorted, np.intp)
+    same_dist = other_dist = None
     if with_distances:
         same_dist_sorted = np.zeros((b, n))
         other_dist_sorted = np.zeros((b, n))
         for offset in range(k + 1):
             p = start + offset
-            d = _distance_from_gap(np.abs(np.take_along_axis(v, np.minimum(p, n - 1), axis=1) - vq), w)
+            d = _distance_from_gap(np.abs(v.ravel().take(p + row_base) - v), w)
             counted = p != dropped
-            is_same = np.take_along_axis(labels_sorted, np.minimum(p, n - 1), axis=1) == labels_sorted
+            is_same = labels_sorted.ravel().take(p + row_base) == labels_sorted
             same_dist_sorted += np.where(counted & is_same, d, 0.0)
             other_dist_sorted += np.where(counted & ~is_same, d, 0.0)
+        same_dist = to_sample_order(same_dist_sorted, float)
+        other_dist = to_sample_order(other_dist_sorted, float)
 
-    def to_sample_order(sorted_values, dtype):
-        out = np.empty((b, n), dtype=dtype)
-        np.put_along_axis(out, order, sorted_values, axis=1)
-        return out
-
-    same = to_sample_order(same_sorted, np.intp)
-    same_dist = to_sample_order(same_dist_sorted, float) if with_distances else None
-    other_dist = to_sample_order(other_dist_sorted, float) if with_distances else None
-
-    inexact = to_sample_order(~exact, bool)
-    feat_idx, sample_idx = np.nonzero(inexact)
+    sample_idx, feat_idx = np.nonzero(to_sample_order(~exact, bool))
     for lo in range(0, len(feat_idx), 4096):
         fi, si = feat_idx[lo:lo + 4096], sample_idx[lo:lo + 4096]
         gap = columns[fi] - columns[fi, si][:, None]
@@ -268,11 +274,10 @@ def single_feature_neighbour_stats(columns: np.ndarray, y: np.ndarray, k: int,
         dist[np.arange(len(si)), si] = 0.0
         neigh = _exact_row_neighbours(dist, si, k, variant)
         cnt, sd, od = _stats_from_neighbours(neigh, dist, y[si], y, with_distances)
-        same[fi, si] = cnt
+        same[si, fi] = cnt
         if with_distances:
-            same_dist[fi, si] = sd
-            other_dist[fi, si] = od
-    del rows
+            same_dist[si, fi] = sd
+            other_dist[si, fi] = od
     return NeighbourStats(same, same_dist, other_dist)
 
 

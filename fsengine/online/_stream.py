@@ -129,7 +129,7 @@ def feature_order(n_features: int, order: str = "natural", seed: int | None = No
 
 
 def stream_events(selector: OnlineSelector, X: np.ndarray, names: Sequence[str],
-                  order: np.ndarray | None = None, chunk: int = 512) -> Iterator[StreamEvent]:
+                  order: np.ndarray | None = None, chunk: int = 256) -> Iterator[StreamEvent]:
     """Stream the columns of ``X`` into ``selector`` and yield one event per feature.
 
     Parameters

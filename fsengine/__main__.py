@@ -1,0 +1,7 @@
+"""``python -m fsengine``: see :mod:`fsengine.cli`."""
+
+import sys
+
+from fsengine.cli import main
+
+sys.exit(main())

@@ -1,0 +1,485 @@
+"""Load, validate, orient and binarise a gene-expression matrix.
+
+One loader for the command line and the app: CSV, TSV, gzip-compressed CSV/TSV and
+Parquet, read through pyarrow. Samples are in rows by default; ``transpose=True``
+reads matrices with genes in rows and samples in columns. Every problem is raised
+as :class:`~fsengine.errors.FSEngineError` with a message that names the column
+and row and says what to do.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO, Union
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+from fsengine.errors import FSEngineError
+
+Source = Union[str, os.PathLike, bytes, BinaryIO]
+
+#: Column names recognised as the label column, compared case-insensitively.
+LABEL_NAMES = ("label", "class", "target")
+_NULLS = ["", "NA", "N/A", "NaN", "nan", "NAN", "null", "NULL", "None", "#N/A", "?"]
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A validated matrix of samples x features with one class label per sample.
+
+    Attributes
+    ----------
+    X : ndarray of float64, shape (n_samples, n_features)
+        Finite feature values (Fortran order: one feature is contiguous).
+    labels : ndarray, shape (n_samples,)
+        Class labels as given: int64 for integral numbers, float64 for other
+        numbers, str otherwise.
+    feature_names : tuple of str
+        Column names as given in the file.
+    label_column : str
+        Name of the column the labels came from.
+    source : str
+        File name the data came from.
+    sample_names : tuple of str or None
+        Sample identifiers, when the file has them (transposed files, or a
+        first column of unique non-numeric identifiers).
+    constant_features : tuple of str
+        Features with a single value over all samples (still in ``X`` unless
+        dropped).
+    dropped_features : tuple of str
+        Constant features removed by ``drop_constant=True``.
+    notes : tuple of str
+        How the file was read (delimiter, label column choice, ...).
+    """
+
+    X: np.ndarray
+    labels: np.ndarray
+    feature_names: tuple[str, ...]
+    label_column: str
+    source: str = ""
+    sample_names: tuple[str, ...] | None = None
+    constant_features: tuple[str, ...] = ()
+    dropped_features: tuple[str, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def n_samples(self) -> int:
+        """Number of samples (rows of ``X``)."""
+        return self.X.shape[0]
+
+    @property
+    def n_features(self) -> int:
+        """Number of feature columns."""
+        return self.X.shape[1]
+
+    def class_counts(self) -> dict:
+        """Number of samples per class, largest class first (ties by label)."""
+        values, counts = np.unique(self.labels, return_counts=True)
+        pairs = sorted(zip(values.tolist(), counts.tolist()), key=lambda vc: (-vc[1], str(vc[0])))
+        return dict(pairs)
+
+    def resolve_class(self, value) -> object:
+        """The class label that ``value`` names: ``"2"`` matches a numeric label 2.
+
+        Parameters
+        ----------
+        value : str, int or float
+            A class as typed by a user or taken from the labels.
+
+        Returns
+        -------
+        The matching label, as stored in ``labels``.
+
+        Raises
+        ------
+        FSEngineError
+            When no class matches; the message lists the classes.
+        """
+        classes = list(self.class_counts())
+        if value in classes and not isinstance(value, bool):
+            return value
+        text = str(value).strip()
+        for c in classes:
+            if str(c) == text:
+                return c
+        number = _as_number(text)
+        if number is not None:
+            for c in classes:
+                if isinstance(c, (int, float)) and not isinstance(c, bool) and c == number:
+                    return c
+        raise FSEngineError(
+            f"minority class {value!r} is not a class of column {self.label_column!r}; "
+            f"the classes are {_format_counts(self.class_counts())}")
+
+    def imbalance_ratio(self, minority=None) -> float:
+        """Imbalance ratio: rest / minority for a chosen minority, else largest / smallest class.
+
+        The K-OFSD paper's ratios are one-versus-rest (SRBCT, class BL: 72 / 11 = 6.55).
+        """
+        counts = self.class_counts()
+        if minority is None:
+            return max(counts.values()) / min(counts.values())
+        label = self.resolve_class(minority)
+        return (self.n_samples - counts[label]) / counts[label]
+
+    def binarise(self, minority) -> np.ndarray:
+        """One-versus-rest labels: 1 for the minority class, 0 for every other class.
+
+        Parameters
+        ----------
+        minority : label or str
+            The class to select for; resolved with :meth:`resolve_class`.
+
+        Returns
+        -------
+        ndarray of int8, shape (n_samples,)
+
+        Raises
+        ------
+        FSEngineError
+            If the class is unknown, has fewer than 2 samples, or is every sample.
+        """
+        label = self.resolve_class(minority)
+        count = self.class_counts()[label]
+        if count < 2:
+            raise FSEngineError(
+                f"minority class {label!r} has only {count} sample; at least 2 are needed "
+                "(a sample's neighbours must be able to include its own class)")
+        if count == self.n_samples:
+            raise FSEngineError(f"every sample is of class {label!r}; nothing to tell apart")
+        return (self.labels == label).astype(np.int8)
+
+    def summary(self) -> dict:
+        """Shape, classes and preprocessing facts, for display."""
+        return {
+            "source": self.source,
+            "samples": self.n_samples,
+            "features": self.n_features,
+            "label_column": self.label_column,
+            "class_counts": self.class_counts(),
+            "imbalance_ratio": self.imbalance_ratio(),
+            "constant_features": len(self.constant_features),
+            "dropped_features": len(self.dropped_features),
+        }
+
+
+def _as_number(text: str) -> float | None:
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _format_counts(counts: dict) -> str:
+    return ", ".join(f"{c!s} (n={n})" for c, n in counts.items())
+
+
+def _read_bytes(source: Source) -> tuple[bytes, str]:
+    if isinstance(source, (bytes, bytearray)):
+        return bytes(source), "uploaded data"
+    if hasattr(source, "read"):
+        name = getattr(source, "name", "uploaded file")
+        data = source.read()
+        if isinstance(data, str):
+            data = data.encode()
+        return data, os.path.basename(str(name))
+    path = Path(source)
+    if not path.exists():
+        raise FSEngineError(f"file not found: {path}")
+    if path.is_dir():
+        raise FSEngineError(f"{path} is a directory; give a CSV, TSV or Parquet file")
+    return path.read_bytes(), path.name
+
+
+def _sniff_delimiter(text_head: bytes, name: str) -> str:
+    first_line = text_head.split(b"\n", 1)[0]
+    lower = name.lower()
+    if lower.endswith((".tsv", ".tsv.gz", ".tab", ".txt", ".txt.gz")) and b"\t" in first_line:
+        return "\t"
+    counts = {d: first_line.count(d.encode()) for d in (",", "\t", ";")}
+    best = max(counts, key=lambda d: counts[d])
+    return best if counts[best] > 0 else ","
+
+
+def _read_table(data: bytes, name: str) -> tuple[pa.Table, list[str], bool]:
+    """Parse bytes into an Arrow table; returns (table, notes, is_text)."""
+    notes: list[str] = []
+    if not data.strip():
+        raise FSEngineError(f"{name} is empty")
+    if data[:4] == b"PAR1":
+        try:
+            return pq.read_table(io.BytesIO(data)), ["format: Parquet"], False
+        except (pa.ArrowException, OSError) as exc:
+            raise FSEngineError(f"{name} looks like Parquet but cannot be read ({exc}); "
+                                "is the file complete?") from None
+    if name.lower().endswith(".parquet"):
+        notes.append("the file is named .parquet but is not Parquet; reading it as text")
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise FSEngineError(f"{name} is gzip-compressed but cannot be decompressed ({exc})") from None
+        notes.append("gzip-compressed")
+        if not data.strip():
+            raise FSEngineError(f"{name} is empty after decompression")
+    if data[:4] == b"PK\x03\x04" or data[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
+        raise FSEngineError(f"{name} looks like an Excel workbook (or another zip/OLE file); "
+                            "save the sheet as CSV and load that")
+    if data[:3] == b"\xef\xbb\xbf":
+        data = data[3:]
+    elif data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        try:
+            data = data.decode("utf-16").encode("utf-8")
+            notes.append("UTF-16 text converted to UTF-8")
+        except UnicodeDecodeError:
+            raise FSEngineError(f"{name} starts like UTF-16 text but cannot be decoded") from None
+    head = data[:65536]
+    if b"\x00" in head:
+        raise FSEngineError(f"{name} is not a text table (it contains binary data); "
+                            "give a CSV, TSV or Parquet file")
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 4:
+            data = data.decode("latin-1").encode("utf-8")
+            notes.append("not UTF-8; read as Latin-1")
+    delimiter = _sniff_delimiter(head, name)
+    notes.append({",": "comma-separated", "\t": "tab-separated", ";": "semicolon-separated"}[delimiter])
+    try:
+        table = pacsv.read_csv(
+            io.BytesIO(data),
+            read_options=pacsv.ReadOptions(block_size=1 << 24),
+            parse_options=pacsv.ParseOptions(delimiter=delimiter),
+            convert_options=pacsv.ConvertOptions(null_values=_NULLS, strings_can_be_null=True))
+    except pa.ArrowInvalid as exc:
+        message = str(exc).replace("CSV parse error: ", "")
+        raise FSEngineError(f"{name} cannot be parsed as a table: {message}; every row must have "
+                            "as many fields as the header") from None
+    return table, notes, True
+
+
+def _is_numeric_type(t: pa.DataType) -> bool:
+    return pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t)
+
+
+def _where(row: int, sample_names, is_text: bool) -> str:
+    if sample_names is not None:
+        return f"sample {sample_names[row]!r}"
+    return f"row {row + 1}" + (f" (line {row + 2} of the file)" if is_text else "")
+
+
+def _feature_values(name: str, column: pa.ChunkedArray, sample_names, is_text: bool) -> np.ndarray:
+    """One feature column as finite float64, or an error naming the first bad cell."""
+    t = column.type
+    if pa.types.is_null(t):
+        raise FSEngineError(f"feature column {name!r} is empty (every value is missing)")
+    if pa.types.is_boolean(t):
+        raise FSEngineError(f"feature column {name!r} holds true/false values, not numbers")
+    if not _is_numeric_type(t):
+        if pa.types.is_string(t) or pa.types.is_large_string(t):
+            try:
+                column = pc.cast(pc.utf8_trim_whitespace(column), pa.float64())
+            except pa.ArrowInvalid:
+                values = column.to_pylist()
+                for row, value in enumerate(values):
+                    if value is not None and _as_number(value.strip()) is None \
+                            and value.strip().lower() not in ("inf", "-inf", "+inf", "nan"):
+                        hint = ""
+                        if "," in value and _as_number(value.replace(",", ".")) is not None:
+                            hint = " (a comma decimal separator? write 1.5, not 1,5)"
+                        raise FSEngineError(
+                            f"feature column {name!r}, {_where(row, sample_names, is_text)}: "
+                            f"{value!r} is not a number{hint}")
+                raise FSEngineError(f"feature column {name!r} holds values that are not numbers")
+        else:
+            raise FSEngineError(f"feature column {name!r} has type {t}, not numbers")
+    if column.null_count:
+        row = int(np.flatnonzero(pc.is_null(column).to_numpy(zero_copy_only=False))[0])
+        raise FSEngineError(f"feature column {name!r}, {_where(row, sample_names, is_text)}: "
+                            "missing value; fill or remove it (K-OFSD needs every value)")
+    values = column.to_numpy().astype(np.float64, copy=False)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        kind = "missing value (NaN)" if np.isnan(values[row]) else "infinite value"
+        raise FSEngineError(f"feature column {name!r}, {_where(row, sample_names, is_text)}: {kind}")
+    return values
+
+
+def _label_values(name: str, column: pa.ChunkedArray, sample_names, is_text: bool) -> np.ndarray:
+    """Class labels: int64 for integral numbers, float64 for other numbers, else str."""
+    if column.null_count:
+        row = int(np.flatnonzero(pc.is_null(column).to_numpy(zero_copy_only=False))[0])
+        raise FSEngineError(f"label column {name!r}, {_where(row, sample_names, is_text)}: "
+                            "missing class label")
+    t = column.type
+    if _is_numeric_type(t) or pa.types.is_boolean(t):
+        values = column.to_numpy(zero_copy_only=False)
+    else:
+        text = np.array([str(v).strip() for v in column.to_pylist()], dtype=object)
+        numbers = [_as_number(v) for v in text]
+        if all(x is not None for x in numbers):
+            values = np.array(numbers, dtype=np.float64)
+        else:
+            return text.astype(str)
+    values = np.asarray(values)
+    if values.dtype.kind == "f":
+        bad = ~np.isfinite(values)
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise FSEngineError(f"label column {name!r}, {_where(row, sample_names, is_text)}: "
+                                "missing or infinite class label")
+        if np.all(values == np.round(values)):
+            values = values.astype(np.int64)
+    elif values.dtype.kind == "b":
+        values = values.astype(np.int64)
+    return values
+
+
+def _transposed(table: pa.Table) -> tuple[pa.Table, tuple[str, ...]]:
+    """Genes in rows -> samples in rows: the first column names the features."""
+    if table.num_columns < 2:
+        raise FSEngineError("a genes-in-rows file needs a first column of gene names and one "
+                            "column per sample")
+    names = [str(v) for v in table.column(0).to_pylist()]
+    samples = tuple(table.column_names[1:])
+    cells = np.empty((table.num_rows, table.num_columns - 1), dtype=object)
+    for j in range(1, table.num_columns):
+        col = table.column(j)
+        if _is_numeric_type(col.type):
+            cells[:, j - 1] = col.to_numpy(zero_copy_only=False)
+        else:
+            cells[:, j - 1] = col.to_pylist()
+    arrays = {}
+    for i, name in enumerate(names):
+        row = cells[i]
+        if all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+               for v in row):
+            arrays[name] = pa.array(row.astype(np.float64))
+        else:
+            arrays[name] = pa.array([None if v is None else str(v) for v in row], type=pa.string())
+    if len(arrays) != len(names):
+        _raise_duplicates(names, "gene names in the first column")
+    return pa.table(arrays), samples
+
+
+def _raise_duplicates(names, what: str):
+    seen, dups = set(), []
+    for n in names:
+        if n in seen and n not in dups:
+            dups.append(n)
+        seen.add(n)
+    shown = ", ".join(repr(d) for d in dups[:5]) + (" ..." if len(dups) > 5 else "")
+    raise FSEngineError(f"duplicate {what}: {shown}; every column needs a unique name")
+
+
+def _choose_label(table: pa.Table, label: str | None, notes: list[str]) -> str:
+    names = table.column_names
+    if label is not None:
+        if label in names:
+            return label
+        matches = [n for n in names if n.lower() == str(label).lower()]
+        if len(matches) == 1:
+            return matches[0]
+        shown = ", ".join(repr(n) for n in names[:8]) + (" ..." if len(names) > 8 else "")
+        raise FSEngineError(f"label column {label!r} not found; the columns are {shown}")
+    for n in names:
+        if n.strip().lower() in LABEL_NAMES:
+            notes.append(f"label column {n!r} (by its name)")
+            return n
+    non_numeric = [n for n in names if not _is_numeric_type(table.column(n).type)]
+    if non_numeric:
+        notes.append(f"label column {non_numeric[-1]!r} (the last non-numeric column)")
+        return non_numeric[-1]
+    notes.append(f"label column {names[-1]!r} (the last column)")
+    return names[-1]
+
+
+def load_dataset(source: Source, *, label: str | None = None, transpose: bool = False,
+                 drop_constant: bool = False, name: str | None = None) -> Dataset:
+    """Read and validate a matrix of samples x genes with a class label column.
+
+    Parameters
+    ----------
+    source : path, bytes or binary file object
+        CSV, TSV, gzip-compressed CSV/TSV or Parquet; the format is recognised
+        from the content (Parquet and gzip magic bytes; the delimiter from the
+        header line).
+    label : str, optional
+        Name of the label column. Default: a column named label/class/target
+        (any case), else the last non-numeric column, else the last column.
+    transpose : bool
+        The file has genes in rows and samples in columns: its first column
+        holds the gene names and one row holds the labels.
+    drop_constant : bool
+        Remove features with one value over all samples (they carry no
+        information; under the standardised distance their distances are NaN).
+    name : str, optional
+        Name to report for the data (default: the file name).
+
+    Returns
+    -------
+    Dataset
+
+    Raises
+    ------
+    FSEngineError
+        For any problem with the file, naming the column and row.
+    """
+    data, source_name = _read_bytes(source)
+    source_name = name or source_name
+    table, notes, is_text = _read_table(data, source_name)
+    if table.num_columns == 0:
+        raise FSEngineError(f"{source_name} has no columns")
+    names = [str(n) for n in table.column_names]
+    if len(set(names)) != len(names):
+        _raise_duplicates(names, "column names")
+    sample_names = None
+    if transpose:
+        table, sample_names = _transposed(table)
+        notes.append("transposed: genes in rows, samples in columns")
+    if table.num_rows == 0:
+        raise FSEngineError(f"{source_name} has a header but no data rows")
+    label_column = _choose_label(table, label, notes)
+    feature_columns = [n for n in table.column_names if n != label_column]
+    first = table.column_names[0]
+    if (not transpose and first != label_column and first in feature_columns
+            and not _is_numeric_type(table.column(first).type)):
+        ids = table.column(first)
+        if ids.null_count == 0 and len(pc.unique(ids)) == table.num_rows:
+            sample_names = tuple(str(v) for v in ids.to_pylist())
+            feature_columns.remove(first)
+            notes.append(f"column {first!r} holds sample identifiers")
+    if not feature_columns:
+        raise FSEngineError(f"{source_name} has no feature columns besides the label column "
+                            f"{label_column!r}")
+    labels = _label_values(label_column, table.column(label_column), sample_names, is_text)
+    X = np.empty((table.num_rows, len(feature_columns)), dtype=np.float64, order="F")
+    for j, col in enumerate(feature_columns):
+        X[:, j] = _feature_values(col, table.column(col), sample_names, is_text)
+    if len(np.unique(labels)) < 2:
+        raise FSEngineError(f"label column {label_column!r} has a single class "
+                            f"({labels[0]!r}); at least two classes are needed")
+    constant_mask = np.all(X == X[0], axis=0)
+    constant = tuple(feature_columns[j] for j in np.flatnonzero(constant_mask))
+    dropped: tuple[str, ...] = ()
+    if drop_constant and constant:
+        if len(constant) == len(feature_columns):
+            raise FSEngineError("every feature is constant; nothing is left to select from")
+        keep = ~constant_mask
+        X = np.asfortranarray(X[:, keep])
+        feature_columns = [c for c, k in zip(feature_columns, keep) if k]
+        dropped, constant = constant, ()
+    return Dataset(X=X, labels=labels, feature_names=tuple(feature_columns),
+                   label_column=label_column, source=source_name, sample_names=sample_names,
+                   constant_features=constant, dropped_features=dropped, notes=tuple(notes))
