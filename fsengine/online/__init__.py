@@ -2,6 +2,7 @@
 
 from fsengine.online._cards import (CARD_NAMES, CardConsistency, CardDistance, CardImbalanced,
                                     CardWeight, dependency_from_cards, make_card)
+from fsengine.online._neighbours import nearest_neighbours, pairwise_distances
 from fsengine.online._kofsd import (ACTION_CODES, KOFSD, KOFSDEvent, KOFSDSelector, binary_labels,
                                     run_kofsd)
 from fsengine.online._stream import (ORDERS, OnlineSelector, Selection, StreamEvent, feature_order,
@@ -11,5 +12,5 @@ __all__ = [
     "ACTION_CODES", "CARD_NAMES", "CardConsistency", "CardDistance", "CardImbalanced",
     "CardWeight", "KOFSD", "KOFSDEvent", "KOFSDSelector", "ORDERS", "OnlineSelector",
     "Selection", "StreamEvent", "binary_labels", "dependency_from_cards", "feature_order",
-    "make_card", "run_kofsd", "stream_events",
+    "make_card", "nearest_neighbours", "pairwise_distances", "run_kofsd", "stream_events",
 ]

@@ -334,3 +334,53 @@ def set_neighbour_stats(sq_dist: np.ndarray, y: np.ndarray, k: int,
             same_dist[slow] = sd
             other_dist[slow] = od
     return NeighbourStats(same, same_dist, other_dist)
+
+
+def pairwise_distances(X_S, metric: str = "seuclidean") -> np.ndarray:
+    """Distance matrix of the samples on the feature set ``X_S``, as the reference computes it.
+
+    Parameters
+    ----------
+    X_S : array, shape (n, |S|)
+        The samples' values on the set's features, columns in summation order.
+    metric : {"seuclidean", "euclidean"}
+
+    Returns
+    -------
+    ndarray, shape (n, n)
+        Zero diagonal; NaN off the diagonal if a column is constant under
+        "seuclidean".
+    """
+    X_S = np.asarray(X_S, dtype=float)
+    if X_S.ndim == 1:
+        X_S = X_S[:, None]
+    weights = feature_weights(X_S, metric)
+    sq = np.zeros((X_S.shape[0], X_S.shape[0]))
+    for j in range(X_S.shape[1]):
+        sq = sq + distance_terms(X_S[:, j], weights[j])
+    with np.errstate(invalid="ignore"):
+        dist = np.sqrt(sq)
+    np.fill_diagonal(dist, 0.0)
+    return dist
+
+
+def nearest_neighbours(X_S, k: int, variant: str = "reference",
+                       metric: str = "seuclidean") -> np.ndarray:
+    """The K nearest neighbours of every sample on the feature set ``X_S`` (Definition 1).
+
+    Parameters
+    ----------
+    X_S : array, shape (n, |S|)
+    k : int
+    variant : {"reference", "paper"}
+        "reference": sorted positions 2..K+1 of each sample's stable distance
+        sort; "paper": the K nearest samples other than x_i.
+    metric : {"seuclidean", "euclidean"}
+
+    Returns
+    -------
+    ndarray of int, shape (n, k)
+        Neighbour indices, nearest first (ties to the lower index).
+    """
+    dist = pairwise_distances(X_S, metric)
+    return _exact_row_neighbours(dist, np.arange(len(dist)), k, variant)

@@ -1,0 +1,198 @@
+"""K-OFSD beyond the reference runs: the paper's worked example, card functions by hand,
+the paper variant, and the fast engine against a slow definition-level oracle."""
+
+import math
+
+import numpy as np
+import pytest
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.pipeline import make_pipeline
+
+import kofsd_oracle
+from fsengine import FSEngineError
+from fsengine.online import (KOFSD, CardConsistency, CardDistance, CardImbalanced, CardWeight,
+                             KOFSDSelector, feature_order, nearest_neighbours, pairwise_distances,
+                             run_kofsd, stream_events)
+from fsengine.online._neighbours import NeighbourStats
+
+# Table 1 of Zhou et al. (2017): f1, f2 of x1..x8.
+TABLE_1 = np.array([[3, 5.6], [5, 6.9], [8, 5.3], [13, 12.3], [6, 15.2], [5, 2.6], [9, 5.8],
+                    [15, 6.4]])
+
+
+def test_worked_example_distances_from_x3():
+    dist = pairwise_distances(TABLE_1, metric="euclidean")
+    # Printed: x1 5.009, x2 3.4, x4 8.602, x5 10.1, x6 4.036, x7 1.118, x8 7.086.
+    printed = {0: 5.009, 1: 3.4, 3: 8.602, 4: 10.1, 5: 4.036, 6: 1.118, 7: 7.086}
+    for j, value in printed.items():
+        assert dist[2, j] == pytest.approx(value, abs=5e-4)
+    assert dist[2, 0] == math.sqrt((8 - 3) ** 2 + (5.3 - 5.6) ** 2)
+
+
+@pytest.mark.parametrize("variant", ["reference", "paper"])
+def test_worked_example_two_nearest_neighbours_of_x3(variant):
+    neigh = nearest_neighbours(TABLE_1, 2, variant=variant, metric="euclidean")
+    assert neigh[2].tolist() == [6, 1]          # k_B(x3) = {x7, x2}
+
+
+def test_reference_rule_counts_a_sample_itself_when_a_lower_index_duplicate_exists():
+    # Samples 0 and 2 coincide; sample 2's sorted distances start with sample 0.
+    X = np.array([[0.0], [5.0], [0.0], [1.0], [9.0]])
+    ref = nearest_neighbours(X, 2, variant="reference")
+    paper = nearest_neighbours(X, 2, variant="paper")
+    assert ref[2].tolist() == [2, 3]            # skips sample 0, keeps itself
+    assert paper[2].tolist() == [0, 3]          # excludes itself
+    assert ref[0].tolist() == paper[0].tolist() == [2, 3]
+
+
+def _stats(same, same_d=None, other_d=None):
+    return NeighbourStats(np.array(same), None if same_d is None else np.array(same_d, float),
+                          None if other_d is None else np.array(other_d, float))
+
+
+def test_card_imbalanced_by_hand():
+    y = np.array([0, 0, 1, 1, 1])
+    same = [4, 3, 4, 1, 0]                      # K = 4
+    got = CardImbalanced().values(_stats(same), y, 4)
+    assert got.tolist() == [1.0, 0.0, 1.0, 0.25, 0.0]
+
+
+def test_card_consistency_by_hand():
+    y = np.array([0, 1, 1])
+    assert CardConsistency().values(_stats([3, 3, 2]), y, 3).tolist() == [1.0, 1.0, 0.0]
+
+
+def test_card_weight_by_hand():
+    y = np.zeros(4, int)
+    got = CardWeight(0.5).values(_stats([4, 3, 2, 1]), y, 4)
+    assert got.tolist() == [1.0, 0.75, 0.0, 0.0]    # 0.5 is not > gamma
+
+
+def test_card_distance_by_hand():
+    y = np.zeros(4, int)
+    # K = 4; fractions 1, 0.5, 0.5, 0.25 with gamma1 = 0.75, gamma2 = 0.25.
+    got = CardDistance(0.75, 0.25).values(
+        _stats([4, 2, 2, 1], same_d=[4.0, 1.0, 3.0, 0.1], other_d=[0.0, 2.0, 2.0, 9.0]), y, 4)
+    # Sample 1: mean same 0.5 < mean other 1.0 -> 1; sample 2: 1.5 > 1.0 -> 0.
+    assert got.tolist() == [1.0, 1.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("bad", [dict(gamma1=0.2, gamma2=0.5), dict(gamma1=1.5, gamma2=0.1)])
+def test_card_distance_rejects_bad_thresholds(bad):
+    with pytest.raises(FSEngineError, match="gamma2 < gamma1"):
+        KOFSD(np.array([0, 1, 0, 1]), k=2, card="distance", **bad)
+
+
+def test_dependency_of_a_hand_made_feature():
+    # 1-D values, K = 1: each sample's nearest other sample.
+    x = np.array([0.0, 0.1, 1.0, 1.1, 2.0, 5.0])
+    y = np.array([0, 0, 1, 1, 0, 0])
+    # Neighbours: 0->1, 1->0, 2->3, 3->2, 4->3 (|2-1.1|=0.9 < |2-5|), 5->4.
+    # Card_Imbalanced: majority 0,1,5 score 1; 4 scores 0; minority 2,3 score 1/1.
+    assert KOFSD(y, k=1, metric="euclidean").single_dependencies(x[:, None])[0] == 5 / 6
+
+
+def _data(kind, seed, n=24, p=14):
+    rng = np.random.default_rng(seed)
+    y = np.zeros(n, int)
+    y[rng.choice(n, 7, replace=False)] = 1
+    if kind == "normal":
+        X = rng.normal(size=(n, p)) + y[:, None] * rng.uniform(0, 2, p)
+    elif kind == "ties":
+        X = rng.integers(0, 4, size=(n, p)).astype(float) + y[:, None] * rng.integers(0, 2, p)
+    elif kind == "duplicate-rows":
+        X = rng.normal(size=(n, p)) + y[:, None]
+        X[5:9] = X[4]
+        X[15] = X[2]
+    else:  # constant column
+        X = rng.normal(size=(n, p)) + y[:, None] * 1.5
+        X[:, 3] = 2.5
+    return X, y
+
+
+CASES = [(kind, seed) for kind in ("normal", "ties", "duplicate-rows", "constant") for seed in range(4)]
+SETTINGS = [dict(k=3), dict(k=1), dict(k=5, variant="paper"), dict(k=3, card="consistency"),
+            dict(k=4, card="weight", alpha=0.3), dict(k=5, card="distance", alpha=0.4),
+            dict(k=3, metric="euclidean", alpha=0.4)]
+
+
+@pytest.mark.parametrize("kind,seed", CASES)
+@pytest.mark.parametrize("settings", SETTINGS, ids=lambda s: ",".join(f"{k}={v}" for k, v in s.items()))
+def test_engine_matches_definition_level_oracle(kind, seed, settings):
+    X, y = _data(kind, seed)
+    order = feature_order(X.shape[1], "random", seed) if seed % 2 else np.arange(X.shape[1])
+    params = {key: v for key, v in settings.items() if key not in ("k", "alpha")}
+    alpha = settings.get("alpha", 0.5)
+    expected_events, expected_selected = kofsd_oracle.run(X.tolist(), y.tolist(), order.tolist(),
+                                                          settings["k"], alpha, **params)
+    selector = KOFSD(y, k=settings["k"], alpha=alpha, **params)
+    events = list(stream_events(selector, X, [f"f{j}" for j in range(X.shape[1])], order, chunk=5))
+    for event, (column, dep, action, with_feature, selected) in zip(events, expected_events):
+        assert event.column == column
+        assert event.score == dep
+        assert event.action == action
+        if with_feature is None:
+            assert math.isnan(event.set_score_with_feature)
+        else:
+            assert event.set_score_with_feature == with_feature
+        assert event.selected_columns == selected
+    assert list(selector.finish().columns) == expected_selected
+
+
+def test_step_many_gives_the_same_events_as_step():
+    X, y = _data("ties", 7, n=30, p=40)
+    one = KOFSD(y, k=3)
+    singles = [one.step(X[:, j], f"f{j}", j) for j in range(X.shape[1])]
+    many = list(stream_events(KOFSD(y, k=3), X, [f"f{j}" for j in range(X.shape[1])], chunk=16))
+    assert singles == many
+
+
+def test_exactly_alpha_is_discarded_by_reference_and_kept_by_paper():
+    # K = 1: 0 <-> 1 (both majority: 1, 1), 2 -> 3 and 3 -> 2 (other class: 0, 0).
+    x = np.array([0.0, 0.1, 5.0, 5.1])
+    y = np.array([0, 0, 1, 0])
+    assert KOFSD(y, k=1).single_dependencies(x[:, None])[0] == 0.5   # exactly 2/4
+    assert KOFSD(y, k=1, alpha=0.5).step(x, "f").action == "discarded"
+    assert KOFSD(y, k=1, alpha=0.5, variant="paper").step(x, "f").action == "replaced"
+
+
+def test_random_order_is_seeded_and_a_permutation():
+    a = feature_order(50, "random", seed=3)
+    assert sorted(a.tolist()) == list(range(50))
+    assert a.tolist() == feature_order(50, "random", seed=3).tolist()
+    assert a.tolist() != feature_order(50, "random", seed=4).tolist()
+
+
+@pytest.mark.parametrize("params,match", [
+    (dict(k=0), "K must be"), (dict(k=24), "K must be"), (dict(k=2.5), "K must be"),
+    (dict(alpha=1.5), "alpha"), (dict(alpha=-0.1), "alpha"), (dict(card="nope"), "card"),
+    (dict(variant="x"), "variant"), (dict(metric="cosine"), "metric")])
+def test_parameters_are_validated(params, match):
+    with pytest.raises(FSEngineError, match=match):
+        KOFSD(np.array([0, 1] * 12), **params)
+
+
+def test_labels_must_be_binary_with_both_classes():
+    with pytest.raises(FSEngineError, match="binary"):
+        KOFSD(np.array([0, 1, 2, 1]), k=1)
+    with pytest.raises(FSEngineError, match="both classes"):
+        KOFSD(np.zeros(5, int), k=1)
+
+
+def test_non_finite_feature_is_rejected_with_its_name_and_row():
+    selector = KOFSD(np.array([0, 1, 0, 1, 0]), k=1)
+    with pytest.raises(FSEngineError, match=r"'g7'.*row 3"):
+        selector.step(np.array([1.0, 2.0, np.nan, 4.0, 5.0]), "g7")
+
+
+def test_sklearn_selector_in_a_pipeline(srbct):
+    X, labels = srbct.X, srbct.labels
+    selector = KOFSDSelector(minority=2).fit(X, labels)
+    expected, _ = run_kofsd(X, srbct.binarise(2))
+    assert selector.selected_indices_.tolist() == list(expected.columns)
+    assert selector.get_support(indices=True).tolist() == sorted(expected.columns)
+    assert selector.transform(X).shape == (X.shape[0], len(expected))
+    y01 = srbct.binarise(2)
+    pipe = make_pipeline(KOFSDSelector(), KNeighborsClassifier(1)).fit(X, y01)
+    assert pipe.score(X, y01) == 1.0            # 1-NN on its training data
+    assert selector.dependencies_.shape == (X.shape[1],)
