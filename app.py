@@ -1,0 +1,19 @@
+"""fsengine dashboard: `streamlit run app.py` (or `make run`)."""
+
+import streamlit as st
+
+from dashboard import state
+
+st.set_page_config(page_title="fsengine", page_icon=":dna:", layout="wide")
+
+pages = [st.Page("pages/data.py", title="Data", icon=":material/table:", default=True)]
+navigation = st.navigation(pages)
+
+loaded = state.current()
+with st.sidebar:
+    ds = loaded.dataset
+    st.caption("Data set")
+    st.markdown(f"**{loaded.name}**  \n{ds.n_samples} samples x {ds.n_features} features  \n"
+                f"minority class: **{st.session_state['minority']}**")
+
+navigation.run()

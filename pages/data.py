@@ -1,0 +1,111 @@
+"""Data page: the loaded data set, its classes and imbalance; upload another one."""
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import state
+from fsengine import FSEngineError
+from fsengine.figures import class_counts_figure
+
+AUTO_LABEL = "(automatic)"
+
+
+def _reload(raw: bytes, name: str, *, label=None, transpose=False, drop_constant=False) -> None:
+    """Load with the given options; on failure keep the previous data set and say why."""
+    try:
+        state.load_into_session(raw, name, label=label, transpose=transpose,
+                                drop_constant=drop_constant)
+    except FSEngineError as exc:
+        st.session_state["load_error"] = f"Could not load {name}: {exc}"
+    else:
+        st.session_state.pop("load_error", None)
+    _sync_widgets()
+
+
+def _sync_widgets() -> None:
+    loaded = state.current()
+    st.session_state["transpose"] = loaded.transpose
+    st.session_state["drop_constant"] = loaded.drop_constant
+    st.session_state["label_column"] = loaded.label or AUTO_LABEL
+
+
+def _on_upload() -> None:
+    upload = st.session_state.get("uploader")
+    if upload is not None:
+        _reload(upload.getvalue(), upload.name, transpose=st.session_state.get("transpose", False),
+                drop_constant=st.session_state.get("drop_constant", False))
+
+
+def _on_options() -> None:
+    loaded = state.current()
+    label = st.session_state["label_column"]
+    transpose = st.session_state["transpose"]
+    if transpose != loaded.transpose:
+        label = AUTO_LABEL
+    _reload(loaded.raw, loaded.name, label=None if label == AUTO_LABEL else label,
+            transpose=transpose, drop_constant=st.session_state["drop_constant"])
+
+
+loaded = state.current()
+if "transpose" not in st.session_state:
+    _sync_widgets()
+ds = loaded.dataset
+
+st.title("Data")
+limit = st.get_option("server.maxUploadSize")
+upload_col, option_col = st.columns([3, 2])
+with upload_col:
+    st.file_uploader(f"Upload a matrix: CSV, TSV, gzip-compressed CSV or Parquet (up to {limit} MB)",
+                     type=["csv", "tsv", "tab", "txt", "gz", "parquet"], key="uploader",
+                     on_change=_on_upload,
+                     help="Samples in rows and genes in columns, with one label column; "
+                          "use the toggle for genes in rows.")
+with option_col:
+    st.toggle("Genes in rows (transpose)", key="transpose", on_change=_on_options)
+    st.toggle("Drop constant features", key="drop_constant", on_change=_on_options)
+    st.selectbox("Label column", [AUTO_LABEL, ds.label_column,
+                                  *[c for c in ds.feature_names if c != ds.label_column]],
+                 key="label_column", on_change=_on_options,
+                 help="Default: a column named label/class/target, else the last non-numeric "
+                      "column, else the last column.")
+
+if "load_error" in st.session_state:
+    st.error(st.session_state["load_error"] + f"  \nStill using {loaded.name}.")
+
+counts = ds.class_counts()
+classes = list(counts)
+minority = st.selectbox("Minority class (one versus rest)", classes,
+                        index=classes.index(st.session_state["minority"]),
+                        format_func=lambda c: f"{c} ({counts[c]} samples)")
+st.session_state["minority"] = minority
+
+st.subheader(loaded.name)
+cols = st.columns(5)
+cols[0].metric("Samples", ds.n_samples)
+cols[1].metric("Features", ds.n_features)
+cols[2].metric("Classes", len(counts))
+cols[3].metric("Minority samples", counts[minority])
+cols[4].metric("Imbalance ratio", f"{ds.imbalance_ratio(minority):.2f}",
+               help="Samples of the other classes per minority sample (rest / minority).")
+
+chart_col, table_col = st.columns([3, 2])
+with chart_col:
+    st.plotly_chart(class_counts_figure(counts, minority), width="stretch")
+with table_col:
+    table = pd.DataFrame({"class": [str(c) for c in classes], "samples": list(counts.values())})
+    table["share"] = (table["samples"] / ds.n_samples).map("{:.1%}".format)
+    st.dataframe(table, hide_index=True, width="stretch")
+    st.caption(f"Largest / smallest class: {ds.imbalance_ratio():.2f}")
+
+st.subheader("Preprocessing report")
+st.markdown(
+    f"- label column: **{ds.label_column}**\n"
+    f"- constant features: **{len(ds.constant_features)}**"
+    + (" (their distances are undefined; consider dropping them)" if ds.constant_features else "")
+    + f"\n- dropped features: **{len(ds.dropped_features)}**\n"
+    + "".join(f"- {note}\n" for note in ds.notes))
+if ds.constant_features or ds.dropped_features:
+    with st.expander("Constant / dropped features"):
+        st.write(", ".join(ds.constant_features or ds.dropped_features))
+with st.expander("Preview (first 10 samples, first 20 features)"):
+    st.dataframe(pd.DataFrame(ds.X[:10, :20], columns=list(ds.feature_names[:20])))

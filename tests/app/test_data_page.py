@@ -1,0 +1,103 @@
+"""The Data page under Streamlit's AppTest: sample on start, upload, bad input, options."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from conftest import ROOT, SAMPLE
+
+
+@pytest.fixture
+def app():
+    return AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+
+
+def _metrics(at):
+    return {m.label: m.value for m in at.metric}
+
+
+def _bar_trace(at):
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    return spec["data"][0]
+
+
+def _csv_bytes(n_minority=4, n_rest=12, p=6, seed=0):
+    rng = np.random.default_rng(seed)
+    labels = ["tumour"] * n_minority + ["normal"] * n_rest
+    frame = pd.DataFrame(rng.normal(size=(len(labels), p)), columns=[f"gene{j}" for j in range(p)])
+    frame["diagnosis"] = labels
+    return frame.to_csv(index=False).encode()
+
+
+def test_sample_data_set_is_loaded_on_start(app):
+    assert not app.exception
+    assert _metrics(app) == {"Samples": "83", "Features": "2308", "Classes": "4",
+                             "Minority samples": "11", "Imbalance ratio": "6.55"}
+    bars = _bar_trace(app)
+    assert bars["x"] == ["0", "1", "3", "2"]
+    assert bars["y"] == [29, 25, 18, 11]
+    assert bars["marker"]["color"][3] != bars["marker"]["color"][0]   # minority highlighted
+    assert "SRBCT.parquet" in app.sidebar.markdown[0].value
+
+
+def test_choosing_another_minority_class_updates_ratio_and_chart(app):
+    minority = next(s for s in app.selectbox if s.label.startswith("Minority"))
+    minority.set_value(3).run()
+    assert _metrics(app)["Minority samples"] == "18"
+    assert _metrics(app)["Imbalance ratio"] == f"{65 / 18:.2f}"
+    colours = _bar_trace(app)["marker"]["color"]
+    assert colours[2] != colours[0]                               # class 3 is third
+
+
+def test_upload_csv_replaces_the_data_set(app):
+    app.file_uploader(key="uploader").set_value(("tumours.csv", _csv_bytes(), "text/csv")).run()
+    assert not app.exception
+    assert not app.error
+    assert _metrics(app) == {"Samples": "16", "Features": "6", "Classes": "2",
+                             "Minority samples": "4", "Imbalance ratio": "3.00"}
+    assert app.subheader[0].value == "tumours.csv"
+
+
+def test_bad_upload_shows_the_loader_message_and_keeps_the_previous_data(app):
+    bad = b"gene1,gene2,label\n1.0,2.0,a\n3.0,oops,b\n"
+    app.file_uploader(key="uploader").set_value(("bad.csv", bad, "text/csv")).run()
+    assert not app.exception
+    assert len(app.error) == 1
+    message = app.error[0].value
+    assert "gene2" in message and "row 2" in message and "'oops' is not a number" in message
+    assert "Still using SRBCT.parquet" in message
+    assert _metrics(app)["Samples"] == "83"
+
+
+def test_transpose_toggle_reads_genes_in_rows(app):
+    rng = np.random.default_rng(1)
+    genes = pd.DataFrame(rng.normal(size=(5, 10)), index=[f"g{i}" for i in range(5)],
+                         columns=[f"s{j}" for j in range(10)])
+    raw = (genes.to_csv(index_label="gene") + "class," + ",".join(["a"] * 3 + ["b"] * 7)
+           + "\n").encode()
+    app.toggle(key="transpose").set_value(True).run()             # before the upload
+    app.file_uploader(key="uploader").set_value(("genes.csv", raw, "text/csv")).run()
+    assert not app.exception and not app.error
+    assert _metrics(app)["Samples"] == "10"
+    assert _metrics(app)["Features"] == "5"
+
+
+def test_drop_constant_toggle_reports_dropped_features(app):
+    frame = pd.read_csv(pd.io.common.BytesIO(_csv_bytes()))
+    frame.insert(0, "flat", 1.0)
+    app.file_uploader(key="uploader").set_value(
+        ("flat.csv", frame.to_csv(index=False).encode(), "text/csv")).run()
+    assert _metrics(app)["Features"] == "7"
+    assert any("constant features: **1**" in m.value for m in app.markdown)
+    app.toggle(key="drop_constant").set_value(True).run()
+    assert _metrics(app)["Features"] == "6"
+    assert any("dropped features: **1**" in m.value for m in app.markdown)
+
+
+def test_sample_file_is_the_real_srbct_data():
+    frame = pd.read_parquet(SAMPLE)
+    assert frame.shape == (83, 2309)
+    assert frame["label"].value_counts().to_dict() == {0: 29, 1: 25, 3: 18, 2: 11}
