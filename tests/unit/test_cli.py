@@ -1,0 +1,143 @@
+"""The command line: output format, same bytes as the library, one-line errors, exit 2."""
+
+import csv
+import io
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import REFERENCE, ROOT, SAMPLE
+from fsengine import load_dataset, run_selection
+from fsengine.cli import main
+from fsengine.export import selection_to_csv
+
+
+def _run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_select_to_stdout_matches_the_library_writer(capsys, srbct):
+    code, out, err = _run(capsys, "select", str(SAMPLE), "--minority", "2", "--method", "kofsd",
+                          "--out", "-")
+    assert code == 0
+    expected = run_selection(srbct, 2, "kofsd")
+    assert out == selection_to_csv(expected.selection)
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert list(rows[0]) == ["rank", "feature", "column_index", "score", "method"]
+    assert [int(r["rank"]) for r in rows] == list(range(1, len(rows) + 1))
+    for r in rows:
+        j = int(r["column_index"])
+        assert r["feature"] == srbct.feature_names[j]
+        assert r["method"] == "kofsd"
+        assert 0.5 < float(r["score"]) <= 1.0
+    assert "selected" in err and err.count("\n") == 1
+
+
+def test_reference_data_through_the_command_line(tmp_path, capsys):
+    """ds4, K = 5 written as a CSV file: the command line selects the reference's features."""
+    X = np.loadtxt(REFERENCE / "ds4_X.csv", delimiter=",")
+    y = np.loadtxt(REFERENCE / "ds4_y.csv").astype(int)
+    path = tmp_path / "ds4.csv"
+    header = ",".join(f"f{j}" for j in range(X.shape[1])) + ",label\n"
+    path.write_text(header + "".join(",".join(repr(float(v)) for v in row) + f",{c}\n"
+                                     for row, c in zip(X, y)))
+    out_file = tmp_path / "selected.csv"
+    code, _, _ = _run(capsys, "select", str(path), "--minority", "1", "--k", "5",
+                      "--out", str(out_file))
+    assert code == 0
+    rows = list(csv.DictReader(out_file.open()))
+    expected = np.loadtxt(REFERENCE / "ds4_K5_selected.csv", delimiter=",").astype(int) - 1
+    assert [int(r["column_index"]) for r in rows] == expected.tolist()
+    deps = np.loadtxt(REFERENCE / "ds4_K5_depArray.csv", delimiter=",")
+    assert [float(r["score"]) for r in rows] == deps[expected].tolist()   # full precision
+
+
+def test_trace_file_has_one_row_per_feature(tmp_path, capsys, srbct):
+    trace = tmp_path / "trace.csv"
+    code, _, _ = _run(capsys, "select", str(SAMPLE), "--minority", "2", "--trace", str(trace),
+                      "--out", str(tmp_path / "s.csv"))
+    assert code == 0
+    rows = list(csv.DictReader(trace.open()))
+    assert len(rows) == srbct.n_features
+    assert {r["action"] for r in rows} <= {"discarded", "replaced", "added", "rejected"}
+
+
+def test_options_reach_the_selector(capsys, srbct):
+    code, out, _ = _run(capsys, "select", str(SAMPLE), "--minority", "2", "--k", "3",
+                        "--alpha", "0.6", "--card", "consistency", "--variant", "paper",
+                        "--order", "random", "--seed", "5")
+    assert code == 0
+    expected = run_selection(srbct, 2, k=3, alpha=0.6, card="consistency", variant="paper",
+                             order="random", seed=5)
+    assert out == selection_to_csv(expected.selection)
+    assert out != selection_to_csv(run_selection(srbct, 2).selection)
+
+
+@pytest.mark.parametrize("argv,fragment", [
+    (["select", str(SAMPLE), "--minority", "9"], "minority class '9' is not a class"),
+    (["select", str(SAMPLE), "--minority", "2", "--k", "0"], "K must be"),
+    (["select", str(SAMPLE), "--minority", "2", "--k", "83"], "K must be"),
+    (["select", str(SAMPLE), "--minority", "2", "--alpha", "2"], "alpha must be"),
+    (["select", str(SAMPLE), "--minority", "2", "--k", "seven"], "invalid int value"),
+    (["select", str(SAMPLE), "--minority", "2", "--method", "magic"], "invalid choice"),
+    (["select", str(SAMPLE)], "--minority"),
+    (["select", "missing.csv", "--minority", "2"], "file not found"),
+    (["select", str(SAMPLE), "--minority", "2", "--label", "nope"], "label column 'nope' not found"),
+    (["select", str(SAMPLE), "--minority", "2", "--out", str(ROOT)], "is a directory"),
+    ([], "COMMAND"),
+])
+def test_errors_are_one_line_on_stderr_with_exit_2(capsys, argv, fragment):
+    code, out, err = _run(capsys, *argv)
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1 and err.startswith("fsengine: error: ")
+    assert fragment in err
+
+
+def test_bad_file_reports_column_and_row(tmp_path, capsys):
+    path = tmp_path / "bad.csv"
+    path.write_text("g1,g2,label\n1,2,a\n3,inf,b\n4,5,a\n")
+    code, _, err = _run(capsys, "select", str(path), "--minority", "a")
+    assert code == 2
+    assert "'g2'" in err and "row 2" in err and "infinite" in err
+
+
+def test_help_documents_every_option():
+    result = subprocess.run([sys.executable, "-m", "fsengine", "select", "--help"],
+                            capture_output=True, text=True, cwd=ROOT, check=True)
+    for option in ("--label", "--minority", "--method", "--k", "--alpha", "--card", "--variant",
+                   "--order", "--seed", "--transpose", "--out", "--drop-constant", "--trace",
+                   "--metric", "--gamma1", "--gamma2"):
+        assert option in result.stdout
+
+
+def test_module_entry_point_exit_status_and_single_stderr_line():
+    result = subprocess.run([sys.executable, "-m", "fsengine", "select", str(SAMPLE),
+                             "--minority", "BL"], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1
+    assert "Traceback" not in result.stderr
+
+
+def test_info_command(capsys):
+    code, out, _ = _run(capsys, "info", str(SAMPLE), "--minority", "2")
+    assert code == 0
+    assert "samples: 83" in out and "features: 2308" in out
+    assert "imbalance ratio (2 versus rest): 6.55" in out
+
+
+def test_transposed_csv_gives_the_same_selection(tmp_path, capsys):
+    ds = load_dataset(SAMPLE)
+    path = tmp_path / "genes_in_rows.csv"
+    lines = ["gene," + ",".join(f"s{i}" for i in range(ds.n_samples))]
+    lines += [name + "," + ",".join(repr(float(v)) for v in ds.X[:, j])
+              for j, name in enumerate(ds.feature_names)]
+    lines.append("label," + ",".join(str(v) for v in ds.labels))
+    path.write_text("\n".join(lines) + "\n")
+    code, out, _ = _run(capsys, "select", str(path), "--transpose", "--minority", "2")
+    assert code == 0
+    assert out == selection_to_csv(run_selection(ds, 2).selection)
