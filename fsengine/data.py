@@ -84,8 +84,8 @@ class Dataset:
     def class_counts(self) -> dict:
         """Number of samples per class, largest class first (ties by label)."""
         values, counts = np.unique(self.labels, return_counts=True)
-        pairs = sorted(zip(values.tolist(), counts.tolist()), key=lambda vc: (-vc[1], str(vc[0])))
-        return dict(pairs)
+        pairs = sorted(zip(values.tolist(), counts.tolist()), key=lambda vc: -vc[1])
+        return dict(pairs)                     # np.unique sorted the labels; sorted() is stable
 
     def resolve_class(self, value) -> object:
         """The class label that ``value`` names: ``"2"`` matches a numeric label 2.
@@ -105,8 +105,12 @@ class Dataset:
             When no class matches; the message lists the classes.
         """
         classes = list(self.class_counts())
-        if value in classes and not isinstance(value, bool):
-            return value
+        for c in classes:
+            if not isinstance(value, (bool, np.bool_)) and type(c) is not str \
+                    and not isinstance(value, str) and c == value:
+                return c
+            if isinstance(c, str) and c == value:
+                return c
         text = str(value).strip()
         for c in classes:
             if str(c) == text:
@@ -212,13 +216,13 @@ def _sniff_delimiter(text_head: bytes, name: str) -> str:
 
 
 def _read_table(data: bytes, name: str) -> tuple[pa.Table, list[str], bool]:
-    """Parse bytes into an Arrow table; returns (table, notes, is_text)."""
+    """Parse bytes into an Arrow table; returns (table, notes, line_numbers_reliable)."""
     notes: list[str] = []
     if not data.strip():
         raise FSEngineError(f"{name} is empty")
     if data[:4] == b"PAR1":
         try:
-            return pq.read_table(io.BytesIO(data)), ["format: Parquet"], False
+            return pq.ParquetFile(io.BytesIO(data)).read(), ["format: Parquet"], False
         except (pa.ArrowException, OSError) as exc:
             raise FSEngineError(f"{name} looks like Parquet but cannot be read ({exc}); "
                                 "is the file complete?") from None
@@ -250,9 +254,11 @@ def _read_table(data: bytes, name: str) -> tuple[pa.Table, list[str], bool]:
     try:
         head.decode("utf-8")
     except UnicodeDecodeError as exc:
-        if exc.start < len(head) - 4:
+        if exc.start < len(head) - 4 or len(head) == len(data):
             data = data.decode("latin-1").encode("utf-8")
             notes.append("not UTF-8; read as Latin-1")
+    if not data.endswith((b"\n", b"\r")):
+        data += b"\n"
     delimiter = _sniff_delimiter(head, name)
     notes.append({",": "comma-separated", "\t": "tab-separated", ";": "semicolon-separated"}[delimiter])
     try:
@@ -265,17 +271,21 @@ def _read_table(data: bytes, name: str) -> tuple[pa.Table, list[str], bool]:
         message = str(exc).replace("CSV parse error: ", "")
         raise FSEngineError(f"{name} cannot be parsed as a table: {message}; every row must have "
                             "as many fields as the header") from None
-    return table, notes, True
+    # File line = data row + 1 only without blank lines (pyarrow skips them).
+    line_numbers = b"\n\n" not in data and b"\n\r\n" not in data
+    return table, notes, line_numbers
 
 
 def _is_numeric_type(t: pa.DataType) -> bool:
     return pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t)
 
 
-def _where(row: int, sample_names, is_text: bool) -> str:
+def _where(row: int, sample_names, line_numbers: bool) -> str:
+    """Where a cell is: 1-based data row, plus the sample name or the file line when known."""
+    where = f"row {row + 1}"
     if sample_names is not None:
-        return f"sample {sample_names[row]!r}"
-    return f"row {row + 1}" + (f" (line {row + 2} of the file)" if is_text else "")
+        return f"{where} (sample {sample_names[row]!r})"
+    return where + (f" (line {row + 2} of the file)" if line_numbers else "")
 
 
 def _feature_values(name: str, column: pa.ChunkedArray, sample_names, is_text: bool) -> np.ndarray:
@@ -341,7 +351,7 @@ def _label_values(name: str, column: pa.ChunkedArray, sample_names, is_text: boo
                                 "missing or infinite class label")
         if np.all(values == np.round(values)):
             values = values.astype(np.int64)
-    elif values.dtype.kind == "b":
+    elif values.dtype.kind in "biu":
         values = values.astype(np.int64)
     return values
 
@@ -383,7 +393,24 @@ def _raise_duplicates(names, what: str):
     raise FSEngineError(f"duplicate {what}: {shown}; every column needs a unique name")
 
 
-def _choose_label(table: pa.Table, label: str | None, notes: list[str]) -> str:
+def _sample_id_column(table: pa.Table) -> str | None:
+    """The first column, when it holds sample identifiers, else None.
+
+    Identifiers are text, unique, never missing and never a number: a column of
+    numbers with one non-numeric cell is a feature with a bad cell, not identifiers.
+    """
+    first = table.column_names[0]
+    ids = table.column(first)
+    if table.num_columns < 2 or _is_numeric_type(ids.type) or ids.null_count:
+        return None
+    values = [str(v).strip() for v in ids.to_pylist()]
+    if len(set(values)) != len(values) or any(_as_number(v) is not None for v in values):
+        return None
+    return first
+
+
+def _choose_label(table: pa.Table, label: str | None, notes: list[str],
+                  sample_ids: str | None = None) -> str:
     names = table.column_names
     if label is not None:
         if label in names:
@@ -397,7 +424,8 @@ def _choose_label(table: pa.Table, label: str | None, notes: list[str]) -> str:
         if n.strip().lower() in LABEL_NAMES:
             notes.append(f"label column {n!r} (by its name)")
             return n
-    non_numeric = [n for n in names if not _is_numeric_type(table.column(n).type)]
+    non_numeric = [n for n in names
+                   if n != sample_ids and not _is_numeric_type(table.column(n).type)]
     if non_numeric:
         notes.append(f"label column {non_numeric[-1]!r} (the last non-numeric column)")
         return non_numeric[-1]
@@ -450,16 +478,13 @@ def load_dataset(source: Source, *, label: str | None = None, transpose: bool = 
         notes.append("transposed: genes in rows, samples in columns")
     if table.num_rows == 0:
         raise FSEngineError(f"{source_name} has a header but no data rows")
-    label_column = _choose_label(table, label, notes)
+    id_column = None if transpose else _sample_id_column(table)
+    label_column = _choose_label(table, label, notes, id_column)
     feature_columns = [n for n in table.column_names if n != label_column]
-    first = table.column_names[0]
-    if (not transpose and first != label_column and first in feature_columns
-            and not _is_numeric_type(table.column(first).type)):
-        ids = table.column(first)
-        if ids.null_count == 0 and len(pc.unique(ids)) == table.num_rows:
-            sample_names = tuple(str(v) for v in ids.to_pylist())
-            feature_columns.remove(first)
-            notes.append(f"column {first!r} holds sample identifiers")
+    if id_column is not None and id_column != label_column:
+        sample_names = tuple(str(v) for v in table.column(id_column).to_pylist())
+        feature_columns.remove(id_column)
+        notes.append(f"column {id_column!r} holds sample identifiers")
     if not feature_columns:
         raise FSEngineError(f"{source_name} has no feature columns besides the label column "
                             f"{label_column!r}")
@@ -469,7 +494,7 @@ def load_dataset(source: Source, *, label: str | None = None, transpose: bool = 
         X[:, j] = _feature_values(col, table.column(col), sample_names, is_text)
     if len(np.unique(labels)) < 2:
         raise FSEngineError(f"label column {label_column!r} has a single class "
-                            f"({labels[0]!r}); at least two classes are needed")
+                            f"({labels[0].item()!r}); at least two classes are needed")
     constant_mask = np.all(X == X[0], axis=0)
     constant = tuple(feature_columns[j] for j in np.flatnonzero(constant_mask))
     dropped: tuple[str, ...] = ()
