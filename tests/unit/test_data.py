@@ -593,8 +593,6 @@ def test_sample_ids_name_the_sample_in_errors():
 
 @pytest.fixture(scope="module")
 def shared_srbct():
-    if not SRBCT.exists():
-        pytest.skip(f"{SRBCT} is not available")
     return load_dataset(SRBCT)
 
 
