@@ -80,7 +80,5 @@ def run_selection(dataset: Dataset, minority, method: str = "kofsd", *, order: s
     selection = selector.finish()
     seconds = time.perf_counter() - start
     record = {"method": method, "data": dataset.source, "label_column": dataset.label_column,
-              "minority": label if isinstance(label, str) else label.item()
-              if hasattr(label, "item") else label,
-              "order": order, "seed": seed, **params}
+              "minority": label, "order": order, "seed": seed, **selector.params}
     return RunResult(selection, events, record, seconds)

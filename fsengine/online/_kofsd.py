@@ -124,6 +124,17 @@ class KOFSD:
         self._seen: list[tuple[str, int, float]] = []
 
     @property
+    def params(self) -> dict:
+        """Every parameter in effect, defaults included (JSON-ready)."""
+        params = {"k": self.k, "alpha": self.alpha, "card": self.card.name,
+                  "variant": self.variant, "metric": self.metric}
+        if self.card.name == "weight":
+            params["gamma"] = self.card.gamma
+        elif self.card.name == "distance":
+            params.update(gamma1=self.card.gamma1, gamma2=self.card.gamma2)
+        return params
+
+    @property
     def selected(self) -> tuple[str, ...]:
         """Names of the currently selected features, in selection order."""
         return self._selected_names

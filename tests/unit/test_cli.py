@@ -141,3 +141,14 @@ def test_transposed_csv_gives_the_same_selection(tmp_path, capsys):
     code, out, _ = _run(capsys, "select", str(path), "--transpose", "--minority", "2")
     assert code == 0
     assert out == selection_to_csv(run_selection(ds, 2).selection)
+
+
+def test_run_parameters_record_every_effective_default(srbct):
+    import json
+
+    from fsengine.export import params_to_json
+
+    record = json.loads(params_to_json(run_selection(srbct, "2").params))
+    assert record == {"method": "kofsd", "data": "SRBCT.parquet", "label_column": "label",
+                      "minority": 2, "order": "natural", "seed": None, "k": 7, "alpha": 0.5,
+                      "card": "imbalanced", "variant": "reference", "metric": "seuclidean"}
