@@ -13,6 +13,7 @@ import gzip
 import io
 import math
 import os
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Union
@@ -231,7 +232,7 @@ def _read_table(data: bytes, name: str) -> tuple[pa.Table, list[str], bool]:
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
+        except (OSError, EOFError, zlib.error) as exc:
             raise FSEngineError(f"{name} is gzip-compressed but cannot be decompressed ({exc})") from None
         notes.append("gzip-compressed")
         if not data.strip():
@@ -349,8 +350,8 @@ def _label_values(name: str, column: pa.ChunkedArray, sample_names, is_text: boo
             row = int(np.flatnonzero(bad)[0])
             raise FSEngineError(f"label column {name!r}, {_where(row, sample_names, is_text)}: "
                                 "missing or infinite class label")
-        if np.all(values == np.round(values)):
-            values = values.astype(np.int64)
+        if np.all(values == np.round(values)) and np.all(np.abs(values) < 2.0 ** 53):
+            values = values.astype(np.int64)       # integral and exactly representable
     elif values.dtype.kind in "biu":
         values = values.astype(np.int64)
     return values

@@ -649,3 +649,16 @@ def test_error_with_sample_names_gives_row_and_sample():
     with pytest.raises(FSEngineError) as excinfo:
         load_dataset(b"id,g1,label\ns1,1,a\ns2,oops,b\ns3,2,a\n", name="ids.csv")
     assert "row 2 (sample 's2')" in str(excinfo.value)
+
+
+def test_corrupt_gzip_stream_is_a_clear_error():
+    raw = gzip.compress(b"g1,label\n1,a\n2,b\n" * 50)
+    corrupt = raw[:20] + bytes(b ^ 0xFF for b in raw[20:40]) + raw[40:]
+    with pytest.raises(FSEngineError, match="gzip"):
+        load_dataset(corrupt, name="x.csv.gz")
+
+
+def test_huge_integral_float_labels_stay_exact_floats():
+    ds = load_dataset(b"g1,label\n1,9.3e18\n2,9.3e18\n3,1\n4,1\n", name="x.csv")
+    assert ds.labels.dtype == np.float64
+    assert ds.class_counts() == {1.0: 2, 9.3e18: 2}
