@@ -64,13 +64,18 @@ class CardWeight:
         return np.where(fraction > self.gamma, fraction, 0.0)
 
 
+#: Card_Distance: same-label neighbours count as closer only by more than this relative margin.
+CLOSER_TOLERANCE = 1e-12
+
+
 @dataclass(frozen=True)
 class CardDistance:
     """Card_Distance with thresholds ``gamma2 < gamma1``.
 
     ``N_p / K >= gamma1`` scores 1; ``N_p / K <= gamma2`` scores 0; in between the
     sample scores 1 when its same-label neighbours are on average closer than its
-    other-label neighbours (mean distance ``Sum(dis_p) / N_p < Sum(dis_n) / N_n``),
+    other-label neighbours (mean distance ``Sum(dis_p) / N_p < Sum(dis_n) / N_n`` by
+    more than a relative 1e-12, so that equal means are a tie whatever the rounding),
     else 0.
 
     The printed rule reads ``Sum(dis_p)/Num_N > Sum(dis_n)/Num_N``: the first
@@ -96,7 +101,10 @@ class CardDistance:
         fraction = same / k
         other = k - same
         with np.errstate(invalid="ignore", divide="ignore"):
-            closer = (stats.same_distance / same) < (stats.other_distance / other)
+            mean_same = stats.same_distance / same
+            mean_other = stats.other_distance / other
+            # Equal means (a tie in exact arithmetic) are not "closer", whatever the rounding.
+            closer = mean_other - mean_same > CLOSER_TOLERANCE * np.maximum(mean_same, mean_other)
         middle = np.where(closer, 1.0, 0.0)
         return np.where(fraction >= self.gamma1, 1.0, np.where(fraction <= self.gamma2, 0.0, middle))
 

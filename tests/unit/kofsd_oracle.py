@@ -65,7 +65,7 @@ def _card(name, label, neigh, dist_row, y, k, gamma, gamma1, gamma2):
             return 0.0
         d_same = sum(dist_row[j] for j in neigh if y[j] == label) / same
         d_other = sum(dist_row[j] for j in neigh if y[j] != label) / (k - same)
-        return 1.0 if d_same < d_other else 0.0
+        return 1.0 if d_other - d_same > 1e-12 * max(d_same, d_other) else 0.0  # ties: 0
     raise ValueError(name)
 
 

@@ -5,6 +5,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
 
@@ -196,3 +198,39 @@ def test_sklearn_selector_in_a_pipeline(srbct):
     pipe = make_pipeline(KOFSDSelector(), KNeighborsClassifier(1)).fit(X, y01)
     assert pipe.score(X, y01) == 1.0            # 1-NN on its training data
     assert selector.dependencies_.shape == (X.shape[1],)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_engine_matches_oracle_on_random_tie_heavy_data(data):
+    n = data.draw(st.integers(4, 14))
+    p = data.draw(st.integers(1, 5))
+    n_minority = data.draw(st.integers(1, n - 1))
+    y = np.array([1] * n_minority + [0] * (n - n_minority))
+    y = np.array(data.draw(st.permutations(y.tolist())))
+    values = st.one_of(st.integers(0, 3).map(float), st.floats(-5, 5, allow_nan=False))
+    X = np.array(data.draw(st.lists(st.lists(values, min_size=p, max_size=p), min_size=n,
+                                    max_size=n)))
+    k = data.draw(st.integers(1, n - 1))
+    params = data.draw(st.sampled_from([{}, {"variant": "paper"}, {"card": "distance"},
+                                        {"card": "weight"}, {"metric": "euclidean"}]))
+    alpha = data.draw(st.sampled_from([0.0, 0.3, 0.5]))
+    order = data.draw(st.permutations(list(range(p))))
+    expected_events, expected_selected = kofsd_oracle.run(X.tolist(), y.tolist(), order, k,
+                                                          alpha, **params)
+    selector = KOFSD(y, k=k, alpha=alpha, **params)
+    events = list(stream_events(selector, X, [str(j) for j in range(p)], np.array(order), chunk=2))
+    got = [(e.column, e.score, e.action, None if math.isnan(e.set_score_with_feature)
+            else e.set_score_with_feature, e.selected_columns) for e in events]
+    assert got == expected_events
+    assert list(selector.finish().columns) == expected_selected
+
+
+def test_card_distance_equal_means_are_a_tie_whatever_the_rounding():
+    # Sample 5's mean same-class and other-class distances are equal in exact arithmetic
+    # (found by the property test above); summation order must not decide it.
+    x = np.array([0, -1.71875, 1, 0, 1, 5, 0, 0, 0, 0, 0, 4.0])
+    y = np.array([1, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0])
+    selector = KOFSD(y, k=9, alpha=0.0, card="distance")
+    assert selector.single_dependencies(x[:, None])[0] == 7 / 12
+    assert kofsd_oracle.dependency([x.tolist()], y.tolist(), 9, card="distance") == 7 / 12
