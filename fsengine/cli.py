@@ -40,7 +40,7 @@ def _add_data_options(p: argparse.ArgumentParser) -> None:
                    help="drop features that have one value over all samples")
 
 
-def _probability(text: str) -> float:
+def _number(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
@@ -85,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     kofsd = sel.add_argument_group("K-OFSD (Zhou et al. 2017)")
     kofsd.add_argument("--k", type=int, default=7, metavar="K",
                        help="number of nearest neighbours (default: 7)")
-    kofsd.add_argument("--alpha", type=_probability, default=0.5,
+    kofsd.add_argument("--alpha", type=_number, default=0.5,
                        help="relevance threshold on a feature's dependency, in [0, 1] "
                             "(default: 0.5)")
     kofsd.add_argument("--card", choices=CARD_NAMES, default="imbalanced",
@@ -97,11 +97,11 @@ def build_parser() -> argparse.ArgumentParser:
     kofsd.add_argument("--metric", choices=METRICS, default="seuclidean",
                        help="distance: standardised Euclidean (default, the authors' code) or "
                             "plain Euclidean")
-    kofsd.add_argument("--gamma", type=_probability, default=0.5,
+    kofsd.add_argument("--gamma", type=_number, default=0.5,
                        help="threshold of --card weight (default: 0.5)")
-    kofsd.add_argument("--gamma1", type=_probability, default=0.75,
+    kofsd.add_argument("--gamma1", type=_number, default=0.75,
                        help="upper threshold of --card distance (default: 0.75)")
-    kofsd.add_argument("--gamma2", type=_probability, default=0.25,
+    kofsd.add_argument("--gamma2", type=_number, default=0.25,
                        help="lower threshold of --card distance (default: 0.25)")
     return parser
 

@@ -8,8 +8,7 @@ the benchmark and the dashboard's animation all consume the same events.
 
 from __future__ import annotations
 
-import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Iterator, Protocol, Sequence
 
 import numpy as np
@@ -51,14 +50,6 @@ class StreamEvent:
     selected: tuple[str, ...]
     selected_columns: tuple[int, ...]
     selected_score: float
-
-    def to_record(self) -> dict:
-        """The event as a flat dict (the selected set joined by ';'), for tables."""
-        record = asdict(self)
-        record["selected"] = ";".join(self.selected)
-        record["selected_columns"] = ";".join(map(str, self.selected_columns))
-        record["selected_size"] = len(self.selected)
-        return record
 
 
 @dataclass(frozen=True)
@@ -155,8 +146,3 @@ def stream_events(selector: OnlineSelector, X: np.ndarray, names: Sequence[str],
         cols = np.asarray(order[lo:lo + chunk])
         block = X[:, cols]
         yield from selector.step_many(block, [names[c] for c in cols], cols.tolist())
-
-
-def nan_if_none(value: float | None) -> float:
-    """``math.nan`` for a value that was not computed."""
-    return math.nan if value is None else value
