@@ -21,7 +21,8 @@ from fsengine.errors import FSEngineError
 from fsengine.online._cards import CARD_NAMES, dependency_from_cards, make_card
 from fsengine.online._neighbours import (METRICS, VARIANTS, distance_terms, feature_weights,
                                          set_neighbour_stats, single_feature_neighbour_stats)
-from fsengine.online._stream import Selection, StreamEvent, feature_order, stream_events
+from fsengine.online._stream import (Selection, StreamEvent, StreamingSelector, feature_order,
+                                     stream_events)
 
 DISCARDED, REPLACED, ADDED, REJECTED = "discarded", "replaced", "added", "rejected"
 #: The action codes of the authors' trace files (0..3).
@@ -42,22 +43,7 @@ class KOFSDEvent(StreamEvent):
     set_score_with_feature: float = math.nan
 
 
-def binary_labels(y) -> np.ndarray:
-    """Check that ``y`` is a 0/1 vector with both classes and return it as int8."""
-    y = np.asarray(y)
-    if y.ndim != 1:
-        raise FSEngineError(f"labels must be one-dimensional, got shape {y.shape}")
-    values = set(np.unique(y).tolist())
-    if not values <= {0, 1}:
-        raise FSEngineError(
-            "labels must be binary: 1 for the minority class, 0 for the rest "
-            f"(got values {sorted(values)[:5]}); binarise with Dataset.binarise(minority)")
-    if values != {0, 1}:
-        raise FSEngineError("labels must contain both classes (1 = minority, 0 = rest)")
-    return y.astype(np.int8)
-
-
-class KOFSD:
+class KOFSD(StreamingSelector):
     """K-OFSD as an online selector: one feature in, one event out.
 
     Parameters
@@ -99,7 +85,7 @@ class KOFSD:
     def __init__(self, y, *, k: int = 7, alpha: float = 0.5, card: str = "imbalanced",
                  variant: str = "reference", metric: str = "seuclidean", gamma: float = 0.5,
                  gamma1: float = 0.75, gamma2: float = 0.25):
-        self.y = binary_labels(y)
+        super().__init__(y)
         n = len(self.y)
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k < n:
             raise FSEngineError(f"K must be an integer from 1 to {n - 1} (the number of samples "
@@ -115,10 +101,7 @@ class KOFSD:
         self.card = make_card(card, gamma=gamma, gamma1=gamma1, gamma2=gamma2)
         self.variant = variant
         self.metric = metric
-        self.n_seen = 0
         self._selected: list[tuple[str, int, float]] = []
-        self._selected_names: tuple[str, ...] = ()
-        self._selected_columns: tuple[int, ...] = ()
         self._sq_dist: np.ndarray | None = None
         self._set_dependency = 0.0
         self._seen: list[tuple[str, int, float]] = []
@@ -133,11 +116,6 @@ class KOFSD:
         elif self.card.name == "distance":
             params.update(gamma1=self.card.gamma1, gamma2=self.card.gamma2)
         return params
-
-    @property
-    def selected(self) -> tuple[str, ...]:
-        """Names of the currently selected features, in selection order."""
-        return self._selected_names
 
     @property
     def dependency(self) -> float:
@@ -168,65 +146,13 @@ class KOFSD:
         stats = set_neighbour_stats(sq_dist, self.y, self.k, self.variant, self.card.needs_distances)
         return dependency_from_cards(self.card.values(stats, self.y, self.k))
 
-    def step(self, values, name: str | None = None, column: int | None = None) -> KOFSDEvent:
-        """Receive the next feature and decide on it (Algorithm 1, lines 3-16).
-
-        Parameters
-        ----------
-        values : array, shape (n_samples,)
-            The feature's value for every sample, in the order of ``y``.
-        name : str, optional
-            The feature's name (default: its arrival position).
-        column : int, optional
-            Its column index in the source matrix (default: arrival position).
-
-        Returns
-        -------
-        KOFSDEvent
-        """
-        values = np.asarray(values, dtype=float)
-        if values.ndim != 1:
-            raise FSEngineError(f"a feature must be one-dimensional, got shape {values.shape}")
-        position = self.n_seen
-        name = str(position) if name is None else name
-        column = position if column is None else column
-        return self.step_many(values[:, None], [name], [column])[0]
-
-    def step_many(self, block, names: Sequence[str], columns: Sequence[int]) -> list[KOFSDEvent]:
-        """Receive several features in arrival order; same events as repeated ``step``.
-
-        The single-feature dependencies of the block are computed together
-        (vectorised); the decisions are then taken one feature at a time.
-
-        Parameters
-        ----------
-        block : ndarray, shape (n_samples, b)
-        names : sequence of str, length b
-        columns : sequence of int, length b
-
-        Returns
-        -------
-        list of KOFSDEvent
-        """
-        block = self._checked_block(block, names)
+    def _step_block(self, block: np.ndarray, names: list[str],
+                    columns: list[int]) -> list[KOFSDEvent]:
+        """Single-feature dependencies of the block at once, then Algorithm 1 per feature."""
         weights = feature_weights(block, self.metric)
         deps = self._single_dependencies(block, weights).tolist()
-        return [self._decide(block[:, j], weights[j], deps[j], names[j], int(columns[j]))
+        return [self._decide(block[:, j], weights[j], deps[j], names[j], columns[j])
                 for j in range(len(deps))]
-
-    def _checked_block(self, block, names: Sequence[str] | None = None) -> np.ndarray:
-        block = np.asarray(block, dtype=float)
-        if block.ndim != 2 or block.shape[0] != len(self.y):
-            raise FSEngineError(f"expected {len(self.y)} values per feature (one per sample), "
-                                f"got an array of shape {block.shape}")
-        if names is not None and len(names) != block.shape[1]:
-            raise FSEngineError(f"{block.shape[1]} features but {len(names)} names")
-        finite = np.isfinite(block)
-        if not finite.all():
-            row, col = np.argwhere(~finite)[0]
-            label = names[col] if names is not None else col
-            raise FSEngineError(f"feature {label!r} has a missing or infinite value at row {row + 1}")
-        return block
 
     def _passes_alpha(self, dep: float) -> bool:
         return dep > self.alpha if self.variant == "reference" else dep >= self.alpha
@@ -256,8 +182,7 @@ class KOFSD:
             else:
                 action = REJECTED
         if action in (REPLACED, ADDED):
-            self._selected_names = tuple(s[0] for s in self._selected)
-            self._selected_columns = tuple(s[1] for s in self._selected)
+            self._set_selected([s[0] for s in self._selected], [s[1] for s in self._selected])
         return KOFSDEvent(position, name, column, dep, action, self._selected_names,
                           self._selected_columns, self._set_dependency, with_feature)
 

@@ -8,8 +8,9 @@ the benchmark and the dashboard's animation all consume the same events.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Iterator, Protocol, Sequence
+from typing import Iterator, Sequence
 
 import numpy as np
 
@@ -80,16 +81,125 @@ class Selection:
         return len(self.features)
 
 
-class OnlineSelector(Protocol):
-    """What every online selector provides."""
+def binary_labels(y) -> np.ndarray:
+    """Check that ``y`` is a 0/1 vector with both classes and return it as int8."""
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise FSEngineError(f"labels must be one-dimensional, got shape {y.shape}")
+    values = set(np.unique(y).tolist())
+    if not values <= {0, 1}:
+        raise FSEngineError(
+            "labels must be binary: 1 for the minority class, 0 for the rest "
+            f"(got values {sorted(values)[:5]}); binarise with Dataset.binarise(minority)")
+    if values != {0, 1}:
+        raise FSEngineError("labels must contain both classes (1 = minority, 0 = rest)")
+    return y.astype(np.int8)
 
-    def step(self, values: np.ndarray, name: str | None = None,
-             column: int | None = None) -> StreamEvent: ...
 
-    def step_many(self, block: np.ndarray, names: Sequence[str],
-                  columns: Sequence[int]) -> list[StreamEvent]: ...
+class StreamingSelector(ABC):
+    """Base of the online selectors: labels, input checks, ``step`` and the selected set.
 
-    def finish(self) -> Selection: ...
+    A subclass implements ``_step_block(block, names, columns)``, which decides on
+    the columns of a checked block in arrival order, ``finish`` and ``params``.
+
+    Parameters
+    ----------
+    y : array of {0, 1}, shape (n_samples,)
+        Class labels, 1 = the minority class, 0 = the rest.
+    """
+
+    method = ""
+
+    def __init__(self, y):
+        self.y = binary_labels(y)
+        self.n_seen = 0
+        self._selected_names: tuple[str, ...] = ()
+        self._selected_columns: tuple[int, ...] = ()
+
+    @property
+    def selected(self) -> tuple[str, ...]:
+        """Names of the currently selected features, in selection order."""
+        return self._selected_names
+
+    @property
+    def selected_columns(self) -> tuple[int, ...]:
+        """Column indices of the currently selected features."""
+        return self._selected_columns
+
+    @property
+    @abstractmethod
+    def params(self) -> dict:
+        """Every parameter in effect, defaults included (JSON-ready)."""
+
+    @abstractmethod
+    def finish(self) -> Selection:
+        """The final selection after the last feature."""
+
+    def _set_selected(self, names, columns) -> None:
+        self._selected_names = tuple(names)
+        self._selected_columns = tuple(columns)
+
+    def step(self, values, name: str | None = None, column: int | None = None) -> StreamEvent:
+        """Receive the next feature and decide on it.
+
+        Parameters
+        ----------
+        values : array, shape (n_samples,)
+            The feature's value for every sample, in the order of ``y``.
+        name : str, optional
+            The feature's name (default: its arrival position).
+        column : int, optional
+            Its column index in the source matrix (default: arrival position).
+
+        Returns
+        -------
+        StreamEvent
+            The method's event subclass.
+        """
+        values = np.asarray(values, dtype=float)
+        if values.ndim != 1:
+            raise FSEngineError(f"a feature must be one-dimensional, got shape {values.shape}")
+        position = self.n_seen
+        name = str(position) if name is None else name
+        column = position if column is None else column
+        return self.step_many(values[:, None], [name], [column])[0]
+
+    def step_many(self, block, names: Sequence[str], columns: Sequence[int]) -> list[StreamEvent]:
+        """Receive several features in arrival order; same events as repeated ``step``.
+
+        Parameters
+        ----------
+        block : ndarray, shape (n_samples, b)
+        names : sequence of str, length b
+        columns : sequence of int, length b
+
+        Returns
+        -------
+        list of StreamEvent
+        """
+        block = self._checked_block(block, names)
+        if len(columns) != block.shape[1]:
+            raise FSEngineError(f"{block.shape[1]} features but {len(columns)} column indices")
+        return self._step_block(block, list(names), [int(c) for c in columns])
+
+    @abstractmethod
+    def _step_block(self, block: np.ndarray, names: list[str],
+                    columns: list[int]) -> list[StreamEvent]:
+        """Decide on the columns of a checked block, in arrival order."""
+
+    def _checked_block(self, block, names: Sequence[str] | None = None) -> np.ndarray:
+        block = np.asarray(block, dtype=float)
+        if block.ndim != 2 or block.shape[0] != len(self.y):
+            raise FSEngineError(f"expected {len(self.y)} values per feature (one per sample), "
+                                f"got an array of shape {block.shape}")
+        if names is not None and len(names) != block.shape[1]:
+            raise FSEngineError(f"{block.shape[1]} features but {len(names)} names")
+        finite = np.isfinite(block)
+        if not finite.all():
+            row, col = np.argwhere(~finite)[0]
+            label = names[col] if names is not None else col
+            raise FSEngineError(f"feature {label!r} has a missing or infinite value at row {row + 1}")
+        return block
 
 
 def feature_order(n_features: int, order: str = "natural", seed: int | None = None) -> np.ndarray:
@@ -119,13 +229,13 @@ def feature_order(n_features: int, order: str = "natural", seed: int | None = No
     raise FSEngineError(f"unknown feature order {order!r}; choose one of {', '.join(ORDERS)}")
 
 
-def stream_events(selector: OnlineSelector, X: np.ndarray, names: Sequence[str],
+def stream_events(selector: "StreamingSelector", X: np.ndarray, names: Sequence[str],
                   order: np.ndarray | None = None, chunk: int = 256) -> Iterator[StreamEvent]:
     """Stream the columns of ``X`` into ``selector`` and yield one event per feature.
 
     Parameters
     ----------
-    selector : OnlineSelector
+    selector : StreamingSelector
         A fresh selector (its state carries over between calls).
     X : ndarray, shape (n_samples, n_features)
     names : sequence of str
