@@ -11,10 +11,11 @@ from dataclasses import dataclass
 
 from fsengine.data import Dataset
 from fsengine.errors import FSEngineError
-from fsengine.online import KOFSD, Selection, StreamEvent, feature_order, stream_events
+from fsengine.online import (CIEOSFS, KOFSD, OFSFPD, Selection, StreamEvent, feature_order,
+                             stream_events)
 
 #: Online methods and their selector classes; later methods register here.
-ONLINE_METHODS = {"kofsd": KOFSD}
+ONLINE_METHODS = {"kofsd": KOFSD, "ofs-fpd": OFSFPD, "cie-osfs": CIEOSFS}
 
 
 @dataclass(frozen=True)
