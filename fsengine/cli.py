@@ -9,13 +9,18 @@ import argparse
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from fsengine import __version__
 from fsengine.data import load_dataset
 from fsengine.errors import FSEngineError
-from fsengine.export import events_to_csv, selection_to_csv
+from fsengine.export import events_to_csv, selection_to_csv, stability_to_csv
 from fsengine.online import CARD_NAMES, ORDERS
+from fsengine.online._cieosfs import BINNINGS, TESTS
 from fsengine.online._neighbours import METRICS, VARIANTS
+from fsengine.online._ofsfpd import RELEVANCE
 from fsengine.runs import ONLINE_METHODS, run_selection
+from fsengine.stability import order_stability
 
 EXIT_ERROR = 2
 
@@ -48,6 +53,67 @@ def _number(text: str) -> float:
     return value
 
 
+#: Each method's own options: (flag, argparse keywords). Defaults live in the selectors;
+#: an option left out is not passed, so the selector's default applies.
+METHOD_OPTIONS = {
+    "kofsd": ("K-OFSD (Zhou et al. 2017)", [
+        ("--k", dict(type=int, metavar="K", help="number of nearest neighbours (default: 7)")),
+        ("--alpha", dict(type=_number, help="relevance threshold on a feature's dependency, "
+                                            "in [0, 1] (default: 0.5)")),
+        ("--card", dict(choices=CARD_NAMES, help="card function (default: imbalanced, "
+                                                 "Algorithm 3)")),
+        ("--variant", dict(choices=VARIANTS, help="reference = the authors' published code "
+                           "(default); paper = the printed Algorithm 5 (x_i excluded from its "
+                           "neighbours, discard only if dependency < alpha, no fallback)")),
+        ("--metric", dict(choices=METRICS, help="distance: standardised Euclidean (default, "
+                                                "the authors' code) or plain Euclidean")),
+        ("--gamma", dict(type=_number, help="threshold of --card weight (default: 0.5)")),
+        ("--gamma1", dict(type=_number, help="upper threshold of --card distance (default: 0.75)")),
+        ("--gamma2", dict(type=_number, help="lower threshold of --card distance (default: 0.25)")),
+    ]),
+    "ofs-fpd": ("OFS-FPD (Hashemi et al.)", [
+        ("--relevance", dict(choices=RELEVANCE, help="positive = a feature enters when "
+                             "corr(f, class) > 0, as printed (default); absolute = when "
+                             "|corr| > 0")),
+    ]),
+    "cie-osfs": ("CIE-OSFS (Wang et al. 2017)", [
+        ("--bins", dict(type=int, help="bins per feature (default: 3)")),
+        ("--binning", dict(choices=BINNINGS, help="quantile = equal-frequency bins (default); "
+                                                  "uniform = equal-width")),
+        ("--test", dict(choices=TESTS, help="independence test: g = G-test (default), chi2 = "
+                                            "Pearson's chi-square")),
+        ("--significance", dict(type=_number, help="a feature is relevant when the test's "
+                                                   "p-value is below this (default: 0.05)")),
+    ]),
+}
+
+
+def _add_method_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--minority", metavar="CLASS", required=True,
+                   help="the rare class to select for (one versus rest); '2' matches a "
+                        "numeric label 2")
+    p.add_argument("--method", choices=list(ONLINE_METHODS), default="kofsd",
+                   help="selection method (default: kofsd)")
+    for method, (title, options) in METHOD_OPTIONS.items():
+        group = p.add_argument_group(f"{title}: only with --method {method}")
+        for flag, keywords in options:
+            group.add_argument(flag, default=None, **keywords)
+
+
+def _method_params(args) -> dict:
+    """The chosen method's options that were given; an option of another method is an error."""
+    params = {}
+    for method, (_, options) in METHOD_OPTIONS.items():
+        for flag, _ in options:
+            value = getattr(args, flag[2:].replace("-", "_"))
+            if value is None:
+                continue
+            if method != args.method:
+                raise FSEngineError(f"{flag} applies to --method {method}, not {args.method}")
+            params[flag[2:].replace("-", "_")] = value
+    return params
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``python -m fsengine``."""
     parser = _Parser(prog="python -m fsengine",
@@ -67,11 +133,6 @@ def build_parser() -> argparse.ArgumentParser:
         description="Stream the features of DATA through an online selector and write the "
                     "selected features as CSV: rank,feature,column_index,score,method.")
     _add_data_options(sel)
-    sel.add_argument("--minority", metavar="CLASS", required=True,
-                     help="the rare class to select for (one versus rest); '2' matches a "
-                          "numeric label 2")
-    sel.add_argument("--method", choices=sorted(ONLINE_METHODS), default="kofsd",
-                     help="selection method (default: kofsd)")
     sel.add_argument("--out", metavar="FILE", default="-",
                      help="output CSV file; '-' writes to standard output (default)")
     sel.add_argument("--trace", metavar="FILE",
@@ -82,27 +143,20 @@ def build_parser() -> argparse.ArgumentParser:
                             "permutation (default: natural)")
     order.add_argument("--seed", type=int, metavar="N",
                        help="seed of the random order (with --order random)")
-    kofsd = sel.add_argument_group("K-OFSD (Zhou et al. 2017)")
-    kofsd.add_argument("--k", type=int, default=7, metavar="K",
-                       help="number of nearest neighbours (default: 7)")
-    kofsd.add_argument("--alpha", type=_number, default=0.5,
-                       help="relevance threshold on a feature's dependency, in [0, 1] "
-                            "(default: 0.5)")
-    kofsd.add_argument("--card", choices=CARD_NAMES, default="imbalanced",
-                       help="card function (default: imbalanced, Algorithm 3)")
-    kofsd.add_argument("--variant", choices=VARIANTS, default="reference",
-                       help="reference = the authors' published code (default); paper = the "
-                            "printed Algorithm 5 (x_i excluded from its neighbours, discard only "
-                            "if dependency < alpha, no fallback)")
-    kofsd.add_argument("--metric", choices=METRICS, default="seuclidean",
-                       help="distance: standardised Euclidean (default, the authors' code) or "
-                            "plain Euclidean")
-    kofsd.add_argument("--gamma", type=_number, default=0.5,
-                       help="threshold of --card weight (default: 0.5)")
-    kofsd.add_argument("--gamma1", type=_number, default=0.75,
-                       help="upper threshold of --card distance (default: 0.75)")
-    kofsd.add_argument("--gamma2", type=_number, default=0.25,
-                       help="lower threshold of --card distance (default: 0.25)")
+    _add_method_options(sel)
+
+    stab = sub.add_parser(
+        "stability", help="how much a selection depends on the order of the features",
+        description="Run a selector over R random feature orders and report the mean "
+                    "pairwise Jaccard and Kuncheva indices of the selected sets.")
+    _add_data_options(stab)
+    stab.add_argument("--orders", type=int, default=10, metavar="R",
+                      help="number of random orders (default: 10)")
+    stab.add_argument("--seed", type=int, default=0, metavar="N",
+                      help="seed of the first order; order r uses N + r (default: 0)")
+    stab.add_argument("--out", metavar="FILE",
+                      help="also write each order's selection as CSV (order,seed,size,features)")
+    _add_method_options(stab)
     return parser
 
 
@@ -139,10 +193,9 @@ def _cmd_info(args) -> None:
 def _cmd_select(args) -> None:
     ds = load_dataset(args.data, label=args.label, transpose=args.transpose,
                       drop_constant=args.drop_constant)
+    params = _method_params(args)
     result = run_selection(ds, args.minority, args.method, order=args.order, seed=args.seed,
-                           k=args.k, alpha=args.alpha, card=args.card, variant=args.variant,
-                           metric=args.metric, gamma=args.gamma, gamma1=args.gamma1,
-                           gamma2=args.gamma2)
+                           **params)
     _write(selection_to_csv(result.selection), args.out)
     if args.trace:
         _write(events_to_csv(result.events), args.trace)
@@ -151,11 +204,30 @@ def _cmd_select(args) -> None:
           f"in {result.seconds:.2f} s{note}", file=sys.stderr)
 
 
+def _cmd_stability(args) -> None:
+    params = _method_params(args)
+    ds = load_dataset(args.data, label=args.label, transpose=args.transpose,
+                      drop_constant=args.drop_constant)
+    result = order_stability(ds, args.minority, args.method, orders=args.orders, seed=args.seed,
+                             **params)
+    sizes = result.sizes
+    lines = [f"method: {args.method}" + "".join(f", {k}={v}" for k, v in params.items()),
+             f"data: {ds.source} ({ds.n_samples} x {ds.n_features}), minority {args.minority}",
+             f"orders: {len(result.seeds)} random (seeds {result.seeds[0]}..{result.seeds[-1]})",
+             f"mean pairwise Jaccard: {result.mean_jaccard:.4f}",
+             f"mean pairwise Kuncheva index: {result.mean_kuncheva:.4f}",
+             f"selected features per order: mean {np.mean(sizes):.1f} "
+             f"(min {min(sizes)}, max {max(sizes)})"]
+    sys.stdout.write("\n".join(lines) + "\n")
+    if args.out:
+        _write(stability_to_csv(result), args.out)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status (0, or 2 on any error)."""
     try:
         args = build_parser().parse_args(argv)
-        {"info": _cmd_info, "select": _cmd_select}[args.command](args)
+        {"info": _cmd_info, "select": _cmd_select, "stability": _cmd_stability}[args.command](args)
     except FSEngineError as exc:
         print(f"fsengine: error: {exc}", file=sys.stderr)
         return EXIT_ERROR

@@ -71,3 +71,13 @@ def events_to_csv(events: Iterable[StreamEvent]) -> str:
 def params_to_json(params: dict) -> str:
     """Run parameters as JSON (sorted keys), enough to repeat the run."""
     return json.dumps(params, indent=2, sort_keys=True, default=str) + "\n"
+
+
+def stability_to_csv(result) -> str:
+    """One row per feature order of a stability run: order, seed, size, features (';'-joined)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(("order", "seed", "size", "features"))
+    for r, (seed, features) in enumerate(zip(result.seeds, result.selections)):
+        writer.writerow([r, seed, len(features), ";".join(features)])
+    return out.getvalue()
