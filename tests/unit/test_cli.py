@@ -152,3 +152,45 @@ def test_run_parameters_record_every_effective_default(srbct):
     assert record == {"method": "kofsd", "data": "SRBCT.parquet", "label_column": "label",
                       "minority": 2, "order": "natural", "seed": None, "k": 7, "alpha": 0.5,
                       "card": "imbalanced", "variant": "reference", "metric": "seuclidean"}
+
+
+@pytest.mark.parametrize("method,options", [
+    ("ofs-fpd", ["--relevance", "absolute"]),
+    ("cie-osfs", ["--bins", "4", "--binning", "uniform", "--test", "chi2", "--significance", "0.01"]),
+])
+def test_other_online_methods_through_the_command_line(capsys, srbct, method, options):
+    code, out, _ = _run(capsys, "select", str(SAMPLE), "--minority", "2", "--method", method,
+                        *options)
+    assert code == 0
+    params = dict(zip([o[2:] for o in options[::2]], options[1::2]))
+    typed = {k: (int(v) if k == "bins" else float(v) if k == "significance" else v)
+             for k, v in params.items()}
+    expected = run_selection(srbct, 2, method, **typed)
+    assert out == selection_to_csv(expected.selection)
+    assert {r["method"] for r in csv.DictReader(io.StringIO(out))} == {method}
+
+
+def test_an_option_of_another_method_is_an_error(capsys):
+    code, _, err = _run(capsys, "select", str(SAMPLE), "--minority", "2", "--method", "cie-osfs",
+                        "--alpha", "0.3")
+    assert code == 2 and "--alpha applies to --method kofsd, not cie-osfs" in err
+
+
+def test_stability_command(tmp_path, capsys, srbct):
+    from fsengine.stability import order_stability
+
+    out_file = tmp_path / "orders.csv"
+    code, out, _ = _run(capsys, "stability", str(SAMPLE), "--minority", "2", "--method",
+                        "cie-osfs", "--orders", "3", "--seed", "7", "--out", str(out_file))
+    assert code == 0
+    expected = order_stability(srbct, 2, "cie-osfs", orders=3, seed=7)
+    assert f"mean pairwise Jaccard: {expected.mean_jaccard:.4f}" in out
+    assert f"mean pairwise Kuncheva index: {expected.mean_kuncheva:.4f}" in out
+    rows = list(csv.DictReader(out_file.open()))
+    assert [int(r["seed"]) for r in rows] == [7, 8, 9]
+    assert [tuple(r["features"].split(";")) for r in rows] == list(expected.selections)
+
+
+def test_stability_needs_two_orders(capsys):
+    code, _, err = _run(capsys, "stability", str(SAMPLE), "--minority", "2", "--orders", "1")
+    assert code == 2 and ">= 2" in err
