@@ -31,9 +31,10 @@ run: venv
 test: test-deps
 	$(PY) -m pytest
 
-## Time K-OFSD against a straightforward implementation (medians, ratio).
+## Time the online selectors against straightforward implementations (medians, ratios).
 bench: venv
 	$(PY) benchmarks/bench_kofsd.py
+	$(PY) benchmarks/bench_online.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -165,7 +165,10 @@ class OFSFPD(StreamingSelector):
         """The decision matrix M = [E1, E2, E3] of the current S, one row per feature."""
         if not self._members:
             return np.empty((0, 3))
-        corr_matrix = np.abs(self._units.T @ self._units)
+        upper = np.triu(np.abs(self._units.T @ self._units))
+        # Exactly symmetric: corr(f, g) and corr(g, f) must be the same float, because
+        # dominance degrees of exactly 1 (ties) are common and decided by arrival order.
+        corr_matrix = upper + np.triu(upper, 1).T
         np.fill_diagonal(corr_matrix, np.inf)
         e1 = corr_matrix.min(axis=1) if len(self._members) > 1 else np.zeros(1)
         e2 = np.array([m[4] for m in self._members])
