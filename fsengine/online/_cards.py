@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from fsengine.errors import FSEngineError
-from fsengine.online._neighbours import NeighbourStats, sequential_sum
+from fsengine.online._columns import sequential_sum
+from fsengine.online._neighbours import NeighbourStats
 
 
 @dataclass(frozen=True)

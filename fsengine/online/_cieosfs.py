@@ -19,6 +19,7 @@ import numpy as np
 from scipy.special import chdtrc
 
 from fsengine.errors import FSEngineError
+from fsengine.online._columns import pearson_with
 from fsengine.online._stream import Selection, StreamEvent, StreamingSelector
 
 BINNINGS = ("quantile", "uniform")
@@ -105,13 +106,15 @@ def independence_test(codes: np.ndarray, y: np.ndarray, bins: int,
     expected = totals[..., None] * class_totals / n
     with np.errstate(divide="ignore", invalid="ignore"):
         if test == "g":
-            terms = np.where(observed > 0, observed * np.log(observed / expected), 0.0)
-            statistic = 2.0 * terms.sum(axis=(0, 2))
+            terms = 2.0 * np.where(observed > 0, observed * np.log(observed / expected), 0.0)
         elif test == "chi2":
             terms = np.where(expected > 0, (observed - expected) ** 2 / expected, 0.0)
-            statistic = terms.sum(axis=(0, 2))
         else:
             raise FSEngineError(f"unknown test {test!r}; choose one of {', '.join(TESTS)}")
+    # Summed cell by cell so that a column's statistic does not depend on the block.
+    statistic = np.zeros(codes.shape[1])
+    for cell in terms.transpose(0, 2, 1).reshape(-1, codes.shape[1]):
+        statistic += cell
     dof = (totals > 0).sum(axis=0) - 1
     statistic = np.maximum(statistic, 0.0)
     p_value = np.where(dof > 0, chdtrc(np.maximum(dof, 1), statistic), 1.0)
@@ -187,8 +190,6 @@ class CIEOSFS(StreamingSelector):
         self.binning = binning
         self.test = test
         self.significance = float(significance)
-        yc = self.y - self.y.mean()
-        self._y_unit = yc / np.sqrt((yc ** 2).sum())
         self._members: list[tuple[str, int, int, float, np.ndarray]] = []  # name, column, arrival, |corr|, codes
         self._entropy = conditional_entropy(np.zeros(len(self.y), dtype=np.int64), self.y)
 
@@ -206,10 +207,7 @@ class CIEOSFS(StreamingSelector):
     def _step_block(self, block, names, columns) -> list[CIEOSFSEvent]:
         codes = discretise(block, self.bins, self.binning)
         statistic, p_value = independence_test(codes, self.y, self.bins, self.test)
-        centred = block - block.mean(axis=0)
-        norms = np.sqrt((centred ** 2).sum(axis=0))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            corr = np.nan_to_num(np.abs(self._y_unit @ centred) / norms)
+        corr = np.nan_to_num(np.abs(pearson_with(block, self.y)[0]))
         return [self._decide(codes[:, j], float(corr[j]), float(statistic[j]), float(p_value[j]),
                              names[j], columns[j]) for j in range(block.shape[1])]
 

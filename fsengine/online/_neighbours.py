@@ -38,6 +38,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fsengine.online._columns import sequential_sum
+
 VARIANTS = ("reference", "paper")
 METRICS = ("seuclidean", "euclidean")
 
@@ -59,18 +61,6 @@ class NeighbourStats:
     same_count: np.ndarray
     same_distance: np.ndarray | None = None
     other_distance: np.ndarray | None = None
-
-
-def sequential_sum(a: np.ndarray) -> np.ndarray | float:
-    """Sum over axis 0 strictly in order, as Octave's ``sum`` does.
-
-    numpy's ``sum`` uses pairwise summation, which rounds differently; the
-    reference's decisions depend on the exact rounding (see the module docstring).
-    """
-    total = a[0].copy() if a.ndim > 1 else float(a[0])
-    for row in a[1:]:
-        total += row
-    return total
 
 
 def feature_weights(block: np.ndarray, metric: str = "seuclidean") -> np.ndarray:

@@ -16,9 +16,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from fsengine.errors import FSEngineError
+from fsengine.online._columns import pearson_with, sequential_sum
 from fsengine.online._stream import Selection, StreamEvent, StreamingSelector
 
 RELEVANCE = ("positive", "absolute")
+#: Objectives (all in [0, 2]) and scores closer than this are equal: an exact tie in
+#: arithmetic (e.g. a feature and an affine copy of it) must not be decided by rounding.
+TIE_TOLERANCE = 1e-12
 IRRELEVANT, ADDED, REJECTED = "irrelevant", "added", "rejected"
 
 
@@ -54,7 +58,8 @@ def dominance_degree(u, v) -> float:
     """Degree to which objective vector u dominates v (minimisation; Koeppen et al. 2005).
 
     ``prod_i min(u_i, v_i) / prod_i u_i``, computed factor by factor as
-    ``min(1, v_i / u_i)`` with a factor of 1 wherever ``u_i <= v_i``. For positive
+    ``min(1, v_i / u_i)`` with a factor of 1 wherever ``u_i <= v_i`` (within 1e-12,
+    :data:`TIE_TOLERANCE`, so that equal objectives are equal whatever the rounding). For positive
     objectives this is the printed formula; it also covers zeros without dividing by
     zero (u_i = 0 is never worse than v_i, so its factor is 1). Negative inputs are
     clipped to 0: every objective here is a distance, >= 0 up to rounding.
@@ -77,7 +82,7 @@ def dominance_matrix(objectives: np.ndarray) -> np.ndarray:
     u = m[:, None, :]
     v = m[None, :, :]
     with np.errstate(divide="ignore", invalid="ignore"):
-        factors = np.where(u <= v, 1.0, v / u)
+        factors = np.where(u <= v + TIE_TOLERANCE, 1.0, v / u)
     return factors.prod(axis=2)
 
 
@@ -89,14 +94,6 @@ def dominance_scores(objectives: np.ndarray) -> np.ndarray:
     degrees = dominance_matrix(objectives)
     np.fill_diagonal(degrees, 0.0)
     return degrees.max(axis=0) if len(degrees) else degrees.sum(axis=0)
-
-
-def _unit_centred(block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Centred columns scaled to unit length (NaN for constant columns), and the norms."""
-    centred = block - block.mean(axis=0)
-    norms = np.sqrt((centred ** 2).sum(axis=0))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return centred / norms, norms
 
 
 class OFSFPD(StreamingSelector):
@@ -136,9 +133,7 @@ class OFSFPD(StreamingSelector):
             raise FSEngineError(f"unknown relevance rule {relevance!r}; choose one of "
                                 f"{', '.join(RELEVANCE)}")
         self.relevance = relevance
-        yc = self.y - self.y.mean()
-        self._y_unit = yc / np.sqrt((yc ** 2).sum())
-        self._y_norm = float(np.sqrt(self.y.astype(float) @ self.y))
+        self._y_norm = float(np.sqrt(self.y.sum()))
         self._members: list[tuple[str, int, int, float, float, float]] = []  # name, column, arrival, corr, e2, e3
         self._units = np.empty((len(self.y), 0))
 
@@ -149,11 +144,11 @@ class OFSFPD(StreamingSelector):
 
     def relevances(self, block: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Correlation with the class, cosine with the class, unit centred columns of a block."""
-        units, _ = _unit_centred(block)
-        corr = self._y_unit @ units
-        norms = np.sqrt((block ** 2).sum(axis=0))
+        corr, units = pearson_with(block, self.y)
+        norms = np.sqrt(sequential_sum(block ** 2))
+        dots = sequential_sum(block * self.y[:, None])
         with np.errstate(invalid="ignore", divide="ignore"):
-            cos = np.where(norms > 0, (self.y @ block) / (norms * self._y_norm), 0.0)
+            cos = np.where(norms > 0, dots / (norms * self._y_norm), 0.0)
         return corr, cos, units
 
     def _step_block(self, block, names, columns) -> list[OFSFPDEvent]:
@@ -179,7 +174,8 @@ class OFSFPD(StreamingSelector):
         """Order of S by dominance score (ascending, ties to earlier arrival) and the scores."""
         scores = dominance_scores(self.objectives())
         arrival = np.array([m[2] for m in self._members])
-        return np.lexsort((arrival, scores)), scores
+        tied_scores = np.round(scores / TIE_TOLERANCE)      # scores within the tolerance tie
+        return np.lexsort((arrival, tied_scores)), scores
 
     def _decide(self, unit: np.ndarray, corr: float, cos: float, name: str,
                 column: int) -> OFSFPDEvent:
