@@ -64,6 +64,7 @@ make_data = _load_make_data()
 
 ENGINE_TARGET_S = 2.0
 SIGNIFICANCE, QUANTILES, ENTROPY_TOLERANCE = 0.05, (1 / 3, 2 / 3), 1e-12
+TIE = 1e-12   # objectives and scores closer than this are equal (the engines' tie rule)
 
 
 # ---------------------------------------------------------------- OFS-FPD baseline
@@ -72,7 +73,7 @@ def degree(u, v) -> float:
     d = 1.0
     for ui, vi in zip(u, v):
         ui, vi = max(ui, 0.0), max(vi, 0.0)
-        d *= 1.0 if ui <= vi else vi / ui
+        d *= 1.0 if ui <= vi + TIE else vi / ui
     return d
 
 
@@ -98,7 +99,8 @@ def fpd_scores(members) -> list[float]:
 def ranked(members) -> list:
     """Members by ascending dominance score, ties to the earlier arrival."""
     scores = fpd_scores(members)
-    order = sorted(range(len(members)), key=lambda i: (scores[i], members[i]["arrival"]))
+    order = sorted(range(len(members)),
+                   key=lambda i: (round(scores[i] / TIE), members[i]["arrival"]))
     return [members[i] for i in order]
 
 
@@ -206,7 +208,7 @@ def cieosfs_baseline(X: np.ndarray, y: np.ndarray):
             corr = abs(float(np.corrcoef(x, yf)[0, 1]))
         corr = 0.0 if math.isnan(corr) else corr
         candidates = members + [{"column": j, "arrival": j, "corr": corr, "codes": codes}]
-        ordered = sorted(candidates, key=lambda m: (-m["corr"], m["arrival"]))
+        ordered = sorted(candidates, key=lambda m: (-round(m["corr"] / TIE), m["arrival"]))
         target = cond_entropy([m["codes"] for m in ordered], y)
         current = cond_entropy([], y)
         reduct: list[dict] = []

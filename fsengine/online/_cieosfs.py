@@ -13,13 +13,14 @@ independence test it used; the choices here are documented in docs/ALGORITHMS.md
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import chdtrc
 
 from fsengine.errors import FSEngineError
-from fsengine.online._columns import pearson_with
+from fsengine.online._columns import pearson_with, tie_key
 from fsengine.online._stream import Selection, StreamEvent, StreamingSelector
 
 BINNINGS = ("quantile", "uniform")
@@ -168,7 +169,8 @@ class CIEOSFS(StreamingSelector):
     Notes
     -----
     After a relevant feature joins SF, SF is sorted by |Pearson correlation of the
-    raw feature with the class|, descending (ties: earlier arrival first); RED
+    raw feature with the class|, descending (values within 1e-12 tie, and ties go to
+    the earlier arrival); RED
     starts empty and gains b when H(D|RED) - H(D|RED + b) > 1e-12 bits, stopping
     once H(D|RED) is within 1e-12 of H(D|SF); then SF := RED.
     """
@@ -184,7 +186,7 @@ class CIEOSFS(StreamingSelector):
             raise FSEngineError(f"unknown binning {binning!r}; choose one of {', '.join(BINNINGS)}")
         if test not in TESTS:
             raise FSEngineError(f"unknown test {test!r}; choose one of {', '.join(TESTS)}")
-        if not (isinstance(significance, (int, float)) and 0.0 < significance < 1.0):
+        if not (isinstance(significance, numbers.Real) and 0.0 < significance < 1.0):
             raise FSEngineError(f"significance must be a number in (0, 1), got {significance!r}")
         self.bins = int(bins)
         self.binning = binning
@@ -219,7 +221,9 @@ class CIEOSFS(StreamingSelector):
 
     def _reduct(self, members):
         """Algorithm 1, lines 9-21: the greedy reduct of ``members`` in |corr| order."""
-        ordered = sorted(members, key=lambda m: (-m[3], m[2]))
+        keys = tie_key([m[3] for m in members])              # |corr| ties go to arrival
+        ordered = [members[i] for i in sorted(range(len(members)),
+                                              key=lambda i: (-keys[i], members[i][2]))]
         target = self._entropy_of(ordered)
         partition = np.zeros(len(self.y), dtype=np.int64)
         current = conditional_entropy(partition, self.y)

@@ -47,3 +47,13 @@ def pearson_with(block: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarr
     yc = y - float(np.sum(y)) / n
     y_unit = yc / np.sqrt(sequential_sum(yc ** 2))
     return sequential_sum(units * y_unit[:, None]), units
+
+
+#: Scores closer than this are tied: an exact tie in arithmetic (e.g. a feature and an
+#: affine copy of it) must not be decided by rounding, but by arrival order.
+TIE_TOLERANCE = 1e-12
+
+
+def tie_key(scores) -> np.ndarray:
+    """Sort key of ``scores`` that treats values within :data:`TIE_TOLERANCE` as equal."""
+    return np.round(np.asarray(scores, dtype=float) / TIE_TOLERANCE)

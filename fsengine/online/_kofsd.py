@@ -9,6 +9,7 @@ the K-nearest-neighbour relation (Definition 1, Algorithm 4) and a card function
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -90,7 +91,8 @@ class KOFSD(StreamingSelector):
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k < n:
             raise FSEngineError(f"K must be an integer from 1 to {n - 1} (the number of samples "
                                 f"minus one), got {k!r}")
-        if not (isinstance(alpha, (int, float)) and 0.0 <= alpha <= 1.0):
+        if not (isinstance(alpha, numbers.Real) and not isinstance(alpha, bool)
+                and 0.0 <= alpha <= 1.0):
             raise FSEngineError(f"alpha must be a number in [0, 1], got {alpha!r}")
         if variant not in VARIANTS:
             raise FSEngineError(f"unknown variant {variant!r}; choose one of {', '.join(VARIANTS)}")

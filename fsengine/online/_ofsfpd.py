@@ -16,13 +16,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from fsengine.errors import FSEngineError
-from fsengine.online._columns import pearson_with, sequential_sum
+from fsengine.online._columns import TIE_TOLERANCE, pearson_with, sequential_sum, tie_key
 from fsengine.online._stream import Selection, StreamEvent, StreamingSelector
 
 RELEVANCE = ("positive", "absolute")
-#: Objectives (all in [0, 2]) and scores closer than this are equal: an exact tie in
-#: arithmetic (e.g. a feature and an affine copy of it) must not be decided by rounding.
-TIE_TOLERANCE = 1e-12
 IRRELEVANT, ADDED, REJECTED = "irrelevant", "added", "rejected"
 
 
@@ -174,8 +171,7 @@ class OFSFPD(StreamingSelector):
         """Order of S by dominance score (ascending, ties to earlier arrival) and the scores."""
         scores = dominance_scores(self.objectives())
         arrival = np.array([m[2] for m in self._members])
-        tied_scores = np.round(scores / TIE_TOLERANCE)      # scores within the tolerance tie
-        return np.lexsort((arrival, tied_scores)), scores
+        return np.lexsort((arrival, tie_key(scores))), scores
 
     def _decide(self, unit: np.ndarray, corr: float, cos: float, name: str,
                 column: int) -> OFSFPDEvent:
