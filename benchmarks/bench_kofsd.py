@@ -22,56 +22,17 @@ engine >= 20x. Results are also written to ``.bench/kofsd.json``.
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
-import os
-import platform
 import statistics
 import sys
-import time
-from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from fsengine.online import run_kofsd  # noqa: E402
+from _common import finish_report, machine, make_data, parse_options, timed
+from fsengine.online import run_kofsd  # noqa: E402  (after _common puts the repo on the path)
 
-N_SAMPLES, N_FEATURES, N_MINORITY = 181, 12533, 31
-N_INFORMATIVE, N_TIED = 40, 8
 K, ALPHA = 7, 0.5
 ENGINE_TARGET_S, RATIO_TARGET = 0.3, 20.0
-
-
-def make_data(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Seeded microarray-like data: noise, a few informative and a few tied features.
-
-    Parameters
-    ----------
-    seed : int
-        Seed of ``numpy.random.default_rng``.
-
-    Returns
-    -------
-    X : ndarray, shape (181, 12533)
-        Standard normal noise; in ``N_INFORMATIVE`` random columns the minority
-        samples are shifted by a per-feature effect of 1.5 to 3 (either sign);
-        ``N_TIED`` columns (three of them informative) are rounded to 1 decimal.
-    y : ndarray of int8, shape (181,)
-        1 for the 31 minority samples (random rows), 0 for the rest.
-    """
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((N_SAMPLES, N_FEATURES))
-    y = np.zeros(N_SAMPLES, dtype=np.int8)
-    y[rng.choice(N_SAMPLES, N_MINORITY, replace=False)] = 1
-    informative = rng.choice(N_FEATURES, N_INFORMATIVE, replace=False)
-    effect = rng.uniform(1.5, 3.0, N_INFORMATIVE) * rng.choice([-1.0, 1.0], N_INFORMATIVE)
-    X[np.ix_(y == 1, informative)] += effect
-    noise = np.setdiff1d(np.arange(N_FEATURES), informative)
-    tied = np.concatenate([informative[:3], rng.choice(noise, N_TIED - 3, replace=False)])
-    X[:, tied] = np.round(X[:, tied], 1)
-    return X, y
 
 
 # ---------------------------------------------------------------- baseline
@@ -151,32 +112,12 @@ def kofsd_baseline(X: np.ndarray, y: np.ndarray, k: int, alpha: float):
     return selected, dep, set_tests
 
 
-# ---------------------------------------------------------------- timing
-def timed(fn, repeats: int):
-    """Run ``fn`` ``repeats`` times; return (list of seconds, last result)."""
-    times, result = [], None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - t0)
-    return times, result
-
-
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="run the baseline once")
-    parser.add_argument("--repeats", type=int, default=7, help="timed engine runs (default 7)")
-    parser.add_argument("--baseline-repeats", type=int, default=3,
-                        help="timed baseline runs (default 3; 1 with --quick)")
-    parser.add_argument("--seed", type=int, default=0, help="data seed (default 0)")
-    args = parser.parse_args(argv)
-    base_repeats = 1 if args.quick else args.baseline_repeats
-    if args.repeats < 1 or base_repeats < 1:
-        parser.error("repeat counts must be at least 1")
+    args, base_repeats = parse_options(__doc__.splitlines()[0], argv)
 
     X, y = make_data(args.seed)
     print(f"data: {X.shape[0]} x {X.shape[1]} ({int(y.sum())} minority), K={K}, alpha={ALPHA}, "
-          f"seed={args.seed}; CPUs: {os.cpu_count()}, numpy {np.__version__}", flush=True)
+          f"seed={args.seed}; {machine()}", flush=True)
 
     run_engine = lambda: run_kofsd(X, y, k=K, alpha=ALPHA)  # noqa: E731
     run_engine()                                             # warm-up
@@ -217,27 +158,14 @@ def main(argv=None) -> int:
     for label, value in rows:
         print(f"  {label:<{width}}  {value}")
 
-    out = ROOT / ".bench" / "kofsd.json"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps({
+    return finish_report("kofsd", {
         "shape": list(X.shape), "n_minority": int(y.sum()), "k": K, "alpha": ALPHA,
-        "seed": args.seed, "cpu_count": os.cpu_count(), "numpy": np.__version__,
-        "python": platform.python_version(), "engine_times_s": engine_times,
-        "baseline_times_s": base_times, "engine_median_s": engine_med,
-        "baseline_median_s": base_med, "ratio": ratio, "selected_columns": engine_selected,
-        "n_selected": len(engine_selected), "set_tests": engine_tests,
-        "max_dependency_difference": max_dep_diff, "engine_target_met": engine_ok,
-        "ratio_target_met": ratio_ok, "agree": not problems, "problems": problems,
-    }, indent=2) + "\n")
-    print(f"\nresults written to {out.relative_to(ROOT)}")
-    if problems:
-        print("\nERROR: the engine and the baseline disagree:\n" + "\n".join(problems),
-              file=sys.stderr)
-        return 1
-    if not (engine_ok and ratio_ok):
-        print("\nNOTE: performance target(s) not met (reported only; results agree).")
-    return 0
-
+        "seed": args.seed, "engine_times_s": engine_times, "baseline_times_s": base_times,
+        "engine_median_s": engine_med, "baseline_median_s": base_med, "ratio": ratio,
+        "selected_columns": engine_selected, "n_selected": len(engine_selected),
+        "set_tests": engine_tests, "max_dependency_difference": max_dep_diff,
+        "engine_target_met": engine_ok, "ratio_target_met": ratio_ok,
+    }, problems, engine_ok and ratio_ok)
 
 if __name__ == "__main__":
     sys.exit(main())

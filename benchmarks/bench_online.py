@@ -32,35 +32,17 @@ Results are also written to ``.bench/online.json``.
 
 from __future__ import annotations
 
-import argparse
-import importlib.util
-import json
 import math
-import os
-import platform
 import statistics
 import sys
-import time
-from pathlib import Path
 
 import numpy as np
 from scipy.stats import chi2
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from fsengine.online import CIEOSFS, OFSFPD, stream_events  # noqa: E402
+from _common import finish_report, machine, make_data, parse_options, timed
+from fsengine.online import CIEOSFS, OFSFPD, stream_events  # noqa: E402  (after _common)
 
 
-def _load_make_data():
-    """``make_data`` of ``bench_kofsd.py`` in this folder (the same seeded matrix)."""
-    path = Path(__file__).resolve().parent / "bench_kofsd.py"
-    spec = importlib.util.spec_from_file_location("_bench_kofsd", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.make_data
-
-
-make_data = _load_make_data()
 
 ENGINE_TARGET_S = 2.0
 SIGNIFICANCE, QUANTILES, ENTROPY_TOLERANCE = 0.05, (1 / 3, 2 / 3), 1e-12
@@ -224,16 +206,6 @@ def cieosfs_baseline(X: np.ndarray, y: np.ndarray):
 
 
 # ---------------------------------------------------------------- timing
-def timed(fn, repeats: int):
-    """Run ``fn`` ``repeats`` times; return (list of seconds, last result)."""
-    times, result = [], None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - t0)
-    return times, result
-
-
 def run_engine(cls, X, y, names):
     """A fresh selector over the whole stream in natural order: (events, selection)."""
     selector = cls(y)
@@ -242,21 +214,12 @@ def run_engine(cls, X, y, names):
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="run the baselines once")
-    parser.add_argument("--repeats", type=int, default=7, help="timed engine runs (default 7)")
-    parser.add_argument("--baseline-repeats", type=int, default=3,
-                        help="timed baseline runs (default 3; 1 with --quick)")
-    parser.add_argument("--seed", type=int, default=0, help="data seed (default 0)")
-    args = parser.parse_args(argv)
-    base_repeats = 1 if args.quick else args.baseline_repeats
-    if args.repeats < 1 or base_repeats < 1:
-        parser.error("repeat counts must be at least 1")
+    args, base_repeats = parse_options(__doc__.splitlines()[0], argv)
 
     X, y = make_data(args.seed)
     names = [f"f{j}" for j in range(X.shape[1])]
     print(f"data: {X.shape[0]} x {X.shape[1]} ({int(y.sum())} minority), natural order, "
-          f"seed={args.seed}; CPUs: {os.cpu_count()}, numpy {np.__version__}", flush=True)
+          f"seed={args.seed}; {machine()}", flush=True)
 
     selectors = {"OFS-FPD": (OFSFPD, ofsfpd_baseline), "CIE-OSFS": (CIEOSFS, cieosfs_baseline)}
     results, all_problems = {}, []
@@ -324,23 +287,10 @@ def main(argv=None) -> int:
     for row in rows:
         print("  " + "  ".join(f"{cell:<{w}}" for cell, w in zip(row, widths)).rstrip())
 
-    out = ROOT / ".bench" / "online.json"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps({
+    return finish_report("online", {
         "shape": list(X.shape), "n_minority": int(y.sum()), "order": "natural",
-        "seed": args.seed, "cpu_count": os.cpu_count(), "numpy": np.__version__,
-        "python": platform.python_version(), "engine_target_s": ENGINE_TARGET_S,
-        "selectors": results, "agree": not all_problems, "problems": all_problems,
-    }, indent=2) + "\n")
-    print(f"\nresults written to {out.relative_to(ROOT)}")
-    if all_problems:
-        print("\nERROR: the engine and the baseline disagree:\n" + "\n".join(all_problems),
-              file=sys.stderr)
-        return 1
-    if not all(r["engine_target_met"] for r in results.values()):
-        print("\nNOTE: performance target(s) not met (reported only; results agree).")
-    return 0
-
+        "seed": args.seed, "engine_target_s": ENGINE_TARGET_S, "selectors": results,
+    }, all_problems, all(r["engine_target_met"] for r in results.values()))
 
 if __name__ == "__main__":
     sys.exit(main())

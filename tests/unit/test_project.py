@@ -18,6 +18,7 @@ def test_fsengine_never_imports_streamlit():
 
 
 def _bench():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
     spec = importlib.util.spec_from_file_location("bench_kofsd", ROOT / "benchmarks" / "bench_kofsd.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

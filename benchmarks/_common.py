@@ -1,0 +1,102 @@
+"""What the benchmarks share: the seeded synthetic matrix, timing, and their options."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+N_SAMPLES, N_FEATURES, N_MINORITY = 181, 12533, 31
+N_INFORMATIVE, N_TIED = 40, 8
+
+
+def make_data(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Seeded microarray-like data: noise, a few informative and a few tied features.
+
+    Parameters
+    ----------
+    seed : int
+        Seed of ``numpy.random.default_rng``.
+
+    Returns
+    -------
+    X : ndarray, shape (181, 12533)
+        Standard normal noise; in ``N_INFORMATIVE`` random columns the minority
+        samples are shifted by a per-feature effect of 1.5 to 3 (either sign);
+        ``N_TIED`` columns (three of them informative) are rounded to 1 decimal.
+    y : ndarray of int8, shape (181,)
+        1 for the 31 minority samples (random rows), 0 for the rest.
+    """
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((N_SAMPLES, N_FEATURES))
+    y = np.zeros(N_SAMPLES, dtype=np.int8)
+    y[rng.choice(N_SAMPLES, N_MINORITY, replace=False)] = 1
+    informative = rng.choice(N_FEATURES, N_INFORMATIVE, replace=False)
+    effect = rng.uniform(1.5, 3.0, N_INFORMATIVE) * rng.choice([-1.0, 1.0], N_INFORMATIVE)
+    X[np.ix_(y == 1, informative)] += effect
+    noise = np.setdiff1d(np.arange(N_FEATURES), informative)
+    tied = np.concatenate([informative[:3], rng.choice(noise, N_TIED - 3, replace=False)])
+    X[:, tied] = np.round(X[:, tied], 1)
+    return X, y
+
+
+def timed(fn, repeats: int):
+    """Run ``fn`` ``repeats`` times; return (list of seconds, last result)."""
+    times, result = [], None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - t0)
+    return times, result
+
+
+def parse_options(description: str, argv=None) -> tuple[argparse.Namespace, int]:
+    """The benchmarks' common options; returns (options, number of baseline runs)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--quick", action="store_true", help="run the baseline(s) once")
+    parser.add_argument("--repeats", type=int, default=7, help="timed engine runs (default 7)")
+    parser.add_argument("--baseline-repeats", type=int, default=3,
+                        help="timed baseline runs (default 3; 1 with --quick)")
+    parser.add_argument("--seed", type=int, default=0, help="data seed (default 0)")
+    args = parser.parse_args(argv)
+    base_repeats = 1 if args.quick else args.baseline_repeats
+    if args.repeats < 1 or base_repeats < 1:
+        parser.error("repeat counts must be at least 1")
+    return args, base_repeats
+
+
+def machine() -> str:
+    """CPU count and numpy version, for the report's first line."""
+    return f"CPUs: {os.cpu_count()}, numpy {np.__version__}"
+
+
+def finish_report(name: str, record: dict, problems: list[str], targets_met: bool) -> int:
+    """Write ``.bench/<name>.json`` (with the machine's facts) and return the exit status.
+
+    1 if the engine and the baseline disagree; 0 otherwise (unmet performance targets
+    are reported, not an error).
+    """
+    import json
+    import platform
+
+    out = ROOT / ".bench" / f"{name}.json"
+    out.parent.mkdir(exist_ok=True)
+    record = {**record, "cpu_count": os.cpu_count(), "numpy": np.__version__,
+              "python": platform.python_version(), "agree": not problems, "problems": problems}
+    out.write_text(json.dumps(record, indent=2) + "\n")
+    print(f"\nresults written to {out.relative_to(ROOT)}")
+    if problems:
+        print("\nERROR: the engine and the baseline disagree:\n" + "\n".join(problems),
+              file=sys.stderr)
+        return 1
+    if not targets_met:
+        print("\nNOTE: performance target(s) not met (reported only; results agree).")
+    return 0
