@@ -16,10 +16,12 @@ from fsengine.data import load_dataset
 from fsengine.errors import FSEngineError
 from fsengine.export import events_to_csv, selection_to_csv, stability_to_csv
 from fsengine.online import CARD_NAMES, ORDERS
-from fsengine.online._cieosfs import BINNINGS, TESTS
+from fsengine.discretise import BINNINGS
+from fsengine.online._cieosfs import TESTS
 from fsengine.online._neighbours import METRICS, VARIANTS
 from fsengine.online._ofsfpd import RELEVANCE
-from fsengine.runs import ONLINE_METHODS, run_selection
+from fsengine.rankers import ESTIMATORS
+from fsengine.runs import METHODS, ONLINE_METHODS, run_selection
 from fsengine.stability import order_stability
 
 EXIT_ERROR = 2
@@ -53,64 +55,90 @@ def _number(text: str) -> float:
     return value
 
 
-#: Each method's own options: (flag, argparse keywords). Defaults live in the selectors;
-#: an option left out is not passed, so the selector's default applies.
-METHOD_OPTIONS = {
-    "kofsd": ("K-OFSD (Zhou et al. 2017)", [
-        ("--k", dict(type=int, metavar="K", help="number of nearest neighbours (default: 7)")),
-        ("--alpha", dict(type=_number, help="relevance threshold on a feature's dependency, "
-                                            "in [0, 1] (default: 0.5)")),
-        ("--card", dict(choices=CARD_NAMES, help="card function (default: imbalanced, "
-                                                 "Algorithm 3)")),
-        ("--variant", dict(choices=VARIANTS, help="reference = the authors' published code "
-                           "(default); paper = the printed Algorithm 5 (x_i excluded from its "
-                           "neighbours, discard only if dependency < alpha, no fallback)")),
-        ("--metric", dict(choices=METRICS, help="distance: standardised Euclidean (default, "
-                                                "the authors' code) or plain Euclidean")),
-        ("--gamma", dict(type=_number, help="threshold of --card weight (default: 0.5)")),
-        ("--gamma1", dict(type=_number, help="upper threshold of --card distance (default: 0.75)")),
-        ("--gamma2", dict(type=_number, help="lower threshold of --card distance (default: 0.25)")),
-    ]),
-    "ofs-fpd": ("OFS-FPD (Hashemi et al.)", [
-        ("--relevance", dict(choices=RELEVANCE, help="positive = a feature enters when "
-                             "corr(f, class) > 0, as printed (default); absolute = when "
-                             "|corr| > 0")),
-    ]),
-    "cie-osfs": ("CIE-OSFS (Wang et al. 2017)", [
-        ("--bins", dict(type=int, help="bins per feature (default: 3)")),
-        ("--binning", dict(choices=BINNINGS, help="quantile = equal-frequency bins (default); "
-                                                  "uniform = equal-width")),
-        ("--test", dict(choices=TESTS, help="independence test: g = G-test (default), chi2 = "
-                                            "Pearson's chi-square")),
-        ("--significance", dict(type=_number, help="a feature is relevant when the test's "
-                                                   "p-value is below this (default: 0.05)")),
-    ]),
-}
+KOFSD_ONLY, CIE_ONLY = ("kofsd",), ("cie-osfs",)
+D_RANKERS = ("d-fisher", "d-mi", "d-pcc", "d-s2n")
+
+#: Method options: (group, flag, parameter name, methods it applies to, argparse keywords).
+#: Defaults live in the selectors and rankers: an option left out is not passed.
+METHOD_OPTIONS = [
+    ("K-OFSD (Zhou et al. 2017)", "--k", "k", KOFSD_ONLY,
+     dict(type=int, metavar="K", help="number of nearest neighbours (default: 7)")),
+    ("K-OFSD (Zhou et al. 2017)", "--alpha", "alpha", KOFSD_ONLY,
+     dict(type=_number, help="relevance threshold on a feature's dependency, in [0, 1] "
+                             "(default: 0.5)")),
+    ("K-OFSD (Zhou et al. 2017)", "--card", "card", KOFSD_ONLY,
+     dict(choices=CARD_NAMES, help="card function (default: imbalanced, Algorithm 3)")),
+    ("K-OFSD (Zhou et al. 2017)", "--variant", "variant", KOFSD_ONLY,
+     dict(choices=VARIANTS, help="reference = the authors' published code (default); paper = "
+                                 "the printed Algorithm 5 (x_i excluded from its neighbours, "
+                                 "discard only if dependency < alpha, no fallback)")),
+    ("K-OFSD (Zhou et al. 2017)", "--metric", "metric", KOFSD_ONLY,
+     dict(choices=METRICS, help="distance: standardised Euclidean (default, the authors' "
+                                "code) or plain Euclidean")),
+    ("K-OFSD (Zhou et al. 2017)", "--gamma", "gamma", KOFSD_ONLY,
+     dict(type=_number, help="threshold of --card weight (default: 0.5)")),
+    ("K-OFSD (Zhou et al. 2017)", "--gamma1", "gamma1", KOFSD_ONLY,
+     dict(type=_number, help="upper threshold of --card distance (default: 0.75)")),
+    ("K-OFSD (Zhou et al. 2017)", "--gamma2", "gamma2", KOFSD_ONLY,
+     dict(type=_number, help="lower threshold of --card distance (default: 0.25)")),
+    ("OFS-FPD (Hashemi et al.)", "--relevance", "relevance", ("ofs-fpd",),
+     dict(choices=RELEVANCE, help="positive = a feature enters when corr(f, class) > 0, as "
+                                  "printed (default); absolute = when |corr| > 0")),
+    ("CIE-OSFS (Wang et al. 2017) and the binned rankers", "--bins", "bins",
+     ("cie-osfs", "hellinger", "mi", "d-mi"),
+     dict(type=int, help="bins per feature (default: 3 for cie-osfs, 10 for hellinger and "
+                         "--estimator binned)")),
+    ("CIE-OSFS (Wang et al. 2017) and the binned rankers", "--binning", "binning",
+     ("cie-osfs", "mi", "d-mi"),
+     dict(choices=BINNINGS, help="quantile = equal-frequency bins (default); uniform = "
+                                 "equal-width")),
+    ("CIE-OSFS (Wang et al. 2017) and the binned rankers", "--test", "test", CIE_ONLY,
+     dict(choices=TESTS, help="independence test: g = G-test (default), chi2 = Pearson's "
+                              "chi-square")),
+    ("CIE-OSFS (Wang et al. 2017) and the binned rankers", "--significance", "significance",
+     CIE_ONLY, dict(type=_number, help="a feature is relevant when the test's p-value is "
+                                       "below this (default: 0.05)")),
+    ("rankers (Yin et al. 2013; K-OFSD paper section 4.4)", "--estimator", "estimator",
+     ("mi", "d-mi"), dict(choices=ESTIMATORS, help="MI estimator: knn = Ross's nearest-"
+                                                   "neighbour estimator, scikit-learn's "
+                                                   "(default); binned = plug-in on bins")),
+    ("rankers (Yin et al. 2013; K-OFSD paper section 4.4)", "--neighbors", "n_neighbors",
+     ("mi", "d-mi", "relieff"), dict(type=int, help="neighbours: kNN MI (default 3) or "
+                                                    "ReliefF's hits and misses (default 7)")),
+    ("rankers (Yin et al. 2013; K-OFSD paper section 4.4)", "--clusters", "n_clusters",
+     D_RANKERS, dict(type=int, help="k-means clusters of the majority class (default: "
+                                    "round(majority / minority))")),
+]
 
 
-def _add_method_options(p: argparse.ArgumentParser) -> None:
+def _add_method_options(p: argparse.ArgumentParser, rankers: bool = True) -> None:
     p.add_argument("--minority", metavar="CLASS", required=True,
                    help="the rare class to select for (one versus rest); '2' matches a "
                         "numeric label 2")
-    p.add_argument("--method", choices=list(ONLINE_METHODS), default="kofsd",
-                   help="selection method (default: kofsd)")
-    for method, (title, options) in METHOD_OPTIONS.items():
-        group = p.add_argument_group(f"{title}: only with --method {method}")
-        for flag, keywords in options:
-            group.add_argument(flag, default=None, **keywords)
+    methods = list(METHODS) if rankers else list(ONLINE_METHODS)
+    p.add_argument("--method", choices=methods, default="kofsd", metavar="METHOD",
+                   help="selection method: " + ", ".join(methods) + " (default: kofsd)")
+    groups = {}
+    for group, flag, _, applies, keywords in METHOD_OPTIONS:
+        if not rankers and not set(applies) & set(ONLINE_METHODS):
+            continue
+        if group not in groups:
+            groups[group] = p.add_argument_group(group)
+        help_text = f"{keywords['help']} [--method {'|'.join(applies)}]"
+        groups[group].add_argument(flag, default=None, **{**keywords, "help": help_text})
 
 
 def _method_params(args) -> dict:
-    """The chosen method's options that were given; an option of another method is an error."""
+    """The options given that apply to the chosen method; one that does not is an error."""
     params = {}
-    for method, (_, options) in METHOD_OPTIONS.items():
-        for flag, _ in options:
-            value = getattr(args, flag[2:].replace("-", "_"))
-            if value is None:
-                continue
-            if method != args.method:
-                raise FSEngineError(f"{flag} applies to --method {method}, not {args.method}")
-            params[flag[2:].replace("-", "_")] = value
+    for _, flag, name, applies, _ in METHOD_OPTIONS:
+        value = getattr(args, flag[2:].replace("-", "_"), None)
+        if value is None:
+            continue
+        if args.method not in applies:
+            raise FSEngineError(f"{flag} applies to --method {'|'.join(applies)}, "
+                                f"not {args.method}")
+        params[name] = value
     return params
 
 
@@ -130,8 +158,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     sel = sub.add_parser(
         "select", help="select features and write them as CSV",
-        description="Stream the features of DATA through an online selector and write the "
-                    "selected features as CSV: rank,feature,column_index,score,method.")
+        description="Stream the features of DATA through an online selector, or rank them "
+                    "with a filter ranker, and write the selected features as CSV: "
+                    "rank,feature,column_index,score,method.")
     _add_data_options(sel)
     sel.add_argument("--out", metavar="FILE", default="-",
                      help="output CSV file; '-' writes to standard output (default)")
@@ -142,7 +171,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help="arrival order of the features: column order or a random "
                             "permutation (default: natural)")
     order.add_argument("--seed", type=int, metavar="N",
-                       help="seed of the random order (with --order random)")
+                       help="seed of the random order (with --order random); for d-* "
+                            "rankers, the seed of k-means (default 0)")
+    sel.add_argument("--top", type=int, metavar="N",
+                     help="rankers: how many of the best features to write (default: all, "
+                          "in rank order)")
     _add_method_options(sel)
 
     stab = sub.add_parser(
@@ -156,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="seed of the first order; order r uses N + r (default: 0)")
     stab.add_argument("--out", metavar="FILE",
                       help="also write each order's selection as CSV (order,seed,size,features)")
-    _add_method_options(stab)
+    _add_method_options(stab, rankers=False)
     return parser
 
 
@@ -195,7 +228,7 @@ def _cmd_select(args) -> None:
                       drop_constant=args.drop_constant)
     params = _method_params(args)
     result = run_selection(ds, args.minority, args.method, order=args.order, seed=args.seed,
-                           **params)
+                           top=args.top, **params)
     _write(selection_to_csv(result.selection), args.out)
     if args.trace:
         _write(events_to_csv(result.events), args.trace)

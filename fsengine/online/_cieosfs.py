@@ -20,10 +20,10 @@ import numpy as np
 from scipy.special import chdtrc
 
 from fsengine.errors import FSEngineError
+from fsengine.discretise import BINNINGS, discretise
 from fsengine.online._columns import pearson_with, tie_key
 from fsengine.online._stream import Selection, StreamEvent, StreamingSelector
 
-BINNINGS = ("quantile", "uniform")
 TESTS = ("g", "chi2")
 IRRELEVANT, ADDED, REDUNDANT = "irrelevant", "added", "redundant"
 #: Entropies closer than this (bits) are equal: sig(b) > 0 and H(D|RED) = H(D|SF).
@@ -45,37 +45,6 @@ class CIEOSFSEvent(StreamEvent):
     statistic: float = 0.0
     p_value: float = 1.0
     removed: tuple[str, ...] = ()
-
-
-def discretise(block: np.ndarray, bins: int = 3, binning: str = "quantile") -> np.ndarray:
-    """Discretise each column of ``block`` into at most ``bins`` integer codes.
-
-    Parameters
-    ----------
-    block : ndarray, shape (n, b)
-    bins : int
-        Number of bins (>= 2).
-    binning : {"quantile", "uniform"}
-        "quantile": equal-frequency bins, cut at the column's 1/bins, 2/bins, ...
-        quantiles (numpy's linear interpolation); "uniform": equal-width bins over
-        the column's range. A value equal to a cut point goes to the lower bin, so
-        equal values always share a bin; a constant column is a single bin.
-
-    Returns
-    -------
-    ndarray of int, shape (n, b), codes in 0 .. bins - 1
-    """
-    if binning == "quantile":
-        cuts = np.quantile(block, np.arange(1, bins) / bins, axis=0)
-    elif binning == "uniform":
-        low, high = block.min(axis=0), block.max(axis=0)
-        cuts = low + (high - low) * (np.arange(1, bins) / bins)[:, None]
-    else:
-        raise FSEngineError(f"unknown binning {binning!r}; choose one of {', '.join(BINNINGS)}")
-    codes = np.zeros(block.shape, dtype=np.int64)
-    for cut in cuts:
-        codes += block > cut
-    return codes
 
 
 def independence_test(codes: np.ndarray, y: np.ndarray, bins: int,

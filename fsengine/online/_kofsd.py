@@ -19,6 +19,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fsengine.errors import FSEngineError
+from fsengine.labels import one_versus_rest
 from fsengine.online._cards import CARD_NAMES, dependency_from_cards, make_card
 from fsengine.online._neighbours import (METRICS, VARIANTS, distance_terms, feature_weights,
                                          set_neighbour_stats, single_feature_neighbour_stats)
@@ -279,17 +280,7 @@ class KOFSDSelector(SelectorMixin, BaseEstimator):
     def fit(self, X, y):
         """Run K-OFSD over the columns of X; y holds the class labels."""
         X, y = validate_data(self, X, y, dtype=float)
-        classes, counts = np.unique(y, return_counts=True)
-        if self.minority is None:
-            if len(classes) != 2:
-                raise FSEngineError("y has more than two classes: set minority= to the class "
-                                    "to select for (one versus rest)")
-            minority = classes[np.argmin(counts)]
-        else:
-            minority = self.minority
-            if minority not in set(classes.tolist()):
-                raise FSEngineError(f"minority class {minority!r} is not in y")
-        y01 = (y == minority).astype(np.int8)
+        y01 = one_versus_rest(y, self.minority)
         names = ([str(c) for c in self.feature_names_in_] if hasattr(self, "feature_names_in_")
                  else [str(j) for j in range(X.shape[1])])
         selection, events = run_kofsd(

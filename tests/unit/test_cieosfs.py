@@ -10,7 +10,8 @@ from scipy import stats
 
 from fsengine import FSEngineError
 from fsengine.online import CIEOSFS, CIEOSFSEvent, feature_order, stream_events
-from fsengine.online._cieosfs import conditional_entropy, discretise, independence_test, refine
+from fsengine.discretise import discretise
+from fsengine.online._cieosfs import conditional_entropy, independence_test, refine
 
 TOL = 1e-12
 

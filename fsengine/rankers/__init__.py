@@ -1,0 +1,101 @@
+"""Filter rankers: score every feature against the class, keep the best.
+
+Each ranker is a function ``score(X, y, **params) -> ndarray`` (one score per
+feature, higher is better, never NaN) registered in :data:`RANKERS`, and
+:class:`RankerSelector` wraps any of them as a scikit-learn selector.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from fsengine.errors import FSEngineError
+from fsengine.labels import one_versus_rest
+from fsengine.rankers._basic import fisher_score, hellinger_score, pcc_score, s2n_score
+from fsengine.rankers._decomposition import decomposed, default_clusters, pseudo_labels
+from fsengine.rankers._mi import ESTIMATORS, mi_score
+from fsengine.rankers._relieff import relieff_score
+
+d_fisher_score = decomposed(fisher_score, "Fisher")
+d_mi_score = decomposed(mi_score, "MI")
+d_pcc_score = decomposed(pcc_score, "PCC")
+d_s2n_score = decomposed(s2n_score, "S2N")
+
+#: Rankers by their command-line name.
+RANKERS = {
+    "fisher": fisher_score, "s2n": s2n_score, "pcc": pcc_score, "mi": mi_score,
+    "relieff": relieff_score, "hellinger": hellinger_score, "d-fisher": d_fisher_score,
+    "d-mi": d_mi_score, "d-pcc": d_pcc_score, "d-s2n": d_s2n_score,
+}
+
+
+def rank_features(scores: np.ndarray) -> np.ndarray:
+    """Feature indices by descending score, ties to the lower index."""
+    return np.argsort(-np.asarray(scores, dtype=float), kind="stable")
+
+
+def score_features(method: str, X, y, **params) -> np.ndarray:
+    """Run the ranker ``method`` of :data:`RANKERS` on X and binary labels y."""
+    try:
+        function = RANKERS[method]
+    except KeyError:
+        raise FSEngineError(f"unknown ranker {method!r}; choose one of {', '.join(RANKERS)}") from None
+    try:
+        return function(X, y, **params)
+    except TypeError as exc:                     # an option this ranker does not take
+        raise FSEngineError(f"{method}: {exc}") from None
+
+
+class RankerSelector(SelectorMixin, BaseEstimator):
+    """scikit-learn selector keeping the top ``k`` features of a ranker.
+
+    Parameters
+    ----------
+    method : str, default "fisher"
+        A key of :data:`RANKERS`.
+    k : int, default 10
+        Number of features to keep.
+    params : dict, optional
+        The ranker's own parameters (e.g. ``{"n_neighbors": 7}`` for ReliefF).
+    minority : label, optional
+        The class to select for; default: the rarer class of a binary ``y``.
+
+    Attributes
+    ----------
+    scores_ : ndarray, shape (n_features,)
+    ranking_ : ndarray of int
+        All features by descending score.
+    """
+
+    def __init__(self, method="fisher", k=10, params=None, minority=None):
+        self.method = method
+        self.k = k
+        self.params = params
+        self.minority = minority
+
+    def fit(self, X, y):
+        """Score every column of X against y (binarised one versus rest)."""
+        X, y = validate_data(self, X, y, dtype=float)
+        if isinstance(self.k, bool) or not isinstance(self.k, (int, np.integer)) \
+                or not 1 <= self.k <= X.shape[1]:
+            raise FSEngineError(f"k must be an integer from 1 to {X.shape[1]} (the number of "
+                                f"features), got {self.k!r}")
+        y01 = one_versus_rest(y, self.minority)
+        self.scores_ = score_features(self.method, X, y01, **(self.params or {}))
+        self.ranking_ = rank_features(self.scores_)
+        return self
+
+    def _get_support_mask(self):
+        check_is_fitted(self, "scores_")
+        mask = np.zeros(len(self.scores_), dtype=bool)
+        mask[self.ranking_[:self.k]] = True
+        return mask
+
+
+__all__ = ["ESTIMATORS", "RANKERS", "RankerSelector", "d_fisher_score", "d_mi_score",
+           "d_pcc_score", "d_s2n_score", "default_clusters", "fisher_score", "hellinger_score",
+           "mi_score", "pcc_score", "pseudo_labels", "rank_features", "relieff_score",
+           "s2n_score", "score_features"]
