@@ -31,10 +31,16 @@ run: venv
 test: test-deps
 	$(PY) -m pytest
 
-## Time the online selectors against straightforward implementations (medians, ratios).
-bench: venv
+$(VENV)/.bench-installed: requirements-bench.txt $(VENV)/.runtime-installed
+	$(PIP) install -q -r requirements-bench.txt
+	touch $@
+
+## Time the selectors and rankers against straightforward implementations and the
+## scikit-learn / skrebate baselines (medians, ratios).
+bench: $(VENV)/.bench-installed
 	$(PY) benchmarks/bench_kofsd.py
 	$(PY) benchmarks/bench_online.py
+	$(PY) benchmarks/bench_rankers.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache

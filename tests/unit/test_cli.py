@@ -194,3 +194,54 @@ def test_stability_command(tmp_path, capsys, srbct):
 def test_stability_needs_two_orders(capsys):
     code, _, err = _run(capsys, "stability", str(SAMPLE), "--minority", "2", "--orders", "1")
     assert code == 2 and ">= 2" in err
+
+
+@pytest.mark.parametrize("method", ["fisher", "s2n", "pcc", "mi", "relieff", "hellinger",
+                                    "d-fisher", "d-mi", "d-pcc", "d-s2n"])
+def test_every_ranker_through_the_command_line(capsys, srbct, method):
+    from fsengine.rankers import RankerSelector
+
+    code, out, _ = _run(capsys, "select", str(SAMPLE), "--minority", "2", "--method", method,
+                        "--top", "7")
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [int(r["rank"]) for r in rows] == list(range(1, 8))
+    scores = [float(r["score"]) for r in rows]
+    assert scores == sorted(scores, reverse=True)
+    selector = RankerSelector(method=method, k=7, minority=2).fit(srbct.X, srbct.labels)
+    assert [int(r["column_index"]) for r in rows] == selector.ranking_[:7].tolist()
+    assert scores == [float(selector.scores_[j]) for j in selector.ranking_[:7]]
+
+
+def test_ranker_without_top_writes_every_feature_in_rank_order(capsys, srbct):
+    code, out, _ = _run(capsys, "select", str(SAMPLE), "--minority", "2", "--method", "pcc")
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert len(rows) == srbct.n_features
+    assert sorted(int(r["column_index"]) for r in rows) == list(range(srbct.n_features))
+
+
+@pytest.mark.parametrize("argv,fragment", [
+    (["--method", "kofsd", "--top", "3"], "--top applies to rankers"),
+    (["--method", "fisher", "--top", "0"], "--top must be an integer from 1 to 2308"),
+    (["--method", "fisher", "--neighbors", "3"], "--neighbors applies to --method mi|d-mi|relieff"),
+    (["--method", "fisher", "--seed", "3"], "fisher takes no seed"),
+    (["--method", "pcc", "--order", "random"], "a feature order does not apply"),
+    (["--method", "d-fisher", "--clusters", "0"], "number of clusters"),
+    (["--method", "mi", "--neighbors", "0"], "n_neighbors must be a positive integer"),
+])
+def test_ranker_option_errors(capsys, argv, fragment):
+    code, _, err = _run(capsys, "select", str(SAMPLE), "--minority", "2", *argv)
+    assert code == 2 and err.count("\n") == 1
+    assert fragment in err
+
+
+def test_ranker_options_reach_the_ranker(capsys, srbct):
+    code, out, _ = _run(capsys, "select", str(SAMPLE), "--minority", "2", "--method", "d-mi",
+                        "--top", "5", "--clusters", "3", "--seed", "2", "--estimator", "binned",
+                        "--bins", "4")
+    assert code == 0
+    expected = run_selection(srbct, 2, "d-mi", top=5, n_clusters=3, seed=2, estimator="binned",
+                             bins=4)
+    assert out == selection_to_csv(expected.selection)
+    assert expected.params["n_clusters"] == 3 and expected.params["seed"] == 2
