@@ -45,6 +45,13 @@ def _class_stats(X: np.ndarray, y: np.ndarray, classes: np.ndarray):
     return sizes, means, scatters
 
 
+def _constant(X: np.ndarray) -> np.ndarray:
+    """Features with a single value. Their class means can still differ in the last
+    bit (a mean of 3.3s is not always 3.3), so scores must test the range, not the
+    spread."""
+    return X.max(axis=0) == X.min(axis=0)
+
+
 def _safe_ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     """num / den with 0/0 = 0 and x/0 = inf for x > 0 (a perfectly separating feature)."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -73,7 +80,9 @@ def fisher_score(X, y) -> np.ndarray:
     else:
         overall = X.mean(axis=0)
         between = (sizes[:, None] * (means - overall) ** 2).sum(axis=0)
-    return _safe_ratio(between, within)
+    score = _safe_ratio(between, within)
+    score[_constant(X)] = 0.0
+    return score
 
 
 def _one_vs_rest(score_binary, X, y, classes):
@@ -84,7 +93,9 @@ def _one_vs_rest(score_binary, X, y, classes):
 def _s2n_binary(X: np.ndarray, y01: np.ndarray) -> np.ndarray:
     a, b = X[y01 == 1], X[y01 == 0]
     spread = a.std(axis=0, ddof=1 if len(a) > 1 else 0) + b.std(axis=0, ddof=1 if len(b) > 1 else 0)
-    return np.abs(_safe_ratio(a.mean(axis=0) - b.mean(axis=0), spread))
+    score = np.abs(_safe_ratio(a.mean(axis=0) - b.mean(axis=0), spread))
+    score[_constant(X)] = 0.0
+    return score
 
 
 def s2n_score(X, y) -> np.ndarray:
@@ -105,9 +116,8 @@ def _pcc_binary(X: np.ndarray, y01: np.ndarray) -> np.ndarray:
     yc = y01 - y01.mean()
     num = yc @ centred
     den = np.sqrt((centred ** 2).sum(axis=0) * (yc @ yc))
-    constant = X.max(axis=0) == X.min(axis=0)
     score = np.abs(_safe_ratio(num, den))
-    score[constant] = 0.0
+    score[_constant(X)] = 0.0
     return score
 
 
