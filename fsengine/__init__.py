@@ -7,8 +7,10 @@ __version__ = "0.1.0"
 
 from fsengine.data import Dataset, load_dataset  # noqa: E402
 from fsengine.errors import FSEngineError  # noqa: E402
-from fsengine.online import KOFSD, KOFSDSelector, Selection, run_kofsd  # noqa: E402
+from fsengine.online import CIEOSFS, KOFSD, OFSFPD, KOFSDSelector, Selection, run_kofsd  # noqa: E402
+from fsengine.rankers import RankerSelector  # noqa: E402
 from fsengine.runs import RunResult, run_selection  # noqa: E402
 
-__all__ = ["Dataset", "FSEngineError", "KOFSD", "KOFSDSelector", "RunResult", "Selection",
-           "__version__", "load_dataset", "run_kofsd", "run_selection"]
+__all__ = ["CIEOSFS", "Dataset", "FSEngineError", "KOFSD", "KOFSDSelector", "OFSFPD",
+           "RankerSelector", "RunResult", "Selection", "__version__", "load_dataset", "run_kofsd",
+           "run_selection"]
