@@ -107,7 +107,7 @@ METHOD_OPTIONS = [
                                                     "ReliefF's hits and misses (default 7)")),
     ("rankers (Yin et al. 2013; K-OFSD paper section 4.4)", "--clusters", "n_clusters",
      D_RANKERS, dict(type=int, help="k-means clusters of the majority class (default: "
-                                    "round(majority / minority))")),
+                                    "majority / minority, rounded half up)")),
 ]
 
 

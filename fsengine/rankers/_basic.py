@@ -52,6 +52,20 @@ def _constant(X: np.ndarray) -> np.ndarray:
     return X.max(axis=0) == X.min(axis=0)
 
 
+def _flat_within_classes(X: np.ndarray, groups) -> np.ndarray:
+    """Features with a single value inside every group (zero within-class spread, which
+    rounding would otherwise turn into ~1e-33)."""
+    return np.all([X[g].max(axis=0) == X[g].min(axis=0) for g in groups], axis=0)
+
+
+def _perfect_or_constant(score: np.ndarray, X: np.ndarray, groups) -> np.ndarray:
+    """0 for constant features, inf for features flat within every group but not constant."""
+    constant = _constant(X)
+    score[_flat_within_classes(X, groups) & ~constant] = np.inf
+    score[constant] = 0.0
+    return score
+
+
 def _safe_ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     """num / den with 0/0 = 0 and x/0 = inf for x > 0 (a perfectly separating feature)."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -80,9 +94,7 @@ def fisher_score(X, y) -> np.ndarray:
     else:
         overall = X.mean(axis=0)
         between = (sizes[:, None] * (means - overall) ** 2).sum(axis=0)
-    score = _safe_ratio(between, within)
-    score[_constant(X)] = 0.0
-    return score
+    return _perfect_or_constant(_safe_ratio(between, within), X, [y == c for c in classes])
 
 
 def _one_vs_rest(score_binary, X, y, classes):
@@ -94,14 +106,15 @@ def _s2n_binary(X: np.ndarray, y01: np.ndarray) -> np.ndarray:
     a, b = X[y01 == 1], X[y01 == 0]
     spread = a.std(axis=0, ddof=1 if len(a) > 1 else 0) + b.std(axis=0, ddof=1 if len(b) > 1 else 0)
     score = np.abs(_safe_ratio(a.mean(axis=0) - b.mean(axis=0), spread))
-    score[_constant(X)] = 0.0
-    return score
+    return _perfect_or_constant(score, X, [y01 == 1, y01 == 0])
 
 
 def s2n_score(X, y) -> np.ndarray:
     """Signal-to-noise ratio, ``|mean_1 - mean_0| / (sd_1 + sd_0)`` (ranked by absolute value).
 
-    Class 1 is the minority; standard deviations are sample (n - 1) deviations.
+    Class 1 is the minority; standard deviations are sample (n - 1) deviations (0 for
+    a class of one sample). A feature with a single value in each class but different
+    class means scores ``inf``; a constant feature 0.
     With more than two classes: the maximum over classes c of the one-versus-rest
     S2N of c.
     """

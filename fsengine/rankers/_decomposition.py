@@ -17,7 +17,8 @@ from fsengine.rankers._basic import check_scoring_input
 
 
 def default_clusters(y01: np.ndarray) -> int:
-    """``round(n_majority / n_minority)``, at least 1 (the paper's K(i) from the size ratio)."""
+    """``n_majority / n_minority`` rounded half up, at least 1 (the paper's K(i) from the
+    size ratio)."""
     minority = int(np.sum(y01 == 1))
     return max(1, int(np.floor((len(y01) - minority) / minority + 0.5)))
 
@@ -52,7 +53,7 @@ def compute_pseudo_labels(X, y, n_clusters: int | None = None, seed: int = 0) ->
     y : array of {0, 1}
         1 = the minority class (kept whole), 0 = the majority class (decomposed).
     n_clusters : int, optional
-        k; default ``round(n_majority / n_minority)``.
+        k; default ``n_majority / n_minority`` rounded half up.
     seed : int
         Seed of k-means (3 k-means++ initialisations, the best kept).
 
