@@ -8,7 +8,8 @@ Two estimators:
   ``sklearn.feature_selection._mutual_info._compute_mi_cd`` (same number of
   neighbours; ``mutual_info_classif`` additionally rescales each column and adds
   1e-10 noise to break ties), vectorised over the features instead of building two
-  trees per feature. To give the same numbers it computes what scikit-learn computes:
+  trees per feature. Columns with tied values get the same kind of tiny seeded noise
+  (:func:`break_ties`), because the estimator needs distinct values. To give the same numbers it computes what scikit-learn computes:
   within a class of more than 2k + 1 samples the k-th neighbour distance is exact
   (scikit-learn uses a KD-tree there); in a smaller class scikit-learn's brute-force
   search measures squared distances as ``x_i^2 - 2 x_i x_j + x_j^2``, and so does
@@ -174,8 +175,32 @@ def _mi_binned(X: np.ndarray, y: np.ndarray, classes: np.ndarray, bins: int,
     return np.maximum(mi, 0.0)
 
 
+def break_ties(X: np.ndarray, seed: int = 0) -> np.ndarray:
+    """X with tiny seeded noise added to the columns that contain tied values.
+
+    The kNN estimator needs distinct values: with ties, many k-th neighbour distances
+    are 0 and an informative feature of rounded or integer values can score 0. Like
+    scikit-learn's ``mutual_info_classif``, the noise is ``1e-10 * max(sd, mean |x|)``
+    times a standard normal draw (scikit-learn adds ``1e-10 * max(1, mean |x|)`` after
+    scaling each column to unit sd: the same amplitude). Columns without ties are
+    returned unchanged, and so are constant columns (their MI stays 0).
+    """
+    ordered = np.sort(X, axis=0)
+    has_ties = (ordered[1:] == ordered[:-1]).any(axis=0)
+    constant = ordered[0] == ordered[-1]                      # carries no information: left as is
+    tied = np.flatnonzero(has_ties & ~constant)
+    if len(tied) == 0:
+        return X
+    X = X.copy()
+    part = X[:, tied]
+    amplitude = 1e-10 * np.maximum(part.std(axis=0), np.abs(part).mean(axis=0))
+    noise = np.random.default_rng(seed).standard_normal(part.shape)
+    X[:, tied] = part + amplitude * noise
+    return X
+
+
 def mi_score(X, y, estimator: str = "knn", n_neighbors: int = 3, bins: int = 10,
-             binning: str = "quantile") -> np.ndarray:
+             binning: str = "quantile", tie_noise: bool = True) -> np.ndarray:
     """Mutual information (nats) between every feature and the class labels.
 
     Parameters
@@ -190,6 +215,10 @@ def mi_score(X, y, estimator: str = "knn", n_neighbors: int = 3, bins: int = 10,
         Bins of the binned estimator.
     binning : {"quantile", "uniform"}
         Bins of the binned estimator: equal-frequency or equal-width.
+    tie_noise : bool, default True
+        kNN estimator: break tied values with tiny seeded noise (:func:`break_ties`),
+        only in the columns that have ties; columns without ties give exactly
+        scikit-learn's ``_compute_mi_cd``. False estimates on the raw values.
 
     Returns
     -------
@@ -200,7 +229,7 @@ def mi_score(X, y, estimator: str = "knn", n_neighbors: int = 3, bins: int = 10,
         if isinstance(n_neighbors, bool) or not isinstance(n_neighbors, (int, np.integer)) \
                 or n_neighbors < 1:
             raise FSEngineError(f"n_neighbors must be a positive integer, got {n_neighbors!r}")
-        return _mi_knn(X, y, classes, int(n_neighbors))
+        return _mi_knn(break_ties(X) if tie_noise else X, y, classes, int(n_neighbors))
     if estimator == "binned":
         if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 2:
             raise FSEngineError(f"bins must be an integer >= 2, got {bins!r}")

@@ -796,3 +796,23 @@ def test_constant_features_score_zero_in_every_ranker():
         for name in RANKERS:
             scores = score_features(name, X, y)
             assert scores[2] == 0.0 and scores[4] == 0.0, name
+
+
+def test_mi_breaks_ties_only_where_there_are_ties():
+    """An informative feature of rounded values must not score 0 (the noise-free kNN
+    estimator gives it 0); tie-free and constant columns are left untouched."""
+    from sklearn.feature_selection import mutual_info_classif
+
+    rng = np.random.default_rng(3)
+    y = np.zeros(120, int)
+    y[:20] = 1
+    informative = np.round(rng.normal(size=120) + 1.5 * y, 1)      # ties, informative
+    smooth = rng.normal(size=120) + y                                # no ties
+    X = np.column_stack([informative, smooth, np.full(120, 0.3)])
+    with_noise = mi_score(X, y)
+    raw = mi_score(X, y, tie_noise=False)
+    assert with_noise[1] == raw[1]                                   # untouched column
+    assert with_noise[2] == raw[2] == 0.0                            # constant stays 0
+    sklearn_value = mutual_info_classif(X[:, :1], y, random_state=0)[0]
+    assert with_noise[0] > 0.1
+    assert with_noise[0] == pytest.approx(sklearn_value, abs=0.03)
