@@ -100,3 +100,11 @@ def finish_report(name: str, record: dict, problems: list[str], targets_met: boo
     if not targets_met:
         print("\nNOTE: performance target(s) not met (reported only; results agree).")
     return 0
+
+
+def print_table(rows: list[tuple[str, str]]) -> None:
+    """Print (label, value) rows as an aligned two-column table."""
+    width = max(len(label) for label, _ in rows)
+    print()
+    for label, value in rows:
+        print(f"  {label:<{width}}  {value}")

@@ -28,7 +28,7 @@ import sys
 
 import numpy as np
 
-from _common import finish_report, machine, make_data, parse_options, timed
+from _common import finish_report, machine, make_data, parse_options, print_table, timed
 from fsengine.online import run_kofsd  # noqa: E402  (after _common puts the repo on the path)
 
 K, ALPHA = 7, 0.5
@@ -153,10 +153,7 @@ def main(argv=None) -> int:
         (f"target: ratio >= {RATIO_TARGET:.0f}x", "met" if ratio_ok else "NOT MET"),
         ("results agree", "yes" if not problems else "NO"),
     ]
-    width = max(len(label) for label, _ in rows)
-    print()
-    for label, value in rows:
-        print(f"  {label:<{width}}  {value}")
+    print_table(rows)
 
     return finish_report("kofsd", {
         "shape": list(X.shape), "n_minority": int(y.sum()), "k": K, "alpha": ALPHA,

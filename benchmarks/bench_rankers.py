@@ -73,7 +73,7 @@ from scipy.stats import spearmanr
 from sklearn.feature_selection import mutual_info_classif
 from sklearn.feature_selection._mutual_info import _compute_mi_cd
 
-from _common import finish_report, machine, make_data, parse_options, timed
+from _common import finish_report, machine, make_data, parse_options, print_table, timed
 from fsengine.rankers import RANKERS, rank_features, score_features  # noqa: E402  (after _common)
 from fsengine.rankers import _decomposition  # noqa: E402
 from fsengine.rankers._mi import break_ties  # noqa: E402
@@ -261,10 +261,7 @@ def main(argv=None) -> int:
         (f"target: ReliefF ratio >= {RATIO_TARGET:.0f}x", "met" if rf_ok else "NOT MET"),
         ("results agree", "yes" if not problems else "NO"),
     ]
-    width = max(len(label) for label, _ in rows)
-    print()
-    for label, value in rows:
-        print(f"  {label:<{width}}  {value}")
+    print_table(rows)
 
     return finish_report("rankers", {
         "shape": list(X.shape), "n_minority": int(y.sum()), "seed": args.seed,
