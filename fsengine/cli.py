@@ -14,7 +14,10 @@ import numpy as np
 from fsengine import __version__
 from fsengine.data import load_dataset
 from fsengine.errors import FSEngineError
-from fsengine.export import events_to_csv, selection_to_csv, stability_to_csv
+from fsengine.evaluation import PAPER_METHODS, evaluate, sweep_k, sweep_top
+from fsengine.export import (events_to_csv, records_to_csv, selection_to_csv, stability_to_csv,
+                             summary_table)
+from fsengine.progress import terminal_progress
 from fsengine.online import CARD_NAMES, ORDERS
 from fsengine.discretise import BINNINGS
 from fsengine.online._cieosfs import TESTS
@@ -111,21 +114,43 @@ METHOD_OPTIONS = [
 ]
 
 
-def _add_method_options(p: argparse.ArgumentParser, rankers: bool = True) -> None:
-    p.add_argument("--minority", metavar="CLASS", required=True,
-                   help="the rare class to select for (one versus rest); '2' matches a "
-                        "numeric label 2")
-    methods = list(METHODS) if rankers else list(ONLINE_METHODS)
-    p.add_argument("--method", choices=methods, default="kofsd", metavar="METHOD",
-                   help="selection method: " + ", ".join(methods) + " (default: kofsd)")
+def _add_method_options(p: argparse.ArgumentParser, rankers: bool = True,
+                        single: bool = True, skip: tuple[str, ...] = ()) -> None:
+    """--minority and --method (when ``single``) and every method's own options but
+    those in ``skip`` (flags the command defines itself)."""
+    if single:
+        p.add_argument("--minority", metavar="CLASS", required=True,
+                       help="the rare class to select for (one versus rest); '2' matches a "
+                            "numeric label 2")
+        methods = list(METHODS) if rankers else list(ONLINE_METHODS)
+        p.add_argument("--method", choices=methods, default="kofsd", metavar="METHOD",
+                       help="selection method: " + ", ".join(methods) + " (default: kofsd)")
     groups = {}
     for group, flag, _, applies, keywords in METHOD_OPTIONS:
-        if not rankers and not set(applies) & set(ONLINE_METHODS):
+        if flag in skip or (not rankers and not set(applies) & set(ONLINE_METHODS)):
             continue
         if group not in groups:
             groups[group] = p.add_argument_group(group)
         help_text = f"{keywords['help']} [--method {'|'.join(applies)}]"
         groups[group].add_argument(flag, default=None, **{**keywords, "help": help_text})
+
+
+def _params_per_method(args, methods: list[str], skip: tuple[str, ...] = ()) -> dict[str, dict]:
+    """Each given method option (but ``skip``), routed to every listed method it applies to."""
+    params: dict[str, dict] = {m: {} for m in methods}
+    for _, flag, name, applies, _ in METHOD_OPTIONS:
+        if flag in skip:
+            continue
+        value = getattr(args, flag[2:].replace("-", "_"), None)
+        if value is None:
+            continue
+        targets = [m for m in methods if m in applies]
+        if not targets:
+            raise FSEngineError(f"{flag} applies to {'|'.join(applies)}, none of which is in "
+                                f"--methods {','.join(methods)}")
+        for m in targets:
+            params[m][name] = value
+    return {m: p for m, p in params.items() if p}
 
 
 def _method_params(args) -> dict:
@@ -190,7 +215,71 @@ def build_parser() -> argparse.ArgumentParser:
     stab.add_argument("--out", metavar="FILE",
                       help="also write each order's selection as CSV (order,seed,size,features)")
     _add_method_options(stab, rankers=False)
+
+    ev = sub.add_parser(
+        "evaluate", help="compare methods under the K-OFSD paper's protocol",
+        description="R random stratified 50/50 splits: each method selects on the training "
+                    "half; 1-NN and a linear SVM trained on it are scored on the test half "
+                    "(G-mean, minority F1, AUC). Rankers get as many features as K-OFSD "
+                    "selected on the split, or --top. Prints mean +- sd per method.")
+    _add_data_options(ev)
+    _add_protocol_options(ev)
+    ev.add_argument("--methods", type=_name_list, metavar="M1,M2,...",
+                    default=list(PAPER_METHODS),
+                    help="methods to compare (default: " + ",".join(PAPER_METHODS)
+                         + ", the paper's); any of " + ",".join(METHODS))
+    ev.add_argument("--top", type=int, metavar="N",
+                    help="give every ranker N features (default: as many as K-OFSD selected)")
+    ev.add_argument("--out", metavar="FILE", help="also write one CSV row per method and split")
+    _add_method_options(ev, single=False)
+
+    sw = sub.add_parser(
+        "sweep", help="K-OFSD over a range of K, or rankers over a range of top-k",
+        description="Under the evaluation protocol, run K-OFSD for each K (--k 1..10, the "
+                    "paper's Figs. 2-7), or rankers for each number of features (--methods "
+                    "fisher,mi --top 1..20). Prints mean +- sd per K or per method and N.")
+    _add_data_options(sw)
+    _add_protocol_options(sw)
+    sw.add_argument("--k", type=_int_range, metavar="RANGE", default=None,
+                    help="values of K: 1..10 (default), 3,5,7 or 7")
+    sw.add_argument("--methods", type=_name_list, metavar="M1,M2,...",
+                    help="rankers to sweep over --top (instead of K-OFSD over --k)")
+    sw.add_argument("--top", type=_int_range, metavar="RANGE",
+                    help="numbers of features for --methods, e.g. 1..20")
+    sw.add_argument("--out", metavar="FILE", help="also write one CSV row per setting and split")
+    _add_method_options(sw, single=False, skip=("--k",))
     return parser
+
+
+def _name_list(text: str) -> list[str]:
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("give at least one name")
+    return names
+
+
+def _int_range(text: str) -> list[int]:
+    """'1..10', '3,5,7' or '7' as a list of integers."""
+    try:
+        if ".." in text:
+            low, high = (int(t) for t in text.split("..", 1))
+            values = list(range(low, high + 1))
+        else:
+            values = [int(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a range like 1..10 or 3,5,7") from None
+    if not values:
+        raise argparse.ArgumentTypeError(f"{text!r} is an empty range")
+    return values
+
+
+def _add_protocol_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--minority", metavar="CLASS", required=True,
+                   help="the rare class (one versus rest); '2' matches a numeric label 2")
+    p.add_argument("--splits", type=int, default=20, metavar="R",
+                   help="random stratified 50/50 splits (default: 20)")
+    p.add_argument("--seed", type=int, default=0, metavar="N",
+                   help="seed of the splits (default: 0)")
 
 
 def _write(text: str, target: str) -> None:
@@ -256,11 +345,61 @@ def _cmd_stability(args) -> None:
         _write(stability_to_csv(result), args.out)
 
 
+def _data_line(ds, minority) -> str:
+    label = ds.resolve_class(minority)
+    count = ds.class_counts()[label]
+    return f"{ds.source}: {ds.n_samples} x {ds.n_features}, minority {label} ({count} of {ds.n_samples})"
+
+
+def _cmd_evaluate(args) -> None:
+    ds = load_dataset(args.data, label=args.label, transpose=args.transpose,
+                      drop_constant=args.drop_constant)
+    params = _params_per_method(args, args.methods)
+    result = evaluate(ds, args.minority, args.methods, n_splits=args.splits, seed=args.seed,
+                      top=args.top, params=params, progress=terminal_progress())
+    rule = f"top {args.top}" if args.top else "as many features as K-OFSD selected on each split"
+    sys.stdout.write(f"{_data_line(ds, args.minority)}\n{args.splits} stratified 50/50 splits "
+                     f"(seed {args.seed}); rankers: {rule}\n\n"
+                     + summary_table(result.summary()))
+    if args.out:
+        _write(records_to_csv(result.records, ("method", "split")), args.out)
+
+
+def _cmd_sweep(args) -> None:
+    ds = load_dataset(args.data, label=args.label, transpose=args.transpose,
+                      drop_constant=args.drop_constant)
+    if args.methods:
+        if args.k is not None:
+            raise FSEngineError("--k sweeps K-OFSD; with --methods, sweep rankers over --top")
+        if not args.top:
+            raise FSEngineError("--methods needs --top with the numbers of features, e.g. 1..20")
+        params = _params_per_method(args, args.methods, skip=("--k",))
+        result = sweep_top(ds, args.minority, args.methods, args.top, n_splits=args.splits,
+                           seed=args.seed, params=params, progress=terminal_progress())
+        rows = [{**r, "setting": f"{r['method']} top {r['top']}"}
+                for r in result.summary(("method", "top"))]
+        first = ("method", "top", "split")
+    else:
+        if args.top:
+            raise FSEngineError("--top sweeps rankers: give them with --methods")
+        params = _params_per_method(args, ["kofsd"], skip=("--k",)).get("kofsd", {})
+        result = sweep_k(ds, args.minority, args.k or list(range(1, 11)), n_splits=args.splits,
+                         seed=args.seed, progress=terminal_progress(), **params)
+        rows = [{**r, "setting": f"K={r['k']}"} for r in result.summary(("k",))]
+        first = ("k", "split")
+    sys.stdout.write(f"{_data_line(ds, args.minority)}\n{args.splits} stratified 50/50 splits "
+                     f"(seed {args.seed})\n\n" + summary_table(rows, key="setting"))
+    if args.out:
+        _write(records_to_csv(result.records, first), args.out)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status (0, or 2 on any error)."""
     try:
         args = build_parser().parse_args(argv)
-        {"info": _cmd_info, "select": _cmd_select, "stability": _cmd_stability}[args.command](args)
+        commands = {"info": _cmd_info, "select": _cmd_select, "stability": _cmd_stability,
+                    "evaluate": _cmd_evaluate, "sweep": _cmd_sweep}
+        commands[args.command](args)
     except FSEngineError as exc:
         print(f"fsengine: error: {exc}", file=sys.stderr)
         return EXIT_ERROR

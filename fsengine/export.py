@@ -81,3 +81,40 @@ def stability_to_csv(result) -> str:
     for r, (seed, features) in enumerate(zip(result.seeds, result.selections)):
         writer.writerow([r, seed, len(features), ";".join(features)])
     return out.getvalue()
+
+
+def records_to_csv(records: list[dict], first: tuple[str, ...] = ()) -> str:
+    """Evaluation or sweep records as CSV: the ``first`` columns, then the rest in order.
+
+    Floats are written with full precision.
+    """
+    if not records:
+        return ""
+    columns = list(first) + [c for c in records[0] if c not in first]
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(columns)
+    for record in records:
+        writer.writerow([_format(record[c]) if isinstance(record[c], float) else record[c]
+                         for c in columns])
+    return out.getvalue()
+
+
+def summary_table(rows: list[dict], key: str = "method") -> str:
+    """The evaluation summary as a text table in the K-OFSD paper's layout (mean +- sd).
+
+    Columns: G-mean 1-NN, G-mean SVM, F1 (1-NN), AUC (SVM), number of features and the
+    selection time in seconds.
+    """
+    columns = [("G-mean 1-NN", "gmean_1nn"), ("G-mean SVM", "gmean_svm"),
+               ("F1 (1-NN)", "f1_1nn"), ("AUC (SVM)", "auc_svm"),
+               ("#features", "n_features"), ("time (s)", "seconds")]
+    width = max(len(key), *(len(str(r[key])) for r in rows))
+    lines = [f"{key:<{width}}  " + "  ".join(f"{title:<15}" for title, _ in columns)]
+    for row in rows:
+        cells = []
+        for title, name in columns:
+            digits = 1 if name == "n_features" else 3 if name == "seconds" else 4
+            cells.append(f"{row[name + '_mean']:.{digits}f} +- {row[name + '_std']:.{digits}f}")
+        lines.append(f"{str(row[key]):<{width}}  " + "  ".join(f"{c:<15}" for c in cells))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,330 @@
+"""Evaluation protocol of the K-OFSD paper (Zhou et al. 2017, section 4.1), and sweeps.
+
+R random stratified 50/50 splits (default 20, seeded): every selector and ranker
+sees only the training half; a classifier trained on the training half's selected
+features is scored on the test half. Rankers get as many features as K-OFSD selected
+on the same split (the paper's rule) unless a fixed ``top`` is given.
+
+Metrics are on the minority class (label 1): G-mean = sqrt(TPR x TNR), the minority
+class's F1, and ROC AUC. Classifiers (scikit-learn):
+
+* ``1nn``: 1-nearest neighbour, Euclidean distance on the selected features as they
+  are (MATLAB's ``fitcknn`` default, as in the paper);
+* ``svm``: linear SVM, ``SVC(kernel="linear", C=1)``, on features standardised with the
+  training half's means and standard deviations.
+
+AUC uses the SVM's decision function; for 1-NN, whose output is a hard label, it is
+the AUC of that label, (TPR + TNR) / 2.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+from sklearn.model_selection import StratifiedShuffleSplit
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC
+
+from fsengine.data import Dataset
+from fsengine.errors import FSEngineError
+from fsengine.online import feature_order, stream_events
+from fsengine.rankers import RANKERS, rank_features, score_features
+from fsengine.runs import METHODS, ONLINE_METHODS, make_online_selector
+
+CLASSIFIERS = ("1nn", "svm")
+METRICS = ("gmean", "f1", "auc")
+#: The methods of the K-OFSD paper's comparison (Tables 3 and 4).
+PAPER_METHODS = ("kofsd", "fisher", "s2n", "pcc", "relieff", "mi")
+
+Progress = Callable[[int, int, str], None]
+
+
+def confusion(y_true, y_pred) -> tuple[int, int, int, int]:
+    """(TP, FN, TN, FP) with the minority class (1) as positive."""
+    y_true = np.asarray(y_true) == 1
+    y_pred = np.asarray(y_pred) == 1
+    return (int(np.sum(y_true & y_pred)), int(np.sum(y_true & ~y_pred)),
+            int(np.sum(~y_true & ~y_pred)), int(np.sum(~y_true & y_pred)))
+
+
+def gmean(y_true, y_pred) -> float:
+    """G-mean = sqrt(TP / (TP + FN) x TN / (TN + FP)); 0 when a class is never predicted
+    right (and a rate whose class is absent counts as 0)."""
+    tp, fn, tn, fp = confusion(y_true, y_pred)
+    tpr = tp / (tp + fn) if tp + fn else 0.0
+    tnr = tn / (tn + fp) if tn + fp else 0.0
+    return math.sqrt(tpr * tnr)
+
+
+def f1_minority(y_true, y_pred) -> float:
+    """F1 of the minority class, 2 TP / (2 TP + FP + FN); 0 when it is never predicted
+    and never present."""
+    tp, fn, _, fp = confusion(y_true, y_pred)
+    return 2 * tp / (2 * tp + fp + fn) if tp + fp + fn else 0.0
+
+
+def roc_auc(y_true, scores) -> float:
+    """Area under the ROC curve of ``scores`` for the minority class (ties count half)."""
+    y_true = np.asarray(y_true) == 1
+    scores = np.asarray(scores, dtype=float)
+    pos, neg = scores[y_true], scores[~y_true]
+    if len(pos) == 0 or len(neg) == 0:
+        raise FSEngineError("AUC needs both classes in the test half")
+    greater = (pos[:, None] > neg[None, :]).sum()
+    equal = (pos[:, None] == neg[None, :]).sum()
+    return float((greater + 0.5 * equal) / (len(pos) * len(neg)))
+
+
+def make_classifier(name: str):
+    """A fresh classifier: "1nn" or "svm" (see the module docstring)."""
+    if name == "1nn":
+        return KNeighborsClassifier(n_neighbors=1)
+    if name == "svm":
+        return make_pipeline(StandardScaler(), SVC(kernel="linear", C=1.0))
+    raise FSEngineError(f"unknown classifier {name!r}; choose one of {', '.join(CLASSIFIERS)}")
+
+
+def classify(name: str, X_train, y_train, X_test, y_test) -> dict:
+    """Train classifier ``name`` on the training half, score it on the test half.
+
+    With no feature at all, every test sample is predicted as the majority class
+    (G-mean 0, AUC 0.5).
+
+    Returns
+    -------
+    dict with "gmean", "f1", "auc"
+    """
+    if X_train.shape[1] == 0:
+        predicted, scores = np.zeros(len(y_test), dtype=int), np.zeros(len(y_test))
+    else:
+        model = make_classifier(name).fit(X_train, y_train)
+        predicted = model.predict(X_test)
+        scores = model.decision_function(X_test) if name == "svm" else predicted
+    return {"gmean": gmean(y_test, predicted), "f1": f1_minority(y_test, predicted),
+            "auc": roc_auc(y_test, scores)}
+
+
+def stratified_splits(y, n_splits: int = 20, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``n_splits`` random stratified halves: ceil(n / 2) samples to train, the rest to test.
+
+    Both halves keep the class ratio (up to one sample per class); the same seed gives
+    the same splits.
+    """
+    y = np.asarray(y)
+    if isinstance(n_splits, bool) or not isinstance(n_splits, (int, np.integer)) or n_splits < 1:
+        raise FSEngineError(f"the number of splits must be a positive integer, got {n_splits!r}")
+    counts = np.bincount(y)
+    if counts.min() < 2:
+        raise FSEngineError("each class needs at least 2 samples to appear in both halves")
+    n_train = math.ceil(len(y) / 2)
+    splitter = StratifiedShuffleSplit(n_splits=n_splits, train_size=n_train,
+                                      test_size=len(y) - n_train, random_state=seed)
+    return list(splitter.split(np.zeros((len(y), 1)), y))
+
+
+def select_on(method: str, X_train: np.ndarray, y_train: np.ndarray, names: Sequence[str],
+              n_features: int | None = None, **params) -> list[int]:
+    """Column indices that ``method`` selects from the training half alone.
+
+    Online methods stream the columns in natural order; rankers keep their
+    ``n_features`` best (ties to the lower index).
+    """
+    if method in ONLINE_METHODS:
+        selector = make_online_selector(method, y_train, **params)
+        for _ in stream_events(selector, X_train, names, feature_order(X_train.shape[1])):
+            pass
+        return list(selector.finish().columns)
+    if n_features is None:
+        raise FSEngineError(f"{method} is a ranker: it needs a number of features")
+    scores = score_features(method, X_train, y_train, **params)
+    return rank_features(scores)[:n_features].tolist()
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Results of :func:`evaluate`: one record per method and split.
+
+    Attributes
+    ----------
+    records : list of dict
+        method, split, n_features, seconds (selection time), features (names joined
+        by ';') and ``<metric>_<classifier>`` for every metric and classifier.
+    params : dict
+        Data set, minority class, splits, seed, methods and their parameters.
+    """
+
+    records: list[dict]
+    params: dict = field(default_factory=dict)
+
+    def summary(self, by: tuple[str, ...] = ("method",)) -> list[dict]:
+        """Mean and standard deviation (over splits) of every metric, the number of
+        features and the time, per group of records (keys ``<name>_mean`` / ``_std``).
+
+        Parameters
+        ----------
+        by : tuple of str
+            Record fields that define a group, in the order first seen: ("method",)
+            for :func:`evaluate`, ("k",) for :func:`sweep_k`, ("method", "top") for
+            :func:`sweep_top`.
+        """
+        groups: dict[tuple, list[dict]] = {}
+        for record in self.records:
+            groups.setdefault(tuple(record[b] for b in by), []).append(record)
+        columns = ["n_features", "seconds"] + [f"{m}_{c}" for c in CLASSIFIERS for m in METRICS]
+        rows = []
+        for key, mine in groups.items():
+            row = {**dict(zip(by, key)), "splits": len(mine)}
+            for column in columns:
+                values = np.array([r[column] for r in mine], dtype=float)
+                row[f"{column}_mean"] = float(values.mean())
+                row[f"{column}_std"] = float(values.std(ddof=1)) if len(values) > 1 else 0.0
+            rows.append(row)
+        return rows
+
+
+def _check_methods(methods: Sequence[str]) -> list[str]:
+    methods = list(dict.fromkeys(methods))
+    if not methods:
+        raise FSEngineError("no method to evaluate")
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown:
+        raise FSEngineError(f"unknown method(s) {', '.join(unknown)}; choose from {', '.join(METHODS)}")
+    return methods
+
+
+def evaluate(dataset: Dataset, minority, methods: Sequence[str] = PAPER_METHODS, *,
+             n_splits: int = 20, seed: int = 0, top: int | None = None,
+             params: dict | None = None, progress: Progress | None = None) -> Evaluation:
+    """The paper's protocol: selection on the training half, 1-NN and SVM on the test half.
+
+    Parameters
+    ----------
+    dataset : Dataset
+    minority : label or str
+        The class to select for (one versus rest).
+    methods : sequence of str
+        Online selectors and rankers (see :data:`fsengine.runs.METHODS`).
+    n_splits : int, default 20
+        Number of random stratified 50/50 splits R.
+    seed : int, default 0
+        Seed of the splits.
+    top : int, optional
+        Give every ranker this many features; default: as many as K-OFSD selected on
+        the same split (K-OFSD is run for the count even if it is not in ``methods``).
+    params : dict, optional
+        Parameters per method, e.g. ``{"kofsd": {"k": 5}, "relieff": {"n_neighbors": 7}}``.
+    progress : callable, optional
+        Called as ``progress(done, total, message)`` after every method and split.
+
+    Returns
+    -------
+    Evaluation
+    """
+    methods = _check_methods(methods)
+    params = {m: dict(p) for m, p in (params or {}).items()}
+    label = dataset.resolve_class(minority)
+    y = dataset.binarise(label)
+    if top is not None and (isinstance(top, bool) or not isinstance(top, (int, np.integer))
+                            or not 1 <= top <= dataset.n_features):
+        raise FSEngineError(f"top must be an integer from 1 to {dataset.n_features}, got {top!r}")
+    splits = stratified_splits(y, n_splits, seed)
+    names = list(dataset.feature_names)
+    rankers = [m for m in methods if m in RANKERS]
+    records, done, total = [], 0, len(splits) * len(methods)
+    for split, (train, test) in enumerate(splits):
+        X_train, X_test = dataset.X[train], dataset.X[test]
+        y_train, y_test = y[train], y[test]
+        chosen: dict[str, tuple[list[int], float]] = {}
+        for method in methods:
+            if method in RANKERS:
+                continue
+            start = time.perf_counter()
+            columns = select_on(method, X_train, y_train, names, **params.get(method, {}))
+            chosen[method] = (columns, time.perf_counter() - start)
+        count = top
+        if rankers and count is None:
+            if "kofsd" not in chosen:
+                chosen_kofsd = select_on("kofsd", X_train, y_train, names, **params.get("kofsd", {}))
+            else:
+                chosen_kofsd = chosen["kofsd"][0]
+            count = len(chosen_kofsd)
+        for method in rankers:
+            start = time.perf_counter()
+            columns = select_on(method, X_train, y_train, names, count, **params.get(method, {}))
+            chosen[method] = (columns, time.perf_counter() - start)
+        for method in methods:
+            columns, seconds = chosen[method]
+            record = {"method": method, "split": split, "n_features": len(columns),
+                      "seconds": seconds}
+            for classifier in CLASSIFIERS:
+                scores = classify(classifier, X_train[:, columns], y_train, X_test[:, columns], y_test)
+                for metric, value in scores.items():
+                    record[f"{metric}_{classifier}"] = value
+            record["features"] = ";".join(names[c] for c in columns)
+            records.append(record)
+            done += 1
+            if progress:
+                progress(done, total, f"split {split + 1}/{len(splits)} {method}")
+    run_params = {"data": dataset.source, "label_column": dataset.label_column, "minority": label,
+                  "methods": methods, "splits": n_splits, "seed": seed, "top": top,
+                  "params": params}
+    return Evaluation(records, run_params)
+
+
+def sweep_k(dataset: Dataset, minority, ks: Sequence[int] = range(1, 11), *, n_splits: int = 20,
+            seed: int = 0, progress: Progress | None = None, **params) -> Evaluation:
+    """K-OFSD over a range of K (the paper's Figs. 2-7) under the same protocol.
+
+    Records carry a ``k`` field; ``params`` are K-OFSD's other parameters.
+    """
+    ks = [int(k) for k in ks]
+    if not ks:
+        raise FSEngineError("no K to sweep")
+    records = []
+    total = len(ks) * n_splits
+    for i, k in enumerate(ks):
+        done_before = i * n_splits
+
+        def step(done, _total, message, k=k, done_before=done_before):
+            if progress:
+                progress(done_before + done, total, f"K={k} {message}")
+
+        result = evaluate(dataset, minority, ["kofsd"], n_splits=n_splits, seed=seed,
+                          params={"kofsd": {**params, "k": k}}, progress=step)
+        records += [{**r, "k": k} for r in result.records]
+    return Evaluation(records, {"data": dataset.source, "minority": dataset.resolve_class(minority),
+                                "ks": ks, "splits": n_splits, "seed": seed, "params": params})
+
+
+def sweep_top(dataset: Dataset, minority, methods: Sequence[str], tops: Sequence[int], *,
+              n_splits: int = 20, seed: int = 0, params: dict | None = None,
+              progress: Progress | None = None) -> Evaluation:
+    """Rankers over a range of top-k under the same protocol; records carry ``top``."""
+    methods = _check_methods(methods)
+    online = [m for m in methods if m not in RANKERS]
+    if online:
+        raise FSEngineError(f"a top-k sweep is for rankers; {', '.join(online)} choose their own "
+                            "number of features")
+    tops = [int(t) for t in tops]
+    if not tops:
+        raise FSEngineError("no top-k to sweep")
+    records, total = [], len(tops) * n_splits * len(methods)
+    for i, t in enumerate(tops):
+        done_before = i * n_splits * len(methods)
+
+        def step(done, _total, message, t=t, done_before=done_before):
+            if progress:
+                progress(done_before + done, total, f"top {t} {message}")
+
+        result = evaluate(dataset, minority, methods, n_splits=n_splits, seed=seed, top=t,
+                          params=params, progress=step)
+        records += [{**r, "top": t} for r in result.records]
+    return Evaluation(records, {"data": dataset.source, "minority": dataset.resolve_class(minority),
+                                "methods": methods, "tops": tops, "splits": n_splits,
+                                "seed": seed, "params": params or {}})
