@@ -23,7 +23,7 @@ from fsengine.discretise import BINNINGS
 from fsengine.online._cieosfs import TESTS
 from fsengine.online._neighbours import METRICS, VARIANTS
 from fsengine.online._ofsfpd import RELEVANCE
-from fsengine.rankers import ESTIMATORS
+from fsengine.rankers import ESTIMATORS, RANKERS
 from fsengine.runs import METHODS, ONLINE_METHODS, run_selection
 from fsengine.stability import order_stability
 
@@ -354,7 +354,11 @@ def _data_line(ds, minority) -> str:
 def _cmd_evaluate(args) -> None:
     ds = load_dataset(args.data, label=args.label, transpose=args.transpose,
                       drop_constant=args.drop_constant)
-    params = _params_per_method(args, args.methods)
+    counted_by_kofsd = (args.top is None and "kofsd" not in args.methods
+                        and any(m in RANKERS for m in args.methods))
+    # K-OFSD sets the rankers' number of features, so its options apply even when it is
+    # not itself compared.
+    params = _params_per_method(args, args.methods + (["kofsd"] if counted_by_kofsd else []))
     result = evaluate(ds, args.minority, args.methods, n_splits=args.splits, seed=args.seed,
                       top=args.top, params=params, progress=terminal_progress())
     rule = f"top {args.top}" if args.top else "as many features as K-OFSD selected on each split"

@@ -119,7 +119,7 @@ def stratified_splits(y, n_splits: int = 20, seed: int = 0) -> list[tuple[np.nda
     y = np.asarray(y)
     if isinstance(n_splits, bool) or not isinstance(n_splits, (int, np.integer)) or n_splits < 1:
         raise FSEngineError(f"the number of splits must be a positive integer, got {n_splits!r}")
-    counts = np.bincount(y)
+    _, counts = np.unique(y, return_counts=True)
     if counts.min() < 2:
         raise FSEngineError("each class needs at least 2 samples to appear in both halves")
     n_train = math.ceil(len(y) / 2)
