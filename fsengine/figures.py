@@ -77,3 +77,50 @@ def comparison_figure(summary: list[dict], title: str = "") -> go.Figure:
     fig.update_layout(barmode="group", title=title, yaxis_title="G-mean", yaxis_range=[0, 1.05],
                       height=360, margin=dict(l=40, r=20, t=60, b=40), uirevision="compare")
     return fig
+
+
+def stream_figure(curves: dict, score_label: str = "set score", total: int | None = None) -> go.Figure:
+    """The live stream chart: selected-set size, the set's score and the hold-out G-mean
+    against the number of features streamed so far.
+
+    Parameters
+    ----------
+    curves : dict
+        :meth:`fsengine.live.LiveStream.curves`.
+    score_label : str
+        What the set's score is (K-OFSD: dependency; CIE-OSFS: H(D|SF); OFS-FPD: mean
+        correlation).
+    total : int, optional
+        Length of the stream, to fix the x axis.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Size on the left axis, score and G-mean (both in [0, 1] or so) on the right.
+    """
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=curves["step"], y=curves["size"], name="selected features",
+                             mode="lines", line=dict(color="#1f77b4", shape="hv")))
+    fig.add_trace(go.Scatter(x=curves["step"], y=curves["score"], name=score_label, mode="lines",
+                             line=dict(color="#ff7f0e"), yaxis="y2"))
+    fig.add_trace(go.Scatter(x=curves["gmean_step"], y=curves["gmean"], name="hold-out G-mean (1-NN)",
+                             mode="lines+markers", marker_size=4, line=dict(color="#2ca02c"),
+                             yaxis="y2"))
+    fig.update_layout(
+        xaxis=dict(title="features streamed", range=[0, total] if total else None),
+        yaxis=dict(title="selected features", rangemode="tozero"),
+        yaxis2=dict(title="score / G-mean", overlaying="y", side="right", rangemode="tozero"),
+        legend=dict(orientation="h", y=-0.25), height=380, margin=dict(l=50, r=50, t=30, b=40),
+        uirevision="stream")
+    return fig
+
+
+def jaccard_figure(names: list[str], selections: list[set]) -> go.Figure:
+    """Heat map of the Jaccard overlap |A and B| / |A or B| between methods' selected sets."""
+    matrix = [[(len(a & b) / len(a | b)) if (a | b) else 1.0 for b in selections] for a in selections]
+    fig = go.Figure(go.Heatmap(z=matrix, x=names, y=names, zmin=0, zmax=1, colorscale="Blues",
+                               text=[[f"{v:.2f}" for v in row] for row in matrix],
+                               texttemplate="%{text}", hovertemplate="%{y} / %{x}: %{z:.2f}<extra></extra>"))
+    fig.update_layout(height=380, margin=dict(l=60, r=20, t=30, b=60), yaxis_autorange="reversed",
+                      uirevision="jaccard")
+    return fig

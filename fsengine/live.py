@@ -1,0 +1,135 @@
+"""A feature stream advanced a little at a time, for the dashboard's animation.
+
+:class:`LiveStream` runs an online selector over a data set in the same order and
+with the same events as :func:`fsengine.runs.run_selection` (so its final selection
+is the command line's), but in chunks bounded by a number of features or a time
+budget. Between chunks it keeps the curves to draw: the selected set's size and score
+after every step, and the G-mean of a 1-NN classifier on the current set, trained on
+a stratified training split and scored on the held-out split (refreshed once per
+chunk, not per step: a sane rate for a live chart).
+
+The selection itself uses all samples, as the command line does; the hold-out G-mean
+is a live indicator, not the evaluation protocol (see :mod:`fsengine.evaluation`).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from fsengine.data import Dataset
+from fsengine.evaluation import classify, stratified_splits
+from fsengine.online import Selection, StreamEvent, feature_order
+from fsengine.runs import make_online_selector
+
+
+class LiveStream:
+    """An online selector streaming a data set's features, advanced on demand.
+
+    Parameters
+    ----------
+    dataset : Dataset
+    minority : label or str
+        The class to select for (one versus rest).
+    method : str
+        An online method ("kofsd", "ofs-fpd", "cie-osfs").
+    order : {"natural", "random"}
+    seed : int, optional
+        Seed of the random order.
+    params : dict, optional
+        The method's parameters.
+    holdout_seed : int
+        Seed of the stratified split used for the live G-mean.
+    """
+
+    def __init__(self, dataset: Dataset, minority, method: str = "kofsd", *,
+                 order: str = "natural", seed: int | None = None, params: dict | None = None,
+                 holdout_seed: int = 0):
+        self.dataset = dataset
+        self.minority = dataset.resolve_class(minority)
+        self.method = method
+        self.params = dict(params or {})
+        self.y = dataset.binarise(self.minority)
+        self.selector = make_online_selector(method, self.y, **self.params)
+        self.order = feature_order(dataset.n_features, order, seed)
+        self.order_name, self.seed = order, seed
+        self.position = 0
+        self.events: list[StreamEvent] = []
+        self.sizes: list[int] = []
+        self.scores: list[float] = []
+        self.gmean_steps: list[int] = []
+        self.gmeans: list[float] = []
+        self._train, self._test = stratified_splits(self.y, 1, holdout_seed)[0]
+        self._gmean_cache: dict[tuple[int, ...], float] = {}
+        self.seconds = 0.0
+
+    @property
+    def total(self) -> int:
+        """Number of features in the stream."""
+        return len(self.order)
+
+    @property
+    def done(self) -> bool:
+        """Whether every feature has arrived."""
+        return self.position >= self.total
+
+    def advance(self, max_features: int | None = None, max_seconds: float | None = None,
+                chunk: int = 256) -> list[StreamEvent]:
+        """Stream up to ``max_features`` more features, stopping early after ``max_seconds``.
+
+        At least one feature is processed if any is left. Returns the new events.
+        """
+        start = time.perf_counter()
+        limit = self.total - self.position if max_features is None else max_features
+        new: list[StreamEvent] = []
+        while limit > 0 and not self.done:
+            take = min(chunk, limit, self.total - self.position)
+            columns = self.order[self.position:self.position + take]
+            events = self.selector.step_many(self.dataset.X[:, columns],
+                                             [self.dataset.feature_names[c] for c in columns],
+                                             columns.tolist())
+            new += events
+            self.position += take
+            limit -= take
+            if max_seconds is not None and time.perf_counter() - start >= max_seconds:
+                break
+        self.events += new
+        self.sizes += [len(e.selected) for e in new]
+        self.scores += [float(e.selected_score) for e in new]
+        if new:
+            self.gmean_steps.append(self.position)
+            self.gmeans.append(self.holdout_gmean(new[-1].selected_columns))
+        self.seconds += time.perf_counter() - start
+        return new
+
+    def holdout_gmean(self, columns) -> float:
+        """G-mean of 1-NN on ``columns``: trained on the training split, scored on the held-out
+        split (0 for an empty set)."""
+        key = tuple(columns)
+        if key not in self._gmean_cache:
+            if not key:
+                self._gmean_cache[key] = 0.0
+            else:
+                X = self.dataset.X[:, list(key)]
+                self._gmean_cache[key] = classify("1nn", X[self._train], self.y[self._train],
+                                                  X[self._test], self.y[self._test])["gmean"]
+        return self._gmean_cache[key]
+
+    def curves(self) -> dict[str, np.ndarray]:
+        """Arrays to draw: ``step`` (1-based), ``size``, ``score`` per step; ``gmean_step``,
+        ``gmean`` per refresh."""
+        return {"step": np.arange(1, len(self.sizes) + 1), "size": np.array(self.sizes),
+                "score": np.array(self.scores, dtype=float),
+                "gmean_step": np.array(self.gmean_steps), "gmean": np.array(self.gmeans)}
+
+    def selection(self) -> Selection:
+        """The final selection (the command line's), once the stream is done."""
+        if not self.done:
+            raise RuntimeError("the stream is not finished")
+        return self.selector.finish()
+
+    def current_gmean(self) -> float:
+        """The latest hold-out G-mean (NaN before the first feature)."""
+        return self.gmeans[-1] if self.gmeans else math.nan
