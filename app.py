@@ -6,8 +6,12 @@ from dashboard import state
 
 st.set_page_config(page_title="fsengine", page_icon=":dna:", layout="wide")
 
-pages = [st.Page("pages/data.py", title="Data", icon=":material/table:", default=True)]
-navigation = st.navigation(pages)
+# One line per page; the first is the default.
+PAGES = [
+    st.Page("pages/data.py", title="Data", icon=":material/table:", default=True),
+    st.Page("pages/stream.py", title="Stream", icon=":material/play_circle:"),
+]
+navigation = st.navigation(PAGES)
 
 loaded = state.current()
 with st.sidebar:

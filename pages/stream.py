@@ -1,0 +1,154 @@
+"""Stream page: watch genes arrive one at a time into an online selector."""
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import state
+from fsengine import FSEngineError
+from fsengine.export import events_to_csv, selection_to_csv
+from fsengine.figures import stream_figure
+from fsengine.live import LiveStream
+
+METHOD_LABELS = {"kofsd": "K-OFSD (Zhou et al. 2017)", "ofs-fpd": "OFS-FPD (Hashemi et al.)",
+                 "cie-osfs": "CIE-OSFS (Wang et al. 2017)"}
+SCORE_LABELS = {"kofsd": "dependency of the set", "ofs-fpd": "mean correlation of S",
+                "cie-osfs": "H(D|SF), bits"}
+#: Features per animation tick (a tick every 0.25 s; "max" = as many as fit in 0.2 s).
+SPEEDS = {"1": 1, "10": 10, "100": 100, "1,000": 1000, "max": None}
+TICK_SECONDS = 0.25
+
+loaded = state.current()
+ds = loaded.dataset
+minority = st.session_state["minority"]
+
+st.title("Stream")
+st.caption(f"{loaded.name}: {ds.n_features} features arrive one at a time; minority class "
+           f"{minority} ({ds.class_counts()[minority]} of {ds.n_samples} samples) versus the rest.")
+
+method = st.selectbox("Online selector", list(METHOD_LABELS), format_func=METHOD_LABELS.get,
+                      key="stream_method")
+params: dict = {}
+cols = st.columns(4)
+if method == "kofsd":
+    params["k"] = cols[0].slider("K (neighbours)", 1, min(15, ds.n_samples - 1), 7, key="stream_k")
+    params["alpha"] = cols[1].slider("alpha", 0.0, 1.0, 0.5, 0.05, key="stream_alpha")
+    params["card"] = cols[2].selectbox("Card function", ["imbalanced", "consistency", "weight",
+                                                         "distance"], key="stream_card")
+    params["variant"] = cols[3].selectbox("Variant", ["reference", "paper"], key="stream_variant",
+                                          help="reference = the authors' code; paper = the "
+                                               "printed Algorithm 5")
+elif method == "ofs-fpd":
+    params["relevance"] = cols[0].selectbox("Relevance", ["positive", "absolute"],
+                                            key="stream_relevance",
+                                            help="positive: corr > 0 as printed; absolute: |corr| > 0")
+else:
+    params["bins"] = cols[0].slider("Bins", 2, 10, 3, key="stream_bins")
+    params["test"] = cols[1].selectbox("Independence test", ["g", "chi2"], key="stream_test")
+    params["significance"] = cols[2].select_slider("Significance", [0.001, 0.01, 0.05, 0.1], 0.05,
+                                                   key="stream_significance")
+order_cols = st.columns([1, 1, 2])
+order = order_cols[0].radio("Feature order", ["natural", "random"], horizontal=True,
+                            key="stream_order")
+seed = int(order_cols[1].number_input("Seed", 0, 2**31 - 1, 0, key="stream_seed",
+                                      disabled=order == "natural"))
+speed = order_cols[2].select_slider("Speed (features per tick, 4 ticks a second)",
+                                    list(SPEEDS), "100", key="stream_speed")
+
+settings = (loaded.name, ds.n_samples, ds.n_features, minority, method, order,
+            seed if order == "random" else None, tuple(sorted(params.items())))
+live = st.session_state.get("live")
+if live is not None and st.session_state.get("live_settings") != settings:
+    st.info("The settings changed: Reset to stream with them (the current run keeps its own).")
+
+
+def _new_stream() -> LiveStream | None:
+    try:
+        stream = LiveStream(ds, minority, method, order=order,
+                            seed=seed if order == "random" else None, params=params)
+    except FSEngineError as exc:
+        st.session_state["stream_error"] = str(exc)
+        return None
+    st.session_state.pop("stream_error", None)
+    st.session_state["live"] = stream
+    st.session_state["live_settings"] = settings
+    return stream
+
+
+buttons = st.columns(4)
+if buttons[0].button("Start", type="primary", key="stream_start", width="stretch"):
+    if live is None or live.done:
+        live = _new_stream()
+    st.session_state["running"] = live is not None
+if buttons[1].button("Pause", key="stream_pause", width="stretch"):
+    st.session_state["running"] = False
+if buttons[2].button("Step", key="stream_step", width="stretch"):
+    st.session_state["running"] = False
+    if live is None or live.done:
+        live = _new_stream()
+    if live is not None:
+        live.advance(max_features=1)
+if buttons[3].button("Reset", key="stream_reset", width="stretch"):
+    st.session_state["running"] = False
+    st.session_state.pop("live", None)
+    live = None
+if "stream_error" in st.session_state:
+    st.error(st.session_state["stream_error"])
+
+
+@st.fragment(run_every=TICK_SECONDS if st.session_state.get("running") else None)
+def stream_view() -> None:
+    """One animation tick: advance a time-boxed chunk, then draw the state."""
+    live = st.session_state.get("live")
+    if live is None:
+        st.info("Press Start to stream the features, or Step to take one at a time.")
+        return
+    if st.session_state.get("running") and not live.done:
+        live.advance(max_features=SPEEDS[st.session_state.get("stream_speed", "100")],
+                     max_seconds=0.2)
+        if live.done:
+            st.session_state["running"] = False
+            st.rerun()                              # stop the timer, show the final result
+    last = live.events[-1] if live.events else None
+    metrics = st.columns(4)
+    metrics[0].metric("Features streamed", f"{live.position} / {live.total}")
+    metrics[1].metric("Selected", len(last.selected) if last else 0)
+    metrics[2].metric(SCORE_LABELS[live.method].capitalize(),
+                      f"{last.selected_score:.4f}" if last else "-")
+    metrics[3].metric("Hold-out G-mean (1-NN)", f"{live.current_gmean():.3f}" if last else "-",
+                      help="1-NN on the selected genes, trained on a stratified half of the "
+                           "samples and scored on the other half; refreshed every tick.")
+    st.plotly_chart(stream_figure(live.curves(), SCORE_LABELS[live.method], live.total),
+                    width="stretch")
+    left, right = st.columns([3, 2])
+    with left:
+        st.subheader("Latest events")
+        recent = live.events[-12:][::-1]
+        st.dataframe(pd.DataFrame({
+            "step": [e.step + 1 for e in recent], "feature": [e.feature for e in recent],
+            "score": [e.score for e in recent], "action": [e.action for e in recent],
+            "selected": [len(e.selected) for e in recent],
+            "set score": [e.selected_score for e in recent]}), hide_index=True, width="stretch")
+    with right:
+        st.subheader("Selected genes")
+        if live.done:
+            selection = live.selection()
+            if selection.note not in ("", "stream order"):
+                st.caption(selection.note)
+            st.dataframe(pd.DataFrame({"rank": range(1, len(selection) + 1),
+                                       "feature": selection.features,
+                                       "column": selection.columns, "score": selection.scores}),
+                         hide_index=True, width="stretch")
+            st.download_button("Download selected features (CSV)", selection_to_csv(selection),
+                               file_name=f"{live.method}-selected.csv", mime="text/csv",
+                               on_click="ignore", key="download_selection")
+            st.download_button("Download the stream's events (CSV)", events_to_csv(live.events),
+                               file_name=f"{live.method}-events.csv", mime="text/csv",
+                               on_click="ignore", key="download_events")
+        elif last:
+            scores = {e.feature: e.score for e in live.events if e.feature in set(last.selected)}
+            st.dataframe(pd.DataFrame({"feature": last.selected, "column": last.selected_columns,
+                                       "score": [scores[f] for f in last.selected]}),
+                         hide_index=True, width="stretch")
+
+
+stream_view()

@@ -1,0 +1,109 @@
+"""The Stream page under AppTest: step, run to the end, pause, reset, other selectors."""
+
+import base64
+import json
+
+import numpy as np
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from conftest import ROOT
+from fsengine import run_selection
+
+
+@pytest.fixture
+def page():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at.switch_page("pages/stream.py").run()
+    assert not at.exception
+    return at
+
+
+def _metrics(at):
+    return {m.label: m.value for m in at.metric}
+
+
+def _chart(at):
+    return json.loads(at.get("plotly_chart")[0].proto.spec)
+
+
+def _array(values):
+    """A trace's data: a list, or plotly's base64-encoded numpy array."""
+    if isinstance(values, dict):
+        return np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"])
+    return np.asarray(values)
+
+
+def _selected_table(at):
+    return next(d.value for d in at.dataframe if "rank" in d.value.columns)
+
+
+def _run_to_end(at, limit=40):
+    at.select_slider(key="stream_speed").set_value("max").run()
+    at.button(key="stream_start").click().run()
+    for _ in range(limit):
+        if _metrics(at).get("Features streamed", "").startswith("2308 /"):
+            return at
+        at.run()                                   # AppTest does not tick fragments by itself
+    raise AssertionError(f"the stream did not finish: {_metrics(at)}")
+
+
+def test_step_takes_one_feature_and_draws_it(page):
+    page.button(key="stream_step").click().run()
+    assert _metrics(page)["Features streamed"] == "1 / 2308"
+    traces = {t["name"]: t for t in _chart(page)["data"]}
+    assert set(traces) == {"selected features", "dependency of the set", "hold-out G-mean (1-NN)"}
+    page.button(key="stream_step").click().run()
+    assert _metrics(page)["Features streamed"] == "2 / 2308"
+
+
+def test_run_to_the_end_matches_the_command_line(page, srbct):
+    _run_to_end(page)
+    expected = run_selection(srbct, 2, "kofsd").selection
+    assert _metrics(page)["Selected"] == str(len(expected))
+    table = _selected_table(page)
+    assert list(table["feature"]) == list(expected.features)
+    assert list(table["score"]) == list(expected.scores)
+    traces = {t["name"]: t for t in _chart(page)["data"]}
+    steps = _array(traces["selected features"]["x"])
+    assert steps.tolist() == list(range(1, 2309))
+    assert _array(traces["selected features"]["y"])[-1] == len(expected)
+    gmean = _array(traces["hold-out G-mean (1-NN)"]["y"])
+    assert 0.0 <= gmean.min() and gmean.max() <= 1.0
+    labels = [d.label for d in page.get("download_button")]
+    assert "Download selected features (CSV)" in labels
+
+
+def test_pause_stops_and_reset_clears(page):
+    page.select_slider(key="stream_speed").set_value("10").run()
+    page.button(key="stream_start").click().run()
+    page.button(key="stream_pause").click().run()
+    streamed = _metrics(page)["Features streamed"]
+    page.run()
+    assert _metrics(page)["Features streamed"] == streamed       # paused: no progress
+    page.button(key="stream_reset").click().run()
+    assert "Features streamed" not in _metrics(page)
+    assert any("Press Start" in i.value for i in page.info)
+
+
+def test_the_run_survives_a_page_switch(page):
+    page.button(key="stream_step").click().run()
+    page.button(key="stream_step").click().run()
+    page.switch_page("pages/data.py").run()
+    page.switch_page("pages/stream.py").run()
+    assert _metrics(page)["Features streamed"] == "2 / 2308"
+
+
+@pytest.mark.parametrize("method", ["ofs-fpd", "cie-osfs"])
+def test_other_selectors_run_to_the_same_result_as_the_library(page, srbct, method):
+    page.selectbox(key="stream_method").set_value(method).run()
+    _run_to_end(page)
+    table = _selected_table(page)
+    assert list(table["feature"]) == list(run_selection(srbct, 2, method).selection.features)
+
+
+def test_changed_settings_ask_for_a_reset(page):
+    page.button(key="stream_step").click().run()
+    page.slider(key="stream_k").set_value(5).run()
+    assert any("Reset" in i.value for i in page.info)
