@@ -10,6 +10,8 @@ st.set_page_config(page_title="fsengine", page_icon=":dna:", layout="wide")
 PAGES = [
     st.Page("pages/data.py", title="Data", icon=":material/table:", default=True),
     st.Page("pages/stream.py", title="Stream", icon=":material/play_circle:"),
+    st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
+    st.Page("pages/sweep.py", title="Sweep", icon=":material/tune:"),
 ]
 navigation = st.navigation(PAGES)
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable
 
 import streamlit as st
 
@@ -58,3 +60,64 @@ def current() -> LoadedData:
             st.error(f"The bundled sample data set could not be loaded: {exc}")
             st.stop()
     return st.session_state["data"]
+
+
+def keep_widgets(store: str, defaults: dict) -> None:
+    """Give widgets (by key) their last values back after a page switch.
+
+    Streamlit drops a widget's value when a page without it runs; call this before
+    drawing the widgets and :func:`save_widgets` after. ``defaults`` maps each
+    widget key to its first value.
+    """
+    saved = st.session_state.get(store, {})
+    for key, default in defaults.items():
+        if key not in st.session_state:
+            st.session_state[key] = saved.get(key, default)
+
+
+def save_widgets(store: str, keys) -> None:
+    """Remember the current values of the widgets ``keys`` under ``store``."""
+    st.session_state[store] = {key: st.session_state[key] for key in keys}
+
+
+def run_key(*params) -> tuple:
+    """Cache key of a run on the current data set (name, size, how it was read, label
+    column and minority class) followed by the run's own parameters."""
+    loaded = current()
+    return (loaded.name, loaded.dataset.n_samples, loaded.dataset.n_features, loaded.transpose,
+            loaded.drop_constant, loaded.dataset.label_column, st.session_state["minority"],
+            *params)
+
+
+def run_once(store: str, key: tuple, compute: Callable[[Callable], Any], *, text: str,
+             max_entries: int = 8, delay: float = 0.5) -> Any:
+    """``compute(progress)`` once per key and session; later calls return the kept result.
+
+    Results live in ``st.session_state[store]`` (a dict, at most ``max_entries``, oldest
+    dropped first) and ``st.session_state[store + "_computed"]`` counts computations.
+    ``progress(done, total, message)`` drives a progress bar, shown once the run has
+    taken ``delay`` seconds and redrawn at most ten times a second. Errors (FSEngineError)
+    propagate and nothing is kept.
+    """
+    results = st.session_state.setdefault(store, {})
+    if key in results:
+        return results[key]
+    slot = st.empty()
+    start = time.perf_counter()
+    last = [0.0]
+
+    def progress(done: int, total: int, message: str) -> None:
+        now = time.perf_counter()
+        if now - start >= delay and (now - last[0] >= 0.1 or done == total):
+            last[0] = now
+            slot.progress(min(done / total, 1.0) if total else 1.0, text=f"{text}: {message}")
+
+    try:
+        result = compute(progress)
+    finally:
+        slot.empty()
+    results[key] = result
+    while len(results) > max_entries:
+        results.pop(next(iter(results)))
+    st.session_state[store + "_computed"] = st.session_state.get(store + "_computed", 0) + 1
+    return result

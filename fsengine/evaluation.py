@@ -35,7 +35,7 @@ from fsengine.data import Dataset
 from fsengine.errors import FSEngineError
 from fsengine.online import feature_order, stream_events
 from fsengine.rankers import RANKERS, rank_features, score_features
-from fsengine.runs import METHODS, ONLINE_METHODS, make_online_selector
+from fsengine.runs import METHODS, ONLINE_METHODS, make_online_selector, run_selection
 
 CLASSIFIERS = ("1nn", "svm")
 METRICS = ("gmean", "f1", "auc")
@@ -275,6 +275,37 @@ def evaluate(dataset: Dataset, minority, methods: Sequence[str] = PAPER_METHODS,
                   "methods": methods, "splits": n_splits, "seed": seed, "top": top,
                   "params": params}
     return Evaluation(records, run_params)
+
+
+def whole_data_selections(dataset: Dataset, minority, methods: Sequence[str],
+                          top: int | None = None,
+                          params: dict | None = None) -> tuple[dict[str, tuple[str, ...]], int | None]:
+    """Each method's selected features on the whole data set, by the protocol's rule.
+
+    Rankers keep ``top`` features or, when it is None, as many as K-OFSD selects on the
+    whole data (none if K-OFSD selects none). For comparing what the methods pick (e.g.
+    the dashboard's Jaccard heat map), not for measuring accuracy.
+
+    Returns
+    -------
+    (selections by method, the rankers' number of features)
+    """
+    params = params or {}
+    runs = {}
+    if top is None and any(m in RANKERS for m in methods):
+        runs["kofsd"] = run_selection(dataset, minority, "kofsd", **params.get("kofsd", {}))
+        top = len(runs["kofsd"].selection)
+    selections = {}
+    for method in _check_methods(methods):
+        if method in RANKERS and top == 0:
+            selections[method] = ()
+            continue
+        if method not in runs:
+            runs[method] = run_selection(dataset, minority, method,
+                                         top=top if method in RANKERS else None,
+                                         **params.get(method, {}))
+        selections[method] = runs[method].selection.features
+    return selections, top
 
 
 def sweep_k(dataset: Dataset, minority, ks: Sequence[int] = range(1, 11), *, n_splits: int = 20,

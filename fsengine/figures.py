@@ -124,3 +124,38 @@ def jaccard_figure(names: list[str], selections: list[set]) -> go.Figure:
     fig.update_layout(height=380, margin=dict(l=60, r=20, t=30, b=60), yaxis_autorange="reversed",
                       uirevision="jaccard")
     return fig
+
+
+def topk_sweep_figure(summary: list[dict], title: str = "") -> go.Figure:
+    """G-mean against top-k for every ranker: one line per method and classifier.
+
+    Parameters
+    ----------
+    summary : list of dict
+        ``Evaluation.summary(("method", "top"))`` of :func:`fsengine.evaluation.sweep_top`.
+    title : str
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One colour per method; 1-NN solid, SVM dashed; error bars are one standard
+        deviation over the splits. Trace names are ``"<method> 1-NN"`` / ``"<method> SVM"``.
+    """
+    palette = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+               "#7f7f7f", "#bcbd22", "#17becf")
+    methods = list(dict.fromkeys(row["method"] for row in summary))
+    fig = go.Figure()
+    for i, method in enumerate(methods):
+        rows = sorted((r for r in summary if r["method"] == method), key=lambda r: r["top"])
+        for name, label, dash in (("gmean_1nn", "1-NN", "solid"), ("gmean_svm", "SVM", "dash")):
+            fig.add_trace(go.Scatter(
+                x=[r["top"] for r in rows], y=[r[f"{name}_mean"] for r in rows],
+                name=f"{method} {label}", legendgroup=method, mode="lines+markers",
+                line=dict(color=palette[i % len(palette)], dash=dash),
+                error_y=dict(array=[r[f"{name}_std"] for r in rows], thickness=1),
+                hovertemplate=f"{method} {label}, top %{{x}}: G-mean %{{y:.3f}}<extra></extra>"))
+    fig.update_layout(title=title, xaxis_title="top-k (features kept)", yaxis_title="G-mean",
+                      yaxis_range=[0, 1.05], height=400, margin=dict(l=40, r=20, t=60, b=40),
+                      uirevision="topk-sweep")
+    fig.update_xaxes(dtick=1 if len({r["top"] for r in summary}) <= 15 else None)
+    return fig

@@ -816,3 +816,16 @@ def test_kofsd_options_reach_the_count_when_kofsd_is_not_compared(capsys, srbct)
     assert f"{expected.summary()[0]['n_features_mean']:.1f}" in out
     default = evaluate(srbct, 2, ["fisher"], n_splits=2)
     assert expected.summary()[0]["n_features_mean"] != default.summary()[0]["n_features_mean"]
+
+
+def test_whole_data_selections_give_rankers_kofsds_count(srbct):
+    from fsengine import run_selection
+    from fsengine.evaluation import whole_data_selections
+
+    selections, count = whole_data_selections(srbct, 2, ["fisher", "ofs-fpd"])
+    kofsd = run_selection(srbct, 2, "kofsd").selection
+    assert count == len(kofsd)
+    assert selections["fisher"] == run_selection(srbct, 2, "fisher", top=count).selection.features
+    assert selections["ofs-fpd"] == run_selection(srbct, 2, "ofs-fpd").selection.features
+    fixed, top = whole_data_selections(srbct, 2, ["pcc"], top=3)
+    assert top == 3 and len(fixed["pcc"]) == 3

@@ -1,0 +1,221 @@
+"""The Compare and Sweep pages under Streamlit's AppTest, on the bundled SRBCT sample
+(minority class 2), with few splits to stay quick."""
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from conftest import ROOT
+from fsengine import run_selection
+from fsengine.evaluation import evaluate, sweep_k, sweep_top
+from fsengine.figures import topk_sweep_figure
+
+MINORITY = 2
+METHODS = ["kofsd", "fisher", "relieff"]
+
+
+def _open(page):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at.switch_page(page).run()
+    assert not at.exception
+    return at
+
+
+def _click(at, label):
+    next(b for b in at.button if b.label == label).click().run()
+    assert not at.exception
+
+
+def _figures(at):
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def _compare(at, methods=METHODS, splits=2, seed=3):
+    at.multiselect(key="compare_methods").set_value(methods)
+    at.slider(key="compare_splits").set_value(splits)
+    at.number_input(key="compare_seed").set_value(seed)
+    _click(at.run(), "Run comparison")
+
+
+@pytest.fixture(scope="module")
+def compared():
+    """The Compare page after one run with three methods, two splits, seed 3."""
+    at = _open("pages/compare.py")
+    _compare(at)
+    return at
+
+
+@pytest.fixture(scope="module")
+def expected(srbct):
+    return evaluate(srbct, MINORITY, METHODS, n_splits=2, seed=3).summary()
+
+
+def test_compare_defaults_are_the_papers_protocol():
+    at = _open("pages/compare.py")
+    assert at.multiselect(key="compare_methods").value == ["kofsd", "fisher", "s2n", "pcc",
+                                                           "relieff", "mi"]
+    assert at.slider(key="compare_splits").value == 20
+    assert not at.get("plotly_chart")                      # nothing runs before the click
+    assert at.info
+
+
+def test_compare_bar_chart_and_table_match_the_library(compared, expected):
+    assert not compared.error
+    bars = _figures(compared)[0]["data"]
+    assert [t["name"] for t in bars] == ["1-NN", "SVM"]
+    assert bars[0]["x"] == METHODS
+    assert bars[0]["y"] == pytest.approx([r["gmean_1nn_mean"] for r in expected])
+    assert bars[1]["y"] == pytest.approx([r["gmean_svm_mean"] for r in expected])
+    assert bars[1]["error_y"]["array"] == pytest.approx([r["gmean_svm_std"] for r in expected])
+
+    table = compared.dataframe[0].value
+    assert list(table["method"]) == METHODS
+    assert list(table.columns) == ["method", "G-mean 1-NN", "G-mean SVM", "F1 (1-NN)",
+                                   "AUC (SVM)", "features", "time (s)"]
+    for row, want in zip(table.to_dict("records"), expected):
+        assert row["G-mean 1-NN"] == f"{want['gmean_1nn_mean']:.4f} ± {want['gmean_1nn_std']:.4f}"
+        assert row["F1 (1-NN)"] == f"{want['f1_1nn_mean']:.4f} ± {want['f1_1nn_std']:.4f}"
+        assert row["AUC (SVM)"] == f"{want['auc_svm_mean']:.4f} ± {want['auc_svm_std']:.4f}"
+        assert row["features"] == f"{want['n_features_mean']:.1f} ± {want['n_features_std']:.1f}"
+        assert " ± " in row["time (s)"]
+    # the paper's rule: rankers keep as many features as K-OFSD on every split
+    assert table["features"].nunique() == 1
+
+
+def test_compare_heat_map_is_the_overlap_on_the_whole_data(compared, srbct):
+    heat = _figures(compared)[1]["data"][0]
+    assert heat["type"] == "heatmap"
+    assert heat["x"] == heat["y"] == METHODS
+    z = heat["z"]
+    assert [z[i][i] for i in range(3)] == [1.0, 1.0, 1.0]
+    assert all(z[i][j] == z[j][i] for i in range(3) for j in range(3))
+    kofsd = set(run_selection(srbct, MINORITY, "kofsd").selection.features)
+    fisher = set(run_selection(srbct, MINORITY, "fisher", top=len(kofsd)).selection.features)
+    assert z[0][1] == pytest.approx(len(kofsd & fisher) / len(kofsd | fisher))
+    assert any("whole data set" in c.value for c in compared.caption)
+    assert compared.get("download_button")
+
+
+def test_compare_same_parameters_do_not_recompute_and_survive_page_switch(compared):
+    results = compared.session_state["compare_results"]
+    assert compared.session_state["compare_results_computed"] == 1
+    (first,) = results.values()
+    _click(compared, "Run comparison")
+    assert compared.session_state["compare_results_computed"] == 1
+    assert next(iter(compared.session_state["compare_results"].values())) is first
+
+    compared.switch_page("pages/data.py").run()
+    assert not compared.get("plotly_chart") or len(_figures(compared)) == 1   # the class chart
+    compared.switch_page("pages/compare.py").run()
+    assert not compared.exception
+    assert compared.multiselect(key="compare_methods").value == METHODS
+    assert compared.slider(key="compare_splits").value == 2
+    assert _figures(compared)[0]["data"][0]["x"] == METHODS
+    assert compared.session_state["compare_results_computed"] == 1
+
+    compared.number_input(key="compare_seed").set_value(4).run()   # other parameters: not run
+    assert not compared.get("plotly_chart")
+    compared.number_input(key="compare_seed").set_value(3).run()   # back: shown again
+    assert len(_figures(compared)) == 2
+
+
+def test_compare_fixed_top_gives_every_ranker_k_features():
+    at = _open("pages/compare.py")
+    at.toggle(key="compare_fixed_top").set_value(True).run()
+    at.number_input(key="compare_top").set_value(3)
+    _compare(at, methods=["fisher", "s2n"], splits=2, seed=0)
+    assert not at.error
+    assert list(at.dataframe[0].value["features"]) == ["3.0 ± 0.0", "3.0 ± 0.0"]
+    assert any("top 3" in c.value for c in at.caption)
+
+
+def test_compare_without_methods_shows_an_error_and_keeps_working():
+    at = _open("pages/compare.py")
+    _compare(at, methods=[], splits=2)
+    assert len(at.error) == 1 and "no method" in at.error[0].value
+    _compare(at, methods=["fisher"], splits=2)
+    assert not at.error
+    assert _figures(at)[0]["data"][0]["x"] == ["fisher"]
+
+
+@pytest.fixture(scope="module")
+def swept():
+    """The Sweep page after a K sweep (K 2..4) and a top-k sweep (fisher, pcc; 1..3)."""
+    at = _open("pages/sweep.py")
+    at.slider(key="sweep_splits").set_value(2)
+    at.slider(key="sweep_ks").set_value((2, 4))
+    _click(at.run(), "Run K sweep")
+    at.multiselect(key="sweep_rankers").set_value(["fisher", "pcc"])
+    at.slider(key="sweep_tops").set_value((1, 3))
+    _click(at.run(), "Run top-k sweep")
+    return at
+
+
+def test_sweep_defaults():
+    at = _open("pages/sweep.py")
+    assert at.slider(key="sweep_ks").value == (1, 10)
+    assert at.slider(key="sweep_tops").value == (1, 10)
+    assert at.slider(key="sweep_splits").value == 10
+    assert not at.get("plotly_chart")
+
+
+def test_k_sweep_plots_the_chosen_range(swept, srbct):
+    assert not swept.error
+    k_fig = _figures(swept)[0]
+    expected = sweep_k(srbct, MINORITY, [2, 3, 4], n_splits=2, seed=0).summary(("k",))
+    assert [t["name"] for t in k_fig["data"][:2]] == ["1-NN", "SVM"]
+    assert all(t["x"] == [2, 3, 4] for t in k_fig["data"])
+    assert k_fig["data"][0]["y"] == pytest.approx([r["gmean_1nn_mean"] for r in expected])
+    assert k_fig["data"][1]["y"] == pytest.approx([r["gmean_svm_mean"] for r in expected])
+    assert k_fig["data"][2]["y"] == pytest.approx([r["n_features_mean"] for r in expected])
+
+
+def test_top_k_sweep_has_one_line_per_method_and_classifier(swept, srbct):
+    fig = _figures(swept)[1]
+    expected = sweep_top(srbct, MINORITY, ["fisher", "pcc"], [1, 2, 3], n_splits=2,
+                         seed=0).summary(("method", "top"))
+    assert [t["name"] for t in fig["data"]] == ["fisher 1-NN", "fisher SVM", "pcc 1-NN", "pcc SVM"]
+    for trace in fig["data"]:
+        method, classifier = trace["name"].split()
+        rows = [r for r in expected if r["method"] == method]
+        column = "gmean_1nn_mean" if classifier == "1-NN" else "gmean_svm_mean"
+        assert trace["x"] == [1, 2, 3]
+        assert trace["y"] == pytest.approx([r[column] for r in rows])
+    assert len(swept.get("download_button")) == 2
+
+
+def test_sweeps_are_kept_across_clicks_and_page_switches(swept):
+    counts = (swept.session_state["sweep_k_results_computed"],
+              swept.session_state["sweep_top_results_computed"])
+    assert counts == (1, 1)
+    _click(swept, "Run K sweep")
+    _click(swept, "Run top-k sweep")
+    swept.switch_page("pages/compare.py").run()
+    swept.switch_page("pages/sweep.py").run()
+    assert not swept.exception
+    assert swept.slider(key="sweep_ks").value == (2, 4)
+    assert len(_figures(swept)) == 2
+    assert (swept.session_state["sweep_k_results_computed"],
+            swept.session_state["sweep_top_results_computed"]) == counts
+
+
+def test_top_k_sweep_without_rankers_shows_an_error():
+    at = _open("pages/sweep.py")
+    at.slider(key="sweep_splits").set_value(2)
+    at.multiselect(key="sweep_rankers").set_value([])
+    _click(at.run(), "Run top-k sweep")
+    assert len(at.error) == 1 and "no method" in at.error[0].value
+    assert at.button                                   # the page still draws its buttons
+
+
+def test_topk_sweep_figure_is_a_function_of_the_summary_rows():
+    rows = [{"method": m, "top": t, "gmean_1nn_mean": t / 10, "gmean_1nn_std": 0.01,
+             "gmean_svm_mean": t / 20, "gmean_svm_std": 0.02}
+            for m in ("s2n", "mi") for t in (3, 1, 2)]
+    fig = topk_sweep_figure(rows)
+    assert [t.name for t in fig.data] == ["s2n 1-NN", "s2n SVM", "mi 1-NN", "mi SVM"]
+    assert list(fig.data[0].x) == [1, 2, 3]
+    assert list(fig.data[1].y) == pytest.approx([0.05, 0.1, 0.15])
+    assert fig.data[0].line.color == fig.data[1].line.color != fig.data[2].line.color
+    assert fig.data[1].line.dash == "dash"
