@@ -4,8 +4,10 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check
 PORT ?= 8501
+# Debian's Chromium, driven by the browser tests (tests/e2e/conftest.py expects this path).
+CHROMIUM := /usr/bin/chromium
 
-.PHONY: run test bench venv test-deps clean
+.PHONY: run test bench venv test-deps browser clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -27,8 +29,29 @@ test-deps: $(VENV)/.test-installed
 run: venv
 	$(PY) -m streamlit run app.py --server.port $(PORT) --browser.gatherUsageStats false
 
-## Run the whole test suite.
-test: test-deps
+## Debian's chromium for the browser tests, installed with apt-get when it is missing (as
+## root, or with password-less sudo). Elsewhere the browser tests are skipped, with a note.
+browser:
+	@if [ -x $(CHROMIUM) ]; then exit 0; fi; \
+	if ! command -v apt-get >/dev/null 2>&1; then \
+		echo "NOTE: $(CHROMIUM) is missing and there is no apt-get: the browser tests" \
+		     "(pytest -m e2e) will be skipped; install Chromium at $(CHROMIUM) to run them."; \
+	elif [ "$$(id -u)" -eq 0 ]; then \
+		echo "Installing Debian's chromium for the browser tests ..."; \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium \
+			</dev/null && test -x $(CHROMIUM); \
+	elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then \
+		echo "Installing Debian's chromium for the browser tests (sudo) ..."; \
+		sudo -n apt-get update -q && sudo -n env DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -q chromium </dev/null && test -x $(CHROMIUM); \
+	else \
+		echo "NOTE: $(CHROMIUM) is missing and cannot be installed without root: the browser" \
+		     "tests (pytest -m e2e) will be skipped. Install it with: sudo apt-get install chromium"; \
+	fi
+
+## Run the whole test suite, the browser tests included (`pytest -m e2e` runs only those,
+## `pytest -m "not e2e"` all others).
+test: test-deps browser
 	$(PY) -m pytest
 
 $(VENV)/.bench-installed: requirements-bench.txt $(VENV)/.runtime-installed
@@ -43,4 +66,4 @@ bench: $(VENV)/.bench-installed
 	$(PY) benchmarks/bench_rankers.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .pytest_cache test-artifacts

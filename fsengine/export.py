@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import csv
+import inspect
 import io
 import json
+import shlex
 from typing import Iterable
 
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from fsengine.errors import FSEngineError
 from fsengine.online import ACTION_CODES, Selection, StreamEvent
+from fsengine.runs import ONLINE_METHODS, ranker_defaults
 
 #: Header of the selected-features CSV.
 SELECTION_COLUMNS = ("rank", "feature", "column_index", "score", "method")
@@ -118,3 +125,146 @@ def summary_table(rows: list[dict], key: str = "method") -> str:
             cells.append(f"{row[name + '_mean']:.{digits}f} +- {row[name + '_std']:.{digits}f}")
         lines.append(f"{str(row[key]):<{width}}  " + "  ".join(f"{c:<15}" for c in cells))
     return "\n".join(lines) + "\n"
+
+
+#: Name of the sample-identifier column of :func:`reduced_matrix` (suffixed with ``_`` until
+#: it clashes with no feature or label column).
+SAMPLE_COLUMN = "sample"
+#: Formats of :func:`reduced_matrix`.
+MATRIX_FORMATS = ("csv", "parquet")
+
+
+def reduced_matrix(dataset, selection: Selection, fmt: str = "csv") -> bytes:
+    """The data set reduced to the selected features, as CSV or Parquet bytes.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        The data the selection was made on.
+    selection : Selection
+        Its ``columns`` index the data set's feature columns.
+    fmt : {"csv", "parquet"}
+
+    Returns
+    -------
+    bytes
+        One row per sample. Columns: the sample identifiers (``sample``) when the data
+        set has them, the selected features in the selection's order, then the label
+        column under its original name. CSV lines end with ``\\n`` and floats are written
+        with full precision; Parquet keeps float64 features and the labels' type. Both
+        read back with :func:`fsengine.load_dataset`.
+
+    Raises
+    ------
+    ValueError
+        For an unknown format, or a selection that does not fit the data set.
+    """
+    if fmt not in MATRIX_FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(MATRIX_FORMATS)}")
+    columns = [int(c) for c in selection.columns]
+    if any(not 0 <= c < dataset.n_features for c in columns):
+        raise ValueError(f"the selection's columns {columns} do not fit a data set of "
+                         f"{dataset.n_features} features")
+    names = [dataset.feature_names[c] for c in columns]
+    if names != list(selection.features):
+        raise ValueError("the selection's feature names are not the data set's: was it made "
+                         "on another data set?")
+    arrays: dict[str, object] = {}
+    if dataset.sample_names is not None:
+        sample = SAMPLE_COLUMN
+        while sample in names or sample == dataset.label_column:
+            sample += "_"
+        arrays[sample] = pa.array(list(dataset.sample_names), type=pa.string())
+    for name, c in zip(names, columns):
+        arrays[name] = pa.array(dataset.X[:, c], type=pa.float64())
+    labels = dataset.labels
+    arrays[dataset.label_column] = pa.array(labels.tolist() if labels.dtype.kind in "OU"
+                                            else labels)
+    table = pa.table(arrays)
+    if fmt == "parquet":
+        out = io.BytesIO()
+        pq.write_table(table, out)
+        return out.getvalue()
+    text = io.StringIO()
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow(table.column_names)
+    rows = zip(*(column.to_pylist() for column in table.columns))
+    writer.writerows([_format(v) for v in row] for row in rows)
+    return text.getvalue().encode("utf-8")
+
+
+#: Keys of a run's parameters that are not method options (see :func:`select_arguments`).
+_RUN_KEYS = ("method", "data", "label_column", "transpose", "drop_constant", "minority",
+             "order", "seed", "top")
+
+
+def _default(method: str, name: str):
+    """The default of the method's parameter ``name`` (a sentinel when it has none)."""
+    if method in ONLINE_METHODS:
+        parameter = inspect.signature(ONLINE_METHODS[method]).parameters.get(name)
+        return parameter.default if parameter is not None else inspect.Parameter.empty
+    return ranker_defaults(method).get(name, inspect.Parameter.empty)
+
+
+def _option(flag: str, value) -> list[str]:
+    """``[flag, value]`` as the command line reads it back (numpy scalars as Python ones;
+    ``flag=value`` when the value starts with a dash, which argparse would take for a flag)."""
+    text = _format(value.item() if hasattr(value, "item") else value)
+    return [f"{flag}={text}"] if text.startswith("-") else [flag, text]
+
+
+def select_arguments(params: dict, data: str | None = None) -> list[str]:
+    """The ``python -m fsengine`` arguments that repeat a run: ``select DATA --minority ...``.
+
+    Parameters
+    ----------
+    params : dict
+        A run's record (:attr:`fsengine.runs.RunResult.params`), optionally with the
+        loader's ``transpose`` and ``drop_constant`` flags.
+    data : str, optional
+        Path of the data file (default: the record's ``data``, the file name).
+
+    Returns
+    -------
+    list of str
+        Every parameter is given explicitly (defaults included), so the command does
+        not depend on the defaults of a later version.
+
+    Raises
+    ------
+    FSEngineError
+        When a parameter differs from its default and has no command-line option.
+    """
+    from fsengine.cli import METHOD_OPTIONS       # the command line imports this module
+
+    method = params["method"]
+    data = str(params["data"] if data is None else data)
+    args = ["select", "./" + data if data.startswith("-") else data]
+    if params.get("label_column") is not None:
+        args += _option("--label", params["label_column"])
+    if params.get("transpose"):
+        args.append("--transpose")
+    if params.get("drop_constant"):
+        args.append("--drop-constant")
+    args += [*_option("--minority", params["minority"]), "--method", method]
+    if params.get("order", "natural") != "natural":
+        args += ["--order", str(params["order"])]
+    for key, flag in (("seed", "--seed"), ("top", "--top")):
+        if params.get(key) is not None:
+            args += _option(flag, params[key])
+    flags = {name: flag for _, flag, name, applies, _ in METHOD_OPTIONS if method in applies}
+    for name, value in params.items():
+        if name in _RUN_KEYS or value is None:
+            continue
+        if name in flags:
+            args += _option(flags[name], value)
+        elif value != _default(method, name):
+            raise FSEngineError(f"{method}: {name}={value!r} has no command-line option; "
+                                "only its default can be repeated from the command line")
+    return args
+
+
+def command_line(params: dict, data: str | None = None) -> str:
+    """The shell command that repeats a run (see :func:`select_arguments`), quoted for a
+    POSIX shell: ``python -m fsengine select DATA --minority ... --method ...``."""
+    return shlex.join(["python", "-m", "fsengine", *select_arguments(params, data)])

@@ -36,6 +36,10 @@ def _on_upload() -> None:
                 drop_constant=st.session_state.get("drop_constant", False))
 
 
+def _on_minority() -> None:
+    st.session_state["minority"] = st.session_state["minority_select"]
+
+
 def _on_options() -> None:
     loaded = state.current()
     label = st.session_state["label_column"]
@@ -74,10 +78,13 @@ if "load_error" in st.session_state:
 
 counts = ds.class_counts()
 classes = list(counts)
-minority = st.selectbox("Minority class (one versus rest)", classes,
-                        index=classes.index(st.session_state["minority"]),
-                        format_func=lambda c: f"{c} ({counts[c]} samples)")
-st.session_state["minority"] = minority
+# A keyed widget fed from "minority": with `index=` instead, the widget's identity changed
+# with the previous choice and every second choice was lost; the callback also updates
+# "minority" before the sidebar is drawn.
+st.session_state["minority_select"] = st.session_state["minority"]
+minority = st.selectbox("Minority class (one versus rest)", classes, key="minority_select",
+                        format_func=lambda c: f"{c} ({counts[c]} samples)",
+                        on_change=_on_minority)
 
 st.subheader(loaded.name)
 cols = st.columns(5)

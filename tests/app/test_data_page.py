@@ -52,6 +52,14 @@ def test_choosing_another_minority_class_updates_ratio_and_chart(app):
     assert colours[2] != colours[0]                               # class 3 is third
 
 
+def test_every_minority_choice_is_kept(app):
+    # Regression: the widget's identity followed the previous choice, losing every second one.
+    for choice, count in [(0, "29"), (2, "11"), (1, "25"), (3, "18"), (2, "11")]:
+        next(s for s in app.selectbox if s.label.startswith("Minority")).set_value(choice).run()
+        assert app.session_state["minority"] == choice
+        assert _metrics(app)["Minority samples"] == count
+
+
 def test_upload_csv_replaces_the_data_set(app):
     app.file_uploader(key="uploader").set_value(("tumours.csv", _csv_bytes(), "text/csv")).run()
     assert not app.exception

@@ -1,0 +1,120 @@
+"""Real-browser fixtures: one `streamlit run app.py` per test module, Debian's Chromium
+through pytest-playwright, the uploaded CSV and helpers that wait for Streamlit.
+
+`make test` installs the `chromium` package when /usr/bin/chromium is missing; the tests
+are skipped (with the reason) only when it could not be installed.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from conftest import ROOT, SAMPLE
+
+CHROMIUM = Path("/usr/bin/chromium")
+DATASETS = ROOT.parent / "shared" / "datasets"
+SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    """pytest-playwright's launch options, with Debian's Chromium (`playwright install`
+    cannot download browsers here)."""
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium package "
+                    "(`make test` does it when run as root)")
+    return {**browser_type_launch_args, "executable_path": str(CHROMIUM),
+            "args": ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                     "--disable-component-update", "--disable-sync", "--no-first-run",
+                     "--disable-quic"]}
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args):
+    """A wide window: the app's layout is "wide", and the README's screenshots come from here."""
+    return {**browser_context_args, "viewport": {"width": 1400, "height": 900},
+            "accept_downloads": True}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """`streamlit run app.py` on a free port; yields its URL, stops it at the end."""
+    port = _free_port()
+    log = tmp_path_factory.mktemp("streamlit") / "server.log"
+    with open(log, "wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+             "--server.port", str(port), "--server.address", "127.0.0.1",
+             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"streamlit exited with {process.returncode}:\n"
+                                   + log.read_text(errors="replace"))
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                    if response.read().decode().strip() == "ok":
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("streamlit did not answer /_stcore/health within 60 s:\n"
+                                   + log.read_text(errors="replace"))
+            time.sleep(0.25)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@dataclass(frozen=True)
+class Upload:
+    """The CSV the browser uploads and what the app should show for it."""
+
+    path: Path
+    minority: str
+    n_features: int
+    counts: dict[str, int]                # class (as text) -> samples
+
+
+@pytest.fixture(scope="session")
+def upload_csv(tmp_path_factory) -> Upload:
+    """A CSV written from a real data set: GLIOMA (../shared/datasets; minority class 2 = CO,
+    7 of 50 samples) or, when that folder is missing, the bundled SRBCT (class 2 = BL)."""
+    source = DATASETS / "GLIOMA.parquet"
+    if not source.exists():
+        source = SAMPLE
+    frame = pd.read_parquet(source)
+    path = tmp_path_factory.mktemp("upload") / f"{source.stem}.csv"
+    frame.to_csv(path, index=False)
+    counts = frame["label"].astype(str).value_counts().to_dict()
+    return Upload(path, "2", frame.shape[1] - 1, counts)
+
+
+@pytest.fixture(scope="session")
+def screenshots() -> Path:
+    """Where the browser tests save screenshots (test-artifacts/, not committed)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return SCREENSHOTS

@@ -1,0 +1,205 @@
+"""The dashboard in a real browser (Debian's Chromium through pytest-playwright), against
+`streamlit run app.py`: upload, minority class, a K-OFSD stream to the end, the chart, the
+selected genes, the download (the command line's bytes), every page without an exception;
+and a broken upload. Screenshots of every page go to test-artifacts/screenshots/."""
+
+from __future__ import annotations
+
+import io
+import re
+import shlex
+import time
+
+import pyarrow.parquet as pq
+import pytest
+
+from fsengine.cli import main
+
+pytestmark = pytest.mark.e2e
+
+PAGES = ("Data", "Stream", "Compare", "Sweep", "Export")
+#: The app is idle: no script or fragment run in progress.
+IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+TIMEOUT_MS = 60_000
+
+
+def idle(page) -> None:
+    """Wait until Streamlit has no script run in progress."""
+    page.wait_for_selector(IDLE, timeout=TIMEOUT_MS)
+
+
+def metrics(page) -> dict[str, str]:
+    """The page's st.metric widgets: label -> value."""
+    values = {}
+    for metric in page.get_by_test_id("stMetric").all():
+        label = metric.get_by_test_id("stMetricLabel").inner_text().strip()
+        values[label] = metric.get_by_test_id("stMetricValue").inner_text().strip()
+    return values
+
+
+def wait_for_metric(page, label: str, value: str, timeout: float = 60) -> dict[str, str]:
+    """Poll the metrics until ``label`` shows ``value``, then wait for an idle app."""
+    deadline = time.monotonic() + timeout
+    while True:
+        shown = metrics(page)
+        if shown.get(label) == value:
+            idle(page)
+            return metrics(page)
+        if time.monotonic() > deadline:
+            raise AssertionError(f"metric {label!r} never showed {value!r}; last: {shown}")
+        page.wait_for_timeout(200)
+
+
+def open_app(page, server) -> None:
+    page.goto(server)
+    page.get_by_test_id("stMetric").first.wait_for(timeout=TIMEOUT_MS)
+    idle(page)
+
+
+def open_page(page, title: str) -> None:
+    """Click a sidebar link; wait for the page's title and an idle app."""
+    page.get_by_test_id("stSidebarNavLink").filter(has_text=title).click()
+    page.get_by_role("heading", name=title, exact=True).first.wait_for(timeout=TIMEOUT_MS)
+    idle(page)
+
+
+def upload(page, path) -> None:
+    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(path)
+
+
+def choose(page, label: str, option: str) -> None:
+    """Open the selectbox ``label`` and click the option whose text starts with ``option``."""
+    page.get_by_role("combobox", name=label).click()
+    page.get_by_role("option").filter(has_text=re.compile("^" + re.escape(option))).click()
+
+
+def table_rows(frame) -> list[list[str]]:
+    """The cell texts of an st.dataframe, row by row: its glide grid draws on a canvas and
+    keeps an accessible table of the rendered cells in the DOM."""
+    frame.locator("[role=gridcell]").first.wait_for(state="attached", timeout=TIMEOUT_MS)
+    return [[cell.text_content().strip() for cell in row.locator("[role=gridcell]").all()]
+            for row in frame.locator("tbody [role=row]").all()]
+
+
+def download(page, label: str) -> bytes:
+    with page.expect_download() as info:
+        page.get_by_test_id("stDownloadButton").filter(has_text=label).locator("button").click()
+    return info.value.path().read_bytes()
+
+
+def no_exception(page, where: str) -> None:
+    count = page.get_by_test_id("stException").count()
+    assert count == 0, (f"{where}: {count} exception(s): "
+                        + " | ".join(page.get_by_test_id("stException").all_inner_texts()))
+
+
+def screenshot(page, folder, name: str) -> None:
+    """The whole page as ``folder/name.png``. Streamlit scrolls inside its main container,
+    not the document, so the window is made as tall as the content for the picture."""
+    size = page.viewport_size
+    page.mouse.move(0, 0)                          # no hover toolbars in the picture
+    height = page.get_by_test_id("stMain").evaluate("e => e.scrollHeight")
+    height = min(max(height, size["height"]), 8000)
+    page.set_viewport_size({"width": size["width"], "height": height})
+    page.wait_for_timeout(500)                     # let plotly and the grids redraw
+    idle(page)
+    page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
+    page.set_viewport_size(size)
+
+
+def test_stream_kofsd_to_the_end_then_every_page(page, server, upload_csv, screenshots,
+                                                 tmp_path, monkeypatch):
+    expected_csv = tmp_path / "cli.csv"
+    assert main(["select", str(upload_csv.path), "--minority", upload_csv.minority,
+                 "--method", "kofsd", "--out", str(expected_csv)]) == 0
+    expected = expected_csv.read_bytes()
+    features = [line.split(",")[1] for line in expected.decode().splitlines()[1:]]
+    n = upload_csv.n_features
+
+    open_app(page, server)
+    upload(page, upload_csv.path)
+    # The subheader names the data set (the SRBCT fallback has the sample's feature count).
+    page.get_by_test_id("stHeading").filter(has_text=upload_csv.path.name).wait_for(
+        timeout=TIMEOUT_MS)
+    wait_for_metric(page, "Features", str(n))
+
+    # Another class first, so that choosing the minority visibly changes the metrics.
+    other = next(c for c in upload_csv.counts if c != upload_csv.minority)
+    choose(page, "Minority class (one versus rest)", f"{other} (")
+    wait_for_metric(page, "Minority samples", str(upload_csv.counts[other]))
+    assert f"minority class: {other}" in page.get_by_test_id("stSidebar").inner_text()
+    choose(page, "Minority class (one versus rest)", f"{upload_csv.minority} (")
+    wait_for_metric(page, "Minority samples", str(upload_csv.counts[upload_csv.minority]))
+    assert f"minority class: {upload_csv.minority}" in page.get_by_test_id("stSidebar").inner_text()
+    no_exception(page, "Data")
+
+    open_page(page, "Stream")
+    page.get_by_test_id("stSlider").last.locator("input[type=range]").focus()
+    page.keyboard.press("End")                     # speed: max
+    idle(page)
+    start = time.monotonic()
+    page.get_by_role("button", name="Start").click()
+    shown = wait_for_metric(page, "Features streamed", f"{n} / {n}", timeout=180)
+    stream_seconds = time.monotonic() - start
+    assert shown["Selected"] == str(len(features))
+
+    chart = page.get_by_test_id("stPlotlyChart").first
+    assert chart.is_visible()
+    assert chart.locator(".main-svg").count() > 0
+    genes = page.get_by_test_id("stDataFrame").last    # "Selected genes", after "Latest events"
+    rows = table_rows(genes)
+    assert [row[1] for row in rows] == features        # rank, feature, column, score
+    assert [row[0] for row in rows] == [str(i) for i in range(1, len(features) + 1)]
+    assert download(page, "Download selected features") == expected
+    no_exception(page, "Stream")
+    print(f"K-OFSD streamed {n} features in the browser in {stream_seconds:.1f} s")
+
+    for title in PAGES:
+        open_page(page, title)
+        if title in ("Compare", "Sweep"):          # run the page's main computation
+            page.get_by_test_id("stBaseButton-primary").first.click()
+            page.get_by_test_id("stPlotlyChart").first.wait_for(timeout=180_000)
+            idle(page)
+        if title == "Export":                      # the finished stream, ready to export
+            assert download(page, "Download selected features") == expected
+            command = page.get_by_test_id("stCode").inner_text()
+            words = shlex.split(command)
+            assert words[:4] == ["python", "-m", "fsengine", "select"]
+            assert words[4] == upload_csv.path.name
+            monkeypatch.chdir(upload_csv.path.parent)
+            repeated = tmp_path / "repeated.csv"
+            assert main(words[3:] + ["--out", str(repeated)]) == 0
+            assert repeated.read_bytes() == expected
+            page.get_by_test_id("stRadio").filter(has_text="Parquet").get_by_text(
+                "Parquet", exact=True).click()
+            matrix = download(page, "Download reduced matrix (Parquet)")
+            table = pq.read_table(io.BytesIO(matrix))
+            assert table.column_names == [*features, "label"]
+            assert table.num_rows == sum(upload_csv.counts.values())
+        no_exception(page, title)
+        screenshot(page, screenshots, title.lower())
+
+
+def test_broken_upload_shows_the_error_and_the_app_keeps_working(page, server, tmp_path,
+                                                                  screenshots):
+    open_app(page, server)                         # a new session: the bundled SRBCT
+    before = metrics(page)
+    assert before["Features"] == "2308"
+    screenshot(page, screenshots, "data-sample")
+    broken = tmp_path / "broken.csv"
+    broken.write_text("sample,gene1,gene2,label\ns1,1.0,2.0,a\ns2,3.0,oops,b\ns3,0.5,1.5,b\n")
+    upload(page, broken)
+    alert = page.get_by_test_id("stAlert").filter(has_text="not a number")
+    alert.wait_for(timeout=TIMEOUT_MS)
+    idle(page)
+    text = alert.inner_text()
+    assert "gene2" in text and "'oops' is not a number" in text
+    assert "broken.csv" in text and "Still using SRBCT.parquet" in text
+    assert metrics(page) == before                 # the previous data set is still shown
+    no_exception(page, "Data after a broken upload")
+    screenshot(page, screenshots, "data-broken-upload")
+
+    open_page(page, "Stream")
+    page.get_by_role("button", name="Step").click()
+    wait_for_metric(page, "Features streamed", "1 / 2308")
+    no_exception(page, "Stream after a broken upload")
