@@ -75,9 +75,33 @@ def keep_widgets(store: str, defaults: dict) -> None:
             st.session_state[key] = saved.get(key, default)
 
 
+def restore_widgets(store: str, defaults: dict) -> None:
+    """Set every widget (by key) to its remembered value before the widgets are drawn.
+
+    Pair with ``on_change=remember(store, key)`` on each widget: the callback runs
+    before the script, so a fresh change is what gets restored. This survives page
+    switches and widgets that are only drawn sometimes (another method's parameters).
+    """
+    saved = st.session_state.setdefault(store, {})
+    for key, default in defaults.items():
+        st.session_state[key] = saved.get(key, default)
+
+
+def remember(store: str, key: str):
+    """An ``on_change`` callback keeping widget ``key``'s new value under ``store``."""
+
+    def callback():
+        st.session_state.setdefault(store, {})[key] = st.session_state[key]
+
+    return callback
+
+
 def save_widgets(store: str, keys) -> None:
-    """Remember the current values of the widgets ``keys`` under ``store``."""
-    st.session_state[store] = {key: st.session_state[key] for key in keys}
+    """Remember the current values of the widgets ``keys`` under ``store``; keys not
+    drawn in this run (e.g. another method's parameters) keep their saved values."""
+    st.session_state[store] = {**st.session_state.get(store, {}),
+                               **{key: st.session_state[key] for key in keys
+                                  if key in st.session_state}}
 
 
 def run_key(*params) -> tuple:

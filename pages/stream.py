@@ -17,42 +17,58 @@ SCORE_LABELS = {"kofsd": "dependency of the set", "ofs-fpd": "mean correlation o
 SPEEDS = {"1": 1, "10": 10, "100": 100, "1,000": 1000, "max": None}
 TICK_SECONDS = 0.25
 
+WIDGETS = "stream_widgets"
+#: Every widget of the page and its first value (kept across page switches).
+DEFAULTS = {"stream_method": "kofsd", "stream_k": 7, "stream_alpha": 0.5,
+            "stream_card": "imbalanced", "stream_variant": "reference",
+            "stream_relevance": "positive", "stream_bins": 3, "stream_test": "g",
+            "stream_significance": 0.05, "stream_order": "natural", "stream_seed": 0,
+            "stream_speed": "100"}
+
 loaded = state.current()
 ds = loaded.dataset
 minority = st.session_state["minority"]
+state.restore_widgets(WIDGETS, DEFAULTS)
+k_max = min(15, ds.n_samples - 1)
+st.session_state["stream_k"] = min(st.session_state["stream_k"], k_max)
+
+
+def keep(key: str) -> dict:
+    """Widget keywords: its key and the callback remembering its value across pages."""
+    return {"key": key, "on_change": state.remember(WIDGETS, key)}
 
 st.title("Stream")
 st.caption(f"{loaded.name}: {ds.n_features} features arrive one at a time; minority class "
            f"{minority} ({ds.class_counts()[minority]} of {ds.n_samples} samples) versus the rest.")
 
 method = st.selectbox("Online selector", list(METHOD_LABELS), format_func=METHOD_LABELS.get,
-                      key="stream_method")
+                      **keep("stream_method"))
 params: dict = {}
 cols = st.columns(4)
 if method == "kofsd":
-    params["k"] = cols[0].slider("K (neighbours)", 1, min(15, ds.n_samples - 1), 7, key="stream_k")
-    params["alpha"] = cols[1].slider("alpha", 0.0, 1.0, 0.5, 0.05, key="stream_alpha")
+    params["k"] = cols[0].slider("K (neighbours)", 1, k_max, **keep("stream_k"))
+    params["alpha"] = cols[1].slider("alpha", 0.0, 1.0, step=0.05, **keep("stream_alpha"))
     params["card"] = cols[2].selectbox("Card function", ["imbalanced", "consistency", "weight",
-                                                         "distance"], key="stream_card")
-    params["variant"] = cols[3].selectbox("Variant", ["reference", "paper"], key="stream_variant",
+                                                         "distance"], **keep("stream_card"))
+    params["variant"] = cols[3].selectbox("Variant", ["reference", "paper"], **keep("stream_variant"),
                                           help="reference = the authors' code; paper = the "
                                                "printed Algorithm 5")
 elif method == "ofs-fpd":
     params["relevance"] = cols[0].selectbox("Relevance", ["positive", "absolute"],
-                                            key="stream_relevance",
+                                            **keep("stream_relevance"),
                                             help="positive: corr > 0 as printed; absolute: |corr| > 0")
 else:
-    params["bins"] = cols[0].slider("Bins", 2, 10, 3, key="stream_bins")
-    params["test"] = cols[1].selectbox("Independence test", ["g", "chi2"], key="stream_test")
-    params["significance"] = cols[2].select_slider("Significance", [0.001, 0.01, 0.05, 0.1], 0.05,
-                                                   key="stream_significance")
+    params["bins"] = cols[0].slider("Bins", 2, 10, **keep("stream_bins"))
+    params["test"] = cols[1].selectbox("Independence test", ["g", "chi2"], **keep("stream_test"))
+    params["significance"] = cols[2].select_slider("Significance", [0.001, 0.01, 0.05, 0.1],
+                                                   **keep("stream_significance"))
 order_cols = st.columns([1, 1, 2])
 order = order_cols[0].radio("Feature order", ["natural", "random"], horizontal=True,
-                            key="stream_order")
-seed = int(order_cols[1].number_input("Seed", 0, 2**31 - 1, 0, key="stream_seed",
+                            **keep("stream_order"))
+seed = int(order_cols[1].number_input("Seed", 0, 2**31 - 1, **keep("stream_seed"),
                                       disabled=order == "natural"))
 speed = order_cols[2].select_slider("Speed (features per tick, 4 ticks a second)",
-                                    list(SPEEDS), "100", key="stream_speed")
+                                    list(SPEEDS), **keep("stream_speed"))
 
 settings = (loaded.name, ds.n_samples, ds.n_features, minority, method, order,
             seed if order == "random" else None, tuple(sorted(params.items())))

@@ -107,3 +107,18 @@ def test_changed_settings_ask_for_a_reset(page):
     page.button(key="stream_step").click().run()
     page.slider(key="stream_k").set_value(5).run()
     assert any("Reset" in i.value for i in page.info)
+
+
+def test_settings_survive_a_page_switch(page):
+    page.select_slider(key="stream_speed").set_value("max").run()
+    page.slider(key="stream_k").set_value(4).run()
+    page.selectbox(key="stream_method").set_value("cie-osfs").run()
+    page.slider(key="stream_bins").set_value(5).run()
+    page.switch_page("pages/data.py").run()
+    page.switch_page("pages/stream.py").run()
+    assert page.select_slider(key="stream_speed").value == "max"
+    assert page.selectbox(key="stream_method").value == "cie-osfs"
+    assert page.slider(key="stream_bins").value == 5
+    page.selectbox(key="stream_method").set_value("kofsd").run()
+    assert page.slider(key="stream_k").value == 4              # kept while hidden
+    assert not page.exception and not page.warning
