@@ -145,3 +145,18 @@ def run_once(store: str, key: tuple, compute: Callable[[Callable], Any], *, text
         results.pop(next(iter(results)))
     st.session_state[store + "_computed"] = st.session_state.get(store + "_computed", 0) + 1
     return result
+
+
+def run_button(label: str, store: str, key: tuple, compute: Callable[[Callable], Any], *,
+               text: str, failure: str) -> Any:
+    """A primary button running ``compute`` once per key (see :func:`run_once`).
+
+    Returns the result kept for ``key`` (None until it has run); a library error is
+    shown in an error box prefixed with ``failure``, and the page goes on.
+    """
+    if st.button(label, type="primary"):
+        try:
+            run_once(store, key, compute, text=text)
+        except FSEngineError as exc:
+            st.error(f"{failure}: {exc}")
+    return st.session_state.get(store, {}).get(key)

@@ -4,7 +4,6 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import state
-from fsengine import FSEngineError
 from fsengine.evaluation import PAPER_METHODS, evaluate, whole_data_selections
 from fsengine.export import records_to_csv
 from fsengine.figures import comparison_figure, jaccard_figure
@@ -71,14 +70,9 @@ splits, seed = int(st.session_state["compare_splits"]), int(st.session_state["co
 top = int(st.session_state["compare_top"]) if st.session_state["compare_fixed_top"] else None
 key = state.run_key(methods, splits, seed, top)
 
-if st.button("Run comparison", type="primary"):
-    try:
-        state.run_once(STORE, key, _compute(ds, minority, methods, splits, seed, top),
-                       text="Evaluating")
-    except FSEngineError as exc:
-        st.error(f"The comparison could not run: {exc}")
-
-result = st.session_state.get(STORE, {}).get(key)
+result = state.run_button("Run comparison", STORE, key,
+                          _compute(ds, minority, methods, splits, seed, top),
+                          text="Evaluating", failure="The comparison could not run")
 if result is None:
     st.info("Choose the methods and press **Run comparison**.")
     st.stop()

@@ -3,7 +3,6 @@
 import streamlit as st
 
 from dashboard import state
-from fsengine import FSEngineError
 from fsengine.evaluation import PAPER_METHODS, sweep_k, sweep_top
 from fsengine.export import records_to_csv
 from fsengine.figures import k_sweep_figure, topk_sweep_figure
@@ -38,13 +37,9 @@ st.slider("K range", 1, 15, key="sweep_ks",
           help="K-OFSD's neighbourhood size; every K in the range is evaluated.")
 ks = tuple(range(st.session_state["sweep_ks"][0], st.session_state["sweep_ks"][1] + 1))
 k_key = state.run_key("k", ks, splits, seed)
-if st.button("Run K sweep", type="primary"):
-    try:
-        state.run_once(K_STORE, k_key, lambda progress: sweep_k(
-            ds, minority, ks, n_splits=splits, seed=seed, progress=progress), text="K sweep")
-    except FSEngineError as exc:
-        st.error(f"The K sweep could not run: {exc}")
-k_result = st.session_state.get(K_STORE, {}).get(k_key)
+k_result = state.run_button("Run K sweep", K_STORE, k_key, lambda progress: sweep_k(
+    ds, minority, ks, n_splits=splits, seed=seed, progress=progress),
+    text="K sweep", failure="The K sweep could not run")
 if k_result is None:
     st.info("Choose the range of K and press **Run K sweep**.")
 else:
@@ -63,14 +58,9 @@ tops = tuple(range(st.session_state["sweep_tops"][0], st.session_state["sweep_to
 rankers = tuple(st.session_state["sweep_rankers"])
 state.save_widgets(WIDGETS, KEYS)
 top_key = state.run_key("top", rankers, tops, splits, seed)
-if st.button("Run top-k sweep", type="primary"):
-    try:
-        state.run_once(TOP_STORE, top_key, lambda progress: sweep_top(
-            ds, minority, rankers, tops, n_splits=splits, seed=seed, progress=progress),
-            text="Top-k sweep")
-    except FSEngineError as exc:
-        st.error(f"The top-k sweep could not run: {exc}")
-top_result = st.session_state.get(TOP_STORE, {}).get(top_key)
+top_result = state.run_button("Run top-k sweep", TOP_STORE, top_key, lambda progress: sweep_top(
+    ds, minority, rankers, tops, n_splits=splits, seed=seed, progress=progress),
+    text="Top-k sweep", failure="The top-k sweep could not run")
 if top_result is None:
     st.info("Choose the rankers and the range of top-k and press **Run top-k sweep**.")
 else:
