@@ -18,7 +18,7 @@ from fsengine.evaluation import PAPER_METHODS, evaluate, sweep_k, sweep_top
 from fsengine.export import (events_to_csv, records_to_csv, selection_to_csv, stability_to_csv,
                              summary_table)
 from fsengine.progress import terminal_progress
-from fsengine.online import CARD_NAMES, ORDERS
+from fsengine.online import CARD_NAMES, ORDERS, k_warning
 from fsengine.discretise import BINNINGS
 from fsengine.online._cieosfs import TESTS
 from fsengine.online._neighbours import METRICS, VARIANTS
@@ -318,6 +318,10 @@ def _cmd_select(args) -> None:
     params = _method_params(args)
     result = run_selection(ds, args.minority, args.method, order=args.order, seed=args.seed,
                            top=args.top, **params)
+    if args.method == "kofsd":
+        warning = k_warning(ds.binarise(args.minority), result.params["k"])
+        if warning:
+            print(f"fsengine: warning: {warning}", file=sys.stderr)
     _write(selection_to_csv(result.selection), args.out)
     if args.trace:
         _write(events_to_csv(result.events), args.trace)

@@ -8,6 +8,7 @@ from fsengine import FSEngineError
 from fsengine.export import events_to_csv, selection_to_csv
 from fsengine.figures import stream_figure
 from fsengine.live import LiveStream
+from fsengine.online import k_warning
 
 METHOD_LABELS = {"kofsd": "K-OFSD (Zhou et al. 2017)", "ofs-fpd": "OFS-FPD (Hashemi et al.)",
                  "cie-osfs": "CIE-OSFS (Wang et al. 2017)"}
@@ -62,6 +63,8 @@ else:
     params["test"] = cols[1].selectbox("Independence test", ["g", "chi2"], **keep("stream_test"))
     params["significance"] = cols[2].select_slider("Significance", [0.001, 0.01, 0.05, 0.1],
                                                    **keep("stream_significance"))
+if method == "kofsd" and (warning := k_warning(ds.binarise(minority), params["k"])):
+    st.warning(warning)
 order_cols = st.columns([1, 1, 2])
 order = order_cols[0].radio("Feature order", ["natural", "random"], horizontal=True,
                             **keep("stream_order"))

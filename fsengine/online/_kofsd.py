@@ -212,6 +212,21 @@ class KOFSD(StreamingSelector):
                          f" = {top} features by dependency are returned, as in the authors' code")
 
 
+def k_warning(y, k: int) -> str | None:
+    """A warning when K is at or above the minority class size, else None.
+
+    Then no minority sample can have only minority neighbours, so every minority card
+    value is below 1 and K-OFSD leans on the majority class. The paper's own protocol
+    meets this (GLIOMA: 3 or 4 minority samples in a training half, K = 7), so it is a
+    warning, not an error.
+    """
+    minority = int(np.sum(np.asarray(y) == 1))
+    if k >= minority:
+        return (f"K = {k} is at or above the minority class size ({minority}): no minority sample "
+                f"can have only minority neighbours; consider K < {minority}")
+    return None
+
+
 def run_kofsd(X, y, names: Sequence[str] | None = None, *, order: str = "natural",
               seed: int | None = None, **params) -> tuple[Selection, list[KOFSDEvent]]:
     """Stream all columns of ``X`` through K-OFSD.

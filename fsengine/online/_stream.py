@@ -252,6 +252,8 @@ def stream_events(selector: "StreamingSelector", X: np.ndarray, names: Sequence[
     """
     if order is None:
         order = np.arange(X.shape[1])
+    if len(order) == 0:
+        raise FSEngineError("the feature order is empty: there is no feature to stream")
     for lo in range(0, len(order), chunk):
         cols = np.asarray(order[lo:lo + chunk])
         block = X[:, cols]

@@ -121,4 +121,11 @@ def test_settings_survive_a_page_switch(page):
     assert page.slider(key="stream_bins").value == 5
     page.selectbox(key="stream_method").set_value("kofsd").run()
     assert page.slider(key="stream_k").value == 4              # kept while hidden
-    assert not page.exception and not page.warning
+    assert not page.exception
+
+
+def test_k_at_or_above_the_minority_size_shows_a_warning(page):
+    page.slider(key="stream_k").set_value(11).run()               # SRBCT class 2: 11 samples
+    assert any("at or above the minority class size (11)" in w.value for w in page.warning)
+    page.slider(key="stream_k").set_value(10).run()
+    assert not page.warning

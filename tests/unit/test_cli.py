@@ -246,3 +246,22 @@ def test_ranker_options_reach_the_ranker(capsys, srbct):
     assert out == selection_to_csv(expected.selection)
     assert expected.params["n_clusters"] == 3 and expected.params["seed"] == 2
 
+
+
+def test_k_at_or_above_the_minority_size_warns_but_runs(capsys, srbct):
+    code, out, err = _run(capsys, "select", str(SAMPLE), "--minority", "2", "--k", "11")
+    assert code == 0
+    lines = err.strip().splitlines()
+    assert lines[0].startswith("fsengine: warning: K = 11 is at or above the minority class size (11)")
+    assert out == selection_to_csv(run_selection(srbct, 2, k=11).selection)
+    code, _, err = _run(capsys, "select", str(SAMPLE), "--minority", "2", "--k", "10")
+    assert "warning" not in err
+
+
+def test_an_empty_feature_order_is_an_error():
+    from fsengine import FSEngineError
+    from fsengine.online import KOFSD, stream_events
+
+    with pytest.raises(FSEngineError, match="feature order is empty"):
+        list(stream_events(KOFSD(np.array([0, 1] * 4), k=2), np.zeros((8, 3)), ["a", "b", "c"],
+                           order=np.array([], dtype=int)))

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from fsengine import Dataset, FSEngineError, load_dataset
 
-FUZZ = settings(max_examples=300, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=2000, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
 
 cells = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True, width=64),
