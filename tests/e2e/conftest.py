@@ -52,15 +52,20 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """`streamlit run app.py` on a free port; yields its URL, stops it at the end."""
+def server(tmp_path_factory, request):
+    """`streamlit run app.py` on a free port; yields its URL, stops it at the end.
+
+    A test module may set ``SERVER_ARGS`` (extra `streamlit run` options, e.g. a lower
+    upload limit)."""
     port = _free_port()
+    extra = list(getattr(request.module, "SERVER_ARGS", []))
     log = tmp_path_factory.mktemp("streamlit") / "server.log"
     with open(log, "wb") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
              "--server.port", str(port), "--server.address", "127.0.0.1",
-             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+             *extra],
             cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
