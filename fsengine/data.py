@@ -13,6 +13,7 @@ import gzip
 import io
 import math
 import os
+import re
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -405,9 +406,81 @@ def _sample_id_column(table: pa.Table) -> str | None:
     if table.num_columns < 2 or _is_numeric_type(ids.type) or ids.null_count:
         return None
     values = [str(v).strip() for v in ids.to_pylist()]
-    if len(set(values)) != len(values) or any(_as_number(v) is not None for v in values):
-        return None
+    if len(set(values)) != len(values) or any(
+            _as_number(v) is not None or _as_number(v.replace(",", ".")) is not None
+            for v in values):
+        return None                   # numbers (also with a decimal comma) are not identifiers
     return first
+
+
+_UNNAMED = re.compile(r"^(Unnamed: \d+|__index_level_\d+__)$")
+_CHOOSE_LABEL = "choose the class column with --label / the Label column box"
+
+
+def _is_unnamed(name: str) -> bool:
+    return not name.strip() or bool(_UNNAMED.match(name))
+
+
+def _unnamed_columns(table: pa.Table, label: str | None, notes: list[str]):
+    """Drop an unnamed first column (row index / row names); error on other unnamed ones."""
+    names = [str(n) for n in table.column_names]
+    for j, n in enumerate(names[1:], start=1):
+        if _is_unnamed(n):
+            after = f" (after {names[j - 1]!r})" if not _is_unnamed(names[j - 1]) else ""
+            raise FSEngineError(f"column {j + 1}{after} has no name (an empty header cell); "
+                                "give every column a name in the header, or delete the column")
+    if not names or not _is_unnamed(names[0]) or table.num_columns < 2:
+        return table, None
+    if label is not None and label == names[0]:
+        return table, None               # asked for as the label: checked as a label below
+    column = table.column(0)
+    if column.null_count:
+        raise FSEngineError("column 1 has no name (an empty header cell) and missing values; "
+                            "give it a name in the header, or delete the column")
+    values = [str(v).strip() for v in column.to_pylist()]
+    if len(set(values)) != len(values):
+        raise FSEngineError("column 1 has no name (an empty header cell) and repeated values, "
+                            "so it is not row names; give it a name in the header")
+    notes.append("unnamed first column taken as row names (the row index), not a feature")
+    return table.drop_columns([table.column_names[0]]), tuple(values)
+
+
+def _genes_in_rows_hint(table: pa.Table, id_column, label, source_name) -> str:
+    """Raise for a clear genes-in-rows file; return a hint for a likely one, else ''."""
+    if id_column is None or label is not None:
+        return ""
+    ids = [str(v).strip() for v in table.column(id_column).to_pylist()]
+    shape = f"{table.num_rows} rows x {table.num_columns} columns"
+    fix = "load it with --transpose / the 'Genes in rows' toggle"
+    named = [v for v in ids if v.lower() in LABEL_NAMES]
+    has_label_column = any(str(n).strip().lower() in LABEL_NAMES for n in table.column_names)
+    if named and not has_label_column:
+        raise FSEngineError(f"{source_name} looks like genes in rows and samples in columns "
+                            f"(row {ids.index(named[0]) + 1} of the first column is named "
+                            f"{named[0]!r}; {shape}); {fix}")
+    if table.num_rows > 5 * table.num_columns and not has_label_column:
+        return f"the file looks like genes in rows ({shape}): {fix}"
+    return ""
+
+
+def _check_label_is_a_class(name: str, labels: np.ndarray) -> None:
+    """Errors for a label column that is the row index, sample ids or a measurement."""
+    n = len(labels)
+    distinct = len(np.unique(labels))
+    if labels.dtype.kind in "iuf" and n >= 10:
+        for start in (0, 1):
+            if np.array_equal(labels, np.arange(start, start + n)):
+                raise FSEngineError(
+                    f"label column {name!r} holds {start}..{start + n - 1}, one number per row: "
+                    f"it is the row index, not a class; {_CHOOSE_LABEL}")
+    if labels.dtype.kind in "iuf" and distinct > 20 and distinct > n / 2:
+        raise FSEngineError(
+            f"label column {name!r} has {distinct} distinct numeric values: it looks like a "
+            f"measurement, not a class; {_CHOOSE_LABEL}")
+    if n >= 10 and distinct == n:
+        raise FSEngineError(
+            f"label column {name!r} has a different value in every row ({n}): it looks like "
+            f"sample identifiers, not a class; {_CHOOSE_LABEL}")
 
 
 def _choose_label(table: pa.Table, label: str | None, notes: list[str],
@@ -464,22 +537,75 @@ def load_dataset(source: Source, *, label: str | None = None, transpose: bool = 
     ------
     FSEngineError
         For any problem with the file, naming the column and row.
+
+    Notes
+    -----
+    Unnamed columns (an empty header cell, or pandas' ``Unnamed: 0``): an unnamed
+    *first* column is the row index or the row names that pandas and R write; its
+    values become the sample names and it is not a feature (a note says so). An
+    unnamed column anywhere else is an error naming its position.
+
+    The label column is checked for mistakes: a column that is the row index
+    (0..n-1 or 1..n), a column with a different value in every row, and a numeric
+    column with many distinct values (more than 20 and more than half the samples:
+    a measurement, not a class) are errors asking for the class column.
+
+    A file that looks like genes in rows (a first column of unique names containing
+    label/class/target, or far more rows than columns with a first column of names)
+    loaded without ``transpose`` is an error, or has the hint added to the error,
+    suggesting ``--transpose`` / the 'Genes in rows' toggle.
+
+    A file whose features are all constant is an error, with or without
+    ``drop_constant``: no feature can tell the classes apart.
     """
+    try:
+        return _load(source, label=label, transpose=transpose, drop_constant=drop_constant,
+                     name=name)
+    except FSEngineError:
+        raise
+    except MemoryError:
+        raise
+    except (pa.ArrowException, ValueError, TypeError, OverflowError, UnicodeError,
+            OSError, IndexError, KeyError) as exc:   # a bug or an unforeseen input: still one type
+        raise FSEngineError(f"cannot read {name or 'the data'}: {type(exc).__name__}: {exc}") \
+            from exc
+
+
+def _load(source: Source, *, label, transpose, drop_constant, name) -> Dataset:
     data, source_name = _read_bytes(source)
     source_name = name or source_name
     table, notes, is_text = _read_table(data, source_name)
     if table.num_columns == 0:
         raise FSEngineError(f"{source_name} has no columns")
     names = [str(n) for n in table.column_names]
+    sample_names = None
+    if not transpose:
+        table, sample_names = _unnamed_columns(table, label, notes)
+        names = [str(n) for n in table.column_names]
     if len(set(names)) != len(names):
         _raise_duplicates(names, "column names")
-    sample_names = None
     if transpose:
         table, sample_names = _transposed(table)
         notes.append("transposed: genes in rows, samples in columns")
     if table.num_rows == 0:
         raise FSEngineError(f"{source_name} has a header but no data rows")
-    id_column = None if transpose else _sample_id_column(table)
+    if table.num_columns == 0:
+        raise FSEngineError(f"{source_name} has no columns besides its row names")
+    id_column = None
+    if not transpose and sample_names is None:
+        id_column = _sample_id_column(table)
+    hint = "" if transpose else _genes_in_rows_hint(table, id_column, label, source_name)
+    try:
+        return _build(table, label, drop_constant, notes, is_text, source_name, sample_names,
+                      id_column)
+    except FSEngineError as exc:
+        if hint and "--transpose" not in str(exc):
+            raise FSEngineError(f"{exc}; {hint}") from None
+        raise
+
+
+def _build(table, label, drop_constant, notes, is_text, source_name, sample_names,
+           id_column) -> Dataset:
     label_column = _choose_label(table, label, notes, id_column)
     feature_columns = [n for n in table.column_names if n != label_column]
     if id_column is not None and id_column != label_column:
@@ -488,8 +614,10 @@ def load_dataset(source: Source, *, label: str | None = None, transpose: bool = 
         notes.append(f"column {id_column!r} holds sample identifiers")
     if not feature_columns:
         raise FSEngineError(f"{source_name} has no feature columns besides the label column "
-                            f"{label_column!r}")
+                            f"{label_column!r}; a file needs one column per gene and a label "
+                            "column (samples in rows), separated by commas, tabs or semicolons")
     labels = _label_values(label_column, table.column(label_column), sample_names, is_text)
+    _check_label_is_a_class(label_column, labels)
     X = np.empty((table.num_rows, len(feature_columns)), dtype=np.float64, order="F")
     for j, col in enumerate(feature_columns):
         X[:, j] = _feature_values(col, table.column(col), sample_names, is_text)
@@ -499,9 +627,12 @@ def load_dataset(source: Source, *, label: str | None = None, transpose: bool = 
     constant_mask = np.all(X == X[0], axis=0)
     constant = tuple(feature_columns[j] for j in np.flatnonzero(constant_mask))
     dropped: tuple[str, ...] = ()
+    if len(constant) == len(feature_columns):
+        raise FSEngineError(f"every feature is constant ({len(constant)} of {len(constant)} have "
+                            f"one value over all {X.shape[0]} samples): "
+                            "nothing can tell the classes apart; check that the right file "
+                            "and columns were loaded")
     if drop_constant and constant:
-        if len(constant) == len(feature_columns):
-            raise FSEngineError("every feature is constant; nothing is left to select from")
         keep = ~constant_mask
         X = np.asfortranarray(X[:, keep])
         feature_columns = [c for c, k in zip(feature_columns, keep) if k]

@@ -11,15 +11,22 @@ AUTO_LABEL = "(automatic)"
 
 
 def _reload(raw: bytes, name: str, *, label=None, transpose=False, drop_constant=False) -> None:
-    """Load with the given options; on failure keep the previous data set and say why."""
+    """Load with the given options; on failure keep the previous data set and say why.
+
+    A failed file is kept as pending, so that changing an option (e.g. the "Genes in
+    rows" toggle the error suggests) retries that file, not the previous data set; the
+    options keep the user's choice.
+    """
     try:
         state.load_into_session(raw, name, label=label, transpose=transpose,
                                 drop_constant=drop_constant)
     except FSEngineError as exc:
         st.session_state["load_error"] = f"Could not load {name}: {exc}"
+        st.session_state["pending_upload"] = (raw, name)
     else:
         st.session_state.pop("load_error", None)
-    _sync_widgets()
+        st.session_state.pop("pending_upload", None)
+        _sync_widgets()
 
 
 def _sync_widgets() -> None:
@@ -44,9 +51,10 @@ def _on_options() -> None:
     loaded = state.current()
     label = st.session_state["label_column"]
     transpose = st.session_state["transpose"]
-    if transpose != loaded.transpose:
+    raw, name = st.session_state.get("pending_upload", (loaded.raw, loaded.name))
+    if transpose != loaded.transpose or "pending_upload" in st.session_state:
         label = AUTO_LABEL
-    _reload(loaded.raw, loaded.name, label=None if label == AUTO_LABEL else label,
+    _reload(raw, name, label=None if label == AUTO_LABEL else label,
             transpose=transpose, drop_constant=st.session_state["drop_constant"])
 
 
