@@ -59,11 +59,12 @@ $(VENV)/.bench-installed: requirements-bench.txt $(VENV)/.runtime-installed
 	touch $@
 
 ## Time the selectors and rankers against straightforward implementations and the
-## scikit-learn / skrebate baselines (medians, ratios).
+## scikit-learn / skrebate baselines (medians, ratios); measure the loader's peak memory.
 bench: $(VENV)/.bench-installed
 	$(PY) benchmarks/bench_kofsd.py
 	$(PY) benchmarks/bench_online.py
 	$(PY) benchmarks/bench_rankers.py
+	$(PY) benchmarks/bench_memory.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache test-artifacts
