@@ -62,19 +62,6 @@ def current() -> LoadedData:
     return st.session_state["data"]
 
 
-def keep_widgets(store: str, defaults: dict) -> None:
-    """Give widgets (by key) their last values back after a page switch.
-
-    Streamlit drops a widget's value when a page without it runs; call this before
-    drawing the widgets and :func:`save_widgets` after. ``defaults`` maps each
-    widget key to its first value.
-    """
-    saved = st.session_state.get(store, {})
-    for key, default in defaults.items():
-        if key not in st.session_state:
-            st.session_state[key] = saved.get(key, default)
-
-
 def restore_widgets(store: str, defaults: dict) -> None:
     """Set every widget (by key) to its remembered value before the widgets are drawn.
 
@@ -96,12 +83,15 @@ def remember(store: str, key: str):
     return callback
 
 
-def save_widgets(store: str, keys) -> None:
-    """Remember the current values of the widgets ``keys`` under ``store``; keys not
-    drawn in this run (e.g. another method's parameters) keep their saved values."""
-    st.session_state[store] = {**st.session_state.get(store, {}),
-                               **{key: st.session_state[key] for key in keys
-                                  if key in st.session_state}}
+def persisted(store: str, key: str) -> dict:
+    """Widget keywords: ``key`` and the ``on_change`` callback that remembers its value."""
+    return {"key": key, "on_change": remember(store, key)}
+
+
+def set_widget(store: str, key: str, value) -> None:
+    """Change a remembered widget's value from the page's code (before it is drawn)."""
+    st.session_state[key] = value
+    st.session_state.setdefault(store, {})[key] = value
 
 
 def run_key(*params) -> tuple:

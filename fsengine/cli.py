@@ -135,31 +135,31 @@ def _add_method_options(p: argparse.ArgumentParser, rankers: bool = True,
         groups[group].add_argument(flag, default=None, **{**keywords, "help": help_text})
 
 
+def _given_options(args, skip: tuple[str, ...] = ()):
+    """(flag, parameter name, methods it applies to, value) of each method option given."""
+    for _, flag, name, applies, _ in METHOD_OPTIONS:
+        value = None if flag in skip else getattr(args, flag[2:].replace("-", "_"), None)
+        if value is not None:
+            yield flag, name, applies, value
+
+
 def _params_per_method(args, methods: list[str], skip: tuple[str, ...] = ()) -> dict[str, dict]:
     """Each given method option (but ``skip``), routed to every listed method it applies to."""
-    params: dict[str, dict] = {m: {} for m in methods}
-    for _, flag, name, applies, _ in METHOD_OPTIONS:
-        if flag in skip:
-            continue
-        value = getattr(args, flag[2:].replace("-", "_"), None)
-        if value is None:
-            continue
+    params: dict[str, dict] = {}
+    for flag, name, applies, value in _given_options(args, skip):
         targets = [m for m in methods if m in applies]
         if not targets:
             raise FSEngineError(f"{flag} applies to {'|'.join(applies)}, none of which is in "
                                 f"--methods {','.join(methods)}")
         for m in targets:
-            params[m][name] = value
-    return {m: p for m, p in params.items() if p}
+            params.setdefault(m, {})[name] = value
+    return params
 
 
 def _method_params(args) -> dict:
     """The options given that apply to the chosen method; one that does not is an error."""
     params = {}
-    for _, flag, name, applies, _ in METHOD_OPTIONS:
-        value = getattr(args, flag[2:].replace("-", "_"), None)
-        if value is None:
-            continue
+    for flag, name, applies, value in _given_options(args):
         if args.method not in applies:
             raise FSEngineError(f"{flag} applies to --method {'|'.join(applies)}, "
                                 f"not {args.method}")

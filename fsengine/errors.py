@@ -8,3 +8,12 @@ class FSEngineError(ValueError):
     exists, what to do about it. The command line prints it as one line and
     exits with status 2; the app shows it in an error box.
     """
+
+
+def is_integer_in(value, low, high=float("inf")) -> bool:
+    """True for an integer (numpy integers included, booleans excluded) with
+    ``low <= value <= high``: the check behind every integer parameter's message."""
+    import numbers
+
+    return (isinstance(value, numbers.Integral) and not isinstance(value, bool)
+            and low <= value <= high)

@@ -32,7 +32,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
 from fsengine.data import Dataset
-from fsengine.errors import FSEngineError
+from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.online import feature_order, stream_events
 from fsengine.rankers import RANKERS, rank_features, score_features
 from fsengine.runs import METHODS, ONLINE_METHODS, make_online_selector, run_selection
@@ -117,7 +117,7 @@ def stratified_splits(y, n_splits: int = 20, seed: int = 0) -> list[tuple[np.nda
     the same splits.
     """
     y = np.asarray(y)
-    if isinstance(n_splits, bool) or not isinstance(n_splits, (int, np.integer)) or n_splits < 1:
+    if not is_integer_in(n_splits, 1):
         raise FSEngineError(f"the number of splits must be a positive integer, got {n_splits!r}")
     _, counts = np.unique(y, return_counts=True)
     if counts.min() < 2:
@@ -230,8 +230,7 @@ def evaluate(dataset: Dataset, minority, methods: Sequence[str] = PAPER_METHODS,
     params = {m: dict(p) for m, p in (params or {}).items()}
     label = dataset.resolve_class(minority)
     y = dataset.binarise(label)
-    if top is not None and (isinstance(top, bool) or not isinstance(top, (int, np.integer))
-                            or not 1 <= top <= dataset.n_features):
+    if top is not None and not is_integer_in(top, 1, dataset.n_features):
         raise FSEngineError(f"top must be an integer from 1 to {dataset.n_features}, got {top!r}")
     splits = stratified_splits(y, n_splits, seed)
     names = list(dataset.feature_names)

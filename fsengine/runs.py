@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fsengine.data import Dataset
-from fsengine.errors import FSEngineError
+from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.rankers import RANKERS, default_clusters, rank_features, score_features
 from fsengine.online import (CIEOSFS, KOFSD, OFSFPD, Selection, StreamEvent, feature_order,
                              stream_events)
@@ -99,8 +99,7 @@ def run_ranking(dataset: Dataset, minority, method: str, *, top: int | None = No
     """
     label = dataset.resolve_class(minority)
     y = dataset.binarise(label)
-    if top is not None and (isinstance(top, bool) or not isinstance(top, (int, np.integer))
-                            or not 1 <= top <= dataset.n_features):
+    if top is not None and not is_integer_in(top, 1, dataset.n_features):
         raise FSEngineError(f"--top must be an integer from 1 to {dataset.n_features} (the "
                             f"number of features), got {top!r}")
     defaults = ranker_defaults(method)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fsengine.data import Dataset
-from fsengine.errors import FSEngineError
+from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.runs import run_selection
 
 
@@ -118,7 +118,7 @@ def order_stability(dataset: Dataset, minority, method: str = "kofsd", *, orders
     -------
     StabilityResult
     """
-    if isinstance(orders, bool) or not isinstance(orders, int) or orders < 2:
+    if not is_integer_in(orders, 2):
         raise FSEngineError(f"the number of orders must be an integer >= 2, got {orders!r}")
     seeds = tuple(seed + r for r in range(orders))
     selections = tuple(run_selection(dataset, minority, method, order="random", seed=s,

@@ -36,10 +36,10 @@ def _compute(dataset, minority, methods, splits, seed, top):
 
 loaded = state.current()
 ds, minority = loaded.dataset, st.session_state["minority"]
-state.keep_widgets(WIDGETS, {"compare_methods": list(PAPER_METHODS), "compare_splits": 20,
-                             "compare_seed": 0, "compare_fixed_top": False,
-                             "compare_top": min(10, ds.n_features)})
-st.session_state["compare_top"] = min(st.session_state["compare_top"], ds.n_features)
+state.restore_widgets(WIDGETS, {"compare_methods": list(PAPER_METHODS), "compare_splits": 20,
+                                "compare_seed": 0, "compare_fixed_top": False,
+                                "compare_top": min(10, ds.n_features)})
+state.set_widget(WIDGETS, "compare_top", min(st.session_state["compare_top"], ds.n_features))
 
 st.title("Compare")
 st.caption(f"{loaded.name}, minority class **{minority}** versus the rest. Every split is a "
@@ -48,22 +48,21 @@ st.caption(f"{loaded.name}, minority class **{minority}** versus the rest. Every
 
 methods_col, options_col = st.columns([3, 2])
 with methods_col:
-    st.multiselect("Methods", list(METHODS), key="compare_methods",
+    st.multiselect("Methods", list(METHODS), **state.persisted(WIDGETS, "compare_methods"),
                    help=f"Online selectors: {', '.join(ONLINE_METHODS)}. Rankers: "
                         f"{', '.join(RANKERS)}. Default: the K-OFSD paper's comparison.")
-    st.toggle("Fixed number of features for the rankers", key="compare_fixed_top",
+    st.toggle("Fixed number of features for the rankers",
+              **state.persisted(WIDGETS, "compare_fixed_top"),
               help="Off: on every split, each ranker keeps as many features as K-OFSD "
                    "selected on that split (the paper's rule).")
     if st.session_state["compare_fixed_top"]:
         st.number_input("Top-k (features per ranker)", 1, ds.n_features, step=1,
-                        key="compare_top")
+                        **state.persisted(WIDGETS, "compare_top"))
 with options_col:
-    st.slider("Splits", 2, 50, key="compare_splits",
+    st.slider("Splits", 2, 50, **state.persisted(WIDGETS, "compare_splits"),
               help="Number of random stratified 50/50 splits (the paper uses 20).")
-    st.number_input("Seed", 0, 2**31 - 1, step=1, key="compare_seed",
+    st.number_input("Seed", 0, 2**31 - 1, step=1, **state.persisted(WIDGETS, "compare_seed"),
                     help="Seed of the splits: the same seed gives the same splits.")
-state.save_widgets(WIDGETS, ["compare_methods", "compare_splits", "compare_seed",
-                             "compare_fixed_top", "compare_top"])
 
 methods = tuple(st.session_state["compare_methods"])
 splits, seed = int(st.session_state["compare_splits"]), int(st.session_state["compare_seed"])

@@ -47,21 +47,21 @@ ds, minority = loaded.dataset, st.session_state["minority"]
 live = st.session_state.get("live")
 stream_ready = live is not None and live.done and live.dataset is ds
 sources = [STREAM, COMPUTE] if stream_ready else [COMPUTE]
-state.keep_widgets(WIDGETS, {"export_source": sources[0], "export_method": "kofsd",
-                             "export_top": min(10, ds.n_features), "export_format": "CSV"})
+state.restore_widgets(WIDGETS, {"export_source": sources[0], "export_method": "kofsd",
+                                "export_top": min(10, ds.n_features), "export_format": "CSV"})
 if st.session_state["export_source"] not in sources:
-    st.session_state["export_source"] = sources[0]
+    state.set_widget(WIDGETS, "export_source", sources[0])
 if stream_ready and st.session_state.get("export_seen_stream") is not live:
     st.session_state["export_seen_stream"] = live          # a stream finished since: offer it
-    st.session_state["export_source"] = STREAM
-st.session_state["export_top"] = min(st.session_state["export_top"], ds.n_features)
+    state.set_widget(WIDGETS, "export_source", STREAM)
+state.set_widget(WIDGETS, "export_top", min(st.session_state["export_top"], ds.n_features))
 
 st.title("Export")
 st.caption(f"{loaded.name}: the selected features as CSV (the bytes of `python -m fsengine "
            "select`), the data reduced to them as CSV or Parquet, and the run's parameters "
            "as JSON with the command line that repeats it.")
 
-st.radio("Selection", sources, key="export_source", horizontal=True,
+st.radio("Selection", sources, **state.persisted(WIDGETS, "export_source"), horizontal=True,
          help="The last Stream run that went to the end (on this data set), or any method "
               "computed here with its default parameters.")
 result = None
@@ -81,14 +81,14 @@ else:
         st.caption("Run a stream to the end on the Stream page to export it here, or compute "
                    "a selection with a method's default parameters.")
     cols = st.columns([2, 1, 1], vertical_alignment="bottom")
-    method = cols[0].selectbox("Method", list(METHODS), key="export_method",
+    method = cols[0].selectbox("Method", list(METHODS), **state.persisted(WIDGETS, "export_method"),
                                format_func=_method_label,
                                help=f"Online selectors: {', '.join(ONLINE_METHODS)}. Rankers: "
                                     f"{', '.join(RANKERS)}. Default parameters.")
     top = None
     if method in RANKERS:
         top = int(cols[1].number_input("Top-N (features kept)", 1, ds.n_features, step=1,
-                                       key="export_top"))
+                                       **state.persisted(WIDGETS, "export_top")))
     results = _computed_results(loaded)
     key = (minority, method, top)
     if cols[2].button("Compute selection", type="primary", key="export_compute",
@@ -125,7 +125,8 @@ if result is not None:
                    "line's `select`.")
     with files[1]:
         st.subheader("Reduced matrix")
-        fmt = st.radio("Format", list(FORMATS), key="export_format", horizontal=True)
+        fmt = st.radio("Format", list(FORMATS), horizontal=True,
+                       **state.persisted(WIDGETS, "export_format"))
         extension, mime = FORMATS[fmt]
         try:
             matrix = reduced_matrix(ds, selection, extension)
@@ -154,4 +155,3 @@ if result is not None:
         st.caption(f"Run it in the folder that holds {record['data']}: it writes the same CSV "
                    "to standard output (`--out FILE` for a file).")
 
-state.save_widgets(WIDGETS, ["export_source", "export_method", "export_top", "export_format"])

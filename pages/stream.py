@@ -1,5 +1,7 @@
 """Stream page: watch genes arrive one at a time into an online selector."""
 
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
@@ -31,12 +33,9 @@ ds = loaded.dataset
 minority = st.session_state["minority"]
 state.restore_widgets(WIDGETS, DEFAULTS)
 k_max = min(15, ds.n_samples - 1)
-st.session_state["stream_k"] = min(st.session_state["stream_k"], k_max)
+state.set_widget(WIDGETS, "stream_k", min(st.session_state["stream_k"], k_max))
 
-
-def keep(key: str) -> dict:
-    """Widget keywords: its key and the callback remembering its value across pages."""
-    return {"key": key, "on_change": state.remember(WIDGETS, key)}
+keep = partial(state.persisted, WIDGETS)                    # widget keywords: key + on_change
 
 st.title("Stream")
 st.caption(f"{loaded.name}: {ds.n_features} features arrive one at a time; minority class "
@@ -51,7 +50,8 @@ if method == "kofsd":
     params["alpha"] = cols[1].slider("alpha", 0.0, 1.0, step=0.05, **keep("stream_alpha"))
     params["card"] = cols[2].selectbox("Card function", ["imbalanced", "consistency", "weight",
                                                          "distance"], **keep("stream_card"))
-    params["variant"] = cols[3].selectbox("Variant", ["reference", "paper"], **keep("stream_variant"),
+    params["variant"] = cols[3].selectbox("Variant", ["reference", "paper"],
+                                          **keep("stream_variant"),
                                           help="reference = the authors' code; paper = the "
                                                "printed Algorithm 5")
 elif method == "ofs-fpd":

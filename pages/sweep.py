@@ -9,16 +9,15 @@ from fsengine.figures import k_sweep_figure, topk_sweep_figure
 from fsengine.rankers import RANKERS
 
 K_STORE, TOP_STORE, WIDGETS = "sweep_k_results", "sweep_top_results", "sweep_widgets"
-KEYS = ("sweep_splits", "sweep_seed", "sweep_ks", "sweep_rankers", "sweep_tops")
 
 loaded = state.current()
 ds, minority = loaded.dataset, st.session_state["minority"]
 top_max = min(30, ds.n_features)
-state.keep_widgets(WIDGETS, {"sweep_splits": 10, "sweep_seed": 0, "sweep_ks": (1, 10),
-                             "sweep_rankers": [m for m in PAPER_METHODS if m in RANKERS],
-                             "sweep_tops": (1, min(10, top_max))})
+state.restore_widgets(WIDGETS, {"sweep_splits": 10, "sweep_seed": 0, "sweep_ks": (1, 10),
+                                "sweep_rankers": [m for m in PAPER_METHODS if m in RANKERS],
+                                "sweep_tops": (1, min(10, top_max))})
 low, high = st.session_state["sweep_tops"]                # another data set may have fewer
-st.session_state["sweep_tops"] = (min(low, top_max), min(high, top_max))
+state.set_widget(WIDGETS, "sweep_tops", (min(low, top_max), min(high, top_max)))
 stem = f"{loaded.name.rsplit('.', 1)[0]}_{minority}"
 
 st.title("Sweep")
@@ -26,14 +25,14 @@ st.caption(f"{loaded.name}, minority class **{minority}** versus the rest, under
            "evaluation protocol: random stratified 50/50 splits, selection and training on one "
            "half, G-mean on the other.")
 split_col, seed_col = st.columns(2)
-split_col.slider("Splits", 2, 20, key="sweep_splits",
+split_col.slider("Splits", 2, 20, **state.persisted(WIDGETS, "sweep_splits"),
                  help="Random stratified 50/50 splits per point (the paper uses 20).")
-seed_col.number_input("Seed", 0, 2**31 - 1, step=1, key="sweep_seed",
+seed_col.number_input("Seed", 0, 2**31 - 1, step=1, **state.persisted(WIDGETS, "sweep_seed"),
                       help="Seed of the splits; every point uses the same splits.")
 splits, seed = int(st.session_state["sweep_splits"]), int(st.session_state["sweep_seed"])
 
 st.subheader("K-OFSD: number of neighbours K")
-st.slider("K range", 1, 15, key="sweep_ks",
+st.slider("K range", 1, 15, **state.persisted(WIDGETS, "sweep_ks"),
           help="K-OFSD's neighbourhood size; every K in the range is evaluated.")
 ks = tuple(range(st.session_state["sweep_ks"][0], st.session_state["sweep_ks"][1] + 1))
 k_key = state.run_key("k", ks, splits, seed)
@@ -50,13 +49,12 @@ else:
                        file_name=f"sweep_k_{stem}.csv", mime="text/csv", on_click="ignore")
 
 st.subheader("Rankers: number of features kept (top-k)")
-st.multiselect("Rankers", list(RANKERS), key="sweep_rankers")
+st.multiselect("Rankers", list(RANKERS), **state.persisted(WIDGETS, "sweep_rankers"))
 if top_max > 1:
-    st.slider("Top-k range", 1, top_max, key="sweep_tops",
+    st.slider("Top-k range", 1, top_max, **state.persisted(WIDGETS, "sweep_tops"),
               help="Every ranker keeps its k best features, for every k in the range.")
 tops = tuple(range(st.session_state["sweep_tops"][0], st.session_state["sweep_tops"][1] + 1))
 rankers = tuple(st.session_state["sweep_rankers"])
-state.save_widgets(WIDGETS, KEYS)
 top_key = state.run_key("top", rankers, tops, splits, seed)
 top_result = state.run_button("Run top-k sweep", TOP_STORE, top_key, lambda progress: sweep_top(
     ds, minority, rankers, tops, n_splits=splits, seed=seed, progress=progress),

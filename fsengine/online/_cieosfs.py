@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import chdtrc
 
-from fsengine.errors import FSEngineError
+from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.discretise import BINNINGS, discretise
 from fsengine.online._columns import pearson_with, tie_key
 from fsengine.online._stream import Selection, StreamEvent, StreamingSelector
@@ -149,7 +149,7 @@ class CIEOSFS(StreamingSelector):
     def __init__(self, y, *, bins: int = 3, binning: str = "quantile", test: str = "g",
                  significance: float = 0.05):
         super().__init__(y)
-        if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or not 2 <= bins <= 64:
+        if not is_integer_in(bins, 2, 64):
             raise FSEngineError(f"bins must be an integer from 2 to 64, got {bins!r}")
         if binning not in BINNINGS:
             raise FSEngineError(f"unknown binning {binning!r}; choose one of {', '.join(BINNINGS)}")

@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from fsengine.errors import FSEngineError
+from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.labels import one_versus_rest
 from fsengine.online._cards import CARD_NAMES, dependency_from_cards, make_card
 from fsengine.online._neighbours import (METRICS, VARIANTS, distance_terms, feature_weights,
@@ -89,7 +89,7 @@ class KOFSD(StreamingSelector):
                  gamma1: float = 0.75, gamma2: float = 0.25):
         super().__init__(y)
         n = len(self.y)
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k < n:
+        if not is_integer_in(k, 1, n - 1):
             raise FSEngineError(f"K must be an integer from 1 to {n - 1} (the number of samples "
                                 f"minus one), got {k!r}")
         if not (isinstance(alpha, numbers.Real) and not isinstance(alpha, bool)

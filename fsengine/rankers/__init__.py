@@ -12,7 +12,7 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from fsengine.errors import FSEngineError
+from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.labels import one_versus_rest
 from fsengine.rankers._basic import fisher_score, hellinger_score, pcc_score, s2n_score
 from fsengine.rankers._decomposition import decomposed, default_clusters, pseudo_labels
@@ -79,8 +79,7 @@ class RankerSelector(SelectorMixin, BaseEstimator):
     def fit(self, X, y):
         """Score every column of X against y (binarised one versus rest)."""
         X, y = validate_data(self, X, y, dtype=float)
-        if isinstance(self.k, bool) or not isinstance(self.k, (int, np.integer)) \
-                or not 1 <= self.k <= X.shape[1]:
+        if not is_integer_in(self.k, 1, X.shape[1]):
             raise FSEngineError(f"k must be an integer from 1 to {X.shape[1]} (the number of "
                                 f"features), got {self.k!r}")
         y01 = one_versus_rest(y, self.minority)

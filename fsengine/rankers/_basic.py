@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fsengine.errors import FSEngineError
+from fsengine.errors import FSEngineError, is_integer_in
 
 
 def check_scoring_input(X, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -157,7 +157,7 @@ def hellinger_score(X, y, bins: int = 10) -> np.ndarray:
     X, y, classes = check_scoring_input(X, y)
     if len(classes) != 2:
         raise FSEngineError("the Hellinger distance compares two classes; binarise the labels")
-    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 2:
+    if not is_integer_in(bins, 2):
         raise FSEngineError(f"the Hellinger distance needs an integer number of bins >= 2, got {bins!r}")
     low, high = X.min(axis=0), X.max(axis=0)
     width = np.where(high > low, high - low, 1.0)

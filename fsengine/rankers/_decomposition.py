@@ -12,7 +12,7 @@ import hashlib
 import numpy as np
 from sklearn.cluster import KMeans
 
-from fsengine.errors import FSEngineError
+from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.rankers._basic import check_scoring_input
 
 
@@ -72,7 +72,7 @@ def compute_pseudo_labels(X, y, n_clusters: int | None = None, seed: int = 0) ->
         raise FSEngineError("decomposition needs binary labels: 1 = minority, 0 = majority")
     majority = np.flatnonzero(y == 0)
     k = default_clusters(y) if n_clusters is None else n_clusters
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= len(majority):
+    if not is_integer_in(k, 1, len(majority)):
         raise FSEngineError(f"the number of clusters must be an integer from 1 to the majority "
                             f"class size ({len(majority)}), got {k!r}")
     labels = np.zeros(len(y), dtype=np.int64)

@@ -28,7 +28,7 @@ import numpy as np
 from scipy.special import digamma
 
 from fsengine.discretise import BINNINGS, discretise
-from fsengine.errors import FSEngineError
+from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.rankers._basic import check_scoring_input
 
 ESTIMATORS = ("knn", "binned")
@@ -226,12 +226,11 @@ def mi_score(X, y, estimator: str = "knn", n_neighbors: int = 3, bins: int = 10,
     """
     X, y, classes = check_scoring_input(X, y)
     if estimator == "knn":
-        if isinstance(n_neighbors, bool) or not isinstance(n_neighbors, (int, np.integer)) \
-                or n_neighbors < 1:
+        if not is_integer_in(n_neighbors, 1):
             raise FSEngineError(f"n_neighbors must be a positive integer, got {n_neighbors!r}")
         return _mi_knn(break_ties(X) if tie_noise else X, y, classes, int(n_neighbors))
     if estimator == "binned":
-        if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 2:
+        if not is_integer_in(bins, 2):
             raise FSEngineError(f"bins must be an integer >= 2, got {bins!r}")
         if binning not in BINNINGS:
             raise FSEngineError(f"unknown binning {binning!r}; choose one of {', '.join(BINNINGS)}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from fsengine.errors import FSEngineError
+from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.rankers._basic import check_scoring_input
 
 
@@ -39,8 +39,7 @@ def relieff_score(X, y, n_neighbors: int = 7) -> np.ndarray:
     ndarray, shape (n_features,)
     """
     X, y, classes = check_scoring_input(X, y)
-    if isinstance(n_neighbors, bool) or not isinstance(n_neighbors, (int, np.integer)) \
-            or n_neighbors < 1:
+    if not is_integer_in(n_neighbors, 1):
         raise FSEngineError(f"ReliefF needs a positive integer number of neighbours, got {n_neighbors!r}")
     n, p = X.shape
     low, span = X.min(axis=0), X.max(axis=0) - X.min(axis=0)
