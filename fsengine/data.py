@@ -561,9 +561,7 @@ def load_dataset(source: Source, *, label: str | None = None, transpose: bool = 
     try:
         return _load(source, label=label, transpose=transpose, drop_constant=drop_constant,
                      name=name)
-    except FSEngineError:
-        raise
-    except MemoryError:
+    except FSEngineError:                      # a ValueError too: let it through as it is
         raise
     except (pa.ArrowException, ValueError, TypeError, OverflowError, UnicodeError,
             OSError, IndexError, KeyError) as exc:   # a bug or an unforeseen input: still one type
@@ -575,13 +573,13 @@ def _load(source: Source, *, label, transpose, drop_constant, name) -> Dataset:
     data, source_name = _read_bytes(source)
     source_name = name or source_name
     table, notes, is_text = _read_table(data, source_name)
+    del data                                    # the table holds the values now
     if table.num_columns == 0:
         raise FSEngineError(f"{source_name} has no columns")
-    names = [str(n) for n in table.column_names]
     sample_names = None
     if not transpose:
         table, sample_names = _unnamed_columns(table, label, notes)
-        names = [str(n) for n in table.column_names]
+    names = [str(n) for n in table.column_names]
     if len(set(names)) != len(names):
         _raise_duplicates(names, "column names")
     if transpose:
@@ -619,12 +617,14 @@ def _build(table, label, drop_constant, notes, is_text, source_name, sample_name
     labels = _label_values(label_column, table.column(label_column), sample_names, is_text)
     _check_label_is_a_class(label_column, labels)
     X = np.empty((table.num_rows, len(feature_columns)), dtype=np.float64, order="F")
+    constant_mask = np.empty(len(feature_columns), dtype=bool)
     for j, col in enumerate(feature_columns):
-        X[:, j] = _feature_values(col, table.column(col), sample_names, is_text)
+        values = _feature_values(col, table.column(col), sample_names, is_text)
+        X[:, j] = values
+        constant_mask[j] = (values == values[0]).all()     # no n x p temporary
     if len(np.unique(labels)) < 2:
         raise FSEngineError(f"label column {label_column!r} has a single class "
                             f"({labels[0].item()!r}); at least two classes are needed")
-    constant_mask = np.all(X == X[0], axis=0)
     constant = tuple(feature_columns[j] for j in np.flatnonzero(constant_mask))
     dropped: tuple[str, ...] = ()
     if len(constant) == len(feature_columns):

@@ -33,7 +33,7 @@ from sklearn.svm import SVC
 
 from fsengine.data import Dataset
 from fsengine.errors import FSEngineError, is_integer_in
-from fsengine.online import feature_order, stream_events
+from fsengine.online import stream_events
 from fsengine.rankers import RANKERS, rank_features, score_features
 from fsengine.runs import METHODS, ONLINE_METHODS, make_online_selector, run_selection
 
@@ -137,7 +137,7 @@ def select_on(method: str, X_train: np.ndarray, y_train: np.ndarray, names: Sequ
     """
     if method in ONLINE_METHODS:
         selector = make_online_selector(method, y_train, **params)
-        for _ in stream_events(selector, X_train, names, feature_order(X_train.shape[1])):
+        for _ in stream_events(selector, X_train, names):            # natural order
             pass
         return list(selector.finish().columns)
     if n_features is None:
