@@ -9,6 +9,7 @@ and row and says what to do.
 
 from __future__ import annotations
 
+import csv
 import gzip
 import io
 import math
@@ -190,21 +191,21 @@ def _format_counts(counts: dict) -> str:
     return ", ".join(f"{c!s} (n={n})" for c, n in counts.items())
 
 
-def _read_bytes(source: Source) -> tuple[bytes, str]:
+def _read_bytes(source: Source) -> bytes:
     if isinstance(source, (bytes, bytearray)):
-        return bytes(source), "uploaded data"
+        return bytes(source)
     if hasattr(source, "read"):
-        name = getattr(source, "name", "uploaded file")
         data = source.read()
-        if isinstance(data, str):
-            data = data.encode()
-        return data, os.path.basename(str(name))
+        return data.encode() if isinstance(data, str) else data
     path = Path(source)
     if not path.exists():
         raise FSEngineError(f"file not found: {path}")
     if path.is_dir():
         raise FSEngineError(f"{path} is a directory; give a CSV, TSV or Parquet file")
-    return path.read_bytes(), path.name
+    return path.read_bytes()
+
+
+_DELIMITER_NAMES = {",": "comma-separated", "\t": "tab-separated", ";": "semicolon-separated"}
 
 
 def _sniff_delimiter(text_head: bytes, name: str) -> str:
@@ -262,7 +263,7 @@ def _read_table(data: bytes, name: str) -> tuple[pa.Table, list[str], bool]:
     if not data.endswith((b"\n", b"\r")):
         data += b"\n"
     delimiter = _sniff_delimiter(head, name)
-    notes.append({",": "comma-separated", "\t": "tab-separated", ";": "semicolon-separated"}[delimiter])
+    notes.append(_DELIMITER_NAMES[delimiter])
     try:
         table = pacsv.read_csv(
             io.BytesIO(data),
@@ -276,6 +277,226 @@ def _read_table(data: bytes, name: str) -> tuple[pa.Table, list[str], bool]:
     # File line = data row + 1 only without blank lines (pyarrow skips them).
     line_numbers = b"\n\n" not in data and b"\n\r\n" not in data
     return table, notes, line_numbers
+
+
+@dataclass
+class _Parsed:
+    """A parsed file: the table, plus the numeric columns already in one float64 matrix.
+
+    ``matrix`` (Fortran order) holds the integer and floating columns named
+    ``matrix_columns``, in file order; the table's columns of those names are
+    zero-copy views of it, so a file is held once, not twice (see ``_read_fast``).
+    """
+
+    table: pa.Table
+    notes: list[str]
+    line_numbers: bool
+    matrix: np.ndarray | None = None
+    matrix_columns: tuple[str, ...] = ()
+
+
+_CHUNK = 1 << 20            # bytes of text given to numpy's parser at a time
+_HEAD = 65536               # bytes inspected for the format, encoding and delimiter
+_GROUP = 1024               # Parquet columns read at a time
+_PARSE_ERRORS = (pa.ArrowException, OSError, EOFError, ValueError, zlib.error, csv.Error)
+
+
+def _python_stream(source, compressed: bool) -> BinaryIO:
+    """The (decompressed) bytes of a path or of bytes in memory, as a binary stream."""
+    if isinstance(source, bytes):
+        stream = io.BytesIO(source)                  # shares the bytes, no copy
+        return gzip.GzipFile(fileobj=stream) if compressed else stream
+    return gzip.open(source, "rb") if compressed else open(source, "rb")
+
+
+def _is_number_cell(cell: str) -> bool:
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return "_" not in cell
+
+
+def _plan(names: list[str], numeric: list[int]) -> list[int] | None:
+    """Positions kept as Arrow columns (first and last), or None when the streaming
+    path does not apply: a non-numeric inner column, no numeric one, duplicate names."""
+    p = len(names)
+    if p < 2 or not numeric or set(range(1, p - 1)) - set(numeric) or len(set(names)) != p:
+        return None
+    return [0, p - 1]
+
+
+def _assemble(names: list[str], numeric: list[int], matrix: np.ndarray, kept: dict) -> pa.Table:
+    """The table in file order: kept columns as read, the others as views of ``matrix``."""
+    columns = {j: pa.array(matrix[:, k]) for k, j in enumerate(numeric) if j not in kept}
+    columns.update(kept)
+    return pa.Table.from_arrays([columns[j] for j in range(len(names))], names=names)
+
+
+def _read_parquet_fast(source) -> _Parsed | None:
+    """Parquet read a group of columns at a time into one float64 matrix."""
+    file = pq.ParquetFile(pa.BufferReader(source) if isinstance(source, bytes) else str(source))
+    schema = file.schema_arrow
+    names = schema.names
+    numeric = [j for j, f in enumerate(schema)
+               if pa.types.is_integer(f.type) or pa.types.is_floating(f.type)]
+    kept_positions = _plan(names, numeric)
+    if kept_positions is None or any(pa.types.is_binary(schema.field(j).type)
+                                     for j in kept_positions):
+        return None
+    matrix = np.empty((file.metadata.num_rows, len(numeric)), dtype=np.float64, order="F")
+    for start in range(0, len(numeric), _GROUP):
+        part = file.read(columns=[names[j] for j in numeric[start:start + _GROUP]])
+        for k, column in enumerate(part.columns, start=start):
+            if column.null_count:
+                return None
+            matrix[:, k] = column.to_numpy()
+        del part
+    kept = file.read(columns=[names[j] for j in kept_positions])
+    kept = {j: kept.column(i) for i, j in enumerate(kept_positions)}
+    return _Parsed(_assemble(names, numeric, matrix, kept), ["format: Parquet"], False, matrix,
+                   tuple(names[j] for j in numeric))
+
+
+def _unquote(field: bytes) -> bytes | None:
+    """A field without its enclosing quotes (``""`` inside is one quote); None if malformed."""
+    if len(field) >= 2 and field[:1] == field[-1:] == b'"':
+        inner = field[1:-1]
+        return inner.replace(b'""', b'"') if b'"' not in inner.replace(b'""', b"") else None
+    return None if b'"' in field else field
+
+
+def _line_blocks(stream: BinaryIO):
+    """The rest of ``stream`` as blocks of about ``_CHUNK`` bytes ending at a line end."""
+    rest = b""
+    while chunk := stream.read(_CHUNK):
+        data = rest + chunk
+        cut = data.rfind(b"\n") + 1
+        block, rest = data[:cut], data[cut:]
+        if block:
+            yield block
+    if rest:
+        yield rest
+
+
+def _read_csv_fast(source, compressed: bool, delimiter: str) -> _Parsed | None:
+    """A numeric CSV parsed a chunk of lines at a time into one float64 matrix.
+
+    Arrow's CSV reader holds the whole table and costs kilobytes per column per
+    block, several times the matrix on wide files; so here only the first and last
+    columns (the label and the sample names) are read by Arrow, with the options of
+    ``_read_table``, and the numbers by ``numpy.loadtxt`` (correctly rounded, like
+    Arrow) into a preallocated matrix. Lines with a delimiter inside quotes, a
+    field count other than the header's, whitespace-only lines, non-numeric inner
+    columns or any number that is missing or NaN make it return None.
+    """
+    sep = delimiter.encode()
+    with _python_stream(source, compressed) as stream:
+        header = stream.readline().removeprefix(b"\xef\xbb\xbf").removesuffix(b"\n")
+        header = header.removesuffix(b"\r")
+        p = header.count(sep) + 1
+        raw_names = header.split(sep)
+        names = [_unquote(f) for f in raw_names]
+        if p < 2 or None in names:
+            return None
+        names = [n.decode("utf-8") for n in names]
+        ends, numeric, lines = [], None, 0
+        for block in _line_blocks(stream):
+            for line in block.split(b"\n"):
+                line = line.removesuffix(b"\r")
+                lines += 1
+                if not line:
+                    continue                         # a blank line, skipped as Arrow does
+                if b"\r" in line or not line.strip() or line.count(sep) != p - 1:
+                    return None
+                first, _, rest = line.partition(sep)
+                last = rest.rpartition(sep)[2]
+                ends.append(first + sep + last)
+                if numeric is None:
+                    cells = [_unquote(f) for f in line.split(sep)]
+                    numeric = [j for j, c in enumerate(cells)
+                               if c is not None and _is_number_cell(c.decode("utf-8"))]
+            lines -= block.endswith(b"\n")           # split() leaves an empty tail
+    if _plan(names, numeric or []) is None:
+        return None
+    n = len(ends)
+    ends = pacsv.read_csv(
+        pa.BufferReader(b"\n".join([raw_names[0] + sep + raw_names[-1]] + ends) + b"\n"),
+        parse_options=pacsv.ParseOptions(delimiter=delimiter),
+        convert_options=pacsv.ConvertOptions(null_values=_NULLS, strings_can_be_null=True))
+    if (ends.num_rows != n or ends.column_names != [names[0], names[-1]]
+            or any(pa.types.is_binary(t) for t in ends.schema.types)):
+        return None                                  # binary: text that is not UTF-8
+    matrix = np.empty((n, len(numeric)), dtype=np.float64, order="F")
+    rows = 0
+    with _python_stream(source, compressed) as stream:
+        stream.readline()
+        for block in _line_blocks(stream):
+            if not block.strip():
+                continue
+            values = np.loadtxt(io.BytesIO(block), dtype=np.float64, delimiter=delimiter,
+                                usecols=numeric, ndmin=2, quotechar='"', comments=None,
+                                encoding="utf-8")
+            if rows + len(values) > n or np.isnan(values).any():
+                return None                          # NaN: _read_table names the cell
+            matrix[rows:rows + len(values)] = values
+            rows += len(values)
+    if rows != n:
+        return None
+    kept = {0: ends.column(0), p - 1: ends.column(1)}
+    return _Parsed(_assemble(names, numeric, matrix, kept), [], lines == n, matrix,
+                   tuple(names[j] for j in numeric))
+
+
+def _read_fast(source: Source, name: str) -> _Parsed | None:
+    """The common case without holding the file twice, or None for the whole-file reader.
+
+    A table whose columns are all numbers except perhaps the first (sample names)
+    and the last (the label), with no missing value, is parsed a chunk of lines
+    (CSV/TSV, also gzip) or a group of columns (Parquet) at a time into one float64
+    matrix, reading a path from disk rather than into memory. Anything else, and any
+    parse problem, returns None, and ``_read_table`` reads the file whole and reports
+    the exact cell at fault; both give the same Dataset for any file the streaming
+    path accepts (tests/unit/test_data_streaming.py).
+    """
+    if isinstance(source, bytearray):
+        source = bytes(source)
+    if isinstance(source, bytes):
+        raw_head = source[:_HEAD]
+    else:
+        path = Path(source)
+        if not path.is_file():
+            return None
+        with open(path, "rb") as f:
+            raw_head = f.read(_HEAD)
+    if not raw_head.strip():
+        return None
+    compressed = raw_head[:2] == b"\x1f\x8b"
+    try:
+        if raw_head[:4] == b"PAR1":
+            return _read_parquet_fast(source)
+        head = raw_head
+        if compressed:
+            with _python_stream(source, True) as stream:
+                head = stream.read(_HEAD)
+        if (head[:4] == b"PK\x03\x04" or head[:2] in (b"\xff\xfe", b"\xfe\xff")
+                or b"\x00" in head or not head.strip()):
+            return None
+        try:
+            head.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if exc.start < len(head) - 4:
+                return None
+        delimiter = _sniff_delimiter(head.removeprefix(b"\xef\xbb\xbf"), name)
+        parsed = _read_csv_fast(source, compressed, delimiter)
+    except _PARSE_ERRORS:
+        return None
+    if parsed is not None:
+        parsed.notes[:] = (
+            (["the file is named .parquet but is not Parquet; reading it as text"]
+             if name.lower().endswith(".parquet") else [])
+            + (["gzip-compressed"] if compressed else []) + [_DELIMITER_NAMES[delimiter]])
+    return parsed
 
 
 def _is_numeric_type(t: pa.DataType) -> bool:
@@ -319,10 +540,13 @@ def _feature_values(name: str, column: pa.ChunkedArray, sample_names, is_text: b
         row = int(np.flatnonzero(pc.is_null(column).to_numpy(zero_copy_only=False))[0])
         raise FSEngineError(f"feature column {name!r}, {_where(row, sample_names, is_text)}: "
                             "missing value; fill or remove it (K-OFSD needs every value)")
-    values = column.to_numpy().astype(np.float64, copy=False)
-    bad = ~np.isfinite(values)
-    if bad.any():
-        row = int(np.flatnonzero(bad)[0])
+    return _finite(name, column.to_numpy().astype(np.float64, copy=False), sample_names, is_text)
+
+
+def _finite(name: str, values: np.ndarray, sample_names, is_text: bool) -> np.ndarray:
+    """``values``, or an error naming the first missing or infinite cell."""
+    if not np.isfinite(values).all():
+        row = int(np.flatnonzero(~np.isfinite(values))[0])
         kind = "missing value (NaN)" if np.isnan(values[row]) else "infinite value"
         raise FSEngineError(f"feature column {name!r}, {_where(row, sample_names, is_text)}: {kind}")
     return values
@@ -569,11 +793,28 @@ def load_dataset(source: Source, *, label: str | None = None, transpose: bool = 
             from exc
 
 
+def _source_name(source: Source) -> str:
+    if isinstance(source, (bytes, bytearray)):
+        return "uploaded data"
+    if hasattr(source, "read"):
+        return os.path.basename(str(getattr(source, "name", "uploaded file")))
+    return Path(source).name
+
+
+def _parse(source: Source, source_name: str, fast: bool) -> _Parsed:
+    """The streaming reader's result, else the whole-file reader's."""
+    if hasattr(source, "read"):
+        source = _read_bytes(source)
+    parsed = _read_fast(source, source_name) if fast else None
+    if parsed is None:
+        parsed = _Parsed(*_read_table(_read_bytes(source), source_name))
+    return parsed
+
+
 def _load(source: Source, *, label, transpose, drop_constant, name) -> Dataset:
-    data, source_name = _read_bytes(source)
-    source_name = name or source_name
-    table, notes, is_text = _read_table(data, source_name)
-    del data                                    # the table holds the values now
+    source_name = name or _source_name(source)
+    parsed = _parse(source, source_name, fast=not transpose)
+    table, notes, is_text = parsed.table, parsed.notes, parsed.line_numbers
     if table.num_columns == 0:
         raise FSEngineError(f"{source_name} has no columns")
     sample_names = None
@@ -593,17 +834,33 @@ def _load(source: Source, *, label, transpose, drop_constant, name) -> Dataset:
     if not transpose and sample_names is None:
         id_column = _sample_id_column(table)
     hint = "" if transpose else _genes_in_rows_hint(table, id_column, label, source_name)
+    matrix = (parsed.matrix, parsed.matrix_columns) if parsed.matrix is not None else None
+    del parsed
     try:
         return _build(table, label, drop_constant, notes, is_text, source_name, sample_names,
-                      id_column)
+                      id_column, matrix)
     except FSEngineError as exc:
         if hint and "--transpose" not in str(exc):
             raise FSEngineError(f"{exc}; {hint}") from None
         raise
 
 
+def _matrix_view(matrix, feature_columns) -> np.ndarray | None:
+    """The features as columns ``a:b`` of the parsed matrix (no copy), when they are."""
+    if matrix is None:
+        return None
+    values, names = matrix
+    position = {n: k for k, n in enumerate(names)}
+    if len(position) != len(names) or any(c not in position for c in feature_columns):
+        return None
+    first = position[feature_columns[0]]
+    if [position[c] for c in feature_columns] != list(range(first, first + len(feature_columns))):
+        return None
+    return values[:, first:first + len(feature_columns)]
+
+
 def _build(table, label, drop_constant, notes, is_text, source_name, sample_names,
-           id_column) -> Dataset:
+           id_column, matrix=None) -> Dataset:
     label_column = _choose_label(table, label, notes, id_column)
     feature_columns = [n for n in table.column_names if n != label_column]
     if id_column is not None and id_column != label_column:
@@ -616,11 +873,17 @@ def _build(table, label, drop_constant, notes, is_text, source_name, sample_name
                             "column (samples in rows), separated by commas, tabs or semicolons")
     labels = _label_values(label_column, table.column(label_column), sample_names, is_text)
     _check_label_is_a_class(label_column, labels)
-    X = np.empty((table.num_rows, len(feature_columns)), dtype=np.float64, order="F")
+    X = _matrix_view(matrix, feature_columns)
+    parsed_into_matrix = X is not None
+    if not parsed_into_matrix:
+        X = np.empty((table.num_rows, len(feature_columns)), dtype=np.float64, order="F")
     constant_mask = np.empty(len(feature_columns), dtype=bool)
     for j, col in enumerate(feature_columns):
-        values = _feature_values(col, table.column(col), sample_names, is_text)
-        X[:, j] = values
+        if parsed_into_matrix:
+            values = _finite(col, X[:, j], sample_names, is_text)
+        else:
+            values = _feature_values(col, table.column(col), sample_names, is_text)
+            X[:, j] = values
         constant_mask[j] = (values == values[0]).all()     # no n x p temporary
     if len(np.unique(labels)) < 2:
         raise FSEngineError(f"label column {label_column!r} has a single class "
