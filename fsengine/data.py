@@ -15,6 +15,7 @@ import io
 import math
 import os
 import re
+import warnings
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -293,12 +294,15 @@ class _Parsed:
     line_numbers: bool
     matrix: np.ndarray | None = None
     matrix_columns: tuple[str, ...] = ()
+    transposed: bool = False                 # genes in rows, already turned (the table's
+    sample_names: tuple[str, ...] | None = None    # rows are samples, named here)
 
 
 _CHUNK = 1 << 20            # bytes of text given to numpy's parser at a time
 _HEAD = 65536               # bytes inspected for the format, encoding and delimiter
 _GROUP = 1024               # Parquet columns read at a time
-_PARSE_ERRORS = (pa.ArrowException, OSError, EOFError, ValueError, zlib.error, csv.Error)
+_PARSE_ERRORS = (pa.ArrowException, OSError, EOFError, ValueError, IndexError, zlib.error,
+                 csv.Error)
 
 
 def _python_stream(source, compressed: bool) -> BinaryIO:
@@ -434,9 +438,11 @@ def _read_csv_fast(source, compressed: bool, delimiter: str) -> _Parsed | None:
         for block in _line_blocks(stream):
             if not block.strip():
                 continue
-            values = np.loadtxt(io.BytesIO(block), dtype=np.float64, delimiter=delimiter,
-                                usecols=numeric, ndmin=2, quotechar='"', comments=None,
-                                encoding="utf-8")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")      # "input contained no data"
+                values = np.loadtxt(io.BytesIO(block), dtype=np.float64, delimiter=delimiter,
+                                    usecols=numeric, ndmin=2, quotechar='"', comments=None,
+                                    encoding="utf-8")
             if rows + len(values) > n or np.isnan(values).any():
                 return None                          # NaN: _read_table names the cell
             matrix[rows:rows + len(values)] = values
@@ -448,7 +454,101 @@ def _read_csv_fast(source, compressed: bool, delimiter: str) -> _Parsed | None:
                    tuple(names[j] for j in numeric))
 
 
-def _read_fast(source: Source, name: str) -> _Parsed | None:
+def _count_lines(source, compressed: bool) -> int:
+    """Lines in the (decompressed) text, a last line without a newline included."""
+    count, last = 0, b"\n"
+    with _python_stream(source, compressed) as stream:
+        while chunk := stream.read(_CHUNK):
+            count, last = count + chunk.count(b"\n"), chunk[-1:]
+    return count + (last != b"\n")
+
+
+def _read_transposed_fast(source, compressed: bool, delimiter: str) -> _Parsed | None:
+    """Genes in rows, one line per gene: each line is one column of the Fortran-order
+    matrix, filled a chunk of lines at a time by ``numpy.loadtxt``.
+
+    Returns the table already transposed (``_Parsed.transposed``). Lines with a text
+    cell (the label row) are kept as text columns, as ``_transposed`` makes them; it
+    returns None (for the whole-file reader) on more than two such lines, a label row
+    mixing numbers and text, gene names that are numbers or missing, duplicate names,
+    a field count other than the header's, or a missing or NaN number.
+    """
+    sep = delimiter.encode()
+    bound = _count_lines(source, compressed) - 1
+    genes, kept, matrix, used = [], {}, None, 0
+    with _python_stream(source, compressed) as stream:
+        header = stream.readline().removeprefix(b"\xef\xbb\xbf").removesuffix(b"\n")
+        fields = [_unquote(f) for f in header.removesuffix(b"\r").split(sep)]
+        if len(fields) < 2 or None in fields or len(set(fields)) != len(fields) or bound < 1:
+            return None
+        samples = tuple(s.decode("utf-8") for s in fields[1:])
+        n = len(samples)
+        matrix = np.empty((n, bound), dtype=np.float64, order="F")
+        for block in _line_blocks(stream):
+            names, values = [], []
+            for line in block.split(b"\n"):
+                line = line.removesuffix(b"\r")
+                if not line:
+                    continue
+                if b"\r" in line or not line.strip() or line.count(sep) != n:
+                    return None
+                name, _, cells = line.partition(sep)
+                name = _unquote(name)
+                if name is None:
+                    return None
+                name = name.decode("utf-8")
+                if not name.strip() or name in _NULLS or _is_number_cell(name):
+                    return None                      # Arrow would type or null the names
+                names.append(name)
+                values.append(cells)
+            rows = _numbers_by_line(values, delimiter)
+            for name, cells, numbers in zip(names, values, rows):
+                if numbers is None:
+                    text = [_unquote(c) for c in cells.split(sep)]
+                    if len(kept) == 2 or None in text:
+                        return None
+                    text = [t.decode("utf-8") for t in text]
+                    if any(_is_number_cell(t) for t in text):
+                        return None                  # typed per sample column by Arrow
+                    kept[len(genes)] = pa.array([None if t in _NULLS else t for t in text],
+                                                type=pa.string())
+                else:
+                    if used == bound or np.isnan(numbers).any():
+                        return None
+                    matrix[:, used] = numbers
+                    used += 1
+                genes.append(name)
+    if used == 0 or len(set(genes)) != len(genes):
+        return None
+    matrix = matrix[:, :used]                        # a view: the columns are contiguous
+    numeric = [j for j in range(len(genes)) if j not in kept]
+    return _Parsed(_assemble(genes, numeric, matrix, kept), [], False, matrix,
+                   tuple(genes[j] for j in numeric), transposed=True, sample_names=samples)
+
+
+def _numbers_by_line(lines: list[bytes], delimiter: str) -> list:
+    """Each line's cells as float64, or None for a line with a cell that is not a number."""
+    options = dict(dtype=np.float64, delimiter=delimiter, ndmin=2, quotechar='"',
+                   comments=None, encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")              # "input contained no data"
+        try:
+            values = np.loadtxt(io.BytesIO(b"\n".join(lines)), **options)
+            if len(values) == len(lines):
+                return list(values)
+        except ValueError:
+            pass                                     # a text line among them: one by one
+        rows = []
+        for line in lines:
+            try:
+                values = np.loadtxt(io.BytesIO(line), **options)
+            except ValueError:
+                values = ()
+            rows.append(values[0] if len(values) == 1 else None)
+    return rows
+
+
+def _read_fast(source: Source, name: str, transpose: bool = False) -> _Parsed | None:
     """The common case without holding the file twice, or None for the whole-file reader.
 
     A table whose columns are all numbers except perhaps the first (sample names)
@@ -474,7 +574,7 @@ def _read_fast(source: Source, name: str) -> _Parsed | None:
     compressed = raw_head[:2] == b"\x1f\x8b"
     try:
         if raw_head[:4] == b"PAR1":
-            return _read_parquet_fast(source)
+            return None if transpose else _read_parquet_fast(source)
         head = raw_head
         if compressed:
             with _python_stream(source, True) as stream:
@@ -488,7 +588,8 @@ def _read_fast(source: Source, name: str) -> _Parsed | None:
             if exc.start < len(head) - 4:
                 return None
         delimiter = _sniff_delimiter(head.removeprefix(b"\xef\xbb\xbf"), name)
-        parsed = _read_csv_fast(source, compressed, delimiter)
+        parsed = (_read_transposed_fast if transpose else _read_csv_fast)(
+            source, compressed, delimiter)
     except _PARSE_ERRORS:
         return None
     if parsed is not None:
@@ -592,7 +693,7 @@ def _transposed(table: pa.Table) -> tuple[pa.Table, tuple[str, ...]]:
     cells = np.empty((table.num_rows, table.num_columns - 1), dtype=object)
     for j in range(1, table.num_columns):
         col = table.column(j)
-        if _is_numeric_type(col.type):
+        if _is_numeric_type(col.type) and not col.null_count:   # to_numpy: null -> NaN
             cells[:, j - 1] = col.to_numpy(zero_copy_only=False)
         else:
             cells[:, j - 1] = col.to_pylist()
@@ -801,11 +902,11 @@ def _source_name(source: Source) -> str:
     return Path(source).name
 
 
-def _parse(source: Source, source_name: str, fast: bool) -> _Parsed:
+def _parse(source: Source, source_name: str, transpose: bool) -> _Parsed:
     """The streaming reader's result, else the whole-file reader's."""
     if hasattr(source, "read"):
         source = _read_bytes(source)
-    parsed = _read_fast(source, source_name) if fast else None
+    parsed = _read_fast(source, source_name, transpose)
     if parsed is None:
         parsed = _Parsed(*_read_table(_read_bytes(source), source_name))
     return parsed
@@ -813,18 +914,19 @@ def _parse(source: Source, source_name: str, fast: bool) -> _Parsed:
 
 def _load(source: Source, *, label, transpose, drop_constant, name) -> Dataset:
     source_name = name or _source_name(source)
-    parsed = _parse(source, source_name, fast=not transpose)
+    parsed = _parse(source, source_name, transpose)
     table, notes, is_text = parsed.table, parsed.notes, parsed.line_numbers
     if table.num_columns == 0:
         raise FSEngineError(f"{source_name} has no columns")
-    sample_names = None
+    sample_names = parsed.sample_names
     if not transpose:
         table, sample_names = _unnamed_columns(table, label, notes)
     names = [str(n) for n in table.column_names]
     if len(set(names)) != len(names):
         _raise_duplicates(names, "column names")
     if transpose:
-        table, sample_names = _transposed(table)
+        if not parsed.transposed:
+            table, sample_names = _transposed(table)
         notes.append("transposed: genes in rows, samples in columns")
     if table.num_rows == 0:
         raise FSEngineError(f"{source_name} has a header but no data rows")

@@ -322,6 +322,14 @@ def test_transposed_file_with_numeric_labels_and_label_row_not_last():
     assert flipped.binarise("2").tolist() == [0, 1, 1]
 
 
+@pytest.mark.parametrize("label_row", ["label,a,b,NA", "label,1,2,NA"])
+def test_transposed_missing_label_is_an_error_not_a_class(label_row):
+    # The numeric label row once turned a missing label into the class "nan".
+    data = csv("gene,s1,s2,s3", label_row, "g1,1,2,3", "g2,4,5,6.5")
+    message = error_message(data, transpose=True)
+    assert message == "label column 'label', row 3 (sample 's3'): missing class label"
+
+
 def test_transposed_parquet(tmp_path):
     data = parquet({"gene": ["g1", "g2", "label"], "s1": [1.0, 2.0, 0.0], "s2": [3.0, 4.0, 1.0],
                     "s3": [5.0, 6.0, 1.0]})

@@ -1,5 +1,5 @@
 """Property tests of the loader: whatever the bytes, it returns a valid Dataset or raises
-FSEngineError, never another exception."""
+FSEngineError, never another exception; its streaming and whole-file readers agree."""
 
 import io
 
@@ -9,6 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fsengine import Dataset, FSEngineError, load_dataset
+
+from test_data_streaming import assert_same, outcome, whole_file
 
 FUZZ = settings(max_examples=2000, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
 
@@ -64,3 +66,6 @@ def test_random_small_tables(rows, cols, data, transpose, fmt):
     else:
         raw = frame.to_csv(index=False, sep="," if fmt == "csv" else "\t").encode()
     _check(lambda: load_dataset(raw, name=f"x.{fmt}", transpose=transpose))
+    # The streaming reader and the whole-file reader agree on every table.
+    assert_same(outcome(raw, name=f"x.{fmt}", transpose=transpose),
+                whole_file(raw, name=f"x.{fmt}", transpose=transpose))

@@ -120,6 +120,52 @@ def test_streamed_matrix_is_not_copied(srbct_frame):
     assert ds.X.flags.f_contiguous and not ds.X.flags.owndata   # a view of the parsed matrix
 
 
+def _genes_in_rows(frame: pd.DataFrame, label_first=True, numeric_label=False) -> str:
+    turned = frame.drop(columns="label").T
+    turned.columns = [f"s{i}" for i in range(len(frame))]
+    labels = frame["label"] if numeric_label else "class_" + frame["label"].astype(str)
+    label_row = pd.DataFrame([labels.to_numpy()], index=["label"], columns=turned.columns)
+    parts = [label_row, turned] if label_first else [turned, label_row]
+    return pd.concat(parts).rename_axis("gene").to_csv()
+
+
+@pytest.mark.parametrize("label_first", [True, False])
+@pytest.mark.parametrize("numeric_label", [True, False])
+@pytest.mark.parametrize("compress", [False, True])
+def test_genes_in_rows_are_streamed_and_equal_the_whole_file_reader(
+        srbct_frame, label_first, numeric_label, compress):
+    raw = _genes_in_rows(srbct_frame, label_first, numeric_label).encode()
+    if compress:
+        raw = gzip.compress(raw)
+    parsed = loader._read_fast(raw, "x.csv", True)
+    assert parsed is not None and parsed.transposed
+    fast = outcome(raw, name="x.csv", transpose=True)
+    assert not isinstance(fast, str), fast
+    assert fast.X.shape == (83, 2308) and fast.sample_names[:2] == ("s0", "s1")
+    assert_same(fast, whole_file(raw, name="x.csv", transpose=True))
+    np.testing.assert_array_equal(fast.X, srbct_frame.drop(columns="label").to_numpy())
+
+
+TRANSPOSED_HANDED_OVER = {
+    "NA value": "gene,s1,s2,s3\nlabel,a,b,a\ng1,1,NA,3\ng2,4,5,6\n",
+    "numeric gene names": "gene,s1,s2,s3\nlabel,a,b,a\n101,1,2,3\n102,4,5,6\n",
+    "duplicate genes": "gene,s1,s2,s3\nlabel,a,b,a\ng1,1,2,3\ng1,4,5,6\n",
+    "duplicate samples": "gene,s1,s1,s3\nlabel,a,b,a\ng1,1,2,3\ng2,4,5,6\n",
+    "label row mixing numbers and text": "gene,s1,s2,s3\nlabel,1,b,a\ng1,1,2,3\ng2,4,5,6\n",
+    "three text rows": "gene,s1,s2,s3\nlabel,a,b,a\nbatch,x,y,z\nsex,m,f,m\ng1,1,2,3\n",
+    "short row": "gene,s1,s2,s3\nlabel,a,b,a\ng1,1,2\ng2,4,5,6\n",
+    "missing gene name": "gene,s1,s2,s3\nlabel,a,b,a\n,1,2,3\ng2,4,5,6\n",
+}
+
+
+@pytest.mark.parametrize("case", sorted(TRANSPOSED_HANDED_OVER))
+def test_irregular_genes_in_rows_files_are_handed_over(case):
+    raw = TRANSPOSED_HANDED_OVER[case].encode()
+    assert loader._read_fast(raw, "x.csv", True) is None
+    assert_same(outcome(raw, name="x.csv", transpose=True),
+                whole_file(raw, name="x.csv", transpose=True))
+
+
 # Files the streaming path must hand over, each with the whole-file reader's message.
 HANDED_OVER = {
     "NaN cell": b"g1,g2,label\n1,2,a\nNaN,3,b\n4,5,a\n",
@@ -232,3 +278,25 @@ def test_fuzz_streaming_equals_whole_file_reader(data, rows, columns, separator,
         raw = gzip.compress(raw)
     streamed(raw)                         # hands over or parses; never raises
     assert_same(outcome(raw, name="x.csv"), whole_file(raw, name="x.csv"))
+
+
+@settings(max_examples=600, deadline=4000, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), genes=st.integers(1, 6), samples=st.integers(1, 6),
+       separator=st.sampled_from([",", "\t"]), label_at=st.integers(0, 6),
+       newline=st.sampled_from(["\n", "\r\n"]), regular=st.booleans())
+def test_fuzz_genes_in_rows_streaming_equals_whole_file_reader(data, genes, samples, separator,
+                                                              label_at, newline, regular):
+    cell = st.floats(-1e6, 1e6, allow_nan=False).map(lambda v: f"{v:.6g}") if regular \
+        else number_cells
+    names = [data.draw(st.sampled_from([f"g{j}", f"g{j}", "label", "7", ""])) if not regular
+             else f"g{j}" for j in range(genes)]
+    lines = [separator.join(["gene"] + [f"s{i}" for i in range(samples)])]
+    for j, name in enumerate(names):
+        if j == label_at:
+            lines.append(separator.join(["label"] + [data.draw(label_cells)
+                                                     for _ in range(samples)]))
+        lines.append(separator.join([name] + [data.draw(cell) for _ in range(samples)]))
+    raw = (newline.join(lines) + newline).encode("utf-8")
+    loader._read_fast(raw, "x.csv", True)     # hands over or parses; never raises
+    assert_same(outcome(raw, name="x.csv", transpose=True),
+                whole_file(raw, name="x.csv", transpose=True))
