@@ -6,18 +6,26 @@ A seeded samples x genes matrix (``--samples`` rows, default 1000; standard norm
 values written as ``%.5f``, about 8.5 bytes a cell, and a last column ``label`` of
 0/1) is written into a temporary directory (deleted afterwards) as a CSV of about
 ``--mb`` MB (default 200; the number of gene columns is chosen to hit that size), and
-the same data as Parquet and as a gzip-compressed CSV (``--no-gzip`` skips the latter).
+the same data as Parquet, as a genes-in-rows CSV (loaded with ``transpose=True``) and
+as a gzip-compressed CSV (``--no-gzip`` skips the latter). The CSV is also loaded from
+bytes already in memory, as the dashboard does with an upload (those bytes belong to
+the caller and are not counted).
 
-Each file is loaded with ``fsengine.load_dataset(path)`` in fresh child processes, so
-that nothing of the parent (the generated matrix, earlier loads) is counted:
+Each case is loaded with ``fsengine.load_dataset`` in fresh child processes, so that
+nothing of the parent (the generated matrix, earlier loads) is counted:
 
-* RSS run: ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` after the load minus the
-  resident set size just before it (read from ``/proc/self/statm``, after numpy,
-  pyarrow and fsengine are imported): the process's peak RSS increase during the
-  load. The Arrow memory pool's own peak (``pyarrow.default_memory_pool().max_memory()``)
+* RSS run: the process's peak resident set size after the load (``VmHWM`` in
+  ``/proc/self/status``, reset to the current size just before the load by writing 5
+  to ``/proc/self/clear_refs``) minus the resident set size just before it (read
+  from ``/proc/self/statm``, after numpy, pyarrow and fsengine are imported): the
+  peak RSS increase during the load. Not ``getrusage``'s ``ru_maxrss``: Linux carries
+  it over from the parent across fork and exec, so it would report the parent's peak. The Arrow memory pool's own peak (``pyarrow.default_memory_pool().max_memory()``)
   is reported too, because tracemalloc does not see Arrow's allocations.
 * tracemalloc run: ``tracemalloc`` peak during the load (Python objects and numpy
   arrays, e.g. the file's bytes and ``X``; not Arrow buffers).
+* baseline run: the straightforward way, ``pandas.read_csv`` (or ``read_parquet``) of
+  the whole file and ``to_numpy``, measured like the RSS run. Its matrix must be
+  bit-identical to fsengine's (SHA-256 of the bytes), else the benchmark fails.
 
 The matrix's float64 size is ``n_samples * n_features * 8`` (the size of the loaded
 ``X``, which the figures include). Target (reported, not enforced): peak RSS increase
@@ -47,17 +55,53 @@ CHUNK_ROWS = 50
 
 # Child process: import first, then measure the load alone; one JSON line on stdout.
 _CHILD = r"""
-import json, os, resource, sys, time
+import json, os, sys, time
 sys.path.insert(0, sys.argv[1])
-path, mode = sys.argv[2], sys.argv[3]
+path, mode, kind = sys.argv[2], sys.argv[3], sys.argv[4]
 import numpy as np
 import pyarrow as pa
 import fsengine
 from fsengine.data import load_dataset
 
+source = open(path, "rb").read() if kind == "bytes" else path   # bytes: held by the caller
+transpose = kind == "transposed"
+
+
+def straightforward(source):
+    # The baseline: pandas reads the whole file, then the features go to numpy
+    # (round_trip: correctly rounded parsing, like fsengine's).
+    import io
+    import pandas as pd
+    if kind == "bytes":
+        source = io.BytesIO(source)
+    if str(path).endswith(".parquet"):
+        frame = pd.read_parquet(source)
+    else:
+        frame = pd.read_csv(source, float_precision="round_trip",
+                            index_col=0 if transpose else None)
+    if transpose:
+        return np.asfortranarray(frame.drop(index="label").T.to_numpy(dtype=np.float64))
+    return np.asfortranarray(frame.drop(columns="label").to_numpy(dtype=np.float64))
+
+
+def load(source):
+    if mode == "baseline":
+        return straightforward(source)
+    return load_dataset(source, transpose=transpose).X
+
 def rss_now():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def peak_rss():
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmHWM:"))
+
+
+def reset_peak_rss():
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
 
 out = {}
 if mode == "tracemalloc":
@@ -66,7 +110,7 @@ if mode == "tracemalloc":
     base, _ = tracemalloc.get_traced_memory()
     tracemalloc.reset_peak()
     t0 = time.perf_counter()
-    ds = load_dataset(path)
+    X = load(source)
     out["seconds"] = time.perf_counter() - t0
     cur, peak = tracemalloc.get_traced_memory()
     out["tracemalloc_peak"] = peak - base
@@ -76,24 +120,28 @@ else:
     out["arrow_pool"] = pool.backend_name
     arrow_before = pool.max_memory()
     rss_before = rss_now()
-    maxrss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    reset_peak_rss()
+    hwm_before = peak_rss()
     t0 = time.perf_counter()
-    ds = load_dataset(path)
+    X = load(source)
     out["seconds"] = time.perf_counter() - t0
-    maxrss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    out.update(rss_before=rss_before, maxrss_before=maxrss_before,
-               maxrss_after=maxrss_after, rss_after=rss_now(),
+    hwm_after = peak_rss()
+    out.update(rss_before=rss_before, hwm_before=hwm_before,
+               hwm_after=hwm_after, rss_after=rss_now(),
                arrow_peak=pool.max_memory() - arrow_before,
                arrow_after=pa.total_allocated_bytes())
-out["shape"] = list(ds.X.shape)
-out["x_nbytes"] = ds.X.nbytes
+import hashlib
+out["shape"] = list(X.shape)
+out["x_nbytes"] = X.nbytes
+out["x_sha256"] = hashlib.sha256(np.asfortranarray(X).tobytes(order="F")).hexdigest()
 print(json.dumps(out))
 """
 
 
 def write_files(directory: Path, target_mb: float, n_samples: int, seed: int,
-                with_gzip: bool) -> tuple[dict[str, Path], tuple[int, int]]:
-    """Write the CSV (about ``target_mb`` MB), the Parquet and optionally the gzip CSV."""
+                with_gzip: bool) -> tuple[dict[str, tuple[Path, str]], tuple[int, int]]:
+    """Write the CSV (about ``target_mb`` MB), the Parquet, the same matrix with genes
+    in rows, and optionally the gzip CSV; returns case -> (path, how it is loaded)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -119,17 +167,29 @@ def write_files(directory: Path, target_mb: float, n_samples: int, seed: int,
     pq.write_table(table, paths["Parquet"])
     del table
 
+    paths["genes-in-rows CSV"] = directory / "genes_in_rows.csv"
+    with open(paths["genes-in-rows CSV"], "w") as f:
+        f.write("gene," + ",".join(f"s{i}" for i in range(n_samples)) + "\n")
+        f.write("label," + ",".join(map(str, y)) + "\n")
+        for start in range(0, n_features, 500):
+            block = X[:, start:start + 500].T
+            for name, row in zip(names[start:start + 500], block):
+                f.write(name + "," + ",".join(FMT % v for v in row) + "\n")
+
     if with_gzip:
         paths["gzip CSV"] = directory / "matrix.csv.gz"
         with open(paths["CSV"], "rb") as src, gzip.open(paths["gzip CSV"], "wb",
                                                           compresslevel=1) as dst:
             while chunk := src.read(1 << 24):
                 dst.write(chunk)
-    return paths, (n_samples, n_features)
+    cases = {fmt: (path, "transposed" if fmt == "genes-in-rows CSV" else "path")
+             for fmt, path in paths.items()}
+    cases["CSV as bytes (an upload)"] = (paths["CSV"], "bytes")
+    return cases, (n_samples, n_features)
 
 
-def run_child(path: Path, mode: str) -> dict:
-    proc = subprocess.run([sys.executable, "-c", _CHILD, str(ROOT), str(path), mode],
+def run_child(path: Path, mode: str, kind: str) -> dict:
+    proc = subprocess.run([sys.executable, "-c", _CHILD, str(ROOT), str(path), mode, kind],
                           capture_output=True, text=True, cwd=ROOT)
     if proc.returncode != 0:
         raise RuntimeError(f"load of {path.name} ({mode}) failed:\n{proc.stderr}")
@@ -160,23 +220,30 @@ def main(argv=None) -> int:
         matrix = n * p * 8
         print(f"data: {n} samples x {p} features + label; matrix float64 size {mb(matrix)}; "
               f"files written in {time.perf_counter() - t0:.1f} s")
-        for fmt, path in paths.items():
-            rss = run_child(path, "rss")
-            trace = run_child(path, "tracemalloc")
+        for fmt, (path, kind) in paths.items():
+            rss = run_child(path, "rss", kind)
+            trace = run_child(path, "tracemalloc", kind)
+            base = run_child(path, "baseline", kind)
             if rss["shape"] != [n, p] or trace["shape"] != [n, p]:
                 problems.append(f"{fmt}: loaded shape {rss['shape']}, expected {[n, p]}")
-            rss_peak = rss["maxrss_after"] - rss["rss_before"]
+            if rss["x_sha256"] != base["x_sha256"]:
+                problems.append(f"{fmt}: the loaded matrix differs from pandas' (not bit-identical)")
+            rss_peak = rss["hwm_after"] - rss["rss_before"]
+            base_peak = base["hwm_after"] - base["rss_before"]
             results[fmt] = {
                 "file_bytes": path.stat().st_size,
                 "load_seconds": rss["seconds"],
-                "rss_before": rss["rss_before"], "maxrss_before": rss["maxrss_before"],
-                "maxrss_after": rss["maxrss_after"], "rss_after": rss["rss_after"],
+                "rss_before": rss["rss_before"], "hwm_before": rss["hwm_before"],
+                "hwm_after": rss["hwm_after"], "rss_after": rss["rss_after"],
                 "rss_peak_increase": rss_peak, "rss_ratio": rss_peak / matrix,
                 "arrow_pool_peak": rss["arrow_peak"], "arrow_ratio": rss["arrow_peak"] / matrix,
                 "tracemalloc_peak": trace["tracemalloc_peak"],
                 "tracemalloc_ratio": trace["tracemalloc_peak"] / matrix,
                 "tracemalloc_after": trace["tracemalloc_after"],
-                "peak_raised_by_load": rss["maxrss_after"] > rss["maxrss_before"],
+                "peak_raised_by_load": rss["hwm_after"] > rss["hwm_before"],
+                "baseline_seconds": base["seconds"], "baseline_rss_peak_increase": base_peak,
+                "baseline_rss_ratio": base_peak / matrix,
+                "baseline_over_engine": base_peak / rss_peak,
             }
 
     rows = [("samples x features", f"{n} x {p}"), ("matrix float64 size", mb(matrix))]
@@ -190,6 +257,9 @@ def main(argv=None) -> int:
                                         f"({r['arrow_ratio']:.2f}x matrix)"),
             (f"{fmt}: tracemalloc peak", f"{mb(r['tracemalloc_peak'])}  "
                                          f"({r['tracemalloc_ratio']:.2f}x matrix)"),
+            (f"{fmt}: pandas baseline peak RSS increase",
+             f"{mb(r['baseline_rss_peak_increase'])}  ({r['baseline_rss_ratio']:.2f}x matrix; "
+             f"{r['baseline_over_engine']:.1f}x fsengine's; {r['baseline_seconds']:.2f} s)"),
         ]
     met = {fmt: r["rss_ratio"] <= RATIO_TARGET for fmt, r in results.items()}
     for fmt, ok in met.items():
