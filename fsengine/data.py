@@ -219,8 +219,13 @@ def _sniff_delimiter(text_head: bytes, name: str) -> str:
     return best if counts[best] > 0 else ","
 
 
-def _read_table(data: bytes, name: str) -> tuple[pa.Table, list[str], bool]:
-    """Parse bytes into an Arrow table; returns (table, notes, line_numbers_reliable)."""
+def _read_table(data: bytes, name: str, as_text: bool = False
+                ) -> tuple[pa.Table, list[str], bool]:
+    """Parse bytes into an Arrow table; returns (table, notes, line_numbers_reliable).
+
+    ``as_text``: every text column stays text (for genes in rows, whose columns mix
+    the label row with the numbers; ``_transposed`` types each row instead).
+    """
     notes: list[str] = []
     if not data.strip():
         raise FSEngineError(f"{name} is empty")
@@ -266,11 +271,17 @@ def _read_table(data: bytes, name: str) -> tuple[pa.Table, list[str], bool]:
     delimiter = _sniff_delimiter(head, name)
     notes.append(_DELIMITER_NAMES[delimiter])
     try:
+        parse = pacsv.ParseOptions(delimiter=delimiter)
+        types = None
+        if as_text:
+            with pacsv.open_csv(io.BytesIO(data), parse_options=parse) as reader:
+                types = {n: pa.string() for n in reader.schema.names}
         table = pacsv.read_csv(
             io.BytesIO(data),
             read_options=pacsv.ReadOptions(block_size=1 << 24),
-            parse_options=pacsv.ParseOptions(delimiter=delimiter),
-            convert_options=pacsv.ConvertOptions(null_values=_NULLS, strings_can_be_null=True))
+            parse_options=parse,
+            convert_options=pacsv.ConvertOptions(null_values=_NULLS, strings_can_be_null=True,
+                                                 column_types=types))
     except pa.ArrowInvalid as exc:
         message = str(exc).replace("CSV parse error: ", "")
         raise FSEngineError(f"{name} cannot be parsed as a table: {message}; every row must have "
@@ -301,6 +312,7 @@ class _Parsed:
 _CHUNK = 1 << 20            # bytes of text given to numpy's parser at a time
 _HEAD = 65536               # bytes inspected for the format, encoding and delimiter
 _GROUP = 1024               # Parquet columns read at a time
+_MAX_TEXT_COLUMNS = 8       # more: not a gene matrix; the whole-file reader says why
 _PARSE_ERRORS = (pa.ArrowException, OSError, EOFError, ValueError, IndexError, zlib.error,
                  csv.Error)
 
@@ -314,20 +326,23 @@ def _python_stream(source, compressed: bool) -> BinaryIO:
 
 
 def _is_number_cell(cell: str) -> bool:
+    """Whether Arrow reads the text as a number (Python's float also takes 1_0 and ١)."""
     try:
         float(cell)
     except ValueError:
         return False
-    return "_" not in cell
+    return "_" not in cell and cell.isascii()
 
 
 def _plan(names: list[str], numeric: list[int]) -> list[int] | None:
-    """Positions kept as Arrow columns (first and last), or None when the streaming
-    path does not apply: a non-numeric inner column, no numeric one, duplicate names."""
+    """Positions kept as Arrow columns (the first, the last and the non-numeric ones), or
+    None when the streaming path does not apply: no numeric column, more than
+    ``_MAX_TEXT_COLUMNS`` others, duplicate names."""
     p = len(names)
-    if p < 2 or not numeric or set(range(1, p - 1)) - set(numeric) or len(set(names)) != p:
+    text = set(range(p)) - set(numeric)
+    if p < 2 or not numeric or len(text) > _MAX_TEXT_COLUMNS or len(set(names)) != p:
         return None
-    return [0, p - 1]
+    return sorted(text | {0, p - 1})
 
 
 def _assemble(names: list[str], numeric: list[int], matrix: np.ndarray, kept: dict) -> pa.Table:
@@ -387,12 +402,13 @@ def _read_csv_fast(source, compressed: bool, delimiter: str) -> _Parsed | None:
     """A numeric CSV parsed a chunk of lines at a time into one float64 matrix.
 
     Arrow's CSV reader holds the whole table and costs kilobytes per column per
-    block, several times the matrix on wide files; so here only the first and last
-    columns (the label and the sample names) are read by Arrow, with the options of
-    ``_read_table``, and the numbers by ``numpy.loadtxt`` (correctly rounded, like
-    Arrow) into a preallocated matrix. Lines with a delimiter inside quotes, a
-    field count other than the header's, whitespace-only lines, non-numeric inner
-    columns or any number that is missing or NaN make it return None.
+    block, several times the matrix on wide files; so here only the first, the last
+    and the text columns (sample names, the label) are read by Arrow, with the
+    options of ``_read_table``, and the numbers by ``numpy.loadtxt`` (correctly
+    rounded, like Arrow) into a preallocated matrix. Columns are typed by the first
+    data line. Lines with a delimiter inside quotes, a field count other than the
+    header's, whitespace-only lines, or a number that is missing, NaN or text in a
+    later line make it return None.
     """
     sep = delimiter.encode()
     with _python_stream(source, compressed) as stream:
@@ -401,10 +417,10 @@ def _read_csv_fast(source, compressed: bool, delimiter: str) -> _Parsed | None:
         p = header.count(sep) + 1
         raw_names = header.split(sep)
         names = [_unquote(f) for f in raw_names]
-        if p < 2 or None in names:
+        if p < 2 or None in names or b"\r" in header:
             return None
         names = [n.decode("utf-8") for n in names]
-        ends, numeric, lines = [], None, 0
+        kept_cells, kept, lines = [], None, 0
         for block in _line_blocks(stream):
             for line in block.split(b"\n"):
                 line = line.removesuffix(b"\r")
@@ -413,23 +429,30 @@ def _read_csv_fast(source, compressed: bool, delimiter: str) -> _Parsed | None:
                     continue                         # a blank line, skipped as Arrow does
                 if b"\r" in line or not line.strip() or line.count(sep) != p - 1:
                     return None
-                first, _, rest = line.partition(sep)
-                last = rest.rpartition(sep)[2]
-                ends.append(first + sep + last)
-                if numeric is None:
+                if kept is None:
                     cells = [_unquote(f) for f in line.split(sep)]
                     numeric = [j for j, c in enumerate(cells)
                                if c is not None and _is_number_cell(c.decode("utf-8"))]
+                    kept = _plan(names, numeric)
+                    if kept is None:
+                        return None
+                if kept == [0, p - 1]:               # no split of the whole line
+                    first, _, rest = line.partition(sep)
+                    kept_cells.append(first + sep + rest.rpartition(sep)[2])
+                else:
+                    fields = line.split(sep)
+                    kept_cells.append(sep.join([fields[j] for j in kept]))
             lines -= block.endswith(b"\n")           # split() leaves an empty tail
-    if _plan(names, numeric or []) is None:
+    if kept is None:
         return None
-    n = len(ends)
-    ends = pacsv.read_csv(
-        pa.BufferReader(b"\n".join([raw_names[0] + sep + raw_names[-1]] + ends) + b"\n"),
+    n = len(kept_cells)
+    kept_table = pacsv.read_csv(
+        pa.BufferReader(b"\n".join([sep.join([raw_names[j] for j in kept])] + kept_cells)
+                        + b"\n"),
         parse_options=pacsv.ParseOptions(delimiter=delimiter),
         convert_options=pacsv.ConvertOptions(null_values=_NULLS, strings_can_be_null=True))
-    if (ends.num_rows != n or ends.column_names != [names[0], names[-1]]
-            or any(pa.types.is_binary(t) for t in ends.schema.types)):
+    if (kept_table.num_rows != n or kept_table.column_names != [names[j] for j in kept]
+            or any(pa.types.is_binary(t) for t in kept_table.schema.types)):
         return None                                  # binary: text that is not UTF-8
     matrix = np.empty((n, len(numeric)), dtype=np.float64, order="F")
     rows = 0
@@ -449,7 +472,7 @@ def _read_csv_fast(source, compressed: bool, delimiter: str) -> _Parsed | None:
             rows += len(values)
     if rows != n:
         return None
-    kept = {0: ends.column(0), p - 1: ends.column(1)}
+    kept = {j: kept_table.column(i) for i, j in enumerate(kept)}
     return _Parsed(_assemble(names, numeric, matrix, kept), [], lines == n, matrix,
                    tuple(names[j] for j in numeric))
 
@@ -469,17 +492,19 @@ def _read_transposed_fast(source, compressed: bool, delimiter: str) -> _Parsed |
 
     Returns the table already transposed (``_Parsed.transposed``). Lines with a text
     cell (the label row) are kept as text columns, as ``_transposed`` makes them; it
-    returns None (for the whole-file reader) on more than two such lines, a label row
-    mixing numbers and text, gene names that are numbers or missing, duplicate names,
-    a field count other than the header's, or a missing or NaN number.
+    returns None (for the whole-file reader) on more than two such lines, a missing
+    gene name, duplicate names, a field count other than the header's, or a missing
+    or NaN number.
     """
     sep = delimiter.encode()
     bound = _count_lines(source, compressed) - 1
     genes, kept, matrix, used = [], {}, None, 0
     with _python_stream(source, compressed) as stream:
         header = stream.readline().removeprefix(b"\xef\xbb\xbf").removesuffix(b"\n")
-        fields = [_unquote(f) for f in header.removesuffix(b"\r").split(sep)]
-        if len(fields) < 2 or None in fields or len(set(fields)) != len(fields) or bound < 1:
+        header = header.removesuffix(b"\r")
+        fields = [_unquote(f) for f in header.split(sep)]
+        if (len(fields) < 2 or None in fields or len(set(fields)) != len(fields) or bound < 1
+                or b"\r" in header):
             return None
         samples = tuple(s.decode("utf-8") for s in fields[1:])
         n = len(samples)
@@ -497,8 +522,8 @@ def _read_transposed_fast(source, compressed: bool, delimiter: str) -> _Parsed |
                 if name is None:
                     return None
                 name = name.decode("utf-8")
-                if not name.strip() or name in _NULLS or _is_number_cell(name):
-                    return None                      # Arrow would type or null the names
+                if name in _NULLS:
+                    return None                      # no name: the whole-file reader says so
                 names.append(name)
                 values.append(cells)
             rows = _numbers_by_line(values, delimiter)
@@ -508,8 +533,6 @@ def _read_transposed_fast(source, compressed: bool, delimiter: str) -> _Parsed |
                     if len(kept) == 2 or None in text:
                         return None
                     text = [t.decode("utf-8") for t in text]
-                    if any(_is_number_cell(t) for t in text):
-                        return None                  # typed per sample column by Arrow
                     kept[len(genes)] = pa.array([None if t in _NULLS else t for t in text],
                                                 type=pa.string())
                 else:
@@ -551,8 +574,8 @@ def _numbers_by_line(lines: list[bytes], delimiter: str) -> list:
 def _read_fast(source: Source, name: str, transpose: bool = False) -> _Parsed | None:
     """The common case without holding the file twice, or None for the whole-file reader.
 
-    A table whose columns are all numbers except perhaps the first (sample names)
-    and the last (the label), with no missing value, is parsed a chunk of lines
+    A table of numbers with a few text columns (sample names, the label; at most
+    ``_MAX_TEXT_COLUMNS``) and no missing value is parsed a chunk of lines
     (CSV/TSV, also gzip) or a group of columns (Parquet) at a time into one float64
     matrix, reading a path from disk rather than into memory. Anything else, and any
     parse problem, returns None, and ``_read_table`` reads the file whole and reports
@@ -688,7 +711,11 @@ def _transposed(table: pa.Table) -> tuple[pa.Table, tuple[str, ...]]:
     if table.num_columns < 2:
         raise FSEngineError("a genes-in-rows file needs a first column of gene names and one "
                             "column per sample")
-    names = [str(v) for v in table.column(0).to_pylist()]
+    names = table.column(0).to_pylist()
+    if None in names:
+        raise FSEngineError(f"row {names.index(None) + 1} of the first column has no gene name; "
+                            "a genes-in-rows file needs a gene name in every row")
+    names = [str(v) for v in names]
     samples = tuple(table.column_names[1:])
     cells = np.empty((table.num_rows, table.num_columns - 1), dtype=object)
     for j in range(1, table.num_columns):
@@ -700,9 +727,11 @@ def _transposed(table: pa.Table) -> tuple[pa.Table, tuple[str, ...]]:
     arrays = {}
     for i, name in enumerate(names):
         row = cells[i]
-        if all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
-               for v in row):
-            arrays[name] = pa.array(row.astype(np.float64))
+        # A row is numbers when every cell is, also where the sample column is text
+        # (the label row makes every sample column text).
+        if all((isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool))
+               or (isinstance(v, str) and _is_number_cell(v.strip())) for v in row):
+            arrays[name] = pa.array(np.array([float(v) for v in row], dtype=np.float64))
         else:
             arrays[name] = pa.array([None if v is None else str(v) for v in row], type=pa.string())
     if len(arrays) != len(names):
@@ -908,7 +937,7 @@ def _parse(source: Source, source_name: str, transpose: bool) -> _Parsed:
         source = _read_bytes(source)
     parsed = _read_fast(source, source_name, transpose)
     if parsed is None:
-        parsed = _Parsed(*_read_table(_read_bytes(source), source_name))
+        parsed = _Parsed(*_read_table(_read_bytes(source), source_name, as_text=transpose))
     return parsed
 
 

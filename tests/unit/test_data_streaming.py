@@ -75,8 +75,12 @@ def _layouts(frame: pd.DataFrame) -> dict[str, tuple[bytes, str]]:
     csv_text = frame.to_csv(index=False).encode()
     buffer = io.BytesIO()
     frame.to_parquet(buffer, index=False)
+    middle = frame.copy()
+    middle.insert(1000, "class", "c" + middle.pop("label").astype(str))
+    middle.insert(5, "batch", "b1")
     return {
         "csv": (csv_text, "x.csv"),
+        "text columns in the middle": (middle.to_csv(index=False).encode(), "x.csv"),
         "tsv": (frame.to_csv(index=False, sep="\t").encode(), "x.tsv"),
         "semicolon": (frame.to_csv(index=False, sep=";").encode(), "x.csv"),
         "crlf and BOM": (b"\xef\xbb\xbf" + csv_text.replace(b"\n", b"\r\n"), "x.csv"),
@@ -91,17 +95,27 @@ def _layouts(frame: pd.DataFrame) -> dict[str, tuple[bytes, str]]:
     }
 
 
-@pytest.mark.parametrize("layout", ["csv", "tsv", "semicolon", "crlf and BOM",
+@pytest.mark.parametrize("layout", ["csv", "text columns in the middle", "tsv", "semicolon",
+                                    "crlf and BOM",
                                     "no final newline", "blank lines", "gzip",
                                     "sample ids first", "pandas index", "R write.csv",
                                     "parquet"])
 def test_common_layouts_are_streamed_and_equal_the_whole_file_reader(srbct_frame, layout):
     raw, name = _layouts(srbct_frame)[layout]
     assert streamed(raw, name) is not None, "the common layout fell back to the whole-file reader"
-    fast = outcome(raw, name=name)
-    assert not isinstance(fast, str), fast
-    assert fast.X.shape == (83, 2308)
-    assert_same(fast, whole_file(raw, name=name))
+    fast = outcome(raw, name=name, label="class" if layout.startswith("text") else None)
+    assert not isinstance(fast, str) or layout.startswith("text"), fast
+    if layout.startswith("text"):          # a text column that is not the label is refused
+        assert fast == "feature column 'batch', row 1 (line 2 of the file): 'b1' is not a number"
+        assert_same(fast, whole_file(raw, name=name, label="class"))
+        raw = raw.replace(b",b1,", b",1.5,").replace(b",batch,", b",gbatch,")
+        assert streamed(raw, name) is not None
+        fast = outcome(raw, name=name, label="class")
+        assert fast.X.shape == (83, 2309) and not fast.X.flags.owndata   # the label left out
+    else:                                                                  # without a copy
+        assert fast.X.shape == (83, 2308)
+    assert_same(fast, whole_file(raw, name=name, label="class" if layout.startswith("text")
+                                 else None))
 
 
 def test_paths_are_streamed_from_disk_and_equal_bytes(srbct_frame, tmp_path):
@@ -147,15 +161,41 @@ def test_genes_in_rows_are_streamed_and_equal_the_whole_file_reader(
 
 
 TRANSPOSED_HANDED_OVER = {
-    "NA value": "gene,s1,s2,s3\nlabel,a,b,a\ng1,1,NA,3\ng2,4,5,6\n",
-    "numeric gene names": "gene,s1,s2,s3\nlabel,a,b,a\n101,1,2,3\n102,4,5,6\n",
+    "NA values in three genes": "gene,s1,s2,s3\nlabel,a,b,a\ng1,1,NA,3\ng2,NA,5,6\n"
+                                "g3,7,8,\n",
     "duplicate genes": "gene,s1,s2,s3\nlabel,a,b,a\ng1,1,2,3\ng1,4,5,6\n",
     "duplicate samples": "gene,s1,s1,s3\nlabel,a,b,a\ng1,1,2,3\ng2,4,5,6\n",
-    "label row mixing numbers and text": "gene,s1,s2,s3\nlabel,1,b,a\ng1,1,2,3\ng2,4,5,6\n",
     "three text rows": "gene,s1,s2,s3\nlabel,a,b,a\nbatch,x,y,z\nsex,m,f,m\ng1,1,2,3\n",
     "short row": "gene,s1,s2,s3\nlabel,a,b,a\ng1,1,2\ng2,4,5,6\n",
     "missing gene name": "gene,s1,s2,s3\nlabel,a,b,a\n,1,2,3\ng2,4,5,6\n",
 }
+
+
+def test_genes_in_rows_missing_value_is_named_by_both_readers():
+    raw = b"gene,s1,s2,s3\nlabel,a,b,a\ng1,1,NA,3\ng2,4,5,6\n"
+    message = "feature column 'g1', row 2 (sample 's2'): missing value; fill or remove it " \
+              "(K-OFSD needs every value)"
+    assert outcome(raw, name="x.csv", transpose=True) == message
+    assert whole_file(raw, name="x.csv", transpose=True) == message
+
+
+def test_genes_in_rows_missing_gene_name_is_an_error():
+    raw = b"gene,s1,s2,s3\nlabel,a,b,a\ng1,1,2,3\n,4,5,6\n"
+    assert outcome(raw, name="x.csv", transpose=True) == (
+        "row 3 of the first column has no gene name; a genes-in-rows file needs a gene name "
+        "in every row")
+
+
+def test_genes_in_rows_names_and_labels_are_kept_as_written():
+    # Entrez-like gene names stay text ("007" is not 7), a label row mixing numbers and
+    # text keeps its text ("1", not "1.0"), by both readers.
+    raw = b"gene,s1,s2,s3,s4\nlabel,1,b,b,1\n007,1,2,3,4\n102,4,5,6,7.5\n"
+    assert loader._read_fast(raw, "x.csv", True) is not None
+    ds = outcome(raw, name="x.csv", transpose=True)
+    assert ds.feature_names == ("007", "102")
+    assert ds.labels.tolist() == ["1", "b", "b", "1"]
+    np.testing.assert_array_equal(ds.X, [[1, 4], [2, 5], [3, 6], [4, 7.5]])
+    assert_same(ds, whole_file(raw, name="x.csv", transpose=True))
 
 
 @pytest.mark.parametrize("case", sorted(TRANSPOSED_HANDED_OVER))
@@ -179,6 +219,9 @@ HANDED_OVER = {
     "quoted delimiter": b'g1,g2,label\n1,2,"a,b"\n3,4,b\n4,5,a\n',
     "whitespace line": b"g1,g2,label\n1,2,a\n  \n3,4,b\n",
     "label in the middle": b"g1,label,g2\n1,a,2\n3,b,4\n4,a,5\n",
+    "nine text columns": b"g1," + b",".join(b"t%d" % i for i in range(9)) + b",label\n"
+                         + b"".join(b"%d," % i + b"x," * 9 + b"ab"[i % 2:i % 2 + 1] + b"\n"
+                                    for i in range(4)),
     "comma decimals": b"g1;g2;label\n1,5;2;a\n3;4;b\n4;5;a\n",
     "duplicate names": b"g1,g1,label\n1,2,a\n3,4,b\n4,5,a\n",
     "lone carriage returns": b"g1,g2,label\r1,2,a\r3,4,b\r",
@@ -198,7 +241,7 @@ def test_irregular_files_give_the_whole_file_readers_outcome(case):
 @pytest.mark.parametrize("case", ["NaN cell", "NA cell", "empty cell", "text cell in a later row",
                                   "hex number", "underscore number", "extra field",
                                   "missing field", "quoted delimiter", "whitespace line",
-                                  "label in the middle", "duplicate names",
+                                  "nine text columns", "duplicate names",
                                   "lone carriage returns", "latin-1 label"])
 def test_irregular_files_are_handed_over(case):
     assert streamed(HANDED_OVER[case]) is None
