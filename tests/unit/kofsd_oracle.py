@@ -18,7 +18,8 @@ def _variance_weight(column, metric):
     mean = total / n
     ss = 0.0
     for v in column:
-        ss += (v - mean) ** 2
+        d = v - mean
+        ss += d * d     # as Octave's sumsq; Python's d ** 2 calls pow(), 1 ulp off at times
     var = ss / (n - 1)
     return math.inf if var == 0 else 1.0 / var
 

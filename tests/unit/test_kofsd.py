@@ -226,6 +226,21 @@ def test_engine_matches_oracle_on_random_tie_heavy_data(data):
     assert list(selector.finish().columns) == expected_selected
 
 
+def test_variance_squares_are_products_as_in_octaves_sumsq():
+    # Column 0's variance needs d * d (Octave's sumsq): Python's d ** 2 calls pow(),
+    # 1 ulp off here, which made sample 2's distances to samples 0 and 3 equal after
+    # the square root and gave it neighbour 0. By hand with exact squares: sample 0's
+    # nearest is 1 (3.0 < 3.0000000000000004), 1's is 0, 2's is 3, 3's ties 1 and 2 and
+    # takes 1; same-class counts 0, 0, 1, 1, so the set's dependency is 2/4. Found by
+    # hypothesis in the oracle comparison below.
+    X = np.array([[3.0, 0.0], [3.0, -2.00001], [-2.00001, 0.0], [-2.00001, -2.00001]])
+    y = np.array([1, 0, 0, 0])
+    expected_events, _ = kofsd_oracle.run(X.tolist(), y.tolist(), [0, 1], 1, 0.0)
+    selector = KOFSD(y, k=1, alpha=0.0)
+    events = list(stream_events(selector, X, ["0", "1"], np.array([0, 1])))
+    assert events[1].set_score_with_feature == expected_events[1][3] == 0.5
+
+
 def test_card_distance_equal_means_are_a_tie_whatever_the_rounding():
     # Sample 5's mean same-class and other-class distances are equal in exact arithmetic
     # (found by the property test above); summation order must not decide it.
