@@ -1,8 +1,15 @@
-"""Shared test fixtures and paths."""
+"""Shared test fixtures and paths; the hypothesis profile."""
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Property tests explore new examples on every run; in CI (.ci/run sets
+# HYPOTHESIS_PROFILE=ci) they run a fixed set, so that a result can be reproduced.
+settings.register_profile("ci", derandomize=True, database=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "tests" / "reference" / "kofsd_octave"
