@@ -800,10 +800,12 @@ def _unnamed_columns(table: pa.Table, label: str | None, notes: list[str]):
 
 
 def _genes_in_rows_hint(table: pa.Table, id_column, label, source_name) -> str:
-    """Raise for a clear genes-in-rows file; return a hint for a likely one, else ''."""
-    if id_column is None or label is not None:
+    """Raise for a clear genes-in-rows file (a row of the first column, text, is named
+    label/class/target); return a hint for a likely one, else ''."""
+    first = table.column(0)
+    if label is not None or _is_numeric_type(first.type) or table.num_columns < 2:
         return ""
-    ids = [str(v).strip() for v in table.column(id_column).to_pylist()]
+    ids = ["" if v is None else str(v).strip() for v in first.to_pylist()]
     shape = f"{table.num_rows} rows x {table.num_columns} columns"
     fix = "load it with --transpose / the 'Genes in rows' toggle"
     named = [v for v in ids if v.lower() in LABEL_NAMES]
@@ -812,7 +814,8 @@ def _genes_in_rows_hint(table: pa.Table, id_column, label, source_name) -> str:
         raise FSEngineError(f"{source_name} looks like genes in rows and samples in columns "
                             f"(row {ids.index(named[0]) + 1} of the first column is named "
                             f"{named[0]!r}; {shape}); {fix}")
-    if table.num_rows > 5 * table.num_columns and not has_label_column:
+    if id_column is not None and table.num_rows > 5 * table.num_columns \
+            and not has_label_column:
         return f"the file looks like genes in rows ({shape}): {fix}"
     return ""
 

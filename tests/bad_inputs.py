@@ -95,12 +95,14 @@ def _set(text: str, row: int, col: int, value: str, sep=",") -> str:
     return "\n".join(lines)
 
 
-def _genes_in_rows(n_genes=120, labels=CLASSES, numeric_labels=False, label_row="class") -> str:
+def _genes_in_rows(n_genes=120, labels=CLASSES, numeric_labels=False, label_row="class",
+                   gene_suffix="_at") -> str:
     rng = np.random.default_rng(3)
     samples = [f"GSM{100 + i}" for i in range(len(labels))]
     lines = [",".join(["ID_REF", *samples])]
     for g in range(n_genes):
-        lines.append(",".join([f"{1000 + g}_at", *map(_cell, np.round(rng.normal(size=len(labels)), 3))]))
+        lines.append(",".join([f"{1000 + g}{gene_suffix}",
+                               *map(_cell, np.round(rng.normal(size=len(labels)), 3))]))
     cells = [str(int(c == "a")) for c in labels] if numeric_labels else labels
     lines.append(",".join([label_row, *cells]))
     return "\n".join(lines) + "\n"
@@ -233,6 +235,11 @@ def corpus(tmp_dir, large: bool = False, huge: bool = False) -> list[Case]:
         Case("genes-in-rows-label-row-not-named", "genes_in_rows_diagnosis.csv",
              _genes_in_rows(label_row="diagnosis").encode(), E,
              "the file looks like genes in rows (121 rows x 13 columns): load it with "
+             "--transpose / the 'Genes in rows' toggle"),
+        Case("genes-in-rows-numeric-gene-ids", "genes_in_rows_entrez.csv",
+             _genes_in_rows(gene_suffix="").encode(), E,
+             "genes_in_rows_entrez.csv looks like genes in rows and samples in columns (row 121 "
+             "of the first column is named 'class'; 121 rows x 13 columns); load it with "
              "--transpose / the 'Genes in rows' toggle"),
         Case("genes-in-rows-with-transpose", "genes_in_rows_ok.csv", _genes_in_rows().encode(), U,
              shape=(N, 120), class_counts=BASE_COUNTS, cli=["--transpose"],
