@@ -219,6 +219,19 @@ def _sniff_delimiter(text_head: bytes, name: str) -> str:
     return best if counts[best] > 0 else ","
 
 
+_WORKBOOK_MAGIC = (b"PK\x03\x04", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1")   # zip (xlsx), OLE (xls)
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def _text_notes(name: str, compressed: bool, delimiter: str, encoding: str | None = None
+                ) -> list[str]:
+    """The notes on how a text file was read, in the order the reading happens."""
+    return ((["the file is named .parquet but is not Parquet; reading it as text"]
+             if name.lower().endswith(".parquet") else [])
+            + (["gzip-compressed"] if compressed else [])
+            + ([encoding] if encoding else []) + [_DELIMITER_NAMES[delimiter]])
+
+
 def _read_table(data: bytes, name: str, as_text: bool = False
                 ) -> tuple[pa.Table, list[str], bool]:
     """Parse bytes into an Arrow table; returns (table, notes, line_numbers_reliable).
@@ -226,7 +239,6 @@ def _read_table(data: bytes, name: str, as_text: bool = False
     ``as_text``: every text column stays text (for genes in rows, whose columns mix
     the label row with the numbers; ``_transposed`` types each row instead).
     """
-    notes: list[str] = []
     if not data.strip():
         raise FSEngineError(f"{name} is empty")
     if data[:4] == b"PAR1":
@@ -235,28 +247,27 @@ def _read_table(data: bytes, name: str, as_text: bool = False
         except (pa.ArrowException, OSError) as exc:
             raise FSEngineError(f"{name} looks like Parquet but cannot be read ({exc}); "
                                 "is the file complete?") from None
-    if name.lower().endswith(".parquet"):
-        notes.append("the file is named .parquet but is not Parquet; reading it as text")
-    if data[:2] == b"\x1f\x8b":
+    compressed = data[:2] == b"\x1f\x8b"
+    encoding = None
+    if compressed:
         try:
             data = gzip.decompress(data)
         except (OSError, EOFError, zlib.error) as exc:
             raise FSEngineError(f"{name} is gzip-compressed but cannot be decompressed ({exc})") from None
-        notes.append("gzip-compressed")
         if not data.strip():
             raise FSEngineError(f"{name} is empty after decompression")
-    if data[:4] == b"PK\x03\x04" or data[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
+    if data.startswith(_WORKBOOK_MAGIC):
         raise FSEngineError(f"{name} looks like an Excel workbook (or another zip/OLE file); "
                             "save the sheet as CSV and load that")
     if data[:3] == b"\xef\xbb\xbf":
         data = data[3:]
-    elif data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+    elif data.startswith(_UTF16_BOMS):
         try:
             data = data.decode("utf-16").encode("utf-8")
-            notes.append("UTF-16 text converted to UTF-8")
+            encoding = "UTF-16 text converted to UTF-8"
         except UnicodeDecodeError:
             raise FSEngineError(f"{name} starts like UTF-16 text but cannot be decoded") from None
-    head = data[:65536]
+    head = data[:_HEAD]
     if b"\x00" in head:
         raise FSEngineError(f"{name} is not a text table (it contains binary data); "
                             "give a CSV, TSV or Parquet file")
@@ -265,11 +276,11 @@ def _read_table(data: bytes, name: str, as_text: bool = False
     except UnicodeDecodeError as exc:
         if exc.start < len(head) - 4 or len(head) == len(data):
             data = data.decode("latin-1").encode("utf-8")
-            notes.append("not UTF-8; read as Latin-1")
+            encoding = "not UTF-8; read as Latin-1"
     if not data.endswith((b"\n", b"\r")):
         data += b"\n"
     delimiter = _sniff_delimiter(head, name)
-    notes.append(_DELIMITER_NAMES[delimiter])
+    notes = _text_notes(name, compressed, delimiter, encoding)
     try:
         parse = pacsv.ParseOptions(delimiter=delimiter)
         types = None
@@ -305,8 +316,12 @@ class _Parsed:
     line_numbers: bool
     matrix: np.ndarray | None = None
     matrix_columns: tuple[str, ...] = ()
-    transposed: bool = False                 # genes in rows, already turned (the table's
-    sample_names: tuple[str, ...] | None = None    # rows are samples, named here)
+    sample_names: tuple[str, ...] | None = None    # set when genes in rows were turned
+
+    @property
+    def transposed(self) -> bool:
+        """Genes in rows, already turned: the table's rows are the samples."""
+        return self.sample_names is not None
 
 
 _CHUNK = 1 << 20            # bytes of text given to numpy's parser at a time
@@ -385,6 +400,20 @@ def _unquote(field: bytes) -> bytes | None:
     return None if b'"' in field else field
 
 
+def _header_fields(stream: BinaryIO, sep: bytes) -> list[bytes] | None:
+    """The header line's raw fields (BOM and line end removed); None with a CR inside,
+    which Arrow would read as a line end."""
+    header = stream.readline().removeprefix(b"\xef\xbb\xbf").removesuffix(b"\n")
+    header = header.removesuffix(b"\r")
+    return None if b"\r" in header else header.split(sep)
+
+
+def _is_record(line: bytes, sep: bytes, n_fields: int) -> bool:
+    """A data line (CR already removed from its end) as Arrow reads it: one row of
+    ``n_fields`` fields, no other line end, not whitespace only."""
+    return b"\r" not in line and bool(line.strip()) and line.count(sep) == n_fields - 1
+
+
 def _line_blocks(stream: BinaryIO):
     """The rest of ``stream`` as blocks of about ``_CHUNK`` bytes ending at a line end."""
     rest = b""
@@ -412,13 +441,11 @@ def _read_csv_fast(source, compressed: bool, delimiter: str) -> _Parsed | None:
     """
     sep = delimiter.encode()
     with _python_stream(source, compressed) as stream:
-        header = stream.readline().removeprefix(b"\xef\xbb\xbf").removesuffix(b"\n")
-        header = header.removesuffix(b"\r")
-        p = header.count(sep) + 1
-        raw_names = header.split(sep)
-        names = [_unquote(f) for f in raw_names]
-        if p < 2 or None in names or b"\r" in header:
+        raw_names = _header_fields(stream, sep)
+        names = None if raw_names is None else [_unquote(f) for f in raw_names]
+        if names is None or len(names) < 2 or None in names:
             return None
+        p = len(names)
         names = [n.decode("utf-8") for n in names]
         kept_cells, kept, lines = [], None, 0
         for block in _line_blocks(stream):
@@ -427,7 +454,7 @@ def _read_csv_fast(source, compressed: bool, delimiter: str) -> _Parsed | None:
                 lines += 1
                 if not line:
                     continue                         # a blank line, skipped as Arrow does
-                if b"\r" in line or not line.strip() or line.count(sep) != p - 1:
+                if not _is_record(line, sep, p):
                     return None
                 if kept is None:
                     cells = [_unquote(f) for f in line.split(sep)]
@@ -498,13 +525,12 @@ def _read_transposed_fast(source, compressed: bool, delimiter: str) -> _Parsed |
     """
     sep = delimiter.encode()
     bound = _count_lines(source, compressed) - 1
-    genes, kept, matrix, used = [], {}, None, 0
+    genes, kept, used = [], {}, 0
     with _python_stream(source, compressed) as stream:
-        header = stream.readline().removeprefix(b"\xef\xbb\xbf").removesuffix(b"\n")
-        header = header.removesuffix(b"\r")
-        fields = [_unquote(f) for f in header.split(sep)]
-        if (len(fields) < 2 or None in fields or len(set(fields)) != len(fields) or bound < 1
-                or b"\r" in header):
+        fields = _header_fields(stream, sep)
+        fields = None if fields is None else [_unquote(f) for f in fields]
+        if (fields is None or len(fields) < 2 or None in fields
+                or len(set(fields)) != len(fields) or bound < 1):
             return None
         samples = tuple(s.decode("utf-8") for s in fields[1:])
         n = len(samples)
@@ -515,7 +541,7 @@ def _read_transposed_fast(source, compressed: bool, delimiter: str) -> _Parsed |
                 line = line.removesuffix(b"\r")
                 if not line:
                     continue
-                if b"\r" in line or not line.strip() or line.count(sep) != n:
+                if not _is_record(line, sep, n + 1):
                     return None
                 name, _, cells = line.partition(sep)
                 name = _unquote(name)
@@ -546,7 +572,7 @@ def _read_transposed_fast(source, compressed: bool, delimiter: str) -> _Parsed |
     matrix = matrix[:, :used]                        # a view: the columns are contiguous
     numeric = [j for j in range(len(genes)) if j not in kept]
     return _Parsed(_assemble(genes, numeric, matrix, kept), [], False, matrix,
-                   tuple(genes[j] for j in numeric), transposed=True, sample_names=samples)
+                   tuple(genes[j] for j in numeric), sample_names=samples)
 
 
 def _numbers_by_line(lines: list[bytes], delimiter: str) -> list:
@@ -602,8 +628,8 @@ def _read_fast(source: Source, name: str, transpose: bool = False) -> _Parsed | 
         if compressed:
             with _python_stream(source, True) as stream:
                 head = stream.read(_HEAD)
-        if (head[:4] == b"PK\x03\x04" or head[:2] in (b"\xff\xfe", b"\xfe\xff")
-                or b"\x00" in head or not head.strip()):
+        if head.startswith(_WORKBOOK_MAGIC + _UTF16_BOMS) or b"\x00" in head \
+                or not head.strip():
             return None
         try:
             head.decode("utf-8")
@@ -616,10 +642,7 @@ def _read_fast(source: Source, name: str, transpose: bool = False) -> _Parsed | 
     except _PARSE_ERRORS:
         return None
     if parsed is not None:
-        parsed.notes[:] = (
-            (["the file is named .parquet but is not Parquet; reading it as text"]
-             if name.lower().endswith(".parquet") else [])
-            + (["gzip-compressed"] if compressed else []) + [_DELIMITER_NAMES[delimiter]])
+        parsed.notes.extend(_text_notes(name, compressed, delimiter))
     return parsed
 
 
@@ -969,7 +992,6 @@ def _load(source: Source, *, label, transpose, drop_constant, name) -> Dataset:
         id_column = _sample_id_column(table)
     hint = "" if transpose else _genes_in_rows_hint(table, id_column, label, source_name)
     matrix = (parsed.matrix, parsed.matrix_columns) if parsed.matrix is not None else None
-    del parsed
     try:
         return _build(table, label, drop_constant, notes, is_text, source_name, sample_names,
                       id_column, matrix)
