@@ -100,12 +100,6 @@ def distance_terms(values: np.ndarray, weight: float) -> np.ndarray:
         return (weight * diff) * diff
 
 
-def _distance_from_gap(gap: np.ndarray, weight: np.ndarray) -> np.ndarray:
-    """Exact reference distance ``sqrt((w * g) * g)`` of a single-feature gap."""
-    with np.errstate(invalid="ignore", over="ignore"):
-        return np.sqrt((weight * gap) * gap)
-
-
 def _exact_row_neighbours(dist_rows: np.ndarray, row_samples: np.ndarray, k: int,
                           variant: str) -> np.ndarray:
     """Neighbour indices by the definition: stable sort of each distance row.
@@ -138,16 +132,75 @@ def _exact_row_neighbours(dist_rows: np.ndarray, row_samples: np.ndarray, k: int
     return first[keep].reshape(len(first), k)
 
 
-def _stats_from_neighbours(neigh: np.ndarray, dist_rows: np.ndarray | None,
-                           row_labels: np.ndarray, y: np.ndarray,
-                           with_distances: bool):
-    """Same-label counts (and distance sums) from explicit neighbour indices."""
-    same = y[neigh] == row_labels[:, None]
-    count = same.sum(axis=1)
-    if not with_distances:
-        return count, None, None
-    d = np.take_along_axis(dist_rows, neigh, axis=1)
-    return count, np.where(same, d, 0.0).sum(axis=1), np.where(same, 0.0, d).sum(axis=1)
+def _kernels():
+    """The compiled kernels, imported on first use (numba loads in about 0.4 s)."""
+    from fsengine.online import _knn_kernels
+    return _knn_kernels
+
+
+def _stats_arrays(n_k: int, n: int, b: int, with_distances: bool):
+    """The kernels' outputs, one row per feature: shape (n_k, b, n)."""
+    same = np.empty((n_k, b, n), dtype=np.int64)
+    shape = (n_k, b, n) if with_distances else (1, 1, 1)
+    return same, np.zeros(shape), np.zeros(shape)
+
+
+def _unpack(same, same_d, other_d, with_distances: bool, squeeze: bool) -> list[NeighbourStats]:
+    """One NeighbourStats per K, arrays (n, b) in sample-major order, or (n,) for a set."""
+    def pick(a, t):
+        return a[t, 0] if squeeze else np.ascontiguousarray(a[t].T)
+
+    return [NeighbourStats(pick(same, t), pick(same_d, t) if with_distances else None,
+                           pick(other_d, t) if with_distances else None)
+            for t in range(same.shape[0])]
+
+
+def _checked_ks(ks, n: int) -> np.ndarray:
+    ks = np.atleast_1d(np.asarray(ks, dtype=np.int64))
+    if ks.size == 0 or ks.min() < 1 or ks.max() > n - 1:
+        raise ValueError(f"every K must be in 1..{n - 1}, got {ks.tolist()}")
+    return ks
+
+
+def single_feature_neighbour_stats_for_ks(block: np.ndarray, y: np.ndarray, ks, weights: np.ndarray,
+                                          variant: str = "reference",
+                                          with_distances: bool = False) -> list[NeighbourStats]:
+    """Neighbour statistics of every sample on each single feature, for several K at once.
+
+    One stable sort per column serves every K: the first K+1 samples of a sample's
+    stable distance order for a smaller K are a prefix of those for the largest K.
+    Exact under ties (see :mod:`fsengine.online._knn_kernels`): O(N log N + N K) per
+    feature, no N x N work.
+
+    Parameters
+    ----------
+    block : ndarray, shape (n, b)
+        b features (columns) of n finite sample values.
+    y : ndarray of int, shape (n,)
+        Binary labels, minority = 1.
+    ks : sequence of int
+        Values of K, each 1 <= K <= n - 1.
+    weights : ndarray, shape (b,)
+        From :func:`feature_weights`.
+    variant : {"reference", "paper"}
+    with_distances : bool
+        Also return same-/other-label distance sums (Card_Distance).
+
+    Returns
+    -------
+    list of NeighbourStats
+        One per K, arrays of shape (n, b), samples in their original order.
+    """
+    n, b = block.shape
+    ks = _checked_ks(ks, n)
+    columns = np.ascontiguousarray(block.T, dtype=float)     # (b, n): one row per feature
+    order = np.argsort(columns, axis=1)                      # the kernel orders the ties
+    same, same_d, other_d = _stats_arrays(len(ks), n, b, with_distances)
+    _kernels().single_feature_stats(columns, order.astype(np.int64, copy=False),
+                                    np.asarray(y, dtype=np.int64),
+                                    np.asarray(weights, dtype=float), ks, variant == "paper",
+                                    with_distances, same, same_d, other_d)
+    return _unpack(same, same_d, other_d, with_distances, squeeze=False)
 
 
 def single_feature_neighbour_stats(block: np.ndarray, y: np.ndarray, k: int,
@@ -175,106 +228,15 @@ def single_feature_neighbour_stats(block: np.ndarray, y: np.ndarray, k: int,
     NeighbourStats
         Arrays of shape (n, b), samples in their original order.
     """
-    n, b = block.shape
-    columns = np.ascontiguousarray(block.T)               # (b, n): one row per feature
-    order = np.argsort(columns, axis=1)
-    v = np.take_along_axis(columns, order, axis=1)
-    equal_next = v[:, 1:] == v[:, :-1]
-    has_dup = equal_next.any(axis=1)
-    if has_dup.any():
-        # Ties between equal values must go to the lower sample index.
-        order[has_dup] = np.argsort(columns[has_dup], axis=1, kind="stable")
-        v[has_dup] = np.take_along_axis(columns[has_dup], order[has_dup], axis=1)
-
-    # Features handled wholly by the definition: constant columns (NaN or all-zero
-    # distances) and columns whose smallest gap underflows to distance 0.
-    gaps = np.diff(v, axis=1)
-    min_gap = np.where(gaps > 0, gaps, np.inf).min(axis=1)
-    slow_feature = ~np.isfinite(weights) | (weights == 0) | (min_gap == np.inf)
-    slow_feature |= _distance_from_gap(min_gap, weights) == 0
-
-    pad = k + 1
-    width = n + 2 * pad
-    vp = np.concatenate([np.full((b, pad), -np.inf), v, np.full((b, pad), np.inf)], axis=1)
-    # How many of the K nearest lie to the left in sorted order: the merge of two
-    # sorted distance lists (exact whenever the window boundary is not a tie).
-    # (Comparing 2v < a + c instead of v - a < c - v only picks the window; the
-    # exact boundary test below decides whether it is right.)
-    left_count = np.zeros((b, n), dtype=np.int8)
-    twice = 2.0 * v
-    for step in range(1, k + 1):
-        left_count += twice < vp[:, pad - step:pad - step + n] + vp[:, pad + k + 1 - step:pad + k + 1 - step + n]
-    pos = np.arange(n)
-    start = pos - left_count                               # window [start, start + k]
-    flat_vp = vp.ravel()
-    at = start + (pad + width * np.arange(b))[:, None]     # flat index of the window start
-    in_gap = np.maximum(v - flat_vp.take(at), flat_vp.take(at + k) - v)
-    out_gap = np.minimum(v - flat_vp.take(at - 1), flat_vp.take(at + k + 1) - v)
-    w = weights[:, None]
-    exact = _distance_from_gap(in_gap, w) < _distance_from_gap(out_gap, w)
-    exact &= ~slow_feature[:, None]
-
-    labels_sorted = y[order]
-    prefix = np.zeros((b, n + 1), dtype=np.intp)
-    np.cumsum(labels_sorted, axis=1, out=prefix[:, 1:])
-    at_prefix = start + ((n + 1) * np.arange(b))[:, None]
-    flat_prefix = prefix.ravel()
-    minority_in_window = flat_prefix.take(at_prefix + k + 1) - flat_prefix.take(at_prefix)
-    row_base = (n * np.arange(b))[:, None]
-    if variant == "reference":
-        # The skipped element: the lowest-index sample equal to x_i, i.e. the first
-        # of its run of equal values in stable sorted order.
-        run_start = np.where(np.concatenate([np.ones((b, 1), bool), ~equal_next], axis=1), pos, 0)
-        np.maximum.accumulate(run_start, axis=1, out=run_start)
-        minority_neighbours = minority_in_window - labels_sorted.ravel().take(run_start + row_base)
-        dropped = run_start
-    else:
-        minority_neighbours = minority_in_window - labels_sorted
-        dropped = pos
-    same_sorted = np.where(labels_sorted == 1, minority_neighbours, k - minority_neighbours)
-
-    # Back to sample order, in the (n, b) layout: sample order[f, q] of feature f.
-    to_sample = (order * b + np.arange(b)[:, None]).ravel()
-
-    def to_sample_order(sorted_values, dtype):
-        out = np.empty((n, b), dtype=dtype)
-        out.ravel()[to_sample] = sorted_values.ravel()
-        return out
-
-    same = to_sample_order(same_sorted, np.intp)
-    same_dist = other_dist = None
-    if with_distances:
-        same_dist_sorted = np.zeros((b, n))
-        other_dist_sorted = np.zeros((b, n))
-        for offset in range(k + 1):
-            p = start + offset
-            d = _distance_from_gap(np.abs(v.ravel().take(p + row_base) - v), w)
-            counted = p != dropped
-            is_same = labels_sorted.ravel().take(p + row_base) == labels_sorted
-            same_dist_sorted += np.where(counted & is_same, d, 0.0)
-            other_dist_sorted += np.where(counted & ~is_same, d, 0.0)
-        same_dist = to_sample_order(same_dist_sorted, float)
-        other_dist = to_sample_order(other_dist_sorted, float)
-
-    sample_idx, feat_idx = np.nonzero(to_sample_order(~exact, bool))
-    for lo in range(0, len(feat_idx), 4096):
-        fi, si = feat_idx[lo:lo + 4096], sample_idx[lo:lo + 4096]
-        gap = columns[fi] - columns[fi, si][:, None]
-        dist = _distance_from_gap(gap, weights[fi][:, None])
-        dist[np.arange(len(si)), si] = 0.0
-        neigh = _exact_row_neighbours(dist, si, k, variant)
-        cnt, sd, od = _stats_from_neighbours(neigh, dist, y[si], y, with_distances)
-        same[si, fi] = cnt
-        if with_distances:
-            same_dist[si, fi] = sd
-            other_dist[si, fi] = od
-    return NeighbourStats(same, same_dist, other_dist)
+    return single_feature_neighbour_stats_for_ks(block, y, [k], weights, variant,
+                                                 with_distances)[0]
 
 
 def set_neighbour_stats(sq_dist: np.ndarray, y: np.ndarray, k: int,
                         variant: str = "reference",
                         with_distances: bool = False) -> NeighbourStats:
-    """Neighbour statistics of every sample on a feature set (Algorithm 4).
+    """Neighbour statistics of every sample on a feature set (Algorithm 4), from its
+    summed distance terms.
 
     Parameters
     ----------
@@ -289,41 +251,80 @@ def set_neighbour_stats(sq_dist: np.ndarray, y: np.ndarray, k: int,
         Arrays of shape (n,).
     """
     n = len(y)
-    dist = np.sqrt(sq_dist)
+    ks = _checked_ks([k], n)
+    with np.errstate(invalid="ignore"):
+        dist = np.sqrt(sq_dist)
     np.fill_diagonal(dist, 0.0)
-    if k + 1 < n:
-        part = np.partition(dist, [k, k + 1], axis=1)
-        radius, next_dist = part[:, k], part[:, k + 1]
+    same, same_d, other_d = _stats_arrays(1, n, 1, with_distances)
+    _kernels().set_stats_dense(dist, np.asarray(y, dtype=np.int64), ks, variant == "paper",
+                               with_distances, same, same_d, other_d)
+    return _unpack(same, same_d, other_d, with_distances, squeeze=True)[0]
+
+
+def set_neighbour_stats_from_columns(columns: np.ndarray, weights: np.ndarray, y: np.ndarray,
+                                     k: int, variant: str = "reference",
+                                     with_distances: bool = False,
+                                     rows_per_chunk: int = 256) -> NeighbourStats:
+    """Neighbour statistics on a feature set without an N x N matrix (Algorithm 4).
+
+    The set's distances are computed as the reference does (terms ``(w * d) * d`` added
+    in the set's order); each sample's K+1 first are found by an exact pruned scan in
+    the sorted order of one of the set's features (the one with most distinct values):
+    a set distance is never below one of its feature's distances, in floating point too.
+    Memory O(N (K + |S|)).
+
+    Parameters
+    ----------
+    columns : ndarray, shape (|S|, n)
+        The set's features, one row each, in summation order.
+    weights : ndarray, shape (|S|,)
+        Their distance weights.
+    y, k, variant, with_distances
+        As in :func:`single_feature_neighbour_stats`.
+    rows_per_chunk : int
+        Query rows per kernel call where every distance must be computed (a set with a
+        weight that is not a positive finite number).
+
+    Returns
+    -------
+    NeighbourStats
+        Arrays of shape (n,).
+    """
+    kern = _kernels()
+    columns = np.ascontiguousarray(columns, dtype=float)
+    weights = np.asarray(weights, dtype=float)
+    labels = np.asarray(y, dtype=np.int64)
+    n = columns.shape[1]
+    ks = _checked_ks([k], n)
+    paper = variant == "paper"
+    same, same_d, other_d = _stats_arrays(1, n, 1, with_distances)
+    usable = (weights > 0) & (weights < np.inf)
+    constant = np.ptp(columns, axis=1) == 0
+    if (constant & (weights == np.inf)).any():
+        # A constant feature under 'seuclidean' makes every distance NaN, as for that
+        # feature alone: the neighbours are the lowest sample indices.
+        j = int(np.flatnonzero(constant & (weights == np.inf))[0])
+        return single_feature_neighbour_stats(columns[j][:, None], y, k, weights[j:j + 1],
+                                              variant, with_distances)
+    if usable.all():
+        distinct = [np.count_nonzero(np.diff(np.sort(c))) for c in columns]
+        prune = int(np.argmax(distinct))
+        sorted_idx = np.argsort(columns[prune], kind="stable")
+        position = np.empty(n, dtype=np.int64)
+        position[sorted_idx] = np.arange(n)
+        kern.set_stats_scan(columns, weights, labels, prune, sorted_idx.astype(np.int64),
+                            position, np.arange(n, dtype=np.int64), ks, paper, with_distances,
+                            same, same_d, other_d)
     else:
-        part = np.partition(dist, k, axis=1)
-        radius, next_dist = part[:, k], np.full(n, np.inf)
-    exact = radius < next_dist                          # False on NaN
-    in_window = dist <= radius[:, None]
-    yf = y.astype(float)
-    minority_in_window = np.rint(in_window @ yf).astype(np.intp)
-    if variant == "reference":
-        dropped = np.argmax(dist == 0.0, axis=1)         # lowest-index zero distance
-    else:
-        dropped = np.arange(n)
-    minority_neighbours = minority_in_window - y[dropped]
-    same = np.where(y == 1, minority_neighbours, k - minority_neighbours)
-    same_dist = other_dist = None
-    if with_distances:
-        counted = in_window.copy()
-        counted[np.arange(n), dropped] = False
-        is_same = y[None, :] == y[:, None]
-        d = np.where(counted, dist, 0.0)
-        same_dist = np.where(is_same, d, 0.0).sum(axis=1)
-        other_dist = np.where(is_same, 0.0, d).sum(axis=1)
-    slow = np.nonzero(~exact)[0]
-    if len(slow):
-        neigh = _exact_row_neighbours(dist[slow], slow, k, variant)
-        cnt, sd, od = _stats_from_neighbours(neigh, dist[slow], y[slow], y, with_distances)
-        same[slow] = cnt
-        if with_distances:
-            same_dist[slow] = sd
-            other_dist[slow] = od
-    return NeighbourStats(same, same_dist, other_dist)
+        # Weights of 0 or infinity (variance overflow or underflow): every distance.
+        everyone = np.arange(n, dtype=np.int64)
+        for lo in range(0, n, rows_per_chunk):
+            rows = everyone[lo:lo + rows_per_chunk]
+            cand = np.broadcast_to(everyone, (len(rows), n))
+            kern.set_stats_candidates(columns, weights, labels, rows, np.ascontiguousarray(cand),
+                                      np.full(len(rows), n, dtype=np.int64), ks, paper,
+                                      with_distances, same, same_d, other_d)
+    return _unpack(same, same_d, other_d, with_distances, squeeze=True)[0]
 
 
 def pairwise_distances(X_S, metric: str = "seuclidean") -> np.ndarray:
