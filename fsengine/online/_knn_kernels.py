@@ -264,6 +264,16 @@ def single_feature_stats(columns, order, lab, weights, ks, paper, with_dist,
                     right = run_end[right]
                     if right < n:
                         dr = _feature_distance(vq, v[right], w)
+                if n_runs == 1:                        # one run: already in index order
+                    q = grp_lo[0]
+                    while taken < m and q < grp_hi[0]:
+                        enum_idx[taken] = o[q]
+                        enum_lab[taken] = slab[q]
+                        enum_d[taken] = dist
+                        taken += 1
+                        q += 1
+                    n_runs = 0
+                    continue
                 # Merge the group's runs (each in index order) up to the M-th element.
                 for g in range(n_runs):
                     heads[g] = grp_lo[g]
@@ -287,8 +297,45 @@ def single_feature_stats(columns, order, lab, weights, ks, paper, with_dist,
 
 
 @njit(cache=True)
-def _insert(enum_idx, enum_d, count, m, d, t):
-    """Insert (d, t) into the sorted list of the ``count`` best (at most m); returns count."""
+def _select_row(row, m, enum_idx, enum_d):
+    """The first m of ``row`` in the stable order by (distance, index), NaN last.
+
+    Two passes so that the distances can be computed in a vectorised loop first: the
+    finite-or-infinite values by a running top-m (indices arrive in increasing order, so
+    an equal distance never displaces a kept one), then NaNs by index if places remain.
+    """
+    n = row.shape[0]
+    count = 0
+    for t in range(n):
+        d = row[t]
+        if count == m:
+            if not (d < enum_d[m - 1]):
+                continue
+            pos = m - 1
+        elif d == d:
+            pos = count
+            count += 1
+        else:
+            continue
+        while pos > 0 and d < enum_d[pos - 1]:
+            enum_d[pos] = enum_d[pos - 1]
+            enum_idx[pos] = enum_idx[pos - 1]
+            pos -= 1
+        enum_d[pos] = d
+        enum_idx[pos] = t
+    t = 0
+    while count < m:
+        if row[t] != row[t]:
+            enum_d[count] = row[t]
+            enum_idx[count] = t
+            count += 1
+        t += 1
+
+
+@njit(cache=True, inline="always")
+def _insert_any(enum_idx, enum_d, count, m, d, t):
+    """Insert (d, t) into the sorted list of the ``count`` best (at most m), NaN last;
+    returns the new count."""
     if count < m:
         pos = count
         count += 1
@@ -324,10 +371,7 @@ def set_stats_dense(dist, lab, ks, paper, with_dist, same, same_d, other_d):
     one = np.empty(1, np.int64)
     one_lab = np.empty(1, np.int64)
     for i in range(n):
-        row = dist[i]
-        count = 0
-        for t in range(n):
-            count = _insert(enum_idx, enum_d, count, m, row[t], t)
+        _select_row(dist[i], m, enum_idx, enum_d)
         for j in range(m):
             enum_lab[j] = lab[enum_idx[j]]
         one[0] = i
@@ -377,11 +421,11 @@ def set_stats_candidates(cols, weights, lab, rows, cand, n_cand, ks, paper, with
     one_lab = np.empty(1, np.int64)
     for q in range(rows.shape[0]):
         i = rows[q]
-        count = _insert(enum_idx, enum_d, 0, m, 0.0, i)
+        count = _insert_any(enum_idx, enum_d, 0, m, 0.0, i)
         for c in range(n_cand[q]):
             t = cand[q, c]
             if t != i:
-                count = _insert(enum_idx, enum_d, count, m, set_distance(cols, weights, i, t), t)
+                count = _insert_any(enum_idx, enum_d, count, m, set_distance(cols, weights, i, t), t)
         for j in range(m):
             enum_lab[j] = lab[enum_idx[j]]
         one[0] = i
@@ -418,7 +462,7 @@ def set_stats_scan(cols, weights, lab, prune, sorted_idx, position, rows, ks, pa
     for q in range(rows.shape[0]):
         i = rows[q]
         p = position[i]
-        count = _insert(enum_idx, enum_d, 0, m, 0.0, i)
+        count = _insert_any(enum_idx, enum_d, 0, m, 0.0, i)
         left, right = p - 1, p + 1
         while left >= 0 or right < n:
             bl = _feature_distance(xp[i], xp[sorted_idx[left]], wp) if left >= 0 else np.inf
@@ -431,10 +475,59 @@ def set_stats_scan(cols, weights, lab, prune, sorted_idx, position, rows, ks, pa
                 right += 1
             if count == m and bound > enum_d[m - 1]:
                 break                                  # both sides are beyond the list
-            count = _insert(enum_idx, enum_d, count, m, set_distance(cols, weights, i, t), t)
+            count = _insert_any(enum_idx, enum_d, count, m, set_distance(cols, weights, i, t), t)
         for j in range(m):
             enum_lab[j] = lab[enum_idx[j]]
         one[0] = i
         one_lab[0] = lab[i]
         _write_stats(enum_idx, enum_lab, enum_d, one, one_lab, ks, paper, with_dist,
                      same, same_d, other_d, 0, cum_min, cum_d1, cum_d0)
+
+
+@njit(cache=True)
+def set_plus_feature_stats_dense(sq, cand, cand_w, lab, ks, paper, with_dist,
+                                 same, same_d, other_d):
+    """Neighbour statistics on S + f for several candidate features f at once.
+
+    Parameters
+    ----------
+    sq : float64 array (n, n)
+        The set's summed distance terms (zeros for the empty set).
+    cand : float64 array (c, n)
+        Candidate features, one row each.
+    cand_w : float64 array (c,)
+        Their distance weights.
+    same, same_d, other_d : arrays (len(ks), c, n)
+        Outputs, one row per candidate. The distance of S + f is
+        ``sqrt(sq + (w * d) * d)``, the set's sum followed by the candidate's term.
+    """
+    n = sq.shape[0]
+    m = 0
+    for t in range(ks.shape[0]):
+        m = max(m, ks[t] + 1)
+    enum_idx = np.empty(m, np.int64)
+    enum_lab = np.empty(m, np.int64)
+    enum_d = np.empty(m)
+    cum_min = np.empty(m + 1, np.int64)
+    cum_d1 = np.empty(m + 1)
+    cum_d0 = np.empty(m + 1)
+    one = np.empty(1, np.int64)
+    one_lab = np.empty(1, np.int64)
+    dbuf = np.empty(n)
+    for f in range(cand.shape[0]):
+        x = cand[f]
+        w = cand_w[f]
+        for i in range(n):
+            row = sq[i]
+            xi = x[i]
+            for t in range(n):
+                g = xi - x[t]
+                dbuf[t] = np.sqrt(row[t] + (w * g) * g)
+            dbuf[i] = 0.0
+            _select_row(dbuf, m, enum_idx, enum_d)
+            for j in range(m):
+                enum_lab[j] = lab[enum_idx[j]]
+            one[0] = i
+            one_lab[0] = lab[i]
+            _write_stats(enum_idx, enum_lab, enum_d, one, one_lab, ks, paper, with_dist,
+                         same, same_d, other_d, f, cum_min, cum_d1, cum_d0)

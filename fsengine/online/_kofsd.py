@@ -22,11 +22,19 @@ from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.labels import one_versus_rest
 from fsengine.online._cards import CARD_NAMES, dependency_from_cards, make_card
 from fsengine.online._neighbours import (METRICS, VARIANTS, distance_terms, feature_weights,
-                                         set_neighbour_stats, single_feature_neighbour_stats)
+                                         set_neighbour_stats, set_neighbour_stats_from_columns,
+                                         set_plus_feature_stats,
+                                         single_feature_neighbour_stats_for_ks)
 from fsengine.online._stream import (Selection, StreamEvent, StreamingSelector, feature_order,
                                      stream_events)
 
 DISCARDED, REPLACED, ADDED, REJECTED = "discarded", "replaced", "added", "rejected"
+#: Up to this many samples the selected set keeps its N x N summed distance terms; above,
+#: it keeps its columns and each set test finds neighbours without an N x N matrix.
+DENSE_MAX_SAMPLES = 3000
+#: Set tests computed together against the same set (most are rejections, which leave the
+#: set unchanged; after an acceptance the rest of the batch is recomputed).
+FIRST_BATCH, MAX_BATCH = 4, 256
 #: The action codes of the authors' trace files (0..3).
 ACTION_CODES = {DISCARDED: 0, REPLACED: 1, ADDED: 2, REJECTED: 3}
 
@@ -105,9 +113,12 @@ class KOFSD(StreamingSelector):
         self.variant = variant
         self.metric = metric
         self._selected: list[tuple[str, int, float]] = []
-        self._sq_dist: np.ndarray | None = None
+        self._dense = n <= DENSE_MAX_SAMPLES
+        self._sq_dist: np.ndarray | None = None            # dense: the set's summed terms
+        self._set_columns: list[tuple[np.ndarray, float]] = []   # large N: the set's columns
         self._set_dependency = 0.0
         self._seen: list[tuple[str, int, float]] = []
+        self._batch = FIRST_BATCH
 
     @property
     def params(self) -> dict:
@@ -140,46 +151,111 @@ class KOFSD(StreamingSelector):
         return self._single_dependencies(block, feature_weights(block, self.metric))
 
     def _single_dependencies(self, block: np.ndarray, weights: np.ndarray) -> np.ndarray:
-        stats = single_feature_neighbour_stats(block, self.y, self.k, weights, self.variant,
-                                               self.card.needs_distances)
-        return dependency_from_cards(self.card.values(stats, self.y[:, None], self.k))
+        return self._dependencies_for_ks(block, weights, [self.k])[0]
+
+    def _dependencies_for_ks(self, block: np.ndarray, weights: np.ndarray, ks) -> list[np.ndarray]:
+        """Single-feature dependencies of the block's columns for each K (one sort)."""
+        stats = single_feature_neighbour_stats_for_ks(block, self.y, ks, weights, self.variant,
+                                                      self.card.needs_distances)
+        return [dependency_from_cards(self.card.values(st, self.y[:, None], k))
+                for st, k in zip(stats, ks)]
 
     def set_dependency(self, sq_dist: np.ndarray) -> float:
         """Dependency of a feature set from its summed distance terms (Algorithm 4)."""
         stats = set_neighbour_stats(sq_dist, self.y, self.k, self.variant, self.card.needs_distances)
         return dependency_from_cards(self.card.values(stats, self.y, self.k))
 
+    def _dependencies_with(self, block: np.ndarray, weights: np.ndarray) -> list[float]:
+        """Dependency of S + f for each column f of ``block``, S being the current set."""
+        if self._dense:
+            stats = set_plus_feature_stats(self._sq_dist, block, weights, self.y, [self.k],
+                                           self.variant, self.card.needs_distances)[0]
+            return dependency_from_cards(self.card.values(stats, self.y[:, None], self.k)).tolist()
+        deps = []
+        for j in range(block.shape[1]):
+            columns = np.array([c for c, _ in self._set_columns] + [block[:, j]])
+            set_weights = np.array([w for _, w in self._set_columns] + [weights[j]])
+            stats = set_neighbour_stats_from_columns(columns, set_weights, self.y, self.k,
+                                                     self.variant, self.card.needs_distances)
+            deps.append(float(dependency_from_cards(self.card.values(stats, self.y, self.k))))
+        return deps
+
     def _step_block(self, block: np.ndarray, names: list[str],
                     columns: list[int]) -> list[KOFSDEvent]:
         """Single-feature dependencies of the block at once, then Algorithm 1 per feature."""
         weights = feature_weights(block, self.metric)
-        deps = self._single_dependencies(block, weights).tolist()
-        return [self._decide(block[:, j], weights[j], deps[j], names[j], columns[j])
-                for j in range(len(deps))]
+        return self._decide_block(block, weights, self._single_dependencies(block, weights).tolist(),
+                                  names, columns)
+
+    def _decide_block(self, block: np.ndarray, weights: np.ndarray, deps: list[float],
+                      names: list[str], columns: list[int]) -> list[KOFSDEvent]:
+        """Algorithm 1 over the block's features in order, given their dependencies.
+
+        The set tests up to the next change of S are computed together against the
+        current S; the decisions are still taken one feature at a time, in order.
+        """
+        events: list[KOFSDEvent] = []
+        j, b = 0, len(deps)
+        while j < b:
+            pending, stop = [], j
+            while stop < b and len(pending) < self._batch:
+                if self._passes_alpha(deps[stop]):
+                    if deps[stop] > self._set_dependency:
+                        break                               # replaces S: no test needed
+                    pending.append(stop)
+                stop += 1
+            if stop == j:                                   # feature j replaces S
+                events.append(self._decide(block[:, j], weights[j], deps[j], names[j], columns[j]))
+                j += 1
+                continue
+            tested = (dict(zip(pending, self._dependencies_with(block[:, pending], weights[pending])))
+                      if pending else {})
+            changed = False
+            for pos in range(j, stop):
+                event = self._decide(block[:, pos], weights[pos], deps[pos], names[pos],
+                                     columns[pos], tested.get(pos))
+                events.append(event)
+                if event.action == ADDED:
+                    j, changed = pos + 1, True
+                    break
+            if changed:
+                self._batch = FIRST_BATCH
+                continue
+            if pending:
+                self._batch = min(2 * self._batch, MAX_BATCH)
+            j = stop
+        return events
 
     def _passes_alpha(self, dep: float) -> bool:
         return dep > self.alpha if self.variant == "reference" else dep >= self.alpha
 
     def _decide(self, values: np.ndarray, weight: float, dep: float, name: str,
-                column: int) -> KOFSDEvent:
+                column: int, with_feature: float | None = None) -> KOFSDEvent:
+        """Algorithm 1, lines 3-16, for one feature; ``with_feature`` is dep(S + f) if
+        already computed against the current S."""
         position = self.n_seen
         self.n_seen += 1
         self._seen.append((name, column, dep))
-        with_feature = math.nan
         if not self._passes_alpha(dep):
-            action = DISCARDED
+            action, with_feature = DISCARDED, math.nan
         elif dep > self._set_dependency:
-            action = REPLACED
-            self._sq_dist = distance_terms(values, weight)
+            action, with_feature = REPLACED, math.nan
+            if self._dense:
+                self._sq_dist = distance_terms(values, weight)
+            else:
+                self._set_columns = [(values.copy(), float(weight))]
             self._set_dependency = dep
             self._selected = [(name, column, dep)]
         else:
-            terms = distance_terms(values, weight)
-            candidate = terms if self._sq_dist is None else self._sq_dist + terms
-            with_feature = self.set_dependency(candidate)
+            if with_feature is None:
+                with_feature = self._dependencies_with(values[:, None], np.array([weight]))[0]
             if with_feature > self._set_dependency:
                 action = ADDED
-                self._sq_dist = candidate
+                if self._dense:
+                    terms = distance_terms(values, weight)
+                    self._sq_dist = terms if self._sq_dist is None else self._sq_dist + terms
+                else:
+                    self._set_columns.append((values.copy(), float(weight)))
                 self._set_dependency = with_feature
                 self._selected.append((name, column, dep))
             else:

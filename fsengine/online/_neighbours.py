@@ -261,6 +261,41 @@ def set_neighbour_stats(sq_dist: np.ndarray, y: np.ndarray, k: int,
     return _unpack(same, same_d, other_d, with_distances, squeeze=True)[0]
 
 
+def set_plus_feature_stats(sq_dist: np.ndarray | None, block: np.ndarray, weights: np.ndarray,
+                           y: np.ndarray, ks, variant: str = "reference",
+                           with_distances: bool = False) -> list[NeighbourStats]:
+    """Neighbour statistics on S + f for each column f of ``block`` (S unchanged).
+
+    The distance on S + f is ``sqrt(sq_dist + (w * d) * d)``: the set's summed terms, then
+    the candidate's, as the reference sums a set's columns in order.
+
+    Parameters
+    ----------
+    sq_dist : ndarray, shape (n, n), or None
+        Summed distance terms of S (None: S is empty).
+    block : ndarray, shape (n, c)
+        Candidate features.
+    weights : ndarray, shape (c,)
+        Their distance weights.
+    y, ks, variant, with_distances
+        As in :func:`single_feature_neighbour_stats_for_ks`.
+
+    Returns
+    -------
+    list of NeighbourStats
+        One per K, arrays of shape (n, c).
+    """
+    n, c = block.shape
+    ks = _checked_ks(ks, n)
+    sq = np.zeros((n, n)) if sq_dist is None else np.ascontiguousarray(sq_dist, dtype=float)
+    same, same_d, other_d = _stats_arrays(len(ks), n, c, with_distances)
+    _kernels().set_plus_feature_stats_dense(
+        sq, np.ascontiguousarray(block.T, dtype=float), np.asarray(weights, dtype=float),
+        np.asarray(y, dtype=np.int64), ks, variant == "paper", with_distances, same, same_d,
+        other_d)
+    return _unpack(same, same_d, other_d, with_distances, squeeze=False)
+
+
 def set_neighbour_stats_from_columns(columns: np.ndarray, weights: np.ndarray, y: np.ndarray,
                                      k: int, variant: str = "reference",
                                      with_distances: bool = False,
