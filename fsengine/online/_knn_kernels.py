@@ -112,8 +112,16 @@ def _stable_runs(values, order):
     start = 0
     for p in range(1, n + 1):
         if p == n or values[p] != values[start]:
-            if p - start > 1:
+            if p - start > 32:
                 order[start:p] = np.sort(order[start:p])
+            else:
+                for a in range(start + 1, p):          # insertion sort of a short run
+                    key = order[a]
+                    c = a - 1
+                    while c >= start and order[c] > key:
+                        order[c + 1] = order[c]
+                        c -= 1
+                    order[c + 1] = key
             start = p
 
 

@@ -331,6 +331,53 @@ def run_kofsd(X, y, names: Sequence[str] | None = None, *, order: str = "natural
     return selector.finish(), events
 
 
+def run_kofsd_for_ks(X, y, ks: Sequence[int], names: Sequence[str] | None = None, *,
+                     chunk: int = 256, **params) -> dict[int, Selection]:
+    """K-OFSD for several K over the columns of ``X`` in natural order, sharing work.
+
+    Each block of columns is sorted once and its single-feature dependencies for every
+    K come from that one pass (the K+1 first of a sample for a smaller K are a prefix of
+    those for a larger K); then each K's selector decides on the block (Algorithm 1).
+    The selections equal ``run_kofsd(X, y, k=K, **params)`` for every K.
+
+    Parameters
+    ----------
+    X : ndarray, shape (n_samples, n_features)
+    y : array of {0, 1}
+        1 = minority class.
+    ks : sequence of int
+        The values of K.
+    names : sequence of str, optional
+        Feature names (default: column indices as strings).
+    chunk : int
+        Columns per block, as :func:`stream_events`.
+    **params
+        K-OFSD's other parameters (alpha, card, variant, metric, gamma, gamma1, gamma2).
+
+    Returns
+    -------
+    dict
+        K -> the final :class:`Selection`.
+    """
+    X = np.asarray(X, dtype=float)
+    ks = sorted({int(k) for k in ks})
+    if not ks:
+        raise FSEngineError("no K to run")
+    if "k" in params:
+        raise FSEngineError("give the values of K as ks, not k")
+    names = [str(j) for j in range(X.shape[1])] if names is None else list(names)
+    selectors = {k: KOFSD(y, k=k, **params) for k in ks}
+    first = selectors[ks[0]]
+    for lo in range(0, X.shape[1], chunk):
+        columns = list(range(lo, min(lo + chunk, X.shape[1])))
+        block_names = names[lo:lo + chunk]
+        block = first._checked_block(X[:, lo:lo + chunk], block_names)
+        weights = feature_weights(block, first.metric)
+        for k, deps in zip(ks, first._dependencies_for_ks(block, weights, ks)):
+            selectors[k]._decide_block(block, weights, deps.tolist(), block_names, columns)
+    return {k: selector.finish() for k, selector in selectors.items()}
+
+
 class KOFSDSelector(SelectorMixin, BaseEstimator):
     """scikit-learn selector running K-OFSD over the columns of X.
 
