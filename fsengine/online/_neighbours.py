@@ -339,8 +339,10 @@ def set_neighbour_stats_from_columns(columns: np.ndarray, weights: np.ndarray, y
         # A constant feature under 'seuclidean' makes every distance NaN, as for that
         # feature alone: the neighbours are the lowest sample indices.
         j = int(np.flatnonzero(constant & (weights == np.inf))[0])
-        return single_feature_neighbour_stats(columns[j][:, None], y, k, weights[j:j + 1],
-                                              variant, with_distances)
+        alone = single_feature_neighbour_stats(columns[j][:, None], y, k, weights[j:j + 1],
+                                               variant, with_distances)
+        return NeighbourStats(*(None if a is None else a[:, 0] for a in
+                                (alone.same_count, alone.same_distance, alone.other_distance)))
     if usable.all():
         distinct = [np.count_nonzero(np.diff(np.sort(c))) for c in columns]
         prune = int(np.argmax(distinct))

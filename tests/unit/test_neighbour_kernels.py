@@ -1,0 +1,158 @@
+"""The compiled neighbour kernels against the definition, on tie-heavy data.
+
+The truth is tests/unit/kofsd_oracle.py (plain Python loops: every distance, a full
+stable sort per sample) and, for large N, the dense path that sorts every row. Data are
+drawn to make ties: integers 0..3, duplicated rows and columns, constant columns.
+"""
+
+import math
+import tracemalloc
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fsengine.online import KOFSD, _kofsd, stream_events
+from fsengine.online._kofsd import run_kofsd, run_kofsd_for_ks
+from fsengine.online._neighbours import (distance_terms, feature_weights, set_neighbour_stats,
+                                         set_neighbour_stats_from_columns,
+                                         single_feature_neighbour_stats_for_ks)
+
+import kofsd_oracle
+
+CARDS = [{}, {"card": "consistency"}, {"card": "weight", "gamma": 0.4},
+         {"card": "distance"}, {"metric": "euclidean"}]
+
+
+@st.composite
+def tie_heavy(draw, max_n=16, max_p=5):
+    """(X, y): integer values 0..3, some rows and columns duplicated, maybe a constant column."""
+    n = draw(st.integers(4, max_n))
+    p = draw(st.integers(1, max_p))
+    X = np.array(draw(st.lists(st.lists(st.integers(0, 3), min_size=p, max_size=p),
+                               min_size=n, max_size=n)), dtype=float)
+    for _ in range(draw(st.integers(0, 3))):                   # duplicated rows
+        X[draw(st.integers(0, n - 1))] = X[draw(st.integers(0, n - 1))]
+    if p > 1 and draw(st.booleans()):                          # a duplicated column
+        X[:, draw(st.integers(0, p - 1))] = X[:, draw(st.integers(0, p - 1))]
+    if draw(st.booleans()):                                    # a constant column
+        X[:, draw(st.integers(0, p - 1))] = float(draw(st.integers(0, 3)))
+    n_minority = draw(st.integers(1, n - 1))
+    y = np.array(draw(st.permutations([1] * n_minority + [0] * (n - n_minority))))
+    return X, y
+
+
+def _oracle_counts(column, y, k, variant, metric):
+    """Same-label neighbour counts and distance sums of every sample, by the definition."""
+    w = kofsd_oracle._variance_weight(column, metric)
+    dist = kofsd_oracle._distance_rows([column], [w])
+    same, same_d, other_d = [], [], []
+    for i in range(len(y)):
+        neigh = kofsd_oracle._neighbours(dist[i], i, k, variant)
+        same.append(sum(1 for j in neigh if y[j] == y[i]))
+        same_d.append(sum(dist[i][j] for j in neigh if y[j] == y[i]))
+        other_d.append(sum(dist[i][j] for j in neigh if y[j] != y[i]))
+    return same, same_d, other_d
+
+
+def _same_floats(a, b):
+    return all((math.isnan(u) and math.isnan(v)) or u == v for u, v in zip(a, b))
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=tie_heavy(), variant=st.sampled_from(["reference", "paper"]),
+       metric=st.sampled_from(["seuclidean", "euclidean"]), seed=st.integers(0, 10**6))
+def test_single_feature_counts_and_sums_equal_the_definition_for_every_k(data, variant, metric,
+                                                                         seed):
+    X, y = data
+    n = len(y)
+    ks = sorted(np.random.default_rng(seed).choice(np.arange(1, n), size=min(3, n - 1),
+                                                   replace=False).tolist())
+    stats = single_feature_neighbour_stats_for_ks(X, y, ks, feature_weights(X, metric), variant,
+                                                  with_distances=True)
+    for k, st_k in zip(ks, stats):
+        for j in range(X.shape[1]):
+            same, same_d, other_d = _oracle_counts(X[:, j].tolist(), y.tolist(), k, variant, metric)
+            assert st_k.same_count[:, j].tolist() == same
+            assert _same_floats(st_k.same_distance[:, j].tolist(), same_d)
+            assert _same_floats(st_k.other_distance[:, j].tolist(), other_d)
+
+
+def _events(selector, X, order):
+    events = stream_events(selector, X, [str(j) for j in range(X.shape[1])], np.array(order),
+                           chunk=3)
+    return [(e.column, e.score, e.action,
+             None if math.isnan(e.set_score_with_feature) else e.set_score_with_feature,
+             e.selected_columns) for e in events]
+
+
+@pytest.mark.parametrize("path", ["dense", "columns"])
+@settings(max_examples=150, deadline=None)
+@given(data=tie_heavy(), params=st.sampled_from(CARDS), variant=st.sampled_from(["reference", "paper"]),
+       alpha=st.sampled_from([0.0, 0.3, 0.5]), k_draw=st.integers(1, 100), order_seed=st.integers(0, 99))
+def test_stream_equals_the_oracle_on_both_set_paths(path, data, params, variant, alpha, k_draw,
+                                                    order_seed):
+    X, y = data
+    n, p = X.shape
+    k = 1 + k_draw % (n - 1)
+    order = np.random.default_rng(order_seed).permutation(p).tolist()
+    expected_events, expected_selected = kofsd_oracle.run(X.tolist(), y.tolist(), order, k, alpha,
+                                                          variant=variant, **params)
+    saved = _kofsd.DENSE_MAX_SAMPLES
+    _kofsd.DENSE_MAX_SAMPLES = n if path == "dense" else 0     # "columns": no N x N matrix
+    try:
+        selector = KOFSD(y, k=k, alpha=alpha, variant=variant, **params)
+        assert selector._dense is (path == "dense")
+        assert _events(selector, X, order) == expected_events
+    finally:
+        _kofsd.DENSE_MAX_SAMPLES = saved
+    assert list(selector.finish().columns) == expected_selected
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=tie_heavy(max_n=14, max_p=6), params=st.sampled_from(CARDS),
+       variant=st.sampled_from(["reference", "paper"]))
+def test_one_pass_for_every_k_equals_one_run_per_k(data, params, variant):
+    X, y = data
+    ks = list(range(1, len(y)))
+    shared = run_kofsd_for_ks(X, y, ks, variant=variant, alpha=0.3, chunk=2, **params)
+    for k in ks:
+        assert shared[k] == run_kofsd(X, y, k=k, variant=variant, alpha=0.3, **params)[0]
+
+
+@pytest.mark.parametrize("rounding", [None, 1, 0])
+def test_large_n_set_path_equals_the_dense_path(rounding):
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((1500, 4))
+    if rounding is not None:
+        X = np.round(X, rounding)                  # 0 decimals: about 7 values per column
+    y = (rng.random(1500) < 0.1).astype(int)
+    w = feature_weights(X)
+    sq = sum(distance_terms(X[:, j], w[j]) for j in range(4))
+    for k in (1, 7, 30):
+        for variant in ("reference", "paper"):
+            dense = set_neighbour_stats(sq, y, k, variant, with_distances=True)
+            scan = set_neighbour_stats_from_columns(X.T, w, y, k, variant, with_distances=True)
+            assert np.array_equal(dense.same_count, scan.same_count)
+            assert np.array_equal(dense.same_distance, scan.same_distance)
+            assert np.array_equal(dense.other_distance, scan.other_distance)
+
+
+def test_large_n_needs_no_n_by_n_memory():
+    n = 20000                                      # an N x N float matrix: 3.2 GB
+    rng = np.random.default_rng(0)
+    X = np.round(rng.standard_normal((n, 6)), 1)   # tied values
+    y = (rng.random(n) < 0.1).astype(int)
+    w = feature_weights(X)
+    single_feature_neighbour_stats_for_ks(X[:, :1], y, [7], w[:1])      # compile outside
+    set_neighbour_stats_from_columns(X[:50, :2].T, w[:2], y[:50], 7)
+    tracemalloc.start()
+    single_feature_neighbour_stats_for_ks(X, y, [7], w)
+    set_neighbour_stats_from_columns(X[:, :3].T, w[:3], y, 7)
+    selector = KOFSD(y, k=7, alpha=0.0)
+    list(stream_events(selector, X, [str(j) for j in range(6)]))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert not selector._dense
+    assert peak < 40 * n * 8 * 6                   # O(N (K + |S|)), far below N * N * 8
