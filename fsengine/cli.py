@@ -280,6 +280,9 @@ def _add_protocol_options(p: argparse.ArgumentParser) -> None:
                    help="random stratified 50/50 splits (default: 20)")
     p.add_argument("--seed", type=int, default=0, metavar="N",
                    help="seed of the splits (default: 0)")
+    p.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help="worker processes for the splits (default: every available core; "
+                        "1 = serial); the results are the same whatever N")
 
 
 def _write(text: str, target: str) -> None:
@@ -364,7 +367,8 @@ def _cmd_evaluate(args) -> None:
     # not itself compared.
     params = _params_per_method(args, args.methods + (["kofsd"] if counted_by_kofsd else []))
     result = evaluate(ds, args.minority, args.methods, n_splits=args.splits, seed=args.seed,
-                      top=args.top, params=params, progress=terminal_progress())
+                      top=args.top, params=params, progress=terminal_progress(),
+                      n_jobs=args.jobs)
     rule = f"top {args.top}" if args.top else "as many features as K-OFSD selected on each split"
     sys.stdout.write(f"{_data_line(ds, args.minority)}\n{args.splits} stratified 50/50 splits "
                      f"(seed {args.seed}); rankers: {rule}\n\n"
@@ -383,7 +387,8 @@ def _cmd_sweep(args) -> None:
             raise FSEngineError("--methods needs --top with the numbers of features, e.g. 1..20")
         params = _params_per_method(args, args.methods, skip=("--k",))
         result = sweep_top(ds, args.minority, args.methods, args.top, n_splits=args.splits,
-                           seed=args.seed, params=params, progress=terminal_progress())
+                           seed=args.seed, params=params, progress=terminal_progress(),
+                           n_jobs=args.jobs)
         rows = [{**r, "setting": f"{r['method']} top {r['top']}"}
                 for r in result.summary(("method", "top"))]
         first = ("method", "top", "split")
@@ -392,7 +397,8 @@ def _cmd_sweep(args) -> None:
             raise FSEngineError("--top sweeps rankers: give them with --methods")
         params = _params_per_method(args, ["kofsd"], skip=("--k",)).get("kofsd", {})
         result = sweep_k(ds, args.minority, args.k or list(range(1, 11)), n_splits=args.splits,
-                         seed=args.seed, progress=terminal_progress(), **params)
+                         seed=args.seed, progress=terminal_progress(), n_jobs=args.jobs,
+                         **params)
         rows = [{**r, "setting": f"K={r['k']}"} for r in result.summary(("k",))]
         first = ("k", "split")
     sys.stdout.write(f"{_data_line(ds, args.minority)}\n{args.splits} stratified 50/50 splits "

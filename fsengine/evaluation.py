@@ -25,15 +25,12 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 import numpy as np
-from sklearn.model_selection import StratifiedShuffleSplit
-from sklearn.neighbors import KNeighborsClassifier
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
-from sklearn.svm import SVC
 
 from fsengine.data import Dataset
 from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.online import stream_events
+from fsengine.online._kofsd import run_kofsd_for_ks
+from fsengine.parallel import run_tasks
 from fsengine.rankers import RANKERS, rank_features, score_features
 from fsengine.runs import METHODS, ONLINE_METHODS, make_online_selector, run_selection
 
@@ -83,6 +80,11 @@ def roc_auc(y_true, scores) -> float:
 
 def make_classifier(name: str):
     """A fresh classifier: "1nn" or "svm" (see the module docstring)."""
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC
+
     if name == "1nn":
         return KNeighborsClassifier(n_neighbors=1)
     if name == "svm":
@@ -122,6 +124,8 @@ def stratified_splits(y, n_splits: int = 20, seed: int = 0) -> list[tuple[np.nda
     _, counts = np.unique(y, return_counts=True)
     if counts.min() < 2:
         raise FSEngineError("each class needs at least 2 samples to appear in both halves")
+    from sklearn.model_selection import StratifiedShuffleSplit
+
     n_train = math.ceil(len(y) / 2)
     splitter = StratifiedShuffleSplit(n_splits=n_splits, train_size=n_train,
                                       test_size=len(y) - n_train, random_state=seed)
@@ -198,9 +202,70 @@ def _check_methods(methods: Sequence[str]) -> list[str]:
     return methods
 
 
+def _score_columns(X_train, y_train, X_test, y_test, columns: list[int]) -> dict:
+    """Every metric of every classifier on the selected columns (``<metric>_<classifier>``)."""
+    record = {}
+    for classifier in CLASSIFIERS:
+        scores = classify(classifier, X_train[:, columns], y_train, X_test[:, columns], y_test)
+        for metric, value in scores.items():
+            record[f"{metric}_{classifier}"] = value
+    return record
+
+
+def _evaluate_split(X: np.ndarray, y: np.ndarray, names: list[str], train: np.ndarray,
+                    test: np.ndarray, split: int, methods: list[str], top: int | None,
+                    params: dict) -> list[dict]:
+    """The records of one split: every method selects on the training half and is scored
+    on the test half; rankers get ``top`` features or K-OFSD's count on this split."""
+    X_train, X_test = X[train], X[test]
+    y_train, y_test = y[train], y[test]
+    chosen: dict[str, tuple[list[int], float]] = {}
+    for method in methods:
+        if method in RANKERS:
+            continue
+        start = time.perf_counter()
+        columns = select_on(method, X_train, y_train, names, **params.get(method, {}))
+        chosen[method] = (columns, time.perf_counter() - start)
+    count = top
+    if count is None and any(m in RANKERS for m in methods):
+        if "kofsd" in chosen:
+            count = len(chosen["kofsd"][0])
+        else:
+            count = len(select_on("kofsd", X_train, y_train, names, **params.get("kofsd", {})))
+    for method in methods:
+        if method in RANKERS:
+            start = time.perf_counter()
+            columns = select_on(method, X_train, y_train, names, count, **params.get(method, {}))
+            chosen[method] = (columns, time.perf_counter() - start)
+    records = []
+    for method in methods:
+        columns, seconds = chosen[method]
+        record = {"method": method, "split": split, "n_features": len(columns), "seconds": seconds,
+                  **_score_columns(X_train, y_train, X_test, y_test, columns),
+                  "features": ";".join(names[c] for c in columns)}
+        records.append(record)
+    return records
+
+
+def _progress_per_task(progress: Progress | None, total: int, labels: Callable[[int], list[str]]):
+    """An ``on_done(i)`` for :func:`run_tasks` that reports task i's items one by one
+    (``labels(i)``: one message per item, e.g. per method of a split)."""
+    if progress is None:
+        return None
+    done = [0]
+
+    def on_done(i: int) -> None:
+        for label in labels(i):
+            done[0] += 1
+            progress(done[0], total, label)
+
+    return on_done
+
+
 def evaluate(dataset: Dataset, minority, methods: Sequence[str] = PAPER_METHODS, *,
              n_splits: int = 20, seed: int = 0, top: int | None = None,
-             params: dict | None = None, progress: Progress | None = None) -> Evaluation:
+             params: dict | None = None, progress: Progress | None = None,
+             n_jobs: int | None = None) -> Evaluation:
     """The paper's protocol: selection on the training half, 1-NN and SVM on the test half.
 
     Parameters
@@ -215,12 +280,16 @@ def evaluate(dataset: Dataset, minority, methods: Sequence[str] = PAPER_METHODS,
     seed : int, default 0
         Seed of the splits.
     top : int, optional
-        Give every ranker this many features; default: as many as K-OFSD selected on
-        the same split (K-OFSD is run for the count even if it is not in ``methods``).
+        Give every ranker this many features; default: as many as K-OFSD selected on the
+        same split (K-OFSD is run for the count even if it is not in ``methods``).
     params : dict, optional
         Parameters per method, e.g. ``{"kofsd": {"k": 5}, "relieff": {"n_neighbors": 7}}``.
     progress : callable, optional
-        Called as ``progress(done, total, message)`` after every method and split.
+        Called as ``progress(done, total, message)`` as each split finishes (``done``
+        counts methods x splits).
+    n_jobs : int, optional
+        Worker processes for the splits (default: every available core; 1 = serial).
+        The records are the same whatever the number (``seconds`` apart).
 
     Returns
     -------
@@ -234,42 +303,12 @@ def evaluate(dataset: Dataset, minority, methods: Sequence[str] = PAPER_METHODS,
         raise FSEngineError(f"top must be an integer from 1 to {dataset.n_features}, got {top!r}")
     splits = stratified_splits(y, n_splits, seed)
     names = list(dataset.feature_names)
-    rankers = [m for m in methods if m in RANKERS]
-    records, done, total = [], 0, len(splits) * len(methods)
-    for split, (train, test) in enumerate(splits):
-        X_train, X_test = dataset.X[train], dataset.X[test]
-        y_train, y_test = y[train], y[test]
-        chosen: dict[str, tuple[list[int], float]] = {}
-        for method in methods:
-            if method in RANKERS:
-                continue
-            start = time.perf_counter()
-            columns = select_on(method, X_train, y_train, names, **params.get(method, {}))
-            chosen[method] = (columns, time.perf_counter() - start)
-        count = top
-        if rankers and count is None:
-            if "kofsd" not in chosen:
-                chosen_kofsd = select_on("kofsd", X_train, y_train, names, **params.get("kofsd", {}))
-            else:
-                chosen_kofsd = chosen["kofsd"][0]
-            count = len(chosen_kofsd)
-        for method in rankers:
-            start = time.perf_counter()
-            columns = select_on(method, X_train, y_train, names, count, **params.get(method, {}))
-            chosen[method] = (columns, time.perf_counter() - start)
-        for method in methods:
-            columns, seconds = chosen[method]
-            record = {"method": method, "split": split, "n_features": len(columns),
-                      "seconds": seconds}
-            for classifier in CLASSIFIERS:
-                scores = classify(classifier, X_train[:, columns], y_train, X_test[:, columns], y_test)
-                for metric, value in scores.items():
-                    record[f"{metric}_{classifier}"] = value
-            record["features"] = ";".join(names[c] for c in columns)
-            records.append(record)
-            done += 1
-            if progress:
-                progress(done, total, f"split {split + 1}/{len(splits)} {method}")
+    tasks = [(dataset.X, y, names, train, test, split, methods, top, params)
+             for split, (train, test) in enumerate(splits)]
+    on_done = _progress_per_task(progress, len(splits) * len(methods), lambda i: [
+        f"split {i + 1}/{len(splits)} {m}" for m in methods])
+    records = [r for split_records in run_tasks(_evaluate_split, tasks, n_jobs, on_done)
+               for r in split_records]
     run_params = {"data": dataset.source, "label_column": dataset.label_column, "minority": label,
                   "methods": methods, "splits": n_splits, "seed": seed, "top": top,
                   "params": params}
@@ -307,35 +346,86 @@ def whole_data_selections(dataset: Dataset, minority, methods: Sequence[str],
     return selections, top
 
 
+def _sweep_k_split(X: np.ndarray, y: np.ndarray, names: list[str], train: np.ndarray,
+                   test: np.ndarray, split: int, ks: list[int], params: dict) -> list[dict]:
+    """K-OFSD for every K on one split from one shared pass (:func:`run_kofsd_for_ks`);
+    ``seconds`` is that pass's time divided by the number of K."""
+    X_train, X_test = X[train], X[test]
+    y_train, y_test = y[train], y[test]
+    start = time.perf_counter()
+    selections = run_kofsd_for_ks(X_train, y_train, ks, names, **params)
+    seconds = (time.perf_counter() - start) / len(ks)
+    records = []
+    for k in ks:
+        columns = list(selections[k].columns)
+        records.append({"method": "kofsd", "split": split, "n_features": len(columns),
+                        "seconds": seconds,
+                        **_score_columns(X_train, y_train, X_test, y_test, columns),
+                        "features": ";".join(names[c] for c in columns), "k": k})
+    return records
+
+
 def sweep_k(dataset: Dataset, minority, ks: Sequence[int] = range(1, 11), *, n_splits: int = 20,
-            seed: int = 0, progress: Progress | None = None, **params) -> Evaluation:
+            seed: int = 0, progress: Progress | None = None, n_jobs: int | None = None,
+            **params) -> Evaluation:
     """K-OFSD over a range of K (the paper's Figs. 2-7) under the same protocol.
 
-    Records carry a ``k`` field; ``params`` are K-OFSD's other parameters.
+    One sorted pass per split serves every K; the splits run on ``n_jobs`` processes
+    (default: every available core). Records carry a ``k`` field and come in the order
+    K, then split; ``params`` are K-OFSD's other parameters.
     """
     ks = [int(k) for k in ks]
     if not ks:
         raise FSEngineError("no K to sweep")
+    if "k" in params:
+        raise FSEngineError("give the values of K as ks, not k")
+    label = dataset.resolve_class(minority)
+    y = dataset.binarise(label)
+    distinct = sorted(set(ks))
+    for k in distinct:
+        make_online_selector("kofsd", y, k=k, **params)        # check the parameters first
+    splits = stratified_splits(y, n_splits, seed)
+    names = list(dataset.feature_names)
+    tasks = [(dataset.X, y, names, train, test, split, distinct, params)
+             for split, (train, test) in enumerate(splits)]
+    on_done = _progress_per_task(progress, len(ks) * len(splits), lambda i: [
+        f"K={k} split {i + 1}/{len(splits)} kofsd" for k in ks])
+    by_split = run_tasks(_sweep_k_split, tasks, n_jobs, on_done)
+    records = [{**by_split[split][distinct.index(k)]} for k in ks for split in range(len(splits))]
+    return Evaluation(records, {"data": dataset.source, "minority": label, "ks": ks,
+                                "splits": n_splits, "seed": seed, "params": params})
+
+
+def _sweep_top_split(X: np.ndarray, y: np.ndarray, names: list[str], train: np.ndarray,
+                     test: np.ndarray, split: int, methods: list[str], tops: list[int],
+                     params: dict) -> list[dict]:
+    """Every ranker's scores on one split, then each top-k of its ranking, scored."""
+    X_train, X_test = X[train], X[test]
+    y_train, y_test = y[train], y[test]
     records = []
-    total = len(ks) * n_splits
-    for i, k in enumerate(ks):
-        done_before = i * n_splits
-
-        def step(done, _total, message, k=k, done_before=done_before):
-            if progress:
-                progress(done_before + done, total, f"K={k} {message}")
-
-        result = evaluate(dataset, minority, ["kofsd"], n_splits=n_splits, seed=seed,
-                          params={"kofsd": {**params, "k": k}}, progress=step)
-        records += [{**r, "k": k} for r in result.records]
-    return Evaluation(records, {"data": dataset.source, "minority": dataset.resolve_class(minority),
-                                "ks": ks, "splits": n_splits, "seed": seed, "params": params})
+    for method in methods:
+        start = time.perf_counter()
+        ranking = rank_features(score_features(method, X_train, y_train,
+                                               **params.get(method, {}))).tolist()
+        seconds = time.perf_counter() - start
+        for t in tops:
+            columns = ranking[:t]
+            records.append({"method": method, "split": split, "n_features": len(columns),
+                            "seconds": seconds,
+                            **_score_columns(X_train, y_train, X_test, y_test, columns),
+                            "features": ";".join(names[c] for c in columns), "top": t})
+    return records
 
 
 def sweep_top(dataset: Dataset, minority, methods: Sequence[str], tops: Sequence[int], *,
               n_splits: int = 20, seed: int = 0, params: dict | None = None,
-              progress: Progress | None = None) -> Evaluation:
-    """Rankers over a range of top-k under the same protocol; records carry ``top``."""
+              progress: Progress | None = None, n_jobs: int | None = None) -> Evaluation:
+    """Rankers over a range of top-k under the same protocol; records carry ``top``.
+
+    Each ranker scores each split once and every top-k is taken from that ranking; the
+    splits run on ``n_jobs`` processes (default: every available core). Records come in
+    the order top-k, split, method; ``seconds`` is the ranking's time.
+    """
     methods = _check_methods(methods)
     online = [m for m in methods if m not in RANKERS]
     if online:
@@ -344,17 +434,24 @@ def sweep_top(dataset: Dataset, minority, methods: Sequence[str], tops: Sequence
     tops = [int(t) for t in tops]
     if not tops:
         raise FSEngineError("no top-k to sweep")
-    records, total = [], len(tops) * n_splits * len(methods)
+    label = dataset.resolve_class(minority)
+    y = dataset.binarise(label)
+    bad = [t for t in tops if not is_integer_in(t, 1, dataset.n_features)]
+    if bad:
+        raise FSEngineError(f"top must be an integer from 1 to {dataset.n_features}, got {bad[0]!r}")
+    params = {m: dict(p) for m, p in (params or {}).items()}
+    splits = stratified_splits(y, n_splits, seed)
+    names = list(dataset.feature_names)
+    tasks = [(dataset.X, y, names, train, test, split, methods, tops, params)
+             for split, (train, test) in enumerate(splits)]
+    on_done = _progress_per_task(progress, len(tops) * len(methods) * len(splits), lambda i: [
+        f"top {t} split {i + 1}/{len(splits)} {m}" for m in methods for t in tops])
+    by_split = run_tasks(_sweep_top_split, tasks, n_jobs, on_done)
+    records = []
     for i, t in enumerate(tops):
-        done_before = i * n_splits * len(methods)
-
-        def step(done, _total, message, t=t, done_before=done_before):
-            if progress:
-                progress(done_before + done, total, f"top {t} {message}")
-
-        result = evaluate(dataset, minority, methods, n_splits=n_splits, seed=seed, top=t,
-                          params=params, progress=step)
-        records += [{**r, "top": t} for r in result.records]
-    return Evaluation(records, {"data": dataset.source, "minority": dataset.resolve_class(minority),
+        for split in range(len(splits)):
+            for j in range(len(methods)):
+                records.append(by_split[split][j * len(tops) + i])
+    return Evaluation(records, {"data": dataset.source, "minority": label,
                                 "methods": methods, "tops": tops, "splits": n_splits,
-                                "seed": seed, "params": params or {}})
+                                "seed": seed, "params": params})

@@ -1,0 +1,85 @@
+"""Splits run on several processes give exactly the records of a serial run."""
+
+import csv
+import io
+
+import pytest
+
+from fsengine.cli import main
+from fsengine.errors import FSEngineError
+from fsengine.evaluation import evaluate, sweep_k, sweep_top
+from fsengine.parallel import resolve_jobs, run_tasks
+from fsengine.runs import METHODS
+
+from conftest import SAMPLE
+
+
+def without_seconds(records):
+    return [{k: v for k, v in r.items() if k != "seconds"} for r in records]
+
+
+def test_evaluate_with_every_method_is_the_same_on_two_processes(srbct):
+    serial = evaluate(srbct, 2, METHODS, n_splits=3, seed=5, n_jobs=1)
+    parallel = evaluate(srbct, 2, METHODS, n_splits=3, seed=5, n_jobs=2)
+    assert len(serial.records) == 3 * len(METHODS)
+    assert without_seconds(parallel.records) == without_seconds(serial.records)
+
+
+def test_sweeps_are_the_same_on_two_processes(srbct):
+    serial = sweep_k(srbct, 2, range(1, 8), n_splits=3, seed=2, n_jobs=1, alpha=0.4)
+    calls = []
+    parallel = sweep_k(srbct, 2, range(1, 8), n_splits=3, seed=2, n_jobs=2, alpha=0.4,
+                       progress=lambda *a: calls.append(a[:2]))
+    assert without_seconds(parallel.records) == without_seconds(serial.records)
+    assert calls == [(i, 21) for i in range(1, 22)]
+    serial = sweep_top(srbct, 2, ["fisher", "mi"], [1, 3, 5], n_splits=3, n_jobs=1)
+    parallel = sweep_top(srbct, 2, ["fisher", "mi"], [1, 3, 5], n_splits=3, n_jobs=2)
+    assert without_seconds(parallel.records) == without_seconds(serial.records)
+
+
+def _csv_without_seconds(path):
+    rows = list(csv.DictReader(io.StringIO(path.read_text())))
+    for row in rows:
+        del row["seconds"]
+    return rows
+
+
+@pytest.mark.parametrize("command", [["evaluate", "--methods", "kofsd,fisher,cie-osfs"],
+                                     ["sweep", "--k", "2..5"]])
+def test_cli_jobs_give_the_same_csv(tmp_path, command):
+    outputs = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"jobs{jobs}.csv"
+        code = main([command[0], str(SAMPLE), "--minority", "2", "--splits", "3", *command[1:],
+                     "--jobs", jobs, "--out", str(out)])
+        assert code == 0
+        outputs.append(_csv_without_seconds(out))
+    assert outputs[0] == outputs[1] and len(outputs[0]) > 0
+
+
+@pytest.mark.parametrize("jobs", ["0", "-2"])
+def test_cli_rejects_a_bad_number_of_jobs(capsys, jobs):
+    code = main(["evaluate", str(SAMPLE), "--minority", "2", "--splits", "2", "--jobs", jobs])
+    assert code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"fsengine: error: the number of jobs must be a positive integer, got {int(jobs)}"]
+
+
+def _fails_on_two(x):
+    if x == 2:
+        raise FSEngineError("task 2 failed")
+    return x * 10
+
+
+def test_an_error_in_a_worker_reaches_the_caller_unchanged():
+    assert run_tasks(_fails_on_two, [(0,), (1,), (3,)], n_jobs=2) == [0, 10, 30]
+    with pytest.raises(FSEngineError, match="^task 2 failed$"):
+        run_tasks(_fails_on_two, [(0,), (1,), (2,), (3,)], n_jobs=2)
+
+
+def test_default_jobs_are_the_available_cores():
+    import os
+    assert resolve_jobs(None) == len(os.sched_getaffinity(0))
+    assert resolve_jobs(3) == 3
+    with pytest.raises(FSEngineError):
+        resolve_jobs(True)
