@@ -7,10 +7,20 @@ __version__ = "0.1.0"
 
 from fsengine.data import Dataset, load_dataset  # noqa: E402
 from fsengine.errors import FSEngineError  # noqa: E402
-from fsengine.online import CIEOSFS, KOFSD, OFSFPD, KOFSDSelector, Selection, run_kofsd  # noqa: E402
-from fsengine.rankers import RankerSelector  # noqa: E402
+from fsengine.online import CIEOSFS, KOFSD, OFSFPD, Selection, run_kofsd  # noqa: E402
 from fsengine.runs import RunResult, run_selection  # noqa: E402
 
 __all__ = ["CIEOSFS", "Dataset", "FSEngineError", "KOFSD", "KOFSDSelector", "OFSFPD",
            "RankerSelector", "RunResult", "Selection", "__version__", "load_dataset", "run_kofsd",
            "run_selection"]
+
+
+def __getattr__(name):
+    """The scikit-learn selectors are imported on first use (scikit-learn loads in about 1 s)."""
+    if name == "KOFSDSelector":
+        from fsengine.online._sklearn import KOFSDSelector
+        return KOFSDSelector
+    if name == "RankerSelector":
+        from fsengine.rankers._selector import RankerSelector
+        return RankerSelector
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,8 +9,6 @@ import json
 import shlex
 from typing import Iterable
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from fsengine.errors import FSEngineError
 from fsengine.online import ACTION_CODES, Selection, StreamEvent
@@ -159,6 +157,9 @@ def reduced_matrix(dataset, selection: Selection, fmt: str = "csv") -> bytes:
     ValueError
         For an unknown format, or a selection that does not fit the data set.
     """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     if fmt not in MATRIX_FORMATS:
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(MATRIX_FORMATS)}")
     columns = [int(c) for c in selection.columns]

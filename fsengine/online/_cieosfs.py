@@ -17,7 +17,6 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import chdtrc
 
 from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.discretise import BINNINGS, discretise
@@ -87,6 +86,8 @@ def independence_test(codes: np.ndarray, y: np.ndarray, bins: int,
         statistic += cell
     dof = (totals > 0).sum(axis=0) - 1
     statistic = np.maximum(statistic, 0.0)
+    from scipy.special import chdtrc
+
     p_value = np.where(dof > 0, chdtrc(np.maximum(dof, 1), statistic), 1.0)
     return statistic, p_value
 

@@ -8,12 +8,7 @@ feature, higher is better, never NaN) registered in :data:`RANKERS`, and
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator
-from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
-
 from fsengine.errors import FSEngineError, is_integer_in
-from fsengine.labels import one_versus_rest
 from fsengine.rankers._basic import fisher_score, hellinger_score, pcc_score, s2n_score
 from fsengine.rankers._decomposition import decomposed, default_clusters, pseudo_labels
 from fsengine.rankers._mi import ESTIMATORS, mi_score
@@ -49,52 +44,9 @@ def score_features(method: str, X, y, **params) -> np.ndarray:
         raise FSEngineError(f"{method}: {exc}") from None
 
 
-class RankerSelector(SelectorMixin, BaseEstimator):
-    """scikit-learn selector keeping the top ``k`` features of a ranker.
-
-    Parameters
-    ----------
-    method : str, default "fisher"
-        A key of :data:`RANKERS`.
-    k : int, default 10
-        Number of features to keep.
-    params : dict, optional
-        The ranker's own parameters (e.g. ``{"n_neighbors": 7}`` for ReliefF).
-    minority : label, optional
-        The class to select for; default: the rarer class of a binary ``y``.
-
-    Attributes
-    ----------
-    scores_ : ndarray, shape (n_features,)
-    ranking_ : ndarray of int
-        All features by descending score.
-    """
-
-    def __init__(self, method="fisher", k=10, params=None, minority=None):
-        self.method = method
-        self.k = k
-        self.params = params
-        self.minority = minority
-
-    def fit(self, X, y):
-        """Score every column of X against y (binarised one versus rest)."""
-        X, y = validate_data(self, X, y, dtype=float)
-        if not is_integer_in(self.k, 1, X.shape[1]):
-            raise FSEngineError(f"k must be an integer from 1 to {X.shape[1]} (the number of "
-                                f"features), got {self.k!r}")
-        y01 = one_versus_rest(y, self.minority)
-        self.scores_ = score_features(self.method, X, y01, **(self.params or {}))
-        self.ranking_ = rank_features(self.scores_)
-        return self
-
-    def _get_support_mask(self):
-        check_is_fitted(self, "scores_")
-        mask = np.zeros(len(self.scores_), dtype=bool)
-        mask[self.ranking_[:self.k]] = True
-        return mask
-
-
-__all__ = ["ESTIMATORS", "RANKERS", "RankerSelector", "d_fisher_score", "d_mi_score",
-           "d_pcc_score", "d_s2n_score", "default_clusters", "fisher_score", "hellinger_score",
-           "mi_score", "pcc_score", "pseudo_labels", "rank_features", "relieff_score",
-           "s2n_score", "score_features"]
+def __getattr__(name):
+    """RankerSelector is imported on first use (it needs scikit-learn)."""
+    if name == "RankerSelector":
+        from fsengine.rankers._selector import RankerSelector
+        return RankerSelector
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

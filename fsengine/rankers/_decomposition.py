@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 
 import numpy as np
-from sklearn.cluster import KMeans
 
 from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.rankers._basic import check_scoring_input
@@ -82,6 +81,7 @@ def compute_pseudo_labels(X, y, n_clusters: int | None = None, seed: int = 0) ->
     rows = X[majority]
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
     unit = rows / np.where(norms > 0, norms, 1.0)
+    from sklearn.cluster import KMeans
     km = KMeans(n_clusters=int(k), n_init=3, random_state=seed).fit(unit)
     labels[majority] = km.labels_ + 1
     return labels

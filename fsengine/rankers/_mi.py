@@ -25,7 +25,6 @@ Both are in nats and never negative.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import digamma
 
 from fsengine.discretise import BINNINGS, discretise
 from fsengine.errors import FSEngineError, is_integer_in
@@ -152,6 +151,7 @@ def _mi_knn(X: np.ndarray, y: np.ndarray, classes: np.ndarray, n_neighbors: int)
     if keep.sum() < 2:
         raise FSEngineError("mutual information needs a class with at least 2 samples")
     counts = _count_within(X[keep], radius[keep])
+    from scipy.special import digamma
     table = digamma(np.arange(n + 2))
     mi = (table[keep.sum()] + np.mean(table[k_all[keep].astype(int)])
           - np.mean(table[label_counts[keep].astype(int)]) - table[counts].mean(axis=0))

@@ -4,7 +4,6 @@ baselines (K = 7 nearest hits and misses)."""
 from __future__ import annotations
 
 import numpy as np
-from scipy.spatial.distance import cdist
 
 from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.rankers._basic import check_scoring_input
@@ -44,6 +43,8 @@ def relieff_score(X, y, n_neighbors: int = 7) -> np.ndarray:
     n, p = X.shape
     low, span = X.min(axis=0), X.max(axis=0) - X.min(axis=0)
     scaled = np.where(span > 0, (X - low) / np.where(span > 0, span, 1.0), 0.0)
+    from scipy.spatial.distance import cdist
+
     dist = cdist(scaled, scaled, "cityblock")
     prior = {c: np.mean(y == c) for c in classes}
     weights = np.zeros(p)

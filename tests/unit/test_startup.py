@@ -1,0 +1,39 @@
+"""Start-up: the command line loads no heavy library before it has work for it."""
+
+import json
+import subprocess
+import sys
+
+from conftest import ROOT
+
+
+def _modules_after(code: str) -> list[str]:
+    probe = (f"{code}\nimport sys, json\n"
+             "print(json.dumps([m for m in ('sklearn', 'scipy', 'pandas', 'streamlit', 'numba', "
+             "'plotly', 'joblib') if m in sys.modules]))")
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True,
+                         check=True, timeout=120)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_importing_the_library_and_the_cli_loads_no_heavy_library():
+    assert _modules_after("import fsengine, fsengine.cli, fsengine.online, fsengine.runs") == []
+
+
+def test_the_scikit_learn_selectors_still_import_where_they_did():
+    loaded = _modules_after("from fsengine import KOFSDSelector, RankerSelector\n"
+                            "from fsengine.online import KOFSDSelector as K2\n"
+                            "from fsengine.rankers import RankerSelector as R2\n"
+                            "assert KOFSDSelector is K2 and RankerSelector is R2")
+    assert "sklearn" in loaded
+
+
+def test_a_kofsd_selection_needs_neither_scikit_learn_nor_streamlit(tmp_path):
+    data = tmp_path / "small.csv"
+    data.write_text("g0,g1,g2,label\n" + "\n".join(
+        f"{i % 3},{(i * 7) % 5},{i / 10},{int(i < 4)}" for i in range(12)) + "\n")
+    loaded = _modules_after("from fsengine.cli import main\n"
+                            f"assert main(['select', {str(data)!r}, '--minority', '1', '--k', '2',"
+                            f" '--out', {str(tmp_path / 'out.csv')!r}]) == 0")
+    assert "sklearn" not in loaded and "streamlit" not in loaded and "plotly" not in loaded
+    assert "numba" in loaded                  # the kernels, loaded for the work itself
