@@ -65,6 +65,7 @@ bench: $(VENV)/.bench-installed
 	$(PY) benchmarks/bench_online.py
 	$(PY) benchmarks/bench_rankers.py
 	$(PY) benchmarks/bench_memory.py
+	$(PY) benchmarks/bench_real.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache test-artifacts

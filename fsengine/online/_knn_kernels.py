@@ -400,6 +400,20 @@ def set_distance(cols, weights, i, j):
     return np.sqrt(sq)
 
 
+@njit(cache=True, inline="always")
+def _set_distance_below(cols, weights, i, j, limit):
+    """:func:`set_distance`, or +inf as soon as a partial sum's root exceeds ``limit``
+    (the terms are non-negative and rounding is monotone, so the full distance would
+    exceed it too)."""
+    sq = 0.0
+    for f in range(cols.shape[0]):
+        d = cols[f, i] - cols[f, j]
+        sq = sq + (weights[f] * d) * d
+        if np.sqrt(sq) > limit:
+            return np.inf
+    return np.sqrt(sq)
+
+
 @njit(cache=True)
 def set_stats_candidates(cols, weights, lab, rows, cand, n_cand, ks, paper, with_dist,
                          same, same_d, other_d):
@@ -483,7 +497,9 @@ def set_stats_scan(cols, weights, lab, prune, sorted_idx, position, rows, ks, pa
                 right += 1
             if count == m and bound > enum_d[m - 1]:
                 break                                  # both sides are beyond the list
-            count = _insert_any(enum_idx, enum_d, count, m, set_distance(cols, weights, i, t), t)
+            limit = enum_d[m - 1] if count == m else np.inf
+            count = _insert_any(enum_idx, enum_d, count, m,
+                                _set_distance_below(cols, weights, i, t, limit), t)
         for j in range(m):
             enum_lab[j] = lab[enum_idx[j]]
         one[0] = i
