@@ -192,6 +192,29 @@ class Evaluation:
         return rows
 
 
+def feature_frequencies(records: list[dict], **where) -> list[tuple[str, int]]:
+    """How many records (splits) selected each feature, most often first (ties by name).
+
+    Parameters
+    ----------
+    records : list of dict
+        Records of :func:`evaluate` or a sweep (their ``features`` field: names joined
+        by ';').
+    **where
+        Keep only records whose fields equal these values, e.g. ``k=7``.
+
+    Returns
+    -------
+    list of (feature, count)
+    """
+    counts: dict[str, int] = {}
+    for record in records:
+        if all(record.get(field) == value for field, value in where.items()):
+            for name in filter(None, record["features"].split(";")):
+                counts[name] = counts.get(name, 0) + 1
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+
+
 def _check_methods(methods: Sequence[str]) -> list[str]:
     methods = list(dict.fromkeys(methods))
     if not methods:

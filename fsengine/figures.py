@@ -30,7 +30,7 @@ def class_counts_figure(counts: dict, minority=None) -> go.Figure:
     return fig
 
 
-def k_sweep_figure(summary: list[dict], title: str = "") -> go.Figure:
+def k_sweep_figure(summary: list[dict], title: str = "", cursor: int | None = None) -> go.Figure:
     """G-mean (1-NN and SVM), number of features and running time against K.
 
     Parameters
@@ -38,6 +38,8 @@ def k_sweep_figure(summary: list[dict], title: str = "") -> go.Figure:
     summary : list of dict
         ``Evaluation.summary(("k",))`` of :func:`fsengine.evaluation.sweep_k`.
     title : str
+    cursor : int, optional
+        A K to mark with a vertical line in every panel.
 
     Returns
     -------
@@ -59,6 +61,9 @@ def k_sweep_figure(summary: list[dict], title: str = "") -> go.Figure:
                                  mode="lines+markers", line_color="#2ca02c",
                                  error_y=dict(array=[r[f"{name}_std"] for r in summary])), 1, col)
     fig.update_xaxes(title_text="K", dtick=1)
+    if cursor is not None:
+        for col in (1, 2, 3):
+            fig.add_vline(x=cursor, line_dash="dot", line_color="#7f7f7f", row=1, col=col)
     fig.update_yaxes(range=[0, 1.05], row=1, col=1)
     fig.update_layout(title=title, height=360, margin=dict(l=40, r=20, t=70, b=40),
                       legend=dict(orientation="h", y=-0.2), uirevision="k-sweep")

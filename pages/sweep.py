@@ -3,7 +3,7 @@
 import streamlit as st
 
 from dashboard import state
-from fsengine.evaluation import PAPER_METHODS, sweep_k, sweep_top
+from fsengine.evaluation import PAPER_METHODS, feature_frequencies, sweep_k, sweep_top
 from fsengine.export import records_to_csv
 from fsengine.figures import k_sweep_figure, topk_sweep_figure
 from fsengine.rankers import RANKERS
@@ -33,19 +33,50 @@ splits, seed = int(st.session_state["sweep_splits"]), int(st.session_state["swee
 
 st.subheader("K-OFSD: number of neighbours K")
 st.slider("K range", 1, 15, **state.persisted(WIDGETS, "sweep_ks"),
-          help="K-OFSD's neighbourhood size; every K in the range is evaluated.")
+          help="K-OFSD's neighbourhood size; every K in the range is computed in one go.")
 ks = tuple(range(st.session_state["sweep_ks"][0], st.session_state["sweep_ks"][1] + 1))
-k_key = state.run_key("k", ks, splits, seed)
-k_result = state.run_button("Run K sweep", K_STORE, k_key, lambda progress: sweep_k(
+k_prefix = state.run_key("k", splits, seed)
+# A range inside one already computed (same data, splits and seed) is drawn from it.
+kept = [(key[-1], result) for key, result in st.session_state.get(K_STORE, {}).items()
+        if key[:-1] == k_prefix and set(ks) <= set(key[-1])]
+k_result = state.run_button("Run K sweep", K_STORE, k_prefix + (ks,), lambda progress: sweep_k(
     ds, minority, ks, n_splits=splits, seed=seed, progress=progress),
     text="K sweep", failure="The K sweep could not run")
+computed_ks = ks if k_result is not None else (kept[-1][0] if kept else None)
+if k_result is None and kept:
+    k_result = kept[-1][1]
 if k_result is None:
-    st.info("Choose the range of K and press **Run K sweep**.")
+    st.info("Choose the range of K and press **Run K sweep**: every K of the range is computed "
+            "once (one sorted pass per split serves all of them); afterwards the shown K and any "
+            "narrower range are drawn from that result without recomputing.")
 else:
-    st.plotly_chart(k_sweep_figure(k_result.summary(("k",))), width="stretch")
-    st.caption(f"Mean over {splits} splits (seed {seed}); error bars: one standard deviation.")
+    summary = [row for row in k_result.summary(("k",)) if row["k"] in ks]
+    shown = st.session_state.get(WIDGETS, {}).get("sweep_shown_k")
+    if shown not in ks:                                    # first draw, or a narrower range
+        shown = 7 if 7 in ks else ks[len(ks) // 2]
+    state.set_widget(WIDGETS, "sweep_shown_k", shown)
+    if len(ks) > 1:
+        st.select_slider("Shown K", options=list(ks), **state.persisted(WIDGETS, "sweep_shown_k"),
+                         help="Moves the cursor on the chart and the details below; nothing "
+                              "is recomputed.")
+        shown = st.session_state["sweep_shown_k"]
+    st.plotly_chart(k_sweep_figure(summary, cursor=shown), width="stretch")
+    st.caption(f"Computed once for K {computed_ks[0]}..{computed_ks[-1]}, {splits} splits "
+               f"(seed {seed}); mean over the splits, error bars one standard deviation. "
+               "Moving the shown K or narrowing the range does not recompute.")
+    row = next(r for r in summary if r["k"] == shown)
+    left, middle, right = st.columns(3)
+    left.metric(f"G-mean 1-NN at K = {shown}", f"{row['gmean_1nn_mean']:.3f}",
+                help=f"Held-out halves; sd {row['gmean_1nn_std']:.3f} over {splits} splits.")
+    middle.metric(f"G-mean SVM at K = {shown}", f"{row['gmean_svm_mean']:.3f}",
+                  help=f"Held-out halves; sd {row['gmean_svm_std']:.3f} over {splits} splits.")
+    right.metric("Selected features (mean)", f"{row['n_features_mean']:.1f}")
+    genes = feature_frequencies(k_result.records, k=shown)
+    if genes:
+        st.dataframe({"gene": [g for g, _ in genes], f"splits selected (of {splits})":
+                      [c for _, c in genes]}, hide_index=True, height=min(35 * len(genes) + 38, 300))
     st.download_button("Download the K sweep records (CSV)",
-                       records_to_csv(k_result.records, ("k", "split")),
+                       records_to_csv([r for r in k_result.records if r["k"] in ks], ("k", "split")),
                        file_name=f"sweep_k_{stem}.csv", mime="text/csv", on_click="ignore")
 
 st.subheader("Rankers: number of features kept (top-k)")

@@ -219,3 +219,38 @@ def test_topk_sweep_figure_is_a_function_of_the_summary_rows():
     assert list(fig.data[1].y) == pytest.approx([0.05, 0.1, 0.15])
     assert fig.data[0].line.color == fig.data[1].line.color != fig.data[2].line.color
     assert fig.data[1].line.dash == "dash"
+
+
+def test_sweep_shown_k_and_narrower_range_redraw_without_recomputing(monkeypatch):
+    import fsengine.evaluation as evaluation_module
+
+    calls = []
+    real = evaluation_module.sweep_k
+
+    def counting(*args, **kwargs):
+        calls.append(args[2])
+        return real(*args, **{**kwargs, "n_jobs": 1})
+
+    monkeypatch.setattr(evaluation_module, "sweep_k", counting)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at.switch_page("pages/sweep.py").run()
+    at.slider(key="sweep_splits").set_value(2).run()
+    at.slider(key="sweep_ks").set_value((2, 6)).run()
+    next(b for b in at.button if b.label == "Run K sweep").click().run()
+    assert calls == [(2, 3, 4, 5, 6)]
+
+    def cursor_x():
+        import json
+        spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+        return {shape["x0"] for shape in spec["layout"]["shapes"]}
+
+    assert cursor_x() == {4}                           # the middle of 2..6 at first
+    at.select_slider(key="sweep_shown_k").set_value(5).run()
+    assert cursor_x() == {5} and calls == [(2, 3, 4, 5, 6)]
+    assert any("K = 5" in m.label for m in at.metric)
+    at.slider(key="sweep_ks").set_value((3, 5)).run()  # inside what was computed
+    assert calls == [(2, 3, 4, 5, 6)]
+    assert len(at.get("plotly_chart")) == 1
+    at.slider(key="sweep_ks").set_value((3, 8)).run()  # beyond it: needs a new run
+    assert calls == [(2, 3, 4, 5, 6)]
+    assert any("Run K sweep" in i.value for i in at.info)
