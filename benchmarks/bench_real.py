@@ -26,7 +26,7 @@ import time
 
 import numpy as np
 
-from _common import ROOT, finish_report, make_data, machine
+from _common import ROOT, finish_report, make_data, machine, timed
 
 DATASETS = ROOT.parent / "shared" / "datasets"
 REAL = {"GLIOMA": "2", "ALLAML": "2", "SRBCT": "2", "Brain_Tumor1": "3"}
@@ -81,11 +81,8 @@ def cases(available_real: bool) -> list[str]:
 
 
 def _median_time(fn, repeats: int):
-    times, result = [], None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - t0)
+    """(median seconds of ``repeats`` runs, the last result), with _common.timed."""
+    times, result = timed(fn, repeats)
     return statistics.median(times), result
 
 

@@ -99,6 +99,29 @@ def _write_stats(enum_idx, enum_lab, enum_d, members, member_lab, ks, paper, wit
                     other_d[t, col, s] = cum_d1[end]
 
 
+@njit(cache=True)
+def _workspace(ks):
+    """Work arrays of one query: M = max(K) + 1, the list, its prefix sums, one member."""
+    m = 0
+    for t in range(ks.shape[0]):
+        m = max(m, ks[t] + 1)
+    return (m, np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m),
+            np.empty(m + 1, np.int64), np.empty(m + 1), np.empty(m + 1),
+            np.empty(1, np.int64), np.empty(1, np.int64))
+
+
+@njit(cache=True, inline="always")
+def _write_one(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, col):
+    """:func:`_write_stats` for the single sample i whose list is in the workspace."""
+    m, enum_idx, enum_lab, enum_d, cum_min, cum_d1, cum_d0, one, one_lab = ws
+    for j in range(m):
+        enum_lab[j] = lab[enum_idx[j]]
+    one[0] = i
+    one_lab[0] = lab[i]
+    _write_stats(enum_idx, enum_lab, enum_d, one, one_lab, ks, paper, with_dist,
+                 same, same_d, other_d, col, cum_min, cum_d1, cum_d0)
+
+
 @njit(cache=True, inline="always")
 def _feature_distance(a, b, w):
     d = a - b
@@ -367,25 +390,11 @@ def set_stats_dense(dist, lab, ks, paper, with_dist, same, same_d, other_d):
     ``same``, ``same_d``, ``other_d`` have shape (len(ks), 1, n).
     """
     n = dist.shape[0]
-    m = 0
-    for t in range(ks.shape[0]):
-        m = max(m, ks[t] + 1)
-    enum_idx = np.empty(m, np.int64)
-    enum_lab = np.empty(m, np.int64)
-    enum_d = np.empty(m)
-    cum_min = np.empty(m + 1, np.int64)
-    cum_d1 = np.empty(m + 1)
-    cum_d0 = np.empty(m + 1)
-    one = np.empty(1, np.int64)
-    one_lab = np.empty(1, np.int64)
+    ws = _workspace(ks)
+    m, enum_idx, enum_lab, enum_d, cum_min, cum_d1, cum_d0, one, one_lab = ws
     for i in range(n):
         _select_row(dist[i], m, enum_idx, enum_d)
-        for j in range(m):
-            enum_lab[j] = lab[enum_idx[j]]
-        one[0] = i
-        one_lab[0] = lab[i]
-        _write_stats(enum_idx, enum_lab, enum_d, one, one_lab, ks, paper, with_dist,
-                     same, same_d, other_d, 0, cum_min, cum_d1, cum_d0)
+        _write_one(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, 0)
 
 
 @njit(cache=True)
@@ -430,17 +439,8 @@ def set_stats_candidates(cols, weights, lab, rows, cand, n_cand, ks, paper, with
         For each row, candidate samples (the first ``n_cand[q]`` entries are valid); they
         must include every sample of the row's first K+1 in the stable distance order.
     """
-    m = 0
-    for t in range(ks.shape[0]):
-        m = max(m, ks[t] + 1)
-    enum_idx = np.empty(m, np.int64)
-    enum_lab = np.empty(m, np.int64)
-    enum_d = np.empty(m)
-    cum_min = np.empty(m + 1, np.int64)
-    cum_d1 = np.empty(m + 1)
-    cum_d0 = np.empty(m + 1)
-    one = np.empty(1, np.int64)
-    one_lab = np.empty(1, np.int64)
+    ws = _workspace(ks)
+    m, enum_idx, enum_lab, enum_d, cum_min, cum_d1, cum_d0, one, one_lab = ws
     for q in range(rows.shape[0]):
         i = rows[q]
         count = _insert_any(enum_idx, enum_d, 0, m, 0.0, i)
@@ -448,12 +448,7 @@ def set_stats_candidates(cols, weights, lab, rows, cand, n_cand, ks, paper, with
             t = cand[q, c]
             if t != i:
                 count = _insert_any(enum_idx, enum_d, count, m, set_distance(cols, weights, i, t), t)
-        for j in range(m):
-            enum_lab[j] = lab[enum_idx[j]]
-        one[0] = i
-        one_lab[0] = lab[i]
-        _write_stats(enum_idx, enum_lab, enum_d, one, one_lab, ks, paper, with_dist,
-                     same, same_d, other_d, 0, cum_min, cum_d1, cum_d0)
+        _write_one(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, 0)
 
 
 @njit(cache=True)
@@ -468,17 +463,8 @@ def set_stats_scan(cols, weights, lab, prune, sorted_idx, position, rows, ks, pa
     Every weight must be a positive finite number.
     """
     n = cols.shape[1]
-    m = 0
-    for t in range(ks.shape[0]):
-        m = max(m, ks[t] + 1)
-    enum_idx = np.empty(m, np.int64)
-    enum_lab = np.empty(m, np.int64)
-    enum_d = np.empty(m)
-    cum_min = np.empty(m + 1, np.int64)
-    cum_d1 = np.empty(m + 1)
-    cum_d0 = np.empty(m + 1)
-    one = np.empty(1, np.int64)
-    one_lab = np.empty(1, np.int64)
+    ws = _workspace(ks)
+    m, enum_idx, enum_lab, enum_d, cum_min, cum_d1, cum_d0, one, one_lab = ws
     xp = cols[prune]
     wp = weights[prune]
     for q in range(rows.shape[0]):
@@ -500,12 +486,7 @@ def set_stats_scan(cols, weights, lab, prune, sorted_idx, position, rows, ks, pa
             limit = enum_d[m - 1] if count == m else np.inf
             count = _insert_any(enum_idx, enum_d, count, m,
                                 _set_distance_below(cols, weights, i, t, limit), t)
-        for j in range(m):
-            enum_lab[j] = lab[enum_idx[j]]
-        one[0] = i
-        one_lab[0] = lab[i]
-        _write_stats(enum_idx, enum_lab, enum_d, one, one_lab, ks, paper, with_dist,
-                     same, same_d, other_d, 0, cum_min, cum_d1, cum_d0)
+        _write_one(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, 0)
 
 
 @njit(cache=True)
@@ -526,17 +507,8 @@ def set_plus_feature_stats_dense(sq, cand, cand_w, lab, ks, paper, with_dist,
         ``sqrt(sq + (w * d) * d)``, the set's sum followed by the candidate's term.
     """
     n = sq.shape[0]
-    m = 0
-    for t in range(ks.shape[0]):
-        m = max(m, ks[t] + 1)
-    enum_idx = np.empty(m, np.int64)
-    enum_lab = np.empty(m, np.int64)
-    enum_d = np.empty(m)
-    cum_min = np.empty(m + 1, np.int64)
-    cum_d1 = np.empty(m + 1)
-    cum_d0 = np.empty(m + 1)
-    one = np.empty(1, np.int64)
-    one_lab = np.empty(1, np.int64)
+    ws = _workspace(ks)
+    m, enum_idx, enum_lab, enum_d, cum_min, cum_d1, cum_d0, one, one_lab = ws
     dbuf = np.empty(n)
     for f in range(cand.shape[0]):
         x = cand[f]
@@ -549,9 +521,4 @@ def set_plus_feature_stats_dense(sq, cand, cand_w, lab, ks, paper, with_dist,
                 dbuf[t] = np.sqrt(row[t] + (w * g) * g)
             dbuf[i] = 0.0
             _select_row(dbuf, m, enum_idx, enum_d)
-            for j in range(m):
-                enum_lab[j] = lab[enum_idx[j]]
-            one[0] = i
-            one_lab[0] = lab[i]
-            _write_stats(enum_idx, enum_lab, enum_d, one, one_lab, ks, paper, with_dist,
-                         same, same_d, other_d, f, cum_min, cum_d1, cum_d0)
+            _write_one(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, f)
