@@ -63,7 +63,9 @@ else:
     st.plotly_chart(k_sweep_figure(summary, cursor=shown), width="stretch")
     st.caption(f"Computed once for K {computed_ks[0]}..{computed_ks[-1]}, {splits} splits "
                f"(seed {seed}); mean over the splits, error bars one standard deviation. "
-               "Moving the shown K or narrowing the range does not recompute.")
+               "One sorted pass per split serves every K, so the selection time is that pass "
+               "divided by the number of K. Moving the shown K or narrowing the range does not "
+               "recompute.")
     row = next(r for r in summary if r["k"] == shown)
     left, middle, right = st.columns(3)
     left.metric(f"G-mean 1-NN at K = {shown}", f"{row['gmean_1nn_mean']:.3f}",
