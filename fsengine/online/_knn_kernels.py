@@ -522,3 +522,189 @@ def set_plus_feature_stats_dense(sq, cand, cand_w, lab, ks, paper, with_dist,
             dbuf[i] = 0.0
             _select_row(dbuf, m, enum_idx, enum_d)
             _write_one(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, f)
+
+
+@njit(cache=True)
+def add_terms(sq, x, w, replace):
+    """``sq = (w * d) * d`` (``replace``) or ``sq = sq + (w * d) * d`` for every pair, in place,
+    d = x_i - x_j: one feature's terms, the same arithmetic as the definition."""
+    n = x.shape[0]
+    for i in range(n):
+        _add_row_terms(sq[i], x, x[i], w, replace)
+
+
+@njit(cache=True, inline="always")
+def _add_row_terms(row, x, xi, w, replace):
+    n = x.shape[0]
+    if replace:
+        for t in range(n):
+            g = xi - x[t]
+            row[t] = (w * g) * g
+    else:
+        for t in range(n):
+            g = xi - x[t]
+            row[t] = row[t] + (w * g) * g
+
+
+@njit(cache=True, inline="always")
+def _after(va, ia, vb, ib):
+    """(va, ia) comes after (vb, ib) in the order by (value, index); no NaN."""
+    return va > vb or (va == vb and ia > ib)
+
+
+@njit(cache=True)
+def _sift_down(hv, hi, size, pos):
+    """Restore the max-heap (by value, then index) below ``pos``."""
+    v = hv[pos]
+    ix = hi[pos]
+    while True:
+        c = 2 * pos + 1
+        if c >= size:
+            break
+        if c + 1 < size and _after(hv[c + 1], hi[c + 1], hv[c], hi[c]):
+            c += 1
+        if _after(hv[c], hi[c], v, ix):
+            hv[pos] = hv[c]
+            hi[pos] = hi[c]
+            pos = c
+        else:
+            break
+    hv[pos] = v
+    hi[pos] = ix
+
+
+@njit(cache=True)
+def build_shortlists(sq, hints, short_idx, short_sq, bound, x, w):
+    """Each sample's shortlist on a set: its L first other samples by (summed terms, index).
+
+    With ``x`` non-empty, the feature ``x`` (weight ``w``) is first added to the sums (as
+    :func:`add_terms`), row by row in the same pass.
+
+    ``short_idx[i]`` / ``short_sq[i]`` (shape (n, L), L <= n - 2, in heap order) receive the
+    list and ``bound[i]`` the smallest value left out, so that no sample outside the list
+    is below it; a row with NaN gets bound NaN (the caller scores that row in full). One
+    pass per row with a max-heap of the L best; with ``hints`` the heap starts from the
+    previous lists (the set grew by a feature, so they are still among the nearest and the
+    pass rarely inserts).
+    """
+    n = sq.shape[0]
+    L = short_idx.shape[1]
+    member = np.zeros(n, np.bool_)
+    hv = np.empty(L)
+    hi = np.empty(L, np.int64)
+    first = np.empty(L, np.int64)
+    for i in range(n):
+        row = sq[i]
+        if x.shape[0] > 0:
+            _add_row_terms(row, x, x[i], w, False)
+        has_nan = False
+        if hints:
+            for j in range(L):
+                hi[j] = short_idx[i, j]
+        else:
+            t = 0
+            for j in range(L):
+                if t == i:
+                    t += 1
+                hi[j] = t
+                t += 1
+        for j in range(L):
+            first[j] = hi[j]
+            hv[j] = row[hi[j]]
+            member[hi[j]] = True
+            if hv[j] != hv[j]:
+                has_nan = True
+        for j in range(L // 2 - 1, -1, -1):
+            _sift_down(hv, hi, L, j)
+        left_out = np.inf
+        if not has_nan:
+            for t in range(n):
+                if t == i or member[t]:
+                    continue
+                v = row[t]
+                if v < hv[0] or (v == hv[0] and t < hi[0]):
+                    left_out = min(left_out, hv[0])
+                    hv[0] = v
+                    hi[0] = t
+                    _sift_down(hv, hi, L, 0)
+                elif v != v:
+                    has_nan = True
+                    break
+                else:
+                    left_out = min(left_out, v)
+        for j in range(L):
+            member[first[j]] = False
+            short_idx[i, j] = hi[j]
+            short_sq[i, j] = hv[j]
+        bound[i] = np.nan if has_nan else left_out
+
+
+@njit(cache=True)
+def set_plus_feature_stats_short(sq, short_idx, short_sq, bound, cand, cand_w, lab, ks,
+                                 paper, with_dist, same, same_d, other_d):
+    """:func:`set_plus_feature_stats_dense` from the shortlists of :func:`build_shortlists`.
+
+    For sample i only its listed samples are scored: every other sample t has
+    ``sq[i, t] >= bound[i]``, so its distance on S + f, ``sqrt(sq + term)``, is at least
+    ``sqrt(bound[i])`` (the term is non-negative and rounding is monotone). When that is
+    strictly above the M-th distance found, the list holds the exact M first; otherwise (or
+    with NaN, or a candidate whose weight is not a positive finite number) the whole row is
+    scored; once a candidate needed that for more than half of the rows (few distinct
+    distances on S), the following candidates skip the lists. Same outputs, bit for bit.
+    Returns the number of rows scored in full.
+    """
+    n = sq.shape[0]
+    ws = _workspace(ks)
+    m, enum_idx, enum_lab, enum_d, cum_min, cum_d1, cum_d0, one, one_lab = ws
+    dbuf = np.empty(n)
+    full = 0
+    lists_pay = True
+    for f in range(cand.shape[0]):
+        x = cand[f]
+        w = cand_w[f]
+        usable = w > 0.0 and w < np.inf and lists_pay
+        full_before = full
+        for i in range(n):
+            xi = x[i]
+            c = short_idx.shape[1]
+            exact = False
+            if usable and bound[i] == bound[i]:
+                for j in range(c):
+                    g = xi - x[short_idx[i, j]]
+                    dbuf[j] = np.sqrt(short_sq[i, j] + (w * g) * g)
+                enum_idx[0] = i
+                enum_d[0] = 0.0
+                count = 1
+                for j in range(c):
+                    d = dbuf[j]
+                    if count == m:
+                        if not (d <= enum_d[m - 1]):
+                            continue
+                        t = short_idx[i, j]
+                        if d == enum_d[m - 1] and t > enum_idx[m - 1]:
+                            continue
+                        pos = m - 1
+                    else:
+                        t = short_idx[i, j]
+                        pos = count
+                        count += 1
+                    while pos > 0 and (d < enum_d[pos - 1]
+                                       or (d == enum_d[pos - 1] and t < enum_idx[pos - 1])):
+                        enum_d[pos] = enum_d[pos - 1]
+                        enum_idx[pos] = enum_idx[pos - 1]
+                        pos -= 1
+                    enum_d[pos] = d
+                    enum_idx[pos] = t
+                exact = count == m and np.sqrt(bound[i]) > enum_d[m - 1]
+            if not exact:
+                full += 1
+                row = sq[i]
+                for t in range(n):
+                    g = xi - x[t]
+                    dbuf[t] = np.sqrt(row[t] + (w * g) * g)
+                dbuf[i] = 0.0
+                _select_row(dbuf, m, enum_idx, enum_d)
+            _write_one(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, f)
+        if usable and full - full_before > n // 2:
+            lists_pay = False
+    return full

@@ -16,9 +16,8 @@ from typing import Sequence
 import numpy as np
 from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.online._cards import CARD_NAMES, dependency_from_cards, make_card
-from fsengine.online._neighbours import (METRICS, VARIANTS, distance_terms, feature_weights,
+from fsengine.online._neighbours import (METRICS, VARIANTS, DenseSetTerms, feature_weights,
                                          set_neighbour_stats, set_neighbour_stats_from_columns,
-                                         set_plus_feature_stats,
                                          single_feature_neighbour_stats_for_ks)
 from fsengine.online._stream import (Selection, StreamEvent, StreamingSelector, feature_order,
                                      stream_events)
@@ -109,7 +108,7 @@ class KOFSD(StreamingSelector):
         self.metric = metric
         self._selected: list[tuple[str, int, float]] = []
         self._dense = n <= DENSE_MAX_SAMPLES
-        self._sq_dist: np.ndarray | None = None            # dense: the set's summed terms
+        self._terms = DenseSetTerms(n) if self._dense else None   # dense: the set's sums
         self._set_columns: list[tuple[np.ndarray, float]] = []   # large N: the set's columns
         self._set_dependency = 0.0
         self._seen: list[tuple[str, int, float]] = []
@@ -163,8 +162,8 @@ class KOFSD(StreamingSelector):
     def _dependencies_with(self, block: np.ndarray, weights: np.ndarray) -> list[float]:
         """Dependency of S + f for each column f of ``block``, S being the current set."""
         if self._dense:
-            stats = set_plus_feature_stats(self._sq_dist, block, weights, self.y, [self.k],
-                                           self.variant, self.card.needs_distances)[0]
+            stats = self._terms.stats_with(block, weights, self.y, [self.k], self.variant,
+                                           self.card.needs_distances)[0]
             return dependency_from_cards(self.card.values(stats, self.y[:, None], self.k)).tolist()
         deps = []
         for j in range(block.shape[1]):
@@ -236,7 +235,7 @@ class KOFSD(StreamingSelector):
         elif dep > self._set_dependency:
             action, with_feature = REPLACED, math.nan
             if self._dense:
-                self._sq_dist = distance_terms(values, weight)
+                self._terms.replace(values, weight)
             else:
                 self._set_columns = [(values.copy(), float(weight))]
             self._set_dependency = dep
@@ -247,8 +246,7 @@ class KOFSD(StreamingSelector):
             if with_feature > self._set_dependency:
                 action = ADDED
                 if self._dense:
-                    terms = distance_terms(values, weight)
-                    self._sq_dist = terms if self._sq_dist is None else self._sq_dist + terms
+                    self._terms.add(values, weight)
                 else:
                     self._set_columns.append((values.copy(), float(weight)))
                 self._set_dependency = with_feature

@@ -296,6 +296,110 @@ def set_plus_feature_stats(sq_dist: np.ndarray | None, block: np.ndarray, weight
     return _unpack(same, same_d, other_d, with_distances, squeeze=False)
 
 
+#: Samples listed per sample for the set tests (see :class:`DenseSetTerms`): at first,
+#: and at least 2 (K + 1); at most a SHORTLIST_MAX_SHARE-th of the samples (else the
+#: set tests score whole rows).
+SHORTLIST_MIN = 48
+SHORTLIST_MAX_SHARE = 8
+#: When more than this fraction of rows needs a full scan (about 2600 times the cost of
+#: one listed sample), the next lists are twice as long; below a tenth of it, half as long; above USELESS_FRACTION (a set of one or two features
+#: with many equal values) the set's remaining tests skip the lists.
+FULL_ROW_FRACTION = 0.2
+USELESS_FRACTION = 0.5
+
+
+class DenseSetTerms:
+    """The selected set's summed distance terms (N x N) and the shortlists of its set tests.
+
+    A set test (the neighbours on S + f) scores, for each sample, only a short list of
+    samples of small summed terms on S; every other sample is at least as far as the
+    smallest value left out, so when that bound is beyond the K+1-th distance found the
+    result is exact, else the whole row is scored
+    (:func:`_knn_kernels.set_plus_feature_stats_short`). The lists are made at the first
+    test after a change of S, from the previous ones when S grew; their length adapts to
+    how often a row needs the full scan (few distinct distances, as on a set of one or two integer-valued features,
+    need long lists).
+
+    Parameters
+    ----------
+    n : int
+        Number of samples.
+    """
+
+    def __init__(self, n: int):
+        self.n = n
+        self.sq: np.ndarray | None = None
+        self._length = SHORTLIST_MIN
+        self._lists: tuple | None = None     # (short_idx, short_sq, bound)
+        self._stale = True                   # the lists are not those of the current S
+        self._useless = False                # the lists do not pay on the current S
+
+    def replace(self, values: np.ndarray, weight: float) -> None:
+        """S becomes the one feature ``values`` (distance weight ``weight``)."""
+        if self.sq is None:
+            self.sq = np.empty((self.n, self.n))
+        _kernels().add_terms(self.sq, np.ascontiguousarray(values, dtype=float), float(weight), True)
+        self._lists, self._stale, self._useless = None, True, False
+
+    def add(self, values: np.ndarray, weight: float) -> None:
+        """Add a feature to S: its terms are added to the set's sums (the reference's order).
+
+        Current lists are remade in the same pass (S only grew, so they are good hints)."""
+        values = np.ascontiguousarray(values, dtype=float)
+        if self.sq is None:
+            self.replace(values, weight)
+        elif (self._lists is not None and not self._stale
+              and self._lists[0].shape[1] == self._length):
+            _kernels().build_shortlists(self.sq, True, *self._lists, values, float(weight))
+        else:
+            _kernels().add_terms(self.sq, values, float(weight), False)
+            self._stale = True               # the lists stay as hints: S only grew
+        self._useless = False
+
+    def _current_lists(self):
+        """The shortlists of the current S, made from the previous ones when they can serve."""
+        length = self._length
+        if self._stale or self._lists is None or self._lists[0].shape[1] != length:
+            hints = self._lists is not None and self._lists[0].shape[1] == length
+            if not hints:
+                self._lists = (np.empty((self.n, length), dtype=np.int64),
+                               np.empty((self.n, length)), np.empty(self.n))
+            _kernels().build_shortlists(self.sq, hints, *self._lists, np.zeros(0), 0.0)
+            self._stale = False
+        return self._lists
+
+    def stats_with(self, block: np.ndarray, weights: np.ndarray, y: np.ndarray, ks,
+                   variant: str = "reference", with_distances: bool = False) -> list[NeighbourStats]:
+        """Neighbour statistics on S + f for each column f of ``block`` (S unchanged).
+
+        Equal to :func:`set_plus_feature_stats` on ``self.sq``, bit for bit.
+
+        Returns
+        -------
+        list of NeighbourStats
+            One per K, arrays of shape (n, c).
+        """
+        n, c = block.shape
+        ks = _checked_ks(ks, n)
+        self._length = max(self._length, 2 * (int(ks.max()) + 1))
+        if (self.sq is None or self._useless
+                or self._length > min(n // SHORTLIST_MAX_SHARE, n - 2)):
+            return set_plus_feature_stats(self.sq, block, weights, y, ks, variant, with_distances)
+        same, same_d, other_d = _stats_arrays(len(ks), n, c, with_distances)
+        full = _kernels().set_plus_feature_stats_short(
+            self.sq, *self._current_lists(), np.ascontiguousarray(block.T, dtype=float),
+            np.asarray(weights, dtype=float), np.asarray(y, dtype=np.int64), ks,
+            variant == "paper", with_distances, same, same_d, other_d)
+        if full > USELESS_FRACTION * n * c:
+            self._useless = True
+        elif (full > FULL_ROW_FRACTION * n * c
+              and 2 * self._length <= min(n // SHORTLIST_MAX_SHARE, n - 2)):
+            self._length *= 2                          # longer lists from the next change on
+        elif full < FULL_ROW_FRACTION / 10 * n * c and self._length // 2 >= SHORTLIST_MIN:
+            self._length //= 2
+        return _unpack(same, same_d, other_d, with_distances, squeeze=False)
+
+
 def set_neighbour_stats_from_columns(columns: np.ndarray, weights: np.ndarray, y: np.ndarray,
                                      k: int, variant: str = "reference",
                                      with_distances: bool = False,

@@ -13,10 +13,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fsengine.online import KOFSD, _kofsd, stream_events
+from fsengine.online import KOFSD, _kofsd, _neighbours, stream_events
 from fsengine.online._kofsd import run_kofsd, run_kofsd_for_ks
-from fsengine.online._neighbours import (distance_terms, feature_weights, set_neighbour_stats,
-                                         set_neighbour_stats_from_columns,
+from fsengine.online._neighbours import (DenseSetTerms, distance_terms, feature_weights,
+                                         set_neighbour_stats, set_neighbour_stats_from_columns,
+                                         set_plus_feature_stats,
                                          single_feature_neighbour_stats_for_ks)
 
 import kofsd_oracle
@@ -87,7 +88,7 @@ def _events(selector, X, order):
              e.selected_columns) for e in events]
 
 
-@pytest.mark.parametrize("path", ["dense", "columns"])
+@pytest.mark.parametrize("path", ["dense", "lists", "columns"])
 @settings(max_examples=150, deadline=None)
 @given(data=tie_heavy(), params=st.sampled_from(CARDS), variant=st.sampled_from(["reference", "paper"]),
        alpha=st.sampled_from([0.0, 0.3, 0.5]), k_draw=st.integers(1, 100), order_seed=st.integers(0, 99))
@@ -99,14 +100,16 @@ def test_stream_equals_the_oracle_on_both_set_paths(path, data, params, variant,
     order = np.random.default_rng(order_seed).permutation(p).tolist()
     expected_events, expected_selected = kofsd_oracle.run(X.tolist(), y.tolist(), order, k, alpha,
                                                           variant=variant, **params)
-    saved = _kofsd.DENSE_MAX_SAMPLES
-    _kofsd.DENSE_MAX_SAMPLES = n if path == "dense" else 0     # "columns": no N x N matrix
+    saved = (_kofsd.DENSE_MAX_SAMPLES, _neighbours.SHORTLIST_MIN, _neighbours.SHORTLIST_MAX_SHARE)
+    _kofsd.DENSE_MAX_SAMPLES = 0 if path == "columns" else n   # "columns": no N x N matrix
+    if path == "lists":                                        # set tests from shortlists
+        _neighbours.SHORTLIST_MIN, _neighbours.SHORTLIST_MAX_SHARE = 1, 1
     try:
         selector = KOFSD(y, k=k, alpha=alpha, variant=variant, **params)
-        assert selector._dense is (path == "dense")
+        assert selector._dense is (path != "columns")
         assert _events(selector, X, order) == expected_events
     finally:
-        _kofsd.DENSE_MAX_SAMPLES = saved
+        _kofsd.DENSE_MAX_SAMPLES, _neighbours.SHORTLIST_MIN, _neighbours.SHORTLIST_MAX_SHARE = saved
     assert list(selector.finish().columns) == expected_selected
 
 
@@ -119,6 +122,49 @@ def test_one_pass_for_every_k_equals_one_run_per_k(data, params, variant):
     shared = run_kofsd_for_ks(X, y, ks, variant=variant, alpha=0.3, chunk=2, **params)
     for k in ks:
         assert shared[k] == run_kofsd(X, y, k=k, variant=variant, alpha=0.3, **params)[0]
+
+
+@pytest.mark.parametrize("values", ["integers 0..3", "rounded to 0", "rounded to 1", "continuous"])
+@pytest.mark.parametrize("n, shortlist_min, max_share", [(120, 4, 2), (420, 48, 8)])
+def test_set_tests_from_shortlists_equal_whole_rows(values, n, shortlist_min, max_share,
+                                                    monkeypatch):
+    """DenseSetTerms (lists built, remade from hints, lengthened, skipped) against the dense
+    kernel that scores every row, bit for bit, through replacements and additions."""
+    monkeypatch.setattr(_neighbours, "SHORTLIST_MIN", shortlist_min)
+    monkeypatch.setattr(_neighbours, "SHORTLIST_MAX_SHARE", max_share)
+    kernels = _neighbours._kernels()
+    list_tests = []
+    short = kernels.set_plus_feature_stats_short
+    monkeypatch.setattr(kernels, "set_plus_feature_stats_short",
+                        lambda *a: list_tests.append(short(*a)) or list_tests[-1])
+    rng = np.random.default_rng(len(values) + n)
+    X = {"integers 0..3": lambda: rng.integers(0, 4, (n, 14)).astype(float),
+         "rounded to 0": lambda: np.round(rng.standard_normal((n, 14))),
+         "rounded to 1": lambda: np.round(rng.standard_normal((n, 14)), 1),
+         "continuous": lambda: rng.standard_normal((n, 14))}[values]()
+    X[:, 5] = X[:, 2]                                          # a duplicated column
+    X[7] = X[3]                                                # duplicated samples
+    X[:, 9] = 2.0                                              # a constant column
+    y = (rng.random(n) < 0.2).astype(int)
+    w = feature_weights(X)
+    terms, sq = DenseSetTerms(n), None
+    steps = [("replace", 0), ("add", 1), ("add", 3), ("replace", 4), ("add", 2), ("add", 6),
+             ("add", 8), ("add", 10), ("add", 11), ("replace", 9), ("add", 12)]
+    candidates = [5, 7, 13, 9]
+    for action, j in steps:
+        getattr(terms, action)(X[:, j], w[j])
+        term = distance_terms(X[:, j], w[j])
+        sq = term if action == "replace" or sq is None else sq + term
+        assert np.array_equal(terms.sq, sq, equal_nan=True)
+        for ks, variant in (([7], "reference"), ([1, 3, 9], "paper")):
+            got = terms.stats_with(X[:, candidates], w[candidates], y, ks, variant, True)
+            want = set_plus_feature_stats(sq, X[:, candidates], w[candidates], y, ks, variant, True)
+            for g, e in zip(got, want):
+                assert np.array_equal(g.same_count, e.same_count)
+                assert np.array_equal(g.same_distance, e.same_distance, equal_nan=True)
+                assert np.array_equal(g.other_distance, e.other_distance, equal_nan=True)
+    assert len(list_tests) >= len(steps)                       # the lists did serve
+    assert min(list_tests) < n * len(candidates)               # and spared whole rows
 
 
 @pytest.mark.parametrize("rounding", [None, 1, 0])
