@@ -141,6 +141,7 @@ def select_on(method: str, X_train: np.ndarray, y_train: np.ndarray, names: Sequ
     """
     if method in ONLINE_METHODS:
         selector = make_online_selector(method, y_train, **params)
+        selector.score_rejections = False                            # only the selection
         for _ in stream_events(selector, X_train, names):            # natural order
             pass
         return list(selector.finish().columns)

@@ -122,6 +122,25 @@ def _write_one(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, col):
                  same, same_d, other_d, col, cum_min, cum_d1, cum_d0)
 
 
+#: Card functions known to the kernels (for early rejection): codes of
+#: Card_Imbalanced, Card_Consistency, Card_Weight; NO_CARD: none.
+CARD_CODES = {"imbalanced": 0, "consistency": 1, "weight": 2}
+NO_CARD = -1
+
+
+@njit(cache=True, inline="always")
+def _card_value(card, gamma, same, k, label):
+    """A sample's card value from its number of same-label neighbours (cards.py's rules)."""
+    if card == 0:
+        if label == 1:
+            return same / k
+        return 1.0 if same == k else 0.0
+    if card == 1:
+        return 1.0 if same == k else 0.0
+    fraction = same / k
+    return fraction if fraction > gamma else 0.0
+
+
 @njit(cache=True, inline="always")
 def _feature_distance(a, b, w):
     d = a - b
@@ -507,21 +526,10 @@ def set_plus_feature_stats_dense(sq, cand, cand_w, lab, ks, paper, with_dist,
         ``sqrt(sq + (w * d) * d)``, the set's sum followed by the candidate's term.
     """
     n = sq.shape[0]
-    ws = _workspace(ks)
-    m, enum_idx, enum_lab, enum_d, cum_min, cum_d1, cum_d0, one, one_lab = ws
-    dbuf = np.empty(n)
-    for f in range(cand.shape[0]):
-        x = cand[f]
-        w = cand_w[f]
-        for i in range(n):
-            row = sq[i]
-            xi = x[i]
-            for t in range(n):
-                g = xi - x[t]
-                dbuf[t] = np.sqrt(row[t] + (w * g) * g)
-            dbuf[i] = 0.0
-            _select_row(dbuf, m, enum_idx, enum_d)
-            _write_one(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, f)
+    set_plus_feature_stats_short(sq, np.empty((n, 0), np.int64), np.empty((n, 0)),
+                                 np.full(n, np.nan), cand, cand_w, lab, ks, paper, with_dist,
+                                 same, same_d, other_d, NO_CARD, 0.0, -np.inf,
+                                 np.zeros(cand.shape[0], np.bool_), np.arange(n))
 
 
 @njit(cache=True)
@@ -641,8 +649,16 @@ def build_shortlists(sq, hints, short_idx, short_sq, bound, x, w):
 
 @njit(cache=True)
 def set_plus_feature_stats_short(sq, short_idx, short_sq, bound, cand, cand_w, lab, ks,
-                                 paper, with_dist, same, same_d, other_d):
+                                 paper, with_dist, same, same_d, other_d, card, gamma,
+                                 reject_sum, rejected, rows):
     """:func:`set_plus_feature_stats_dense` from the shortlists of :func:`build_shortlists`.
+
+    Early rejection (``card`` one of the card codes, not ``NO_CARD``): the samples' card
+    values (for ``ks[0]``) are added up as rows are done; once even cards of 1 for every
+    remaining sample could not bring the sum to ``reject_sum``, the candidate is marked in
+    ``rejected`` and its remaining rows are skipped (its outputs are then incomplete).
+    Rows are done in the order ``rows`` (a permutation of the samples: the likeliest to
+    lower the sum first). Returns (rows scored in full, rows done).
 
     For sample i only its listed samples are scored: every other sample t has
     ``sq[i, t] >= bound[i]``, so its distance on S + f, ``sqrt(sq + term)``, is at least
@@ -658,13 +674,17 @@ def set_plus_feature_stats_short(sq, short_idx, short_sq, bound, cand, cand_w, l
     m, enum_idx, enum_lab, enum_d, cum_min, cum_d1, cum_d0, one, one_lab = ws
     dbuf = np.empty(n)
     full = 0
+    done = 0
     lists_pay = True
     for f in range(cand.shape[0]):
         x = cand[f]
         w = cand_w[f]
         usable = w > 0.0 and w < np.inf and lists_pay
         full_before = full
-        for i in range(n):
+        card_sum = 0.0
+        for r in range(n):
+            i = rows[r]
+            done += 1
             xi = x[i]
             c = short_idx.shape[1]
             exact = False
@@ -705,6 +725,11 @@ def set_plus_feature_stats_short(sq, short_idx, short_sq, bound, cand, cand_w, l
                 dbuf[i] = 0.0
                 _select_row(dbuf, m, enum_idx, enum_d)
             _write_one(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, f)
+            if card != NO_CARD:
+                card_sum += _card_value(card, gamma, same[0, f, i], ks[0], lab[i])
+                if card_sum + (n - 1 - r) < reject_sum:
+                    rejected[f] = True
+                    break
         if usable and full - full_before > n // 2:
             lists_pay = False
-    return full
+    return full, done

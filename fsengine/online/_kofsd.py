@@ -160,11 +160,23 @@ class KOFSD(StreamingSelector):
         return dependency_from_cards(self.card.values(stats, self.y, self.k))
 
     def _dependencies_with(self, block: np.ndarray, weights: np.ndarray) -> list[float]:
-        """Dependency of S + f for each column f of ``block``, S being the current set."""
+        """Dependency of S + f for each column f of ``block``, S being the current set.
+
+        When ``score_rejections`` is off, a candidate that cannot exceed the set's
+        dependency is stopped early and gets NaN (it is rejected all the same)."""
         if self._dense:
-            stats = self._terms.stats_with(block, weights, self.y, [self.k], self.variant,
-                                           self.card.needs_distances)[0]
-            return dependency_from_cards(self.card.values(stats, self.y[:, None], self.k)).tolist()
+            reject = None
+            if not self.score_rejections:
+                n = len(self.y)
+                margin = 4.0 * n * n * 2.0 ** -53 + 1e-9     # rounding of the sums, with room
+                reject = (self.card.name, getattr(self.card, "gamma", 0.0),
+                          self._set_dependency * n - margin)
+            all_stats, rejected = self._terms.stats_with(block, weights, self.y, [self.k],
+                                                         self.variant, self.card.needs_distances,
+                                                         reject)
+            deps = dependency_from_cards(self.card.values(all_stats[0], self.y[:, None], self.k))
+            deps[rejected] = math.nan
+            return deps.tolist()
         deps = []
         for j in range(block.shape[1]):
             columns = np.array([c for c, _ in self._set_columns] + [block[:, j]])
@@ -182,43 +194,69 @@ class KOFSD(StreamingSelector):
                                   names, columns)
 
     def _decide_block(self, block: np.ndarray, weights: np.ndarray, deps: list[float],
-                      names: list[str], columns: list[int]) -> list[KOFSDEvent]:
+                      names: list[str], columns: list[int],
+                      want_events: bool = True) -> list[KOFSDEvent]:
         """Algorithm 1 over the block's features in order, given their dependencies.
 
-        The set tests up to the next change of S are computed together against the
-        current S; the decisions are still taken one feature at a time, in order.
+        Features below the alpha threshold are discarded in runs; the set tests up to the
+        next change of S are computed together against the current S; the decisions are
+        still taken one feature at a time, in order. Without ``want_events`` the state
+        is the same but no event is made (the run needs only the selection).
         """
         events: list[KOFSDEvent] = []
-        j, b = 0, len(deps)
+        b = len(deps)
+        dep_array = np.asarray(deps, dtype=float)
+        passes = dep_array > self.alpha if self.variant == "reference" else dep_array >= self.alpha
+        passing = np.flatnonzero(passes).tolist()
+        q, j = 0, 0
         while j < b:
-            pending, stop = [], j
-            while stop < b and len(pending) < self._batch:
-                if self._passes_alpha(deps[stop]):
-                    if deps[stop] > self._set_dependency:
-                        break                               # replaces S: no test needed
-                    pending.append(stop)
-                stop += 1
-            if stop == j:                                   # feature j replaces S
-                events.append(self._decide(block[:, j], weights[j], deps[j], names[j], columns[j]))
+            while q < len(passing) and passing[q] < j:
+                q += 1
+            nxt = passing[q] if q < len(passing) else b
+            if nxt > j:
+                self._discard(j, nxt, deps, names, columns, events if want_events else None)
+                j = nxt
+                continue
+            pending: list[int] = []
+            r = q
+            while r < len(passing) and len(pending) < self._batch:
+                if deps[passing[r]] > self._set_dependency:
+                    break                               # replaces S: no test needed
+                pending.append(passing[r])
+                r += 1
+            if not pending:                             # feature j replaces S
+                event = self._decide(block[:, j], weights[j], deps[j], names[j], columns[j])
+                if want_events:
+                    events.append(event)
                 j += 1
                 continue
-            tested = (dict(zip(pending, self._dependencies_with(block[:, pending], weights[pending])))
-                      if pending else {})
+            tested = self._dependencies_with(block[:, pending], weights[pending])
             changed = False
-            for pos in range(j, stop):
+            for pos, with_feature in zip(pending, tested):
+                if pos > j:
+                    self._discard(j, pos, deps, names, columns, events if want_events else None)
                 event = self._decide(block[:, pos], weights[pos], deps[pos], names[pos],
-                                     columns[pos], tested.get(pos))
-                events.append(event)
+                                     columns[pos], with_feature)
+                if want_events:
+                    events.append(event)
+                j = pos + 1
                 if event.action == ADDED:
-                    j, changed = pos + 1, True
+                    changed = True
                     break
-            if changed:
-                self._batch = FIRST_BATCH
-                continue
-            if pending:
-                self._batch = min(2 * self._batch, MAX_BATCH)
-            j = stop
+            self._batch = FIRST_BATCH if changed else min(2 * self._batch, MAX_BATCH)
         return events
+
+    def _discard(self, lo: int, hi: int, deps: list[float], names: list[str],
+                 columns: list[int], events: list[KOFSDEvent] | None) -> None:
+        """Features lo..hi-1 of a block fail the alpha filter (Algorithm 1, line 4)."""
+        seen = list(zip(names[lo:hi], columns[lo:hi], deps[lo:hi]))
+        self._seen.extend(seen)
+        if events is not None:
+            start, sel_names, sel_columns = self.n_seen, self._selected_names, self._selected_columns
+            events.extend(KOFSDEvent(start + t, name, column, dep, DISCARDED, sel_names, sel_columns,
+                                     self._set_dependency, math.nan)
+                          for t, (name, column, dep) in enumerate(seen))
+        self.n_seen += hi - lo
 
     def _passes_alpha(self, dep: float) -> bool:
         return dep > self.alpha if self.variant == "reference" else dep >= self.alpha
@@ -360,6 +398,8 @@ def run_kofsd_for_ks(X, y, ks: Sequence[int], names: Sequence[str] | None = None
         raise FSEngineError("give the values of K as ks, not k")
     names = [str(j) for j in range(X.shape[1])] if names is None else list(names)
     selectors = {k: KOFSD(y, k=k, **params) for k in ks}
+    for selector in selectors.values():
+        selector.score_rejections = False                   # only the selections are returned
     first = selectors[ks[0]]
     for lo in range(0, X.shape[1], chunk):
         columns = list(range(lo, min(lo + chunk, X.shape[1])))
@@ -367,5 +407,6 @@ def run_kofsd_for_ks(X, y, ks: Sequence[int], names: Sequence[str] | None = None
         block = first._checked_block(X[:, lo:lo + chunk], block_names)
         weights = feature_weights(block, first.metric)
         for k, deps in zip(ks, first._dependencies_for_ks(block, weights, ks)):
-            selectors[k]._decide_block(block, weights, deps.tolist(), block_names, columns)
+            selectors[k]._decide_block(block, weights, deps.tolist(), block_names, columns,
+                                       want_events=False)
     return {k: selector.finish() for k, selector in selectors.items()}

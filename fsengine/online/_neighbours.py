@@ -356,6 +356,13 @@ class DenseSetTerms:
             self._stale = True               # the lists stay as hints: S only grew
         self._useless = False
 
+    def _row_order(self, y: np.ndarray) -> np.ndarray:
+        """Samples in the order of the set tests: the minority first (their cards are the
+        likeliest to be below 1, which lets an early rejection come sooner)."""
+        if getattr(self, "_rows", None) is None or len(self._rows) != len(y):
+            self._rows = np.argsort(-np.asarray(y), kind="stable").astype(np.int64)
+        return self._rows
+
     def _current_lists(self):
         """The shortlists of the current S, made from the previous ones when they can serve."""
         length = self._length
@@ -369,35 +376,56 @@ class DenseSetTerms:
         return self._lists
 
     def stats_with(self, block: np.ndarray, weights: np.ndarray, y: np.ndarray, ks,
-                   variant: str = "reference", with_distances: bool = False) -> list[NeighbourStats]:
+                   variant: str = "reference", with_distances: bool = False,
+                   reject: tuple[str, float, float] | None = None
+                   ) -> tuple[list[NeighbourStats], np.ndarray]:
         """Neighbour statistics on S + f for each column f of ``block`` (S unchanged).
 
         Equal to :func:`set_plus_feature_stats` on ``self.sq``, bit for bit.
 
+        Parameters
+        ----------
+        block, weights, y, ks, variant, with_distances
+            As in :func:`set_plus_feature_stats`.
+        reject : (card name, gamma, sum), optional
+            Early rejection: a candidate is dropped as soon as its card values (card
+            "imbalanced", "consistency" or "weight", for the first K) can no longer add up
+            to ``sum``; its statistics are then incomplete.
+
         Returns
         -------
-        list of NeighbourStats
-            One per K, arrays of shape (n, c).
+        (list of NeighbourStats, ndarray of bool)
+            One NeighbourStats per K, arrays of shape (n, c); which candidates were
+            rejected early.
         """
         n, c = block.shape
         ks = _checked_ks(ks, n)
+        kern = _kernels()
+        card, gamma, reject_sum = kern.NO_CARD, 0.0, -np.inf
+        if reject is not None and reject[0] in kern.CARD_CODES:
+            card, gamma, reject_sum = kern.CARD_CODES[reject[0]], float(reject[1]), float(reject[2])
         self._length = max(self._length, 2 * (int(ks.max()) + 1))
-        if (self.sq is None or self._useless
-                or self._length > min(n // SHORTLIST_MAX_SHARE, n - 2)):
-            return set_plus_feature_stats(self.sq, block, weights, y, ks, variant, with_distances)
+        use_lists = not (self.sq is None or self._useless
+                         or self._length > min(n // SHORTLIST_MAX_SHARE, n - 2))
+        lists = (self._current_lists() if use_lists
+                 else (np.empty((n, 0), np.int64), np.empty((n, 0)), np.full(n, np.nan)))
+        sq = np.zeros((n, n)) if self.sq is None else self.sq
         same, same_d, other_d = _stats_arrays(len(ks), n, c, with_distances)
-        full = _kernels().set_plus_feature_stats_short(
-            self.sq, *self._current_lists(), np.ascontiguousarray(block.T, dtype=float),
+        rejected = np.zeros(c, dtype=bool)
+        full, done = kern.set_plus_feature_stats_short(
+            sq, *lists, np.ascontiguousarray(block.T, dtype=float),
             np.asarray(weights, dtype=float), np.asarray(y, dtype=np.int64), ks,
-            variant == "paper", with_distances, same, same_d, other_d)
-        if full > USELESS_FRACTION * n * c:
-            self._useless = True
-        elif (full > FULL_ROW_FRACTION * n * c
-              and 2 * self._length <= min(n // SHORTLIST_MAX_SHARE, n - 2)):
-            self._length *= 2                          # longer lists from the next change on
-        elif full < FULL_ROW_FRACTION / 10 * n * c and self._length // 2 >= SHORTLIST_MIN:
-            self._length //= 2
-        return _unpack(same, same_d, other_d, with_distances, squeeze=False)
+            variant == "paper", with_distances, same, same_d, other_d, card, gamma, reject_sum,
+            rejected, self._row_order(y))
+        if use_lists:
+            if full > USELESS_FRACTION * done:
+                self._useless = True
+            elif (full > FULL_ROW_FRACTION * done
+                  and 2 * self._length <= min(n // SHORTLIST_MAX_SHARE, n - 2)):
+                self._length *= 2                      # longer lists from the next change on
+            elif full < FULL_ROW_FRACTION / 10 * done and self._length // 2 >= SHORTLIST_MIN:
+                self._length //= 2
+        return _unpack(same, same_d, other_d, with_distances, squeeze=False), rejected
 
 
 def set_neighbour_stats_from_columns(columns: np.ndarray, weights: np.ndarray, y: np.ndarray,

@@ -106,12 +106,21 @@ class StreamingSelector(ABC):
     ----------
     y : array of {0, 1}, shape (n_samples,)
         Class labels, 1 = the minority class, 0 = the rest.
+
+    Attributes
+    ----------
+    score_rejections : bool
+        True (default): every event reports the scores the method computed. A run that
+        only needs the final selection sets it to False, and a selector may then skip
+        scores that decide nothing (K-OFSD stops a set test once the feature cannot be
+        added; the event then reports NaN). The selection is the same.
     """
 
     method = ""
 
     def __init__(self, y):
         self.y = binary_labels(y)
+        self.score_rejections = True
         self.n_seen = 0
         self._selected_names: tuple[str, ...] = ()
         self._selected_columns: tuple[int, ...] = ()

@@ -38,6 +38,26 @@ def test_reference_run_reproduced(ds, k):
     np.testing.assert_allclose([e.selected_score for e in events], trace[:, 3], rtol=0, atol=1e-12)
 
 
+def test_selection_only_runs_reproduce_every_reference_selection_and_stop_early():
+    """score_rejections=False (run_kofsd_for_ks, evaluate, sweeps): every reference
+    selection and action, rejected set tests cut short somewhere (NaN), others exact."""
+    stopped = 0
+    for ds, k in RUNS:
+        X, y, ref_selected, _, trace = _load(ds, k)
+        selector = KOFSD(y, k=k, alpha=0.5)
+        selector.score_rejections = False
+        events = selector.step_many(X, [str(j) for j in range(X.shape[1])], range(X.shape[1]))
+        assert list(selector.finish().columns) == ref_selected.tolist()
+        assert [ACTION_CODES[e.action] for e in events] == trace[:, 1].astype(int).tolist()
+        with_feature = np.array([e.set_score_with_feature for e in events])
+        cut = np.isnan(with_feature) & ~np.isnan(trace[:, 2])
+        assert all(events[i].action == "rejected" for i in np.flatnonzero(cut))
+        np.testing.assert_allclose(with_feature[~cut], trace[~cut, 2], rtol=0, atol=1e-12,
+                                   equal_nan=True)
+        stopped += int(cut.sum())
+    assert stopped > 0
+
+
 def test_reference_runs_cover_every_action_and_the_fallback():
     """The parity suite is only as strong as what it exercises."""
     actions, fallbacks = set(), 0

@@ -113,6 +113,36 @@ def test_stream_equals_the_oracle_on_both_set_paths(path, data, params, variant,
     assert list(selector.finish().columns) == expected_selected
 
 
+@pytest.mark.parametrize("path", ["dense", "lists"])
+@settings(max_examples=150, deadline=None)
+@given(data=tie_heavy(max_n=24, max_p=8), params=st.sampled_from(CARDS),
+       variant=st.sampled_from(["reference", "paper"]), alpha=st.sampled_from([0.0, 0.3, 0.5]),
+       k_draw=st.integers(1, 100))
+def test_selection_only_runs_stop_rejections_early_and_select_the_same(path, data, params, variant,
+                                                                        alpha, k_draw):
+    """score_rejections=False: the same decisions and selection as the oracle; a rejection
+    may report NaN (stopped early), any other reported score is the oracle's."""
+    X, y = data
+    n, p = X.shape
+    k = 1 + k_draw % (n - 1)
+    order = list(range(p))
+    expected_events, expected_selected = kofsd_oracle.run(X.tolist(), y.tolist(), order, k, alpha,
+                                                          variant=variant, **params)
+    saved = _neighbours.SHORTLIST_MIN, _neighbours.SHORTLIST_MAX_SHARE
+    if path == "lists":
+        _neighbours.SHORTLIST_MIN, _neighbours.SHORTLIST_MAX_SHARE = 1, 1
+    try:
+        selector = KOFSD(y, k=k, alpha=alpha, variant=variant, **params)
+        selector.score_rejections = False
+        got = _events(selector, X, order)
+    finally:
+        _neighbours.SHORTLIST_MIN, _neighbours.SHORTLIST_MAX_SHARE = saved
+    assert [e[:3] + e[4:] for e in got] == [e[:3] + e[4:] for e in expected_events]
+    for g, e in zip(got, expected_events):
+        assert g[3] == e[3] or (g[3] is None and g[2] == "rejected")
+    assert list(selector.finish().columns) == expected_selected
+
+
 @settings(max_examples=80, deadline=None)
 @given(data=tie_heavy(max_n=14, max_p=6), params=st.sampled_from(CARDS),
        variant=st.sampled_from(["reference", "paper"]))
@@ -135,8 +165,8 @@ def test_set_tests_from_shortlists_equal_whole_rows(values, n, shortlist_min, ma
     kernels = _neighbours._kernels()
     list_tests = []
     short = kernels.set_plus_feature_stats_short
-    monkeypatch.setattr(kernels, "set_plus_feature_stats_short",
-                        lambda *a: list_tests.append(short(*a)) or list_tests[-1])
+    monkeypatch.setattr(kernels, "set_plus_feature_stats_short",       # (list length, full rows)
+                        lambda *a: list_tests.append((a[1].shape[1], *short(*a))) or list_tests[-1][1:])
     rng = np.random.default_rng(len(values) + n)
     X = {"integers 0..3": lambda: rng.integers(0, 4, (n, 14)).astype(float),
          "rounded to 0": lambda: np.round(rng.standard_normal((n, 14))),
@@ -157,14 +187,15 @@ def test_set_tests_from_shortlists_equal_whole_rows(values, n, shortlist_min, ma
         sq = term if action == "replace" or sq is None else sq + term
         assert np.array_equal(terms.sq, sq, equal_nan=True)
         for ks, variant in (([7], "reference"), ([1, 3, 9], "paper")):
-            got = terms.stats_with(X[:, candidates], w[candidates], y, ks, variant, True)
+            got = terms.stats_with(X[:, candidates], w[candidates], y, ks, variant, True)[0]
             want = set_plus_feature_stats(sq, X[:, candidates], w[candidates], y, ks, variant, True)
             for g, e in zip(got, want):
                 assert np.array_equal(g.same_count, e.same_count)
                 assert np.array_equal(g.same_distance, e.same_distance, equal_nan=True)
                 assert np.array_equal(g.other_distance, e.other_distance, equal_nan=True)
-    assert len(list_tests) >= len(steps)                       # the lists did serve
-    assert min(list_tests) < n * len(candidates)               # and spared whole rows
+    with_lists = [full for length, full, _ in list_tests if length > 0]
+    assert len(with_lists) >= len(steps)                       # the lists did serve
+    assert min(with_lists) < n * len(candidates)               # and spared whole rows
 
 
 @pytest.mark.parametrize("rounding", [None, 1, 0])
