@@ -108,16 +108,23 @@ def conditional_entropy(partition: np.ndarray, y: np.ndarray) -> float:
     """
     n = len(y)
     counts = np.bincount(partition * 2 + y, minlength=2 * (partition.max() + 1)).reshape(-1, 2)
-    block = counts.sum(axis=1, keepdims=True)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(counts > 0, counts * np.log2(counts / block), 0.0)
+    block = counts.sum(axis=1, keepdims=True)            # every block has a sample
+    logs = np.log2(counts / block, out=np.zeros(counts.shape), where=counts > 0)
+    terms = counts * logs                                # 0 where the count is 0
     return float(-terms.sum() / n) + 0.0                 # + 0.0 turns -0.0 into 0.0
 
 
 def refine(partition: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    """The partition by B plus one feature: blocks of ``partition`` split by ``codes``."""
+    """The partition by B plus one feature: blocks of ``partition`` split by ``codes``.
+
+    Blocks are numbered 0 .. m - 1 in the order of (old block, code), as
+    ``numpy.unique(joint, return_inverse=True)`` numbers them, by counting instead of
+    sorting (the joint labels are below n times the number of codes).
+    """
     joint = partition.astype(np.int64) * (int(codes.max()) + 1) + codes
-    return np.unique(joint, return_inverse=True)[1].ravel()
+    present = np.zeros(int(joint.max()) + 1, dtype=np.int64)
+    present[joint] = 1
+    return (np.cumsum(present) - 1)[joint]
 
 
 class CIEOSFS(StreamingSelector):
@@ -190,19 +197,27 @@ class CIEOSFS(StreamingSelector):
         return conditional_entropy(partition, self.y)
 
     def _reduct(self, members):
-        """Algorithm 1, lines 9-21: the greedy reduct of ``members`` in |corr| order."""
+        """Algorithm 1, lines 9-21: the greedy reduct of ``members`` in |corr| order.
+
+        The partitions by the first 1, 2, ... members in that order (needed for H(D|SF))
+        serve the greedy pass too, as long as it has kept every member so far."""
         keys = tie_key([m[3] for m in members])              # |corr| ties go to arrival
         ordered = [members[i] for i in sorted(range(len(members)),
                                               key=lambda i: (-keys[i], members[i][2]))]
-        target = self._entropy_of(ordered)
-        partition = np.zeros(len(self.y), dtype=np.int64)
+        prefixes = [np.zeros(len(self.y), dtype=np.int64)]
+        for member in ordered:
+            prefixes.append(refine(prefixes[-1], member[4]))
+        target = conditional_entropy(prefixes[-1], self.y)
+        partition = prefixes[0]
         current = conditional_entropy(partition, self.y)
         reduct = []
-        for member in ordered:
+        for position, member in enumerate(ordered):
             if current - target <= ENTROPY_TOLERANCE:
                 break
-            candidate = refine(partition, member[4])
-            entropy = conditional_entropy(candidate, self.y)
+            kept_all = len(reduct) == position
+            candidate = prefixes[position + 1] if kept_all else refine(partition, member[4])
+            entropy = (target if kept_all and position + 1 == len(ordered)
+                       else conditional_entropy(candidate, self.y))
             if current - entropy > ENTROPY_TOLERANCE:
                 reduct.append(member)
                 partition, current = candidate, entropy

@@ -133,6 +133,10 @@ class OFSFPD(StreamingSelector):
         self._y_norm = float(np.sqrt(self.y.sum()))
         self._members: list[tuple[str, int, int, float, float, float]] = []  # name, column, arrival, corr, e2, e3
         self._units = np.empty((len(self.y), 0))
+        # |corr| between the members (diagonal inf), kept as members come and go: each
+        # pair's correlation is computed once, so the matrix is exactly symmetric.
+        self._abs_corr = np.empty((0, 0))
+        self._mean_relevance: float | None = None      # of S, recomputed when S changes
 
     @property
     def params(self) -> dict:
@@ -157,19 +161,38 @@ class OFSFPD(StreamingSelector):
         """The decision matrix M = [E1, E2, E3] of the current S, one row per feature."""
         if not self._members:
             return np.empty((0, 3))
-        upper = np.triu(np.abs(self._units.T @ self._units))
-        # Exactly symmetric: corr(f, g) and corr(g, f) must be the same float, because
+        # corr(f, g) and corr(g, f) are the same float (one product per pair), because
         # dominance degrees of exactly 1 (ties) are common and decided by arrival order.
-        corr_matrix = upper + np.triu(upper, 1).T
-        np.fill_diagonal(corr_matrix, np.inf)
-        e1 = corr_matrix.min(axis=1) if len(self._members) > 1 else np.zeros(1)
-        e2 = np.array([m[4] for m in self._members])
-        e3 = np.array([m[5] for m in self._members])
-        return np.column_stack([np.minimum(e1, 1.0), e2, e3])
+        e1 = self._abs_corr.min(axis=1) if len(self._members) > 1 else np.zeros(1)
+        objectives = np.empty((len(self._members), 3))
+        objectives[:, 0] = np.minimum(e1, 1.0)
+        objectives[:, 1:] = [m[4:6] for m in self._members]
+        return objectives
+
+    def _add_member(self, member: tuple, unit: np.ndarray) -> None:
+        """Append a feature to S with its correlations to the members (one product each)."""
+        m = len(self._members)
+        row = np.abs(unit @ self._units) if m else np.empty(0)
+        grown = np.empty((m + 1, m + 1))
+        grown[:m, :m] = self._abs_corr
+        grown[m, :m] = row
+        grown[:m, m] = row
+        grown[m, m] = np.inf
+        self._abs_corr = grown
+        self._members.append(member)
+        self._units = np.column_stack([self._units, unit])
+
+    def _keep(self, kept: np.ndarray) -> None:
+        """Keep the members at positions ``kept`` (in that order)."""
+        self._members = [self._members[i] for i in kept]
+        self._units = self._units[:, kept]
+        self._abs_corr = self._abs_corr[kept][:, kept]
 
     def _ranking(self) -> tuple[np.ndarray, np.ndarray]:
         """Order of S by dominance score (ascending, ties to earlier arrival) and the scores."""
-        scores = dominance_scores(self.objectives())
+        from fsengine.online import _fpd_kernels
+
+        scores = _fpd_kernels.dominance_scores(self.objectives(), TIE_TOLERANCE)
         arrival = np.array([m[2] for m in self._members])
         return np.lexsort((arrival, tie_key(scores))), scores
 
@@ -185,20 +208,22 @@ class OFSFPD(StreamingSelector):
         if relevant:
             strength = corr if self.relevance == "positive" else abs(corr)
             cos_strength = cos if self.relevance == "positive" else abs(cos)
-            self._members.append((name, column, position, corr, 1.0 - strength, 1.0 - cos_strength))
-            self._units = np.column_stack([self._units, unit])
+            self._add_member((name, column, position, corr, 1.0 - strength, 1.0 - cos_strength),
+                             unit)
         if len(self._members) > cap:
             order, scores = self._ranking()
             kept, lost = order[:cap], order[cap:]
             dropped = tuple(self._members[i][0] for i in lost)
             dominance = tuple(float(scores[i]) for i in kept)
             new_was_dropped = any(self._members[i][2] == position for i in lost)
-            self._members = [self._members[i] for i in kept]
-            self._units = self._units[:, kept]
+            self._keep(kept)
         if relevant or dropped:
             self._set_selected([m[0] for m in self._members], [m[1] for m in self._members])
         action = IRRELEVANT if not relevant else REJECTED if new_was_dropped else ADDED
-        mean_relevance = float(np.mean([m[3] for m in self._members])) if self._members else 0.0
+        if relevant or dropped or self._mean_relevance is None:
+            self._mean_relevance = (float(np.mean([m[3] for m in self._members]))
+                                    if self._members else 0.0)
+        mean_relevance = self._mean_relevance
         return OFSFPDEvent(position, name, column, corr, action, self._selected_names,
                            self._selected_columns, mean_relevance, relevant, dropped, dominance, cap)
 

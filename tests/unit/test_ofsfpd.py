@@ -505,3 +505,19 @@ def test_step_and_stream_events_give_identical_events(relevance):
     X, y, names = _dataset(0)
     order = feature_order(X.shape[1], "random", seed=0)
     assert _run_step(X, y, names, order, relevance) == _run_stream(X, y, names, order, relevance)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_compiled_dominance_scores_equal_the_numpy_definition_bit_for_bit(seed):
+    """The ranking step's kernel against dominance_scores, with ties, zeros and negatives."""
+    from fsengine.online import _fpd_kernels
+    from fsengine.online._columns import TIE_TOLERANCE
+
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(1, 18))
+    objectives = np.round(rng.uniform(-0.05, 1.0, (m, 3)), int(rng.integers(1, 4)))
+    if m > 2:
+        objectives[1] = objectives[0]                       # an exact tie
+        objectives[2, 0] = objectives[0, 0] + 1e-13         # equal within the tolerance
+    got = _fpd_kernels.dominance_scores(objectives, TIE_TOLERANCE)
+    assert got.tolist() == dominance_scores(objectives).tolist()
