@@ -76,61 +76,18 @@ def _brute_kth_distance(values: np.ndarray, k: int) -> np.ndarray:
     return np.sqrt(np.maximum(kth, 0.0)).T
 
 
-def _sorted_search(sorted_rows: np.ndarray, queries: np.ndarray, side: str) -> np.ndarray:
-    """Row-wise ``searchsorted``; the queries are sorted first, because numpy's binary
-    search reuses its last position when the keys come in order."""
-    order = np.argsort(queries, axis=1)
-    keys = np.take_along_axis(queries, order, axis=1)
-    found = np.empty(queries.shape, dtype=np.intp)
-    for j in range(len(sorted_rows)):
-        found[j] = np.searchsorted(sorted_rows[j], keys[j], side=side)
-    out = np.empty_like(found)
-    np.put_along_axis(out, order, found, axis=1)
-    return out
-
-
 def _count_within(values: np.ndarray, radius: np.ndarray) -> np.ndarray:
     """For each point and column, how many points lie within its radius (itself included).
 
     The test is scikit-learn's KD-tree test ``(x_j - x_i)^2 <= r^2``; the points that
-    pass form a contiguous run in sorted order, found with a binary search and then
-    corrected at both ends by the exact test. Equal values pass or fail together, so a
-    correction jumps a whole run of equal values at once.
+    pass form a contiguous run in sorted order, whose ends a compiled binary search
+    finds with the test itself (:func:`fsengine.rankers._mi_kernels.count_within`).
     """
-    m, p = values.shape
-    rows = np.ascontiguousarray(values.T)                       # (p, m): one feature a row
-    rad = np.ascontiguousarray(radius.T)
-    sorted_rows = np.sort(rows, axis=1)
-    lo = _sorted_search(sorted_rows, rows - rad, "left")       # approximate ends
-    hi = _sorted_search(sorted_rows, rows + rad, "right")
-    # Sentinels: position q of a row is q + 1 in ``padded``; -inf / +inf are never inside.
-    padded = np.concatenate([np.full((p, 1), -np.inf), sorted_rows, np.full((p, 1), np.inf)],
-                            axis=1)
-    width = m + 2
-    flat = padded.ravel()
-    base = (np.arange(p) * width + 1)[:, None]
-    new_run = np.concatenate([np.ones((p, 1), bool), padded[:, 1:] != padded[:, :-1]], axis=1)
-    idx = np.arange(width)
-    run_start = np.maximum.accumulate(np.where(new_run, idx, 0), axis=1) - 1   # in row positions
-    run_end = (np.minimum.accumulate(np.where(np.concatenate(
-        [new_run[:, 1:], np.ones((p, 1), bool)], axis=1), idx, width)[:, ::-1], axis=1)[:, ::-1])
-    run_start_flat, run_end_flat = run_start.ravel(), run_end.ravel()   # run_end: last + 1 - 1
-    r2 = rad * rad
+    from fsengine.rankers import _mi_kernels
 
-    def inside(pos):
-        gap = flat.take(pos + base) - rows
-        return gap * gap <= r2
-
-    for _ in range(m + 1):                                      # usually one pass
-        grow_lo, shrink_lo = inside(lo - 1), ~inside(lo)
-        grow_hi, shrink_hi = inside(hi), ~inside(hi - 1)
-        if not (grow_lo.any() or shrink_lo.any() or grow_hi.any() or shrink_hi.any()):
-            break
-        lo = np.where(grow_lo, run_start_flat.take(lo - 1 + base),
-                      np.where(shrink_lo, run_end_flat.take(lo + base), lo))
-        hi = np.where(grow_hi, run_end_flat.take(hi + base),
-                      np.where(shrink_hi, run_start_flat.take(hi - 1 + base), hi))
-    return (hi - lo).T
+    rows = np.ascontiguousarray(values.T, dtype=float)          # (p, m): one feature a row
+    rad = np.ascontiguousarray(radius.T, dtype=float)
+    return _mi_kernels.count_within(rows, np.sort(rows, axis=1), rad * rad).T
 
 
 def _mi_knn(X: np.ndarray, y: np.ndarray, classes: np.ndarray, n_neighbors: int) -> np.ndarray:

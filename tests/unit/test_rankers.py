@@ -816,3 +816,17 @@ def test_mi_breaks_ties_only_where_there_are_ties():
     sklearn_value = mutual_info_classif(X[:, :1], y, random_state=0)[0]
     assert with_noise[0] > 0.1
     assert with_noise[0] == pytest.approx(sklearn_value, abs=0.03)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_mi_neighbour_counts_equal_the_definition_on_tied_values(seed):
+    """The count of points within each point's radius against all pairs, with ties and zero radii."""
+    from fsengine.rankers._mi import _count_within
+
+    rng = np.random.default_rng(seed)
+    m, p = int(rng.integers(2, 40)), int(rng.integers(1, 6))
+    values = np.round(rng.standard_normal((m, p)), int(rng.integers(0, 3)))
+    radius = np.abs(np.round(rng.standard_normal((m, p)), 1)) * rng.choice([0.0, 0.5, 2.0])
+    expected = np.array([[sum((values[j, f] - values[i, f]) ** 2 <= radius[i, f] ** 2
+                               for j in range(m)) for f in range(p)] for i in range(m)])
+    assert _count_within(values, radius).tolist() == expected.tolist()
