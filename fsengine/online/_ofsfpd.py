@@ -131,12 +131,17 @@ class OFSFPD(StreamingSelector):
                                 f"{', '.join(RELEVANCE)}")
         self.relevance = relevance
         self._y_norm = float(np.sqrt(self.y.sum()))
-        self._members: list[tuple[str, int, int, float, float, float]] = []  # name, column, arrival, corr, e2, e3
-        self._units = np.empty((len(self.y), 0))
-        # |corr| between the members (diagonal inf), kept as members come and go: each
-        # pair's correlation is computed once, so the matrix is exactly symmetric.
-        self._abs_corr = np.empty((0, 0))
-        self._mean_relevance: float | None = None      # of S, recomputed when S changes
+        # The members of S, in their current order, in arrays the compiled step updates:
+        # unit columns, |corr| between them (diagonal inf; one product per pair, so exactly
+        # symmetric), objectives E2 and E3, arrival positions; ``_state[0]`` = |S|.
+        rows = 32
+        self._mem_units = np.empty((rows, len(self.y)))
+        self._mem_abs = np.empty((rows, rows))
+        self._mem_e2, self._mem_e3 = np.empty(rows), np.empty(rows)
+        self._mem_pos = np.empty(rows, dtype=np.int64)
+        self._state = np.zeros(1, dtype=np.int64)
+        self._info: dict[int, tuple[str, int, float]] = {}   # position -> name, column, corr
+        self._mean_relevance = 0.0                           # of S, recomputed when S changes
 
     @property
     def params(self) -> dict:
@@ -153,86 +158,87 @@ class OFSFPD(StreamingSelector):
         return corr, cos, units
 
     def _step_block(self, block, names, columns) -> list[OFSFPDEvent]:
+        from fsengine.online import _fpd_kernels
+
         corr, cos, units = self.relevances(block)
-        return [self._decide(units[:, j], float(corr[j]), float(cos[j]), names[j], columns[j])
-                for j in range(block.shape[1])]
+        b = block.shape[1]
+        if self.relevance == "positive":
+            relevant, strength, cos_strength = corr > 0, corr, cos          # NaN: not relevant
+        else:
+            relevant, strength, cos_strength = np.abs(corr) > 0, np.abs(corr), np.abs(cos)
+        first = self.n_seen
+        self._reserve(capacity(first + b) + 1)
+        rows = len(self._mem_pos)
+        dropped_pos = np.empty((b, rows), dtype=np.int64)
+        n_dropped = np.empty(b, dtype=np.int64)
+        dominance = np.empty((b, rows))
+        members = np.empty((b, rows), dtype=np.int64)
+        n_members = np.empty(b, dtype=np.int64)
+        _fpd_kernels.stream_block(
+            np.ascontiguousarray(units.T), 1.0 - strength, 1.0 - cos_strength, relevant, first,
+            TIE_TOLERANCE, self._mem_units, self._mem_abs, self._mem_e2, self._mem_e3,
+            self._mem_pos, self._state, dropped_pos, n_dropped, dominance, members, n_members)
+        events = []
+        for j in range(b):
+            position = first + j
+            entered = bool(relevant[j])
+            if entered:
+                self._info[position] = (names[j], columns[j], float(corr[j]))
+            lost: tuple[int, ...] = ()
+            kept_scores: tuple[float, ...] = ()
+            if n_dropped[j] >= 0:
+                lost = tuple(dropped_pos[j, :n_dropped[j]].tolist())
+                kept_scores = tuple(dominance[j, :n_members[j]].tolist())
+            dropped = tuple(self._info[q][0] for q in lost)
+            if entered or dropped:
+                current = [self._info[q] for q in members[j, :n_members[j]].tolist()]
+                self._set_selected([c[0] for c in current], [c[1] for c in current])
+                self._mean_relevance = (float(np.mean([c[2] for c in current]))
+                                        if current else 0.0)
+            for q in lost:
+                del self._info[q]
+            action = IRRELEVANT if not entered else REJECTED if position in lost else ADDED
+            events.append(OFSFPDEvent(position, names[j], columns[j], float(corr[j]), action,
+                                      self._selected_names, self._selected_columns,
+                                      self._mean_relevance, entered, dropped, kept_scores,
+                                      capacity(position + 1)))
+        self.n_seen = first + b
+        return events
+
+    def _reserve(self, rows: int) -> None:
+        """Room for ``rows`` members in the state arrays (S never exceeds capacity + 1)."""
+        old = len(self._mem_pos)
+        if rows <= old:
+            return
+        rows = max(rows, 2 * old)
+        units, abs_corr = np.empty((rows, len(self.y))), np.empty((rows, rows))
+        units[:old], abs_corr[:old, :old] = self._mem_units, self._mem_abs
+        self._mem_units, self._mem_abs = units, abs_corr
+        for name in ("_mem_e2", "_mem_e3", "_mem_pos"):
+            grown = np.empty(rows, dtype=getattr(self, name).dtype)
+            grown[:old] = getattr(self, name)
+            setattr(self, name, grown)
 
     def objectives(self) -> np.ndarray:
         """The decision matrix M = [E1, E2, E3] of the current S, one row per feature."""
-        if not self._members:
+        m = int(self._state[0])
+        if m == 0:
             return np.empty((0, 3))
-        # corr(f, g) and corr(g, f) are the same float (one product per pair), because
-        # dominance degrees of exactly 1 (ties) are common and decided by arrival order.
-        e1 = self._abs_corr.min(axis=1) if len(self._members) > 1 else np.zeros(1)
-        objectives = np.empty((len(self._members), 3))
-        objectives[:, 0] = np.minimum(e1, 1.0)
-        objectives[:, 1:] = [m[4:6] for m in self._members]
-        return objectives
-
-    def _add_member(self, member: tuple, unit: np.ndarray) -> None:
-        """Append a feature to S with its correlations to the members (one product each)."""
-        m = len(self._members)
-        row = np.abs(unit @ self._units) if m else np.empty(0)
-        grown = np.empty((m + 1, m + 1))
-        grown[:m, :m] = self._abs_corr
-        grown[m, :m] = row
-        grown[:m, m] = row
-        grown[m, m] = np.inf
-        self._abs_corr = grown
-        self._members.append(member)
-        self._units = np.column_stack([self._units, unit])
-
-    def _keep(self, kept: np.ndarray) -> None:
-        """Keep the members at positions ``kept`` (in that order)."""
-        self._members = [self._members[i] for i in kept]
-        self._units = self._units[:, kept]
-        self._abs_corr = self._abs_corr[kept][:, kept]
+        e1 = self._mem_abs[:m, :m].min(axis=1) if m > 1 else np.zeros(1)
+        return np.column_stack([np.minimum(e1, 1.0), self._mem_e2[:m], self._mem_e3[:m]])
 
     def _ranking(self) -> tuple[np.ndarray, np.ndarray]:
         """Order of S by dominance score (ascending, ties to earlier arrival) and the scores."""
         from fsengine.online import _fpd_kernels
 
         scores = _fpd_kernels.dominance_scores(self.objectives(), TIE_TOLERANCE)
-        arrival = np.array([m[2] for m in self._members])
+        arrival = self._mem_pos[:int(self._state[0])]
         return np.lexsort((arrival, tie_key(scores))), scores
-
-    def _decide(self, unit: np.ndarray, corr: float, cos: float, name: str,
-                column: int) -> OFSFPDEvent:
-        position = self.n_seen
-        self.n_seen += 1
-        cap = capacity(self.n_seen)
-        relevant = corr > 0 if self.relevance == "positive" else abs(corr) > 0   # NaN: False
-        dropped: tuple[str, ...] = ()
-        dominance: tuple[float, ...] = ()
-        new_was_dropped = False
-        if relevant:
-            strength = corr if self.relevance == "positive" else abs(corr)
-            cos_strength = cos if self.relevance == "positive" else abs(cos)
-            self._add_member((name, column, position, corr, 1.0 - strength, 1.0 - cos_strength),
-                             unit)
-        if len(self._members) > cap:
-            order, scores = self._ranking()
-            kept, lost = order[:cap], order[cap:]
-            dropped = tuple(self._members[i][0] for i in lost)
-            dominance = tuple(float(scores[i]) for i in kept)
-            new_was_dropped = any(self._members[i][2] == position for i in lost)
-            self._keep(kept)
-        if relevant or dropped:
-            self._set_selected([m[0] for m in self._members], [m[1] for m in self._members])
-        action = IRRELEVANT if not relevant else REJECTED if new_was_dropped else ADDED
-        if relevant or dropped or self._mean_relevance is None:
-            self._mean_relevance = (float(np.mean([m[3] for m in self._members]))
-                                    if self._members else 0.0)
-        mean_relevance = self._mean_relevance
-        return OFSFPDEvent(position, name, column, corr, action, self._selected_names,
-                           self._selected_columns, mean_relevance, relevant, dropped, dominance, cap)
 
     def finish(self) -> Selection:
         """S ranked by fuzzy Pareto dominance (best first); scores are the correlations."""
-        if len(self._members) > 1:
-            order, _ = self._ranking()
-            members = [self._members[i] for i in order]
-        else:
-            members = list(self._members)
-        return Selection(self.method, tuple(m[0] for m in members), tuple(m[1] for m in members),
-                         tuple(m[3] for m in members), "ranked by fuzzy Pareto dominance")
+        m = int(self._state[0])
+        order = self._ranking()[0] if m > 1 else np.arange(m)
+        members = [self._info[int(self._mem_pos[i])] for i in order]
+        return Selection(self.method, tuple(c[0] for c in members), tuple(c[1] for c in members),
+                         tuple(c[2] for c in members), "ranked by fuzzy Pareto dominance")
