@@ -99,6 +99,28 @@ def _write_stats(enum_idx, enum_lab, enum_d, members, member_lab, ks, paper, wit
                     other_d[t, col, s] = cum_d1[end]
 
 
+@njit(cache=True, inline="always")
+def _same_count(enum_idx, lab, i, k, paper):
+    """Sample i's number of same-label neighbours among its list's first K + 1 (one K, no
+    distances: what :func:`_write_stats` writes into ``same``)."""
+    n_min = 0
+    if not paper:
+        for j in range(1, k + 1):                  # sorted positions 2..K+1
+            n_min += lab[enum_idx[j]]
+    else:
+        inside = False
+        for j in range(k + 1):
+            if enum_idx[j] == i:
+                inside = True
+                break
+        last = k + 1 if inside else k
+        for j in range(last):
+            n_min += lab[enum_idx[j]]
+        if inside:
+            n_min -= lab[i]
+    return n_min if lab[i] == 1 else k - n_min
+
+
 @njit(cache=True)
 def _workspace(ks):
     """Work arrays of one query: M = max(K) + 1, the list, its prefix sums, one member."""
@@ -676,6 +698,8 @@ def set_plus_feature_stats_short(sq, short_idx, short_sq, bound, cand, cand_w, l
     full = 0
     done = 0
     lists_pay = True
+    single_count = ks.shape[0] == 1 and not with_dist
+    k0 = ks[0]
     for f in range(cand.shape[0]):
         x = cand[f]
         w = cand_w[f]
@@ -724,7 +748,10 @@ def set_plus_feature_stats_short(sq, short_idx, short_sq, bound, cand, cand_w, l
                     dbuf[t] = np.sqrt(row[t] + (w * g) * g)
                 dbuf[i] = 0.0
                 _select_row(dbuf, m, enum_idx, enum_d)
-            _write_one(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, f)
+            if single_count:
+                same[0, f, i] = _same_count(enum_idx, lab, i, k0, paper)
+            else:
+                _write_one(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, f)
             if card != NO_CARD:
                 card_sum += _card_value(card, gamma, same[0, f, i], ks[0], lab[i])
                 if card_sum + (n - 1 - r) < reject_sum:

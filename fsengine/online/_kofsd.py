@@ -145,14 +145,20 @@ class KOFSD(StreamingSelector):
         return self._single_dependencies(block, feature_weights(block, self.metric))
 
     def _single_dependencies(self, block: np.ndarray, weights: np.ndarray) -> np.ndarray:
-        return self._dependencies_for_ks(block, weights, [self.k])[0]
+        return dependency_from_cards(self._cards_for_ks(block, weights, [self.k])[0])
 
-    def _dependencies_for_ks(self, block: np.ndarray, weights: np.ndarray, ks) -> list[np.ndarray]:
-        """Single-feature dependencies of the block's columns for each K (one sort)."""
+    def _cards_for_ks(self, block: np.ndarray, weights: np.ndarray, ks) -> list[np.ndarray]:
+        """Card values (n, b) of the block's columns alone for each K (one sort)."""
         stats = single_feature_neighbour_stats_for_ks(block, self.y, ks, weights, self.variant,
                                                       self.card.needs_distances)
-        return [dependency_from_cards(self.card.values(st, self.y[:, None], k))
-                for st, k in zip(stats, ks)]
+        return [self.card.values(st, self.y[:, None], k) for st, k in zip(stats, ks)]
+
+    def _order_rows(self, cards: np.ndarray | None) -> None:
+        """After S changed: its set tests visit first the samples whose card on S is below 1
+        (minority first among them), where an early rejection finds its evidence."""
+        if cards is not None and self._dense:
+            key = (cards >= 1.0).astype(np.int64) * 2 + (self.y == 0)
+            self._terms.row_order = np.argsort(key, kind="stable").astype(np.int64)
 
     def set_dependency(self, sq_dist: np.ndarray) -> float:
         """Dependency of a feature set from its summed distance terms (Algorithm 4)."""
@@ -174,7 +180,9 @@ class KOFSD(StreamingSelector):
             all_stats, rejected = self._terms.stats_with(block, weights, self.y, [self.k],
                                                          self.variant, self.card.needs_distances,
                                                          reject)
-            deps = dependency_from_cards(self.card.values(all_stats[0], self.y[:, None], self.k))
+            cards = self.card.values(all_stats[0], self.y[:, None], self.k)
+            self._tested_cards = cards
+            deps = dependency_from_cards(cards)
             deps[rejected] = math.nan
             return deps.tolist()
         deps = []
@@ -190,18 +198,21 @@ class KOFSD(StreamingSelector):
                     columns: list[int]) -> list[KOFSDEvent]:
         """Single-feature dependencies of the block at once, then Algorithm 1 per feature."""
         weights = feature_weights(block, self.metric)
-        return self._decide_block(block, weights, self._single_dependencies(block, weights).tolist(),
-                                  names, columns)
+        cards = self._cards_for_ks(block, weights, [self.k])[0]
+        return self._decide_block(block, weights, dependency_from_cards(cards).tolist(), names,
+                                  columns, cards=cards)
 
     def _decide_block(self, block: np.ndarray, weights: np.ndarray, deps: list[float],
-                      names: list[str], columns: list[int],
-                      want_events: bool = True) -> list[KOFSDEvent]:
+                      names: list[str], columns: list[int], want_events: bool = True,
+                      cards: np.ndarray | None = None) -> list[KOFSDEvent]:
         """Algorithm 1 over the block's features in order, given their dependencies.
 
         Features below the alpha threshold are discarded in runs; the set tests up to the
         next change of S are computed together against the current S; the decisions are
         still taken one feature at a time, in order. Without ``want_events`` the state
-        is the same but no event is made (the run needs only the selection).
+        is the same but no event is made (the run needs only the selection). ``cards``
+        (n, b), the columns' card values alone, order the set tests' samples after a
+        replacement (:meth:`_order_rows`).
         """
         events: list[KOFSDEvent] = []
         b = len(deps)
@@ -228,19 +239,26 @@ class KOFSD(StreamingSelector):
                 event = self._decide(block[:, j], weights[j], deps[j], names[j], columns[j])
                 if want_events:
                     events.append(event)
+                self._order_rows(None if cards is None else cards[:, j])
                 j += 1
                 continue
             tested = self._dependencies_with(block[:, pending], weights[pending])
             changed = False
-            for pos, with_feature in zip(pending, tested):
+            for i, (pos, with_feature) in enumerate(zip(pending, tested)):
                 if pos > j:
                     self._discard(j, pos, deps, names, columns, events if want_events else None)
+                j = pos + 1
+                if not want_events and not with_feature > self._set_dependency:
+                    self._seen.append((names[pos], columns[pos], deps[pos]))    # rejected
+                    self.n_seen += 1
+                    continue
                 event = self._decide(block[:, pos], weights[pos], deps[pos], names[pos],
                                      columns[pos], with_feature)
                 if want_events:
                     events.append(event)
-                j = pos + 1
                 if event.action == ADDED:
+                    if self._dense:
+                        self._order_rows(self._tested_cards[:, i])
                     changed = True
                     break
             self._batch = FIRST_BATCH if changed else min(2 * self._batch, MAX_BATCH)
@@ -406,7 +424,7 @@ def run_kofsd_for_ks(X, y, ks: Sequence[int], names: Sequence[str] | None = None
         block_names = names[lo:lo + chunk]
         block = first._checked_block(X[:, lo:lo + chunk], block_names)
         weights = feature_weights(block, first.metric)
-        for k, deps in zip(ks, first._dependencies_for_ks(block, weights, ks)):
-            selectors[k]._decide_block(block, weights, deps.tolist(), block_names, columns,
-                                       want_events=False)
+        for k, cards in zip(ks, first._cards_for_ks(block, weights, ks)):
+            selectors[k]._decide_block(block, weights, dependency_from_cards(cards).tolist(),
+                                       block_names, columns, want_events=False, cards=cards)
     return {k: selector.finish() for k, selector in selectors.items()}

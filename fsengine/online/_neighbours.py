@@ -333,6 +333,10 @@ class DenseSetTerms:
         self._lists: tuple | None = None     # (short_idx, short_sq, bound)
         self._stale = True                   # the lists are not those of the current S
         self._useless = False                # the lists do not pay on the current S
+        self.row_order: np.ndarray | None = None
+        #: Diagnostics: set tests made from lists, and their rows scored in full.
+        self.list_tests = 0
+        self.list_full_rows = 0
 
     def replace(self, values: np.ndarray, weight: float) -> None:
         """S becomes the one feature ``values`` (distance weight ``weight``)."""
@@ -357,11 +361,12 @@ class DenseSetTerms:
         self._useless = False
 
     def _row_order(self, y: np.ndarray) -> np.ndarray:
-        """Samples in the order of the set tests: the minority first (their cards are the
-        likeliest to be below 1, which lets an early rejection come sooner)."""
-        if getattr(self, "_rows", None) is None or len(self._rows) != len(y):
-            self._rows = np.argsort(-np.asarray(y), kind="stable").astype(np.int64)
-        return self._rows
+        """Samples in the order of the set tests: ``row_order`` if the caller set one, else
+        the minority first (their cards are the likeliest to be below 1, which lets an
+        early rejection come sooner). Any order gives the same statistics."""
+        if self.row_order is None or len(self.row_order) != len(y):
+            self.row_order = np.argsort(-np.asarray(y), kind="stable").astype(np.int64)
+        return self.row_order
 
     def _current_lists(self):
         """The shortlists of the current S, made from the previous ones when they can serve."""
@@ -418,6 +423,8 @@ class DenseSetTerms:
             variant == "paper", with_distances, same, same_d, other_d, card, gamma, reject_sum,
             rejected, self._row_order(y))
         if use_lists:
+            self.list_tests += 1
+            self.list_full_rows += full
             if full > USELESS_FRACTION * done:
                 self._useless = True
             elif (full > FULL_ROW_FRACTION * done
