@@ -59,13 +59,15 @@ $(VENV)/.bench-installed: requirements-bench.txt $(VENV)/.runtime-installed
 	touch $@
 
 ## Time the selectors and rankers against straightforward implementations and the
-## scikit-learn / skrebate baselines (medians, ratios); measure the loader's peak memory.
-bench: $(VENV)/.bench-installed
+## scikit-learn / skrebate baselines (medians, ratios); measure the loader's peak memory;
+## the real data sets and the N series; the Sweep page in Chromium (playwright, as the tests).
+bench: $(VENV)/.bench-installed test-deps browser
 	$(PY) benchmarks/bench_kofsd.py
 	$(PY) benchmarks/bench_online.py
 	$(PY) benchmarks/bench_rankers.py
 	$(PY) benchmarks/bench_memory.py
 	$(PY) benchmarks/bench_real.py
+	$(PY) benchmarks/bench_sweep_browser.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache test-artifacts

@@ -3,8 +3,10 @@
 import streamlit as st
 
 from dashboard import state
+from fsengine.parallel import warm_up
 
 st.set_page_config(page_title="fsengine", page_icon=":dna:", layout="wide")
+warm_up()           # Compare and Sweep run splits in worker processes: start them now
 
 # One line per page; the first is the default.
 PAGES = [

@@ -7,6 +7,7 @@ gives the same records as a serial one.
 from __future__ import annotations
 
 import os
+import threading
 from typing import Callable, Sequence
 
 from fsengine.errors import FSEngineError, is_integer_in
@@ -44,6 +45,11 @@ def _single_threaded(function, task):
         return function(*task)
 
 
+#: The worker processes are shared by the whole process: runs from several threads (the
+#: dashboard's sessions, the warm-up) take turns, as concurrent runs on one pool can hang.
+_POOL_LOCK = threading.Lock()
+
+
 def run_tasks(function: Callable, tasks: Sequence[tuple], n_jobs: int | None = None,
               on_done: Callable[[int], None] | None = None) -> list:
     """``[function(*task) for task in tasks]``, on up to ``n_jobs`` processes.
@@ -74,10 +80,52 @@ def run_tasks(function: Callable, tasks: Sequence[tuple], n_jobs: int | None = N
         return results
     from joblib import Parallel, delayed
 
-    parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator")
-    for i, result in enumerate(parallel(delayed(_single_threaded)(function, task)
-                                        for task in tasks)):
-        results.append(result)
-        if on_done:
-            on_done(i)
+    with _POOL_LOCK:             # one parallel run at a time per process (several sessions)
+        parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator")
+        for i, result in enumerate(parallel(delayed(_single_threaded)(function, task)
+                                            for task in tasks)):
+            results.append(result)
+            if on_done:
+                on_done(i)
     return results
+
+
+_warmed = False
+
+
+def _load_kernels() -> int:
+    """In a worker: run K-OFSD's shared-K pass and both classifiers on a tiny matrix, which
+    imports them and loads the compiled kernels (seconds per process the first time)."""
+    import numpy as np
+
+    from fsengine.evaluation import CLASSIFIERS, classify
+    from fsengine.online._kofsd import run_kofsd_for_ks
+
+    X = np.arange(60.0).reshape(12, 5) % 7
+    y = np.array([0, 1, 0] * 4)
+    run_kofsd_for_ks(X, y, [1, 2, 3], alpha=0.0)
+    for name in CLASSIFIERS:
+        classify(name, X, y, X, y)
+    return os.getpid()
+
+
+def warm_up(n_jobs: int | None = None) -> None:
+    """Start the worker processes of :func:`run_tasks` in the background, once per process.
+
+    The first parallel run otherwise pays for starting the processes and loading the
+    compiled kernels in each (several seconds on a 2-core machine). Returns at once;
+    a failure is ignored (the first run then starts the workers itself).
+    """
+    global _warmed
+    jobs = resolve_jobs(n_jobs)
+    if _warmed or jobs <= 1:
+        return
+    _warmed = True
+
+    def start() -> None:
+        try:
+            run_tasks(_load_kernels, [()] * jobs, n_jobs=jobs)
+        except Exception:                                    # noqa: BLE001 - only a head start
+            pass
+
+    threading.Thread(target=start, name="fsengine-warm-up", daemon=True).start()

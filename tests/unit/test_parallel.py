@@ -83,3 +83,27 @@ def test_default_jobs_are_the_available_cores():
     assert resolve_jobs(3) == 3
     with pytest.raises(FSEngineError):
         resolve_jobs(True)
+
+
+def test_runs_from_several_threads_and_the_warm_up_take_turns_on_the_pool():
+    """Two sessions of the dashboard running at once, while the warm-up starts the workers:
+    every run finishes with its own results in task order."""
+    import threading
+
+    from fsengine import parallel
+
+    parallel._warmed = False
+    parallel.warm_up(2)
+    results, threads = {}, []
+    for name, base in (("a", 0), ("b", 100)):
+        tasks = [(base + i,) for i in range(6)]
+        thread = threading.Thread(target=lambda n=name, t=tasks: results.__setitem__(
+            n, run_tasks(abs, t, n_jobs=2)))
+        threads.append(thread)
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not any(t.is_alive() for t in threads)
+    assert results == {"a": list(range(6)), "b": list(range(100, 106))}
+    assert parallel._warmed
+    parallel.warm_up(2)                                  # once per process: returns at once
