@@ -320,7 +320,7 @@ def _cmd_select(args) -> None:
                       drop_constant=args.drop_constant)
     params = _method_params(args)
     result = run_selection(ds, args.minority, args.method, order=args.order, seed=args.seed,
-                           top=args.top, **params)
+                           top=args.top, events=bool(args.trace), **params)
     if args.method == "kofsd":
         warning = k_warning(ds.binarise(args.minority), result.params["k"])
         if warning:

@@ -23,9 +23,7 @@ from typing import BinaryIO, Union
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pacsv
-import pyarrow.parquet as pq
 
 from fsengine.errors import FSEngineError
 
@@ -243,7 +241,7 @@ def _read_table(data: bytes, name: str, as_text: bool = False
         raise FSEngineError(f"{name} is empty")
     if data[:4] == b"PAR1":
         try:
-            return pq.ParquetFile(io.BytesIO(data)).read(), ["format: Parquet"], False
+            return _parquet().ParquetFile(io.BytesIO(data)).read(), ["format: Parquet"], False
         except (pa.ArrowException, OSError) as exc:
             raise FSEngineError(f"{name} looks like Parquet but cannot be read ({exc}); "
                                 "is the file complete?") from None
@@ -360,16 +358,53 @@ def _plan(names: list[str], numeric: list[int]) -> list[int] | None:
     return sorted(text | {0, p - 1})
 
 
+def _parquet():
+    """pyarrow.parquet, imported when a Parquet file is read (it loads in about 20 ms)."""
+    import pyarrow.parquet
+    return pyarrow.parquet
+
+
+def _compute():
+    """pyarrow.compute, imported when a cell needs checking (it loads in about 50 ms)."""
+    import pyarrow.compute
+    return pyarrow.compute
+
+
+#: numpy's name of each Arrow number type whose name differs.
+_NUMPY_NAMES = {"double": "float64", "float": "float32", "halffloat": "float16"}
+
+
+def _numbers(column: pa.ChunkedArray) -> np.ndarray:
+    """The values of a numeric column without nulls as a numpy array, read from the Arrow
+    buffers (``to_numpy`` would also import pandas)."""
+    if pa.types.is_decimal(column.type):
+        return np.array(column.to_pylist(), dtype=np.float64)
+    name = str(column.type)
+    parts = [np.frombuffer(chunk.buffers()[1], dtype=_NUMPY_NAMES.get(name, name),
+                           count=len(chunk), offset=chunk.offset * chunk.type.bit_width // 8)
+             for chunk in column.chunks]
+    if not parts:
+        return np.empty(0, dtype=_NUMPY_NAMES.get(name, name))
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def _float_array(values: np.ndarray) -> pa.Array:
+    """A float64 Arrow array over a numpy column, without a copy when it is contiguous
+    (``pa.array`` would also import pandas to check the input's type)."""
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    return pa.Array.from_buffers(pa.float64(), len(values), [None, pa.py_buffer(values)])
+
+
 def _assemble(names: list[str], numeric: list[int], matrix: np.ndarray, kept: dict) -> pa.Table:
     """The table in file order: kept columns as read, the others as views of ``matrix``."""
-    columns = {j: pa.array(matrix[:, k]) for k, j in enumerate(numeric) if j not in kept}
+    columns = {j: _float_array(matrix[:, k]) for k, j in enumerate(numeric) if j not in kept}
     columns.update(kept)
     return pa.Table.from_arrays([columns[j] for j in range(len(names))], names=names)
 
 
 def _read_parquet_fast(source) -> _Parsed | None:
     """Parquet read a group of columns at a time into one float64 matrix."""
-    file = pq.ParquetFile(pa.BufferReader(source) if isinstance(source, bytes) else str(source))
+    file = _parquet().ParquetFile(pa.BufferReader(source) if isinstance(source, bytes) else str(source))
     schema = file.schema_arrow
     names = schema.names
     numeric = [j for j, f in enumerate(schema)
@@ -384,7 +419,7 @@ def _read_parquet_fast(source) -> _Parsed | None:
         for k, column in enumerate(part.columns, start=start):
             if column.null_count:
                 return None
-            matrix[:, k] = column.to_numpy()
+            matrix[:, k] = _numbers(column)
         del part
     kept = file.read(columns=[names[j] for j in kept_positions])
     kept = {j: kept.column(i) for i, j in enumerate(kept_positions)}
@@ -668,7 +703,7 @@ def _feature_values(name: str, column: pa.ChunkedArray, sample_names, is_text: b
     if not _is_numeric_type(t):
         if pa.types.is_string(t) or pa.types.is_large_string(t):
             try:
-                column = pc.cast(pc.utf8_trim_whitespace(column), pa.float64())
+                column = _compute().cast(_compute().utf8_trim_whitespace(column), pa.float64())
             except pa.ArrowInvalid:
                 values = column.to_pylist()
                 for row, value in enumerate(values):
@@ -684,10 +719,10 @@ def _feature_values(name: str, column: pa.ChunkedArray, sample_names, is_text: b
         else:
             raise FSEngineError(f"feature column {name!r} has type {t}, not numbers")
     if column.null_count:
-        row = int(np.flatnonzero(pc.is_null(column).to_numpy(zero_copy_only=False))[0])
+        row = int(np.flatnonzero(_compute().is_null(column).to_numpy(zero_copy_only=False))[0])
         raise FSEngineError(f"feature column {name!r}, {_where(row, sample_names, is_text)}: "
                             "missing value; fill or remove it (K-OFSD needs every value)")
-    return _finite(name, column.to_numpy().astype(np.float64, copy=False), sample_names, is_text)
+    return _finite(name, _numbers(column).astype(np.float64, copy=False), sample_names, is_text)
 
 
 def _finite(name: str, values: np.ndarray, sample_names, is_text: bool) -> np.ndarray:
@@ -702,12 +737,12 @@ def _finite(name: str, values: np.ndarray, sample_names, is_text: bool) -> np.nd
 def _label_values(name: str, column: pa.ChunkedArray, sample_names, is_text: bool) -> np.ndarray:
     """Class labels: int64 for integral numbers, float64 for other numbers, else str."""
     if column.null_count:
-        row = int(np.flatnonzero(pc.is_null(column).to_numpy(zero_copy_only=False))[0])
+        row = int(np.flatnonzero(_compute().is_null(column).to_numpy(zero_copy_only=False))[0])
         raise FSEngineError(f"label column {name!r}, {_where(row, sample_names, is_text)}: "
                             "missing class label")
     t = column.type
     if _is_numeric_type(t) or pa.types.is_boolean(t):
-        values = column.to_numpy(zero_copy_only=False)
+        values = np.array(column.to_pylist())
     else:
         text = np.array([str(v).strip() for v in column.to_pylist()], dtype=object)
         numbers = [_as_number(v) for v in text]
@@ -744,7 +779,7 @@ def _transposed(table: pa.Table) -> tuple[pa.Table, tuple[str, ...]]:
     for j in range(1, table.num_columns):
         col = table.column(j)
         if _is_numeric_type(col.type) and not col.null_count:   # to_numpy: null -> NaN
-            cells[:, j - 1] = col.to_numpy(zero_copy_only=False)
+            cells[:, j - 1] = _numbers(col)
         else:
             cells[:, j - 1] = col.to_pylist()
     arrays = {}

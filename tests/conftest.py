@@ -22,3 +22,15 @@ def srbct():
     from fsengine import load_dataset
 
     return load_dataset(SAMPLE)
+
+
+@pytest.fixture(autouse=True)
+def compiled_kernels():
+    """Every test runs the compiled kernels unless it asks for the numpy paths (which the
+    budget of fsengine.online._compiled would pick for small inputs in a fresh process):
+    the same path whatever ran before. ``compiled_kernels(False)`` switches within a test."""
+    from fsengine.online import _compiled
+
+    _compiled.force(True)
+    yield _compiled.force
+    _compiled.force(None)

@@ -28,12 +28,20 @@ def test_the_scikit_learn_selectors_still_import_where_they_did():
     assert "sklearn" in loaded
 
 
-def test_a_kofsd_selection_needs_neither_scikit_learn_nor_streamlit(tmp_path):
+def test_a_kofsd_selection_on_a_small_file_loads_no_heavy_library(tmp_path):
     data = tmp_path / "small.csv"
     data.write_text("g0,g1,g2,label\n" + "\n".join(
         f"{i % 3},{(i * 7) % 5},{i / 10},{int(i < 4)}" for i in range(12)) + "\n")
     loaded = _modules_after("from fsengine.cli import main\n"
                             f"assert main(['select', {str(data)!r}, '--minority', '1', '--k', '2',"
                             f" '--out', {str(tmp_path / 'out.csv')!r}]) == 0")
-    assert "sklearn" not in loaded and "streamlit" not in loaded and "plotly" not in loaded
-    assert "numba" in loaded                  # the kernels, loaded for the work itself
+    # A small file: numpy does the work; numba and its kernels (0.6 s to load) stay out,
+    # and so do pandas and scipy.
+    assert loaded == []
+
+
+def test_a_large_selection_loads_the_compiled_kernels():
+    loaded = _modules_after("import numpy as np\nfrom fsengine.online import run_kofsd\n"
+                            "rng = np.random.default_rng(0)\n"
+                            "run_kofsd(rng.standard_normal((300, 400)), np.arange(300) % 5 == 0)")
+    assert "numba" in loaded
