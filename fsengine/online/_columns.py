@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from fsengine.online._compiled import use_compiled
+
 
 def sequential_sum(a: np.ndarray) -> np.ndarray | float:
     """Sum over axis 0 strictly in order, as Octave's ``sum`` does.
@@ -16,10 +18,19 @@ def sequential_sum(a: np.ndarray) -> np.ndarray | float:
     numpy's ``sum`` uses pairwise summation, which rounds differently and differently
     for different shapes; K-OFSD's reference decisions depend on the exact rounding.
     """
+    if a.ndim > 1 and a.shape[0] >= COMPILED_MIN_ROWS and use_compiled(a.size):
+        from fsengine.online._column_kernels import column_sums
+        return column_sums(a)
     total = a[0].copy() if a.ndim > 1 else float(a[0])
     for row in a[1:]:
         total += row
     return total
+
+
+#: From this many rows a 2-D sum runs compiled (the same additions in the same order).
+COMPILED_MIN_ROWS = 16
+#: From this many elements the per-column weights run compiled.
+COMPILED_MIN_SIZE = 4096
 
 
 def pearson_with(block: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -9,18 +9,17 @@ for a larger K), the number of minority neighbours turned into the number of sam
 neighbours, and the summed distances to same- and other-label neighbours (added one
 neighbour at a time in neighbour order, as the definition does).
 
-Three ways to find the list, all exact:
+Here, the single features and a set's own statistics (the set tests, the neighbours on
+S + f, are in :mod:`fsengine.online._set_kernels`), all exact:
 
 * one feature (:func:`single_feature_stats`): the samples sorted by value (ties by index);
-  from a sample, distances grow along each side of the sorted order, so the list is a
-  walk outwards that takes whole groups of equal distance and, at the group that crosses
-  position M, the lowest sample indices of the group (a bounded merge of the group's runs
-  of equal values, each already in index order). Samples with equal values share one
-  list. Cost O(N log N + N K) per feature, whatever the ties;
-* a set, small N (:func:`set_stats_dense`): from the set's full distance matrix, one pass
-  per row keeping the M best (distance, index) pairs;
-* a set, large N (:func:`set_stats_candidates`): from candidate lists that are known to
-  contain every sample of the M first (see ``_neighbours.set_neighbour_stats``).
+  from a sample, distances grow along each side of the sorted order. Counts alone come
+  from a sliding window (:func:`_window_pass`, O(N) per K); distance sums from a walk
+  outwards that takes whole groups of equal distance and, at the group that crosses
+  position M, the lowest sample indices of the group (:func:`_walk_list`). Samples with
+  equal values share one list. Cost O(N log N + N K) per feature, whatever the ties;
+* a set (:func:`set_stats_dense`): from the set's full distance matrix, one pass per row
+  keeping the M best (distance, index) pairs.
 
 Distances are ``sqrt((w * d) * d)`` per feature and, for a set, the terms are summed in the
 set's order: the arithmetic of the authors' ``pdist(X, 'seuclidean')``.
@@ -30,6 +29,10 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+# Card functions known to the kernels (for early rejection): codes of Card_Imbalanced,
+# Card_Consistency, Card_Weight; NO_CARD: none.
+from fsengine.online._compiled import CARD_CODES, NO_CARD  # noqa: F401
 
 
 @njit(cache=True, inline="always")
@@ -144,11 +147,6 @@ def _write_one(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, col):
                  same, same_d, other_d, col, cum_min, cum_d1, cum_d0)
 
 
-#: Card functions known to the kernels (for early rejection): codes of
-#: Card_Imbalanced, Card_Consistency, Card_Weight; NO_CARD: none.
-CARD_CODES = {"imbalanced": 0, "consistency": 1, "weight": 2}
-NO_CARD = -1
-
 
 @njit(cache=True, inline="always")
 def _card_value(card, gamma, same, k, label):
@@ -167,26 +165,6 @@ def _card_value(card, gamma, same, k, label):
 def _feature_distance(a, b, w):
     d = a - b
     return np.sqrt((w * d) * d)
-
-
-@njit(cache=True)
-def _stable_runs(values, order):
-    """Sort the indices inside every run of equal values (ties to the lower index)."""
-    n = values.shape[0]
-    start = 0
-    for p in range(1, n + 1):
-        if p == n or values[p] != values[start]:
-            if p - start > 32:
-                order[start:p] = np.sort(order[start:p])
-            else:
-                for a in range(start + 1, p):          # insertion sort of a short run
-                    key = order[a]
-                    c = a - 1
-                    while c >= start and order[c] > key:
-                        order[c + 1] = order[c]
-                        c -= 1
-                    order[c + 1] = key
-            start = p
 
 
 @njit(cache=True)
@@ -215,6 +193,283 @@ def _enumerate_by_definition(x, s, w, m, enum_idx, enum_lab, enum_d, lab):
 
 
 @njit(cache=True)
+def _index_ordered_runs(v, o, run_start, run_end):
+    """Runs of equal values in the sorted column ``v``: each run's indices ``o`` sorted (ties
+    to the lower index) and every position's run [run_start, run_end)."""
+    n = v.shape[0]
+    start = 0
+    for p in range(1, n + 1):
+        if p == n or v[p] != v[start]:
+            if p - start > 32:
+                o[start:p] = np.sort(o[start:p])
+            else:
+                for a in range(start + 1, p):          # insertion sort of a short run
+                    key = o[a]
+                    c = a - 1
+                    while c >= start and o[c] > key:
+                        o[c + 1] = o[c]
+                        c -= 1
+                    o[c + 1] = key
+            for q in range(start, p):
+                run_start[q] = start
+                run_end[q] = p
+            start = p
+
+
+@njit(cache=True)
+def _walk_list(v, o, slab, run_start, run_end, rs, re, w, m, enum_idx, enum_lab, enum_d,
+               grp_lo, grp_hi, heads):
+    """The first m of the stable distance order of the samples at sorted positions
+    [rs, re) (one run of equal values): a walk outwards, one group of equal distance at a
+    time; the group that crosses m is merged by sample index. Returns the list's length."""
+    n = v.shape[0]
+    vq = v[rs]
+    # The first group, at distance 0, holds this run and any value whose distance
+    # underflows to 0.
+    left, right = rs - 1, re
+    dl = _feature_distance(vq, v[left], w) if left >= 0 else np.inf
+    dr = _feature_distance(vq, v[right], w) if right < n else np.inf
+    taken = 0
+    dist = 0.0
+    grp_lo[0] = rs
+    grp_hi[0] = re
+    n_runs = 1
+    while taken < m:
+        if n_runs == 0:
+            if left < 0 and right >= n:
+                break
+            if left < 0:
+                dist = dr
+            elif right >= n:
+                dist = dl
+            else:
+                dist = min(dl, dr)
+        while left >= 0 and dl == dist:
+            grp_lo[n_runs] = run_start[left]
+            grp_hi[n_runs] = left + 1
+            n_runs += 1
+            left = run_start[left] - 1
+            if left >= 0:
+                dl = _feature_distance(vq, v[left], w)
+        while right < n and dr == dist:
+            grp_lo[n_runs] = right
+            grp_hi[n_runs] = run_end[right]
+            n_runs += 1
+            right = run_end[right]
+            if right < n:
+                dr = _feature_distance(vq, v[right], w)
+        if n_runs == 1:                        # one run: already in index order
+            q = grp_lo[0]
+            while taken < m and q < grp_hi[0]:
+                enum_idx[taken] = o[q]
+                enum_lab[taken] = slab[q]
+                enum_d[taken] = dist
+                taken += 1
+                q += 1
+            n_runs = 0
+            continue
+        # Merge the group's runs (each in index order) up to the m-th element.
+        for g in range(n_runs):
+            heads[g] = grp_lo[g]
+        while taken < m:
+            best = -1
+            for g in range(n_runs):
+                if heads[g] < grp_hi[g] and (best < 0 or o[heads[g]] < o[heads[best]]):
+                    best = g
+            if best < 0:
+                break
+            q = heads[best]
+            enum_idx[taken] = o[q]
+            enum_lab[taken] = slab[q]
+            enum_d[taken] = dist
+            taken += 1
+            heads[best] = q + 1
+        n_runs = 0
+    return taken
+
+
+@njit(cache=True, inline="always")
+def _sq_term(u, x, w):
+    """One feature's squared distance term ``(w * d) * d``, d = u - x."""
+    d = u - x
+    return (w * d) * d
+
+
+@njit(cache=True, inline="always")
+def _same_distance(sa, sb):
+    """sqrt(sa) == sqrt(sb) for squared terms sa, sb >= 0. Two doubles share a root only
+    within a relative 4.4e-16 of each other (none among subnormals), so the roots are
+    taken only when the two are that close (with a wide margin)."""
+    if sa == sb:
+        return True
+    if abs(sa - sb) > 1e-14 * min(sa, sb):
+        return False
+    return np.sqrt(sa) == np.sqrt(sb)
+
+
+@njit(cache=True, inline="always")
+def _strictly_nearer(sa, sb):
+    """sqrt(sa) < sqrt(sb) (sb may be +inf)."""
+    return sa < sb and (sb - sa > 1e-14 * sa or np.sqrt(sa) != np.sqrt(sb))
+
+
+@njit(cache=True, inline="always")
+def _tie_zone_count(v, o, sl, cm, run_start, run_end, u, w, lo, hi, rs, re, s_star, m,
+                    grp_lo, grp_hi, heads):
+    """Minority count of the list of the run [rs, re) (value ``u``) when a sample next to
+    the window [lo, hi] is at the window's largest distance d* (squared term ``s_star``):
+    every sample nearer than d*, then the lowest indices among those at d*. Returns -1
+    when a boundary is not as expected (the caller then walks)."""
+    n = v.shape[0]
+    # Left: [l1, l2) at d*, [l2, rs) nearer; right: [re, r1) nearer, [r1, r2) at d*. Each
+    # loop stops at the first sample not at d*, which must then be on the expected side.
+    if not s_star > 0.0:
+        return -1
+    l2 = lo
+    while l2 < rs:
+        sq = _sq_term(u, v[l2], w)
+        if not _same_distance(sq, s_star):
+            if not sq < s_star:
+                return -1
+            break
+        l2 = run_end[l2]
+    l1 = lo
+    while l1 > 0:
+        sq = _sq_term(u, v[l1 - 1], w)
+        if not _same_distance(sq, s_star):
+            if not sq > s_star:
+                return -1
+            break
+        l1 = run_start[l1 - 1]
+    r1 = hi + 1
+    while r1 > re:
+        sq = _sq_term(u, v[r1 - 1], w)
+        if not _same_distance(sq, s_star):
+            if not sq < s_star:
+                return -1
+            break
+        r1 = run_start[r1 - 1]
+    r2 = hi + 1
+    while r2 < n:
+        sq = _sq_term(u, v[r2], w)
+        if not _same_distance(sq, s_star):
+            if not sq > s_star:
+                return -1
+            break
+        r2 = run_end[r2]
+    if r1 < re:
+        return -1
+    need = m - (r1 - l2)
+    if not 0 < need <= (l2 - l1) + (r2 - r1):
+        return -1
+    base = cm[r1] - cm[l2]
+    if r2 == r1 and run_start[l2 - 1] <= l1:        # one run on the left
+        return base + cm[l1 + need] - cm[l1]
+    if l2 == l1 and run_end[r1] >= r2:              # one run on the right
+        return base + cm[r1 + need] - cm[r1]
+    g = 0                                           # merge the runs at d* by index
+    for q0, q1 in ((l1, l2), (r1, r2)):
+        q = q0
+        while q < q1:
+            grp_lo[g] = q
+            grp_hi[g] = run_end[q]
+            heads[g] = q
+            q = run_end[q]
+            g += 1
+    count = base
+    for _ in range(need):
+        best = -1
+        for h in range(g):
+            if heads[h] < grp_hi[h] and (best < 0 or o[heads[h]] < o[heads[best]]):
+                best = h
+        count += sl[heads[best]]
+        heads[best] += 1
+    return count
+
+
+@njit(cache=True)
+def _window_pass(v, o, sl, cm, run_start, run_end, simple, w, k, paper, same, t, f, ws):
+    """Same-label neighbour counts of every sample on one sorted column, for one K, by a
+    sliding window; runs with an unusual tie pattern go to :func:`_walk_list`.
+
+    ``v``/``o``/``sl``: sorted values, their sample indices (ties by index) and labels;
+    ``cm``: prefix sums of ``sl``. Every weight here is positive and finite. For a run of
+    equal values (sharing their list), the d* = M-th smallest distance (M = K + 1) is
+    found from the window of M consecutive sorted positions that minimises its largest
+    distance (it only moves right as the values grow); then the list is every sample
+    nearer than d* (a contiguous range, counted from ``cm``) and the lowest indices of
+    those at exactly d* (one run each side at most, unless rounding makes distinct
+    values equidistant). Every boundary is checked; anything unusual (d* = 0 across
+    runs, several runs at d*) takes the walk, and so does the whole column unless
+    ``simple`` (no distance between distinct values underflows to 0). O(N) per column
+    and K, the squared terms compared and roots taken only near a tie.
+    """
+    n = v.shape[0]
+    m = k + 1
+    (enum_idx, enum_lab, enum_d, cum_min, cum_d1, cum_d0, one, one_lab,
+     grp_lo, grp_hi, heads, ks1) = ws
+    out = same[t, f]
+    lo = 0
+    p = 0
+    while p < n:
+        rs = p
+        re = run_end[p]
+        p = re
+        u = v[rs]
+        n_list_min = -1                      # minority count of the list; -1: walk
+        zero_cut = False                     # d* = 0: the list is the run's first M
+        if not simple:
+            pass
+        elif re - rs >= m:
+            n_list_min = cm[rs + m] - cm[rs]
+            zero_cut = True
+        else:
+            if lo < rs - m + 1:
+                lo = rs - m + 1
+            # Slide while the sample after the window is nearer than its first.
+            s_lo = _sq_term(u, v[lo], w)
+            s_after = _sq_term(u, v[lo + m], w) if lo + m < n else np.inf
+            while lo < rs and s_after < s_lo:
+                lo += 1
+                s_lo = _sq_term(u, v[lo], w)
+                s_after = _sq_term(u, v[lo + m], w) if lo + m < n else np.inf
+            hi = lo + m - 1
+            s_star = max(s_lo, _sq_term(u, v[hi], w))
+            s_before = _sq_term(u, v[lo - 1], w) if lo > 0 else np.inf
+            if _strictly_nearer(s_star, s_before) and _strictly_nearer(s_star, s_after):
+                # Both samples outside are farther than d*: the list is the window.
+                n_list_min = cm[hi + 1] - cm[lo]
+            else:
+                n_list_min = _tie_zone_count(v, o, sl, cm, run_start, run_end, u, w, lo, hi,
+                                             rs, re, s_star, m, grp_lo, grp_hi, heads)
+        if n_list_min < 0:
+            _walk_list(v, o, sl, run_start, run_end, rs, re, w, m, enum_idx, enum_lab, enum_d,
+                       grp_lo, grp_hi, heads)
+            ks1[0] = k
+            _write_stats(enum_idx[:m], enum_lab[:m], enum_d[:m], o[rs:re], sl[rs:re], ks1, paper, False,
+                         same[t:t + 1], same[t:t + 1], same[t:t + 1], f, cum_min, cum_d1, cum_d0)
+            continue
+        if not paper:
+            n_min = n_list_min - sl[rs]      # the list's first: the run's lowest index
+            for q in range(rs, re):
+                c = sl[q]
+                out[o[q]] = k - n_min + c * (2 * n_min - k)   # n_min if minority, else K - n_min
+        else:
+            for q in range(rs, re):
+                c = sl[q]
+                if zero_cut and q >= rs + m:                  # not among the first M: the first K
+                    n_min = cm[rs + k] - cm[rs]
+                else:
+                    n_min = n_list_min - c
+                out[o[q]] = k - n_min + c * (2 * n_min - k)
+
+
+#: Up to this many K at once, counts come from one sliding window per K; beyond, one walk
+#: per run of equal values serves every K (the lists for a smaller K are prefixes).
+WINDOW_MAX_KS = 2
+
+
+@njit(cache=True, nogil=True)
 def single_feature_stats(columns, order, lab, weights, ks, paper, with_dist,
                          same, same_d, other_d):
     """Neighbour statistics of every sample on each single feature, for every K in ``ks``.
@@ -238,6 +493,10 @@ def single_feature_stats(columns, order, lab, weights, ks, paper, with_dist,
         Also write the distance sums.
     same, same_d, other_d : arrays (len(ks), b, n)
         Outputs, one row per feature.
+
+    Counts alone (no distances) come from :func:`_window_pass`, O(N) per column and K;
+    distance sums, which must be added in list order, from the list of each run of
+    equal values (:func:`_walk_list`), O(N K).
     """
     b, n = columns.shape
     m = 0
@@ -253,17 +512,21 @@ def single_feature_stats(columns, order, lab, weights, ks, paper, with_dist,
     run_end = np.empty(n, np.int64)
     v = np.empty(n)
     slab = np.empty(n, np.int64)
+    cm = np.empty(n + 1, np.int64)
     grp_lo = np.empty(n, np.int64)
     grp_hi = np.empty(n, np.int64)
     heads = np.empty(n, np.int64)
     one = np.empty(1, np.int64)
     one_lab = np.empty(1, np.int64)
+    ks1 = np.empty(1, np.int64)
+    ws = (enum_idx, enum_lab, enum_d, cum_min, cum_d1, cum_d0, one, one_lab,
+          grp_lo, grp_hi, heads, ks1)
     for f in range(b):
         x = columns[f]
         o = order[f]
         for p in range(n):
             v[p] = x[o[p]]
-        _stable_runs(v, o)
+        _index_ordered_runs(v, o, run_start, run_end)
         for p in range(n):
             slab[p] = lab[o[p]]
         w = weights[f]
@@ -290,82 +553,40 @@ def single_feature_stats(columns, order, lab, weights, ks, paper, with_dist,
                 _write_stats(enum_idx, enum_lab, enum_d, one, one_lab, ks, paper, with_dist,
                              same, same_d, other_d, f, cum_min, cum_d1, cum_d0)
             continue
-        # Runs of equal values in sorted order.
-        start = 0
-        for p in range(1, n + 1):
-            if p == n or v[p] != v[start]:
-                for q in range(start, p):
-                    run_start[q] = start
-                    run_end[q] = p
-                start = p
+        if not with_dist and ks.shape[0] <= WINDOW_MAX_KS:
+            cm[0] = 0
+            simple = True
+            for p in range(n):
+                cm[p + 1] = cm[p] + slab[p]
+                if p > 0 and v[p] != v[p - 1] and not _sq_term(v[p], v[p - 1], w) > 0.0:
+                    simple = False           # distinct values at distance 0 (underflow)
+            for t in range(ks.shape[0]):
+                _window_pass(v, o, slab, cm, run_start, run_end, simple, w, ks[t], paper,
+                             same, t, f, ws)
+            continue
         p = 0
         while p < n:
             rs, re = p, run_end[p]
-            vq = v[rs]
-            # Walk outwards, one group of equal distance at a time (the first group, at
-            # distance 0, holds this run and any value whose distance underflows to 0).
-            left, right = rs - 1, re
-            dl = _feature_distance(vq, v[left], w) if left >= 0 else np.inf
-            dr = _feature_distance(vq, v[right], w) if right < n else np.inf
-            taken = 0
-            dist = 0.0
-            grp_lo[0] = rs
-            grp_hi[0] = re
-            n_runs = 1
-            while taken < m:
-                if n_runs == 0:
-                    if left < 0 and right >= n:
-                        break
-                    if left < 0:
-                        dist = dr
-                    elif right >= n:
-                        dist = dl
-                    else:
-                        dist = min(dl, dr)
-                while left >= 0 and dl == dist:
-                    grp_lo[n_runs] = run_start[left]
-                    grp_hi[n_runs] = left + 1
-                    n_runs += 1
-                    left = run_start[left] - 1
-                    if left >= 0:
-                        dl = _feature_distance(vq, v[left], w)
-                while right < n and dr == dist:
-                    grp_lo[n_runs] = right
-                    grp_hi[n_runs] = run_end[right]
-                    n_runs += 1
-                    right = run_end[right]
-                    if right < n:
-                        dr = _feature_distance(vq, v[right], w)
-                if n_runs == 1:                        # one run: already in index order
-                    q = grp_lo[0]
-                    while taken < m and q < grp_hi[0]:
-                        enum_idx[taken] = o[q]
-                        enum_lab[taken] = slab[q]
-                        enum_d[taken] = dist
-                        taken += 1
-                        q += 1
-                    n_runs = 0
-                    continue
-                # Merge the group's runs (each in index order) up to the M-th element.
-                for g in range(n_runs):
-                    heads[g] = grp_lo[g]
-                while taken < m:
-                    best = -1
-                    for g in range(n_runs):
-                        if heads[g] < grp_hi[g] and (best < 0 or o[heads[g]] < o[heads[best]]):
-                            best = g
-                    if best < 0:
-                        break
-                    q = heads[best]
-                    enum_idx[taken] = o[q]
-                    enum_lab[taken] = slab[q]
-                    enum_d[taken] = dist
-                    taken += 1
-                    heads[best] = q + 1
-                n_runs = 0
+            _walk_list(v, o, slab, run_start, run_end, rs, re, w, m, enum_idx, enum_lab, enum_d,
+                       grp_lo, grp_hi, heads)
             _write_stats(enum_idx, enum_lab, enum_d, o[rs:re], slab[rs:re], ks, paper,
                          with_dist, same, same_d, other_d, f, cum_min, cum_d1, cum_d0)
             p = re
+
+
+@njit(cache=True, nogil=True)
+def dependencies_from_counts(same, lab, ks, card, gamma, deps):
+    """Each feature's dependency from its same-label counts: the card values (``card``, a
+    code of :data:`CARD_CODES`) summed in sample order, divided by n, as
+    ``_cards.dependency_from_cards`` does. ``same`` (len(ks), b, n); ``deps`` (len(ks), b)."""
+    n_k, b, n = same.shape
+    for t in range(n_k):
+        k = ks[t]
+        for f in range(b):
+            total = 0.0
+            for i in range(n):
+                total += _card_value(card, gamma, same[t, f, i], k, lab[i])
+            deps[t, f] = total / n
 
 
 @njit(cache=True)
@@ -404,26 +625,6 @@ def _select_row(row, m, enum_idx, enum_d):
         t += 1
 
 
-@njit(cache=True, inline="always")
-def _insert_any(enum_idx, enum_d, count, m, d, t):
-    """Insert (d, t) into the sorted list of the ``count`` best (at most m), NaN last;
-    returns the new count."""
-    if count < m:
-        pos = count
-        count += 1
-    elif _before(d, t, enum_d[m - 1], enum_idx[m - 1]):
-        pos = m - 1
-    else:
-        return count
-    while pos > 0 and _before(d, t, enum_d[pos - 1], enum_idx[pos - 1]):
-        enum_d[pos] = enum_d[pos - 1]
-        enum_idx[pos] = enum_idx[pos - 1]
-        pos -= 1
-    enum_d[pos] = d
-    enum_idx[pos] = t
-    return count
-
-
 @njit(cache=True)
 def set_stats_dense(dist, lab, ks, paper, with_dist, same, same_d, other_d):
     """Neighbour statistics on a feature set from its distance matrix (zero diagonal).
@@ -436,122 +637,6 @@ def set_stats_dense(dist, lab, ks, paper, with_dist, same, same_d, other_d):
     for i in range(n):
         _select_row(dist[i], m, enum_idx, enum_d)
         _write_one(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, 0)
-
-
-@njit(cache=True)
-def set_distance(cols, weights, i, j):
-    """Distance of samples i and j on a set: terms ``(w * d) * d`` summed in set order."""
-    if i == j:
-        return 0.0
-    sq = 0.0
-    for f in range(cols.shape[0]):
-        d = cols[f, i] - cols[f, j]
-        sq = sq + (weights[f] * d) * d
-    return np.sqrt(sq)
-
-
-@njit(cache=True, inline="always")
-def _set_distance_below(cols, weights, i, j, limit):
-    """:func:`set_distance`, or +inf as soon as a partial sum's root exceeds ``limit``
-    (the terms are non-negative and rounding is monotone, so the full distance would
-    exceed it too)."""
-    sq = 0.0
-    for f in range(cols.shape[0]):
-        d = cols[f, i] - cols[f, j]
-        sq = sq + (weights[f] * d) * d
-        if np.sqrt(sq) > limit:
-            return np.inf
-    return np.sqrt(sq)
-
-
-@njit(cache=True)
-def set_stats_candidates(cols, weights, lab, rows, cand, n_cand, ks, paper, with_dist,
-                         same, same_d, other_d):
-    """Neighbour statistics of ``rows`` on a set, from candidate lists.
-
-    Parameters
-    ----------
-    cols : float64 array (|S|, n)
-        The set's features, in summation order.
-    weights : float64 array (|S|,)
-    rows : int64 array (r,)
-        Query samples.
-    cand : int64 array (r, c)
-        For each row, candidate samples (the first ``n_cand[q]`` entries are valid); they
-        must include every sample of the row's first K+1 in the stable distance order.
-    """
-    ws = _workspace(ks)
-    m, enum_idx, enum_lab, enum_d, cum_min, cum_d1, cum_d0, one, one_lab = ws
-    for q in range(rows.shape[0]):
-        i = rows[q]
-        count = _insert_any(enum_idx, enum_d, 0, m, 0.0, i)
-        for c in range(n_cand[q]):
-            t = cand[q, c]
-            if t != i:
-                count = _insert_any(enum_idx, enum_d, count, m, set_distance(cols, weights, i, t), t)
-        _write_one(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, 0)
-
-
-@njit(cache=True)
-def set_stats_scan(cols, weights, lab, prune, sorted_idx, position, rows, ks, paper, with_dist,
-                   same, same_d, other_d):
-    """Neighbour statistics of ``rows`` on a set by an exact pruned scan.
-
-    Samples are visited outwards in the sorted order of the set's feature ``prune``; a side
-    stops once its single-feature distance exceeds the current M-th best set distance. In
-    floating point a set distance is never below one of its feature's distances (the terms
-    are non-negative and rounding is monotone), so nothing beyond can enter the list.
-    Every weight must be a positive finite number.
-    """
-    n = cols.shape[1]
-    ws = _workspace(ks)
-    m, enum_idx, enum_lab, enum_d, cum_min, cum_d1, cum_d0, one, one_lab = ws
-    xp = cols[prune]
-    wp = weights[prune]
-    for q in range(rows.shape[0]):
-        i = rows[q]
-        p = position[i]
-        count = _insert_any(enum_idx, enum_d, 0, m, 0.0, i)
-        left, right = p - 1, p + 1
-        while left >= 0 or right < n:
-            bl = _feature_distance(xp[i], xp[sorted_idx[left]], wp) if left >= 0 else np.inf
-            br = _feature_distance(xp[i], xp[sorted_idx[right]], wp) if right < n else np.inf
-            if left >= 0 and (right >= n or bl <= br):
-                bound, t = bl, sorted_idx[left]
-                left -= 1
-            else:
-                bound, t = br, sorted_idx[right]
-                right += 1
-            if count == m and bound > enum_d[m - 1]:
-                break                                  # both sides are beyond the list
-            limit = enum_d[m - 1] if count == m else np.inf
-            count = _insert_any(enum_idx, enum_d, count, m,
-                                _set_distance_below(cols, weights, i, t, limit), t)
-        _write_one(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, 0)
-
-
-@njit(cache=True)
-def set_plus_feature_stats_dense(sq, cand, cand_w, lab, ks, paper, with_dist,
-                                 same, same_d, other_d):
-    """Neighbour statistics on S + f for several candidate features f at once.
-
-    Parameters
-    ----------
-    sq : float64 array (n, n)
-        The set's summed distance terms (zeros for the empty set).
-    cand : float64 array (c, n)
-        Candidate features, one row each.
-    cand_w : float64 array (c,)
-        Their distance weights.
-    same, same_d, other_d : arrays (len(ks), c, n)
-        Outputs, one row per candidate. The distance of S + f is
-        ``sqrt(sq + (w * d) * d)``, the set's sum followed by the candidate's term.
-    """
-    n = sq.shape[0]
-    set_plus_feature_stats_short(sq, np.empty((n, 0), np.int64), np.empty((n, 0)),
-                                 np.full(n, np.nan), cand, cand_w, lab, ks, paper, with_dist,
-                                 same, same_d, other_d, NO_CARD, 0.0, -np.inf,
-                                 np.zeros(cand.shape[0], np.bool_), np.arange(n))
 
 
 @njit(cache=True)
@@ -601,162 +686,3 @@ def _sift_down(hv, hi, size, pos):
             break
     hv[pos] = v
     hi[pos] = ix
-
-
-@njit(cache=True)
-def build_shortlists(sq, hints, short_idx, short_sq, bound, x, w):
-    """Each sample's shortlist on a set: its L first other samples by (summed terms, index).
-
-    With ``x`` non-empty, the feature ``x`` (weight ``w``) is first added to the sums (as
-    :func:`add_terms`), row by row in the same pass.
-
-    ``short_idx[i]`` / ``short_sq[i]`` (shape (n, L), L <= n - 2, in heap order) receive the
-    list and ``bound[i]`` the smallest value left out, so that no sample outside the list
-    is below it; a row with NaN gets bound NaN (the caller scores that row in full). One
-    pass per row with a max-heap of the L best; with ``hints`` the heap starts from the
-    previous lists (the set grew by a feature, so they are still among the nearest and the
-    pass rarely inserts).
-    """
-    n = sq.shape[0]
-    L = short_idx.shape[1]
-    member = np.zeros(n, np.bool_)
-    hv = np.empty(L)
-    hi = np.empty(L, np.int64)
-    first = np.empty(L, np.int64)
-    for i in range(n):
-        row = sq[i]
-        if x.shape[0] > 0:
-            _add_row_terms(row, x, x[i], w, False)
-        has_nan = False
-        if hints:
-            for j in range(L):
-                hi[j] = short_idx[i, j]
-        else:
-            t = 0
-            for j in range(L):
-                if t == i:
-                    t += 1
-                hi[j] = t
-                t += 1
-        for j in range(L):
-            first[j] = hi[j]
-            hv[j] = row[hi[j]]
-            member[hi[j]] = True
-            if hv[j] != hv[j]:
-                has_nan = True
-        for j in range(L // 2 - 1, -1, -1):
-            _sift_down(hv, hi, L, j)
-        left_out = np.inf
-        if not has_nan:
-            for t in range(n):
-                if t == i or member[t]:
-                    continue
-                v = row[t]
-                if v < hv[0] or (v == hv[0] and t < hi[0]):
-                    left_out = min(left_out, hv[0])
-                    hv[0] = v
-                    hi[0] = t
-                    _sift_down(hv, hi, L, 0)
-                elif v != v:
-                    has_nan = True
-                    break
-                else:
-                    left_out = min(left_out, v)
-        for j in range(L):
-            member[first[j]] = False
-            short_idx[i, j] = hi[j]
-            short_sq[i, j] = hv[j]
-        bound[i] = np.nan if has_nan else left_out
-
-
-@njit(cache=True)
-def set_plus_feature_stats_short(sq, short_idx, short_sq, bound, cand, cand_w, lab, ks,
-                                 paper, with_dist, same, same_d, other_d, card, gamma,
-                                 reject_sum, rejected, rows):
-    """:func:`set_plus_feature_stats_dense` from the shortlists of :func:`build_shortlists`.
-
-    Early rejection (``card`` one of the card codes, not ``NO_CARD``): the samples' card
-    values (for ``ks[0]``) are added up as rows are done; once even cards of 1 for every
-    remaining sample could not bring the sum to ``reject_sum``, the candidate is marked in
-    ``rejected`` and its remaining rows are skipped (its outputs are then incomplete).
-    Rows are done in the order ``rows`` (a permutation of the samples: the likeliest to
-    lower the sum first). Returns (rows scored in full, rows done).
-
-    For sample i only its listed samples are scored: every other sample t has
-    ``sq[i, t] >= bound[i]``, so its distance on S + f, ``sqrt(sq + term)``, is at least
-    ``sqrt(bound[i])`` (the term is non-negative and rounding is monotone). When that is
-    strictly above the M-th distance found, the list holds the exact M first; otherwise (or
-    with NaN, or a candidate whose weight is not a positive finite number) the whole row is
-    scored; once a candidate needed that for more than half of the rows (few distinct
-    distances on S), the following candidates skip the lists. Same outputs, bit for bit.
-    Returns the number of rows scored in full.
-    """
-    n = sq.shape[0]
-    ws = _workspace(ks)
-    m, enum_idx, enum_lab, enum_d, cum_min, cum_d1, cum_d0, one, one_lab = ws
-    dbuf = np.empty(n)
-    full = 0
-    done = 0
-    lists_pay = True
-    single_count = ks.shape[0] == 1 and not with_dist
-    k0 = ks[0]
-    for f in range(cand.shape[0]):
-        x = cand[f]
-        w = cand_w[f]
-        usable = w > 0.0 and w < np.inf and lists_pay
-        full_before = full
-        card_sum = 0.0
-        for r in range(n):
-            i = rows[r]
-            done += 1
-            xi = x[i]
-            c = short_idx.shape[1]
-            exact = False
-            if usable and bound[i] == bound[i]:
-                for j in range(c):
-                    g = xi - x[short_idx[i, j]]
-                    dbuf[j] = np.sqrt(short_sq[i, j] + (w * g) * g)
-                enum_idx[0] = i
-                enum_d[0] = 0.0
-                count = 1
-                for j in range(c):
-                    d = dbuf[j]
-                    if count == m:
-                        if not (d <= enum_d[m - 1]):
-                            continue
-                        t = short_idx[i, j]
-                        if d == enum_d[m - 1] and t > enum_idx[m - 1]:
-                            continue
-                        pos = m - 1
-                    else:
-                        t = short_idx[i, j]
-                        pos = count
-                        count += 1
-                    while pos > 0 and (d < enum_d[pos - 1]
-                                       or (d == enum_d[pos - 1] and t < enum_idx[pos - 1])):
-                        enum_d[pos] = enum_d[pos - 1]
-                        enum_idx[pos] = enum_idx[pos - 1]
-                        pos -= 1
-                    enum_d[pos] = d
-                    enum_idx[pos] = t
-                exact = count == m and np.sqrt(bound[i]) > enum_d[m - 1]
-            if not exact:
-                full += 1
-                row = sq[i]
-                for t in range(n):
-                    g = xi - x[t]
-                    dbuf[t] = np.sqrt(row[t] + (w * g) * g)
-                dbuf[i] = 0.0
-                _select_row(dbuf, m, enum_idx, enum_d)
-            if single_count:
-                same[0, f, i] = _same_count(enum_idx, lab, i, k0, paper)
-            else:
-                _write_one(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, f)
-            if card != NO_CARD:
-                card_sum += _card_value(card, gamma, same[0, f, i], ks[0], lab[i])
-                if card_sum + (n - 1 - r) < reject_sum:
-                    rejected[f] = True
-                    break
-        if usable and full - full_before > n // 2:
-            lists_pay = False
-    return full, done

@@ -16,8 +16,10 @@ from typing import Sequence
 import numpy as np
 from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.online._cards import CARD_NAMES, dependency_from_cards, make_card
-from fsengine.online._neighbours import (METRICS, VARIANTS, DenseSetTerms, feature_weights,
-                                         set_neighbour_stats, set_neighbour_stats_from_columns,
+from fsengine.online._compiled import CARD_CODES
+from fsengine.online._neighbours import (METRICS, VARIANTS, ColumnSetTerms, DenseSetTerms,
+                                         NeighbourStats, _kernels, feature_weights,
+                                         set_neighbour_stats, single_feature_counts,
                                          single_feature_neighbour_stats_for_ks)
 from fsengine.online._stream import (Selection, StreamEvent, StreamingSelector, feature_order,
                                      stream_events)
@@ -107,11 +109,13 @@ class KOFSD(StreamingSelector):
         self.variant = variant
         self.metric = metric
         self._selected: list[tuple[str, int, float]] = []
-        self._dense = n <= DENSE_MAX_SAMPLES
-        self._terms = DenseSetTerms(n) if self._dense else None   # dense: the set's sums
-        self._set_columns: list[tuple[np.ndarray, float]] = []   # large N: the set's columns
+        # The selected set's terms: an N x N matrix of sums, or its columns for many samples.
+        self._terms = DenseSetTerms(n) if n <= DENSE_MAX_SAMPLES else ColumnSetTerms(n)
         self._set_dependency = 0.0
-        self._seen: list[tuple[str, int, float]] = []
+        # Every feature seen (for the reference's fallback): names, columns, dependencies.
+        self._seen_names: list[str] = []
+        self._seen_columns: list[int] = []
+        self._seen_deps: list[float] = []
         self._batch = FIRST_BATCH
 
     @property
@@ -142,77 +146,93 @@ class KOFSD(StreamingSelector):
         ndarray, shape (b,)
         """
         block = self._checked_block(block)
-        return self._single_dependencies(block, feature_weights(block, self.metric))
+        return self._single_for_ks(block, feature_weights(block, self.metric), [self.k])[0][0]
 
-    def _single_dependencies(self, block: np.ndarray, weights: np.ndarray) -> np.ndarray:
-        return dependency_from_cards(self._cards_for_ks(block, weights, [self.k])[0])
+    def _single_for_ks(self, block: np.ndarray, weights: np.ndarray, ks):
+        """The block's columns alone, for each K of ``ks`` (one sort per column).
 
-    def _cards_for_ks(self, block: np.ndarray, weights: np.ndarray, ks) -> list[np.ndarray]:
-        """Card values (n, b) of the block's columns alone for each K (one sort)."""
-        stats = single_feature_neighbour_stats_for_ks(block, self.y, ks, weights, self.variant,
+        Returns
+        -------
+        deps : ndarray, shape (len(ks), b)
+            Single-feature dependencies (Algorithm 4 on one feature).
+        cards_of : callable
+            ``cards_of(t, j)``: the card values (n,) of column j for ``ks[t]``.
+        """
+        ks = list(ks)
+        y = self.y
+        codes = CARD_CODES
+        if self.card.name in codes:
+            same, deps = single_feature_counts(block, y, ks, weights, self.variant,
+                                               codes[self.card.name],
+                                               float(getattr(self.card, "gamma", 0.0)))
+            return deps, lambda t, j: self.card.values(NeighbourStats(same[t, j]), y, ks[t])
+        stats = single_feature_neighbour_stats_for_ks(block, y, ks, weights, self.variant,
                                                       self.card.needs_distances)
-        return [self.card.values(st, self.y[:, None], k) for st, k in zip(stats, ks)]
+        cards = [self.card.values(st, y[:, None], k) for st, k in zip(stats, ks)]
+        return (np.array([dependency_from_cards(c) for c in cards]).reshape(len(ks), -1),
+                lambda t, j: cards[t][:, j])
 
     def _order_rows(self, cards: np.ndarray | None) -> None:
-        """After S changed: its set tests visit first the samples whose card on S is below 1
-        (minority first among them), where an early rejection finds its evidence."""
-        if cards is not None and self._dense:
-            key = (cards >= 1.0).astype(np.int64) * 2 + (self.y == 0)
-            self._terms.row_order = np.argsort(key, kind="stable").astype(np.int64)
+        """After S changed: the samples' card values on the new S (None: unknown), which
+        order its set tests and let them reject early (:meth:`DenseSetTerms.set_cards`)."""
+        self._terms.set_cards(cards, self.y)
 
     def set_dependency(self, sq_dist: np.ndarray) -> float:
         """Dependency of a feature set from its summed distance terms (Algorithm 4)."""
         stats = set_neighbour_stats(sq_dist, self.y, self.k, self.variant, self.card.needs_distances)
         return dependency_from_cards(self.card.values(stats, self.y, self.k))
 
-    def _dependencies_with(self, block: np.ndarray, weights: np.ndarray) -> list[float]:
+    def _dependencies_with(self, block: np.ndarray, weights: np.ndarray,
+                           early: bool = False) -> list[float]:
         """Dependency of S + f for each column f of ``block``, S being the current set.
 
-        When ``score_rejections`` is off, a candidate that cannot exceed the set's
-        dependency is stopped early and gets NaN (it is rejected all the same)."""
-        if self._dense:
-            reject = None
-            if not self.score_rejections:
-                n = len(self.y)
-                margin = 4.0 * n * n * 2.0 ** -53 + 1e-9     # rounding of the sums, with room
-                reject = (self.card.name, getattr(self.card, "gamma", 0.0),
-                          self._set_dependency * n - margin)
-            all_stats, rejected = self._terms.stats_with(block, weights, self.y, [self.k],
-                                                         self.variant, self.card.needs_distances,
-                                                         reject)
-            cards = self.card.values(all_stats[0], self.y[:, None], self.k)
+        With ``early``, a candidate that cannot exceed the set's dependency is stopped
+        early and gets NaN (it is rejected all the same)."""
+        reject = None
+        n = len(self.y)
+        margin = 4.0 * n * n * 2.0 ** -53 + 1e-9         # rounding of the sums, with room
+        if self.card.name in CARD_CODES:
+            deps, cards = self._terms.dependencies_with(
+                block, weights, self.y, self.k, self.variant, self.card.name,
+                getattr(self.card, "gamma", 0.0),
+                self._set_dependency * n - margin if early else None)
             self._tested_cards = cards
-            deps = dependency_from_cards(cards)
-            deps[rejected] = math.nan
             return deps.tolist()
-        deps = []
-        for j in range(block.shape[1]):
-            columns = np.array([c for c, _ in self._set_columns] + [block[:, j]])
-            set_weights = np.array([w for _, w in self._set_columns] + [weights[j]])
-            stats = set_neighbour_stats_from_columns(columns, set_weights, self.y, self.k,
-                                                     self.variant, self.card.needs_distances)
-            deps.append(float(dependency_from_cards(self.card.values(stats, self.y, self.k))))
-        return deps
+        if early:
+            reject = (self.card.name, getattr(self.card, "gamma", 0.0),
+                      self._set_dependency * n - margin)
+        all_stats, rejected = self._terms.stats_with(block, weights, self.y, [self.k],
+                                                     self.variant, self.card.needs_distances,
+                                                     reject)
+        cards = self.card.values(all_stats[0], self.y[:, None], self.k)
+        self._tested_cards = cards
+        deps = dependency_from_cards(cards)
+        deps[rejected] = math.nan
+        return deps.tolist()
 
-    def _step_block(self, block: np.ndarray, names: list[str],
-                    columns: list[int]) -> list[KOFSDEvent]:
+    def _step_block(self, block: np.ndarray, names: list[str], columns: list[int],
+                    want_events: bool = True) -> list[KOFSDEvent]:
         """Single-feature dependencies of the block at once, then Algorithm 1 per feature."""
         weights = feature_weights(block, self.metric)
-        cards = self._cards_for_ks(block, weights, [self.k])[0]
-        return self._decide_block(block, weights, dependency_from_cards(cards).tolist(), names,
-                                  columns, cards=cards)
+        deps, cards_of = self._single_for_ks(block, weights, [self.k])
+        return self._decide_block(block, weights, deps[0].tolist(), names, columns,
+                                  want_events, lambda j: cards_of(0, j))
+
+    def _step_block_quiet(self, block: np.ndarray, names: list[str], columns: list[int]) -> None:
+        """:meth:`_step_block` without events; set tests stop once a feature cannot be added."""
+        self._step_block(block, names, columns, want_events=False)
 
     def _decide_block(self, block: np.ndarray, weights: np.ndarray, deps: list[float],
                       names: list[str], columns: list[int], want_events: bool = True,
-                      cards: np.ndarray | None = None) -> list[KOFSDEvent]:
+                      cards=None) -> list[KOFSDEvent]:
         """Algorithm 1 over the block's features in order, given their dependencies.
 
         Features below the alpha threshold are discarded in runs; the set tests up to the
         next change of S are computed together against the current S; the decisions are
         still taken one feature at a time, in order. Without ``want_events`` the state
-        is the same but no event is made (the run needs only the selection). ``cards``
-        (n, b), the columns' card values alone, order the set tests' samples after a
-        replacement (:meth:`_order_rows`).
+        is the same but no event is made (the run needs only the selection) and set tests
+        stop once the feature cannot be added. ``cards(j)``, column j's card values alone,
+        order the set tests' samples after a replacement (:meth:`_order_rows`).
         """
         events: list[KOFSDEvent] = []
         b = len(deps)
@@ -239,26 +259,35 @@ class KOFSD(StreamingSelector):
                 event = self._decide(block[:, j], weights[j], deps[j], names[j], columns[j])
                 if want_events:
                     events.append(event)
-                self._order_rows(None if cards is None else cards[:, j])
+                self._order_rows(None if cards is None else cards(j))
                 j += 1
                 continue
-            tested = self._dependencies_with(block[:, pending], weights[pending])
+            tested = self._dependencies_with(block[:, pending], weights[pending],
+                                             early=not (want_events and self.score_rejections))
             changed = False
+            if not want_events:
+                # No events: the features up to the first acceptance are only recorded.
+                added = next((i for i, v in enumerate(tested) if v > self._set_dependency), None)
+                upto = pending[-1] + 1 if added is None else pending[added]
+                self._discard(j, upto, deps, names, columns, None)
+                j = upto
+                if added is not None:
+                    self._decide(block[:, j], weights[j], deps[j], names[j], columns[j],
+                                 tested[added])
+                    self._order_rows(self._tested_cards[:, added])
+                    changed = True
+                    j += 1
+                self._batch = FIRST_BATCH if changed else min(2 * self._batch, MAX_BATCH)
+                continue
             for i, (pos, with_feature) in enumerate(zip(pending, tested)):
                 if pos > j:
                     self._discard(j, pos, deps, names, columns, events if want_events else None)
                 j = pos + 1
-                if not want_events and not with_feature > self._set_dependency:
-                    self._seen.append((names[pos], columns[pos], deps[pos]))    # rejected
-                    self.n_seen += 1
-                    continue
                 event = self._decide(block[:, pos], weights[pos], deps[pos], names[pos],
                                      columns[pos], with_feature)
-                if want_events:
-                    events.append(event)
+                events.append(event)
                 if event.action == ADDED:
-                    if self._dense:
-                        self._order_rows(self._tested_cards[:, i])
+                    self._order_rows(self._tested_cards[:, i])
                     changed = True
                     break
             self._batch = FIRST_BATCH if changed else min(2 * self._batch, MAX_BATCH)
@@ -267,14 +296,21 @@ class KOFSD(StreamingSelector):
     def _discard(self, lo: int, hi: int, deps: list[float], names: list[str],
                  columns: list[int], events: list[KOFSDEvent] | None) -> None:
         """Features lo..hi-1 of a block fail the alpha filter (Algorithm 1, line 4)."""
-        seen = list(zip(names[lo:hi], columns[lo:hi], deps[lo:hi]))
-        self._seen.extend(seen)
+        self._seen_names.extend(names[lo:hi])
+        self._seen_columns.extend(columns[lo:hi])
+        self._seen_deps.extend(deps[lo:hi])
         if events is not None:
             start, sel_names, sel_columns = self.n_seen, self._selected_names, self._selected_columns
             events.extend(KOFSDEvent(start + t, name, column, dep, DISCARDED, sel_names, sel_columns,
                                      self._set_dependency, math.nan)
-                          for t, (name, column, dep) in enumerate(seen))
+                          for t, (name, column, dep) in enumerate(zip(names[lo:hi], columns[lo:hi],
+                                                                      deps[lo:hi])))
         self.n_seen += hi - lo
+
+    def _see(self, name: str, column: int, dep: float) -> None:
+        self._seen_names.append(name)
+        self._seen_columns.append(column)
+        self._seen_deps.append(dep)
 
     def _passes_alpha(self, dep: float) -> bool:
         return dep > self.alpha if self.variant == "reference" else dep >= self.alpha
@@ -285,15 +321,12 @@ class KOFSD(StreamingSelector):
         already computed against the current S."""
         position = self.n_seen
         self.n_seen += 1
-        self._seen.append((name, column, dep))
+        self._see(name, column, dep)
         if not self._passes_alpha(dep):
             action, with_feature = DISCARDED, math.nan
         elif dep > self._set_dependency:
             action, with_feature = REPLACED, math.nan
-            if self._dense:
-                self._terms.replace(values, weight)
-            else:
-                self._set_columns = [(values.copy(), float(weight))]
+            self._terms.replace(values, weight)
             self._set_dependency = dep
             self._selected = [(name, column, dep)]
         else:
@@ -301,10 +334,7 @@ class KOFSD(StreamingSelector):
                 with_feature = self._dependencies_with(values[:, None], np.array([weight]))[0]
             if with_feature > self._set_dependency:
                 action = ADDED
-                if self._dense:
-                    self._terms.add(values, weight)
-                else:
-                    self._set_columns.append((values.copy(), float(weight)))
+                self._terms.add(values, weight)
                 self._set_dependency = with_feature
                 self._selected.append((name, column, dep))
             else:
@@ -326,14 +356,16 @@ class KOFSD(StreamingSelector):
         -------
         Selection
         """
-        if self._selected or self.variant == "paper" or not self._seen:
+        seen = len(self._seen_deps)
+        if self._selected or self.variant == "paper" or not seen:
             return Selection(self.method, self._selected_names, self._selected_columns,
                              tuple(s[2] for s in self._selected), "stream order")
-        top = int(math.floor(math.sqrt(len(self._seen)) + 0.5))
-        ranked = sorted(self._seen, key=lambda s: (-s[2], s[1]))[:top]
-        return Selection(self.method, tuple(s[0] for s in ranked), tuple(s[1] for s in ranked),
-                         tuple(s[2] for s in ranked),
-                         f"fallback: no feature was selected, so the top round(sqrt({len(self._seen)}))"
+        top = int(math.floor(math.sqrt(seen) + 0.5))
+        ranked = sorted(range(seen), key=lambda t: (-self._seen_deps[t], self._seen_columns[t]))[:top]
+        return Selection(self.method, tuple(self._seen_names[t] for t in ranked),
+                         tuple(self._seen_columns[t] for t in ranked),
+                         tuple(self._seen_deps[t] for t in ranked),
+                         f"fallback: no feature was selected, so the top round(sqrt({seen}))"
                          f" = {top} features by dependency are returned, as in the authors' code")
 
 
@@ -416,15 +448,14 @@ def run_kofsd_for_ks(X, y, ks: Sequence[int], names: Sequence[str] | None = None
         raise FSEngineError("give the values of K as ks, not k")
     names = [str(j) for j in range(X.shape[1])] if names is None else list(names)
     selectors = {k: KOFSD(y, k=k, **params) for k in ks}
-    for selector in selectors.values():
-        selector.score_rejections = False                   # only the selections are returned
     first = selectors[ks[0]]
     for lo in range(0, X.shape[1], chunk):
         columns = list(range(lo, min(lo + chunk, X.shape[1])))
         block_names = names[lo:lo + chunk]
         block = first._checked_block(X[:, lo:lo + chunk], block_names)
         weights = feature_weights(block, first.metric)
-        for k, cards in zip(ks, first._cards_for_ks(block, weights, ks)):
-            selectors[k]._decide_block(block, weights, dependency_from_cards(cards).tolist(),
-                                       block_names, columns, want_events=False, cards=cards)
+        deps, cards_of = first._single_for_ks(block, weights, ks)
+        for t, k in enumerate(ks):
+            selectors[k]._decide_block(block, weights, deps[t].tolist(), block_names, columns,
+                                       want_events=False, cards=lambda j, t=t: cards_of(t, j))
     return {k: selector.finish() for k, selector in selectors.items()}

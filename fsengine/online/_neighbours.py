@@ -38,7 +38,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fsengine.online._columns import sequential_sum
+from fsengine.online._columns import COMPILED_MIN_SIZE, sequential_sum
+from fsengine.online._compiled import CARD_CODES, NO_CARD, use_compiled
 
 VARIANTS = ("reference", "paper")
 METRICS = ("seuclidean", "euclidean")
@@ -83,6 +84,9 @@ def feature_weights(block: np.ndarray, metric: str = "seuclidean") -> np.ndarray
     n, b = block.shape
     if metric == "euclidean":
         return np.ones(b)
+    if n * b >= COMPILED_MIN_SIZE and use_compiled(n * b):
+        from fsengine.online._column_kernels import seuclidean_weights
+        return seuclidean_weights(block)
     mean = sequential_sum(block) / n
     var = sequential_sum((block - mean) ** 2) / (n - 1)
     with np.errstate(divide="ignore"):
@@ -162,6 +166,55 @@ def _checked_ks(ks, n: int) -> np.ndarray:
     return ks
 
 
+def _numpy_list_stats(dist: np.ndarray, y: np.ndarray, ks: np.ndarray, paper: bool,
+                      with_distances: bool):
+    """The kernels' outputs by the definition (numpy): each row of ``dist`` (B, n, n,
+    zero diagonal) sorted stably (ties to the lower index, NaN last), its M = max(K) + 1
+    first taken, and the counts and distance sums of :func:`_knn_kernels._write_stats`
+    (sums added one neighbour at a time, in list order). Memory O(B N^2): for small
+    inputs, before the compiled kernels are loaded (:mod:`fsengine.online._compiled`)."""
+    B, n, _ = dist.shape
+    y = np.asarray(y, dtype=np.int64)
+    m = int(ks.max()) + 1
+    order = np.argsort(dist, axis=2, kind="stable")[:, :, :m]
+    lab = y[order]
+    minority = (y == 1)[None, :]
+    same, same_d, other_d = _stats_arrays(len(ks), n, B, with_distances)
+    if with_distances:
+        d = np.take_along_axis(dist, order, axis=2)
+        zero = np.zeros((B, n, 1))
+        cum1 = np.concatenate([zero, np.cumsum(np.where(lab == 1, d, 0.0), axis=2)], axis=2)
+        cum0 = np.concatenate([zero, np.cumsum(np.where(lab == 1, 0.0, d), axis=2)], axis=2)
+    for t, k in enumerate(ks.tolist()):
+        if not paper:
+            n_min = lab[:, :, 1:k + 1].sum(axis=2)
+            end = np.full((B, n), k + 1)
+        else:
+            inside = (order[:, :, :k + 1] == np.arange(n)[None, :, None]).any(axis=2)
+            n_min = np.where(inside, lab[:, :, :k + 1].sum(axis=2) - y[None, :],
+                             lab[:, :, :k].sum(axis=2))
+            end = np.where(inside, k + 1, k)
+        same[t] = np.where(minority, n_min, k - n_min)
+        if with_distances:
+            at1 = np.take_along_axis(cum1, end[:, :, None], axis=2)[:, :, 0]
+            at0 = np.take_along_axis(cum0, end[:, :, None], axis=2)[:, :, 0]
+            same_d[t] = np.where(minority, at1, at0)
+            other_d[t] = np.where(minority, at0, at1)
+    return same, same_d, other_d
+
+
+def _numpy_distances(columns: np.ndarray, weights: np.ndarray, sq: np.ndarray | None = None):
+    """``sqrt(sq + (w * d) * d)`` for every pair of samples on each row of ``columns``
+    (B, n), d = x_i - x_t, with a zero diagonal: (B, n, n)."""
+    d = columns[:, :, None] - columns[:, None, :]
+    with np.errstate(invalid="ignore", over="ignore"):
+        terms = (weights[:, None, None] * d) * d
+        dist = np.sqrt(terms if sq is None else sq[None, :, :] + terms)
+    idx = np.arange(columns.shape[1])
+    dist[:, idx, idx] = 0.0
+    return dist
+
+
 def single_feature_neighbour_stats_for_ks(block: np.ndarray, y: np.ndarray, ks, weights: np.ndarray,
                                           variant: str = "reference",
                                           with_distances: bool = False) -> list[NeighbourStats]:
@@ -194,6 +247,10 @@ def single_feature_neighbour_stats_for_ks(block: np.ndarray, y: np.ndarray, ks, 
     n, b = block.shape
     ks = _checked_ks(ks, n)
     columns = np.ascontiguousarray(block.T, dtype=float)     # (b, n): one row per feature
+    if not use_compiled(b * n * n):
+        return _unpack(*_numpy_list_stats(_numpy_distances(columns, np.asarray(weights, float)),
+                                          y, ks, variant == "paper", with_distances),
+                       with_distances, squeeze=False)
     order = np.argsort(columns, axis=1)                      # the kernel orders the ties
     same, same_d, other_d = _stats_arrays(len(ks), n, b, with_distances)
     _kernels().single_feature_stats(columns, order.astype(np.int64, copy=False),
@@ -201,6 +258,60 @@ def single_feature_neighbour_stats_for_ks(block: np.ndarray, y: np.ndarray, ks, 
                                     np.asarray(weights, dtype=float), ks, variant == "paper",
                                     with_distances, same, same_d, other_d)
     return _unpack(same, same_d, other_d, with_distances, squeeze=False)
+
+
+def single_feature_counts(block: np.ndarray, y: np.ndarray, ks, weights: np.ndarray,
+                          variant: str = "reference", card: int | None = None,
+                          gamma: float = 0.0) -> tuple[np.ndarray, np.ndarray | None]:
+    """Each sample's number of same-label neighbours on each single feature, for every K,
+    and optionally each feature's dependency.
+
+    What :func:`single_feature_neighbour_stats_for_ks` gives without distances, as one
+    array: one sort per column, then an O(N) sliding window per K (see
+    :mod:`fsengine.online._knn_kernels`). The columns are shared among the kernel
+    threads (:func:`fsengine.parallel.run_chunks`); the results do not depend on it.
+
+    Parameters
+    ----------
+    block, y, ks, weights, variant
+        As in :func:`single_feature_neighbour_stats_for_ks`.
+    card : int, optional
+        A card code of ``_compiled.CARD_CODES``: also return the dependencies.
+    gamma : float
+        Card_Weight's threshold.
+
+    Returns
+    -------
+    same : ndarray of int, shape (len(ks), b, n)
+        ``[t, f, i]``: sample i's count on feature f for ``ks[t]``.
+    deps : ndarray, shape (len(ks), b), or None
+        The card values summed in sample order, divided by n (Algorithm 2).
+    """
+    from fsengine.parallel import run_chunks
+
+    n, b = block.shape
+    ks = _checked_ks(ks, n)
+    columns = np.ascontiguousarray(block.T, dtype=float)
+    labels = np.asarray(y, dtype=np.int64)
+    weights = np.asarray(weights, dtype=float)
+    if not use_compiled(b * n * n):
+        same = _numpy_list_stats(_numpy_distances(columns, weights), labels, ks,
+                                 variant == "paper", False)[0]
+        return same, (None if card is None else _numpy_dependencies(same, labels, ks, card, gamma))
+    kern = _kernels()
+    same, unused, _ = _stats_arrays(len(ks), n, b, False)
+    deps = None if card is None else np.empty((len(ks), b))
+
+    def chunk(lo: int, hi: int) -> None:
+        order = np.argsort(columns[lo:hi], axis=1).astype(np.int64, copy=False)
+        part = same[:, lo:hi]
+        kern.single_feature_stats(columns[lo:hi], order, labels, weights[lo:hi], ks,
+                                  variant == "paper", False, part, unused, unused)
+        if deps is not None:
+            kern.dependencies_from_counts(part, labels, ks, card, gamma, deps[:, lo:hi])
+
+    run_chunks(chunk, b, min_chunk=max(1, 20000 // n))
+    return same, deps
 
 
 def single_feature_neighbour_stats(block: np.ndarray, y: np.ndarray, k: int,
@@ -255,16 +366,60 @@ def set_neighbour_stats(sq_dist: np.ndarray, y: np.ndarray, k: int,
     with np.errstate(invalid="ignore"):
         dist = np.sqrt(sq_dist)
     np.fill_diagonal(dist, 0.0)
+    if not use_compiled(n * n):
+        return _unpack(*_numpy_list_stats(dist[None], y, ks, variant == "paper", with_distances),
+                       with_distances, squeeze=True)[0]
     same, same_d, other_d = _stats_arrays(1, n, 1, with_distances)
     _kernels().set_stats_dense(dist, np.asarray(y, dtype=np.int64), ks, variant == "paper",
                                with_distances, same, same_d, other_d)
     return _unpack(same, same_d, other_d, with_distances, squeeze=True)[0]
 
 
+def _numpy_cards(same: np.ndarray, y: np.ndarray, k: int, card: int, gamma: float) -> np.ndarray:
+    """The card values (code ``card``) of same-label counts ``same`` (b, n), as the kernels'
+    ``_card_value`` gives them."""
+    fraction = same / k
+    if card == 0:                                        # Card_Imbalanced
+        return np.where((np.asarray(y) == 1)[None, :], fraction, (same == k).astype(float))
+    if card == 1:                                        # Card_Consistency
+        return (same == k).astype(float)
+    return np.where(fraction > gamma, fraction, 0.0)     # Card_Weight
+
+
+def _numpy_dependencies(same: np.ndarray, y: np.ndarray, ks, card: int, gamma: float) -> np.ndarray:
+    """``_knn_kernels.dependencies_from_counts`` in numpy: the card values (code ``card``)
+    summed in sample order, divided by n. Returns (len(ks), b)."""
+    n_k, b, n = same.shape
+    deps = np.empty((n_k, b))
+    for t, k in enumerate(np.asarray(ks).tolist()):
+        values = _numpy_cards(same[t], y, k, card, gamma)
+        total = np.zeros(b)
+        for i in range(n):
+            total += values[:, i]
+        deps[t] = total / n
+    return deps
+
+
+def _set_kernels():
+    """The compiled set-test kernels, imported on first use."""
+    from fsengine.online import _set_kernels
+    return _set_kernels
+
+
+def _no_lists(n: int) -> tuple:
+    """Empty shortlists (every bound NaN: no sample is settled from a list)."""
+    return (np.empty((n, 0), np.int64), np.empty((n, 0)), np.empty((n, 0)),
+            np.zeros(n, np.int64), np.full(n, np.nan))
+
+
+_NO_PRUNE = (np.zeros(1), 0.0, np.zeros(0, np.int64), np.zeros(0, np.int64))
+
+
 def set_plus_feature_stats(sq_dist: np.ndarray | None, block: np.ndarray, weights: np.ndarray,
                            y: np.ndarray, ks, variant: str = "reference",
                            with_distances: bool = False) -> list[NeighbourStats]:
-    """Neighbour statistics on S + f for each column f of ``block`` (S unchanged).
+    """Neighbour statistics on S + f for each column f of ``block`` (S unchanged), every
+    distance computed: the plain definition the faster set paths are checked against.
 
     The distance on S + f is ``sqrt(sq_dist + (w * d) * d)``: the set's summed terms, then
     the candidate's, as the reference sums a set's columns in order.
@@ -289,36 +444,41 @@ def set_plus_feature_stats(sq_dist: np.ndarray | None, block: np.ndarray, weight
     ks = _checked_ks(ks, n)
     sq = np.zeros((n, n)) if sq_dist is None else np.ascontiguousarray(sq_dist, dtype=float)
     same, same_d, other_d = _stats_arrays(len(ks), n, c, with_distances)
-    _kernels().set_plus_feature_stats_dense(
-        sq, np.ascontiguousarray(block.T, dtype=float), np.asarray(weights, dtype=float),
+    _set_kernels().set_tests(
+        True, sq, np.empty((0, n)), np.empty(0), False, *_no_lists(n), *_NO_PRUNE,
+        np.ascontiguousarray(block.T, dtype=float), np.asarray(weights, dtype=float),
         np.asarray(y, dtype=np.int64), ks, variant == "paper", with_distances, same, same_d,
-        other_d)
+        other_d, NO_CARD, 0.0, False, -np.inf, np.zeros(c, bool), np.arange(n),
+        np.ones(n), -1, np.empty((0, 0)), np.empty(0), np.empty((0, 0)), np.empty(0))
     return _unpack(same, same_d, other_d, with_distances, squeeze=False)
 
 
-#: Samples listed per sample for the set tests (see :class:`DenseSetTerms`): at first,
-#: and at least 2 (K + 1); at most a SHORTLIST_MAX_SHARE-th of the samples (else the
-#: set tests score whole rows).
+#: Samples listed per sample for the set tests of a dense set: every other sample up to
+#: FULL_LIST_MAX samples; above, at first and at least SHORTLIST_MIN (and 2 (K + 1)), at
+#: most a SHORTLIST_MAX_SHARE-th of the samples.
+FULL_LIST_MAX = 640
 SHORTLIST_MIN = 48
 SHORTLIST_MAX_SHARE = 8
-#: When more than this fraction of rows needs a full scan (about 2600 times the cost of
-#: one listed sample), the next lists are twice as long; below a tenth of it, half as long; above USELESS_FRACTION (a set of one or two features
-#: with many equal values) the set's remaining tests skip the lists.
+#: When more than this fraction of rows is not settled by its list, the next lists are
+#: twice as long; below a tenth of it, half as long; above USELESS_FRACTION (a set of one
+#: or two features with many equal values) the set's remaining tests skip the lists.
 FULL_ROW_FRACTION = 0.2
 USELESS_FRACTION = 0.5
+#: Samples listed per sample for a set kept as columns, and the length below which a
+#: list is remade when the set grows.
+COLUMN_LIST_LENGTH = 128
+COLUMN_LIST_MIN = 24
+#: Up to this many features, a set kept as columns remakes lists by pruned walks; above,
+#: from approximate terms (a matrix product) and exact sums for the candidates, with
+#: about this many approximate terms at a time.
+PRUNED_LISTS_MAX_SET = 2
+APPROX_BATCH_ELEMENTS = 4_000_000
 
 
-class DenseSetTerms:
-    """The selected set's summed distance terms (N x N) and the shortlists of its set tests.
-
-    A set test (the neighbours on S + f) scores, for each sample, only a short list of
-    samples of small summed terms on S; every other sample is at least as far as the
-    smallest value left out, so when that bound is beyond the K+1-th distance found the
-    result is exact, else the whole row is scored
-    (:func:`_knn_kernels.set_plus_feature_stats_short`). The lists are made at the first
-    test after a change of S, from the previous ones when S grew; their length adapts to
-    how often a row needs the full scan (few distinct distances, as on a set of one or two integer-valued features,
-    need long lists).
+class _SetTerms:
+    """What a set test needs to know of the selected set S, whatever its form: the samples'
+    card values on S (for early rejection), S's weights, and one feature of S in sorted
+    order for the pruned walks. Subclasses keep the terms and the shortlists.
 
     Parameters
     ----------
@@ -328,57 +488,73 @@ class DenseSetTerms:
 
     def __init__(self, n: int):
         self.n = n
-        self.sq: np.ndarray | None = None
-        self._length = SHORTLIST_MIN
-        self._lists: tuple | None = None     # (short_idx, short_sq, bound)
-        self._stale = True                   # the lists are not those of the current S
-        self._useless = False                # the lists do not pay on the current S
+        self.weights: list[float] = []
         self.row_order: np.ndarray | None = None
-        #: Diagnostics: set tests made from lists, and their rows scored in full.
+        self._cards: np.ndarray | None = None
+        self._n_low = -1
+        self._prune = _NO_PRUNE
+        self._prune_distinct = 0
+        #: Diagnostics: set tests made from lists, and their rows the lists did not settle.
         self.list_tests = 0
         self.list_full_rows = 0
 
-    def replace(self, values: np.ndarray, weight: float) -> None:
-        """S becomes the one feature ``values`` (distance weight ``weight``)."""
-        if self.sq is None:
-            self.sq = np.empty((self.n, self.n))
-        _kernels().add_terms(self.sq, np.ascontiguousarray(values, dtype=float), float(weight), True)
-        self._lists, self._stale, self._useless = None, True, False
+    def set_cards(self, cards: np.ndarray | None, y: np.ndarray) -> None:
+        """The card values (n,) of the samples on the current S, or None if unknown.
 
-    def add(self, values: np.ndarray, weight: float) -> None:
-        """Add a feature to S: its terms are added to the set's sums (the reference's order).
-
-        Current lists are remade in the same pass (S only grew, so they are good hints)."""
-        values = np.ascontiguousarray(values, dtype=float)
-        if self.sq is None:
-            self.replace(values, weight)
-        elif (self._lists is not None and not self._stale
-              and self._lists[0].shape[1] == self._length):
-            _kernels().build_shortlists(self.sq, True, *self._lists, values, float(weight))
-        else:
-            _kernels().add_terms(self.sq, values, float(weight), False)
-            self._stale = True               # the lists stay as hints: S only grew
-        self._useless = False
+        Set tests then visit first the samples whose card is below 1 (minority first
+        among them), where an early rejection finds its evidence."""
+        if cards is None:
+            self._cards, self._n_low, self.row_order = None, -1, None
+            return
+        cards = np.asarray(cards, dtype=float)
+        key = (cards >= 1.0).astype(np.int64) * 2 + (np.asarray(y) == 0)
+        self.row_order = np.argsort(key, kind="stable").astype(np.int64)
+        self._cards = cards
+        self._n_low = int(np.count_nonzero(cards < 1.0))
 
     def _row_order(self, y: np.ndarray) -> np.ndarray:
-        """Samples in the order of the set tests: ``row_order`` if the caller set one, else
-        the minority first (their cards are the likeliest to be below 1, which lets an
-        early rejection come sooner). Any order gives the same statistics."""
+        """Samples in the order of the set tests: from :meth:`set_cards`, else the minority
+        first. Any order gives the same statistics."""
         if self.row_order is None or len(self.row_order) != len(y):
             self.row_order = np.argsort(-np.asarray(y), kind="stable").astype(np.int64)
         return self.row_order
 
-    def _current_lists(self):
-        """The shortlists of the current S, made from the previous ones when they can serve."""
-        length = self._length
-        if self._stale or self._lists is None or self._lists[0].shape[1] != length:
-            hints = self._lists is not None and self._lists[0].shape[1] == length
-            if not hints:
-                self._lists = (np.empty((self.n, length), dtype=np.int64),
-                               np.empty((self.n, length)), np.empty(self.n))
-            _kernels().build_shortlists(self.sq, hints, *self._lists, np.zeros(0), 0.0)
-            self._stale = False
-        return self._lists
+    @property
+    def finite(self) -> bool:
+        """Every weight of S is a positive finite number (no NaN distance on S)."""
+        return bool(self.weights) and all(0.0 < w < np.inf for w in self.weights)
+
+    def _offer_prune(self, values: np.ndarray, weight: float, replace: bool) -> None:
+        """Keep as the pruning feature the one of S with most distinct values."""
+        if replace:
+            self._prune, self._prune_distinct = _NO_PRUNE, 0
+        if not 0.0 < weight < np.inf:
+            return
+        order = np.argsort(values, kind="stable").astype(np.int64)
+        distinct = 1 + int(np.count_nonzero(np.diff(values[order])))
+        if distinct > self._prune_distinct:
+            position = np.empty(self.n, dtype=np.int64)
+            position[order] = np.arange(self.n)
+            self._prune = (np.ascontiguousarray(values, dtype=float), float(weight), order,
+                           position)
+            self._prune_distinct = distinct
+
+    def _lists(self, use: bool) -> tuple:
+        raise NotImplementedError
+
+    def _set_arrays(self) -> tuple:
+        """(dense, sq, cols, col_w) for the kernel."""
+        raise NotImplementedError
+
+    def _approximation(self) -> tuple:
+        """(zt, znorm) for the kernel's approximate rows (empty: none)."""
+        return np.empty((0, 0)), np.empty(0)
+
+    def _after_test(self, missed: int, done: int) -> None:
+        """Adapt the lists to how often they settled rows."""
+
+    def _uses_lists(self, ks: np.ndarray) -> bool:
+        return bool(self.weights)
 
     def stats_with(self, block: np.ndarray, weights: np.ndarray, y: np.ndarray, ks,
                    variant: str = "reference", with_distances: bool = False,
@@ -386,7 +562,7 @@ class DenseSetTerms:
                    ) -> tuple[list[NeighbourStats], np.ndarray]:
         """Neighbour statistics on S + f for each column f of ``block`` (S unchanged).
 
-        Equal to :func:`set_plus_feature_stats` on ``self.sq``, bit for bit.
+        Equal to :func:`set_plus_feature_stats` on the set's summed terms, bit for bit.
 
         Parameters
         ----------
@@ -395,7 +571,8 @@ class DenseSetTerms:
         reject : (card name, gamma, sum), optional
             Early rejection: a candidate is dropped as soon as its card values (card
             "imbalanced", "consistency" or "weight", for the first K) can no longer add up
-            to ``sum``; its statistics are then incomplete.
+            to ``sum``, or can no longer exceed the set's own (:meth:`set_cards`); its
+            statistics are then incomplete.
 
         Returns
         -------
@@ -403,49 +580,316 @@ class DenseSetTerms:
             One NeighbourStats per K, arrays of shape (n, c); which candidates were
             rejected early.
         """
+        card, gamma, reject_sum = NO_CARD, 0.0, -np.inf
+        if reject is not None and reject[0] in CARD_CODES:
+            card, gamma, reject_sum = CARD_CODES[reject[0]], float(reject[1]), float(reject[2])
+        stats, rejected, _, _ = self._test(block, weights, y, _checked_ks(ks, len(y)), variant,
+                                           with_distances, card, gamma, reject is not None,
+                                           reject_sum)
+        return stats, rejected
+
+    def dependencies_with(self, block: np.ndarray, weights: np.ndarray, y: np.ndarray, k: int,
+                          variant: str, card: str, gamma: float = 0.0,
+                          reject_sum: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The dependency of S + f for each column f of ``block`` (Algorithm 2 on S + f), for a
+        card function the kernels compute ("imbalanced", "consistency", "weight").
+
+        Parameters
+        ----------
+        block, weights, y, k, variant
+            As in :meth:`stats_with` (one K).
+        card, gamma
+            The card function and Card_Weight's threshold.
+        reject_sum : float, optional
+            Early rejection below this card sum (see :meth:`stats_with`); a rejected
+            candidate's dependency is NaN.
+
+        Returns
+        -------
+        deps : ndarray, shape (c,)
+            The card values summed in sample order, divided by n (NaN: rejected early).
+        cards : ndarray, shape (n, c)
+            Every sample's card value on S + f (incomplete for a rejected candidate).
+        """
+        early = reject_sum is not None
+        _, _, cards, deps = self._test(block, weights, y, _checked_ks([k], len(y)), variant, False,
+                                       CARD_CODES[card], float(gamma), early,
+                                       reject_sum if early else -np.inf)
+        return deps, cards.T
+
+    def _test(self, block, weights, y, ks, variant, with_distances, card, gamma, early,
+              reject_sum):
+        """One kernel call for the candidates of ``block``: (stats, rejected, cards, deps)."""
         n, c = block.shape
-        ks = _checked_ks(ks, n)
-        kern = _kernels()
-        card, gamma, reject_sum = kern.NO_CARD, 0.0, -np.inf
-        if reject is not None and reject[0] in kern.CARD_CODES:
-            card, gamma, reject_sum = kern.CARD_CODES[reject[0]], float(reject[1]), float(reject[2])
-        self._length = max(self._length, 2 * (int(ks.max()) + 1))
-        use_lists = not (self.sq is None or self._useless
-                         or self._length > min(n // SHORTLIST_MAX_SHARE, n - 2))
-        lists = (self._current_lists() if use_lists
-                 else (np.empty((n, 0), np.int64), np.empty((n, 0)), np.full(n, np.nan)))
-        sq = np.zeros((n, n)) if self.sq is None else self.sq
+        use_lists = self._uses_lists(ks)
+        lists = self._lists(use_lists) if use_lists else _no_lists(n)
         same, same_d, other_d = _stats_arrays(len(ks), n, c, with_distances)
         rejected = np.zeros(c, dtype=bool)
-        full, done = kern.set_plus_feature_stats_short(
-            sq, *lists, np.ascontiguousarray(block.T, dtype=float),
-            np.asarray(weights, dtype=float), np.asarray(y, dtype=np.int64), ks,
-            variant == "paper", with_distances, same, same_d, other_d, card, gamma, reject_sum,
-            rejected, self._row_order(y))
+        cards_out = np.zeros((c, n)) if card != NO_CARD else np.empty((0, 0))
+        deps = np.empty(c) if card != NO_CARD else np.empty(0)
+        set_cards = self._cards if self._cards is not None else np.ones(n)
+        n_low = self._n_low if (self._cards is not None and self.weights) else -1
+        missed, done = _set_kernels().set_tests(
+            *self._set_arrays(), self.finite, *lists, *self._prune,
+            np.ascontiguousarray(block.T, dtype=float), np.asarray(weights, dtype=float),
+            np.asarray(y, dtype=np.int64), ks, variant == "paper", with_distances, same, same_d,
+            other_d, card, gamma, early, reject_sum, rejected, self._row_order(y), set_cards,
+            n_low, cards_out, deps, *self._approximation())
         if use_lists:
             self.list_tests += 1
-            self.list_full_rows += full
-            if full > USELESS_FRACTION * done:
-                self._useless = True
-            elif (full > FULL_ROW_FRACTION * done
-                  and 2 * self._length <= min(n // SHORTLIST_MAX_SHARE, n - 2)):
-                self._length *= 2                      # longer lists from the next change on
-            elif full < FULL_ROW_FRACTION / 10 * done and self._length // 2 >= SHORTLIST_MIN:
-                self._length //= 2
-        return _unpack(same, same_d, other_d, with_distances, squeeze=False), rejected
+            self.list_full_rows += missed
+            self._after_test(missed, done)
+        return (_unpack(same, same_d, other_d, with_distances, squeeze=False), rejected,
+                cards_out, deps)
+
+
+class DenseSetTerms(_SetTerms):
+    """The selected set's summed distance terms (N x N) and the shortlists of its set tests.
+
+    A set test (the neighbours on S + f) walks each sample's list of samples in increasing
+    order of their summed terms on S and stops as soon as the next one is beyond the K+1-th
+    distance found; a sample outside the list is at least as far as the smallest value
+    left out. A row its list does not settle is scored whole
+    (:mod:`fsengine.online._set_kernels`). The lists are made at the first test after S is
+    replaced; when S grows, the listed terms grow by the new feature's (the bound stays
+    valid: terms only grow) and lists cut short are remade from their rows. Up to
+    :data:`FULL_LIST_MAX` samples a list holds every other sample; above, its length
+    adapts to how often the lists settle rows.
+
+    Parameters
+    ----------
+    n : int
+        Number of samples.
+    """
+
+    def __init__(self, n: int):
+        super().__init__(n)
+        self.sq: np.ndarray | None = None
+        self._full = n <= FULL_LIST_MAX
+        self._length = n - 1 if self._full else SHORTLIST_MIN
+        self._list_arrays: tuple | None = None   # (idx, sq, d, len, bound)
+        self._stale = True                       # the lists are not those of the current S
+        self._useless = False                    # the lists do not pay on the current S
+
+    def replace(self, values: np.ndarray, weight: float) -> None:
+        """S becomes the one feature ``values`` (distance weight ``weight``)."""
+        values = np.ascontiguousarray(values, dtype=float)
+        if use_compiled(self.n * self.n):
+            if self.sq is None:
+                self.sq = np.empty((self.n, self.n))
+            _kernels().add_terms(self.sq, values, float(weight), True)
+        else:
+            self.sq = distance_terms(values, float(weight))
+        self.weights = [float(weight)]
+        self._offer_prune(values, float(weight), replace=True)
+        self._stale = True
+        # A set of one feature: short lists rarely hold the neighbours on S + f (the new
+        # feature moves them across the single axis); every-sample lists always do.
+        self._useless = not self._full
+        self._list_arrays = None
+
+    def add(self, values: np.ndarray, weight: float) -> None:
+        """Add a feature to S: its terms are added to the set's sums (the reference's order).
+
+        Current lists are remade in the same pass (S only grew, so they are good hints)."""
+        values = np.ascontiguousarray(values, dtype=float)
+        if self.sq is None:
+            self.replace(values, weight)
+            return
+        if use_compiled(self.n * self.n):
+            _kernels().add_terms(self.sq, values, float(weight), False)
+            arrays = self._list_arrays
+            if self._full or arrays is None or self._stale:
+                self._stale = True               # remade whole at the next test
+            else:
+                # The listed terms grow by the feature's and the bound stays valid (terms
+                # only grow); lists cut below COLUMN_LIST_MIN are remade from their rows.
+                shortest = _set_kernels().grow_lists(values, float(weight), *arrays)
+                minimum = min(COLUMN_LIST_MIN, arrays[0].shape[1])
+                if shortest < minimum:
+                    rows = np.flatnonzero(arrays[3] < minimum).astype(np.int64)
+                    _set_kernels().build_dense_lists(self.sq, rows, *arrays)
+        else:
+            self.sq = self.sq + distance_terms(values, float(weight))
+            self._stale = True
+        self.weights.append(float(weight))
+        self._offer_prune(values, float(weight), replace=False)
+        self._useless = False
+
+    def _uses_lists(self, ks: np.ndarray) -> bool:
+        if not self._full:
+            self._length = max(self._length, 2 * (int(ks.max()) + 1))
+        return not (self.sq is None or self._useless
+                    or (not self._full
+                        and self._length > min(self.n // SHORTLIST_MAX_SHARE, self.n - 2)))
+
+    def _lists(self, use: bool) -> tuple:
+        """The shortlists of the current S, made from the previous ones when they can serve."""
+        length = self._length
+        arrays = self._list_arrays
+        if self._stale or arrays is None or arrays[0].shape[1] != length:
+            if arrays is None or arrays[0].shape[1] != length:
+                arrays = (np.empty((self.n, length), dtype=np.int64), np.empty((self.n, length)),
+                          np.empty((self.n, length)), np.zeros(self.n, np.int64),
+                          np.full(self.n, np.nan))
+            _set_kernels().build_dense_lists(self.sq, np.arange(self.n, dtype=np.int64), *arrays)
+            self._list_arrays, self._stale = arrays, False
+        return self._list_arrays
+
+    def _set_arrays(self) -> tuple:
+        sq = np.zeros((self.n, self.n)) if self.sq is None else self.sq
+        return True, sq, np.empty((0, self.n)), np.empty(0)
+
+    def _test(self, block, weights, y, ks, variant, with_distances, card, gamma, early,
+              reject_sum):
+        n, c = block.shape
+        if use_compiled(c * n * n):
+            return super()._test(block, weights, y, ks, variant, with_distances, card, gamma,
+                                 early, reject_sum)
+        dist = _numpy_distances(np.ascontiguousarray(block.T, dtype=float),
+                                np.asarray(weights, dtype=float),
+                                None if self.sq is None else self.sq)
+        stats = _numpy_list_stats(dist, y, ks, variant == "paper", with_distances)
+        cards = deps = None
+        if card != NO_CARD:                            # no early rejection: small
+            cards = _numpy_cards(stats[0][0], y, int(ks[0]), card, gamma)
+            deps = _numpy_dependencies(stats[0][:1], y, ks[:1], card, gamma)[0]
+        return (_unpack(*stats, with_distances, squeeze=False), np.zeros(c, dtype=bool),
+                cards, deps)
+
+    def _after_test(self, missed: int, done: int) -> None:
+        if self._full:
+            return
+        if missed > USELESS_FRACTION * done:
+            self._useless = True
+        elif (missed > FULL_ROW_FRACTION * done
+              and 2 * self._length <= min(self.n // SHORTLIST_MAX_SHARE, self.n - 2)):
+            self._length *= 2                          # longer lists from the next change on
+        elif missed < FULL_ROW_FRACTION / 10 * done and self._length // 2 >= SHORTLIST_MIN:
+            self._length //= 2
+
+
+class ColumnSetTerms(_SetTerms):
+    """The selected set kept as its columns, for many samples: no N x N matrix.
+
+    Each sample keeps a shortlist of its :data:`COLUMN_LIST_LENGTH` nearest samples on S
+    (by a pruned walk, :func:`_set_kernels.build_column_lists`) and a bound no other
+    sample is below. When S grows, the listed terms grow by the new feature's and the
+    bound stays valid; a list cut below :data:`COLUMN_LIST_MIN` is remade. Set tests are
+    those of :class:`DenseSetTerms`, the terms summed from the columns in the set's order.
+    Memory O(N (|S| + L)).
+
+    Parameters
+    ----------
+    n : int
+        Number of samples.
+    """
+
+    def __init__(self, n: int):
+        super().__init__(n)
+        self._columns = np.empty((4, n))
+        length = min(COLUMN_LIST_LENGTH, n - 1)
+        self._list_arrays = (np.empty((n, length), dtype=np.int64), np.empty((n, length)),
+                             np.empty((n, length)), np.zeros(n, np.int64), np.full(n, np.nan))
+        self._approx: tuple | None = None
+        #: Diagnostics: rows whose lists were made.
+        self.rows_listed = 0
+
+    @property
+    def columns(self) -> np.ndarray:
+        """The set's columns (|S|, n), in summation order."""
+        return self._columns[:len(self.weights)]
+
+    def _rebuild(self, rows: np.ndarray) -> None:
+        if not (self.finite and len(self._prune[2])):
+            self._list_arrays[4][:] = np.nan          # NaN or odd weights: no lists
+            self._list_arrays[3][:] = 0
+            return
+        self.rows_listed += len(rows)
+        if len(self.weights) <= PRUNED_LISTS_MAX_SET:
+            _set_kernels().build_column_lists(self.columns, np.asarray(self.weights),
+                                              *self._prune, rows, *self._list_arrays)
+            return
+        # Many dimensions: approximate terms for a batch of rows by one matrix product
+        # (BLAS), then exact sums for the few samples that can be among the L first.
+        weights = np.asarray(self.weights)
+        zt, norms = self._approximation()
+        z = zt.T
+        n = self.n
+        batch = max(16, APPROX_BATCH_ELEMENTS // n)
+        for lo in range(0, len(rows), batch):
+            part = rows[lo:lo + batch]
+            approx = zt[part] @ z                        # (rows, n), then in place:
+            approx *= -2.0
+            approx += norms[None, :]
+            approx += norms[part][:, None]
+            approx[np.arange(len(part)), part] = np.inf
+            # Far more than the rounding of either sum (about 1e-15 of these magnitudes).
+            margin = 1e-9 * (norms[part] + norms.max() + len(weights) + 1.0)
+            _set_kernels().lists_from_approximate(self.columns, weights, part, approx, margin,
+                                                  *self._list_arrays)
+
+    def _push(self, values: np.ndarray, weight: float) -> None:
+        size = len(self.weights)
+        if size == len(self._columns):
+            grown = np.empty((2 * size, self.n))
+            grown[:size] = self._columns
+            self._columns = grown
+        self._columns[size] = values
+        self.weights.append(float(weight))
+        self._approx = None
+
+    def replace(self, values: np.ndarray, weight: float) -> None:
+        """S becomes the one feature ``values`` (distance weight ``weight``)."""
+        values = np.ascontiguousarray(values, dtype=float)
+        self.weights = []
+        self._push(values, weight)
+        self._offer_prune(values, float(weight), replace=True)
+        self._rebuild(np.arange(self.n, dtype=np.int64))
+
+    def add(self, values: np.ndarray, weight: float) -> None:
+        """Add a feature to S; the lists follow (grown, cut, and remade where too short)."""
+        values = np.ascontiguousarray(values, dtype=float)
+        if not self.weights:
+            self.replace(values, weight)
+            return
+        was_finite = self.finite
+        self._push(values, weight)
+        self._offer_prune(values, float(weight), replace=False)
+        if not (was_finite and self.finite):
+            self._rebuild(np.arange(self.n, dtype=np.int64))
+            return
+        shortest = _set_kernels().grow_lists(values, float(weight), *self._list_arrays)
+        minimum = min(COLUMN_LIST_MIN, self._list_arrays[0].shape[1])
+        if shortest < minimum:
+            self._rebuild(np.flatnonzero(self._list_arrays[3] < minimum).astype(np.int64))
+
+    def _lists(self, use: bool) -> tuple:
+        return self._list_arrays
+
+    def _set_arrays(self) -> tuple:
+        return False, np.empty((0, 0)), self.columns, np.asarray(self.weights, dtype=float)
+
+    def _approximation(self) -> tuple:
+        """The set's centred columns scaled by the roots of their weights, one sample a row
+        (n, |S|), and their squared norms: approximate terms by matrix products."""
+        if not (self.finite and len(self.weights) > PRUNED_LISTS_MAX_SET):
+            return np.empty((0, 0)), np.empty(0)
+        if self._approx is None:
+            scale = np.sqrt(np.asarray(self.weights))
+            zt = np.ascontiguousarray(((self.columns - self.columns.mean(axis=1, keepdims=True))
+                                       * scale[:, None]).T)
+            self._approx = (zt, np.einsum("nf,nf->n", zt, zt))
+        return self._approx
 
 
 def set_neighbour_stats_from_columns(columns: np.ndarray, weights: np.ndarray, y: np.ndarray,
                                      k: int, variant: str = "reference",
-                                     with_distances: bool = False,
-                                     rows_per_chunk: int = 256) -> NeighbourStats:
+                                     with_distances: bool = False) -> NeighbourStats:
     """Neighbour statistics on a feature set without an N x N matrix (Algorithm 4).
 
-    The set's distances are computed as the reference does (terms ``(w * d) * d`` added
-    in the set's order); each sample's K+1 first are found by an exact pruned scan in
-    the sorted order of one of the set's features (the one with most distinct values):
-    a set distance is never below one of its feature's distances, in floating point too.
-    Memory O(N (K + |S|)).
+    The set's last column is tested against the set of the others (:class:`ColumnSetTerms`:
+    shortlists and pruned walks, exact). Memory O(N (K + |S|)).
 
     Parameters
     ----------
@@ -455,52 +899,22 @@ def set_neighbour_stats_from_columns(columns: np.ndarray, weights: np.ndarray, y
         Their distance weights.
     y, k, variant, with_distances
         As in :func:`single_feature_neighbour_stats`.
-    rows_per_chunk : int
-        Query rows per kernel call where every distance must be computed (a set with a
-        weight that is not a positive finite number).
 
     Returns
     -------
     NeighbourStats
         Arrays of shape (n,).
     """
-    kern = _kernels()
     columns = np.ascontiguousarray(columns, dtype=float)
     weights = np.asarray(weights, dtype=float)
-    labels = np.asarray(y, dtype=np.int64)
     n = columns.shape[1]
-    ks = _checked_ks([k], n)
-    paper = variant == "paper"
-    same, same_d, other_d = _stats_arrays(1, n, 1, with_distances)
-    usable = (weights > 0) & (weights < np.inf)
-    constant = np.ptp(columns, axis=1) == 0
-    if (constant & (weights == np.inf)).any():
-        # A constant feature under 'seuclidean' makes every distance NaN, as for that
-        # feature alone: the neighbours are the lowest sample indices.
-        j = int(np.flatnonzero(constant & (weights == np.inf))[0])
-        alone = single_feature_neighbour_stats(columns[j][:, None], y, k, weights[j:j + 1],
-                                               variant, with_distances)
-        return NeighbourStats(*(None if a is None else a[:, 0] for a in
-                                (alone.same_count, alone.same_distance, alone.other_distance)))
-    if usable.all():
-        distinct = [np.count_nonzero(np.diff(np.sort(c))) for c in columns]
-        prune = int(np.argmax(distinct))
-        sorted_idx = np.argsort(columns[prune], kind="stable")
-        position = np.empty(n, dtype=np.int64)
-        position[sorted_idx] = np.arange(n)
-        kern.set_stats_scan(columns, weights, labels, prune, sorted_idx.astype(np.int64),
-                            position, np.arange(n, dtype=np.int64), ks, paper, with_distances,
-                            same, same_d, other_d)
-    else:
-        # Weights of 0 or infinity (variance overflow or underflow): every distance.
-        everyone = np.arange(n, dtype=np.int64)
-        for lo in range(0, n, rows_per_chunk):
-            rows = everyone[lo:lo + rows_per_chunk]
-            cand = np.broadcast_to(everyone, (len(rows), n))
-            kern.set_stats_candidates(columns, weights, labels, rows, np.ascontiguousarray(cand),
-                                      np.full(len(rows), n, dtype=np.int64), ks, paper,
-                                      with_distances, same, same_d, other_d)
-    return _unpack(same, same_d, other_d, with_distances, squeeze=True)[0]
+    terms = ColumnSetTerms(n)
+    for j in range(columns.shape[0] - 1):
+        (terms.add if j else terms.replace)(columns[j], weights[j])
+    stats, _ = terms.stats_with(columns[-1][:, None], weights[-1:], y, [k], variant,
+                                with_distances)
+    return NeighbourStats(*(None if a is None else a[:, 0] for a in
+                            (stats[0].same_count, stats[0].same_distance, stats[0].other_distance)))
 
 
 def pairwise_distances(X_S, metric: str = "seuclidean") -> np.ndarray:

@@ -196,6 +196,10 @@ class StreamingSelector(ABC):
                     columns: list[int]) -> list[StreamEvent]:
         """Decide on the columns of a checked block, in arrival order."""
 
+    def _step_block_quiet(self, block: np.ndarray, names: list[str], columns: list[int]) -> None:
+        """:meth:`_step_block` when no event is wanted (a selector may skip their work)."""
+        self._step_block(block, names, columns)
+
     def _checked_block(self, block, names: Sequence[str] | None = None) -> np.ndarray:
         block = np.asarray(block, dtype=float)
         if block.ndim != 2 or block.shape[0] != len(self.y):
@@ -259,11 +263,42 @@ def stream_events(selector: "StreamingSelector", X: np.ndarray, names: Sequence[
     ------
     StreamEvent
     """
+    for block, block_names, cols in _blocks(X, names, order, chunk):
+        yield from selector.step_many(block, block_names, cols)
+
+
+def _blocks(X: np.ndarray, names: Sequence[str], order: np.ndarray | None, chunk: int):
+    """(block of columns, their names, their indices) in arrival order, ``chunk`` at a time."""
     if order is None:
         order = np.arange(X.shape[1])
     if len(order) == 0:
         raise FSEngineError("the feature order is empty: there is no feature to stream")
+    from fsengine.online._compiled import plan
+    plan(X.shape[0] * X.shape[0] * len(order))         # N x N per feature at the most
     for lo in range(0, len(order), chunk):
         cols = np.asarray(order[lo:lo + chunk])
-        block = X[:, cols]
-        yield from selector.step_many(block, [names[c] for c in cols], cols.tolist())
+        consecutive = cols[-1] - cols[0] == len(cols) - 1 and np.all(np.diff(cols) == 1)
+        block = X[:, cols[0]:cols[-1] + 1] if consecutive else X[:, cols]   # a view if it can
+        yield block, [names[c] for c in cols], cols.tolist()
+
+
+def stream_selection(selector: "StreamingSelector", X: np.ndarray, names: Sequence[str],
+                     order: np.ndarray | None = None, chunk: int = 256) -> Selection:
+    """Stream the columns of ``X`` into ``selector`` keeping no events; its final selection.
+
+    The same decisions as :func:`stream_events` (the selector may skip work that only
+    events report: K-OFSD stops a set test once the feature cannot be added).
+
+    Parameters
+    ----------
+    selector, X, names, order, chunk
+        As in :func:`stream_events`.
+
+    Returns
+    -------
+    Selection
+        ``selector.finish()``.
+    """
+    for block, block_names, cols in _blocks(X, names, order, chunk):
+        selector._step_block_quiet(selector._checked_block(block, block_names), block_names, cols)
+    return selector.finish()

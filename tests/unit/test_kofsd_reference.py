@@ -23,8 +23,10 @@ def _load(ds, k):
     return X, y, selected.astype(int) - 1, deps, trace
 
 
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "numpy"])
 @pytest.mark.parametrize("ds,k", RUNS, ids=[f"ds{d}-K{k}" for d, k in RUNS])
-def test_reference_run_reproduced(ds, k):
+def test_reference_run_reproduced(ds, k, compiled, compiled_kernels):
+    compiled_kernels(compiled)
     X, y, ref_selected, ref_deps, trace = _load(ds, k)
     selection, events = run_kofsd(X, y, k=k, alpha=0.5)
 

@@ -5,6 +5,8 @@ stable sort per sample) and, for large N, the dense path that sorts every row. D
 drawn to make ties: integers 0..3, duplicated rows and columns, constant columns.
 """
 
+import contextlib
+import sys
 import math
 import tracemalloc
 
@@ -13,11 +15,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fsengine.online import KOFSD, _kofsd, _neighbours, stream_events
+from fsengine.online import KOFSD, _compiled, _kofsd, _neighbours, stream_events
 from fsengine.online._kofsd import run_kofsd, run_kofsd_for_ks
 from fsengine.online._neighbours import (DenseSetTerms, distance_terms, feature_weights,
                                          set_neighbour_stats, set_neighbour_stats_from_columns,
-                                         set_plus_feature_stats,
+                                         set_plus_feature_stats, single_feature_counts,
                                          single_feature_neighbour_stats_for_ks)
 
 import kofsd_oracle
@@ -61,23 +63,33 @@ def _same_floats(a, b):
     return all((math.isnan(u) and math.isnan(v)) or u == v for u, v in zip(a, b))
 
 
+@pytest.mark.parametrize("mode", ["walk", "window", "numpy"])
 @settings(max_examples=300, deadline=None)
 @given(data=tie_heavy(), variant=st.sampled_from(["reference", "paper"]),
-       metric=st.sampled_from(["seuclidean", "euclidean"]), seed=st.integers(0, 10**6))
-def test_single_feature_counts_and_sums_equal_the_definition_for_every_k(data, variant, metric,
-                                                                         seed):
+       metric=st.sampled_from(["seuclidean", "euclidean"]), seed=st.integers(0, 10**6),
+       n_ks=st.integers(1, 3))
+def test_single_feature_counts_and_sums_equal_the_definition_for_every_k(mode, data, variant,
+                                                                         metric, seed, n_ks):
+    """The walk (distance sums, several K), the sliding window (counts, up to
+    WINDOW_MAX_KS values of K) and the numpy definition against the oracle."""
     X, y = data
     n = len(y)
-    ks = sorted(np.random.default_rng(seed).choice(np.arange(1, n), size=min(3, n - 1),
+    ks = sorted(np.random.default_rng(seed).choice(np.arange(1, n), size=min(n_ks, n - 1),
                                                    replace=False).tolist())
-    stats = single_feature_neighbour_stats_for_ks(X, y, ks, feature_weights(X, metric), variant,
-                                                  with_distances=True)
+    w = feature_weights(X, metric)
+    _compiled.force(mode != "numpy")
+    if mode == "window":
+        counts = single_feature_counts(X, y, ks, w, variant)[0]
+        stats = [_neighbours.NeighbourStats(np.ascontiguousarray(c.T)) for c in counts]
+    else:
+        stats = single_feature_neighbour_stats_for_ks(X, y, ks, w, variant, with_distances=True)
     for k, st_k in zip(ks, stats):
         for j in range(X.shape[1]):
             same, same_d, other_d = _oracle_counts(X[:, j].tolist(), y.tolist(), k, variant, metric)
             assert st_k.same_count[:, j].tolist() == same
-            assert _same_floats(st_k.same_distance[:, j].tolist(), same_d)
-            assert _same_floats(st_k.other_distance[:, j].tolist(), other_d)
+            if mode != "window":
+                assert _same_floats(st_k.same_distance[:, j].tolist(), same_d)
+                assert _same_floats(st_k.other_distance[:, j].tolist(), other_d)
 
 
 def _events(selector, X, order):
@@ -88,11 +100,39 @@ def _events(selector, X, order):
              e.selected_columns) for e in events]
 
 
-@pytest.mark.parametrize("path", ["dense", "lists", "columns"])
+#: The set paths: a dense set with every sample listed, with short lists (remade from
+#: hints, lengthened, skipped), with no list (every row a pruned walk); a set kept as
+#: columns with its lists (one or two samples long: remade as the set grows).
+SET_PATHS = {
+    "dense": {},
+    "lists": {(_neighbours, "FULL_LIST_MAX"): 0, (_neighbours, "SHORTLIST_MIN"): 1,
+              (_neighbours, "SHORTLIST_MAX_SHARE"): 1},
+    "walks": {(_neighbours.DenseSetTerms, "_uses_lists"): lambda self, ks: False},
+    "columns": {(_kofsd, "DENSE_MAX_SAMPLES"): 0},
+    "short columns": {(_kofsd, "DENSE_MAX_SAMPLES"): 0, (_neighbours, "COLUMN_LIST_LENGTH"): 2,
+                      (_neighbours, "COLUMN_LIST_MIN"): 2},
+    "numpy": {(_compiled, "_forced"): False},
+}
+
+
+@contextlib.contextmanager
+def set_path(path):
+    """Patch the module settings that select a set path, then restore them."""
+    saved = {key: getattr(*key) for key in SET_PATHS[path]}
+    try:
+        for (owner, name), value in SET_PATHS[path].items():
+            setattr(owner, name, value)
+        yield
+    finally:
+        for (owner, name), value in saved.items():
+            setattr(owner, name, value)
+
+
+@pytest.mark.parametrize("path", list(SET_PATHS))
 @settings(max_examples=150, deadline=None)
 @given(data=tie_heavy(), params=st.sampled_from(CARDS), variant=st.sampled_from(["reference", "paper"]),
        alpha=st.sampled_from([0.0, 0.3, 0.5]), k_draw=st.integers(1, 100), order_seed=st.integers(0, 99))
-def test_stream_equals_the_oracle_on_both_set_paths(path, data, params, variant, alpha, k_draw,
+def test_stream_equals_the_oracle_on_every_set_path(path, data, params, variant, alpha, k_draw,
                                                     order_seed):
     X, y = data
     n, p = X.shape
@@ -100,20 +140,16 @@ def test_stream_equals_the_oracle_on_both_set_paths(path, data, params, variant,
     order = np.random.default_rng(order_seed).permutation(p).tolist()
     expected_events, expected_selected = kofsd_oracle.run(X.tolist(), y.tolist(), order, k, alpha,
                                                           variant=variant, **params)
-    saved = (_kofsd.DENSE_MAX_SAMPLES, _neighbours.SHORTLIST_MIN, _neighbours.SHORTLIST_MAX_SHARE)
-    _kofsd.DENSE_MAX_SAMPLES = 0 if path == "columns" else n   # "columns": no N x N matrix
-    if path == "lists":                                        # set tests from shortlists
-        _neighbours.SHORTLIST_MIN, _neighbours.SHORTLIST_MAX_SHARE = 1, 1
-    try:
+    with set_path(path):
         selector = KOFSD(y, k=k, alpha=alpha, variant=variant, **params)
-        assert selector._dense is (path != "columns")
+        columns = isinstance(selector._terms, _neighbours.ColumnSetTerms)
+        assert columns is path.endswith("columns")
         assert _events(selector, X, order) == expected_events
-    finally:
-        _kofsd.DENSE_MAX_SAMPLES, _neighbours.SHORTLIST_MIN, _neighbours.SHORTLIST_MAX_SHARE = saved
+        assert ("fsengine.online._knn_kernels" in sys.modules) or path == "numpy"
     assert list(selector.finish().columns) == expected_selected
 
 
-@pytest.mark.parametrize("path", ["dense", "lists"])
+@pytest.mark.parametrize("path", list(SET_PATHS))
 @settings(max_examples=150, deadline=None)
 @given(data=tie_heavy(max_n=24, max_p=8), params=st.sampled_from(CARDS),
        variant=st.sampled_from(["reference", "paper"]), alpha=st.sampled_from([0.0, 0.3, 0.5]),
@@ -128,15 +164,10 @@ def test_selection_only_runs_stop_rejections_early_and_select_the_same(path, dat
     order = list(range(p))
     expected_events, expected_selected = kofsd_oracle.run(X.tolist(), y.tolist(), order, k, alpha,
                                                           variant=variant, **params)
-    saved = _neighbours.SHORTLIST_MIN, _neighbours.SHORTLIST_MAX_SHARE
-    if path == "lists":
-        _neighbours.SHORTLIST_MIN, _neighbours.SHORTLIST_MAX_SHARE = 1, 1
-    try:
+    with set_path(path):
         selector = KOFSD(y, k=k, alpha=alpha, variant=variant, **params)
         selector.score_rejections = False
         got = _events(selector, X, order)
-    finally:
-        _neighbours.SHORTLIST_MIN, _neighbours.SHORTLIST_MAX_SHARE = saved
     assert [e[:3] + e[4:] for e in got] == [e[:3] + e[4:] for e in expected_events]
     for g, e in zip(got, expected_events):
         assert g[3] == e[3] or (g[3] is None and g[2] == "rejected")
@@ -155,13 +186,16 @@ def test_one_pass_for_every_k_equals_one_run_per_k(data, params, variant):
 
 
 @pytest.mark.parametrize("values", ["integers 0..3", "rounded to 0", "rounded to 1", "continuous"])
-@pytest.mark.parametrize("n, shortlist_min, max_share", [(120, 4, 2), (420, 48, 8)])
+@pytest.mark.parametrize("n, shortlist_min, max_share, full_max",
+                         [(120, 4, 2, 0), (420, 48, 8, 0), (120, 4, 2, 640)])
 def test_set_tests_from_shortlists_equal_whole_rows(values, n, shortlist_min, max_share,
-                                                    monkeypatch):
-    """DenseSetTerms (lists built, remade from hints, lengthened, skipped) against the dense
-    kernel that scores every row, bit for bit, through replacements and additions."""
+                                                    full_max, monkeypatch):
+    """DenseSetTerms (partial lists built, remade from hints, lengthened, skipped; or every
+    sample listed) against the dense kernel that scores every row, bit for bit, through
+    replacements and additions."""
     monkeypatch.setattr(_neighbours, "SHORTLIST_MIN", shortlist_min)
     monkeypatch.setattr(_neighbours, "SHORTLIST_MAX_SHARE", max_share)
+    monkeypatch.setattr(_neighbours, "FULL_LIST_MAX", full_max)
     rng = np.random.default_rng(len(values) + n)
     X = {"integers 0..3": lambda: rng.integers(0, 4, (n, 14)).astype(float),
          "rounded to 0": lambda: np.round(rng.standard_normal((n, 14))),
@@ -225,5 +259,43 @@ def test_large_n_needs_no_n_by_n_memory():
     list(stream_events(selector, X, [str(j) for j in range(6)]))
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    assert not selector._dense
-    assert peak < 40 * n * 8 * 6                   # O(N (K + |S|)), far below N * N * 8
+    assert isinstance(selector._terms, _neighbours.ColumnSetTerms)
+    # O(N (L + |S|)): the lists (indices, terms, roots: 24 bytes an entry), a few
+    # per-sample arrays, and one batch of approximate terms; N * N * 8 would be 3.2 GB.
+    lists = n * _neighbours.COLUMN_LIST_LENGTH * 24
+    assert peak < lists + n * 8 * 40 + _neighbours.APPROX_BATCH_ELEMENTS * 8 * 2
+    assert peak < n * n * 8 / 20
+
+
+@pytest.mark.parametrize("rounding", [None, 1, 0])
+@pytest.mark.parametrize("length", [6, 128])
+def test_columns_set_tests_equal_the_dense_ones_as_the_set_grows(rounding, length, monkeypatch):
+    """A set kept as columns (lists remade by pruned walks, then from approximate terms; rows
+    the lists miss from approximate terms) against the dense set scoring whole rows, bit
+    for bit, as the set grows to 9 features; short lists make most rows miss."""
+    monkeypatch.setattr(_neighbours, "COLUMN_LIST_LENGTH", length)
+    monkeypatch.setattr(_neighbours, "COLUMN_LIST_MIN", min(4, length))
+    monkeypatch.setattr(_neighbours, "APPROX_BATCH_ELEMENTS", 50_000)   # several batches
+    rng = np.random.default_rng(5)
+    n = 700
+    X = rng.standard_normal((n, 12)) * rng.uniform(0.5, 50, 12) + rng.uniform(-1e3, 1e3, 12)
+    if rounding is not None:
+        X = np.round(X, rounding)
+    X[:, 11] = X[:, 3]                                         # a copy of a set feature
+    X[9] = X[4]                                                # duplicated samples
+    y = (rng.random(n) < 0.15).astype(int)
+    w = feature_weights(X)
+    columns, sq = _neighbours.ColumnSetTerms(n), None
+    for j in range(9):
+        (columns.add if j else columns.replace)(X[:, j], w[j])
+        term = distance_terms(X[:, j], w[j])
+        sq = term if sq is None else sq + term
+        candidates = [9, 10, 11]
+        for ks, variant in (([7], "reference"), ([1, 4], "paper")):
+            got = columns.stats_with(X[:, candidates], w[candidates], y, ks, variant, True)[0]
+            want = set_plus_feature_stats(sq, X[:, candidates], w[candidates], y, ks, variant, True)
+            for g, e in zip(got, want):
+                assert np.array_equal(g.same_count, e.same_count)
+                assert np.array_equal(g.same_distance, e.same_distance)
+                assert np.array_equal(g.other_distance, e.other_distance)
+    assert columns.rows_listed > n                             # lists were remade
