@@ -171,6 +171,7 @@ class CIEOSFS(StreamingSelector):
         self.significance = float(significance)
         self._members: list[tuple[str, int, int, float, np.ndarray]] = []  # name, column, arrival, |corr|, codes
         self._entropy = conditional_entropy(np.zeros(len(self.y), dtype=np.int64), self.y)
+        self._labels = self.y.astype(np.int64)
 
     @property
     def params(self) -> dict:
@@ -183,47 +184,44 @@ class CIEOSFS(StreamingSelector):
         """H(D | SF) in bits (H(D) for the empty set)."""
         return self._entropy
 
-    def _step_block(self, block, names, columns) -> list[CIEOSFSEvent]:
+    def _tests(self, block):
+        """Codes, test statistics, p-values and |corr| of a block's columns."""
         codes = discretise(block, self.bins, self.binning)
         statistic, p_value = independence_test(codes, self.y, self.bins, self.test)
         corr = np.nan_to_num(np.abs(pearson_with(block, self.y)[0]))
+        return codes, statistic, p_value, corr
+
+    def _step_block(self, block, names, columns) -> list[CIEOSFSEvent]:
+        codes, statistic, p_value, corr = self._tests(block)
         return [self._decide(codes[:, j], float(corr[j]), float(statistic[j]), float(p_value[j]),
                              names[j], columns[j]) for j in range(block.shape[1])]
 
-    def _entropy_of(self, members) -> float:
-        partition = np.zeros(len(self.y), dtype=np.int64)
-        for member in members:
-            partition = refine(partition, member[4])
-        return conditional_entropy(partition, self.y)
+    def _step_block_quiet(self, block, names, columns) -> None:
+        """:meth:`_step_block` without events: only the relevant features are decided."""
+        codes, statistic, p_value, corr = self._tests(block)
+        first = self.n_seen
+        for j in np.flatnonzero(p_value < self.significance).tolist():
+            self.n_seen = first + j
+            self._decide(codes[:, j], float(corr[j]), float(statistic[j]), float(p_value[j]),
+                         names[j], columns[j], event=False)
+        self.n_seen = first + block.shape[1]
 
     def _reduct(self, members):
-        """Algorithm 1, lines 9-21: the greedy reduct of ``members`` in |corr| order.
-
-        The partitions by the first 1, 2, ... members in that order (needed for H(D|SF))
-        serve the greedy pass too, as long as it has kept every member so far."""
+        """Algorithm 1, lines 9-21: the greedy reduct of ``members`` in |corr| order
+        (compiled, :func:`_cie_kernels.greedy_reduct`; the same entropies as
+        :func:`conditional_entropy` and :func:`refine`, bit for bit)."""
         keys = tie_key([m[3] for m in members])              # |corr| ties go to arrival
         ordered = [members[i] for i in sorted(range(len(members)),
                                               key=lambda i: (-keys[i], members[i][2]))]
-        prefixes = [np.zeros(len(self.y), dtype=np.int64)]
-        for member in ordered:
-            prefixes.append(refine(prefixes[-1], member[4]))
-        target = conditional_entropy(prefixes[-1], self.y)
-        partition = prefixes[0]
-        current = conditional_entropy(partition, self.y)
-        reduct = []
-        for position, member in enumerate(ordered):
-            if current - target <= ENTROPY_TOLERANCE:
-                break
-            kept_all = len(reduct) == position
-            candidate = prefixes[position + 1] if kept_all else refine(partition, member[4])
-            entropy = (target if kept_all and position + 1 == len(ordered)
-                       else conditional_entropy(candidate, self.y))
-            if current - entropy > ENTROPY_TOLERANCE:
-                reduct.append(member)
-                partition, current = candidate, entropy
-        return reduct, current
+        from fsengine.online import _cie_kernels
 
-    def _decide(self, codes, corr, statistic, p_value, name, column) -> CIEOSFSEvent:
+        keep = np.zeros(len(ordered), dtype=bool)
+        current = _cie_kernels.greedy_reduct(np.array([m[4] for m in ordered], dtype=np.int64),
+                                             self._labels, ENTROPY_TOLERANCE, keep)
+        return [m for m, kept in zip(ordered, keep) if kept], float(current)
+
+    def _decide(self, codes, corr, statistic, p_value, name, column,
+                event: bool = True) -> CIEOSFSEvent | None:
         position = self.n_seen
         self.n_seen += 1
         removed: tuple[str, ...] = ()
@@ -237,6 +235,8 @@ class CIEOSFS(StreamingSelector):
             action = ADDED if position in kept else REDUNDANT
             self._members = reduct
             self._set_selected([m[0] for m in reduct], [m[1] for m in reduct])
+        if not event:
+            return None
         return CIEOSFSEvent(position, name, column, corr, action, self._selected_names,
                             self._selected_columns, self._entropy, statistic, p_value, removed)
 

@@ -158,6 +158,53 @@ class OFSFPD(StreamingSelector):
         return corr, cos, units
 
     def _step_block(self, block, names, columns) -> list[OFSFPDEvent]:
+        corr, relevant, first, lost_of, dominance, members, n_members = self._run_block(block)
+        b = block.shape[1]
+        events = []
+        for j in range(b):
+            position = first + j
+            entered = bool(relevant[j])
+            if entered:
+                self._info[position] = (names[j], columns[j], float(corr[j]))
+            lost = lost_of[j]
+            kept_scores = () if lost is None else tuple(dominance[j, :n_members[j]].tolist())
+            lost = lost or ()
+            dropped = tuple(self._info[q][0] for q in lost)
+            if entered or dropped:
+                current = [self._info[q] for q in members[j, :n_members[j]].tolist()]
+                self._set_selected([c[0] for c in current], [c[1] for c in current])
+                self._mean_relevance = (float(np.mean([c[2] for c in current]))
+                                        if current else 0.0)
+            for q in lost:
+                del self._info[q]
+            action = IRRELEVANT if not entered else REJECTED if position in lost else ADDED
+            events.append(OFSFPDEvent(position, names[j], columns[j], float(corr[j]), action,
+                                      self._selected_names, self._selected_columns,
+                                      self._mean_relevance, entered, dropped, kept_scores,
+                                      capacity(position + 1)))
+        self.n_seen = first + b
+        return events
+
+    def _step_block_quiet(self, block, names, columns) -> None:
+        """:meth:`_step_block` without events: the same S, its bookkeeping once per block."""
+        corr, relevant, first, lost_of, _, _, _ = self._run_block(block)
+        for j in np.flatnonzero(relevant).tolist():
+            self._info[first + j] = (names[j], columns[j], float(corr[j]))
+        for lost in lost_of:
+            for q in lost or ():
+                del self._info[q]
+        self.n_seen = first + block.shape[1]
+        current = [self._info[q] for q in self._mem_pos[:int(self._state[0])].tolist()]
+        self._set_selected([c[0] for c in current], [c[1] for c in current])
+        self._mean_relevance = float(np.mean([c[2] for c in current])) if current else 0.0
+
+    def _run_block(self, block):
+        """The compiled decisions on a block (Algorithm 1 per feature, in order).
+
+        Returns the correlations, which features entered S, the first arrival position, per
+        feature the positions it made S drop (None: S was not ranked at that step), the
+        dominance scores and members of S after each step (rows), and the members' counts.
+        """
         from fsengine.online import _fpd_kernels
 
         corr, cos, units = self.relevances(block)
@@ -178,32 +225,10 @@ class OFSFPD(StreamingSelector):
             np.ascontiguousarray(units.T), 1.0 - strength, 1.0 - cos_strength, relevant, first,
             TIE_TOLERANCE, self._mem_units, self._mem_abs, self._mem_e2, self._mem_e3,
             self._mem_pos, self._state, dropped_pos, n_dropped, dominance, members, n_members)
-        events = []
-        for j in range(b):
-            position = first + j
-            entered = bool(relevant[j])
-            if entered:
-                self._info[position] = (names[j], columns[j], float(corr[j]))
-            lost: tuple[int, ...] = ()
-            kept_scores: tuple[float, ...] = ()
-            if n_dropped[j] >= 0:
-                lost = tuple(dropped_pos[j, :n_dropped[j]].tolist())
-                kept_scores = tuple(dominance[j, :n_members[j]].tolist())
-            dropped = tuple(self._info[q][0] for q in lost)
-            if entered or dropped:
-                current = [self._info[q] for q in members[j, :n_members[j]].tolist()]
-                self._set_selected([c[0] for c in current], [c[1] for c in current])
-                self._mean_relevance = (float(np.mean([c[2] for c in current]))
-                                        if current else 0.0)
-            for q in lost:
-                del self._info[q]
-            action = IRRELEVANT if not entered else REJECTED if position in lost else ADDED
-            events.append(OFSFPDEvent(position, names[j], columns[j], float(corr[j]), action,
-                                      self._selected_names, self._selected_columns,
-                                      self._mean_relevance, entered, dropped, kept_scores,
-                                      capacity(position + 1)))
-        self.n_seen = first + b
-        return events
+        lost_of: list[tuple[int, ...] | None] = [None] * b
+        for j in np.flatnonzero(n_dropped >= 0).tolist():
+            lost_of[j] = tuple(dropped_pos[j, :n_dropped[j]].tolist())
+        return corr, relevant, first, lost_of, dominance, members, n_members
 
     def _reserve(self, rows: int) -> None:
         """Room for ``rows`` members in the state arrays (S never exceeds capacity + 1)."""
