@@ -28,6 +28,7 @@ import numpy as np
 
 from fsengine.discretise import BINNINGS, discretise
 from fsengine.errors import FSEngineError, is_integer_in
+from fsengine.online._compiled import use_compiled
 from fsengine.rankers._basic import check_scoring_input
 
 ESTIMATORS = ("knn", "binned")
@@ -39,9 +40,12 @@ def _exact_kth_distance(values: np.ndarray, k: int) -> np.ndarray:
     ``values`` has shape (m, p); in sorted order the k nearest of a point lie in a
     window around it, so the k-th distance is ``min over s of max(left_s, right_(k-s))``.
     """
-    rows = np.ascontiguousarray(values.T)                       # (p, m)
+    rows = np.ascontiguousarray(values.T, dtype=float)          # (p, m)
     p, m = rows.shape
-    order = np.argsort(rows, axis=1)
+    order = np.argsort(rows, axis=1).astype(np.int64, copy=False)
+    if use_compiled(p * m * (k + 1)):
+        from fsengine.rankers import _mi_kernels
+        return _mi_kernels.kth_distances(rows, order, int(k)).T
     v = np.take_along_axis(rows, order, axis=1)
     padded = np.concatenate([np.full((p, k), -np.inf), v, np.full((p, k), np.inf)], axis=1)
     best = np.full((p, m), np.inf)
@@ -80,14 +84,19 @@ def _count_within(values: np.ndarray, radius: np.ndarray) -> np.ndarray:
     """For each point and column, how many points lie within its radius (itself included).
 
     The test is scikit-learn's KD-tree test ``(x_j - x_i)^2 <= r^2``; the points that
-    pass form a contiguous run in sorted order, whose ends a compiled binary search
-    finds with the test itself (:func:`fsengine.rankers._mi_kernels.count_within`).
+    pass form a contiguous run in sorted order, whose ends a compiled pass finds with the
+    test itself (:func:`fsengine.rankers._mi_kernels.count_within`).
     """
-    from fsengine.rankers import _mi_kernels
-
     rows = np.ascontiguousarray(values.T, dtype=float)          # (p, m): one feature a row
     rad = np.ascontiguousarray(radius.T, dtype=float)
-    return _mi_kernels.count_within(rows, np.sort(rows, axis=1), rad * rad).T
+    p, m = rows.shape
+    if not use_compiled(p * m * m):                             # small: every pair
+        g = rows[:, None, :] - rows[:, :, None]                 # [f, i, j] = x_j - x_i
+        return ((g * g) <= (rad * rad)[:, :, None]).sum(axis=2).T
+    from fsengine.rankers import _mi_kernels
+
+    order = np.argsort(rows, axis=1).astype(np.int64, copy=False)
+    return _mi_kernels.count_within(rows, order, rad * rad).T
 
 
 def _mi_knn(X: np.ndarray, y: np.ndarray, classes: np.ndarray, n_neighbors: int) -> np.ndarray:

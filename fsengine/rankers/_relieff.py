@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from fsengine.errors import FSEngineError, is_integer_in
+from fsengine.online._compiled import use_compiled
 from fsengine.rankers._basic import check_scoring_input
 
 
@@ -43,9 +44,14 @@ def relieff_score(X, y, n_neighbors: int = 7) -> np.ndarray:
     n, p = X.shape
     low, span = X.min(axis=0), X.max(axis=0) - X.min(axis=0)
     scaled = np.where(span > 0, (X - low) / np.where(span > 0, span, 1.0), 0.0)
-    from scipy.spatial.distance import cdist
+    if use_compiled(n * n * p):
+        from fsengine.rankers._relieff_kernels import cityblock
 
-    dist = cdist(scaled, scaled, "cityblock")
+        dist = cityblock(np.ascontiguousarray(scaled.T))  # cdist(..., "cityblock"), bit for bit
+    else:
+        dist = np.zeros((n, n))                          # the same sums, feature by feature
+        for column in scaled.T:
+            dist += np.abs(column[:, None] - column[None, :])
     prior = {c: np.mean(y == c) for c in classes}
     weights = np.zeros(p)
     for own in classes:

@@ -343,8 +343,10 @@ MI_CASES = [          # (class sizes, n_neighbors)
 ]
 
 
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "numpy"])
 @pytest.mark.parametrize("sizes, k", MI_CASES)
-def test_mi_knn_equals_scikit_learn_per_column(sizes, k):
+def test_mi_knn_equals_scikit_learn_per_column(sizes, k, compiled, compiled_kernels):
+    compiled_kernels(compiled)
     y = labels_of(sizes)
     X = random_matrix(len(y), seed=len(sizes) * 10 + k)
     # the cases exercise both of scikit-learn's regimes: brute force (class <= 2k + 1)
@@ -435,7 +437,9 @@ def test_relieff_by_hand_k2_and_a_class_smaller_than_k():
 
 @pytest.mark.parametrize("sizes", [(6, 20), (3, 12, 20), (9, 2, 5)])
 @pytest.mark.parametrize("k", [1, 7])
-def test_relieff_against_slow_loop(sizes, k):
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "numpy"])
+def test_relieff_against_slow_loop(sizes, k, compiled, compiled_kernels):
+    compiled_kernels(compiled)
     y = labels_of(sizes)
     X = random_matrix(len(y), seed=k)
     X[:, 2] = 4.2                                      # a constant feature: diff 0, weight 0
@@ -819,8 +823,10 @@ def test_mi_breaks_ties_only_where_there_are_ties():
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_mi_neighbour_counts_equal_the_definition_on_tied_values(seed):
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "numpy"])
+def test_mi_neighbour_counts_equal_the_definition_on_tied_values(seed, compiled, compiled_kernels):
     """The count of points within each point's radius against all pairs, with ties and zero radii."""
+    compiled_kernels(compiled)
     from fsengine.rankers._mi import _count_within
 
     rng = np.random.default_rng(seed)
@@ -830,3 +836,40 @@ def test_mi_neighbour_counts_equal_the_definition_on_tied_values(seed):
     expected = np.array([[sum((values[j, f] - values[i, f]) ** 2 <= radius[i, f] ** 2
                                for j in range(m)) for f in range(p)] for i in range(m)])
     assert _count_within(values, radius).tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("shape", [(2, 1), (5, 3), (40, 7), (91, 300)])
+def test_relieff_distances_equal_scipys_cityblock_bit_for_bit(shape):
+    from scipy.spatial.distance import cdist
+
+    from fsengine.rankers._relieff_kernels import cityblock
+
+    rng = np.random.default_rng(shape[0])
+    X = rng.random(shape)
+    X[:, : max(1, shape[1] // 2)] = np.round(X[:, : max(1, shape[1] // 2)], 1)   # ties
+    assert np.array_equal(cityblock(np.ascontiguousarray(X.T)), cdist(X, X, "cityblock"))
+
+
+@pytest.mark.parametrize("k", [1, 3, 7])
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "numpy"])
+def test_kth_distances_equal_the_definition(k, compiled, compiled_kernels):
+    compiled_kernels(compiled)
+    from fsengine.rankers._mi import _exact_kth_distance
+
+    rng = np.random.default_rng(k)
+    values = np.round(rng.standard_normal((30, 20)), 1)
+    got = _exact_kth_distance(values, k)
+    for j in range(values.shape[1]):
+        for i in range(values.shape[0]):
+            others = np.sort(np.abs(np.delete(values[:, j], i) - values[i, j]))
+            assert got[i, j] == others[k - 1]
+
+
+def test_relieff_is_the_same_compiled_or_not(compiled_kernels):
+    rng = np.random.default_rng(11)
+    X = np.round(rng.standard_normal((30, 40)), 1)
+    y = (rng.random(30) < 0.3).astype(int)
+    y[:2] = [0, 1]
+    compiled = relieff_score(X, y, n_neighbors=5)
+    compiled_kernels(False)
+    assert np.array_equal(relieff_score(X, y, n_neighbors=5), compiled)
