@@ -28,7 +28,7 @@ import numpy as np
 
 from fsengine.data import Dataset
 from fsengine.errors import FSEngineError, is_integer_in
-from fsengine.online import stream_events
+from fsengine.online import stream_selection
 from fsengine.online._kofsd import run_kofsd_for_ks
 from fsengine.parallel import run_tasks
 from fsengine.rankers import RANKERS, rank_features, score_features
@@ -141,10 +141,7 @@ def select_on(method: str, X_train: np.ndarray, y_train: np.ndarray, names: Sequ
     """
     if method in ONLINE_METHODS:
         selector = make_online_selector(method, y_train, **params)
-        selector.score_rejections = False                            # only the selection
-        for _ in stream_events(selector, X_train, names):            # natural order
-            pass
-        return list(selector.finish().columns)
+        return list(stream_selection(selector, X_train, names).columns)     # natural order
     if n_features is None:
         raise FSEngineError(f"{method} is a ranker: it needs a number of features")
     scores = score_features(method, X_train, y_train, **params)
@@ -355,7 +352,8 @@ def whole_data_selections(dataset: Dataset, minority, methods: Sequence[str],
     params = params or {}
     runs = {}
     if top is None and any(m in RANKERS for m in methods):
-        runs["kofsd"] = run_selection(dataset, minority, "kofsd", **params.get("kofsd", {}))
+        runs["kofsd"] = run_selection(dataset, minority, "kofsd", events=False,
+                                      **params.get("kofsd", {}))
         top = len(runs["kofsd"].selection)
     selections = {}
     for method in _check_methods(methods):
@@ -364,7 +362,7 @@ def whole_data_selections(dataset: Dataset, minority, methods: Sequence[str],
             continue
         if method not in runs:
             runs[method] = run_selection(dataset, minority, method,
-                                         top=top if method in RANKERS else None,
+                                         top=top if method in RANKERS else None, events=False,
                                          **params.get(method, {}))
         selections[method] = runs[method].selection.features
     return selections, top

@@ -36,11 +36,53 @@ def resolve_jobs(n_jobs: int | None) -> int:
     return int(n_jobs)
 
 
+#: Threads of the compiled kernels within one run (None: every available core).
+_kernel_threads: int | None = None
+_executor = None
+_executor_lock = threading.Lock()
+
+
+def kernel_threads() -> int:
+    """The number of threads a compiled kernel may use within one run."""
+    return available_cores() if _kernel_threads is None else _kernel_threads
+
+
+def set_kernel_threads(n: int | None) -> None:
+    """Set the threads of the compiled kernels (None: every available core; 1: none)."""
+    global _kernel_threads
+    _kernel_threads = None if n is None else max(1, int(n))
+
+
+def run_chunks(function: Callable[[int, int], None], n_items: int, min_chunk: int = 1) -> None:
+    """Call ``function(lo, hi)`` over a partition of ``range(n_items)`` into contiguous
+    chunks, on up to :func:`kernel_threads` threads (the function must release the GIL
+    to gain anything: numba ``nogil`` kernels and numpy's sort do). Chunks of fewer than
+    ``min_chunk`` items are not split further. The partition changes only which thread
+    computes what, never a result."""
+    global _executor
+    threads = min(kernel_threads(), n_items // max(min_chunk, 1))
+    if threads <= 1:
+        function(0, n_items)
+        return
+    with _executor_lock:
+        if _executor is None or _executor._max_workers < threads:
+            from concurrent.futures import ThreadPoolExecutor
+            _executor = ThreadPoolExecutor(max_workers=threads,
+                                           thread_name_prefix="fsengine-kernel")
+        executor = _executor
+    bounds = [n_items * t // threads for t in range(threads + 1)]
+    futures = [executor.submit(function, bounds[t], bounds[t + 1]) for t in range(1, threads)]
+    function(bounds[0], bounds[1])
+    for future in futures:
+        future.result()
+
+
 def _single_threaded(function, task):
-    """Run one task with native thread pools (BLAS, OpenMP) limited to one thread, so
-    that the worker processes do not oversubscribe the cores."""
+    """Run one task with native thread pools (BLAS, OpenMP) and the compiled kernels
+    limited to one thread, so that the worker processes do not oversubscribe the cores."""
     from threadpoolctl import threadpool_limits
 
+    set_kernel_threads(1)
     with threadpool_limits(1):
         return function(*task)
 
@@ -99,6 +141,7 @@ def _load_kernels() -> int:
     import numpy as np
 
     from fsengine.evaluation import CLASSIFIERS, classify
+    from fsengine.online import _knn_kernels, _set_kernels  # noqa: F401 - loaded: used from now on
     from fsengine.online._kofsd import run_kofsd_for_ks
 
     X = np.arange(60.0).reshape(12, 5) % 7

@@ -122,6 +122,6 @@ def order_stability(dataset: Dataset, minority, method: str = "kofsd", *, orders
         raise FSEngineError(f"the number of orders must be an integer >= 2, got {orders!r}")
     seeds = tuple(seed + r for r in range(orders))
     selections = tuple(run_selection(dataset, minority, method, order="random", seed=s,
-                                     **params).selection.features for s in seeds)
+                                     events=False, **params).selection.features for s in seeds)
     mean_j, mean_k = pairwise_stability(selections, dataset.n_features)
     return StabilityResult(method, seeds, selections, mean_j, mean_k)

@@ -27,7 +27,7 @@ def _stream_result(live):
     kept = st.session_state.get("export_stream")
     if kept is None or kept[0] is not live:
         result = run_selection(live.dataset, live.minority, live.method, order=live.order_name,
-                               seed=live.seed, **live.params)
+                               seed=live.seed, events=False, **live.params)
         kept = (live, result)
         st.session_state["export_stream"] = kept
     return kept[1]

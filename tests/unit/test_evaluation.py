@@ -400,7 +400,7 @@ def test_top_out_of_range_is_an_error(srbct, top):
 
 # ------------------------------------------------------------------------- no leakage
 
-RECORDED_SOURCES = ("select_on", "score_features", "stream_events", "StandardScaler.fit",
+RECORDED_SOURCES = ("select_on", "score_features", "stream_selection", "StandardScaler.fit",
                     "KNeighborsClassifier.fit", "SVC.fit")
 
 
@@ -424,7 +424,7 @@ class Recorder:
 def install_recorders(monkeypatch, rec):
     """Wrap (whatever is in place now) to record the rows each call is given."""
     splits_fn, select_fn = evaluation.stratified_splits, evaluation.select_on
-    score_fn, stream_fn = evaluation.score_features, evaluation.stream_events
+    score_fn, stream_fn = evaluation.score_features, evaluation.stream_selection
     scaler_fit, scaler_fit_transform = StandardScaler.fit, StandardScaler.fit_transform
     knn_fit, svc_fit = KNeighborsClassifier.fit, SVC.fit
 
@@ -440,8 +440,8 @@ def install_recorders(monkeypatch, rec):
         rec.add("score_features", X, y)
         return score_fn(method, X, y, **params)
 
-    def stream_events(selector, X, *args, **kwargs):
-        rec.add("stream_events", X, selector.y)
+    def stream_selection(selector, X, *args, **kwargs):
+        rec.add("stream_selection", X, selector.y)
         return stream_fn(selector, X, *args, **kwargs)
 
     def fit(self, X, y=None, *args, **kwargs):
@@ -464,7 +464,7 @@ def install_recorders(monkeypatch, rec):
         return svc_fit(self, X, y, *args, **kwargs)
 
     for name, wrapper in [("stratified_splits", stratified_splits), ("select_on", select_on),
-                          ("score_features", score_features), ("stream_events", stream_events)]:
+                          ("score_features", score_features), ("stream_selection", stream_selection)]:
         monkeypatch.setattr(evaluation, name, wrapper)
     monkeypatch.setattr(StandardScaler, "fit", fit)
     monkeypatch.setattr(StandardScaler, "fit_transform", fit_transform)
@@ -525,7 +525,7 @@ def test_no_row_of_the_test_half_reaches_any_training(monkeypatch):
     assert [(sorted(a), sorted(b)) for a, b in rec.splits] == \
         [(sorted(a), sorted(b)) for a, b in stratified_splits(y, 3, seed=0)]
     for split, source, rows, _ in rec.calls:       # selectors get the whole training half
-        if source in ("select_on", "score_features", "stream_events"):
+        if source in ("select_on", "score_features", "stream_selection"):
             assert rows.shape == (20, 12)
     assert len(result.records) == 3 * len(LEAK_METHODS)
 
@@ -533,7 +533,7 @@ def test_no_row_of_the_test_half_reaches_any_training(monkeypatch):
 def test_no_leak_when_rankers_need_kofsds_count_unlisted(monkeypatch):
     rec, ds, y, _ = recorded_run(monkeypatch, ["fisher", "mi"])
     assert find_leaks(rec, ds.X, y) == []
-    assert sum(source == "stream_events" for _, source, _, _ in rec.calls) == 2  # K-OFSD's count
+    assert sum(source == "stream_selection" for _, source, _, _ in rec.calls) == 2  # K-OFSD's count
 
 
 def leaky_splits(monkeypatch, ds, y):
@@ -574,7 +574,7 @@ def leaky_classifier(monkeypatch, ds, y):
 
 @pytest.mark.parametrize("leak,methods,caught_by", [
     (leaky_splits, ["kofsd", "fisher"], RECORDED_SOURCES),
-    (leaky_selection, ["kofsd", "cie-osfs", "fisher"], ("select_on", "stream_events",
+    (leaky_selection, ["kofsd", "cie-osfs", "fisher"], ("select_on", "stream_selection",
                                                         "score_features")),
     (leaky_ranker, ["fisher", "relieff"], ("score_features",)),
     (leaky_classifier, ["kofsd"], ("StandardScaler.fit", "KNeighborsClassifier.fit",

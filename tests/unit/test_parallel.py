@@ -9,7 +9,7 @@ from fsengine.cli import main
 from fsengine.errors import FSEngineError
 from fsengine.evaluation import evaluate, sweep_k, sweep_top
 from fsengine.parallel import resolve_jobs, run_tasks
-from fsengine.runs import METHODS
+from fsengine.runs import METHODS, run_selection
 
 from conftest import SAMPLE
 
@@ -107,3 +107,13 @@ def test_runs_from_several_threads_and_the_warm_up_take_turns_on_the_pool():
     assert results == {"a": list(range(6)), "b": list(range(100, 106))}
     assert parallel._warmed
     parallel.warm_up(2)                                  # once per process: returns at once
+
+
+@pytest.mark.parametrize("method", ["kofsd", "ofs-fpd", "cie-osfs"])
+def test_run_without_events_selects_the_same(srbct, method):
+    """run_selection(events=False), as `select` without --trace and the sweeps run it:
+    no events kept, the same selection and record as the traced run."""
+    traced = run_selection(srbct, 2, method, order="random", seed=3)
+    plain = run_selection(srbct, 2, method, order="random", seed=3, events=False)
+    assert len(traced.events) == srbct.n_features and plain.events == []
+    assert plain.selection == traced.selection and plain.params == traced.params
