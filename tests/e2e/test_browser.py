@@ -51,8 +51,18 @@ def wait_for_metric(page, label: str, value: str, timeout: float = 60) -> dict[s
 
 
 def open_app(page, server) -> None:
+    """Open the app and wait until its metrics have all rendered (two equal reads)."""
     page.goto(server)
     page.get_by_test_id("stMetric").first.wait_for(timeout=TIMEOUT_MS)
+    idle(page)
+    deadline = time.monotonic() + 20
+    shown = metrics(page)
+    while time.monotonic() < deadline:
+        page.wait_for_timeout(500)
+        again = metrics(page)
+        if again == shown:
+            break
+        shown = again
     idle(page)
 
 
@@ -141,13 +151,18 @@ def test_stream_kofsd_to_the_end_then_every_page(page, server, upload_csv, scree
     page.get_by_role("button", name="Start").click()
     shown = wait_for_metric(page, "Features streamed", f"{n} / {n}", timeout=180)
     stream_seconds = time.monotonic() - start
+    idle(page)                                     # the rerun that shows the final selection
     assert shown["Selected"] == str(len(features))
 
     chart = page.get_by_test_id("stPlotlyChart").first
     assert chart.is_visible()
     assert chart.locator(".main-svg").count() > 0
     genes = page.get_by_test_id("stDataFrame").last    # "Selected genes", after "Latest events"
+    deadline = time.monotonic() + 30                   # the final rerun replaces the table
     rows = table_rows(genes)
+    while len(rows) != len(features) and time.monotonic() < deadline:
+        time.sleep(0.2)
+        rows = table_rows(page.get_by_test_id("stDataFrame").last)
     assert [row[1] for row in rows] == features        # rank, feature, column, score
     assert [row[0] for row in rows] == [str(i) for i in range(1, len(features) + 1)]
     assert download(page, "Download selected features") == expected
