@@ -7,8 +7,10 @@ integer matrix (madelon-like); an N series of 1,000 .. 64,000 samples x 500 feat
 
 Each case runs in a child process (``--child``) with a time limit, so that its peak memory
 (tracemalloc: every numpy allocation) is its own and a case that does not finish is
-reported as such. Reported per case: the median time of K-OFSD (K = 7, alpha = 0.5),
-OFS-FPD and CIE-OSFS; the lower bound measured in the same process (median of
+reported as such. Reported per case: the median time of K-OFSD (K = 7, alpha = 0.5) as
+``select`` runs it (no trace; the kernels on every core, and again on one core) and as
+``select --trace`` runs it (every event scored), of OFS-FPD and CIE-OSFS; the lower bound
+measured in the same process (median of
 ``numpy.argsort(X, axis=0)``); the ratio to the straightforward K-OFSD of bench_kofsd
 where that finishes within 60 s (it must select the same columns, else exit 1); the peak
 memory beyond the matrix (tracemalloc counts what the run allocates). Then ``sweep_k`` (K 1..10, 20 splits) and ``evaluate`` (all 13
@@ -90,28 +92,36 @@ def child(name: str, repeats: int) -> dict:
     """Measure one case in this process and return its record."""
     import tracemalloc
 
-    from fsengine.online import run_kofsd
+    from fsengine.online import KOFSD, run_kofsd, stream_selection
+    from fsengine.parallel import set_kernel_threads
     from fsengine.runs import make_online_selector
-    from fsengine.online import stream_events
 
     X, y = load_case(name)
+    names = [str(j) for j in range(X.shape[1])]
     out = {"case": name, "shape": list(X.shape), "n_minority": int(y.sum())}
     out["argsort_s"], _ = _median_time(lambda: np.argsort(X, axis=0), 7)
-    run_kofsd(X[:, :20], y)                               # load the compiled kernels
+
+    def select():                                         # `select` without --trace
+        return stream_selection(KOFSD(y), X, names)
+
+    select()                                              # load the compiled kernels
     tracemalloc.start()
-    run_kofsd(X, y)
+    select()
     out["kofsd_peak_mb"] = tracemalloc.get_traced_memory()[1] / 1e6
     tracemalloc.stop()
-    out["kofsd_s"], (selection, _) = _median_time(lambda: run_kofsd(X, y), repeats)
+    out["kofsd_s"], selection = _median_time(select, repeats)
     out["kofsd_selected"] = list(selection.columns)
+    set_kernel_threads(1)
+    out["kofsd_1thread_s"], _ = _median_time(select, repeats)
+    set_kernel_threads(None)
+    if X.shape[0] <= 3000:                                # `select --trace`: every event
+        out["kofsd_trace_s"], (traced, _) = _median_time(lambda: run_kofsd(X, y), repeats)
+        if traced != selection:
+            raise SystemExit(f"{name}: the traced run selects differently")
     if X.shape[0] <= 300:
-        names = [str(j) for j in range(X.shape[1])]
         for method in ("ofs-fpd", "cie-osfs"):
             def run(method=method):
-                selector = make_online_selector(method, y)
-                for _ in stream_events(selector, X, names):
-                    pass
-                return selector.finish()
+                return stream_selection(make_online_selector(method, y), X, names)
             out[f"{method}_s"], _ = _median_time(run, repeats)
     return out
 
@@ -172,7 +182,11 @@ def main(argv=None) -> int:
         print(f"note: {DATASETS} is missing: the real data sets are skipped")
     names = args.cases.split(",") if args.cases else cases(available)
     print(f"K-OFSD (K = 7, alpha = 0.5) on users' kinds of data; {machine()}", flush=True)
-    header = (f"{'case':20s} {'shape':>12s} {'K-OFSD s':>9s} {'argsort s':>9s} {'/ bound':>8s} "
+    print("K-OFSD s: `select` (no trace), the kernels on every core; 1 thread: the same on "
+          "one core;\ntrace s: `select --trace` (every event scored); bound: numpy.argsort "
+          "of the matrix along its columns (one core), same process")
+    header = (f"{'case':20s} {'shape':>12s} {'K-OFSD s':>9s} {'1 thread':>9s} {'trace s':>8s} "
+              f"{'argsort s':>9s} {'/ bound':>8s} {'1t/bound':>8s} "
               f"{'baseline':>10s} {'/ K-OFSD':>9s} {'peak MB':>8s} {'OFS-FPD s':>9s} "
               f"{'/ bound':>8s} {'CIE-OSFS s':>10s} {'/ bound':>8s}")
     print(header)
@@ -202,8 +216,11 @@ def main(argv=None) -> int:
         fpd = rec.get("ofs-fpd_s")
         cie = rec.get("cie-osfs_s")
         shape = "x".join(map(str, rec["shape"]))
-        print(f"{name:20s} {shape:>12s} {rec['kofsd_s']:9.3f} {lb:9.4f} "
-              f"{rec['kofsd_s'] / lb:7.1f}x {base_text:>10s} {ratio_text:>9s} "
+        trace = rec.get("kofsd_trace_s")
+        print(f"{name:20s} {shape:>12s} {rec['kofsd_s']:9.3f} {rec['kofsd_1thread_s']:9.3f} "
+              f"{'' if trace is None else f'{trace:8.3f}':>8s} {lb:9.4f} "
+              f"{rec['kofsd_s'] / lb:7.1f}x {rec['kofsd_1thread_s'] / lb:7.1f}x "
+              f"{base_text:>10s} {ratio_text:>9s} "
               f"{rec['kofsd_peak_mb']:8.1f} "
               f"{'' if fpd is None else f'{fpd:9.3f}':>9s} "
               f"{'' if fpd is None else f'{fpd / lb:7.1f}x':>8s} "
