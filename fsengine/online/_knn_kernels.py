@@ -639,12 +639,12 @@ def set_stats_dense(dist, lab, ks, paper, with_dist, same, same_d, other_d):
         _write_one(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, 0)
 
 
-@njit(cache=True)
-def add_terms(sq, x, w, replace):
-    """``sq = (w * d) * d`` (``replace``) or ``sq = sq + (w * d) * d`` for every pair, in place,
-    d = x_i - x_j: one feature's terms, the same arithmetic as the definition."""
-    n = x.shape[0]
-    for i in range(n):
+@njit(cache=True, nogil=True)
+def add_terms(sq, x, w, replace, lo, hi):
+    """``sq = (w * d) * d`` (``replace``) or ``sq = sq + (w * d) * d`` for every pair of rows
+    ``lo`` to ``hi`` - 1, in place, d = x_i - x_j: one feature's terms, the same arithmetic
+    as the definition."""
+    for i in range(lo, hi):
         _add_row_terms(sq[i], x, x[i], w, replace)
 
 

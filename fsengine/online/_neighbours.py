@@ -473,6 +473,39 @@ COLUMN_LIST_MIN = 24
 #: about this many approximate terms at a time.
 PRUNED_LISTS_MAX_SET = 2
 APPROX_BATCH_ELEMENTS = 4_000_000
+#: A thread of the set kernels takes at least this many row-by-sample operations.
+THREAD_MIN_WORK = 250_000
+
+
+def _over_rows(function, n_rows: int, n: int) -> None:
+    """``function(lo, hi)`` over contiguous chunks of ``n_rows`` rows of ``n`` samples each,
+    on the kernel threads (:func:`fsengine.parallel.run_chunks`); each row is computed by
+    itself, so the chunks change no result."""
+    from fsengine.parallel import run_chunks
+
+    run_chunks(function, n_rows, min_chunk=max(1, THREAD_MIN_WORK // max(n, 1)))
+
+
+def _add_terms(sq: np.ndarray, x: np.ndarray, weight: float, replace: bool) -> None:
+    """The compiled add_terms over the rows of ``sq``, threaded."""
+    kern = _kernels()
+    _over_rows(lambda lo, hi: kern.add_terms(sq, x, weight, replace, lo, hi), len(x), len(x))
+
+
+def _grow_lists(x: np.ndarray, weight: float, arrays: tuple) -> int:
+    """The compiled grow_lists over every sample's list, threaded; the shortest length."""
+    kern = _set_kernels()
+    shortest = []
+    _over_rows(lambda lo, hi: shortest.append(kern.grow_lists(x, weight, *arrays, lo, hi)),
+               len(x), arrays[0].shape[1] * 8)
+    return min(shortest)
+
+
+def _build_dense_lists(sq: np.ndarray, rows: np.ndarray, arrays: tuple) -> None:
+    """The compiled build_dense_lists for ``rows``, threaded over them."""
+    kern = _set_kernels()
+    _over_rows(lambda lo, hi: kern.build_dense_lists(sq, rows[lo:hi], *arrays), len(rows),
+               sq.shape[0])
 
 
 class _SetTerms:
@@ -629,12 +662,31 @@ class _SetTerms:
         deps = np.empty(c) if card != NO_CARD else np.empty(0)
         set_cards = self._cards if self._cards is not None else np.ones(n)
         n_low = self._n_low if (self._cards is not None and self.weights) else -1
-        missed, done = _set_kernels().set_tests(
-            *self._set_arrays(), self.finite, *lists, *self._prune,
-            np.ascontiguousarray(block.T, dtype=float), np.asarray(weights, dtype=float),
-            np.asarray(y, dtype=np.int64), ks, variant == "paper", with_distances, same, same_d,
-            other_d, card, gamma, early, reject_sum, rejected, self._row_order(y), set_cards,
-            n_low, cards_out, deps, *self._approximation())
+        candidates = np.ascontiguousarray(block.T, dtype=float)
+        weights = np.asarray(weights, dtype=float)
+        labels = np.asarray(y, dtype=np.int64)
+        set_arrays, approximation = self._set_arrays(), self._approximation()
+        order = self._row_order(y)
+        kern = _set_kernels()
+        counts = []
+
+        def candidates_from(lo: int, hi: int) -> None:
+            # Each candidate is tested by itself: own outputs, copied into place.
+            part = _stats_arrays(len(ks), n, hi - lo, with_distances)
+            part_cards = cards_out[lo:hi] if card != NO_CARD else cards_out
+            part_deps = deps[lo:hi] if card != NO_CARD else deps
+            counts.append(kern.set_tests(
+                *set_arrays, self.finite, *lists, *self._prune, candidates[lo:hi],
+                weights[lo:hi], labels, ks, variant == "paper", with_distances, *part, card,
+                gamma, early, reject_sum, rejected[lo:hi], order, set_cards, n_low, part_cards,
+                part_deps, *approximation))
+            same[:, lo:hi] = part[0]
+            if with_distances:
+                same_d[:, lo:hi] = part[1]
+                other_d[:, lo:hi] = part[2]
+
+        _over_rows(candidates_from, c, n * 64)
+        missed, done = (sum(values) for values in zip(*counts))
         if use_lists:
             self.list_tests += 1
             self.list_full_rows += missed
@@ -677,7 +729,7 @@ class DenseSetTerms(_SetTerms):
         if use_compiled(self.n * self.n):
             if self.sq is None:
                 self.sq = np.empty((self.n, self.n))
-            _kernels().add_terms(self.sq, values, float(weight), True)
+            _add_terms(self.sq, values, float(weight), True)
         else:
             self.sq = distance_terms(values, float(weight))
         self.weights = [float(weight)]
@@ -697,18 +749,18 @@ class DenseSetTerms(_SetTerms):
             self.replace(values, weight)
             return
         if use_compiled(self.n * self.n):
-            _kernels().add_terms(self.sq, values, float(weight), False)
+            _add_terms(self.sq, values, float(weight), False)
             arrays = self._list_arrays
             if self._full or arrays is None or self._stale:
                 self._stale = True               # remade whole at the next test
             else:
                 # The listed terms grow by the feature's and the bound stays valid (terms
                 # only grow); lists cut below COLUMN_LIST_MIN are remade from their rows.
-                shortest = _set_kernels().grow_lists(values, float(weight), *arrays)
+                shortest = _grow_lists(values, float(weight), arrays)
                 minimum = min(COLUMN_LIST_MIN, arrays[0].shape[1])
                 if shortest < minimum:
                     rows = np.flatnonzero(arrays[3] < minimum).astype(np.int64)
-                    _set_kernels().build_dense_lists(self.sq, rows, *arrays)
+                    _build_dense_lists(self.sq, rows, arrays)
         else:
             self.sq = self.sq + distance_terms(values, float(weight))
             self._stale = True
@@ -732,7 +784,7 @@ class DenseSetTerms(_SetTerms):
                 arrays = (np.empty((self.n, length), dtype=np.int64), np.empty((self.n, length)),
                           np.empty((self.n, length)), np.zeros(self.n, np.int64),
                           np.full(self.n, np.nan))
-            _set_kernels().build_dense_lists(self.sq, np.arange(self.n, dtype=np.int64), *arrays)
+            _build_dense_lists(self.sq, np.arange(self.n, dtype=np.int64), arrays)
             self._list_arrays, self._stale = arrays, False
         return self._list_arrays
 
@@ -787,7 +839,8 @@ class ColumnSetTerms(_SetTerms):
 
     def __init__(self, n: int):
         super().__init__(n)
-        self._columns = np.empty((4, n))
+        self._by_sample = np.empty((n, 0))       # one sample a row: a sample's terms are
+                                                 # read from one place (cache lines)
         length = min(COLUMN_LIST_LENGTH, n - 1)
         self._list_arrays = (np.empty((n, length), dtype=np.int64), np.empty((n, length)),
                              np.empty((n, length)), np.zeros(n, np.int64), np.full(n, np.nan))
@@ -798,7 +851,7 @@ class ColumnSetTerms(_SetTerms):
     @property
     def columns(self) -> np.ndarray:
         """The set's columns (|S|, n), in summation order."""
-        return self._columns[:len(self.weights)]
+        return self._by_sample.T
 
     def _rebuild(self, rows: np.ndarray) -> None:
         if not (self.finite and len(self._prune[2])):
@@ -806,9 +859,13 @@ class ColumnSetTerms(_SetTerms):
             self._list_arrays[3][:] = 0
             return
         self.rows_listed += len(rows)
+        kern = _set_kernels()
+        columns, arrays = self.columns, self._list_arrays
         if len(self.weights) <= PRUNED_LISTS_MAX_SET:
-            _set_kernels().build_column_lists(self.columns, np.asarray(self.weights),
-                                              *self._prune, rows, *self._list_arrays)
+            weights = np.asarray(self.weights)
+            _over_rows(lambda lo, hi: kern.build_column_lists(columns, weights, *self._prune,
+                                                              rows[lo:hi], *arrays),
+                       len(rows), 4 * arrays[0].shape[1])
             return
         # Many dimensions: approximate terms for a batch of rows by one matrix product
         # (BLAS), then exact sums for the few samples that can be among the L first.
@@ -819,23 +876,20 @@ class ColumnSetTerms(_SetTerms):
         batch = max(16, APPROX_BATCH_ELEMENTS // n)
         for lo in range(0, len(rows), batch):
             part = rows[lo:lo + batch]
-            approx = zt[part] @ z                        # (rows, n), then in place:
-            approx *= -2.0
-            approx += norms[None, :]
-            approx += norms[part][:, None]
-            approx[np.arange(len(part)), part] = np.inf
+            dots = zt[part] @ z                          # (rows, n)
             # Far more than the rounding of either sum (about 1e-15 of these magnitudes).
             margin = 1e-9 * (norms[part] + norms.max() + len(weights) + 1.0)
-            _set_kernels().lists_from_approximate(self.columns, weights, part, approx, margin,
-                                                  *self._list_arrays)
+            _over_rows(lambda lo, hi, part=part, dots=dots, margin=margin:
+                       kern.lists_from_approximate(columns, weights, part[lo:hi], dots[lo:hi],
+                                                   norms, margin[lo:hi], *arrays),
+                       len(part), n)
 
     def _push(self, values: np.ndarray, weight: float) -> None:
         size = len(self.weights)
-        if size == len(self._columns):
-            grown = np.empty((2 * size, self.n))
-            grown[:size] = self._columns
-            self._columns = grown
-        self._columns[size] = values
+        grown = np.empty((self.n, size + 1))
+        grown[:, :size] = self._by_sample[:, :size]
+        grown[:, size] = values
+        self._by_sample = grown
         self.weights.append(float(weight))
         self._approx = None
 
@@ -859,7 +913,7 @@ class ColumnSetTerms(_SetTerms):
         if not (was_finite and self.finite):
             self._rebuild(np.arange(self.n, dtype=np.int64))
             return
-        shortest = _set_kernels().grow_lists(values, float(weight), *self._list_arrays)
+        shortest = _grow_lists(values, float(weight), self._list_arrays)
         minimum = min(COLUMN_LIST_MIN, self._list_arrays[0].shape[1])
         if shortest < minimum:
             self._rebuild(np.flatnonzero(self._list_arrays[3] < minimum).astype(np.int64))

@@ -241,7 +241,7 @@ def set_tests(dense, sq, cols, col_w, set_finite, short_idx, short_sq, short_d, 
     prunable = prune_order.shape[0] == n and prune_w > 0.0 and prune_w < np.inf
     approximable = zt.shape[0] == n and zt.shape[1] > 0 and n > m
     approx = np.empty(n if approximable else 0)
-    heap = np.empty(m)
+    heap = np.empty(3 * m)
     znorm_max = 0.0
     for t in range(znorm.shape[0]):
         znorm_max = max(znorm_max, znorm[t])
@@ -382,13 +382,13 @@ def build_dense_lists(sq, rows, short_idx, short_sq, short_d, short_len, bound):
 
 
 @njit(cache=True, nogil=True)
-def grow_lists(x, w, short_idx, short_sq, short_d, short_len, bound):
-    """The set grew by the feature ``x`` (weight ``w``): each list's terms gain its term (the
-    set's order), the list is re-sorted and cut to the samples strictly below ``bound``,
-    which stays valid (terms only grow). Returns the shortest list's length."""
-    n = short_idx.shape[0]
+def grow_lists(x, w, short_idx, short_sq, short_d, short_len, bound, lo, hi):
+    """The set grew by the feature ``x`` (weight ``w``): the lists of samples ``lo`` to
+    ``hi`` - 1 gain its term (the set's order), are re-sorted and cut to the samples
+    strictly below ``bound``, which stays valid (terms only grow). Returns the shortest
+    of these lists' lengths."""
     shortest = short_idx.shape[1]
-    for i in range(n):
+    for i in range(lo, hi):
         length = short_len[i]
         xi = x[i]
         for j in range(length):
@@ -449,10 +449,41 @@ def build_column_lists(cols, col_w, prune_x, prune_w, prune_order, prune_pos, ro
 
 @njit(cache=True, inline="always")
 def _kth_smallest(values, k, heap):
-    """The k-th smallest of ``values`` (k <= len), by a max-heap of the k smallest."""
+    """The k-th smallest of ``values`` (1 <= k <= len; ``heap`` holds at least 3 k
+    values). For long inputs the minima of 2 k blocks are taken first: the k-th smallest
+    of those minima is k distinct values, an upper bound of the k-th smallest of all, and
+    only the values at or below it are selected from; a NaN anywhere leaves the plain
+    selection (:func:`_kth_smallest_heap`) to order it as before."""
+    n = values.shape[0]
+    blocks = 2 * k
+    if n < 8 * k:
+        return _kth_smallest_heap(values, n, k, heap, np.inf, False)
+    minima = heap[k:k + blocks]
+    has_nan = False
+    for b in range(blocks):
+        lo = b * n // blocks
+        hi = (b + 1) * n // blocks
+        m = np.inf
+        for t in range(lo, hi):                        # vectorised
+            v = values[t]
+            has_nan |= v != v
+            m = min(m, v)
+        minima[b] = m
+    if has_nan:
+        return _kth_smallest_heap(values, n, k, heap, np.inf, False)
+    upper = _kth_smallest_heap(minima, blocks, k, heap, np.inf, False)
+    return _kth_smallest_heap(values, n, k, heap, upper, True)
+
+
+@njit(cache=True, nogil=True)
+def _kth_smallest_heap(values, n, k, heap, upper, filtered):
+    """The k-th smallest of ``values[:n]`` by a max-heap of the k smallest; with
+    ``filtered``, only values at or below ``upper`` (at least k of them) are offered."""
     size = 0
-    for t in range(values.shape[0]):
+    for t in range(n):
         v = values[t]
+        if filtered and not v <= upper:
+            continue
         if size == k:
             if v >= heap[0]:
                 continue
@@ -485,27 +516,33 @@ def _kth_smallest(values, k, heap):
 
 
 @njit(cache=True, nogil=True)
-def lists_from_approximate(cols, col_w, rows, approx, margin, short_idx, short_sq, short_d,
-                           short_len, bound):
+def lists_from_approximate(cols, col_w, rows, dots, norms, margin, short_idx, short_sq,
+                           short_d, short_len, bound):
     """The shortlists of ``rows`` on a set given by its columns, from approximate terms.
 
-    ``approx[q]`` holds approximations of row ``rows[q]``'s terms to every sample (inf for
-    the sample itself), each within ``margin[q]`` of the exact sum. With ``a`` the L-th
-    smallest approximation, every sample at or below ``a + 2 margin`` is a candidate and
-    its terms are summed exactly (the set's order); any other sample's exact terms are
-    above ``a + margin``, which is at least the L smallest candidates' exact terms: so the
-    L first by (terms, index) are candidates. ``bound`` is the smallest exact value left
-    out among the candidates, or the smallest approximation above the threshold minus the
-    margin, if lower.
+    Row ``rows[q]`` = i approximates its terms to every sample t as ``norms[i] + norms[t]
+    - 2 dots[q, t]`` (``dots`` a matrix product of the set's centred, weighted columns,
+    ``norms`` their squared norms), each within ``margin[q]`` of the exact sum. With
+    ``a`` the L-th smallest approximation, every sample at or below ``a + 2 margin`` is
+    a candidate and its terms are summed exactly (the set's order); any other sample's
+    exact terms are above ``a + margin``, which is at least the L smallest candidates'
+    exact terms: so the L first by (terms, index) are candidates. ``bound`` is the
+    smallest exact value left out among the candidates, or the smallest approximation
+    above the threshold minus the margin, if lower.
     """
     L = short_idx.shape[1]
-    n = approx.shape[1]
+    n = dots.shape[1]
     hv = np.empty(L)
     hi = np.empty(L, np.int64)
-    heap = np.empty(L)
+    heap = np.empty(3 * L)
+    a_row = np.empty(n)
     for q in range(rows.shape[0]):
         i = rows[q]
-        a_row = approx[q]
+        d_row = dots[q]
+        norm_i = norms[i]
+        for t in range(n):                             # vectorised
+            a_row[t] = (norm_i + norms[t]) - 2.0 * d_row[t]
+        a_row[i] = np.inf
         t_q = _kth_smallest(a_row, min(L, n - 1), heap) + 2.0 * margin[q]
         above = np.inf
         for t in range(n):                             # vectorised

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fsengine import parallel
 from fsengine.online import KOFSD, _compiled, _kofsd, _neighbours, stream_events
 from fsengine.online._kofsd import run_kofsd, run_kofsd_for_ks
 from fsengine.online._neighbours import (DenseSetTerms, distance_terms, feature_weights,
@@ -102,7 +103,8 @@ def _events(selector, X, order):
 
 #: The set paths: a dense set with every sample listed, with short lists (remade from
 #: hints, lengthened, skipped), with no list (every row a pruned walk); a set kept as
-#: columns with its lists (one or two samples long: remade as the set grows).
+#: columns with its lists (one or two samples long: remade as the set grows); both on
+#: several threads.
 SET_PATHS = {
     "dense": {},
     "lists": {(_neighbours, "FULL_LIST_MAX"): 0, (_neighbours, "SHORTLIST_MIN"): 1,
@@ -112,6 +114,12 @@ SET_PATHS = {
     "short columns": {(_kofsd, "DENSE_MAX_SAMPLES"): 0, (_neighbours, "COLUMN_LIST_LENGTH"): 2,
                       (_neighbours, "COLUMN_LIST_MIN"): 2},
     "numpy": {(_compiled, "_forced"): False},
+    # Kernels split over three threads however small the work (rows, candidates).
+    "threads": {(parallel, "_kernel_threads"): 3, (_neighbours, "THREAD_MIN_WORK"): 1},
+    "threaded columns": {(parallel, "_kernel_threads"): 3, (_neighbours, "THREAD_MIN_WORK"): 1,
+                         (_kofsd, "DENSE_MAX_SAMPLES"): 0, (_neighbours, "COLUMN_LIST_LENGTH"): 2,
+                         (_neighbours, "COLUMN_LIST_MIN"): 2,
+                         (_neighbours, "PRUNED_LISTS_MAX_SET"): 0},
 }
 
 
@@ -299,3 +307,23 @@ def test_columns_set_tests_equal_the_dense_ones_as_the_set_grows(rounding, lengt
                 assert np.array_equal(g.same_distance, e.same_distance)
                 assert np.array_equal(g.other_distance, e.other_distance)
     assert columns.rows_listed > n                             # lists were remade
+
+
+@given(st.lists(st.sampled_from([0.0, 1.0, 2.5, 3.0, -1.0, np.inf]), min_size=1, max_size=400),
+       st.integers(1, 60), st.booleans())
+@settings(max_examples=150, deadline=None)
+def test_kth_smallest_is_the_order_statistic_on_tied_and_infinite_values(values, k, nan):
+    """The compiled k-th smallest (block minima first, then a heap) equals the sorted
+    definition, on short and long inputs (the block path starts at 8 k values)."""
+    from fsengine.online._set_kernels import _kth_smallest, _kth_smallest_heap
+
+    values = np.asarray(values * 3)
+    k = min(k, len(values))
+    heap = np.empty(3 * k)
+    if nan:                                   # a NaN: the plain heap's own order, as before
+        values[len(values) // 2] = np.nan
+        expected = _kth_smallest_heap(values, len(values), k, np.empty(k), np.inf, False)
+    else:
+        expected = np.sort(values)[k - 1]
+    got = _kth_smallest(values, k, heap)
+    assert got == expected or (np.isnan(got) and np.isnan(expected))
