@@ -350,26 +350,47 @@ def _store_sorted(hv, hi, size, i, short_idx, short_sq, short_d, short_len):
 def build_dense_lists(sq, rows, short_idx, short_sq, short_d, short_len, bound):
     """The shortlists of ``rows`` on a dense set: up to L other samples of smallest terms
     (ties by index), ascending, and ``bound``, the smallest term left out (inf if none;
-    NaN if the row has a NaN: no list). One pass per row with a max-heap of the L best."""
+    NaN if the row has a NaN: no list). A max-heap of the L best per row; on long rows
+    only the values at or below the L-th smallest of 2 L block minima (L distinct
+    values: an upper bound of the L-th smallest) are offered to it."""
     n = sq.shape[0]
     L = short_idx.shape[1]
     hv = np.empty(L)
     hi = np.empty(L, np.int64)
+    blocks = 2 * L
+    filtered = n - 1 >= 8 * L
+    minima = np.empty(blocks if filtered else 0)
+    heap = np.empty(L)
     for q in range(rows.shape[0]):
         i = rows[q]
         row = sq[i]
         has_nan = False
         left_out = np.inf
         size = 0
+        upper = np.inf
+        if filtered:
+            for b in range(blocks):
+                lo = b * n // blocks
+                hi_b = (b + 1) * n // blocks
+                m = np.inf
+                for t in range(lo, hi_b):              # vectorised
+                    v = row[t] if t != i else np.inf
+                    has_nan |= v != v
+                    m = min(m, v)
+                minima[b] = m
+            if not has_nan:
+                upper = _kth_smallest_heap(minima, blocks, L, heap, np.inf, False)
         for t in range(n):
+            if has_nan:
+                break
             if t == i:
                 continue
             v = row[t]
             if v != v:
                 has_nan = True
                 break
-            if size == L and v >= hv[0]:               # the common case, predictable; on a
-                left_out = min(left_out, v)            # tie the later index stays out
+            if v > upper or (size == L and v >= hv[0]):  # the common case, predictable;
+                left_out = min(left_out, v)            # on a tie the later index stays out
                 continue
             size, out = _heap_push_bounded(hv, hi, size, L, v, t)
             left_out = min(left_out, out)
