@@ -157,10 +157,11 @@ def test_stream_kofsd_to_the_end_then_every_page(page, server, upload_csv, scree
     chart = page.get_by_test_id("stPlotlyChart").first
     assert chart.is_visible()
     assert chart.locator(".main-svg").count() > 0
-    genes = page.get_by_test_id("stDataFrame").last    # "Selected genes", after "Latest events"
-    deadline = time.monotonic() + 30                   # the final rerun replaces the table
-    rows = table_rows(genes)
-    while len(rows) != len(features) and time.monotonic() < deadline:
+    # "Selected genes", after "Latest events". The final rerun replaces the table, and a
+    # read during the redraw can mix cells of both: poll until it shows the CLI's features.
+    deadline = time.monotonic() + 30
+    rows = table_rows(page.get_by_test_id("stDataFrame").last)
+    while [row[1] for row in rows] != features and time.monotonic() < deadline:
         time.sleep(0.2)
         rows = table_rows(page.get_by_test_id("stDataFrame").last)
     assert [row[1] for row in rows] == features        # rank, feature, column, score
