@@ -159,3 +159,42 @@ def greedy_reduct(codes, y, tolerance, keep):
             partition[:] = candidate
             current = entropy
     return current
+
+
+@njit(cache=True, nogil=True)
+def reduct_stream(codes, keys, n_members, y, tolerance, order):
+    """Algorithm 1's reduct step for a run of relevant features, without events.
+
+    ``codes`` (p, n) holds the current members (rows 0 .. ``n_members`` - 1, in reduct
+    order) and then the relevant features in arrival order; ``keys`` their |corr| tie keys.
+    Each feature joins SF after every member whose key is at least its own (descending
+    |corr|, ties to the earlier arrival, as ``CIEOSFS._reduct`` sorts), and SF becomes the
+    greedy reduct (:func:`greedy_reduct`). Writes the final members' rows to ``order``
+    (p,) and returns (their count, H(D | SF))."""
+    p, n = codes.shape
+    size = n_members
+    for i in range(size):
+        order[i] = i
+    visit = np.empty(p, np.int64)
+    keep = np.empty(p, np.bool_)
+    entropy = 0.0
+    for f in range(n_members, p):
+        position = 0
+        while position < size and keys[order[position]] >= keys[f]:
+            position += 1
+        m = size + 1
+        for j in range(position):
+            visit[j] = order[j]
+        visit[position] = f
+        for j in range(position, size):
+            visit[j + 1] = order[j]
+        ordered = np.empty((m, n), np.int64)
+        for j in range(m):
+            ordered[j] = codes[visit[j]]
+        entropy = greedy_reduct(ordered, y, tolerance, keep[:m])
+        size = 0
+        for j in range(m):
+            if keep[j]:
+                order[size] = visit[j]
+                size += 1
+    return size, entropy

@@ -197,14 +197,26 @@ class CIEOSFS(StreamingSelector):
                              names[j], columns[j]) for j in range(block.shape[1])]
 
     def _step_block_quiet(self, block, names, columns) -> None:
-        """:meth:`_step_block` without events: only the relevant features are decided."""
-        codes, statistic, p_value, corr = self._tests(block)
+        """:meth:`_step_block` without events: the block's relevant features go through
+        the reduct step one after another in one compiled call
+        (:func:`_cie_kernels.reduct_stream`; the same decisions as :meth:`_decide`)."""
+        codes, _, p_value, corr = self._tests(block)
         first = self.n_seen
-        for j in np.flatnonzero(p_value < self.significance).tolist():
-            self.n_seen = first + j
-            self._decide(codes[:, j], float(corr[j]), float(statistic[j]), float(p_value[j]),
-                         names[j], columns[j], event=False)
         self.n_seen = first + block.shape[1]
+        relevant = np.flatnonzero(p_value < self.significance).tolist()
+        if not relevant:
+            return
+        from fsengine.online import _cie_kernels
+
+        pool = self._members + [(names[j], columns[j], first + j, float(corr[j]), codes[:, j])
+                                for j in relevant]
+        order = np.empty(len(pool), dtype=np.int64)
+        size, entropy = _cie_kernels.reduct_stream(
+            np.array([m[4] for m in pool], dtype=np.int64), tie_key([m[3] for m in pool]),
+            len(self._members), self._labels, ENTROPY_TOLERANCE, order)
+        self._members = [pool[i] for i in order[:size].tolist()]
+        self._entropy = float(entropy)
+        self._set_selected([m[0] for m in self._members], [m[1] for m in self._members])
 
     def _reduct(self, members):
         """Algorithm 1, lines 9-21: the greedy reduct of ``members`` in |corr| order

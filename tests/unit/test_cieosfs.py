@@ -662,3 +662,24 @@ def test_compiled_pairwise_sum_is_numpys_sum():
     for n in [*range(1, 300), 511, 1000, 4097]:
         a = rng.standard_normal(n) * 10.0 ** rng.integers(-6, 6, n)
         assert 0.0 + _pairwise_sum(a, 0, n) == a.sum()
+
+
+@pytest.mark.parametrize("chunk", [1, 4, 256])
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_selection_without_events_equals_the_traced_run(seed, chunk):
+    """stream_selection (a block's relevant features through one compiled reduct call)
+    ends with the traced run's SF, in the same order, and the same H(D | SF); on the
+    oracle's data sets (copies, ties, old members removed) and the copy layouts."""
+    from fsengine.online import stream_selection
+
+    cases = [random_data(seed)] + [(X, y, names) for X, y, names, _ in _copy_layouts(seed)]
+    for X, y, names in cases:
+        order = feature_order(X.shape[1], "random", seed)
+        for bins in (2, 3):
+            traced = CIEOSFS(y, bins=bins)
+            events = run(traced, X, names, order, chunk=chunk)
+            quiet = CIEOSFS(y, bins=bins)
+            selection = stream_selection(quiet, X, names, order, chunk=chunk)
+            assert selection == traced.finish()
+            assert quiet.entropy == traced.entropy == events[-1].selected_score
+            assert quiet.n_seen == traced.n_seen == X.shape[1]
