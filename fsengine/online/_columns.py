@@ -12,6 +12,12 @@ import numpy as np
 from fsengine.online._compiled import use_compiled
 
 
+#: From this many rows a 2-D sum runs compiled (the same additions in the same order).
+COMPILED_MIN_ROWS = 16
+#: From this many elements the per-column weights run compiled.
+COMPILED_MIN_SIZE = 4096
+
+
 def sequential_sum(a: np.ndarray) -> np.ndarray | float:
     """Sum over axis 0 strictly in order, as Octave's ``sum`` does.
 
@@ -25,12 +31,6 @@ def sequential_sum(a: np.ndarray) -> np.ndarray | float:
     for row in a[1:]:
         total += row
     return total
-
-
-#: From this many rows a 2-D sum runs compiled (the same additions in the same order).
-COMPILED_MIN_ROWS = 16
-#: From this many elements the per-column weights run compiled.
-COMPILED_MIN_SIZE = 4096
 
 
 def pearson_with(block: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -13,8 +13,9 @@ from __future__ import annotations
 import sys
 
 #: Card functions the kernels compute (their codes), and no card.
-CARD_CODES = {"imbalanced": 0, "consistency": 1, "weight": 2}
-NO_CARD = -1
+CARD_IMBALANCED, CARD_CONSISTENCY, CARD_WEIGHT, NO_CARD = 0, 1, 2, -1
+CARD_CODES = {"imbalanced": CARD_IMBALANCED, "consistency": CARD_CONSISTENCY,
+              "weight": CARD_WEIGHT}
 #: Elements of numpy work (about 0.2 s of it, at some 40 ns an element of an N x N
 #: distance block) a process does before loading the kernels.
 NUMPY_BUDGET = 5_000_000

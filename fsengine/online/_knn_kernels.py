@@ -30,9 +30,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-# Card functions known to the kernels (for early rejection): codes of Card_Imbalanced,
-# Card_Consistency, Card_Weight; NO_CARD: none.
-from fsengine.online._compiled import CARD_CODES, NO_CARD  # noqa: F401
+# Card functions known to the kernels (for early rejection), by their codes.
+from fsengine.online._compiled import CARD_CONSISTENCY, CARD_IMBALANCED
 
 
 @njit(cache=True, inline="always")
@@ -151,13 +150,13 @@ def _write_one(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, col):
 @njit(cache=True, inline="always")
 def _card_value(card, gamma, same, k, label):
     """A sample's card value from its number of same-label neighbours (cards.py's rules)."""
-    if card == 0:
+    if card == CARD_IMBALANCED:
         if label == 1:
             return same / k
         return 1.0 if same == k else 0.0
-    if card == 1:
+    if card == CARD_CONSISTENCY:
         return 1.0 if same == k else 0.0
-    fraction = same / k
+    fraction = same / k                                # Card_Weight
     return fraction if fraction > gamma else 0.0
 
 
@@ -577,7 +576,7 @@ def single_feature_stats(columns, order, lab, weights, ks, paper, with_dist,
 @njit(cache=True, nogil=True)
 def dependencies_from_counts(same, lab, ks, card, gamma, deps):
     """Each feature's dependency from its same-label counts: the card values (``card``, a
-    code of :data:`CARD_CODES`) summed in sample order, divided by n, as
+    code of :data:`fsengine.online._compiled.CARD_CODES`) summed in sample order, divided by n, as
     ``_cards.dependency_from_cards`` does. ``same`` (len(ks), b, n); ``deps`` (len(ks), b)."""
     n_k, b, n = same.shape
     for t in range(n_k):

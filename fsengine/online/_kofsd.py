@@ -18,7 +18,7 @@ from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.online._cards import CARD_NAMES, dependency_from_cards, make_card
 from fsengine.online._compiled import CARD_CODES
 from fsengine.online._neighbours import (METRICS, VARIANTS, ColumnSetTerms, DenseSetTerms,
-                                         NeighbourStats, _kernels, feature_weights,
+                                         NeighbourStats, feature_weights,
                                          set_neighbour_stats, single_feature_counts,
                                          single_feature_neighbour_stats_for_ks)
 from fsengine.online._stream import (Selection, StreamEvent, StreamingSelector, feature_order,

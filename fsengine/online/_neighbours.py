@@ -34,12 +34,14 @@ neighbours (for Card_Distance).
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 import numpy as np
 
 from fsengine.online._columns import COMPILED_MIN_SIZE, sequential_sum
-from fsengine.online._compiled import CARD_CODES, NO_CARD, use_compiled
+from fsengine.online._compiled import (CARD_CODES, CARD_CONSISTENCY, CARD_IMBALANCED, NO_CARD,
+                                       use_compiled)
 
 VARIANTS = ("reference", "paper")
 METRICS = ("seuclidean", "euclidean")
@@ -379,9 +381,9 @@ def _numpy_cards(same: np.ndarray, y: np.ndarray, k: int, card: int, gamma: floa
     """The card values (code ``card``) of same-label counts ``same`` (b, n), as the kernels'
     ``_card_value`` gives them."""
     fraction = same / k
-    if card == 0:                                        # Card_Imbalanced
+    if card == CARD_IMBALANCED:
         return np.where((np.asarray(y) == 1)[None, :], fraction, (same == k).astype(float))
-    if card == 1:                                        # Card_Consistency
+    if card == CARD_CONSISTENCY:
         return (same == k).astype(float)
     return np.where(fraction > gamma, fraction, 0.0)     # Card_Weight
 
@@ -406,9 +408,10 @@ def _set_kernels():
     return _set_kernels
 
 
-def _no_lists(n: int) -> tuple:
-    """Empty shortlists (every bound NaN: no sample is settled from a list)."""
-    return (np.empty((n, 0), np.int64), np.empty((n, 0)), np.empty((n, 0)),
+def _empty_lists(n: int, length: int = 0) -> tuple:
+    """Shortlists of ``length`` for ``n`` samples, none made yet: (idx, sq, d, len, bound),
+    every bound NaN (no sample is settled from a list)."""
+    return (np.empty((n, length), dtype=np.int64), np.empty((n, length)), np.empty((n, length)),
             np.zeros(n, np.int64), np.full(n, np.nan))
 
 
@@ -445,7 +448,7 @@ def set_plus_feature_stats(sq_dist: np.ndarray | None, block: np.ndarray, weight
     sq = np.zeros((n, n)) if sq_dist is None else np.ascontiguousarray(sq_dist, dtype=float)
     same, same_d, other_d = _stats_arrays(len(ks), n, c, with_distances)
     _set_kernels().set_tests(
-        True, sq, np.empty((0, n)), np.empty(0), False, *_no_lists(n), *_NO_PRUNE,
+        True, sq, np.empty((0, n)), np.empty(0), False, *_empty_lists(n), *_NO_PRUNE,
         np.ascontiguousarray(block.T, dtype=float), np.asarray(weights, dtype=float),
         np.asarray(y, dtype=np.int64), ks, variant == "paper", with_distances, same, same_d,
         other_d, NO_CARD, 0.0, False, -np.inf, np.zeros(c, bool), np.arange(n),
@@ -508,7 +511,7 @@ def _build_dense_lists(sq: np.ndarray, rows: np.ndarray, arrays: tuple) -> None:
                sq.shape[0])
 
 
-class _SetTerms:
+class _SetTerms(ABC):
     """What a set test needs to know of the selected set S, whatever its form: the samples'
     card values on S (for early rejection), S's weights, and one feature of S in sorted
     order for the pruned walks. Subclasses keep the terms and the shortlists.
@@ -572,12 +575,13 @@ class _SetTerms:
                            position)
             self._prune_distinct = distinct
 
-    def _lists(self, use: bool) -> tuple:
-        raise NotImplementedError
+    @abstractmethod
+    def _lists(self) -> tuple:
+        """The shortlists of the current S for the kernel: (idx, sq, d, len, bound)."""
 
+    @abstractmethod
     def _set_arrays(self) -> tuple:
         """(dense, sq, cols, col_w) for the kernel."""
-        raise NotImplementedError
 
     def _approximation(self) -> tuple:
         """(zt, znorm) for the kernel's approximate rows (empty: none)."""
@@ -655,7 +659,7 @@ class _SetTerms:
         """One kernel call for the candidates of ``block``: (stats, rejected, cards, deps)."""
         n, c = block.shape
         use_lists = self._uses_lists(ks)
-        lists = self._lists(use_lists) if use_lists else _no_lists(n)
+        lists = self._lists() if use_lists else _empty_lists(n)
         same, same_d, other_d = _stats_arrays(len(ks), n, c, with_distances)
         rejected = np.zeros(c, dtype=bool)
         cards_out = np.zeros((c, n)) if card != NO_CARD else np.empty((0, 0))
@@ -707,11 +711,6 @@ class DenseSetTerms(_SetTerms):
     valid: terms only grow) and lists cut short are remade from their rows. Up to
     :data:`FULL_LIST_MAX` samples a list holds every other sample; above, its length
     adapts to how often the lists settle rows.
-
-    Parameters
-    ----------
-    n : int
-        Number of samples.
     """
 
     def __init__(self, n: int):
@@ -775,15 +774,13 @@ class DenseSetTerms(_SetTerms):
                     or (not self._full
                         and self._length > min(self.n // SHORTLIST_MAX_SHARE, self.n - 2)))
 
-    def _lists(self, use: bool) -> tuple:
+    def _lists(self) -> tuple:
         """The shortlists of the current S, made from the previous ones when they can serve."""
         length = self._length
         arrays = self._list_arrays
         if self._stale or arrays is None or arrays[0].shape[1] != length:
             if arrays is None or arrays[0].shape[1] != length:
-                arrays = (np.empty((self.n, length), dtype=np.int64), np.empty((self.n, length)),
-                          np.empty((self.n, length)), np.zeros(self.n, np.int64),
-                          np.full(self.n, np.nan))
+                arrays = _empty_lists(self.n, length)
             _build_dense_lists(self.sq, np.arange(self.n, dtype=np.int64), arrays)
             self._list_arrays, self._stale = arrays, False
         return self._list_arrays
@@ -830,11 +827,6 @@ class ColumnSetTerms(_SetTerms):
     bound stays valid; a list cut below :data:`COLUMN_LIST_MIN` is remade. Set tests are
     those of :class:`DenseSetTerms`, the terms summed from the columns in the set's order.
     Memory O(N (|S| + L)).
-
-    Parameters
-    ----------
-    n : int
-        Number of samples.
     """
 
     def __init__(self, n: int):
@@ -842,8 +834,7 @@ class ColumnSetTerms(_SetTerms):
         self._by_sample = np.empty((n, 0))       # one sample a row: a sample's terms are
                                                  # read from one place (cache lines)
         length = min(COLUMN_LIST_LENGTH, n - 1)
-        self._list_arrays = (np.empty((n, length), dtype=np.int64), np.empty((n, length)),
-                             np.empty((n, length)), np.zeros(n, np.int64), np.full(n, np.nan))
+        self._list_arrays = _empty_lists(n, length)
         self._approx: tuple | None = None
         #: Diagnostics: rows whose lists were made.
         self.rows_listed = 0
@@ -918,7 +909,7 @@ class ColumnSetTerms(_SetTerms):
         if shortest < minimum:
             self._rebuild(np.flatnonzero(self._list_arrays[3] < minimum).astype(np.int64))
 
-    def _lists(self, use: bool) -> tuple:
+    def _lists(self) -> tuple:
         return self._list_arrays
 
     def _set_arrays(self) -> tuple:

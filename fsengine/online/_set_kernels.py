@@ -30,8 +30,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from fsengine.online._knn_kernels import (NO_CARD, _after, _card_value, _same_count,
-                                          _select_row, _sift_down, _workspace, _write_one)
+from fsengine.online._compiled import NO_CARD
+from fsengine.online._knn_kernels import (_after, _card_value, _same_count, _select_row,
+                                          _sift_down, _workspace, _write_one)
 
 
 @njit(cache=True, inline="always")
@@ -110,20 +111,26 @@ def _walk_step(prune_x, prune_w, prune_order, xp, left, right, tl, tr):
 
 
 @njit(cache=True, inline="always")
+def _walk_start(prune_x, prune_w, prune_order, prune_pos, i):
+    """The start of sample i's walk (:func:`_walk_step`): (its value on the pruning
+    feature, left, right, tl, tr), the two sides next to its sorted position."""
+    p = prune_pos[i]
+    xp = prune_x[i]
+    return (xp, p - 1, p + 1, _prune_term(prune_x, prune_w, prune_order, xp, p - 1),
+            _prune_term(prune_x, prune_w, prune_order, xp, p + 1))
+
+
+@njit(cache=True, inline="always")
 def _row_pruned(dense, sq, cols, col_w, i, xi, x, w, prune_x, prune_w, prune_order, prune_pos,
                 m, enum_idx, enum_d):
     """The M first of sample i on S + f by a walk outwards in the sorted order of S's feature
     ``prune_x``: each step takes the side of smaller term, and the walk stops once that
     term's root is beyond the M-th distance found (every weight positive and finite)."""
     n = prune_x.shape[0]
-    p = prune_pos[i]
-    xp = prune_x[i]
+    xp, left, right, tl, tr = _walk_start(prune_x, prune_w, prune_order, prune_pos, i)
     enum_idx[0] = i
     enum_d[0] = 0.0
     count = 1
-    left, right = p - 1, p + 1
-    tl = _prune_term(prune_x, prune_w, prune_order, xp, left)
-    tr = _prune_term(prune_x, prune_w, prune_order, xp, right)
     while left >= 0 or right < n:
         bound, t, left, right, tl, tr = _walk_step(prune_x, prune_w, prune_order, xp, left,
                                                    right, tl, tr)
@@ -448,13 +455,9 @@ def build_column_lists(cols, col_w, prune_x, prune_w, prune_order, prune_pos, ro
     hi = np.empty(L, np.int64)
     for q in range(rows.shape[0]):
         i = rows[q]
-        p = prune_pos[i]
-        xp = prune_x[i]
+        xp, left, right, tl, tr = _walk_start(prune_x, prune_w, prune_order, prune_pos, i)
         size = 0
         left_out = np.inf
-        left, right = p - 1, p + 1
-        tl = _prune_term(prune_x, prune_w, prune_order, xp, left)
-        tr = _prune_term(prune_x, prune_w, prune_order, xp, right)
         while left >= 0 or right < n:
             term, t, left, right, tl, tr = _walk_step(prune_x, prune_w, prune_order, xp, left,
                                                       right, tl, tr)
