@@ -183,11 +183,12 @@ class KOFSD(StreamingSelector):
         return dependency_from_cards(self.card.values(stats, self.y, self.k))
 
     def _dependencies_with(self, block: np.ndarray, weights: np.ndarray,
-                           early: bool = False) -> list[float]:
+                           early: bool = False, first_only: bool = False) -> list[float]:
         """Dependency of S + f for each column f of ``block``, S being the current set.
 
         With ``early``, a candidate that cannot exceed the set's dependency is stopped
-        early and gets NaN (it is rejected all the same)."""
+        early and gets NaN (it is rejected all the same). With ``first_only``, only the
+        first candidate that would be added is needed: those after it may get NaN."""
         reject = None
         n = len(self.y)
         margin = 4.0 * n * n * 2.0 ** -53 + 1e-9         # rounding of the sums, with room
@@ -195,7 +196,8 @@ class KOFSD(StreamingSelector):
             deps, cards = self._terms.dependencies_with(
                 block, weights, self.y, self.k, self.variant, self.card.name,
                 getattr(self.card, "gamma", 0.0),
-                self._set_dependency * n - margin if early else None)
+                self._set_dependency * n - margin if early else None,
+                self._set_dependency if first_only else None)
             self._tested_cards = cards
             return deps.tolist()
         if early:
@@ -263,7 +265,8 @@ class KOFSD(StreamingSelector):
                 j += 1
                 continue
             tested = self._dependencies_with(block[:, pending], weights[pending],
-                                             early=not (want_events and self.score_rejections))
+                                             early=not (want_events and self.score_rejections),
+                                             first_only=not want_events)
             changed = False
             if not want_events:
                 # No events: the features up to the first acceptance are only recorded.

@@ -416,6 +416,7 @@ def _empty_lists(n: int, length: int = 0) -> tuple:
 
 
 _NO_PRUNE = (np.zeros(1), 0.0, np.zeros(0, np.int64), np.zeros(0, np.int64))
+_NO_APPROXIMATION = (np.empty((0, 0)), np.empty((0, 0)), np.empty(0))
 
 
 def set_plus_feature_stats(sq_dist: np.ndarray | None, block: np.ndarray, weights: np.ndarray,
@@ -452,7 +453,8 @@ def set_plus_feature_stats(sq_dist: np.ndarray | None, block: np.ndarray, weight
         np.ascontiguousarray(block.T, dtype=float), np.asarray(weights, dtype=float),
         np.asarray(y, dtype=np.int64), ks, variant == "paper", with_distances, same, same_d,
         other_d, NO_CARD, 0.0, False, -np.inf, np.zeros(c, bool), np.arange(n),
-        np.ones(n), -1, np.empty((0, 0)), np.empty(0), np.empty((0, 0)), np.empty(0))
+        np.ones(n), -1, np.empty((0, 0)), np.empty(0), *_NO_APPROXIMATION, 0, np.inf,
+        np.array([c]))
     return _unpack(same, same_d, other_d, with_distances, squeeze=False)
 
 
@@ -472,10 +474,8 @@ USELESS_FRACTION = 0.5
 COLUMN_LIST_LENGTH = 128
 COLUMN_LIST_MIN = 24
 #: Up to this many features, a set kept as columns remakes lists by pruned walks; above,
-#: from approximate terms (a matrix product) and exact sums for the candidates, with
-#: about this many approximate terms at a time.
+#: from approximate terms (matrix products) and exact sums for the candidates.
 PRUNED_LISTS_MAX_SET = 2
-APPROX_BATCH_ELEMENTS = 4_000_000
 #: A thread of the set kernels takes at least this many row-by-sample operations.
 THREAD_MIN_WORK = 250_000
 
@@ -584,8 +584,8 @@ class _SetTerms(ABC):
         """(dense, sq, cols, col_w) for the kernel."""
 
     def _approximation(self) -> tuple:
-        """(zt, znorm) for the kernel's approximate rows (empty: none)."""
-        return np.empty((0, 0)), np.empty(0)
+        """(zt, z, znorm) for the kernel's approximate rows (empty: none)."""
+        return _NO_APPROXIMATION
 
     def _after_test(self, missed: int, done: int) -> None:
         """Adapt the lists to how often they settled rows."""
@@ -627,7 +627,8 @@ class _SetTerms(ABC):
 
     def dependencies_with(self, block: np.ndarray, weights: np.ndarray, y: np.ndarray, k: int,
                           variant: str, card: str, gamma: float = 0.0,
-                          reject_sum: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+                          reject_sum: float | None = None, accept_above: float | None = None
+                          ) -> tuple[np.ndarray, np.ndarray]:
         """The dependency of S + f for each column f of ``block`` (Algorithm 2 on S + f), for a
         card function the kernels compute ("imbalanced", "consistency", "weight").
 
@@ -640,6 +641,9 @@ class _SetTerms(ABC):
         reject_sum : float, optional
             Early rejection below this card sum (see :meth:`stats_with`); a rejected
             candidate's dependency is NaN.
+        accept_above : float, optional
+            Only the first candidate whose dependency is above this value is needed: the
+            candidates after it may be skipped (dependency NaN).
 
         Returns
         -------
@@ -651,12 +655,16 @@ class _SetTerms(ABC):
         early = reject_sum is not None
         _, _, cards, deps = self._test(block, weights, y, _checked_ks([k], len(y)), variant, False,
                                        CARD_CODES[card], float(gamma), early,
-                                       reject_sum if early else -np.inf)
+                                       reject_sum if early else -np.inf,
+                                       np.inf if accept_above is None else accept_above)
         return deps, cards.T
 
     def _test(self, block, weights, y, ks, variant, with_distances, card, gamma, early,
-              reject_sum):
-        """One kernel call for the candidates of ``block``: (stats, rejected, cards, deps)."""
+              reject_sum, accept_above=np.inf):
+        """One kernel call for the candidates of ``block``: (stats, rejected, cards, deps).
+
+        With a card, candidates after the first whose dependency is above ``accept_above``
+        may be skipped (rejected, dependency NaN)."""
         n, c = block.shape
         use_lists = self._uses_lists(ks)
         lists = self._lists() if use_lists else _empty_lists(n)
@@ -673,6 +681,7 @@ class _SetTerms(ABC):
         order = self._row_order(y)
         kern = _set_kernels()
         counts = []
+        accepted = np.array([c], dtype=np.int64)       # the first acceptance, shared
 
         def candidates_from(lo: int, hi: int) -> None:
             # Each candidate is tested by itself: own outputs, copied into place.
@@ -683,7 +692,7 @@ class _SetTerms(ABC):
                 *set_arrays, self.finite, *lists, *self._prune, candidates[lo:hi],
                 weights[lo:hi], labels, ks, variant == "paper", with_distances, *part, card,
                 gamma, early, reject_sum, rejected[lo:hi], order, set_cards, n_low, part_cards,
-                part_deps, *approximation))
+                part_deps, *approximation, lo, float(accept_above), accepted))
             same[:, lo:hi] = part[0]
             if with_distances:
                 same_d[:, lo:hi] = part[1]
@@ -790,11 +799,11 @@ class DenseSetTerms(_SetTerms):
         return True, sq, np.empty((0, self.n)), np.empty(0)
 
     def _test(self, block, weights, y, ks, variant, with_distances, card, gamma, early,
-              reject_sum):
+              reject_sum, accept_above=np.inf):
         n, c = block.shape
         if use_compiled(c * n * n):
             return super()._test(block, weights, y, ks, variant, with_distances, card, gamma,
-                                 early, reject_sum)
+                                 early, reject_sum, accept_above)
         dist = _numpy_distances(np.ascontiguousarray(block.T, dtype=float),
                                 np.asarray(weights, dtype=float),
                                 None if self.sq is None else self.sq)
@@ -852,28 +861,18 @@ class ColumnSetTerms(_SetTerms):
         self.rows_listed += len(rows)
         kern = _set_kernels()
         columns, arrays = self.columns, self._list_arrays
+        weights = np.asarray(self.weights)
         if len(self.weights) <= PRUNED_LISTS_MAX_SET:
-            weights = np.asarray(self.weights)
             _over_rows(lambda lo, hi: kern.build_column_lists(columns, weights, *self._prune,
                                                               rows[lo:hi], *arrays),
                        len(rows), 4 * arrays[0].shape[1])
             return
-        # Many dimensions: approximate terms for a batch of rows by one matrix product
-        # (BLAS), then exact sums for the few samples that can be among the L first.
-        weights = np.asarray(self.weights)
-        zt, norms = self._approximation()
-        z = zt.T
-        n = self.n
-        batch = max(16, APPROX_BATCH_ELEMENTS // n)
-        for lo in range(0, len(rows), batch):
-            part = rows[lo:lo + batch]
-            dots = zt[part] @ z                          # (rows, n)
-            # Far more than the rounding of either sum (about 1e-15 of these magnitudes).
-            margin = 1e-9 * (norms[part] + norms.max() + len(weights) + 1.0)
-            _over_rows(lambda lo, hi, part=part, dots=dots, margin=margin:
-                       kern.lists_from_approximate(columns, weights, part[lo:hi], dots[lo:hi],
-                                                   norms, margin[lo:hi], *arrays),
-                       len(part), n)
+        # Many dimensions: approximate terms by matrix products (BLAS), then exact sums for
+        # the few samples that can be among the L first.
+        zt, z, norms = self._approximation()
+        _over_rows(lambda lo, hi: kern.lists_from_columns(columns, weights, zt, z, norms,
+                                                          rows[lo:hi], *arrays),
+                   len(rows), self.n)
 
     def _push(self, values: np.ndarray, weight: float) -> None:
         size = len(self.weights)
@@ -917,14 +916,16 @@ class ColumnSetTerms(_SetTerms):
 
     def _approximation(self) -> tuple:
         """The set's centred columns scaled by the roots of their weights, one sample a row
-        (n, |S|), and their squared norms: approximate terms by matrix products."""
+        (n, |S|) and one feature a row (|S|, n), and their squared norms: approximate terms
+        by matrix products."""
         if not (self.finite and len(self.weights) > PRUNED_LISTS_MAX_SET):
-            return np.empty((0, 0)), np.empty(0)
+            return _NO_APPROXIMATION
         if self._approx is None:
             scale = np.sqrt(np.asarray(self.weights))
-            zt = np.ascontiguousarray(((self.columns - self.columns.mean(axis=1, keepdims=True))
-                                       * scale[:, None]).T)
-            self._approx = (zt, np.einsum("nf,nf->n", zt, zt))
+            z = np.ascontiguousarray((self.columns - self.columns.mean(axis=1, keepdims=True))
+                                     * scale[:, None])
+            zt = np.ascontiguousarray(z.T)
+            self._approx = (zt, z, np.einsum("nf,nf->n", zt, zt))
         return self._approx
 
 

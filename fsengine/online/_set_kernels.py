@@ -158,41 +158,160 @@ def _row_every(dense, sq, cols, col_w, i, xi, x, w, m, enum_idx, enum_d, dbuf):
     _select_row(dbuf, m, enum_idx, enum_d)
 
 
-@njit(cache=True, inline="always")
-def _row_approximate(cols, col_w, i, xi, x, w, zt, znorm, znorm_max, m, enum_idx, enum_d,
-                     approx, heap):
-    """The M first of sample i on S + f (S given by its columns) from approximate terms:
-    ``zt`` (n, |S|) the set's centred columns scaled by the roots of their weights,
-    ``znorm`` their squared norms; one matrix-vector product gives every sample's terms
-    on S to within a margin far above their rounding, the candidate's own terms are
-    added, and only the samples within three margins of the (M-1)-th smallest are summed
-    exactly: any other is farther than all of them by more than a margin."""
-    n = x.shape[0]
-    dots = np.dot(zt, zt[i])
-    top = 0.0
-    for t in range(n):                                  # vectorised
+#: Rows whose terms are approximated together (one matrix product; a batch's products stay
+#: in the core's cache).
+APPROX_ROWS = 8
+#: Values sampled from a row to guess a threshold with a few times ``want`` values below.
+THRESHOLD_SAMPLE = 512
+
+
+@njit(cache=True, nogil=True)
+def _approximate_row(dots, norms, norm_i, a):
+    """``a[t] = norm_i + norms[t] - 2 dots[t]``: the terms of one row on S to within a margin
+    (``dots`` a row of the product of the set's centred, weighted columns)."""
+    for t in range(a.shape[0]):                        # vectorised
+        a[t] = (norm_i + norms[t]) - 2.0 * dots[t]
+
+
+@njit(cache=True, nogil=True)
+def _approximate_row_plus(dots, norms, norm_i, x, xi, w, a):
+    """:func:`_approximate_row` plus the candidate's terms ``(w g) g``, g = xi - x[t]."""
+    for t in range(a.shape[0]):                        # vectorised
         g = xi - x[t]
-        term = (w * g) * g
-        approx[t] = znorm[t] + znorm[i] - 2.0 * dots[t] + term
-        top = max(top, term)
-    approx[i] = np.inf
-    margin = 1e-9 * (znorm[i] + znorm_max + top + zt.shape[1] + 1.0)
-    threshold = _kth_smallest(approx, m - 1, heap) + 3.0 * margin
-    enum_idx[0] = i
-    enum_d[0] = 0.0
-    count = 1
-    for t in range(n):
-        if approx[t] <= threshold:
-            g = xi - x[t]
-            d = np.sqrt(_cols_sq(cols, col_w, i, t) + (w * g) * g)
-            count = _insert_finite(enum_idx, enum_d, count, m, d, t)
+        a[t] = (norm_i + norms[t]) - 2.0 * dots[t] + (w * g) * g
+
+
+@njit(cache=True, nogil=True)
+def _collect_at_most(a, threshold, buf):
+    """The indices t with ``a[t] <= threshold`` into ``buf``, in increasing order; their count."""
+    c = 0
+    for t in range(a.shape[0]):
+        if a[t] <= threshold:
+            buf[c] = t
+            c += 1
+    return c
+
+
+@njit(cache=True, nogil=True)
+def _qth_of_sample(a, q, sample):
+    """The q-th smallest of THRESHOLD_SAMPLE values of ``a`` taken at even steps (inf if q
+    exceeds them); ``sample`` holds q values."""
+    n = a.shape[0]
+    step = max(1, n // THRESHOLD_SAMPLE)
+    size = 0
+    for t in range(0, n, step):
+        v = a[t]
+        if size == q:
+            if not v < sample[q - 1]:
+                continue
+            pos = q - 1
+        else:
+            pos = size
+            size += 1
+        while pos > 0 and v < sample[pos - 1]:
+            sample[pos] = sample[pos - 1]
+            pos -= 1
+        sample[pos] = v
+    return sample[q - 1] if size == q else np.inf
+
+
+@njit(cache=True, nogil=True)
+def _candidates(a, want, pad, sample, buf, vals):
+    """The samples that can be among the ``want`` first of a row whose approximations ``a``
+    (finite but for +inf where excluded; at least ``want`` finite) are each within ``pad``
+    / 2 of the exact value.
+
+    With ``a_w`` the want-th smallest approximation, the candidates are the samples with
+    ``a[t] <= a_w + pad``. They are collected below a threshold guessed from
+    THRESHOLD_SAMPLE evenly spaced values (a few times ``want`` values below it; raised
+    when too few), so the selection works on those few values, not the row.
+
+    Returns
+    -------
+    (c, t_q, beyond)
+        ``buf[:c]`` holds (in increasing order) every sample with ``a[t] <= t_q`` (and maybe
+        a few more), ``t_q = a_w + pad``; no sample outside the candidates has an
+        approximation below ``beyond``.
+    """
+    n = a.shape[0]
+    q = max(2, (2 * want * THRESHOLD_SAMPLE) // n + 1)
+    if n < 8 * want:
+        q = THRESHOLD_SAMPLE                            # short rows: every value
+    while True:
+        threshold = _qth_of_sample(a, q, sample) if q < THRESHOLD_SAMPLE else np.inf
+        c = _collect_at_most(a, threshold, buf)
+        if c >= want:
+            break
+        q *= 4
+    for j in range(c):
+        vals[j] = a[buf[j]]
+    t_q = np.partition(vals[:c], want - 1)[want - 1] + pad
+    if t_q > threshold:                                 # rare: the pad crosses it
+        threshold = t_q
+        c = _collect_at_most(a, threshold, buf)
+    beyond = threshold
+    for j in range(c):
+        v = a[buf[j]]
+        if v > t_q:
+            beyond = min(beyond, v)
+    return c, t_q, beyond
+
+
+@njit(cache=True, nogil=True)
+def _approximate_rows(cols, col_w, rows, count, x, w, x_top, z, zt, norms, norm_max, m,
+                      rows_idx, rows_d, A, a, sample, buf, vals):
+    """The M first of samples ``rows[:count]`` on S + f (S given by its columns ``cols``,
+    weights ``col_w``) from approximate terms: one matrix product of the set's centred
+    columns scaled by the roots of their weights (``zt`` (n, |S|), ``z`` its transpose,
+    ``norms`` their squared norms, ``norm_max`` the largest) gives every sample's terms on
+    S to within a margin far above their rounding; the candidate's terms are added, and
+    only the samples within three margins of the (M-1)-th smallest are summed exactly
+    (the set's order): any other is farther than all of them by more than a margin. Row q's
+    list goes to ``rows_idx[q]``, ``rows_d[q]``. ``x_top``: no candidate term is above it."""
+    s = zt.shape[1]
+    for q in range(count):
+        A[q] = zt[rows[q]]
+    dots = np.dot(A[:count], z)
+    for q in range(count):
+        i = rows[q]
+        xi = x[i]
+        _approximate_row_plus(dots[q], norms, norms[i], x, xi, w, a)
+        a[i] = np.inf
+        margin = 1e-9 * (norms[i] + norm_max + x_top + s + 1.0)
+        c, t_q, _ = _candidates(a, m - 1, 3.0 * margin, sample, buf, vals)
+        enum_idx = rows_idx[q]
+        enum_d = rows_d[q]
+        enum_idx[0] = i
+        enum_d[0] = 0.0
+        count_q = 1
+        for j in range(c):
+            t = buf[j]
+            if a[t] <= t_q:
+                g = xi - x[t]
+                d = np.sqrt(_cols_sq(cols, col_w, i, t) + (w * g) * g)
+                count_q = _insert_finite(enum_idx, enum_d, count_q, m, d, t)
+
+
+@njit(cache=True, inline="always")
+def _finish_row(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, f, single_count, k0,
+                card, gamma):
+    """Write sample i's statistics (its list in the workspace); its card value (0 without
+    a card)."""
+    if single_count:
+        same[0, f, i] = _same_count(ws[1], lab, i, k0, paper)
+    else:
+        _write_one(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, f)
+    if card == NO_CARD:
+        return 0.0
+    return _card_value(card, gamma, same[0, f, i], k0, lab[i])
 
 
 @njit(cache=True, nogil=True)
 def set_tests(dense, sq, cols, col_w, set_finite, short_idx, short_sq, short_d, short_len,
               bound, prune_x, prune_w, prune_order, prune_pos, cand, cand_w, lab, ks, paper,
               with_dist, same, same_d, other_d, card, gamma, early, reject_sum, rejected, rows,
-              set_cards, n_low, cards_out, deps_out, zt, znorm):
+              set_cards, n_low, cards_out, deps_out, zt, z, znorm, first, accept_above,
+              accepted):
     """Neighbour statistics on S + f for each candidate feature f (one row of ``cand``).
 
     Parameters
@@ -209,10 +328,11 @@ def set_tests(dense, sq, cols, col_w, set_finite, short_idx, short_sq, short_d, 
     prune_x, prune_w, prune_order, prune_pos
         A feature of S (values, weight), its ascending order and each sample's position in
         it; ``prune_order`` empty: no pruned walk.
-    zt, znorm
+    zt, z, znorm
         For a set given by columns: the centred columns scaled by the roots of their weights
-        (n, |S|) and their squared norms; a row its list does not settle then comes from
-        approximate terms (:func:`_row_approximate`) instead of a pruned walk. Empty: none.
+        (n, |S|), the same as (|S|, n), and their squared norms; rows the lists do not
+        settle then come from approximate terms (:func:`_approximate_rows`, APPROX_ROWS at
+        a time) instead of pruned walks. Empty: none.
     cand, cand_w
         Candidates (c, n) and their weights.
     same, same_d, other_d : arrays (len(ks), c, n)
@@ -230,7 +350,15 @@ def set_tests(dense, sq, cols, col_w, set_finite, short_idx, short_sq, short_d, 
         the ``n_low`` first rows are done and none has a card above its card on S: then
         no card on S + f exceeds the one on S and, the sequential sum being monotone in
         each term, dep(S + f) <= dep(S) (with ``n_low`` = 0 at once). ``n_low`` < 0
-        disables (b).
+        disables (b). Rows done from approximate terms are finished in batches, but both
+        rules decide as if row by row: (a) cannot fail to hold once it held, and the rows
+        before (b) are all finished when it is checked.
+    first, accept_above, accepted
+        The candidates are numbers ``first``.. of a larger batch; once one of them has a
+        dependency above ``accept_above``, ``accepted[0]`` (shared by every part of the
+        batch) takes the smallest such number seen, and the candidates after it are
+        skipped (marked rejected, dependency NaN): a run that keeps only the first
+        acceptance needs no later one.
 
     Returns
     -------
@@ -246,13 +374,25 @@ def set_tests(dense, sq, cols, col_w, set_finite, short_idx, short_sq, short_d, 
     single_count = ks.shape[0] == 1 and not with_dist
     k0 = ks[0]
     prunable = prune_order.shape[0] == n and prune_w > 0.0 and prune_w < np.inf
-    approximable = zt.shape[0] == n and zt.shape[1] > 0 and n > m
-    approx = np.empty(n if approximable else 0)
-    heap = np.empty(3 * m)
+    approximable = (not dense) and zt.shape[0] == n and zt.shape[1] > 0 and n > m
+    size = n if approximable else 0
+    a = np.empty(size)
+    buf = np.empty(size, np.int64)
+    vals = np.empty(size)
+    sample = np.empty(THRESHOLD_SAMPLE)
+    pending = np.empty(APPROX_ROWS, np.int64)
+    pend_idx = np.empty((APPROX_ROWS, m), np.int64)
+    pend_d = np.empty((APPROX_ROWS, m))
+    A = np.empty((APPROX_ROWS, zt.shape[1]))
     znorm_max = 0.0
     for t in range(znorm.shape[0]):
         znorm_max = max(znorm_max, znorm[t])
     for f in range(cand.shape[0]):
+        if accepted[0] < first + f:
+            rejected[f] = True                         # after an acceptance: not needed
+            if card != NO_CARD:
+                deps_out[f] = np.nan
+            continue
         x = cand[f]
         w = cand_w[f]
         if early and card != NO_CARD and n_low == 0:
@@ -260,9 +400,20 @@ def set_tests(dense, sq, cols, col_w, set_finite, short_idx, short_sq, short_d, 
             deps_out[f] = np.nan
             continue
         usable = set_finite and w > 0.0 and w < np.inf
+        batched = usable and approximable
+        x_top = 0.0
+        if batched:
+            x_lo = np.inf
+            x_hi = -np.inf
+            for t in range(n):
+                x_lo = min(x_lo, x[t])
+                x_hi = max(x_hi, x[t])
+            x_top = w * (x_hi - x_lo) * (x_hi - x_lo) * 1.01
         missed_before = missed
         card_sum = 0.0
         none_above = True
+        finished = 0
+        n_pending = 0
         for r in range(n):
             i = rows[r]
             done += 1
@@ -273,27 +424,48 @@ def set_tests(dense, sq, cols, col_w, set_finite, short_idx, short_sq, short_d, 
                                        short_len[i], bound[i], m, enum_idx, enum_d)
                 if not exact:
                     missed += 1
-            if not exact:
-                if usable and approximable and not dense:
-                    _row_approximate(cols, col_w, i, xi, x, w, zt, znorm, znorm_max, m,
-                                     enum_idx, enum_d, approx, heap)
-                elif usable and prunable and not dense:
-                    _row_pruned(dense, sq, cols, col_w, i, xi, x, w, prune_x, prune_w,
-                                prune_order, prune_pos, m, enum_idx, enum_d)
-                else:
-                    _row_every(dense, sq, cols, col_w, i, xi, x, w, m, enum_idx, enum_d, dbuf)
-            if single_count:
-                same[0, f, i] = _same_count(enum_idx, lab, i, k0, paper)
+            to_check = 0                               # rows finished by this step
+            if not exact and batched:
+                pending[n_pending] = i
+                n_pending += 1
             else:
-                _write_one(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, f)
-            if card != NO_CARD:
-                value = _card_value(card, gamma, same[0, f, i], k0, lab[i])
-                cards_out[f, i] = value
-                card_sum += value
-                if value > set_cards[i]:
-                    none_above = False
-                if early and (card_sum + (n - 1 - r) < reject_sum
-                              or (r + 1 == n_low and none_above)):
+                if not exact:
+                    if usable and prunable and not dense:
+                        _row_pruned(dense, sq, cols, col_w, i, xi, x, w, prune_x, prune_w,
+                                    prune_order, prune_pos, m, enum_idx, enum_d)
+                    else:
+                        _row_every(dense, sq, cols, col_w, i, xi, x, w, m, enum_idx, enum_d,
+                                   dbuf)
+                value = _finish_row(ws, i, lab, ks, paper, with_dist, same, same_d, other_d,
+                                    f, single_count, k0, card, gamma)
+                finished += 1
+                to_check = 1
+                if card != NO_CARD:
+                    cards_out[f, i] = value
+                    card_sum += value
+                    if value > set_cards[i]:
+                        none_above = False
+            if n_pending > 0 and (n_pending == APPROX_ROWS or r + 1 == n_low or r + 1 == n):
+                _approximate_rows(cols, col_w, pending, n_pending, x, w, x_top, z, zt, znorm,
+                                  znorm_max, m, pend_idx, pend_d, A, a, sample, buf, vals)
+                for q in range(n_pending):
+                    p = pending[q]
+                    for j in range(m):
+                        enum_idx[j] = pend_idx[q, j]
+                        enum_d[j] = pend_d[q, j]
+                    value = _finish_row(ws, p, lab, ks, paper, with_dist, same, same_d,
+                                        other_d, f, single_count, k0, card, gamma)
+                    if card != NO_CARD:
+                        cards_out[f, p] = value
+                        card_sum += value
+                        if value > set_cards[p]:
+                            none_above = False
+                finished += n_pending
+                to_check += n_pending
+                n_pending = 0
+            if card != NO_CARD and early and to_check > 0:
+                if (card_sum + (n - finished) < reject_sum
+                        or (finished == n_low and none_above)):
                     rejected[f] = True
                     break
         if card != NO_CARD:
@@ -304,6 +476,8 @@ def set_tests(dense, sq, cols, col_w, set_finite, short_idx, short_sq, short_d, 
                 for i in range(n):                     # in sample order, as the reference
                     total += cards_out[f, i]
                 deps_out[f] = total / n
+                if deps_out[f] > accept_above:
+                    accepted[0] = min(accepted[0], first + f)
         if missed - missed_before > n // 2:
             lists_pay = False                          # the next candidates walk at once
     return missed, done
@@ -471,34 +645,6 @@ def build_column_lists(cols, col_w, prune_x, prune_w, prune_order, prune_pos, ro
         bound[i] = left_out
 
 
-@njit(cache=True, inline="always")
-def _kth_smallest(values, k, heap):
-    """The k-th smallest of ``values`` (1 <= k <= len; ``heap`` holds at least 3 k
-    values). For long inputs the minima of 2 k blocks are taken first: the k-th smallest
-    of those minima is k distinct values, an upper bound of the k-th smallest of all, and
-    only the values at or below it are selected from; a NaN anywhere leaves the plain
-    selection (:func:`_kth_smallest_heap`) to order it as before."""
-    n = values.shape[0]
-    blocks = 2 * k
-    if n < 8 * k:
-        return _kth_smallest_heap(values, n, k, heap, np.inf, False)
-    minima = heap[k:k + blocks]
-    has_nan = False
-    for b in range(blocks):
-        lo = b * n // blocks
-        hi = (b + 1) * n // blocks
-        m = np.inf
-        for t in range(lo, hi):                        # vectorised
-            v = values[t]
-            has_nan |= v != v
-            m = min(m, v)
-        minima[b] = m
-    if has_nan:
-        return _kth_smallest_heap(values, n, k, heap, np.inf, False)
-    upper = _kth_smallest_heap(minima, blocks, k, heap, np.inf, False)
-    return _kth_smallest_heap(values, n, k, heap, upper, True)
-
-
 @njit(cache=True, nogil=True)
 def _kth_smallest_heap(values, n, k, heap, upper, filtered):
     """The k-th smallest of ``values[:n]`` by a max-heap of the k smallest; with
@@ -540,44 +686,61 @@ def _kth_smallest_heap(values, n, k, heap, upper, filtered):
 
 
 @njit(cache=True, nogil=True)
-def lists_from_approximate(cols, col_w, rows, dots, norms, margin, short_idx, short_sq,
-                           short_d, short_len, bound):
+def lists_from_columns(cols, col_w, zt, z, norms, rows, short_idx, short_sq, short_d,
+                       short_len, bound):
     """The shortlists of ``rows`` on a set given by its columns, from approximate terms.
 
-    Row ``rows[q]`` = i approximates its terms to every sample t as ``norms[i] + norms[t]
-    - 2 dots[q, t]`` (``dots`` a matrix product of the set's centred, weighted columns,
-    ``norms`` their squared norms), each within ``margin[q]`` of the exact sum. With
-    ``a`` the L-th smallest approximation, every sample at or below ``a + 2 margin`` is
-    a candidate and its terms are summed exactly (the set's order); any other sample's
-    exact terms are above ``a + margin``, which is at least the L smallest candidates'
-    exact terms: so the L first by (terms, index) are candidates. ``bound`` is the
-    smallest exact value left out among the candidates, or the smallest approximation
-    above the threshold minus the margin, if lower.
+    ``zt`` (n, |S|) holds the set's centred columns scaled by the roots of their weights
+    (``z`` the same as (|S|, n), ``norms`` their squared norms). For APPROX_ROWS rows at a
+    time one matrix product gives each row's terms to every sample t as ``norms[i] +
+    norms[t] - 2 dots[t]``, within a margin far above their rounding. With ``a`` the L-th
+    smallest approximation, every sample at or below ``a + 2 margin`` is a candidate and its
+    terms are summed exactly (the set's order); any other sample's exact terms are above
+    ``a + margin``, which is at least the L smallest candidates' exact terms: so the L
+    first by (terms, index) are candidates (:func:`_candidates`). ``bound`` is the smallest
+    exact value left out among the candidates, or the smallest approximation of the others
+    minus the margin, if lower.
     """
     L = short_idx.shape[1]
-    n = dots.shape[1]
-    hv = np.empty(L)
-    hi = np.empty(L, np.int64)
-    heap = np.empty(3 * L)
-    a_row = np.empty(n)
-    for q in range(rows.shape[0]):
-        i = rows[q]
-        d_row = dots[q]
-        norm_i = norms[i]
-        for t in range(n):                             # vectorised
-            a_row[t] = (norm_i + norms[t]) - 2.0 * d_row[t]
-        a_row[i] = np.inf
-        t_q = _kth_smallest(a_row, min(L, n - 1), heap) + 2.0 * margin[q]
-        above = np.inf
-        for t in range(n):                             # vectorised
-            v = a_row[t]
-            above = min(above, v if v > t_q else np.inf)
-        size = 0
-        left_out = above - margin[q]
-        for t in range(n):
-            if a_row[t] <= t_q and t != i:
-                v = _cols_sq(cols, col_w, i, t)
-                size, out = _heap_push_bounded(hv, hi, size, L, v, t)
-                left_out = min(left_out, out)
-        _store_sorted(hv, hi, size, i, short_idx, short_sq, short_d, short_len)
-        bound[i] = left_out
+    n = z.shape[1]
+    s = zt.shape[1]
+    a = np.empty(n)
+    buf = np.empty(n, np.int64)
+    vals = np.empty(n)
+    sample = np.empty(THRESHOLD_SAMPLE)
+    exact = np.empty(n)
+    A = np.empty((APPROX_ROWS, s))
+    norm_max = 0.0
+    for t in range(n):
+        norm_max = max(norm_max, norms[t])
+    for lo in range(0, rows.shape[0], APPROX_ROWS):
+        count = min(APPROX_ROWS, rows.shape[0] - lo)
+        for q in range(count):
+            A[q] = zt[rows[lo + q]]
+        dots = np.dot(A[:count], z)
+        for q in range(count):
+            i = rows[lo + q]
+            _approximate_row(dots[q], norms, norms[i], a)
+            a[i] = np.inf
+            margin = 1e-9 * (norms[i] + norm_max + s + 1.0)
+            c, t_q, beyond = _candidates(a, L, 2.0 * margin, sample, buf, vals)
+            left_out = beyond - margin
+            kept = 0
+            for j in range(c):
+                t = buf[j]
+                if a[t] <= t_q:
+                    buf[kept] = t
+                    exact[kept] = _cols_sq(cols, col_w, i, t)
+                    kept += 1
+            # Stable: equal terms keep the increasing order of their samples.
+            order = np.argsort(exact[:kept], kind="mergesort")
+            size = min(L, kept)
+            for j in range(size):
+                t = order[j]
+                short_idx[i, j] = buf[t]
+                short_sq[i, j] = exact[t]
+                short_d[i, j] = np.sqrt(exact[t])
+            short_len[i] = size
+            if kept > L:
+                left_out = min(left_out, exact[order[L]])
+            bound[i] = left_out

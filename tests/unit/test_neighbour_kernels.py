@@ -182,6 +182,31 @@ def test_selection_only_runs_stop_rejections_early_and_select_the_same(path, dat
     assert list(selector.finish().columns) == expected_selected
 
 
+@pytest.mark.parametrize("path", list(SET_PATHS))
+@settings(max_examples=150, deadline=None)
+@given(data=tie_heavy(max_n=24, max_p=10), params=st.sampled_from(CARDS),
+       variant=st.sampled_from(["reference", "paper"]), alpha=st.sampled_from([0.0, 0.3, 0.5]),
+       k_draw=st.integers(1, 100), order_seed=st.integers(0, 99), chunk=st.sampled_from([1, 3, 256]))
+def test_runs_without_events_select_as_the_oracle_on_every_set_path(path, data, params, variant,
+                                                                    alpha, k_draw, order_seed,
+                                                                    chunk):
+    """stream_selection (set tests batched against the same set, stopped once a feature
+    cannot be added, candidates after the first addition skipped) selects exactly the
+    oracle's features, in order."""
+    from fsengine.online import stream_selection
+
+    X, y = data
+    n, p = X.shape
+    k = 1 + k_draw % (n - 1)
+    order = np.random.default_rng(order_seed).permutation(p)
+    _, expected_selected = kofsd_oracle.run(X.tolist(), y.tolist(), order.tolist(), k, alpha,
+                                            variant=variant, **params)
+    with set_path(path):
+        selector = KOFSD(y, k=k, alpha=alpha, variant=variant, **params)
+        selection = stream_selection(selector, X, [str(j) for j in range(p)], order, chunk=chunk)
+    assert list(selection.columns) == expected_selected
+
+
 @settings(max_examples=80, deadline=None)
 @given(data=tie_heavy(max_n=14, max_p=6), params=st.sampled_from(CARDS),
        variant=st.sampled_from(["reference", "paper"]))
@@ -269,9 +294,12 @@ def test_large_n_needs_no_n_by_n_memory():
     tracemalloc.stop()
     assert isinstance(selector._terms, _neighbours.ColumnSetTerms)
     # O(N (L + |S|)): the lists (indices, terms, roots: 24 bytes an entry), a few
-    # per-sample arrays, and one batch of approximate terms; N * N * 8 would be 3.2 GB.
+    # per-sample arrays, and each thread's rows of approximate terms; N * N * 8 would be
+    # 3.2 GB.
+    from fsengine.online._set_kernels import APPROX_ROWS
+
     lists = n * _neighbours.COLUMN_LIST_LENGTH * 24
-    assert peak < lists + n * 8 * 40 + _neighbours.APPROX_BATCH_ELEMENTS * 8 * 2
+    assert peak < lists + n * 8 * 40 + APPROX_ROWS * n * 8 * 4
     assert peak < n * n * 8 / 20
 
 
@@ -283,7 +311,6 @@ def test_columns_set_tests_equal_the_dense_ones_as_the_set_grows(rounding, lengt
     for bit, as the set grows to 9 features; short lists make most rows miss."""
     monkeypatch.setattr(_neighbours, "COLUMN_LIST_LENGTH", length)
     monkeypatch.setattr(_neighbours, "COLUMN_LIST_MIN", min(4, length))
-    monkeypatch.setattr(_neighbours, "APPROX_BATCH_ELEMENTS", 50_000)   # several batches
     rng = np.random.default_rng(5)
     n = 700
     X = rng.standard_normal((n, 12)) * rng.uniform(0.5, 50, 12) + rng.uniform(-1e3, 1e3, 12)
@@ -309,21 +336,66 @@ def test_columns_set_tests_equal_the_dense_ones_as_the_set_grows(rounding, lengt
     assert columns.rows_listed > n                             # lists were remade
 
 
-@given(st.lists(st.sampled_from([0.0, 1.0, 2.5, 3.0, -1.0, np.inf]), min_size=1, max_size=400),
-       st.integers(1, 60), st.booleans())
-@settings(max_examples=150, deadline=None)
-def test_kth_smallest_is_the_order_statistic_on_tied_and_infinite_values(values, k, nan):
-    """The compiled k-th smallest (block minima first, then a heap) equals the sorted
-    definition, on short and long inputs (the block path starts at 8 k values)."""
-    from fsengine.online._set_kernels import _kth_smallest, _kth_smallest_heap
+@given(st.lists(st.sampled_from([0.0, 1.0, 2.5, 3.0, -1.0, 1e-12, np.inf]), min_size=2,
+                max_size=3000), st.integers(1, 200), st.sampled_from([0.0, 1e-12, 0.5]))
+@settings(max_examples=200, deadline=None)
+def test_candidates_are_every_value_up_to_the_order_statistic_plus_the_pad(values, want, pad):
+    """The compiled candidate search (a threshold guessed from a sample, raised when too few
+    values are below it) against the sorted definition: every value up to the want-th
+    smallest plus the pad is collected, in index order, and nothing left out is below
+    ``beyond``; on long tie-heavy rows and short ones."""
+    from fsengine.online._set_kernels import THRESHOLD_SAMPLE, _candidates
 
-    values = np.asarray(values * 3)
-    k = min(k, len(values))
-    heap = np.empty(3 * k)
-    if nan:                                   # a NaN: the plain heap's own order, as before
-        values[len(values) // 2] = np.nan
-        expected = _kth_smallest_heap(values, len(values), k, np.empty(k), np.inf, False)
-    else:
-        expected = np.sort(values)[k - 1]
-    got = _kth_smallest(values, k, heap)
-    assert got == expected or (np.isnan(got) and np.isnan(expected))
+    a = np.asarray(values, dtype=float)
+    finite = int(np.isfinite(a).sum())
+    if finite == 0:
+        a[0] = 1.0
+        finite = 1
+    want = min(want, finite)
+    n = len(a)
+    buf, vals = np.empty(n, dtype=np.int64), np.empty(n)
+    c, t_q, beyond = _candidates(a, want, pad, np.empty(THRESHOLD_SAMPLE), buf, vals)
+    assert t_q == np.sort(a)[want - 1] + pad
+    collected = buf[:c]
+    assert np.all(np.diff(collected) > 0)
+    assert set(np.flatnonzero(a <= t_q)) <= set(collected.tolist())
+    left_out = np.setdiff1d(np.arange(n), collected[a[collected] <= t_q])
+    assert np.all(a[left_out] >= beyond) and beyond > t_q
+
+
+def _kernel_dependencies(X, y, first, accept_above, accepted):
+    """Card_Imbalanced dependencies of S + f (S the first column of X, f each other column)
+    from one set_tests call for candidates numbered ``first``.. of a larger batch."""
+    from fsengine.online._compiled import CARD_IMBALANCED
+    from fsengine.online._set_kernels import set_tests
+
+    n, c = X.shape[0], X.shape[1] - 1
+    w = feature_weights(X)
+    sq = distance_terms(X[:, 0], w[0])
+    same, same_d, other_d = _neighbours._stats_arrays(1, n, c, False)
+    deps, cards = np.empty(c), np.zeros((c, n))
+    set_tests(True, sq, np.empty((0, n)), np.empty(0), True, *_neighbours._empty_lists(n),
+              *_neighbours._NO_PRUNE, np.ascontiguousarray(X[:, 1:].T), w[1:],
+              np.asarray(y, dtype=np.int64), np.array([3]), False, False, same, same_d, other_d,
+              CARD_IMBALANCED, 0.0, False, -np.inf, np.zeros(c, bool), np.arange(n), np.ones(n),
+              -1, cards, deps, *_neighbours._NO_APPROXIMATION, first, accept_above, accepted)
+    return deps
+
+
+def test_set_tests_skip_only_the_candidates_after_an_acceptance():
+    """Candidates are numbered within the whole batch (``first`` + their place): one
+    already accepted elsewhere (``accepted``) skips only the later ones, and an acceptance
+    here records its number in the batch."""
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((40, 6))
+    y = (rng.random(40) < 0.3).astype(int)
+    everything = _kernel_dependencies(X, y, 0, np.inf, np.array([99]))
+    assert np.all(np.isfinite(everything))
+    accepted = np.array([6])                        # candidate 6 of the batch, elsewhere
+    deps = _kernel_dependencies(X, y, 5, np.inf, accepted)
+    assert np.array_equal(deps[:2], everything[:2]) and np.all(np.isnan(deps[2:]))
+    assert accepted[0] == 6
+    accepted = np.array([99])                       # every candidate here is accepted
+    deps = _kernel_dependencies(X, y, 5, -np.inf, accepted)
+    assert deps[0] == everything[0] and np.all(np.isnan(deps[1:]))
+    assert accepted[0] == 5
