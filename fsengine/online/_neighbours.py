@@ -42,6 +42,7 @@ import numpy as np
 from fsengine.online._columns import COMPILED_MIN_SIZE, sequential_sum
 from fsengine.online._compiled import (CARD_CODES, CARD_CONSISTENCY, CARD_IMBALANCED, NO_CARD,
                                        use_compiled)
+from fsengine.parallel import kernel_threads
 
 VARIANTS = ("reference", "paper")
 METRICS = ("seuclidean", "euclidean")
@@ -454,7 +455,7 @@ def set_plus_feature_stats(sq_dist: np.ndarray | None, block: np.ndarray, weight
         np.asarray(y, dtype=np.int64), ks, variant == "paper", with_distances, same, same_d,
         other_d, NO_CARD, 0.0, False, -np.inf, np.zeros(c, bool), np.arange(n),
         np.ones(n), -1, np.empty((0, 0)), np.empty(0), *_NO_APPROXIMATION, 0, np.inf,
-        np.array([c]))
+        np.array([c]), True)
     return _unpack(same, same_d, other_d, with_distances, squeeze=False)
 
 
@@ -521,6 +522,11 @@ class _SetTerms(ABC):
     n : int
         Number of samples.
     """
+
+    #: Threads split a test's rows (one candidate at a time) rather than its candidates:
+    #: for many samples, where one candidate is a lot of work and a run without events
+    #: needs only the candidates up to the first addition.
+    rows_in_parts = False
 
     def __init__(self, n: int):
         self.n = n
@@ -692,13 +698,40 @@ class _SetTerms(ABC):
                 *set_arrays, self.finite, *lists, *self._prune, candidates[lo:hi],
                 weights[lo:hi], labels, ks, variant == "paper", with_distances, *part, card,
                 gamma, early, reject_sum, rejected[lo:hi], order, set_cards, n_low, part_cards,
-                part_deps, *approximation, lo, float(accept_above), accepted))
+                part_deps, *approximation, lo, float(accept_above), accepted, True))
             same[:, lo:hi] = part[0]
             if with_distances:
                 same_d[:, lo:hi] = part[1]
                 other_d[:, lo:hi] = part[2]
 
-        _over_rows(candidates_from, c, n * 64)
+        def rows_of(j: int, outputs: tuple, lo: int, hi: int) -> None:
+            # Candidate j on the rows order[lo:hi]; the card sum is made once all are done.
+            part_low = n_low if n_low <= 0 or (lo == 0 and n_low <= hi) else -1
+            counts.append(kern.set_tests(
+                *set_arrays, self.finite, *lists, *self._prune, candidates[j:j + 1],
+                weights[j:j + 1], labels, ks, variant == "paper", with_distances, *outputs,
+                card, gamma, early, reject_sum, rejected[j:j + 1], order[lo:hi], set_cards,
+                part_low, cards_out[j:j + 1] if card != NO_CARD else cards_out,
+                deps[j:j + 1] if card != NO_CARD else deps, *approximation, 0, np.inf,
+                np.array([1]), False))
+
+        if self.rows_in_parts and kernel_threads() > 1:
+            for j in range(c):
+                outputs = _stats_arrays(len(ks), n, 1, with_distances)
+                _over_rows(lambda lo, hi: rows_of(j, outputs, lo, hi), n, n)
+                same[:, j] = outputs[0][:, 0]
+                if with_distances:
+                    same_d[:, j] = outputs[1][:, 0]
+                    other_d[:, j] = outputs[2][:, 0]
+                if card == NO_CARD:
+                    continue
+                deps[j] = np.nan if rejected[j] else kern.mean_in_order(cards_out[j])
+                if deps[j] > accept_above:                 # the rest is not needed
+                    rejected[j + 1:] = True
+                    deps[j + 1:] = np.nan
+                    break
+        else:
+            _over_rows(candidates_from, c, n * 64)
         missed, done = (sum(values) for values in zip(*counts))
         if use_lists:
             self.list_tests += 1
@@ -837,6 +870,8 @@ class ColumnSetTerms(_SetTerms):
     those of :class:`DenseSetTerms`, the terms summed from the columns in the set's order.
     Memory O(N (|S| + L)).
     """
+
+    rows_in_parts = True
 
     def __init__(self, n: int):
         super().__init__(n)

@@ -311,7 +311,7 @@ def set_tests(dense, sq, cols, col_w, set_finite, short_idx, short_sq, short_d, 
               bound, prune_x, prune_w, prune_order, prune_pos, cand, cand_w, lab, ks, paper,
               with_dist, same, same_d, other_d, card, gamma, early, reject_sum, rejected, rows,
               set_cards, n_low, cards_out, deps_out, zt, z, znorm, first, accept_above,
-              accepted):
+              accepted, whole):
     """Neighbour statistics on S + f for each candidate feature f (one row of ``cand``).
 
     Parameters
@@ -343,7 +343,9 @@ def set_tests(dense, sq, cols, col_w, set_finite, short_idx, short_sq, short_d, 
         order and divided by n (``deps_out`` (c,); NaN for a candidate rejected early).
     early, reject_sum, rejected, rows, set_cards, n_low
         Early rejection (``early``, with a card), for ``ks[0]``: rows are
-        done in the order ``rows``, whose first ``n_low`` are the samples whose card value
+        done in the order ``rows`` (every sample, or with ``whole`` False a part of them:
+        the other parts count as rows still to do), whose first ``n_low`` are the samples
+        whose card value
         on S (``set_cards``) is below 1. A candidate is marked in ``rejected`` and its
         remaining rows skipped (its outputs are then incomplete) once (a) even cards of 1
         for every remaining sample could not bring the card sum to ``reject_sum``, or (b)
@@ -353,6 +355,9 @@ def set_tests(dense, sq, cols, col_w, set_finite, short_idx, short_sq, short_d, 
         disables (b). Rows done from approximate terms are finished in batches, but both
         rules decide as if row by row: (a) cannot fail to hold once it held, and the rows
         before (b) are all finished when it is checked.
+    whole : bool
+        ``rows`` holds every sample: the dependencies are summed here. Else the caller sums
+        ``cards_out`` once every part is done (``deps_out`` and ``accepted`` untouched).
     first, accept_above, accepted
         The candidates are numbers ``first``.. of a larger batch; once one of them has a
         dependency above ``accept_above``, ``accepted[0]`` (shared by every part of the
@@ -414,7 +419,8 @@ def set_tests(dense, sq, cols, col_w, set_finite, short_idx, short_sq, short_d, 
         none_above = True
         finished = 0
         n_pending = 0
-        for r in range(n):
+        n_rows = rows.shape[0]
+        for r in range(n_rows):
             i = rows[r]
             done += 1
             xi = x[i]
@@ -445,7 +451,7 @@ def set_tests(dense, sq, cols, col_w, set_finite, short_idx, short_sq, short_d, 
                     card_sum += value
                     if value > set_cards[i]:
                         none_above = False
-            if n_pending > 0 and (n_pending == APPROX_ROWS or r + 1 == n_low or r + 1 == n):
+            if n_pending > 0 and (n_pending == APPROX_ROWS or r + 1 == n_low or r + 1 == n_rows):
                 _approximate_rows(cols, col_w, pending, n_pending, x, w, x_top, z, zt, znorm,
                                   znorm_max, m, pend_idx, pend_d, A, a, sample, buf, vals)
                 for q in range(n_pending):
@@ -468,7 +474,7 @@ def set_tests(dense, sq, cols, col_w, set_finite, short_idx, short_sq, short_d, 
                         or (finished == n_low and none_above)):
                     rejected[f] = True
                     break
-        if card != NO_CARD:
+        if card != NO_CARD and whole:
             if rejected[f]:
                 deps_out[f] = np.nan
             else:
@@ -481,6 +487,16 @@ def set_tests(dense, sq, cols, col_w, set_finite, short_idx, short_sq, short_d, 
         if missed - missed_before > n // 2:
             lists_pay = False                          # the next candidates walk at once
     return missed, done
+
+
+@njit(cache=True, nogil=True)
+def mean_in_order(values):
+    """The values summed one at a time in their order, divided by their number (the
+    dependency of Algorithm 2, as :func:`set_tests` sums it)."""
+    total = 0.0
+    for i in range(values.shape[0]):
+        total += values[i]
+    return total / values.shape[0]
 
 
 @njit(cache=True, inline="always")
@@ -586,17 +602,23 @@ def build_dense_lists(sq, rows, short_idx, short_sq, short_d, short_len, bound):
 @njit(cache=True, nogil=True)
 def grow_lists(x, w, short_idx, short_sq, short_d, short_len, bound, lo, hi):
     """The set grew by the feature ``x`` (weight ``w``): the lists of samples ``lo`` to
-    ``hi`` - 1 gain its term (the set's order), are re-sorted and cut to the samples
-    strictly below ``bound``, which stays valid (terms only grow). Returns the shortest
+    ``hi`` - 1 gain its term (the set's order), are cut to the samples strictly below
+    ``bound``, which stays valid (terms only grow), and re-sorted. Returns the shortest
     of these lists' lengths."""
     shortest = short_idx.shape[1]
     for i in range(lo, hi):
         length = short_len[i]
         xi = x[i]
-        for j in range(length):
+        bound_i = bound[i]
+        keep = 0
+        for j in range(length):                        # in order: the kept stay ordered
             g = xi - x[short_idx[i, j]]
-            short_sq[i, j] = short_sq[i, j] + (w * g) * g
-        for a in range(1, length):                     # insertion sort: nearly sorted
+            v = short_sq[i, j] + (w * g) * g
+            if v < bound_i:
+                short_sq[i, keep] = v
+                short_idx[i, keep] = short_idx[i, j]
+                keep += 1
+        for a in range(1, keep):                       # insertion sort: nearly sorted
             v = short_sq[i, a]
             t = short_idx[i, a]
             c = a - 1
@@ -606,10 +628,8 @@ def grow_lists(x, w, short_idx, short_sq, short_d, short_len, bound, lo, hi):
                 c -= 1
             short_sq[i, c + 1] = v
             short_idx[i, c + 1] = t
-        keep = 0
-        while keep < length and short_sq[i, keep] < bound[i]:
-            short_d[i, keep] = np.sqrt(short_sq[i, keep])
-            keep += 1
+        for j in range(keep):
+            short_d[i, j] = np.sqrt(short_sq[i, j])
         short_len[i] = keep
         shortest = min(shortest, keep)
     return shortest

@@ -378,7 +378,8 @@ def _kernel_dependencies(X, y, first, accept_above, accepted):
               *_neighbours._NO_PRUNE, np.ascontiguousarray(X[:, 1:].T), w[1:],
               np.asarray(y, dtype=np.int64), np.array([3]), False, False, same, same_d, other_d,
               CARD_IMBALANCED, 0.0, False, -np.inf, np.zeros(c, bool), np.arange(n), np.ones(n),
-              -1, cards, deps, *_neighbours._NO_APPROXIMATION, first, accept_above, accepted)
+              -1, cards, deps, *_neighbours._NO_APPROXIMATION, first, accept_above, accepted,
+              True)
     return deps
 
 
