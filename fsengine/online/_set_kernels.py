@@ -544,59 +544,58 @@ def _store_sorted(hv, hi, size, i, short_idx, short_sq, short_d, short_len):
 
 
 @njit(cache=True, nogil=True)
+def _store_candidates(i, buf, values, kept, short_idx, short_sq, short_d, short_len):
+    """Row i's list: the L first of the ``kept`` candidates ``buf`` (increasing samples)
+    with exact terms ``values``, by (terms, index). Returns the smallest term left out
+    among them (inf if none)."""
+    L = short_idx.shape[1]
+    order = np.argsort(values[:kept], kind="mergesort")   # stable: ties by sample
+    size = min(L, kept)
+    for j in range(size):
+        t = order[j]
+        short_idx[i, j] = buf[t]
+        short_sq[i, j] = values[t]
+        short_d[i, j] = np.sqrt(values[t])
+    short_len[i] = size
+    return values[order[L]] if kept > L else np.inf
+
+
+@njit(cache=True, nogil=True)
 def build_dense_lists(sq, rows, short_idx, short_sq, short_d, short_len, bound):
     """The shortlists of ``rows`` on a dense set: up to L other samples of smallest terms
     (ties by index), ascending, and ``bound``, the smallest term left out (inf if none;
-    NaN if the row has a NaN: no list). A max-heap of the L best per row; on long rows
-    only the values at or below the L-th smallest of 2 L block minima (L distinct
-    values: an upper bound of the L-th smallest) are offered to it."""
+    NaN if the row has a NaN: no list). The values at or below the L-th smallest are
+    found by :func:`_candidates` (exact values: no pad), then ordered."""
     n = sq.shape[0]
     L = short_idx.shape[1]
-    hv = np.empty(L)
-    hi = np.empty(L, np.int64)
-    blocks = 2 * L
-    filtered = n - 1 >= 8 * L
-    minima = np.empty(blocks if filtered else 0)
-    heap = np.empty(L)
+    a = np.empty(n)
+    buf = np.empty(n, np.int64)
+    vals = np.empty(n)
+    sample = np.empty(THRESHOLD_SAMPLE)
     for q in range(rows.shape[0]):
         i = rows[q]
         row = sq[i]
-        has_nan = False
-        left_out = np.inf
-        size = 0
-        upper = np.inf
-        if filtered:
-            for b in range(blocks):
-                lo = b * n // blocks
-                hi_b = (b + 1) * n // blocks
-                m = np.inf
-                for t in range(lo, hi_b):              # vectorised
-                    v = row[t] if t != i else np.inf
-                    has_nan |= v != v
-                    m = min(m, v)
-                minima[b] = m
-            if not has_nan:
-                upper = _kth_smallest_heap(minima, blocks, L, heap, np.inf, False)
-        for t in range(n):
-            if has_nan:
-                break
-            if t == i:
-                continue
+        nan_count = 0
+        for t in range(n):                             # vectorised
             v = row[t]
-            if v != v:
-                has_nan = True
-                break
-            if v > upper or (size == L and v >= hv[0]):  # the common case, predictable;
-                left_out = min(left_out, v)            # on a tie the later index stays out
-                continue
-            size, out = _heap_push_bounded(hv, hi, size, L, v, t)
-            left_out = min(left_out, out)
-        if has_nan:
+            a[t] = v
+            nan_count += v != v
+        a[i] = np.inf
+        if nan_count > (1 if row[i] != row[i] else 0):
             short_len[i] = 0
             bound[i] = np.nan
             continue
-        _store_sorted(hv, hi, size, i, short_idx, short_sq, short_d, short_len)
-        bound[i] = left_out
+        c, t_q, beyond = _candidates(a, L, 0.0, sample, buf, vals)
+        kept = 0
+        for j in range(c):
+            t = buf[j]
+            if a[t] <= t_q:
+                buf[kept] = t
+                vals[kept] = a[t]
+                kept += 1
+        left_out = _store_candidates(i, buf, vals, kept, short_idx, short_sq, short_d,
+                                     short_len)
+        bound[i] = min(beyond, left_out)
 
 
 @njit(cache=True, nogil=True)
@@ -666,46 +665,6 @@ def build_column_lists(cols, col_w, prune_x, prune_w, prune_order, prune_pos, ro
 
 
 @njit(cache=True, nogil=True)
-def _kth_smallest_heap(values, n, k, heap, upper, filtered):
-    """The k-th smallest of ``values[:n]`` by a max-heap of the k smallest; with
-    ``filtered``, only values at or below ``upper`` (at least k of them) are offered."""
-    size = 0
-    for t in range(n):
-        v = values[t]
-        if filtered and not v <= upper:
-            continue
-        if size == k:
-            if v >= heap[0]:
-                continue
-            heap[0] = v
-            pos = 0
-            while True:                                 # sift down
-                c = 2 * pos + 1
-                if c >= size:
-                    break
-                if c + 1 < size and heap[c + 1] > heap[c]:
-                    c += 1
-                if heap[c] > heap[pos]:
-                    tmp = heap[c]
-                    heap[c] = heap[pos]
-                    heap[pos] = tmp
-                    pos = c
-                else:
-                    break
-        else:
-            pos = size
-            size += 1
-            heap[pos] = v
-            while pos > 0 and heap[(pos - 1) // 2] < heap[pos]:
-                parent = (pos - 1) // 2
-                tmp = heap[parent]
-                heap[parent] = heap[pos]
-                heap[pos] = tmp
-                pos = parent
-    return heap[0]
-
-
-@njit(cache=True, nogil=True)
 def lists_from_columns(cols, col_w, zt, z, norms, rows, short_idx, short_sq, short_d,
                        short_len, bound):
     """The shortlists of ``rows`` on a set given by its columns, from approximate terms.
@@ -752,15 +711,5 @@ def lists_from_columns(cols, col_w, zt, z, norms, rows, short_idx, short_sq, sho
                     buf[kept] = t
                     exact[kept] = _cols_sq(cols, col_w, i, t)
                     kept += 1
-            # Stable: equal terms keep the increasing order of their samples.
-            order = np.argsort(exact[:kept], kind="mergesort")
-            size = min(L, kept)
-            for j in range(size):
-                t = order[j]
-                short_idx[i, j] = buf[t]
-                short_sq[i, j] = exact[t]
-                short_d[i, j] = np.sqrt(exact[t])
-            short_len[i] = size
-            if kept > L:
-                left_out = min(left_out, exact[order[L]])
-            bound[i] = left_out
+            bound[i] = min(left_out, _store_candidates(i, buf, exact, kept, short_idx, short_sq,
+                                                       short_d, short_len))
