@@ -205,7 +205,7 @@ def main(argv=None) -> int:
     print(header)
     records, problems = [], []
     for name in names:
-        reps = 1 if name in ("n-16000", "n-64000") else repeats
+        reps = 1 if name in ONCE else repeats
         limit = ONCE.get(name, CASE_LIMIT_S)
         rec = _run_child(["--child", name, "--repeats", str(reps)], limit)
         if rec is None:
