@@ -282,8 +282,13 @@ def _blocks(X: np.ndarray, names: Sequence[str], order: np.ndarray | None, chunk
         yield block, [names[c] for c in cols], cols.tolist()
 
 
+#: Values handed to a selector at once by :func:`stream_selection` (at least 256 features):
+#: whole blocks let the kernels split a block's features over the cores.
+QUIET_BLOCK_ELEMENTS = 1_000_000
+
+
 def stream_selection(selector: "StreamingSelector", X: np.ndarray, names: Sequence[str],
-                     order: np.ndarray | None = None, chunk: int = 256) -> Selection:
+                     order: np.ndarray | None = None, chunk: int | None = None) -> Selection:
     """Stream the columns of ``X`` into ``selector`` keeping no events; its final selection.
 
     The same decisions as :func:`stream_events` (the selector may skip work that only
@@ -291,14 +296,19 @@ def stream_selection(selector: "StreamingSelector", X: np.ndarray, names: Sequen
 
     Parameters
     ----------
-    selector, X, names, order, chunk
+    selector, X, names, order
         As in :func:`stream_events`.
+    chunk : int, optional
+        Features per block (default: about QUIET_BLOCK_ELEMENTS values, at least 256);
+        the selection does not depend on it.
 
     Returns
     -------
     Selection
         ``selector.finish()``.
     """
+    if chunk is None:
+        chunk = max(256, QUIET_BLOCK_ELEMENTS // max(X.shape[0], 1))
     for block, block_names, cols in _blocks(X, names, order, chunk):
         selector._step_block_quiet(selector._checked_block(block, block_names), block_names, cols)
     return selector.finish()
