@@ -8,6 +8,7 @@ the K-nearest-neighbour relation (Definition 1, Algorithm 4) and a card function
 
 from __future__ import annotations
 
+import bisect
 import math
 import numbers
 from dataclasses import dataclass
@@ -240,23 +241,23 @@ class KOFSD(StreamingSelector):
         b = len(deps)
         dep_array = np.asarray(deps, dtype=float)
         passes = dep_array > self.alpha if self.variant == "reference" else dep_array >= self.alpha
-        passing = np.flatnonzero(passes).tolist()
+        passing_array = np.flatnonzero(passes)
+        passing_deps = dep_array[passing_array]
+        passing = passing_array.tolist()
         q, j = 0, 0
         while j < b:
-            while q < len(passing) and passing[q] < j:
-                q += 1
+            if q < len(passing) and passing[q] < j:
+                q = bisect.bisect_left(passing, j, q)
             nxt = passing[q] if q < len(passing) else b
             if nxt > j:
                 self._discard(j, nxt, deps, names, columns, events if want_events else None)
                 j = nxt
                 continue
-            pending: list[int] = []
-            r = q
-            while r < len(passing) and len(pending) < self._batch:
-                if deps[passing[r]] > self._set_dependency:
-                    break                               # replaces S: no test needed
-                pending.append(passing[r])
-                r += 1
+            # The passing features from j on, up to the batch size, until one that
+            # replaces S (no test needed for it).
+            window = passing_deps[q:q + self._batch]
+            replacing = np.flatnonzero(window > self._set_dependency)
+            pending = passing[q:q + (int(replacing[0]) if replacing.size else len(window))]
             if not pending:                             # feature j replaces S
                 event = self._decide(block[:, j], weights[j], deps[j], names[j], columns[j])
                 if want_events:

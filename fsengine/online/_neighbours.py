@@ -459,10 +459,16 @@ def set_plus_feature_stats(sq_dist: np.ndarray | None, block: np.ndarray, weight
     return _unpack(same, same_d, other_d, with_distances, squeeze=False)
 
 
-#: Samples listed per sample for the set tests of a dense set: every other sample up to
-#: FULL_LIST_MAX samples; above, at first and at least SHORTLIST_MIN (and 2 (K + 1)), at
-#: most a SHORTLIST_MAX_SHARE-th of the samples.
-FULL_LIST_MAX = 640
+#: Up to this many samples a dense set's tests score every row whole (a vectorised row
+#: costs less there than making and walking lists: 1.1x to 1.4x on the real sets).
+WHOLE_ROWS_MAX = 640
+#: Above, when no lists can be grown from the previous set's, a set's tests score whole
+#: rows until they have scored this many times N rows on it (making every list costs
+#: about N whole rows), then make lists: a set that changes after each test (every
+#: tested feature added) never pays for lists.
+LISTS_AFTER_ROWS = 1.0
+#: Samples listed per sample for the set tests of a larger dense set: at first and at
+#: least SHORTLIST_MIN (and 2 (K + 1)), at most a SHORTLIST_MAX_SHARE-th of the samples.
 SHORTLIST_MIN = 48
 SHORTLIST_MAX_SHARE = 8
 #: When more than this fraction of rows is not settled by its list, the next lists are
@@ -539,6 +545,8 @@ class _SetTerms(ABC):
         #: Diagnostics: set tests made from lists, and their rows the lists did not settle.
         self.list_tests = 0
         self.list_full_rows = 0
+        #: Rows scored by the set tests of the current S.
+        self.rows_tested = 0
 
     def set_cards(self, cards: np.ndarray | None, y: np.ndarray) -> None:
         """The card values (n,) of the samples on the current S, or None if unknown.
@@ -733,6 +741,7 @@ class _SetTerms(ABC):
         else:
             _over_rows(candidates_from, c, n * 64)
         missed, done = (sum(values) for values in zip(*counts))
+        self.rows_tested += done
         if use_lists:
             self.list_tests += 1
             self.list_full_rows += missed
@@ -750,16 +759,18 @@ class DenseSetTerms(_SetTerms):
     left out. A row its list does not settle is scored whole
     (:mod:`fsengine.online._set_kernels`). The lists are made at the first test after S is
     replaced; when S grows, the listed terms grow by the new feature's (the bound stays
-    valid: terms only grow) and lists cut short are remade from their rows. Up to
-    :data:`FULL_LIST_MAX` samples a list holds every other sample; above, its length
-    adapts to how often the lists settle rows.
+    valid: terms only grow) and lists cut short are remade from their rows when next
+    used. A list's length adapts to how often the lists settle rows. Up to
+    :data:`WHOLE_ROWS_MAX` samples there are no lists, and above, lists that must be made
+    from nothing are made only after :data:`LISTS_AFTER_ROWS` times N whole rows on the
+    set.
     """
 
     def __init__(self, n: int):
         super().__init__(n)
         self.sq: np.ndarray | None = None
-        self._full = n <= FULL_LIST_MAX
-        self._length = n - 1 if self._full else SHORTLIST_MIN
+        self._whole = n <= WHOLE_ROWS_MAX
+        self._length = SHORTLIST_MIN
         self._list_arrays: tuple | None = None   # (idx, sq, d, len, bound)
         self._stale = True                       # the lists are not those of the current S
         self._useless = False                    # the lists do not pay on the current S
@@ -776,9 +787,10 @@ class DenseSetTerms(_SetTerms):
         self.weights = [float(weight)]
         self._offer_prune(values, float(weight), replace=True)
         self._stale = True
+        self.rows_tested = 0
         # A set of one feature: short lists rarely hold the neighbours on S + f (the new
-        # feature moves them across the single axis); every-sample lists always do.
-        self._useless = not self._full
+        # feature moves them across the single axis).
+        self._useless = True
         self._list_arrays = None
 
     def add(self, values: np.ndarray, weight: float) -> None:
@@ -792,32 +804,31 @@ class DenseSetTerms(_SetTerms):
         if use_compiled(self.n * self.n):
             _add_terms(self.sq, values, float(weight), False)
             arrays = self._list_arrays
-            if self._full or arrays is None or self._stale:
-                self._stale = True               # remade whole at the next test
+            if arrays is None or self._stale:
+                self._stale = True               # remade whole when next used
             else:
                 # The listed terms grow by the feature's and the bound stays valid (terms
-                # only grow); lists cut below COLUMN_LIST_MIN are remade from their rows.
-                shortest = _grow_lists(values, float(weight), arrays)
-                minimum = min(COLUMN_LIST_MIN, arrays[0].shape[1])
-                if shortest < minimum:
-                    rows = np.flatnonzero(arrays[3] < minimum).astype(np.int64)
-                    _build_dense_lists(self.sq, rows, arrays)
+                # only grow); lists cut short are remade when next used (:meth:`_lists`).
+                _grow_lists(values, float(weight), arrays)
         else:
             self.sq = self.sq + distance_terms(values, float(weight))
             self._stale = True
+        self.rows_tested = 0
         self.weights.append(float(weight))
         self._offer_prune(values, float(weight), replace=False)
         self._useless = False
 
     def _uses_lists(self, ks: np.ndarray) -> bool:
-        if not self._full:
-            self._length = max(self._length, 2 * (int(ks.max()) + 1))
+        fresh = self._stale or self._list_arrays is None
+        if self._whole or (fresh and self.rows_tested < LISTS_AFTER_ROWS * self.n):
+            return False
+        self._length = max(self._length, 2 * (int(ks.max()) + 1))
         return not (self.sq is None or self._useless
-                    or (not self._full
-                        and self._length > min(self.n // SHORTLIST_MAX_SHARE, self.n - 2)))
+                    or self._length > min(self.n // SHORTLIST_MAX_SHARE, self.n - 2))
 
     def _lists(self) -> tuple:
-        """The shortlists of the current S, made from the previous ones when they can serve."""
+        """The shortlists of the current S, made from the previous ones when they can serve
+        (those cut below COLUMN_LIST_MIN are remade from their rows)."""
         length = self._length
         arrays = self._list_arrays
         if self._stale or arrays is None or arrays[0].shape[1] != length:
@@ -825,6 +836,11 @@ class DenseSetTerms(_SetTerms):
                 arrays = _empty_lists(self.n, length)
             _build_dense_lists(self.sq, np.arange(self.n, dtype=np.int64), arrays)
             self._list_arrays, self._stale = arrays, False
+        else:
+            short = np.flatnonzero((arrays[3] < min(COLUMN_LIST_MIN, length))
+                                   & ~np.isnan(arrays[4])).astype(np.int64)
+            if len(short):
+                _build_dense_lists(self.sq, short, arrays)
         return self._list_arrays
 
     def _set_arrays(self) -> tuple:
@@ -849,8 +865,6 @@ class DenseSetTerms(_SetTerms):
                 cards, deps)
 
     def _after_test(self, missed: int, done: int) -> None:
-        if self._full:
-            return
         if missed > USELESS_FRACTION * done:
             self._useless = True
         elif (missed > FULL_ROW_FRACTION * done

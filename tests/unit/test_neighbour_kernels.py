@@ -101,13 +101,14 @@ def _events(selector, X, order):
              e.selected_columns) for e in events]
 
 
-#: The set paths: a dense set with every sample listed, with short lists (remade from
-#: hints, lengthened, skipped), with no list (every row a pruned walk); a set kept as
+#: The set paths: a dense set scoring whole rows, with short lists (made at once, remade
+#: from hints, lengthened, skipped), with no list (every row whole); a set kept as
 #: columns with its lists (one or two samples long: remade as the set grows); both on
 #: several threads.
 SET_PATHS = {
     "dense": {},
-    "lists": {(_neighbours, "FULL_LIST_MAX"): 0, (_neighbours, "SHORTLIST_MIN"): 1,
+    "lists": {(_neighbours, "WHOLE_ROWS_MAX"): 0, (_neighbours, "LISTS_AFTER_ROWS"): 0,
+              (_neighbours, "SHORTLIST_MIN"): 1,
               (_neighbours, "SHORTLIST_MAX_SHARE"): 1},
     "walks": {(_neighbours.DenseSetTerms, "_uses_lists"): lambda self, ks: False},
     "columns": {(_kofsd, "DENSE_MAX_SAMPLES"): 0},
@@ -219,16 +220,17 @@ def test_one_pass_for_every_k_equals_one_run_per_k(data, params, variant):
 
 
 @pytest.mark.parametrize("values", ["integers 0..3", "rounded to 0", "rounded to 1", "continuous"])
-@pytest.mark.parametrize("n, shortlist_min, max_share, full_max",
-                         [(120, 4, 2, 0), (420, 48, 8, 0), (120, 4, 2, 640)])
+@pytest.mark.parametrize("n, shortlist_min, max_share, whole_max, lists_after",
+                         [(120, 4, 2, 0, 0.0), (420, 48, 8, 0, 0.0), (700, 48, 8, 640, 1.0)])
 def test_set_tests_from_shortlists_equal_whole_rows(values, n, shortlist_min, max_share,
-                                                    full_max, monkeypatch):
-    """DenseSetTerms (partial lists built, remade from hints, lengthened, skipped; or every
-    sample listed) against the dense kernel that scores every row, bit for bit, through
-    replacements and additions."""
+                                                    whole_max, lists_after, monkeypatch):
+    """DenseSetTerms (partial lists built, remade from hints, lengthened, skipped; made
+    only after N whole rows on a set) against the dense kernel that scores every row, bit
+    for bit, through replacements and additions."""
     monkeypatch.setattr(_neighbours, "SHORTLIST_MIN", shortlist_min)
     monkeypatch.setattr(_neighbours, "SHORTLIST_MAX_SHARE", max_share)
-    monkeypatch.setattr(_neighbours, "FULL_LIST_MAX", full_max)
+    monkeypatch.setattr(_neighbours, "WHOLE_ROWS_MAX", whole_max)
+    monkeypatch.setattr(_neighbours, "LISTS_AFTER_ROWS", lists_after)
     rng = np.random.default_rng(len(values) + n)
     X = {"integers 0..3": lambda: rng.integers(0, 4, (n, 14)).astype(float),
          "rounded to 0": lambda: np.round(rng.standard_normal((n, 14))),
@@ -255,7 +257,7 @@ def test_set_tests_from_shortlists_equal_whole_rows(values, n, shortlist_min, ma
                 assert np.array_equal(g.same_count, e.same_count)
                 assert np.array_equal(g.same_distance, e.same_distance, equal_nan=True)
                 assert np.array_equal(g.other_distance, e.other_distance, equal_nan=True)
-    assert terms.list_tests >= len(steps)                      # the lists did serve
+    assert terms.list_tests >= (len(steps) if lists_after == 0 else 1)   # the lists served
     assert terms.list_full_rows < terms.list_tests * n * len(candidates)      # and spared rows
 
 
