@@ -215,6 +215,12 @@ def _qth_of_sample(a, q, sample):
     return sample[q - 1] if size == q else np.inf
 
 
+@njit(cache=True, inline="always")
+def _candidate_workspace(n):
+    """Work arrays of :func:`_candidates` for rows of n samples: (a, buf, vals, sample)."""
+    return np.empty(n), np.empty(n, np.int64), np.empty(n), np.empty(THRESHOLD_SAMPLE)
+
+
 @njit(cache=True, nogil=True)
 def _candidates(a, want, pad, sample, buf, vals):
     """The samples that can be among the ``want`` first of a row whose approximations ``a``
@@ -380,11 +386,7 @@ def set_tests(dense, sq, cols, col_w, set_finite, short_idx, short_sq, short_d, 
     k0 = ks[0]
     prunable = prune_order.shape[0] == n and prune_w > 0.0 and prune_w < np.inf
     approximable = (not dense) and zt.shape[0] == n and zt.shape[1] > 0 and n > m
-    size = n if approximable else 0
-    a = np.empty(size)
-    buf = np.empty(size, np.int64)
-    vals = np.empty(size)
-    sample = np.empty(THRESHOLD_SAMPLE)
+    a, buf, vals, sample = _candidate_workspace(n if approximable else 0)
     pending = np.empty(APPROX_ROWS, np.int64)
     pend_idx = np.empty((APPROX_ROWS, m), np.int64)
     pend_d = np.empty((APPROX_ROWS, m))
@@ -568,10 +570,7 @@ def build_dense_lists(sq, rows, short_idx, short_sq, short_d, short_len, bound):
     found by :func:`_candidates` (exact values: no pad), then ordered."""
     n = sq.shape[0]
     L = short_idx.shape[1]
-    a = np.empty(n)
-    buf = np.empty(n, np.int64)
-    vals = np.empty(n)
-    sample = np.empty(THRESHOLD_SAMPLE)
+    a, buf, vals, sample = _candidate_workspace(n)
     for q in range(rows.shape[0]):
         i = rows[q]
         row = sq[i]
@@ -683,10 +682,7 @@ def lists_from_columns(cols, col_w, zt, z, norms, rows, short_idx, short_sq, sho
     L = short_idx.shape[1]
     n = z.shape[1]
     s = zt.shape[1]
-    a = np.empty(n)
-    buf = np.empty(n, np.int64)
-    vals = np.empty(n)
-    sample = np.empty(THRESHOLD_SAMPLE)
+    a, buf, vals, sample = _candidate_workspace(n)
     exact = np.empty(n)
     A = np.empty((APPROX_ROWS, s))
     norm_max = 0.0
