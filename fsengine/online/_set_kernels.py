@@ -298,18 +298,30 @@ def _approximate_rows(cols, col_w, rows, count, x, w, x_top, z, zt, norms, norm_
                 count_q = _insert_finite(enum_idx, enum_d, count_q, m, d, t)
 
 
+@njit(cache=True, nogil=True)
+def mean_in_order(values):
+    """The values summed one at a time in their order, divided by their number (the
+    dependency of Algorithm 2, as :func:`set_tests` sums it)."""
+    total = 0.0
+    for i in range(values.shape[0]):
+        total += values[i]
+    return total / values.shape[0]
+
+
 @njit(cache=True, inline="always")
 def _finish_row(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, f, single_count, k0,
-                card, gamma):
-    """Write sample i's statistics (its list in the workspace); its card value (0 without
-    a card)."""
+                card, gamma, cards_out):
+    """Write sample i's statistics (its list in the workspace) and, with a card, its card
+    value into ``cards_out``; returns that value (0 without a card)."""
     if single_count:
         same[0, f, i] = _same_count(ws[1], lab, i, k0, paper)
     else:
         _write_one(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, f)
     if card == NO_CARD:
         return 0.0
-    return _card_value(card, gamma, same[0, f, i], k0, lab[i])
+    value = _card_value(card, gamma, same[0, f, i], k0, lab[i])
+    cards_out[f, i] = value
+    return value
 
 
 @njit(cache=True, nogil=True)
@@ -408,14 +420,8 @@ def set_tests(dense, sq, cols, col_w, set_finite, short_idx, short_sq, short_d, 
             continue
         usable = set_finite and w > 0.0 and w < np.inf
         batched = usable and approximable
-        x_top = 0.0
-        if batched:
-            x_lo = np.inf
-            x_hi = -np.inf
-            for t in range(n):
-                x_lo = min(x_lo, x[t])
-                x_hi = max(x_hi, x[t])
-            x_top = w * (x_hi - x_lo) * (x_hi - x_lo) * 1.01
+        # No candidate term is above this (the margin of the approximate rows).
+        x_top = w * (x.max() - x.min()) ** 2 * 1.01 if batched else 0.0
         missed_before = missed
         card_sum = 0.0
         none_above = True
@@ -445,14 +451,11 @@ def set_tests(dense, sq, cols, col_w, set_finite, short_idx, short_sq, short_d, 
                         _row_every(dense, sq, cols, col_w, i, xi, x, w, m, enum_idx, enum_d,
                                    dbuf)
                 value = _finish_row(ws, i, lab, ks, paper, with_dist, same, same_d, other_d,
-                                    f, single_count, k0, card, gamma)
+                                    f, single_count, k0, card, gamma, cards_out)
+                card_sum += value
+                none_above &= not value > set_cards[i]
                 finished += 1
                 to_check = 1
-                if card != NO_CARD:
-                    cards_out[f, i] = value
-                    card_sum += value
-                    if value > set_cards[i]:
-                        none_above = False
             if n_pending > 0 and (n_pending == APPROX_ROWS or r + 1 == n_low or r + 1 == n_rows):
                 _approximate_rows(cols, col_w, pending, n_pending, x, w, x_top, z, zt, znorm,
                                   znorm_max, m, pend_idx, pend_d, A, a, sample, buf, vals)
@@ -462,12 +465,9 @@ def set_tests(dense, sq, cols, col_w, set_finite, short_idx, short_sq, short_d, 
                         enum_idx[j] = pend_idx[q, j]
                         enum_d[j] = pend_d[q, j]
                     value = _finish_row(ws, p, lab, ks, paper, with_dist, same, same_d,
-                                        other_d, f, single_count, k0, card, gamma)
-                    if card != NO_CARD:
-                        cards_out[f, p] = value
-                        card_sum += value
-                        if value > set_cards[p]:
-                            none_above = False
+                                        other_d, f, single_count, k0, card, gamma, cards_out)
+                    card_sum += value
+                    none_above &= not value > set_cards[p]
                 finished += n_pending
                 to_check += n_pending
                 n_pending = 0
@@ -480,25 +480,12 @@ def set_tests(dense, sq, cols, col_w, set_finite, short_idx, short_sq, short_d, 
             if rejected[f]:
                 deps_out[f] = np.nan
             else:
-                total = 0.0
-                for i in range(n):                     # in sample order, as the reference
-                    total += cards_out[f, i]
-                deps_out[f] = total / n
+                deps_out[f] = mean_in_order(cards_out[f])
                 if deps_out[f] > accept_above:
                     accepted[0] = min(accepted[0], first + f)
         if missed - missed_before > n // 2:
             lists_pay = False                          # the next candidates walk at once
     return missed, done
-
-
-@njit(cache=True, nogil=True)
-def mean_in_order(values):
-    """The values summed one at a time in their order, divided by their number (the
-    dependency of Algorithm 2, as :func:`set_tests` sums it)."""
-    total = 0.0
-    for i in range(values.shape[0]):
-        total += values[i]
-    return total / values.shape[0]
 
 
 @njit(cache=True, inline="always")
@@ -683,7 +670,6 @@ def lists_from_columns(cols, col_w, zt, z, norms, rows, short_idx, short_sq, sho
     n = z.shape[1]
     s = zt.shape[1]
     a, buf, vals, sample = _candidate_workspace(n)
-    exact = np.empty(n)
     A = np.empty((APPROX_ROWS, s))
     norm_max = 0.0
     for t in range(n):
@@ -701,11 +687,11 @@ def lists_from_columns(cols, col_w, zt, z, norms, rows, short_idx, short_sq, sho
             c, t_q, beyond = _candidates(a, L, 2.0 * margin, sample, buf, vals)
             left_out = beyond - margin
             kept = 0
-            for j in range(c):
+            for j in range(c):                         # vals is free: the exact terms
                 t = buf[j]
                 if a[t] <= t_q:
                     buf[kept] = t
-                    exact[kept] = _cols_sq(cols, col_w, i, t)
+                    vals[kept] = _cols_sq(cols, col_w, i, t)
                     kept += 1
-            bound[i] = min(left_out, _store_candidates(i, buf, exact, kept, short_idx, short_sq,
+            bound[i] = min(left_out, _store_candidates(i, buf, vals, kept, short_idx, short_sq,
                                                        short_d, short_len))
