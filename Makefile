@@ -21,9 +21,17 @@ $(VENV)/.test-installed: requirements-test.txt $(VENV)/.runtime-installed
 	$(PIP) install -q -r requirements-test.txt
 	touch $@
 
-venv: $(VENV)/.runtime-installed
+# The project itself, editable: the package's metadata and the `fsengine` command in the venv,
+# while `import fsengine` still runs the checkout's files. --no-deps: requirements.txt pins the
+# dependencies. Reinstalled when pyproject.toml changes (the build backend, setuptools, comes
+# from PyPI into pip's isolated build environment).
+$(VENV)/.project-installed: pyproject.toml $(VENV)/.runtime-installed
+	$(PIP) install -q --no-deps -e .
+	touch $@
 
-test-deps: $(VENV)/.test-installed
+venv: $(VENV)/.runtime-installed $(VENV)/.project-installed
+
+test-deps: $(VENV)/.test-installed $(VENV)/.project-installed
 
 ## Start the dashboard with the bundled SRBCT data set loaded.
 run: venv
@@ -70,4 +78,4 @@ bench: $(VENV)/.bench-installed test-deps browser
 	$(PY) benchmarks/bench_sweep_browser.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache test-artifacts
+	rm -rf $(VENV) .pytest_cache test-artifacts build dist *.egg-info
