@@ -7,7 +7,7 @@ PORT ?= 8501
 # Debian's Chromium, driven by the browser tests (tests/e2e/conftest.py expects this path).
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: run test bench venv test-deps browser clean
+.PHONY: run test lint bench venv test-deps browser clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -61,6 +61,16 @@ browser:
 ## `pytest -m "not e2e"` all others).
 test: test-deps browser
 	$(PY) -m pytest
+
+LINT_PATHS := fsengine pages dashboard app.py tests benchmarks
+
+## ruff's lint rules and its formatting check (configured in pyproject.toml); both run, and
+## either one failing fails the target.
+lint: test-deps
+	@status=0; \
+	$(VENV)/bin/ruff check $(LINT_PATHS) || status=1; \
+	$(VENV)/bin/ruff format --check $(LINT_PATHS) || status=1; \
+	exit $$status
 
 $(VENV)/.bench-installed: requirements-bench.txt $(VENV)/.runtime-installed
 	$(PIP) install -q -r requirements-bench.txt
