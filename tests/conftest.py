@@ -1,6 +1,9 @@
-"""Shared test fixtures and paths; the hypothesis profile."""
+"""Shared test fixtures and paths; the hypothesis profile; the check that fsengine is
+installed."""
 
+import importlib.metadata
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +17,31 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "tests" / "reference" / "kofsd_octave"
 SAMPLE = ROOT / "sample_data" / "SRBCT.parquet"
+
+# tests/e2e imports `tests.e2e.test_browser` by its full name, so the checkout's root must be on
+# sys.path: `python -m pytest` puts it first; under the `pytest` script it goes last, after
+# site-packages, so that an installed (not editable) fsengine is found before the checkout's.
+if str(ROOT) not in sys.path:
+    sys.path.append(str(ROOT))
+
+
+def installed_fsengine() -> importlib.metadata.Distribution | None:
+    """The installed distribution of fsengine, or None. Building the package leaves an
+    fsengine.egg-info in the checkout, which importlib.metadata also finds when the root is on
+    sys.path; only an installed distribution has a RECORD of its files."""
+    for dist in importlib.metadata.distributions(name="fsengine"):
+        if dist.read_text("RECORD") is not None:
+            return dist
+    return None
+
+
+def pytest_sessionstart(session):
+    """The tests run against the installed package: stop at once when it is not installed."""
+    if installed_fsengine() is None:
+        raise pytest.UsageError(
+            f"the fsengine package is not installed in this Python environment ({sys.prefix}); "
+            "the tests run against the installed package. `make test` installs it into .venv; "
+            "elsewhere run `python -m pip install -e .` in the checkout first.")
 
 
 @pytest.fixture(scope="session")
