@@ -2,7 +2,7 @@
 
 ``load_dataset`` parses the common case (a numeric table whose only text columns are
 the first and the last) a chunk of lines or a group of Parquet columns at a time into
-one matrix (``fsengine.data._read_fast``); everything else goes to the whole-file
+one matrix (``fsengine.io.stream``); everything else goes to the whole-file
 reader, which names the cell at fault. The whole-file reader is the independent
 truth here: for any file, both paths must give the same Dataset or the same message.
 """
@@ -18,16 +18,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fsengine import data as loader
+from fsengine import io as readers
 from fsengine.data import load_dataset
 from fsengine.errors import FSEngineError
+from fsengine.io import text as text_reader
 
 from conftest import SAMPLE
 
 
 def whole_file(source, **kwargs):
     """``load_dataset`` with the streaming path switched off."""
-    with mock.patch.object(loader, "_read_fast", lambda *args: None):
+    with mock.patch.object(readers, "stream", lambda *args: None):
         return outcome(source, **kwargs)
 
 
@@ -57,7 +58,7 @@ def assert_same(a, b) -> None:
 
 def streamed(source, name="x.csv"):
     """The streaming parser's result (None when it hands over to the whole-file reader)."""
-    return loader._read_fast(source, name)
+    return readers.stream(source, name)
 
 
 @pytest.fixture(scope="module")
@@ -151,7 +152,7 @@ def test_genes_in_rows_are_streamed_and_equal_the_whole_file_reader(
     raw = _genes_in_rows(srbct_frame, label_first, numeric_label).encode()
     if compress:
         raw = gzip.compress(raw)
-    parsed = loader._read_fast(raw, "x.csv", True)
+    parsed = readers.stream(raw, "x.csv", True)
     assert parsed is not None and parsed.transposed
     fast = outcome(raw, name="x.csv", transpose=True)
     assert not isinstance(fast, str), fast
@@ -190,7 +191,7 @@ def test_genes_in_rows_names_and_labels_are_kept_as_written():
     # Entrez-like gene names stay text ("007" is not 7), a label row mixing numbers and
     # text keeps its text ("1", not "1.0"), by both readers.
     raw = b"gene,s1,s2,s3,s4\nlabel,1,b,b,1\n007,1,2,3,4\n102,4,5,6,7.5\n"
-    assert loader._read_fast(raw, "x.csv", True) is not None
+    assert readers.stream(raw, "x.csv", True) is not None
     ds = outcome(raw, name="x.csv", transpose=True)
     assert ds.feature_names == ("007", "102")
     assert ds.labels.tolist() == ["1", "b", "b", "1"]
@@ -201,7 +202,7 @@ def test_genes_in_rows_names_and_labels_are_kept_as_written():
 @pytest.mark.parametrize("case", sorted(TRANSPOSED_HANDED_OVER))
 def test_irregular_genes_in_rows_files_are_handed_over(case):
     raw = TRANSPOSED_HANDED_OVER[case].encode()
-    assert loader._read_fast(raw, "x.csv", True) is None
+    assert readers.stream(raw, "x.csv", True) is None
     assert_same(outcome(raw, name="x.csv", transpose=True),
                 whole_file(raw, name="x.csv", transpose=True))
 
@@ -269,7 +270,7 @@ def test_streaming_holds_the_matrix_about_once():
     matrix_bytes = X.nbytes
     tracemalloc.start()
     try:
-        chunk = mock.patch.object(loader, "_CHUNK", 1 << 18)
+        chunk = mock.patch.object(text_reader, "_CHUNK", 1 << 18)
         chunk.start()
         tracemalloc.reset_peak()
         before = tracemalloc.get_traced_memory()[0]
@@ -340,6 +341,6 @@ def test_fuzz_genes_in_rows_streaming_equals_whole_file_reader(data, genes, samp
                                                      for _ in range(samples)]))
         lines.append(separator.join([name] + [data.draw(cell) for _ in range(samples)]))
     raw = (newline.join(lines) + newline).encode("utf-8")
-    loader._read_fast(raw, "x.csv", True)     # hands over or parses; never raises
+    readers.stream(raw, "x.csv", True)     # hands over or parses; never raises
     assert_same(outcome(raw, name="x.csv", transpose=True),
                 whole_file(raw, name="x.csv", transpose=True))

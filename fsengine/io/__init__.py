@@ -1,0 +1,82 @@
+"""Reading a data file into a table: one reader per format behind one interface.
+
+:func:`read` is what :func:`fsengine.data.load_dataset` calls: the first reader in
+:data:`READERS` that recognises the file's first bytes reads it, by streaming when it
+can (:meth:`Reader.stream`) and else whole (:meth:`Reader.read`, which names the cell
+at fault). The modules:
+
+- ``base``: the :class:`Table` a reader returns, the :class:`Reader` interface, helpers
+  shared by the readers;
+- ``sniff``: format magic, encoding and delimiter;
+- ``text``: CSV/TSV (also gzip-compressed); ``parquet``: Parquet;
+- ``orientation``: genes in rows, row names, sample identifiers and the hint for a file
+  that looks like genes in rows;
+- ``columns``: the label column's choice and check, feature and label values.
+"""
+
+from __future__ import annotations
+
+import csv
+import zlib
+from pathlib import Path
+
+import pyarrow as pa
+
+from fsengine.io.base import HEAD, Reader, Source, Table, read_bytes
+from fsengine.io.parquet import ParquetReader
+from fsengine.io.text import TextReader
+
+__all__ = ["READERS", "Reader", "Source", "Table", "read", "reader_for", "stream"]
+
+#: The readers, in the order they are asked; the last one (text) takes any file.
+READERS: tuple[Reader, ...] = (ParquetReader(), TextReader())
+
+_PARSE_ERRORS = (pa.ArrowException, OSError, EOFError, ValueError, IndexError, zlib.error,
+                 csv.Error)
+
+
+def reader_for(head: bytes) -> Reader:
+    """The reader of the file that starts with ``head``."""
+    return next(reader for reader in READERS if reader.recognises(head))
+
+
+def stream(source: Source, name: str, transpose: bool = False) -> Table | None:
+    """The common case without holding the file twice, or None for the whole-file reader.
+
+    A table of numbers with a few text columns (sample names, the label; at most
+    ``base.MAX_TEXT_COLUMNS``) and no missing value is parsed a chunk of lines
+    (CSV/TSV, also gzip) or a group of columns (Parquet) at a time into one float64
+    matrix, reading a path from disk rather than into memory. Anything else, and any
+    parse problem, returns None, and the reader's :meth:`Reader.read` reads the file
+    whole and reports the exact cell at fault; both give the same Dataset for any file
+    the streaming path accepts (tests/unit/test_data_streaming.py).
+    """
+    if isinstance(source, bytearray):
+        source = bytes(source)
+    if isinstance(source, bytes):
+        head = source[:HEAD]
+    else:
+        source = Path(source)
+        if not source.is_file():
+            return None
+        with open(source, "rb") as f:
+            head = f.read(HEAD)
+    try:
+        return reader_for(head).stream(source, head, name, transpose)
+    except _PARSE_ERRORS:
+        return None
+
+
+def read(source: Source, name: str, transpose: bool = False) -> Table:
+    """The streaming reader's result, else the whole-file reader's.
+
+    Raises FSEngineError for a missing file, a directory, or a file that its reader
+    cannot read.
+    """
+    if hasattr(source, "read"):
+        source = read_bytes(source)
+    parsed = stream(source, name, transpose)
+    if parsed is None:
+        data = read_bytes(source)
+        parsed = reader_for(data[:HEAD]).read(data, name, transpose)
+    return parsed

@@ -1,0 +1,179 @@
+"""What every reader shares: the parsed table, the reader interface and Arrow helpers.
+
+A :class:`Reader` reads one file format into a :class:`Table`. It has two ways to
+read: :meth:`Reader.stream` parses the common case (a table of numbers with a few
+text columns) a chunk at a time into one float64 matrix and returns None for anything
+else; :meth:`Reader.read` parses the whole file in memory and names the cell at fault.
+Both give the same Dataset for any file the streaming way accepts
+(tests/unit/test_data_streaming.py).
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+import numpy as np
+import pyarrow as pa
+
+from fsengine.errors import FSEngineError
+
+Source = str | os.PathLike | bytes | BinaryIO
+
+#: Cells read as missing values.
+NULLS = ["", "NA", "N/A", "NaN", "nan", "NAN", "null", "NULL", "None", "#N/A", "?"]
+HEAD = 65536                # bytes inspected for the format, encoding and delimiter
+MAX_TEXT_COLUMNS = 8        # more: not a gene matrix; the whole-file reader says why
+
+
+@dataclass
+class Table:
+    """A parsed file: the table, plus the numeric columns already in one float64 matrix.
+
+    ``matrix`` (Fortran order) holds the integer and floating columns named
+    ``matrix_columns``, in file order; the table's columns of those names are
+    zero-copy views of it, so a file is held once, not twice (see :meth:`Reader.stream`).
+    """
+
+    table: pa.Table
+    notes: list[str]
+    line_numbers: bool          # data row + 1 is the file's line
+    matrix: np.ndarray | None = None
+    matrix_columns: tuple[str, ...] = ()
+    sample_names: tuple[str, ...] | None = None    # set when genes in rows were turned
+
+    @property
+    def transposed(self) -> bool:
+        """Genes in rows, already turned: the table's rows are the samples."""
+        return self.sample_names is not None
+
+
+class Reader:
+    """One file format, recognised by its first bytes.
+
+    Attributes
+    ----------
+    format : str
+        The format's name, for display.
+    """
+
+    format: str = ""
+
+    def recognises(self, head: bytes) -> bool:
+        """Whether the file that starts with ``head`` (its first ``HEAD`` bytes) is of
+        this format."""
+        raise NotImplementedError
+
+    def stream(self, source: bytes | Path, head: bytes, name: str, transpose: bool
+               ) -> Table | None:
+        """The common case without holding the file twice, or None to hand over to
+        :meth:`read`. ``source`` is the bytes or a path to a regular file; may raise
+        any parse error (the caller then hands over too)."""
+        return None
+
+    def read(self, data: bytes, name: str, transpose: bool) -> Table:
+        """The whole file in memory; raises FSEngineError naming the problem.
+
+        ``transpose``: the file has genes in rows (text columns stay text where the
+        format allows, for the orientation code to type each row).
+        """
+        raise NotImplementedError
+
+
+def read_bytes(source: Source) -> bytes:
+    """The bytes of a path, of bytes or of a binary file object."""
+    if isinstance(source, (bytes, bytearray)):
+        return bytes(source)
+    if hasattr(source, "read"):
+        data = source.read()
+        return data.encode() if isinstance(data, str) else data
+    path = Path(source)
+    if not path.exists():
+        raise FSEngineError(f"file not found: {path}")
+    if path.is_dir():
+        raise FSEngineError(f"{path} is a directory; give a CSV, TSV or Parquet file")
+    return path.read_bytes()
+
+
+def python_stream(source, compressed: bool) -> BinaryIO:
+    """The (decompressed) bytes of a path or of bytes in memory, as a binary stream."""
+    if isinstance(source, bytes):
+        stream = io.BytesIO(source)                  # shares the bytes, no copy
+        return gzip.GzipFile(fileobj=stream) if compressed else stream
+    return gzip.open(source, "rb") if compressed else open(source, "rb")
+
+
+def as_number(text: str) -> float | None:
+    """The finite number that ``text`` spells, else None."""
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def is_number_cell(cell: str) -> bool:
+    """Whether Arrow reads the text as a number (Python's float also takes 1_0 and ١)."""
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return "_" not in cell and cell.isascii()
+
+
+def is_numeric_type(t: pa.DataType) -> bool:
+    return pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t)
+
+
+def plan(names: list[str], numeric: list[int]) -> list[int] | None:
+    """Positions kept as Arrow columns (the first, the last and the non-numeric ones), or
+    None when the streaming path does not apply: no numeric column, more than
+    ``MAX_TEXT_COLUMNS`` others, duplicate names."""
+    p = len(names)
+    text = set(range(p)) - set(numeric)
+    if p < 2 or not numeric or len(text) > MAX_TEXT_COLUMNS or len(set(names)) != p:
+        return None
+    return sorted(text | {0, p - 1})
+
+
+def compute():
+    """pyarrow.compute, imported when a cell needs checking (it loads in about 50 ms)."""
+    import pyarrow.compute
+    return pyarrow.compute
+
+
+#: numpy's name of each Arrow number type whose name differs.
+_NUMPY_NAMES = {"double": "float64", "float": "float32", "halffloat": "float16"}
+
+
+def numbers(column: pa.ChunkedArray) -> np.ndarray:
+    """The values of a numeric column without nulls as a numpy array, read from the Arrow
+    buffers (``to_numpy`` would also import pandas)."""
+    if pa.types.is_decimal(column.type):
+        return np.array(column.to_pylist(), dtype=np.float64)
+    name = str(column.type)
+    parts = [np.frombuffer(chunk.buffers()[1], dtype=_NUMPY_NAMES.get(name, name),
+                           count=len(chunk), offset=chunk.offset * chunk.type.bit_width // 8)
+             for chunk in column.chunks]
+    if not parts:
+        return np.empty(0, dtype=_NUMPY_NAMES.get(name, name))
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def _float_array(values: np.ndarray) -> pa.Array:
+    """A float64 Arrow array over a numpy column, without a copy when it is contiguous
+    (``pa.array`` would also import pandas to check the input's type)."""
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    return pa.Array.from_buffers(pa.float64(), len(values), [None, pa.py_buffer(values)])
+
+
+def assemble(names: list[str], numeric: list[int], matrix: np.ndarray, kept: dict) -> pa.Table:
+    """The table in file order: kept columns as read, the others as views of ``matrix``."""
+    columns = {j: _float_array(matrix[:, k]) for k, j in enumerate(numeric) if j not in kept}
+    columns.update(kept)
+    return pa.Table.from_arrays([columns[j] for j in range(len(names))], names=names)
