@@ -98,7 +98,7 @@ def child(name: str, repeats: int) -> dict:
 
     from fsengine.online import KOFSD, run_kofsd, stream_selection
     from fsengine.parallel import set_kernel_threads
-    from fsengine.runs import make_online_selector
+    from fsengine.methods import get_method
 
     X, y = load_case(name)
     names = [str(j) for j in range(X.shape[1])]
@@ -109,7 +109,7 @@ def child(name: str, repeats: int) -> dict:
     out["argsort_s"], _ = _median_time(lambda: np.argsort(X, axis=0), sorts)
 
     def select():                                         # `select` without --trace
-        return stream_selection(KOFSD(y), X, names)
+        return stream_selection(KOFSD().start(y), X, names)
 
     if name in ONCE:                                      # one run: time and peak memory
         tracemalloc.start()
@@ -142,7 +142,7 @@ def child(name: str, repeats: int) -> dict:
     if X.shape[0] <= 300:
         for method in ("ofs-fpd", "cie-osfs"):
             def run(method=method):
-                return stream_selection(make_online_selector(method, y), X, names)
+                return stream_selection(get_method(method).selector().start(y), X, names)
             out[f"{method}_s"], _ = _median_time(run, repeats)
     return out
 

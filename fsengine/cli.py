@@ -6,7 +6,9 @@ Every error is one line on standard error and exit status 2.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -14,17 +16,14 @@ import numpy as np
 from fsengine import __version__
 from fsengine.data import load_dataset
 from fsengine.errors import FSEngineError
-from fsengine.evaluation import PAPER_METHODS, evaluate, sweep_k, sweep_top
+from fsengine.evaluation import COUNT_FROM, PAPER_METHODS, evaluate, sweep_top, sweep_values
 from fsengine.export import (events_to_csv, records_to_csv, selection_to_csv, stability_to_csv,
                              summary_table)
+from fsengine.methods import METHODS, ONLINE_METHODS, REGISTRY, get_method
+from fsengine.online import ORDERS, k_warning
 from fsengine.progress import terminal_progress
-from fsengine.online import CARD_NAMES, ORDERS, k_warning
-from fsengine.discretise import BINNINGS
-from fsengine.online._cieosfs import TESTS
-from fsengine.online._neighbours import METRICS, VARIANTS
-from fsengine.online._ofsfpd import RELEVANCE
-from fsengine.rankers import ESTIMATORS, RANKERS
-from fsengine.runs import METHODS, ONLINE_METHODS, run_selection
+from fsengine.runs import run_selection
+from fsengine.spec import Param
 from fsengine.stability import order_stability
 
 EXIT_ERROR = 2
@@ -50,120 +49,159 @@ def _add_data_options(p: argparse.ArgumentParser) -> None:
                    help="drop features that have one value over all samples")
 
 
-def _number(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    return value
+#: Command-line words for the run-level parameters and loader options errors name.
+RUN_FLAGS = {"minority": "--minority", "label": "--label", "transpose": "--transpose",
+             "drop_constant": "--drop-constant", "method": "--method", "order": "--order",
+             "seed": "--seed", "top": "--top", "count_from": "--count-from",
+             "orders": "--orders", "methods": "--methods"}
 
 
-KOFSD_ONLY, CIE_ONLY = ("kofsd",), ("cie-osfs",)
-D_RANKERS = ("d-fisher", "d-mi", "d-pcc", "d-s2n")
+def cli_words(name: str) -> str:
+    """The command line's flag for a library parameter or option named in an error."""
+    if name in RUN_FLAGS:
+        return RUN_FLAGS[name]
+    for method in REGISTRY.values():
+        if name in method.spec.parameters:
+            return method.spec.parameters[name].cli_flag
+    return "--" + name.replace("_", "-")
 
-#: Method options: (group, flag, parameter name, methods it applies to, argparse keywords).
-#: Defaults live in the selectors and rankers: an option left out is not passed.
-METHOD_OPTIONS = [
-    ("K-OFSD (Zhou et al. 2017)", "--k", "k", KOFSD_ONLY,
-     dict(type=int, metavar="K", help="number of nearest neighbours (default: 7)")),
-    ("K-OFSD (Zhou et al. 2017)", "--alpha", "alpha", KOFSD_ONLY,
-     dict(type=_number, help="relevance threshold on a feature's dependency, in [0, 1] "
-                             "(default: 0.5)")),
-    ("K-OFSD (Zhou et al. 2017)", "--card", "card", KOFSD_ONLY,
-     dict(choices=CARD_NAMES, help="card function (default: imbalanced, Algorithm 3)")),
-    ("K-OFSD (Zhou et al. 2017)", "--variant", "variant", KOFSD_ONLY,
-     dict(choices=VARIANTS, help="reference = the authors' published code (default); paper = "
-                                 "the printed Algorithm 5 (x_i excluded from its neighbours, "
-                                 "discard only if dependency < alpha, no fallback)")),
-    ("K-OFSD (Zhou et al. 2017)", "--metric", "metric", KOFSD_ONLY,
-     dict(choices=METRICS, help="distance: standardised Euclidean (default, the authors' "
-                                "code) or plain Euclidean")),
-    ("K-OFSD (Zhou et al. 2017)", "--gamma", "gamma", KOFSD_ONLY,
-     dict(type=_number, help="threshold of --card weight (default: 0.5)")),
-    ("K-OFSD (Zhou et al. 2017)", "--gamma1", "gamma1", KOFSD_ONLY,
-     dict(type=_number, help="upper threshold of --card distance (default: 0.75)")),
-    ("K-OFSD (Zhou et al. 2017)", "--gamma2", "gamma2", KOFSD_ONLY,
-     dict(type=_number, help="lower threshold of --card distance (default: 0.25)")),
-    ("OFS-FPD (Hashemi et al.)", "--relevance", "relevance", ("ofs-fpd",),
-     dict(choices=RELEVANCE, help="positive = a feature enters when corr(f, class) > 0, as "
-                                  "printed (default); absolute = when |corr| > 0")),
-    ("CIE-OSFS (Wang et al. 2017) and the binned rankers", "--bins", "bins",
-     ("cie-osfs", "hellinger", "mi", "d-mi"),
-     dict(type=int, help="bins per feature (default: 3 for cie-osfs, 10 for hellinger and "
-                         "--estimator binned)")),
-    ("CIE-OSFS (Wang et al. 2017) and the binned rankers", "--binning", "binning",
-     ("cie-osfs", "mi", "d-mi"),
-     dict(choices=BINNINGS, help="quantile = equal-frequency bins (default); uniform = "
-                                 "equal-width")),
-    ("CIE-OSFS (Wang et al. 2017) and the binned rankers", "--test", "test", CIE_ONLY,
-     dict(choices=TESTS, help="independence test: g = G-test (default), chi2 = Pearson's "
-                              "chi-square")),
-    ("CIE-OSFS (Wang et al. 2017) and the binned rankers", "--significance", "significance",
-     CIE_ONLY, dict(type=_number, help="a feature is relevant when the test's p-value is "
-                                       "below this (default: 0.05)")),
-    ("rankers (Yin et al. 2013; K-OFSD paper section 4.4)", "--estimator", "estimator",
-     ("mi", "d-mi"), dict(choices=ESTIMATORS, help="MI estimator: knn = Ross's nearest-"
-                                                   "neighbour estimator, scikit-learn's "
-                                                   "(default); binned = plug-in on bins")),
-    ("rankers (Yin et al. 2013; K-OFSD paper section 4.4)", "--neighbors", "n_neighbors",
-     ("mi", "d-mi", "relieff"), dict(type=int, help="neighbours: kNN MI (default 3) or "
-                                                    "ReliefF's hits and misses (default 7)")),
-    ("rankers (Yin et al. 2013; K-OFSD paper section 4.4)", "--clusters", "n_clusters",
-     D_RANKERS, dict(type=int, help="k-means clusters of the majority class (default: "
-                                    "majority / minority, rounded half up)")),
-]
+
+@dataclass(frozen=True)
+class MethodOption:
+    """One command-line flag of the method parameters, computed from the specs: the
+    parameters (method name -> Param) that share it."""
+
+    flag: str
+    params: dict[str, Param]
+
+    @property
+    def dest(self) -> str:
+        return "param_" + self.flag[2:].replace("-", "_")
+
+    @property
+    def methods(self) -> tuple[str, ...]:
+        return tuple(self.params)
+
+    def keywords(self) -> dict:
+        """argparse keywords: type or choices, and a help computed from the specs."""
+        first = next(iter(self.params.values()))
+        kinds = {p.kind for p in self.params.values()}
+        if len(kinds) > 1:
+            raise RuntimeError(f"{self.flag} has parameters of different kinds: {kinds}")
+        keywords: dict = {"default": None}
+        if first.kind == "choice":
+            keywords["choices"] = list(dict.fromkeys(
+                c for p in self.params.values() for c in p.choices))
+        elif first.kind == "bool":
+            keywords["action"] = argparse.BooleanOptionalAction
+        else:
+            keywords["type"] = _parser_of(first)
+            keywords["metavar"] = first.name.upper()
+        helps = list(dict.fromkeys(p.help for p in self.params.values()))
+        if len(helps) == 1:
+            text = helps[0]
+        else:
+            text = "; ".join(f"{m}: {p.help}" for m, p in self.params.items())
+        if first.kind == "choice":
+            described = {c: d for p in self.params.values() for c, d in p.choices.items()}
+            text += " (" + "; ".join(f"{c} = {d}" for c, d in described.items()) + ")"
+        by_default: dict[str, list[str]] = {}
+        for m, p in self.params.items():
+            shown = p.none_text if getattr(p, "none", False) and p.default is None else p.default
+            by_default.setdefault(str(shown), []).append(m)
+        if len(by_default) == 1:
+            text += f" (default: {next(iter(by_default))})"
+        else:
+            text += " (default: " + "; ".join(f"{d} for {', '.join(ms)}"
+                                               for d, ms in by_default.items()) + ")"
+        keywords["help"] = text.replace("%", "%%") + f" [--method {'|'.join(self.methods)}]"
+        return keywords
+
+
+def _parser_of(param: Param):
+    """argparse ``type=`` for a parameter: its ``parse``, with argparse's message."""
+    def parse(text: str):
+        try:
+            return param.parse(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a valid {param.range_text()}"
+                                             ) from None
+    parse.__name__ = param.kind
+    return parse
+
+
+def method_options() -> list[MethodOption]:
+    """Every method parameter's flag, computed from the registry: a flag that several
+    methods' parameters share is one option (``--bins`` for cie-osfs, hellinger, mi, d-mi)."""
+    flags: dict[str, dict[str, Param]] = {}
+    for name, method in REGISTRY.items():
+        for param in method.spec.parameters.values():
+            flags.setdefault(param.cli_flag, {})[name] = param
+    return [MethodOption(flag, params) for flag, params in flags.items()]
 
 
 def _add_method_options(p: argparse.ArgumentParser, rankers: bool = True,
-                        single: bool = True, skip: tuple[str, ...] = ()) -> None:
+                        single: bool = True, default: str = "kofsd") -> None:
     """--minority and --method (when ``single``) and every method's own options but
-    those in ``skip`` (flags the command defines itself)."""
+    those whose flag the command defines itself (``--seed``, ``--top``)."""
+    methods = list(METHODS) if rankers else list(ONLINE_METHODS)
     if single:
         p.add_argument("--minority", metavar="CLASS", required=True,
                        help="the rare class to select for (one versus rest); '2' matches a "
                             "numeric label 2")
-        methods = list(METHODS) if rankers else list(ONLINE_METHODS)
-        p.add_argument("--method", choices=methods, default="kofsd", metavar="METHOD",
-                       help="selection method: " + ", ".join(methods) + " (default: kofsd)")
-    groups = {}
-    for group, flag, _, applies, keywords in METHOD_OPTIONS:
-        if flag in skip or (not rankers and not set(applies) & set(ONLINE_METHODS)):
+        p.add_argument("--method", choices=methods, default=default, metavar="METHOD",
+                       help="selection method: " + ", ".join(methods)
+                            + f" (default: {default}; see `methods`)")
+    own = set(p._option_string_actions)
+    shared = None
+    for option in method_options():
+        targets = [m for m in option.methods if m in methods]
+        if option.flag in own or not targets:
             continue
-        if group not in groups:
-            groups[group] = p.add_argument_group(group)
-        help_text = f"{keywords['help']} [--method {'|'.join(applies)}]"
-        groups[group].add_argument(flag, default=None, **{**keywords, "help": help_text})
+        if len(option.methods) == 1:
+            spec = REGISTRY[option.methods[0]].spec
+            group = p.add_argument_group(f"{spec.label} ({spec.name}) options")
+            for existing in p._action_groups:
+                if existing.title == group.title and existing is not group:
+                    p._action_groups.remove(group)
+                    group = existing
+                    break
+        else:
+            shared = shared or p.add_argument_group("options of several methods")
+            group = shared
+        group.add_argument(option.flag, dest=option.dest, **option.keywords())
 
 
-def _given_options(args, skip: tuple[str, ...] = ()):
-    """(flag, parameter name, methods it applies to, value) of each method option given."""
-    for _, flag, name, applies, _ in METHOD_OPTIONS:
-        value = None if flag in skip else getattr(args, flag[2:].replace("-", "_"), None)
+def _given_options(args):
+    """(option, value) of each method option given on the command line."""
+    for option in method_options():
+        value = getattr(args, option.dest, None)
         if value is not None:
-            yield flag, name, applies, value
+            yield option, value
 
 
-def _params_per_method(args, methods: list[str], skip: tuple[str, ...] = ()) -> dict[str, dict]:
-    """Each given method option (but ``skip``), routed to every listed method it applies to."""
+def _params_per_method(args, methods: list[str]) -> dict[str, dict]:
+    """Each given method option routed to every listed method it applies to."""
     params: dict[str, dict] = {}
-    for flag, name, applies, value in _given_options(args, skip):
-        targets = [m for m in methods if m in applies]
+    for option, value in _given_options(args):
+        targets = [m for m in methods if m in option.params]
         if not targets:
-            raise FSEngineError(f"{flag} applies to {'|'.join(applies)}, none of which is in "
-                                f"--methods {','.join(methods)}")
+            raise FSEngineError(f"{option.flag} applies to {'|'.join(option.methods)}, none "
+                                f"of which is in --methods {','.join(methods)}")
         for m in targets:
-            params.setdefault(m, {})[name] = value
+            params.setdefault(m, {})[option.params[m].name] = value
     return params
 
 
-def _method_params(args) -> dict:
+def _method_params(args, method: str | None = None) -> dict:
     """The options given that apply to the chosen method; one that does not is an error."""
+    method = method or args.method
     params = {}
-    for flag, name, applies, value in _given_options(args):
-        if args.method not in applies:
-            raise FSEngineError(f"{flag} applies to --method {'|'.join(applies)}, "
-                                f"not {args.method}")
-        params[name] = value
+    for option, value in _given_options(args):
+        if method not in option.params:
+            raise FSEngineError(f"{option.flag} applies to --method "
+                                f"{'|'.join(option.methods)}, not {method}")
+        params[option.params[method].name] = value
     return params
 
 
@@ -220,8 +258,9 @@ def build_parser() -> argparse.ArgumentParser:
         "evaluate", help="compare methods under the K-OFSD paper's protocol",
         description="R random stratified 50/50 splits: each method selects on the training "
                     "half; 1-NN and a linear SVM trained on it are scored on the test half "
-                    "(G-mean, minority F1, AUC). Rankers get as many features as K-OFSD "
-                    "selected on the split, or --top. Prints mean +- sd per method.")
+                    "(G-mean, minority F1, AUC). Rankers get as many features as the "
+                    "--count-from selector (K-OFSD) selected on the split, or --top. Prints "
+                    "mean +- sd per method.")
     _add_data_options(ev)
     _add_protocol_options(ev)
     ev.add_argument("--methods", type=_name_list, metavar="M1,M2,...",
@@ -229,25 +268,47 @@ def build_parser() -> argparse.ArgumentParser:
                     help="methods to compare (default: " + ",".join(PAPER_METHODS)
                          + ", the paper's); any of " + ",".join(METHODS))
     ev.add_argument("--top", type=int, metavar="N",
-                    help="give every ranker N features (default: as many as K-OFSD selected)")
+                    help="give every ranker N features (default: as many as --count-from "
+                         "selected)")
+    ev.add_argument("--count-from", choices=ONLINE_METHODS, default=COUNT_FROM,
+                    metavar="METHOD",
+                    help="the online selector whose number of selected features the rankers "
+                         f"get on each split (default: {COUNT_FROM}, the paper's rule); any of "
+                         + ", ".join(ONLINE_METHODS))
     ev.add_argument("--out", metavar="FILE", help="also write one CSV row per method and split")
     _add_method_options(ev, single=False)
 
     sw = sub.add_parser(
-        "sweep", help="K-OFSD over a range of K, or rankers over a range of top-k",
-        description="Under the evaluation protocol, run K-OFSD for each K (--k 1..10, the "
-                    "paper's Figs. 2-7), or rankers for each number of features (--methods "
-                    "fisher,mi --top 1..20). Prints mean +- sd per K or per method and N.")
+        "sweep", help="an online selector over values of a parameter, or rankers over top-k",
+        description="Under the evaluation protocol, run an online selector for each value of "
+                    "one of its parameters (--over NAME --values LIST; K-OFSD over --k 1..10 "
+                    "by default, the paper's Figs. 2-7), or rankers for each number of "
+                    "features (--methods fisher,mi --top 1..20). Prints mean +- sd per value "
+                    "or per method and N.")
     _add_data_options(sw)
     _add_protocol_options(sw)
+    sw.add_argument("--method", choices=ONLINE_METHODS, default="kofsd", metavar="METHOD",
+                    help="the online selector to sweep (default: kofsd); any of "
+                         + ", ".join(ONLINE_METHODS))
+    sw.add_argument("--over", metavar="NAME",
+                    help="the parameter of --method to sweep (see `methods`; default: k)")
+    sw.add_argument("--values", type=_name_list, metavar="LIST",
+                    help="its values: 0.3,0.5,0.7, or a range of integers 1..10")
     sw.add_argument("--k", type=_int_range, metavar="RANGE", default=None,
-                    help="values of K: 1..10 (default), 3,5,7 or 7")
+                    help="K-OFSD's K: 1..10 (default), 3,5,7 or 7 (same as --over k --values)")
     sw.add_argument("--methods", type=_name_list, metavar="M1,M2,...",
-                    help="rankers to sweep over --top (instead of K-OFSD over --k)")
+                    help="rankers to sweep over --top (instead of an online selector)")
     sw.add_argument("--top", type=_int_range, metavar="RANGE",
                     help="numbers of features for --methods, e.g. 1..20")
     sw.add_argument("--out", metavar="FILE", help="also write one CSV row per setting and split")
-    _add_method_options(sw, single=False, skip=("--k",))
+    _add_method_options(sw, single=False)
+
+    met = sub.add_parser(
+        "methods", help="list every method with its parameters",
+        description="Every online selector and ranker: name, citation, what its score "
+                    "means, and each parameter with its flag, range, default, help and "
+                    "source in the paper or the authors' code.")
+    met.add_argument("--json", action="store_true", help="write the list as JSON")
     return parser
 
 
@@ -321,13 +382,14 @@ def _cmd_select(args) -> None:
     params = _method_params(args)
     result = run_selection(ds, args.minority, args.method, order=args.order, seed=args.seed,
                            top=args.top, events=bool(args.trace), **params)
-    if args.method == "kofsd":
-        warning = k_warning(ds.binarise(args.minority), result.params["k"])
-        if warning:
-            print(f"fsengine: warning: {warning}", file=sys.stderr)
+    for warning in result.warnings:
+        print(f"fsengine: warning: {warning}", file=sys.stderr)
     _write(selection_to_csv(result.selection), args.out)
     if args.trace:
-        _write(events_to_csv(result.events), args.trace)
+        if not get_method(args.method).online:
+            raise FSEngineError(f"--trace writes an online selector's steps; {args.method} is a "
+                                "ranker (its scores are in the selection CSV)")
+        _write(events_to_csv(result.events, args.method), args.trace)
     note = f"; {result.selection.note}" if result.selection.note != "stream order" else ""
     print(f"fsengine: {args.method} selected {len(result.selection)} of {ds.n_features} features "
           f"in {result.seconds:.2f} s{note}", file=sys.stderr)
@@ -361,15 +423,16 @@ def _data_line(ds, minority) -> str:
 def _cmd_evaluate(args) -> None:
     ds = load_dataset(args.data, label=args.label, transpose=args.transpose,
                       drop_constant=args.drop_constant)
-    counted_by_kofsd = (args.top is None and "kofsd" not in args.methods
-                        and any(m in RANKERS for m in args.methods))
-    # K-OFSD sets the rankers' number of features, so its options apply even when it is
-    # not itself compared.
-    params = _params_per_method(args, args.methods + (["kofsd"] if counted_by_kofsd else []))
+    counted = (args.top is None and args.count_from not in args.methods
+               and any(not get_method(m).online for m in args.methods))
+    # The --count-from selector sets the rankers' number of features, so its options apply
+    # even when it is not itself compared.
+    params = _params_per_method(args, args.methods + ([args.count_from] if counted else []))
     result = evaluate(ds, args.minority, args.methods, n_splits=args.splits, seed=args.seed,
                       top=args.top, params=params, progress=terminal_progress(),
-                      n_jobs=args.jobs)
-    rule = f"top {args.top}" if args.top else "as many features as K-OFSD selected on each split"
+                      n_jobs=args.jobs, count_from=args.count_from)
+    label = get_method(args.count_from).spec.label
+    rule = f"top {args.top}" if args.top else f"as many features as {label} selected on each split"
     sys.stdout.write(f"{_data_line(ds, args.minority)}\n{args.splits} stratified 50/50 splits "
                      f"(seed {args.seed}); rankers: {rule}\n\n"
                      + summary_table(result.summary()))
@@ -377,15 +440,31 @@ def _cmd_evaluate(args) -> None:
         _write(records_to_csv(result.records, ("method", "split")), args.out)
 
 
+def _values_of(param: Param, texts: list[str]) -> list:
+    """--values as the parameter's values ('1..10' for an integer parameter)."""
+    values = []
+    for text in texts:
+        if param.kind == "int" and ".." in text:
+            values += _int_range(text)
+            continue
+        try:
+            values.append(param.parse(text))
+        except ValueError:
+            raise FSEngineError(f"--values: {text!r} is not a valid {param.range_text()} for "
+                                f"{param.cli_flag}") from None
+    return values
+
+
 def _cmd_sweep(args) -> None:
     ds = load_dataset(args.data, label=args.label, transpose=args.transpose,
                       drop_constant=args.drop_constant)
     if args.methods:
-        if args.k is not None:
-            raise FSEngineError("--k sweeps K-OFSD; with --methods, sweep rankers over --top")
+        if args.k is not None or args.over or args.values:
+            raise FSEngineError("--k, --over and --values sweep an online selector; with "
+                                "--methods, sweep rankers over --top")
         if not args.top:
             raise FSEngineError("--methods needs --top with the numbers of features, e.g. 1..20")
-        params = _params_per_method(args, args.methods, skip=("--k",))
+        params = _params_per_method(args, args.methods)
         result = sweep_top(ds, args.minority, args.methods, args.top, n_splits=args.splits,
                            seed=args.seed, params=params, progress=terminal_progress(),
                            n_jobs=args.jobs)
@@ -395,16 +474,76 @@ def _cmd_sweep(args) -> None:
     else:
         if args.top:
             raise FSEngineError("--top sweeps rankers: give them with --methods")
-        params = _params_per_method(args, ["kofsd"], skip=("--k",)).get("kofsd", {})
-        result = sweep_k(ds, args.minority, args.k or list(range(1, 11)), n_splits=args.splits,
-                         seed=args.seed, progress=terminal_progress(), n_jobs=args.jobs,
-                         **params)
-        rows = [{**r, "setting": f"K={r['k']}"} for r in result.summary(("k",))]
-        first = ("k", "split")
+        spec = get_method(args.method).spec
+        if args.k is not None:
+            if args.over not in (None, "k") or args.values or args.method != "kofsd":
+                raise FSEngineError("--k sweeps K-OFSD's K; for another parameter or method "
+                                    "use --over NAME --values LIST")
+            over, values = "k", args.k
+        else:
+            over = args.over or ("k" if args.method == "kofsd" else None)
+            if over is None or over not in spec.parameters:
+                raise FSEngineError(f"--over names the parameter of {args.method} to sweep: one "
+                                    f"of {', '.join(spec.parameters) or 'none'}")
+            if args.values is None and over != "k":
+                raise FSEngineError(f"--over {over} needs --values, e.g. --values a,b,c")
+            values = (_values_of(spec.parameters[over], args.values) if args.values
+                      else list(range(1, 11)))
+        params = _method_params(args, args.method)
+        if over in params:
+            raise FSEngineError(f"{spec.parameters[over].cli_flag} is swept: give its values "
+                                "with --values (or --k), not as a single option")
+        result = sweep_values(ds, args.minority, args.method, over, values,
+                              n_splits=args.splits, seed=args.seed,
+                              progress=terminal_progress(), n_jobs=args.jobs, params=params)
+        name = "K" if over == "k" else over
+        rows = [{**r, "setting": f"{name}={r[over]}"} for r in result.summary((over,))]
+        first = (over, "split")
     sys.stdout.write(f"{_data_line(ds, args.minority)}\n{args.splits} stratified 50/50 splits "
                      f"(seed {args.seed})\n\n" + summary_table(rows, key="setting"))
     if args.out:
         _write(records_to_csv(result.records, first), args.out)
+
+
+def methods_description() -> list[dict]:
+    """Every registered method as JSON-ready data: the ``methods --json`` output."""
+    described = []
+    for name, method in REGISTRY.items():
+        spec = method.spec
+        described.append({
+            "name": name, "label": spec.label, "kind": spec.kind, "citation": spec.citation,
+            "score": spec.score, "set_score": spec.set_score or None,
+            "actions": spec.actions or None,
+            "trace_columns": list(method.trace_columns()) if method.online else None,
+            "parameters": [{"name": p.name, "flag": p.cli_flag, "kind": p.kind,
+                            "default": p.default, "range": p.range_text(), "help": p.help,
+                            "source": p.source,
+                            "applies_when": ({p.when[0]: list(p.when[1])} if p.when else None)}
+                           for p in spec.parameters.values()]})
+    return described
+
+
+def _cmd_methods(args) -> None:
+    described = methods_description()
+    if args.json:
+        sys.stdout.write(json.dumps(described, indent=2) + "\n")
+        return
+    lines = []
+    for m in described:
+        lines.append(f"{m['name']}  {m['label']} ({m['kind']})")
+        lines.append(f"    {m['citation']}")
+        lines.append(f"    score: {m['score']}")
+        if m["set_score"]:
+            lines.append(f"    set score: {m['set_score']}")
+        if m["actions"]:
+            lines.append("    actions: " + ", ".join(m["actions"]))
+        for p in m["parameters"]:
+            when = "".join(f"; only with {k}={'|'.join(v)}"
+                           for k, v in (p["applies_when"] or {}).items())
+            lines.append(f"    {p['flag']} {p['range']} (default: {p['default']}): "
+                         f"{p['help']}{when} [{p['source']}]")
+        lines.append("")
+    sys.stdout.write("\n".join(lines))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -412,10 +551,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         commands = {"info": _cmd_info, "select": _cmd_select, "stability": _cmd_stability,
-                    "evaluate": _cmd_evaluate, "sweep": _cmd_sweep}
+                    "evaluate": _cmd_evaluate, "sweep": _cmd_sweep, "methods": _cmd_methods}
         commands[args.command](args)
     except FSEngineError as exc:
-        print(f"fsengine: error: {exc}", file=sys.stderr)
+        print(f"fsengine: error: {exc.describe(cli_words)}", file=sys.stderr)
         return EXIT_ERROR
     except MemoryError:
         print("fsengine: error: out of memory; the data set is too large for this machine",

@@ -12,8 +12,7 @@ from __future__ import annotations
 from typing import Callable
 
 #: How the library spells an option it suggests in a remedy (default: the option's name).
-LIBRARY_WORDS = {"transpose": "transpose=True", "label": "label=", "minority": "minority=",
-                 "drop_constant": "drop_constant=True"}
+LIBRARY_WORDS = {"transpose": "transpose=True", "drop_constant": "drop_constant=True"}
 
 
 def library_words(name: str) -> str:

@@ -2,8 +2,9 @@
 
 R random stratified 50/50 splits (default 20, seeded): every selector and ranker
 sees only the training half; a classifier trained on the training half's selected
-features is scored on the test half. Rankers get as many features as K-OFSD selected
-on the same split (the paper's rule) unless a fixed ``top`` is given.
+features is scored on the test half. Rankers get as many features as an online selector
+(``count_from``, default K-OFSD: the paper's rule) selected on the same split, unless a
+fixed ``top`` is given.
 
 Metrics are on the minority class (label 1): G-mean = sqrt(TPR x TNR), the minority
 class's F1, and ROC AUC. Classifiers (scikit-learn):
@@ -28,16 +29,17 @@ import numpy as np
 
 from fsengine.data import Dataset
 from fsengine.errors import FSEngineError, is_integer_in
-from fsengine.online import stream_selection
-from fsengine.online._kofsd import run_kofsd_for_ks
+from fsengine.methods import get_method
 from fsengine.parallel import run_tasks
-from fsengine.rankers import RANKERS, rank_features, score_features
-from fsengine.runs import METHODS, ONLINE_METHODS, make_online_selector, run_selection
+from fsengine.rankers import rank_features
+from fsengine.runs import run_selection
 
 CLASSIFIERS = ("1nn", "svm")
 METRICS = ("gmean", "f1", "auc")
 #: The methods of the K-OFSD paper's comparison (Tables 3 and 4).
 PAPER_METHODS = ("kofsd", "fisher", "s2n", "pcc", "relieff", "mi")
+#: The online selector whose count of features the rankers get by default (the paper's rule).
+COUNT_FROM = "kofsd"
 
 Progress = Callable[[int, int, str], None]
 
@@ -139,13 +141,12 @@ def select_on(method: str, X_train: np.ndarray, y_train: np.ndarray, names: Sequ
     Online methods stream the columns in natural order; rankers keep their
     ``n_features`` best (ties to the lower index).
     """
-    if method in ONLINE_METHODS:
-        selector = make_online_selector(method, y_train, **params)
-        return list(stream_selection(selector, X_train, names).columns)     # natural order
-    if n_features is None:
+    chosen = get_method(method)
+    if not chosen.online and n_features is None:
         raise FSEngineError(f"{method} is a ranker: it needs a number of features")
-    scores = score_features(method, X_train, y_train, **params)
-    return rank_features(scores)[:n_features].tolist()
+    outcome = chosen.select(X_train, y_train, names, params=params,
+                            top=None if chosen.online else n_features)
+    return list(outcome.selection.columns)
 
 
 @dataclass(frozen=True)
@@ -217,10 +218,23 @@ def _check_methods(methods: Sequence[str]) -> list[str]:
     methods = list(dict.fromkeys(methods))
     if not methods:
         raise FSEngineError("no method to evaluate")
-    unknown = [m for m in methods if m not in METHODS]
-    if unknown:
-        raise FSEngineError(f"unknown method(s) {', '.join(unknown)}; choose from {', '.join(METHODS)}")
+    for method in methods:
+        try:
+            get_method(method)
+        except FSEngineError as exc:
+            raise FSEngineError(exc.problem, parameter="methods") from None
     return methods
+
+
+def _is_ranker(method: str) -> bool:
+    return not get_method(method).online
+
+
+def _check_count_from(count_from: str) -> str:
+    if not get_method(count_from).online:
+        raise FSEngineError(f"must be an online selector (it sets the rankers' number of "
+                            f"features), got the ranker {count_from}", parameter="count_from")
+    return count_from
 
 
 def _score_columns(X_train, y_train, X_test, y_test, columns: list[int]) -> dict:
@@ -235,26 +249,27 @@ def _score_columns(X_train, y_train, X_test, y_test, columns: list[int]) -> dict
 
 def _evaluate_split(X: np.ndarray, y: np.ndarray, names: list[str], train: np.ndarray,
                     test: np.ndarray, split: int, methods: list[str], top: int | None,
-                    params: dict) -> list[dict]:
+                    params: dict, count_from: str = COUNT_FROM) -> list[dict]:
     """The records of one split: every method selects on the training half and is scored
-    on the test half; rankers get ``top`` features or K-OFSD's count on this split."""
+    on the test half; rankers get ``top`` features or ``count_from``'s count on this split."""
     X_train, X_test = X[train], X[test]
     y_train, y_test = y[train], y[test]
     chosen: dict[str, tuple[list[int], float]] = {}
     for method in methods:
-        if method in RANKERS:
+        if _is_ranker(method):
             continue
         start = time.perf_counter()
         columns = select_on(method, X_train, y_train, names, **params.get(method, {}))
         chosen[method] = (columns, time.perf_counter() - start)
     count = top
-    if count is None and any(m in RANKERS for m in methods):
-        if "kofsd" in chosen:
-            count = len(chosen["kofsd"][0])
+    if count is None and any(_is_ranker(m) for m in methods):
+        if count_from in chosen:
+            count = len(chosen[count_from][0])
         else:
-            count = len(select_on("kofsd", X_train, y_train, names, **params.get("kofsd", {})))
+            count = len(select_on(count_from, X_train, y_train, names,
+                                  **params.get(count_from, {})))
     for method in methods:
-        if method in RANKERS:
+        if _is_ranker(method):
             start = time.perf_counter()
             columns = select_on(method, X_train, y_train, names, count, **params.get(method, {}))
             chosen[method] = (columns, time.perf_counter() - start)
@@ -286,7 +301,7 @@ def _progress_per_task(progress: Progress | None, total: int, labels: Callable[[
 def evaluate(dataset: Dataset, minority, methods: Sequence[str] = PAPER_METHODS, *,
              n_splits: int = 20, seed: int = 0, top: int | None = None,
              params: dict | None = None, progress: Progress | None = None,
-             n_jobs: int | None = None) -> Evaluation:
+             n_jobs: int | None = None, count_from: str = COUNT_FROM) -> Evaluation:
     """The paper's protocol: selection on the training half, 1-NN and SVM on the test half.
 
     Parameters
@@ -301,8 +316,8 @@ def evaluate(dataset: Dataset, minority, methods: Sequence[str] = PAPER_METHODS,
     seed : int, default 0
         Seed of the splits.
     top : int, optional
-        Give every ranker this many features; default: as many as K-OFSD selected on the
-        same split (K-OFSD is run for the count even if it is not in ``methods``).
+        Give every ranker this many features; default: as many as ``count_from``
+        selected on the same split (run for the count even if not in ``methods``).
     params : dict, optional
         Parameters per method, e.g. ``{"kofsd": {"k": 5}, "relieff": {"n_neighbors": 7}}``.
     progress : callable, optional
@@ -311,12 +326,16 @@ def evaluate(dataset: Dataset, minority, methods: Sequence[str] = PAPER_METHODS,
     n_jobs : int, optional
         Worker processes for the splits (default: every available core; 1 = serial).
         The records are the same whatever the number (``seconds`` apart).
+    count_from : str, default "kofsd"
+        The online selector whose number of selected features the rankers get when
+        ``top`` is None (the K-OFSD paper's rule: K-OFSD's).
 
     Returns
     -------
     Evaluation
     """
     methods = _check_methods(methods)
+    count_from = _check_count_from(count_from)
     params = {m: dict(p) for m, p in (params or {}).items()}
     label = dataset.resolve_class(minority)
     y = dataset.binarise(label)
@@ -324,7 +343,7 @@ def evaluate(dataset: Dataset, minority, methods: Sequence[str] = PAPER_METHODS,
         raise FSEngineError(f"top must be an integer from 1 to {dataset.n_features}, got {top!r}")
     splits = stratified_splits(y, n_splits, seed)
     names = list(dataset.feature_names)
-    tasks = [(dataset.X, y, names, train, test, split, methods, top, params)
+    tasks = [(dataset.X, y, names, train, test, split, methods, top, params, count_from)
              for split, (train, test) in enumerate(splits)]
     on_done = _progress_per_task(progress, len(splits) * len(methods), lambda i: [
         f"split {i + 1}/{len(splits)} {m}" for m in methods])
@@ -332,90 +351,140 @@ def evaluate(dataset: Dataset, minority, methods: Sequence[str] = PAPER_METHODS,
                for r in split_records]
     run_params = {"data": dataset.source, "label_column": dataset.label_column, "minority": label,
                   "methods": methods, "splits": n_splits, "seed": seed, "top": top,
-                  "params": params}
+                  "count_from": count_from, "params": params}
     return Evaluation(records, run_params)
 
 
 def whole_data_selections(dataset: Dataset, minority, methods: Sequence[str],
-                          top: int | None = None,
-                          params: dict | None = None) -> tuple[dict[str, tuple[str, ...]], int | None]:
+                          top: int | None = None, params: dict | None = None,
+                          count_from: str = COUNT_FROM
+                          ) -> tuple[dict[str, tuple[str, ...]], int | None]:
     """Each method's selected features on the whole data set, by the protocol's rule.
 
-    Rankers keep ``top`` features or, when it is None, as many as K-OFSD selects on the
-    whole data (none if K-OFSD selects none). For comparing what the methods pick (e.g.
-    the dashboard's Jaccard heat map), not for measuring accuracy.
+    Rankers keep ``top`` features or, when it is None, as many as ``count_from``
+    selects on the whole data (none if it selects none). For comparing what the methods
+    pick (e.g. the dashboard's Jaccard heat map), not for measuring accuracy.
 
     Returns
     -------
     (selections by method, the rankers' number of features)
     """
     params = params or {}
+    methods = _check_methods(methods)
     runs = {}
-    if top is None and any(m in RANKERS for m in methods):
-        runs["kofsd"] = run_selection(dataset, minority, "kofsd", events=False,
-                                      **params.get("kofsd", {}))
-        top = len(runs["kofsd"].selection)
+    if top is None and any(_is_ranker(m) for m in methods):
+        count_from = _check_count_from(count_from)
+        runs[count_from] = run_selection(dataset, minority, count_from, events=False,
+                                         **params.get(count_from, {}))
+        top = len(runs[count_from].selection)
     selections = {}
-    for method in _check_methods(methods):
-        if method in RANKERS and top == 0:
+    for method in methods:
+        ranker = _is_ranker(method)
+        if ranker and top == 0:
             selections[method] = ()
             continue
         if method not in runs:
             runs[method] = run_selection(dataset, minority, method,
-                                         top=top if method in RANKERS else None, events=False,
+                                         top=top if ranker else None, events=False,
                                          **params.get(method, {}))
         selections[method] = runs[method].selection.features
     return selections, top
 
 
-def _sweep_k_split(X: np.ndarray, y: np.ndarray, names: list[str], train: np.ndarray,
-                   test: np.ndarray, split: int, ks: list[int], params: dict) -> list[dict]:
-    """K-OFSD for every K on one split from one shared pass (:func:`run_kofsd_for_ks`);
-    ``seconds`` is that pass's time divided by the number of K."""
+def _sweep_values_split(X: np.ndarray, y: np.ndarray, names: list[str], train: np.ndarray,
+                        test: np.ndarray, split: int, method: str, parameter: str,
+                        values: list, params: dict) -> list[dict]:
+    """An online method for every value of ``parameter`` on one split
+    (:meth:`fsengine.methods.Method.selections_over`: K-OFSD shares one sorted pass
+    over every K); ``seconds`` is the whole time divided by the number of values."""
     X_train, X_test = X[train], X[test]
     y_train, y_test = y[train], y[test]
     start = time.perf_counter()
-    selections = run_kofsd_for_ks(X_train, y_train, ks, names, **params)
-    seconds = (time.perf_counter() - start) / len(ks)
+    selections = get_method(method).selections_over(X_train, y_train, names, parameter,
+                                                    values, params)
+    seconds = (time.perf_counter() - start) / len(values)
     records = []
-    for k in ks:
-        columns = list(selections[k].columns)
-        records.append({"method": "kofsd", "split": split, "n_features": len(columns),
+    for value in values:
+        columns = list(selections[value].columns)
+        records.append({"method": method, "split": split, "n_features": len(columns),
                         "seconds": seconds,
                         **_score_columns(X_train, y_train, X_test, y_test, columns),
-                        "features": ";".join(names[c] for c in columns), "k": k})
+                        "features": ";".join(names[c] for c in columns), parameter: value})
     return records
+
+
+def sweep_values(dataset: Dataset, minority, method: str, parameter: str, values: Sequence, *,
+                 n_splits: int = 20, seed: int = 0, progress: Progress | None = None,
+                 n_jobs: int | None = None, params: dict | None = None) -> Evaluation:
+    """An online selector over the values of one parameter, under the same protocol.
+
+    Parameters
+    ----------
+    dataset, minority, n_splits, seed, progress, n_jobs
+        As :func:`evaluate`.
+    method : str
+        An online selector.
+    parameter : str
+        The parameter swept (K-OFSD's ``k``: the paper's Figs. 2-7).
+    values : sequence
+        Its values; each is checked against the method's specification first.
+    params : dict, optional
+        The method's other parameters.
+
+    Returns
+    -------
+    Evaluation
+        Records carry a field named ``parameter`` and come in the order value, then
+        split. The splits run on ``n_jobs`` processes (default: every available core).
+    """
+    chosen = get_method(method)
+    if not chosen.online:
+        raise FSEngineError(f"a parameter sweep is for online selectors; {method} is a "
+                            "ranker (sweep its number of features with sweep_top)",
+                            parameter="method")
+    values = list(values)
+    if not values:
+        raise FSEngineError(f"no value of {parameter} to sweep")
+    params = dict(params or {})
+    if parameter in params:
+        raise FSEngineError("is swept: give its values, not a single value",
+                            parameter=parameter, method=method)
+    label = dataset.resolve_class(minority)
+    y = dataset.binarise(label)
+    values = [chosen.spec.check({**params, parameter: v}, n_samples=len(y))[parameter]
+              for v in values]                             # check the parameters first
+    distinct = list(dict.fromkeys(values))
+    splits = stratified_splits(y, n_splits, seed)
+    names = list(dataset.feature_names)
+    tasks = [(dataset.X, y, names, train, test, split, method, parameter, distinct, params)
+             for split, (train, test) in enumerate(splits)]
+    on_done = _progress_per_task(progress, len(values) * len(splits), lambda i: [
+        f"{parameter}={v} split {i + 1}/{len(splits)} {method}" for v in values])
+    by_split = run_tasks(_sweep_values_split, tasks, n_jobs, on_done)
+    records = [{**by_split[split][distinct.index(v)]} for v in values
+               for split in range(len(splits))]
+    return Evaluation(records, {"data": dataset.source, "minority": label, "method": method,
+                                "parameter": parameter, "values": values,
+                                "splits": n_splits, "seed": seed, "params": params})
 
 
 def sweep_k(dataset: Dataset, minority, ks: Sequence[int] = range(1, 11), *, n_splits: int = 20,
             seed: int = 0, progress: Progress | None = None, n_jobs: int | None = None,
             **params) -> Evaluation:
-    """K-OFSD over a range of K (the paper's Figs. 2-7) under the same protocol.
+    """K-OFSD over a range of K (the paper's Figs. 2-7): :func:`sweep_values` on ``k``.
 
-    One sorted pass per split serves every K; the splits run on ``n_jobs`` processes
-    (default: every available core). Records carry a ``k`` field and come in the order
-    K, then split; ``params`` are K-OFSD's other parameters.
+    Records carry a ``k`` field and come in the order K, then split; ``params`` are
+    K-OFSD's other parameters.
     """
     ks = [int(k) for k in ks]
     if not ks:
         raise FSEngineError("no K to sweep")
     if "k" in params:
         raise FSEngineError("give the values of K as ks, not k")
-    label = dataset.resolve_class(minority)
-    y = dataset.binarise(label)
-    distinct = sorted(set(ks))
-    for k in distinct:
-        make_online_selector("kofsd", y, k=k, **params)        # check the parameters first
-    splits = stratified_splits(y, n_splits, seed)
-    names = list(dataset.feature_names)
-    tasks = [(dataset.X, y, names, train, test, split, distinct, params)
-             for split, (train, test) in enumerate(splits)]
-    on_done = _progress_per_task(progress, len(ks) * len(splits), lambda i: [
-        f"K={k} split {i + 1}/{len(splits)} kofsd" for k in ks])
-    by_split = run_tasks(_sweep_k_split, tasks, n_jobs, on_done)
-    records = [{**by_split[split][distinct.index(k)]} for k in ks for split in range(len(splits))]
-    return Evaluation(records, {"data": dataset.source, "minority": label, "ks": ks,
-                                "splits": n_splits, "seed": seed, "params": params})
+    result = sweep_values(dataset, minority, "kofsd", "k", ks, n_splits=n_splits, seed=seed,
+                          progress=progress, n_jobs=n_jobs, params=params)
+    return Evaluation(result.records, {"data": dataset.source, "minority": result.params[
+        "minority"], "ks": ks, "splits": n_splits, "seed": seed, "params": params})
 
 
 def _sweep_top_split(X: np.ndarray, y: np.ndarray, names: list[str], train: np.ndarray,
@@ -427,8 +496,8 @@ def _sweep_top_split(X: np.ndarray, y: np.ndarray, names: list[str], train: np.n
     records = []
     for method in methods:
         start = time.perf_counter()
-        ranking = rank_features(score_features(method, X_train, y_train,
-                                               **params.get(method, {}))).tolist()
+        ranking = rank_features(get_method(method).scores(X_train, y_train,
+                                                          **params.get(method, {}))).tolist()
         seconds = time.perf_counter() - start
         for t in tops:
             columns = ranking[:t]
@@ -449,7 +518,7 @@ def sweep_top(dataset: Dataset, minority, methods: Sequence[str], tops: Sequence
     the order top-k, split, method; ``seconds`` is the ranking's time.
     """
     methods = _check_methods(methods)
-    online = [m for m in methods if m not in RANKERS]
+    online = [m for m in methods if not _is_ranker(m)]
     if online:
         raise FSEngineError(f"a top-k sweep is for rankers; {', '.join(online)} choose their own "
                             "number of features")

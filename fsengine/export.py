@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import inspect
 import io
 import json
 import shlex
@@ -11,8 +10,8 @@ from typing import Iterable
 
 
 from fsengine.errors import FSEngineError
-from fsengine.online import ACTION_CODES, Selection, StreamEvent
-from fsengine.runs import ONLINE_METHODS, ranker_defaults
+from fsengine.methods import get_method
+from fsengine.online import Selection, StreamEvent
 
 #: Header of the selected-features CSV.
 SELECTION_COLUMNS = ("rank", "feature", "column_index", "score", "method")
@@ -48,28 +47,59 @@ def selection_to_csv(selection: Selection) -> str:
     return out.getvalue()
 
 
-#: Header of the per-step trace CSV.
-TRACE_COLUMNS = ("step", "feature", "column_index", "score", "action", "action_code",
-                 "set_score_with_feature", "selected_size", "selected_score", "selected")
+#: The trace columns every method has, before and after its own (:func:`trace_columns`).
+TRACE_LEADING = ("step", "feature", "column_index", "score", "action")
+TRACE_TRAILING = ("selected_size", "selected_score", "selected")
 
 
-def events_to_csv(events: Iterable[StreamEvent]) -> str:
+def trace_columns(method: str) -> tuple[str, ...]:
+    """Header of ``method``'s trace CSV: the common columns, ``action_code`` when the
+    method declares codes for its actions, then its event type's own fields."""
+    chosen = get_method(method)
+    codes = ("action_code",) if chosen.spec.action_codes else ()
+    return TRACE_LEADING + codes + chosen.trace_columns() + TRACE_TRAILING
+
+
+def _cell(value) -> str:
+    """A trace cell: NaN empty, floats in full precision, tuples joined with ``;``."""
+    if isinstance(value, tuple):
+        return ";".join(_cell(v) for v in value)
+    if isinstance(value, float):
+        return "" if value != value else _format(value)
+    return str(value)
+
+
+def events_to_csv(events: Iterable[StreamEvent], method: str) -> str:
     """One row per streamed feature: what the selector decided and the state after it.
 
-    ``action_code`` uses the authors' trace coding for K-OFSD (0 discarded by
-    alpha, 1 replaced the set, 2 added, 3 rejected); ``set_score_with_feature``
-    is empty when it was not computed; ``selected`` joins names with ``;``.
+    Parameters
+    ----------
+    events : iterable of StreamEvent
+        The events of one stream of ``method``.
+    method : str
+        The online method that made them: its trace columns (:func:`trace_columns`).
+
+    Returns
+    -------
+    str
+        ``action_code`` uses the authors' trace coding where the method has one
+        (K-OFSD: 0 discarded by alpha, 1 replaced the set, 2 added, 3 rejected); a
+        value not computed (NaN) is empty; tuples (``selected``, the features an
+        event removed) are joined with ``;``.
     """
+    chosen = get_method(method)
+    codes = chosen.spec.action_codes
+    own = chosen.trace_columns()
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(TRACE_COLUMNS)
+    writer.writerow(trace_columns(method))
     for e in events:
-        with_feature = getattr(e, "set_score_with_feature", float("nan"))
-        writer.writerow([
-            e.step, e.feature, e.column, _format(float(e.score)), e.action,
-            ACTION_CODES.get(e.action, ""),
-            "" if with_feature != with_feature else _format(float(with_feature)),
-            len(e.selected), _format(float(e.selected_score)), ";".join(e.selected)])
+        row = [e.step, e.feature, e.column, _format(float(e.score)), e.action]
+        if codes:
+            row.append(codes.get(e.action, ""))
+        row += [_cell(getattr(e, name)) for name in own]
+        row += [len(e.selected), _format(float(e.selected_score)), ";".join(e.selected)]
+        writer.writerow(row)
     return out.getvalue()
 
 
@@ -194,17 +224,9 @@ def reduced_matrix(dataset, selection: Selection, fmt: str = "csv") -> bytes:
     return text.getvalue().encode("utf-8")
 
 
-#: Keys of a run's parameters that are not method options (see :func:`select_arguments`).
+#: Keys of a run's record that are not method parameters (see :func:`select_arguments`).
 _RUN_KEYS = ("method", "data", "label_column", "transpose", "drop_constant", "minority",
              "order", "seed", "top")
-
-
-def _default(method: str, name: str):
-    """The default of the method's parameter ``name`` (a sentinel when it has none)."""
-    if method in ONLINE_METHODS:
-        parameter = inspect.signature(ONLINE_METHODS[method]).parameters.get(name)
-        return parameter.default if parameter is not None else inspect.Parameter.empty
-    return ranker_defaults(method).get(name, inspect.Parameter.empty)
 
 
 def _option(flag: str, value) -> list[str]:
@@ -228,17 +250,17 @@ def select_arguments(params: dict, data: str | None = None) -> list[str]:
     Returns
     -------
     list of str
-        Every parameter is given explicitly (defaults included), so the command does
-        not depend on the defaults of a later version.
+        Every parameter is given explicitly (defaults included), each with the flag its
+        specification declares, so the command does not depend on the defaults of a
+        later version.
 
     Raises
     ------
     FSEngineError
-        When a parameter differs from its default and has no command-line option.
+        For a key of the record that is neither a run key nor a parameter of the method.
     """
-    from fsengine.cli import METHOD_OPTIONS       # the command line imports this module
-
     method = params["method"]
+    spec = get_method(method).spec
     data = str(params["data"] if data is None else data)
     args = ["select", "./" + data if data.startswith("-") else data]
     if params.get("label_column") is not None:
@@ -253,15 +275,17 @@ def select_arguments(params: dict, data: str | None = None) -> list[str]:
     for key, flag in (("seed", "--seed"), ("top", "--top")):
         if params.get(key) is not None:
             args += _option(flag, params[key])
-    flags = {name: flag for _, flag, name, applies, _ in METHOD_OPTIONS if method in applies}
     for name, value in params.items():
         if name in _RUN_KEYS or value is None:
             continue
-        if name in flags:
-            args += _option(flags[name], value)
-        elif value != _default(method, name):
-            raise FSEngineError(f"{method}: {name}={value!r} has no command-line option; "
-                                "only its default can be repeated from the command line")
+        if name not in spec.parameters:
+            raise FSEngineError(f"is not a parameter of {method}: the record cannot be "
+                                "repeated", parameter=name, method=method)
+        parameter = spec.parameters[name]
+        if parameter.kind == "bool":
+            args.append(parameter.cli_flag if value else "--no-" + parameter.cli_flag[2:])
+        else:
+            args += _option(parameter.cli_flag, value)
     return args
 
 

@@ -21,8 +21,8 @@ import numpy as np
 
 from fsengine.data import Dataset
 from fsengine.evaluation import classify, stratified_splits
+from fsengine.methods import get_method
 from fsengine.online import Selection, StreamEvent, feature_order
-from fsengine.runs import make_online_selector
 
 
 class LiveStream:
@@ -34,7 +34,7 @@ class LiveStream:
     minority : label or str
         The class to select for (one versus rest).
     method : str
-        An online method ("kofsd", "ofs-fpd", "cie-osfs").
+        An online method (:data:`fsengine.methods.ONLINE_METHODS`).
     order : {"natural", "random"}
     seed : int, optional
         Seed of the random order.
@@ -52,7 +52,7 @@ class LiveStream:
         self.method = method
         self.params = dict(params or {})
         self.y = dataset.binarise(self.minority)
-        self.selector = make_online_selector(method, self.y, **self.params)
+        self.selector = get_method(method).selector(**self.params).start(self.y)
         self.order = feature_order(dataset.n_features, order, seed)
         self.order_name, self.seed = order, seed
         self.position = 0

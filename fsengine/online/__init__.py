@@ -8,13 +8,13 @@ from fsengine.online._kofsd import (ACTION_CODES, KOFSD, KOFSDEvent, k_warning, 
                                     run_kofsd_for_ks)
 from fsengine.online._ofsfpd import OFSFPD, OFSFPDEvent
 from fsengine.online._stream import (ORDERS, Selection, StreamEvent,
-                                     StreamingSelector, binary_labels, feature_order, stream_events,
+                                     StreamingSelector, event_columns, feature_order, stream_events,
                                      stream_selection)
 
 __all__ = [
     "ACTION_CODES", "CARD_NAMES", "CIEOSFS", "CIEOSFSEvent", "OFSFPD", "OFSFPDEvent", "CardConsistency", "CardDistance", "CardImbalanced",
     "CardWeight", "KOFSD", "KOFSDEvent", "KOFSDSelector", "ORDERS",
-    "Selection", "StreamEvent", "StreamingSelector", "binary_labels", "dependency_from_cards",
+    "Selection", "StreamEvent", "StreamingSelector", "event_columns", "dependency_from_cards",
     "feature_order", "k_warning", "make_card", "nearest_neighbours", "pairwise_distances", "run_kofsd", "run_kofsd_for_ks", "stream_events",
     "stream_selection",
 ]

@@ -58,7 +58,8 @@ class CardWeight:
 
     def __post_init__(self):
         if not 0.0 <= self.gamma <= 1.0:
-            raise FSEngineError(f"gamma must be in [0, 1] for Card_Weight, got {self.gamma}")
+            raise FSEngineError(f"must be in [0, 1] (Card_Weight), got {self.gamma}",
+                                parameter="gamma", method="kofsd")
 
     def values(self, stats: NeighbourStats, y: np.ndarray, k: int) -> np.ndarray:
         fraction = stats.same_count / k
@@ -94,8 +95,8 @@ class CardDistance:
     def __post_init__(self):
         if not 0.0 <= self.gamma2 < self.gamma1 <= 1.0:
             raise FSEngineError(
-                "Card_Distance needs 0 <= gamma2 < gamma1 <= 1, got "
-                f"gamma1={self.gamma1}, gamma2={self.gamma2}")
+                f"must be below gamma1 in [0, 1] (Card_Distance), got gamma1={self.gamma1}, "
+                f"gamma2={self.gamma2}", parameter="gamma2", method="kofsd")
 
     def values(self, stats: NeighbourStats, y: np.ndarray, k: int) -> np.ndarray:
         same = stats.same_count

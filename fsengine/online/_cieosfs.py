@@ -13,15 +13,15 @@ independence test it used; the choices here are documented in docs/ALGORITHMS.md
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
-from fsengine.errors import FSEngineError, is_integer_in
-from fsengine.discretise import BINNINGS, discretise
+from fsengine.errors import FSEngineError
+from fsengine.discretise import discretise
 from fsengine.online._columns import pearson_with, tie_key
 from fsengine.online._stream import Selection, StreamEvent, StreamingSelector
+from fsengine.spec import ONLINE, Choice, Int, MethodSpec, Real
 
 TESTS = ("g", "chi2")
 IRRELEVANT, ADDED, REDUNDANT = "irrelevant", "added", "redundant"
@@ -132,8 +132,6 @@ class CIEOSFS(StreamingSelector):
 
     Parameters
     ----------
-    y : array of {0, 1}, shape (n_samples,)
-        Class labels, 1 = the minority class.
     bins : int, default 3
         Bins per feature (classical rough sets need discrete values).
     binning : {"quantile", "uniform"}, default "quantile"
@@ -152,32 +150,44 @@ class CIEOSFS(StreamingSelector):
     once H(D|RED) is within 1e-12 of H(D|SF); then SF := RED.
     """
 
-    method = "cie-osfs"
+    spec = MethodSpec(
+        name="cie-osfs", label="CIE-OSFS", kind=ONLINE,
+        citation="Wang, Wang, Zeng, Peng. Online streaming feature selection based on "
+                 "conditional information entropy. ICBK 2017",
+        score="|Pearson correlation of the feature with the class| (the reduct's order)",
+        set_score="H(D|SF), bits",
+        parameters={
+            "bins": Int(3, "bins per feature (the paper does not say how it discretised)",
+                        label="Bins", source="ours: rough sets need discrete values",
+                        low=2, high=64, ui_high=10),
+            "binning": Choice("quantile", "how features are cut into bins", label="Binning",
+                              source="ours (the paper is silent)",
+                              choices={"quantile": "equal-frequency bins",
+                                       "uniform": "equal-width bins"}),
+            "test": Choice("g", "independence test of a binned feature and the class",
+                           label="Independence test", source="Algorithm 1, line 4 (test "
+                           "not named in the paper)",
+                           choices={"g": "G-test (log-likelihood ratio)",
+                                    "chi2": "Pearson's chi-square"}),
+            "significance": Real(0.05, "a feature is relevant when the test's p-value is "
+                                 "below this", label="Significance",
+                                 source="Algorithm 1, line 4", low=0.0, high=1.0,
+                                 low_open=True, high_open=True, step=0.01),
+        },
+        actions={IRRELEVANT: "judged independent of the class, discarded",
+                 ADDED: "relevant and kept in the reduct",
+                 REDUNDANT: "relevant but left out of the reduct"},
+        event=CIEOSFSEvent)
 
-    def __init__(self, y, *, bins: int = 3, binning: str = "quantile", test: str = "g",
-                 significance: float = 0.05):
-        super().__init__(y)
-        if not is_integer_in(bins, 2, 64):
-            raise FSEngineError(f"bins must be an integer from 2 to 64, got {bins!r}")
-        if binning not in BINNINGS:
-            raise FSEngineError(f"unknown binning {binning!r}; choose one of {', '.join(BINNINGS)}")
-        if test not in TESTS:
-            raise FSEngineError(f"unknown test {test!r}; choose one of {', '.join(TESTS)}")
-        if not (isinstance(significance, numbers.Real) and 0.0 < significance < 1.0):
-            raise FSEngineError(f"significance must be a number in (0, 1), got {significance!r}")
-        self.bins = int(bins)
-        self.binning = binning
-        self.test = test
-        self.significance = float(significance)
+    def _start(self) -> None:
+        p = self._params
+        self.bins = p["bins"]
+        self.binning = p["binning"]
+        self.test = p["test"]
+        self.significance = p["significance"]
         self._members: list[tuple[str, int, int, float, np.ndarray]] = []  # name, column, arrival, |corr|, codes
         self._entropy = conditional_entropy(np.zeros(len(self.y), dtype=np.int64), self.y)
         self._labels = self.y.astype(np.int64)
-
-    @property
-    def params(self) -> dict:
-        """Every parameter in effect (JSON-ready)."""
-        return {"bins": self.bins, "binning": self.binning, "test": self.test,
-                "significance": self.significance}
 
     @property
     def entropy(self) -> float:

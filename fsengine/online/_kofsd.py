@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import bisect
 import math
-import numbers
 from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from fsengine.errors import FSEngineError, is_integer_in
-from fsengine.online._cards import CARD_NAMES, dependency_from_cards, make_card
+from fsengine.errors import FSEngineError
+from fsengine.online._cards import dependency_from_cards, make_card
 from fsengine.online._compiled import CARD_CODES
-from fsengine.online._neighbours import (METRICS, VARIANTS, ColumnSetTerms, DenseSetTerms,
+from fsengine.online._neighbours import (ColumnSetTerms, DenseSetTerms,
                                          NeighbourStats, feature_weights,
                                          set_neighbour_stats, single_feature_counts,
                                          single_feature_neighbour_stats_for_ks)
+from fsengine.spec import ONLINE, Choice, Int, MethodSpec, Real
 from fsengine.online._stream import (Selection, StreamEvent, StreamingSelector, feature_order,
                                      stream_events)
 
@@ -55,8 +55,6 @@ class KOFSD(StreamingSelector):
 
     Parameters
     ----------
-    y : array of {0, 1}, shape (n_samples,)
-        Class labels, 1 = the minority class, 0 = the rest.
     k : int, default 7
         Number of nearest neighbours (the paper's K).
     alpha : float, default 0.5
@@ -87,28 +85,62 @@ class KOFSD(StreamingSelector):
     column order.
     """
 
-    method = "kofsd"
+    spec = MethodSpec(
+        name="kofsd", label="K-OFSD", kind=ONLINE,
+        citation="Zhou, Hu, Li, Wu. Online feature selection for high-dimensional "
+                 "class-imbalanced data. Knowledge-Based Systems 136 (2017)",
+        score="the feature's dependency alone (Algorithm 4 on one feature)",
+        set_score="dependency of the set",
+        parameters={
+            "k": Int(7, "number of nearest neighbours", label="K (neighbours)",
+                     source="Definition 1; Algorithm 4", high=lambda n: n - 1,
+                     high_text="the number of samples minus one", ui_high=15),
+            "alpha": Real(0.5, "relevance threshold on a feature's dependency",
+                          source="Algorithm 1, line 4", low=0.0, high=1.0, step=0.05),
+            "card": Choice("imbalanced", "card function", label="Card function",
+                           source="section 3.4; Algorithm 3", choices={
+                               "imbalanced": "Card_Imbalanced (Algorithm 3), K-OFSD proper",
+                               "consistency": "Card_Consistency: 1 when all K neighbours "
+                                              "share the class",
+                               "weight": "Card_Weight: the share of same-class neighbours "
+                                         "above gamma",
+                               "distance": "Card_Distance: graded between gamma2 and gamma1"}),
+            "variant": Choice("reference", "which K-OFSD to run", label="Variant",
+                              source="the authors' code (kofsd.m) / Algorithm 5",
+                              choices={
+                                  "reference": "the authors' published code (default)",
+                                  "paper": "the printed Algorithm 5 (x_i excluded from its "
+                                           "neighbours, discard only if dependency < alpha, "
+                                           "no fallback)"}),
+            "metric": Choice("seuclidean", "distance between samples", label="Distance",
+                             source="the authors' code (pdist 'seuclidean') / worked example",
+                             choices={"seuclidean": "standardised Euclidean (the authors' code)",
+                                      "euclidean": "plain Euclidean (the paper's example)"}),
+            "gamma": Real(0.5, "threshold of the weight card", source="section 3.4, "
+                          "Card_Weight", low=0.0, high=1.0, step=0.05,
+                          when=("card", ("weight",))),
+            "gamma1": Real(0.75, "upper threshold of the distance card",
+                           source="section 3.4, Card_Distance", low=0.0, high=1.0, step=0.05,
+                           when=("card", ("distance",))),
+            "gamma2": Real(0.25, "lower threshold of the distance card (below gamma1)",
+                           source="section 3.4, Card_Distance", low=0.0, high=1.0, step=0.05,
+                           when=("card", ("distance",))),
+        },
+        actions={DISCARDED: "dependency not above alpha (Algorithm 1, line 4)",
+                 REPLACED: "dependency above the set's: the feature replaced the whole set",
+                 ADDED: "the set's dependency rose with the feature",
+                 REJECTED: "the set's dependency did not rise with the feature"},
+        action_codes=ACTION_CODES, event=KOFSDEvent)
 
-    def __init__(self, y, *, k: int = 7, alpha: float = 0.5, card: str = "imbalanced",
-                 variant: str = "reference", metric: str = "seuclidean", gamma: float = 0.5,
-                 gamma1: float = 0.75, gamma2: float = 0.25):
-        super().__init__(y)
+    def _start(self) -> None:
+        p = self._params
         n = len(self.y)
-        if not is_integer_in(k, 1, n - 1):
-            raise FSEngineError(f"K must be an integer from 1 to {n - 1} (the number of samples "
-                                f"minus one), got {k!r}")
-        if not (isinstance(alpha, numbers.Real) and not isinstance(alpha, bool)
-                and 0.0 <= alpha <= 1.0):
-            raise FSEngineError(f"alpha must be a number in [0, 1], got {alpha!r}")
-        if variant not in VARIANTS:
-            raise FSEngineError(f"unknown variant {variant!r}; choose one of {', '.join(VARIANTS)}")
-        if metric not in METRICS:
-            raise FSEngineError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
-        self.k = int(k)
-        self.alpha = float(alpha)
-        self.card = make_card(card, gamma=gamma, gamma1=gamma1, gamma2=gamma2)
-        self.variant = variant
-        self.metric = metric
+        self.k = p["k"]
+        self.alpha = p["alpha"]
+        self.card = make_card(p["card"], gamma=p["gamma"], gamma1=p["gamma1"],
+                              gamma2=p["gamma2"])
+        self.variant = p["variant"]
+        self.metric = p["metric"]
         self._selected: list[tuple[str, int, float]] = []
         # The selected set's terms: an N x N matrix of sums, or its columns for many samples.
         self._terms = DenseSetTerms(n) if n <= DENSE_MAX_SAMPLES else ColumnSetTerms(n)
@@ -119,16 +151,18 @@ class KOFSD(StreamingSelector):
         self._seen_deps: list[float] = []
         self._batch = FIRST_BATCH
 
-    @property
-    def params(self) -> dict:
-        """Every parameter in effect, defaults included (JSON-ready)."""
-        params = {"k": self.k, "alpha": self.alpha, "card": self.card.name,
-                  "variant": self.variant, "metric": self.metric}
-        if self.card.name == "weight":
-            params["gamma"] = self.card.gamma
-        elif self.card.name == "distance":
-            params.update(gamma1=self.card.gamma1, gamma2=self.card.gamma2)
-        return params
+    def warnings(self) -> list[str]:
+        """K at or above the minority class size (:func:`k_warning`)."""
+        warning = k_warning(self.y, self.k)
+        return [warning] if warning else []
+
+    @classmethod
+    def selections_over(cls, X, y, names, parameter: str, values, params: dict):
+        """K-OFSD for several K from one sorted pass (:func:`run_kofsd_for_ks`); None
+        for another parameter (the caller then runs each value)."""
+        if parameter != "k":
+            return None
+        return run_kofsd_for_ks(X, y, values, names, **params)
 
     @property
     def dependency(self) -> float:
@@ -411,7 +445,7 @@ def run_kofsd(X, y, names: Sequence[str] | None = None, *, order: str = "natural
     """
     X = np.asarray(X, dtype=float)
     names = [str(j) for j in range(X.shape[1])] if names is None else list(names)
-    selector = KOFSD(y, **params)
+    selector = KOFSD(**params).start(y)
     events = list(stream_events(selector, X, names, feature_order(X.shape[1], order, seed)))
     return selector.finish(), events
 
@@ -451,7 +485,7 @@ def run_kofsd_for_ks(X, y, ks: Sequence[int], names: Sequence[str] | None = None
     if "k" in params:
         raise FSEngineError("give the values of K as ks, not k")
     names = [str(j) for j in range(X.shape[1])] if names is None else list(names)
-    selectors = {k: KOFSD(y, k=k, **params) for k in ks}
+    selectors = {k: KOFSD(k=k, **params).start(y) for k in ks}
     first = selectors[ks[0]]
     for lo in range(0, X.shape[1], chunk):
         columns = list(range(lo, min(lo + chunk, X.shape[1])))

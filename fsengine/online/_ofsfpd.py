@@ -18,6 +18,7 @@ import numpy as np
 from fsengine.errors import FSEngineError
 from fsengine.online._columns import TIE_TOLERANCE, pearson_with, sequential_sum, tie_key
 from fsengine.online._stream import Selection, StreamEvent, StreamingSelector
+from fsengine.spec import ONLINE, Choice, MethodSpec
 
 RELEVANCE = ("positive", "absolute")
 IRRELEVANT, ADDED, REJECTED = "irrelevant", "added", "rejected"
@@ -98,8 +99,6 @@ class OFSFPD(StreamingSelector):
 
     Parameters
     ----------
-    y : array of {0, 1}, shape (n_samples,)
-        Class labels, 1 = the minority class.
     relevance : {"positive", "absolute"}, default "positive"
         "positive" admits a feature to S when corr(f, class) > 0, as printed.
         "absolute" admits it when |corr| > 0: a gene under-expressed in the
@@ -122,14 +121,26 @@ class OFSFPD(StreamingSelector):
     lowest scores are kept, ties going to the feature that arrived first.
     """
 
-    method = "ofs-fpd"
+    spec = MethodSpec(
+        name="ofs-fpd", label="OFS-FPD", kind=ONLINE,
+        citation="Hashemi, Pajoohan, Dowlatshahi. Online streaming feature selection using "
+                 "fuzzy Pareto dominance",
+        score="Pearson correlation of the feature with the class (its relevance)",
+        set_score="mean correlation of S",
+        parameters={
+            "relevance": Choice("positive", "which features enter the candidate set",
+                                label="Relevance", source="Algorithm 1, line 3",
+                                choices={"positive": "corr(f, class) > 0, as printed",
+                                         "absolute": "|corr(f, class)| > 0 (under-expressed "
+                                                     "genes count too)"}),
+        },
+        actions={IRRELEVANT: "did not enter S (not relevant)",
+                 ADDED: "entered S and was kept",
+                 REJECTED: "entered S and was dropped by the ranking at the same step"},
+        event=OFSFPDEvent)
 
-    def __init__(self, y, *, relevance: str = "positive"):
-        super().__init__(y)
-        if relevance not in RELEVANCE:
-            raise FSEngineError(f"unknown relevance rule {relevance!r}; choose one of "
-                                f"{', '.join(RELEVANCE)}")
-        self.relevance = relevance
+    def _start(self) -> None:
+        self.relevance = self._params["relevance"]
         self._y_norm = float(np.sqrt(self.y.sum()))
         # The members of S, in their current order, in arrays the compiled step updates:
         # unit columns, |corr| between them (diagonal inf; one product per pair, so exactly
@@ -142,11 +153,6 @@ class OFSFPD(StreamingSelector):
         self._state = np.zeros(1, dtype=np.int64)
         self._info: dict[int, tuple[str, int, float]] = {}   # position -> name, column, corr
         self._mean_relevance = 0.0                           # of S, recomputed when S changes
-
-    @property
-    def params(self) -> dict:
-        """Every parameter in effect (JSON-ready)."""
-        return {"relevance": self.relevance}
 
     def relevances(self, block: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Correlation with the class, cosine with the class, unit centred columns of a block."""

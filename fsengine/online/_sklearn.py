@@ -1,6 +1,9 @@
-"""scikit-learn selector over K-OFSD (imported on first use: scikit-learn loads in about 1 s)."""
+"""scikit-learn selectors over any online method (imported on first use: scikit-learn
+loads in about 1 s)."""
 
 from __future__ import annotations
+
+import inspect
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -8,63 +11,32 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fsengine.labels import one_versus_rest
-from fsengine.online._kofsd import run_kofsd
+from fsengine.methods import get_method
 
 
-class KOFSDSelector(SelectorMixin, BaseEstimator):
-    """scikit-learn selector running K-OFSD over the columns of X.
+class _StreamSelectorBase(SelectorMixin, BaseEstimator):
+    """fit, the support mask and the fitted attributes shared by the online wrappers."""
 
-    Parameters
-    ----------
-    k, alpha, card, variant, metric, gamma, gamma1, gamma2
-        As in :class:`KOFSD`.
-    minority : label, optional
-        The minority class in ``y``; default: the rarer class of a binary ``y``.
-    order : {"natural", "random"}, default "natural"
-    seed : int, optional
-
-    Attributes
-    ----------
-    selection_ : Selection
-    selected_indices_ : ndarray of int
-        Selected columns, in the selector's order.
-    dependencies_ : ndarray, shape (n_features,)
-        Single-feature dependency of every column.
-    events_ : list of KOFSDEvent
-    """
-
-    def __init__(self, k=7, alpha=0.5, card="imbalanced", variant="reference",
-                 metric="seuclidean", gamma=0.5, gamma1=0.75, gamma2=0.25, minority=None,
-                 order="natural", seed=None):
-        self.k = k
-        self.alpha = alpha
-        self.card = card
-        self.variant = variant
-        self.metric = metric
-        self.gamma = gamma
-        self.gamma1 = gamma1
-        self.gamma2 = gamma2
-        self.minority = minority
-        self.order = order
-        self.seed = seed
+    def _method_and_params(self) -> tuple[str, dict]:
+        raise NotImplementedError
 
     def fit(self, X, y):
-        """Run K-OFSD over the columns of X; y holds the class labels."""
+        """Stream the columns of X into the selector; y holds the class labels
+        (binarised one versus rest for ``minority``)."""
         X, y = validate_data(self, X, y, dtype=float)
+        method, params = self._method_and_params()
         y01 = one_versus_rest(y, self.minority)
         names = ([str(c) for c in self.feature_names_in_] if hasattr(self, "feature_names_in_")
                  else [str(j) for j in range(X.shape[1])])
-        selection, events = run_kofsd(
-            X, y01, names, order=self.order, seed=self.seed, k=self.k, alpha=self.alpha,
-            card=self.card, variant=self.variant, metric=self.metric, gamma=self.gamma,
-            gamma1=self.gamma1, gamma2=self.gamma2)
-        self.selection_ = selection
-        self.events_ = events
-        self.selected_indices_ = np.array(selection.columns, dtype=int)
-        deps = np.empty(X.shape[1])
-        for event in events:
-            deps[event.column] = event.score
-        self.dependencies_ = deps
+        outcome = get_method(method).select(X, y01, names, params=params, order=self.order,
+                                            seed=self.seed, events=True)
+        self.selection_ = outcome.selection
+        self.events_ = outcome.events
+        self.selected_indices_ = np.array(outcome.selection.columns, dtype=int)
+        scores = np.empty(X.shape[1])
+        for event in outcome.events:
+            scores[event.column] = event.score
+        self.scores_ = scores
         return self
 
     def _get_support_mask(self):
@@ -72,3 +44,80 @@ class KOFSDSelector(SelectorMixin, BaseEstimator):
         mask = np.zeros(self.n_features_in_, dtype=bool)
         mask[self.selected_indices_] = True
         return mask
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
+
+
+class OnlineSelector(_StreamSelectorBase):
+    """scikit-learn selector running any online method over the columns of X.
+
+    Parameters
+    ----------
+    method : str, default "kofsd"
+        An online method (``python -m fsengine methods``).
+    params : dict, optional
+        Its parameters (the rest take their defaults), e.g. ``{"k": 5}``.
+    minority : label, optional
+        The class to select for; default: the smallest class, ties to the first in
+        label order.
+    order : {"natural", "random"}, default "natural"
+        Arrival order of the columns.
+    seed : int, optional
+        Seed of the random order.
+
+    Attributes
+    ----------
+    selection_ : Selection
+    selected_indices_ : ndarray of int
+        Selected columns, in the selector's order.
+    scores_ : ndarray, shape (n_features,)
+        Every column's score as its event reported it (K-OFSD: its dependency alone).
+    events_ : list of StreamEvent
+    """
+
+    def __init__(self, method="kofsd", params=None, minority=None, order="natural", seed=None):
+        self.method = method
+        self.params = params
+        self.minority = minority
+        self.order = order
+        self.seed = seed
+
+    def _method_and_params(self):
+        get_method(self.method).selector(**(self.params or {}))      # online, parameters
+        return self.method, dict(self.params or {})
+
+
+def _spec_selector(method: str, name: str) -> type:
+    """A scikit-learn selector class for ``method`` whose constructor takes the method's
+    parameters directly (their defaults from its spec), plus minority, order and seed."""
+    spec = get_method(method).spec
+    own = dict(spec.defaults())
+    run = {"minority": None, "order": "natural", "seed": None}
+
+    def __init__(self, **kwargs):
+        for key, default in {**own, **run}.items():
+            setattr(self, key, kwargs.pop(key, default))
+        if kwargs:
+            raise TypeError(f"{name} got unexpected parameters {sorted(kwargs)}")
+
+    __init__.__signature__ = inspect.Signature(
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        + [inspect.Parameter(k, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=v)
+           for k, v in {**own, **run}.items()])
+
+    def _method_and_params(self):
+        return method, {key: getattr(self, key) for key in own}
+
+    doc = (f"scikit-learn selector running {spec.label} over the columns of X: "
+           f":class:`OnlineSelector` with ``method={method!r}`` and the method's parameters "
+           f"as constructor arguments ({', '.join(own)}), plus minority, order and seed.")
+    return type(name, (_StreamSelectorBase,), {
+        "__init__": __init__, "_method_and_params": _method_and_params, "__doc__": doc,
+        "__module__": __name__, "__qualname__": name})
+
+
+#: K-OFSD as a scikit-learn selector with its parameters as arguments (``KOFSDSelector(k=5)``).
+KOFSDSelector = _spec_selector("kofsd", "KOFSDSelector")

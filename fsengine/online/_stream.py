@@ -8,13 +8,17 @@ the benchmark and the dashboard's animation all consume the same events.
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Iterator, Sequence
+from typing import ClassVar, Iterator, Sequence
 
 import numpy as np
 
 from fsengine.errors import FSEngineError
+from fsengine.labels import check_binary
+from fsengine.spec import MethodSpec
 
 ORDERS = ("natural", "random")
 
@@ -81,31 +85,30 @@ class Selection:
         return len(self.features)
 
 
-def binary_labels(y) -> np.ndarray:
-    """Check that ``y`` is a 0/1 vector with both classes and return it as int8."""
-    y = np.asarray(y)
-    if y.ndim != 1:
-        raise FSEngineError(f"labels must be one-dimensional, got shape {y.shape}")
-    values = set(np.unique(y).tolist())
-    if not values <= {0, 1}:
-        raise FSEngineError(
-            "labels must be binary: 1 for the minority class, 0 for the rest "
-            f"(got values {sorted(values)[:5]}); binarise with Dataset.binarise(minority)")
-    if values != {0, 1}:
-        raise FSEngineError("labels must contain both classes (1 = minority, 0 = rest)")
-    return y.astype(np.int8)
+def event_columns(event_type: type) -> tuple[str, ...]:
+    """The fields an event type adds to :class:`StreamEvent`'s, in declaration order
+    (the method's own trace columns)."""
+    base = {f.name for f in dataclasses.fields(StreamEvent)}
+    return tuple(f.name for f in dataclasses.fields(event_type) if f.name not in base)
 
 
 class StreamingSelector(ABC):
-    """Base of the online selectors: labels, input checks, ``step`` and the selected set.
+    """Base of the online selectors: parameters, labels, input checks, ``step`` and the set.
 
-    A subclass implements ``_step_block(block, names, columns)``, which decides on
-    the columns of a checked block in arrival order, ``finish`` and ``params``.
+    A selector is built from its parameters alone (``KOFSD(k=5)``) and receives its
+    labels when a stream starts (:meth:`start`), so it can be cloned, compared and
+    pickled before and after. Its parameters are declared once, in the class's
+    :attr:`spec` (:class:`fsengine.spec.MethodSpec`): the constructor's signature,
+    the checks and the run record come from there.
+
+    A subclass declares ``spec`` and implements ``_start()`` (state for the labels
+    ``self.y``, parameters in ``self._params``), ``_step_block(block, names, columns)``,
+    which decides on the columns of a checked block in arrival order, and ``finish``.
 
     Parameters
     ----------
-    y : array of {0, 1}, shape (n_samples,)
-        Class labels, 1 = the minority class, 0 = the rest.
+    **params
+        The method's parameters (see its ``spec``); any left out take their defaults.
 
     Attributes
     ----------
@@ -116,14 +119,83 @@ class StreamingSelector(ABC):
         added; the event then reports NaN). The selection is the same.
     """
 
-    method = ""
+    spec: ClassVar[MethodSpec]
 
-    def __init__(self, y):
-        self.y = binary_labels(y)
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        spec = cls.__dict__.get("spec")
+        if spec is not None:                     # the signature a user sees: the spec's
+            cls.__signature__ = inspect.Signature([
+                inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=p.default)
+                for name, p in spec.parameters.items()])
+
+    def __init__(self, **params):
+        self._params = self.spec.check(params)
         self.score_rejections = True
+        self.y = None
         self.n_seen = 0
         self._selected_names: tuple[str, ...] = ()
         self._selected_columns: tuple[int, ...] = ()
+
+    @property
+    def method(self) -> str:
+        """The method's name ("kofsd")."""
+        return self.spec.name
+
+    def get_params(self) -> dict:
+        """Every parameter's value, defaults included (the constructor's keywords)."""
+        return dict(self._params)
+
+    def clone(self) -> "StreamingSelector":
+        """A new, unstarted selector with the same parameters."""
+        return type(self)(**self._params)
+
+    def __repr__(self) -> str:
+        given = ", ".join(f"{k}={v!r}" for k, v in self._params.items())
+        return f"{type(self).__name__}({given})"
+
+    @property
+    def params(self) -> dict:
+        """The parameters in effect, for a run's record (JSON-ready): those that apply
+        given the others (K-OFSD's ``gamma`` only with ``card="weight"``)."""
+        return self.spec.record(self._params)
+
+    def start(self, y) -> "StreamingSelector":
+        """Begin a stream for the class labels ``y``: forget any earlier stream.
+
+        Parameters
+        ----------
+        y : array of {0, 1}, shape (n_samples,)
+            Class labels, 1 = the minority class, 0 = the rest
+            (:func:`fsengine.labels.check_binary`).
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        FSEngineError
+            For labels that break the rule, or a parameter out of the range the data
+            allow (K-OFSD's K must be below the number of samples).
+        """
+        y = check_binary(y)
+        self._params = self.spec.check(self._params, n_samples=len(y))
+        self.y = y
+        self.n_seen = 0
+        self._selected_names = ()
+        self._selected_columns = ()
+        self._start()
+        return self
+
+    def warnings(self) -> list[str]:
+        """Warnings about the labels and parameters of the started stream (none by
+        default; K-OFSD warns when K is at or above the minority class size)."""
+        return []
+
+    @abstractmethod
+    def _start(self) -> None:
+        """Set up the state of a new stream (``self.y`` and ``self._params`` are set)."""
 
     @property
     def selected(self) -> tuple[str, ...]:
@@ -134,11 +206,6 @@ class StreamingSelector(ABC):
     def selected_columns(self) -> tuple[int, ...]:
         """Column indices of the currently selected features."""
         return self._selected_columns
-
-    @property
-    @abstractmethod
-    def params(self) -> dict:
-        """Every parameter in effect, defaults included (JSON-ready)."""
 
     @abstractmethod
     def finish(self) -> Selection:
@@ -201,6 +268,9 @@ class StreamingSelector(ABC):
         self._step_block(block, names, columns)
 
     def _checked_block(self, block, names: Sequence[str] | None = None) -> np.ndarray:
+        if self.y is None:
+            raise FSEngineError(f"{type(self).__name__} has no labels yet: call "
+                                "start(y) before streaming features into it")
         block = np.asarray(block, dtype=float)
         if block.ndim != 2 or block.shape[0] != len(self.y):
             raise FSEngineError(f"expected {len(self.y)} values per feature (one per sample), "

@@ -9,7 +9,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.labels import one_versus_rest
-from fsengine.rankers import RANKERS, rank_features, score_features
+from fsengine.rankers import rank_features
 
 
 class RankerSelector(SelectorMixin, BaseEstimator):
@@ -18,7 +18,7 @@ class RankerSelector(SelectorMixin, BaseEstimator):
     Parameters
     ----------
     method : str, default "fisher"
-        A key of :data:`RANKERS`.
+        A ranker (``python -m fsengine methods``).
     k : int, default 10
         Number of features to keep.
     params : dict, optional
@@ -46,7 +46,13 @@ class RankerSelector(SelectorMixin, BaseEstimator):
             raise FSEngineError(f"k must be an integer from 1 to {X.shape[1]} (the number of "
                                 f"features), got {self.k!r}")
         y01 = one_versus_rest(y, self.minority)
-        self.scores_ = score_features(self.method, X, y01, **(self.params or {}))
+        from fsengine.methods import get_method     # the registry imports this package
+
+        ranker = get_method(self.method)
+        if ranker.online:
+            raise FSEngineError(f"{self.method} is an online selector: use OnlineSelector",
+                                parameter="method")
+        self.scores_ = ranker.scores(X, y01, **(self.params or {}))
         self.ranking_ = rank_features(self.scores_)
         return self
 
@@ -56,8 +62,3 @@ class RankerSelector(SelectorMixin, BaseEstimator):
         mask[self.ranking_[:self.k]] = True
         return mask
 
-
-__all__ = ["ESTIMATORS", "RANKERS", "RankerSelector", "d_fisher_score", "d_mi_score",
-           "d_pcc_score", "d_s2n_score", "default_clusters", "fisher_score", "hellinger_score",
-           "mi_score", "pcc_score", "pseudo_labels", "rank_features", "relieff_score",
-           "s2n_score", "score_features"]

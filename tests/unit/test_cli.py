@@ -79,10 +79,10 @@ def test_options_reach_the_selector(capsys, srbct):
 
 @pytest.mark.parametrize("argv,fragment", [
     (["select", str(SAMPLE), "--minority", "9"], "minority class '9' is not a class"),
-    (["select", str(SAMPLE), "--minority", "2", "--k", "0"], "K must be"),
-    (["select", str(SAMPLE), "--minority", "2", "--k", "83"], "K must be"),
+    (["select", str(SAMPLE), "--minority", "2", "--k", "0"], "kofsd: --k must be an integer >= 1, got 0"),
+    (["select", str(SAMPLE), "--minority", "2", "--k", "83"], "--k must be an integer from 1 to 82 (the number of samples minus one), got 83"),
     (["select", str(SAMPLE), "--minority", "2", "--alpha", "2"], "alpha must be"),
-    (["select", str(SAMPLE), "--minority", "2", "--k", "seven"], "invalid int value"),
+    (["select", str(SAMPLE), "--minority", "2", "--k", "seven"], "argument --k: 'seven' is not a valid integer"),
     (["select", str(SAMPLE), "--minority", "2", "--method", "magic"], "invalid choice"),
     (["select", str(SAMPLE)], "--minority"),
     (["select", "missing.csv", "--minority", "2"], "file not found"),
@@ -224,11 +224,11 @@ def test_ranker_without_top_writes_every_feature_in_rank_order(capsys, srbct):
 @pytest.mark.parametrize("argv,fragment", [
     (["--method", "kofsd", "--top", "3"], "--top applies to rankers"),
     (["--method", "fisher", "--top", "0"], "--top must be an integer from 1 to 2308"),
-    (["--method", "fisher", "--neighbors", "3"], "--neighbors applies to --method mi|d-mi|relieff"),
-    (["--method", "fisher", "--seed", "3"], "fisher takes no seed"),
+    (["--method", "fisher", "--neighbors", "3"], "--neighbors applies to --method mi|relieff|d-mi, not fisher"),
+    (["--method", "fisher", "--seed", "3"], "--seed does not apply to fisher"),
     (["--method", "pcc", "--order", "random"], "a feature order does not apply"),
-    (["--method", "d-fisher", "--clusters", "0"], "number of clusters"),
-    (["--method", "mi", "--neighbors", "0"], "n_neighbors must be a positive integer"),
+    (["--method", "d-fisher", "--clusters", "0"], "d-fisher: --clusters must be an integer >= 1, got 0"),
+    (["--method", "mi", "--neighbors", "0"], "mi: --neighbors must be an integer >= 1, got 0"),
 ])
 def test_ranker_option_errors(capsys, argv, fragment):
     code, _, err = _run(capsys, "select", str(SAMPLE), "--minority", "2", *argv)
@@ -263,5 +263,5 @@ def test_an_empty_feature_order_is_an_error():
     from fsengine.online import KOFSD, stream_events
 
     with pytest.raises(FSEngineError, match="feature order is empty"):
-        list(stream_events(KOFSD(np.array([0, 1] * 4), k=2), np.zeros((8, 3)), ["a", "b", "c"],
+        list(stream_events(KOFSD(k=2).start(np.array([0, 1] * 4)), np.zeros((8, 3)), ["a", "b", "c"],
                            order=np.array([], dtype=int)))

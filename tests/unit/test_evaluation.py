@@ -25,6 +25,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
 import fsengine.evaluation as evaluation
+import fsengine.methods as methods
 from conftest import SAMPLE
 from fsengine import Dataset, FSEngineError
 from fsengine.cli import main
@@ -400,7 +401,7 @@ def test_top_out_of_range_is_an_error(srbct, top):
 
 # ------------------------------------------------------------------------- no leakage
 
-RECORDED_SOURCES = ("select_on", "score_features", "stream_selection", "StandardScaler.fit",
+RECORDED_SOURCES = ("select_on", "Method.select", "stream_selection", "StandardScaler.fit",
                     "KNeighborsClassifier.fit", "SVC.fit")
 
 
@@ -424,7 +425,7 @@ class Recorder:
 def install_recorders(monkeypatch, rec):
     """Wrap (whatever is in place now) to record the rows each call is given."""
     splits_fn, select_fn = evaluation.stratified_splits, evaluation.select_on
-    score_fn, stream_fn = evaluation.score_features, evaluation.stream_selection
+    method_select, stream_fn = methods.Method.select, methods.stream_selection
     scaler_fit, scaler_fit_transform = StandardScaler.fit, StandardScaler.fit_transform
     knn_fit, svc_fit = KNeighborsClassifier.fit, SVC.fit
 
@@ -436,9 +437,9 @@ def install_recorders(monkeypatch, rec):
         rec.add("select_on", X_train, y_train)
         return select_fn(method, X_train, y_train, *args, **kwargs)
 
-    def score_features(method, X, y, **params):
-        rec.add("score_features", X, y)
-        return score_fn(method, X, y, **params)
+    def select(self, X, y, *args, **kwargs):
+        rec.add("Method.select", X, y)
+        return method_select(self, X, y, *args, **kwargs)
 
     def stream_selection(selector, X, *args, **kwargs):
         rec.add("stream_selection", X, selector.y)
@@ -463,9 +464,10 @@ def install_recorders(monkeypatch, rec):
         rec.add("SVC.fit", np.asarray(X) * scale + mean, y)     # back to the raw rows
         return svc_fit(self, X, y, *args, **kwargs)
 
-    for name, wrapper in [("stratified_splits", stratified_splits), ("select_on", select_on),
-                          ("score_features", score_features), ("stream_selection", stream_selection)]:
+    for name, wrapper in [("stratified_splits", stratified_splits), ("select_on", select_on)]:
         monkeypatch.setattr(evaluation, name, wrapper)
+    monkeypatch.setattr(methods.Method, "select", select)
+    monkeypatch.setattr(methods, "stream_selection", stream_selection)
     monkeypatch.setattr(StandardScaler, "fit", fit)
     monkeypatch.setattr(StandardScaler, "fit_transform", fit_transform)
     monkeypatch.setattr(KNeighborsClassifier, "fit", knn)
@@ -525,7 +527,7 @@ def test_no_row_of_the_test_half_reaches_any_training(monkeypatch):
     assert [(sorted(a), sorted(b)) for a, b in rec.splits] == \
         [(sorted(a), sorted(b)) for a, b in stratified_splits(y, 3, seed=0)]
     for split, source, rows, _ in rec.calls:       # selectors get the whole training half
-        if source in ("select_on", "score_features", "stream_selection"):
+        if source in ("select_on", "Method.select", "stream_selection"):
             assert rows.shape == (20, 12)
     assert len(result.records) == 3 * len(LEAK_METHODS)
 
@@ -555,12 +557,14 @@ def leaky_selection(monkeypatch, ds, y):
 
 
 def leaky_ranker(monkeypatch, ds, y):
-    real = evaluation.score_features
+    real = methods.Method.select
 
-    def score_features(method, X, y_train, **params):            # scores on all the data
-        return real(method, ds.X, y, **params)
+    def select(self, X, y_train, *args, **kwargs):               # ranks on all the data
+        if self.online:
+            return real(self, X, y_train, *args, **kwargs)
+        return real(self, ds.X, y, *args, **kwargs)
 
-    monkeypatch.setattr(evaluation, "score_features", score_features)
+    monkeypatch.setattr(methods.Method, "select", select)
 
 
 def leaky_classifier(monkeypatch, ds, y):
@@ -575,8 +579,8 @@ def leaky_classifier(monkeypatch, ds, y):
 @pytest.mark.parametrize("leak,methods,caught_by", [
     (leaky_splits, ["kofsd", "fisher"], RECORDED_SOURCES),
     (leaky_selection, ["kofsd", "cie-osfs", "fisher"], ("select_on", "stream_selection",
-                                                        "score_features")),
-    (leaky_ranker, ["fisher", "relieff"], ("score_features",)),
+                                                        "Method.select")),
+    (leaky_ranker, ["fisher", "relieff"], ("Method.select",)),
     (leaky_classifier, ["kofsd"], ("StandardScaler.fit", "KNeighborsClassifier.fit",
                                    "SVC.fit")),
 ])
@@ -641,7 +645,7 @@ def test_sweep_progress_counts_over_the_whole_sweep(srbct):
     calls.clear()
     sweep_k(srbct, 2, [3, 5], n_splits=2, progress=lambda *a: calls.append(a))
     assert [(d, t) for d, t, _ in calls] == [(i, 4) for i in range(1, 5)]
-    assert calls[-1][2] == "K=5 split 2/2 kofsd"
+    assert calls[-1][2] == "k=5 split 2/2 kofsd"
 
 
 # ------------------------------------------------------------------------ command line
@@ -748,13 +752,13 @@ def test_cli_sweep_top(capsys, srbct, tmp_path):
 
 
 @pytest.mark.parametrize("argv,fragment", [
-    (["evaluate", "--methods", "kofsd,magic"], "unknown method(s) magic"),
+    (["evaluate", "--methods", "kofsd,magic"], "--methods 'magic' is not a method; choose one of kofsd,"),
     (["evaluate", "--methods", "fisher", "--top", "0"], "top must be an integer"),
     (["evaluate", "--methods", "fisher,pcc", "--top", "3", "--alpha", "0.6"],
      "--alpha applies to kofsd"),
     (["evaluate", "--methods", "kofsd", "--bins", "5"], "--bins applies to"),
     (["evaluate", "--splits", "0", "--methods", "fisher"], "positive integer"),
-    (["sweep", "--k", "3", "--methods", "fisher", "--top", "1..2"], "--k sweeps K-OFSD"),
+    (["sweep", "--k", "3", "--methods", "fisher", "--top", "1..2"], "--k, --over and --values sweep an online selector"),
     (["sweep", "--methods", "fisher", "--top", "1..x"], "not a range"),
     (["sweep", "--k", "1..x"], "not a range"),
     (["sweep", "--k", "5..3"], "empty range"),

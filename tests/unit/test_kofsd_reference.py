@@ -46,7 +46,7 @@ def test_selection_only_runs_reproduce_every_reference_selection_and_stop_early(
     stopped = 0
     for ds, k in RUNS:
         X, y, ref_selected, _, trace = _load(ds, k)
-        selector = KOFSD(y, k=k, alpha=0.5)
+        selector = KOFSD(k=k, alpha=0.5).start(y)
         selector.score_rejections = False
         events = selector.step_many(X, [str(j) for j in range(X.shape[1])], range(X.shape[1]))
         assert list(selector.finish().columns) == ref_selected.tolist()
@@ -100,7 +100,7 @@ def test_theorem_2_does_not_hold_for_this_dependency():
 def test_exact_tie_at_alpha_is_decided_by_the_sequential_sum():
     """ds4, K = 5: a dependency of exactly 1/2 sums to 0.5000000000000001 and passes."""
     X, y, _, ref_deps, _ = _load(4, 5)
-    selector = KOFSD(y, k=5)
+    selector = KOFSD(k=5).start(y)
     deps = selector.single_dependencies(X)
     just_above = np.flatnonzero(ref_deps == np.nextafter(0.5, 1))
     assert len(just_above) > 0

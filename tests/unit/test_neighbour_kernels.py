@@ -42,7 +42,7 @@ def tie_heavy(draw, max_n=16, max_p=5):
         X[:, draw(st.integers(0, p - 1))] = X[:, draw(st.integers(0, p - 1))]
     if draw(st.booleans()):                                    # a constant column
         X[:, draw(st.integers(0, p - 1))] = float(draw(st.integers(0, 3)))
-    n_minority = draw(st.integers(1, n - 1))
+    n_minority = draw(st.integers(2, n - 1))            # the label rule: >= 2 minority samples
     y = np.array(draw(st.permutations([1] * n_minority + [0] * (n - n_minority))))
     return X, y
 
@@ -150,7 +150,7 @@ def test_stream_equals_the_oracle_on_every_set_path(path, data, params, variant,
     expected_events, expected_selected = kofsd_oracle.run(X.tolist(), y.tolist(), order, k, alpha,
                                                           variant=variant, **params)
     with set_path(path):
-        selector = KOFSD(y, k=k, alpha=alpha, variant=variant, **params)
+        selector = KOFSD(k=k, alpha=alpha, variant=variant, **params).start(y)
         columns = isinstance(selector._terms, _neighbours.ColumnSetTerms)
         assert columns is path.endswith("columns")
         assert _events(selector, X, order) == expected_events
@@ -174,7 +174,7 @@ def test_selection_only_runs_stop_rejections_early_and_select_the_same(path, dat
     expected_events, expected_selected = kofsd_oracle.run(X.tolist(), y.tolist(), order, k, alpha,
                                                           variant=variant, **params)
     with set_path(path):
-        selector = KOFSD(y, k=k, alpha=alpha, variant=variant, **params)
+        selector = KOFSD(k=k, alpha=alpha, variant=variant, **params).start(y)
         selector.score_rejections = False
         got = _events(selector, X, order)
     assert [e[:3] + e[4:] for e in got] == [e[:3] + e[4:] for e in expected_events]
@@ -203,7 +203,7 @@ def test_runs_without_events_select_as_the_oracle_on_every_set_path(path, data, 
     _, expected_selected = kofsd_oracle.run(X.tolist(), y.tolist(), order.tolist(), k, alpha,
                                             variant=variant, **params)
     with set_path(path):
-        selector = KOFSD(y, k=k, alpha=alpha, variant=variant, **params)
+        selector = KOFSD(k=k, alpha=alpha, variant=variant, **params).start(y)
         selection = stream_selection(selector, X, [str(j) for j in range(p)], order, chunk=chunk)
     assert list(selection.columns) == expected_selected
 
@@ -290,7 +290,7 @@ def test_large_n_needs_no_n_by_n_memory():
     tracemalloc.start()
     single_feature_neighbour_stats_for_ks(X, y, [7], w)
     set_neighbour_stats_from_columns(X[:, :3].T, w[:3], y, 7)
-    selector = KOFSD(y, k=7, alpha=0.0)
+    selector = KOFSD(k=7, alpha=0.0).start(y)
     list(stream_events(selector, X, [str(j) for j in range(6)]))
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()

@@ -46,7 +46,7 @@ def test_capacity_needs_at_least_one_feature(t):
 
 def test_events_report_capacity_of_all_arrivals_not_only_relevant_ones():
     y = np.array([1, 1, 0, 0])
-    selector = OFSFPD(y)
+    selector = OFSFPD().start(y)
     # Alternate a relevant feature with an anti-correlated (irrelevant) one.
     relevant, irrelevant = [1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 1.0]
     caps = [selector.step(relevant if t % 2 else irrelevant).capacity for t in range(1, 21)]
@@ -115,14 +115,14 @@ F_ORTHO = [1.0, 0.0, 1.0, 0.0]          # corr exactly 0
 
 @pytest.mark.parametrize("relevance", ["positive", "absolute"])
 def test_zero_correlation_is_irrelevant(relevance):
-    event = OFSFPD(Y4, relevance=relevance).step(F_ORTHO, "f")
+    event = OFSFPD(relevance=relevance).start(Y4).step(F_ORTHO, "f")
     assert event.score == 0.0
     assert (event.entered, event.action, event.selected) == (False, "irrelevant", ())
 
 
 def test_negative_correlation_irrelevant_when_positive_relevant_when_absolute():
-    pos = OFSFPD(Y4, relevance="positive").step(F_ANTI, "f")
-    ab = OFSFPD(Y4, relevance="absolute").step(F_ANTI, "f")
+    pos = OFSFPD(relevance="positive").start(Y4).step(F_ANTI, "f")
+    ab = OFSFPD(relevance="absolute").start(Y4).step(F_ANTI, "f")
     assert pos.score == pytest.approx(-1.0) and ab.score == pytest.approx(-1.0)
     assert (pos.entered, pos.action, pos.selected) == (False, "irrelevant", ())
     assert (ab.entered, ab.action, ab.selected) == (True, "added", ("f",))
@@ -132,7 +132,7 @@ def test_negative_correlation_irrelevant_when_positive_relevant_when_absolute():
 @pytest.mark.parametrize("relevance", ["positive", "absolute"])
 @pytest.mark.parametrize("value", [0.0, 1.0, 5.0, -2.0, 0.5])
 def test_constant_feature_with_exact_mean_is_irrelevant(relevance, value):
-    event = OFSFPD(np.array([1] * 7 + [0] * 13), relevance=relevance).step(np.full(20, value))
+    event = OFSFPD(relevance=relevance).start(np.array([1] * 7 + [0] * 13)).step(np.full(20, value))
     assert not event.entered and event.action == "irrelevant"
 
 
@@ -145,15 +145,10 @@ def test_constant_feature_is_never_relevant(relevance):
     for n in (7, 10, 13, 20):
         y = np.array([1] * (n // 3) + [0] * (n - n // 3))
         for value in (0.1, 0.3, 0.7, 1.1, 3.3, 0.001, 123.456):
-            event = OFSFPD(y, relevance=relevance).step(np.full(n, value))
+            event = OFSFPD(relevance=relevance).start(y).step(np.full(n, value))
             if event.entered or event.action != "irrelevant":
                 admitted.append((n, value, event.score))
     assert admitted == []
-
-
-def test_invalid_relevance_raises():
-    with pytest.raises(FSEngineError):
-        OFSFPD(Y4, relevance="negative")
 
 
 # --------------------------------------------------------- a stream worked out by hand
@@ -173,7 +168,7 @@ HAND = {"f1": [1, 1, 0, 0], "f2": [1, 0, 0, 0], "f3": [1, 0, 1, 0], "f4": [0, 1,
 
 
 def _hand_stream(relevance, upto):
-    selector = OFSFPD(Y4, relevance=relevance)
+    selector = OFSFPD(relevance=relevance).start(Y4)
     events = [selector.step(np.array(HAND[n], float), n) for n in list(HAND)[:upto]]
     return selector, events
 
@@ -244,7 +239,7 @@ def test_hand_stream_absolute_four_way_ranking_with_tie_broken_by_arrival():
 @pytest.mark.parametrize("names", [("a", "b"), ("z", "a")])
 def test_identical_features_tie_goes_to_the_first_arrival(names):
     # Identical columns have identical objectives: each dominates the other with degree 1.
-    selector = OFSFPD(Y4)
+    selector = OFSFPD().start(Y4)
     f = np.array([3.0, 2.0, 1.0, 0.5])
     selector.step(f, names[0])
     event = selector.step(f.copy(), names[1])
@@ -254,7 +249,7 @@ def test_identical_features_tie_goes_to_the_first_arrival(names):
 
 
 def test_tie_breaking_by_arrival_among_three_identical():
-    selector = OFSFPD(Y4)
+    selector = OFSFPD().start(Y4)
     f = [2.0, 3.0, 1.0, 0.0]
     events = [selector.step(f, n) for n in ("c", "b", "a")]
     # t = 2: cap 1 -> keep c, drop b; t = 3: cap 2 -> S = {c, a}, no ranking.
@@ -281,7 +276,7 @@ def test_exact_tie_from_an_affine_duplicate_goes_to_the_first_arrival():
     # The hand argument's premises, checked from the definitions:
     assert _pearson(list(A8), yl) > _pearson(list(X8), yl) > 0
     assert _cosine(list(B8), yl) > max(_cosine(list(A8), yl), _cosine(list(X8), yl))
-    selector = OFSFPD(Y8)
+    selector = OFSFPD().start(Y8)
     selector.step(-Y8.astype(float), "Z")       # t = 1: irrelevant (corr -1)
     selector.step(X8, "X")                      # t = 2: cap 1, S = {X}
     selector.step(A8, "A")                      # t = 3: cap 2, S = {X, A}
@@ -294,7 +289,7 @@ def test_exact_tie_from_an_affine_duplicate_goes_to_the_first_arrival():
 # ------------------------------------------------------------------------ finish()
 
 def test_finish_on_empty_and_single_member_sets():
-    selector = OFSFPD(Y4)
+    selector = OFSFPD().start(Y4)
     assert selector.finish().features == ()
     selector.step(F_ORTHO, "zero")
     assert selector.finish().features == ()
@@ -410,7 +405,7 @@ def test_engine_matches_slow_definition(seed, order_kind, relevance):
     X, y, names = _dataset(seed)
     order = feature_order(X.shape[1], order_kind, seed=seed)
     expected = slow_ofsfpd(X, y, names, order, relevance)
-    selector = OFSFPD(y, relevance=relevance)
+    selector = OFSFPD(relevance=relevance).start(y)
     got = [selector.step(X[:, c], names[c], int(c)) for c in order]
     n_rankings = 0
     for t, (e, want) in enumerate(zip(got, expected), start=1):
@@ -431,7 +426,7 @@ def test_engine_matches_slow_definition(seed, order_kind, relevance):
 def test_action_is_consistent_with_entered_and_dropped(seed, order_kind, relevance):
     X, y, names = _dataset(seed)
     order = feature_order(X.shape[1], order_kind, seed=seed)
-    selector = OFSFPD(y, relevance=relevance)
+    selector = OFSFPD(relevance=relevance).start(y)
     for c in order:
         e = selector.step(X[:, c], names[c], int(c))
         expected = ("irrelevant" if not e.entered else
@@ -448,7 +443,7 @@ def test_action_is_consistent_with_entered_and_dropped(seed, order_kind, relevan
 @pytest.mark.parametrize("relevance", ["positive", "absolute"])
 def test_finish_ranks_by_dominance_with_correlation_scores(relevance):
     X, y, names = _dataset(5)
-    selector = OFSFPD(y, relevance=relevance)
+    selector = OFSFPD(relevance=relevance).start(y)
     for c in range(X.shape[1]):
         selector.step(X[:, c], names[c], c)
     final = selector.finish()
@@ -473,12 +468,12 @@ def test_finish_ranks_by_dominance_with_correlation_scores(relevance):
 # --------------------------------------------------------- step vs chunked streaming
 
 def _run_step(X, y, names, order, relevance):
-    selector = OFSFPD(y, relevance=relevance)
+    selector = OFSFPD(relevance=relevance).start(y)
     return [selector.step(X[:, c], names[c], int(c)) for c in order]
 
 
 def _run_stream(X, y, names, order, relevance):
-    return list(stream_events(OFSFPD(y, relevance=relevance), X, names, order, chunk=7))
+    return list(stream_events(OFSFPD(relevance=relevance).start(y), X, names, order, chunk=7))
 
 
 DECISION_FIELDS = ("step", "feature", "column", "action", "selected", "selected_columns",

@@ -27,7 +27,7 @@ from fsengine.rankers import (RANKERS, RankerSelector, d_fisher_score, default_c
                               pseudo_labels, rank_features, relieff_score, s2n_score,
                               score_features)
 from fsengine.rankers._decomposition import compute_pseudo_labels
-from fsengine.runs import run_ranking
+from fsengine.runs import run_selection
 
 TOL = 1e-12
 SQRT2, SQRT3 = math.sqrt(2), math.sqrt(3)
@@ -712,12 +712,12 @@ def test_run_selection_equals_ranker_selector(srbct, method, params, seed):
 def test_run_ranking_small_dataset_by_hand():
     data = Dataset(X=TINY_X.copy(order="F"), labels=np.array(["x", "x", "x", "y", "y"]),
                    feature_names=("f0", "f1", "f2"), label_column="class")
-    result = run_ranking(data, "y", "fisher", top=2)
+    result = run_selection(data, "y", "fisher", top=2)
     assert result.selection.features == ("f0", "f2")
     assert result.selection.scores == pytest.approx((4.0, 1 / 16))
-    everything = run_ranking(data, "y", "fisher")
+    everything = run_selection(data, "y", "fisher")
     assert everything.selection.columns == (0, 2, 1)
-    assert run_ranking(data, "y", "d-fisher").params["n_clusters"] == default_clusters(
+    assert run_selection(data, "y", "d-fisher").params["n_clusters"] == default_clusters(
         np.array([0, 0, 0, 1, 1]))
 
 
@@ -767,11 +767,17 @@ def test_invalid_selector_parameters_raise(kwargs):
         RankerSelector(**kwargs).fit(X_OK, Y_OK)
 
 
-def test_selector_needs_minority_for_multi_class_or_equal_sizes():
-    with pytest.raises(FSEngineError):
-        RankerSelector(k=1).fit(THREE_X, THREE_Y)
-    with pytest.raises(FSEngineError):
-        RankerSelector(k=1).fit(np.arange(4.)[:, None], [0, 0, 1, 1])
+def test_selector_defaults_to_the_smallest_class_ties_to_the_first():
+    # The one label rule (fsengine.labels): the smallest class, ties to the first in order.
+    X = np.array([[0.0, 5.0], [0.1, 1.0], [3.0, 2.0], [3.1, 4.0]])
+    tied = RankerSelector(k=1).fit(X, [7, 7, 9, 9])          # 7 and 9 tie: 7 is the minority
+    named = RankerSelector(k=1, minority=7).fit(X, [7, 7, 9, 9])
+    assert tied.scores_.tolist() == named.scores_.tolist()
+    flipped = RankerSelector(k=1, minority=9).fit(X, [7, 7, 9, 9])
+    assert flipped.scores_.tolist() == named.scores_.tolist()   # Fisher is symmetric
+    with pytest.raises(FSEngineError) as caught:
+        RankerSelector(k=1).fit(X, [7, 8, 8, 8])           # the smallest class has 1 sample
+    assert caught.value.parameter == "minority"
 
 
 @pytest.mark.parametrize("kwargs", [{"top": 0}, {"top": 4}, {"top": 1.0}, {"seed": 1},

@@ -1,0 +1,238 @@
+"""The registry of methods and the one protocol that runs any of them.
+
+Every front end (command line, evaluation, sweeps, stability, the live stream, the
+dashboard's pages, the scikit-learn wrappers) finds a method here by name and runs it
+through :meth:`Method.select`; online selectors also give their stream of events
+(:meth:`Method.selector`). A new online selector is one module with a
+:class:`fsengine.online.StreamingSelector` subclass declaring its ``spec``, plus one
+line in :data:`ONLINE_SELECTORS`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from fsengine.errors import FSEngineError, is_integer_in
+from fsengine.online import (CIEOSFS, KOFSD, OFSFPD, Selection, StreamEvent, StreamingSelector,
+                             event_columns, feature_order, stream_events, stream_selection)
+from fsengine.rankers import RANKER_TABLE, default_clusters, rank_features
+from fsengine.spec import MethodSpec
+
+#: The online selectors, in the order the front ends list them (one line per method).
+ONLINE_SELECTORS: list[type[StreamingSelector]] = [KOFSD, OFSFPD, CIEOSFS]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one run of a method on a matrix gave.
+
+    Attributes
+    ----------
+    selection : Selection
+    events : list of StreamEvent
+        One per streamed feature (online selectors asked for events), else empty.
+    params : dict
+        The method's parameters in effect (the run record's part).
+    seconds : float
+        Wall-clock time of the stream or the scoring.
+    scores : ndarray or None
+        Rankers: every feature's score.
+    warnings : tuple of str
+        What the selector warned about the labels and parameters (K-OFSD: K too large).
+    """
+
+    selection: Selection
+    events: list[StreamEvent]
+    params: dict
+    seconds: float
+    scores: np.ndarray | None = None
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Method:
+    """A registered method: its specification and its implementation.
+
+    Attributes
+    ----------
+    spec : MethodSpec
+    implementation : type or callable
+        The :class:`StreamingSelector` subclass of an online method, or the score
+        function ``score(X, y, **params)`` of a ranker.
+    """
+
+    spec: MethodSpec
+    implementation: type | Callable
+
+    @property
+    def name(self) -> str:
+        """The method's name ("kofsd")."""
+        return self.spec.name
+
+    @property
+    def online(self) -> bool:
+        """Whether the method streams features (else it ranks them)."""
+        return self.spec.online
+
+    def trace_columns(self) -> tuple[str, ...]:
+        """The fields this method's events add to every event's (its trace columns)."""
+        return event_columns(self.spec.event) if self.spec.event is not None else ()
+
+    def selector(self, **params) -> StreamingSelector:
+        """A new, unstarted online selector with ``params`` (checked by the spec)."""
+        if not self.online:
+            raise FSEngineError(f"{self.name} is a ranker: it scores all features at once "
+                                "and has no stream")
+        return self.implementation(**params)
+
+    def ranker_params(self, y, params: dict) -> tuple[dict, dict]:
+        """A ranker's checked parameters and its record (computed defaults filled in)."""
+        values = self.spec.check(params, n_samples=len(y))
+        record = dict(values)
+        if "n_clusters" in record and record["n_clusters"] is None:
+            record["n_clusters"] = default_clusters(y)
+        return values, record
+
+    def scores(self, X, y, **params) -> np.ndarray:
+        """A ranker's score of every column of ``X`` for binary labels ``y``."""
+        values, _ = self.ranker_params(y, params)
+        return self.implementation(X, y, **values)
+
+    def select(self, X: np.ndarray, y: np.ndarray, names: Sequence[str], *,
+               params: dict | None = None, order: str = "natural", seed: int | None = None,
+               top: int | None = None, events: bool = False) -> Outcome:
+        """Select features of ``X`` for the 0/1 labels ``y``: the one way to run a method.
+
+        Parameters
+        ----------
+        X : ndarray, shape (n_samples, n_features)
+        y : array of {0, 1}
+            1 = the minority class.
+        names : sequence of str
+            Feature names, one per column.
+        params : dict, optional
+            The method's parameters (its spec's); the rest take their defaults.
+        order : {"natural", "random"}
+            Online selectors: arrival order of the features.
+        seed : int, optional
+            Online selectors: seed of the random order. Rankers with a ``seed``
+            parameter (k-means of the decomposition rankers): that parameter.
+        top : int, optional
+            Rankers: how many of the best features to keep (default: all, in rank
+            order). Online selectors decide their number themselves.
+        events : bool
+            Online selectors: keep every step's event (a trace). Without events the
+            selector may skip work only events need; the selection is the same.
+
+        Returns
+        -------
+        Outcome
+
+        Raises
+        ------
+        FSEngineError
+            For a parameter the method does not take or out of its range, an order
+            for a ranker or a ``top`` for an online selector.
+        """
+        params = dict(params or {})
+        if self.online:
+            if top is not None:
+                raise FSEngineError(f"applies to rankers; {self.name} decides how many "
+                                    "features to keep", parameter="top")
+            selector = self.selector(**params).start(y)
+            arrival = feature_order(X.shape[1], order, seed)
+            start = time.perf_counter()
+            if events:
+                kept = list(stream_events(selector, X, names, arrival))
+                selection = selector.finish()
+            else:
+                kept = []
+                selection = stream_selection(selector, X, names, arrival)
+            seconds = time.perf_counter() - start
+            return Outcome(selection, kept, selector.params, seconds,
+                           warnings=tuple(selector.warnings()))
+        if order != "natural":
+            raise FSEngineError(f"{self.name} is a ranker: it scores all features at once, "
+                                "so a feature order does not apply", parameter="order")
+        if top is not None and not is_integer_in(top, 1, X.shape[1]):
+            raise FSEngineError(f"must be an integer from 1 to {X.shape[1]} (the number of "
+                                f"features), got {top!r}", parameter="top")
+        if seed is not None:
+            if "seed" not in self.spec.parameters:
+                raise FSEngineError(f"does not apply to {self.name} (only rankers with "
+                                    "k-means, d-*, take a seed)", parameter="seed")
+            params["seed"] = seed
+        values, record = self.ranker_params(y, params)
+        start = time.perf_counter()
+        scores = self.implementation(X, y, **values)
+        seconds = time.perf_counter() - start
+        ranking = rank_features(scores)[:top]
+        selection = Selection(self.name, tuple(names[j] for j in ranking),
+                              tuple(int(j) for j in ranking),
+                              tuple(float(scores[j]) for j in ranking),
+                              "ranked by descending score")
+        return Outcome(selection, [], record, seconds, scores)
+
+    def selections_over(self, X: np.ndarray, y: np.ndarray, names: Sequence[str],
+                        parameter: str, values: Sequence, params: dict | None = None
+                        ) -> dict:
+        """The selection for each value of one parameter, others fixed (natural order).
+
+        A selector class may share work across the values (K-OFSD sorts each block
+        once for every K: ``selections_over`` on the class); the selections equal
+        separate runs.
+
+        Returns
+        -------
+        dict
+            value -> Selection.
+        """
+        params = dict(params or {})
+        if parameter in params:
+            raise FSEngineError(f"is swept: give its values, not a single value",
+                                parameter=parameter, method=self.name)
+        shared = getattr(self.implementation, "selections_over", None)
+        if shared is not None:
+            found = shared(X, y, names, parameter, values, params)
+            if found is not None:
+                return found
+        return {v: self.select(X, y, names, params={**params, parameter: v}).selection
+                for v in values}
+
+
+def _build_registry() -> dict[str, Method]:
+    registry: dict[str, Method] = {}
+    entries = [(cls.spec, cls) for cls in ONLINE_SELECTORS] + list(RANKER_TABLE)
+    for spec, implementation in entries:
+        if spec.name in registry:
+            raise RuntimeError(f"two methods are named {spec.name!r}")
+        registry[spec.name] = Method(spec, implementation)
+    return registry
+
+
+#: Every method by name: online selectors, then rankers.
+REGISTRY: dict[str, Method] = _build_registry()
+#: Names of the online selectors and of the rankers.
+ONLINE_METHODS = tuple(name for name, m in REGISTRY.items() if m.online)
+RANKER_METHODS = tuple(name for name, m in REGISTRY.items() if not m.online)
+#: Every method name: online selectors, then rankers.
+METHODS = tuple(REGISTRY)
+
+
+def get_method(name: str) -> Method:
+    """The registered method ``name``.
+
+    Raises
+    ------
+    FSEngineError
+        With ``parameter="method"`` and the known names, for an unknown name.
+    """
+    try:
+        return REGISTRY[name]
+    except (KeyError, TypeError):
+        raise FSEngineError(f"{name!r} is not a method; choose one of {', '.join(METHODS)}",
+                            parameter="method") from None

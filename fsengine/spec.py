@@ -1,0 +1,301 @@
+"""Method specifications: every method's name, citation and parameters, declared once.
+
+A method (an online selector or a ranker) carries one :class:`MethodSpec`. Its
+parameters are :class:`Param` objects (:class:`Int`, :class:`Real`, :class:`Choice`,
+:class:`Bool`) that know their default, range or choices, one line of help and the
+paper equation or code line they come from. Validation, the run record, the command
+line's options, the dashboard's widgets, the repeat command line, the trace columns,
+the scikit-learn wrapper and the docs' parameter tables are all read from them, in
+the manner of scikit-learn's ``_parameter_constraints``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import numbers
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from fsengine.errors import FSEngineError
+
+#: The kinds of method: streaming selectors and filter rankers.
+ONLINE, RANKER = "online", "ranker"
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a method.
+
+    Attributes
+    ----------
+    default : object
+        The value used when the parameter is not given.
+    help : str
+        One line: what the parameter does.
+    source : str
+        Where it comes from (paper equation, algorithm line or the authors' code).
+    label : str
+        Display name (dashboard widgets, docs); default: the parameter's name.
+    when : tuple (name, values), optional
+        The parameter applies only when parameter ``name`` has one of ``values``
+        (K-OFSD's ``gamma`` only with ``card="weight"``); otherwise it is left out of
+        the run record and the dashboard hides it.
+    flag : str, optional
+        Command-line flag without dashes (default: the name, ``_`` as ``-``).
+    name : str
+        Set by :class:`MethodSpec` from its key.
+    """
+
+    default: Any
+    help: str
+    source: str = ""
+    label: str = ""
+    when: tuple[str, tuple] | None = None
+    flag: str | None = None
+    name: str = ""
+
+    kind = "value"
+
+    def named(self, name: str) -> "Param":
+        """This parameter under ``name`` (its label defaults to the name)."""
+        return dataclasses.replace(self, name=name, label=self.label or name)
+
+    @property
+    def cli_flag(self) -> str:
+        """The command-line flag: ``--`` + (``flag`` or the name with ``_`` as ``-``)."""
+        return "--" + (self.flag or self.name.replace("_", "-"))
+
+    def _error(self, problem: str, method: str | None) -> FSEngineError:
+        return FSEngineError(problem, parameter=self.name, method=method)
+
+    def check(self, value, *, method: str | None = None, n_samples: int | None = None):
+        """``value`` as the method stores it, or FSEngineError naming the parameter."""
+        return value
+
+    def parse(self, text: str):
+        """A command-line string as a value of this parameter (ValueError if it is not)."""
+        return text
+
+    def range_text(self) -> str:
+        """The allowed values, for help and docs."""
+        return ""
+
+    def applies(self, params: Mapping[str, Any]) -> bool:
+        """Whether this parameter is in effect given the other parameters' values."""
+        return self.when is None or params.get(self.when[0]) in self.when[1]
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True)
+class Int(Param):
+    """An integer in ``[low, high]``.
+
+    ``high`` may be a function of the number of samples (checked when the labels are
+    known), described by ``high_text``; ``none`` allows None (a default computed from
+    the data, described by ``none_text``); ``ui_high`` caps dashboard sliders.
+    """
+
+    low: int = 1
+    high: int | Callable[[int], int] | None = None
+    high_text: str = ""
+    none: bool = False
+    none_text: str = ""
+    ui_high: int | None = None
+
+    kind = "int"
+
+    def check(self, value, *, method=None, n_samples=None):
+        if value is None and self.none:
+            return None
+        high = self.high(n_samples) if callable(self.high) and n_samples is not None else (
+            None if callable(self.high) else self.high)
+        if not (isinstance(value, numbers.Integral) and not isinstance(value, bool)
+                and value >= self.low and (high is None or value <= high)):
+            bound = f"from {self.low} to {high}" if high is not None else f">= {self.low}"
+            if high is not None and self.high_text:
+                bound += f" ({self.high_text})"
+            raise self._error(f"must be an integer {bound}, got {value!r}", method)
+        return int(value)
+
+    def parse(self, text: str):
+        if self.none and text.strip().lower() in ("", "none", "auto"):
+            return None
+        return int(text)
+
+    def range_text(self) -> str:
+        if self.high is None:
+            text = f"integer >= {self.low}"
+        elif callable(self.high):
+            text = f"integer from {self.low} to {self.high_text}"
+        else:
+            text = f"integer from {self.low} to {self.high}"
+        return text + (f"; none: {self.none_text}" if self.none else "")
+
+
+@dataclass(frozen=True)
+class Real(Param):
+    """A real number in an interval (``low_open`` / ``high_open`` exclude the ends)."""
+
+    low: float = -math.inf
+    high: float = math.inf
+    low_open: bool = False
+    high_open: bool = False
+    step: float | None = None
+
+    kind = "real"
+
+    def check(self, value, *, method=None, n_samples=None):
+        ok = _is_number(value) and not math.isnan(value)
+        if ok:
+            ok = (value > self.low if self.low_open else value >= self.low) and \
+                 (value < self.high if self.high_open else value <= self.high)
+        if not ok:
+            raise self._error(f"must be a number in {self.range_text()}, got {value!r}", method)
+        return float(value)
+
+    def parse(self, text: str):
+        return float(text)
+
+    def range_text(self) -> str:
+        left = "(" if self.low_open or self.low == -math.inf else "["
+        right = ")" if self.high_open or self.high == math.inf else "]"
+        return f"{left}{_number_text(self.low)}, {_number_text(self.high)}{right}"
+
+
+def _number_text(x: float) -> str:
+    if x == math.inf:
+        return "inf"
+    if x == -math.inf:
+        return "-inf"
+    return f"{x:g}"
+
+
+@dataclass(frozen=True)
+class Choice(Param):
+    """One of a fixed set of strings; ``choices`` maps each to one line saying what it is."""
+
+    choices: Mapping[str, str] = field(default_factory=dict)
+
+    kind = "choice"
+
+    def check(self, value, *, method=None, n_samples=None):
+        if not isinstance(value, str) or value not in self.choices:
+            raise self._error(f"must be one of {', '.join(self.choices)}, got {value!r}", method)
+        return value
+
+    def range_text(self) -> str:
+        return " | ".join(self.choices)
+
+
+@dataclass(frozen=True)
+class Bool(Param):
+    """True or False."""
+
+    kind = "bool"
+
+    def check(self, value, *, method=None, n_samples=None):
+        if not isinstance(value, (bool,)) and type(value).__name__ != "bool_":
+            raise self._error(f"must be True or False, got {value!r}", method)
+        return bool(value)
+
+    def parse(self, text: str):
+        lowered = text.strip().lower()
+        if lowered in ("true", "yes", "1"):
+            return True
+        if lowered in ("false", "no", "0"):
+            return False
+        raise ValueError(text)
+
+    def range_text(self) -> str:
+        return "true | false"
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """Everything the front ends need to know about a method, declared once.
+
+    Attributes
+    ----------
+    name : str
+        The method's name on the command line and in records ("kofsd").
+    label : str
+        Display name ("K-OFSD").
+    citation : str
+        The paper (authors, title, venue, year).
+    kind : {"online", "ranker"}
+    score : str
+        What a feature's score means (the selection CSV's ``score`` column).
+    set_score : str
+        What the selected set's score means (online selectors; the Stream page's curve).
+    parameters : dict of str -> Param
+        Every parameter, in the order of the constructor (rankers: of the score function).
+    actions : dict of str -> str
+        Online selectors: each action an event can report and what it means.
+    action_codes : dict of str -> int
+        Numeric codes of the actions in the authors' trace files, where they have them.
+    event : type, optional
+        The event dataclass an online selector's step returns.
+    """
+
+    name: str
+    label: str
+    citation: str
+    kind: str
+    score: str
+    parameters: dict[str, Param] = field(default_factory=dict)
+    set_score: str = ""
+    actions: dict[str, str] = field(default_factory=dict)
+    action_codes: dict[str, int] = field(default_factory=dict)
+    event: type | None = None
+
+    def __post_init__(self):
+        named = {name: p.named(name) for name, p in self.parameters.items()}
+        object.__setattr__(self, "parameters", named)
+
+    @property
+    def online(self) -> bool:
+        """Whether the method is a streaming selector (else a ranker)."""
+        return self.kind == ONLINE
+
+    def defaults(self) -> dict:
+        """Every parameter's default."""
+        return {name: p.default for name, p in self.parameters.items()}
+
+    def check(self, params: Mapping[str, Any], *, n_samples: int | None = None) -> dict:
+        """Every parameter checked, defaults filled in.
+
+        Parameters
+        ----------
+        params : mapping
+            Parameters given by the caller.
+        n_samples : int, optional
+            Number of samples, for bounds that depend on the data (K <= n - 1).
+
+        Returns
+        -------
+        dict
+            Every parameter's value, in declaration order.
+
+        Raises
+        ------
+        FSEngineError
+            For a parameter the method does not take (``parameter`` names it) or a
+            value outside its range or choices.
+        """
+        unknown = [name for name in params if name not in self.parameters]
+        if unknown:
+            takes = ", ".join(self.parameters) or "no parameters"
+            raise FSEngineError(f"is not a parameter of {self.name} (it takes {takes})",
+                                parameter=unknown[0], method=self.name)
+        values = {**self.defaults(), **params}
+        return {name: p.check(values[name], method=self.name, n_samples=n_samples)
+                for name, p in self.parameters.items()}
+
+    def record(self, values: Mapping[str, Any]) -> dict:
+        """The parameters in effect for a run's record: those that apply given the others."""
+        return {name: values[name] for name, p in self.parameters.items()
+                if p.applies(values)}
