@@ -309,6 +309,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "means, and each parameter with its flag, range, default, help and "
                     "source in the paper or the authors' code.")
     met.add_argument("--json", action="store_true", help="write the list as JSON")
+    met.add_argument("--markdown", action="store_true",
+                     help="write the parameter tables as Markdown (docs/METHODS.md)")
     return parser
 
 
@@ -523,7 +525,43 @@ def methods_description() -> list[dict]:
     return described
 
 
+def methods_markdown() -> str:
+    """Every method's parameter table in Markdown: docs/METHODS.md, generated from the
+    specs (``python -m fsengine methods --markdown > docs/METHODS.md``; a test checks it)."""
+    lines = ["# Methods and their parameters", "",
+             "Generated from the method specifications by `python -m fsengine methods "
+             "--markdown`; do not edit by hand (a test compares this file with the specs).",
+             ""]
+    for m in methods_description():
+        lines += [f"## `{m['name']}`: {m['label']} ({m['kind']})", "", m["citation"] + ".", "",
+                  f"Score of a feature: {m['score']}."]
+        if m["set_score"]:
+            lines.append(f"Score of the selected set: {m['set_score']}.")
+        if m["actions"]:
+            lines += ["", "| action | meaning |", "|---|---|"]
+            lines += [f"| `{a}` | {d} |" for a, d in m["actions"].items()]
+            lines += ["", "Trace columns of its own: "
+                      + (", ".join(f"`{c}`" for c in m["trace_columns"]) or "none") + "."]
+        lines.append("")
+        if m["parameters"]:
+            lines += ["| parameter | flag | values | default | what it does | source |",
+                      "|---|---|---|---|---|---|"]
+            for p in m["parameters"]:
+                when = "".join(f" (only with `{k}={'|'.join(v)}`)"
+                               for k, v in (p["applies_when"] or {}).items())
+                values = p["range"].replace(" | ", ", ")
+                lines.append(f"| `{p['name']}` | `{p['flag']}` | {values} | "
+                             f"`{p['default']}` | {p['help']}{when} | {p['source']} |")
+        else:
+            lines.append("No parameters.")
+        lines.append("")
+    return "\n".join(lines)
+
+
 def _cmd_methods(args) -> None:
+    if args.markdown:
+        sys.stdout.write(methods_markdown())
+        return
     described = methods_description()
     if args.json:
         sys.stdout.write(json.dumps(described, indent=2) + "\n")

@@ -250,3 +250,28 @@ def test_the_registry_lists_each_method_once_with_a_complete_spec():
             spec.check({param.name: param.default})          # the default is valid
         if spec.online:
             assert spec.set_score and spec.actions and spec.event is not None
+
+
+def test_the_docs_parameter_tables_are_the_specs():
+    from pathlib import Path
+
+    from fsengine.cli import methods_markdown
+
+    docs = Path(__file__).resolve().parents[2] / "docs" / "METHODS.md"
+    assert docs.read_text() == methods_markdown(), (
+        "docs/METHODS.md is out of date: python -m fsengine methods --markdown > docs/METHODS.md")
+    for name, method in REGISTRY.items():
+        for param in method.spec.parameters.values():
+            assert f"| `{param.name}` | `{param.cli_flag}` |" in docs.read_text()
+
+
+def test_methods_command_lists_every_method_as_json(capsys):
+    import json
+
+    assert main(["methods", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert [m["name"] for m in listed] == list(METHODS)
+    for m in listed:
+        spec = get_method(m["name"]).spec
+        assert [p["name"] for p in m["parameters"]] == list(spec.parameters)
+        assert [p["default"] for p in m["parameters"]] == list(spec.defaults().values())
