@@ -9,6 +9,7 @@ from typing import Any, Callable
 
 import streamlit as st
 
+from dashboard import messages
 from fsengine import Dataset, FSEngineError, load_dataset
 
 SAMPLE_PATH = Path(__file__).resolve().parent.parent / "sample_data" / "SRBCT.parquet"
@@ -57,7 +58,8 @@ def current() -> LoadedData:
         try:
             load_into_session(SAMPLE_PATH.read_bytes(), SAMPLE_PATH.name)
         except (OSError, FSEngineError) as exc:
-            st.error(f"The bundled sample data set could not be loaded: {exc}")
+            st.error("The bundled sample data set could not be loaded: "
+                     f"{messages.describe(exc)}")
             st.stop()
     return st.session_state["data"]
 

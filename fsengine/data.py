@@ -30,6 +30,7 @@ from fsengine.io.columns import (
     label_values,
 )
 from fsengine.io.orientation import (
+    HintedError,
     genes_in_rows_hint,
     raise_duplicates,
     sample_id_column,
@@ -217,7 +218,8 @@ def load_dataset(source: Source, *, label: str | None = None, transpose: bool = 
     Raises
     ------
     FSEngineError
-        For any problem with the file, naming the column and row.
+        For any problem with the file, naming the column and row (also as the fields
+        ``column`` and ``row``) and the option that may fix it (``remedy_option``).
 
     Notes
     -----
@@ -233,8 +235,8 @@ def load_dataset(source: Source, *, label: str | None = None, transpose: bool = 
 
     A file that looks like genes in rows (a first column of unique names containing
     label/class/target, or far more rows than columns with a first column of names)
-    loaded without ``transpose`` is an error, or has the hint added to the error,
-    suggesting ``--transpose`` / the 'Genes in rows' toggle.
+    loaded without ``transpose`` is an error, or has the hint added to the error
+    (:class:`~fsengine.io.orientation.HintedError`), with ``remedy_option="transpose"``.
 
     A file whose features are all constant is an error, with or without
     ``drop_constant``: no feature can tell the classes apart.
@@ -281,14 +283,14 @@ def _load(source: Source, *, label, transpose, drop_constant, name) -> Dataset:
     id_column = None
     if not transpose and sample_names is None:
         id_column = sample_id_column(table)
-    hint = "" if transpose else genes_in_rows_hint(table, id_column, label, source_name)
+    hint = None if transpose else genes_in_rows_hint(table, id_column, label, source_name)
     matrix = (parsed.matrix, parsed.matrix_columns) if parsed.matrix is not None else None
     try:
         return _build(table, label, drop_constant, notes, is_text, source_name, sample_names,
                       id_column, matrix)
     except FSEngineError as exc:
-        if hint and "--transpose" not in str(exc):
-            raise FSEngineError(f"{exc}; {hint}") from None
+        if hint is not None and exc.remedy_option != "transpose":
+            raise HintedError(exc, hint) from None
         raise
 
 
@@ -317,7 +319,8 @@ def _build(table, label, drop_constant, notes, is_text, source_name, sample_name
     if not feature_columns:
         raise FSEngineError(f"{source_name} has no feature columns besides the label column "
                             f"{label_column!r}; a file needs one column per gene and a label "
-                            "column (samples in rows), separated by commas, tabs or semicolons")
+                            "column (samples in rows), separated by commas, tabs or semicolons",
+                            column=label_column)
     labels = label_values(label_column, table.column(label_column), sample_names, is_text)
     check_label_is_a_class(label_column, labels)
     X = _matrix_view(matrix, feature_columns)
@@ -334,7 +337,8 @@ def _build(table, label, drop_constant, notes, is_text, source_name, sample_name
         constant_mask[j] = (values == values[0]).all()     # no n x p temporary
     if len(np.unique(labels)) < 2:
         raise FSEngineError(f"label column {label_column!r} has a single class "
-                            f"({labels[0].item()!r}); at least two classes are needed")
+                            f"({labels[0].item()!r}); at least two classes are needed",
+                            column=label_column)
     constant = tuple(feature_columns[j] for j in np.flatnonzero(constant_mask))
     dropped: tuple[str, ...] = ()
     if len(constant) == len(feature_columns):

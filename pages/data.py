@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from dashboard import state
+from dashboard import messages, state
 from fsengine import FSEngineError
 from fsengine.figures import class_counts_figure
 
@@ -21,7 +21,7 @@ def _reload(raw: bytes, name: str, *, label=None, transpose=False, drop_constant
         state.load_into_session(raw, name, label=label, transpose=transpose,
                                 drop_constant=drop_constant)
     except FSEngineError as exc:
-        st.session_state["load_error"] = f"Could not load {name}: {exc}"
+        st.session_state["load_error"] = f"Could not load {name}: {messages.describe(exc)}"
         st.session_state["pending_upload"] = (raw, name)
     else:
         st.session_state.pop("load_error", None)
@@ -73,10 +73,11 @@ with upload_col:
                      help="Samples in rows and genes in columns, with one label column; "
                           "use the toggle for genes in rows.")
 with option_col:
-    st.toggle("Genes in rows (transpose)", key="transpose", on_change=_on_options)
-    st.toggle("Drop constant features", key="drop_constant", on_change=_on_options)
-    st.selectbox("Label column", [AUTO_LABEL, ds.label_column,
-                                  *[c for c in ds.feature_names if c != ds.label_column]],
+    st.toggle(messages.label("transpose"), key="transpose", on_change=_on_options)
+    st.toggle(messages.label("drop_constant"), key="drop_constant", on_change=_on_options)
+    st.selectbox(messages.label("label"),
+                 [AUTO_LABEL, ds.label_column,
+                  *[c for c in ds.feature_names if c != ds.label_column]],
                  key="label_column", on_change=_on_options,
                  help="Default: a column named label/class/target, else the last non-numeric "
                       "column, else the last column.")
@@ -90,7 +91,7 @@ classes = list(counts)
 # with the previous choice and every second choice was lost; the callback also updates
 # "minority" before the sidebar is drawn.
 st.session_state["minority_select"] = st.session_state["minority"]
-minority = st.selectbox("Minority class (one versus rest)", classes, key="minority_select",
+minority = st.selectbox(messages.label("minority"), classes, key="minority_select",
                         format_func=lambda c: f"{c} ({counts[c]} samples)",
                         on_change=_on_minority)
 

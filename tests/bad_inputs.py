@@ -4,8 +4,12 @@
 records; nothing binary is committed. Each case says what must happen:
 
 * ``expected == "error"``: loading raises :class:`fsengine.FSEngineError` whose message
-  contains ``fragment``; the command line exits 2 with one line on stderr; the app shows
-  the message and keeps the previous data set.
+  contains ``fragment`` and whose fields (``column``, ``row``, ``remedy_option`` ...) are
+  ``fields``; the command line exits 2 with one line on stderr; the app shows the message
+  and keeps the previous data set. An option the message suggests is written
+  ``{transpose}`` in ``fragment``: each front end names it in its own words
+  (:meth:`Case.message`): ``transpose=True`` in the library, ``--transpose`` on the command
+  line, the 'Genes in rows (transpose)' toggle in the app.
 * ``expected == "warning"`` (parameter cases): the file loads; the command line exits 2
   with ``fragment`` in its error line, or exits 0 with ``fragment`` in a warning line.
 * ``expected == "usable"``: the file loads to ``shape`` (samples, features) with
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +38,10 @@ import pyarrow.parquet as pq
 #: The app's upload limit (server.maxUploadSize in .streamlit/config.toml), in MB.
 UPLOAD_LIMIT_MB = 300
 
+#: The command line's flags for the options the corpus's messages suggest.
+CLI_FLAGS = {"transpose": "--transpose", "label": "--label", "minority": "--minority",
+             "drop_constant": "--drop-constant"}
+
 
 @dataclass
 class Case:
@@ -40,7 +49,8 @@ class Case:
     filename: str
     data: bytes | None                  # None for cases only written to ``path`` (huge)
     expected: str                       # "error", "usable" or "warning" (parameter cases)
-    fragment: str = ""                  # the error message must contain this
+    fragment: str = ""                  # the error message must contain this ({option}s worded)
+    fields: dict = field(default_factory=dict)   # the error's fields ("hint.remedy_option")
     shape: tuple[int, int] | None = None     # usable: (samples, features)
     class_counts: dict | None = None         # usable: as Dataset.class_counts()
     kind: str = "loader"                # "loader" or "parameter"
@@ -53,6 +63,20 @@ class Case:
     @property
     def app_label(self) -> str | None:
         return self.load_kwargs.get("label")
+
+    def message(self, words) -> str:
+        """``fragment`` with each ``{option}`` spelled by ``words`` (option name -> text)."""
+        return re.sub(r"\{(\w+)\}", lambda m: words(m.group(1)), self.fragment)
+
+    def field_values(self, exc) -> dict:
+        """The error's values of the fields in ``fields`` (a dotted name reads the hint's)."""
+        values = {}
+        for name in self.fields:
+            value = exc
+            for part in name.split("."):
+                value = getattr(value, part, None)
+            values[name] = value
+        return values
 
 
 # ------------------------------------------------------------------ the base matrix
@@ -148,19 +172,22 @@ def corpus(tmp_dir, large: bool = False, huge: bool = False) -> list[Case]:
         Case("header-only", "header.csv", (",".join([*GENES, "label"]) + "\n").encode(), E,
              "has a header but no data rows"),
         Case("one-column", "one_column.csv", ("g1\n" + "\n".join(map(_cell, BASE_X[:, 0])) + "\n").encode(),
-             E, "no feature columns besides the label column 'g1'"),
+             E, "no feature columns besides the label column 'g1'", fields={"column": "g1"}),
         Case("only-label", "only_label.csv", ("label\n" + "\n".join(CLASSES) + "\n").encode(), E,
-             "no feature columns besides the label column 'label'"),
+             "no feature columns besides the label column 'label'", fields={"column": "label"}),
         Case("text-in-feature", "text.csv", _set(csv, 4, 2, "high").encode(), E,
-             "feature column 'g3', row 5 (line 6 of the file): 'high' is not a number"),
+             "feature column 'g3', row 5 (line 6 of the file): 'high' is not a number",
+             fields={"column": "g3", "row": 5}),
         Case("comma-decimal", "comma_decimal.csv",
              base_csv(sep=";").replace(".", ",").encode(), E, "comma decimal separator"),
         Case("semicolon", "semicolon.csv", base_csv(sep=";").encode(), U,
              shape=(N, P), class_counts=BASE_COUNTS, X_head=head),
         Case("nan", "nan.csv", _set(csv, 2, 1, "NaN").encode(), E,
-             "feature column 'g2', row 3 (line 4 of the file): missing value"),
+             "feature column 'g2', row 3 (line 4 of the file): missing value",
+             fields={"column": "g2", "row": 3}),
         Case("inf", "inf.csv", _set(csv, 6, 0, "inf").encode(), E,
-             "feature column 'g1', row 7 (line 8 of the file): infinite value"),
+             "feature column 'g1', row 7 (line 8 of the file): infinite value",
+             fields={"column": "g1", "row": 7}),
         Case("identical-rows", "identical.csv",
              base_csv(X=np.repeat(BASE_X[:1], N, axis=0)).encode(), E, "every feature is constant"),
         Case("constant-features", "constant.csv",
@@ -171,7 +198,7 @@ def corpus(tmp_dir, large: bool = False, huge: bool = False) -> list[Case]:
              "every feature is constant", cli=["--drop-constant"],
              load_kwargs={"drop_constant": True}),
         Case("one-class", "one_class.csv", base_csv(labels=["a"] * N).encode(), E,
-             "single class ('a'); at least two classes are needed"),
+             "single class ('a'); at least two classes are needed", fields={"column": "label"}),
         Case("minority-of-one", "minority_one.csv",
              base_csv(labels=["c"] + CLASSES[1:]).encode(), E,
              "minority class 'c' has only 1 sample", kind="parameter",
@@ -189,7 +216,7 @@ def corpus(tmp_dir, large: bool = False, huge: bool = False) -> list[Case]:
              "duplicate column names: 'g1'"),
         Case("unnamed-middle-column", "unnamed.csv",
              base_csv(header=["g1", "g2", "", "g4", "g5", "label"]).encode(), E,
-             "column 3 (after 'g2') has no name"),
+             "column 3 (after 'g2') has no name", fields={"column": ""}),
         Case("unnamed-first-column-row-index", "pandas_index.csv",
              rows_text(["", *GENES, "label"], [[i, *r] for i, r in enumerate(base_rows())]).encode(),
              U, shape=(N, P), class_counts=BASE_COUNTS, X_head=head),
@@ -198,10 +225,13 @@ def corpus(tmp_dir, large: bool = False, huge: bool = False) -> list[Case]:
                        [[*map(_cell, x), 3 + 2 * i] for i, x in
                         enumerate(np.random.default_rng(2).normal(size=(60, P)).round(2))]).encode(),
              E, "label column 'survival_months' has 60 distinct numeric values: it looks like "
-                "a measurement, not a class; choose the class column with --label"),
+                "a measurement, not a class; choose the class column with {label}",
+             fields={"column": "survival_months", "remedy_option": "label"}),
         Case("label-is-row-index", "row_index.csv",
              rows_text(["index", *GENES, "label"], [[i, *r] for i, r in enumerate(base_rows())]).encode(),
-             E, "label column 'index' holds 0..11, one number per row: it is the row index",
+             E, "label column 'index' holds 0..11, one number per row: it is the row index, not "
+                "a class; choose the class column with {label}",
+             fields={"column": "index", "remedy_option": "label"},
              cli=["--label", "index"], load_kwargs={"label": "index"}),
         Case("utf8-bom", "bom.csv", b"\xef\xbb\xbf" + csv.encode(), U,
              shape=(N, P), class_counts=BASE_COUNTS, X_head=head),
@@ -228,19 +258,26 @@ def corpus(tmp_dir, large: bool = False, huge: bool = False) -> list[Case]:
                                 "label": CLASSES}))[:300], E,
              "looks like Parquet but cannot be read"),
         Case("genes-in-rows-named-label-row", "genes_in_rows.csv", _genes_in_rows().encode(), E,
-             "looks like genes in rows and samples in columns"),
+             "looks like genes in rows and samples in columns",
+             fields={"row": 121, "column": "ID_REF", "remedy_option": "transpose"}),
         Case("genes-in-rows-numeric-labels", "genes_in_rows_numeric.csv",
              _genes_in_rows(numeric_labels=True).encode(), E,
-             "--transpose / the 'Genes in rows' toggle"),
+             "13 columns); load it with {transpose}",
+             fields={"row": 121, "column": "ID_REF", "remedy_option": "transpose"}),
+        # The file's own error (the label row's text in a sample's column), then the hint.
         Case("genes-in-rows-label-row-not-named", "genes_in_rows_diagnosis.csv",
              _genes_in_rows(label_row="diagnosis").encode(), E,
-             "the file looks like genes in rows (121 rows x 13 columns): load it with "
-             "--transpose / the 'Genes in rows' toggle"),
+             "feature column 'GSM100', row 121 (sample 'diagnosis'): 'a' is not a number; "
+             "the file looks like genes in rows (121 rows x 13 columns); load it with "
+             "{transpose}",
+             fields={"column": "GSM100", "row": 121, "remedy_option": None,
+                     "hint.remedy_option": "transpose"}),
         Case("genes-in-rows-numeric-gene-ids", "genes_in_rows_entrez.csv",
              _genes_in_rows(gene_suffix="").encode(), E,
              "genes_in_rows_entrez.csv looks like genes in rows and samples in columns (row 121 "
              "of the first column is named 'class'; 121 rows x 13 columns); load it with "
-             "--transpose / the 'Genes in rows' toggle"),
+             "{transpose}",
+             fields={"row": 121, "column": "ID_REF", "remedy_option": "transpose"}),
         Case("genes-in-rows-with-transpose", "genes_in_rows_ok.csv", _genes_in_rows().encode(), U,
              shape=(N, 120), class_counts=BASE_COUNTS, cli=["--transpose"],
              load_kwargs={"transpose": True}),

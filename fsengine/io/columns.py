@@ -11,11 +11,14 @@ from fsengine.io.base import as_number, compute, is_numeric_type, numbers
 
 #: Column names recognised as the label column, compared case-insensitively.
 LABEL_NAMES = ("label", "class", "target")
-_CHOOSE_LABEL = "choose the class column with --label / the Label column box"
+#: The remedy for a label column that is not a class, and the option it names.
+_CHOOSE_LABEL = {"remedy": "choose the class column with", "remedy_option": "label"}
 
 
 def _where(row: int, sample_names, line_numbers: bool) -> str:
-    """Where a cell is: 1-based data row, plus the sample name or the file line when known."""
+    """Where a cell is: 1-based data row, plus the sample name or the file line when known.
+
+    The errors that use it carry the same 1-based row as their ``row`` field."""
     where = f"row {row + 1}"
     if sample_names is not None:
         return f"{where} (sample {sample_names[row]!r})"
@@ -26,9 +29,11 @@ def feature_values(name: str, column: pa.ChunkedArray, sample_names, is_text: bo
     """One feature column as finite float64, or an error naming the first bad cell."""
     t = column.type
     if pa.types.is_null(t):
-        raise FSEngineError(f"feature column {name!r} is empty (every value is missing)")
+        raise FSEngineError(f"feature column {name!r} is empty (every value is missing)",
+                            column=name)
     if pa.types.is_boolean(t):
-        raise FSEngineError(f"feature column {name!r} holds true/false values, not numbers")
+        raise FSEngineError(f"feature column {name!r} holds true/false values, not numbers",
+                            column=name)
     if not is_numeric_type(t):
         if pa.types.is_string(t) or pa.types.is_large_string(t):
             try:
@@ -43,14 +48,16 @@ def feature_values(name: str, column: pa.ChunkedArray, sample_names, is_text: bo
                             hint = " (a comma decimal separator? write 1.5, not 1,5)"
                         raise FSEngineError(
                             f"feature column {name!r}, {_where(row, sample_names, is_text)}: "
-                            f"{value!r} is not a number{hint}")
-                raise FSEngineError(f"feature column {name!r} holds values that are not numbers")
+                            f"{value!r} is not a number{hint}", column=name, row=row + 1)
+                raise FSEngineError(f"feature column {name!r} holds values that are not numbers",
+                                    column=name)
         else:
-            raise FSEngineError(f"feature column {name!r} has type {t}, not numbers")
+            raise FSEngineError(f"feature column {name!r} has type {t}, not numbers", column=name)
     if column.null_count:
         row = int(np.flatnonzero(compute().is_null(column).to_numpy(zero_copy_only=False))[0])
         raise FSEngineError(f"feature column {name!r}, {_where(row, sample_names, is_text)}: "
-                            "missing value; fill or remove it (K-OFSD needs every value)")
+                            "missing value; fill or remove it (K-OFSD needs every value)",
+                            column=name, row=row + 1)
     return finite(name, numbers(column).astype(np.float64, copy=False), sample_names, is_text)
 
 
@@ -59,7 +66,8 @@ def finite(name: str, values: np.ndarray, sample_names, is_text: bool) -> np.nda
     if not np.isfinite(values).all():
         row = int(np.flatnonzero(~np.isfinite(values))[0])
         kind = "missing value (NaN)" if np.isnan(values[row]) else "infinite value"
-        raise FSEngineError(f"feature column {name!r}, {_where(row, sample_names, is_text)}: {kind}")
+        raise FSEngineError(f"feature column {name!r}, {_where(row, sample_names, is_text)}: "
+                            f"{kind}", column=name, row=row + 1)
     return values
 
 
@@ -68,7 +76,7 @@ def label_values(name: str, column: pa.ChunkedArray, sample_names, is_text: bool
     if column.null_count:
         row = int(np.flatnonzero(compute().is_null(column).to_numpy(zero_copy_only=False))[0])
         raise FSEngineError(f"label column {name!r}, {_where(row, sample_names, is_text)}: "
-                            "missing class label")
+                            "missing class label", column=name, row=row + 1)
     t = column.type
     if is_numeric_type(t) or pa.types.is_boolean(t):
         values = np.array(column.to_pylist())
@@ -85,7 +93,7 @@ def label_values(name: str, column: pa.ChunkedArray, sample_names, is_text: bool
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
             raise FSEngineError(f"label column {name!r}, {_where(row, sample_names, is_text)}: "
-                                "missing or infinite class label")
+                                "missing or infinite class label", column=name, row=row + 1)
         if np.all(values == np.round(values)) and np.all(np.abs(values) < 2.0 ** 53):
             values = values.astype(np.int64)       # integral and exactly representable
     elif values.dtype.kind in "biu":
@@ -102,15 +110,15 @@ def check_label_is_a_class(name: str, labels: np.ndarray) -> None:
             if np.array_equal(labels, np.arange(start, start + n)):
                 raise FSEngineError(
                     f"label column {name!r} holds {start}..{start + n - 1}, one number per row: "
-                    f"it is the row index, not a class; {_CHOOSE_LABEL}")
+                    "it is the row index, not a class", column=name, **_CHOOSE_LABEL)
     if labels.dtype.kind in "iuf" and distinct > 20 and distinct > n / 2:
         raise FSEngineError(
             f"label column {name!r} has {distinct} distinct numeric values: it looks like a "
-            f"measurement, not a class; {_CHOOSE_LABEL}")
+            "measurement, not a class", column=name, **_CHOOSE_LABEL)
     if n >= 10 and distinct == n:
         raise FSEngineError(
             f"label column {name!r} has a different value in every row ({n}): it looks like "
-            f"sample identifiers, not a class; {_CHOOSE_LABEL}")
+            "sample identifiers, not a class", column=name, **_CHOOSE_LABEL)
 
 
 def choose_label(table: pa.Table, label: str | None, notes: list[str],

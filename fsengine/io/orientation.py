@@ -5,11 +5,12 @@ genes in rows but was loaded without ``transpose``."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import numpy as np
 import pyarrow as pa
 
-from fsengine.errors import FSEngineError
+from fsengine.errors import FSEngineError, library_words
 from fsengine.io.base import as_number, is_number_cell, is_numeric_type, numbers
 from fsengine.io.columns import LABEL_NAMES
 
@@ -23,8 +24,10 @@ def transposed(table: pa.Table) -> tuple[pa.Table, tuple[str, ...]]:
                             "column per sample")
     names = table.column(0).to_pylist()
     if None in names:
-        raise FSEngineError(f"row {names.index(None) + 1} of the first column has no gene name; "
-                            "a genes-in-rows file needs a gene name in every row")
+        row = names.index(None) + 1
+        raise FSEngineError(f"row {row} of the first column has no gene name; "
+                            "a genes-in-rows file needs a gene name in every row",
+                            row=row, column=str(table.column_names[0]))
     names = [str(v) for v in names]
     samples = tuple(table.column_names[1:])
     cells = np.empty((table.num_rows, table.num_columns - 1), dtype=object)
@@ -91,7 +94,8 @@ def unnamed_columns(table: pa.Table, label: str | None, notes: list[str]):
         if _is_unnamed(n):
             after = f" (after {names[j - 1]!r})" if not _is_unnamed(names[j - 1]) else ""
             raise FSEngineError(f"column {j + 1}{after} has no name (an empty header cell); "
-                                "give every column a name in the header, or delete the column")
+                                "give every column a name in the header, or delete the column",
+                                column=n)
     if not names or not _is_unnamed(names[0]) or table.num_columns < 2:
         return table, None
     if label is not None and label == names[0]:
@@ -99,31 +103,66 @@ def unnamed_columns(table: pa.Table, label: str | None, notes: list[str]):
     column = table.column(0)
     if column.null_count:
         raise FSEngineError("column 1 has no name (an empty header cell) and missing values; "
-                            "give it a name in the header, or delete the column")
+                            "give it a name in the header, or delete the column",
+                            column=names[0])
     values = [str(v).strip() for v in column.to_pylist()]
     if len(set(values)) != len(values):
         raise FSEngineError("column 1 has no name (an empty header cell) and repeated values, "
-                            "so it is not row names; give it a name in the header")
+                            "so it is not row names; give it a name in the header",
+                            column=names[0])
     notes.append("unnamed first column taken as row names (the row index), not a feature")
     return table.drop_columns([table.column_names[0]]), tuple(values)
 
 
-def genes_in_rows_hint(table: pa.Table, id_column, label, source_name) -> str:
+#: The remedy for a file that looks like genes in rows, and the option it names.
+_TRANSPOSE = {"remedy": "load it with", "remedy_option": "transpose"}
+
+
+def genes_in_rows_hint(table: pa.Table, id_column, label, source_name) -> FSEngineError | None:
     """Raise for a clear genes-in-rows file (a row of the first column, text, is named
-    label/class/target); return a hint for a likely one, else ''."""
+    label/class/target); return a hint for a likely one (to add to any error the file
+    then gives, see :class:`HintedError`), else None."""
     first = table.column(0)
     if label is not None or is_numeric_type(first.type) or table.num_columns < 2:
-        return ""
+        return None
     ids = ["" if v is None else str(v).strip() for v in first.to_pylist()]
     shape = f"{table.num_rows} rows x {table.num_columns} columns"
-    fix = "load it with --transpose / the 'Genes in rows' toggle"
     named = [v for v in ids if v.lower() in LABEL_NAMES]
     has_label_column = any(str(n).strip().lower() in LABEL_NAMES for n in table.column_names)
     if named and not has_label_column:
+        row = ids.index(named[0]) + 1
         raise FSEngineError(f"{source_name} looks like genes in rows and samples in columns "
-                            f"(row {ids.index(named[0]) + 1} of the first column is named "
-                            f"{named[0]!r}; {shape}); {fix}")
+                            f"(row {row} of the first column is named {named[0]!r}; {shape})",
+                            row=row, column=str(table.column_names[0]), **_TRANSPOSE)
     if id_column is not None and table.num_rows > 5 * table.num_columns \
             and not has_label_column:
-        return f"the file looks like genes in rows ({shape}): {fix}"
-    return ""
+        return FSEngineError(f"the file looks like genes in rows ({shape})", **_TRANSPOSE)
+    return None
+
+
+class HintedError(FSEngineError):
+    """An error with a hint after it: a second problem and remedy (the file looks like
+    genes in rows: load it with ``transpose``) that may be the real cause.
+
+    The fields are the error's own (``problem``, ``column``, ``row``, ``remedy`` ...);
+    ``hint`` is the hint, an :class:`FSEngineError` with its own fields. ``describe``
+    words both with the same ``words``.
+    """
+
+    def __init__(self, error: FSEngineError, hint: FSEngineError):
+        self.hint = hint
+        super().__init__(error.problem, **_fields(error))
+
+    def describe(self, words: Callable[[str], str] = library_words) -> str:
+        return f"{super().describe(words)}; {self.hint.describe(words)}"
+
+    def __reduce__(self):
+        """Pickle with the error's fields and the hint."""
+        return HintedError, (FSEngineError(self.problem, **_fields(self)), self.hint)
+
+
+def _fields(error: FSEngineError) -> dict:
+    """An error's fields besides ``problem``, as keywords of FSEngineError."""
+    return {"parameter": error.parameter, "method": error.method, "row": error.row,
+            "column": error.column, "remedy": error.remedy,
+            "remedy_option": error.remedy_option}

@@ -1,7 +1,8 @@
 """The bad-input corpus uploaded to the Data page under AppTest.
 
 One AppTest instance per phase (starting one costs more than a case): every error case
-is uploaded in turn and must show the loader's message in one error box, with no
+is uploaded in turn and must show the loader's message in one error box, the options
+it suggests named by their widgets ("the 'Genes in rows (transpose)' toggle"), with no
 exception, while the bundled SRBCT (83 x 2308) stays loaded. Usable cases then replace
 the data set. The upload limit is enforced by Streamlit's uploader in the browser
 (server.maxUploadSize), which AppTest bypasses; here we check the limit is shown.
@@ -14,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from bad_inputs import UPLOAD_LIMIT_MB, corpus, mime
 from conftest import ROOT
+from dashboard import messages
 
 SRBCT = {"Samples": "83", "Features": "2308"}
 
@@ -57,8 +59,9 @@ def test_error_uploads_show_the_message_and_keep_the_previous_data(cases):
             problems.append(f"exception: {at.exception[0].value}")
         if len(at.error) != 1:
             problems.append(f"{len(at.error)} error boxes")
-        elif case.fragment not in at.error[0].value or "Still using SRBCT.parquet" not in \
-                at.error[0].value:
+        elif case.message(messages.words) not in at.error[0].value \
+                or "Still using SRBCT.parquet" not in at.error[0].value \
+                or "=True" in at.error[0].value or "--" in at.error[0].value:
             problems.append(f"message: {at.error[0].value!r}")
         if {k: _metrics(at).get(k) for k in SRBCT} != SRBCT:
             problems.append(f"metrics: {_metrics(at)}")
@@ -76,7 +79,8 @@ def test_label_column_box_refuses_the_row_index(cases):
     assert _metrics(at)["Samples"] == "12" and _metrics(at)["Features"] == "6"
     at.selectbox(key="label_column").set_value("index").run()
     assert not at.exception
-    assert len(at.error) == 1 and case.fragment in at.error[0].value
+    assert len(at.error) == 1 and case.message(messages.words) in at.error[0].value
+    assert "choose the class column with the 'Label column' box" in at.error[0].value
     assert "Still using row_index.csv" in at.error[0].value
     assert _metrics(at)["Features"] == "6"     # the previous load stays
 
@@ -131,7 +135,7 @@ def test_the_toggle_the_error_suggests_retries_the_failed_file(cases):
     case = next(c for c in cases if c.name == "genes-in-rows-with-transpose")
     at = _app()
     _upload(at, case)
-    assert at.error and "Genes in rows" in at.error[0].value
+    assert at.error and "load it with the 'Genes in rows (transpose)' toggle" in at.error[0].value
     assert _metrics(at)["Samples"] == "83"                     # SRBCT still loaded
     at.toggle(key="transpose").set_value(True).run()
     assert not at.error

@@ -8,6 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from conftest import ROOT, SAMPLE
+from dashboard import messages
 
 
 @pytest.fixture
@@ -78,6 +79,26 @@ def test_bad_upload_shows_the_loader_message_and_keeps_the_previous_data(app):
     assert "gene2" in message and "row 2" in message and "'oops' is not a number" in message
     assert "Still using SRBCT.parquet" in message
     assert _metrics(app)["Samples"] == "83"
+
+
+def test_error_messages_name_the_widgets_as_the_page_shows_them(app):
+    labels = {w.label: "toggle" for w in app.toggle} | {w.label: "box" for w in app.selectbox}
+    for name, (label, kind) in messages.WIDGETS.items():
+        assert labels.get(label) == kind, name
+        assert messages.words(name) == f"the '{label}' {kind}"
+
+
+def test_a_label_column_error_names_the_label_column_box(app):
+    raw = b"index,g1,g2,label\n" + b"".join(b"%d,%d.5,%d,%s\n" % (i, i, i * i % 7, b"ab"[i % 2:i % 2 + 1])
+                                           for i in range(12))
+    app.file_uploader(key="uploader").set_value(("idx.csv", raw, "text/csv")).run()
+    assert not app.error and _metrics(app)["Features"] == "3"
+    app.selectbox(key="label_column").set_value("index").run()
+    assert not app.exception and len(app.error) == 1
+    message = app.error[0].value
+    assert message.startswith("Could not load idx.csv: label column 'index' holds 0..11")
+    assert "; choose the class column with the 'Label column' box" in message
+    assert "label=" not in message and "--label" not in message
 
 
 def test_transpose_toggle_reads_genes_in_rows(app):

@@ -1,8 +1,9 @@
 """Every case of the bad-input corpus (tests/bad_inputs.py) through the loader and the CLI.
 
-Error cases: ``load_dataset`` raises FSEngineError (no other type) naming the problem, and
-``python -m fsengine info|select`` exits 2 with exactly one stderr line
-``fsengine: error: ...``. Usable cases load to the expected matrix and exit 0. Parameter
+Error cases: ``load_dataset`` raises FSEngineError (no other type) naming the problem, with
+the column, row and suggested option as fields and the option in the library's words
+(``transpose=True``), and ``python -m fsengine info|select`` exits 2 with exactly one stderr
+line ``fsengine: error: ...`` naming the option as its flag (``--transpose``). Usable cases load to the expected matrix and exit 0. Parameter
 cases (K at or above the minority size, a minority class of one sample) load, and the
 CLI refuses (exit 2) or warns.
 """
@@ -15,10 +16,10 @@ import tempfile
 import numpy as np
 import pytest
 
-from bad_inputs import BASE_X, UPLOAD_LIMIT_MB, corpus
+from bad_inputs import BASE_X, CLI_FLAGS, UPLOAD_LIMIT_MB, corpus
 from fsengine.cli import main
 from fsengine.data import load_dataset
-from fsengine.errors import FSEngineError
+from fsengine.errors import FSEngineError, library_words
 
 _names_dir = tempfile.mkdtemp()
 NAMES = [c.name for c in corpus(_names_dir)]
@@ -54,9 +55,12 @@ def check(case, capsys):
     if case.expected == "error" and case.kind == "loader":
         with pytest.raises(Exception) as info:
             load_dataset(case.path, **case.load_kwargs)
-        assert info.type is FSEngineError, f"{info.type.__name__}: {info.value}"
-        assert case.fragment in str(info.value)
-        assert "np." not in str(info.value) and "Traceback" not in str(info.value)
+        assert issubclass(info.type, FSEngineError), f"{info.type.__name__}: {info.value}"
+        message = str(info.value)
+        assert case.message(library_words) in message
+        assert case.field_values(info.value) == case.fields
+        assert "np." not in message and "Traceback" not in message
+        assert "--" not in message and "toggle" not in message     # no front end's words
     elif case.kind == "loader":
         ds = load_dataset(case.path, **case.load_kwargs)
         assert ds.X.shape == case.shape
@@ -71,12 +75,14 @@ def check(case, capsys):
     if case.expected == "error":
         assert status == 2, (status, err)
         assert len(err) == 1, err
-        assert err[0].startswith("fsengine: error: ") and case.fragment in err[0], err
+        assert err[0].startswith("fsengine: error: ") and case.message(CLI_FLAGS.get) in err[0], \
+            err
         assert out == ""
     elif case.expected == "warning":            # exit 2 with the message, or 0 with a warning
         assert status in (0, 2), (status, err)
         prefix = "fsengine: error: " if status == 2 else "fsengine: warning: "
-        hits = [line for line in err if line.startswith(prefix) and case.fragment in line]
+        hits = [line for line in err if line.startswith(prefix) and case.message(CLI_FLAGS.get)
+                in line]
         assert len(hits) == 1, err
         if status == 2:
             assert len(err) == 1, err

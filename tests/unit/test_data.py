@@ -2,11 +2,14 @@
 
 Inputs are built in each test (bytes, files in ``tmp_path``, Parquet through pyarrow)
 so that exact values can be asserted. Error rows are 1-based data rows; for text files
-the message also gives the line of the file (the header is line 1).
+the message also gives the line of the file (the header is line 1). Errors carry the
+column, row and the option they suggest as fields, and name the option as the Python API
+does (``transpose=True``), never as a flag or a widget.
 """
 
 import gzip
 import io
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +19,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from fsengine.data import Dataset, load_dataset
-from fsengine.errors import FSEngineError
+from fsengine.errors import FSEngineError, library_words
+from fsengine.io.orientation import HintedError
 
 from conftest import SAMPLE as SRBCT  # noqa: E402  (the bundled copy of the shared SRBCT.parquet)
 
@@ -62,11 +66,19 @@ def basic_parquet() -> bytes:
 
 
 def error_message(source, **kwargs) -> str:
-    """The message of the FSEngineError that loading ``source`` raises (and no other type)."""
+    """The message of the FSEngineError that loading ``source`` raises (and no other type),
+    which names no command-line flag or widget."""
+    message = str(load_error(source, **kwargs))
+    assert "--" not in message and "toggle" not in message
+    return message
+
+
+def load_error(source, **kwargs) -> FSEngineError:
+    """The FSEngineError that loading ``source`` raises (no other type may escape)."""
     with pytest.raises(Exception) as info:
         load_dataset(source, **kwargs)
-    assert info.type is FSEngineError, f"{info.type.__name__}: {info.value}"
-    return str(info.value)
+    assert issubclass(info.type, FSEngineError), f"{info.type.__name__}: {info.value}"
+    return info.value
 
 
 def assert_same_dataset(a: Dataset, b: Dataset) -> None:
@@ -657,6 +669,113 @@ def test_error_with_sample_names_gives_row_and_sample():
     with pytest.raises(FSEngineError) as excinfo:
         load_dataset(b"id,g1,label\ns1,1,a\ns2,oops,b\ns3,2,a\n", name="ids.csv")
     assert "row 2 (sample 's2')" in str(excinfo.value)
+
+
+# ---------------------------------------------------------------------------- error fields
+
+FIELD_CASES = [
+    ("feature-cell", csv("g1,g2,label", "1,2,a", "3,4,b", "5,abc,a"), {},
+     {"column": "g2", "row": 3}),
+    ("missing-value", csv("g1,g2,label", "1,2,a", "3,,b"), {}, {"column": "g2", "row": 2}),
+    ("missing-label", csv("g1,label", "1,a", "2,b", "3,", "4,a"), {},
+     {"column": "label", "row": 3}),
+    ("one-class", csv("g1,label", "1,a", "2,a", "3,a"), {}, {"column": "label", "row": None}),
+    ("no-features", csv("label", "a", "b"), {}, {"column": "label", "row": None}),
+    ("unnamed-column", csv("g1,,label", "1,2,a", "3,4,b"), {}, {"column": "", "row": None}),
+    ("transposed-cell", csv("gene,s1,s2,s3", "g1,1,2,3", "g2,4,x,6", "label,a,b,a"),
+     {"transpose": True}, {"column": "g2", "row": 2}),
+    ("transposed-gene-name", csv("gene,s1,s2,s3", "label,a,b,a", "g1,1,2,3", ",4,5,6"),
+     {"transpose": True}, {"column": "gene", "row": 3}),
+    ("empty-file", b"", {}, {"column": None, "row": None}),
+]
+
+
+@pytest.mark.parametrize("data,kwargs,fields", [case[1:] for case in FIELD_CASES],
+                         ids=[case[0] for case in FIELD_CASES])
+def test_errors_carry_the_column_and_row(data, kwargs, fields):
+    exc = load_error(data, name="x.csv", **kwargs)
+    assert {"column": exc.column, "row": exc.row} == fields
+    assert exc.remedy_option is None and exc.parameter is None
+
+
+def test_parquet_errors_carry_the_column_and_row():
+    exc = load_error(parquet({"g1": [1.0, float("nan"), 3.0], "label": [0, 1, 1]}),
+                     name="x.parquet")
+    assert (exc.column, exc.row) == ("g1", 2)
+
+
+def _not_a_class(column):
+    rows = [("g1", "y")] + [(f"{0.5 * i}", column[i]) for i in range(len(column))]
+    return text(rows)
+
+
+@pytest.mark.parametrize("column,problem", [
+    ([str(i) for i in range(12)], "label column 'y' holds 0..11, one number per row: it is the "
+                                  "row index, not a class"),
+    ([f"{i}.5" for i in range(30)], "label column 'y' has 30 distinct numeric values: it looks "
+                                    "like a measurement, not a class"),
+    ([f"s{i}" for i in range(12)], "label column 'y' has a different value in every row (12): "
+                                   "it looks like sample identifiers, not a class"),
+], ids=["row-index", "measurement", "identifiers"])
+def test_a_label_column_that_is_not_a_class_suggests_the_label_option(column, problem):
+    exc = load_error(_not_a_class(column), name="x.csv", label="y")
+    assert (exc.problem, exc.column) == (problem, "y")
+    assert (exc.remedy, exc.remedy_option) == ("choose the class column with", "label")
+    assert str(exc) == f"{problem}; choose the class column with {library_words('label')}"
+    assert exc.describe({"label": "LABEL"}.get).endswith("choose the class column with LABEL")
+
+
+def _genes_in_rows(label_row=None, last_sample="s6", n_genes=60):
+    """Genes in rows (n_genes x 6 samples), with a label row at the end if given."""
+    rng = np.random.default_rng(4)
+    samples = ["s1", "s2", "s3", "s4", "s5", last_sample]
+    rows = [("gene", *samples)]
+    rows += [(f"g{i}", *(f"{v:.4f}" for v in rng.normal(size=6))) for i in range(n_genes)]
+    if label_row:
+        rows.append((label_row, "a", "b", "a", "b", "a", "b"))
+    return text(rows)
+
+
+def test_a_genes_in_rows_file_suggests_transpose():
+    exc = load_error(_genes_in_rows(label_row="class"), name="g.csv")
+    problem = ("g.csv looks like genes in rows and samples in columns (row 61 of the first "
+               "column is named 'class'; 61 rows x 7 columns)")
+    assert exc.problem == problem
+    assert (exc.row, exc.column) == (61, "gene")
+    assert (exc.remedy, exc.remedy_option) == ("load it with", "transpose")
+    assert str(exc) == f"{problem}; load it with transpose=True"
+    assert not isinstance(exc, HintedError)
+    assert load_dataset(_genes_in_rows(label_row="class"), transpose=True).X.shape == (6, 60)
+
+
+def test_the_genes_in_rows_hint_follows_the_files_own_error():
+    # No label row: the last sample's column is taken as the label, a measurement.
+    exc = load_error(_genes_in_rows(), name="g.csv")
+    assert isinstance(exc, HintedError)
+    own = "label column 's6' has 60 distinct numeric values: it looks like a measurement, " \
+          "not a class"
+    assert (exc.problem, exc.column, exc.remedy_option) == (own, "s6", "label")
+    hint = exc.hint
+    assert (hint.problem, hint.remedy, hint.remedy_option) == (
+        "the file looks like genes in rows (60 rows x 7 columns)", "load it with", "transpose")
+    assert str(exc) == (f"{own}; choose the class column with {library_words('label')}; "
+                        "the file looks like genes in rows (60 rows x 7 columns); load it with "
+                        "transpose=True")
+    words = {"label": "<label>", "transpose": "<transpose>"}.get
+    assert exc.describe(words) == (f"{own}; choose the class column with <label>; the file "
+                                   "looks like genes in rows (60 rows x 7 columns); load it "
+                                   "with <transpose>")
+    copy = pickle.loads(pickle.dumps(exc))
+    assert type(copy) is HintedError and str(copy) == str(exc)
+    assert (copy.column, copy.remedy_option, copy.hint.remedy_option) == ("s6", "label",
+                                                                          "transpose")
+
+
+def test_the_hint_does_not_depend_on_the_messages_text():
+    # A column named like the command line's flag once made the loader drop the hint.
+    exc = load_error(_genes_in_rows(last_sample="--transpose"), name="g.csv")
+    assert isinstance(exc, HintedError) and exc.column == "--transpose"
+    assert exc.hint.remedy_option == "transpose"
 
 
 def test_corrupt_gzip_stream_is_a_clear_error():

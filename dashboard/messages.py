@@ -1,0 +1,36 @@
+"""The dashboard's wording of library errors: options and parameters named by the widgets
+that set them ("load it with the 'Genes in rows (transpose)' toggle"), not as the Python
+API spells them (``transpose=True``) or the command line (``--transpose``)."""
+
+from __future__ import annotations
+
+from fsengine.errors import FSEngineError, library_words
+
+#: The Data page's widgets, by the library name of the loader option or parameter each
+#: one sets: (the widget's label, what kind of widget it is). pages/data.py labels its
+#: widgets from here, so a message names the widget as the page shows it.
+WIDGETS = {
+    "transpose": ("Genes in rows (transpose)", "toggle"),
+    "drop_constant": ("Drop constant features", "toggle"),
+    "label": ("Label column", "box"),
+    "minority": ("Minority class (one versus rest)", "box"),
+}
+
+
+def label(name: str) -> str:
+    """The label of the widget that sets option ``name``."""
+    return WIDGETS[name][0]
+
+
+def words(name: str) -> str:
+    """The dashboard's name for a library option or parameter: its widget, else the
+    library's spelling."""
+    if name in WIDGETS:
+        text, kind = WIDGETS[name]
+        return f"the '{text}' {kind}"
+    return library_words(name)
+
+
+def describe(exc: Exception) -> str:
+    """An error's message as the dashboard words it (any other exception: its text)."""
+    return exc.describe(words) if isinstance(exc, FSEngineError) else str(exc)
