@@ -67,7 +67,8 @@ st.title("Data")
 limit = st.get_option("server.maxUploadSize")
 upload_col, option_col = st.columns([3, 2])
 with upload_col:
-    st.file_uploader(f"Upload a matrix: CSV, TSV, gzip-compressed CSV or Parquet (up to {limit} MB)",
+    st.file_uploader("Upload a matrix: CSV, TSV, gzip-compressed CSV or Parquet "
+                     f"(up to {limit} MB)",
                      type=["csv", "tsv", "tab", "txt", "gz", "parquet"], key="uploader",
                      on_change=_on_upload,
                      help="Samples in rows and genes in columns, with one label column; "

@@ -48,9 +48,10 @@ def feature_values(name: str, column: pa.ChunkedArray, sample_names, is_text: bo
                             hint = " (a comma decimal separator? write 1.5, not 1,5)"
                         raise FSEngineError(
                             f"feature column {name!r}, {_where(row, sample_names, is_text)}: "
-                            f"{value!r} is not a number{hint}", column=name, row=row + 1)
+                            f"{value!r} is not a number{hint}", column=name,
+                            row=row + 1) from None
                 raise FSEngineError(f"feature column {name!r} holds values that are not numbers",
-                                    column=name)
+                                    column=name) from None
         else:
             raise FSEngineError(f"feature column {name!r} has type {t}, not numbers", column=name)
     if column.null_count:

@@ -76,7 +76,8 @@ class TextReader(Reader):
             try:
                 data = gzip.decompress(data)
             except (OSError, EOFError, zlib.error) as exc:
-                raise FSEngineError(f"{name} is gzip-compressed but cannot be decompressed ({exc})") from None
+                raise FSEngineError(f"{name} is gzip-compressed but cannot be decompressed "
+                                    f"({exc})") from None
             if not data.strip():
                 raise FSEngineError(f"{name} is empty after decompression")
         if data.startswith(WORKBOOK_MAGIC):
@@ -89,7 +90,8 @@ class TextReader(Reader):
                 data = data.decode("utf-16").encode("utf-8")
                 encoding = "UTF-16 text converted to UTF-8"
             except UnicodeDecodeError:
-                raise FSEngineError(f"{name} starts like UTF-16 text but cannot be decoded") from None
+                raise FSEngineError(f"{name} starts like UTF-16 text but cannot be "
+                                    "decoded") from None
         head = data[:HEAD]
         if b"\x00" in head:
             raise FSEngineError(f"{name} is not a text table (it contains binary data); "

@@ -89,8 +89,8 @@ def test_error_messages_name_the_widgets_as_the_page_shows_them(app):
 
 
 def test_a_label_column_error_names_the_label_column_box(app):
-    raw = b"index,g1,g2,label\n" + b"".join(b"%d,%d.5,%d,%s\n" % (i, i, i * i % 7, b"ab"[i % 2:i % 2 + 1])
-                                           for i in range(12))
+    rows = [b"%d,%d.5,%d,%s\n" % (i, i, i * i % 7, b"ab"[i % 2:i % 2 + 1]) for i in range(12)]
+    raw = b"index,g1,g2,label\n" + b"".join(rows)
     app.file_uploader(key="uploader").set_value(("idx.csv", raw, "text/csv")).run()
     assert not app.error and _metrics(app)["Features"] == "3"
     app.selectbox(key="label_column").set_value("index").run()

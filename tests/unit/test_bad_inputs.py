@@ -3,9 +3,9 @@
 Error cases: ``load_dataset`` raises FSEngineError (no other type) naming the problem, with
 the column, row and suggested option as fields and the option in the library's words
 (``transpose=True``), and ``python -m fsengine info|select`` exits 2 with exactly one stderr
-line ``fsengine: error: ...`` naming the option as its flag (``--transpose``). Usable cases load to the expected matrix and exit 0. Parameter
-cases (K at or above the minority size, a minority class of one sample) load, and the
-CLI refuses (exit 2) or warns.
+line ``fsengine: error: ...`` naming the option as its flag (``--transpose``). Usable cases
+load to the expected matrix and exit 0. Parameter cases (K at or above the minority size, a
+minority class of one sample) load, and the CLI refuses (exit 2) or warns.
 """
 
 from __future__ import annotations

@@ -10,7 +10,6 @@ does (``transpose=True``), never as a flag or a widget.
 import gzip
 import io
 import pickle
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -18,11 +17,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from conftest import SAMPLE as SRBCT  # noqa: E402  (the bundled copy of the shared SRBCT.parquet)
 from fsengine.data import Dataset, load_dataset
 from fsengine.errors import FSEngineError, library_words
 from fsengine.io.orientation import HintedError
-
-from conftest import SAMPLE as SRBCT  # noqa: E402  (the bundled copy of the shared SRBCT.parquet)
 
 # Five samples, three features, classes a:2, b:2, c:1 (written in several formats below).
 BASIC_ROWS = [

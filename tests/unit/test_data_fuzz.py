@@ -9,7 +9,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fsengine import Dataset, FSEngineError, load_dataset
-
 from test_data_streaming import assert_same, outcome, whole_file
 
 FUZZ = settings(max_examples=2000, deadline=2000, suppress_health_check=[HealthCheck.too_slow])

@@ -18,12 +18,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import SAMPLE
 from fsengine import io as readers
 from fsengine.data import load_dataset
 from fsengine.errors import FSEngineError
 from fsengine.io import text as text_reader
-
-from conftest import SAMPLE
 
 
 def whole_file(source, **kwargs):
