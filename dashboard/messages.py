@@ -31,6 +31,23 @@ def words(name: str) -> str:
     return library_words(name)
 
 
+def method_words(method: str | None):
+    """:func:`words`, with ``method``'s parameters named by their widgets' labels (from
+    the method's specification, as :mod:`dashboard.widgets` draws them)."""
+    from fsengine.methods import REGISTRY
+
+    parameters = REGISTRY[method].spec.parameters if method in REGISTRY else {}
+
+    def spell(name: str) -> str:
+        if name in parameters:
+            return f"'{parameters[name].label[0].upper() + parameters[name].label[1:]}'"
+        return words(name)
+
+    return spell
+
+
 def describe(exc: Exception) -> str:
     """An error's message as the dashboard words it (any other exception: its text)."""
-    return exc.describe(words) if isinstance(exc, FSEngineError) else str(exc)
+    if not isinstance(exc, FSEngineError):
+        return str(exc)
+    return exc.describe(method_words(exc.method))

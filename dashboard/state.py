@@ -9,7 +9,9 @@ from typing import Any, Callable
 
 import streamlit as st
 
+
 from dashboard import messages
+from dashboard.messages import describe
 from fsengine import Dataset, FSEngineError, load_dataset
 
 SAMPLE_PATH = Path(__file__).resolve().parent.parent / "sample_data" / "SRBCT.parquet"
@@ -150,5 +152,5 @@ def run_button(label: str, store: str, key: tuple, compute: Callable[[Callable],
         try:
             run_once(store, key, compute, text=text)
         except FSEngineError as exc:
-            st.error(f"{failure}: {exc}")
+            st.error(f"{failure}: {describe(exc)}")
     return st.session_state.get(store, {}).get(key)

@@ -19,6 +19,7 @@ import pyarrow as pa
 
 from fsengine import io as readers
 from fsengine.errors import FSEngineError
+from fsengine.labels import one_versus_rest
 from fsengine.io.base import Source
 from fsengine.io.base import as_number as _as_number
 from fsengine.io.columns import (
@@ -130,8 +131,8 @@ class Dataset:
                 if isinstance(c, (int, float)) and not isinstance(c, bool) and c == number:
                     return c
         raise FSEngineError(
-            f"minority class {value!r} is not a class of column {self.label_column!r}; "
-            f"the classes are {_format_counts(self.class_counts())}")
+            f"{value!r} is not a class of column {self.label_column!r}; "
+            f"the classes are {_format_counts(self.class_counts())}", parameter="minority")
 
     def imbalance_ratio(self, minority=None) -> float:
         """Imbalance ratio: rest / minority for a chosen minority, else largest / smallest class.
@@ -159,17 +160,10 @@ class Dataset:
         Raises
         ------
         FSEngineError
-            If the class is unknown, has fewer than 2 samples, or is every sample.
+            If the class is unknown or breaks the label rule of
+            :func:`fsengine.labels.one_versus_rest` (fewer than 2 samples, or every sample).
         """
-        label = self.resolve_class(minority)
-        count = self.class_counts()[label]
-        if count < 2:
-            raise FSEngineError(
-                f"minority class {label!r} has only {count} sample; at least 2 are needed "
-                "(a sample's neighbours must be able to include its own class)")
-        if count == self.n_samples:
-            raise FSEngineError(f"every sample is of class {label!r}; nothing to tell apart")
-        return (self.labels == label).astype(np.int8)
+        return one_versus_rest(self.labels, self.resolve_class(minority))
 
     def summary(self) -> dict:
         """Shape, classes and preprocessing facts, for display."""

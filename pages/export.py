@@ -4,22 +4,21 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import state
+from dashboard.messages import describe
+from dashboard.widgets import method_widgets, widget_defaults
 from fsengine import FSEngineError, run_selection
 from fsengine.export import command_line, params_to_json, reduced_matrix, selection_to_csv
-from fsengine.rankers import RANKERS
-from fsengine.runs import METHODS, ONLINE_METHODS
+from fsengine.methods import METHODS, ONLINE_METHODS, RANKER_METHODS, get_method
 
 STREAM, COMPUTE = "Last Stream run", "Compute here"
 FORMATS = {"CSV": ("csv", "text/csv"), "Parquet": ("parquet", "application/vnd.apache.parquet")}
 STORE = "export_results"
 WIDGETS = "export_widgets"
-ONLINE_LABELS = {"kofsd": "K-OFSD (online)", "ofs-fpd": "OFS-FPD (online)",
-                 "cie-osfs": "CIE-OSFS (online)"}
 
 
 def _method_label(method: str) -> str:
-    kind = "online" if method in ONLINE_METHODS else "ranker"
-    return ONLINE_LABELS.get(method, f"{method} ({kind})")
+    spec = get_method(method).spec
+    return f"{spec.label} ({'online' if spec.online else 'ranker'})"
 
 
 def _stream_result(live):
@@ -48,7 +47,8 @@ live = st.session_state.get("live")
 stream_ready = live is not None and live.done and live.dataset is ds
 sources = [STREAM, COMPUTE] if stream_ready else [COMPUTE]
 state.restore_widgets(WIDGETS, {"export_source": sources[0], "export_method": "kofsd",
-                                "export_top": min(10, ds.n_features), "export_format": "CSV"})
+                                "export_top": min(10, ds.n_features), "export_format": "CSV",
+                                **widget_defaults("export", METHODS)})
 if st.session_state["export_source"] not in sources:
     state.set_widget(WIDGETS, "export_source", sources[0])
 if stream_ready and st.session_state.get("export_seen_stream") is not live:
@@ -63,13 +63,13 @@ st.caption(f"{loaded.name}: the selected features as CSV (the bytes of `python -
 
 st.radio("Selection", sources, **state.persisted(WIDGETS, "export_source"), horizontal=True,
          help="The last Stream run that went to the end (on this data set), or any method "
-              "computed here with its default parameters.")
+              "computed here with the parameters set below it.")
 result = None
 if st.session_state["export_source"] == STREAM:
     try:
         result = _stream_result(live)
     except FSEngineError as exc:
-        st.error(f"Could not repeat the stream's run: {exc}")
+        st.error(f"Could not repeat the stream's run: {describe(exc)}")
     else:
         if tuple(result.selection.features) != tuple(live.selection().features):
             st.warning("The command line's selection differs from the one the stream showed; "
@@ -79,25 +79,26 @@ if st.session_state["export_source"] == STREAM:
 else:
     if not stream_ready:
         st.caption("Run a stream to the end on the Stream page to export it here, or compute "
-                   "a selection with a method's default parameters.")
+                   "a selection here with any method and its parameters.")
     cols = st.columns([2, 1, 1], vertical_alignment="bottom")
     method = cols[0].selectbox("Method", list(METHODS), **state.persisted(WIDGETS, "export_method"),
                                format_func=_method_label,
                                help=f"Online selectors: {', '.join(ONLINE_METHODS)}. Rankers: "
-                                    f"{', '.join(RANKERS)}. Default parameters.")
+                                    f"{', '.join(RANKER_METHODS)}.")
     top = None
-    if method in RANKERS:
+    if method in RANKER_METHODS:
         top = int(cols[1].number_input("Top-N (features kept)", 1, ds.n_features, step=1,
                                        **state.persisted(WIDGETS, "export_top")))
+    params = method_widgets("export", WIDGETS, method, ds.n_samples)
     results = _computed_results(loaded)
-    key = (minority, method, top)
+    key = (minority, method, top, tuple(sorted(params.items(), key=lambda kv: kv[0])))
     if cols[2].button("Compute selection", type="primary", key="export_compute",
                       width="stretch"):
         try:
             with st.spinner(f"Running {method} ..."):
-                results[key] = run_selection(ds, minority, method, top=top)
+                results[key] = run_selection(ds, minority, method, top=top, **params)
         except FSEngineError as exc:
-            st.error(f"{method}: {exc}")
+            st.error(describe(exc))
     result = results.get(key)
     if result is None:
         st.info(f"Press Compute selection to run {method} on minority class {minority}.")
@@ -131,7 +132,7 @@ if result is not None:
         try:
             matrix = reduced_matrix(ds, selection, extension)
         except ValueError as exc:
-            st.error(str(exc))
+            st.error(describe(exc))
         else:
             st.download_button(f"Download reduced matrix ({fmt})", matrix,
                                file_name=f"{method}-reduced.{extension}", mime=mime,
@@ -150,7 +151,7 @@ if result is not None:
     try:
         st.code(command_line(record), language="bash", wrap_lines=True)
     except FSEngineError as exc:
-        st.warning(f"No command line repeats this run: {exc}")
+        st.warning(f"No command line repeats this run: {describe(exc)}")
     else:
         st.caption(f"Run it in the folder that holds {record['data']}: it writes the same CSV "
                    "to standard output (`--out FILE` for a file).")

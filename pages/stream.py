@@ -6,34 +6,34 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import state
+from dashboard.messages import describe
+from dashboard.widgets import method_widgets, widget_defaults
 from fsengine import FSEngineError
 from fsengine.export import events_to_csv, selection_to_csv
 from fsengine.figures import stream_figure
 from fsengine.live import LiveStream
-from fsengine.online import k_warning
-
-METHOD_LABELS = {"kofsd": "K-OFSD (Zhou et al. 2017)", "ofs-fpd": "OFS-FPD (Hashemi et al.)",
-                 "cie-osfs": "CIE-OSFS (Wang et al. 2017)"}
-SCORE_LABELS = {"kofsd": "dependency of the set", "ofs-fpd": "mean correlation of S",
-                "cie-osfs": "H(D|SF), bits"}
+from fsengine.methods import ONLINE_METHODS, get_method
 #: Features per animation tick (a tick every 0.25 s; "max" = as many as fit in 0.2 s).
 SPEEDS = {"1": 1, "10": 10, "100": 100, "1,000": 1000, "max": None}
 TICK_SECONDS = 0.25
 
 WIDGETS = "stream_widgets"
-#: Every widget of the page and its first value (kept across page switches).
-DEFAULTS = {"stream_method": "kofsd", "stream_k": 7, "stream_alpha": 0.5,
-            "stream_card": "imbalanced", "stream_variant": "reference",
-            "stream_relevance": "positive", "stream_bins": 3, "stream_test": "g",
-            "stream_significance": 0.05, "stream_order": "natural", "stream_seed": 0,
-            "stream_speed": "100"}
+#: Every widget of the page and its first value (kept across page switches); each
+#: method's parameters come from its specification.
+DEFAULTS = {"stream_method": "kofsd", "stream_order": "natural", "stream_seed": 0,
+            "stream_speed": "100", **widget_defaults("stream", ONLINE_METHODS)}
+
+
+def _label(method: str) -> str:
+    spec = get_method(method).spec
+    return f"{spec.label} ({spec.citation.split('.')[0]}, {spec.citation.rsplit(' ', 1)[-1]})" \
+        if spec.citation[-1:].isdigit() else spec.label
+
 
 loaded = state.current()
 ds = loaded.dataset
 minority = st.session_state["minority"]
 state.restore_widgets(WIDGETS, DEFAULTS)
-k_max = min(15, ds.n_samples - 1)
-state.set_widget(WIDGETS, "stream_k", min(st.session_state["stream_k"], k_max))
 
 keep = partial(state.persisted, WIDGETS)                    # widget keywords: key + on_change
 
@@ -41,30 +41,15 @@ st.title("Stream")
 st.caption(f"{loaded.name}: {ds.n_features} features arrive one at a time; minority class "
            f"{minority} ({ds.class_counts()[minority]} of {ds.n_samples} samples) versus the rest.")
 
-method = st.selectbox("Online selector", list(METHOD_LABELS), format_func=METHOD_LABELS.get,
+method = st.selectbox("Online selector", list(ONLINE_METHODS), format_func=_label,
+                      help="Every online selector of fsengine (`python -m fsengine methods`).",
                       **keep("stream_method"))
-params: dict = {}
-cols = st.columns(4)
-if method == "kofsd":
-    params["k"] = cols[0].slider("K (neighbours)", 1, k_max, **keep("stream_k"))
-    params["alpha"] = cols[1].slider("alpha", 0.0, 1.0, step=0.05, **keep("stream_alpha"))
-    params["card"] = cols[2].selectbox("Card function", ["imbalanced", "consistency", "weight",
-                                                         "distance"], **keep("stream_card"))
-    params["variant"] = cols[3].selectbox("Variant", ["reference", "paper"],
-                                          **keep("stream_variant"),
-                                          help="reference = the authors' code; paper = the "
-                                               "printed Algorithm 5")
-elif method == "ofs-fpd":
-    params["relevance"] = cols[0].selectbox("Relevance", ["positive", "absolute"],
-                                            **keep("stream_relevance"),
-                                            help="positive: corr > 0 as printed; absolute: |corr| > 0")
-else:
-    params["bins"] = cols[0].slider("Bins", 2, 10, **keep("stream_bins"))
-    params["test"] = cols[1].selectbox("Independence test", ["g", "chi2"], **keep("stream_test"))
-    params["significance"] = cols[2].select_slider("Significance", [0.001, 0.01, 0.05, 0.1],
-                                                   **keep("stream_significance"))
-if method == "kofsd" and (warning := k_warning(ds.binarise(minority), params["k"])):
-    st.warning(warning)
+params = method_widgets("stream", WIDGETS, method, ds.n_samples)
+try:
+    for warning in get_method(method).selector(**params).start(ds.binarise(minority)).warnings():
+        st.warning(warning)
+except FSEngineError:
+    pass                                         # shown when the stream starts
 order_cols = st.columns([1, 1, 2])
 order = order_cols[0].radio("Feature order", ["natural", "random"], horizontal=True,
                             **keep("stream_order"))
@@ -85,7 +70,7 @@ def _new_stream() -> LiveStream | None:
         stream = LiveStream(ds, minority, method, order=order,
                             seed=seed if order == "random" else None, params=params)
     except FSEngineError as exc:
-        st.session_state["stream_error"] = str(exc)
+        st.session_state["stream_error"] = describe(exc)
         return None
     st.session_state.pop("stream_error", None)
     st.session_state["live"] = stream
@@ -131,12 +116,13 @@ def stream_view() -> None:
     metrics = st.columns(4)
     metrics[0].metric("Features streamed", f"{live.position} / {live.total}")
     metrics[1].metric("Selected", len(last.selected) if last else 0)
-    metrics[2].metric(SCORE_LABELS[live.method].capitalize(),
+    set_score = get_method(live.method).spec.set_score
+    metrics[2].metric(set_score[0].upper() + set_score[1:],
                       f"{last.selected_score:.4f}" if last else "-")
     metrics[3].metric("Hold-out G-mean (1-NN)", f"{live.current_gmean():.3f}" if last else "-",
                       help="1-NN on the selected genes, trained on a stratified half of the "
                            "samples and scored on the other half; refreshed every tick.")
-    st.plotly_chart(stream_figure(live.curves(), SCORE_LABELS[live.method], live.total),
+    st.plotly_chart(stream_figure(live.curves(), set_score, live.total),
                     width="stretch")
     left, right = st.columns([3, 2])
     with left:
@@ -160,7 +146,7 @@ def stream_view() -> None:
             st.download_button("Download selected features (CSV)", selection_to_csv(selection),
                                file_name=f"{live.method}-selected.csv", mime="text/csv",
                                on_click="ignore", key="download_selection")
-            st.download_button("Download the stream's events (CSV)", events_to_csv(live.events),
+            st.download_button("Download the stream's events (CSV)", events_to_csv(live.events, live.method),
                                file_name=f"{live.method}-events.csv", mime="text/csv",
                                on_click="ignore", key="download_events")
         elif last:

@@ -202,7 +202,8 @@ def corpus(tmp_dir, large: bool = False, huge: bool = False) -> list[Case]:
              "single class ('a'); at least two classes are needed", fields={"column": "label"}),
         Case("minority-of-one", "minority_one.csv",
              base_csv(labels=["c"] + CLASSES[1:]).encode(), E,
-             "minority class 'c' has only 1 sample", kind="parameter",
+             "'c' names a class of only 1 sample", kind="parameter",
+             fields={"parameter": "minority"},
              cli=["--minority", "c"]),
         # K-OFSD with K >= the minority class size: a parameter problem, the CLI must
         # exit 2 or warn (one "fsengine: warning:" line naming K); the file itself is fine.

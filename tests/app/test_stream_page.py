@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from conftest import ROOT
 from fsengine import run_selection
+from fsengine.methods import ONLINE_METHODS, get_method
 
 
 @pytest.fixture
@@ -105,27 +106,57 @@ def test_other_selectors_run_to_the_same_result_as_the_library(page, srbct, meth
 
 def test_changed_settings_ask_for_a_reset(page):
     page.button(key="stream_step").click().run()
-    page.slider(key="stream_k").set_value(5).run()
+    page.slider(key="stream_kofsd_k").set_value(5).run()
     assert any("Reset" in i.value for i in page.info)
 
 
 def test_settings_survive_a_page_switch(page):
     page.select_slider(key="stream_speed").set_value("max").run()
-    page.slider(key="stream_k").set_value(4).run()
+    page.slider(key="stream_kofsd_k").set_value(4).run()
     page.selectbox(key="stream_method").set_value("cie-osfs").run()
-    page.slider(key="stream_bins").set_value(5).run()
+    page.slider(key="stream_cie-osfs_bins").set_value(5).run()
     page.switch_page("pages/data.py").run()
     page.switch_page("pages/stream.py").run()
     assert page.select_slider(key="stream_speed").value == "max"
     assert page.selectbox(key="stream_method").value == "cie-osfs"
-    assert page.slider(key="stream_bins").value == 5
+    assert page.slider(key="stream_cie-osfs_bins").value == 5
     page.selectbox(key="stream_method").set_value("kofsd").run()
-    assert page.slider(key="stream_k").value == 4              # kept while hidden
+    assert page.slider(key="stream_kofsd_k").value == 4              # kept while hidden
     assert not page.exception
 
 
 def test_k_at_or_above_the_minority_size_shows_a_warning(page):
-    page.slider(key="stream_k").set_value(11).run()               # SRBCT class 2: 11 samples
+    page.slider(key="stream_kofsd_k").set_value(11).run()               # SRBCT class 2: 11 samples
     assert any("at or above the minority class size (11)" in w.value for w in page.warning)
-    page.slider(key="stream_k").set_value(10).run()
+    page.slider(key="stream_kofsd_k").set_value(10).run()
     assert not page.warning
+
+
+def _widget_keys(at) -> set:
+    keys = set()
+    for kind in ("slider", "selectbox", "number_input", "text_input", "checkbox"):
+        keys |= {w.key for w in getattr(at, kind) if w.key}
+    return keys
+
+
+@pytest.mark.parametrize("method", ONLINE_METHODS)
+def test_every_parameter_of_the_spec_has_its_widget(page, method):
+    page.selectbox(key="stream_method").set_value(method).run()
+    spec = get_method(method).spec
+    applying = {n for n, p in spec.parameters.items() if p.applies(spec.defaults())}
+    keys = _widget_keys(page)
+    assert {f"stream_{method}_{n}" for n in applying} <= keys
+    assert not {f"stream_{method}_{n}" for n in set(spec.parameters) - applying} & keys
+
+
+def test_conditional_parameters_follow_their_choice_and_reach_the_run(page, srbct):
+    page.selectbox(key="stream_kofsd_card").set_value("distance").run()
+    assert {"stream_kofsd_gamma1", "stream_kofsd_gamma2"} <= _widget_keys(page)
+    page.slider(key="stream_kofsd_gamma1").set_value(0.8).run()
+    page.selectbox(key="stream_kofsd_metric").set_value("euclidean").run()
+    _run_to_end(page)
+    live = page.session_state["live"]
+    assert live.params["card"] == "distance" and live.params["gamma1"] == 0.8
+    assert live.params["metric"] == "euclidean"
+    expected = run_selection(srbct, 2, "kofsd", card="distance", gamma1=0.8, metric="euclidean")
+    assert list(_selected_table(page)["feature"]) == list(expected.selection.features)

@@ -78,7 +78,7 @@ def test_options_reach_the_selector(capsys, srbct):
 
 
 @pytest.mark.parametrize("argv,fragment", [
-    (["select", str(SAMPLE), "--minority", "9"], "minority class '9' is not a class"),
+    (["select", str(SAMPLE), "--minority", "9"], "--minority '9' is not a class"),
     (["select", str(SAMPLE), "--minority", "2", "--k", "0"], "kofsd: --k must be an integer >= 1, got 0"),
     (["select", str(SAMPLE), "--minority", "2", "--k", "83"], "--k must be an integer from 1 to 82 (the number of samples minus one), got 83"),
     (["select", str(SAMPLE), "--minority", "2", "--alpha", "2"], "alpha must be"),

@@ -430,8 +430,10 @@ def test_unknown_minority_is_an_error(minority, fragments):
 
 def test_minority_with_one_sample_is_an_error():
     ds = load(text(BASIC_ROWS))
-    with pytest.raises(FSEngineError, match=r"minority class 'c' has only 1 sample; at least 2"):
+    with pytest.raises(FSEngineError, match=r"minority 'c' names a class of only 1 sample; at "
+                                            r"least 2") as caught:
         ds.binarise("c")
+    assert caught.value.parameter == "minority"
 
 
 def test_summary():

@@ -27,8 +27,10 @@ def _refusals(labels, minority):
         "RankerSelector.fit": lambda: RankerSelector(k=1, minority=minority).fit(
             X[:len(labels)], labels),
     }
-    entries.update({f"{m}.start": (lambda m=m: get_method(m).selector().start(y01))
-                    for m in ONLINE_METHODS})
+    small = {"k": 1} if len(labels) < 8 else {}               # K-OFSD's K below n
+    entries.update({f"{m}.start": (lambda m=m: get_method(m).selector(
+        **{k: v for k, v in small.items() if k in get_method(m).spec.parameters}).start(y01))
+        for m in ONLINE_METHODS})
     found = {}
     for name, call in entries.items():
         try:
@@ -61,7 +63,8 @@ def test_every_entry_point_accepts_a_minority_of_two():
 
 def test_the_default_minority_is_the_smallest_class_ties_to_the_first():
     assert default_minority(["b", "a", "b", "c", "c", "a"]) == "a"
-    assert default_minority([3, 3, 1, 2, 2, 2]) == 3     # sizes 1: 1, 2: 3, 3: 2
+    assert default_minority([3, 3, 1, 2, 2, 2]) == 1     # sizes 1: 1, 2: 3, 3: 2
+    assert default_minority([3, 3, 2, 2, 2, 1, 1]) == 1  # 1 and 3 tie at 2: the first
     assert one_versus_rest([3, 3, 1, 1, 2, 2, 2]).tolist() == [0, 0, 1, 1, 0, 0, 0]
 
 

@@ -1,0 +1,119 @@
+"""A method's parameter widgets, drawn from its specification (fsengine.spec).
+
+Every page that offers method settings calls :func:`method_widgets`; the widgets'
+kinds, labels, ranges, steps, help and visibility all come from the method's ``spec``,
+so a new method gets its own widgets with no edit here.
+"""
+
+from __future__ import annotations
+
+import math
+
+import streamlit as st
+
+from dashboard import state
+from fsengine.methods import get_method
+from fsengine.spec import Param
+
+#: Largest value an unbounded integer slider offers.
+INT_SLIDER_MAX = 50
+
+
+def widget_key(prefix: str, method: str, name: str) -> str:
+    """Session key of ``method``'s parameter ``name`` on the page ``prefix``."""
+    return f"{prefix}_{method}_{name}"
+
+
+def widget_defaults(prefix: str, methods) -> dict:
+    """The first value of every parameter widget of ``methods`` (the specs' defaults)."""
+    return {widget_key(prefix, m, name): p.default
+            for m in methods for name, p in get_method(m).spec.parameters.items()}
+
+
+def _int_bounds(param: Param, n_samples: int) -> tuple[int, int | None]:
+    high = param.high(n_samples) if callable(param.high) else param.high
+    if param.ui_high is not None:
+        high = param.ui_high if high is None else min(high, param.ui_high)
+    return param.low, high
+
+
+def _help(param: Param) -> str:
+    text = param.help[0].upper() + param.help[1:] + "."
+    if param.kind == "choice":
+        text += "  \n" + "  \n".join(f"**{c}**: {d}" for c, d in param.choices.items())
+    if param.source:
+        text += f"  \nSource: {param.source}."
+    return text
+
+
+def _draw(param: Param, key: str, store: str, n_samples: int, container):
+    keep = state.persisted(store, key)
+    label = param.label[0].upper() + param.label[1:]
+    if param.kind == "choice":
+        return container.selectbox(label, list(param.choices), help=_help(param), **keep)
+    if param.kind == "bool":
+        return container.checkbox(label, help=_help(param), **keep)
+    if param.kind == "int":
+        low, high = _int_bounds(param, n_samples)
+        value = st.session_state.get(key)
+        if param.none:
+            text = container.text_input(label, help=_help(param) + f"  \nEmpty: {param.none_text}.",
+                                        **keep)
+            text = (text or "").strip() if isinstance(text, str) else text
+            return None if text in ("", None) else _int_or_text(text)
+        if value is not None and high is not None and value > high:
+            state.set_widget(store, key, high)             # a smaller data set than last time
+        if high is not None and high - low <= INT_SLIDER_MAX:
+            return container.slider(label, low, max(high, low), help=_help(param), **keep)
+        return int(container.number_input(label, low, high, step=1, help=_help(param), **keep))
+    low = param.low if math.isfinite(param.low) else None
+    high = param.high if math.isfinite(param.high) else None
+    if low is not None and high is not None and param.step and not (param.low_open or
+                                                                   param.high_open):
+        return container.slider(label, float(low), float(high), step=param.step,
+                                help=_help(param), **keep)
+    return container.number_input(label, low, high, step=param.step or 0.01, format="%g",
+                                  help=_help(param), **keep)
+
+
+def _int_or_text(text: str):
+    try:
+        return int(text)
+    except ValueError:
+        return text                                        # the spec's check names it
+
+
+def method_widgets(prefix: str, store: str, method: str, n_samples: int,
+                   columns: int = 4) -> dict:
+    """Draw ``method``'s parameter widgets in rows of ``columns``; their values.
+
+    Parameters
+    ----------
+    prefix : str
+        The page's widget prefix ("stream"), so pages keep their own settings.
+    store : str
+        The page's store of remembered widget values (:func:`dashboard.state.persisted`).
+    method : str
+    n_samples : int
+        Bounds that depend on the data (K below the number of samples).
+
+    Returns
+    -------
+    dict
+        The values of the parameters that apply (a parameter whose ``when`` is not met
+        is not drawn and not returned).
+    """
+    spec = get_method(method).spec
+    values: dict = {}
+    shown = [p for p in spec.parameters.values()]
+    cols = st.columns(columns) if shown else []
+    slot = 0
+    for param in shown:
+        current = {**{n: st.session_state.get(widget_key(prefix, method, n), p.default)
+                      for n, p in spec.parameters.items()}, **values}
+        if not param.applies(current):
+            continue
+        values[param.name] = _draw(param, widget_key(prefix, method, param.name), store,
+                                   n_samples, cols[slot % columns])
+        slot += 1
+    return values
