@@ -59,7 +59,7 @@ browser:
 
 ## Run the whole test suite, the browser tests included (`pytest -m e2e` runs only those,
 ## `pytest -m "not e2e"` all others).
-test: test-deps browser
+test: test-deps browser lint
 	$(PY) -m pytest
 
 LINT_PATHS := fsengine pages dashboard app.py tests benchmarks

@@ -6,7 +6,7 @@ from dashboard import state
 from fsengine.parallel import warm_up
 
 st.set_page_config(page_title="fsengine", page_icon=":dna:", layout="wide")
-warm_up()           # Compare and Sweep run splits in worker processes: start them now
+warm_up()  # Compare and Sweep run splits in worker processes: start them now
 
 # One line per page; the first is the default.
 PAGES = [
@@ -22,7 +22,9 @@ loaded = state.current()
 with st.sidebar:
     ds = loaded.dataset
     st.caption("Data set")
-    st.markdown(f"**{loaded.name}**  \n{ds.n_samples} samples x {ds.n_features} features  \n"
-                f"minority class: **{st.session_state['minority']}**")
+    st.markdown(
+        f"**{loaded.name}**  \n{ds.n_samples} samples x {ds.n_features} features  \n"
+        f"minority class: **{st.session_state['minority']}**"
+    )
 
 navigation.run()

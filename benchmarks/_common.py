@@ -63,8 +63,12 @@ def parse_options(description: str, argv=None) -> tuple[argparse.Namespace, int]
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--quick", action="store_true", help="run the baseline(s) once")
     parser.add_argument("--repeats", type=int, default=7, help="timed engine runs (default 7)")
-    parser.add_argument("--baseline-repeats", type=int, default=3,
-                        help="timed baseline runs (default 3; 1 with --quick)")
+    parser.add_argument(
+        "--baseline-repeats",
+        type=int,
+        default=3,
+        help="timed baseline runs (default 3; 1 with --quick)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="data seed (default 0)")
     args = parser.parse_args(argv)
     base_repeats = 1 if args.quick else args.baseline_repeats
@@ -89,13 +93,21 @@ def finish_report(name: str, record: dict, problems: list[str], targets_met: boo
 
     out = ROOT / ".bench" / f"{name}.json"
     out.parent.mkdir(exist_ok=True)
-    record = {**record, "cpu_count": os.cpu_count(), "numpy": np.__version__,
-              "python": platform.python_version(), "agree": not problems, "problems": problems}
+    record = {
+        **record,
+        "cpu_count": os.cpu_count(),
+        "numpy": np.__version__,
+        "python": platform.python_version(),
+        "agree": not problems,
+        "problems": problems,
+    }
     out.write_text(json.dumps(record, indent=2) + "\n")
     print(f"\nresults written to {out.relative_to(ROOT)}")
     if problems:
-        print("\nERROR: the engine and the baseline disagree:\n" + "\n".join(problems),
-              file=sys.stderr)
+        print(
+            "\nERROR: the engine and the baseline disagree:\n" + "\n".join(problems),
+            file=sys.stderr,
+        )
         return 1
     if not targets_met:
         print("\nNOTE: performance target(s) not met (reported only; results agree).")

@@ -27,8 +27,8 @@ import statistics
 import sys
 
 import numpy as np
-
 from _common import finish_report, machine, make_data, parse_options, print_table, timed
+
 from fsengine.online import run_kofsd  # noqa: E402  (after _common puts the repo on the path)
 
 K, ALPHA = 7, 0.5
@@ -61,11 +61,11 @@ def dep_n1(sq_dist: np.ndarray, y: np.ndarray, k: int) -> float:
     """The authors' ``dep_n1`` from a set's summed squared terms (Card_Imbalanced)."""
     n = len(y)
     dist = np.sqrt(sq_dist)
-    np.fill_diagonal(dist, 0.0)                          # squareform: zero diagonal
-    order = np.argsort(dist, axis=1, kind="stable")      # D is symmetric: row i = column i
-    same = (y[order[:, 1:k + 1]] == y[:, None]).sum(axis=1).tolist()
+    np.fill_diagonal(dist, 0.0)  # squareform: zero diagonal
+    order = np.argsort(dist, axis=1, kind="stable")  # D is symmetric: row i = column i
+    same = (y[order[:, 1 : k + 1]] == y[:, None]).sum(axis=1).tolist()
     card = 0.0
-    for label, c_num in zip(y.tolist(), same):           # sequential sum in sample order
+    for label, c_num in zip(y.tolist(), same):  # sequential sum in sample order
         card += float(c_num == k) if label == 0 else c_num / k
     return card / n
 
@@ -98,7 +98,7 @@ def kofsd_baseline(X: np.ndarray, y: np.ndarray, k: int, alpha: float):
                 mode[i] = True
                 set_tests += 1
                 sq = np.zeros((len(y), len(y)))
-                for j in np.flatnonzero(mode):           # the set's columns, in column order
+                for j in np.flatnonzero(mode):  # the set's columns, in column order
                     sq += squared_terms(X[:, j], w[j])
                 dep_all = dep_n1(sq, y, k)
                 if dep_all > dep_last:
@@ -107,7 +107,7 @@ def kofsd_baseline(X: np.ndarray, y: np.ndarray, k: int, alpha: float):
                     mode[i] = False
     selected = np.flatnonzero(mode).tolist()
     if not selected:
-        top = int(math.floor(math.sqrt(p) + 0.5))        # int16() rounds to nearest
+        top = int(math.floor(math.sqrt(p) + 0.5))  # int16() rounds to nearest
         selected = np.argsort(-dep, kind="stable")[:top].tolist()
     return selected, dep, set_tests
 
@@ -116,15 +116,19 @@ def main(argv=None) -> int:
     args, base_repeats = parse_options(__doc__.splitlines()[0], argv)
 
     X, y = make_data(args.seed)
-    print(f"data: {X.shape[0]} x {X.shape[1]} ({int(y.sum())} minority), K={K}, alpha={ALPHA}, "
-          f"seed={args.seed}; {machine()}", flush=True)
+    print(
+        f"data: {X.shape[0]} x {X.shape[1]} ({int(y.sum())} minority), K={K}, alpha={ALPHA}, "
+        f"seed={args.seed}; {machine()}",
+        flush=True,
+    )
 
     run_engine = lambda: run_kofsd(X, y, k=K, alpha=ALPHA)  # noqa: E731
-    run_engine()                                             # warm-up
+    run_engine()  # warm-up
     engine_times, (selection, events) = timed(run_engine, args.repeats)
     print(f"engine: {args.repeats} runs done; baseline: {base_repeats} run(s)...", flush=True)
     base_times, (base_selected, base_dep, base_tests) = timed(
-        lambda: kofsd_baseline(X, y, K, ALPHA), base_repeats)
+        lambda: kofsd_baseline(X, y, K, ALPHA), base_repeats
+    )
 
     engine_selected = list(selection.columns)
     engine_dep = np.empty(X.shape[1])
@@ -134,7 +138,9 @@ def main(argv=None) -> int:
     max_dep_diff = float(np.max(np.abs(engine_dep - base_dep)))
     problems = []
     if engine_selected != base_selected:
-        problems.append(f"selections differ:\n  engine   {engine_selected}\n  baseline {base_selected}")
+        problems.append(
+            f"selections differ:\n  engine   {engine_selected}\n  baseline {base_selected}"
+        )
     if not max_dep_diff <= 1e-12:
         problems.append(f"single-feature dependencies differ by up to {max_dep_diff:.3g}")
     if engine_tests != base_tests:
@@ -155,14 +161,30 @@ def main(argv=None) -> int:
     ]
     print_table(rows)
 
-    return finish_report("kofsd", {
-        "shape": list(X.shape), "n_minority": int(y.sum()), "k": K, "alpha": ALPHA,
-        "seed": args.seed, "engine_times_s": engine_times, "baseline_times_s": base_times,
-        "engine_median_s": engine_med, "baseline_median_s": base_med, "ratio": ratio,
-        "selected_columns": engine_selected, "n_selected": len(engine_selected),
-        "set_tests": engine_tests, "max_dependency_difference": max_dep_diff,
-        "engine_target_met": engine_ok, "ratio_target_met": ratio_ok,
-    }, problems, engine_ok and ratio_ok)
+    return finish_report(
+        "kofsd",
+        {
+            "shape": list(X.shape),
+            "n_minority": int(y.sum()),
+            "k": K,
+            "alpha": ALPHA,
+            "seed": args.seed,
+            "engine_times_s": engine_times,
+            "baseline_times_s": base_times,
+            "engine_median_s": engine_med,
+            "baseline_median_s": base_med,
+            "ratio": ratio,
+            "selected_columns": engine_selected,
+            "n_selected": len(engine_selected),
+            "set_tests": engine_tests,
+            "max_dependency_difference": max_dep_diff,
+            "engine_target_met": engine_ok,
+            "ratio_target_met": ratio_ok,
+        },
+        problems,
+        engine_ok and ratio_ok,
+    )
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -19,7 +19,8 @@ nothing of the parent (the generated matrix, earlier loads) is counted:
   to ``/proc/self/clear_refs``) minus the resident set size just before it (read
   from ``/proc/self/statm``, after numpy, pyarrow and fsengine are imported): the
   peak RSS increase during the load. Not ``getrusage``'s ``ru_maxrss``: Linux carries
-  it over from the parent across fork and exec, so it would report the parent's peak. The Arrow memory pool's own peak (``pyarrow.default_memory_pool().max_memory()``)
+  it over from the parent across fork and exec, so it would report the parent's peak. The
+  Arrow memory pool's own peak (``pyarrow.default_memory_pool().max_memory()``)
   is reported too, because tracemalloc does not see Arrow's allocations.
 * tracemalloc run: ``tracemalloc`` peak during the load (Python objects and numpy
   arrays, e.g. the file's bytes and ``X``; not Arrow buffers).
@@ -38,7 +39,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -46,7 +46,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from _common import ROOT, finish_report, machine, print_table
 
 RATIO_TARGET = 3.0
@@ -138,8 +137,9 @@ print(json.dumps(out))
 """
 
 
-def write_files(directory: Path, target_mb: float, n_samples: int, seed: int,
-                with_gzip: bool) -> tuple[dict[str, tuple[Path, str]], tuple[int, int]]:
+def write_files(
+    directory: Path, target_mb: float, n_samples: int, seed: int, with_gzip: bool
+) -> tuple[dict[str, tuple[Path, str]], tuple[int, int]]:
     """Write the CSV (about ``target_mb`` MB), the Parquet, the same matrix with genes
     in rows, and optionally the gzip CSV; returns case -> (path, how it is loaded)."""
     import pyarrow as pa
@@ -159,7 +159,7 @@ def write_files(directory: Path, target_mb: float, n_samples: int, seed: int,
     with open(paths["CSV"], "w") as f:
         f.write(",".join(names) + ",label\n")
         for start in range(0, n_samples, CHUNK_ROWS):
-            block = np.column_stack([X[start:start + CHUNK_ROWS], y[start:start + CHUNK_ROWS]])
+            block = np.column_stack([X[start : start + CHUNK_ROWS], y[start : start + CHUNK_ROWS]])
             np.savetxt(f, block, fmt=[FMT] * n_features + ["%d"], delimiter=",")
 
     paths["Parquet"] = directory / "matrix.parquet"
@@ -172,25 +172,33 @@ def write_files(directory: Path, target_mb: float, n_samples: int, seed: int,
         f.write("gene," + ",".join(f"s{i}" for i in range(n_samples)) + "\n")
         f.write("label," + ",".join(map(str, y)) + "\n")
         for start in range(0, n_features, 500):
-            block = X[:, start:start + 500].T
-            for name, row in zip(names[start:start + 500], block):
+            block = X[:, start : start + 500].T
+            for name, row in zip(names[start : start + 500], block):
                 f.write(name + "," + ",".join(FMT % v for v in row) + "\n")
 
     if with_gzip:
         paths["gzip CSV"] = directory / "matrix.csv.gz"
-        with open(paths["CSV"], "rb") as src, gzip.open(paths["gzip CSV"], "wb",
-                                                          compresslevel=1) as dst:
+        with (
+            open(paths["CSV"], "rb") as src,
+            gzip.open(paths["gzip CSV"], "wb", compresslevel=1) as dst,
+        ):
             while chunk := src.read(1 << 24):
                 dst.write(chunk)
-    cases = {fmt: (path, "transposed" if fmt == "genes-in-rows CSV" else "path")
-             for fmt, path in paths.items()}
+    cases = {
+        fmt: (path, "transposed" if fmt == "genes-in-rows CSV" else "path")
+        for fmt, path in paths.items()
+    }
     cases["CSV as bytes (an upload)"] = (paths["CSV"], "bytes")
     return cases, (n_samples, n_features)
 
 
 def run_child(path: Path, mode: str, kind: str) -> dict:
-    proc = subprocess.run([sys.executable, "-c", _CHILD, str(ROOT), str(path), mode, kind],
-                          capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(ROOT), str(path), mode, kind],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"load of {path.name} ({mode}) failed:\n{proc.stderr}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -211,15 +219,17 @@ def main(argv=None) -> int:
         parser.error("--mb must be positive and --samples at least 4")
 
     import pyarrow as pa
+
     print(machine() + f", pyarrow {pa.__version__} ({pa.default_memory_pool().backend_name} pool)")
     results, problems = {}, []
     with tempfile.TemporaryDirectory(prefix="fsengine-bench-memory-") as tmp:
         t0 = time.perf_counter()
-        paths, (n, p) = write_files(Path(tmp), args.mb, args.samples, args.seed,
-                                    not args.no_gzip)
+        paths, (n, p) = write_files(Path(tmp), args.mb, args.samples, args.seed, not args.no_gzip)
         matrix = n * p * 8
-        print(f"data: {n} samples x {p} features + label; matrix float64 size {mb(matrix)}; "
-              f"files written in {time.perf_counter() - t0:.1f} s")
+        print(
+            f"data: {n} samples x {p} features + label; matrix float64 size {mb(matrix)}; "
+            f"files written in {time.perf_counter() - t0:.1f} s"
+        )
         for fmt, (path, kind) in paths.items():
             rss = run_child(path, "rss", kind)
             trace = run_child(path, "tracemalloc", kind)
@@ -227,21 +237,28 @@ def main(argv=None) -> int:
             if rss["shape"] != [n, p] or trace["shape"] != [n, p]:
                 problems.append(f"{fmt}: loaded shape {rss['shape']}, expected {[n, p]}")
             if rss["x_sha256"] != base["x_sha256"]:
-                problems.append(f"{fmt}: the loaded matrix differs from pandas' (not bit-identical)")
+                problems.append(
+                    f"{fmt}: the loaded matrix differs from pandas' (not bit-identical)"
+                )
             rss_peak = rss["hwm_after"] - rss["rss_before"]
             base_peak = base["hwm_after"] - base["rss_before"]
             results[fmt] = {
                 "file_bytes": path.stat().st_size,
                 "load_seconds": rss["seconds"],
-                "rss_before": rss["rss_before"], "hwm_before": rss["hwm_before"],
-                "hwm_after": rss["hwm_after"], "rss_after": rss["rss_after"],
-                "rss_peak_increase": rss_peak, "rss_ratio": rss_peak / matrix,
-                "arrow_pool_peak": rss["arrow_peak"], "arrow_ratio": rss["arrow_peak"] / matrix,
+                "rss_before": rss["rss_before"],
+                "hwm_before": rss["hwm_before"],
+                "hwm_after": rss["hwm_after"],
+                "rss_after": rss["rss_after"],
+                "rss_peak_increase": rss_peak,
+                "rss_ratio": rss_peak / matrix,
+                "arrow_pool_peak": rss["arrow_peak"],
+                "arrow_ratio": rss["arrow_peak"] / matrix,
                 "tracemalloc_peak": trace["tracemalloc_peak"],
                 "tracemalloc_ratio": trace["tracemalloc_peak"] / matrix,
                 "tracemalloc_after": trace["tracemalloc_after"],
                 "peak_raised_by_load": rss["hwm_after"] > rss["hwm_before"],
-                "baseline_seconds": base["seconds"], "baseline_rss_peak_increase": base_peak,
+                "baseline_seconds": base["seconds"],
+                "baseline_rss_peak_increase": base_peak,
                 "baseline_rss_ratio": base_peak / matrix,
                 "baseline_over_engine": base_peak / rss_peak,
             }
@@ -251,27 +268,46 @@ def main(argv=None) -> int:
         rows += [
             (f"{fmt}: file size", mb(r["file_bytes"])),
             (f"{fmt}: load time (context only)", f"{r['load_seconds']:.2f} s"),
-            (f"{fmt}: peak RSS increase", f"{mb(r['rss_peak_increase'])}  "
-                                          f"({r['rss_ratio']:.2f}x matrix)"),
-            (f"{fmt}: Arrow pool peak", f"{mb(r['arrow_pool_peak'])}  "
-                                        f"({r['arrow_ratio']:.2f}x matrix)"),
-            (f"{fmt}: tracemalloc peak", f"{mb(r['tracemalloc_peak'])}  "
-                                         f"({r['tracemalloc_ratio']:.2f}x matrix)"),
-            (f"{fmt}: pandas baseline peak RSS increase",
-             f"{mb(r['baseline_rss_peak_increase'])}  ({r['baseline_rss_ratio']:.2f}x matrix; "
-             f"{r['baseline_over_engine']:.1f}x fsengine's; {r['baseline_seconds']:.2f} s)"),
+            (
+                f"{fmt}: peak RSS increase",
+                f"{mb(r['rss_peak_increase'])}  ({r['rss_ratio']:.2f}x matrix)",
+            ),
+            (
+                f"{fmt}: Arrow pool peak",
+                f"{mb(r['arrow_pool_peak'])}  ({r['arrow_ratio']:.2f}x matrix)",
+            ),
+            (
+                f"{fmt}: tracemalloc peak",
+                f"{mb(r['tracemalloc_peak'])}  ({r['tracemalloc_ratio']:.2f}x matrix)",
+            ),
+            (
+                f"{fmt}: pandas baseline peak RSS increase",
+                f"{mb(r['baseline_rss_peak_increase'])}  ({r['baseline_rss_ratio']:.2f}x matrix; "
+                f"{r['baseline_over_engine']:.1f}x fsengine's; {r['baseline_seconds']:.2f} s)",
+            ),
         ]
     met = {fmt: r["rss_ratio"] <= RATIO_TARGET for fmt, r in results.items()}
     for fmt, ok in met.items():
-        rows.append((f"target: {fmt} peak RSS <= {RATIO_TARGET:.0f}x matrix",
-                     "met" if ok else "NOT MET"))
+        rows.append(
+            (f"target: {fmt} peak RSS <= {RATIO_TARGET:.0f}x matrix", "met" if ok else "NOT MET")
+        )
     print_table(rows)
 
-    return finish_report("memory", {
-        "shape": [n, p], "target_mb": args.mb, "seed": args.seed, "format": FMT,
-        "matrix_bytes": matrix, "ratio_target": RATIO_TARGET, "results": results,
-        "targets_met": met,
-    }, problems, all(met.values()))
+    return finish_report(
+        "memory",
+        {
+            "shape": [n, p],
+            "target_mb": args.mb,
+            "seed": args.seed,
+            "format": FMT,
+            "matrix_bytes": matrix,
+            "ratio_target": RATIO_TARGET,
+            "results": results,
+            "targets_met": met,
+        },
+        problems,
+        all(met.values()),
+    )
 
 
 if __name__ == "__main__":

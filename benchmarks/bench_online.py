@@ -37,16 +37,14 @@ import statistics
 import sys
 
 import numpy as np
+from _common import finish_report, machine, make_data, parse_options, timed
 from scipy.stats import chi2
 
-from _common import finish_report, machine, make_data, parse_options, timed
 from fsengine.online import CIEOSFS, OFSFPD, stream_events  # noqa: E402  (after _common)
-
-
 
 ENGINE_TARGET_S = 2.0
 SIGNIFICANCE, QUANTILES, ENTROPY_TOLERANCE = 0.05, (1 / 3, 2 / 3), 1e-12
-TIE = 1e-12   # objectives and scores closer than this are equal (the engines' tie rule)
+TIE = 1e-12  # objectives and scores closer than this are equal (the engines' tie rule)
 
 
 # ---------------------------------------------------------------- OFS-FPD baseline
@@ -74,15 +72,15 @@ def fpd_scores(members) -> list[float]:
     for i, mem in enumerate(members):
         e1 = min(abs(corr[min(i, j), max(i, j)]) for j in range(m) if j != i)
         objectives.append((e1, mem["e2"], mem["e3"]))
-    return [max(degree(objectives[u], objectives[v]) for u in range(m) if u != v)
-            for v in range(m)]
+    return [max(degree(objectives[u], objectives[v]) for u in range(m) if u != v) for v in range(m)]
 
 
 def ranked(members) -> list:
     """Members by ascending dominance score, ties to the earlier arrival."""
     scores = fpd_scores(members)
-    order = sorted(range(len(members)),
-                   key=lambda i: (round(scores[i] / TIE), members[i]["arrival"]))
+    order = sorted(
+        range(len(members)), key=lambda i: (round(scores[i] / TIE), members[i]["arrival"])
+    )
     return [members[i] for i in order]
 
 
@@ -110,12 +108,13 @@ def ofsfpd_baseline(X: np.ndarray, y: np.ndarray):
             corr = float(np.corrcoef(x, yf)[0, 1])
         corrs[t - 1] = corr
         cap = max(1, math.ceil(math.log2(t)))
-        if corr > 0:                                        # NaN (constant feature): False
+        if corr > 0:  # NaN (constant feature): False
             relevant[t - 1] = True
             x_norm = math.sqrt(float(x @ x))
             cos = float(x @ yf) / (x_norm * y_norm) if x_norm > 0 else 0.0
-            members.append({"column": t - 1, "arrival": t - 1, "x": x,
-                            "e2": 1.0 - corr, "e3": 1.0 - cos})
+            members.append(
+                {"column": t - 1, "arrival": t - 1, "x": x, "e2": 1.0 - corr, "e3": 1.0 - cos}
+            )
         if len(members) > cap:
             members = ranked(members)[:cap]
     final = ranked(members) if len(members) > 1 else members
@@ -218,50 +217,65 @@ def main(argv=None) -> int:
 
     X, y = make_data(args.seed)
     names = [f"f{j}" for j in range(X.shape[1])]
-    print(f"data: {X.shape[0]} x {X.shape[1]} ({int(y.sum())} minority), natural order, "
-          f"seed={args.seed}; {machine()}", flush=True)
+    print(
+        f"data: {X.shape[0]} x {X.shape[1]} ({int(y.sum())} minority), natural order, "
+        f"seed={args.seed}; {machine()}",
+        flush=True,
+    )
 
     selectors = {"OFS-FPD": (OFSFPD, ofsfpd_baseline), "CIE-OSFS": (CIEOSFS, cieosfs_baseline)}
     results, all_problems = {}, []
     for label, (cls, baseline) in selectors.items():
         engine = lambda: run_engine(cls, X, y, names)  # noqa: E731
-        engine()                                       # warm-up
+        engine()  # warm-up
         engine_times, (events, selection) = timed(engine, args.repeats)
-        print(f"{label}: engine {args.repeats} runs done; baseline: {base_repeats} run(s)...",
-              flush=True)
+        print(
+            f"{label}: engine {args.repeats} runs done; baseline: {base_repeats} run(s)...",
+            flush=True,
+        )
         base_times, (base_selected, base_relevant, base_values) = timed(
-            lambda: baseline(X, y), base_repeats)
+            lambda: baseline(X, y), base_repeats
+        )
 
         engine_selected = list(selection.columns)
         engine_relevant = np.array([e.action != "irrelevant" for e in events])
-        if cls is OFSFPD:      # per-feature value compared: correlation with the class
+        if cls is OFSFPD:  # per-feature value compared: correlation with the class
             engine_values = np.array([e.score for e in events])
             value_name = "max |corr difference|"
-        else:                  # p-value of the independence test
+        else:  # p-value of the independence test
             engine_values = np.array([e.p_value for e in events])
             value_name = "max |p-value difference|"
         max_value_diff = float(np.max(np.abs(engine_values - base_values)))
         problems = []
         if engine_selected != base_selected:
-            problems.append(f"{label}: selections differ:\n  engine   {engine_selected}\n"
-                            f"  baseline {base_selected}")
+            problems.append(
+                f"{label}: selections differ:\n  engine   {engine_selected}\n"
+                f"  baseline {base_selected}"
+            )
         mismatched = np.flatnonzero(engine_relevant != base_relevant).tolist()
         if mismatched:
-            problems.append(f"{label}: relevance decisions differ on {len(mismatched)} "
-                            f"feature(s), first columns {mismatched[:10]}")
+            problems.append(
+                f"{label}: relevance decisions differ on {len(mismatched)} "
+                f"feature(s), first columns {mismatched[:10]}"
+            )
         all_problems += problems
 
         engine_med, base_med = statistics.median(engine_times), statistics.median(base_times)
         results[label] = {
-            "engine_times_s": engine_times, "baseline_times_s": base_times,
-            "engine_median_s": engine_med, "baseline_median_s": base_med,
-            "ratio": base_med / engine_med, "selected_columns": engine_selected,
-            "baseline_selected_columns": base_selected, "n_selected": len(engine_selected),
+            "engine_times_s": engine_times,
+            "baseline_times_s": base_times,
+            "engine_median_s": engine_med,
+            "baseline_median_s": base_med,
+            "ratio": base_med / engine_med,
+            "selected_columns": engine_selected,
+            "baseline_selected_columns": base_selected,
+            "n_selected": len(engine_selected),
             "n_relevant": int(engine_relevant.sum()),
             "n_relevant_baseline": int(base_relevant.sum()),
             value_name.replace(" ", "_").replace("|", ""): max_value_diff,
             "engine_target_met": engine_med <= ENGINE_TARGET_S,
-            "agree": not problems, "problems": problems,
+            "agree": not problems,
+            "problems": problems,
         }
         results[label]["_value_row"] = (value_name, f"{max_value_diff:.3g}")
 
@@ -269,17 +283,23 @@ def main(argv=None) -> int:
     value_rows = [results[lb].pop("_value_row") for lb in labels]
     rows = [
         ("", *labels),
-        (f"engine median ({args.repeats} runs)",
-         *(f"{results[lb]['engine_median_s']:.4f} s" for lb in labels)),
-        (f"baseline median ({base_repeats} runs)",
-         *(f"{results[lb]['baseline_median_s']:.3f} s" for lb in labels)),
+        (
+            f"engine median ({args.repeats} runs)",
+            *(f"{results[lb]['engine_median_s']:.4f} s" for lb in labels),
+        ),
+        (
+            f"baseline median ({base_repeats} runs)",
+            *(f"{results[lb]['baseline_median_s']:.3f} s" for lb in labels),
+        ),
         ("ratio (baseline / engine)", *(f"{results[lb]['ratio']:.1f}x" for lb in labels)),
         ("selected features", *(str(results[lb]["n_selected"]) for lb in labels)),
         ("relevant features (engine)", *(str(results[lb]["n_relevant"]) for lb in labels)),
         ("per-feature value", *(name for name, _ in value_rows)),
         ("  engine vs baseline", *(value for _, value in value_rows)),
-        (f"target: engine whole stream <= {ENGINE_TARGET_S:g} s",
-         *("met" if results[lb]["engine_target_met"] else "NOT MET" for lb in labels)),
+        (
+            f"target: engine whole stream <= {ENGINE_TARGET_S:g} s",
+            *("met" if results[lb]["engine_target_met"] else "NOT MET" for lb in labels),
+        ),
         ("results agree", *("yes" if results[lb]["agree"] else "NO" for lb in labels)),
     ]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
@@ -287,10 +307,20 @@ def main(argv=None) -> int:
     for row in rows:
         print("  " + "  ".join(f"{cell:<{w}}" for cell, w in zip(row, widths)).rstrip())
 
-    return finish_report("online", {
-        "shape": list(X.shape), "n_minority": int(y.sum()), "order": "natural",
-        "seed": args.seed, "engine_target_s": ENGINE_TARGET_S, "selectors": results,
-    }, all_problems, all(r["engine_target_met"] for r in results.values()))
+    return finish_report(
+        "online",
+        {
+            "shape": list(X.shape),
+            "n_minority": int(y.sum()),
+            "order": "natural",
+            "seed": args.seed,
+            "engine_target_s": ENGINE_TARGET_S,
+            "selectors": results,
+        },
+        all_problems,
+        all(r["engine_target_met"] for r in results.values()),
+    )
+
 
 if __name__ == "__main__":
     sys.exit(main())

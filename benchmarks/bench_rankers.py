@@ -69,13 +69,17 @@ import sys
 import time
 
 import numpy as np
+from _common import finish_report, machine, make_data, parse_options, print_table, timed
 from scipy.stats import spearmanr
 from sklearn.feature_selection import mutual_info_classif
 from sklearn.feature_selection._mutual_info import _compute_mi_cd
 
-from _common import finish_report, machine, make_data, parse_options, print_table, timed
-from fsengine.rankers import RANKERS, rank_features, score_features  # noqa: E402  (after _common)
-from fsengine.rankers import _decomposition  # noqa: E402
+from fsengine.rankers import (  # noqa: E402  (after _common)
+    RANKERS,
+    _decomposition,  # noqa: E402
+    rank_features,
+    score_features,
+)
 from fsengine.rankers._mi import break_ties  # noqa: E402
 
 TOTAL_TARGET_S, RATIO_TARGET = 2.0, 20.0
@@ -120,8 +124,9 @@ def sklearn_mi(X, y) -> np.ndarray:
 
 
 def skrebate_relieff(skrebate, X, y):
-    return skrebate.ReliefF(n_neighbors=RELIEFF_NEIGHBORS, n_features_to_select=TOP,
-                            n_jobs=1).fit(X, y)
+    return skrebate.ReliefF(n_neighbors=RELIEFF_NEIGHBORS, n_features_to_select=TOP, n_jobs=1).fit(
+        X, y
+    )
 
 
 # ---------------------------------------------------------------- agreement
@@ -142,16 +147,18 @@ def check_mi(X, y, ours: np.ndarray, seed: int):
     p = X.shape[1]
     rng = np.random.default_rng(CHECK_SEED + seed)
     sample = rng.choice(p, min(N_CHECKED, p), replace=False)
-    tied = np.flatnonzero(np.all(X == np.round(X, 1), axis=0))   # make_data's rounded columns
+    tied = np.flatnonzero(np.all(X == np.round(X, 1), axis=0))  # make_data's rounded columns
     best = rank_features(ours)[:N_TOP_CHECKED]
     columns = np.unique(np.concatenate([sample, tied, best]))
     untied_x = break_ties(X)
     reference = np.array([_compute_mi_cd(untied_x[:, j], y, MI_NEIGHBORS) for j in columns])
     diff = np.abs(ours[columns] - reference)
-    problems = [f"MI column {j}: ours {ours[j]!r}, _compute_mi_cd {ref!r} "
-                f"(difference {abs(ours[j] - ref):.3g})"
-                for j, ref, d in zip(columns.tolist(), reference.tolist(), diff.tolist())
-                if not d <= MI_TOLERANCE]
+    problems = [
+        f"MI column {j}: ours {ours[j]!r}, _compute_mi_cd {ref!r} "
+        f"(difference {abs(ours[j] - ref):.3g})"
+        for j, ref, d in zip(columns.tolist(), reference.tolist(), diff.tolist())
+        if not d <= MI_TOLERANCE
+    ]
     return columns, reference, tied, problems
 
 
@@ -159,9 +166,12 @@ def main(argv=None) -> int:
     args, base_repeats = parse_options(__doc__.splitlines()[0], argv)
     skrebate = load_skrebate()
     if skrebate is None:
-        print("bench_rankers: skrebate (the ReliefF baseline) is not installed. Run `make bench`, "
-              "which installs requirements-bench.txt (or: .venv/bin/pip install -r "
-              "requirements-bench.txt).", file=sys.stderr)
+        print(
+            "bench_rankers: skrebate (the ReliefF baseline) is not installed. Run `make bench`, "
+            "which installs requirements-bench.txt (or: .venv/bin/pip install -r "
+            "requirements-bench.txt).",
+            file=sys.stderr,
+        )
         return 2
     import sklearn
 
@@ -169,15 +179,20 @@ def main(argv=None) -> int:
     X_original = X.copy()
     p = X.shape[1]
     decomposition = [name for name, fn in RANKERS.items() if hasattr(fn, "base")]
-    print(f"data: {X.shape[0]} x {p} ({int(y.sum())} minority), seed={args.seed}; {machine()}, "
-          f"scikit-learn {sklearn.__version__}, skrebate {skrebate.__version__}", flush=True)
-    print(f"k-means cache cleared before every run of the {len(RANKERS)} rankers: each run pays "
-          f"for k-means once, in {decomposition[0]}; {', '.join(decomposition[1:])} reuse its "
-          f"pseudo-labels (as a user running all {len(RANKERS)} on a new data set would)",
-          flush=True)
+    print(
+        f"data: {X.shape[0]} x {p} ({int(y.sum())} minority), seed={args.seed}; {machine()}, "
+        f"scikit-learn {sklearn.__version__}, skrebate {skrebate.__version__}",
+        flush=True,
+    )
+    print(
+        f"k-means cache cleared before every run of the {len(RANKERS)} rankers: each run pays "
+        f"for k-means once, in {decomposition[0]}; {', '.join(decomposition[1:])} reuse its "
+        f"pseudo-labels (as a user running all {len(RANKERS)} on a new data set would)",
+        flush=True,
+    )
 
     # ------------------------------------------------------------ our rankers
-    run_all(X, y)                                                   # warm-up
+    run_all(X, y)  # warm-up
     totals, per_ranker, scores = [], {name: [] for name in RANKERS}, None
     for _ in range(args.repeats):
         total, times, scores = run_all(X, y)
@@ -186,11 +201,16 @@ def main(argv=None) -> int:
             per_ranker[name].append(seconds)
     total_med = statistics.median(totals)
     ranker_med = {name: statistics.median(ts) for name, ts in per_ranker.items()}
-    problems = [f"{name}: scores of shape {np.shape(s)}, not ({p},) and finite"
-                for name, s in scores.items()
-                if np.shape(s) != (p,) or not np.all(np.isfinite(s))]
-    print(f"rankers: {args.repeats} runs done (median {total_med:.3f} s); "
-          f"baselines: {base_repeats} run(s) each...", flush=True)
+    problems = [
+        f"{name}: scores of shape {np.shape(s)}, not ({p},) and finite"
+        for name, s in scores.items()
+        if np.shape(s) != (p,) or not np.all(np.isfinite(s))
+    ]
+    print(
+        f"rankers: {args.repeats} runs done (median {total_med:.3f} s); "
+        f"baselines: {base_repeats} run(s) each...",
+        flush=True,
+    )
 
     # ------------------------------------------------------------ baselines
     mi_times, sk_mi = timed(lambda: sklearn_mi(X, y), base_repeats)
@@ -225,17 +245,30 @@ def main(argv=None) -> int:
     fewest_values = int(min(len(np.unique(X[:, j])) for j in range(p)))
     same_definition = model.data_type == "continuous" and model._class_type == "binary"
     if same_definition and not rf_max_diff <= RELIEFF_TOLERANCE:
-        problems.append(f"ReliefF: skrebate's data are all continuous and binary (the same "
-                        f"definition as ours), yet the weights differ by up to {rf_max_diff:.3g}")
+        problems.append(
+            f"ReliefF: skrebate's data are all continuous and binary (the same "
+            f"definition as ours), yet the weights differ by up to {rf_max_diff:.3g}"
+        )
 
     total_ok = total_med <= TOTAL_TARGET_S
     mi_ok, rf_ok = mi_ratio >= RATIO_TARGET, rf_ratio >= RATIO_TARGET
     first_dec = decomposition[0]
     rows = [
         (f"all {len(RANKERS)} rankers, median ({args.repeats} runs)", f"{total_med:.3f} s"),
-        *((f"  {name}" + (" (incl. k-means)" if name == first_dec else
-                          " (cached pseudo-labels)" if name in decomposition else ""),
-           f"{ranker_med[name]:.4f} s") for name in RANKERS),
+        *(
+            (
+                f"  {name}"
+                + (
+                    " (incl. k-means)"
+                    if name == first_dec
+                    else " (cached pseudo-labels)"
+                    if name in decomposition
+                    else ""
+                ),
+                f"{ranker_med[name]:.4f} s",
+            )
+            for name in RANKERS
+        ),
         (f"MI: mutual_info_classif median ({base_repeats} runs)", f"{mi_base_med:.3f} s"),
         ("MI: ratio (scikit-learn / ours)", f"{mi_ratio:.1f}x"),
         (f"ReliefF: skrebate median ({base_repeats} runs)", f"{rf_base_med:.3f} s"),
@@ -247,15 +280,23 @@ def main(argv=None) -> int:
         (f"  top-{TOP} overlap", f"{mi_overlap} of {TOP}"),
         (f"  without the {len(tied)} tied columns: Spearman", f"{mi_spearman_untied:.6f}"),
         ("    max |difference|", f"{mi_untied_max_diff:.3g}"),
-        (f"  tied columns differing by > {MI_TOLERANCE:g}",
-         f"{mi_tied_differ} of {len(tied)} (up to {float(np.max(mi_tied_diff, initial=0.0)):.3g})"),
+        (
+            f"  tied columns differing by > {MI_TOLERANCE:g}",
+            f"{mi_tied_differ} of {len(tied)} "
+            f"(up to {float(np.max(mi_tied_diff, initial=0.0)):.3g})",
+        ),
         ("ReliefF vs skrebate: Spearman", f"{rf_spearman:.6f}"),
         (f"  top-{TOP} overlap", f"{rf_overlap} of {TOP}"),
         ("  max |difference|", f"{rf_max_diff:.3g}"),
-        ("  skrebate's feature types", f"{p - n_categorical} continuous, {n_categorical} "
-                                       f"categorical (fewest distinct values: {fewest_values})"),
-        ("  same definition on these data", "yes" if same_definition else
-         f"no (skrebate data type {model.data_type!r})"),
+        (
+            "  skrebate's feature types",
+            f"{p - n_categorical} continuous, {n_categorical} "
+            f"categorical (fewest distinct values: {fewest_values})",
+        ),
+        (
+            "  same definition on these data",
+            "yes" if same_definition else f"no (skrebate data type {model.data_type!r})",
+        ),
         (f"target: all {len(RANKERS)} <= {TOTAL_TARGET_S:g} s", "met" if total_ok else "NOT MET"),
         (f"target: MI ratio >= {RATIO_TARGET:.0f}x", "met" if mi_ok else "NOT MET"),
         (f"target: ReliefF ratio >= {RATIO_TARGET:.0f}x", "met" if rf_ok else "NOT MET"),
@@ -263,36 +304,58 @@ def main(argv=None) -> int:
     ]
     print_table(rows)
 
-    return finish_report("rankers", {
-        "shape": list(X.shape), "n_minority": int(y.sum()), "seed": args.seed,
-        "scikit_learn": sklearn.__version__, "skrebate": skrebate.__version__,
-        "kmeans_cache": f"cleared before every run; k-means paid once per run, in {first_dec}",
-        "total_times_s": totals, "total_median_s": total_med,
-        "ranker_times_s": per_ranker, "ranker_median_s": ranker_med,
-        "mi": {"baseline": "sklearn mutual_info_classif(n_neighbors=3, random_state=0)",
-               "baseline_times_s": mi_times, "baseline_median_s": mi_base_med,
-               "engine_median_s": ranker_med["mi"], "ratio": mi_ratio,
-               "checked_columns": columns.tolist(), "tied_columns": tied.tolist(),
-               "max_difference_vs_compute_mi_cd": mi_max_diff,
-               "bit_identical_vs_compute_mi_cd": mi_identical,
-               "spearman_vs_mutual_info_classif": mi_spearman,
-               f"top{TOP}_overlap_vs_mutual_info_classif": mi_overlap,
-               "spearman_vs_mutual_info_classif_untied": mi_spearman_untied,
-               "max_difference_vs_mutual_info_classif_untied": mi_untied_max_diff,
-               "tied_columns_ours": ours_mi[tied].tolist(),
-               "tied_columns_mutual_info_classif": sk_mi[tied].tolist(),
-               "ratio_target_met": mi_ok},
-        "relieff": {"baseline": f"skrebate.ReliefF(n_neighbors={RELIEFF_NEIGHBORS}, n_jobs=1)",
-                    "baseline_times_s": rf_times, "baseline_median_s": rf_base_med,
-                    "engine_median_s": ranker_med["relieff"], "ratio": rf_ratio,
-                    "spearman_vs_skrebate": rf_spearman, f"top{TOP}_overlap": rf_overlap,
-                    "max_difference_vs_skrebate": rf_max_diff,
-                    "skrebate_categorical_features": n_categorical,
-                    "skrebate_data_type": model.data_type, "same_definition": same_definition,
-                    "ratio_target_met": rf_ok},
-        "total_target_s": TOTAL_TARGET_S, "ratio_target": RATIO_TARGET,
-        "total_target_met": total_ok,
-    }, problems, total_ok and mi_ok and rf_ok)
+    return finish_report(
+        "rankers",
+        {
+            "shape": list(X.shape),
+            "n_minority": int(y.sum()),
+            "seed": args.seed,
+            "scikit_learn": sklearn.__version__,
+            "skrebate": skrebate.__version__,
+            "kmeans_cache": f"cleared before every run; k-means paid once per run, in {first_dec}",
+            "total_times_s": totals,
+            "total_median_s": total_med,
+            "ranker_times_s": per_ranker,
+            "ranker_median_s": ranker_med,
+            "mi": {
+                "baseline": "sklearn mutual_info_classif(n_neighbors=3, random_state=0)",
+                "baseline_times_s": mi_times,
+                "baseline_median_s": mi_base_med,
+                "engine_median_s": ranker_med["mi"],
+                "ratio": mi_ratio,
+                "checked_columns": columns.tolist(),
+                "tied_columns": tied.tolist(),
+                "max_difference_vs_compute_mi_cd": mi_max_diff,
+                "bit_identical_vs_compute_mi_cd": mi_identical,
+                "spearman_vs_mutual_info_classif": mi_spearman,
+                f"top{TOP}_overlap_vs_mutual_info_classif": mi_overlap,
+                "spearman_vs_mutual_info_classif_untied": mi_spearman_untied,
+                "max_difference_vs_mutual_info_classif_untied": mi_untied_max_diff,
+                "tied_columns_ours": ours_mi[tied].tolist(),
+                "tied_columns_mutual_info_classif": sk_mi[tied].tolist(),
+                "ratio_target_met": mi_ok,
+            },
+            "relieff": {
+                "baseline": f"skrebate.ReliefF(n_neighbors={RELIEFF_NEIGHBORS}, n_jobs=1)",
+                "baseline_times_s": rf_times,
+                "baseline_median_s": rf_base_med,
+                "engine_median_s": ranker_med["relieff"],
+                "ratio": rf_ratio,
+                "spearman_vs_skrebate": rf_spearman,
+                f"top{TOP}_overlap": rf_overlap,
+                "max_difference_vs_skrebate": rf_max_diff,
+                "skrebate_categorical_features": n_categorical,
+                "skrebate_data_type": model.data_type,
+                "same_definition": same_definition,
+                "ratio_target_met": rf_ok,
+            },
+            "total_target_s": TOTAL_TARGET_S,
+            "ratio_target": RATIO_TARGET,
+            "total_target_met": total_ok,
+        },
+        problems,
+        total_ok and mi_ok and rf_ok,
+    )
 
 
 if __name__ == "__main__":

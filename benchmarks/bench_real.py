@@ -8,13 +8,15 @@ integer matrix (madelon-like); an N series of 1,000 .. 64,000 samples x 500 feat
 Each case runs in a child process (``--child``) with a time limit, so that its peak memory
 (tracemalloc: every numpy allocation) is its own and a case that does not finish is
 reported as such (64,000 x 500 runs once, with a limit of its own: it shows that the
-largest N completes and its peak memory). Reported per case: the median time of K-OFSD (K = 7, alpha = 0.5) as
+largest N completes and its peak memory). Reported per case: the median time of K-OFSD
+(K = 7, alpha = 0.5) as
 ``select`` runs it (no trace; the kernels on every core, and again on one core) and as
 ``select --trace`` runs it (every event scored), of OFS-FPD and CIE-OSFS; the lower bound
 measured in the same process (median of
 ``numpy.argsort(X, axis=0)``); the ratio to the straightforward K-OFSD of bench_kofsd
 where that finishes within 60 s (it must select the same columns, else exit 1); the peak
-memory beyond the matrix (tracemalloc counts what the run allocates). Then ``sweep_k`` (K 1..10, 20 splits) and ``evaluate`` (all 13
+memory beyond the matrix (tracemalloc counts what the run allocates). Then ``sweep_k``
+(K 1..10, 20 splits) and ``evaluate`` (all 13
 methods, 20 splits) on the rounded matrix. Targets are printed, not enforced.
 """
 
@@ -28,8 +30,7 @@ import sys
 import time
 
 import numpy as np
-
-from _common import ROOT, finish_report, make_data, machine, timed
+from _common import ROOT, finish_report, machine, make_data, timed
 
 DATASETS = ROOT.parent / "shared" / "datasets"
 REAL = {"GLIOMA": "2", "ALLAML": "2", "SRBCT": "2", "Brain_Tumor1": "3"}
@@ -82,8 +83,11 @@ def load_case(name: str):
 
 def cases(available_real: bool) -> list[str]:
     names = list(REAL) if available_real else []
-    return names + ["synthetic-181x12533", "rounded-181x12533", "integer-2600x500"] + [
-        f"n-{n}" for n in N_SERIES]
+    return (
+        names
+        + ["synthetic-181x12533", "rounded-181x12533", "integer-2600x500"]
+        + [f"n-{n}" for n in N_SERIES]
+    )
 
 
 def _median_time(fn, repeats: int):
@@ -96,9 +100,9 @@ def child(name: str, repeats: int) -> dict:
     """Measure one case in this process and return its record."""
     import tracemalloc
 
+    from fsengine.methods import get_method
     from fsengine.online import KOFSD, run_kofsd, stream_selection
     from fsengine.parallel import set_kernel_threads
-    from fsengine.methods import get_method
 
     X, y = load_case(name)
     names = [str(j) for j in range(X.shape[1])]
@@ -108,10 +112,10 @@ def child(name: str, repeats: int) -> dict:
     sorts = max(7, min(25, int(1.0 / max(time.perf_counter() - start, 1e-4))))
     out["argsort_s"], _ = _median_time(lambda: np.argsort(X, axis=0), sorts)
 
-    def select():                                         # `select` without --trace
+    def select():  # `select` without --trace
         return stream_selection(KOFSD().start(y), X, names)
 
-    if name in ONCE:                                      # one run: time and peak memory
+    if name in ONCE:  # one run: time and peak memory
         tracemalloc.start()
         start = time.perf_counter()
         selection = select()
@@ -120,7 +124,7 @@ def child(name: str, repeats: int) -> dict:
         tracemalloc.stop()
         out["kofsd_selected"] = list(selection.columns)
         return out
-    select()                                              # load the compiled kernels
+    select()  # load the compiled kernels
     start = time.perf_counter()
     select()
     # Short cases are repeated for about 2 s (at most 25 times): their medians move less
@@ -135,14 +139,16 @@ def child(name: str, repeats: int) -> dict:
     set_kernel_threads(1)
     out["kofsd_1thread_s"], _ = _median_time(select, repeats)
     set_kernel_threads(None)
-    if X.shape[0] <= 3000:                                # `select --trace`: every event
+    if X.shape[0] <= 3000:  # `select --trace`: every event
         out["kofsd_trace_s"], (traced, _) = _median_time(lambda: run_kofsd(X, y), repeats)
         if traced != selection:
             raise SystemExit(f"{name}: the traced run selects differently")
     if X.shape[0] <= 300:
         for method in ("ofs-fpd", "cie-osfs"):
+
             def run(method=method):
                 return stream_selection(get_method(method).selector().start(y), X, names)
+
             out[f"{method}_s"], _ = _median_time(run, repeats)
     return out
 
@@ -159,8 +165,13 @@ def baseline(name: str) -> dict:
 
 def _run_child(args: list[str], limit: float) -> dict | None:
     try:
-        done = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True,
-                              timeout=limit, cwd=ROOT / "benchmarks")
+        done = subprocess.run(
+            [sys.executable, __file__, *args],
+            capture_output=True,
+            text=True,
+            timeout=limit,
+            cwd=ROOT / "benchmarks",
+        )
     except subprocess.TimeoutExpired:
         return None
     if done.returncode != 0:
@@ -177,7 +188,7 @@ def protocol_times(repeats: int) -> dict:
 
     X, y = load_case("rounded-181x12533")
     ds = Dataset(X, y.astype(int), tuple(f"g{j}" for j in range(X.shape[1])), "label", "rounded")
-    sweep_k(ds, 1, [7], n_splits=2)                         # start the worker processes
+    sweep_k(ds, 1, [7], n_splits=2)  # start the worker processes
     sweep, _ = _median_time(lambda: sweep_k(ds, 1, range(1, 11), n_splits=20), repeats)
     ev, _ = _median_time(lambda: evaluate(ds, 1, METHODS, n_splits=20), repeats)
     return {"sweep_k_s": sweep, "evaluate_s": ev}
@@ -203,13 +214,17 @@ def main(argv=None) -> int:
         print(f"note: {DATASETS} is missing: the real data sets are skipped")
     names = args.cases.split(",") if args.cases else cases(available)
     print(f"K-OFSD (K = 7, alpha = 0.5) on users' kinds of data; {machine()}", flush=True)
-    print("K-OFSD s: `select` (no trace), the kernels on every core; 1 thread: the same on "
-          "one core;\ntrace s: `select --trace` (every event scored); bound: numpy.argsort "
-          "of the matrix along its columns (one core), same process")
-    header = (f"{'case':20s} {'shape':>12s} {'K-OFSD s':>9s} {'1 thread':>9s} {'trace s':>8s} "
-              f"{'argsort s':>9s} {'/ bound':>8s} {'1t/bound':>8s} "
-              f"{'baseline':>10s} {'/ K-OFSD':>9s} {'peak MB':>8s} {'OFS-FPD s':>9s} "
-              f"{'/ bound':>8s} {'CIE-OSFS s':>10s} {'/ bound':>8s}")
+    print(
+        "K-OFSD s: `select` (no trace), the kernels on every core; 1 thread: the same on "
+        "one core;\ntrace s: `select --trace` (every event scored); bound: numpy.argsort "
+        "of the matrix along its columns (one core), same process"
+    )
+    header = (
+        f"{'case':20s} {'shape':>12s} {'K-OFSD s':>9s} {'1 thread':>9s} {'trace s':>8s} "
+        f"{'argsort s':>9s} {'/ bound':>8s} {'1t/bound':>8s} "
+        f"{'baseline':>10s} {'/ K-OFSD':>9s} {'peak MB':>8s} {'OFS-FPD s':>9s} "
+        f"{'/ bound':>8s} {'CIE-OSFS s':>10s} {'/ bound':>8s}"
+    )
     print(header)
     records, problems = [], []
     for name in names:
@@ -240,16 +255,19 @@ def main(argv=None) -> int:
         shape = "x".join(map(str, rec["shape"]))
         trace = rec.get("kofsd_trace_s")
         one = rec.get("kofsd_1thread_s")
-        print(f"{name:20s} {shape:>12s} {rec['kofsd_s']:9.3f} "
-              f"{'' if one is None else f'{one:9.3f}':>9s} "
-              f"{'' if trace is None else f'{trace:8.3f}':>8s} {lb:9.4f} "
-              f"{rec['kofsd_s'] / lb:7.1f}x {'' if one is None else f'{one / lb:7.1f}x':>8s} "
-              f"{base_text:>10s} {ratio_text:>9s} "
-              f"{rec['kofsd_peak_mb']:8.1f} "
-              f"{'' if fpd is None else f'{fpd:9.3f}':>9s} "
-              f"{'' if fpd is None else f'{fpd / lb:7.1f}x':>8s} "
-              f"{'' if cie is None else f'{cie:10.3f}':>10s} "
-              f"{'' if cie is None else f'{cie / lb:7.1f}x':>8s}", flush=True)
+        print(
+            f"{name:20s} {shape:>12s} {rec['kofsd_s']:9.3f} "
+            f"{'' if one is None else f'{one:9.3f}':>9s} "
+            f"{'' if trace is None else f'{trace:8.3f}':>8s} {lb:9.4f} "
+            f"{rec['kofsd_s'] / lb:7.1f}x {'' if one is None else f'{one / lb:7.1f}x':>8s} "
+            f"{base_text:>10s} {ratio_text:>9s} "
+            f"{rec['kofsd_peak_mb']:8.1f} "
+            f"{'' if fpd is None else f'{fpd:9.3f}':>9s} "
+            f"{'' if fpd is None else f'{fpd / lb:7.1f}x':>8s} "
+            f"{'' if cie is None else f'{cie:10.3f}':>10s} "
+            f"{'' if cie is None else f'{cie / lb:7.1f}x':>8s}",
+            flush=True,
+        )
         records.append(rec)
     by_case = {r["case"]: r for r in records if r.get("finished")}
     targets = []
@@ -265,24 +283,51 @@ def main(argv=None) -> int:
     if "n-16000" in names:
         r = by_case.get("n-16000")
         if r:
-            targets.append(("peak memory at 16,000 x 500 < 1 GB", f"{r['kofsd_peak_mb']:.0f} MB",
-                            r["kofsd_peak_mb"] < 1000))
-        targets.append(("K-OFSD, 16,000 x 500 <= 5 s", "not finished" if r is None
-                        else f"{r['kofsd_s']:.1f} s", bool(r) and r["kofsd_s"] <= 5))
+            targets.append(
+                (
+                    "peak memory at 16,000 x 500 < 1 GB",
+                    f"{r['kofsd_peak_mb']:.0f} MB",
+                    r["kofsd_peak_mb"] < 1000,
+                )
+            )
+        targets.append(
+            (
+                "K-OFSD, 16,000 x 500 <= 5 s",
+                "not finished" if r is None else f"{r['kofsd_s']:.1f} s",
+                bool(r) and r["kofsd_s"] <= 5,
+            )
+        )
     if "n-64000" in names:
         r = by_case.get("n-64000")
-        targets.append(("64,000 x 500 completes", "not finished" if r is None else
-                        f"{r['kofsd_s']:.0f} s, {r['kofsd_peak_mb']:.0f} MB", bool(r)))
+        targets.append(
+            (
+                "64,000 x 500 completes",
+                "not finished"
+                if r is None
+                else f"{r['kofsd_s']:.0f} s, {r['kofsd_peak_mb']:.0f} MB",
+                bool(r),
+            )
+        )
     for name in REAL:
         if name in by_case:
             r = by_case[name]["kofsd_s"] / by_case[name]["argsort_s"]
             targets.append((f"K-OFSD, {name} within 10x of argsort", f"{r:.1f}x", r <= 10))
     if not args.cases or "protocol" in args.cases:
         proto = protocol_times(1)
-        targets.append(("sweep_k K 1..10, 20 splits, rounded <= 10 s",
-                        f"{proto['sweep_k_s']:.1f} s", proto["sweep_k_s"] <= 10))
-        targets.append(("evaluate 13 methods, 20 splits, rounded <= 15 s",
-                        f"{proto['evaluate_s']:.1f} s", proto["evaluate_s"] <= 15))
+        targets.append(
+            (
+                "sweep_k K 1..10, 20 splits, rounded <= 10 s",
+                f"{proto['sweep_k_s']:.1f} s",
+                proto["sweep_k_s"] <= 10,
+            )
+        )
+        targets.append(
+            (
+                "evaluate 13 methods, 20 splits, rounded <= 15 s",
+                f"{proto['evaluate_s']:.1f} s",
+                proto["evaluate_s"] <= 15,
+            )
+        )
         records.append({"case": "protocol", **proto})
     print()
     for label, value, met in targets:

@@ -23,8 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
-from _common import ROOT, make_data, machine
+from _common import ROOT, machine, make_data
 
 CHROMIUM = Path("/usr/bin/chromium")
 TARGET_S = 10.0
@@ -41,10 +40,27 @@ def _start_server(port: int, log: Path) -> subprocess.Popen:
     """`streamlit run app.py` on 127.0.0.1:port; returns once /_stcore/health answers (60 s)."""
     with open(log, "wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-             "--server.port", str(port), "--server.address", "127.0.0.1",
-             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                "app.py",
+                "--server.headless",
+                "true",
+                "--server.port",
+                str(port),
+                "--server.address",
+                "127.0.0.1",
+                "--browser.gatherUsageStats",
+                "false",
+                "--server.fileWatcherType",
+                "none",
+            ],
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -61,8 +77,9 @@ def _start_server(port: int, log: Path) -> subprocess.Popen:
 
 
 def _idle(page) -> None:
-    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']",
-                           timeout=TIMEOUT_MS)
+    page.wait_for_selector(
+        "[data-testid='stApp'][data-test-script-state='notRunning']", timeout=TIMEOUT_MS
+    )
 
 
 def measure(csv: Path, url: str, seeds=(0, 1, 2)) -> list[float]:
@@ -71,8 +88,9 @@ def measure(csv: Path, url: str, seeds=(0, 1, 2)) -> list[float]:
 
     times = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM),
-                                    args=["--no-sandbox", "--disable-gpu"])
+        browser = p.chromium.launch(
+            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"]
+        )
         page = browser.new_page(viewport={"width": 1400, "height": 900})
         page.goto(url)
         page.get_by_test_id("stMetric").first.wait_for(timeout=TIMEOUT_MS)
@@ -87,16 +105,18 @@ def measure(csv: Path, url: str, seeds=(0, 1, 2)) -> list[float]:
             seed_box = page.get_by_test_id("stMain").get_by_label("Seed", exact=True).first
             seed_box.fill(str(seed))
             seed_box.press("Enter")
-            page.wait_for_timeout(500)              # let the change start its rerun
+            page.wait_for_timeout(500)  # let the change start its rerun
             _idle(page)
             start = time.perf_counter()
             page.get_by_role("button", name="Run K sweep").click()
             # The chart's caption names the splits and seed of the result drawn.
             page.get_by_test_id("stCaptionContainer").filter(
-                has_text=f"10 splits (seed {seed})").wait_for(timeout=TIMEOUT_MS)
+                has_text=f"10 splits (seed {seed})"
+            ).wait_for(timeout=TIMEOUT_MS)
             page.wait_for_function(
                 "document.querySelectorAll(\"[data-testid='stPlotlyChart'] .main-svg\").length > 0",
-                timeout=TIMEOUT_MS)
+                timeout=TIMEOUT_MS,
+            )
             times.append(time.perf_counter() - start)
             if page.get_by_test_id("stException").count():
                 raise SystemExit("the Sweep page showed an exception")
@@ -129,10 +149,12 @@ def main(argv=None) -> int:
     median = statistics.median(times)
     print(f"# Sweep page in Chromium, {machine()}")
     worst = max(times)
-    print(f"uploaded rounded 181 x 12533 CSV, K 1..10, 10 splits: press -> chart "
-          f"{', '.join(f'{t:.1f}' for t in times)} s (first press {times[0]:.1f} s), median "
-          f"{median:.1f} s; target <= {TARGET_S:.0f} s for every press: "
-          f"{'met' if worst <= TARGET_S else 'NOT met'}")
+    print(
+        f"uploaded rounded 181 x 12533 CSV, K 1..10, 10 splits: press -> chart "
+        f"{', '.join(f'{t:.1f}' for t in times)} s (first press {times[0]:.1f} s), median "
+        f"{median:.1f} s; target <= {TARGET_S:.0f} s for every press: "
+        f"{'met' if worst <= TARGET_S else 'NOT met'}"
+    )
     return 0
 
 

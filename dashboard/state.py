@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import streamlit as st
-
 
 from dashboard import messages
 from dashboard.messages import describe
@@ -32,14 +32,22 @@ class LoadedData:
 
 
 @st.cache_data(max_entries=4, show_spinner="Reading the data set ...")
-def _load(raw: bytes, name: str, label: str | None, transpose: bool,
-          drop_constant: bool) -> Dataset:
-    return load_dataset(raw, name=name, label=label, transpose=transpose,
-                        drop_constant=drop_constant)
+def _load(
+    raw: bytes, name: str, label: str | None, transpose: bool, drop_constant: bool
+) -> Dataset:
+    return load_dataset(
+        raw, name=name, label=label, transpose=transpose, drop_constant=drop_constant
+    )
 
 
-def load_into_session(raw: bytes, name: str, *, label: str | None = None,
-                      transpose: bool = False, drop_constant: bool = False) -> LoadedData:
+def load_into_session(
+    raw: bytes,
+    name: str,
+    *,
+    label: str | None = None,
+    transpose: bool = False,
+    drop_constant: bool = False,
+) -> LoadedData:
     """Load and validate; on success make it the current data set.
 
     Raises FSEngineError and leaves the previous data set in place on failure.
@@ -49,8 +57,11 @@ def load_into_session(raw: bytes, name: str, *, label: str | None = None,
     st.session_state["data"] = loaded
     counts = dataset.class_counts()
     if st.session_state.get("minority") not in counts:
-        st.session_state["minority"] = (SAMPLE_MINORITY if name == SAMPLE_PATH.name
-                                        and SAMPLE_MINORITY in counts else list(counts)[-1])
+        st.session_state["minority"] = (
+            SAMPLE_MINORITY
+            if name == SAMPLE_PATH.name and SAMPLE_MINORITY in counts
+            else list(counts)[-1]
+        )
     return loaded
 
 
@@ -60,8 +71,7 @@ def current() -> LoadedData:
         try:
             load_into_session(SAMPLE_PATH.read_bytes(), SAMPLE_PATH.name)
         except (OSError, FSEngineError) as exc:
-            st.error("The bundled sample data set could not be loaded: "
-                     f"{messages.describe(exc)}")
+            st.error(f"The bundled sample data set could not be loaded: {messages.describe(exc)}")
             st.stop()
     return st.session_state["data"]
 
@@ -102,13 +112,27 @@ def run_key(*params) -> tuple:
     """Cache key of a run on the current data set (name, size, how it was read, label
     column and minority class) followed by the run's own parameters."""
     loaded = current()
-    return (loaded.name, loaded.dataset.n_samples, loaded.dataset.n_features, loaded.transpose,
-            loaded.drop_constant, loaded.dataset.label_column, st.session_state["minority"],
-            *params)
+    return (
+        loaded.name,
+        loaded.dataset.n_samples,
+        loaded.dataset.n_features,
+        loaded.transpose,
+        loaded.drop_constant,
+        loaded.dataset.label_column,
+        st.session_state["minority"],
+        *params,
+    )
 
 
-def run_once(store: str, key: tuple, compute: Callable[[Callable], Any], *, text: str,
-             max_entries: int = 8, delay: float = 0.5) -> Any:
+def run_once(
+    store: str,
+    key: tuple,
+    compute: Callable[[Callable], Any],
+    *,
+    text: str,
+    max_entries: int = 8,
+    delay: float = 0.5,
+) -> Any:
     """``compute(progress)`` once per key and session; later calls return the kept result.
 
     Results live in ``st.session_state[store]`` (a dict, at most ``max_entries``, oldest
@@ -141,8 +165,15 @@ def run_once(store: str, key: tuple, compute: Callable[[Callable], Any], *, text
     return result
 
 
-def run_button(label: str, store: str, key: tuple, compute: Callable[[Callable], Any], *,
-               text: str, failure: str) -> Any:
+def run_button(
+    label: str,
+    store: str,
+    key: tuple,
+    compute: Callable[[Callable], Any],
+    *,
+    text: str,
+    failure: str,
+) -> Any:
     """A primary button running ``compute`` once per key (see :func:`run_once`).
 
     Returns the result kept for ``key`` (None until it has run); a library error is

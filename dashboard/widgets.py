@@ -26,8 +26,11 @@ def widget_key(prefix: str, method: str, name: str) -> str:
 
 def widget_defaults(prefix: str, methods) -> dict:
     """The first value of every parameter widget of ``methods`` (the specs' defaults)."""
-    return {widget_key(prefix, m, name): p.default
-            for m in methods for name, p in get_method(m).spec.parameters.items()}
+    return {
+        widget_key(prefix, m, name): p.default
+        for m in methods
+        for name, p in get_method(m).spec.parameters.items()
+    }
 
 
 def _int_bounds(param: Param, n_samples: int) -> tuple[int, int | None]:
@@ -57,34 +60,40 @@ def _draw(param: Param, key: str, store: str, n_samples: int, container):
         low, high = _int_bounds(param, n_samples)
         value = st.session_state.get(key)
         if param.none:
-            text = container.text_input(label, help=_help(param) + f"  \nEmpty: {param.none_text}.",
-                                        **keep)
+            text = container.text_input(
+                label, help=_help(param) + f"  \nEmpty: {param.none_text}.", **keep
+            )
             text = (text or "").strip() if isinstance(text, str) else text
             return None if text in ("", None) else _int_or_text(text)
         if value is not None and high is not None and value > high:
-            state.set_widget(store, key, high)             # a smaller data set than last time
+            state.set_widget(store, key, high)  # a smaller data set than last time
         if high is not None and high - low <= INT_SLIDER_MAX:
             return container.slider(label, low, max(high, low), help=_help(param), **keep)
         return int(container.number_input(label, low, high, step=1, help=_help(param), **keep))
     low = param.low if math.isfinite(param.low) else None
     high = param.high if math.isfinite(param.high) else None
-    if low is not None and high is not None and param.step and not (param.low_open or
-                                                                   param.high_open):
-        return container.slider(label, float(low), float(high), step=param.step,
-                                help=_help(param), **keep)
-    return container.number_input(label, low, high, step=param.step or 0.01, format="%g",
-                                  help=_help(param), **keep)
+    if (
+        low is not None
+        and high is not None
+        and param.step
+        and not (param.low_open or param.high_open)
+    ):
+        return container.slider(
+            label, float(low), float(high), step=param.step, help=_help(param), **keep
+        )
+    return container.number_input(
+        label, low, high, step=param.step or 0.01, format="%g", help=_help(param), **keep
+    )
 
 
 def _int_or_text(text: str):
     try:
         return int(text)
     except ValueError:
-        return text                                        # the spec's check names it
+        return text  # the spec's check names it
 
 
-def method_widgets(prefix: str, store: str, method: str, n_samples: int,
-                   columns: int = 4) -> dict:
+def method_widgets(prefix: str, store: str, method: str, n_samples: int, columns: int = 4) -> dict:
     """Draw ``method``'s parameter widgets in rows of ``columns``; their values.
 
     Parameters
@@ -109,11 +118,17 @@ def method_widgets(prefix: str, store: str, method: str, n_samples: int,
     cols = st.columns(columns) if shown else []
     slot = 0
     for param in shown:
-        current = {**{n: st.session_state.get(widget_key(prefix, method, n), p.default)
-                      for n, p in spec.parameters.items()}, **values}
+        current = {
+            **{
+                n: st.session_state.get(widget_key(prefix, method, n), p.default)
+                for n, p in spec.parameters.items()
+            },
+            **values,
+        }
         if not param.applies(current):
             continue
-        values[param.name] = _draw(param, widget_key(prefix, method, param.name), store,
-                                   n_samples, cols[slot % columns])
+        values[param.name] = _draw(
+            param, widget_key(prefix, method, param.name), store, n_samples, cols[slot % columns]
+        )
         slot += 1
     return values

@@ -17,10 +17,15 @@ from fsengine import __version__
 from fsengine.data import load_dataset
 from fsengine.errors import FSEngineError
 from fsengine.evaluation import COUNT_FROM, PAPER_METHODS, evaluate, sweep_top, sweep_values
-from fsengine.export import (events_to_csv, records_to_csv, selection_to_csv, stability_to_csv,
-                             summary_table)
+from fsengine.export import (
+    events_to_csv,
+    records_to_csv,
+    selection_to_csv,
+    stability_to_csv,
+    summary_table,
+)
 from fsengine.methods import METHODS, ONLINE_METHODS, REGISTRY, get_method
-from fsengine.online import ORDERS, k_warning
+from fsengine.online import ORDERS
 from fsengine.progress import terminal_progress
 from fsengine.runs import run_selection
 from fsengine.spec import Param
@@ -37,23 +42,44 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _add_data_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("data", metavar="DATA",
-                   help="CSV, TSV, gzip-compressed CSV/TSV or Parquet file; samples in rows")
-    p.add_argument("--label", metavar="COL",
-                   help="label column (default: a column named label/class/target, any case; "
-                        "else the last non-numeric column; else the last column)")
-    p.add_argument("--transpose", action="store_true",
-                   help="the file has genes in rows and samples in columns (first column = "
-                        "gene names, one row = the labels)")
-    p.add_argument("--drop-constant", action="store_true",
-                   help="drop features that have one value over all samples")
+    p.add_argument(
+        "data",
+        metavar="DATA",
+        help="CSV, TSV, gzip-compressed CSV/TSV or Parquet file; samples in rows",
+    )
+    p.add_argument(
+        "--label",
+        metavar="COL",
+        help="label column (default: a column named label/class/target, any case; "
+        "else the last non-numeric column; else the last column)",
+    )
+    p.add_argument(
+        "--transpose",
+        action="store_true",
+        help="the file has genes in rows and samples in columns (first column = "
+        "gene names, one row = the labels)",
+    )
+    p.add_argument(
+        "--drop-constant",
+        action="store_true",
+        help="drop features that have one value over all samples",
+    )
 
 
 #: Command-line words for the run-level parameters and loader options errors name.
-RUN_FLAGS = {"minority": "--minority", "label": "--label", "transpose": "--transpose",
-             "drop_constant": "--drop-constant", "method": "--method", "order": "--order",
-             "seed": "--seed", "top": "--top", "count_from": "--count-from",
-             "orders": "--orders", "methods": "--methods"}
+RUN_FLAGS = {
+    "minority": "--minority",
+    "label": "--label",
+    "transpose": "--transpose",
+    "drop_constant": "--drop-constant",
+    "method": "--method",
+    "order": "--order",
+    "seed": "--seed",
+    "top": "--top",
+    "count_from": "--count-from",
+    "orders": "--orders",
+    "methods": "--methods",
+}
 
 
 def cli_words(name: str) -> str:
@@ -90,8 +116,9 @@ class MethodOption:
             raise RuntimeError(f"{self.flag} has parameters of different kinds: {kinds}")
         keywords: dict = {"default": None}
         if first.kind == "choice":
-            keywords["choices"] = list(dict.fromkeys(
-                c for p in self.params.values() for c in p.choices))
+            keywords["choices"] = list(
+                dict.fromkeys(c for p in self.params.values() for c in p.choices)
+            )
         elif first.kind == "bool":
             keywords["action"] = argparse.BooleanOptionalAction
         else:
@@ -112,20 +139,26 @@ class MethodOption:
         if len(by_default) == 1:
             text += f" (default: {next(iter(by_default))})"
         else:
-            text += " (default: " + "; ".join(f"{d} for {', '.join(ms)}"
-                                               for d, ms in by_default.items()) + ")"
+            text += (
+                " (default: "
+                + "; ".join(f"{d} for {', '.join(ms)}" for d, ms in by_default.items())
+                + ")"
+            )
         keywords["help"] = text.replace("%", "%%") + f" [--method {'|'.join(self.methods)}]"
         return keywords
 
 
 def _parser_of(param: Param):
     """argparse ``type=`` for a parameter: its ``parse``, with argparse's message."""
+
     def parse(text: str):
         try:
             return param.parse(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a valid {param.range_text()}"
-                                             ) from None
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not a valid {param.range_text()}"
+            ) from None
+
     parse.__name__ = param.kind
     return parse
 
@@ -140,18 +173,28 @@ def method_options() -> list[MethodOption]:
     return [MethodOption(flag, params) for flag, params in flags.items()]
 
 
-def _add_method_options(p: argparse.ArgumentParser, rankers: bool = True,
-                        single: bool = True, default: str = "kofsd") -> None:
+def _add_method_options(
+    p: argparse.ArgumentParser, rankers: bool = True, single: bool = True, default: str = "kofsd"
+) -> None:
     """--minority and --method (when ``single``) and every method's own options but
     those whose flag the command defines itself (``--seed``, ``--top``)."""
     methods = list(METHODS) if rankers else list(ONLINE_METHODS)
     if single:
-        p.add_argument("--minority", metavar="CLASS", required=True,
-                       help="the rare class to select for (one versus rest); '2' matches a "
-                            "numeric label 2")
-        p.add_argument("--method", choices=methods, default=default, metavar="METHOD",
-                       help="selection method: " + ", ".join(methods)
-                            + f" (default: {default}; see `methods`)")
+        p.add_argument(
+            "--minority",
+            metavar="CLASS",
+            required=True,
+            help="the rare class to select for (one versus rest); '2' matches a numeric label 2",
+        )
+        p.add_argument(
+            "--method",
+            choices=methods,
+            default=default,
+            metavar="METHOD",
+            help="selection method: "
+            + ", ".join(methods)
+            + f" (default: {default}; see `methods`)",
+        )
     own = set(p._option_string_actions)
     shared = None
     for option in method_options():
@@ -186,8 +229,10 @@ def _params_per_method(args, methods: list[str]) -> dict[str, dict]:
     for option, value in _given_options(args):
         targets = [m for m in methods if m in option.params]
         if not targets:
-            raise FSEngineError(f"{option.flag} applies to {'|'.join(option.methods)}, none "
-                                f"of which is in --methods {','.join(methods)}")
+            raise FSEngineError(
+                f"{option.flag} applies to {'|'.join(option.methods)}, none "
+                f"of which is in --methods {','.join(methods)}"
+            )
         for m in targets:
             params.setdefault(m, {})[option.params[m].name] = value
     return params
@@ -199,118 +244,204 @@ def _method_params(args, method: str | None = None) -> dict:
     params = {}
     for option, value in _given_options(args):
         if method not in option.params:
-            raise FSEngineError(f"{option.flag} applies to --method "
-                                f"{'|'.join(option.methods)}, not {method}")
+            raise FSEngineError(
+                f"{option.flag} applies to --method {'|'.join(option.methods)}, not {method}"
+            )
         params[option.params[method].name] = value
     return params
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``python -m fsengine``."""
-    parser = _Parser(prog="python -m fsengine",
-                     description="Feature selection for high-dimensional, class-imbalanced data.")
+    parser = _Parser(
+        prog="python -m fsengine",
+        description="Feature selection for high-dimensional, class-imbalanced data.",
+    )
     parser.add_argument("--version", action="version", version=f"fsengine {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
-    info = sub.add_parser("info", help="show a data set's shape, classes and imbalance ratio",
-                          description="Show a data set's shape, class counts and imbalance ratio.")
+    info = sub.add_parser(
+        "info",
+        help="show a data set's shape, classes and imbalance ratio",
+        description="Show a data set's shape, class counts and imbalance ratio.",
+    )
     _add_data_options(info)
-    info.add_argument("--minority", metavar="CLASS",
-                      help="also show the one-versus-rest imbalance ratio for this class")
+    info.add_argument(
+        "--minority",
+        metavar="CLASS",
+        help="also show the one-versus-rest imbalance ratio for this class",
+    )
 
     sel = sub.add_parser(
-        "select", help="select features and write them as CSV",
+        "select",
+        help="select features and write them as CSV",
         description="Stream the features of DATA through an online selector, or rank them "
-                    "with a filter ranker, and write the selected features as CSV: "
-                    "rank,feature,column_index,score,method.")
+        "with a filter ranker, and write the selected features as CSV: "
+        "rank,feature,column_index,score,method.",
+    )
     _add_data_options(sel)
-    sel.add_argument("--out", metavar="FILE", default="-",
-                     help="output CSV file; '-' writes to standard output (default)")
-    sel.add_argument("--trace", metavar="FILE",
-                     help="also write one row per streamed feature (the selector's events)")
+    sel.add_argument(
+        "--out",
+        metavar="FILE",
+        default="-",
+        help="output CSV file; '-' writes to standard output (default)",
+    )
+    sel.add_argument(
+        "--trace",
+        metavar="FILE",
+        help="also write one row per streamed feature (the selector's events)",
+    )
     order = sel.add_argument_group("feature stream")
-    order.add_argument("--order", choices=ORDERS, default="natural",
-                       help="arrival order of the features: column order or a random "
-                            "permutation (default: natural)")
-    order.add_argument("--seed", type=int, metavar="N",
-                       help="seed of the random order (with --order random); for d-* "
-                            "rankers, the seed of k-means (default 0)")
-    sel.add_argument("--top", type=int, metavar="N",
-                     help="rankers: how many of the best features to write (default: all, "
-                          "in rank order)")
+    order.add_argument(
+        "--order",
+        choices=ORDERS,
+        default="natural",
+        help="arrival order of the features: column order or a random "
+        "permutation (default: natural)",
+    )
+    order.add_argument(
+        "--seed",
+        type=int,
+        metavar="N",
+        help="seed of the random order (with --order random); for d-* "
+        "rankers, the seed of k-means (default 0)",
+    )
+    sel.add_argument(
+        "--top",
+        type=int,
+        metavar="N",
+        help="rankers: how many of the best features to write (default: all, in rank order)",
+    )
     _add_method_options(sel)
 
     stab = sub.add_parser(
-        "stability", help="how much a selection depends on the order of the features",
+        "stability",
+        help="how much a selection depends on the order of the features",
         description="Run a selector over R random feature orders and report the mean "
-                    "pairwise Jaccard and Kuncheva indices of the selected sets.")
+        "pairwise Jaccard and Kuncheva indices of the selected sets.",
+    )
     _add_data_options(stab)
-    stab.add_argument("--orders", type=int, default=10, metavar="R",
-                      help="number of random orders (default: 10)")
-    stab.add_argument("--seed", type=int, default=0, metavar="N",
-                      help="seed of the first order; order r uses N + r (default: 0)")
-    stab.add_argument("--out", metavar="FILE",
-                      help="also write each order's selection as CSV (order,seed,size,features)")
+    stab.add_argument(
+        "--orders", type=int, default=10, metavar="R", help="number of random orders (default: 10)"
+    )
+    stab.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        metavar="N",
+        help="seed of the first order; order r uses N + r (default: 0)",
+    )
+    stab.add_argument(
+        "--out",
+        metavar="FILE",
+        help="also write each order's selection as CSV (order,seed,size,features)",
+    )
     _add_method_options(stab, rankers=False)
 
     ev = sub.add_parser(
-        "evaluate", help="compare methods under the K-OFSD paper's protocol",
+        "evaluate",
+        help="compare methods under the K-OFSD paper's protocol",
         description="R random stratified 50/50 splits: each method selects on the training "
-                    "half; 1-NN and a linear SVM trained on it are scored on the test half "
-                    "(G-mean, minority F1, AUC). Rankers get as many features as the "
-                    "--count-from selector (K-OFSD) selected on the split, or --top. Prints "
-                    "mean +- sd per method.")
+        "half; 1-NN and a linear SVM trained on it are scored on the test half "
+        "(G-mean, minority F1, AUC). Rankers get as many features as the "
+        "--count-from selector (K-OFSD) selected on the split, or --top. Prints "
+        "mean +- sd per method.",
+    )
     _add_data_options(ev)
     _add_protocol_options(ev)
-    ev.add_argument("--methods", type=_name_list, metavar="M1,M2,...",
-                    default=list(PAPER_METHODS),
-                    help="methods to compare (default: " + ",".join(PAPER_METHODS)
-                         + ", the paper's); any of " + ",".join(METHODS))
-    ev.add_argument("--top", type=int, metavar="N",
-                    help="give every ranker N features (default: as many as --count-from "
-                         "selected)")
-    ev.add_argument("--count-from", choices=ONLINE_METHODS, default=COUNT_FROM,
-                    metavar="METHOD",
-                    help="the online selector whose number of selected features the rankers "
-                         f"get on each split (default: {COUNT_FROM}, the paper's rule); any of "
-                         + ", ".join(ONLINE_METHODS))
+    ev.add_argument(
+        "--methods",
+        type=_name_list,
+        metavar="M1,M2,...",
+        default=list(PAPER_METHODS),
+        help="methods to compare (default: "
+        + ",".join(PAPER_METHODS)
+        + ", the paper's); any of "
+        + ",".join(METHODS),
+    )
+    ev.add_argument(
+        "--top",
+        type=int,
+        metavar="N",
+        help="give every ranker N features (default: as many as --count-from selected)",
+    )
+    ev.add_argument(
+        "--count-from",
+        choices=ONLINE_METHODS,
+        default=COUNT_FROM,
+        metavar="METHOD",
+        help="the online selector whose number of selected features the rankers "
+        f"get on each split (default: {COUNT_FROM}, the paper's rule); any of "
+        + ", ".join(ONLINE_METHODS),
+    )
     ev.add_argument("--out", metavar="FILE", help="also write one CSV row per method and split")
     _add_method_options(ev, single=False)
 
     sw = sub.add_parser(
-        "sweep", help="an online selector over values of a parameter, or rankers over top-k",
+        "sweep",
+        help="an online selector over values of a parameter, or rankers over top-k",
         description="Under the evaluation protocol, run an online selector for each value of "
-                    "one of its parameters (--over NAME --values LIST; K-OFSD over --k 1..10 "
-                    "by default, the paper's Figs. 2-7), or rankers for each number of "
-                    "features (--methods fisher,mi --top 1..20). Prints mean +- sd per value "
-                    "or per method and N.")
+        "one of its parameters (--over NAME --values LIST; K-OFSD over --k 1..10 "
+        "by default, the paper's Figs. 2-7), or rankers for each number of "
+        "features (--methods fisher,mi --top 1..20). Prints mean +- sd per value "
+        "or per method and N.",
+    )
     _add_data_options(sw)
     _add_protocol_options(sw)
-    sw.add_argument("--method", choices=ONLINE_METHODS, default="kofsd", metavar="METHOD",
-                    help="the online selector to sweep (default: kofsd); any of "
-                         + ", ".join(ONLINE_METHODS))
-    sw.add_argument("--over", metavar="NAME",
-                    help="the parameter of --method to sweep (see `methods`; default: k)")
-    sw.add_argument("--values", type=_name_list, metavar="LIST",
-                    help="its values: 0.3,0.5,0.7, or a range of integers 1..10")
-    sw.add_argument("--k", type=_int_range, metavar="RANGE", default=None,
-                    help="K-OFSD's K: 1..10 (default), 3,5,7 or 7 (same as --over k --values)")
-    sw.add_argument("--methods", type=_name_list, metavar="M1,M2,...",
-                    help="rankers to sweep over --top (instead of an online selector)")
-    sw.add_argument("--top", type=_int_range, metavar="RANGE",
-                    help="numbers of features for --methods, e.g. 1..20")
+    sw.add_argument(
+        "--method",
+        choices=ONLINE_METHODS,
+        default="kofsd",
+        metavar="METHOD",
+        help="the online selector to sweep (default: kofsd); any of " + ", ".join(ONLINE_METHODS),
+    )
+    sw.add_argument(
+        "--over",
+        metavar="NAME",
+        help="the parameter of --method to sweep (see `methods`; default: k)",
+    )
+    sw.add_argument(
+        "--values",
+        type=_name_list,
+        metavar="LIST",
+        help="its values: 0.3,0.5,0.7, or a range of integers 1..10",
+    )
+    sw.add_argument(
+        "--k",
+        type=_int_range,
+        metavar="RANGE",
+        default=None,
+        help="K-OFSD's K: 1..10 (default), 3,5,7 or 7 (same as --over k --values)",
+    )
+    sw.add_argument(
+        "--methods",
+        type=_name_list,
+        metavar="M1,M2,...",
+        help="rankers to sweep over --top (instead of an online selector)",
+    )
+    sw.add_argument(
+        "--top",
+        type=_int_range,
+        metavar="RANGE",
+        help="numbers of features for --methods, e.g. 1..20",
+    )
     sw.add_argument("--out", metavar="FILE", help="also write one CSV row per setting and split")
     _add_method_options(sw, single=False)
 
     met = sub.add_parser(
-        "methods", help="list every method with its parameters",
+        "methods",
+        help="list every method with its parameters",
         description="Every online selector and ranker: name, citation, what its score "
-                    "means, and each parameter with its flag, range, default, help and "
-                    "source in the paper or the authors' code.")
+        "means, and each parameter with its flag, range, default, help and "
+        "source in the paper or the authors' code.",
+    )
     met.add_argument("--json", action="store_true", help="write the list as JSON")
-    met.add_argument("--markdown", action="store_true",
-                     help="write the parameter tables as Markdown (docs/METHODS.md)")
+    met.add_argument(
+        "--markdown",
+        action="store_true",
+        help="write the parameter tables as Markdown (docs/METHODS.md)",
+    )
     return parser
 
 
@@ -337,15 +468,30 @@ def _int_range(text: str) -> list[int]:
 
 
 def _add_protocol_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--minority", metavar="CLASS", required=True,
-                   help="the rare class (one versus rest); '2' matches a numeric label 2")
-    p.add_argument("--splits", type=int, default=20, metavar="R",
-                   help="random stratified 50/50 splits (default: 20)")
-    p.add_argument("--seed", type=int, default=0, metavar="N",
-                   help="seed of the splits (default: 0)")
-    p.add_argument("--jobs", type=int, default=None, metavar="N",
-                   help="worker processes for the splits (default: every available core; "
-                        "1 = serial); the results are the same whatever N")
+    p.add_argument(
+        "--minority",
+        metavar="CLASS",
+        required=True,
+        help="the rare class (one versus rest); '2' matches a numeric label 2",
+    )
+    p.add_argument(
+        "--splits",
+        type=int,
+        default=20,
+        metavar="R",
+        help="random stratified 50/50 splits (default: 20)",
+    )
+    p.add_argument(
+        "--seed", type=int, default=0, metavar="N", help="seed of the splits (default: 0)"
+    )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker processes for the splits (default: every available core; "
+        "1 = serial); the results are the same whatever N",
+    )
 
 
 def _write(text: str, target: str) -> None:
@@ -363,54 +509,80 @@ def _write(text: str, target: str) -> None:
 
 
 def _cmd_info(args) -> None:
-    ds = load_dataset(args.data, label=args.label, transpose=args.transpose,
-                      drop_constant=args.drop_constant)
-    lines = [f"data: {ds.source}", f"samples: {ds.n_samples}", f"features: {ds.n_features}",
-             f"label column: {ds.label_column}", "classes:"]
+    ds = load_dataset(
+        args.data, label=args.label, transpose=args.transpose, drop_constant=args.drop_constant
+    )
+    lines = [
+        f"data: {ds.source}",
+        f"samples: {ds.n_samples}",
+        f"features: {ds.n_features}",
+        f"label column: {ds.label_column}",
+        "classes:",
+    ]
     lines += [f"  {c}: {n}" for c, n in ds.class_counts().items()]
     lines.append(f"imbalance ratio (largest / smallest class): {ds.imbalance_ratio():.2f}")
     if args.minority is not None:
         label = ds.resolve_class(args.minority)
         lines.append(f"imbalance ratio ({label} versus rest): {ds.imbalance_ratio(label):.2f}")
-    lines.append(f"constant features: {len(ds.constant_features)}"
-                 + (f" (dropped {len(ds.dropped_features)})" if ds.dropped_features else ""))
+    lines.append(
+        f"constant features: {len(ds.constant_features)}"
+        + (f" (dropped {len(ds.dropped_features)})" if ds.dropped_features else "")
+    )
     lines += [f"note: {n}" for n in ds.notes]
     sys.stdout.write("\n".join(lines) + "\n")
 
 
 def _cmd_select(args) -> None:
-    ds = load_dataset(args.data, label=args.label, transpose=args.transpose,
-                      drop_constant=args.drop_constant)
+    ds = load_dataset(
+        args.data, label=args.label, transpose=args.transpose, drop_constant=args.drop_constant
+    )
     params = _method_params(args)
-    result = run_selection(ds, args.minority, args.method, order=args.order, seed=args.seed,
-                           top=args.top, events=bool(args.trace), **params)
+    result = run_selection(
+        ds,
+        args.minority,
+        args.method,
+        order=args.order,
+        seed=args.seed,
+        top=args.top,
+        events=bool(args.trace),
+        **params,
+    )
     for warning in result.warnings:
         print(f"fsengine: warning: {warning}", file=sys.stderr)
     _write(selection_to_csv(result.selection), args.out)
     if args.trace:
         if not get_method(args.method).online:
-            raise FSEngineError(f"--trace writes an online selector's steps; {args.method} is a "
-                                "ranker (its scores are in the selection CSV)")
+            raise FSEngineError(
+                f"--trace writes an online selector's steps; {args.method} is a "
+                "ranker (its scores are in the selection CSV)"
+            )
         _write(events_to_csv(result.events, args.method), args.trace)
     note = f"; {result.selection.note}" if result.selection.note != "stream order" else ""
-    print(f"fsengine: {args.method} selected {len(result.selection)} of {ds.n_features} features "
-          f"in {result.seconds:.2f} s{note}", file=sys.stderr)
+    print(
+        f"fsengine: {args.method} selected {len(result.selection)} of {ds.n_features} features "
+        f"in {result.seconds:.2f} s{note}",
+        file=sys.stderr,
+    )
 
 
 def _cmd_stability(args) -> None:
     params = _method_params(args)
-    ds = load_dataset(args.data, label=args.label, transpose=args.transpose,
-                      drop_constant=args.drop_constant)
-    result = order_stability(ds, args.minority, args.method, orders=args.orders, seed=args.seed,
-                             **params)
+    ds = load_dataset(
+        args.data, label=args.label, transpose=args.transpose, drop_constant=args.drop_constant
+    )
+    result = order_stability(
+        ds, args.minority, args.method, orders=args.orders, seed=args.seed, **params
+    )
     sizes = result.sizes
-    lines = [f"method: {args.method}" + "".join(f", {k}={v}" for k, v in params.items()),
-             f"data: {ds.source} ({ds.n_samples} x {ds.n_features}), minority {args.minority}",
-             f"orders: {len(result.seeds)} random (seeds {result.seeds[0]}..{result.seeds[-1]})",
-             f"mean pairwise Jaccard: {result.mean_jaccard:.4f}",
-             f"mean pairwise Kuncheva index: {result.mean_kuncheva:.4f}",
-             f"selected features per order: mean {np.mean(sizes):.1f} "
-             f"(min {min(sizes)}, max {max(sizes)})"]
+    lines = [
+        f"method: {args.method}" + "".join(f", {k}={v}" for k, v in params.items()),
+        f"data: {ds.source} ({ds.n_samples} x {ds.n_features}), minority {args.minority}",
+        f"orders: {len(result.seeds)} random (seeds {result.seeds[0]}..{result.seeds[-1]})",
+        f"mean pairwise Jaccard: {result.mean_jaccard:.4f}",
+        f"mean pairwise Kuncheva index: {result.mean_kuncheva:.4f}",
+        f"selected features per order: mean {np.mean(sizes):.1f} "
+        f"(min {min(sizes)}, max {max(sizes)})",
+    ]
     sys.stdout.write("\n".join(lines) + "\n")
     if args.out:
         _write(stability_to_csv(result), args.out)
@@ -419,25 +591,40 @@ def _cmd_stability(args) -> None:
 def _data_line(ds, minority) -> str:
     label = ds.resolve_class(minority)
     count = ds.class_counts()[label]
-    return f"{ds.source}: {ds.n_samples} x {ds.n_features}, minority {label} ({count} of {ds.n_samples})"
+    shape = f"{ds.n_samples} x {ds.n_features}"
+    return f"{ds.source}: {shape}, minority {label} ({count} of {ds.n_samples})"
 
 
 def _cmd_evaluate(args) -> None:
-    ds = load_dataset(args.data, label=args.label, transpose=args.transpose,
-                      drop_constant=args.drop_constant)
-    counted = (args.top is None and args.count_from not in args.methods
-               and any(not get_method(m).online for m in args.methods))
+    ds = load_dataset(
+        args.data, label=args.label, transpose=args.transpose, drop_constant=args.drop_constant
+    )
+    counted = (
+        args.top is None
+        and args.count_from not in args.methods
+        and any(not get_method(m).online for m in args.methods)
+    )
     # The --count-from selector sets the rankers' number of features, so its options apply
     # even when it is not itself compared.
     params = _params_per_method(args, args.methods + ([args.count_from] if counted else []))
-    result = evaluate(ds, args.minority, args.methods, n_splits=args.splits, seed=args.seed,
-                      top=args.top, params=params, progress=terminal_progress(),
-                      n_jobs=args.jobs, count_from=args.count_from)
+    result = evaluate(
+        ds,
+        args.minority,
+        args.methods,
+        n_splits=args.splits,
+        seed=args.seed,
+        top=args.top,
+        params=params,
+        progress=terminal_progress(),
+        n_jobs=args.jobs,
+        count_from=args.count_from,
+    )
     label = get_method(args.count_from).spec.label
     rule = f"top {args.top}" if args.top else f"as many features as {label} selected on each split"
-    sys.stdout.write(f"{_data_line(ds, args.minority)}\n{args.splits} stratified 50/50 splits "
-                     f"(seed {args.seed}); rankers: {rule}\n\n"
-                     + summary_table(result.summary()))
+    sys.stdout.write(
+        f"{_data_line(ds, args.minority)}\n{args.splits} stratified 50/50 splits "
+        f"(seed {args.seed}); rankers: {rule}\n\n" + summary_table(result.summary())
+    )
     if args.out:
         _write(records_to_csv(result.records, ("method", "split")), args.out)
 
@@ -452,26 +639,40 @@ def _values_of(param: Param, texts: list[str]) -> list:
         try:
             values.append(param.parse(text))
         except ValueError:
-            raise FSEngineError(f"--values: {text!r} is not a valid {param.range_text()} for "
-                                f"{param.cli_flag}") from None
+            raise FSEngineError(
+                f"--values: {text!r} is not a valid {param.range_text()} for {param.cli_flag}"
+            ) from None
     return values
 
 
 def _cmd_sweep(args) -> None:
-    ds = load_dataset(args.data, label=args.label, transpose=args.transpose,
-                      drop_constant=args.drop_constant)
+    ds = load_dataset(
+        args.data, label=args.label, transpose=args.transpose, drop_constant=args.drop_constant
+    )
     if args.methods:
         if args.k is not None or args.over or args.values:
-            raise FSEngineError("--k, --over and --values sweep an online selector; with "
-                                "--methods, sweep rankers over --top")
+            raise FSEngineError(
+                "--k, --over and --values sweep an online selector; with "
+                "--methods, sweep rankers over --top"
+            )
         if not args.top:
             raise FSEngineError("--methods needs --top with the numbers of features, e.g. 1..20")
         params = _params_per_method(args, args.methods)
-        result = sweep_top(ds, args.minority, args.methods, args.top, n_splits=args.splits,
-                           seed=args.seed, params=params, progress=terminal_progress(),
-                           n_jobs=args.jobs)
-        rows = [{**r, "setting": f"{r['method']} top {r['top']}"}
-                for r in result.summary(("method", "top"))]
+        result = sweep_top(
+            ds,
+            args.minority,
+            args.methods,
+            args.top,
+            n_splits=args.splits,
+            seed=args.seed,
+            params=params,
+            progress=terminal_progress(),
+            n_jobs=args.jobs,
+        )
+        rows = [
+            {**r, "setting": f"{r['method']} top {r['top']}"}
+            for r in result.summary(("method", "top"))
+        ]
         first = ("method", "top", "split")
     else:
         if args.top:
@@ -479,30 +680,50 @@ def _cmd_sweep(args) -> None:
         spec = get_method(args.method).spec
         if args.k is not None:
             if args.over not in (None, "k") or args.values or args.method != "kofsd":
-                raise FSEngineError("--k sweeps K-OFSD's K; for another parameter or method "
-                                    "use --over NAME --values LIST")
+                raise FSEngineError(
+                    "--k sweeps K-OFSD's K; for another parameter or method "
+                    "use --over NAME --values LIST"
+                )
             over, values = "k", args.k
         else:
             over = args.over or ("k" if args.method == "kofsd" else None)
             if over is None or over not in spec.parameters:
-                raise FSEngineError(f"--over names the parameter of {args.method} to sweep: one "
-                                    f"of {', '.join(spec.parameters) or 'none'}")
+                raise FSEngineError(
+                    f"--over names the parameter of {args.method} to sweep: one "
+                    f"of {', '.join(spec.parameters) or 'none'}"
+                )
             if args.values is None and over != "k":
                 raise FSEngineError(f"--over {over} needs --values, e.g. --values a,b,c")
-            values = (_values_of(spec.parameters[over], args.values) if args.values
-                      else list(range(1, 11)))
+            values = (
+                _values_of(spec.parameters[over], args.values)
+                if args.values
+                else list(range(1, 11))
+            )
         params = _method_params(args, args.method)
         if over in params:
-            raise FSEngineError(f"{spec.parameters[over].cli_flag} is swept: give its values "
-                                "with --values (or --k), not as a single option")
-        result = sweep_values(ds, args.minority, args.method, over, values,
-                              n_splits=args.splits, seed=args.seed,
-                              progress=terminal_progress(), n_jobs=args.jobs, params=params)
+            raise FSEngineError(
+                f"{spec.parameters[over].cli_flag} is swept: give its values "
+                "with --values (or --k), not as a single option"
+            )
+        result = sweep_values(
+            ds,
+            args.minority,
+            args.method,
+            over,
+            values,
+            n_splits=args.splits,
+            seed=args.seed,
+            progress=terminal_progress(),
+            n_jobs=args.jobs,
+            params=params,
+        )
         name = "K" if over == "k" else over
         rows = [{**r, "setting": f"{name}={r[over]}"} for r in result.summary((over,))]
         first = (over, "split")
-    sys.stdout.write(f"{_data_line(ds, args.minority)}\n{args.splits} stratified 50/50 splits "
-                     f"(seed {args.seed})\n\n" + summary_table(rows, key="setting"))
+    sys.stdout.write(
+        f"{_data_line(ds, args.minority)}\n{args.splits} stratified 50/50 splits "
+        f"(seed {args.seed})\n\n" + summary_table(rows, key="setting")
+    )
     if args.out:
         _write(records_to_csv(result.records, first), args.out)
 
@@ -512,46 +733,79 @@ def methods_description() -> list[dict]:
     described = []
     for name, method in REGISTRY.items():
         spec = method.spec
-        described.append({
-            "name": name, "label": spec.label, "kind": spec.kind, "citation": spec.citation,
-            "score": spec.score, "set_score": spec.set_score or None,
-            "actions": spec.actions or None,
-            "trace_columns": list(method.trace_columns()) if method.online else None,
-            "parameters": [{"name": p.name, "flag": p.cli_flag, "kind": p.kind,
-                            "default": p.default, "range": p.range_text(), "help": p.help,
-                            "source": p.source,
-                            "applies_when": ({p.when[0]: list(p.when[1])} if p.when else None)}
-                           for p in spec.parameters.values()]})
+        described.append(
+            {
+                "name": name,
+                "label": spec.label,
+                "kind": spec.kind,
+                "citation": spec.citation,
+                "score": spec.score,
+                "set_score": spec.set_score or None,
+                "actions": spec.actions or None,
+                "trace_columns": list(method.trace_columns()) if method.online else None,
+                "parameters": [
+                    {
+                        "name": p.name,
+                        "flag": p.cli_flag,
+                        "kind": p.kind,
+                        "default": p.default,
+                        "range": p.range_text(),
+                        "help": p.help,
+                        "source": p.source,
+                        "applies_when": ({p.when[0]: list(p.when[1])} if p.when else None),
+                    }
+                    for p in spec.parameters.values()
+                ],
+            }
+        )
     return described
 
 
 def methods_markdown() -> str:
     """Every method's parameter table in Markdown: docs/METHODS.md, generated from the
     specs (``python -m fsengine methods --markdown > docs/METHODS.md``; a test checks it)."""
-    lines = ["# Methods and their parameters", "",
-             "Generated from the method specifications by `python -m fsengine methods "
-             "--markdown`; do not edit by hand (a test compares this file with the specs).",
-             ""]
+    lines = [
+        "# Methods and their parameters",
+        "",
+        "Generated from the method specifications by `python -m fsengine methods "
+        "--markdown`; do not edit by hand (a test compares this file with the specs).",
+        "",
+    ]
     for m in methods_description():
-        lines += [f"## `{m['name']}`: {m['label']} ({m['kind']})", "", m["citation"] + ".", "",
-                  f"Score of a feature: {m['score']}."]
+        lines += [
+            f"## `{m['name']}`: {m['label']} ({m['kind']})",
+            "",
+            m["citation"] + ".",
+            "",
+            f"Score of a feature: {m['score']}.",
+        ]
         if m["set_score"]:
             lines.append(f"Score of the selected set: {m['set_score']}.")
         if m["actions"]:
             lines += ["", "| action | meaning |", "|---|---|"]
             lines += [f"| `{a}` | {d} |" for a, d in m["actions"].items()]
-            lines += ["", "Trace columns of its own: "
-                      + (", ".join(f"`{c}`" for c in m["trace_columns"]) or "none") + "."]
+            lines += [
+                "",
+                "Trace columns of its own: "
+                + (", ".join(f"`{c}`" for c in m["trace_columns"]) or "none")
+                + ".",
+            ]
         lines.append("")
         if m["parameters"]:
-            lines += ["| parameter | flag | values | default | what it does | source |",
-                      "|---|---|---|---|---|---|"]
+            lines += [
+                "| parameter | flag | values | default | what it does | source |",
+                "|---|---|---|---|---|---|",
+            ]
             for p in m["parameters"]:
-                when = "".join(f" (only with `{k}={'|'.join(v)}`)"
-                               for k, v in (p["applies_when"] or {}).items())
+                when = "".join(
+                    f" (only with `{k}={'|'.join(v)}`)"
+                    for k, v in (p["applies_when"] or {}).items()
+                )
                 values = p["range"].replace(" | ", ", ")
-                lines.append(f"| `{p['name']}` | `{p['flag']}` | {values} | "
-                             f"`{p['default']}` | {p['help']}{when} | {p['source']} |")
+                lines.append(
+                    f"| `{p['name']}` | `{p['flag']}` | {values} | "
+                    f"`{p['default']}` | {p['help']}{when} | {p['source']} |"
+                )
         else:
             lines.append("No parameters.")
         lines.append("")
@@ -576,10 +830,13 @@ def _cmd_methods(args) -> None:
         if m["actions"]:
             lines.append("    actions: " + ", ".join(m["actions"]))
         for p in m["parameters"]:
-            when = "".join(f"; only with {k}={'|'.join(v)}"
-                           for k, v in (p["applies_when"] or {}).items())
-            lines.append(f"    {p['flag']} {p['range']} (default: {p['default']}): "
-                         f"{p['help']}{when} [{p['source']}]")
+            when = "".join(
+                f"; only with {k}={'|'.join(v)}" for k, v in (p["applies_when"] or {}).items()
+            )
+            lines.append(
+                f"    {p['flag']} {p['range']} (default: {p['default']}): "
+                f"{p['help']}{when} [{p['source']}]"
+            )
         lines.append("")
     sys.stdout.write("\n".join(lines))
 
@@ -588,15 +845,23 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status (0, or 2 on any error)."""
     try:
         args = build_parser().parse_args(argv)
-        commands = {"info": _cmd_info, "select": _cmd_select, "stability": _cmd_stability,
-                    "evaluate": _cmd_evaluate, "sweep": _cmd_sweep, "methods": _cmd_methods}
+        commands = {
+            "info": _cmd_info,
+            "select": _cmd_select,
+            "stability": _cmd_stability,
+            "evaluate": _cmd_evaluate,
+            "sweep": _cmd_sweep,
+            "methods": _cmd_methods,
+        }
         commands[args.command](args)
     except FSEngineError as exc:
         print(f"fsengine: error: {exc.describe(cli_words)}", file=sys.stderr)
         return EXIT_ERROR
     except MemoryError:
-        print("fsengine: error: out of memory; the data set is too large for this machine",
-              file=sys.stderr)
+        print(
+            "fsengine: error: out of memory; the data set is too large for this machine",
+            file=sys.stderr,
+        )
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("fsengine: interrupted", file=sys.stderr)

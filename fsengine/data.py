@@ -19,7 +19,6 @@ import pyarrow as pa
 
 from fsengine import io as readers
 from fsengine.errors import FSEngineError
-from fsengine.labels import one_versus_rest
 from fsengine.io.base import Source
 from fsengine.io.base import as_number as _as_number
 from fsengine.io.columns import (
@@ -38,6 +37,7 @@ from fsengine.io.orientation import (
     transposed,
     unnamed_columns,
 )
+from fsengine.labels import one_versus_rest
 
 __all__ = ["LABEL_NAMES", "Dataset", "Source", "load_dataset"]
 
@@ -95,7 +95,7 @@ class Dataset:
         """Number of samples per class, largest class first (ties by label)."""
         values, counts = np.unique(self.labels, return_counts=True)
         pairs = sorted(zip(values.tolist(), counts.tolist()), key=lambda vc: -vc[1])
-        return dict(pairs)                     # np.unique sorted the labels; sorted() is stable
+        return dict(pairs)  # np.unique sorted the labels; sorted() is stable
 
     def resolve_class(self, value) -> object:
         """The class label that ``value`` names: ``"2"`` matches a numeric label 2.
@@ -116,8 +116,12 @@ class Dataset:
         """
         classes = list(self.class_counts())
         for c in classes:
-            if not isinstance(value, (bool, np.bool_)) and type(c) is not str \
-                    and not isinstance(value, str) and c == value:
+            if (
+                not isinstance(value, (bool, np.bool_))
+                and type(c) is not str
+                and not isinstance(value, str)
+                and c == value
+            ):
                 return c
             if isinstance(c, str) and c == value:
                 return c
@@ -132,7 +136,9 @@ class Dataset:
                     return c
         raise FSEngineError(
             f"{value!r} is not a class of column {self.label_column!r}; "
-            f"the classes are {_format_counts(self.class_counts())}", parameter="minority")
+            f"the classes are {_format_counts(self.class_counts())}",
+            parameter="minority",
+        )
 
     def imbalance_ratio(self, minority=None) -> float:
         """Imbalance ratio: rest / minority for a chosen minority, else largest / smallest class.
@@ -183,8 +189,14 @@ def _format_counts(counts: dict) -> str:
     return ", ".join(f"{c!s} (n={n})" for c, n in counts.items())
 
 
-def load_dataset(source: Source, *, label: str | None = None, transpose: bool = False,
-                 drop_constant: bool = False, name: str | None = None) -> Dataset:
+def load_dataset(
+    source: Source,
+    *,
+    label: str | None = None,
+    transpose: bool = False,
+    drop_constant: bool = False,
+    name: str | None = None,
+) -> Dataset:
     """Read and validate a matrix of samples x genes with a class label column.
 
     Parameters
@@ -236,14 +248,24 @@ def load_dataset(source: Source, *, label: str | None = None, transpose: bool = 
     ``drop_constant``: no feature can tell the classes apart.
     """
     try:
-        return _load(source, label=label, transpose=transpose, drop_constant=drop_constant,
-                     name=name)
-    except FSEngineError:                      # a ValueError too: let it through as it is
+        return _load(
+            source, label=label, transpose=transpose, drop_constant=drop_constant, name=name
+        )
+    except FSEngineError:  # a ValueError too: let it through as it is
         raise
-    except (pa.ArrowException, ValueError, TypeError, OverflowError, UnicodeError,
-            OSError, IndexError, KeyError) as exc:   # a bug or an unforeseen input: still one type
-        raise FSEngineError(f"cannot read {name or 'the data'}: {type(exc).__name__}: {exc}") \
-            from exc
+    except (
+        pa.ArrowException,
+        ValueError,
+        TypeError,
+        OverflowError,
+        UnicodeError,
+        OSError,
+        IndexError,
+        KeyError,
+    ) as exc:  # a bug or an unforeseen input: still one type
+        raise FSEngineError(
+            f"cannot read {name or 'the data'}: {type(exc).__name__}: {exc}"
+        ) from exc
 
 
 def _source_name(source: Source) -> str:
@@ -280,8 +302,17 @@ def _load(source: Source, *, label, transpose, drop_constant, name) -> Dataset:
     hint = None if transpose else genes_in_rows_hint(table, id_column, label, source_name)
     matrix = (parsed.matrix, parsed.matrix_columns) if parsed.matrix is not None else None
     try:
-        return _build(table, label, drop_constant, notes, is_text, source_name, sample_names,
-                      id_column, matrix)
+        return _build(
+            table,
+            label,
+            drop_constant,
+            notes,
+            is_text,
+            source_name,
+            sample_names,
+            id_column,
+            matrix,
+        )
     except FSEngineError as exc:
         if hint is not None and exc.remedy_option != "transpose":
             raise HintedError(exc, hint) from None
@@ -299,11 +330,12 @@ def _matrix_view(matrix, feature_columns) -> np.ndarray | None:
     first = position[feature_columns[0]]
     if [position[c] for c in feature_columns] != list(range(first, first + len(feature_columns))):
         return None
-    return values[:, first:first + len(feature_columns)]
+    return values[:, first : first + len(feature_columns)]
 
 
-def _build(table, label, drop_constant, notes, is_text, source_name, sample_names,
-           id_column, matrix=None) -> Dataset:
+def _build(
+    table, label, drop_constant, notes, is_text, source_name, sample_names, id_column, matrix=None
+) -> Dataset:
     label_column = choose_label(table, label, notes, id_column)
     feature_columns = [n for n in table.column_names if n != label_column]
     if id_column is not None and id_column != label_column:
@@ -311,10 +343,12 @@ def _build(table, label, drop_constant, notes, is_text, source_name, sample_name
         feature_columns.remove(id_column)
         notes.append(f"column {id_column!r} holds sample identifiers")
     if not feature_columns:
-        raise FSEngineError(f"{source_name} has no feature columns besides the label column "
-                            f"{label_column!r}; a file needs one column per gene and a label "
-                            "column (samples in rows), separated by commas, tabs or semicolons",
-                            column=label_column)
+        raise FSEngineError(
+            f"{source_name} has no feature columns besides the label column "
+            f"{label_column!r}; a file needs one column per gene and a label "
+            "column (samples in rows), separated by commas, tabs or semicolons",
+            column=label_column,
+        )
     labels = label_values(label_column, table.column(label_column), sample_names, is_text)
     check_label_is_a_class(label_column, labels)
     X = _matrix_view(matrix, feature_columns)
@@ -328,23 +362,35 @@ def _build(table, label, drop_constant, notes, is_text, source_name, sample_name
         else:
             values = feature_values(col, table.column(col), sample_names, is_text)
             X[:, j] = values
-        constant_mask[j] = (values == values[0]).all()     # no n x p temporary
+        constant_mask[j] = (values == values[0]).all()  # no n x p temporary
     if len(np.unique(labels)) < 2:
-        raise FSEngineError(f"label column {label_column!r} has a single class "
-                            f"({labels[0].item()!r}); at least two classes are needed",
-                            column=label_column)
+        raise FSEngineError(
+            f"label column {label_column!r} has a single class "
+            f"({labels[0].item()!r}); at least two classes are needed",
+            column=label_column,
+        )
     constant = tuple(feature_columns[j] for j in np.flatnonzero(constant_mask))
     dropped: tuple[str, ...] = ()
     if len(constant) == len(feature_columns):
-        raise FSEngineError(f"every feature is constant ({len(constant)} of {len(constant)} have "
-                            f"one value over all {X.shape[0]} samples): "
-                            "nothing can tell the classes apart; check that the right file "
-                            "and columns were loaded")
+        raise FSEngineError(
+            f"every feature is constant ({len(constant)} of {len(constant)} have "
+            f"one value over all {X.shape[0]} samples): "
+            "nothing can tell the classes apart; check that the right file "
+            "and columns were loaded"
+        )
     if drop_constant and constant:
         keep = ~constant_mask
         X = np.asfortranarray(X[:, keep])
         feature_columns = [c for c, k in zip(feature_columns, keep) if k]
         dropped, constant = constant, ()
-    return Dataset(X=X, labels=labels, feature_names=tuple(feature_columns),
-                   label_column=label_column, source=source_name, sample_names=sample_names,
-                   constant_features=constant, dropped_features=dropped, notes=tuple(notes))
+    return Dataset(
+        X=X,
+        labels=labels,
+        feature_names=tuple(feature_columns),
+        label_column=label_column,
+        source=source_name,
+        sample_names=sample_names,
+        constant_features=constant,
+        dropped_features=dropped,
+        notes=tuple(notes),
+    )

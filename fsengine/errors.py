@@ -9,7 +9,7 @@ toggle). No caller needs to read the message text to decide what to do.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 #: How the library spells an option it suggests in a remedy (default: the option's name).
 LIBRARY_WORDS = {"transpose": "transpose=True", "drop_constant": "drop_constant=True"}
@@ -47,10 +47,17 @@ class FSEngineError(ValueError):
     status 2; the app shows it with its widget names in an error box.
     """
 
-    def __init__(self, problem: str, *, parameter: str | None = None,
-                 method: str | None = None, row: int | None = None,
-                 column: str | None = None, remedy: str | None = None,
-                 remedy_option: str | None = None):
+    def __init__(
+        self,
+        problem: str,
+        *,
+        parameter: str | None = None,
+        method: str | None = None,
+        row: int | None = None,
+        column: str | None = None,
+        remedy: str | None = None,
+        remedy_option: str | None = None,
+    ):
         self.problem = problem
         self.parameter = parameter
         self.method = method
@@ -80,10 +87,20 @@ class FSEngineError(ValueError):
 
     def __reduce__(self):
         """Pickle with every field (worker processes raise these)."""
-        return (_rebuild, (self.problem, dict(parameter=self.parameter, method=self.method,
-                                              row=self.row, column=self.column,
-                                              remedy=self.remedy,
-                                              remedy_option=self.remedy_option)))
+        return (
+            _rebuild,
+            (
+                self.problem,
+                dict(
+                    parameter=self.parameter,
+                    method=self.method,
+                    row=self.row,
+                    column=self.column,
+                    remedy=self.remedy,
+                    remedy_option=self.remedy_option,
+                ),
+            ),
+        )
 
 
 def _rebuild(problem: str, fields: dict) -> FSEngineError:
@@ -95,5 +112,6 @@ def is_integer_in(value, low, high=float("inf")) -> bool:
     ``low <= value <= high``: the check behind every integer parameter's message."""
     import numbers
 
-    return (isinstance(value, numbers.Integral) and not isinstance(value, bool)
-            and low <= value <= high)
+    return (
+        isinstance(value, numbers.Integral) and not isinstance(value, bool) and low <= value <= high
+    )

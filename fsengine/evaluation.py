@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -48,8 +48,12 @@ def confusion(y_true, y_pred) -> tuple[int, int, int, int]:
     """(TP, FN, TN, FP) with the minority class (1) as positive."""
     y_true = np.asarray(y_true) == 1
     y_pred = np.asarray(y_pred) == 1
-    return (int(np.sum(y_true & y_pred)), int(np.sum(y_true & ~y_pred)),
-            int(np.sum(~y_true & ~y_pred)), int(np.sum(~y_true & y_pred)))
+    return (
+        int(np.sum(y_true & y_pred)),
+        int(np.sum(y_true & ~y_pred)),
+        int(np.sum(~y_true & ~y_pred)),
+        int(np.sum(~y_true & y_pred)),
+    )
 
 
 def gmean(y_true, y_pred) -> float:
@@ -110,8 +114,11 @@ def classify(name: str, X_train, y_train, X_test, y_test) -> dict:
         model = make_classifier(name).fit(X_train, y_train)
         predicted = model.predict(X_test)
         scores = model.decision_function(X_test) if name == "svm" else predicted
-    return {"gmean": gmean(y_test, predicted), "f1": f1_minority(y_test, predicted),
-            "auc": roc_auc(y_test, scores)}
+    return {
+        "gmean": gmean(y_test, predicted),
+        "f1": f1_minority(y_test, predicted),
+        "auc": roc_auc(y_test, scores),
+    }
 
 
 def stratified_splits(y, n_splits: int = 20, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -129,13 +136,20 @@ def stratified_splits(y, n_splits: int = 20, seed: int = 0) -> list[tuple[np.nda
     from sklearn.model_selection import StratifiedShuffleSplit
 
     n_train = math.ceil(len(y) / 2)
-    splitter = StratifiedShuffleSplit(n_splits=n_splits, train_size=n_train,
-                                      test_size=len(y) - n_train, random_state=seed)
+    splitter = StratifiedShuffleSplit(
+        n_splits=n_splits, train_size=n_train, test_size=len(y) - n_train, random_state=seed
+    )
     return list(splitter.split(np.zeros((len(y), 1)), y))
 
 
-def select_on(method: str, X_train: np.ndarray, y_train: np.ndarray, names: Sequence[str],
-              n_features: int | None = None, **params) -> list[int]:
+def select_on(
+    method: str,
+    X_train: np.ndarray,
+    y_train: np.ndarray,
+    names: Sequence[str],
+    n_features: int | None = None,
+    **params,
+) -> list[int]:
     """Column indices that ``method`` selects from the training half alone.
 
     Online methods stream the columns in natural order; rankers keep their
@@ -144,8 +158,9 @@ def select_on(method: str, X_train: np.ndarray, y_train: np.ndarray, names: Sequ
     chosen = get_method(method)
     if not chosen.online and n_features is None:
         raise FSEngineError(f"{method} is a ranker: it needs a number of features")
-    outcome = chosen.select(X_train, y_train, names, params=params,
-                            top=None if chosen.online else n_features)
+    outcome = chosen.select(
+        X_train, y_train, names, params=params, top=None if chosen.online else n_features
+    )
     return list(outcome.selection.columns)
 
 
@@ -232,8 +247,11 @@ def _is_ranker(method: str) -> bool:
 
 def _check_count_from(count_from: str) -> str:
     if not get_method(count_from).online:
-        raise FSEngineError(f"must be an online selector (it sets the rankers' number of "
-                            f"features), got the ranker {count_from}", parameter="count_from")
+        raise FSEngineError(
+            f"must be an online selector (it sets the rankers' number of "
+            f"features), got the ranker {count_from}",
+            parameter="count_from",
+        )
     return count_from
 
 
@@ -247,9 +265,18 @@ def _score_columns(X_train, y_train, X_test, y_test, columns: list[int]) -> dict
     return record
 
 
-def _evaluate_split(X: np.ndarray, y: np.ndarray, names: list[str], train: np.ndarray,
-                    test: np.ndarray, split: int, methods: list[str], top: int | None,
-                    params: dict, count_from: str = COUNT_FROM) -> list[dict]:
+def _evaluate_split(
+    X: np.ndarray,
+    y: np.ndarray,
+    names: list[str],
+    train: np.ndarray,
+    test: np.ndarray,
+    split: int,
+    methods: list[str],
+    top: int | None,
+    params: dict,
+    count_from: str = COUNT_FROM,
+) -> list[dict]:
     """The records of one split: every method selects on the training half and is scored
     on the test half; rankers get ``top`` features or ``count_from``'s count on this split."""
     X_train, X_test = X[train], X[test]
@@ -266,8 +293,9 @@ def _evaluate_split(X: np.ndarray, y: np.ndarray, names: list[str], train: np.nd
         if count_from in chosen:
             count = len(chosen[count_from][0])
         else:
-            count = len(select_on(count_from, X_train, y_train, names,
-                                  **params.get(count_from, {})))
+            count = len(
+                select_on(count_from, X_train, y_train, names, **params.get(count_from, {}))
+            )
     for method in methods:
         if _is_ranker(method):
             start = time.perf_counter()
@@ -276,9 +304,14 @@ def _evaluate_split(X: np.ndarray, y: np.ndarray, names: list[str], train: np.nd
     records = []
     for method in methods:
         columns, seconds = chosen[method]
-        record = {"method": method, "split": split, "n_features": len(columns), "seconds": seconds,
-                  **_score_columns(X_train, y_train, X_test, y_test, columns),
-                  "features": ";".join(names[c] for c in columns)}
+        record = {
+            "method": method,
+            "split": split,
+            "n_features": len(columns),
+            "seconds": seconds,
+            **_score_columns(X_train, y_train, X_test, y_test, columns),
+            "features": ";".join(names[c] for c in columns),
+        }
         records.append(record)
     return records
 
@@ -298,10 +331,19 @@ def _progress_per_task(progress: Progress | None, total: int, labels: Callable[[
     return on_done
 
 
-def evaluate(dataset: Dataset, minority, methods: Sequence[str] = PAPER_METHODS, *,
-             n_splits: int = 20, seed: int = 0, top: int | None = None,
-             params: dict | None = None, progress: Progress | None = None,
-             n_jobs: int | None = None, count_from: str = COUNT_FROM) -> Evaluation:
+def evaluate(
+    dataset: Dataset,
+    minority,
+    methods: Sequence[str] = PAPER_METHODS,
+    *,
+    n_splits: int = 20,
+    seed: int = 0,
+    top: int | None = None,
+    params: dict | None = None,
+    progress: Progress | None = None,
+    n_jobs: int | None = None,
+    count_from: str = COUNT_FROM,
+) -> Evaluation:
     """The paper's protocol: selection on the training half, 1-NN and SVM on the test half.
 
     Parameters
@@ -343,22 +385,42 @@ def evaluate(dataset: Dataset, minority, methods: Sequence[str] = PAPER_METHODS,
         raise FSEngineError(f"top must be an integer from 1 to {dataset.n_features}, got {top!r}")
     splits = stratified_splits(y, n_splits, seed)
     names = list(dataset.feature_names)
-    tasks = [(dataset.X, y, names, train, test, split, methods, top, params, count_from)
-             for split, (train, test) in enumerate(splits)]
-    on_done = _progress_per_task(progress, len(splits) * len(methods), lambda i: [
-        f"split {i + 1}/{len(splits)} {m}" for m in methods])
-    records = [r for split_records in run_tasks(_evaluate_split, tasks, n_jobs, on_done)
-               for r in split_records]
-    run_params = {"data": dataset.source, "label_column": dataset.label_column, "minority": label,
-                  "methods": methods, "splits": n_splits, "seed": seed, "top": top,
-                  "count_from": count_from, "params": params}
+    tasks = [
+        (dataset.X, y, names, train, test, split, methods, top, params, count_from)
+        for split, (train, test) in enumerate(splits)
+    ]
+    on_done = _progress_per_task(
+        progress,
+        len(splits) * len(methods),
+        lambda i: [f"split {i + 1}/{len(splits)} {m}" for m in methods],
+    )
+    records = [
+        r
+        for split_records in run_tasks(_evaluate_split, tasks, n_jobs, on_done)
+        for r in split_records
+    ]
+    run_params = {
+        "data": dataset.source,
+        "label_column": dataset.label_column,
+        "minority": label,
+        "methods": methods,
+        "splits": n_splits,
+        "seed": seed,
+        "top": top,
+        "count_from": count_from,
+        "params": params,
+    }
     return Evaluation(records, run_params)
 
 
-def whole_data_selections(dataset: Dataset, minority, methods: Sequence[str],
-                          top: int | None = None, params: dict | None = None,
-                          count_from: str = COUNT_FROM
-                          ) -> tuple[dict[str, tuple[str, ...]], int | None]:
+def whole_data_selections(
+    dataset: Dataset,
+    minority,
+    methods: Sequence[str],
+    top: int | None = None,
+    params: dict | None = None,
+    count_from: str = COUNT_FROM,
+) -> tuple[dict[str, tuple[str, ...]], int | None]:
     """Each method's selected features on the whole data set, by the protocol's rule.
 
     Rankers keep ``top`` features or, when it is None, as many as ``count_from``
@@ -374,8 +436,9 @@ def whole_data_selections(dataset: Dataset, minority, methods: Sequence[str],
     runs = {}
     if top is None and any(_is_ranker(m) for m in methods):
         count_from = _check_count_from(count_from)
-        runs[count_from] = run_selection(dataset, minority, count_from, events=False,
-                                         **params.get(count_from, {}))
+        runs[count_from] = run_selection(
+            dataset, minority, count_from, events=False, **params.get(count_from, {})
+        )
         top = len(runs[count_from].selection)
     selections = {}
     for method in methods:
@@ -384,38 +447,70 @@ def whole_data_selections(dataset: Dataset, minority, methods: Sequence[str],
             selections[method] = ()
             continue
         if method not in runs:
-            runs[method] = run_selection(dataset, minority, method,
-                                         top=top if ranker else None, events=False,
-                                         **params.get(method, {}))
+            runs[method] = run_selection(
+                dataset,
+                minority,
+                method,
+                top=top if ranker else None,
+                events=False,
+                **params.get(method, {}),
+            )
         selections[method] = runs[method].selection.features
     return selections, top
 
 
-def _sweep_values_split(X: np.ndarray, y: np.ndarray, names: list[str], train: np.ndarray,
-                        test: np.ndarray, split: int, method: str, parameter: str,
-                        values: list, params: dict) -> list[dict]:
+def _sweep_values_split(
+    X: np.ndarray,
+    y: np.ndarray,
+    names: list[str],
+    train: np.ndarray,
+    test: np.ndarray,
+    split: int,
+    method: str,
+    parameter: str,
+    values: list,
+    params: dict,
+) -> list[dict]:
     """An online method for every value of ``parameter`` on one split
     (:meth:`fsengine.methods.Method.selections_over`: K-OFSD shares one sorted pass
     over every K); ``seconds`` is the whole time divided by the number of values."""
     X_train, X_test = X[train], X[test]
     y_train, y_test = y[train], y[test]
     start = time.perf_counter()
-    selections = get_method(method).selections_over(X_train, y_train, names, parameter,
-                                                    values, params)
+    selections = get_method(method).selections_over(
+        X_train, y_train, names, parameter, values, params
+    )
     seconds = (time.perf_counter() - start) / len(values)
     records = []
     for value in values:
         columns = list(selections[value].columns)
-        records.append({"method": method, "split": split, "n_features": len(columns),
-                        "seconds": seconds,
-                        **_score_columns(X_train, y_train, X_test, y_test, columns),
-                        "features": ";".join(names[c] for c in columns), parameter: value})
+        records.append(
+            {
+                "method": method,
+                "split": split,
+                "n_features": len(columns),
+                "seconds": seconds,
+                **_score_columns(X_train, y_train, X_test, y_test, columns),
+                "features": ";".join(names[c] for c in columns),
+                parameter: value,
+            }
+        )
     return records
 
 
-def sweep_values(dataset: Dataset, minority, method: str, parameter: str, values: Sequence, *,
-                 n_splits: int = 20, seed: int = 0, progress: Progress | None = None,
-                 n_jobs: int | None = None, params: dict | None = None) -> Evaluation:
+def sweep_values(
+    dataset: Dataset,
+    minority,
+    method: str,
+    parameter: str,
+    values: Sequence,
+    *,
+    n_splits: int = 20,
+    seed: int = 0,
+    progress: Progress | None = None,
+    n_jobs: int | None = None,
+    params: dict | None = None,
+) -> Evaluation:
     """An online selector over the values of one parameter, under the same protocol.
 
     Parameters
@@ -439,38 +534,66 @@ def sweep_values(dataset: Dataset, minority, method: str, parameter: str, values
     """
     chosen = get_method(method)
     if not chosen.online:
-        raise FSEngineError(f"a parameter sweep is for online selectors; {method} is a "
-                            "ranker (sweep its number of features with sweep_top)",
-                            parameter="method")
+        raise FSEngineError(
+            f"a parameter sweep is for online selectors; {method} is a "
+            "ranker (sweep its number of features with sweep_top)",
+            parameter="method",
+        )
     values = list(values)
     if not values:
         raise FSEngineError(f"no value of {parameter} to sweep")
     params = dict(params or {})
     if parameter in params:
-        raise FSEngineError("is swept: give its values, not a single value",
-                            parameter=parameter, method=method)
+        raise FSEngineError(
+            "is swept: give its values, not a single value", parameter=parameter, method=method
+        )
     label = dataset.resolve_class(minority)
     y = dataset.binarise(label)
-    values = [chosen.spec.check({**params, parameter: v}, n_samples=len(y))[parameter]
-              for v in values]                             # check the parameters first
+    values = [
+        chosen.spec.check({**params, parameter: v}, n_samples=len(y))[parameter] for v in values
+    ]  # check the parameters first
     distinct = list(dict.fromkeys(values))
     splits = stratified_splits(y, n_splits, seed)
     names = list(dataset.feature_names)
-    tasks = [(dataset.X, y, names, train, test, split, method, parameter, distinct, params)
-             for split, (train, test) in enumerate(splits)]
-    on_done = _progress_per_task(progress, len(values) * len(splits), lambda i: [
-        f"{parameter}={v} split {i + 1}/{len(splits)} {method}" for v in values])
+    tasks = [
+        (dataset.X, y, names, train, test, split, method, parameter, distinct, params)
+        for split, (train, test) in enumerate(splits)
+    ]
+    on_done = _progress_per_task(
+        progress,
+        len(values) * len(splits),
+        lambda i: [f"{parameter}={v} split {i + 1}/{len(splits)} {method}" for v in values],
+    )
     by_split = run_tasks(_sweep_values_split, tasks, n_jobs, on_done)
-    records = [{**by_split[split][distinct.index(v)]} for v in values
-               for split in range(len(splits))]
-    return Evaluation(records, {"data": dataset.source, "minority": label, "method": method,
-                                "parameter": parameter, "values": values,
-                                "splits": n_splits, "seed": seed, "params": params})
+    records = [
+        {**by_split[split][distinct.index(v)]} for v in values for split in range(len(splits))
+    ]
+    return Evaluation(
+        records,
+        {
+            "data": dataset.source,
+            "minority": label,
+            "method": method,
+            "parameter": parameter,
+            "values": values,
+            "splits": n_splits,
+            "seed": seed,
+            "params": params,
+        },
+    )
 
 
-def sweep_k(dataset: Dataset, minority, ks: Sequence[int] = range(1, 11), *, n_splits: int = 20,
-            seed: int = 0, progress: Progress | None = None, n_jobs: int | None = None,
-            **params) -> Evaluation:
+def sweep_k(
+    dataset: Dataset,
+    minority,
+    ks: Sequence[int] = range(1, 11),
+    *,
+    n_splits: int = 20,
+    seed: int = 0,
+    progress: Progress | None = None,
+    n_jobs: int | None = None,
+    **params,
+) -> Evaluation:
     """K-OFSD over a range of K (the paper's Figs. 2-7): :func:`sweep_values` on ``k``.
 
     Records carry a ``k`` field and come in the order K, then split; ``params`` are
@@ -481,36 +604,80 @@ def sweep_k(dataset: Dataset, minority, ks: Sequence[int] = range(1, 11), *, n_s
         raise FSEngineError("no K to sweep")
     if "k" in params:
         raise FSEngineError("give the values of K as ks, not k")
-    result = sweep_values(dataset, minority, "kofsd", "k", ks, n_splits=n_splits, seed=seed,
-                          progress=progress, n_jobs=n_jobs, params=params)
-    return Evaluation(result.records, {"data": dataset.source, "minority": result.params[
-        "minority"], "ks": ks, "splits": n_splits, "seed": seed, "params": params})
+    result = sweep_values(
+        dataset,
+        minority,
+        "kofsd",
+        "k",
+        ks,
+        n_splits=n_splits,
+        seed=seed,
+        progress=progress,
+        n_jobs=n_jobs,
+        params=params,
+    )
+    return Evaluation(
+        result.records,
+        {
+            "data": dataset.source,
+            "minority": result.params["minority"],
+            "ks": ks,
+            "splits": n_splits,
+            "seed": seed,
+            "params": params,
+        },
+    )
 
 
-def _sweep_top_split(X: np.ndarray, y: np.ndarray, names: list[str], train: np.ndarray,
-                     test: np.ndarray, split: int, methods: list[str], tops: list[int],
-                     params: dict) -> list[dict]:
+def _sweep_top_split(
+    X: np.ndarray,
+    y: np.ndarray,
+    names: list[str],
+    train: np.ndarray,
+    test: np.ndarray,
+    split: int,
+    methods: list[str],
+    tops: list[int],
+    params: dict,
+) -> list[dict]:
     """Every ranker's scores on one split, then each top-k of its ranking, scored."""
     X_train, X_test = X[train], X[test]
     y_train, y_test = y[train], y[test]
     records = []
     for method in methods:
         start = time.perf_counter()
-        ranking = rank_features(get_method(method).scores(X_train, y_train,
-                                                          **params.get(method, {}))).tolist()
+        ranking = rank_features(
+            get_method(method).scores(X_train, y_train, **params.get(method, {}))
+        ).tolist()
         seconds = time.perf_counter() - start
         for t in tops:
             columns = ranking[:t]
-            records.append({"method": method, "split": split, "n_features": len(columns),
-                            "seconds": seconds,
-                            **_score_columns(X_train, y_train, X_test, y_test, columns),
-                            "features": ";".join(names[c] for c in columns), "top": t})
+            records.append(
+                {
+                    "method": method,
+                    "split": split,
+                    "n_features": len(columns),
+                    "seconds": seconds,
+                    **_score_columns(X_train, y_train, X_test, y_test, columns),
+                    "features": ";".join(names[c] for c in columns),
+                    "top": t,
+                }
+            )
     return records
 
 
-def sweep_top(dataset: Dataset, minority, methods: Sequence[str], tops: Sequence[int], *,
-              n_splits: int = 20, seed: int = 0, params: dict | None = None,
-              progress: Progress | None = None, n_jobs: int | None = None) -> Evaluation:
+def sweep_top(
+    dataset: Dataset,
+    minority,
+    methods: Sequence[str],
+    tops: Sequence[int],
+    *,
+    n_splits: int = 20,
+    seed: int = 0,
+    params: dict | None = None,
+    progress: Progress | None = None,
+    n_jobs: int | None = None,
+) -> Evaluation:
     """Rankers over a range of top-k under the same protocol; records carry ``top``.
 
     Each ranker scores each split once and every top-k is taken from that ranking; the
@@ -520,8 +687,9 @@ def sweep_top(dataset: Dataset, minority, methods: Sequence[str], tops: Sequence
     methods = _check_methods(methods)
     online = [m for m in methods if not _is_ranker(m)]
     if online:
-        raise FSEngineError(f"a top-k sweep is for rankers; {', '.join(online)} choose their own "
-                            "number of features")
+        raise FSEngineError(
+            f"a top-k sweep is for rankers; {', '.join(online)} choose their own number of features"
+        )
     tops = [int(t) for t in tops]
     if not tops:
         raise FSEngineError("no top-k to sweep")
@@ -529,20 +697,36 @@ def sweep_top(dataset: Dataset, minority, methods: Sequence[str], tops: Sequence
     y = dataset.binarise(label)
     bad = [t for t in tops if not is_integer_in(t, 1, dataset.n_features)]
     if bad:
-        raise FSEngineError(f"top must be an integer from 1 to {dataset.n_features}, got {bad[0]!r}")
+        raise FSEngineError(
+            f"top must be an integer from 1 to {dataset.n_features}, got {bad[0]!r}"
+        )
     params = {m: dict(p) for m, p in (params or {}).items()}
     splits = stratified_splits(y, n_splits, seed)
     names = list(dataset.feature_names)
-    tasks = [(dataset.X, y, names, train, test, split, methods, tops, params)
-             for split, (train, test) in enumerate(splits)]
-    on_done = _progress_per_task(progress, len(tops) * len(methods) * len(splits), lambda i: [
-        f"top {t} split {i + 1}/{len(splits)} {m}" for m in methods for t in tops])
+    tasks = [
+        (dataset.X, y, names, train, test, split, methods, tops, params)
+        for split, (train, test) in enumerate(splits)
+    ]
+    on_done = _progress_per_task(
+        progress,
+        len(tops) * len(methods) * len(splits),
+        lambda i: [f"top {t} split {i + 1}/{len(splits)} {m}" for m in methods for t in tops],
+    )
     by_split = run_tasks(_sweep_top_split, tasks, n_jobs, on_done)
     records = []
-    for i, t in enumerate(tops):
+    for i, _t in enumerate(tops):
         for split in range(len(splits)):
             for j in range(len(methods)):
                 records.append(by_split[split][j * len(tops) + i])
-    return Evaluation(records, {"data": dataset.source, "minority": label,
-                                "methods": methods, "tops": tops, "splits": n_splits,
-                                "seed": seed, "params": params})
+    return Evaluation(
+        records,
+        {
+            "data": dataset.source,
+            "minority": label,
+            "methods": methods,
+            "tops": tops,
+            "splits": n_splits,
+            "seed": seed,
+            "params": params,
+        },
+    )

@@ -6,8 +6,7 @@ import csv
 import io
 import json
 import shlex
-from typing import Iterable
-
+from collections.abc import Iterable
 
 from fsengine.errors import FSEngineError
 from fsengine.methods import get_method
@@ -42,7 +41,8 @@ def selection_to_csv(selection: Selection) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(SELECTION_COLUMNS)
     for rank, (name, column, score) in enumerate(
-            zip(selection.features, selection.columns, selection.scores), start=1):
+        zip(selection.features, selection.columns, selection.scores), start=1
+    ):
         writer.writerow([rank, name, column, _format(float(score)), selection.method])
     return out.getvalue()
 
@@ -130,8 +130,9 @@ def records_to_csv(records: list[dict], first: tuple[str, ...] = ()) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(columns)
     for record in records:
-        writer.writerow([_format(record[c]) if isinstance(record[c], float) else record[c]
-                         for c in columns])
+        writer.writerow(
+            [_format(record[c]) if isinstance(record[c], float) else record[c] for c in columns]
+        )
     return out.getvalue()
 
 
@@ -141,14 +142,19 @@ def summary_table(rows: list[dict], key: str = "method") -> str:
     Columns: G-mean 1-NN, G-mean SVM, F1 (1-NN), AUC (SVM), number of features and the
     selection time in seconds.
     """
-    columns = [("G-mean 1-NN", "gmean_1nn"), ("G-mean SVM", "gmean_svm"),
-               ("F1 (1-NN)", "f1_1nn"), ("AUC (SVM)", "auc_svm"),
-               ("#features", "n_features"), ("time (s)", "seconds")]
+    columns = [
+        ("G-mean 1-NN", "gmean_1nn"),
+        ("G-mean SVM", "gmean_svm"),
+        ("F1 (1-NN)", "f1_1nn"),
+        ("AUC (SVM)", "auc_svm"),
+        ("#features", "n_features"),
+        ("time (s)", "seconds"),
+    ]
     width = max(len(key), *(len(str(r[key])) for r in rows))
     lines = [f"{key:<{width}}  " + "  ".join(f"{title:<15}" for title, _ in columns)]
     for row in rows:
         cells = []
-        for title, name in columns:
+        for _title, name in columns:
             digits = 1 if name == "n_features" else 3 if name == "seconds" else 4
             cells.append(f"{row[name + '_mean']:.{digits}f} +- {row[name + '_std']:.{digits}f}")
         lines.append(f"{str(row[key]):<{width}}  " + "  ".join(f"{c:<15}" for c in cells))
@@ -194,12 +200,15 @@ def reduced_matrix(dataset, selection: Selection, fmt: str = "csv") -> bytes:
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(MATRIX_FORMATS)}")
     columns = [int(c) for c in selection.columns]
     if any(not 0 <= c < dataset.n_features for c in columns):
-        raise ValueError(f"the selection's columns {columns} do not fit a data set of "
-                         f"{dataset.n_features} features")
+        raise ValueError(
+            f"the selection's columns {columns} do not fit a data set of "
+            f"{dataset.n_features} features"
+        )
     names = [dataset.feature_names[c] for c in columns]
     if names != list(selection.features):
-        raise ValueError("the selection's feature names are not the data set's: was it made "
-                         "on another data set?")
+        raise ValueError(
+            "the selection's feature names are not the data set's: was it made on another data set?"
+        )
     arrays: dict[str, object] = {}
     if dataset.sample_names is not None:
         sample = SAMPLE_COLUMN
@@ -209,8 +218,9 @@ def reduced_matrix(dataset, selection: Selection, fmt: str = "csv") -> bytes:
     for name, c in zip(names, columns):
         arrays[name] = pa.array(dataset.X[:, c], type=pa.float64())
     labels = dataset.labels
-    arrays[dataset.label_column] = pa.array(labels.tolist() if labels.dtype.kind in "OU"
-                                            else labels)
+    arrays[dataset.label_column] = pa.array(
+        labels.tolist() if labels.dtype.kind in "OU" else labels
+    )
     table = pa.table(arrays)
     if fmt == "parquet":
         out = io.BytesIO()
@@ -225,8 +235,17 @@ def reduced_matrix(dataset, selection: Selection, fmt: str = "csv") -> bytes:
 
 
 #: Keys of a run's record that are not method parameters (see :func:`select_arguments`).
-_RUN_KEYS = ("method", "data", "label_column", "transpose", "drop_constant", "minority",
-             "order", "seed", "top")
+_RUN_KEYS = (
+    "method",
+    "data",
+    "label_column",
+    "transpose",
+    "drop_constant",
+    "minority",
+    "order",
+    "seed",
+    "top",
+)
 
 
 def _option(flag: str, value) -> list[str]:
@@ -279,8 +298,11 @@ def select_arguments(params: dict, data: str | None = None) -> list[str]:
         if name in _RUN_KEYS or value is None:
             continue
         if name not in spec.parameters:
-            raise FSEngineError(f"is not a parameter of {method}: the record cannot be "
-                                "repeated", parameter=name, method=method)
+            raise FSEngineError(
+                f"is not a parameter of {method}: the record cannot be repeated",
+                parameter=name,
+                method=method,
+            )
         parameter = spec.parameters[name]
         if parameter.kind == "bool":
             args.append(parameter.cli_flag if value else "--no-" + parameter.cli_flag[2:])

@@ -20,13 +20,27 @@ def class_counts_figure(counts: dict, minority=None) -> go.Figure:
     plotly.graph_objects.Figure
     """
     labels = [str(c) for c in counts]
-    colours = ["#d62728" if minority is not None and str(c) == str(minority) else "#1f77b4"
-               for c in counts]
-    fig = go.Figure(go.Bar(x=labels, y=list(counts.values()), marker_color=colours,
-                           text=list(counts.values()), textposition="outside",
-                           hovertemplate="class %{x}: %{y} samples<extra></extra>"))
-    fig.update_layout(xaxis_title="class", yaxis_title="samples", xaxis_type="category",
-                      margin=dict(l=10, r=10, t=30, b=10), height=320, uirevision="classes")
+    colours = [
+        "#d62728" if minority is not None and str(c) == str(minority) else "#1f77b4" for c in counts
+    ]
+    fig = go.Figure(
+        go.Bar(
+            x=labels,
+            y=list(counts.values()),
+            marker_color=colours,
+            text=list(counts.values()),
+            textposition="outside",
+            hovertemplate="class %{x}: %{y} samples<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        xaxis_title="class",
+        yaxis_title="samples",
+        xaxis_type="category",
+        margin=dict(l=10, r=10, t=30, b=10),
+        height=320,
+        uirevision="classes",
+    )
     return fig
 
 
@@ -50,23 +64,47 @@ def k_sweep_figure(summary: list[dict], title: str = "", cursor: int | None = No
     from plotly.subplots import make_subplots
 
     ks = [row["k"] for row in summary]
-    fig = make_subplots(rows=1, cols=3, subplot_titles=("G-mean", "selected features",
-                                                        "selection time (s)"))
+    fig = make_subplots(
+        rows=1, cols=3, subplot_titles=("G-mean", "selected features", "selection time (s)")
+    )
     for name, label, colour in (("gmean_1nn", "1-NN", "#1f77b4"), ("gmean_svm", "SVM", "#d62728")):
-        fig.add_trace(go.Scatter(x=ks, y=[r[f"{name}_mean"] for r in summary], name=label,
-                                 mode="lines+markers", line_color=colour,
-                                 error_y=dict(array=[r[f"{name}_std"] for r in summary])), 1, 1)
+        fig.add_trace(
+            go.Scatter(
+                x=ks,
+                y=[r[f"{name}_mean"] for r in summary],
+                name=label,
+                mode="lines+markers",
+                line_color=colour,
+                error_y=dict(array=[r[f"{name}_std"] for r in summary]),
+            ),
+            1,
+            1,
+        )
     for col, name in ((2, "n_features"), (3, "seconds")):
-        fig.add_trace(go.Scatter(x=ks, y=[r[f"{name}_mean"] for r in summary], showlegend=False,
-                                 mode="lines+markers", line_color="#2ca02c",
-                                 error_y=dict(array=[r[f"{name}_std"] for r in summary])), 1, col)
+        fig.add_trace(
+            go.Scatter(
+                x=ks,
+                y=[r[f"{name}_mean"] for r in summary],
+                showlegend=False,
+                mode="lines+markers",
+                line_color="#2ca02c",
+                error_y=dict(array=[r[f"{name}_std"] for r in summary]),
+            ),
+            1,
+            col,
+        )
     fig.update_xaxes(title_text="K", dtick=1)
     if cursor is not None:
         for col in (1, 2, 3):
             fig.add_vline(x=cursor, line_dash="dot", line_color="#7f7f7f", row=1, col=col)
     fig.update_yaxes(range=[0, 1.05], row=1, col=1)
-    fig.update_layout(title=title, height=360, margin=dict(l=40, r=20, t=70, b=40),
-                      legend=dict(orientation="h", y=-0.2), uirevision="k-sweep")
+    fig.update_layout(
+        title=title,
+        height=360,
+        margin=dict(l=40, r=20, t=70, b=40),
+        legend=dict(orientation="h", y=-0.2),
+        uirevision="k-sweep",
+    )
     return fig
 
 
@@ -76,15 +114,30 @@ def comparison_figure(summary: list[dict], title: str = "") -> go.Figure:
     methods = [row["method"] for row in summary]
     fig = go.Figure()
     for name, label, colour in (("gmean_1nn", "1-NN", "#1f77b4"), ("gmean_svm", "SVM", "#d62728")):
-        fig.add_trace(go.Bar(x=methods, y=[r[f"{name}_mean"] for r in summary], name=label,
-                             marker_color=colour,
-                             error_y=dict(array=[r[f"{name}_std"] for r in summary])))
-    fig.update_layout(barmode="group", title=title, yaxis_title="G-mean", yaxis_range=[0, 1.05],
-                      height=360, margin=dict(l=40, r=20, t=60, b=40), uirevision="compare")
+        fig.add_trace(
+            go.Bar(
+                x=methods,
+                y=[r[f"{name}_mean"] for r in summary],
+                name=label,
+                marker_color=colour,
+                error_y=dict(array=[r[f"{name}_std"] for r in summary]),
+            )
+        )
+    fig.update_layout(
+        barmode="group",
+        title=title,
+        yaxis_title="G-mean",
+        yaxis_range=[0, 1.05],
+        height=360,
+        margin=dict(l=40, r=20, t=60, b=40),
+        uirevision="compare",
+    )
     return fig
 
 
-def stream_figure(curves: dict, score_label: str = "set score", total: int | None = None) -> go.Figure:
+def stream_figure(
+    curves: dict, score_label: str = "set score", total: int | None = None
+) -> go.Figure:
     """The live stream chart: selected-set size, the set's score and the hold-out G-mean
     against the number of features streamed so far.
 
@@ -104,30 +157,72 @@ def stream_figure(curves: dict, score_label: str = "set score", total: int | Non
         Size on the left axis, score and G-mean (both in [0, 1] or so) on the right.
     """
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=curves["step"], y=curves["size"], name="selected features",
-                             mode="lines", line=dict(color="#1f77b4", shape="hv")))
-    fig.add_trace(go.Scatter(x=curves["step"], y=curves["score"], name=score_label, mode="lines",
-                             line=dict(color="#ff7f0e"), yaxis="y2"))
-    fig.add_trace(go.Scatter(x=curves["gmean_step"], y=curves["gmean"], name="hold-out G-mean (1-NN)",
-                             mode="lines+markers", marker_size=4, line=dict(color="#2ca02c"),
-                             yaxis="y2"))
+    fig.add_trace(
+        go.Scatter(
+            x=curves["step"],
+            y=curves["size"],
+            name="selected features",
+            mode="lines",
+            line=dict(color="#1f77b4", shape="hv"),
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=curves["step"],
+            y=curves["score"],
+            name=score_label,
+            mode="lines",
+            line=dict(color="#ff7f0e"),
+            yaxis="y2",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=curves["gmean_step"],
+            y=curves["gmean"],
+            name="hold-out G-mean (1-NN)",
+            mode="lines+markers",
+            marker_size=4,
+            line=dict(color="#2ca02c"),
+            yaxis="y2",
+        )
+    )
     fig.update_layout(
         xaxis=dict(title="features streamed", range=[0, total] if total else None),
         yaxis=dict(title="selected features", rangemode="tozero"),
         yaxis2=dict(title="score / G-mean", overlaying="y", side="right", rangemode="tozero"),
-        legend=dict(orientation="h", y=-0.25), height=380, margin=dict(l=50, r=50, t=30, b=40),
-        uirevision="stream")
+        legend=dict(orientation="h", y=-0.25),
+        height=380,
+        margin=dict(l=50, r=50, t=30, b=40),
+        uirevision="stream",
+    )
     return fig
 
 
 def jaccard_figure(names: list[str], selections: list[set]) -> go.Figure:
     """Heat map of the Jaccard overlap |A and B| / |A or B| between methods' selected sets."""
-    matrix = [[(len(a & b) / len(a | b)) if (a | b) else 1.0 for b in selections] for a in selections]
-    fig = go.Figure(go.Heatmap(z=matrix, x=names, y=names, zmin=0, zmax=1, colorscale="Blues",
-                               text=[[f"{v:.2f}" for v in row] for row in matrix],
-                               texttemplate="%{text}", hovertemplate="%{y} / %{x}: %{z:.2f}<extra></extra>"))
-    fig.update_layout(height=380, margin=dict(l=60, r=20, t=30, b=60), yaxis_autorange="reversed",
-                      uirevision="jaccard")
+    matrix = [
+        [(len(a & b) / len(a | b)) if (a | b) else 1.0 for b in selections] for a in selections
+    ]
+    fig = go.Figure(
+        go.Heatmap(
+            z=matrix,
+            x=names,
+            y=names,
+            zmin=0,
+            zmax=1,
+            colorscale="Blues",
+            text=[[f"{v:.2f}" for v in row] for row in matrix],
+            texttemplate="%{text}",
+            hovertemplate="%{y} / %{x}: %{z:.2f}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        height=380,
+        margin=dict(l=60, r=20, t=30, b=60),
+        yaxis_autorange="reversed",
+        uirevision="jaccard",
+    )
     return fig
 
 
@@ -146,21 +241,43 @@ def topk_sweep_figure(summary: list[dict], title: str = "") -> go.Figure:
         One colour per method; 1-NN solid, SVM dashed; error bars are one standard
         deviation over the splits. Trace names are ``"<method> 1-NN"`` / ``"<method> SVM"``.
     """
-    palette = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-               "#7f7f7f", "#bcbd22", "#17becf")
+    palette = (
+        "#1f77b4",
+        "#ff7f0e",
+        "#2ca02c",
+        "#d62728",
+        "#9467bd",
+        "#8c564b",
+        "#e377c2",
+        "#7f7f7f",
+        "#bcbd22",
+        "#17becf",
+    )
     methods = list(dict.fromkeys(row["method"] for row in summary))
     fig = go.Figure()
     for i, method in enumerate(methods):
         rows = sorted((r for r in summary if r["method"] == method), key=lambda r: r["top"])
         for name, label, dash in (("gmean_1nn", "1-NN", "solid"), ("gmean_svm", "SVM", "dash")):
-            fig.add_trace(go.Scatter(
-                x=[r["top"] for r in rows], y=[r[f"{name}_mean"] for r in rows],
-                name=f"{method} {label}", legendgroup=method, mode="lines+markers",
-                line=dict(color=palette[i % len(palette)], dash=dash),
-                error_y=dict(array=[r[f"{name}_std"] for r in rows], thickness=1),
-                hovertemplate=f"{method} {label}, top %{{x}}: G-mean %{{y:.3f}}<extra></extra>"))
-    fig.update_layout(title=title, xaxis_title="top-k (features kept)", yaxis_title="G-mean",
-                      yaxis_range=[0, 1.05], height=400, margin=dict(l=40, r=20, t=60, b=40),
-                      uirevision="topk-sweep")
+            fig.add_trace(
+                go.Scatter(
+                    x=[r["top"] for r in rows],
+                    y=[r[f"{name}_mean"] for r in rows],
+                    name=f"{method} {label}",
+                    legendgroup=method,
+                    mode="lines+markers",
+                    line=dict(color=palette[i % len(palette)], dash=dash),
+                    error_y=dict(array=[r[f"{name}_std"] for r in rows], thickness=1),
+                    hovertemplate=f"{method} {label}, top %{{x}}: G-mean %{{y:.3f}}<extra></extra>",
+                )
+            )
+    fig.update_layout(
+        title=title,
+        xaxis_title="top-k (features kept)",
+        yaxis_title="G-mean",
+        yaxis_range=[0, 1.05],
+        height=400,
+        margin=dict(l=40, r=20, t=60, b=40),
+        uirevision="topk-sweep",
+    )
     fig.update_xaxes(dtick=1 if len({r["top"] for r in summary}) <= 15 else None)
     return fig

@@ -23,12 +23,16 @@ def _check_counts(minority_count: int, n_samples: int, minority) -> None:
         raise FSEngineError(
             f"{minority!r} names a class of only {minority_count} sample"
             f"{'s' if minority_count != 1 else ''}; at least {MIN_MINORITY} are needed (a "
-            "sample's neighbours must be able to include its own class)", parameter="minority",
-            remedy="choose a larger class as the minority")
+            "sample's neighbours must be able to include its own class)",
+            parameter="minority",
+            remedy="choose a larger class as the minority",
+        )
     if minority_count == n_samples:
-        raise FSEngineError(f"{minority!r} is the class of every sample: there is nothing to "
-                            "tell apart", parameter="minority",
-                            remedy="choose a data set with at least two classes")
+        raise FSEngineError(
+            f"{minority!r} is the class of every sample: there is nothing to tell apart",
+            parameter="minority",
+            remedy="choose a data set with at least two classes",
+        )
 
 
 def one_versus_rest(labels, minority=None) -> np.ndarray:
@@ -56,11 +60,14 @@ def one_versus_rest(labels, minority=None) -> np.ndarray:
         raise FSEngineError(f"labels must be one-dimensional, got shape {labels.shape}")
     classes, counts = np.unique(labels, return_counts=True)
     if minority is None:
-        minority = classes[np.argmin(counts)]          # the first of the smallest
+        minority = classes[np.argmin(counts)]  # the first of the smallest
     matches = classes == minority
     if not matches.any():
-        raise FSEngineError(f"{minority!r} is not a class of the labels (the classes are "
-                            f"{', '.join(map(repr, classes.tolist()))})", parameter="minority")
+        raise FSEngineError(
+            f"{minority!r} is not a class of the labels (the classes are "
+            f"{', '.join(map(repr, classes.tolist()))})",
+            parameter="minority",
+        )
     _check_counts(int(counts[matches][0]), len(labels), minority)
     return (labels == minority).astype(np.int8)
 
@@ -89,6 +96,7 @@ def check_binary(y) -> np.ndarray:
         raise FSEngineError(
             "labels must be binary: 1 for the minority class, 0 for the rest "
             f"(got values {sorted(values)[:5]})",
-            remedy="binarise them with fsengine.labels.one_versus_rest(labels, minority)")
+            remedy="binarise them with fsengine.labels.one_versus_rest(labels, minority)",
+        )
     _check_counts(int(np.sum(y == 1)), len(y), 1)
     return y.astype(np.int8)

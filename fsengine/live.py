@@ -44,9 +44,17 @@ class LiveStream:
         Seed of the stratified split used for the live G-mean.
     """
 
-    def __init__(self, dataset: Dataset, minority, method: str = "kofsd", *,
-                 order: str = "natural", seed: int | None = None, params: dict | None = None,
-                 holdout_seed: int = 0):
+    def __init__(
+        self,
+        dataset: Dataset,
+        minority,
+        method: str = "kofsd",
+        *,
+        order: str = "natural",
+        seed: int | None = None,
+        params: dict | None = None,
+        holdout_seed: int = 0,
+    ):
         self.dataset = dataset
         self.minority = dataset.resolve_class(minority)
         self.method = method
@@ -75,8 +83,9 @@ class LiveStream:
         """Whether every feature has arrived."""
         return self.position >= self.total
 
-    def advance(self, max_features: int | None = None, max_seconds: float | None = None,
-                chunk: int = 256) -> list[StreamEvent]:
+    def advance(
+        self, max_features: int | None = None, max_seconds: float | None = None, chunk: int = 256
+    ) -> list[StreamEvent]:
         """Stream up to ``max_features`` more features, stopping early after ``max_seconds``.
 
         At least one feature is processed if any is left. Returns the new events.
@@ -86,10 +95,12 @@ class LiveStream:
         new: list[StreamEvent] = []
         while limit > 0 and not self.done:
             take = min(chunk, limit, self.total - self.position)
-            columns = self.order[self.position:self.position + take]
-            events = self.selector.step_many(self.dataset.X[:, columns],
-                                             [self.dataset.feature_names[c] for c in columns],
-                                             columns.tolist())
+            columns = self.order[self.position : self.position + take]
+            events = self.selector.step_many(
+                self.dataset.X[:, columns],
+                [self.dataset.feature_names[c] for c in columns],
+                columns.tolist(),
+            )
             new += events
             self.position += take
             limit -= take
@@ -113,16 +124,21 @@ class LiveStream:
                 self._gmean_cache[key] = 0.0
             else:
                 X = self.dataset.X[:, list(key)]
-                self._gmean_cache[key] = classify("1nn", X[self._train], self.y[self._train],
-                                                  X[self._test], self.y[self._test])["gmean"]
+                self._gmean_cache[key] = classify(
+                    "1nn", X[self._train], self.y[self._train], X[self._test], self.y[self._test]
+                )["gmean"]
         return self._gmean_cache[key]
 
     def curves(self) -> dict[str, np.ndarray]:
         """Arrays to draw: ``step`` (1-based), ``size``, ``score`` per step; ``gmean_step``,
         ``gmean`` per refresh."""
-        return {"step": np.arange(1, len(self.sizes) + 1), "size": np.array(self.sizes),
-                "score": np.array(self.scores, dtype=float),
-                "gmean_step": np.array(self.gmean_steps), "gmean": np.array(self.gmeans)}
+        return {
+            "step": np.arange(1, len(self.sizes) + 1),
+            "size": np.array(self.sizes),
+            "score": np.array(self.scores, dtype=float),
+            "gmean_step": np.array(self.gmean_steps),
+            "gmean": np.array(self.gmeans),
+        }
 
     def selection(self) -> Selection:
         """The final selection (the command line's), once the stream is done."""

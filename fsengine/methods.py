@@ -11,14 +11,24 @@ line in :data:`ONLINE_SELECTORS`.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import numpy as np
 
 from fsengine.errors import FSEngineError, is_integer_in
-from fsengine.online import (CIEOSFS, KOFSD, OFSFPD, Selection, StreamEvent, StreamingSelector,
-                             event_columns, feature_order, stream_events, stream_selection)
+from fsengine.online import (
+    CIEOSFS,
+    KOFSD,
+    OFSFPD,
+    Selection,
+    StreamEvent,
+    StreamingSelector,
+    event_columns,
+    feature_order,
+    stream_events,
+    stream_selection,
+)
 from fsengine.rankers import RANKER_TABLE, default_clusters, rank_features
 from fsengine.spec import MethodSpec
 
@@ -85,8 +95,9 @@ class Method:
     def selector(self, **params) -> StreamingSelector:
         """A new, unstarted online selector with ``params`` (checked by the spec)."""
         if not self.online:
-            raise FSEngineError(f"{self.name} is a ranker: it scores all features at once "
-                                "and has no stream")
+            raise FSEngineError(
+                f"{self.name} is a ranker: it scores all features at once and has no stream"
+            )
         return self.implementation(**params)
 
     def ranker_params(self, y, params: dict) -> tuple[dict, dict]:
@@ -102,9 +113,18 @@ class Method:
         values, _ = self.ranker_params(y, params)
         return self.implementation(X, y, **values)
 
-    def select(self, X: np.ndarray, y: np.ndarray, names: Sequence[str], *,
-               params: dict | None = None, order: str = "natural", seed: int | None = None,
-               top: int | None = None, events: bool = False) -> Outcome:
+    def select(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        names: Sequence[str],
+        *,
+        params: dict | None = None,
+        order: str = "natural",
+        seed: int | None = None,
+        top: int | None = None,
+        events: bool = False,
+    ) -> Outcome:
         """Select features of ``X`` for the 0/1 labels ``y``: the one way to run a method.
 
         Parameters
@@ -141,8 +161,10 @@ class Method:
         params = dict(params or {})
         if self.online:
             if top is not None:
-                raise FSEngineError(f"applies to rankers; {self.name} decides how many "
-                                    "features to keep", parameter="top")
+                raise FSEngineError(
+                    f"applies to rankers; {self.name} decides how many features to keep",
+                    parameter="top",
+                )
             selector = self.selector(**params).start(y)
             arrival = feature_order(X.shape[1], order, seed)
             start = time.perf_counter()
@@ -153,33 +175,50 @@ class Method:
                 kept = []
                 selection = stream_selection(selector, X, names, arrival)
             seconds = time.perf_counter() - start
-            return Outcome(selection, kept, selector.params, seconds,
-                           warnings=tuple(selector.warnings()))
+            return Outcome(
+                selection, kept, selector.params, seconds, warnings=tuple(selector.warnings())
+            )
         if order != "natural":
-            raise FSEngineError(f"{self.name} is a ranker: it scores all features at once, "
-                                "so a feature order does not apply", parameter="order")
+            raise FSEngineError(
+                f"{self.name} is a ranker: it scores all features at once, "
+                "so a feature order does not apply",
+                parameter="order",
+            )
         if top is not None and not is_integer_in(top, 1, X.shape[1]):
-            raise FSEngineError(f"must be an integer from 1 to {X.shape[1]} (the number of "
-                                f"features), got {top!r}", parameter="top")
+            raise FSEngineError(
+                f"must be an integer from 1 to {X.shape[1]} (the number of features), got {top!r}",
+                parameter="top",
+            )
         if seed is not None:
             if "seed" not in self.spec.parameters:
-                raise FSEngineError(f"does not apply to {self.name} (only rankers with "
-                                    "k-means, d-*, take a seed)", parameter="seed")
+                raise FSEngineError(
+                    f"does not apply to {self.name} (only rankers with k-means, d-*, take a seed)",
+                    parameter="seed",
+                )
             params["seed"] = seed
         values, record = self.ranker_params(y, params)
         start = time.perf_counter()
         scores = self.implementation(X, y, **values)
         seconds = time.perf_counter() - start
         ranking = rank_features(scores)[:top]
-        selection = Selection(self.name, tuple(names[j] for j in ranking),
-                              tuple(int(j) for j in ranking),
-                              tuple(float(scores[j]) for j in ranking),
-                              "ranked by descending score")
+        selection = Selection(
+            self.name,
+            tuple(names[j] for j in ranking),
+            tuple(int(j) for j in ranking),
+            tuple(float(scores[j]) for j in ranking),
+            "ranked by descending score",
+        )
         return Outcome(selection, [], record, seconds, scores)
 
-    def selections_over(self, X: np.ndarray, y: np.ndarray, names: Sequence[str],
-                        parameter: str, values: Sequence, params: dict | None = None
-                        ) -> dict:
+    def selections_over(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        names: Sequence[str],
+        parameter: str,
+        values: Sequence,
+        params: dict | None = None,
+    ) -> dict:
         """The selection for each value of one parameter, others fixed (natural order).
 
         A selector class may share work across the values (K-OFSD sorts each block
@@ -193,15 +232,19 @@ class Method:
         """
         params = dict(params or {})
         if parameter in params:
-            raise FSEngineError(f"is swept: give its values, not a single value",
-                                parameter=parameter, method=self.name)
+            raise FSEngineError(
+                "is swept: give its values, not a single value",
+                parameter=parameter,
+                method=self.name,
+            )
         shared = getattr(self.implementation, "selections_over", None)
         if shared is not None:
             found = shared(X, y, names, parameter, values, params)
             if found is not None:
                 return found
-        return {v: self.select(X, y, names, params={**params, parameter: v}).selection
-                for v in values}
+        return {
+            v: self.select(X, y, names, params={**params, parameter: v}).selection for v in values
+        }
 
 
 def _build_registry() -> dict[str, Method]:
@@ -234,5 +277,6 @@ def get_method(name: str) -> Method:
     try:
         return REGISTRY[name]
     except (KeyError, TypeError):
-        raise FSEngineError(f"{name!r} is not a method; choose one of {', '.join(METHODS)}",
-                            parameter="method") from None
+        raise FSEngineError(
+            f"{name!r} is not a method; choose one of {', '.join(METHODS)}", parameter="method"
+        ) from None

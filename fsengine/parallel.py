@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from fsengine.errors import FSEngineError, is_integer_in
 
@@ -17,7 +17,7 @@ def available_cores() -> int:
     """The number of CPUs this process may run on."""
     try:
         return len(os.sched_getaffinity(0))
-    except AttributeError:                                   # not on Linux
+    except AttributeError:  # not on Linux
         return os.cpu_count() or 1
 
 
@@ -64,6 +64,7 @@ def _one_blas_thread():
     if _blas_controller is None:
         import scipy.linalg.cython_blas  # noqa: F401  (loaded first, so that it is seen)
         from threadpoolctl import ThreadpoolController
+
         _blas_controller = ThreadpoolController()
     return _blas_controller.limit(limits=1, user_api="blas")
 
@@ -82,13 +83,14 @@ def run_chunks(function: Callable[[int, int], None], n_items: int, min_chunk: in
     with _executor_lock:
         if _executor is None or _executor._max_workers < threads:
             from concurrent.futures import ThreadPoolExecutor
-            _executor = ThreadPoolExecutor(max_workers=threads,
-                                           thread_name_prefix="fsengine-kernel")
+
+            _executor = ThreadPoolExecutor(
+                max_workers=threads, thread_name_prefix="fsengine-kernel"
+            )
         executor = _executor
     bounds = [n_items * t // threads for t in range(threads + 1)]
     with _one_blas_thread():
-        futures = [executor.submit(function, bounds[t], bounds[t + 1])
-                   for t in range(1, threads)]
+        futures = [executor.submit(function, bounds[t], bounds[t + 1]) for t in range(1, threads)]
         function(bounds[0], bounds[1])
         for future in futures:
             future.result()
@@ -109,8 +111,12 @@ def _single_threaded(function, task):
 _POOL_LOCK = threading.Lock()
 
 
-def run_tasks(function: Callable, tasks: Sequence[tuple], n_jobs: int | None = None,
-              on_done: Callable[[int], None] | None = None) -> list:
+def run_tasks(
+    function: Callable,
+    tasks: Sequence[tuple],
+    n_jobs: int | None = None,
+    on_done: Callable[[int], None] | None = None,
+) -> list:
     """``[function(*task) for task in tasks]``, on up to ``n_jobs`` processes.
 
     Parameters
@@ -139,10 +145,11 @@ def run_tasks(function: Callable, tasks: Sequence[tuple], n_jobs: int | None = N
         return results
     from joblib import Parallel, delayed
 
-    with _POOL_LOCK:             # one parallel run at a time per process (several sessions)
+    with _POOL_LOCK:  # one parallel run at a time per process (several sessions)
         parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator")
-        for i, result in enumerate(parallel(delayed(_single_threaded)(function, task)
-                                            for task in tasks)):
+        for i, result in enumerate(
+            parallel(delayed(_single_threaded)(function, task) for task in tasks)
+        ):
             results.append(result)
             if on_done:
                 on_done(i)
@@ -185,7 +192,7 @@ def warm_up(n_jobs: int | None = None) -> None:
     def start() -> None:
         try:
             run_tasks(_load_kernels, [()] * jobs, n_jobs=jobs)
-        except Exception:                                    # noqa: BLE001 - only a head start
+        except Exception:  # noqa: BLE001 - only a head start
             pass
 
     threading.Thread(target=start, name="fsengine-warm-up", daemon=True).start()

@@ -21,8 +21,10 @@ def terminal_progress(stream: TextIO | None = None, width: int = 30):
     def progress(done: int, total: int, message: str) -> None:
         filled = int(width * done / total) if total else width
         elapsed = time.perf_counter() - start
-        stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} "
-                     f"{elapsed:5.1f} s  {message[:40]:<40}")
+        stream.write(
+            f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} "
+            f"{elapsed:5.1f} s  {message[:40]:<40}"
+        )
         if done >= total:
             stream.write("\n")
         stream.flush()

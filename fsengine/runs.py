@@ -44,9 +44,17 @@ class RunResult:
     warnings: tuple[str, ...] = ()
 
 
-def run_selection(dataset: Dataset, minority, method: str = "kofsd", *, order: str = "natural",
-                  seed: int | None = None, top: int | None = None, events: bool = True,
-                  **params) -> RunResult:
+def run_selection(
+    dataset: Dataset,
+    minority,
+    method: str = "kofsd",
+    *,
+    order: str = "natural",
+    seed: int | None = None,
+    top: int | None = None,
+    events: bool = True,
+    **params,
+) -> RunResult:
     """Binarise ``dataset`` for ``minority`` and select features with ``method``.
 
     Parameters
@@ -77,14 +85,27 @@ def run_selection(dataset: Dataset, minority, method: str = "kofsd", *, order: s
     spec_method = get_method(method)
     label = dataset.resolve_class(minority)
     y = dataset.binarise(label)
-    outcome = spec_method.select(dataset.X, y, dataset.feature_names, params=params,
-                                 order=order, seed=seed, top=top, events=events)
-    record = {"method": method, "data": dataset.source, "label_column": dataset.label_column,
-              "minority": label}
+    outcome = spec_method.select(
+        dataset.X,
+        y,
+        dataset.feature_names,
+        params=params,
+        order=order,
+        seed=seed,
+        top=top,
+        events=events,
+    )
+    record = {
+        "method": method,
+        "data": dataset.source,
+        "label_column": dataset.label_column,
+        "minority": label,
+    }
     if spec_method.online:
         record.update(order=order, seed=seed)
     else:
         record["top"] = top
     record.update(outcome.params)
-    return RunResult(outcome.selection, outcome.events, record, outcome.seconds, outcome.scores,
-                     outcome.warnings)
+    return RunResult(
+        outcome.selection, outcome.events, record, outcome.seconds, outcome.scores, outcome.warnings
+    )

@@ -14,8 +14,9 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from fsengine.errors import FSEngineError
 
@@ -57,7 +58,7 @@ class Param:
 
     kind = "value"
 
-    def named(self, name: str) -> "Param":
+    def named(self, name: str) -> Param:
         """This parameter under ``name`` (its label defaults to the name)."""
         return dataclasses.replace(self, name=name, label=self.label or name)
 
@@ -111,10 +112,17 @@ class Int(Param):
     def check(self, value, *, method=None, n_samples=None):
         if value is None and self.none:
             return None
-        high = self.high(n_samples) if callable(self.high) and n_samples is not None else (
-            None if callable(self.high) else self.high)
-        if not (isinstance(value, numbers.Integral) and not isinstance(value, bool)
-                and value >= self.low and (high is None or value <= high)):
+        high = (
+            self.high(n_samples)
+            if callable(self.high) and n_samples is not None
+            else (None if callable(self.high) else self.high)
+        )
+        if not (
+            isinstance(value, numbers.Integral)
+            and not isinstance(value, bool)
+            and value >= self.low
+            and (high is None or value <= high)
+        ):
             bound = f"from {self.low} to {high}" if high is not None else f">= {self.low}"
             if high is not None and self.high_text:
                 bound += f" ({self.high_text})"
@@ -151,8 +159,9 @@ class Real(Param):
     def check(self, value, *, method=None, n_samples=None):
         ok = _is_number(value) and not math.isnan(value)
         if ok:
-            ok = (value > self.low if self.low_open else value >= self.low) and \
-                 (value < self.high if self.high_open else value <= self.high)
+            ok = (value > self.low if self.low_open else value >= self.low) and (
+                value < self.high if self.high_open else value <= self.high
+            )
         if not ok:
             raise self._error(f"must be a number in {self.range_text()}, got {value!r}", method)
         return float(value)
@@ -289,13 +298,17 @@ class MethodSpec:
         unknown = [name for name in params if name not in self.parameters]
         if unknown:
             takes = ", ".join(self.parameters) or "no parameters"
-            raise FSEngineError(f"is not a parameter of {self.name} (it takes {takes})",
-                                parameter=unknown[0], method=self.name)
+            raise FSEngineError(
+                f"is not a parameter of {self.name} (it takes {takes})",
+                parameter=unknown[0],
+                method=self.name,
+            )
         values = {**self.defaults(), **params}
-        return {name: p.check(values[name], method=self.name, n_samples=n_samples)
-                for name, p in self.parameters.items()}
+        return {
+            name: p.check(values[name], method=self.name, n_samples=n_samples)
+            for name, p in self.parameters.items()
+        }
 
     def record(self, values: Mapping[str, Any]) -> dict:
         """The parameters in effect for a run's record: those that apply given the others."""
-        return {name: values[name] for name, p in self.parameters.items()
-                if p.applies(values)}
+        return {name: values[name] for name, p in self.parameters.items() if p.applies(values)}

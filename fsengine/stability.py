@@ -96,8 +96,9 @@ def pairwise_stability(selections, n_features: int) -> tuple[float, float]:
     return float(np.mean(jaccards)), float(np.mean(kunchevas)) if kunchevas else math.nan
 
 
-def order_stability(dataset: Dataset, minority, method: str = "kofsd", *, orders: int = 10,
-                    seed: int = 0, **params) -> StabilityResult:
+def order_stability(
+    dataset: Dataset, minority, method: str = "kofsd", *, orders: int = 10, seed: int = 0, **params
+) -> StabilityResult:
     """Run ``method`` over ``orders`` random feature orders and compare the selections.
 
     Parameters
@@ -121,7 +122,11 @@ def order_stability(dataset: Dataset, minority, method: str = "kofsd", *, orders
     if not is_integer_in(orders, 2):
         raise FSEngineError(f"the number of orders must be an integer >= 2, got {orders!r}")
     seeds = tuple(seed + r for r in range(orders))
-    selections = tuple(run_selection(dataset, minority, method, order="random", seed=s,
-                                     events=False, **params).selection.features for s in seeds)
+    selections = tuple(
+        run_selection(
+            dataset, minority, method, order="random", seed=s, events=False, **params
+        ).selection.features
+        for s in seeds
+    )
     mean_j, mean_k = pairwise_stability(selections, dataset.n_features)
     return StabilityResult(method, seeds, selections, mean_j, mean_k)

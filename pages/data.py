@@ -18,8 +18,9 @@ def _reload(raw: bytes, name: str, *, label=None, transpose=False, drop_constant
     options keep the user's choice.
     """
     try:
-        state.load_into_session(raw, name, label=label, transpose=transpose,
-                                drop_constant=drop_constant)
+        state.load_into_session(
+            raw, name, label=label, transpose=transpose, drop_constant=drop_constant
+        )
     except FSEngineError as exc:
         st.session_state["load_error"] = f"Could not load {name}: {messages.describe(exc)}"
         st.session_state["pending_upload"] = (raw, name)
@@ -39,8 +40,12 @@ def _sync_widgets() -> None:
 def _on_upload() -> None:
     upload = st.session_state.get("uploader")
     if upload is not None:
-        _reload(upload.getvalue(), upload.name, transpose=st.session_state.get("transpose", False),
-                drop_constant=st.session_state.get("drop_constant", False))
+        _reload(
+            upload.getvalue(),
+            upload.name,
+            transpose=st.session_state.get("transpose", False),
+            drop_constant=st.session_state.get("drop_constant", False),
+        )
 
 
 def _on_minority() -> None:
@@ -54,8 +59,13 @@ def _on_options() -> None:
     raw, name = st.session_state.get("pending_upload", (loaded.raw, loaded.name))
     if transpose != loaded.transpose or "pending_upload" in st.session_state:
         label = AUTO_LABEL
-    _reload(raw, name, label=None if label == AUTO_LABEL else label,
-            transpose=transpose, drop_constant=st.session_state["drop_constant"])
+    _reload(
+        raw,
+        name,
+        label=None if label == AUTO_LABEL else label,
+        transpose=transpose,
+        drop_constant=st.session_state["drop_constant"],
+    )
 
 
 loaded = state.current()
@@ -67,21 +77,25 @@ st.title("Data")
 limit = st.get_option("server.maxUploadSize")
 upload_col, option_col = st.columns([3, 2])
 with upload_col:
-    st.file_uploader("Upload a matrix: CSV, TSV, gzip-compressed CSV or Parquet "
-                     f"(up to {limit} MB)",
-                     type=["csv", "tsv", "tab", "txt", "gz", "parquet"], key="uploader",
-                     on_change=_on_upload,
-                     help="Samples in rows and genes in columns, with one label column; "
-                          "use the toggle for genes in rows.")
+    st.file_uploader(
+        f"Upload a matrix: CSV, TSV, gzip-compressed CSV or Parquet (up to {limit} MB)",
+        type=["csv", "tsv", "tab", "txt", "gz", "parquet"],
+        key="uploader",
+        on_change=_on_upload,
+        help="Samples in rows and genes in columns, with one label column; "
+        "use the toggle for genes in rows.",
+    )
 with option_col:
     st.toggle(messages.label("transpose"), key="transpose", on_change=_on_options)
     st.toggle(messages.label("drop_constant"), key="drop_constant", on_change=_on_options)
-    st.selectbox(messages.label("label"),
-                 [AUTO_LABEL, ds.label_column,
-                  *[c for c in ds.feature_names if c != ds.label_column]],
-                 key="label_column", on_change=_on_options,
-                 help="Default: a column named label/class/target, else the last non-numeric "
-                      "column, else the last column.")
+    st.selectbox(
+        messages.label("label"),
+        [AUTO_LABEL, ds.label_column, *[c for c in ds.feature_names if c != ds.label_column]],
+        key="label_column",
+        on_change=_on_options,
+        help="Default: a column named label/class/target, else the last non-numeric "
+        "column, else the last column.",
+    )
 
 if "load_error" in st.session_state:
     st.error(st.session_state["load_error"] + f"  \nStill using {loaded.name}.")
@@ -92,9 +106,13 @@ classes = list(counts)
 # with the previous choice and every second choice was lost; the callback also updates
 # "minority" before the sidebar is drawn.
 st.session_state["minority_select"] = st.session_state["minority"]
-minority = st.selectbox(messages.label("minority"), classes, key="minority_select",
-                        format_func=lambda c: f"{c} ({counts[c]} samples)",
-                        on_change=_on_minority)
+minority = st.selectbox(
+    messages.label("minority"),
+    classes,
+    key="minority_select",
+    format_func=lambda c: f"{c} ({counts[c]} samples)",
+    on_change=_on_minority,
+)
 
 st.subheader(loaded.name)
 cols = st.columns(5)
@@ -102,8 +120,11 @@ cols[0].metric("Samples", ds.n_samples)
 cols[1].metric("Features", ds.n_features)
 cols[2].metric("Classes", len(counts))
 cols[3].metric("Minority samples", counts[minority])
-cols[4].metric("Imbalance ratio", f"{ds.imbalance_ratio(minority):.2f}",
-               help="Samples of the other classes per minority sample (rest / minority).")
+cols[4].metric(
+    "Imbalance ratio",
+    f"{ds.imbalance_ratio(minority):.2f}",
+    help="Samples of the other classes per minority sample (rest / minority).",
+)
 
 chart_col, table_col = st.columns([3, 2])
 with chart_col:
@@ -120,7 +141,8 @@ st.markdown(
     f"- constant features: **{len(ds.constant_features)}**"
     + (" (their distances are undefined; consider dropping them)" if ds.constant_features else "")
     + f"\n- dropped features: **{len(ds.dropped_features)}**\n"
-    + "".join(f"- {note}\n" for note in ds.notes))
+    + "".join(f"- {note}\n" for note in ds.notes)
+)
 if ds.constant_features or ds.dropped_features:
     with st.expander("Constant / dropped features"):
         st.write(", ".join(ds.constant_features or ds.dropped_features))

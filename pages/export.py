@@ -25,8 +25,15 @@ def _stream_result(live):
     """The finished stream's run through the command line's code path (kept per stream)."""
     kept = st.session_state.get("export_stream")
     if kept is None or kept[0] is not live:
-        result = run_selection(live.dataset, live.minority, live.method, order=live.order_name,
-                               seed=live.seed, events=False, **live.params)
+        result = run_selection(
+            live.dataset,
+            live.minority,
+            live.method,
+            order=live.order_name,
+            seed=live.seed,
+            events=False,
+            **live.params,
+        )
         kept = (live, result)
         st.session_state["export_stream"] = kept
     return kept[1]
@@ -46,24 +53,38 @@ ds, minority = loaded.dataset, st.session_state["minority"]
 live = st.session_state.get("live")
 stream_ready = live is not None and live.done and live.dataset is ds
 sources = [STREAM, COMPUTE] if stream_ready else [COMPUTE]
-state.restore_widgets(WIDGETS, {"export_source": sources[0], "export_method": "kofsd",
-                                "export_top": min(10, ds.n_features), "export_format": "CSV",
-                                **widget_defaults("export", METHODS)})
+state.restore_widgets(
+    WIDGETS,
+    {
+        "export_source": sources[0],
+        "export_method": "kofsd",
+        "export_top": min(10, ds.n_features),
+        "export_format": "CSV",
+        **widget_defaults("export", METHODS),
+    },
+)
 if st.session_state["export_source"] not in sources:
     state.set_widget(WIDGETS, "export_source", sources[0])
 if stream_ready and st.session_state.get("export_seen_stream") is not live:
-    st.session_state["export_seen_stream"] = live          # a stream finished since: offer it
+    st.session_state["export_seen_stream"] = live  # a stream finished since: offer it
     state.set_widget(WIDGETS, "export_source", STREAM)
 state.set_widget(WIDGETS, "export_top", min(st.session_state["export_top"], ds.n_features))
 
 st.title("Export")
-st.caption(f"{loaded.name}: the selected features as CSV (the bytes of `python -m fsengine "
-           "select`), the data reduced to them as CSV or Parquet, and the run's parameters "
-           "as JSON with the command line that repeats it.")
+st.caption(
+    f"{loaded.name}: the selected features as CSV (the bytes of `python -m fsengine "
+    "select`), the data reduced to them as CSV or Parquet, and the run's parameters "
+    "as JSON with the command line that repeats it."
+)
 
-st.radio("Selection", sources, **state.persisted(WIDGETS, "export_source"), horizontal=True,
-         help="The last Stream run that went to the end (on this data set), or any method "
-              "computed here with the parameters set below it.")
+st.radio(
+    "Selection",
+    sources,
+    **state.persisted(WIDGETS, "export_source"),
+    horizontal=True,
+    help="The last Stream run that went to the end (on this data set), or any method "
+    "computed here with the parameters set below it.",
+)
 result = None
 if st.session_state["export_source"] == STREAM:
     try:
@@ -72,28 +93,44 @@ if st.session_state["export_source"] == STREAM:
         st.error(f"Could not repeat the stream's run: {describe(exc)}")
     else:
         if tuple(result.selection.features) != tuple(live.selection().features):
-            st.warning("The command line's selection differs from the one the stream showed; "
-                       "the export is the command line's.")
-        st.caption(f"The Stream page's {live.method} run on minority class {live.minority}, "
-                   f"{live.order_name} order, parameters as set there.")
+            st.warning(
+                "The command line's selection differs from the one the stream showed; "
+                "the export is the command line's."
+            )
+        st.caption(
+            f"The Stream page's {live.method} run on minority class {live.minority}, "
+            f"{live.order_name} order, parameters as set there."
+        )
 else:
     if not stream_ready:
-        st.caption("Run a stream to the end on the Stream page to export it here, or compute "
-                   "a selection here with any method and its parameters.")
+        st.caption(
+            "Run a stream to the end on the Stream page to export it here, or compute "
+            "a selection here with any method and its parameters."
+        )
     cols = st.columns([2, 1, 1], vertical_alignment="bottom")
-    method = cols[0].selectbox("Method", list(METHODS), **state.persisted(WIDGETS, "export_method"),
-                               format_func=_method_label,
-                               help=f"Online selectors: {', '.join(ONLINE_METHODS)}. Rankers: "
-                                    f"{', '.join(RANKER_METHODS)}.")
+    method = cols[0].selectbox(
+        "Method",
+        list(METHODS),
+        **state.persisted(WIDGETS, "export_method"),
+        format_func=_method_label,
+        help=f"Online selectors: {', '.join(ONLINE_METHODS)}. Rankers: "
+        f"{', '.join(RANKER_METHODS)}.",
+    )
     top = None
     if method in RANKER_METHODS:
-        top = int(cols[1].number_input("Top-N (features kept)", 1, ds.n_features, step=1,
-                                       **state.persisted(WIDGETS, "export_top")))
+        top = int(
+            cols[1].number_input(
+                "Top-N (features kept)",
+                1,
+                ds.n_features,
+                step=1,
+                **state.persisted(WIDGETS, "export_top"),
+            )
+        )
     params = method_widgets("export", WIDGETS, method, ds.n_samples)
     results = _computed_results(loaded)
     key = (minority, method, top, tuple(sorted(params.items(), key=lambda kv: kv[0])))
-    if cols[2].button("Compute selection", type="primary", key="export_compute",
-                      width="stretch"):
+    if cols[2].button("Compute selection", type="primary", key="export_compute", width="stretch"):
         try:
             with st.spinner(f"Running {method} ..."):
                 results[key] = run_selection(ds, minority, method, top=top, **params)
@@ -104,55 +141,91 @@ else:
         st.info(f"Press Compute selection to run {method} on minority class {minority}.")
 
 if result is not None:
-    selection, record = result.selection, {**result.params, "transpose": loaded.transpose,
-                                           "drop_constant": loaded.drop_constant}
+    selection, record = (
+        result.selection,
+        {**result.params, "transpose": loaded.transpose, "drop_constant": loaded.drop_constant},
+    )
     metrics = st.columns(4)
     metrics[0].metric("Method", result.params["method"])
     metrics[1].metric("Selected features", len(selection))
     metrics[2].metric("Minority class", str(result.params["minority"]))
-    metrics[3].metric("Selection time (s)", f"{result.seconds:.2f}",
-                      help="Of the command line's code path (run_selection) on this machine.")
-    st.dataframe(pd.DataFrame({"rank": range(1, len(selection) + 1),
-                               "feature": selection.features, "column": selection.columns,
-                               "score": selection.scores}), hide_index=True, width="stretch")
+    metrics[3].metric(
+        "Selection time (s)",
+        f"{result.seconds:.2f}",
+        help="Of the command line's code path (run_selection) on this machine.",
+    )
+    st.dataframe(
+        pd.DataFrame(
+            {
+                "rank": range(1, len(selection) + 1),
+                "feature": selection.features,
+                "column": selection.columns,
+                "score": selection.scores,
+            }
+        ),
+        hide_index=True,
+        width="stretch",
+    )
     method = record["method"]
     files = st.columns(3)
     with files[0]:
         st.subheader("Selected features")
-        st.download_button("Download selected features (CSV)", selection_to_csv(selection),
-                           file_name=f"{method}-selected.csv", mime="text/csv",
-                           on_click="ignore", key="export_selection")
-        st.caption("rank, feature, column_index, score, method: the bytes of the command "
-                   "line's `select`.")
+        st.download_button(
+            "Download selected features (CSV)",
+            selection_to_csv(selection),
+            file_name=f"{method}-selected.csv",
+            mime="text/csv",
+            on_click="ignore",
+            key="export_selection",
+        )
+        st.caption(
+            "rank, feature, column_index, score, method: the bytes of the command line's `select`."
+        )
     with files[1]:
         st.subheader("Reduced matrix")
-        fmt = st.radio("Format", list(FORMATS), horizontal=True,
-                       **state.persisted(WIDGETS, "export_format"))
+        fmt = st.radio(
+            "Format", list(FORMATS), horizontal=True, **state.persisted(WIDGETS, "export_format")
+        )
         extension, mime = FORMATS[fmt]
         try:
             matrix = reduced_matrix(ds, selection, extension)
         except ValueError as exc:
             st.error(describe(exc))
         else:
-            st.download_button(f"Download reduced matrix ({fmt})", matrix,
-                               file_name=f"{method}-reduced.{extension}", mime=mime,
-                               on_click="ignore", key="export_matrix")
-            st.caption(("sample identifiers, " if ds.sample_names is not None else "")
-                       + f"the {len(selection)} selected features in rank order and the "
-                       f"label column {ds.label_column!r}.")
+            st.download_button(
+                f"Download reduced matrix ({fmt})",
+                matrix,
+                file_name=f"{method}-reduced.{extension}",
+                mime=mime,
+                on_click="ignore",
+                key="export_matrix",
+            )
+            st.caption(
+                ("sample identifiers, " if ds.sample_names is not None else "")
+                + f"the {len(selection)} selected features in rank order and the "
+                f"label column {ds.label_column!r}."
+            )
     with files[2]:
         st.subheader("Parameters")
-        st.download_button("Download parameters (JSON)", params_to_json(record),
-                           file_name=f"{method}-params.json", mime="application/json",
-                           on_click="ignore", key="export_params")
-        st.caption("Method, data file, label column, minority class, loader options and "
-                   "every parameter of the method.")
+        st.download_button(
+            "Download parameters (JSON)",
+            params_to_json(record),
+            file_name=f"{method}-params.json",
+            mime="application/json",
+            on_click="ignore",
+            key="export_params",
+        )
+        st.caption(
+            "Method, data file, label column, minority class, loader options and "
+            "every parameter of the method."
+        )
     st.subheader("Command line")
     try:
         st.code(command_line(record), language="bash", wrap_lines=True)
     except FSEngineError as exc:
         st.warning(f"No command line repeats this run: {describe(exc)}")
     else:
-        st.caption(f"Run it in the folder that holds {record['data']}: it writes the same CSV "
-                   "to standard output (`--out FILE` for a file).")
-
+        st.caption(
+            f"Run it in the folder that holds {record['data']}: it writes the same CSV "
+            "to standard output (`--out FILE` for a file)."
+        )

@@ -13,6 +13,7 @@ from fsengine.export import events_to_csv, selection_to_csv
 from fsengine.figures import stream_figure
 from fsengine.live import LiveStream
 from fsengine.methods import ONLINE_METHODS, get_method
+
 #: Features per animation tick (a tick every 0.25 s; "max" = as many as fit in 0.2 s).
 SPEEDS = {"1": 1, "10": 10, "100": 100, "1,000": 1000, "max": None}
 TICK_SECONDS = 0.25
@@ -20,14 +21,22 @@ TICK_SECONDS = 0.25
 WIDGETS = "stream_widgets"
 #: Every widget of the page and its first value (kept across page switches); each
 #: method's parameters come from its specification.
-DEFAULTS = {"stream_method": "kofsd", "stream_order": "natural", "stream_seed": 0,
-            "stream_speed": "100", **widget_defaults("stream", ONLINE_METHODS)}
+DEFAULTS = {
+    "stream_method": "kofsd",
+    "stream_order": "natural",
+    "stream_seed": 0,
+    "stream_speed": "100",
+    **widget_defaults("stream", ONLINE_METHODS),
+}
 
 
 def _label(method: str) -> str:
     spec = get_method(method).spec
-    return f"{spec.label} ({spec.citation.split('.')[0]}, {spec.citation.rsplit(' ', 1)[-1]})" \
-        if spec.citation[-1:].isdigit() else spec.label
+    return (
+        f"{spec.label} ({spec.citation.split('.')[0]}, {spec.citation.rsplit(' ', 1)[-1]})"
+        if spec.citation[-1:].isdigit()
+        else spec.label
+    )
 
 
 loaded = state.current()
@@ -35,31 +44,50 @@ ds = loaded.dataset
 minority = st.session_state["minority"]
 state.restore_widgets(WIDGETS, DEFAULTS)
 
-keep = partial(state.persisted, WIDGETS)                    # widget keywords: key + on_change
+keep = partial(state.persisted, WIDGETS)  # widget keywords: key + on_change
 
 st.title("Stream")
-st.caption(f"{loaded.name}: {ds.n_features} features arrive one at a time; minority class "
-           f"{minority} ({ds.class_counts()[minority]} of {ds.n_samples} samples) versus the rest.")
+st.caption(
+    f"{loaded.name}: {ds.n_features} features arrive one at a time; minority class "
+    f"{minority} ({ds.class_counts()[minority]} of {ds.n_samples} samples) versus the rest."
+)
 
-method = st.selectbox("Online selector", list(ONLINE_METHODS), format_func=_label,
-                      help="Every online selector of fsengine (`python -m fsengine methods`).",
-                      **keep("stream_method"))
+method = st.selectbox(
+    "Online selector",
+    list(ONLINE_METHODS),
+    format_func=_label,
+    help="Every online selector of fsengine (`python -m fsengine methods`).",
+    **keep("stream_method"),
+)
 params = method_widgets("stream", WIDGETS, method, ds.n_samples)
 try:
     for warning in get_method(method).selector(**params).start(ds.binarise(minority)).warnings():
         st.warning(warning)
 except FSEngineError:
-    pass                                         # shown when the stream starts
+    pass  # shown when the stream starts
 order_cols = st.columns([1, 1, 2])
-order = order_cols[0].radio("Feature order", ["natural", "random"], horizontal=True,
-                            **keep("stream_order"))
-seed = int(order_cols[1].number_input("Seed", 0, 2**31 - 1, **keep("stream_seed"),
-                                      disabled=order == "natural"))
-speed = order_cols[2].select_slider("Speed (features per tick, 4 ticks a second)",
-                                    list(SPEEDS), **keep("stream_speed"))
+order = order_cols[0].radio(
+    "Feature order", ["natural", "random"], horizontal=True, **keep("stream_order")
+)
+seed = int(
+    order_cols[1].number_input(
+        "Seed", 0, 2**31 - 1, **keep("stream_seed"), disabled=order == "natural"
+    )
+)
+speed = order_cols[2].select_slider(
+    "Speed (features per tick, 4 ticks a second)", list(SPEEDS), **keep("stream_speed")
+)
 
-settings = (loaded.name, ds.n_samples, ds.n_features, minority, method, order,
-            seed if order == "random" else None, tuple(sorted(params.items())))
+settings = (
+    loaded.name,
+    ds.n_samples,
+    ds.n_features,
+    minority,
+    method,
+    order,
+    seed if order == "random" else None,
+    tuple(sorted(params.items())),
+)
 live = st.session_state.get("live")
 if live is not None and st.session_state.get("live_settings") != settings:
     st.info("The settings changed: Reset to stream with them (the current run keeps its own).")
@@ -67,8 +95,14 @@ if live is not None and st.session_state.get("live_settings") != settings:
 
 def _new_stream() -> LiveStream | None:
     try:
-        stream = LiveStream(ds, minority, method, order=order,
-                            seed=seed if order == "random" else None, params=params)
+        stream = LiveStream(
+            ds,
+            minority,
+            method,
+            order=order,
+            seed=seed if order == "random" else None,
+            params=params,
+        )
     except FSEngineError as exc:
         st.session_state["stream_error"] = describe(exc)
         return None
@@ -107,53 +141,92 @@ def stream_view() -> None:
         st.info("Press Start to stream the features, or Step to take one at a time.")
         return
     if st.session_state.get("running") and not live.done:
-        live.advance(max_features=SPEEDS[st.session_state.get("stream_speed", "100")],
-                     max_seconds=0.2)
+        live.advance(
+            max_features=SPEEDS[st.session_state.get("stream_speed", "100")], max_seconds=0.2
+        )
         if live.done:
             st.session_state["running"] = False
-            st.rerun()                              # stop the timer, show the final result
+            st.rerun()  # stop the timer, show the final result
     last = live.events[-1] if live.events else None
     metrics = st.columns(4)
     metrics[0].metric("Features streamed", f"{live.position} / {live.total}")
     metrics[1].metric("Selected", len(last.selected) if last else 0)
     set_score = get_method(live.method).spec.set_score
-    metrics[2].metric(set_score[0].upper() + set_score[1:],
-                      f"{last.selected_score:.4f}" if last else "-")
-    metrics[3].metric("Hold-out G-mean (1-NN)", f"{live.current_gmean():.3f}" if last else "-",
-                      help="1-NN on the selected genes, trained on a stratified half of the "
-                           "samples and scored on the other half; refreshed every tick.")
-    st.plotly_chart(stream_figure(live.curves(), set_score, live.total),
-                    width="stretch")
+    metrics[2].metric(
+        set_score[0].upper() + set_score[1:], f"{last.selected_score:.4f}" if last else "-"
+    )
+    metrics[3].metric(
+        "Hold-out G-mean (1-NN)",
+        f"{live.current_gmean():.3f}" if last else "-",
+        help="1-NN on the selected genes, trained on a stratified half of the "
+        "samples and scored on the other half; refreshed every tick.",
+    )
+    st.plotly_chart(stream_figure(live.curves(), set_score, live.total), width="stretch")
     left, right = st.columns([3, 2])
     with left:
         st.subheader("Latest events")
         recent = live.events[-12:][::-1]
-        st.dataframe(pd.DataFrame({
-            "step": [e.step + 1 for e in recent], "feature": [e.feature for e in recent],
-            "score": [e.score for e in recent], "action": [e.action for e in recent],
-            "selected": [len(e.selected) for e in recent],
-            "set score": [e.selected_score for e in recent]}), hide_index=True, width="stretch")
+        st.dataframe(
+            pd.DataFrame(
+                {
+                    "step": [e.step + 1 for e in recent],
+                    "feature": [e.feature for e in recent],
+                    "score": [e.score for e in recent],
+                    "action": [e.action for e in recent],
+                    "selected": [len(e.selected) for e in recent],
+                    "set score": [e.selected_score for e in recent],
+                }
+            ),
+            hide_index=True,
+            width="stretch",
+        )
     with right:
         st.subheader("Selected genes")
         if live.done:
             selection = live.selection()
             if selection.note not in ("", "stream order"):
                 st.caption(selection.note)
-            st.dataframe(pd.DataFrame({"rank": range(1, len(selection) + 1),
-                                       "feature": selection.features,
-                                       "column": selection.columns, "score": selection.scores}),
-                         hide_index=True, width="stretch")
-            st.download_button("Download selected features (CSV)", selection_to_csv(selection),
-                               file_name=f"{live.method}-selected.csv", mime="text/csv",
-                               on_click="ignore", key="download_selection")
-            st.download_button("Download the stream's events (CSV)", events_to_csv(live.events, live.method),
-                               file_name=f"{live.method}-events.csv", mime="text/csv",
-                               on_click="ignore", key="download_events")
+            st.dataframe(
+                pd.DataFrame(
+                    {
+                        "rank": range(1, len(selection) + 1),
+                        "feature": selection.features,
+                        "column": selection.columns,
+                        "score": selection.scores,
+                    }
+                ),
+                hide_index=True,
+                width="stretch",
+            )
+            st.download_button(
+                "Download selected features (CSV)",
+                selection_to_csv(selection),
+                file_name=f"{live.method}-selected.csv",
+                mime="text/csv",
+                on_click="ignore",
+                key="download_selection",
+            )
+            st.download_button(
+                "Download the stream's events (CSV)",
+                events_to_csv(live.events, live.method),
+                file_name=f"{live.method}-events.csv",
+                mime="text/csv",
+                on_click="ignore",
+                key="download_events",
+            )
         elif last:
             scores = {e.feature: e.score for e in live.events if e.feature in set(last.selected)}
-            st.dataframe(pd.DataFrame({"feature": last.selected, "column": last.selected_columns,
-                                       "score": [scores[f] for f in last.selected]}),
-                         hide_index=True, width="stretch")
+            st.dataframe(
+                pd.DataFrame(
+                    {
+                        "feature": last.selected,
+                        "column": last.selected_columns,
+                        "score": [scores[f] for f in last.selected],
+                    }
+                ),
+                hide_index=True,
+                width="stretch",
+            )
 
 
 stream_view()

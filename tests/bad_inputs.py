@@ -39,24 +39,28 @@ import pyarrow.parquet as pq
 UPLOAD_LIMIT_MB = 300
 
 #: The command line's flags for the options the corpus's messages suggest.
-CLI_FLAGS = {"transpose": "--transpose", "label": "--label", "minority": "--minority",
-             "drop_constant": "--drop-constant"}
+CLI_FLAGS = {
+    "transpose": "--transpose",
+    "label": "--label",
+    "minority": "--minority",
+    "drop_constant": "--drop-constant",
+}
 
 
 @dataclass
 class Case:
     name: str
     filename: str
-    data: bytes | None                  # None for cases only written to ``path`` (huge)
-    expected: str                       # "error", "usable" or "warning" (parameter cases)
-    fragment: str = ""                  # the error message must contain this ({option}s worded)
-    fields: dict = field(default_factory=dict)   # the error's fields ("hint.remedy_option")
-    shape: tuple[int, int] | None = None     # usable: (samples, features)
-    class_counts: dict | None = None         # usable: as Dataset.class_counts()
-    kind: str = "loader"                # "loader" or "parameter"
+    data: bytes | None  # None for cases only written to ``path`` (huge)
+    expected: str  # "error", "usable" or "warning" (parameter cases)
+    fragment: str = ""  # the error message must contain this ({option}s worded)
+    fields: dict = field(default_factory=dict)  # the error's fields ("hint.remedy_option")
+    shape: tuple[int, int] | None = None  # usable: (samples, features)
+    class_counts: dict | None = None  # usable: as Dataset.class_counts()
+    kind: str = "loader"  # "loader" or "parameter"
     cli: list[str] = field(default_factory=list)  # extra CLI arguments after the path
     load_kwargs: dict = field(default_factory=dict)
-    X_head: np.ndarray | None = None    # usable: expected first rows of X (exact)
+    X_head: np.ndarray | None = None  # usable: expected first rows of X (exact)
     path: Path | None = None
     large: bool = False
 
@@ -82,7 +86,7 @@ class Case:
 # ------------------------------------------------------------------ the base matrix
 
 N, P = 12, 5
-CLASSES = ["a", "b", "b", "a", "b", "b", "a", "b", "b", "a", "b", "b"]      # a:4, b:8
+CLASSES = ["a", "b", "b", "a", "b", "b", "a", "b", "b", "a", "b", "b"]  # a:4, b:8
 GENES = [f"g{j + 1}" for j in range(P)]
 BASE_X = np.round(np.random.default_rng(7).normal(size=(N, P)) * 10, 2)
 BASE_COUNTS = {"b": 8, "a": 4}
@@ -119,14 +123,18 @@ def _set(text: str, row: int, col: int, value: str, sep=",") -> str:
     return "\n".join(lines)
 
 
-def _genes_in_rows(n_genes=120, labels=CLASSES, numeric_labels=False, label_row="class",
-                   gene_suffix="_at") -> str:
+def _genes_in_rows(
+    n_genes=120, labels=CLASSES, numeric_labels=False, label_row="class", gene_suffix="_at"
+) -> str:
     rng = np.random.default_rng(3)
     samples = [f"GSM{100 + i}" for i in range(len(labels))]
     lines = [",".join(["ID_REF", *samples])]
     for g in range(n_genes):
-        lines.append(",".join([f"{1000 + g}{gene_suffix}",
-                               *map(_cell, np.round(rng.normal(size=len(labels)), 3))]))
+        lines.append(
+            ",".join(
+                [f"{1000 + g}{gene_suffix}", *map(_cell, np.round(rng.normal(size=len(labels)), 3))]
+            )
+        )
     cells = [str(int(c == "a")) for c in labels] if numeric_labels else labels
     lines.append(",".join([label_row, *cells]))
     return "\n".join(lines) + "\n"
@@ -147,9 +155,11 @@ def _write_over_limit(path: Path, limit_mb: int = UPLOAD_LIMIT_MB) -> tuple[int,
     rng = np.random.default_rng(11)
     block_rows = 200
     header = ",".join([f"g{j}" for j in range(p)] + ["label"]) + "\n"
-    values = rng.integers(100000, 999999, size=(block_rows, p)) / 1000   # 7 characters each
-    block = "".join(",".join(f"{v:.3f}" for v in x) + ("," + ("a" if i % 4 == 0 else "b")) + "\n"
-                    for i, x in enumerate(values)).encode()
+    values = rng.integers(100000, 999999, size=(block_rows, p)) / 1000  # 7 characters each
+    block = "".join(
+        ",".join(f"{v:.3f}" for v in x) + ("," + ("a" if i % 4 == 0 else "b")) + "\n"
+        for i, x in enumerate(values)
+    ).encode()
     target = limit_mb * 1024 * 1024 + 1
     n_blocks = -(-(target - len(header)) // len(block))
     with open(path, "wb") as handle:
@@ -161,6 +171,7 @@ def _write_over_limit(path: Path, limit_mb: int = UPLOAD_LIMIT_MB) -> tuple[int,
 
 # ------------------------------------------------------------------ the corpus
 
+
 def corpus(tmp_dir, large: bool = False, huge: bool = False) -> list[Case]:
     """Every case, written to ``tmp_dir`` (``Case.path``)."""
     tmp_dir = Path(tmp_dir)
@@ -169,133 +180,344 @@ def corpus(tmp_dir, large: bool = False, huge: bool = False) -> list[Case]:
     E, U = "error", "usable"
     cases = [
         Case("empty", "empty.csv", b"", E, "is empty"),
-        Case("header-only", "header.csv", (",".join([*GENES, "label"]) + "\n").encode(), E,
-             "has a header but no data rows"),
-        Case("one-column", "one_column.csv",
-             ("g1\n" + "\n".join(map(_cell, BASE_X[:, 0])) + "\n").encode(), E,
-             "no feature columns besides the label column 'g1'", fields={"column": "g1"}),
-        Case("only-label", "only_label.csv", ("label\n" + "\n".join(CLASSES) + "\n").encode(), E,
-             "no feature columns besides the label column 'label'", fields={"column": "label"}),
-        Case("text-in-feature", "text.csv", _set(csv, 4, 2, "high").encode(), E,
-             "feature column 'g3', row 5 (line 6 of the file): 'high' is not a number",
-             fields={"column": "g3", "row": 5}),
-        Case("comma-decimal", "comma_decimal.csv",
-             base_csv(sep=";").replace(".", ",").encode(), E, "comma decimal separator"),
-        Case("semicolon", "semicolon.csv", base_csv(sep=";").encode(), U,
-             shape=(N, P), class_counts=BASE_COUNTS, X_head=head),
-        Case("nan", "nan.csv", _set(csv, 2, 1, "NaN").encode(), E,
-             "feature column 'g2', row 3 (line 4 of the file): missing value",
-             fields={"column": "g2", "row": 3}),
-        Case("inf", "inf.csv", _set(csv, 6, 0, "inf").encode(), E,
-             "feature column 'g1', row 7 (line 8 of the file): infinite value",
-             fields={"column": "g1", "row": 7}),
-        Case("identical-rows", "identical.csv",
-             base_csv(X=np.repeat(BASE_X[:1], N, axis=0)).encode(), E, "every feature is constant"),
-        Case("constant-features", "constant.csv",
-             base_csv(X=np.tile(BASE_X[0], (N, 1)) * 0 + np.arange(P)).encode(), E,
-             "every feature is constant"),
-        Case("constant-features-dropped", "constant.csv",
-             base_csv(X=np.tile(BASE_X[0], (N, 1)) * 0 + np.arange(P)).encode(), E,
-             "every feature is constant", cli=["--drop-constant"],
-             load_kwargs={"drop_constant": True}),
-        Case("one-class", "one_class.csv", base_csv(labels=["a"] * N).encode(), E,
-             "single class ('a'); at least two classes are needed", fields={"column": "label"}),
-        Case("minority-of-one", "minority_one.csv",
-             base_csv(labels=["c"] + CLASSES[1:]).encode(), E,
-             "'c' names a class of only 1 sample", kind="parameter",
-             fields={"parameter": "minority"},
-             cli=["--minority", "c"]),
+        Case(
+            "header-only",
+            "header.csv",
+            (",".join([*GENES, "label"]) + "\n").encode(),
+            E,
+            "has a header but no data rows",
+        ),
+        Case(
+            "one-column",
+            "one_column.csv",
+            ("g1\n" + "\n".join(map(_cell, BASE_X[:, 0])) + "\n").encode(),
+            E,
+            "no feature columns besides the label column 'g1'",
+            fields={"column": "g1"},
+        ),
+        Case(
+            "only-label",
+            "only_label.csv",
+            ("label\n" + "\n".join(CLASSES) + "\n").encode(),
+            E,
+            "no feature columns besides the label column 'label'",
+            fields={"column": "label"},
+        ),
+        Case(
+            "text-in-feature",
+            "text.csv",
+            _set(csv, 4, 2, "high").encode(),
+            E,
+            "feature column 'g3', row 5 (line 6 of the file): 'high' is not a number",
+            fields={"column": "g3", "row": 5},
+        ),
+        Case(
+            "comma-decimal",
+            "comma_decimal.csv",
+            base_csv(sep=";").replace(".", ",").encode(),
+            E,
+            "comma decimal separator",
+        ),
+        Case(
+            "semicolon",
+            "semicolon.csv",
+            base_csv(sep=";").encode(),
+            U,
+            shape=(N, P),
+            class_counts=BASE_COUNTS,
+            X_head=head,
+        ),
+        Case(
+            "nan",
+            "nan.csv",
+            _set(csv, 2, 1, "NaN").encode(),
+            E,
+            "feature column 'g2', row 3 (line 4 of the file): missing value",
+            fields={"column": "g2", "row": 3},
+        ),
+        Case(
+            "inf",
+            "inf.csv",
+            _set(csv, 6, 0, "inf").encode(),
+            E,
+            "feature column 'g1', row 7 (line 8 of the file): infinite value",
+            fields={"column": "g1", "row": 7},
+        ),
+        Case(
+            "identical-rows",
+            "identical.csv",
+            base_csv(X=np.repeat(BASE_X[:1], N, axis=0)).encode(),
+            E,
+            "every feature is constant",
+        ),
+        Case(
+            "constant-features",
+            "constant.csv",
+            base_csv(X=np.tile(BASE_X[0], (N, 1)) * 0 + np.arange(P)).encode(),
+            E,
+            "every feature is constant",
+        ),
+        Case(
+            "constant-features-dropped",
+            "constant.csv",
+            base_csv(X=np.tile(BASE_X[0], (N, 1)) * 0 + np.arange(P)).encode(),
+            E,
+            "every feature is constant",
+            cli=["--drop-constant"],
+            load_kwargs={"drop_constant": True},
+        ),
+        Case(
+            "one-class",
+            "one_class.csv",
+            base_csv(labels=["a"] * N).encode(),
+            E,
+            "single class ('a'); at least two classes are needed",
+            fields={"column": "label"},
+        ),
+        Case(
+            "minority-of-one",
+            "minority_one.csv",
+            base_csv(labels=["c"] + CLASSES[1:]).encode(),
+            E,
+            "'c' names a class of only 1 sample",
+            kind="parameter",
+            fields={"parameter": "minority"},
+            cli=["--minority", "c"],
+        ),
         # K-OFSD with K >= the minority class size: a parameter problem, the CLI must
         # exit 2 or warn (one "fsengine: warning:" line naming K); the file itself is fine.
-        Case("k-at-minority-size", "k_minority.csv", csv.encode(), "warning", "K = 4",
-             shape=(N, P), class_counts=BASE_COUNTS, kind="parameter",
-             cli=["--minority", "a", "--k", "4"]),
-        Case("k-above-minority-size", "k_above.csv", csv.encode(), "warning", "K = 9",
-             shape=(N, P), class_counts=BASE_COUNTS, kind="parameter",
-             cli=["--minority", "a", "--k", "9"]),
-        Case("duplicate-columns", "duplicates.csv",
-             base_csv(header=["g1", "g2", "g1", "g4", "g5", "label"]).encode(), E,
-             "duplicate column names: 'g1'"),
-        Case("unnamed-middle-column", "unnamed.csv",
-             base_csv(header=["g1", "g2", "", "g4", "g5", "label"]).encode(), E,
-             "column 3 (after 'g2') has no name", fields={"column": ""}),
-        Case("unnamed-first-column-row-index", "pandas_index.csv",
-             rows_text(["", *GENES, "label"],
-                       [[i, *r] for i, r in enumerate(base_rows())]).encode(),
-             U, shape=(N, P), class_counts=BASE_COUNTS, X_head=head),
-        Case("numeric-label-60-values", "survival.csv",
-             rows_text([*GENES, "survival_months"],
-                       [[*map(_cell, x), 3 + 2 * i] for i, x in
-                        enumerate(np.random.default_rng(2).normal(size=(60, P)).round(2))]
-                       ).encode(),
-             E, "label column 'survival_months' has 60 distinct numeric values: it looks like "
-                "a measurement, not a class; choose the class column with {label}",
-             fields={"column": "survival_months", "remedy_option": "label"}),
-        Case("label-is-row-index", "row_index.csv",
-             rows_text(["index", *GENES, "label"],
-                       [[i, *r] for i, r in enumerate(base_rows())]).encode(),
-             E, "label column 'index' holds 0..11, one number per row: it is the row index, not "
-                "a class; choose the class column with {label}",
-             fields={"column": "index", "remedy_option": "label"},
-             cli=["--label", "index"], load_kwargs={"label": "index"}),
-        Case("utf8-bom", "bom.csv", b"\xef\xbb\xbf" + csv.encode(), U,
-             shape=(N, P), class_counts=BASE_COUNTS, X_head=head),
-        Case("utf16", "utf16.csv", csv.encode("utf-16"), U,
-             shape=(N, P), class_counts=BASE_COUNTS, X_head=head),
-        Case("latin1-names", "latin1.csv",
-             base_csv(header=["gène1", "g2", "Müller", "g4", "g5", "label"],
-                      labels=["tumeur bénigne" if c == "a" else "tumeur maligne" for c in CLASSES]
-                      ).encode("latin-1"), U,
-             shape=(N, P), class_counts={"tumeur maligne": 8, "tumeur bénigne": 4}, X_head=head),
-        Case("gzip", "data.csv.gz", gzip.compress(csv.encode(), mtime=0), U,
-             shape=(N, P), class_counts=BASE_COUNTS, X_head=head),
-        Case("parquet-really-csv", "data.parquet", csv.encode(), U,
-             shape=(N, P), class_counts=BASE_COUNTS, X_head=head),
-        Case("excel-named-csv", "book.csv", b"PK\x03\x04\x14\x00\x06\x00\x08\x00" + bytes(200)
-             + b"[Content_Types].xml", E, "looks like an Excel workbook"),
-        Case("old-excel-named-csv", "book97.csv", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(504),
-             E, "looks like an Excel workbook"),
-        Case("random-bytes", "random.csv",
-             b"\x07" + np.random.default_rng(0).integers(0, 256, 4096, dtype=np.uint8).tobytes(), E,
-             "not a text table"),
-        Case("truncated-parquet", "cut.parquet",
-             _parquet(pa.table({**{g: BASE_X[:, j] for j, g in enumerate(GENES)},
-                                "label": CLASSES}))[:300], E,
-             "looks like Parquet but cannot be read"),
-        Case("genes-in-rows-named-label-row", "genes_in_rows.csv", _genes_in_rows().encode(), E,
-             "looks like genes in rows and samples in columns",
-             fields={"row": 121, "column": "ID_REF", "remedy_option": "transpose"}),
-        Case("genes-in-rows-numeric-labels", "genes_in_rows_numeric.csv",
-             _genes_in_rows(numeric_labels=True).encode(), E,
-             "13 columns); load it with {transpose}",
-             fields={"row": 121, "column": "ID_REF", "remedy_option": "transpose"}),
+        Case(
+            "k-at-minority-size",
+            "k_minority.csv",
+            csv.encode(),
+            "warning",
+            "K = 4",
+            shape=(N, P),
+            class_counts=BASE_COUNTS,
+            kind="parameter",
+            cli=["--minority", "a", "--k", "4"],
+        ),
+        Case(
+            "k-above-minority-size",
+            "k_above.csv",
+            csv.encode(),
+            "warning",
+            "K = 9",
+            shape=(N, P),
+            class_counts=BASE_COUNTS,
+            kind="parameter",
+            cli=["--minority", "a", "--k", "9"],
+        ),
+        Case(
+            "duplicate-columns",
+            "duplicates.csv",
+            base_csv(header=["g1", "g2", "g1", "g4", "g5", "label"]).encode(),
+            E,
+            "duplicate column names: 'g1'",
+        ),
+        Case(
+            "unnamed-middle-column",
+            "unnamed.csv",
+            base_csv(header=["g1", "g2", "", "g4", "g5", "label"]).encode(),
+            E,
+            "column 3 (after 'g2') has no name",
+            fields={"column": ""},
+        ),
+        Case(
+            "unnamed-first-column-row-index",
+            "pandas_index.csv",
+            rows_text(["", *GENES, "label"], [[i, *r] for i, r in enumerate(base_rows())]).encode(),
+            U,
+            shape=(N, P),
+            class_counts=BASE_COUNTS,
+            X_head=head,
+        ),
+        Case(
+            "numeric-label-60-values",
+            "survival.csv",
+            rows_text(
+                [*GENES, "survival_months"],
+                [
+                    [*map(_cell, x), 3 + 2 * i]
+                    for i, x in enumerate(np.random.default_rng(2).normal(size=(60, P)).round(2))
+                ],
+            ).encode(),
+            E,
+            "label column 'survival_months' has 60 distinct numeric values: it looks like "
+            "a measurement, not a class; choose the class column with {label}",
+            fields={"column": "survival_months", "remedy_option": "label"},
+        ),
+        Case(
+            "label-is-row-index",
+            "row_index.csv",
+            rows_text(
+                ["index", *GENES, "label"], [[i, *r] for i, r in enumerate(base_rows())]
+            ).encode(),
+            E,
+            "label column 'index' holds 0..11, one number per row: it is the row index, not "
+            "a class; choose the class column with {label}",
+            fields={"column": "index", "remedy_option": "label"},
+            cli=["--label", "index"],
+            load_kwargs={"label": "index"},
+        ),
+        Case(
+            "utf8-bom",
+            "bom.csv",
+            b"\xef\xbb\xbf" + csv.encode(),
+            U,
+            shape=(N, P),
+            class_counts=BASE_COUNTS,
+            X_head=head,
+        ),
+        Case(
+            "utf16",
+            "utf16.csv",
+            csv.encode("utf-16"),
+            U,
+            shape=(N, P),
+            class_counts=BASE_COUNTS,
+            X_head=head,
+        ),
+        Case(
+            "latin1-names",
+            "latin1.csv",
+            base_csv(
+                header=["gène1", "g2", "Müller", "g4", "g5", "label"],
+                labels=["tumeur bénigne" if c == "a" else "tumeur maligne" for c in CLASSES],
+            ).encode("latin-1"),
+            U,
+            shape=(N, P),
+            class_counts={"tumeur maligne": 8, "tumeur bénigne": 4},
+            X_head=head,
+        ),
+        Case(
+            "gzip",
+            "data.csv.gz",
+            gzip.compress(csv.encode(), mtime=0),
+            U,
+            shape=(N, P),
+            class_counts=BASE_COUNTS,
+            X_head=head,
+        ),
+        Case(
+            "parquet-really-csv",
+            "data.parquet",
+            csv.encode(),
+            U,
+            shape=(N, P),
+            class_counts=BASE_COUNTS,
+            X_head=head,
+        ),
+        Case(
+            "excel-named-csv",
+            "book.csv",
+            b"PK\x03\x04\x14\x00\x06\x00\x08\x00" + bytes(200) + b"[Content_Types].xml",
+            E,
+            "looks like an Excel workbook",
+        ),
+        Case(
+            "old-excel-named-csv",
+            "book97.csv",
+            b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(504),
+            E,
+            "looks like an Excel workbook",
+        ),
+        Case(
+            "random-bytes",
+            "random.csv",
+            b"\x07" + np.random.default_rng(0).integers(0, 256, 4096, dtype=np.uint8).tobytes(),
+            E,
+            "not a text table",
+        ),
+        Case(
+            "truncated-parquet",
+            "cut.parquet",
+            _parquet(
+                pa.table({**{g: BASE_X[:, j] for j, g in enumerate(GENES)}, "label": CLASSES})
+            )[:300],
+            E,
+            "looks like Parquet but cannot be read",
+        ),
+        Case(
+            "genes-in-rows-named-label-row",
+            "genes_in_rows.csv",
+            _genes_in_rows().encode(),
+            E,
+            "looks like genes in rows and samples in columns",
+            fields={"row": 121, "column": "ID_REF", "remedy_option": "transpose"},
+        ),
+        Case(
+            "genes-in-rows-numeric-labels",
+            "genes_in_rows_numeric.csv",
+            _genes_in_rows(numeric_labels=True).encode(),
+            E,
+            "13 columns); load it with {transpose}",
+            fields={"row": 121, "column": "ID_REF", "remedy_option": "transpose"},
+        ),
         # The file's own error (the label row's text in a sample's column), then the hint.
-        Case("genes-in-rows-label-row-not-named", "genes_in_rows_diagnosis.csv",
-             _genes_in_rows(label_row="diagnosis").encode(), E,
-             "feature column 'GSM100', row 121 (sample 'diagnosis'): 'a' is not a number; "
-             "the file looks like genes in rows (121 rows x 13 columns); load it with "
-             "{transpose}",
-             fields={"column": "GSM100", "row": 121, "remedy_option": None,
-                     "hint.remedy_option": "transpose"}),
-        Case("genes-in-rows-numeric-gene-ids", "genes_in_rows_entrez.csv",
-             _genes_in_rows(gene_suffix="").encode(), E,
-             "genes_in_rows_entrez.csv looks like genes in rows and samples in columns (row 121 "
-             "of the first column is named 'class'; 121 rows x 13 columns); load it with "
-             "{transpose}",
-             fields={"row": 121, "column": "ID_REF", "remedy_option": "transpose"}),
-        Case("genes-in-rows-with-transpose", "genes_in_rows_ok.csv", _genes_in_rows().encode(), U,
-             shape=(N, 120), class_counts=BASE_COUNTS, cli=["--transpose"],
-             load_kwargs={"transpose": True}),
+        Case(
+            "genes-in-rows-label-row-not-named",
+            "genes_in_rows_diagnosis.csv",
+            _genes_in_rows(label_row="diagnosis").encode(),
+            E,
+            "feature column 'GSM100', row 121 (sample 'diagnosis'): 'a' is not a number; "
+            "the file looks like genes in rows (121 rows x 13 columns); load it with "
+            "{transpose}",
+            fields={
+                "column": "GSM100",
+                "row": 121,
+                "remedy_option": None,
+                "hint.remedy_option": "transpose",
+            },
+        ),
+        Case(
+            "genes-in-rows-numeric-gene-ids",
+            "genes_in_rows_entrez.csv",
+            _genes_in_rows(gene_suffix="").encode(),
+            E,
+            "genes_in_rows_entrez.csv looks like genes in rows and samples in columns (row 121 "
+            "of the first column is named 'class'; 121 rows x 13 columns); load it with "
+            "{transpose}",
+            fields={"row": 121, "column": "ID_REF", "remedy_option": "transpose"},
+        ),
+        Case(
+            "genes-in-rows-with-transpose",
+            "genes_in_rows_ok.csv",
+            _genes_in_rows().encode(),
+            U,
+            shape=(N, 120),
+            class_counts=BASE_COUNTS,
+            cli=["--transpose"],
+            load_kwargs={"transpose": True},
+        ),
     ]
     if large:
-        cases.append(Case("100000-columns", "wide.csv", _wide(), U, shape=(10, 99_999),
-                          class_counts={"a": 5, "b": 5}, large=True))
+        cases.append(
+            Case(
+                "100000-columns",
+                "wide.csv",
+                _wide(),
+                U,
+                shape=(10, 99_999),
+                class_counts={"a": 5, "b": 5},
+                large=True,
+            )
+        )
     if huge:
         path = tmp_dir / "over_limit.csv"
         shape = _write_over_limit(path)
-        cases.append(Case("over-upload-limit", path.name, None, U, shape=shape,
-                          class_counts={"b": shape[0] * 3 // 4, "a": shape[0] // 4},
-                          path=path, large=True))
+        cases.append(
+            Case(
+                "over-upload-limit",
+                path.name,
+                None,
+                U,
+                shape=shape,
+                class_counts={"b": shape[0] * 3 // 4, "a": shape[0] // 4},
+                path=path,
+                large=True,
+            )
+        )
     for case in cases:
         if case.path is None:
             # keep the case's own file name (extension matters: .parquet, .csv.gz)
@@ -313,7 +535,7 @@ def mime(filename: str) -> str:
     return "text/csv"
 
 
-if __name__ == "__main__":                 # list the cases: python tests/bad_inputs.py DIR
+if __name__ == "__main__":  # list the cases: python tests/bad_inputs.py DIR
     import sys
 
     out = Path(sys.argv[1] if len(sys.argv) > 1 else "bad_inputs")

@@ -41,7 +41,8 @@ def pytest_sessionstart(session):
         raise pytest.UsageError(
             f"the fsengine package is not installed in this Python environment ({sys.prefix}); "
             "the tests run against the installed package. `make test` installs it into .venv; "
-            "elsewhere run `python -m pip install -e .` in the checkout first.")
+            "elsewhere run `python -m pip install -e .` in the checkout first."
+        )
 
 
 @pytest.fixture(scope="session")

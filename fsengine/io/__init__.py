@@ -31,8 +31,15 @@ __all__ = ["READERS", "Reader", "Source", "Table", "read", "reader_for", "stream
 #: The readers, in the order they are asked; the last one (text) takes any file.
 READERS: tuple[Reader, ...] = (ParquetReader(), TextReader())
 
-_PARSE_ERRORS = (pa.ArrowException, OSError, EOFError, ValueError, IndexError, zlib.error,
-                 csv.Error)
+_PARSE_ERRORS = (
+    pa.ArrowException,
+    OSError,
+    EOFError,
+    ValueError,
+    IndexError,
+    zlib.error,
+    csv.Error,
+)
 
 
 def reader_for(head: bytes) -> Reader:

@@ -27,8 +27,8 @@ Source = str | os.PathLike | bytes | BinaryIO
 
 #: Cells read as missing values.
 NULLS = ["", "NA", "N/A", "NaN", "nan", "NAN", "null", "NULL", "None", "#N/A", "?"]
-HEAD = 65536                # bytes inspected for the format, encoding and delimiter
-MAX_TEXT_COLUMNS = 8        # more: not a gene matrix; the whole-file reader says why
+HEAD = 65536  # bytes inspected for the format, encoding and delimiter
+MAX_TEXT_COLUMNS = 8  # more: not a gene matrix; the whole-file reader says why
 
 
 @dataclass
@@ -42,10 +42,10 @@ class Table:
 
     table: pa.Table
     notes: list[str]
-    line_numbers: bool          # data row + 1 is the file's line
+    line_numbers: bool  # data row + 1 is the file's line
     matrix: np.ndarray | None = None
     matrix_columns: tuple[str, ...] = ()
-    sample_names: tuple[str, ...] | None = None    # set when genes in rows were turned
+    sample_names: tuple[str, ...] | None = None  # set when genes in rows were turned
 
     @property
     def transposed(self) -> bool:
@@ -69,8 +69,7 @@ class Reader:
         this format."""
         raise NotImplementedError
 
-    def stream(self, source: bytes | Path, head: bytes, name: str, transpose: bool
-               ) -> Table | None:
+    def stream(self, source: bytes | Path, head: bytes, name: str, transpose: bool) -> Table | None:
         """The common case without holding the file twice, or None to hand over to
         :meth:`read`. ``source`` is the bytes or a path to a regular file; may raise
         any parse error (the caller then hands over too)."""
@@ -103,7 +102,7 @@ def read_bytes(source: Source) -> bytes:
 def python_stream(source, compressed: bool) -> BinaryIO:
     """The (decompressed) bytes of a path or of bytes in memory, as a binary stream."""
     if isinstance(source, bytes):
-        stream = io.BytesIO(source)                  # shares the bytes, no copy
+        stream = io.BytesIO(source)  # shares the bytes, no copy
         return gzip.GzipFile(fileobj=stream) if compressed else stream
     return gzip.open(source, "rb") if compressed else open(source, "rb")
 
@@ -144,6 +143,7 @@ def plan(names: list[str], numeric: list[int]) -> list[int] | None:
 def compute():
     """pyarrow.compute, imported when a cell needs checking (it loads in about 50 ms)."""
     import pyarrow.compute
+
     return pyarrow.compute
 
 
@@ -157,9 +157,15 @@ def numbers(column: pa.ChunkedArray) -> np.ndarray:
     if pa.types.is_decimal(column.type):
         return np.array(column.to_pylist(), dtype=np.float64)
     name = str(column.type)
-    parts = [np.frombuffer(chunk.buffers()[1], dtype=_NUMPY_NAMES.get(name, name),
-                           count=len(chunk), offset=chunk.offset * chunk.type.bit_width // 8)
-             for chunk in column.chunks]
+    parts = [
+        np.frombuffer(
+            chunk.buffers()[1],
+            dtype=_NUMPY_NAMES.get(name, name),
+            count=len(chunk),
+            offset=chunk.offset * chunk.type.bit_width // 8,
+        )
+        for chunk in column.chunks
+    ]
     if not parts:
         return np.empty(0, dtype=_NUMPY_NAMES.get(name, name))
     return parts[0] if len(parts) == 1 else np.concatenate(parts)

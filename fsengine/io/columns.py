@@ -29,11 +29,13 @@ def feature_values(name: str, column: pa.ChunkedArray, sample_names, is_text: bo
     """One feature column as finite float64, or an error naming the first bad cell."""
     t = column.type
     if pa.types.is_null(t):
-        raise FSEngineError(f"feature column {name!r} is empty (every value is missing)",
-                            column=name)
+        raise FSEngineError(
+            f"feature column {name!r} is empty (every value is missing)", column=name
+        )
     if pa.types.is_boolean(t):
-        raise FSEngineError(f"feature column {name!r} holds true/false values, not numbers",
-                            column=name)
+        raise FSEngineError(
+            f"feature column {name!r} holds true/false values, not numbers", column=name
+        )
     if not is_numeric_type(t):
         if pa.types.is_string(t) or pa.types.is_large_string(t):
             try:
@@ -41,24 +43,33 @@ def feature_values(name: str, column: pa.ChunkedArray, sample_names, is_text: bo
             except pa.ArrowInvalid:
                 values = column.to_pylist()
                 for row, value in enumerate(values):
-                    if value is not None and as_number(value.strip()) is None \
-                            and value.strip().lower() not in ("inf", "-inf", "+inf", "nan"):
+                    if (
+                        value is not None
+                        and as_number(value.strip()) is None
+                        and value.strip().lower() not in ("inf", "-inf", "+inf", "nan")
+                    ):
                         hint = ""
                         if "," in value and as_number(value.replace(",", ".")) is not None:
                             hint = " (a comma decimal separator? write 1.5, not 1,5)"
                         raise FSEngineError(
                             f"feature column {name!r}, {_where(row, sample_names, is_text)}: "
-                            f"{value!r} is not a number{hint}", column=name,
-                            row=row + 1) from None
-                raise FSEngineError(f"feature column {name!r} holds values that are not numbers",
-                                    column=name) from None
+                            f"{value!r} is not a number{hint}",
+                            column=name,
+                            row=row + 1,
+                        ) from None
+                raise FSEngineError(
+                    f"feature column {name!r} holds values that are not numbers", column=name
+                ) from None
         else:
             raise FSEngineError(f"feature column {name!r} has type {t}, not numbers", column=name)
     if column.null_count:
         row = int(np.flatnonzero(compute().is_null(column).to_numpy(zero_copy_only=False))[0])
-        raise FSEngineError(f"feature column {name!r}, {_where(row, sample_names, is_text)}: "
-                            "missing value; fill or remove it (K-OFSD needs every value)",
-                            column=name, row=row + 1)
+        raise FSEngineError(
+            f"feature column {name!r}, {_where(row, sample_names, is_text)}: "
+            "missing value; fill or remove it (K-OFSD needs every value)",
+            column=name,
+            row=row + 1,
+        )
     return finite(name, numbers(column).astype(np.float64, copy=False), sample_names, is_text)
 
 
@@ -67,8 +78,11 @@ def finite(name: str, values: np.ndarray, sample_names, is_text: bool) -> np.nda
     if not np.isfinite(values).all():
         row = int(np.flatnonzero(~np.isfinite(values))[0])
         kind = "missing value (NaN)" if np.isnan(values[row]) else "infinite value"
-        raise FSEngineError(f"feature column {name!r}, {_where(row, sample_names, is_text)}: "
-                            f"{kind}", column=name, row=row + 1)
+        raise FSEngineError(
+            f"feature column {name!r}, {_where(row, sample_names, is_text)}: {kind}",
+            column=name,
+            row=row + 1,
+        )
     return values
 
 
@@ -76,8 +90,11 @@ def label_values(name: str, column: pa.ChunkedArray, sample_names, is_text: bool
     """Class labels: int64 for integral numbers, float64 for other numbers, else str."""
     if column.null_count:
         row = int(np.flatnonzero(compute().is_null(column).to_numpy(zero_copy_only=False))[0])
-        raise FSEngineError(f"label column {name!r}, {_where(row, sample_names, is_text)}: "
-                            "missing class label", column=name, row=row + 1)
+        raise FSEngineError(
+            f"label column {name!r}, {_where(row, sample_names, is_text)}: missing class label",
+            column=name,
+            row=row + 1,
+        )
     t = column.type
     if is_numeric_type(t) or pa.types.is_boolean(t):
         values = np.array(column.to_pylist())
@@ -93,10 +110,14 @@ def label_values(name: str, column: pa.ChunkedArray, sample_names, is_text: bool
         bad = ~np.isfinite(values)
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
-            raise FSEngineError(f"label column {name!r}, {_where(row, sample_names, is_text)}: "
-                                "missing or infinite class label", column=name, row=row + 1)
-        if np.all(values == np.round(values)) and np.all(np.abs(values) < 2.0 ** 53):
-            values = values.astype(np.int64)       # integral and exactly representable
+            raise FSEngineError(
+                f"label column {name!r}, {_where(row, sample_names, is_text)}: "
+                "missing or infinite class label",
+                column=name,
+                row=row + 1,
+            )
+        if np.all(values == np.round(values)) and np.all(np.abs(values) < 2.0**53):
+            values = values.astype(np.int64)  # integral and exactly representable
     elif values.dtype.kind in "biu":
         values = values.astype(np.int64)
     return values
@@ -111,19 +132,29 @@ def check_label_is_a_class(name: str, labels: np.ndarray) -> None:
             if np.array_equal(labels, np.arange(start, start + n)):
                 raise FSEngineError(
                     f"label column {name!r} holds {start}..{start + n - 1}, one number per row: "
-                    "it is the row index, not a class", column=name, **_CHOOSE_LABEL)
+                    "it is the row index, not a class",
+                    column=name,
+                    **_CHOOSE_LABEL,
+                )
     if labels.dtype.kind in "iuf" and distinct > 20 and distinct > n / 2:
         raise FSEngineError(
             f"label column {name!r} has {distinct} distinct numeric values: it looks like a "
-            "measurement, not a class", column=name, **_CHOOSE_LABEL)
+            "measurement, not a class",
+            column=name,
+            **_CHOOSE_LABEL,
+        )
     if n >= 10 and distinct == n:
         raise FSEngineError(
             f"label column {name!r} has a different value in every row ({n}): it looks like "
-            "sample identifiers, not a class", column=name, **_CHOOSE_LABEL)
+            "sample identifiers, not a class",
+            column=name,
+            **_CHOOSE_LABEL,
+        )
 
 
-def choose_label(table: pa.Table, label: str | None, notes: list[str],
-                 sample_ids: str | None = None) -> str:
+def choose_label(
+    table: pa.Table, label: str | None, notes: list[str], sample_ids: str | None = None
+) -> str:
     """The label column: ``label`` (also in another case), else a column named
     label/class/target, else the last non-numeric column besides ``sample_ids``, else
     the last column; ``notes`` says which rule chose it."""
@@ -140,8 +171,9 @@ def choose_label(table: pa.Table, label: str | None, notes: list[str],
         if n.strip().lower() in LABEL_NAMES:
             notes.append(f"label column {n!r} (by its name)")
             return n
-    non_numeric = [n for n in names
-                   if n != sample_ids and not is_numeric_type(table.column(n).type)]
+    non_numeric = [
+        n for n in names if n != sample_ids and not is_numeric_type(table.column(n).type)
+    ]
     if non_numeric:
         notes.append(f"label column {non_numeric[-1]!r} (the last non-numeric column)")
         return non_numeric[-1]

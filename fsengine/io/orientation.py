@@ -20,20 +20,24 @@ _UNNAMED = re.compile(r"^(Unnamed: \d+|__index_level_\d+__)$")
 def transposed(table: pa.Table) -> tuple[pa.Table, tuple[str, ...]]:
     """Genes in rows -> samples in rows: the first column names the features."""
     if table.num_columns < 2:
-        raise FSEngineError("a genes-in-rows file needs a first column of gene names and one "
-                            "column per sample")
+        raise FSEngineError(
+            "a genes-in-rows file needs a first column of gene names and one column per sample"
+        )
     names = table.column(0).to_pylist()
     if None in names:
         row = names.index(None) + 1
-        raise FSEngineError(f"row {row} of the first column has no gene name; "
-                            "a genes-in-rows file needs a gene name in every row",
-                            row=row, column=str(table.column_names[0]))
+        raise FSEngineError(
+            f"row {row} of the first column has no gene name; "
+            "a genes-in-rows file needs a gene name in every row",
+            row=row,
+            column=str(table.column_names[0]),
+        )
     names = [str(v) for v in names]
     samples = tuple(table.column_names[1:])
     cells = np.empty((table.num_rows, table.num_columns - 1), dtype=object)
     for j in range(1, table.num_columns):
         col = table.column(j)
-        if is_numeric_type(col.type) and not col.null_count:   # to_numpy: null -> NaN
+        if is_numeric_type(col.type) and not col.null_count:  # to_numpy: null -> NaN
             cells[:, j - 1] = numbers(col)
         else:
             cells[:, j - 1] = col.to_pylist()
@@ -42,8 +46,11 @@ def transposed(table: pa.Table) -> tuple[pa.Table, tuple[str, ...]]:
         row = cells[i]
         # A row is numbers when every cell is, also where the sample column is text
         # (the label row makes every sample column text).
-        if all((isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool))
-               or (isinstance(v, str) and is_number_cell(v.strip())) for v in row):
+        if all(
+            (isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool))
+            or (isinstance(v, str) and is_number_cell(v.strip()))
+            for v in row
+        ):
             arrays[name] = pa.array(np.array([float(v) for v in row], dtype=np.float64))
         else:
             arrays[name] = pa.array([None if v is None else str(v) for v in row], type=pa.string())
@@ -75,9 +82,9 @@ def sample_id_column(table: pa.Table) -> str | None:
         return None
     values = [str(v).strip() for v in ids.to_pylist()]
     if len(set(values)) != len(values) or any(
-            as_number(v) is not None or as_number(v.replace(",", ".")) is not None
-            for v in values):
-        return None                   # numbers (also with a decimal comma) are not identifiers
+        as_number(v) is not None or as_number(v.replace(",", ".")) is not None for v in values
+    ):
+        return None  # numbers (also with a decimal comma) are not identifiers
     return first
 
 
@@ -93,23 +100,29 @@ def unnamed_columns(table: pa.Table, label: str | None, notes: list[str]):
     for j, n in enumerate(names[1:], start=1):
         if _is_unnamed(n):
             after = f" (after {names[j - 1]!r})" if not _is_unnamed(names[j - 1]) else ""
-            raise FSEngineError(f"column {j + 1}{after} has no name (an empty header cell); "
-                                "give every column a name in the header, or delete the column",
-                                column=n)
+            raise FSEngineError(
+                f"column {j + 1}{after} has no name (an empty header cell); "
+                "give every column a name in the header, or delete the column",
+                column=n,
+            )
     if not names or not _is_unnamed(names[0]) or table.num_columns < 2:
         return table, None
     if label is not None and label == names[0]:
-        return table, None               # asked for as the label: checked as a label below
+        return table, None  # asked for as the label: checked as a label below
     column = table.column(0)
     if column.null_count:
-        raise FSEngineError("column 1 has no name (an empty header cell) and missing values; "
-                            "give it a name in the header, or delete the column",
-                            column=names[0])
+        raise FSEngineError(
+            "column 1 has no name (an empty header cell) and missing values; "
+            "give it a name in the header, or delete the column",
+            column=names[0],
+        )
     values = [str(v).strip() for v in column.to_pylist()]
     if len(set(values)) != len(values):
-        raise FSEngineError("column 1 has no name (an empty header cell) and repeated values, "
-                            "so it is not row names; give it a name in the header",
-                            column=names[0])
+        raise FSEngineError(
+            "column 1 has no name (an empty header cell) and repeated values, "
+            "so it is not row names; give it a name in the header",
+            column=names[0],
+        )
     notes.append("unnamed first column taken as row names (the row index), not a feature")
     return table.drop_columns([table.column_names[0]]), tuple(values)
 
@@ -131,11 +144,14 @@ def genes_in_rows_hint(table: pa.Table, id_column, label, source_name) -> FSEngi
     has_label_column = any(str(n).strip().lower() in LABEL_NAMES for n in table.column_names)
     if named and not has_label_column:
         row = ids.index(named[0]) + 1
-        raise FSEngineError(f"{source_name} looks like genes in rows and samples in columns "
-                            f"(row {row} of the first column is named {named[0]!r}; {shape})",
-                            row=row, column=str(table.column_names[0]), **_TRANSPOSE)
-    if id_column is not None and table.num_rows > 5 * table.num_columns \
-            and not has_label_column:
+        raise FSEngineError(
+            f"{source_name} looks like genes in rows and samples in columns "
+            f"(row {row} of the first column is named {named[0]!r}; {shape})",
+            row=row,
+            column=str(table.column_names[0]),
+            **_TRANSPOSE,
+        )
+    if id_column is not None and table.num_rows > 5 * table.num_columns and not has_label_column:
         return FSEngineError(f"the file looks like genes in rows ({shape})", **_TRANSPOSE)
     return None
 
@@ -163,6 +179,11 @@ class HintedError(FSEngineError):
 
 def _fields(error: FSEngineError) -> dict:
     """An error's fields besides ``problem``, as keywords of FSEngineError."""
-    return {"parameter": error.parameter, "method": error.method, "row": error.row,
-            "column": error.column, "remedy": error.remedy,
-            "remedy_option": error.remedy_option}
+    return {
+        "parameter": error.parameter,
+        "method": error.method,
+        "row": error.row,
+        "column": error.column,
+        "remedy": error.remedy,
+        "remedy_option": error.remedy_option,
+    }

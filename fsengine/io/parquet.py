@@ -12,13 +12,14 @@ from fsengine.errors import FSEngineError
 from fsengine.io.base import Reader, Table, assemble, numbers, plan
 from fsengine.io.sniff import PARQUET_MAGIC
 
-_GROUP = 1024               # Parquet columns read at a time
+_GROUP = 1024  # Parquet columns read at a time
 _NOTES = ["format: Parquet"]
 
 
 def _parquet():
     """pyarrow.parquet, imported when a Parquet file is read (it loads in about 20 ms)."""
     import pyarrow.parquet
+
     return pyarrow.parquet
 
 
@@ -30,25 +31,29 @@ class ParquetReader(Reader):
     def recognises(self, head: bytes) -> bool:
         return head[:4] == PARQUET_MAGIC
 
-    def stream(self, source: bytes | Path, head: bytes, name: str, transpose: bool
-               ) -> Table | None:
+    def stream(self, source: bytes | Path, head: bytes, name: str, transpose: bool) -> Table | None:
         """A group of columns at a time into one float64 matrix; genes in rows are
         handed over (the orientation code turns the whole table)."""
         if transpose:
             return None
-        file = _parquet().ParquetFile(pa.BufferReader(source) if isinstance(source, bytes)
-                                      else str(source))
+        file = _parquet().ParquetFile(
+            pa.BufferReader(source) if isinstance(source, bytes) else str(source)
+        )
         schema = file.schema_arrow
         names = schema.names
-        numeric = [j for j, f in enumerate(schema)
-                   if pa.types.is_integer(f.type) or pa.types.is_floating(f.type)]
+        numeric = [
+            j
+            for j, f in enumerate(schema)
+            if pa.types.is_integer(f.type) or pa.types.is_floating(f.type)
+        ]
         kept_positions = plan(names, numeric)
-        if kept_positions is None or any(pa.types.is_binary(schema.field(j).type)
-                                         for j in kept_positions):
+        if kept_positions is None or any(
+            pa.types.is_binary(schema.field(j).type) for j in kept_positions
+        ):
             return None
         matrix = np.empty((file.metadata.num_rows, len(numeric)), dtype=np.float64, order="F")
         for start in range(0, len(numeric), _GROUP):
-            part = file.read(columns=[names[j] for j in numeric[start:start + _GROUP]])
+            part = file.read(columns=[names[j] for j in numeric[start : start + _GROUP]])
             for k, column in enumerate(part.columns, start=start):
                 if column.null_count:
                     return None
@@ -56,12 +61,18 @@ class ParquetReader(Reader):
             del part
         kept = file.read(columns=[names[j] for j in kept_positions])
         kept = {j: kept.column(i) for i, j in enumerate(kept_positions)}
-        return Table(assemble(names, numeric, matrix, kept), list(_NOTES), False, matrix,
-                     tuple(names[j] for j in numeric))
+        return Table(
+            assemble(names, numeric, matrix, kept),
+            list(_NOTES),
+            False,
+            matrix,
+            tuple(names[j] for j in numeric),
+        )
 
     def read(self, data: bytes, name: str, transpose: bool) -> Table:
         try:
             return Table(_parquet().ParquetFile(io.BytesIO(data)).read(), list(_NOTES), False)
         except (pa.ArrowException, OSError) as exc:
-            raise FSEngineError(f"{name} looks like Parquet but cannot be read ({exc}); "
-                                "is the file complete?") from None
+            raise FSEngineError(
+                f"{name} looks like Parquet but cannot be read ({exc}); is the file complete?"
+            ) from None

@@ -5,7 +5,7 @@ from __future__ import annotations
 PARQUET_MAGIC = b"PAR1"
 GZIP_MAGIC = b"\x1f\x8b"
 UTF8_BOM = b"\xef\xbb\xbf"
-WORKBOOK_MAGIC = (b"PK\x03\x04", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1")   # zip (xlsx), OLE (xls)
+WORKBOOK_MAGIC = (b"PK\x03\x04", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1")  # zip (xlsx), OLE (xls)
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 DELIMITER_NAMES = {",": "comma-separated", "\t": "tab-separated", ";": "semicolon-separated"}
@@ -36,10 +36,17 @@ def plain_text_head(head: bytes) -> bool:
     return True
 
 
-def text_notes(name: str, compressed: bool, delimiter: str, encoding: str | None = None
-               ) -> list[str]:
+def text_notes(
+    name: str, compressed: bool, delimiter: str, encoding: str | None = None
+) -> list[str]:
     """The notes on how a text file was read, in the order the reading happens."""
-    return ((["the file is named .parquet but is not Parquet; reading it as text"]
-             if name.lower().endswith(".parquet") else [])
-            + (["gzip-compressed"] if compressed else [])
-            + ([encoding] if encoding else []) + [DELIMITER_NAMES[delimiter]])
+    return (
+        (
+            ["the file is named .parquet but is not Parquet; reading it as text"]
+            if name.lower().endswith(".parquet")
+            else []
+        )
+        + (["gzip-compressed"] if compressed else [])
+        + ([encoding] if encoding else [])
+        + [DELIMITER_NAMES[delimiter]]
+    )

@@ -34,7 +34,7 @@ from fsengine.io.sniff import (
     text_notes,
 )
 
-_CHUNK = 1 << 20            # bytes of text given to numpy's parser at a time
+_CHUNK = 1 << 20  # bytes of text given to numpy's parser at a time
 
 
 class TextReader(Reader):
@@ -45,8 +45,7 @@ class TextReader(Reader):
     def recognises(self, head: bytes) -> bool:
         return True
 
-    def stream(self, source: bytes | Path, head: bytes, name: str, transpose: bool
-               ) -> Table | None:
+    def stream(self, source: bytes | Path, head: bytes, name: str, transpose: bool) -> Table | None:
         """A numeric table parsed a chunk of lines at a time into one float64 matrix
         (:func:`_stream_samples_in_rows`, :func:`_stream_genes_in_rows`)."""
         if not head.strip():
@@ -59,7 +58,8 @@ class TextReader(Reader):
             return None
         delimiter = sniff_delimiter(head.removeprefix(UTF8_BOM), name)
         parsed = (_stream_genes_in_rows if transpose else _stream_samples_in_rows)(
-            source, compressed, delimiter)
+            source, compressed, delimiter
+        )
         if parsed is not None:
             parsed.notes.extend(text_notes(name, compressed, delimiter))
         return parsed
@@ -76,13 +76,16 @@ class TextReader(Reader):
             try:
                 data = gzip.decompress(data)
             except (OSError, EOFError, zlib.error) as exc:
-                raise FSEngineError(f"{name} is gzip-compressed but cannot be decompressed "
-                                    f"({exc})") from None
+                raise FSEngineError(
+                    f"{name} is gzip-compressed but cannot be decompressed ({exc})"
+                ) from None
             if not data.strip():
                 raise FSEngineError(f"{name} is empty after decompression")
         if data.startswith(WORKBOOK_MAGIC):
-            raise FSEngineError(f"{name} looks like an Excel workbook (or another zip/OLE file); "
-                                "save the sheet as CSV and load that")
+            raise FSEngineError(
+                f"{name} looks like an Excel workbook (or another zip/OLE file); "
+                "save the sheet as CSV and load that"
+            )
         if data[:3] == UTF8_BOM:
             data = data[3:]
         elif data.startswith(UTF16_BOMS):
@@ -90,12 +93,15 @@ class TextReader(Reader):
                 data = data.decode("utf-16").encode("utf-8")
                 encoding = "UTF-16 text converted to UTF-8"
             except UnicodeDecodeError:
-                raise FSEngineError(f"{name} starts like UTF-16 text but cannot be "
-                                    "decoded") from None
+                raise FSEngineError(
+                    f"{name} starts like UTF-16 text but cannot be decoded"
+                ) from None
         head = data[:HEAD]
         if b"\x00" in head:
-            raise FSEngineError(f"{name} is not a text table (it contains binary data); "
-                                "give a CSV, TSV or Parquet file")
+            raise FSEngineError(
+                f"{name} is not a text table (it contains binary data); "
+                "give a CSV, TSV or Parquet file"
+            )
         try:
             head.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -116,12 +122,16 @@ class TextReader(Reader):
                 io.BytesIO(data),
                 read_options=pacsv.ReadOptions(block_size=1 << 24),
                 parse_options=parse,
-                convert_options=pacsv.ConvertOptions(null_values=NULLS, strings_can_be_null=True,
-                                                     column_types=types))
+                convert_options=pacsv.ConvertOptions(
+                    null_values=NULLS, strings_can_be_null=True, column_types=types
+                ),
+            )
         except pa.ArrowInvalid as exc:
             message = str(exc).replace("CSV parse error: ", "")
-            raise FSEngineError(f"{name} cannot be parsed as a table: {message}; every row must "
-                                "have as many fields as the header") from None
+            raise FSEngineError(
+                f"{name} cannot be parsed as a table: {message}; every row must "
+                "have as many fields as the header"
+            ) from None
         # File line = data row + 1 only without blank lines (pyarrow skips them).
         line_numbers = b"\n\n" not in data and b"\n\r\n" not in data
         return Table(table, notes, line_numbers)
@@ -188,34 +198,40 @@ def _stream_samples_in_rows(source, compressed: bool, delimiter: str) -> Table |
                 line = line.removesuffix(b"\r")
                 lines += 1
                 if not line:
-                    continue                         # a blank line, skipped as Arrow does
+                    continue  # a blank line, skipped as Arrow does
                 if not _is_record(line, sep, p):
                     return None
                 if kept is None:
                     cells = [_unquote(f) for f in line.split(sep)]
-                    numeric = [j for j, c in enumerate(cells)
-                               if c is not None and is_number_cell(c.decode("utf-8"))]
+                    numeric = [
+                        j
+                        for j, c in enumerate(cells)
+                        if c is not None and is_number_cell(c.decode("utf-8"))
+                    ]
                     kept = plan(names, numeric)
                     if kept is None:
                         return None
-                if kept == [0, p - 1]:               # no split of the whole line
+                if kept == [0, p - 1]:  # no split of the whole line
                     first, _, rest = line.partition(sep)
                     kept_cells.append(first + sep + rest.rpartition(sep)[2])
                 else:
                     fields = line.split(sep)
                     kept_cells.append(sep.join([fields[j] for j in kept]))
-            lines -= block.endswith(b"\n")           # split() leaves an empty tail
+            lines -= block.endswith(b"\n")  # split() leaves an empty tail
     if kept is None:
         return None
     n = len(kept_cells)
     kept_table = pacsv.read_csv(
-        pa.BufferReader(b"\n".join([sep.join([raw_names[j] for j in kept])] + kept_cells)
-                        + b"\n"),
+        pa.BufferReader(b"\n".join([sep.join([raw_names[j] for j in kept])] + kept_cells) + b"\n"),
         parse_options=pacsv.ParseOptions(delimiter=delimiter),
-        convert_options=pacsv.ConvertOptions(null_values=NULLS, strings_can_be_null=True))
-    if (kept_table.num_rows != n or kept_table.column_names != [names[j] for j in kept]
-            or any(pa.types.is_binary(t) for t in kept_table.schema.types)):
-        return None                                  # binary: text that is not UTF-8
+        convert_options=pacsv.ConvertOptions(null_values=NULLS, strings_can_be_null=True),
+    )
+    if (
+        kept_table.num_rows != n
+        or kept_table.column_names != [names[j] for j in kept]
+        or any(pa.types.is_binary(t) for t in kept_table.schema.types)
+    ):
+        return None  # binary: text that is not UTF-8
     matrix = np.empty((n, len(numeric)), dtype=np.float64, order="F")
     rows = 0
     with python_stream(source, compressed) as stream:
@@ -224,19 +240,31 @@ def _stream_samples_in_rows(source, compressed: bool, delimiter: str) -> Table |
             if not block.strip():
                 continue
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore")      # "input contained no data"
-                values = np.loadtxt(io.BytesIO(block), dtype=np.float64, delimiter=delimiter,
-                                    usecols=numeric, ndmin=2, quotechar='"', comments=None,
-                                    encoding="utf-8")
+                warnings.simplefilter("ignore")  # "input contained no data"
+                values = np.loadtxt(
+                    io.BytesIO(block),
+                    dtype=np.float64,
+                    delimiter=delimiter,
+                    usecols=numeric,
+                    ndmin=2,
+                    quotechar='"',
+                    comments=None,
+                    encoding="utf-8",
+                )
             if rows + len(values) > n or np.isnan(values).any():
-                return None                          # NaN: TextReader.read names the cell
-            matrix[rows:rows + len(values)] = values
+                return None  # NaN: TextReader.read names the cell
+            matrix[rows : rows + len(values)] = values
             rows += len(values)
     if rows != n:
         return None
     kept = {j: kept_table.column(i) for i, j in enumerate(kept)}
-    return Table(assemble(names, numeric, matrix, kept), [], lines == n, matrix,
-                 tuple(names[j] for j in numeric))
+    return Table(
+        assemble(names, numeric, matrix, kept),
+        [],
+        lines == n,
+        matrix,
+        tuple(names[j] for j in numeric),
+    )
 
 
 def _count_lines(source, compressed: bool) -> int:
@@ -264,8 +292,13 @@ def _stream_genes_in_rows(source, compressed: bool, delimiter: str) -> Table | N
     with python_stream(source, compressed) as stream:
         fields = _header_fields(stream, sep)
         fields = None if fields is None else [_unquote(f) for f in fields]
-        if (fields is None or len(fields) < 2 or None in fields
-                or len(set(fields)) != len(fields) or bound < 1):
+        if (
+            fields is None
+            or len(fields) < 2
+            or None in fields
+            or len(set(fields)) != len(fields)
+            or bound < 1
+        ):
             return None
         samples = tuple(s.decode("utf-8") for s in fields[1:])
         n = len(samples)
@@ -284,7 +317,7 @@ def _stream_genes_in_rows(source, compressed: bool, delimiter: str) -> Table | N
                     return None
                 name = name.decode("utf-8")
                 if name in NULLS:
-                    return None                      # no name: the whole-file reader says so
+                    return None  # no name: the whole-file reader says so
                 names.append(name)
                 values.append(cells)
             rows = _numbers_by_line(values, delimiter)
@@ -294,8 +327,9 @@ def _stream_genes_in_rows(source, compressed: bool, delimiter: str) -> Table | N
                     if len(kept) == 2 or None in text:
                         return None
                     text = [t.decode("utf-8") for t in text]
-                    kept[len(genes)] = pa.array([None if t in NULLS else t for t in text],
-                                                type=pa.string())
+                    kept[len(genes)] = pa.array(
+                        [None if t in NULLS else t for t in text], type=pa.string()
+                    )
                 else:
                     if used == bound or np.isnan(numbers).any():
                         return None
@@ -304,24 +338,36 @@ def _stream_genes_in_rows(source, compressed: bool, delimiter: str) -> Table | N
                 genes.append(name)
     if used == 0 or len(set(genes)) != len(genes):
         return None
-    matrix = matrix[:, :used]                        # a view: the columns are contiguous
+    matrix = matrix[:, :used]  # a view: the columns are contiguous
     numeric = [j for j in range(len(genes)) if j not in kept]
-    return Table(assemble(genes, numeric, matrix, kept), [], False, matrix,
-                 tuple(genes[j] for j in numeric), sample_names=samples)
+    return Table(
+        assemble(genes, numeric, matrix, kept),
+        [],
+        False,
+        matrix,
+        tuple(genes[j] for j in numeric),
+        sample_names=samples,
+    )
 
 
 def _numbers_by_line(lines: list[bytes], delimiter: str) -> list:
     """Each line's cells as float64, or None for a line with a cell that is not a number."""
-    options = {"dtype": np.float64, "delimiter": delimiter, "ndmin": 2, "quotechar": '"',
-               "comments": None, "encoding": "utf-8"}
+    options = {
+        "dtype": np.float64,
+        "delimiter": delimiter,
+        "ndmin": 2,
+        "quotechar": '"',
+        "comments": None,
+        "encoding": "utf-8",
+    }
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")              # "input contained no data"
+        warnings.simplefilter("ignore")  # "input contained no data"
         try:
             values = np.loadtxt(io.BytesIO(b"\n".join(lines)), **options)
             if len(values) == len(lines):
                 return list(values)
         except ValueError:
-            pass                                     # a text line among them: one by one
+            pass  # a text line among them: one by one
         rows = []
         for line in lines:
             try:

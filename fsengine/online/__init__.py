@@ -1,21 +1,64 @@
 """Online streaming feature selectors: one feature in, one event out."""
 
-from fsengine.online._cards import (CARD_NAMES, CardConsistency, CardDistance, CardImbalanced,
-                                    CardWeight, dependency_from_cards, make_card)
-from fsengine.online._neighbours import nearest_neighbours, pairwise_distances
+from fsengine.online._cards import (
+    CARD_NAMES,
+    CardConsistency,
+    CardDistance,
+    CardImbalanced,
+    CardWeight,
+    dependency_from_cards,
+    make_card,
+)
 from fsengine.online._cieosfs import CIEOSFS, CIEOSFSEvent
-from fsengine.online._kofsd import (ACTION_CODES, KOFSD, KOFSDEvent, k_warning, run_kofsd,
-                                    run_kofsd_for_ks)
+from fsengine.online._kofsd import (
+    ACTION_CODES,
+    KOFSD,
+    KOFSDEvent,
+    k_warning,
+    run_kofsd,
+    run_kofsd_for_ks,
+)
+from fsengine.online._neighbours import nearest_neighbours, pairwise_distances
 from fsengine.online._ofsfpd import OFSFPD, OFSFPDEvent
-from fsengine.online._stream import (ORDERS, Selection, StreamEvent,
-                                     StreamingSelector, event_columns, feature_order, stream_events,
-                                     stream_selection)
+from fsengine.online._stream import (
+    ORDERS,
+    Selection,
+    StreamEvent,
+    StreamingSelector,
+    event_columns,
+    feature_order,
+    stream_events,
+    stream_selection,
+)
 
 __all__ = [
-    "ACTION_CODES", "CARD_NAMES", "CIEOSFS", "CIEOSFSEvent", "OFSFPD", "OFSFPDEvent", "CardConsistency", "CardDistance", "CardImbalanced",
-    "CardWeight", "KOFSD", "KOFSDEvent", "KOFSDSelector", "ORDERS",
-    "Selection", "StreamEvent", "StreamingSelector", "event_columns", "dependency_from_cards",
-    "feature_order", "k_warning", "make_card", "nearest_neighbours", "pairwise_distances", "run_kofsd", "run_kofsd_for_ks", "stream_events",
+    "ACTION_CODES",
+    "CARD_NAMES",
+    "CIEOSFS",
+    "CIEOSFSEvent",
+    "OFSFPD",
+    "OFSFPDEvent",
+    "CardConsistency",
+    "CardDistance",
+    "CardImbalanced",
+    "CardWeight",
+    "KOFSD",
+    "KOFSDEvent",
+    "KOFSDSelector",
+    "ORDERS",
+    "Selection",
+    "StreamEvent",
+    "StreamingSelector",
+    "event_columns",
+    "dependency_from_cards",
+    "feature_order",
+    "k_warning",
+    "make_card",
+    "nearest_neighbours",
+    "pairwise_distances",
+    "run_kofsd",
+    "run_kofsd_for_ks",
+    "stream_events",
     "stream_selection",
 ]
 
@@ -24,5 +67,6 @@ def __getattr__(name):
     """KOFSDSelector is imported on first use (it needs scikit-learn)."""
     if name == "KOFSDSelector":
         from fsengine.online._sklearn import KOFSDSelector
+
         return KOFSDSelector
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

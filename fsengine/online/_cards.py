@@ -5,7 +5,8 @@ consistent the sample's class is with its neighbours'. The dependency of a
 feature set (Algorithm 2) is the sum of the card values over the samples, added
 one sample at a time in sample order, divided by the number of samples.
 
-All functions are vectorised (samples along axis 0): they take, for every sample, the number of its K
+All functions are vectorised (samples along axis 0): they take, for every sample, the number
+of its K
 neighbours with the same label (and, for Card_Distance, summed distances).
 """
 
@@ -58,8 +59,11 @@ class CardWeight:
 
     def __post_init__(self):
         if not 0.0 <= self.gamma <= 1.0:
-            raise FSEngineError(f"must be in [0, 1] (Card_Weight), got {self.gamma}",
-                                parameter="gamma", method="kofsd")
+            raise FSEngineError(
+                f"must be in [0, 1] (Card_Weight), got {self.gamma}",
+                parameter="gamma",
+                method="kofsd",
+            )
 
     def values(self, stats: NeighbourStats, y: np.ndarray, k: int) -> np.ndarray:
         fraction = stats.same_count / k
@@ -96,7 +100,10 @@ class CardDistance:
         if not 0.0 <= self.gamma2 < self.gamma1 <= 1.0:
             raise FSEngineError(
                 f"must be below gamma1 in [0, 1] (Card_Distance), got gamma1={self.gamma1}, "
-                f"gamma2={self.gamma2}", parameter="gamma2", method="kofsd")
+                f"gamma2={self.gamma2}",
+                parameter="gamma2",
+                method="kofsd",
+            )
 
     def values(self, stats: NeighbourStats, y: np.ndarray, k: int) -> np.ndarray:
         same = stats.same_count
@@ -108,14 +115,15 @@ class CardDistance:
             # Equal means (a tie in exact arithmetic) are not "closer", whatever the rounding.
             closer = mean_other - mean_same > CLOSER_TOLERANCE * np.maximum(mean_same, mean_other)
         middle = np.where(closer, 1.0, 0.0)
-        return np.where(fraction >= self.gamma1, 1.0, np.where(fraction <= self.gamma2, 0.0, middle))
+        return np.where(
+            fraction >= self.gamma1, 1.0, np.where(fraction <= self.gamma2, 0.0, middle)
+        )
 
 
 CARD_NAMES = ("imbalanced", "consistency", "weight", "distance")
 
 
-def make_card(name: str, *, gamma: float = 0.5, gamma1: float = 0.75,
-              gamma2: float = 0.25):
+def make_card(name: str, *, gamma: float = 0.5, gamma1: float = 0.75, gamma2: float = 0.25):
     """Build a card function by name.
 
     Parameters

@@ -63,10 +63,10 @@ def _pairwise_sum(a, lo, n):
         half -= half % 8
         phase = frame_phase[depth]
         frame_phase[depth] = phase + 1
-        if phase == 0:                                   # the first half
+        if phase == 0:  # the first half
             depth += 1
             frame_lo[depth], frame_n[depth], frame_phase[depth] = f_lo, half, 0
-        elif phase == 1:                                 # the second half
+        elif phase == 1:  # the second half
             depth += 1
             frame_lo[depth], frame_n[depth], frame_phase[depth] = f_lo + half, f_n - half, 0
         else:
@@ -93,7 +93,7 @@ def refine(partition, codes, out, present):
     for i in range(n):
         present[partition[i] * width + codes[i]] = 1
     total = 0
-    for j in range(size):                       # cumsum - 1, in place
+    for j in range(size):  # cumsum - 1, in place
         total += present[j]
         present[j] = total - 1
     for i in range(n):

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fsengine.errors import FSEngineError
 from fsengine.discretise import discretise
+from fsengine.errors import FSEngineError
 from fsengine.online._columns import pearson_with, tie_key
 from fsengine.online._stream import Selection, StreamEvent, StreamingSelector
 from fsengine.spec import ONLINE, Choice, Int, MethodSpec, Real
@@ -46,8 +46,9 @@ class CIEOSFSEvent(StreamEvent):
     removed: tuple[str, ...] = ()
 
 
-def independence_test(codes: np.ndarray, y: np.ndarray, bins: int,
-                      test: str = "g") -> tuple[np.ndarray, np.ndarray]:
+def independence_test(
+    codes: np.ndarray, y: np.ndarray, bins: int, test: str = "g"
+) -> tuple[np.ndarray, np.ndarray]:
     """Test each discretised column for independence from the binary class.
 
     G-test (log-likelihood ratio, ``2 sum O ln(O/E)``) or Pearson's chi-square on the
@@ -67,10 +68,10 @@ def independence_test(codes: np.ndarray, y: np.ndarray, bins: int,
     """
     n = len(y)
     minority = y.astype(float)
-    in_bin = np.stack([(codes == v) for v in range(bins)])            # (bins, n, b)
-    totals = in_bin.sum(axis=1).astype(float)                         # (bins, b)
+    in_bin = np.stack([(codes == v) for v in range(bins)])  # (bins, n, b)
+    totals = in_bin.sum(axis=1).astype(float)  # (bins, b)
     observed1 = np.einsum("vnb,n->vb", in_bin, minority)
-    observed = np.stack([totals - observed1, observed1], axis=-1)     # (bins, b, 2)
+    observed = np.stack([totals - observed1, observed1], axis=-1)  # (bins, b, 2)
     class_totals = np.array([n - minority.sum(), minority.sum()])
     expected = totals[..., None] * class_totals / n
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -108,10 +109,10 @@ def conditional_entropy(partition: np.ndarray, y: np.ndarray) -> float:
     """
     n = len(y)
     counts = np.bincount(partition * 2 + y, minlength=2 * (partition.max() + 1)).reshape(-1, 2)
-    block = counts.sum(axis=1, keepdims=True)            # every block has a sample
+    block = counts.sum(axis=1, keepdims=True)  # every block has a sample
     logs = np.log2(counts / block, out=np.zeros(counts.shape), where=counts > 0)
-    terms = counts * logs                                # 0 where the count is 0
-    return float(-terms.sum() / n) + 0.0                 # + 0.0 turns -0.0 into 0.0
+    terms = counts * logs  # 0 where the count is 0
+    return float(-terms.sum() / n) + 0.0  # + 0.0 turns -0.0 into 0.0
 
 
 def refine(partition: np.ndarray, codes: np.ndarray) -> np.ndarray:
@@ -151,33 +152,56 @@ class CIEOSFS(StreamingSelector):
     """
 
     spec = MethodSpec(
-        name="cie-osfs", label="CIE-OSFS", kind=ONLINE,
+        name="cie-osfs",
+        label="CIE-OSFS",
+        kind=ONLINE,
         citation="Wang, Wang, Zeng, Peng. Online streaming feature selection based on "
-                 "conditional information entropy. ICBK 2017",
+        "conditional information entropy. ICBK 2017",
         score="|Pearson correlation of the feature with the class| (the reduct's order)",
         set_score="H(D|SF), bits",
         parameters={
-            "bins": Int(3, "bins per feature (the paper does not say how it discretised)",
-                        label="Bins", source="ours: rough sets need discrete values",
-                        low=2, high=64, ui_high=10),
-            "binning": Choice("quantile", "how features are cut into bins", label="Binning",
-                              source="ours (the paper is silent)",
-                              choices={"quantile": "equal-frequency bins",
-                                       "uniform": "equal-width bins"}),
-            "test": Choice("g", "independence test of a binned feature and the class",
-                           label="Independence test", source="Algorithm 1, line 4 (test "
-                           "not named in the paper)",
-                           choices={"g": "G-test (log-likelihood ratio)",
-                                    "chi2": "Pearson's chi-square"}),
-            "significance": Real(0.05, "a feature is relevant when the test's p-value is "
-                                 "below this", label="Significance",
-                                 source="Algorithm 1, line 4", low=0.0, high=1.0,
-                                 low_open=True, high_open=True, step=0.01),
+            "bins": Int(
+                3,
+                "bins per feature (the paper does not say how it discretised)",
+                label="Bins",
+                source="ours: rough sets need discrete values",
+                low=2,
+                high=64,
+                ui_high=10,
+            ),
+            "binning": Choice(
+                "quantile",
+                "how features are cut into bins",
+                label="Binning",
+                source="ours (the paper is silent)",
+                choices={"quantile": "equal-frequency bins", "uniform": "equal-width bins"},
+            ),
+            "test": Choice(
+                "g",
+                "independence test of a binned feature and the class",
+                label="Independence test",
+                source="Algorithm 1, line 4 (test not named in the paper)",
+                choices={"g": "G-test (log-likelihood ratio)", "chi2": "Pearson's chi-square"},
+            ),
+            "significance": Real(
+                0.05,
+                "a feature is relevant when the test's p-value is below this",
+                label="Significance",
+                source="Algorithm 1, line 4",
+                low=0.0,
+                high=1.0,
+                low_open=True,
+                high_open=True,
+                step=0.01,
+            ),
         },
-        actions={IRRELEVANT: "judged independent of the class, discarded",
-                 ADDED: "relevant and kept in the reduct",
-                 REDUNDANT: "relevant but left out of the reduct"},
-        event=CIEOSFSEvent)
+        actions={
+            IRRELEVANT: "judged independent of the class, discarded",
+            ADDED: "relevant and kept in the reduct",
+            REDUNDANT: "relevant but left out of the reduct",
+        },
+        event=CIEOSFSEvent,
+    )
 
     def _start(self) -> None:
         p = self._params
@@ -185,7 +209,9 @@ class CIEOSFS(StreamingSelector):
         self.binning = p["binning"]
         self.test = p["test"]
         self.significance = p["significance"]
-        self._members: list[tuple[str, int, int, float, np.ndarray]] = []  # name, column, arrival, |corr|, codes
+        self._members: list[
+            tuple[str, int, int, float, np.ndarray]
+        ] = []  # name, column, arrival, |corr|, codes
         self._entropy = conditional_entropy(np.zeros(len(self.y), dtype=np.int64), self.y)
         self._labels = self.y.astype(np.int64)
 
@@ -203,8 +229,17 @@ class CIEOSFS(StreamingSelector):
 
     def _step_block(self, block, names, columns) -> list[CIEOSFSEvent]:
         codes, statistic, p_value, corr = self._tests(block)
-        return [self._decide(codes[:, j], float(corr[j]), float(statistic[j]), float(p_value[j]),
-                             names[j], columns[j]) for j in range(block.shape[1])]
+        return [
+            self._decide(
+                codes[:, j],
+                float(corr[j]),
+                float(statistic[j]),
+                float(p_value[j]),
+                names[j],
+                columns[j],
+            )
+            for j in range(block.shape[1])
+        ]
 
     def _step_block_quiet(self, block, names, columns) -> None:
         """:meth:`_step_block` without events: the block's relevant features go through
@@ -218,12 +253,18 @@ class CIEOSFS(StreamingSelector):
             return
         from fsengine.online import _cie_kernels
 
-        pool = self._members + [(names[j], columns[j], first + j, float(corr[j]), codes[:, j])
-                                for j in relevant]
+        pool = self._members + [
+            (names[j], columns[j], first + j, float(corr[j]), codes[:, j]) for j in relevant
+        ]
         order = np.empty(len(pool), dtype=np.int64)
         size, entropy = _cie_kernels.reduct_stream(
-            np.array([m[4] for m in pool], dtype=np.int64), tie_key([m[3] for m in pool]),
-            len(self._members), self._labels, ENTROPY_TOLERANCE, order)
+            np.array([m[4] for m in pool], dtype=np.int64),
+            tie_key([m[3] for m in pool]),
+            len(self._members),
+            self._labels,
+            ENTROPY_TOLERANCE,
+            order,
+        )
         self._members = [pool[i] for i in order[:size].tolist()]
         self._entropy = float(entropy)
         self._set_selected([m[0] for m in self._members], [m[1] for m in self._members])
@@ -232,18 +273,21 @@ class CIEOSFS(StreamingSelector):
         """Algorithm 1, lines 9-21: the greedy reduct of ``members`` in |corr| order
         (compiled, :func:`_cie_kernels.greedy_reduct`; the same entropies as
         :func:`conditional_entropy` and :func:`refine`, bit for bit)."""
-        keys = tie_key([m[3] for m in members])              # |corr| ties go to arrival
-        ordered = [members[i] for i in sorted(range(len(members)),
-                                              key=lambda i: (-keys[i], members[i][2]))]
+        keys = tie_key([m[3] for m in members])  # |corr| ties go to arrival
+        ordered = [
+            members[i] for i in sorted(range(len(members)), key=lambda i: (-keys[i], members[i][2]))
+        ]
         from fsengine.online import _cie_kernels
 
         keep = np.zeros(len(ordered), dtype=bool)
-        current = _cie_kernels.greedy_reduct(np.array([m[4] for m in ordered], dtype=np.int64),
-                                             self._labels, ENTROPY_TOLERANCE, keep)
+        current = _cie_kernels.greedy_reduct(
+            np.array([m[4] for m in ordered], dtype=np.int64), self._labels, ENTROPY_TOLERANCE, keep
+        )
         return [m for m, kept in zip(ordered, keep) if kept], float(current)
 
-    def _decide(self, codes, corr, statistic, p_value, name, column,
-                event: bool = True) -> CIEOSFSEvent | None:
+    def _decide(
+        self, codes, corr, statistic, p_value, name, column, event: bool = True
+    ) -> CIEOSFSEvent | None:
         position = self.n_seen
         self.n_seen += 1
         removed: tuple[str, ...] = ()
@@ -259,10 +303,26 @@ class CIEOSFS(StreamingSelector):
             self._set_selected([m[0] for m in reduct], [m[1] for m in reduct])
         if not event:
             return None
-        return CIEOSFSEvent(position, name, column, corr, action, self._selected_names,
-                            self._selected_columns, self._entropy, statistic, p_value, removed)
+        return CIEOSFSEvent(
+            position,
+            name,
+            column,
+            corr,
+            action,
+            self._selected_names,
+            self._selected_columns,
+            self._entropy,
+            statistic,
+            p_value,
+            removed,
+        )
 
     def finish(self) -> Selection:
         """SF in reduct order (descending |corr| with the class); scores are |corr|."""
-        return Selection(self.method, self._selected_names, self._selected_columns,
-                         tuple(m[3] for m in self._members), "reduct, by descending |correlation|")
+        return Selection(
+            self.method,
+            self._selected_names,
+            self._selected_columns,
+            tuple(m[3] for m in self._members),
+            "reduct, by descending |correlation|",
+        )

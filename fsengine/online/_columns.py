@@ -11,7 +11,6 @@ import numpy as np
 
 from fsengine.online._compiled import use_compiled
 
-
 #: From this many rows a 2-D sum runs compiled (the same additions in the same order).
 COMPILED_MIN_ROWS = 16
 #: From this many elements the per-column weights run compiled.
@@ -26,6 +25,7 @@ def sequential_sum(a: np.ndarray) -> np.ndarray | float:
     """
     if a.ndim > 1 and a.shape[0] >= COMPILED_MIN_ROWS and use_compiled(a.size):
         from fsengine.online._column_kernels import column_sums
+
         return column_sums(a)
     total = a[0].copy() if a.ndim > 1 else float(a[0])
     for row in a[1:]:
@@ -51,12 +51,12 @@ def pearson_with(block: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarr
     """
     n = block.shape[0]
     centred = block - sequential_sum(block) / n
-    norms = np.sqrt(sequential_sum(centred ** 2))
+    norms = np.sqrt(sequential_sum(centred**2))
     constant = block.max(axis=0) == block.min(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         units = np.where(constant, np.nan, centred / norms)
     yc = y - float(np.sum(y)) / n
-    y_unit = yc / np.sqrt(sequential_sum(yc ** 2))
+    y_unit = yc / np.sqrt(sequential_sum(yc**2))
     return sequential_sum(units * y_unit[:, None]), units
 
 

@@ -4,7 +4,8 @@ Loading numba and the cached kernels takes about 0.6 s in a fresh process, longe
 the whole work on a small file. So a process starts with numpy implementations of the
 same definitions (exact, the same numbers: the tests run both) and loads the kernels
 once its numpy work passes :data:`NUMPY_BUDGET` elements, or at once for a piece of
-work (or a run, :func:`plan`) larger than that; after that everything runs compiled. Which one runs never
+work (or a run, :func:`plan`) larger than that; after that everything runs compiled. Which
+one runs never
 changes a result.
 """
 
@@ -14,13 +15,15 @@ import sys
 
 #: Card functions the kernels compute (their codes), and no card.
 CARD_IMBALANCED, CARD_CONSISTENCY, CARD_WEIGHT, NO_CARD = 0, 1, 2, -1
-CARD_CODES = {"imbalanced": CARD_IMBALANCED, "consistency": CARD_CONSISTENCY,
-              "weight": CARD_WEIGHT}
+CARD_CODES = {"imbalanced": CARD_IMBALANCED, "consistency": CARD_CONSISTENCY, "weight": CARD_WEIGHT}
 #: Elements of numpy work (about 0.2 s of it, at some 40 ns an element of an N x N
 #: distance block) a process does before loading the kernels.
 NUMPY_BUDGET = 5_000_000
-_KERNEL_MODULES = ("fsengine.online._knn_kernels", "fsengine.online._set_kernels",
-                   "fsengine.online._column_kernels")
+_KERNEL_MODULES = (
+    "fsengine.online._knn_kernels",
+    "fsengine.online._set_kernels",
+    "fsengine.online._column_kernels",
+)
 _numpy_work = 0
 _forced: bool | None = None
 _planned = False

@@ -61,9 +61,25 @@ def _capacity(t):
 
 
 @njit(cache=True)
-def stream_block(units, e2_new, e3_new, relevant, first_position, tolerance,
-                 mem_units, mem_abs, mem_e2, mem_e3, mem_pos, state,
-                 out_dropped, out_n_dropped, out_dominance, out_members, out_n_members):
+def stream_block(
+    units,
+    e2_new,
+    e3_new,
+    relevant,
+    first_position,
+    tolerance,
+    mem_units,
+    mem_abs,
+    mem_e2,
+    mem_e3,
+    mem_pos,
+    state,
+    out_dropped,
+    out_n_dropped,
+    out_dominance,
+    out_members,
+    out_n_members,
+):
     """OFS-FPD's decisions (Algorithm 1) for a block of arriving features, in order.
 
     Parameters
@@ -125,12 +141,13 @@ def stream_block(units, e2_new, e3_new, relevant, first_position, tolerance,
                 scores[a] = sc[a]
                 keys[a] = np.rint(sc[a] / tolerance)
                 order[a] = a
-            for a in range(1, m):                   # by (key, arrival), insertion sort
+            for a in range(1, m):  # by (key, arrival), insertion sort
                 cur = order[a]
                 c = a - 1
-                while c >= 0 and (keys[order[c]] > keys[cur]
-                                  or (keys[order[c]] == keys[cur]
-                                      and mem_pos[order[c]] > mem_pos[cur])):
+                while c >= 0 and (
+                    keys[order[c]] > keys[cur]
+                    or (keys[order[c]] == keys[cur] and mem_pos[order[c]] > mem_pos[cur])
+                ):
                     order[c + 1] = order[c]
                     c -= 1
                 order[c + 1] = cur

@@ -37,7 +37,7 @@ from fsengine.online._compiled import CARD_CONSISTENCY, CARD_IMBALANCED
 @njit(cache=True, inline="always")
 def _before(d_a, i_a, d_b, i_b):
     """(d_a, i_a) comes before (d_b, i_b) in the stable order, NaN distances last."""
-    if d_a != d_a:                                  # a is NaN
+    if d_a != d_a:  # a is NaN
         return d_b != d_b and i_a < i_b
     if d_b != d_b:
         return True
@@ -45,8 +45,23 @@ def _before(d_a, i_a, d_b, i_b):
 
 
 @njit(cache=True)
-def _write_stats(enum_idx, enum_lab, enum_d, members, member_lab, ks, paper, with_dist,
-                 same, same_d, other_d, col, cum_min, cum_d1, cum_d0):
+def _write_stats(
+    enum_idx,
+    enum_lab,
+    enum_d,
+    members,
+    member_lab,
+    ks,
+    paper,
+    with_dist,
+    same,
+    same_d,
+    other_d,
+    col,
+    cum_min,
+    cum_d1,
+    cum_d0,
+):
     """Neighbour statistics of ``members`` (samples sharing the list ``enum_*``) for every K.
 
     ``same``/``same_d``/``other_d`` have shape (len(ks), b, n) and feature ``col`` is written
@@ -107,7 +122,7 @@ def _same_count(enum_idx, lab, i, k, paper):
     distances: what :func:`_write_stats` writes into ``same``)."""
     n_min = 0
     if not paper:
-        for j in range(1, k + 1):                  # sorted positions 2..K+1
+        for j in range(1, k + 1):  # sorted positions 2..K+1
             n_min += lab[enum_idx[j]]
     else:
         inside = False
@@ -129,9 +144,17 @@ def _workspace(ks):
     m = 0
     for t in range(ks.shape[0]):
         m = max(m, ks[t] + 1)
-    return (m, np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m),
-            np.empty(m + 1, np.int64), np.empty(m + 1), np.empty(m + 1),
-            np.empty(1, np.int64), np.empty(1, np.int64))
+    return (
+        m,
+        np.empty(m, np.int64),
+        np.empty(m, np.int64),
+        np.empty(m),
+        np.empty(m + 1, np.int64),
+        np.empty(m + 1),
+        np.empty(m + 1),
+        np.empty(1, np.int64),
+        np.empty(1, np.int64),
+    )
 
 
 @njit(cache=True, inline="always")
@@ -142,9 +165,23 @@ def _write_one(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, col):
         enum_lab[j] = lab[enum_idx[j]]
     one[0] = i
     one_lab[0] = lab[i]
-    _write_stats(enum_idx, enum_lab, enum_d, one, one_lab, ks, paper, with_dist,
-                 same, same_d, other_d, col, cum_min, cum_d1, cum_d0)
-
+    _write_stats(
+        enum_idx,
+        enum_lab,
+        enum_d,
+        one,
+        one_lab,
+        ks,
+        paper,
+        with_dist,
+        same,
+        same_d,
+        other_d,
+        col,
+        cum_min,
+        cum_d1,
+        cum_d0,
+    )
 
 
 @njit(cache=True, inline="always")
@@ -156,7 +193,7 @@ def _card_value(card, gamma, same, k, label):
         return 1.0 if same == k else 0.0
     if card == CARD_CONSISTENCY:
         return 1.0 if same == k else 0.0
-    fraction = same / k                                # Card_Weight
+    fraction = same / k  # Card_Weight
     return fraction if fraction > gamma else 0.0
 
 
@@ -202,7 +239,7 @@ def _index_ordered_runs(v, o, run_start, run_end):
             if p - start > 32:
                 o[start:p] = np.sort(o[start:p])
             else:
-                for a in range(start + 1, p):          # insertion sort of a short run
+                for a in range(start + 1, p):  # insertion sort of a short run
                     key = o[a]
                     c = a - 1
                     while c >= start and o[c] > key:
@@ -216,8 +253,9 @@ def _index_ordered_runs(v, o, run_start, run_end):
 
 
 @njit(cache=True)
-def _walk_list(v, o, slab, run_start, run_end, rs, re, w, m, enum_idx, enum_lab, enum_d,
-               grp_lo, grp_hi, heads):
+def _walk_list(
+    v, o, slab, run_start, run_end, rs, re, w, m, enum_idx, enum_lab, enum_d, grp_lo, grp_hi, heads
+):
     """The first m of the stable distance order of the samples at sorted positions
     [rs, re) (one run of equal values): a walk outwards, one group of equal distance at a
     time; the group that crosses m is merged by sample index. Returns the list's length."""
@@ -257,7 +295,7 @@ def _walk_list(v, o, slab, run_start, run_end, rs, re, w, m, enum_idx, enum_lab,
             right = run_end[right]
             if right < n:
                 dr = _feature_distance(vq, v[right], w)
-        if n_runs == 1:                        # one run: already in index order
+        if n_runs == 1:  # one run: already in index order
             q = grp_lo[0]
             while taken < m and q < grp_hi[0]:
                 enum_idx[taken] = o[q]
@@ -313,8 +351,9 @@ def _strictly_nearer(sa, sb):
 
 
 @njit(cache=True, inline="always")
-def _tie_zone_count(v, o, sl, cm, run_start, run_end, u, w, lo, hi, rs, re, s_star, m,
-                    grp_lo, grp_hi, heads):
+def _tie_zone_count(
+    v, o, sl, cm, run_start, run_end, u, w, lo, hi, rs, re, s_star, m, grp_lo, grp_hi, heads
+):
     """Minority count of the list of the run [rs, re) (value ``u``) when a sample next to
     the window [lo, hi] is at the window's largest distance d* (squared term ``s_star``):
     every sample nearer than d*, then the lowest indices among those at d*. Returns -1
@@ -362,11 +401,11 @@ def _tie_zone_count(v, o, sl, cm, run_start, run_end, u, w, lo, hi, rs, re, s_st
     if not 0 < need <= (l2 - l1) + (r2 - r1):
         return -1
     base = cm[r1] - cm[l2]
-    if r2 == r1 and run_start[l2 - 1] <= l1:        # one run on the left
+    if r2 == r1 and run_start[l2 - 1] <= l1:  # one run on the left
         return base + cm[l1 + need] - cm[l1]
-    if l2 == l1 and run_end[r1] >= r2:              # one run on the right
+    if l2 == l1 and run_end[r1] >= r2:  # one run on the right
         return base + cm[r1 + need] - cm[r1]
-    g = 0                                           # merge the runs at d* by index
+    g = 0  # merge the runs at d* by index
     for q0, q1 in ((l1, l2), (r1, r2)):
         q = q0
         while q < q1:
@@ -405,8 +444,20 @@ def _window_pass(v, o, sl, cm, run_start, run_end, simple, w, k, paper, same, t,
     """
     n = v.shape[0]
     m = k + 1
-    (enum_idx, enum_lab, enum_d, cum_min, cum_d1, cum_d0, one, one_lab,
-     grp_lo, grp_hi, heads, ks1) = ws
+    (
+        enum_idx,
+        enum_lab,
+        enum_d,
+        cum_min,
+        cum_d1,
+        cum_d0,
+        one,
+        one_lab,
+        grp_lo,
+        grp_hi,
+        heads,
+        ks1,
+    ) = ws
     out = same[t, f]
     lo = 0
     p = 0
@@ -415,8 +466,8 @@ def _window_pass(v, o, sl, cm, run_start, run_end, simple, w, k, paper, same, t,
         re = run_end[p]
         p = re
         u = v[rs]
-        n_list_min = -1                      # minority count of the list; -1: walk
-        zero_cut = False                     # d* = 0: the list is the run's first M
+        n_list_min = -1  # minority count of the list; -1: walk
+        zero_cut = False  # d* = 0: the list is the run's first M
         if not simple:
             pass
         elif re - rs >= m:
@@ -439,24 +490,71 @@ def _window_pass(v, o, sl, cm, run_start, run_end, simple, w, k, paper, same, t,
                 # Both samples outside are farther than d*: the list is the window.
                 n_list_min = cm[hi + 1] - cm[lo]
             else:
-                n_list_min = _tie_zone_count(v, o, sl, cm, run_start, run_end, u, w, lo, hi,
-                                             rs, re, s_star, m, grp_lo, grp_hi, heads)
+                n_list_min = _tie_zone_count(
+                    v,
+                    o,
+                    sl,
+                    cm,
+                    run_start,
+                    run_end,
+                    u,
+                    w,
+                    lo,
+                    hi,
+                    rs,
+                    re,
+                    s_star,
+                    m,
+                    grp_lo,
+                    grp_hi,
+                    heads,
+                )
         if n_list_min < 0:
-            _walk_list(v, o, sl, run_start, run_end, rs, re, w, m, enum_idx, enum_lab, enum_d,
-                       grp_lo, grp_hi, heads)
+            _walk_list(
+                v,
+                o,
+                sl,
+                run_start,
+                run_end,
+                rs,
+                re,
+                w,
+                m,
+                enum_idx,
+                enum_lab,
+                enum_d,
+                grp_lo,
+                grp_hi,
+                heads,
+            )
             ks1[0] = k
-            _write_stats(enum_idx[:m], enum_lab[:m], enum_d[:m], o[rs:re], sl[rs:re], ks1, paper, False,
-                         same[t:t + 1], same[t:t + 1], same[t:t + 1], f, cum_min, cum_d1, cum_d0)
+            _write_stats(
+                enum_idx[:m],
+                enum_lab[:m],
+                enum_d[:m],
+                o[rs:re],
+                sl[rs:re],
+                ks1,
+                paper,
+                False,
+                same[t : t + 1],
+                same[t : t + 1],
+                same[t : t + 1],
+                f,
+                cum_min,
+                cum_d1,
+                cum_d0,
+            )
             continue
         if not paper:
-            n_min = n_list_min - sl[rs]      # the list's first: the run's lowest index
+            n_min = n_list_min - sl[rs]  # the list's first: the run's lowest index
             for q in range(rs, re):
                 c = sl[q]
-                out[o[q]] = k - n_min + c * (2 * n_min - k)   # n_min if minority, else K - n_min
+                out[o[q]] = k - n_min + c * (2 * n_min - k)  # n_min if minority, else K - n_min
         else:
             for q in range(rs, re):
                 c = sl[q]
-                if zero_cut and q >= rs + m:                  # not among the first M: the first K
+                if zero_cut and q >= rs + m:  # not among the first M: the first K
                     n_min = cm[rs + k] - cm[rs]
                 else:
                     n_min = n_list_min - c
@@ -469,8 +567,7 @@ WINDOW_MAX_KS = 2
 
 
 @njit(cache=True, nogil=True)
-def single_feature_stats(columns, order, lab, weights, ks, paper, with_dist,
-                         same, same_d, other_d):
+def single_feature_stats(columns, order, lab, weights, ks, paper, with_dist, same, same_d, other_d):
     """Neighbour statistics of every sample on each single feature, for every K in ``ks``.
 
     Parameters
@@ -518,8 +615,20 @@ def single_feature_stats(columns, order, lab, weights, ks, paper, with_dist,
     one = np.empty(1, np.int64)
     one_lab = np.empty(1, np.int64)
     ks1 = np.empty(1, np.int64)
-    ws = (enum_idx, enum_lab, enum_d, cum_min, cum_d1, cum_d0, one, one_lab,
-          grp_lo, grp_hi, heads, ks1)
+    ws = (
+        enum_idx,
+        enum_lab,
+        enum_d,
+        cum_min,
+        cum_d1,
+        cum_d0,
+        one,
+        one_lab,
+        grp_lo,
+        grp_hi,
+        heads,
+        ks1,
+    )
     for f in range(b):
         x = columns[f]
         o = order[f]
@@ -549,8 +658,23 @@ def single_feature_stats(columns, order, lab, weights, ks, paper, with_dist,
                     _enumerate_by_definition(x, s, w, m, enum_idx, enum_lab, enum_d, lab)
                 one[0] = s
                 one_lab[0] = lab[s]
-                _write_stats(enum_idx, enum_lab, enum_d, one, one_lab, ks, paper, with_dist,
-                             same, same_d, other_d, f, cum_min, cum_d1, cum_d0)
+                _write_stats(
+                    enum_idx,
+                    enum_lab,
+                    enum_d,
+                    one,
+                    one_lab,
+                    ks,
+                    paper,
+                    with_dist,
+                    same,
+                    same_d,
+                    other_d,
+                    f,
+                    cum_min,
+                    cum_d1,
+                    cum_d0,
+                )
             continue
         if not with_dist and ks.shape[0] <= WINDOW_MAX_KS:
             cm[0] = 0
@@ -558,18 +682,49 @@ def single_feature_stats(columns, order, lab, weights, ks, paper, with_dist,
             for p in range(n):
                 cm[p + 1] = cm[p] + slab[p]
                 if p > 0 and v[p] != v[p - 1] and not _sq_term(v[p], v[p - 1], w) > 0.0:
-                    simple = False           # distinct values at distance 0 (underflow)
+                    simple = False  # distinct values at distance 0 (underflow)
             for t in range(ks.shape[0]):
-                _window_pass(v, o, slab, cm, run_start, run_end, simple, w, ks[t], paper,
-                             same, t, f, ws)
+                _window_pass(
+                    v, o, slab, cm, run_start, run_end, simple, w, ks[t], paper, same, t, f, ws
+                )
             continue
         p = 0
         while p < n:
             rs, re = p, run_end[p]
-            _walk_list(v, o, slab, run_start, run_end, rs, re, w, m, enum_idx, enum_lab, enum_d,
-                       grp_lo, grp_hi, heads)
-            _write_stats(enum_idx, enum_lab, enum_d, o[rs:re], slab[rs:re], ks, paper,
-                         with_dist, same, same_d, other_d, f, cum_min, cum_d1, cum_d0)
+            _walk_list(
+                v,
+                o,
+                slab,
+                run_start,
+                run_end,
+                rs,
+                re,
+                w,
+                m,
+                enum_idx,
+                enum_lab,
+                enum_d,
+                grp_lo,
+                grp_hi,
+                heads,
+            )
+            _write_stats(
+                enum_idx,
+                enum_lab,
+                enum_d,
+                o[rs:re],
+                slab[rs:re],
+                ks,
+                paper,
+                with_dist,
+                same,
+                same_d,
+                other_d,
+                f,
+                cum_min,
+                cum_d1,
+                cum_d0,
+            )
             p = re
 
 

@@ -10,20 +10,31 @@ from __future__ import annotations
 
 import bisect
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
+
 from fsengine.errors import FSEngineError
 from fsengine.online._cards import dependency_from_cards, make_card
 from fsengine.online._compiled import CARD_CODES
-from fsengine.online._neighbours import (ColumnSetTerms, DenseSetTerms,
-                                         NeighbourStats, feature_weights,
-                                         set_neighbour_stats, single_feature_counts,
-                                         single_feature_neighbour_stats_for_ks)
+from fsengine.online._neighbours import (
+    ColumnSetTerms,
+    DenseSetTerms,
+    NeighbourStats,
+    feature_weights,
+    set_neighbour_stats,
+    single_feature_counts,
+    single_feature_neighbour_stats_for_ks,
+)
+from fsengine.online._stream import (
+    Selection,
+    StreamEvent,
+    StreamingSelector,
+    feature_order,
+    stream_events,
+)
 from fsengine.spec import ONLINE, Choice, Int, MethodSpec, Real
-from fsengine.online._stream import (Selection, StreamEvent, StreamingSelector, feature_order,
-                                     stream_events)
 
 DISCARDED, REPLACED, ADDED, REJECTED = "discarded", "replaced", "added", "rejected"
 #: Up to this many samples the selected set keeps its N x N summed distance terms; above,
@@ -86,59 +97,109 @@ class KOFSD(StreamingSelector):
     """
 
     spec = MethodSpec(
-        name="kofsd", label="K-OFSD", kind=ONLINE,
+        name="kofsd",
+        label="K-OFSD",
+        kind=ONLINE,
         citation="Zhou, Hu, Li, Wu. Online feature selection for high-dimensional "
-                 "class-imbalanced data. Knowledge-Based Systems 136 (2017)",
+        "class-imbalanced data. Knowledge-Based Systems 136 (2017)",
         score="the feature's dependency alone (Algorithm 4 on one feature)",
         set_score="dependency of the set",
         parameters={
-            "k": Int(7, "number of nearest neighbours", label="K (neighbours)",
-                     source="Definition 1; Algorithm 4", high=lambda n: n - 1,
-                     high_text="the number of samples minus one", ui_high=15),
-            "alpha": Real(0.5, "relevance threshold on a feature's dependency",
-                          source="Algorithm 1, line 4", low=0.0, high=1.0, step=0.05),
-            "card": Choice("imbalanced", "card function", label="Card function",
-                           source="section 3.4; Algorithm 3", choices={
-                               "imbalanced": "Card_Imbalanced (Algorithm 3), K-OFSD proper",
-                               "consistency": "Card_Consistency: 1 when all K neighbours "
-                                              "share the class",
-                               "weight": "Card_Weight: the share of same-class neighbours "
-                                         "above gamma",
-                               "distance": "Card_Distance: graded between gamma2 and gamma1"}),
-            "variant": Choice("reference", "which K-OFSD to run", label="Variant",
-                              source="the authors' code (kofsd.m) / Algorithm 5",
-                              choices={
-                                  "reference": "the authors' published code (default)",
-                                  "paper": "the printed Algorithm 5 (x_i excluded from its "
-                                           "neighbours, discard only if dependency < alpha, "
-                                           "no fallback)"}),
-            "metric": Choice("seuclidean", "distance between samples", label="Distance",
-                             source="the authors' code (pdist 'seuclidean') / worked example",
-                             choices={"seuclidean": "standardised Euclidean (the authors' code)",
-                                      "euclidean": "plain Euclidean (the paper's example)"}),
-            "gamma": Real(0.5, "threshold of the weight card", source="section 3.4, "
-                          "Card_Weight", low=0.0, high=1.0, step=0.05,
-                          when=("card", ("weight",))),
-            "gamma1": Real(0.75, "upper threshold of the distance card",
-                           source="section 3.4, Card_Distance", low=0.0, high=1.0, step=0.05,
-                           when=("card", ("distance",))),
-            "gamma2": Real(0.25, "lower threshold of the distance card (below gamma1)",
-                           source="section 3.4, Card_Distance", low=0.0, high=1.0, step=0.05,
-                           when=("card", ("distance",))),
+            "k": Int(
+                7,
+                "number of nearest neighbours",
+                label="K (neighbours)",
+                source="Definition 1; Algorithm 4",
+                high=lambda n: n - 1,
+                high_text="the number of samples minus one",
+                ui_high=15,
+            ),
+            "alpha": Real(
+                0.5,
+                "relevance threshold on a feature's dependency",
+                source="Algorithm 1, line 4",
+                low=0.0,
+                high=1.0,
+                step=0.05,
+            ),
+            "card": Choice(
+                "imbalanced",
+                "card function",
+                label="Card function",
+                source="section 3.4; Algorithm 3",
+                choices={
+                    "imbalanced": "Card_Imbalanced (Algorithm 3), K-OFSD proper",
+                    "consistency": "Card_Consistency: 1 when all K neighbours share the class",
+                    "weight": "Card_Weight: the share of same-class neighbours above gamma",
+                    "distance": "Card_Distance: graded between gamma2 and gamma1",
+                },
+            ),
+            "variant": Choice(
+                "reference",
+                "which K-OFSD to run",
+                label="Variant",
+                source="the authors' code (kofsd.m) / Algorithm 5",
+                choices={
+                    "reference": "the authors' published code (default)",
+                    "paper": "the printed Algorithm 5 (x_i excluded from its "
+                    "neighbours, discard only if dependency < alpha, "
+                    "no fallback)",
+                },
+            ),
+            "metric": Choice(
+                "seuclidean",
+                "distance between samples",
+                label="Distance",
+                source="the authors' code (pdist 'seuclidean') / worked example",
+                choices={
+                    "seuclidean": "standardised Euclidean (the authors' code)",
+                    "euclidean": "plain Euclidean (the paper's example)",
+                },
+            ),
+            "gamma": Real(
+                0.5,
+                "threshold of the weight card",
+                source="section 3.4, Card_Weight",
+                low=0.0,
+                high=1.0,
+                step=0.05,
+                when=("card", ("weight",)),
+            ),
+            "gamma1": Real(
+                0.75,
+                "upper threshold of the distance card",
+                source="section 3.4, Card_Distance",
+                low=0.0,
+                high=1.0,
+                step=0.05,
+                when=("card", ("distance",)),
+            ),
+            "gamma2": Real(
+                0.25,
+                "lower threshold of the distance card (below gamma1)",
+                source="section 3.4, Card_Distance",
+                low=0.0,
+                high=1.0,
+                step=0.05,
+                when=("card", ("distance",)),
+            ),
         },
-        actions={DISCARDED: "dependency not above alpha (Algorithm 1, line 4)",
-                 REPLACED: "dependency above the set's: the feature replaced the whole set",
-                 ADDED: "the set's dependency rose with the feature",
-                 REJECTED: "the set's dependency did not rise with the feature"},
-        action_codes=ACTION_CODES, event=KOFSDEvent)
+        actions={
+            DISCARDED: "dependency not above alpha (Algorithm 1, line 4)",
+            REPLACED: "dependency above the set's: the feature replaced the whole set",
+            ADDED: "the set's dependency rose with the feature",
+            REJECTED: "the set's dependency did not rise with the feature",
+        },
+        action_codes=ACTION_CODES,
+        event=KOFSDEvent,
+    )
 
     def _start(self) -> None:
         p = self._params
         n = len(self.y)
         self.k = p["k"]
         self.alpha = p["alpha"]
-        self.card = make_card(p["card"], gamma=p["gamma"], gamma1=p["gamma1"],
-                              gamma2=p["gamma2"])
+        self.card = make_card(p["card"], gamma=p["gamma"], gamma1=p["gamma1"], gamma2=p["gamma2"])
         self.variant = p["variant"]
         self.metric = p["metric"]
         self._selected: list[tuple[str, int, float]] = []
@@ -197,15 +258,24 @@ class KOFSD(StreamingSelector):
         y = self.y
         codes = CARD_CODES
         if self.card.name in codes:
-            same, deps = single_feature_counts(block, y, ks, weights, self.variant,
-                                               codes[self.card.name],
-                                               float(getattr(self.card, "gamma", 0.0)))
+            same, deps = single_feature_counts(
+                block,
+                y,
+                ks,
+                weights,
+                self.variant,
+                codes[self.card.name],
+                float(getattr(self.card, "gamma", 0.0)),
+            )
             return deps, lambda t, j: self.card.values(NeighbourStats(same[t, j]), y, ks[t])
-        stats = single_feature_neighbour_stats_for_ks(block, y, ks, weights, self.variant,
-                                                      self.card.needs_distances)
+        stats = single_feature_neighbour_stats_for_ks(
+            block, y, ks, weights, self.variant, self.card.needs_distances
+        )
         cards = [self.card.values(st, y[:, None], k) for st, k in zip(stats, ks)]
-        return (np.array([dependency_from_cards(c) for c in cards]).reshape(len(ks), -1),
-                lambda t, j: cards[t][:, j])
+        return (
+            np.array([dependency_from_cards(c) for c in cards]).reshape(len(ks), -1),
+            lambda t, j: cards[t][:, j],
+        )
 
     def _order_rows(self, cards: np.ndarray | None) -> None:
         """After S changed: the samples' card values on the new S (None: unknown), which
@@ -214,11 +284,14 @@ class KOFSD(StreamingSelector):
 
     def set_dependency(self, sq_dist: np.ndarray) -> float:
         """Dependency of a feature set from its summed distance terms (Algorithm 4)."""
-        stats = set_neighbour_stats(sq_dist, self.y, self.k, self.variant, self.card.needs_distances)
+        stats = set_neighbour_stats(
+            sq_dist, self.y, self.k, self.variant, self.card.needs_distances
+        )
         return dependency_from_cards(self.card.values(stats, self.y, self.k))
 
-    def _dependencies_with(self, block: np.ndarray, weights: np.ndarray,
-                           early: bool = False, first_only: bool = False) -> list[float]:
+    def _dependencies_with(
+        self, block: np.ndarray, weights: np.ndarray, early: bool = False, first_only: bool = False
+    ) -> list[float]:
         """Dependency of S + f for each column f of ``block``, S being the current set.
 
         With ``early``, a candidate that cannot exceed the set's dependency is stopped
@@ -226,42 +299,60 @@ class KOFSD(StreamingSelector):
         first candidate that would be added is needed: those after it may get NaN."""
         reject = None
         n = len(self.y)
-        margin = 4.0 * n * n * 2.0 ** -53 + 1e-9         # rounding of the sums, with room
+        margin = 4.0 * n * n * 2.0**-53 + 1e-9  # rounding of the sums, with room
         if self.card.name in CARD_CODES:
             deps, cards = self._terms.dependencies_with(
-                block, weights, self.y, self.k, self.variant, self.card.name,
+                block,
+                weights,
+                self.y,
+                self.k,
+                self.variant,
+                self.card.name,
                 getattr(self.card, "gamma", 0.0),
                 self._set_dependency * n - margin if early else None,
-                self._set_dependency if first_only else None)
+                self._set_dependency if first_only else None,
+            )
             self._tested_cards = cards
             return deps.tolist()
         if early:
-            reject = (self.card.name, getattr(self.card, "gamma", 0.0),
-                      self._set_dependency * n - margin)
-        all_stats, rejected = self._terms.stats_with(block, weights, self.y, [self.k],
-                                                     self.variant, self.card.needs_distances,
-                                                     reject)
+            reject = (
+                self.card.name,
+                getattr(self.card, "gamma", 0.0),
+                self._set_dependency * n - margin,
+            )
+        all_stats, rejected = self._terms.stats_with(
+            block, weights, self.y, [self.k], self.variant, self.card.needs_distances, reject
+        )
         cards = self.card.values(all_stats[0], self.y[:, None], self.k)
         self._tested_cards = cards
         deps = dependency_from_cards(cards)
         deps[rejected] = math.nan
         return deps.tolist()
 
-    def _step_block(self, block: np.ndarray, names: list[str], columns: list[int],
-                    want_events: bool = True) -> list[KOFSDEvent]:
+    def _step_block(
+        self, block: np.ndarray, names: list[str], columns: list[int], want_events: bool = True
+    ) -> list[KOFSDEvent]:
         """Single-feature dependencies of the block at once, then Algorithm 1 per feature."""
         weights = feature_weights(block, self.metric)
         deps, cards_of = self._single_for_ks(block, weights, [self.k])
-        return self._decide_block(block, weights, deps[0].tolist(), names, columns,
-                                  want_events, lambda j: cards_of(0, j))
+        return self._decide_block(
+            block, weights, deps[0].tolist(), names, columns, want_events, lambda j: cards_of(0, j)
+        )
 
     def _step_block_quiet(self, block: np.ndarray, names: list[str], columns: list[int]) -> None:
         """:meth:`_step_block` without events; set tests stop once a feature cannot be added."""
         self._step_block(block, names, columns, want_events=False)
 
-    def _decide_block(self, block: np.ndarray, weights: np.ndarray, deps: list[float],
-                      names: list[str], columns: list[int], want_events: bool = True,
-                      cards=None) -> list[KOFSDEvent]:
+    def _decide_block(
+        self,
+        block: np.ndarray,
+        weights: np.ndarray,
+        deps: list[float],
+        names: list[str],
+        columns: list[int],
+        want_events: bool = True,
+        cards=None,
+    ) -> list[KOFSDEvent]:
         """Algorithm 1 over the block's features in order, given their dependencies.
 
         Features below the alpha threshold are discarded in runs; the set tests up to the
@@ -289,19 +380,22 @@ class KOFSD(StreamingSelector):
                 continue
             # The passing features from j on, up to the batch size, until one that
             # replaces S (no test needed for it).
-            window = passing_deps[q:q + self._batch]
+            window = passing_deps[q : q + self._batch]
             replacing = np.flatnonzero(window > self._set_dependency)
-            pending = passing[q:q + (int(replacing[0]) if replacing.size else len(window))]
-            if not pending:                             # feature j replaces S
+            pending = passing[q : q + (int(replacing[0]) if replacing.size else len(window))]
+            if not pending:  # feature j replaces S
                 event = self._decide(block[:, j], weights[j], deps[j], names[j], columns[j])
                 if want_events:
                     events.append(event)
                 self._order_rows(None if cards is None else cards(j))
                 j += 1
                 continue
-            tested = self._dependencies_with(block[:, pending], weights[pending],
-                                             early=not (want_events and self.score_rejections),
-                                             first_only=not want_events)
+            tested = self._dependencies_with(
+                block[:, pending],
+                weights[pending],
+                early=not (want_events and self.score_rejections),
+                first_only=not want_events,
+            )
             changed = False
             if not want_events:
                 # No events: the features up to the first acceptance are only recorded.
@@ -310,8 +404,9 @@ class KOFSD(StreamingSelector):
                 self._discard(j, upto, deps, names, columns, None)
                 j = upto
                 if added is not None:
-                    self._decide(block[:, j], weights[j], deps[j], names[j], columns[j],
-                                 tested[added])
+                    self._decide(
+                        block[:, j], weights[j], deps[j], names[j], columns[j], tested[added]
+                    )
                     self._order_rows(self._tested_cards[:, added])
                     changed = True
                     j += 1
@@ -321,8 +416,9 @@ class KOFSD(StreamingSelector):
                 if pos > j:
                     self._discard(j, pos, deps, names, columns, events if want_events else None)
                 j = pos + 1
-                event = self._decide(block[:, pos], weights[pos], deps[pos], names[pos],
-                                     columns[pos], with_feature)
+                event = self._decide(
+                    block[:, pos], weights[pos], deps[pos], names[pos], columns[pos], with_feature
+                )
                 events.append(event)
                 if event.action == ADDED:
                     self._order_rows(self._tested_cards[:, i])
@@ -331,18 +427,41 @@ class KOFSD(StreamingSelector):
             self._batch = FIRST_BATCH if changed else min(2 * self._batch, MAX_BATCH)
         return events
 
-    def _discard(self, lo: int, hi: int, deps: list[float], names: list[str],
-                 columns: list[int], events: list[KOFSDEvent] | None) -> None:
+    def _discard(
+        self,
+        lo: int,
+        hi: int,
+        deps: list[float],
+        names: list[str],
+        columns: list[int],
+        events: list[KOFSDEvent] | None,
+    ) -> None:
         """Features lo..hi-1 of a block fail the alpha filter (Algorithm 1, line 4)."""
         self._seen_names.extend(names[lo:hi])
         self._seen_columns.extend(columns[lo:hi])
         self._seen_deps.extend(deps[lo:hi])
         if events is not None:
-            start, sel_names, sel_columns = self.n_seen, self._selected_names, self._selected_columns
-            events.extend(KOFSDEvent(start + t, name, column, dep, DISCARDED, sel_names, sel_columns,
-                                     self._set_dependency, math.nan)
-                          for t, (name, column, dep) in enumerate(zip(names[lo:hi], columns[lo:hi],
-                                                                      deps[lo:hi])))
+            start, sel_names, sel_columns = (
+                self.n_seen,
+                self._selected_names,
+                self._selected_columns,
+            )
+            events.extend(
+                KOFSDEvent(
+                    start + t,
+                    name,
+                    column,
+                    dep,
+                    DISCARDED,
+                    sel_names,
+                    sel_columns,
+                    self._set_dependency,
+                    math.nan,
+                )
+                for t, (name, column, dep) in enumerate(
+                    zip(names[lo:hi], columns[lo:hi], deps[lo:hi])
+                )
+            )
         self.n_seen += hi - lo
 
     def _see(self, name: str, column: int, dep: float) -> None:
@@ -353,8 +472,15 @@ class KOFSD(StreamingSelector):
     def _passes_alpha(self, dep: float) -> bool:
         return dep > self.alpha if self.variant == "reference" else dep >= self.alpha
 
-    def _decide(self, values: np.ndarray, weight: float, dep: float, name: str,
-                column: int, with_feature: float | None = None) -> KOFSDEvent:
+    def _decide(
+        self,
+        values: np.ndarray,
+        weight: float,
+        dep: float,
+        name: str,
+        column: int,
+        with_feature: float | None = None,
+    ) -> KOFSDEvent:
         """Algorithm 1, lines 3-16, for one feature; ``with_feature`` is dep(S + f) if
         already computed against the current S."""
         position = self.n_seen
@@ -379,8 +505,17 @@ class KOFSD(StreamingSelector):
                 action = REJECTED
         if action in (REPLACED, ADDED):
             self._set_selected([s[0] for s in self._selected], [s[1] for s in self._selected])
-        return KOFSDEvent(position, name, column, dep, action, self._selected_names,
-                          self._selected_columns, self._set_dependency, with_feature)
+        return KOFSDEvent(
+            position,
+            name,
+            column,
+            dep,
+            action,
+            self._selected_names,
+            self._selected_columns,
+            self._set_dependency,
+            with_feature,
+        )
 
     def finish(self) -> Selection:
         """The final selection after the last feature.
@@ -396,15 +531,25 @@ class KOFSD(StreamingSelector):
         """
         seen = len(self._seen_deps)
         if self._selected or self.variant == "paper" or not seen:
-            return Selection(self.method, self._selected_names, self._selected_columns,
-                             tuple(s[2] for s in self._selected), "stream order")
+            return Selection(
+                self.method,
+                self._selected_names,
+                self._selected_columns,
+                tuple(s[2] for s in self._selected),
+                "stream order",
+            )
         top = int(math.floor(math.sqrt(seen) + 0.5))
-        ranked = sorted(range(seen), key=lambda t: (-self._seen_deps[t], self._seen_columns[t]))[:top]
-        return Selection(self.method, tuple(self._seen_names[t] for t in ranked),
-                         tuple(self._seen_columns[t] for t in ranked),
-                         tuple(self._seen_deps[t] for t in ranked),
-                         f"fallback: no feature was selected, so the top round(sqrt({seen}))"
-                         f" = {top} features by dependency are returned, as in the authors' code")
+        ranked = sorted(range(seen), key=lambda t: (-self._seen_deps[t], self._seen_columns[t]))[
+            :top
+        ]
+        return Selection(
+            self.method,
+            tuple(self._seen_names[t] for t in ranked),
+            tuple(self._seen_columns[t] for t in ranked),
+            tuple(self._seen_deps[t] for t in ranked),
+            f"fallback: no feature was selected, so the top round(sqrt({seen}))"
+            f" = {top} features by dependency are returned, as in the authors' code",
+        )
 
 
 def k_warning(y, k: int) -> str | None:
@@ -417,13 +562,22 @@ def k_warning(y, k: int) -> str | None:
     """
     minority = int(np.sum(np.asarray(y) == 1))
     if k >= minority:
-        return (f"K = {k} is at or above the minority class size ({minority}): no minority sample "
-                f"can have only minority neighbours; consider K < {minority}")
+        return (
+            f"K = {k} is at or above the minority class size ({minority}): no minority sample "
+            f"can have only minority neighbours; consider K < {minority}"
+        )
     return None
 
 
-def run_kofsd(X, y, names: Sequence[str] | None = None, *, order: str = "natural",
-              seed: int | None = None, **params) -> tuple[Selection, list[KOFSDEvent]]:
+def run_kofsd(
+    X,
+    y,
+    names: Sequence[str] | None = None,
+    *,
+    order: str = "natural",
+    seed: int | None = None,
+    **params,
+) -> tuple[Selection, list[KOFSDEvent]]:
     """Stream all columns of ``X`` through K-OFSD.
 
     Parameters
@@ -450,8 +604,9 @@ def run_kofsd(X, y, names: Sequence[str] | None = None, *, order: str = "natural
     return selector.finish(), events
 
 
-def run_kofsd_for_ks(X, y, ks: Sequence[int], names: Sequence[str] | None = None, *,
-                     chunk: int = 256, **params) -> dict[int, Selection]:
+def run_kofsd_for_ks(
+    X, y, ks: Sequence[int], names: Sequence[str] | None = None, *, chunk: int = 256, **params
+) -> dict[int, Selection]:
     """K-OFSD for several K over the columns of ``X`` in natural order, sharing work.
 
     Each block of columns is sorted once and its single-feature dependencies for every
@@ -489,11 +644,18 @@ def run_kofsd_for_ks(X, y, ks: Sequence[int], names: Sequence[str] | None = None
     first = selectors[ks[0]]
     for lo in range(0, X.shape[1], chunk):
         columns = list(range(lo, min(lo + chunk, X.shape[1])))
-        block_names = names[lo:lo + chunk]
-        block = first._checked_block(X[:, lo:lo + chunk], block_names)
+        block_names = names[lo : lo + chunk]
+        block = first._checked_block(X[:, lo : lo + chunk], block_names)
         weights = feature_weights(block, first.metric)
         deps, cards_of = first._single_for_ks(block, weights, ks)
         for t, k in enumerate(ks):
-            selectors[k]._decide_block(block, weights, deps[t].tolist(), block_names, columns,
-                                       want_events=False, cards=lambda j, t=t: cards_of(t, j))
+            selectors[k]._decide_block(
+                block,
+                weights,
+                deps[t].tolist(),
+                block_names,
+                columns,
+                want_events=False,
+                cards=lambda j, t=t: cards_of(t, j),
+            )
     return {k: selector.finish() for k, selector in selectors.items()}

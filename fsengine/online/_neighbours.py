@@ -40,8 +40,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from fsengine.online._columns import COMPILED_MIN_SIZE, sequential_sum
-from fsengine.online._compiled import (CARD_CODES, CARD_CONSISTENCY, CARD_IMBALANCED, NO_CARD,
-                                       use_compiled)
+from fsengine.online._compiled import (
+    CARD_CODES,
+    CARD_CONSISTENCY,
+    CARD_IMBALANCED,
+    NO_CARD,
+    use_compiled,
+)
 from fsengine.parallel import kernel_threads
 
 VARIANTS = ("reference", "paper")
@@ -89,6 +94,7 @@ def feature_weights(block: np.ndarray, metric: str = "seuclidean") -> np.ndarray
         return np.ones(b)
     if n * b >= COMPILED_MIN_SIZE and use_compiled(n * b):
         from fsengine.online._column_kernels import seuclidean_weights
+
         return seuclidean_weights(block)
     mean = sequential_sum(block) / n
     var = sequential_sum((block - mean) ** 2) / (n - 1)
@@ -107,8 +113,9 @@ def distance_terms(values: np.ndarray, weight: float) -> np.ndarray:
         return (weight * diff) * diff
 
 
-def _exact_row_neighbours(dist_rows: np.ndarray, row_samples: np.ndarray, k: int,
-                          variant: str) -> np.ndarray:
+def _exact_row_neighbours(
+    dist_rows: np.ndarray, row_samples: np.ndarray, k: int, variant: str
+) -> np.ndarray:
     """Neighbour indices by the definition: stable sort of each distance row.
 
     Parameters
@@ -128,8 +135,8 @@ def _exact_row_neighbours(dist_rows: np.ndarray, row_samples: np.ndarray, k: int
     """
     order = np.argsort(dist_rows, axis=1, kind="stable")  # NaN sort last
     if variant == "reference":
-        return order[:, 1:k + 1]
-    first = order[:, :k + 1]
+        return order[:, 1 : k + 1]
+    first = order[:, : k + 1]
     is_self = first == row_samples[:, None]
     has_self = is_self.any(axis=1)
     # Drop the sample itself; where it is not among the first k+1, drop the last.
@@ -142,6 +149,7 @@ def _exact_row_neighbours(dist_rows: np.ndarray, row_samples: np.ndarray, k: int
 def _kernels():
     """The compiled kernels, imported on first use (numba loads in about 0.4 s)."""
     from fsengine.online import _knn_kernels
+
     return _knn_kernels
 
 
@@ -154,12 +162,18 @@ def _stats_arrays(n_k: int, n: int, b: int, with_distances: bool):
 
 def _unpack(same, same_d, other_d, with_distances: bool, squeeze: bool) -> list[NeighbourStats]:
     """One NeighbourStats per K, arrays (n, b) in sample-major order, or (n,) for a set."""
+
     def pick(a, t):
         return a[t, 0] if squeeze else np.ascontiguousarray(a[t].T)
 
-    return [NeighbourStats(pick(same, t), pick(same_d, t) if with_distances else None,
-                           pick(other_d, t) if with_distances else None)
-            for t in range(same.shape[0])]
+    return [
+        NeighbourStats(
+            pick(same, t),
+            pick(same_d, t) if with_distances else None,
+            pick(other_d, t) if with_distances else None,
+        )
+        for t in range(same.shape[0])
+    ]
 
 
 def _checked_ks(ks, n: int) -> np.ndarray:
@@ -169,8 +183,9 @@ def _checked_ks(ks, n: int) -> np.ndarray:
     return ks
 
 
-def _numpy_list_stats(dist: np.ndarray, y: np.ndarray, ks: np.ndarray, paper: bool,
-                      with_distances: bool):
+def _numpy_list_stats(
+    dist: np.ndarray, y: np.ndarray, ks: np.ndarray, paper: bool, with_distances: bool
+):
     """The kernels' outputs by the definition (numpy): each row of ``dist`` (B, n, n,
     zero diagonal) sorted stably (ties to the lower index, NaN last), its M = max(K) + 1
     first taken, and the counts and distance sums of :func:`_knn_kernels._write_stats`
@@ -190,12 +205,13 @@ def _numpy_list_stats(dist: np.ndarray, y: np.ndarray, ks: np.ndarray, paper: bo
         cum0 = np.concatenate([zero, np.cumsum(np.where(lab == 1, 0.0, d), axis=2)], axis=2)
     for t, k in enumerate(ks.tolist()):
         if not paper:
-            n_min = lab[:, :, 1:k + 1].sum(axis=2)
+            n_min = lab[:, :, 1 : k + 1].sum(axis=2)
             end = np.full((B, n), k + 1)
         else:
-            inside = (order[:, :, :k + 1] == np.arange(n)[None, :, None]).any(axis=2)
-            n_min = np.where(inside, lab[:, :, :k + 1].sum(axis=2) - y[None, :],
-                             lab[:, :, :k].sum(axis=2))
+            inside = (order[:, :, : k + 1] == np.arange(n)[None, :, None]).any(axis=2)
+            n_min = np.where(
+                inside, lab[:, :, : k + 1].sum(axis=2) - y[None, :], lab[:, :, :k].sum(axis=2)
+            )
             end = np.where(inside, k + 1, k)
         same[t] = np.where(minority, n_min, k - n_min)
         if with_distances:
@@ -218,9 +234,14 @@ def _numpy_distances(columns: np.ndarray, weights: np.ndarray, sq: np.ndarray | 
     return dist
 
 
-def single_feature_neighbour_stats_for_ks(block: np.ndarray, y: np.ndarray, ks, weights: np.ndarray,
-                                          variant: str = "reference",
-                                          with_distances: bool = False) -> list[NeighbourStats]:
+def single_feature_neighbour_stats_for_ks(
+    block: np.ndarray,
+    y: np.ndarray,
+    ks,
+    weights: np.ndarray,
+    variant: str = "reference",
+    with_distances: bool = False,
+) -> list[NeighbourStats]:
     """Neighbour statistics of every sample on each single feature, for several K at once.
 
     One stable sort per column serves every K: the first K+1 samples of a sample's
@@ -249,23 +270,45 @@ def single_feature_neighbour_stats_for_ks(block: np.ndarray, y: np.ndarray, ks, 
     """
     n, b = block.shape
     ks = _checked_ks(ks, n)
-    columns = np.ascontiguousarray(block.T, dtype=float)     # (b, n): one row per feature
+    columns = np.ascontiguousarray(block.T, dtype=float)  # (b, n): one row per feature
     if not use_compiled(b * n * n):
-        return _unpack(*_numpy_list_stats(_numpy_distances(columns, np.asarray(weights, float)),
-                                          y, ks, variant == "paper", with_distances),
-                       with_distances, squeeze=False)
-    order = np.argsort(columns, axis=1)                      # the kernel orders the ties
+        return _unpack(
+            *_numpy_list_stats(
+                _numpy_distances(columns, np.asarray(weights, float)),
+                y,
+                ks,
+                variant == "paper",
+                with_distances,
+            ),
+            with_distances,
+            squeeze=False,
+        )
+    order = np.argsort(columns, axis=1)  # the kernel orders the ties
     same, same_d, other_d = _stats_arrays(len(ks), n, b, with_distances)
-    _kernels().single_feature_stats(columns, order.astype(np.int64, copy=False),
-                                    np.asarray(y, dtype=np.int64),
-                                    np.asarray(weights, dtype=float), ks, variant == "paper",
-                                    with_distances, same, same_d, other_d)
+    _kernels().single_feature_stats(
+        columns,
+        order.astype(np.int64, copy=False),
+        np.asarray(y, dtype=np.int64),
+        np.asarray(weights, dtype=float),
+        ks,
+        variant == "paper",
+        with_distances,
+        same,
+        same_d,
+        other_d,
+    )
     return _unpack(same, same_d, other_d, with_distances, squeeze=False)
 
 
-def single_feature_counts(block: np.ndarray, y: np.ndarray, ks, weights: np.ndarray,
-                          variant: str = "reference", card: int | None = None,
-                          gamma: float = 0.0) -> tuple[np.ndarray, np.ndarray | None]:
+def single_feature_counts(
+    block: np.ndarray,
+    y: np.ndarray,
+    ks,
+    weights: np.ndarray,
+    variant: str = "reference",
+    card: int | None = None,
+    gamma: float = 0.0,
+) -> tuple[np.ndarray, np.ndarray | None]:
     """Each sample's number of same-label neighbours on each single feature, for every K,
     and optionally each feature's dependency.
 
@@ -298,8 +341,9 @@ def single_feature_counts(block: np.ndarray, y: np.ndarray, ks, weights: np.ndar
     labels = np.asarray(y, dtype=np.int64)
     weights = np.asarray(weights, dtype=float)
     if not use_compiled(b * n * n):
-        same = _numpy_list_stats(_numpy_distances(columns, weights), labels, ks,
-                                 variant == "paper", False)[0]
+        same = _numpy_list_stats(
+            _numpy_distances(columns, weights), labels, ks, variant == "paper", False
+        )[0]
         return same, (None if card is None else _numpy_dependencies(same, labels, ks, card, gamma))
     kern = _kernels()
     same, unused, _ = _stats_arrays(len(ks), n, b, False)
@@ -308,8 +352,18 @@ def single_feature_counts(block: np.ndarray, y: np.ndarray, ks, weights: np.ndar
     def chunk(lo: int, hi: int) -> None:
         order = np.argsort(columns[lo:hi], axis=1).astype(np.int64, copy=False)
         part = same[:, lo:hi]
-        kern.single_feature_stats(columns[lo:hi], order, labels, weights[lo:hi], ks,
-                                  variant == "paper", False, part, unused, unused)
+        kern.single_feature_stats(
+            columns[lo:hi],
+            order,
+            labels,
+            weights[lo:hi],
+            ks,
+            variant == "paper",
+            False,
+            part,
+            unused,
+            unused,
+        )
         if deps is not None:
             kern.dependencies_from_counts(part, labels, ks, card, gamma, deps[:, lo:hi])
 
@@ -317,9 +371,14 @@ def single_feature_counts(block: np.ndarray, y: np.ndarray, ks, weights: np.ndar
     return same, deps
 
 
-def single_feature_neighbour_stats(block: np.ndarray, y: np.ndarray, k: int,
-                                   weights: np.ndarray, variant: str = "reference",
-                                   with_distances: bool = False) -> NeighbourStats:
+def single_feature_neighbour_stats(
+    block: np.ndarray,
+    y: np.ndarray,
+    k: int,
+    weights: np.ndarray,
+    variant: str = "reference",
+    with_distances: bool = False,
+) -> NeighbourStats:
     """Neighbour statistics of every sample on each single feature (Algorithm 4, line 5).
 
     Parameters
@@ -342,13 +401,16 @@ def single_feature_neighbour_stats(block: np.ndarray, y: np.ndarray, k: int,
     NeighbourStats
         Arrays of shape (n, b), samples in their original order.
     """
-    return single_feature_neighbour_stats_for_ks(block, y, [k], weights, variant,
-                                                 with_distances)[0]
+    return single_feature_neighbour_stats_for_ks(block, y, [k], weights, variant, with_distances)[0]
 
 
-def set_neighbour_stats(sq_dist: np.ndarray, y: np.ndarray, k: int,
-                        variant: str = "reference",
-                        with_distances: bool = False) -> NeighbourStats:
+def set_neighbour_stats(
+    sq_dist: np.ndarray,
+    y: np.ndarray,
+    k: int,
+    variant: str = "reference",
+    with_distances: bool = False,
+) -> NeighbourStats:
     """Neighbour statistics of every sample on a feature set (Algorithm 4), from its
     summed distance terms.
 
@@ -370,11 +432,22 @@ def set_neighbour_stats(sq_dist: np.ndarray, y: np.ndarray, k: int,
         dist = np.sqrt(sq_dist)
     np.fill_diagonal(dist, 0.0)
     if not use_compiled(n * n):
-        return _unpack(*_numpy_list_stats(dist[None], y, ks, variant == "paper", with_distances),
-                       with_distances, squeeze=True)[0]
+        return _unpack(
+            *_numpy_list_stats(dist[None], y, ks, variant == "paper", with_distances),
+            with_distances,
+            squeeze=True,
+        )[0]
     same, same_d, other_d = _stats_arrays(1, n, 1, with_distances)
-    _kernels().set_stats_dense(dist, np.asarray(y, dtype=np.int64), ks, variant == "paper",
-                               with_distances, same, same_d, other_d)
+    _kernels().set_stats_dense(
+        dist,
+        np.asarray(y, dtype=np.int64),
+        ks,
+        variant == "paper",
+        with_distances,
+        same,
+        same_d,
+        other_d,
+    )
     return _unpack(same, same_d, other_d, with_distances, squeeze=True)[0]
 
 
@@ -386,7 +459,7 @@ def _numpy_cards(same: np.ndarray, y: np.ndarray, k: int, card: int, gamma: floa
         return np.where((np.asarray(y) == 1)[None, :], fraction, (same == k).astype(float))
     if card == CARD_CONSISTENCY:
         return (same == k).astype(float)
-    return np.where(fraction > gamma, fraction, 0.0)     # Card_Weight
+    return np.where(fraction > gamma, fraction, 0.0)  # Card_Weight
 
 
 def _numpy_dependencies(same: np.ndarray, y: np.ndarray, ks, card: int, gamma: float) -> np.ndarray:
@@ -406,23 +479,35 @@ def _numpy_dependencies(same: np.ndarray, y: np.ndarray, ks, card: int, gamma: f
 def _set_kernels():
     """The compiled set-test kernels, imported on first use."""
     from fsengine.online import _set_kernels
+
     return _set_kernels
 
 
 def _empty_lists(n: int, length: int = 0) -> tuple:
     """Shortlists of ``length`` for ``n`` samples, none made yet: (idx, sq, d, len, bound),
     every bound NaN (no sample is settled from a list)."""
-    return (np.empty((n, length), dtype=np.int64), np.empty((n, length)), np.empty((n, length)),
-            np.zeros(n, np.int64), np.full(n, np.nan))
+    return (
+        np.empty((n, length), dtype=np.int64),
+        np.empty((n, length)),
+        np.empty((n, length)),
+        np.zeros(n, np.int64),
+        np.full(n, np.nan),
+    )
 
 
 _NO_PRUNE = (np.zeros(1), 0.0, np.zeros(0, np.int64), np.zeros(0, np.int64))
 _NO_APPROXIMATION = (np.empty((0, 0)), np.empty((0, 0)), np.empty(0))
 
 
-def set_plus_feature_stats(sq_dist: np.ndarray | None, block: np.ndarray, weights: np.ndarray,
-                           y: np.ndarray, ks, variant: str = "reference",
-                           with_distances: bool = False) -> list[NeighbourStats]:
+def set_plus_feature_stats(
+    sq_dist: np.ndarray | None,
+    block: np.ndarray,
+    weights: np.ndarray,
+    y: np.ndarray,
+    ks,
+    variant: str = "reference",
+    with_distances: bool = False,
+) -> list[NeighbourStats]:
     """Neighbour statistics on S + f for each column f of ``block`` (S unchanged), every
     distance computed: the plain definition the faster set paths are checked against.
 
@@ -450,12 +535,38 @@ def set_plus_feature_stats(sq_dist: np.ndarray | None, block: np.ndarray, weight
     sq = np.zeros((n, n)) if sq_dist is None else np.ascontiguousarray(sq_dist, dtype=float)
     same, same_d, other_d = _stats_arrays(len(ks), n, c, with_distances)
     _set_kernels().set_tests(
-        True, sq, np.empty((0, n)), np.empty(0), False, *_empty_lists(n), *_NO_PRUNE,
-        np.ascontiguousarray(block.T, dtype=float), np.asarray(weights, dtype=float),
-        np.asarray(y, dtype=np.int64), ks, variant == "paper", with_distances, same, same_d,
-        other_d, NO_CARD, 0.0, False, -np.inf, np.zeros(c, bool), np.arange(n),
-        np.ones(n), -1, np.empty((0, 0)), np.empty(0), *_NO_APPROXIMATION, 0, np.inf,
-        np.array([c]), True)
+        True,
+        sq,
+        np.empty((0, n)),
+        np.empty(0),
+        False,
+        *_empty_lists(n),
+        *_NO_PRUNE,
+        np.ascontiguousarray(block.T, dtype=float),
+        np.asarray(weights, dtype=float),
+        np.asarray(y, dtype=np.int64),
+        ks,
+        variant == "paper",
+        with_distances,
+        same,
+        same_d,
+        other_d,
+        NO_CARD,
+        0.0,
+        False,
+        -np.inf,
+        np.zeros(c, bool),
+        np.arange(n),
+        np.ones(n),
+        -1,
+        np.empty((0, 0)),
+        np.empty(0),
+        *_NO_APPROXIMATION,
+        0,
+        np.inf,
+        np.array([c]),
+        True,
+    )
     return _unpack(same, same_d, other_d, with_distances, squeeze=False)
 
 
@@ -506,16 +617,20 @@ def _grow_lists(x: np.ndarray, weight: float, arrays: tuple) -> int:
     """The compiled grow_lists over every sample's list, threaded; the shortest length."""
     kern = _set_kernels()
     shortest = []
-    _over_rows(lambda lo, hi: shortest.append(kern.grow_lists(x, weight, *arrays, lo, hi)),
-               len(x), arrays[0].shape[1] * 8)
+    _over_rows(
+        lambda lo, hi: shortest.append(kern.grow_lists(x, weight, *arrays, lo, hi)),
+        len(x),
+        arrays[0].shape[1] * 8,
+    )
     return min(shortest)
 
 
 def _build_dense_lists(sq: np.ndarray, rows: np.ndarray, arrays: tuple) -> None:
     """The compiled build_dense_lists for ``rows``, threaded over them."""
     kern = _set_kernels()
-    _over_rows(lambda lo, hi: kern.build_dense_lists(sq, rows[lo:hi], *arrays), len(rows),
-               sq.shape[0])
+    _over_rows(
+        lambda lo, hi: kern.build_dense_lists(sq, rows[lo:hi], *arrays), len(rows), sq.shape[0]
+    )
 
 
 class _SetTerms(ABC):
@@ -585,8 +700,12 @@ class _SetTerms(ABC):
         if distinct > self._prune_distinct:
             position = np.empty(self.n, dtype=np.int64)
             position[order] = np.arange(self.n)
-            self._prune = (np.ascontiguousarray(values, dtype=float), float(weight), order,
-                           position)
+            self._prune = (
+                np.ascontiguousarray(values, dtype=float),
+                float(weight),
+                order,
+                position,
+            )
             self._prune_distinct = distinct
 
     @abstractmethod
@@ -601,16 +720,22 @@ class _SetTerms(ABC):
         """(zt, z, znorm) for the kernel's approximate rows (empty: none)."""
         return _NO_APPROXIMATION
 
-    def _after_test(self, missed: int, done: int) -> None:
-        """Adapt the lists to how often they settled rows."""
+    def _after_test(self, missed: int, done: int) -> None:  # noqa: B027 - optional hook
+        """Adapt the lists to how often they settled rows (nothing by default)."""
 
     def _uses_lists(self, ks: np.ndarray) -> bool:
         return bool(self.weights)
 
-    def stats_with(self, block: np.ndarray, weights: np.ndarray, y: np.ndarray, ks,
-                   variant: str = "reference", with_distances: bool = False,
-                   reject: tuple[str, float, float] | None = None
-                   ) -> tuple[list[NeighbourStats], np.ndarray]:
+    def stats_with(
+        self,
+        block: np.ndarray,
+        weights: np.ndarray,
+        y: np.ndarray,
+        ks,
+        variant: str = "reference",
+        with_distances: bool = False,
+        reject: tuple[str, float, float] | None = None,
+    ) -> tuple[list[NeighbourStats], np.ndarray]:
         """Neighbour statistics on S + f for each column f of ``block`` (S unchanged).
 
         Equal to :func:`set_plus_feature_stats` on the set's summed terms, bit for bit.
@@ -634,15 +759,32 @@ class _SetTerms(ABC):
         card, gamma, reject_sum = NO_CARD, 0.0, -np.inf
         if reject is not None and reject[0] in CARD_CODES:
             card, gamma, reject_sum = CARD_CODES[reject[0]], float(reject[1]), float(reject[2])
-        stats, rejected, _, _ = self._test(block, weights, y, _checked_ks(ks, len(y)), variant,
-                                           with_distances, card, gamma, reject is not None,
-                                           reject_sum)
+        stats, rejected, _, _ = self._test(
+            block,
+            weights,
+            y,
+            _checked_ks(ks, len(y)),
+            variant,
+            with_distances,
+            card,
+            gamma,
+            reject is not None,
+            reject_sum,
+        )
         return stats, rejected
 
-    def dependencies_with(self, block: np.ndarray, weights: np.ndarray, y: np.ndarray, k: int,
-                          variant: str, card: str, gamma: float = 0.0,
-                          reject_sum: float | None = None, accept_above: float | None = None
-                          ) -> tuple[np.ndarray, np.ndarray]:
+    def dependencies_with(
+        self,
+        block: np.ndarray,
+        weights: np.ndarray,
+        y: np.ndarray,
+        k: int,
+        variant: str,
+        card: str,
+        gamma: float = 0.0,
+        reject_sum: float | None = None,
+        accept_above: float | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
         """The dependency of S + f for each column f of ``block`` (Algorithm 2 on S + f), for a
         card function the kernels compute ("imbalanced", "consistency", "weight").
 
@@ -667,14 +809,35 @@ class _SetTerms(ABC):
             Every sample's card value on S + f (incomplete for a rejected candidate).
         """
         early = reject_sum is not None
-        _, _, cards, deps = self._test(block, weights, y, _checked_ks([k], len(y)), variant, False,
-                                       CARD_CODES[card], float(gamma), early,
-                                       reject_sum if early else -np.inf,
-                                       np.inf if accept_above is None else accept_above)
+        _, _, cards, deps = self._test(
+            block,
+            weights,
+            y,
+            _checked_ks([k], len(y)),
+            variant,
+            False,
+            CARD_CODES[card],
+            float(gamma),
+            early,
+            reject_sum if early else -np.inf,
+            np.inf if accept_above is None else accept_above,
+        )
         return deps, cards.T
 
-    def _test(self, block, weights, y, ks, variant, with_distances, card, gamma, early,
-              reject_sum, accept_above=np.inf):
+    def _test(
+        self,
+        block,
+        weights,
+        y,
+        ks,
+        variant,
+        with_distances,
+        card,
+        gamma,
+        early,
+        reject_sum,
+        accept_above=np.inf,
+    ):
         """One kernel call for the candidates of ``block``: (stats, rejected, cards, deps).
 
         With a card, candidates after the first whose dependency is above ``accept_above``
@@ -695,18 +858,43 @@ class _SetTerms(ABC):
         order = self._row_order(y)
         kern = _set_kernels()
         counts = []
-        accepted = np.array([c], dtype=np.int64)       # the first acceptance, shared
+        accepted = np.array([c], dtype=np.int64)  # the first acceptance, shared
 
         def candidates_from(lo: int, hi: int) -> None:
             # Each candidate is tested by itself: own outputs, copied into place.
             part = _stats_arrays(len(ks), n, hi - lo, with_distances)
             part_cards = cards_out[lo:hi] if card != NO_CARD else cards_out
             part_deps = deps[lo:hi] if card != NO_CARD else deps
-            counts.append(kern.set_tests(
-                *set_arrays, self.finite, *lists, *self._prune, candidates[lo:hi],
-                weights[lo:hi], labels, ks, variant == "paper", with_distances, *part, card,
-                gamma, early, reject_sum, rejected[lo:hi], order, set_cards, n_low, part_cards,
-                part_deps, *approximation, lo, float(accept_above), accepted, True))
+            counts.append(
+                kern.set_tests(
+                    *set_arrays,
+                    self.finite,
+                    *lists,
+                    *self._prune,
+                    candidates[lo:hi],
+                    weights[lo:hi],
+                    labels,
+                    ks,
+                    variant == "paper",
+                    with_distances,
+                    *part,
+                    card,
+                    gamma,
+                    early,
+                    reject_sum,
+                    rejected[lo:hi],
+                    order,
+                    set_cards,
+                    n_low,
+                    part_cards,
+                    part_deps,
+                    *approximation,
+                    lo,
+                    float(accept_above),
+                    accepted,
+                    True,
+                )
+            )
             same[:, lo:hi] = part[0]
             if with_distances:
                 same_d[:, lo:hi] = part[1]
@@ -715,13 +903,36 @@ class _SetTerms(ABC):
         def rows_of(j: int, outputs: tuple, lo: int, hi: int) -> None:
             # Candidate j on the rows order[lo:hi]; the card sum is made once all are done.
             part_low = n_low if n_low <= 0 or (lo == 0 and n_low <= hi) else -1
-            counts.append(kern.set_tests(
-                *set_arrays, self.finite, *lists, *self._prune, candidates[j:j + 1],
-                weights[j:j + 1], labels, ks, variant == "paper", with_distances, *outputs,
-                card, gamma, early, reject_sum, rejected[j:j + 1], order[lo:hi], set_cards,
-                part_low, cards_out[j:j + 1] if card != NO_CARD else cards_out,
-                deps[j:j + 1] if card != NO_CARD else deps, *approximation, 0, np.inf,
-                np.array([1]), False))
+            counts.append(
+                kern.set_tests(
+                    *set_arrays,
+                    self.finite,
+                    *lists,
+                    *self._prune,
+                    candidates[j : j + 1],
+                    weights[j : j + 1],
+                    labels,
+                    ks,
+                    variant == "paper",
+                    with_distances,
+                    *outputs,
+                    card,
+                    gamma,
+                    early,
+                    reject_sum,
+                    rejected[j : j + 1],
+                    order[lo:hi],
+                    set_cards,
+                    part_low,
+                    cards_out[j : j + 1] if card != NO_CARD else cards_out,
+                    deps[j : j + 1] if card != NO_CARD else deps,
+                    *approximation,
+                    0,
+                    np.inf,
+                    np.array([1]),
+                    False,
+                )
+            )
 
         if self.rows_in_parts and kernel_threads() > 1:
             for j in range(c):
@@ -734,9 +945,9 @@ class _SetTerms(ABC):
                 if card == NO_CARD:
                     continue
                 deps[j] = np.nan if rejected[j] else kern.mean_in_order(cards_out[j])
-                if deps[j] > accept_above:                 # the rest is not needed
-                    rejected[j + 1:] = True
-                    deps[j + 1:] = np.nan
+                if deps[j] > accept_above:  # the rest is not needed
+                    rejected[j + 1 :] = True
+                    deps[j + 1 :] = np.nan
                     break
         else:
             _over_rows(candidates_from, c, n * 64)
@@ -746,8 +957,12 @@ class _SetTerms(ABC):
             self.list_tests += 1
             self.list_full_rows += missed
             self._after_test(missed, done)
-        return (_unpack(same, same_d, other_d, with_distances, squeeze=False), rejected,
-                cards_out, deps)
+        return (
+            _unpack(same, same_d, other_d, with_distances, squeeze=False),
+            rejected,
+            cards_out,
+            deps,
+        )
 
 
 class DenseSetTerms(_SetTerms):
@@ -771,9 +986,9 @@ class DenseSetTerms(_SetTerms):
         self.sq: np.ndarray | None = None
         self._whole = n <= WHOLE_ROWS_MAX
         self._length = SHORTLIST_MIN
-        self._list_arrays: tuple | None = None   # (idx, sq, d, len, bound)
-        self._stale = True                       # the lists are not those of the current S
-        self._useless = False                    # the lists do not pay on the current S
+        self._list_arrays: tuple | None = None  # (idx, sq, d, len, bound)
+        self._stale = True  # the lists are not those of the current S
+        self._useless = False  # the lists do not pay on the current S
 
     def replace(self, values: np.ndarray, weight: float) -> None:
         """S becomes the one feature ``values`` (distance weight ``weight``)."""
@@ -805,7 +1020,7 @@ class DenseSetTerms(_SetTerms):
             _add_terms(self.sq, values, float(weight), False)
             arrays = self._list_arrays
             if arrays is None or self._stale:
-                self._stale = True               # remade whole when next used
+                self._stale = True  # remade whole when next used
             else:
                 # The listed terms grow by the feature's and the bound stays valid (terms
                 # only grow); lists cut short are remade when next used (:meth:`_lists`).
@@ -823,8 +1038,11 @@ class DenseSetTerms(_SetTerms):
         if self._whole or (fresh and self.rows_tested < LISTS_AFTER_ROWS * self.n):
             return False
         self._length = max(self._length, 2 * (int(ks.max()) + 1))
-        return not (self.sq is None or self._useless
-                    or self._length > min(self.n // SHORTLIST_MAX_SHARE, self.n - 2))
+        return not (
+            self.sq is None
+            or self._useless
+            or self._length > min(self.n // SHORTLIST_MAX_SHARE, self.n - 2)
+        )
 
     def _lists(self) -> tuple:
         """The shortlists of the current S, made from the previous ones when they can serve
@@ -837,8 +1055,9 @@ class DenseSetTerms(_SetTerms):
             _build_dense_lists(self.sq, np.arange(self.n, dtype=np.int64), arrays)
             self._list_arrays, self._stale = arrays, False
         else:
-            short = np.flatnonzero((arrays[3] < min(COLUMN_LIST_MIN, length))
-                                   & ~np.isnan(arrays[4])).astype(np.int64)
+            short = np.flatnonzero(
+                (arrays[3] < min(COLUMN_LIST_MIN, length)) & ~np.isnan(arrays[4])
+            ).astype(np.int64)
             if len(short):
                 _build_dense_lists(self.sq, short, arrays)
         return self._list_arrays
@@ -847,29 +1066,59 @@ class DenseSetTerms(_SetTerms):
         sq = np.zeros((self.n, self.n)) if self.sq is None else self.sq
         return True, sq, np.empty((0, self.n)), np.empty(0)
 
-    def _test(self, block, weights, y, ks, variant, with_distances, card, gamma, early,
-              reject_sum, accept_above=np.inf):
+    def _test(
+        self,
+        block,
+        weights,
+        y,
+        ks,
+        variant,
+        with_distances,
+        card,
+        gamma,
+        early,
+        reject_sum,
+        accept_above=np.inf,
+    ):
         n, c = block.shape
         if use_compiled(c * n * n):
-            return super()._test(block, weights, y, ks, variant, with_distances, card, gamma,
-                                 early, reject_sum, accept_above)
-        dist = _numpy_distances(np.ascontiguousarray(block.T, dtype=float),
-                                np.asarray(weights, dtype=float),
-                                None if self.sq is None else self.sq)
+            return super()._test(
+                block,
+                weights,
+                y,
+                ks,
+                variant,
+                with_distances,
+                card,
+                gamma,
+                early,
+                reject_sum,
+                accept_above,
+            )
+        dist = _numpy_distances(
+            np.ascontiguousarray(block.T, dtype=float),
+            np.asarray(weights, dtype=float),
+            None if self.sq is None else self.sq,
+        )
         stats = _numpy_list_stats(dist, y, ks, variant == "paper", with_distances)
         cards = deps = None
-        if card != NO_CARD:                            # no early rejection: small
+        if card != NO_CARD:  # no early rejection: small
             cards = _numpy_cards(stats[0][0], y, int(ks[0]), card, gamma)
             deps = _numpy_dependencies(stats[0][:1], y, ks[:1], card, gamma)[0]
-        return (_unpack(*stats, with_distances, squeeze=False), np.zeros(c, dtype=bool),
-                cards, deps)
+        return (
+            _unpack(*stats, with_distances, squeeze=False),
+            np.zeros(c, dtype=bool),
+            cards,
+            deps,
+        )
 
     def _after_test(self, missed: int, done: int) -> None:
         if missed > USELESS_FRACTION * done:
             self._useless = True
-        elif (missed > FULL_ROW_FRACTION * done
-              and 2 * self._length <= min(self.n // SHORTLIST_MAX_SHARE, self.n - 2)):
-            self._length *= 2                          # longer lists from the next change on
+        elif missed > FULL_ROW_FRACTION * done and 2 * self._length <= min(
+            self.n // SHORTLIST_MAX_SHARE, self.n - 2
+        ):
+            self._length *= 2  # longer lists from the next change on
         elif missed < FULL_ROW_FRACTION / 10 * done and self._length // 2 >= SHORTLIST_MIN:
             self._length //= 2
 
@@ -889,8 +1138,8 @@ class ColumnSetTerms(_SetTerms):
 
     def __init__(self, n: int):
         super().__init__(n)
-        self._by_sample = np.empty((n, 0))       # one sample a row: a sample's terms are
-                                                 # read from one place (cache lines)
+        self._by_sample = np.empty((n, 0))  # one sample a row: a sample's terms are
+        # read from one place (cache lines)
         length = min(COLUMN_LIST_LENGTH, n - 1)
         self._list_arrays = _empty_lists(n, length)
         self._approx: tuple | None = None
@@ -904,7 +1153,7 @@ class ColumnSetTerms(_SetTerms):
 
     def _rebuild(self, rows: np.ndarray) -> None:
         if not (self.finite and len(self._prune[2])):
-            self._list_arrays[4][:] = np.nan          # NaN or odd weights: no lists
+            self._list_arrays[4][:] = np.nan  # NaN or odd weights: no lists
             self._list_arrays[3][:] = 0
             return
         self.rows_listed += len(rows)
@@ -912,16 +1161,24 @@ class ColumnSetTerms(_SetTerms):
         columns, arrays = self.columns, self._list_arrays
         weights = np.asarray(self.weights)
         if len(self.weights) <= PRUNED_LISTS_MAX_SET:
-            _over_rows(lambda lo, hi: kern.build_column_lists(columns, weights, *self._prune,
-                                                              rows[lo:hi], *arrays),
-                       len(rows), 4 * arrays[0].shape[1])
+            _over_rows(
+                lambda lo, hi: kern.build_column_lists(
+                    columns, weights, *self._prune, rows[lo:hi], *arrays
+                ),
+                len(rows),
+                4 * arrays[0].shape[1],
+            )
             return
         # Many dimensions: approximate terms by matrix products (BLAS), then exact sums for
         # the few samples that can be among the L first.
         zt, z, norms = self._approximation()
-        _over_rows(lambda lo, hi: kern.lists_from_columns(columns, weights, zt, z, norms,
-                                                          rows[lo:hi], *arrays),
-                   len(rows), self.n)
+        _over_rows(
+            lambda lo, hi: kern.lists_from_columns(
+                columns, weights, zt, z, norms, rows[lo:hi], *arrays
+            ),
+            len(rows),
+            self.n,
+        )
 
     def _push(self, values: np.ndarray, weight: float) -> None:
         size = len(self.weights)
@@ -971,16 +1228,22 @@ class ColumnSetTerms(_SetTerms):
             return _NO_APPROXIMATION
         if self._approx is None:
             scale = np.sqrt(np.asarray(self.weights))
-            z = np.ascontiguousarray((self.columns - self.columns.mean(axis=1, keepdims=True))
-                                     * scale[:, None])
+            z = np.ascontiguousarray(
+                (self.columns - self.columns.mean(axis=1, keepdims=True)) * scale[:, None]
+            )
             zt = np.ascontiguousarray(z.T)
             self._approx = (zt, z, np.einsum("nf,nf->n", zt, zt))
         return self._approx
 
 
-def set_neighbour_stats_from_columns(columns: np.ndarray, weights: np.ndarray, y: np.ndarray,
-                                     k: int, variant: str = "reference",
-                                     with_distances: bool = False) -> NeighbourStats:
+def set_neighbour_stats_from_columns(
+    columns: np.ndarray,
+    weights: np.ndarray,
+    y: np.ndarray,
+    k: int,
+    variant: str = "reference",
+    with_distances: bool = False,
+) -> NeighbourStats:
     """Neighbour statistics on a feature set without an N x N matrix (Algorithm 4).
 
     The set's last column is tested against the set of the others (:class:`ColumnSetTerms`:
@@ -1006,10 +1269,13 @@ def set_neighbour_stats_from_columns(columns: np.ndarray, weights: np.ndarray, y
     terms = ColumnSetTerms(n)
     for j in range(columns.shape[0] - 1):
         (terms.add if j else terms.replace)(columns[j], weights[j])
-    stats, _ = terms.stats_with(columns[-1][:, None], weights[-1:], y, [k], variant,
-                                with_distances)
-    return NeighbourStats(*(None if a is None else a[:, 0] for a in
-                            (stats[0].same_count, stats[0].same_distance, stats[0].other_distance)))
+    stats, _ = terms.stats_with(columns[-1][:, None], weights[-1:], y, [k], variant, with_distances)
+    return NeighbourStats(
+        *(
+            None if a is None else a[:, 0]
+            for a in (stats[0].same_count, stats[0].same_distance, stats[0].other_distance)
+        )
+    )
 
 
 def pairwise_distances(X_S, metric: str = "seuclidean") -> np.ndarray:
@@ -1040,8 +1306,9 @@ def pairwise_distances(X_S, metric: str = "seuclidean") -> np.ndarray:
     return dist
 
 
-def nearest_neighbours(X_S, k: int, variant: str = "reference",
-                       metric: str = "seuclidean") -> np.ndarray:
+def nearest_neighbours(
+    X_S, k: int, variant: str = "reference", metric: str = "seuclidean"
+) -> np.ndarray:
     """The K nearest neighbours of every sample on the feature set ``X_S`` (Definition 1).
 
     Parameters

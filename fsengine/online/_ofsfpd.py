@@ -10,7 +10,6 @@ only the i_t best are kept.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -49,7 +48,7 @@ def capacity(t: int) -> int:
     """
     if t < 1:
         raise FSEngineError(f"the number of arrived features must be >= 1, got {t}")
-    return max(1, (t - 1).bit_length())                # == ceil(log2 t), exact for integers
+    return max(1, (t - 1).bit_length())  # == ceil(log2 t), exact for integers
 
 
 def dominance_degree(u, v) -> float:
@@ -122,22 +121,32 @@ class OFSFPD(StreamingSelector):
     """
 
     spec = MethodSpec(
-        name="ofs-fpd", label="OFS-FPD", kind=ONLINE,
+        name="ofs-fpd",
+        label="OFS-FPD",
+        kind=ONLINE,
         citation="Hashemi, Pajoohan, Dowlatshahi. Online streaming feature selection using "
-                 "fuzzy Pareto dominance",
+        "fuzzy Pareto dominance",
         score="Pearson correlation of the feature with the class (its relevance)",
         set_score="mean correlation of S",
         parameters={
-            "relevance": Choice("positive", "which features enter the candidate set",
-                                label="Relevance", source="Algorithm 1, line 3",
-                                choices={"positive": "corr(f, class) > 0, as printed",
-                                         "absolute": "|corr(f, class)| > 0 (under-expressed "
-                                                     "genes count too)"}),
+            "relevance": Choice(
+                "positive",
+                "which features enter the candidate set",
+                label="Relevance",
+                source="Algorithm 1, line 3",
+                choices={
+                    "positive": "corr(f, class) > 0, as printed",
+                    "absolute": "|corr(f, class)| > 0 (under-expressed genes count too)",
+                },
+            ),
         },
-        actions={IRRELEVANT: "did not enter S (not relevant)",
-                 ADDED: "entered S and was kept",
-                 REJECTED: "entered S and was dropped by the ranking at the same step"},
-        event=OFSFPDEvent)
+        actions={
+            IRRELEVANT: "did not enter S (not relevant)",
+            ADDED: "entered S and was kept",
+            REJECTED: "entered S and was dropped by the ranking at the same step",
+        },
+        event=OFSFPDEvent,
+    )
 
     def _start(self) -> None:
         self.relevance = self._params["relevance"]
@@ -151,13 +160,13 @@ class OFSFPD(StreamingSelector):
         self._mem_e2, self._mem_e3 = np.empty(rows), np.empty(rows)
         self._mem_pos = np.empty(rows, dtype=np.int64)
         self._state = np.zeros(1, dtype=np.int64)
-        self._info: dict[int, tuple[str, int, float]] = {}   # position -> name, column, corr
-        self._mean_relevance = 0.0                           # of S, recomputed when S changes
+        self._info: dict[int, tuple[str, int, float]] = {}  # position -> name, column, corr
+        self._mean_relevance = 0.0  # of S, recomputed when S changes
 
     def relevances(self, block: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Correlation with the class, cosine with the class, unit centred columns of a block."""
         corr, units = pearson_with(block, self.y)
-        norms = np.sqrt(sequential_sum(block ** 2))
+        norms = np.sqrt(sequential_sum(block**2))
         dots = sequential_sum(block * self.y[:, None])
         with np.errstate(invalid="ignore", divide="ignore"):
             cos = np.where(norms > 0, dots / (norms * self._y_norm), 0.0)
@@ -173,21 +182,32 @@ class OFSFPD(StreamingSelector):
             if entered:
                 self._info[position] = (names[j], columns[j], float(corr[j]))
             lost = lost_of[j]
-            kept_scores = () if lost is None else tuple(dominance[j, :n_members[j]].tolist())
+            kept_scores = () if lost is None else tuple(dominance[j, : n_members[j]].tolist())
             lost = lost or ()
             dropped = tuple(self._info[q][0] for q in lost)
             if entered or dropped:
-                current = [self._info[q] for q in members[j, :n_members[j]].tolist()]
+                current = [self._info[q] for q in members[j, : n_members[j]].tolist()]
                 self._set_selected([c[0] for c in current], [c[1] for c in current])
-                self._mean_relevance = (float(np.mean([c[2] for c in current]))
-                                        if current else 0.0)
+                self._mean_relevance = float(np.mean([c[2] for c in current])) if current else 0.0
             for q in lost:
                 del self._info[q]
             action = IRRELEVANT if not entered else REJECTED if position in lost else ADDED
-            events.append(OFSFPDEvent(position, names[j], columns[j], float(corr[j]), action,
-                                      self._selected_names, self._selected_columns,
-                                      self._mean_relevance, entered, dropped, kept_scores,
-                                      capacity(position + 1)))
+            events.append(
+                OFSFPDEvent(
+                    position,
+                    names[j],
+                    columns[j],
+                    float(corr[j]),
+                    action,
+                    self._selected_names,
+                    self._selected_columns,
+                    self._mean_relevance,
+                    entered,
+                    dropped,
+                    kept_scores,
+                    capacity(position + 1),
+                )
+            )
         self.n_seen = first + b
         return events
 
@@ -200,7 +220,7 @@ class OFSFPD(StreamingSelector):
             for q in lost or ():
                 del self._info[q]
         self.n_seen = first + block.shape[1]
-        current = [self._info[q] for q in self._mem_pos[:int(self._state[0])].tolist()]
+        current = [self._info[q] for q in self._mem_pos[: int(self._state[0])].tolist()]
         self._set_selected([c[0] for c in current], [c[1] for c in current])
         self._mean_relevance = float(np.mean([c[2] for c in current])) if current else 0.0
 
@@ -216,7 +236,7 @@ class OFSFPD(StreamingSelector):
         corr, cos, units = self.relevances(block)
         b = block.shape[1]
         if self.relevance == "positive":
-            relevant, strength, cos_strength = corr > 0, corr, cos          # NaN: not relevant
+            relevant, strength, cos_strength = corr > 0, corr, cos  # NaN: not relevant
         else:
             relevant, strength, cos_strength = np.abs(corr) > 0, np.abs(corr), np.abs(cos)
         first = self.n_seen
@@ -228,12 +248,27 @@ class OFSFPD(StreamingSelector):
         members = np.empty((b, rows), dtype=np.int64)
         n_members = np.empty(b, dtype=np.int64)
         _fpd_kernels.stream_block(
-            np.ascontiguousarray(units.T), 1.0 - strength, 1.0 - cos_strength, relevant, first,
-            TIE_TOLERANCE, self._mem_units, self._mem_abs, self._mem_e2, self._mem_e3,
-            self._mem_pos, self._state, dropped_pos, n_dropped, dominance, members, n_members)
+            np.ascontiguousarray(units.T),
+            1.0 - strength,
+            1.0 - cos_strength,
+            relevant,
+            first,
+            TIE_TOLERANCE,
+            self._mem_units,
+            self._mem_abs,
+            self._mem_e2,
+            self._mem_e3,
+            self._mem_pos,
+            self._state,
+            dropped_pos,
+            n_dropped,
+            dominance,
+            members,
+            n_members,
+        )
         lost_of: list[tuple[int, ...] | None] = [None] * b
         for j in np.flatnonzero(n_dropped >= 0).tolist():
-            lost_of[j] = tuple(dropped_pos[j, :n_dropped[j]].tolist())
+            lost_of[j] = tuple(dropped_pos[j, : n_dropped[j]].tolist())
         return corr, relevant, first, lost_of, dominance, members, n_members
 
     def _reserve(self, rows: int) -> None:
@@ -263,7 +298,7 @@ class OFSFPD(StreamingSelector):
         from fsengine.online import _fpd_kernels
 
         scores = _fpd_kernels.dominance_scores(self.objectives(), TIE_TOLERANCE)
-        arrival = self._mem_pos[:int(self._state[0])]
+        arrival = self._mem_pos[: int(self._state[0])]
         return np.lexsort((arrival, tie_key(scores))), scores
 
     def finish(self) -> Selection:
@@ -271,5 +306,10 @@ class OFSFPD(StreamingSelector):
         m = int(self._state[0])
         order = self._ranking()[0] if m > 1 else np.arange(m)
         members = [self._info[int(self._mem_pos[i])] for i in order]
-        return Selection(self.method, tuple(c[0] for c in members), tuple(c[1] for c in members),
-                         tuple(c[2] for c in members), "ranked by fuzzy Pareto dominance")
+        return Selection(
+            self.method,
+            tuple(c[0] for c in members),
+            tuple(c[1] for c in members),
+            tuple(c[2] for c in members),
+            "ranked by fuzzy Pareto dominance",
+        )

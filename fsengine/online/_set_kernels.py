@@ -31,8 +31,15 @@ import numpy as np
 from numba import njit
 
 from fsengine.online._compiled import NO_CARD
-from fsengine.online._knn_kernels import (_after, _card_value, _same_count, _select_row,
-                                          _sift_down, _workspace, _write_one)
+from fsengine.online._knn_kernels import (
+    _after,
+    _card_value,
+    _same_count,
+    _select_row,
+    _sift_down,
+    _workspace,
+    _write_one,
+)
 
 
 @njit(cache=True, inline="always")
@@ -81,7 +88,7 @@ def _row_from_list(i, xi, x, w, idx_row, sq_row, d_row, length, bound_i, m, enum
     count = 1
     for j in range(length):
         if count == m and d_row[j] > enum_d[m - 1]:
-            return True                                 # the rest are farther
+            return True  # the rest are farther
         t = idx_row[j]
         g = xi - x[t]
         count = _insert_finite(enum_idx, enum_d, count, m, np.sqrt(sq_row[j] + (w * g) * g), t)
@@ -104,10 +111,22 @@ def _walk_step(prune_x, prune_w, prune_order, xp, left, right, tl, tr):
     smaller term. Returns (its term, its sample, left, right, tl, tr) after the step;
     the terms taken never decrease, so none of the samples not yet taken is below."""
     if left >= 0 and (right >= prune_x.shape[0] or tl <= tr):
-        return (tl, prune_order[left], left - 1, right,
-                _prune_term(prune_x, prune_w, prune_order, xp, left - 1), tr)
-    return (tr, prune_order[right], left, right + 1, tl,
-            _prune_term(prune_x, prune_w, prune_order, xp, right + 1))
+        return (
+            tl,
+            prune_order[left],
+            left - 1,
+            right,
+            _prune_term(prune_x, prune_w, prune_order, xp, left - 1),
+            tr,
+        )
+    return (
+        tr,
+        prune_order[right],
+        left,
+        right + 1,
+        tl,
+        _prune_term(prune_x, prune_w, prune_order, xp, right + 1),
+    )
 
 
 @njit(cache=True, inline="always")
@@ -116,13 +135,33 @@ def _walk_start(prune_x, prune_w, prune_order, prune_pos, i):
     feature, left, right, tl, tr), the two sides next to its sorted position."""
     p = prune_pos[i]
     xp = prune_x[i]
-    return (xp, p - 1, p + 1, _prune_term(prune_x, prune_w, prune_order, xp, p - 1),
-            _prune_term(prune_x, prune_w, prune_order, xp, p + 1))
+    return (
+        xp,
+        p - 1,
+        p + 1,
+        _prune_term(prune_x, prune_w, prune_order, xp, p - 1),
+        _prune_term(prune_x, prune_w, prune_order, xp, p + 1),
+    )
 
 
 @njit(cache=True, inline="always")
-def _row_pruned(dense, sq, cols, col_w, i, xi, x, w, prune_x, prune_w, prune_order, prune_pos,
-                m, enum_idx, enum_d):
+def _row_pruned(
+    dense,
+    sq,
+    cols,
+    col_w,
+    i,
+    xi,
+    x,
+    w,
+    prune_x,
+    prune_w,
+    prune_order,
+    prune_pos,
+    m,
+    enum_idx,
+    enum_d,
+):
     """The M first of sample i on S + f by a walk outwards in the sorted order of S's feature
     ``prune_x``: each step takes the side of smaller term, and the walk stops once that
     term's root is beyond the M-th distance found (every weight positive and finite)."""
@@ -132,8 +171,9 @@ def _row_pruned(dense, sq, cols, col_w, i, xi, x, w, prune_x, prune_w, prune_ord
     enum_d[0] = 0.0
     count = 1
     while left >= 0 or right < n:
-        bound, t, left, right, tl, tr = _walk_step(prune_x, prune_w, prune_order, xp, left,
-                                                   right, tl, tr)
+        bound, t, left, right, tl, tr = _walk_step(
+            prune_x, prune_w, prune_order, xp, left, right, tl, tr
+        )
         if count == m and np.sqrt(bound) > enum_d[m - 1]:
             break
         g = xi - x[t]
@@ -147,7 +187,7 @@ def _row_every(dense, sq, cols, col_w, i, xi, x, w, m, enum_idx, enum_d, dbuf):
     n = x.shape[0]
     if dense:
         row = sq[i]
-        for t in range(n):                             # vectorised
+        for t in range(n):  # vectorised
             g = xi - x[t]
             dbuf[t] = np.sqrt(row[t] + (w * g) * g)
     else:
@@ -169,14 +209,14 @@ THRESHOLD_SAMPLE = 512
 def _approximate_row(dots, norms, norm_i, a):
     """``a[t] = norm_i + norms[t] - 2 dots[t]``: the terms of one row on S to within a margin
     (``dots`` a row of the product of the set's centred, weighted columns)."""
-    for t in range(a.shape[0]):                        # vectorised
+    for t in range(a.shape[0]):  # vectorised
         a[t] = (norm_i + norms[t]) - 2.0 * dots[t]
 
 
 @njit(cache=True, nogil=True)
 def _approximate_row_plus(dots, norms, norm_i, x, xi, w, a):
     """:func:`_approximate_row` plus the candidate's terms ``(w g) g``, g = xi - x[t]."""
-    for t in range(a.shape[0]):                        # vectorised
+    for t in range(a.shape[0]):  # vectorised
         g = xi - x[t]
         a[t] = (norm_i + norms[t]) - 2.0 * dots[t] + (w * g) * g
 
@@ -242,7 +282,7 @@ def _candidates(a, want, pad, sample, buf, vals):
     n = a.shape[0]
     q = max(2, (2 * want * THRESHOLD_SAMPLE) // n + 1)
     if n < 8 * want:
-        q = THRESHOLD_SAMPLE                            # short rows: every value
+        q = THRESHOLD_SAMPLE  # short rows: every value
     while True:
         threshold = _qth_of_sample(a, q, sample) if q < THRESHOLD_SAMPLE else np.inf
         c = _collect_at_most(a, threshold, buf)
@@ -252,7 +292,7 @@ def _candidates(a, want, pad, sample, buf, vals):
     for j in range(c):
         vals[j] = a[buf[j]]
     t_q = np.partition(vals[:c], want - 1)[want - 1] + pad
-    if t_q > threshold:                                 # rare: the pad crosses it
+    if t_q > threshold:  # rare: the pad crosses it
         threshold = t_q
         c = _collect_at_most(a, threshold, buf)
     beyond = threshold
@@ -264,8 +304,27 @@ def _candidates(a, want, pad, sample, buf, vals):
 
 
 @njit(cache=True, nogil=True)
-def _approximate_rows(cols, col_w, rows, count, x, w, x_top, z, zt, norms, norm_max, m,
-                      rows_idx, rows_d, A, a, sample, buf, vals):
+def _approximate_rows(
+    cols,
+    col_w,
+    rows,
+    count,
+    x,
+    w,
+    x_top,
+    z,
+    zt,
+    norms,
+    norm_max,
+    m,
+    rows_idx,
+    rows_d,
+    A,
+    a,
+    sample,
+    buf,
+    vals,
+):
     """The M first of samples ``rows[:count]`` on S + f (S given by its columns ``cols``,
     weights ``col_w``) from approximate terms: one matrix product of the set's centred
     columns scaled by the roots of their weights (``zt`` (n, |S|), ``z`` its transpose,
@@ -309,8 +368,23 @@ def mean_in_order(values):
 
 
 @njit(cache=True, inline="always")
-def _finish_row(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, f, single_count, k0,
-                card, gamma, cards_out):
+def _finish_row(
+    ws,
+    i,
+    lab,
+    ks,
+    paper,
+    with_dist,
+    same,
+    same_d,
+    other_d,
+    f,
+    single_count,
+    k0,
+    card,
+    gamma,
+    cards_out,
+):
     """Write sample i's statistics (its list in the workspace) and, with a card, its card
     value into ``cards_out``; returns that value (0 without a card)."""
     if single_count:
@@ -325,11 +399,48 @@ def _finish_row(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, f, sing
 
 
 @njit(cache=True, nogil=True)
-def set_tests(dense, sq, cols, col_w, set_finite, short_idx, short_sq, short_d, short_len,
-              bound, prune_x, prune_w, prune_order, prune_pos, cand, cand_w, lab, ks, paper,
-              with_dist, same, same_d, other_d, card, gamma, early, reject_sum, rejected, rows,
-              set_cards, n_low, cards_out, deps_out, zt, z, znorm, first, accept_above,
-              accepted, whole):
+def set_tests(
+    dense,
+    sq,
+    cols,
+    col_w,
+    set_finite,
+    short_idx,
+    short_sq,
+    short_d,
+    short_len,
+    bound,
+    prune_x,
+    prune_w,
+    prune_order,
+    prune_pos,
+    cand,
+    cand_w,
+    lab,
+    ks,
+    paper,
+    with_dist,
+    same,
+    same_d,
+    other_d,
+    card,
+    gamma,
+    early,
+    reject_sum,
+    rejected,
+    rows,
+    set_cards,
+    n_low,
+    cards_out,
+    deps_out,
+    zt,
+    z,
+    znorm,
+    first,
+    accept_above,
+    accepted,
+    whole,
+):
     """Neighbour statistics on S + f for each candidate feature f (one row of ``cand``).
 
     Parameters
@@ -408,14 +519,14 @@ def set_tests(dense, sq, cols, col_w, set_finite, short_idx, short_sq, short_d, 
         znorm_max = max(znorm_max, znorm[t])
     for f in range(cand.shape[0]):
         if accepted[0] < first + f:
-            rejected[f] = True                         # after an acceptance: not needed
+            rejected[f] = True  # after an acceptance: not needed
             if card != NO_CARD:
                 deps_out[f] = np.nan
             continue
         x = cand[f]
         w = cand_w[f]
         if early and card != NO_CARD and n_low == 0:
-            rejected[f] = True                         # every card on S is 1
+            rejected[f] = True  # every card on S is 1
             deps_out[f] = np.nan
             continue
         usable = set_finite and w > 0.0 and w < np.inf
@@ -434,46 +545,120 @@ def set_tests(dense, sq, cols, col_w, set_finite, short_idx, short_sq, short_d, 
             xi = x[i]
             exact = False
             if usable and lists_pay and bound[i] == bound[i]:
-                exact = _row_from_list(i, xi, x, w, short_idx[i], short_sq[i], short_d[i],
-                                       short_len[i], bound[i], m, enum_idx, enum_d)
+                exact = _row_from_list(
+                    i,
+                    xi,
+                    x,
+                    w,
+                    short_idx[i],
+                    short_sq[i],
+                    short_d[i],
+                    short_len[i],
+                    bound[i],
+                    m,
+                    enum_idx,
+                    enum_d,
+                )
                 if not exact:
                     missed += 1
-            to_check = 0                               # rows finished by this step
+            to_check = 0  # rows finished by this step
             if not exact and batched:
                 pending[n_pending] = i
                 n_pending += 1
             else:
                 if not exact:
                     if usable and prunable and not dense:
-                        _row_pruned(dense, sq, cols, col_w, i, xi, x, w, prune_x, prune_w,
-                                    prune_order, prune_pos, m, enum_idx, enum_d)
+                        _row_pruned(
+                            dense,
+                            sq,
+                            cols,
+                            col_w,
+                            i,
+                            xi,
+                            x,
+                            w,
+                            prune_x,
+                            prune_w,
+                            prune_order,
+                            prune_pos,
+                            m,
+                            enum_idx,
+                            enum_d,
+                        )
                     else:
-                        _row_every(dense, sq, cols, col_w, i, xi, x, w, m, enum_idx, enum_d,
-                                   dbuf)
-                value = _finish_row(ws, i, lab, ks, paper, with_dist, same, same_d, other_d,
-                                    f, single_count, k0, card, gamma, cards_out)
+                        _row_every(dense, sq, cols, col_w, i, xi, x, w, m, enum_idx, enum_d, dbuf)
+                value = _finish_row(
+                    ws,
+                    i,
+                    lab,
+                    ks,
+                    paper,
+                    with_dist,
+                    same,
+                    same_d,
+                    other_d,
+                    f,
+                    single_count,
+                    k0,
+                    card,
+                    gamma,
+                    cards_out,
+                )
                 card_sum += value
                 none_above &= not value > set_cards[i]
                 finished += 1
                 to_check = 1
             if n_pending > 0 and (n_pending == APPROX_ROWS or r + 1 == n_low or r + 1 == n_rows):
-                _approximate_rows(cols, col_w, pending, n_pending, x, w, x_top, z, zt, znorm,
-                                  znorm_max, m, pend_idx, pend_d, A, a, sample, buf, vals)
+                _approximate_rows(
+                    cols,
+                    col_w,
+                    pending,
+                    n_pending,
+                    x,
+                    w,
+                    x_top,
+                    z,
+                    zt,
+                    znorm,
+                    znorm_max,
+                    m,
+                    pend_idx,
+                    pend_d,
+                    A,
+                    a,
+                    sample,
+                    buf,
+                    vals,
+                )
                 for q in range(n_pending):
                     p = pending[q]
                     for j in range(m):
                         enum_idx[j] = pend_idx[q, j]
                         enum_d[j] = pend_d[q, j]
-                    value = _finish_row(ws, p, lab, ks, paper, with_dist, same, same_d,
-                                        other_d, f, single_count, k0, card, gamma, cards_out)
+                    value = _finish_row(
+                        ws,
+                        p,
+                        lab,
+                        ks,
+                        paper,
+                        with_dist,
+                        same,
+                        same_d,
+                        other_d,
+                        f,
+                        single_count,
+                        k0,
+                        card,
+                        gamma,
+                        cards_out,
+                    )
                     card_sum += value
                     none_above &= not value > set_cards[p]
                 finished += n_pending
                 to_check += n_pending
                 n_pending = 0
             if card != NO_CARD and early and to_check > 0:
-                if (card_sum + (n - finished) < reject_sum
-                        or (finished == n_low and none_above)):
+                if card_sum + (n - finished) < reject_sum or (finished == n_low and none_above):
                     rejected[f] = True
                     break
         if card != NO_CARD and whole:
@@ -484,7 +669,7 @@ def set_tests(dense, sq, cols, col_w, set_finite, short_idx, short_sq, short_d, 
                 if deps_out[f] > accept_above:
                     accepted[0] = min(accepted[0], first + f)
         if missed - missed_before > n // 2:
-            lists_pay = False                          # the next candidates walk at once
+            lists_pay = False  # the next candidates walk at once
     return missed, done
 
 
@@ -495,7 +680,7 @@ def _heap_push_bounded(hv, hi, size, cap, v, t):
     if size < cap:
         pos = size
         size += 1
-        while pos > 0:                                 # sift up
+        while pos > 0:  # sift up
             parent = (pos - 1) // 2
             if not _after(v, t, hv[parent], hi[parent]):
                 break
@@ -538,7 +723,7 @@ def _store_candidates(i, buf, values, kept, short_idx, short_sq, short_d, short_
     with exact terms ``values``, by (terms, index). Returns the smallest term left out
     among them (inf if none)."""
     L = short_idx.shape[1]
-    order = np.argsort(values[:kept], kind="mergesort")   # stable: ties by sample
+    order = np.argsort(values[:kept], kind="mergesort")  # stable: ties by sample
     size = min(L, kept)
     for j in range(size):
         t = order[j]
@@ -562,7 +747,7 @@ def build_dense_lists(sq, rows, short_idx, short_sq, short_d, short_len, bound):
         i = rows[q]
         row = sq[i]
         nan_count = 0
-        for t in range(n):                             # vectorised
+        for t in range(n):  # vectorised
             v = row[t]
             a[t] = v
             nan_count += v != v
@@ -579,8 +764,7 @@ def build_dense_lists(sq, rows, short_idx, short_sq, short_d, short_len, bound):
                 buf[kept] = t
                 vals[kept] = a[t]
                 kept += 1
-        left_out = _store_candidates(i, buf, vals, kept, short_idx, short_sq, short_d,
-                                     short_len)
+        left_out = _store_candidates(i, buf, vals, kept, short_idx, short_sq, short_d, short_len)
         bound[i] = min(beyond, left_out)
 
 
@@ -596,14 +780,14 @@ def grow_lists(x, w, short_idx, short_sq, short_d, short_len, bound, lo, hi):
         xi = x[i]
         bound_i = bound[i]
         keep = 0
-        for j in range(length):                        # in order: the kept stay ordered
+        for j in range(length):  # in order: the kept stay ordered
             g = xi - x[short_idx[i, j]]
             v = short_sq[i, j] + (w * g) * g
             if v < bound_i:
                 short_sq[i, keep] = v
                 short_idx[i, keep] = short_idx[i, j]
                 keep += 1
-        for a in range(1, keep):                       # insertion sort: nearly sorted
+        for a in range(1, keep):  # insertion sort: nearly sorted
             v = short_sq[i, a]
             t = short_idx[i, a]
             c = a - 1
@@ -621,8 +805,20 @@ def grow_lists(x, w, short_idx, short_sq, short_d, short_len, bound, lo, hi):
 
 
 @njit(cache=True, nogil=True)
-def build_column_lists(cols, col_w, prune_x, prune_w, prune_order, prune_pos, rows,
-                       short_idx, short_sq, short_d, short_len, bound):
+def build_column_lists(
+    cols,
+    col_w,
+    prune_x,
+    prune_w,
+    prune_order,
+    prune_pos,
+    rows,
+    short_idx,
+    short_sq,
+    short_d,
+    short_len,
+    bound,
+):
     """The shortlists of ``rows`` on a set given by its columns (every weight positive and
     finite): the L nearest other samples by (terms, index), by a walk outwards in the
     sorted order of the feature ``prune_x`` of S that stops once that feature's term is
@@ -638,10 +834,11 @@ def build_column_lists(cols, col_w, prune_x, prune_w, prune_order, prune_pos, ro
         size = 0
         left_out = np.inf
         while left >= 0 or right < n:
-            term, t, left, right, tl, tr = _walk_step(prune_x, prune_w, prune_order, xp, left,
-                                                      right, tl, tr)
+            term, t, left, right, tl, tr = _walk_step(
+                prune_x, prune_w, prune_order, xp, left, right, tl, tr
+            )
             if size == L and term > hv[0]:
-                left_out = min(left_out, term)         # every sample not visited is beyond
+                left_out = min(left_out, term)  # every sample not visited is beyond
                 break
             v = _cols_sq(cols, col_w, i, t)
             size, out = _heap_push_bounded(hv, hi, size, L, v, t)
@@ -651,8 +848,9 @@ def build_column_lists(cols, col_w, prune_x, prune_w, prune_order, prune_pos, ro
 
 
 @njit(cache=True, nogil=True)
-def lists_from_columns(cols, col_w, zt, z, norms, rows, short_idx, short_sq, short_d,
-                       short_len, bound):
+def lists_from_columns(
+    cols, col_w, zt, z, norms, rows, short_idx, short_sq, short_d, short_len, bound
+):
     """The shortlists of ``rows`` on a set given by its columns, from approximate terms.
 
     ``zt`` (n, |S|) holds the set's centred columns scaled by the roots of their weights
@@ -687,11 +885,13 @@ def lists_from_columns(cols, col_w, zt, z, norms, rows, short_idx, short_sq, sho
             c, t_q, beyond = _candidates(a, L, 2.0 * margin, sample, buf, vals)
             left_out = beyond - margin
             kept = 0
-            for j in range(c):                         # vals is free: the exact terms
+            for j in range(c):  # vals is free: the exact terms
                 t = buf[j]
                 if a[t] <= t_q:
                     buf[kept] = t
                     vals[kept] = _cols_sq(cols, col_w, i, t)
                     kept += 1
-            bound[i] = min(left_out, _store_candidates(i, buf, vals, kept, short_idx, short_sq,
-                                                       short_d, short_len))
+            bound[i] = min(
+                left_out,
+                _store_candidates(i, buf, vals, kept, short_idx, short_sq, short_d, short_len),
+            )

@@ -26,10 +26,14 @@ class _StreamSelectorBase(SelectorMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=float)
         method, params = self._method_and_params()
         y01 = one_versus_rest(y, self.minority)
-        names = ([str(c) for c in self.feature_names_in_] if hasattr(self, "feature_names_in_")
-                 else [str(j) for j in range(X.shape[1])])
-        outcome = get_method(method).select(X, y01, names, params=params, order=self.order,
-                                            seed=self.seed, events=True)
+        names = (
+            [str(c) for c in self.feature_names_in_]
+            if hasattr(self, "feature_names_in_")
+            else [str(j) for j in range(X.shape[1])]
+        )
+        outcome = get_method(method).select(
+            X, y01, names, params=params, order=self.order, seed=self.seed, events=True
+        )
         self.selection_ = outcome.selection
         self.events_ = outcome.events
         self.selected_indices_ = np.array(outcome.selection.columns, dtype=int)
@@ -86,7 +90,7 @@ class OnlineSelector(_StreamSelectorBase):
         self.seed = seed
 
     def _method_and_params(self):
-        get_method(self.method).selector(**(self.params or {}))      # online, parameters
+        get_method(self.method).selector(**(self.params or {}))  # online, parameters
         return self.method, dict(self.params or {})
 
 
@@ -105,18 +109,31 @@ def _spec_selector(method: str, name: str) -> type:
 
     __init__.__signature__ = inspect.Signature(
         [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-        + [inspect.Parameter(k, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=v)
-           for k, v in {**own, **run}.items()])
+        + [
+            inspect.Parameter(k, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=v)
+            for k, v in {**own, **run}.items()
+        ]
+    )
 
     def _method_and_params(self):
         return method, {key: getattr(self, key) for key in own}
 
-    doc = (f"scikit-learn selector running {spec.label} over the columns of X: "
-           f":class:`OnlineSelector` with ``method={method!r}`` and the method's parameters "
-           f"as constructor arguments ({', '.join(own)}), plus minority, order and seed.")
-    return type(name, (_StreamSelectorBase,), {
-        "__init__": __init__, "_method_and_params": _method_and_params, "__doc__": doc,
-        "__module__": __name__, "__qualname__": name})
+    doc = (
+        f"scikit-learn selector running {spec.label} over the columns of X: "
+        f":class:`OnlineSelector` with ``method={method!r}`` and the method's parameters "
+        f"as constructor arguments ({', '.join(own)}), plus minority, order and seed."
+    )
+    return type(
+        name,
+        (_StreamSelectorBase,),
+        {
+            "__init__": __init__,
+            "_method_and_params": _method_and_params,
+            "__doc__": doc,
+            "__module__": __name__,
+            "__qualname__": name,
+        },
+    )
 
 
 #: K-OFSD as a scikit-learn selector with its parameters as arguments (``KOFSDSelector(k=5)``).

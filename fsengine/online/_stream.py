@@ -11,8 +11,9 @@ from __future__ import annotations
 import dataclasses
 import inspect
 from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Iterator, Sequence
+from typing import ClassVar
 
 import numpy as np
 
@@ -124,10 +125,13 @@ class StreamingSelector(ABC):
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         spec = cls.__dict__.get("spec")
-        if spec is not None:                     # the signature a user sees: the spec's
-            cls.__signature__ = inspect.Signature([
-                inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=p.default)
-                for name, p in spec.parameters.items()])
+        if spec is not None:  # the signature a user sees: the spec's
+            cls.__signature__ = inspect.Signature(
+                [
+                    inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=p.default)
+                    for name, p in spec.parameters.items()
+                ]
+            )
 
     def __init__(self, **params):
         self._params = self.spec.check(params)
@@ -146,7 +150,7 @@ class StreamingSelector(ABC):
         """Every parameter's value, defaults included (the constructor's keywords)."""
         return dict(self._params)
 
-    def clone(self) -> "StreamingSelector":
+    def clone(self) -> StreamingSelector:
         """A new, unstarted selector with the same parameters."""
         return type(self)(**self._params)
 
@@ -160,7 +164,7 @@ class StreamingSelector(ABC):
         given the others (K-OFSD's ``gamma`` only with ``card="weight"``)."""
         return self.spec.record(self._params)
 
-    def start(self, y) -> "StreamingSelector":
+    def start(self, y) -> StreamingSelector:
         """Begin a stream for the class labels ``y``: forget any earlier stream.
 
         Parameters
@@ -259,8 +263,9 @@ class StreamingSelector(ABC):
         return self._step_block(block, list(names), [int(c) for c in columns])
 
     @abstractmethod
-    def _step_block(self, block: np.ndarray, names: list[str],
-                    columns: list[int]) -> list[StreamEvent]:
+    def _step_block(
+        self, block: np.ndarray, names: list[str], columns: list[int]
+    ) -> list[StreamEvent]:
         """Decide on the columns of a checked block, in arrival order."""
 
     def _step_block_quiet(self, block: np.ndarray, names: list[str], columns: list[int]) -> None:
@@ -269,19 +274,25 @@ class StreamingSelector(ABC):
 
     def _checked_block(self, block, names: Sequence[str] | None = None) -> np.ndarray:
         if self.y is None:
-            raise FSEngineError(f"{type(self).__name__} has no labels yet: call "
-                                "start(y) before streaming features into it")
+            raise FSEngineError(
+                f"{type(self).__name__} has no labels yet: call "
+                "start(y) before streaming features into it"
+            )
         block = np.asarray(block, dtype=float)
         if block.ndim != 2 or block.shape[0] != len(self.y):
-            raise FSEngineError(f"expected {len(self.y)} values per feature (one per sample), "
-                                f"got an array of shape {block.shape}")
+            raise FSEngineError(
+                f"expected {len(self.y)} values per feature (one per sample), "
+                f"got an array of shape {block.shape}"
+            )
         if names is not None and len(names) != block.shape[1]:
             raise FSEngineError(f"{block.shape[1]} features but {len(names)} names")
         finite = np.isfinite(block)
         if not finite.all():
             row, col = np.argwhere(~finite)[0]
             label = names[col] if names is not None else col
-            raise FSEngineError(f"feature {label!r} has a missing or infinite value at row {row + 1}")
+            raise FSEngineError(
+                f"feature {label!r} has a missing or infinite value at row {row + 1}"
+            )
         return block
 
 
@@ -312,8 +323,13 @@ def feature_order(n_features: int, order: str = "natural", seed: int | None = No
     raise FSEngineError(f"unknown feature order {order!r}; choose one of {', '.join(ORDERS)}")
 
 
-def stream_events(selector: "StreamingSelector", X: np.ndarray, names: Sequence[str],
-                  order: np.ndarray | None = None, chunk: int = 256) -> Iterator[StreamEvent]:
+def stream_events(
+    selector: StreamingSelector,
+    X: np.ndarray,
+    names: Sequence[str],
+    order: np.ndarray | None = None,
+    chunk: int = 256,
+) -> Iterator[StreamEvent]:
     """Stream the columns of ``X`` into ``selector`` and yield one event per feature.
 
     Parameters
@@ -344,11 +360,12 @@ def _blocks(X: np.ndarray, names: Sequence[str], order: np.ndarray | None, chunk
     if len(order) == 0:
         raise FSEngineError("the feature order is empty: there is no feature to stream")
     from fsengine.online._compiled import plan
-    plan(X.shape[0] * X.shape[0] * len(order))         # N x N per feature at the most
+
+    plan(X.shape[0] * X.shape[0] * len(order))  # N x N per feature at the most
     for lo in range(0, len(order), chunk):
-        cols = np.asarray(order[lo:lo + chunk])
+        cols = np.asarray(order[lo : lo + chunk])
         consecutive = cols[-1] - cols[0] == len(cols) - 1 and np.all(np.diff(cols) == 1)
-        block = X[:, cols[0]:cols[-1] + 1] if consecutive else X[:, cols]   # a view if it can
+        block = X[:, cols[0] : cols[-1] + 1] if consecutive else X[:, cols]  # a view if it can
         yield block, [names[c] for c in cols], cols.tolist()
 
 
@@ -357,8 +374,13 @@ def _blocks(X: np.ndarray, names: Sequence[str], order: np.ndarray | None, chunk
 QUIET_BLOCK_ELEMENTS = 1_000_000
 
 
-def stream_selection(selector: "StreamingSelector", X: np.ndarray, names: Sequence[str],
-                     order: np.ndarray | None = None, chunk: int | None = None) -> Selection:
+def stream_selection(
+    selector: StreamingSelector,
+    X: np.ndarray,
+    names: Sequence[str],
+    order: np.ndarray | None = None,
+    chunk: int | None = None,
+) -> Selection:
     """Stream the columns of ``X`` into ``selector`` keeping no events; its final selection.
 
     The same decisions as :func:`stream_events` (the selector may skip work that only

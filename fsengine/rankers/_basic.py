@@ -25,8 +25,9 @@ def check_scoring_input(X, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if X.ndim != 2:
         raise FSEngineError(f"X must be a 2-D matrix of samples x features, got shape {X.shape}")
     if y.ndim != 1 or len(y) != X.shape[0]:
-        raise FSEngineError(f"y must hold one label per sample: {X.shape[0]} samples, "
-                            f"labels of shape {y.shape}")
+        raise FSEngineError(
+            f"y must hold one label per sample: {X.shape[0]} samples, labels of shape {y.shape}"
+        )
     if not np.isfinite(X).all():
         row, col = np.argwhere(~np.isfinite(X))[0]
         raise FSEngineError(f"feature {col} has a missing or infinite value at row {row + 1}")
@@ -40,8 +41,7 @@ def _class_stats(X: np.ndarray, y: np.ndarray, classes: np.ndarray):
     """Per-class sizes, means and sums of squared deviations (S^2 of eq. 6)."""
     sizes = np.array([np.sum(y == c) for c in classes], dtype=float)
     means = np.stack([X[y == c].mean(axis=0) for c in classes])
-    scatters = np.stack([((X[y == c] - means[i]) ** 2).sum(axis=0)
-                         for i, c in enumerate(classes)])
+    scatters = np.stack([((X[y == c] - means[i]) ** 2).sum(axis=0) for i, c in enumerate(classes)])
     return sizes, means, scatters
 
 
@@ -128,7 +128,7 @@ def _pcc_binary(X: np.ndarray, y01: np.ndarray) -> np.ndarray:
     centred = X - X.mean(axis=0)
     yc = y01 - y01.mean()
     num = yc @ centred
-    den = np.sqrt((centred ** 2).sum(axis=0) * (yc @ yc))
+    den = np.sqrt((centred**2).sum(axis=0) * (yc @ yc))
     score = np.abs(_safe_ratio(num, den))
     score[_constant(X)] = 0.0
     return score
@@ -158,7 +158,9 @@ def hellinger_score(X, y, bins: int = 10) -> np.ndarray:
     if len(classes) != 2:
         raise FSEngineError("the Hellinger distance compares two classes; binarise the labels")
     if not is_integer_in(bins, 2):
-        raise FSEngineError(f"the Hellinger distance needs an integer number of bins >= 2, got {bins!r}")
+        raise FSEngineError(
+            f"the Hellinger distance needs an integer number of bins >= 2, got {bins!r}"
+        )
     low, high = X.min(axis=0), X.max(axis=0)
     width = np.where(high > low, high - low, 1.0)
     codes = np.clip(np.floor((X - low) / width * bins), 0, bins - 1).astype(np.int64)

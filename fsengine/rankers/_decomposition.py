@@ -34,8 +34,14 @@ def pseudo_labels(X, y, n_clusters: int | None = None, seed: int = 0) -> np.ndar
     """
     X = np.ascontiguousarray(X, dtype=float)
     y = np.ascontiguousarray(y)
-    key = (hashlib.blake2b(X.tobytes(), digest_size=16).hexdigest(), X.shape,
-           y.tobytes(), y.dtype.str, n_clusters, seed)
+    key = (
+        hashlib.blake2b(X.tobytes(), digest_size=16).hexdigest(),
+        X.shape,
+        y.tobytes(),
+        y.dtype.str,
+        n_clusters,
+        seed,
+    )
     if key not in _CACHE:
         if len(_CACHE) >= _CACHE_SIZE:
             _CACHE.pop(next(iter(_CACHE)))
@@ -72,8 +78,10 @@ def compute_pseudo_labels(X, y, n_clusters: int | None = None, seed: int = 0) ->
     majority = np.flatnonzero(y == 0)
     k = default_clusters(y) if n_clusters is None else n_clusters
     if not is_integer_in(k, 1, len(majority)):
-        raise FSEngineError(f"the number of clusters must be an integer from 1 to the majority "
-                            f"class size ({len(majority)}), got {k!r}")
+        raise FSEngineError(
+            f"the number of clusters must be an integer from 1 to the majority "
+            f"class size ({len(majority)}), got {k!r}"
+        )
     labels = np.zeros(len(y), dtype=np.int64)
     if k == 1:
         labels[majority] = 1
@@ -82,6 +90,7 @@ def compute_pseudo_labels(X, y, n_clusters: int | None = None, seed: int = 0) ->
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
     unit = rows / np.where(norms > 0, norms, 1.0)
     from sklearn.cluster import KMeans
+
     km = KMeans(n_clusters=int(k), n_init=3, random_state=seed).fit(unit)
     labels[majority] = km.labels_ + 1
     return labels
@@ -95,7 +104,9 @@ def decomposed(score_function, name: str):
 
     score.base = score_function
     score.__name__ = f"d_{name}_score"
-    score.__doc__ = (f"Decomposition-based {name} (Yin et al. 2013, section 4): the {name} "
-                     "score against pseudo-labels from :func:`pseudo_labels` (minority whole, "
-                     "majority split by k-means; ``n_clusters``, ``seed``).")
+    score.__doc__ = (
+        f"Decomposition-based {name} (Yin et al. 2013, section 4): the {name} "
+        "score against pseudo-labels from :func:`pseudo_labels` (minority whole, "
+        "majority split by k-means; ``n_clusters``, ``seed``)."
+    )
     return score

@@ -9,7 +9,8 @@ Two estimators:
   neighbours; ``mutual_info_classif`` additionally rescales each column and adds
   1e-10 noise to break ties), vectorised over the features instead of building two
   trees per feature. Columns with tied values get the same kind of tiny seeded noise
-  (:func:`break_ties`), because the estimator needs distinct values. To give the same numbers it computes what scikit-learn computes:
+  (:func:`break_ties`), because the estimator needs distinct values. To give the same
+  numbers it computes what scikit-learn computes:
   within a class of more than 2k + 1 samples the k-th neighbour distance is exact
   (scikit-learn uses a KD-tree there); in a smaller class scikit-learn's brute-force
   search measures squared distances as ``x_i^2 - 2 x_i x_j + x_j^2``, and so does
@@ -40,19 +41,20 @@ def _exact_kth_distance(values: np.ndarray, k: int) -> np.ndarray:
     ``values`` has shape (m, p); in sorted order the k nearest of a point lie in a
     window around it, so the k-th distance is ``min over s of max(left_s, right_(k-s))``.
     """
-    rows = np.ascontiguousarray(values.T, dtype=float)          # (p, m)
+    rows = np.ascontiguousarray(values.T, dtype=float)  # (p, m)
     p, m = rows.shape
     order = np.argsort(rows, axis=1).astype(np.int64, copy=False)
     if use_compiled(p * m * (k + 1)):
         from fsengine.rankers import _mi_kernels
+
         return _mi_kernels.kth_distances(rows, order, int(k)).T
     v = np.take_along_axis(rows, order, axis=1)
     padded = np.concatenate([np.full((p, k), -np.inf), v, np.full((p, k), np.inf)], axis=1)
     best = np.full((p, m), np.inf)
     for left in range(k + 1):
         right = k - left
-        d_left = v - padded[:, k - left:k - left + m] if left else 0.0
-        d_right = padded[:, k + right:k + right + m] - v if right else 0.0
+        d_left = v - padded[:, k - left : k - left + m] if left else 0.0
+        d_right = padded[:, k + right : k + right + m] - v if right else 0.0
         np.minimum(best, np.maximum(d_left, d_right), out=best)
     out = np.empty_like(best)
     np.put_along_axis(out, order, best, axis=1)
@@ -67,10 +69,10 @@ def _brute_kth_distance(values: np.ndarray, k: int) -> np.ndarray:
     if absent, the first), and the k-th remaining is returned as ``sqrt(max(d2, 0))``.
     """
     m, p = values.shape
-    x = values.T[:, :, None]                                    # (p, m, 1)
-    xt = values.T[:, None, :]                                   # (p, 1, m)
-    squared = (x * x + (-2.0 * (x * xt))) + xt * xt             # (p, m, m)
-    order = np.argsort(squared, axis=2, kind="stable")[:, :, :k + 1]
+    x = values.T[:, :, None]  # (p, m, 1)
+    xt = values.T[:, None, :]  # (p, 1, m)
+    squared = (x * x + (-2.0 * (x * xt))) + xt * xt  # (p, m, m)
+    order = np.argsort(squared, axis=2, kind="stable")[:, :, : k + 1]
     is_self = order == np.arange(m)[None, :, None]
     drop = np.where(is_self.any(axis=2), is_self.argmax(axis=2), 0)
     kept = np.take_along_axis(squared, order, axis=2)
@@ -87,11 +89,11 @@ def _count_within(values: np.ndarray, radius: np.ndarray) -> np.ndarray:
     pass form a contiguous run in sorted order, whose ends a compiled pass finds with the
     test itself (:func:`fsengine.rankers._mi_kernels.count_within`).
     """
-    rows = np.ascontiguousarray(values.T, dtype=float)          # (p, m): one feature a row
+    rows = np.ascontiguousarray(values.T, dtype=float)  # (p, m): one feature a row
     rad = np.ascontiguousarray(radius.T, dtype=float)
     p, m = rows.shape
-    if not use_compiled(p * m * m):                             # small: every pair
-        g = rows[:, None, :] - rows[:, :, None]                 # [f, i, j] = x_j - x_i
+    if not use_compiled(p * m * m):  # small: every pair
+        g = rows[:, None, :] - rows[:, :, None]  # [f, i, j] = x_j - x_i
         return ((g * g) <= (rad * rad)[:, :, None]).sum(axis=2).T
     from fsengine.rankers import _mi_kernels
 
@@ -118,14 +120,20 @@ def _mi_knn(X: np.ndarray, y: np.ndarray, classes: np.ndarray, n_neighbors: int)
         raise FSEngineError("mutual information needs a class with at least 2 samples")
     counts = _count_within(X[keep], radius[keep])
     from scipy.special import digamma
+
     table = digamma(np.arange(n + 2))
-    mi = (table[keep.sum()] + np.mean(table[k_all[keep].astype(int)])
-          - np.mean(table[label_counts[keep].astype(int)]) - table[counts].mean(axis=0))
+    mi = (
+        table[keep.sum()]
+        + np.mean(table[k_all[keep].astype(int)])
+        - np.mean(table[label_counts[keep].astype(int)])
+        - table[counts].mean(axis=0)
+    )
     return np.maximum(mi, 0.0)
 
 
-def _mi_binned(X: np.ndarray, y: np.ndarray, classes: np.ndarray, bins: int,
-               binning: str) -> np.ndarray:
+def _mi_binned(
+    X: np.ndarray, y: np.ndarray, classes: np.ndarray, bins: int, binning: str
+) -> np.ndarray:
     n, p = X.shape
     codes = discretise(X, bins, binning)
     mi = np.zeros(p)
@@ -153,7 +161,7 @@ def break_ties(X: np.ndarray, seed: int = 0) -> np.ndarray:
     """
     ordered = np.sort(X, axis=0)
     has_ties = (ordered[1:] == ordered[:-1]).any(axis=0)
-    constant = ordered[0] == ordered[-1]                      # carries no information: left as is
+    constant = ordered[0] == ordered[-1]  # carries no information: left as is
     tied = np.flatnonzero(has_ties & ~constant)
     if len(tied) == 0:
         return X
@@ -165,8 +173,15 @@ def break_ties(X: np.ndarray, seed: int = 0) -> np.ndarray:
     return X
 
 
-def mi_score(X, y, estimator: str = "knn", n_neighbors: int = 3, bins: int = 10,
-             binning: str = "quantile", tie_noise: bool = True) -> np.ndarray:
+def mi_score(
+    X,
+    y,
+    estimator: str = "knn",
+    n_neighbors: int = 3,
+    bins: int = 10,
+    binning: str = "quantile",
+    tie_noise: bool = True,
+) -> np.ndarray:
     """Mutual information (nats) between every feature and the class labels.
 
     Parameters
@@ -201,4 +216,6 @@ def mi_score(X, y, estimator: str = "knn", n_neighbors: int = 3, bins: int = 10,
         if binning not in BINNINGS:
             raise FSEngineError(f"unknown binning {binning!r}; choose one of {', '.join(BINNINGS)}")
         return _mi_binned(X, y, classes, int(bins), binning)
-    raise FSEngineError(f"unknown MI estimator {estimator!r}; choose one of {', '.join(ESTIMATORS)}")
+    raise FSEngineError(
+        f"unknown MI estimator {estimator!r}; choose one of {', '.join(ESTIMATORS)}"
+    )

@@ -21,7 +21,8 @@ def relieff_score(X, y, n_neighbors: int = 7) -> np.ndarray:
     each feature A, with diff = |R_A - X_A| on the scaled values::
 
         W[A] = 1/n * sum over R of ( - mean over H of diff(A, R, H)
-               + sum over C != class(R) of P(C) / (1 - P(class(R))) * mean over M(C) of diff(A, R, M) )
+               + sum over C != class(R) of P(C) / (1 - P(class(R)))
+                 * mean over M(C) of diff(A, R, M) )
 
     which is Robnik-Sikonja and Kononenko's update with m = n samples, the sums over
     the k neighbours divided by the number actually found. Higher is better; the
@@ -40,7 +41,9 @@ def relieff_score(X, y, n_neighbors: int = 7) -> np.ndarray:
     """
     X, y, classes = check_scoring_input(X, y)
     if not is_integer_in(n_neighbors, 1):
-        raise FSEngineError(f"ReliefF needs a positive integer number of neighbours, got {n_neighbors!r}")
+        raise FSEngineError(
+            f"ReliefF needs a positive integer number of neighbours, got {n_neighbors!r}"
+        )
     n, p = X.shape
     low, span = X.min(axis=0), X.max(axis=0) - X.min(axis=0)
     scaled = np.where(span > 0, (X - low) / np.where(span > 0, span, 1.0), 0.0)
@@ -49,7 +52,7 @@ def relieff_score(X, y, n_neighbors: int = 7) -> np.ndarray:
 
         dist = cityblock(np.ascontiguousarray(scaled.T))  # cdist(..., "cityblock"), bit for bit
     else:
-        dist = np.zeros((n, n))                          # the same sums, feature by feature
+        dist = np.zeros((n, n))  # the same sums, feature by feature
         for column in scaled.T:
             dist += np.abs(column[:, None] - column[None, :])
     prior = {c: np.mean(y == c) for c in classes}
@@ -60,7 +63,7 @@ def relieff_score(X, y, n_neighbors: int = 7) -> np.ndarray:
             members = np.flatnonzero(y == other)
             if other == own:
                 members_dist = dist[np.ix_(rows, members)]
-                members_dist[members[None, :] == rows[:, None]] = np.inf    # not itself
+                members_dist[members[None, :] == rows[:, None]] = np.inf  # not itself
                 k = min(n_neighbors, len(members) - 1)
                 factor = -1.0
             else:
@@ -70,7 +73,7 @@ def relieff_score(X, y, n_neighbors: int = 7) -> np.ndarray:
             if k < 1:
                 continue
             nearest = members[np.argsort(members_dist, axis=1, kind="stable")[:, :k]]
-            for lo in range(0, len(rows), 32):              # bounded memory: 32 x k x p
+            for lo in range(0, len(rows), 32):  # bounded memory: 32 x k x p
                 block = slice(lo, lo + 32)
                 diffs = np.abs(scaled[rows[block]][:, None, :] - scaled[nearest[block]])
                 weights += factor * diffs.mean(axis=1).sum(axis=0)

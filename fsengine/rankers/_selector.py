@@ -1,4 +1,5 @@
-"""scikit-learn selector over any ranker (imported on first use: scikit-learn loads in about 1 s)."""
+"""scikit-learn selector over any ranker (imported on first use: scikit-learn loads in
+about 1 s)."""
 
 from __future__ import annotations
 
@@ -43,15 +44,18 @@ class RankerSelector(SelectorMixin, BaseEstimator):
         """Score every column of X against y (binarised one versus rest)."""
         X, y = validate_data(self, X, y, dtype=float)
         if not is_integer_in(self.k, 1, X.shape[1]):
-            raise FSEngineError(f"k must be an integer from 1 to {X.shape[1]} (the number of "
-                                f"features), got {self.k!r}")
+            raise FSEngineError(
+                f"k must be an integer from 1 to {X.shape[1]} (the number of "
+                f"features), got {self.k!r}"
+            )
         y01 = one_versus_rest(y, self.minority)
-        from fsengine.methods import get_method     # the registry imports this package
+        from fsengine.methods import get_method  # the registry imports this package
 
         ranker = get_method(self.method)
         if ranker.online:
-            raise FSEngineError(f"{self.method} is an online selector: use OnlineSelector",
-                                parameter="method")
+            raise FSEngineError(
+                f"{self.method} is an online selector: use OnlineSelector", parameter="method"
+            )
         self.scores_ = ranker.scores(X, y01, **(self.params or {}))
         self.ranking_ = rank_features(self.scores_)
         return self
@@ -59,6 +63,5 @@ class RankerSelector(SelectorMixin, BaseEstimator):
     def _get_support_mask(self):
         check_is_fitted(self, "scores_")
         mask = np.zeros(len(self.scores_), dtype=bool)
-        mask[self.ranking_[:self.k]] = True
+        mask[self.ranking_[: self.k]] = True
         return mask
-

@@ -43,8 +43,11 @@ def _options(case):
 
 
 def test_error_uploads_show_the_message_and_keep_the_previous_data(cases):
-    errors = [c for c in cases if c.expected == "error" and c.kind == "loader"
-              and "label" not in c.load_kwargs]
+    errors = [
+        c
+        for c in cases
+        if c.expected == "error" and c.kind == "loader" and "label" not in c.load_kwargs
+    ]
     assert len(errors) >= 20
     at = _app()
     assert {k: _metrics(at)[k] for k in SRBCT} == SRBCT
@@ -52,16 +55,19 @@ def test_error_uploads_show_the_message_and_keep_the_previous_data(cases):
     for case in errors:
         for key, value in _options(case).items():
             if at.toggle(key=key).value != value:
-                at.toggle(key=key).set_value(value).run()   # reloads SRBCT with the option
+                at.toggle(key=key).set_value(value).run()  # reloads SRBCT with the option
         _upload(at, case)
         problems = []
         if at.exception:
             problems.append(f"exception: {at.exception[0].value}")
         if len(at.error) != 1:
             problems.append(f"{len(at.error)} error boxes")
-        elif case.message(messages.words) not in at.error[0].value \
-                or "Still using SRBCT.parquet" not in at.error[0].value \
-                or "=True" in at.error[0].value or "--" in at.error[0].value:
+        elif (
+            case.message(messages.words) not in at.error[0].value
+            or "Still using SRBCT.parquet" not in at.error[0].value
+            or "=True" in at.error[0].value
+            or "--" in at.error[0].value
+        ):
             problems.append(f"message: {at.error[0].value!r}")
         if {k: _metrics(at).get(k) for k in SRBCT} != SRBCT:
             problems.append(f"metrics: {_metrics(at)}")
@@ -74,7 +80,7 @@ def test_error_uploads_show_the_message_and_keep_the_previous_data(cases):
 
 def test_label_column_box_refuses_the_row_index(cases):
     case = next(c for c in cases if c.name == "label-is-row-index")
-    at = _upload(_app(), case)                 # loads: 'label' is the label, 'index' a feature
+    at = _upload(_app(), case)  # loads: 'label' is the label, 'index' a feature
     assert not at.error and not at.exception
     assert _metrics(at)["Samples"] == "12" and _metrics(at)["Features"] == "6"
     at.selectbox(key="label_column").set_value("index").run()
@@ -82,13 +88,18 @@ def test_label_column_box_refuses_the_row_index(cases):
     assert len(at.error) == 1 and case.message(messages.words) in at.error[0].value
     assert "choose the class column with the 'Label column' box" in at.error[0].value
     assert "Still using row_index.csv" in at.error[0].value
-    assert _metrics(at)["Features"] == "6"     # the previous load stays
+    assert _metrics(at)["Features"] == "6"  # the previous load stays
 
 
 def test_usable_uploads_replace_the_data_set(cases):
     # The transpose case has its own tests below (the toggle is set before the upload).
-    usable = [c for c in cases if c.expected in ("usable", "warning") and not c.large
-              and not c.load_kwargs.get("transpose")]
+    usable = [
+        c
+        for c in cases
+        if c.expected in ("usable", "warning")
+        and not c.large
+        and not c.load_kwargs.get("transpose")
+    ]
     at = _app()
     failures = []
     for case in usable:
@@ -97,8 +108,11 @@ def test_usable_uploads_replace_the_data_set(cases):
                 at.toggle(key=key).set_value(value).run()
         _upload(at, case)
         metrics = _metrics(at)
-        expected = {"Samples": str(case.shape[0]), "Features": str(case.shape[1]),
-                    "Classes": str(len(case.class_counts))}
+        expected = {
+            "Samples": str(case.shape[0]),
+            "Features": str(case.shape[1]),
+            "Classes": str(len(case.class_counts)),
+        }
         problems = []
         if at.exception:
             problems.append(f"exception: {at.exception[0].value}")
@@ -136,7 +150,7 @@ def test_the_toggle_the_error_suggests_retries_the_failed_file(cases):
     at = _app()
     _upload(at, case)
     assert at.error and "load it with the 'Genes in rows (transpose)' toggle" in at.error[0].value
-    assert _metrics(at)["Samples"] == "83"                     # SRBCT still loaded
+    assert _metrics(at)["Samples"] == "83"  # SRBCT still loaded
     at.toggle(key="transpose").set_value(True).run()
     assert not at.error
     assert _metrics(at)["Features"] == str(case.shape[1])

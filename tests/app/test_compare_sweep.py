@@ -53,10 +53,16 @@ def expected(srbct):
 
 def test_compare_defaults_are_the_papers_protocol():
     at = _open("pages/compare.py")
-    assert at.multiselect(key="compare_methods").value == ["kofsd", "fisher", "s2n", "pcc",
-                                                           "relieff", "mi"]
+    assert at.multiselect(key="compare_methods").value == [
+        "kofsd",
+        "fisher",
+        "s2n",
+        "pcc",
+        "relieff",
+        "mi",
+    ]
     assert at.slider(key="compare_splits").value == 20
-    assert not at.get("plotly_chart")                      # nothing runs before the click
+    assert not at.get("plotly_chart")  # nothing runs before the click
     assert at.info
 
 
@@ -71,8 +77,15 @@ def test_compare_bar_chart_and_table_match_the_library(compared, expected):
 
     table = compared.dataframe[0].value
     assert list(table["method"]) == METHODS
-    assert list(table.columns) == ["method", "G-mean 1-NN", "G-mean SVM", "F1 (1-NN)",
-                                   "AUC (SVM)", "features", "time (s)"]
+    assert list(table.columns) == [
+        "method",
+        "G-mean 1-NN",
+        "G-mean SVM",
+        "F1 (1-NN)",
+        "AUC (SVM)",
+        "features",
+        "time (s)",
+    ]
     for row, want in zip(table.to_dict("records"), expected):
         assert row["G-mean 1-NN"] == f"{want['gmean_1nn_mean']:.4f} ± {want['gmean_1nn_std']:.4f}"
         assert row["F1 (1-NN)"] == f"{want['f1_1nn_mean']:.4f} ± {want['f1_1nn_std']:.4f}"
@@ -106,7 +119,7 @@ def test_compare_same_parameters_do_not_recompute_and_survive_page_switch(compar
     assert next(iter(compared.session_state["compare_results"].values())) is first
 
     compared.switch_page("pages/data.py").run()
-    assert not compared.get("plotly_chart") or len(_figures(compared)) == 1   # the class chart
+    assert not compared.get("plotly_chart") or len(_figures(compared)) == 1  # the class chart
     compared.switch_page("pages/compare.py").run()
     assert not compared.exception
     assert compared.multiselect(key="compare_methods").value == METHODS
@@ -114,9 +127,9 @@ def test_compare_same_parameters_do_not_recompute_and_survive_page_switch(compar
     assert _figures(compared)[0]["data"][0]["x"] == METHODS
     assert compared.session_state["compare_results_computed"] == 1
 
-    compared.number_input(key="compare_seed").set_value(4).run()   # other parameters: not run
+    compared.number_input(key="compare_seed").set_value(4).run()  # other parameters: not run
     assert not compared.get("plotly_chart")
-    compared.number_input(key="compare_seed").set_value(3).run()   # back: shown again
+    compared.number_input(key="compare_seed").set_value(3).run()  # back: shown again
     assert len(_figures(compared)) == 2
 
 
@@ -173,8 +186,9 @@ def test_k_sweep_plots_the_chosen_range(swept, srbct):
 
 def test_top_k_sweep_has_one_line_per_method_and_classifier(swept, srbct):
     fig = _figures(swept)[1]
-    expected = sweep_top(srbct, MINORITY, ["fisher", "pcc"], [1, 2, 3], n_splits=2,
-                         seed=0).summary(("method", "top"))
+    expected = sweep_top(srbct, MINORITY, ["fisher", "pcc"], [1, 2, 3], n_splits=2, seed=0).summary(
+        ("method", "top")
+    )
     assert [t["name"] for t in fig["data"]] == ["fisher 1-NN", "fisher SVM", "pcc 1-NN", "pcc SVM"]
     for trace in fig["data"]:
         method, classifier = trace["name"].split()
@@ -186,8 +200,10 @@ def test_top_k_sweep_has_one_line_per_method_and_classifier(swept, srbct):
 
 
 def test_sweeps_are_kept_across_clicks_and_page_switches(swept):
-    counts = (swept.session_state["sweep_k_results_computed"],
-              swept.session_state["sweep_top_results_computed"])
+    counts = (
+        swept.session_state["sweep_k_results_computed"],
+        swept.session_state["sweep_top_results_computed"],
+    )
     assert counts == (1, 1)
     _click(swept, "Run K sweep")
     _click(swept, "Run top-k sweep")
@@ -196,8 +212,10 @@ def test_sweeps_are_kept_across_clicks_and_page_switches(swept):
     assert not swept.exception
     assert swept.slider(key="sweep_ks").value == (2, 4)
     assert len(_figures(swept)) == 2
-    assert (swept.session_state["sweep_k_results_computed"],
-            swept.session_state["sweep_top_results_computed"]) == counts
+    assert (
+        swept.session_state["sweep_k_results_computed"],
+        swept.session_state["sweep_top_results_computed"],
+    ) == counts
 
 
 def test_top_k_sweep_without_rankers_shows_an_error():
@@ -206,13 +224,22 @@ def test_top_k_sweep_without_rankers_shows_an_error():
     at.multiselect(key="sweep_rankers").set_value([])
     _click(at.run(), "Run top-k sweep")
     assert len(at.error) == 1 and "no method" in at.error[0].value
-    assert at.button                                   # the page still draws its buttons
+    assert at.button  # the page still draws its buttons
 
 
 def test_topk_sweep_figure_is_a_function_of_the_summary_rows():
-    rows = [{"method": m, "top": t, "gmean_1nn_mean": t / 10, "gmean_1nn_std": 0.01,
-             "gmean_svm_mean": t / 20, "gmean_svm_std": 0.02}
-            for m in ("s2n", "mi") for t in (3, 1, 2)]
+    rows = [
+        {
+            "method": m,
+            "top": t,
+            "gmean_1nn_mean": t / 10,
+            "gmean_1nn_std": 0.01,
+            "gmean_svm_mean": t / 20,
+            "gmean_svm_std": 0.02,
+        }
+        for m in ("s2n", "mi")
+        for t in (3, 1, 2)
+    ]
     fig = topk_sweep_figure(rows)
     assert [t.name for t in fig.data] == ["s2n 1-NN", "s2n SVM", "mi 1-NN", "mi SVM"]
     assert list(fig.data[0].x) == [1, 2, 3]
@@ -241,10 +268,11 @@ def test_sweep_shown_k_and_narrower_range_redraw_without_recomputing(monkeypatch
 
     def cursor_x():
         import json
+
         spec = json.loads(at.get("plotly_chart")[0].proto.spec)
         return {shape["x0"] for shape in spec["layout"]["shapes"]}
 
-    assert cursor_x() == {4}                           # the middle of 2..6 at first
+    assert cursor_x() == {4}  # the middle of 2..6 at first
     at.select_slider(key="sweep_shown_k").set_value(5).run()
     assert cursor_x() == {5} and calls == [(2, 3, 4, 5, 6)]
     assert any("K = 5" in m.label for m in at.metric)

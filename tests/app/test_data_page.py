@@ -35,12 +35,17 @@ def _csv_bytes(n_minority=4, n_rest=12, p=6, seed=0):
 
 def test_sample_data_set_is_loaded_on_start(app):
     assert not app.exception
-    assert _metrics(app) == {"Samples": "83", "Features": "2308", "Classes": "4",
-                             "Minority samples": "11", "Imbalance ratio": "6.55"}
+    assert _metrics(app) == {
+        "Samples": "83",
+        "Features": "2308",
+        "Classes": "4",
+        "Minority samples": "11",
+        "Imbalance ratio": "6.55",
+    }
     bars = _bar_trace(app)
     assert bars["x"] == ["0", "1", "3", "2"]
     assert bars["y"] == [29, 25, 18, 11]
-    assert bars["marker"]["color"][3] != bars["marker"]["color"][0]   # minority highlighted
+    assert bars["marker"]["color"][3] != bars["marker"]["color"][0]  # minority highlighted
     assert "SRBCT.parquet" in app.sidebar.markdown[0].value
 
 
@@ -50,7 +55,7 @@ def test_choosing_another_minority_class_updates_ratio_and_chart(app):
     assert _metrics(app)["Minority samples"] == "18"
     assert _metrics(app)["Imbalance ratio"] == f"{65 / 18:.2f}"
     colours = _bar_trace(app)["marker"]["color"]
-    assert colours[2] != colours[0]                               # class 3 is third
+    assert colours[2] != colours[0]  # class 3 is third
 
 
 def test_every_minority_choice_is_kept(app):
@@ -65,8 +70,13 @@ def test_upload_csv_replaces_the_data_set(app):
     app.file_uploader(key="uploader").set_value(("tumours.csv", _csv_bytes(), "text/csv")).run()
     assert not app.exception
     assert not app.error
-    assert _metrics(app) == {"Samples": "16", "Features": "6", "Classes": "2",
-                             "Minority samples": "4", "Imbalance ratio": "3.00"}
+    assert _metrics(app) == {
+        "Samples": "16",
+        "Features": "6",
+        "Classes": "2",
+        "Minority samples": "4",
+        "Imbalance ratio": "3.00",
+    }
     assert app.subheader[0].value == "tumours.csv"
 
 
@@ -89,7 +99,7 @@ def test_error_messages_name_the_widgets_as_the_page_shows_them(app):
 
 
 def test_a_label_column_error_names_the_label_column_box(app):
-    rows = [b"%d,%d.5,%d,%s\n" % (i, i, i * i % 7, b"ab"[i % 2:i % 2 + 1]) for i in range(12)]
+    rows = [b"%d,%d.5,%d,%s\n" % (i, i, i * i % 7, b"ab"[i % 2 : i % 2 + 1]) for i in range(12)]
     raw = b"index,g1,g2,label\n" + b"".join(rows)
     app.file_uploader(key="uploader").set_value(("idx.csv", raw, "text/csv")).run()
     assert not app.error and _metrics(app)["Features"] == "3"
@@ -103,11 +113,15 @@ def test_a_label_column_error_names_the_label_column_box(app):
 
 def test_transpose_toggle_reads_genes_in_rows(app):
     rng = np.random.default_rng(1)
-    genes = pd.DataFrame(rng.normal(size=(5, 10)), index=[f"g{i}" for i in range(5)],
-                         columns=[f"s{j}" for j in range(10)])
-    raw = (genes.to_csv(index_label="gene") + "class," + ",".join(["a"] * 3 + ["b"] * 7)
-           + "\n").encode()
-    app.toggle(key="transpose").set_value(True).run()             # before the upload
+    genes = pd.DataFrame(
+        rng.normal(size=(5, 10)),
+        index=[f"g{i}" for i in range(5)],
+        columns=[f"s{j}" for j in range(10)],
+    )
+    raw = (
+        genes.to_csv(index_label="gene") + "class," + ",".join(["a"] * 3 + ["b"] * 7) + "\n"
+    ).encode()
+    app.toggle(key="transpose").set_value(True).run()  # before the upload
     app.file_uploader(key="uploader").set_value(("genes.csv", raw, "text/csv")).run()
     assert not app.exception and not app.error
     assert _metrics(app)["Samples"] == "10"
@@ -118,7 +132,8 @@ def test_drop_constant_toggle_reports_dropped_features(app):
     frame = pd.read_csv(pd.io.common.BytesIO(_csv_bytes()))
     frame.insert(0, "flat", 1.0)
     app.file_uploader(key="uploader").set_value(
-        ("flat.csv", frame.to_csv(index=False).encode(), "text/csv")).run()
+        ("flat.csv", frame.to_csv(index=False).encode(), "text/csv")
+    ).run()
     assert _metrics(app)["Features"] == "7"
     assert any("constant features: **1**" in m.value for m in app.markdown)
     app.toggle(key="drop_constant").set_value(True).run()

@@ -15,12 +15,20 @@ from streamlit.testing.v1 import AppTest
 from conftest import ROOT, SAMPLE
 from fsengine import FSEngineError, load_dataset, run_selection
 from fsengine.cli import main
-from fsengine.export import (command_line, params_to_json, reduced_matrix, select_arguments,
-                             selection_to_csv)
+from fsengine.export import (
+    command_line,
+    params_to_json,
+    reduced_matrix,
+    select_arguments,
+    selection_to_csv,
+)
 from fsengine.runs import METHODS, ONLINE_METHODS
 
-DOWNLOADS = ["Download selected features (CSV)", "Download reduced matrix (CSV)",
-             "Download parameters (JSON)"]
+DOWNLOADS = [
+    "Download selected features (CSV)",
+    "Download reduced matrix (CSV)",
+    "Download parameters (JSON)",
+]
 
 
 @pytest.fixture
@@ -39,8 +47,11 @@ def _cli_csv(capsys, *args) -> str:
 
 def _result(at, method, top=None, minority=2):
     """The page's kept result for the method (the key ends with the method's parameters)."""
-    found = [r for key, r in at.session_state["export_results"]["results"].items()
-             if key[:3] == (minority, method, top)]
+    found = [
+        r
+        for key, r in at.session_state["export_results"]["results"].items()
+        if key[:3] == (minority, method, top)
+    ]
     assert len(found) == 1
     return found[0]
 
@@ -66,14 +77,15 @@ def _run_command(text, capsys, cwd, monkeypatch) -> str:
 def _upload(at, frame, name="upload.csv"):
     at.switch_page("pages/data.py").run()
     at.file_uploader(key="uploader").set_value(
-        (name, frame.to_csv(index=False).encode(), "text/csv")).run()
+        (name, frame.to_csv(index=False).encode(), "text/csv")
+    ).run()
     assert not at.exception and not at.error
     at.switch_page("pages/export.py").run()
     return at
 
 
 def test_nothing_to_export_before_a_run(app):
-    assert [r.options for r in app.radio] == [["Compute here"]]   # no finished stream yet
+    assert [r.options for r in app.radio] == [["Compute here"]]  # no finished stream yet
     assert any("Press Compute selection" in i.value for i in app.info)
     assert not app.get("download_button")
 
@@ -106,14 +118,17 @@ def test_ranker_with_top_n_matches_the_command_line(app, srbct, capsys, monkeypa
     result = _result(app, "d-fisher", 6)
     table = _table(app)
     assert len(table) == 6
-    assert list(table["feature"]) == list(run_selection(srbct, 2, "d-fisher", top=6)
-                                          .selection.features)
+    assert list(table["feature"]) == list(
+        run_selection(srbct, 2, "d-fisher", top=6).selection.features
+    )
     page_csv = selection_to_csv(result.selection)
-    assert page_csv == _cli_csv(capsys, SAMPLE, "--minority", "2", "--method", "d-fisher",
-                                "--top", "6")
+    assert page_csv == _cli_csv(
+        capsys, SAMPLE, "--minority", "2", "--method", "d-fisher", "--top", "6"
+    )
     assert _run_command(app.code[0].value, capsys, SAMPLE.parent, monkeypatch) == page_csv
-    params = json.loads(params_to_json({**result.params, "transpose": False,
-                                        "drop_constant": False}))
+    params = json.loads(
+        params_to_json({**result.params, "transpose": False, "drop_constant": False})
+    )
     assert params["method"] == "d-fisher" and params["top"] == 6 and params["seed"] == 0
     assert params["minority"] == 2 and params["data"] == "SRBCT.parquet"
 
@@ -124,13 +139,13 @@ def test_computed_results_are_kept_per_method_and_count(app):
     app.selectbox(key="export_method").set_value("fisher").run()
     assert any("Press Compute selection to run fisher" in i.value for i in app.info)
     app.button(key="export_compute").click().run()
-    assert len(_table(app)) == 10                                # default top-N
+    assert len(_table(app)) == 10  # default top-N
     app.selectbox(key="export_method").set_value("kofsd").run()
     assert list(_table(app)["feature"]) == ["g0", "g1", "g122", "g126"]
-    assert _result(app, "kofsd") is first                         # kept, not recomputed
+    assert _result(app, "kofsd") is first  # kept, not recomputed
     app.switch_page("pages/data.py").run()
     app.switch_page("pages/export.py").run()
-    assert app.selectbox(key="export_method").value == "kofsd"    # survives a page switch
+    assert app.selectbox(key="export_method").value == "kofsd"  # survives a page switch
     assert list(_table(app)["feature"]) == ["g0", "g1", "g122", "g126"]
 
 
@@ -143,7 +158,7 @@ def test_reduced_matrix_round_trips_as_csv_and_parquet(app, srbct):
     frame = pd.read_csv(io.BytesIO(reduced_matrix(srbct, selection, "csv")))
     assert list(frame.columns) == columns
     assert frame["label"].dtype.kind == "i"
-    np.testing.assert_array_equal(frame.to_numpy(), expected)     # full precision
+    np.testing.assert_array_equal(frame.to_numpy(), expected)  # full precision
 
     app.radio(key="export_format").set_value("Parquet").run()
     assert "Download reduced matrix (Parquet)" in [d.label for d in app.get("download_button")]
@@ -182,8 +197,12 @@ def test_reduced_matrix_puts_sample_ids_first_and_keeps_the_label_name(app):
         back = pd.read_csv(io.BytesIO(raw)) if fmt == "csv" else pd.read_parquet(io.BytesIO(raw))
         assert list(back.columns) == ["sample", *selection.features, "diagnosis"]
         pd.testing.assert_frame_equal(
-            back, frame[["patient", *selection.features, "diagnosis"]]
-            .rename(columns={"patient": "sample"}), check_dtype=False)
+            back,
+            frame[["patient", *selection.features, "diagnosis"]].rename(
+                columns={"patient": "sample"}
+            ),
+            check_dtype=False,
+        )
     assert any("sample identifiers" in c.value for c in app.caption)
 
 
@@ -226,15 +245,16 @@ def test_finished_stream_is_offered_with_its_parameters(app, srbct, capsys, monk
     assert result.params["k"] == 5
     command = app.code[0].value
     assert "--k 5" in command
-    assert (_run_command(command, capsys, SAMPLE.parent, monkeypatch)
-            == selection_to_csv(expected.selection))
+    assert _run_command(command, capsys, SAMPLE.parent, monkeypatch) == selection_to_csv(
+        expected.selection
+    )
     # A new data set: the stream ran on the old one, so it is no longer offered.
     _upload(app, _with_ids())
     assert app.radio(key="export_source").options == ["Compute here"]
 
 
 def test_errors_are_shown_and_the_page_keeps_working(app):
-    frame = _with_ids(n_minority=1, n_rest=11)          # class tumour: a single sample
+    frame = _with_ids(n_minority=1, n_rest=11)  # class tumour: a single sample
     _upload(app, frame)
     app.button(key="export_compute").click().run()
     assert not app.exception
@@ -250,12 +270,14 @@ def test_errors_are_shown_and_the_page_keeps_working(app):
 
 # The command line, for every method and the loader's options.
 
+
 @pytest.mark.parametrize("method", METHODS)
 def test_command_line_repeats_every_method(srbct, method, capsys):
     top = None if method in ONLINE_METHODS else 7
     result = run_selection(srbct, 2, method, top=top)
-    args = select_arguments({**result.params, "transpose": False, "drop_constant": False},
-                            str(SAMPLE))
+    args = select_arguments(
+        {**result.params, "transpose": False, "drop_constant": False}, str(SAMPLE)
+    )
     assert args[:2] == ["select", str(SAMPLE)]
     assert _cli_csv(capsys, *args[1:]) == selection_to_csv(result.selection)
 
@@ -272,7 +294,7 @@ def test_command_line_repeats_a_random_order_and_loader_options(tmp_path, capsys
     result = run_selection(ds, "tumour", "ofs-fpd", order="random", seed=11)
     text = command_line({**result.params, "transpose": True, "drop_constant": True}, str(path))
     words = shlex.split(text)
-    assert words[4] == str(path)                                 # quoted: it has spaces
+    assert words[4] == str(path)  # quoted: it has spaces
     assert "--transpose" in words and "--drop-constant" in words
     assert words[words.index("--order") + 1] == "random"
     assert words[words.index("--seed") + 1] == "11"
@@ -290,7 +312,7 @@ def test_command_line_expresses_every_parameter_and_refuses_unknown_ones(srbct):
 
 def test_command_line_repeats_a_negative_class_label(tmp_path, capsys, monkeypatch):
     frame = _with_ids(n_minority=6, n_rest=14).drop(columns="patient")
-    frame["diagnosis"] = np.where(frame["diagnosis"] == "tumour", -1, 1)   # labels as +-1
+    frame["diagnosis"] = np.where(frame["diagnosis"] == "tumour", -1, 1)  # labels as +-1
     path = tmp_path / "-signed.csv"
     frame.to_csv(path, index=False)
     ds = load_dataset(path)

@@ -4,7 +4,6 @@ import base64
 import json
 
 import numpy as np
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -46,7 +45,7 @@ def _run_to_end(at, limit=40):
     for _ in range(limit):
         if _metrics(at).get("Features streamed", "").startswith("2308 /"):
             return at
-        at.run()                                   # AppTest does not tick fragments by itself
+        at.run()  # AppTest does not tick fragments by itself
     raise AssertionError(f"the stream did not finish: {_metrics(at)}")
 
 
@@ -82,7 +81,7 @@ def test_pause_stops_and_reset_clears(page):
     page.button(key="stream_pause").click().run()
     streamed = _metrics(page)["Features streamed"]
     page.run()
-    assert _metrics(page)["Features streamed"] == streamed       # paused: no progress
+    assert _metrics(page)["Features streamed"] == streamed  # paused: no progress
     page.button(key="stream_reset").click().run()
     assert "Features streamed" not in _metrics(page)
     assert any("Press Start" in i.value for i in page.info)
@@ -121,12 +120,12 @@ def test_settings_survive_a_page_switch(page):
     assert page.selectbox(key="stream_method").value == "cie-osfs"
     assert page.slider(key="stream_cie-osfs_bins").value == 5
     page.selectbox(key="stream_method").set_value("kofsd").run()
-    assert page.slider(key="stream_kofsd_k").value == 4              # kept while hidden
+    assert page.slider(key="stream_kofsd_k").value == 4  # kept while hidden
     assert not page.exception
 
 
 def test_k_at_or_above_the_minority_size_shows_a_warning(page):
-    page.slider(key="stream_kofsd_k").set_value(11).run()               # SRBCT class 2: 11 samples
+    page.slider(key="stream_kofsd_k").set_value(11).run()  # SRBCT class 2: 11 samples
     assert any("at or above the minority class size (11)" in w.value for w in page.warning)
     page.slider(key="stream_kofsd_k").set_value(10).run()
     assert not page.warning

@@ -30,19 +30,33 @@ def browser_type_launch_args(browser_type_launch_args):
     """pytest-playwright's launch options, with Debian's Chromium (`playwright install`
     cannot download browsers here)."""
     if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium package "
-                    "(`make test` does it when run as root)")
-    return {**browser_type_launch_args, "executable_path": str(CHROMIUM),
-            "args": ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                     "--disable-component-update", "--disable-sync", "--no-first-run",
-                     "--disable-quic"]}
+        pytest.skip(
+            f"{CHROMIUM} is missing: install Debian's chromium package "
+            "(`make test` does it when run as root)"
+        )
+    return {
+        **browser_type_launch_args,
+        "executable_path": str(CHROMIUM),
+        "args": [
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--disable-quic",
+        ],
+    }
 
 
 @pytest.fixture(scope="session")
 def browser_context_args(browser_context_args):
     """A wide window: the app's layout is "wide", and the README's screenshots come from here."""
-    return {**browser_context_args, "viewport": {"width": 1400, "height": 900},
-            "accept_downloads": True}
+    return {
+        **browser_context_args,
+        "viewport": {"width": 1400, "height": 900},
+        "accept_downloads": True,
+    }
 
 
 def _free_port() -> int:
@@ -62,18 +76,37 @@ def server(tmp_path_factory, request):
     log = tmp_path_factory.mktemp("streamlit") / "server.log"
     with open(log, "wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-             "--server.port", str(port), "--server.address", "127.0.0.1",
-             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-             *extra],
-            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                "app.py",
+                "--server.headless",
+                "true",
+                "--server.port",
+                str(port),
+                "--server.address",
+                "127.0.0.1",
+                "--browser.gatherUsageStats",
+                "false",
+                "--server.fileWatcherType",
+                "none",
+                *extra,
+            ],
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
         while True:
             if process.poll() is not None:
-                raise RuntimeError(f"streamlit exited with {process.returncode}:\n"
-                                   + log.read_text(errors="replace"))
+                raise RuntimeError(
+                    f"streamlit exited with {process.returncode}:\n"
+                    + log.read_text(errors="replace")
+                )
             try:
                 with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
                     if response.read().decode().strip() == "ok":
@@ -81,8 +114,10 @@ def server(tmp_path_factory, request):
             except OSError:
                 pass
             if time.monotonic() > deadline:
-                raise RuntimeError("streamlit did not answer /_stcore/health within 60 s:\n"
-                                   + log.read_text(errors="replace"))
+                raise RuntimeError(
+                    "streamlit did not answer /_stcore/health within 60 s:\n"
+                    + log.read_text(errors="replace")
+                )
             time.sleep(0.25)
         yield url
     finally:
@@ -101,7 +136,7 @@ class Upload:
     path: Path
     minority: str
     n_features: int
-    counts: dict[str, int]                # class (as text) -> samples
+    counts: dict[str, int]  # class (as text) -> samples
 
 
 @pytest.fixture(scope="session")

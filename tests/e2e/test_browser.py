@@ -87,8 +87,10 @@ def table_rows(frame) -> list[list[str]]:
     """The cell texts of an st.dataframe, row by row: its glide grid draws on a canvas and
     keeps an accessible table of the rendered cells in the DOM."""
     frame.locator("[role=gridcell]").first.wait_for(state="attached", timeout=TIMEOUT_MS)
-    return [[cell.text_content().strip() for cell in row.locator("[role=gridcell]").all()]
-            for row in frame.locator("tbody [role=row]").all()]
+    return [
+        [cell.text_content().strip() for cell in row.locator("[role=gridcell]").all()]
+        for row in frame.locator("tbody [role=row]").all()
+    ]
 
 
 def download(page, label: str) -> bytes:
@@ -99,29 +101,44 @@ def download(page, label: str) -> bytes:
 
 def no_exception(page, where: str) -> None:
     count = page.get_by_test_id("stException").count()
-    assert count == 0, (f"{where}: {count} exception(s): "
-                        + " | ".join(page.get_by_test_id("stException").all_inner_texts()))
+    assert count == 0, f"{where}: {count} exception(s): " + " | ".join(
+        page.get_by_test_id("stException").all_inner_texts()
+    )
 
 
 def screenshot(page, folder, name: str) -> None:
     """The whole page as ``folder/name.png``. Streamlit scrolls inside its main container,
     not the document, so the window is made as tall as the content for the picture."""
     size = page.viewport_size
-    page.mouse.move(0, 0)                          # no hover toolbars in the picture
+    page.mouse.move(0, 0)  # no hover toolbars in the picture
     height = page.get_by_test_id("stMain").evaluate("e => e.scrollHeight")
     height = min(max(height, size["height"]), 8000)
     page.set_viewport_size({"width": size["width"], "height": height})
-    page.wait_for_timeout(500)                     # let plotly and the grids redraw
+    page.wait_for_timeout(500)  # let plotly and the grids redraw
     idle(page)
     page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
     page.set_viewport_size(size)
 
 
-def test_stream_kofsd_to_the_end_then_every_page(page, server, upload_csv, screenshots,
-                                                 tmp_path, monkeypatch):
+def test_stream_kofsd_to_the_end_then_every_page(
+    page, server, upload_csv, screenshots, tmp_path, monkeypatch
+):
     expected_csv = tmp_path / "cli.csv"
-    assert main(["select", str(upload_csv.path), "--minority", upload_csv.minority,
-                 "--method", "kofsd", "--out", str(expected_csv)]) == 0
+    assert (
+        main(
+            [
+                "select",
+                str(upload_csv.path),
+                "--minority",
+                upload_csv.minority,
+                "--method",
+                "kofsd",
+                "--out",
+                str(expected_csv),
+            ]
+        )
+        == 0
+    )
     expected = expected_csv.read_bytes()
     features = [line.split(",")[1] for line in expected.decode().splitlines()[1:]]
     n = upload_csv.n_features
@@ -130,7 +147,8 @@ def test_stream_kofsd_to_the_end_then_every_page(page, server, upload_csv, scree
     upload(page, upload_csv.path)
     # The subheader names the data set (the SRBCT fallback has the sample's feature count).
     page.get_by_test_id("stHeading").filter(has_text=upload_csv.path.name).wait_for(
-        timeout=TIMEOUT_MS)
+        timeout=TIMEOUT_MS
+    )
     wait_for_metric(page, "Features", str(n))
 
     # Another class first, so that choosing the minority visibly changes the metrics.
@@ -145,13 +163,13 @@ def test_stream_kofsd_to_the_end_then_every_page(page, server, upload_csv, scree
 
     open_page(page, "Stream")
     page.get_by_test_id("stSlider").last.locator("input[type=range]").focus()
-    page.keyboard.press("End")                     # speed: max
+    page.keyboard.press("End")  # speed: max
     idle(page)
     start = time.monotonic()
     page.get_by_role("button", name="Start").click()
     shown = wait_for_metric(page, "Features streamed", f"{n} / {n}", timeout=180)
     stream_seconds = time.monotonic() - start
-    idle(page)                                     # the rerun that shows the final selection
+    idle(page)  # the rerun that shows the final selection
     assert shown["Selected"] == str(len(features))
 
     chart = page.get_by_test_id("stPlotlyChart").first
@@ -164,7 +182,7 @@ def test_stream_kofsd_to_the_end_then_every_page(page, server, upload_csv, scree
     while [row[1] for row in rows] != features and time.monotonic() < deadline:
         time.sleep(0.2)
         rows = table_rows(page.get_by_test_id("stDataFrame").last)
-    assert [row[1] for row in rows] == features        # rank, feature, column, score
+    assert [row[1] for row in rows] == features  # rank, feature, column, score
     assert [row[0] for row in rows] == [str(i) for i in range(1, len(features) + 1)]
     assert download(page, "Download selected features") == expected
     no_exception(page, "Stream")
@@ -172,11 +190,11 @@ def test_stream_kofsd_to_the_end_then_every_page(page, server, upload_csv, scree
 
     for title in PAGES:
         open_page(page, title)
-        if title in ("Compare", "Sweep"):          # run the page's main computation
+        if title in ("Compare", "Sweep"):  # run the page's main computation
             page.get_by_test_id("stBaseButton-primary").first.click()
             page.get_by_test_id("stPlotlyChart").first.wait_for(timeout=180_000)
             idle(page)
-        if title == "Export":                      # the finished stream, ready to export
+        if title == "Export":  # the finished stream, ready to export
             assert download(page, "Download selected features") == expected
             command = page.get_by_test_id("stCode").inner_text()
             words = shlex.split(command)
@@ -187,7 +205,8 @@ def test_stream_kofsd_to_the_end_then_every_page(page, server, upload_csv, scree
             assert main(words[3:] + ["--out", str(repeated)]) == 0
             assert repeated.read_bytes() == expected
             page.get_by_test_id("stRadio").filter(has_text="Parquet").get_by_text(
-                "Parquet", exact=True).click()
+                "Parquet", exact=True
+            ).click()
             matrix = download(page, "Download reduced matrix (Parquet)")
             table = pq.read_table(io.BytesIO(matrix))
             assert table.column_names == [*features, "label"]
@@ -196,9 +215,10 @@ def test_stream_kofsd_to_the_end_then_every_page(page, server, upload_csv, scree
         screenshot(page, screenshots, title.lower())
 
 
-def test_broken_upload_shows_the_error_and_the_app_keeps_working(page, server, tmp_path,
-                                                                  screenshots):
-    open_app(page, server)                         # a new session: the bundled SRBCT
+def test_broken_upload_shows_the_error_and_the_app_keeps_working(
+    page, server, tmp_path, screenshots
+):
+    open_app(page, server)  # a new session: the bundled SRBCT
     before = metrics(page)
     assert before["Features"] == "2308"
     screenshot(page, screenshots, "data-sample")
@@ -211,7 +231,7 @@ def test_broken_upload_shows_the_error_and_the_app_keeps_working(page, server, t
     text = alert.inner_text()
     assert "gene2" in text and "'oops' is not a number" in text
     assert "broken.csv" in text and "Still using SRBCT.parquet" in text
-    assert metrics(page) == before                 # the previous data set is still shown
+    assert metrics(page) == before  # the previous data set is still shown
     no_exception(page, "Data after a broken upload")
     screenshot(page, screenshots, "data-broken-upload")
 

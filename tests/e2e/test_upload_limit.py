@@ -5,8 +5,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.e2e.test_browser import (idle, metrics, no_exception, open_app, open_page, upload,
-                                    wait_for_metric)
+from tests.e2e.test_browser import (
+    idle,
+    metrics,
+    no_exception,
+    open_app,
+    open_page,
+    upload,
+    wait_for_metric,
+)
 
 pytestmark = pytest.mark.e2e
 SERVER_ARGS = ["--server.maxUploadSize", "2"]
@@ -27,9 +34,10 @@ def test_a_file_over_the_upload_limit_is_refused_and_the_app_keeps_working(page,
     page.wait_for_timeout(1000)
     idle(page)
     refusal = page.get_by_test_id("stFileUploader").inner_text()
-    assert "2" in refusal and "MB" in refusal and ("smaller" in refusal or "large" in refusal), \
+    assert "2" in refusal and "MB" in refusal and ("smaller" in refusal or "large" in refusal), (
         refusal
-    assert metrics(page) == before                              # still the bundled SRBCT
+    )
+    assert metrics(page) == before  # still the bundled SRBCT
     no_exception(page, "data page after a refused upload")
     open_page(page, "Stream")
     page.get_by_role("button", name="Step").click()

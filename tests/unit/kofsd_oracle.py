@@ -19,7 +19,7 @@ def _variance_weight(column, metric):
     ss = 0.0
     for v in column:
         d = v - mean
-        ss += d * d     # as Octave's sumsq; Python's d ** 2 calls pow(), 1 ulp off at times
+        ss += d * d  # as Octave's sumsq; Python's d ** 2 calls pow(), 1 ulp off at times
     var = ss / (n - 1)
     return math.inf if var == 0 else 1.0 / var
 
@@ -35,17 +35,19 @@ def _distance_rows(columns, weights):
             acc = 0.0
             for col, w in zip(columns, weights):
                 d = col[i] - col[j]
-                acc = acc + (w * d) * d          # inf * 0 is NaN for a constant column
+                acc = acc + (w * d) * d  # inf * 0 is NaN for a constant column
             dist[i][j] = math.sqrt(acc)
     return dist
 
 
 def _neighbours(dist_row, i, k, variant):
     n = len(dist_row)
-    order = sorted(range(n), key=lambda j: (math.isnan(dist_row[j]),
-                                            0.0 if math.isnan(dist_row[j]) else dist_row[j], j))
+    order = sorted(
+        range(n),
+        key=lambda j: (math.isnan(dist_row[j]), 0.0 if math.isnan(dist_row[j]) else dist_row[j], j),
+    )
     if variant == "reference":
-        return order[1:k + 1]
+        return order[1 : k + 1]
     return [j for j in order if j != i][:k]
 
 
@@ -70,8 +72,18 @@ def _card(name, label, neigh, dist_row, y, k, gamma, gamma1, gamma2):
     raise ValueError(name)
 
 
-def dependency(columns, y, k, *, card="imbalanced", variant="reference", metric="seuclidean",
-               gamma=0.5, gamma1=0.75, gamma2=0.25):
+def dependency(
+    columns,
+    y,
+    k,
+    *,
+    card="imbalanced",
+    variant="reference",
+    metric="seuclidean",
+    gamma=0.5,
+    gamma1=0.75,
+    gamma2=0.25,
+):
     """Dependency of the feature set ``columns`` (list of per-feature value lists)."""
     weights = [_variance_weight(c, metric) for c in columns]
     dist = _distance_rows(columns, weights)

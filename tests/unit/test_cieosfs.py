@@ -9,14 +9,15 @@ import pytest
 from scipy import stats
 
 from fsengine import FSEngineError
-from fsengine.online import CIEOSFS, CIEOSFSEvent, feature_order, stream_events
 from fsengine.discretise import discretise
+from fsengine.online import CIEOSFS, CIEOSFSEvent, feature_order, stream_events
 from fsengine.online._cieosfs import conditional_entropy, independence_test, refine
 
 TOL = 1e-12
 
 
 # ------------------------------------------------------------------ slow reference helpers
+
 
 def slow_quantile(values, q):
     """numpy's default ("linear") quantile, written out: lerp at virtual index (n - 1) q."""
@@ -25,7 +26,7 @@ def slow_quantile(values, q):
     lo = math.floor(h)
     t = h - lo
     a, b = s[lo], s[min(lo + 1, len(s) - 1)]
-    return b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t   # numpy's _lerp
+    return b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t  # numpy's _lerp
 
 
 def slow_codes(values, bins, binning):
@@ -81,8 +82,12 @@ def slow_cieosfs(X, y, names, order, bins=3, binning="quantile", test="g", signi
     sf, steps = [], []
     for position, j in enumerate(order):
         values = [float(v) for v in X[:, j]]
-        f = {"name": names[j], "arrival": position, "codes": slow_codes(values, bins, binning),
-             "corr": abs(pearson(values, y))}
+        f = {
+            "name": names[j],
+            "arrival": position,
+            "codes": slow_codes(values, bins, binning),
+            "corr": abs(pearson(values, y)),
+        }
         statistic, p = slow_test(f["codes"], y, test)
         removed = []
         if not p < significance:
@@ -102,10 +107,18 @@ def slow_cieosfs(X, y, names, order, bins=3, binning="quantile", test="g", signi
             removed = [m["name"] for m in candidates if m not in red]
             action = "added" if f in red else "redundant"
             sf = red
-        steps.append({"feature": names[j], "action": action, "score": f["corr"],
-                      "statistic": statistic, "p_value": p, "removed": removed,
-                      "selected": [m["name"] for m in sf],
-                      "selected_score": slow_entropy([m["codes"] for m in sf], y)})
+        steps.append(
+            {
+                "feature": names[j],
+                "action": action,
+                "score": f["corr"],
+                "statistic": statistic,
+                "p_value": p,
+                "removed": removed,
+                "selected": [m["name"] for m in sf],
+                "selected_score": slow_entropy([m["codes"] for m in sf], y),
+            }
+        )
     return steps
 
 
@@ -141,39 +154,48 @@ def random_data(seed, n=24, p=25):
 
 # ------------------------------------------------------------------ discretisation by hand
 
-@pytest.mark.parametrize("column, bins, expected", [
-    # cuts at quantiles 1/3, 2/3 of 1..7: 3 and 5 (virtual indices 2 and 4); 3 and 5 go lower
-    ([5, 1, 4, 2, 3, 6, 7], 3, [1, 0, 1, 0, 0, 2, 2]),
-    # ties: cuts 1 (between two 1s) and 1 + (2 - 1) / 3; the middle bin stays empty
-    ([1, 1, 1, 1, 2, 3], 3, [0, 0, 0, 0, 2, 2]),
-    # cuts 10 and 20 exactly (virtual indices 1 and 2)
-    ([30, 0, 20, 10], 3, [2, 0, 1, 0]),
-    # median of 1..4 = 2.5
-    ([4, 1, 3, 2], 2, [1, 0, 1, 0]),
-    # interpolated cuts: n = 5, virtual indices 4/3, 8/3 -> 2 + 1/3 * 8 = 4.67, 10 + 2/3 * 20 = 23.3
-    ([0, 2, 10, 30, 100], 3, [0, 0, 1, 2, 2]),
-    ([7, 7, 7, 7], 3, [0, 0, 0, 0]),                     # constant column: one bin
-])
+
+@pytest.mark.parametrize(
+    "column, bins, expected",
+    [
+        # cuts at quantiles 1/3, 2/3 of 1..7: 3 and 5 (virtual indices 2 and 4); 3 and 5 go lower
+        ([5, 1, 4, 2, 3, 6, 7], 3, [1, 0, 1, 0, 0, 2, 2]),
+        # ties: cuts 1 (between two 1s) and 1 + (2 - 1) / 3; the middle bin stays empty
+        ([1, 1, 1, 1, 2, 3], 3, [0, 0, 0, 0, 2, 2]),
+        # cuts 10 and 20 exactly (virtual indices 1 and 2)
+        ([30, 0, 20, 10], 3, [2, 0, 1, 0]),
+        # median of 1..4 = 2.5
+        ([4, 1, 3, 2], 2, [1, 0, 1, 0]),
+        # interpolated cuts: n = 5, virtual indices 4/3, 8/3
+        # -> 2 + 1/3 * 8 = 4.67, 10 + 2/3 * 20 = 23.3
+        ([0, 2, 10, 30, 100], 3, [0, 0, 1, 2, 2]),
+        ([7, 7, 7, 7], 3, [0, 0, 0, 0]),  # constant column: one bin
+    ],
+)
 def test_quantile_bins_by_hand(column, bins, expected):
     codes = discretise(np.array(column, float)[:, None], bins)
     assert codes[:, 0].tolist() == expected
 
 
-@pytest.mark.parametrize("column, bins, expected", [
-    ([0, 3, 6, 9], 3, [0, 0, 1, 2]),                     # cuts 3 and 6, both go lower
-    ([0, 1, 2, 3, 9], 3, [0, 0, 0, 0, 2]),               # equal width, not equal frequency
-    ([-3, 0, 3], 3, [0, 1, 2]),                          # cuts -1 and 1
-    ([5, 1, 2], 2, [1, 0, 0]),                           # cut 3
-    ([2, 2, 2], 3, [0, 0, 0]),                           # constant column
-])
+@pytest.mark.parametrize(
+    "column, bins, expected",
+    [
+        ([0, 3, 6, 9], 3, [0, 0, 1, 2]),  # cuts 3 and 6, both go lower
+        ([0, 1, 2, 3, 9], 3, [0, 0, 0, 0, 2]),  # equal width, not equal frequency
+        ([-3, 0, 3], 3, [0, 1, 2]),  # cuts -1 and 1
+        ([5, 1, 2], 2, [1, 0, 0]),  # cut 3
+        ([2, 2, 2], 3, [0, 0, 0]),  # constant column
+    ],
+)
 def test_uniform_bins_by_hand(column, bins, expected):
     codes = discretise(np.array(column, float)[:, None], bins, "uniform")
     assert codes[:, 0].tolist() == expected
 
 
 def test_columns_of_a_block_are_cut_independently():
-    block = np.array([[5, 30, 7], [1, 0, 7], [4, 20, 7], [2, 10, 7], [3, 40, 7],
-                      [6, 50, 7], [7, 60, 7]], float)
+    block = np.array(
+        [[5, 30, 7], [1, 0, 7], [4, 20, 7], [2, 10, 7], [3, 40, 7], [6, 50, 7], [7, 60, 7]], float
+    )
     codes = discretise(block, 3)
     # column 1 cuts at 3 and 5; column 2 at 20 and 40 (both on a value: 20 and 40 go lower)
     assert codes.T.tolist() == [[1, 0, 1, 0, 0, 2, 2], [1, 0, 0, 0, 1, 2, 2], [0] * 7]
@@ -198,8 +220,13 @@ Y_12 = np.array([0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 1, 1])
 
 def test_g_statistic_by_hand():
     # Expected per bin: 8/3 of class 0 and 4/3 of class 1; the empty cell contributes 0.
-    g = 2 * (4 * math.log(4 / (8 / 3)) + 3 * math.log(3 / (8 / 3)) + 1 * math.log(1 / (4 / 3))
-             + 1 * math.log(1 / (8 / 3)) + 3 * math.log(3 / (4 / 3)))
+    g = 2 * (
+        4 * math.log(4 / (8 / 3))
+        + 3 * math.log(3 / (8 / 3))
+        + 1 * math.log(1 / (4 / 3))
+        + 1 * math.log(1 / (8 / 3))
+        + 3 * math.log(3 / (4 / 3))
+    )
     statistic, p = independence_test(CODES_12[:, None], Y_12, 3, "g")
     assert statistic[0] == pytest.approx(g, rel=1e-12)
     assert p[0] == pytest.approx(stats.chi2.sf(g, 2), rel=1e-9)
@@ -209,20 +236,28 @@ def test_chi2_statistic_by_hand():
     # (O - E)^2 / E: bin 0: 2/3 + 4/3, bin 1: 1/24 + 1/12, bin 2: 25/24 + 25/12; total 5.25.
     statistic, p = independence_test(CODES_12[:, None], Y_12, 3, "chi2")
     assert statistic[0] == pytest.approx(5.25, rel=1e-12)
-    assert p[0] == pytest.approx(math.exp(-5.25 / 2), rel=1e-9)   # chi-square, 2 dof
+    assert p[0] == pytest.approx(math.exp(-5.25 / 2), rel=1e-9)  # chi-square, 2 dof
     assert p[0] == pytest.approx(stats.chi2.sf(5.25, 2), rel=1e-9)
 
 
 @pytest.mark.parametrize("test", ["g", "chi2"])
 def test_dof_counts_only_occupied_bins(test):
-    codes = np.where(CODES_12 == 1, 0, CODES_12)          # bins 0 (8 samples) and 2 (4)
+    codes = np.where(CODES_12 == 1, 0, CODES_12)  # bins 0 (8 samples) and 2 (4)
     # class-1 counts: bin 0 has 1 of 8, bin 2 has 3 of 4; expected 16/3, 8/3 and 8/3, 4/3.
     if test == "g":
-        hand = 2 * (7 * math.log(7 / (16 / 3)) + 1 * math.log(1 / (8 / 3))
-                    + 1 * math.log(1 / (8 / 3)) + 3 * math.log(3 / (4 / 3)))
+        hand = 2 * (
+            7 * math.log(7 / (16 / 3))
+            + 1 * math.log(1 / (8 / 3))
+            + 1 * math.log(1 / (8 / 3))
+            + 3 * math.log(3 / (4 / 3))
+        )
     else:
-        hand = ((7 - 16 / 3) ** 2 / (16 / 3) + (1 - 8 / 3) ** 2 / (8 / 3)
-                + (1 - 8 / 3) ** 2 / (8 / 3) + (3 - 4 / 3) ** 2 / (4 / 3))
+        hand = (
+            (7 - 16 / 3) ** 2 / (16 / 3)
+            + (1 - 8 / 3) ** 2 / (8 / 3)
+            + (1 - 8 / 3) ** 2 / (8 / 3)
+            + (3 - 4 / 3) ** 2 / (4 / 3)
+        )
     statistic, p = independence_test(codes[:, None], Y_12, 3, test)
     assert statistic[0] == pytest.approx(hand, rel=1e-12)
     assert p[0] == pytest.approx(stats.chi2.sf(hand, 1), rel=1e-9)
@@ -244,8 +279,8 @@ def test_independence_test_matches_the_slow_definition(test):
     rng = np.random.default_rng(11)
     y = rng.permutation([1] * 7 + [0] * 23)
     codes = rng.integers(0, 4, size=(30, 40))
-    codes[:, 0] = 2                                      # one occupied bin
-    codes[:, 1] = np.where(y == 1, 3, 0)                 # perfect separation
+    codes[:, 0] = 2  # one occupied bin
+    codes[:, 1] = np.where(y == 1, 3, 0)  # perfect separation
     statistic, p = independence_test(codes, y, 4, test)
     for j in range(codes.shape[1]):
         hand_stat, hand_p = slow_test(codes[:, j].tolist(), y.tolist(), test)
@@ -259,7 +294,7 @@ def test_independence_test_matches_the_slow_definition(test):
 D = [0, 0, 0, 0, 1, 1, 1, 1]
 A = [0, 0, 0, 1, 1, 1, 1, 0]
 B = [0, 0, 1, 0, 1, 1, 0, 1]
-E = [0, 0, 1, 1, 0, 0, 1, 1]          # independent of d alone
+E = [0, 0, 1, 1, 0, 0, 1, 1]  # independent of d alone
 # U/{}    = {x1..x8}                                       d: 4 x 0, 4 x 1    -> H = 1
 # U/{a}   = {x1,x2,x3,x8} {x4,x5,x6,x7}                    d: 0001, 0111      -> H = h(1/4)
 # U/{b}   = {x1,x2,x4,x7} {x3,x5,x6,x8}                    d: 0001, 0111      -> H = h(1/4)
@@ -285,7 +320,7 @@ def test_refine_builds_the_partitions_by_hand():
     assert blocks_of(_partition(B, A)) == PARTITION_AB
     assert blocks_of(_partition(A, E)) == PARTITION_AB
     labels = _partition(A, B)
-    assert sorted(set(labels.tolist())) == [0, 1, 2, 3]    # labels 0 .. m - 1
+    assert sorted(set(labels.tolist())) == [0, 1, 2, 3]  # labels 0 .. m - 1
 
 
 def test_refine_with_gapped_codes_still_gives_labels_0_to_m_minus_1():
@@ -294,16 +329,19 @@ def test_refine_with_gapped_codes_still_gives_labels_0_to_m_minus_1():
     assert sorted(set(labels.tolist())) == [0, 1, 2, 3]
 
 
-@pytest.mark.parametrize("features, hand", [
-    ((), 1.0),
-    ((A,), -(1 / 4 * math.log2(1 / 4) + 3 / 4 * math.log2(3 / 4))),
-    ((B,), -(1 / 4 * math.log2(1 / 4) + 3 / 4 * math.log2(3 / 4))),
-    ((E,), 1.0),
-    ((A, B), 2 / 8 * 1 + 2 / 8 * 1),
-    ((A, E), 0.5),
-    ((A, B, D), 0.0),
-    ((D,), 0.0),
-])
+@pytest.mark.parametrize(
+    "features, hand",
+    [
+        ((), 1.0),
+        ((A,), -(1 / 4 * math.log2(1 / 4) + 3 / 4 * math.log2(3 / 4))),
+        ((B,), -(1 / 4 * math.log2(1 / 4) + 3 / 4 * math.log2(3 / 4))),
+        ((E,), 1.0),
+        ((A, B), 2 / 8 * 1 + 2 / 8 * 1),
+        ((A, E), 0.5),
+        ((A, B, D), 0.0),
+        ((D,), 0.0),
+    ],
+)
 def test_conditional_entropy_by_hand(features, hand):
     y = np.array(D)
     assert conditional_entropy(_partition(*features), y) == pytest.approx(hand, abs=1e-15)
@@ -320,6 +358,7 @@ def test_conditional_entropy_is_in_bits_with_unequal_classes():
 
 
 # ------------------------------------------------------------------ the selector on the table
+
 
 def _table_stream():
     """The decision table repeated 3 times (24 samples), streamed as a, b, c = d, a copy of a,
@@ -365,8 +404,14 @@ def test_chi2_on_the_decision_table_by_hand():
     events = run(CIEOSFS(bins=2, test="chi2").start(y), X, names)
     # a: 4 cells of (9 - 6)^2 / 6 = 1.5; c: 4 cells of 6^2 / 6 = 6; e: 0
     assert [e.statistic for e in events] == pytest.approx([6.0, 6.0, 24.0, 6.0, 6.0, 0.0])
-    assert [e.action for e in events] == ["added", "added", "added", "redundant", "redundant",
-                                          "irrelevant"]
+    assert [e.action for e in events] == [
+        "added",
+        "added",
+        "added",
+        "redundant",
+        "redundant",
+        "irrelevant",
+    ]
 
 
 def test_significance_level_decides_relevance():
@@ -375,8 +420,14 @@ def test_significance_level_decides_relevance():
     g_a = 4 * (9 * math.log(1.5) + 3 * math.log(0.5))
     assert stats.chi2.sf(g_a, 1) == pytest.approx(0.0122, abs=1e-4)
     events = run(CIEOSFS(bins=2, significance=0.01).start(y), X, names)
-    assert [e.action for e in events] == ["irrelevant", "irrelevant", "added", "irrelevant",
-                                          "irrelevant", "irrelevant"]
+    assert [e.action for e in events] == [
+        "irrelevant",
+        "irrelevant",
+        "added",
+        "irrelevant",
+        "irrelevant",
+        "irrelevant",
+    ]
 
 
 def test_finish_orders_sf_by_descending_corr_on_the_table():
@@ -390,6 +441,7 @@ def test_finish_orders_sf_by_descending_corr_on_the_table():
 
 
 # ------------------------------------------------------------------ redundant copies, noise
+
 
 def _x_and_copies(seed):
     rng = np.random.default_rng(seed)
@@ -406,7 +458,7 @@ def test_only_one_of_a_feature_and_its_copies_stays(seed, chunk):
     assert events[0].action == "added" and events[0].selected == ("x",)
     for event in events:
         assert len(event.selected) == 1 and event.selected_score == events[0].selected_score
-    for event in events[1:]:                      # whoever arrives, one of the three leaves
+    for event in events[1:]:  # whoever arrives, one of the three leaves
         assert len(event.removed) == 1
         assert event.removed[0] in names and event.removed[0] not in event.selected
 
@@ -417,7 +469,7 @@ def test_copies_streamed_one_by_one_are_redundant_and_the_original_stays(seed):
     events = run(CIEOSFS().start(y), X, names, chunk=1)
     for event, name in zip(events[1:], ["x_copy", "x_x2"]):
         assert (event.action, event.removed, event.selected) == ("redundant", (name,), ("x",))
-        assert event.score == events[0].score         # a tie: the earlier arrival goes first
+        assert event.score == events[0].score  # a tie: the earlier arrival goes first
         assert event.statistic == events[0].statistic and event.p_value == events[0].p_value
 
 
@@ -448,12 +500,17 @@ def test_noise_with_the_class_proportions_in_every_bin_is_discarded(test):
 def test_a_constant_feature_is_irrelevant_with_score_zero():
     y = np.array([0, 1] * 6)
     event = CIEOSFS().start(y).step(np.full(12, 0.1), "flat")
-    assert (event.action, event.score, event.statistic, event.p_value) == ("irrelevant", 0.0,
-                                                                           0.0, 1.0)
+    assert (event.action, event.score, event.statistic, event.p_value) == (
+        "irrelevant",
+        0.0,
+        0.0,
+        1.0,
+    )
     assert event.selected == () and event.selected_score == pytest.approx(1.0)
 
 
 # ------------------------------------------------------------------ engine vs slow oracle
+
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("order", ["natural", "random"])
@@ -469,7 +526,10 @@ def test_engine_matches_the_slow_definition_after_every_step(seed, order, test, 
     for event, want in zip(events, expected, strict=True):
         assert event.feature == want["feature"]
         assert (event.action, list(event.selected), list(event.removed)) == (
-            want["action"], want["selected"], want["removed"]), f"step {event.step}"
+            want["action"],
+            want["selected"],
+            want["removed"],
+        ), f"step {event.step}"
         assert event.score == pytest.approx(want["score"], abs=1e-12)
         assert event.statistic == pytest.approx(want["statistic"], rel=1e-10, abs=1e-12)
         assert event.p_value == pytest.approx(want["p_value"], rel=1e-8)
@@ -494,9 +554,12 @@ def test_the_random_data_sets_exercise_every_branch():
 
 # ------------------------------------------------------------------ interface
 
+
 def _decisions(events):
-    return [(e.step, e.feature, e.column, e.action, e.selected, e.selected_columns, e.removed)
-            for e in events]
+    return [
+        (e.step, e.feature, e.column, e.action, e.selected, e.selected_columns, e.removed)
+        for e in events
+    ]
 
 
 def _numbers(events):
@@ -554,8 +617,9 @@ def test_a_copy_never_displaces_the_selected_original_whatever_the_chunking():
             chunked = run(CIEOSFS().start(y), X, names, chunk=chunk)
             one_by_one = run(CIEOSFS().start(y), X, names, chunk=1)
             if chunked[-1].selected != ("x",) or _decisions(chunked) != _decisions(one_by_one):
-                failures.append((seed, chunk, chunked[-1].selected,
-                                 [repr(e.score) for e in chunked]))
+                failures.append(
+                    (seed, chunk, chunked[-1].selected, [repr(e.score) for e in chunked])
+                )
     assert failures == []
 
 
@@ -577,8 +641,7 @@ def test_finish_returns_sf_by_descending_corr_with_corr_as_scores(seed):
 def test_params_and_initial_entropy():
     y = np.array([0, 0, 0, 1, 0, 0, 0, 1])
     selector = CIEOSFS().start(y)
-    assert selector.params == {"bins": 3, "binning": "quantile", "test": "g",
-                               "significance": 0.05}
+    assert selector.params == {"bins": 3, "binning": "quantile", "test": "g", "significance": 0.05}
     assert selector.entropy == pytest.approx(h2(1 / 4))
     assert selector.finish().features == ()
 
@@ -617,7 +680,7 @@ def test_compiled_entropies_and_reducts_equal_the_numpy_definitions_bit_for_bit(
     n, m = int(rng.integers(2, 300)), int(rng.integers(1, 9))
     y = (rng.random(n) < rng.uniform(0.05, 0.6)).astype(np.int64)
     codes = rng.integers(0, rng.integers(1, 7), (m, n)).astype(np.int64)
-    codes[rng.random(m) < 0.3] *= 2                           # gapped codes
+    codes[rng.random(m) < 0.3] *= 2  # gapped codes
     partition = np.zeros(n, dtype=np.int64)
     work, present = np.empty(n, np.int64), np.empty((n + 1) * 65, np.int64)
     counts, terms = np.empty(2 * n + 2, np.int64), np.empty(2 * n + 2)
@@ -625,11 +688,16 @@ def test_compiled_entropies_and_reducts_equal_the_numpy_definitions_bit_for_bit(
         _cie_kernels.refine(partition, row, work, present)
         partition = refine(partition, row)
         assert np.array_equal(work, partition)
-        assert (_cie_kernels.conditional_entropy(partition, y, counts, terms)
-                == conditional_entropy(partition, y))
+        assert _cie_kernels.conditional_entropy(partition, y, counts, terms) == conditional_entropy(
+            partition, y
+        )
     # The greedy reduct, by the definition: keep a member when it lowers H(D | RED).
     target = conditional_entropy(partition, y)
-    red, current, expected = np.zeros(n, dtype=np.int64), conditional_entropy(np.zeros(n, np.int64), y), []
+    red, current, expected = (
+        np.zeros(n, dtype=np.int64),
+        conditional_entropy(np.zeros(n, np.int64), y),
+        [],
+    )
     for row in codes:
         if current - target <= ENTROPY_TOLERANCE:
             break

@@ -21,8 +21,9 @@ def _run(capsys, *argv):
 
 
 def test_select_to_stdout_matches_the_library_writer(capsys, srbct):
-    code, out, err = _run(capsys, "select", str(SAMPLE), "--minority", "2", "--method", "kofsd",
-                          "--out", "-")
+    code, out, err = _run(
+        capsys, "select", str(SAMPLE), "--minority", "2", "--method", "kofsd", "--out", "-"
+    )
     assert code == 0
     expected = run_selection(srbct, 2, "kofsd")
     assert out == selection_to_csv(expected.selection)
@@ -43,23 +44,34 @@ def test_reference_data_through_the_command_line(tmp_path, capsys):
     y = np.loadtxt(REFERENCE / "ds4_y.csv").astype(int)
     path = tmp_path / "ds4.csv"
     header = ",".join(f"f{j}" for j in range(X.shape[1])) + ",label\n"
-    path.write_text(header + "".join(",".join(repr(float(v)) for v in row) + f",{c}\n"
-                                     for row, c in zip(X, y)))
+    path.write_text(
+        header + "".join(",".join(repr(float(v)) for v in row) + f",{c}\n" for row, c in zip(X, y))
+    )
     out_file = tmp_path / "selected.csv"
-    code, _, _ = _run(capsys, "select", str(path), "--minority", "1", "--k", "5",
-                      "--out", str(out_file))
+    code, _, _ = _run(
+        capsys, "select", str(path), "--minority", "1", "--k", "5", "--out", str(out_file)
+    )
     assert code == 0
     rows = list(csv.DictReader(out_file.open()))
     expected = np.loadtxt(REFERENCE / "ds4_K5_selected.csv", delimiter=",").astype(int) - 1
     assert [int(r["column_index"]) for r in rows] == expected.tolist()
     deps = np.loadtxt(REFERENCE / "ds4_K5_depArray.csv", delimiter=",")
-    assert [float(r["score"]) for r in rows] == deps[expected].tolist()   # full precision
+    assert [float(r["score"]) for r in rows] == deps[expected].tolist()  # full precision
 
 
 def test_trace_file_has_one_row_per_feature(tmp_path, capsys, srbct):
     trace = tmp_path / "trace.csv"
-    code, _, _ = _run(capsys, "select", str(SAMPLE), "--minority", "2", "--trace", str(trace),
-                      "--out", str(tmp_path / "s.csv"))
+    code, _, _ = _run(
+        capsys,
+        "select",
+        str(SAMPLE),
+        "--minority",
+        "2",
+        "--trace",
+        str(trace),
+        "--out",
+        str(tmp_path / "s.csv"),
+    )
     assert code == 0
     rows = list(csv.DictReader(trace.open()))
     assert len(rows) == srbct.n_features
@@ -67,29 +79,61 @@ def test_trace_file_has_one_row_per_feature(tmp_path, capsys, srbct):
 
 
 def test_options_reach_the_selector(capsys, srbct):
-    code, out, _ = _run(capsys, "select", str(SAMPLE), "--minority", "2", "--k", "3",
-                        "--alpha", "0.6", "--card", "consistency", "--variant", "paper",
-                        "--order", "random", "--seed", "5")
+    code, out, _ = _run(
+        capsys,
+        "select",
+        str(SAMPLE),
+        "--minority",
+        "2",
+        "--k",
+        "3",
+        "--alpha",
+        "0.6",
+        "--card",
+        "consistency",
+        "--variant",
+        "paper",
+        "--order",
+        "random",
+        "--seed",
+        "5",
+    )
     assert code == 0
-    expected = run_selection(srbct, 2, k=3, alpha=0.6, card="consistency", variant="paper",
-                             order="random", seed=5)
+    expected = run_selection(
+        srbct, 2, k=3, alpha=0.6, card="consistency", variant="paper", order="random", seed=5
+    )
     assert out == selection_to_csv(expected.selection)
     assert out != selection_to_csv(run_selection(srbct, 2).selection)
 
 
-@pytest.mark.parametrize("argv,fragment", [
-    (["select", str(SAMPLE), "--minority", "9"], "--minority '9' is not a class"),
-    (["select", str(SAMPLE), "--minority", "2", "--k", "0"], "kofsd: --k must be an integer >= 1, got 0"),
-    (["select", str(SAMPLE), "--minority", "2", "--k", "83"], "--k must be an integer from 1 to 82 (the number of samples minus one), got 83"),
-    (["select", str(SAMPLE), "--minority", "2", "--alpha", "2"], "alpha must be"),
-    (["select", str(SAMPLE), "--minority", "2", "--k", "seven"], "argument --k: 'seven' is not a valid integer"),
-    (["select", str(SAMPLE), "--minority", "2", "--method", "magic"], "invalid choice"),
-    (["select", str(SAMPLE)], "--minority"),
-    (["select", "missing.csv", "--minority", "2"], "file not found"),
-    (["select", str(SAMPLE), "--minority", "2", "--label", "nope"], "label column 'nope' not found"),
-    (["select", str(SAMPLE), "--minority", "2", "--out", str(ROOT)], "is a directory"),
-    ([], "COMMAND"),
-])
+@pytest.mark.parametrize(
+    "argv,fragment",
+    [
+        (["select", str(SAMPLE), "--minority", "9"], "--minority '9' is not a class"),
+        (
+            ["select", str(SAMPLE), "--minority", "2", "--k", "0"],
+            "kofsd: --k must be an integer >= 1, got 0",
+        ),
+        (
+            ["select", str(SAMPLE), "--minority", "2", "--k", "83"],
+            "--k must be an integer from 1 to 82 (the number of samples minus one), got 83",
+        ),
+        (["select", str(SAMPLE), "--minority", "2", "--alpha", "2"], "alpha must be"),
+        (
+            ["select", str(SAMPLE), "--minority", "2", "--k", "seven"],
+            "argument --k: 'seven' is not a valid integer",
+        ),
+        (["select", str(SAMPLE), "--minority", "2", "--method", "magic"], "invalid choice"),
+        (["select", str(SAMPLE)], "--minority"),
+        (["select", "missing.csv", "--minority", "2"], "file not found"),
+        (
+            ["select", str(SAMPLE), "--minority", "2", "--label", "nope"],
+            "label column 'nope' not found",
+        ),
+        (["select", str(SAMPLE), "--minority", "2", "--out", str(ROOT)], "is a directory"),
+        ([], "COMMAND"),
+    ],
+)
 def test_errors_are_one_line_on_stderr_with_exit_2(capsys, argv, fragment):
     code, out, err = _run(capsys, *argv)
     assert code == 2
@@ -107,17 +151,41 @@ def test_bad_file_reports_column_and_row(tmp_path, capsys):
 
 
 def test_help_documents_every_option():
-    result = subprocess.run([sys.executable, "-m", "fsengine", "select", "--help"],
-                            capture_output=True, text=True, cwd=ROOT, check=True)
-    for option in ("--label", "--minority", "--method", "--k", "--alpha", "--card", "--variant",
-                   "--order", "--seed", "--transpose", "--out", "--drop-constant", "--trace",
-                   "--metric", "--gamma1", "--gamma2"):
+    result = subprocess.run(
+        [sys.executable, "-m", "fsengine", "select", "--help"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
+    for option in (
+        "--label",
+        "--minority",
+        "--method",
+        "--k",
+        "--alpha",
+        "--card",
+        "--variant",
+        "--order",
+        "--seed",
+        "--transpose",
+        "--out",
+        "--drop-constant",
+        "--trace",
+        "--metric",
+        "--gamma1",
+        "--gamma2",
+    ):
         assert option in result.stdout
 
 
 def test_module_entry_point_exit_status_and_single_stderr_line():
-    result = subprocess.run([sys.executable, "-m", "fsengine", "select", str(SAMPLE),
-                             "--minority", "BL"], capture_output=True, text=True, cwd=ROOT)
+    result = subprocess.run(
+        [sys.executable, "-m", "fsengine", "select", str(SAMPLE), "--minority", "BL"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1
     assert "Traceback" not in result.stderr
@@ -134,8 +202,10 @@ def test_transposed_csv_gives_the_same_selection(tmp_path, capsys):
     ds = load_dataset(SAMPLE)
     path = tmp_path / "genes_in_rows.csv"
     lines = ["gene," + ",".join(f"s{i}" for i in range(ds.n_samples))]
-    lines += [name + "," + ",".join(repr(float(v)) for v in ds.X[:, j])
-              for j, name in enumerate(ds.feature_names)]
+    lines += [
+        name + "," + ",".join(repr(float(v)) for v in ds.X[:, j])
+        for j, name in enumerate(ds.feature_names)
+    ]
     lines.append("label," + ",".join(str(v) for v in ds.labels))
     path.write_text("\n".join(lines) + "\n")
     code, out, _ = _run(capsys, "select", str(path), "--transpose", "--minority", "2")
@@ -149,30 +219,50 @@ def test_run_parameters_record_every_effective_default(srbct):
     from fsengine.export import params_to_json
 
     record = json.loads(params_to_json(run_selection(srbct, "2").params))
-    assert record == {"method": "kofsd", "data": "SRBCT.parquet", "label_column": "label",
-                      "minority": 2, "order": "natural", "seed": None, "k": 7, "alpha": 0.5,
-                      "card": "imbalanced", "variant": "reference", "metric": "seuclidean"}
+    assert record == {
+        "method": "kofsd",
+        "data": "SRBCT.parquet",
+        "label_column": "label",
+        "minority": 2,
+        "order": "natural",
+        "seed": None,
+        "k": 7,
+        "alpha": 0.5,
+        "card": "imbalanced",
+        "variant": "reference",
+        "metric": "seuclidean",
+    }
 
 
-@pytest.mark.parametrize("method,options", [
-    ("ofs-fpd", ["--relevance", "absolute"]),
-    ("cie-osfs", ["--bins", "4", "--binning", "uniform", "--test", "chi2", "--significance", "0.01"]),
-])
+@pytest.mark.parametrize(
+    "method,options",
+    [
+        ("ofs-fpd", ["--relevance", "absolute"]),
+        (
+            "cie-osfs",
+            ["--bins", "4", "--binning", "uniform", "--test", "chi2", "--significance", "0.01"],
+        ),
+    ],
+)
 def test_other_online_methods_through_the_command_line(capsys, srbct, method, options):
-    code, out, _ = _run(capsys, "select", str(SAMPLE), "--minority", "2", "--method", method,
-                        *options)
+    code, out, _ = _run(
+        capsys, "select", str(SAMPLE), "--minority", "2", "--method", method, *options
+    )
     assert code == 0
     params = dict(zip([o[2:] for o in options[::2]], options[1::2]))
-    typed = {k: (int(v) if k == "bins" else float(v) if k == "significance" else v)
-             for k, v in params.items()}
+    typed = {
+        k: (int(v) if k == "bins" else float(v) if k == "significance" else v)
+        for k, v in params.items()
+    }
     expected = run_selection(srbct, 2, method, **typed)
     assert out == selection_to_csv(expected.selection)
     assert {r["method"] for r in csv.DictReader(io.StringIO(out))} == {method}
 
 
 def test_an_option_of_another_method_is_an_error(capsys):
-    code, _, err = _run(capsys, "select", str(SAMPLE), "--minority", "2", "--method", "cie-osfs",
-                        "--alpha", "0.3")
+    code, _, err = _run(
+        capsys, "select", str(SAMPLE), "--minority", "2", "--method", "cie-osfs", "--alpha", "0.3"
+    )
     assert code == 2 and "--alpha applies to --method kofsd, not cie-osfs" in err
 
 
@@ -180,8 +270,21 @@ def test_stability_command(tmp_path, capsys, srbct):
     from fsengine.stability import order_stability
 
     out_file = tmp_path / "orders.csv"
-    code, out, _ = _run(capsys, "stability", str(SAMPLE), "--minority", "2", "--method",
-                        "cie-osfs", "--orders", "3", "--seed", "7", "--out", str(out_file))
+    code, out, _ = _run(
+        capsys,
+        "stability",
+        str(SAMPLE),
+        "--minority",
+        "2",
+        "--method",
+        "cie-osfs",
+        "--orders",
+        "3",
+        "--seed",
+        "7",
+        "--out",
+        str(out_file),
+    )
     assert code == 0
     expected = order_stability(srbct, 2, "cie-osfs", orders=3, seed=7)
     assert f"mean pairwise Jaccard: {expected.mean_jaccard:.4f}" in out
@@ -196,13 +299,16 @@ def test_stability_needs_two_orders(capsys):
     assert code == 2 and ">= 2" in err
 
 
-@pytest.mark.parametrize("method", ["fisher", "s2n", "pcc", "mi", "relieff", "hellinger",
-                                    "d-fisher", "d-mi", "d-pcc", "d-s2n"])
+@pytest.mark.parametrize(
+    "method",
+    ["fisher", "s2n", "pcc", "mi", "relieff", "hellinger", "d-fisher", "d-mi", "d-pcc", "d-s2n"],
+)
 def test_every_ranker_through_the_command_line(capsys, srbct, method):
     from fsengine.rankers import RankerSelector
 
-    code, out, _ = _run(capsys, "select", str(SAMPLE), "--minority", "2", "--method", method,
-                        "--top", "7")
+    code, out, _ = _run(
+        capsys, "select", str(SAMPLE), "--minority", "2", "--method", method, "--top", "7"
+    )
     assert code == 0
     rows = list(csv.DictReader(io.StringIO(out)))
     assert [int(r["rank"]) for r in rows] == list(range(1, 8))
@@ -221,15 +327,24 @@ def test_ranker_without_top_writes_every_feature_in_rank_order(capsys, srbct):
     assert sorted(int(r["column_index"]) for r in rows) == list(range(srbct.n_features))
 
 
-@pytest.mark.parametrize("argv,fragment", [
-    (["--method", "kofsd", "--top", "3"], "--top applies to rankers"),
-    (["--method", "fisher", "--top", "0"], "--top must be an integer from 1 to 2308"),
-    (["--method", "fisher", "--neighbors", "3"], "--neighbors applies to --method mi|relieff|d-mi, not fisher"),
-    (["--method", "fisher", "--seed", "3"], "--seed does not apply to fisher"),
-    (["--method", "pcc", "--order", "random"], "a feature order does not apply"),
-    (["--method", "d-fisher", "--clusters", "0"], "d-fisher: --clusters must be an integer >= 1, got 0"),
-    (["--method", "mi", "--neighbors", "0"], "mi: --neighbors must be an integer >= 1, got 0"),
-])
+@pytest.mark.parametrize(
+    "argv,fragment",
+    [
+        (["--method", "kofsd", "--top", "3"], "--top applies to rankers"),
+        (["--method", "fisher", "--top", "0"], "--top must be an integer from 1 to 2308"),
+        (
+            ["--method", "fisher", "--neighbors", "3"],
+            "--neighbors applies to --method mi|relieff|d-mi, not fisher",
+        ),
+        (["--method", "fisher", "--seed", "3"], "--seed does not apply to fisher"),
+        (["--method", "pcc", "--order", "random"], "a feature order does not apply"),
+        (
+            ["--method", "d-fisher", "--clusters", "0"],
+            "d-fisher: --clusters must be an integer >= 1, got 0",
+        ),
+        (["--method", "mi", "--neighbors", "0"], "mi: --neighbors must be an integer >= 1, got 0"),
+    ],
+)
 def test_ranker_option_errors(capsys, argv, fragment):
     code, _, err = _run(capsys, "select", str(SAMPLE), "--minority", "2", *argv)
     assert code == 2 and err.count("\n") == 1
@@ -237,22 +352,40 @@ def test_ranker_option_errors(capsys, argv, fragment):
 
 
 def test_ranker_options_reach_the_ranker(capsys, srbct):
-    code, out, _ = _run(capsys, "select", str(SAMPLE), "--minority", "2", "--method", "d-mi",
-                        "--top", "5", "--clusters", "3", "--seed", "2", "--estimator", "binned",
-                        "--bins", "4")
+    code, out, _ = _run(
+        capsys,
+        "select",
+        str(SAMPLE),
+        "--minority",
+        "2",
+        "--method",
+        "d-mi",
+        "--top",
+        "5",
+        "--clusters",
+        "3",
+        "--seed",
+        "2",
+        "--estimator",
+        "binned",
+        "--bins",
+        "4",
+    )
     assert code == 0
-    expected = run_selection(srbct, 2, "d-mi", top=5, n_clusters=3, seed=2, estimator="binned",
-                             bins=4)
+    expected = run_selection(
+        srbct, 2, "d-mi", top=5, n_clusters=3, seed=2, estimator="binned", bins=4
+    )
     assert out == selection_to_csv(expected.selection)
     assert expected.params["n_clusters"] == 3 and expected.params["seed"] == 2
-
 
 
 def test_k_at_or_above_the_minority_size_warns_but_runs(capsys, srbct):
     code, out, err = _run(capsys, "select", str(SAMPLE), "--minority", "2", "--k", "11")
     assert code == 0
     lines = err.strip().splitlines()
-    assert lines[0].startswith("fsengine: warning: K = 11 is at or above the minority class size (11)")
+    assert lines[0].startswith(
+        "fsengine: warning: K = 11 is at or above the minority class size (11)"
+    )
     assert out == selection_to_csv(run_selection(srbct, 2, k=11).selection)
     code, _, err = _run(capsys, "select", str(SAMPLE), "--minority", "2", "--k", "10")
     assert "warning" not in err
@@ -263,5 +396,11 @@ def test_an_empty_feature_order_is_an_error():
     from fsengine.online import KOFSD, stream_events
 
     with pytest.raises(FSEngineError, match="feature order is empty"):
-        list(stream_events(KOFSD(k=2).start(np.array([0, 1] * 4)), np.zeros((8, 3)), ["a", "b", "c"],
-                           order=np.array([], dtype=int)))
+        list(
+            stream_events(
+                KOFSD(k=2).start(np.array([0, 1] * 4)),
+                np.zeros((8, 3)),
+                ["a", "b", "c"],
+                order=np.array([], dtype=int),
+            )
+        )

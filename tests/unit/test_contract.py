@@ -33,16 +33,17 @@ def _matrix(seed: int = 0):
     y[rng.choice(N_SAMPLES, 9, replace=False)] = 1
     X = np.round(rng.normal(size=(N_SAMPLES, N_FEATURES)), 1)
     X[:, ::5] += 1.5 * y[:, None]
-    X[:, 7] = X[:, 3]                                     # an exact copy
-    X[:, 11] = 2.0                                        # a constant
+    X[:, 7] = X[:, 3]  # an exact copy
+    X[:, 11] = 2.0  # a constant
     return X, y, [f"g{j}" for j in range(N_FEATURES)]
 
 
 def _dataset(seed: int = 0) -> Dataset:
     X, y, names = _matrix(seed)
     labels = np.where(y == 1, "rare", "common").astype(object)
-    return Dataset(X=X, labels=labels, feature_names=tuple(names), label_column="class",
-                   source="contract.csv")
+    return Dataset(
+        X=X, labels=labels, feature_names=tuple(names), label_column="class", source="contract.csv"
+    )
 
 
 def _write_csv(folder):
@@ -51,7 +52,8 @@ def _write_csv(folder):
     path = folder / "d.csv"
     lines = [",".join(names + ["class"])] + [
         ",".join([repr(float(v)) for v in X[i]] + ["rare" if y[i] else "common"])
-        for i in range(N_SAMPLES)]
+        for i in range(N_SAMPLES)
+    ]
     path.write_text("\n".join(lines) + "\n")
     return path
 
@@ -74,8 +76,11 @@ def _other_value(param):
         return value if high is None or value <= high else base - 1
     low = param.low if math.isfinite(param.low) else param.default - 1
     high = param.high if math.isfinite(param.high) else param.default + 1
-    return (param.default + (high if param.default < high else low)) / 2 \
-        if low <= param.default <= high else (low + high) / 2
+    return (
+        (param.default + (high if param.default < high else low)) / 2
+        if low <= param.default <= high
+        else (low + high) / 2
+    )
 
 
 def _bad_values(param):
@@ -138,16 +143,16 @@ def test_parameters_round_trip_through_spec_cli_and_command_line(name):
     given = _varied_params(name)
     checked = method.spec.check(given, n_samples=N_SAMPLES)
     assert checked == given and method.spec.check(checked) == checked
-    result = run_selection(_dataset(), "rare", name, events=False,
-                           **({} if method.online else {"top": 3}), **given)
-    record = {k: v for k, v in result.params.items()
-              if k in method.spec.parameters}
+    result = run_selection(
+        _dataset(), "rare", name, events=False, **({} if method.online else {"top": 3}), **given
+    )
+    record = {k: v for k, v in result.params.items() if k in method.spec.parameters}
     assert record == method.spec.record(given)
     args = build_parser().parse_args(select_arguments(result.params))
     assert args.method == name
     parsed = _method_params(args)
     if not method.online and "seed" in method.spec.parameters:
-        parsed["seed"] = args.seed                         # d-*: --seed is the k-means seed
+        parsed["seed"] = args.seed  # d-*: --seed is the k-means seed
     assert {k: parsed.get(k, method.spec.parameters[k].default) for k in record} == record
 
 
@@ -177,8 +182,18 @@ def test_bad_parameter_on_the_command_line_is_one_line_naming_the_flag(name, tmp
     for param in spec.parameters.values():
         if param.kind != "int" or param.flag == "seed":
             continue
-        code = main(["select", str(path), "--minority", "rare", "--method", name,
-                     param.cli_flag, str(param.low - 1)])
+        code = main(
+            [
+                "select",
+                str(path),
+                "--minority",
+                "rare",
+                "--method",
+                name,
+                param.cli_flag,
+                str(param.low - 1),
+            ]
+        )
         err = capsys.readouterr().err
         assert code == 2 and err.count("\n") == 1 and param.cli_flag in err, err
 
@@ -195,11 +210,11 @@ def test_selector_pickles_and_clones(name):
     assert twin is not selector and twin.get_params() == selector.get_params()
     selector.start(y)
     first = list(stream_events(selector, X[:, :20], names[:20]))
-    copy = pickle.loads(pickle.dumps(selector))           # mid-stream state survives
+    copy = pickle.loads(pickle.dumps(selector))  # mid-stream state survives
     rest = [X[:, 20:], names[20:], list(range(20, N_FEATURES))]
     assert _same(selector.step_many(*rest), copy.step_many(*rest))
     assert _same(selector.finish(), copy.finish())
-    fresh = twin.start(y)                                 # a clone starts from nothing
+    fresh = twin.start(y)  # a clone starts from nothing
     assert _same(list(stream_events(fresh, X[:, :20], names[:20])), first)
 
 
@@ -235,8 +250,23 @@ def test_trace_csv_has_the_methods_own_columns(name, tmp_path):
     # The command line writes the same trace.
     path = _write_csv(tmp_path)
     trace = tmp_path / "trace.csv"
-    assert main(["select", str(path), "--minority", "rare", "--method", name,
-                 "--out", str(tmp_path / "sel.csv"), "--trace", str(trace)]) == 0
+    assert (
+        main(
+            [
+                "select",
+                str(path),
+                "--minority",
+                "rare",
+                "--method",
+                name,
+                "--out",
+                str(tmp_path / "sel.csv"),
+                "--trace",
+                str(trace),
+            ]
+        )
+        == 0
+    )
     assert trace.read_text() == events_to_csv(events, name)
 
 
@@ -247,7 +277,7 @@ def test_the_registry_lists_each_method_once_with_a_complete_spec():
         assert spec.name == name and spec.label and spec.citation and spec.score
         for param in spec.parameters.values():
             assert param.help and param.source, (name, param.name)
-            spec.check({param.name: param.default})          # the default is valid
+            spec.check({param.name: param.default})  # the default is valid
         if spec.online:
             assert spec.set_score and spec.actions and spec.event is not None
 
@@ -259,8 +289,9 @@ def test_the_docs_parameter_tables_are_the_specs():
 
     docs = Path(__file__).resolve().parents[2] / "docs" / "METHODS.md"
     assert docs.read_text() == methods_markdown(), (
-        "docs/METHODS.md is out of date: python -m fsengine methods --markdown > docs/METHODS.md")
-    for name, method in REGISTRY.items():
+        "docs/METHODS.md is out of date: python -m fsengine methods --markdown > docs/METHODS.md"
+    )
+    for _name, method in REGISTRY.items():
         for param in method.spec.parameters.values():
             assert f"| `{param.name}` | `{param.cli_flag}` |" in docs.read_text()
 

@@ -37,6 +37,7 @@ BASIC_LABELS = ["a", "b", "a", "b", "c"]
 
 # ---------------------------------------------------------------------------- helpers
 
+
 def text(rows, sep=",") -> bytes:
     """Rows of cells -> delimited text with a trailing newline."""
     return "".join(sep.join(row) + "\n" for row in rows).encode()
@@ -100,6 +101,7 @@ def basic_checks(ds: Dataset) -> None:
 
 
 # ---------------------------------------------------------------------------- formats
+
 
 def test_csv_bytes_are_read_exactly():
     ds = load(text(BASIC_ROWS))
@@ -186,28 +188,39 @@ def test_bytes_without_a_name_are_called_uploaded_data():
 
 
 def test_parquet_keeps_integer_and_float32_features_exactly():
-    ds = load(parquet({
-        "i": pa.array([1, -2, 3], pa.int32()),
-        "f": pa.array([0.5, 0.25, -8.0], pa.float32()),
-        "label": pa.array([0, 1, 1], pa.int8()),
-    }), name="x.parquet")
+    ds = load(
+        parquet(
+            {
+                "i": pa.array([1, -2, 3], pa.int32()),
+                "f": pa.array([0.5, 0.25, -8.0], pa.float32()),
+                "label": pa.array([0, 1, 1], pa.int8()),
+            }
+        ),
+        name="x.parquet",
+    )
     np.testing.assert_array_equal(ds.X, [[1, 0.5], [-2, 0.25], [3, -8]])
     assert ds.labels.tolist() == [0, 1, 1]
     assert ds.labels.dtype == np.int64
 
 
 def test_parquet_string_features_are_parsed_as_numbers():
-    ds = load(parquet({"g1": ["1.5", " 2 ", "-3e2"], "g2": [1.0, 2.0, 3.0], "label": [0, 1, 1]}),
-              name="x.parquet")
+    ds = load(
+        parquet({"g1": ["1.5", " 2 ", "-3e2"], "g2": [1.0, 2.0, 3.0], "label": [0, 1, 1]}),
+        name="x.parquet",
+    )
     assert ds.feature_names == ("g1", "g2")
     np.testing.assert_array_equal(ds.X[:, 0], [1.5, 2.0, -300.0])
 
 
-@pytest.mark.parametrize("data,labels", [
-    (b"g1,label\n1,caf\xe9\n2,b\n3,caf\xe9\n", ["café", "b", "café"]),
-    # the only bad byte is in the last four bytes of the file (not a cut-off character)
-    (b"g1,label\n1,b\n2,b\n3,caf\xe9", ["b", "b", "café"]),
-], ids=["early", "at-the-end"])
+@pytest.mark.parametrize(
+    "data,labels",
+    [
+        (b"g1,label\n1,caf\xe9\n2,b\n3,caf\xe9\n", ["café", "b", "café"]),
+        # the only bad byte is in the last four bytes of the file (not a cut-off character)
+        (b"g1,label\n1,b\n2,b\n3,caf\xe9", ["b", "b", "café"]),
+    ],
+    ids=["early", "at-the-end"],
+)
 def test_latin1_text_is_decoded(data, labels):
     ds = load(data)
     assert ds.labels.tolist() == labels
@@ -216,23 +229,36 @@ def test_latin1_text_is_decoded(data, labels):
 
 # ---------------------------------------------------------------------------- names and labels
 
+
 def test_feature_names_are_kept_exactly():
     ds = load(csv(" Gene A ,1007_s_at,g-2.x,ÄÖß,label", "1,2,3,4,a", "5,6,7,8,b"))
     assert ds.feature_names == (" Gene A ", "1007_s_at", "g-2.x", "ÄÖß")
     np.testing.assert_array_equal(ds.X, [[1, 2, 3, 4], [5, 6, 7, 8]])
 
 
-@pytest.mark.parametrize("header,rows,kwargs,expected_label,expected_features", [
-    ("g1,Class,g2", ["1,a,2", "3,b,4"], {}, "Class", ("g1", "g2")),
-    ("TARGET,g1,g2", ["0,1,2", "1,3,4"], {}, "TARGET", ("g1", "g2")),
-    ("g1,label,g2", ["1,0,2", "3,1,4"], {"label": None}, "label", ("g1", "g2")),
-    ("g1,tissue,g2", ["1,a,2", "3,b,4"], {}, "tissue", ("g1", "g2")),
-    ("g1,g2,y", ["1,2,0", "3,4,1"], {}, "y", ("g1", "g2")),
-    ("g1,y,g2", ["1,0,2", "3,1,4"], {"label": "y"}, "y", ("g1", "g2")),
-    ("g1,y,g2", ["1,0,2", "3,1,4"], {"label": "Y"}, "y", ("g1", "g2")),
-    ("g1,g2,y", ["0,2,5", "1,4,5"], {"label": "g1"}, "g1", ("g2", "y")),
-], ids=["name-class", "name-target-upper", "name-label-not-last", "last-non-numeric",
-        "last-column", "explicit", "explicit-any-case", "explicit-first-column"])
+@pytest.mark.parametrize(
+    "header,rows,kwargs,expected_label,expected_features",
+    [
+        ("g1,Class,g2", ["1,a,2", "3,b,4"], {}, "Class", ("g1", "g2")),
+        ("TARGET,g1,g2", ["0,1,2", "1,3,4"], {}, "TARGET", ("g1", "g2")),
+        ("g1,label,g2", ["1,0,2", "3,1,4"], {"label": None}, "label", ("g1", "g2")),
+        ("g1,tissue,g2", ["1,a,2", "3,b,4"], {}, "tissue", ("g1", "g2")),
+        ("g1,g2,y", ["1,2,0", "3,4,1"], {}, "y", ("g1", "g2")),
+        ("g1,y,g2", ["1,0,2", "3,1,4"], {"label": "y"}, "y", ("g1", "g2")),
+        ("g1,y,g2", ["1,0,2", "3,1,4"], {"label": "Y"}, "y", ("g1", "g2")),
+        ("g1,g2,y", ["0,2,5", "1,4,5"], {"label": "g1"}, "g1", ("g2", "y")),
+    ],
+    ids=[
+        "name-class",
+        "name-target-upper",
+        "name-label-not-last",
+        "last-non-numeric",
+        "last-column",
+        "explicit",
+        "explicit-any-case",
+        "explicit-first-column",
+    ],
+)
 def test_label_column_choice(header, rows, kwargs, expected_label, expected_features):
     ds = load(csv(header, *rows), **kwargs)
     assert ds.label_column == expected_label
@@ -246,13 +272,17 @@ def test_label_column_by_name_wins_over_last_non_numeric():
     assert "feature column 'tissue', row 1 (line 2 of the file): 'a' is not a number" in message
 
 
-@pytest.mark.parametrize("cells,expected,kind", [
-    (["0", "1", "1"], [0, 1, 1], "i"),
-    (["0.0", "2.0", "2.0"], [0, 2, 2], "i"),
-    (["0.5", "1.5", "1.5"], [0.5, 1.5, 1.5], "f"),
-    (["EWS", "BL", "BL"], ["EWS", "BL", "BL"], "U"),
-    ([" EWS", "BL ", "BL"], ["EWS", "BL", "BL"], "U"),
-], ids=["int", "integral-float", "float", "text", "text-with-spaces"])
+@pytest.mark.parametrize(
+    "cells,expected,kind",
+    [
+        (["0", "1", "1"], [0, 1, 1], "i"),
+        (["0.0", "2.0", "2.0"], [0, 2, 2], "i"),
+        (["0.5", "1.5", "1.5"], [0.5, 1.5, 1.5], "f"),
+        (["EWS", "BL", "BL"], ["EWS", "BL", "BL"], "U"),
+        ([" EWS", "BL ", "BL"], ["EWS", "BL", "BL"], "U"),
+    ],
+    ids=["int", "integral-float", "float", "text", "text-with-spaces"],
+)
 def test_label_types(cells, expected, kind):
     ds = load(csv("g1,label", *(f"{i},{c}" for i, c in enumerate(cells))))
     assert ds.labels.tolist() == expected
@@ -272,6 +302,7 @@ def test_parquet_numeric_labels_stored_as_text_become_numbers():
 
 # ---------------------------------------------------------------------------- sample identifiers
 
+
 def test_first_column_of_sample_ids_is_not_a_feature():
     ds = load(csv("sample,g1,g2,label", "S1,1,2,a", "S2,3,4,b", "S3,5,6,a"))
     assert ds.sample_names == ("S1", "S2", "S3")
@@ -290,8 +321,10 @@ def test_sample_ids_with_an_unnamed_numeric_label_column():
 
 
 def test_sample_ids_in_parquet():
-    ds = load(parquet({"id": ["a1", "a2", "a3"], "g1": [1.0, 2.0, 3.0], "label": [0, 1, 1]}),
-              name="x.parquet")
+    ds = load(
+        parquet({"id": ["a1", "a2", "a3"], "g1": [1.0, 2.0, 3.0], "label": [0, 1, 1]}),
+        name="x.parquet",
+    )
     assert ds.sample_names == ("a1", "a2", "a3")
     assert ds.feature_names == ("g1",)
 
@@ -303,6 +336,7 @@ def test_numeric_first_column_is_a_feature():
 
 
 # ---------------------------------------------------------------------------- transposed files
+
 
 def _transposed_rows(rows):
     """Samples-in-rows cells (header first) -> genes in rows, sample ids as the header."""
@@ -341,8 +375,14 @@ def test_transposed_missing_label_is_an_error_not_a_class(label_row):
 
 
 def test_transposed_parquet(tmp_path):
-    data = parquet({"gene": ["g1", "g2", "label"], "s1": [1.0, 2.0, 0.0], "s2": [3.0, 4.0, 1.0],
-                    "s3": [5.0, 6.0, 1.0]})
+    data = parquet(
+        {
+            "gene": ["g1", "g2", "label"],
+            "s1": [1.0, 2.0, 0.0],
+            "s2": [3.0, 4.0, 1.0],
+            "s3": [5.0, 6.0, 1.0],
+        }
+    )
     ds = load(data, name="t.parquet", transpose=True)
     np.testing.assert_array_equal(ds.X, [[1, 2], [3, 4], [5, 6]])
     assert ds.labels.tolist() == [0, 1, 1]
@@ -350,6 +390,7 @@ def test_transposed_parquet(tmp_path):
 
 
 # ---------------------------------------------------------------------------- classes
+
 
 def test_class_counts_largest_first_ties_by_label():
     ds = load(text(BASIC_ROWS))
@@ -392,10 +433,14 @@ def test_binarise_text_labels():
     assert ds.binarise("b").tolist() == [0, 1, 0, 1, 0]
 
 
-@pytest.mark.parametrize("data,name", [
-    (csv("g1,label", "1,0.0", "2,2.0", "3,2.0", "4,1.0"), "x.csv"),
-    (parquet({"g1": [1.0, 2.0, 3.0, 4.0], "label": [0.0, 2.0, 2.0, 1.0]}), "x.parquet"),
-], ids=["csv", "parquet"])
+@pytest.mark.parametrize(
+    "data,name",
+    [
+        (csv("g1,label", "1,0.0", "2,2.0", "3,2.0", "4,1.0"), "x.csv"),
+        (parquet({"g1": [1.0, 2.0, 3.0, 4.0], "label": [0.0, 2.0, 2.0, 1.0]}), "x.parquet"),
+    ],
+    ids=["csv", "parquet"],
+)
 def test_string_minority_matches_float_labels_in_the_file(data, name):
     ds = load(data, name=name)
     assert ds.binarise("2").tolist() == [0, 1, 1, 0]
@@ -414,11 +459,15 @@ def test_mixed_text_labels_match_a_typed_number():
     assert ds.binarise(2).tolist() == [1, 1, 0]
 
 
-@pytest.mark.parametrize("minority,fragments", [
-    ("7", ["'7'", "not a class of column 'label'", "0 (n=3), 1 (n=2), 2 (n=2)"]),
-    ("BL", ["'BL'", "not a class"]),
-    (True, ["True", "not a class"]),
-], ids=["unknown-number", "unknown-text", "bool"])
+@pytest.mark.parametrize(
+    "minority,fragments",
+    [
+        ("7", ["'7'", "not a class of column 'label'", "0 (n=3), 1 (n=2), 2 (n=2)"]),
+        ("BL", ["'BL'", "not a class"]),
+        (True, ["True", "not a class"]),
+    ],
+    ids=["unknown-number", "unknown-text", "bool"],
+)
 def test_unknown_minority_is_an_error(minority, fragments):
     ds = _numeric_dataset()
     for call in (ds.binarise, ds.imbalance_ratio, ds.resolve_class):
@@ -430,17 +479,27 @@ def test_unknown_minority_is_an_error(minority, fragments):
 
 def test_minority_with_one_sample_is_an_error():
     ds = load(text(BASIC_ROWS))
-    with pytest.raises(FSEngineError, match=r"minority 'c' names a class of only 1 sample; at "
-                                            r"least 2") as caught:
+    with pytest.raises(
+        FSEngineError,
+        match=r"minority 'c' names a class of only 1 sample; at "
+        r"least 2",
+    ) as caught:
         ds.binarise("c")
     assert caught.value.parameter == "minority"
 
 
 def test_summary():
     summary = _numeric_dataset().summary()
-    assert summary == {"source": "x.csv", "samples": 7, "features": 2, "label_column": "label",
-                       "class_counts": {0: 3, 1: 2, 2: 2}, "imbalance_ratio": 1.5,
-                       "constant_features": 0, "dropped_features": 0}
+    assert summary == {
+        "source": "x.csv",
+        "samples": 7,
+        "features": 2,
+        "label_column": "label",
+        "class_counts": {0: 3, 1: 2, 2: 2},
+        "imbalance_ratio": 1.5,
+        "constant_features": 0,
+        "dropped_features": 0,
+    }
 
 
 # ---------------------------------------------------------------------------- constant features
@@ -474,70 +533,165 @@ def test_drop_constant_without_constant_features_changes_nothing():
 
 # (id, source bytes, file name, load options, fragments the message must contain)
 TEXT_ERRORS = [
-    ("not-a-number", csv("g1,g2,label", "1,2,a", "3,4,b", "5,abc,a"), {},
-     ["feature column 'g2'", "row 3 (line 4 of the file)", "'abc' is not a number"]),
-    ("not-a-number-first-column", csv("g1,g2,label", "1,2,a", "x1,4,b", "5,6,a"), {},
-     ["feature column 'g1'", "row 2 (line 3 of the file)", "'x1' is not a number"]),
-    ("not-a-number-only-column", csv("g1,label", "1,a", "2,b", "oops,a"), {},
-     ["feature column 'g1'", "row 3 (line 4 of the file)", "'oops' is not a number"]),
-    ("comma-decimal", csv("g1;g2;label", "1;2,5;a", "3;4,5;b"), {},
-     ["feature column 'g2'", "row 1 (line 2 of the file)", "'2,5' is not a number",
-      "comma decimal separator"]),
-    ("empty-cell", csv("g1,g2,label", "1,2,a", "3,,b"), {},
-     ["feature column 'g2'", "row 2 (line 3 of the file)", "missing value"]),
-    ("NA-cell", csv("g1,g2,label", "1,2,a", "3,4,b", "NA,6,a"), {},
-     ["feature column 'g1'", "row 3 (line 4 of the file)", "missing value"]),
-    ("nan-cell", csv("g1,g2,label", "1,nan,a", "3,4,b"), {},
-     ["feature column 'g2'", "row 1 (line 2 of the file)", "missing value"]),
-    ("inf", csv("g1,g2,label", "1,2,a", "3,inf,b"), {},
-     ["feature column 'g2'", "row 2 (line 3 of the file)", "infinite value"]),
-    ("minus-inf", csv("g1,g2,label", "1,2,a", "3,4,b", "-inf,6,a"), {},
-     ["feature column 'g1'", "row 3 (line 4 of the file)", "infinite value"]),
-    ("missing-label", csv("g1,label", "1,a", "2,b", "3,", "4,a"), {},
-     ["label column 'label'", "row 3 (line 4 of the file)", "missing class label"]),
-    ("one-class", csv("g1,label", "1,a", "2,a", "3,a"), {},
-     ["label column 'label'", "single class ('a')", "at least two classes"]),
-    ("one-numeric-class", csv("g1,label", "1,2", "2,2"), {},
-     ["label column 'label'", "single class (2)"]),
-    ("duplicate-columns", csv("g1,g2,g1,label", "1,2,3,a", "4,5,6,b"), {},
-     ["duplicate column names", "'g1'"]),
+    (
+        "not-a-number",
+        csv("g1,g2,label", "1,2,a", "3,4,b", "5,abc,a"),
+        {},
+        ["feature column 'g2'", "row 3 (line 4 of the file)", "'abc' is not a number"],
+    ),
+    (
+        "not-a-number-first-column",
+        csv("g1,g2,label", "1,2,a", "x1,4,b", "5,6,a"),
+        {},
+        ["feature column 'g1'", "row 2 (line 3 of the file)", "'x1' is not a number"],
+    ),
+    (
+        "not-a-number-only-column",
+        csv("g1,label", "1,a", "2,b", "oops,a"),
+        {},
+        ["feature column 'g1'", "row 3 (line 4 of the file)", "'oops' is not a number"],
+    ),
+    (
+        "comma-decimal",
+        csv("g1;g2;label", "1;2,5;a", "3;4,5;b"),
+        {},
+        [
+            "feature column 'g2'",
+            "row 1 (line 2 of the file)",
+            "'2,5' is not a number",
+            "comma decimal separator",
+        ],
+    ),
+    (
+        "empty-cell",
+        csv("g1,g2,label", "1,2,a", "3,,b"),
+        {},
+        ["feature column 'g2'", "row 2 (line 3 of the file)", "missing value"],
+    ),
+    (
+        "NA-cell",
+        csv("g1,g2,label", "1,2,a", "3,4,b", "NA,6,a"),
+        {},
+        ["feature column 'g1'", "row 3 (line 4 of the file)", "missing value"],
+    ),
+    (
+        "nan-cell",
+        csv("g1,g2,label", "1,nan,a", "3,4,b"),
+        {},
+        ["feature column 'g2'", "row 1 (line 2 of the file)", "missing value"],
+    ),
+    (
+        "inf",
+        csv("g1,g2,label", "1,2,a", "3,inf,b"),
+        {},
+        ["feature column 'g2'", "row 2 (line 3 of the file)", "infinite value"],
+    ),
+    (
+        "minus-inf",
+        csv("g1,g2,label", "1,2,a", "3,4,b", "-inf,6,a"),
+        {},
+        ["feature column 'g1'", "row 3 (line 4 of the file)", "infinite value"],
+    ),
+    (
+        "missing-label",
+        csv("g1,label", "1,a", "2,b", "3,", "4,a"),
+        {},
+        ["label column 'label'", "row 3 (line 4 of the file)", "missing class label"],
+    ),
+    (
+        "one-class",
+        csv("g1,label", "1,a", "2,a", "3,a"),
+        {},
+        ["label column 'label'", "single class ('a')", "at least two classes"],
+    ),
+    (
+        "one-numeric-class",
+        csv("g1,label", "1,2", "2,2"),
+        {},
+        ["label column 'label'", "single class (2)"],
+    ),
+    (
+        "duplicate-columns",
+        csv("g1,g2,g1,label", "1,2,3,a", "4,5,6,b"),
+        {},
+        ["duplicate column names", "'g1'"],
+    ),
     ("empty-file", b"", {}, ["x.csv is empty"]),
     ("blank-file", b" \n\n", {}, ["x.csv is empty"]),
     ("empty-gzip", gzip.compress(b""), {}, ["x.csv is empty after decompression"]),
     ("header-only", csv("g1,g2,label"), {}, ["x.csv has a header but no data rows"]),
     ("header-only-no-newline", b"g1,g2,label", {}, ["x.csv has a header but no data rows"]),
-    ("no-features", csv("label", "a", "b"), {},
-     ["no feature columns besides the label column 'label'"]),
-    ("only-ids-and-label", csv("id,label", "s1,a", "s2,b"), {},
-     ["no feature columns besides the label column 'label'"]),
-    ("ragged-row", csv("g1,g2,label", "1,2,a", "3,b"), {},
-     ["cannot be parsed as a table", "as many fields as the header"]),
-    ("label-not-found", csv("g1,g2,y", "1,2,a", "3,4,b"), {"label": "tissue"},
-     ["label column 'tissue' not found", "'g1', 'g2', 'y'"]),
-    ("all-constant-dropped", csv("g1,g2,label", "1,2,a", "1,2,b"), {"drop_constant": True},
-     ["every feature is constant"]),
+    (
+        "no-features",
+        csv("label", "a", "b"),
+        {},
+        ["no feature columns besides the label column 'label'"],
+    ),
+    (
+        "only-ids-and-label",
+        csv("id,label", "s1,a", "s2,b"),
+        {},
+        ["no feature columns besides the label column 'label'"],
+    ),
+    (
+        "ragged-row",
+        csv("g1,g2,label", "1,2,a", "3,b"),
+        {},
+        ["cannot be parsed as a table", "as many fields as the header"],
+    ),
+    (
+        "label-not-found",
+        csv("g1,g2,y", "1,2,a", "3,4,b"),
+        {"label": "tissue"},
+        ["label column 'tissue' not found", "'g1', 'g2', 'y'"],
+    ),
+    (
+        "all-constant-dropped",
+        csv("g1,g2,label", "1,2,a", "1,2,b"),
+        {"drop_constant": True},
+        ["every feature is constant"],
+    ),
     ("excel", b"PK\x03\x04\x14\x00rest-of-a-zip", {}, ["Excel workbook", "save the sheet as CSV"]),
     ("binary", b"g1,label\n\x00\x01\x02", {}, ["not a text table"]),
     ("bad-gzip", b"\x1f\x8b\x08\x00broken", {}, ["gzip-compressed but cannot be decompressed"]),
-    ("transposed-bad-cell",
-     csv("gene,s1,s2,s3", "g1,1,2,3", "g2,4,x,6", "label,a,b,a"), {"transpose": True},
-     ["feature column 'g2'", "sample 's2'", "'x' is not a number"]),
-    ("transposed-missing-cell",
-     csv("gene,s1,s2,s3", "g1,1,2,3", "g2,4,5,", "label,0,1,0"), {"transpose": True},
-     ["feature column 'g2'", "sample 's3'", "missing value"]),
-    ("transposed-duplicate-genes",
-     csv("gene,s1,s2", "g1,1,2", "g1,3,4", "label,a,b"), {"transpose": True},
-     ["duplicate gene names in the first column", "'g1'"]),
-    ("transposed-duplicate-samples",
-     csv("gene,s1,s1", "g1,1,2", "label,a,b"), {"transpose": True},
-     ["duplicate column names", "'s1'"]),
-    ("transposed-one-column", csv("gene", "g1", "label"), {"transpose": True},
-     ["first column of gene names and one column per sample"]),
+    (
+        "transposed-bad-cell",
+        csv("gene,s1,s2,s3", "g1,1,2,3", "g2,4,x,6", "label,a,b,a"),
+        {"transpose": True},
+        ["feature column 'g2'", "sample 's2'", "'x' is not a number"],
+    ),
+    (
+        "transposed-missing-cell",
+        csv("gene,s1,s2,s3", "g1,1,2,3", "g2,4,5,", "label,0,1,0"),
+        {"transpose": True},
+        ["feature column 'g2'", "sample 's3'", "missing value"],
+    ),
+    (
+        "transposed-duplicate-genes",
+        csv("gene,s1,s2", "g1,1,2", "g1,3,4", "label,a,b"),
+        {"transpose": True},
+        ["duplicate gene names in the first column", "'g1'"],
+    ),
+    (
+        "transposed-duplicate-samples",
+        csv("gene,s1,s1", "g1,1,2", "label,a,b"),
+        {"transpose": True},
+        ["duplicate column names", "'s1'"],
+    ),
+    (
+        "transposed-one-column",
+        csv("gene", "g1", "label"),
+        {"transpose": True},
+        ["first column of gene names and one column per sample"],
+    ),
 ]
 
 
-@pytest.mark.parametrize("data,kwargs,fragments", [case[1:] for case in TEXT_ERRORS],
-                         ids=[case[0] for case in TEXT_ERRORS])
+@pytest.mark.parametrize(
+    "data,kwargs,fragments",
+    [case[1:] for case in TEXT_ERRORS],
+    ids=[case[0] for case in TEXT_ERRORS],
+)
 def test_text_input_errors(data, kwargs, fragments):
     message = error_message(data, name="x.csv", **kwargs)
     for fragment in fragments:
@@ -546,34 +700,66 @@ def test_text_input_errors(data, kwargs, fragments):
 
 
 PARQUET_ERRORS = [
-    ("nan", {"g1": [1.0, float("nan"), 3.0], "label": [0, 1, 1]},
-     ["feature column 'g1'", "row 2", "missing value (NaN)"]),
-    ("null", {"g1": [1.0, 2.0, 3.0], "g2": [1.0, 2.0, None], "label": [0, 1, 1]},
-     ["feature column 'g2'", "row 3", "missing value"]),
-    ("inf", {"g1": [1.0, 2.0, float("-inf")], "label": [0, 1, 1]},
-     ["feature column 'g1'", "row 3", "infinite value"]),
-    ("text-cell", {"g1": [1.0, 2.0, 3.0], "g2": ["1", "oops", "3"], "label": [0, 1, 1]},
-     ["feature column 'g2'", "row 2", "'oops' is not a number"]),
-    ("text-cell-first-column",
-     {"g1": ["1", "oops", "3"], "g2": [1.0, 2.0, 3.0], "label": [0, 1, 1]},
-     ["feature column 'g1'", "row 2", "'oops' is not a number"]),
-    ("bool-feature", {"g1": [True, False, True], "g2": [1.0, 2.0, 3.0], "label": [0, 1, 1]},
-     ["feature column 'g1'", "true/false"]),
-    ("all-null-feature", {"g1": pa.nulls(3), "g2": [1.0, 2.0, 3.0], "label": [0, 1, 1]},
-     ["feature column 'g1' is empty"]),
-    ("null-label", {"g1": [1.0, 2.0, 3.0], "label": [0, None, 1]},
-     ["label column 'label'", "row 2", "missing class label"]),
-    ("nan-label", {"g1": [1.0, 2.0, 3.0], "label": [0.0, 1.0, float("nan")]},
-     ["label column 'label'", "row 3", "missing or infinite class label"]),
+    (
+        "nan",
+        {"g1": [1.0, float("nan"), 3.0], "label": [0, 1, 1]},
+        ["feature column 'g1'", "row 2", "missing value (NaN)"],
+    ),
+    (
+        "null",
+        {"g1": [1.0, 2.0, 3.0], "g2": [1.0, 2.0, None], "label": [0, 1, 1]},
+        ["feature column 'g2'", "row 3", "missing value"],
+    ),
+    (
+        "inf",
+        {"g1": [1.0, 2.0, float("-inf")], "label": [0, 1, 1]},
+        ["feature column 'g1'", "row 3", "infinite value"],
+    ),
+    (
+        "text-cell",
+        {"g1": [1.0, 2.0, 3.0], "g2": ["1", "oops", "3"], "label": [0, 1, 1]},
+        ["feature column 'g2'", "row 2", "'oops' is not a number"],
+    ),
+    (
+        "text-cell-first-column",
+        {"g1": ["1", "oops", "3"], "g2": [1.0, 2.0, 3.0], "label": [0, 1, 1]},
+        ["feature column 'g1'", "row 2", "'oops' is not a number"],
+    ),
+    (
+        "bool-feature",
+        {"g1": [True, False, True], "g2": [1.0, 2.0, 3.0], "label": [0, 1, 1]},
+        ["feature column 'g1'", "true/false"],
+    ),
+    (
+        "all-null-feature",
+        {"g1": pa.nulls(3), "g2": [1.0, 2.0, 3.0], "label": [0, 1, 1]},
+        ["feature column 'g1' is empty"],
+    ),
+    (
+        "null-label",
+        {"g1": [1.0, 2.0, 3.0], "label": [0, None, 1]},
+        ["label column 'label'", "row 2", "missing class label"],
+    ),
+    (
+        "nan-label",
+        {"g1": [1.0, 2.0, 3.0], "label": [0.0, 1.0, float("nan")]},
+        ["label column 'label'", "row 3", "missing or infinite class label"],
+    ),
     ("one-class", {"g1": [1.0, 2.0], "label": [3, 3]}, ["single class (3)"]),
-    ("no-rows", {"g1": pa.array([], pa.float64()), "label": pa.array([], pa.int64())},
-     ["has a header but no data rows"]),
+    (
+        "no-rows",
+        {"g1": pa.array([], pa.float64()), "label": pa.array([], pa.int64())},
+        ["has a header but no data rows"],
+    ),
     ("no-features", {"label": [0, 1]}, ["no feature columns"]),
 ]
 
 
-@pytest.mark.parametrize("columns,fragments", [case[1:] for case in PARQUET_ERRORS],
-                         ids=[case[0] for case in PARQUET_ERRORS])
+@pytest.mark.parametrize(
+    "columns,fragments",
+    [case[1:] for case in PARQUET_ERRORS],
+    ids=[case[0] for case in PARQUET_ERRORS],
+)
 def test_parquet_input_errors(columns, fragments):
     message = error_message(parquet(columns), name="x.parquet")
     for fragment in fragments:
@@ -583,8 +769,9 @@ def test_parquet_input_errors(columns, fragments):
 
 
 def test_parquet_duplicate_column_names():
-    table = pa.Table.from_arrays([pa.array([1.0, 2.0]), pa.array([3.0, 4.0]), pa.array([0, 1])],
-                                 names=["g1", "g1", "label"])
+    table = pa.Table.from_arrays(
+        [pa.array([1.0, 2.0]), pa.array([3.0, 4.0]), pa.array([0, 1])], names=["g1", "g1", "label"]
+    )
     buffer = io.BytesIO()
     pq.write_table(table, buffer)
     message = error_message(buffer.getvalue(), name="x.parquet")
@@ -596,8 +783,9 @@ def test_truncated_parquet():
     assert "looks like Parquet but cannot be read" in message
 
 
-@pytest.mark.parametrize("make", [lambda p: p / "missing.csv", lambda p: p],
-                         ids=["missing-file", "directory"])
+@pytest.mark.parametrize(
+    "make", [lambda p: p / "missing.csv", lambda p: p], ids=["missing-file", "directory"]
+)
 def test_bad_paths(tmp_path, make):
     message = error_message(make(tmp_path))
     assert str(tmp_path) in message
@@ -610,6 +798,7 @@ def test_sample_ids_name_the_sample_in_errors():
 
 
 # ---------------------------------------------------------------------------- real data
+
 
 @pytest.fixture(scope="module")
 def shared_srbct():
@@ -674,24 +863,41 @@ def test_error_with_sample_names_gives_row_and_sample():
 # ---------------------------------------------------------------------------- error fields
 
 FIELD_CASES = [
-    ("feature-cell", csv("g1,g2,label", "1,2,a", "3,4,b", "5,abc,a"), {},
-     {"column": "g2", "row": 3}),
+    (
+        "feature-cell",
+        csv("g1,g2,label", "1,2,a", "3,4,b", "5,abc,a"),
+        {},
+        {"column": "g2", "row": 3},
+    ),
     ("missing-value", csv("g1,g2,label", "1,2,a", "3,,b"), {}, {"column": "g2", "row": 2}),
-    ("missing-label", csv("g1,label", "1,a", "2,b", "3,", "4,a"), {},
-     {"column": "label", "row": 3}),
+    (
+        "missing-label",
+        csv("g1,label", "1,a", "2,b", "3,", "4,a"),
+        {},
+        {"column": "label", "row": 3},
+    ),
     ("one-class", csv("g1,label", "1,a", "2,a", "3,a"), {}, {"column": "label", "row": None}),
     ("no-features", csv("label", "a", "b"), {}, {"column": "label", "row": None}),
     ("unnamed-column", csv("g1,,label", "1,2,a", "3,4,b"), {}, {"column": "", "row": None}),
-    ("transposed-cell", csv("gene,s1,s2,s3", "g1,1,2,3", "g2,4,x,6", "label,a,b,a"),
-     {"transpose": True}, {"column": "g2", "row": 2}),
-    ("transposed-gene-name", csv("gene,s1,s2,s3", "label,a,b,a", "g1,1,2,3", ",4,5,6"),
-     {"transpose": True}, {"column": "gene", "row": 3}),
+    (
+        "transposed-cell",
+        csv("gene,s1,s2,s3", "g1,1,2,3", "g2,4,x,6", "label,a,b,a"),
+        {"transpose": True},
+        {"column": "g2", "row": 2},
+    ),
+    (
+        "transposed-gene-name",
+        csv("gene,s1,s2,s3", "label,a,b,a", "g1,1,2,3", ",4,5,6"),
+        {"transpose": True},
+        {"column": "gene", "row": 3},
+    ),
     ("empty-file", b"", {}, {"column": None, "row": None}),
 ]
 
 
-@pytest.mark.parametrize("data,kwargs,fields", [case[1:] for case in FIELD_CASES],
-                         ids=[case[0] for case in FIELD_CASES])
+@pytest.mark.parametrize(
+    "data,kwargs,fields", [case[1:] for case in FIELD_CASES], ids=[case[0] for case in FIELD_CASES]
+)
 def test_errors_carry_the_column_and_row(data, kwargs, fields):
     exc = load_error(data, name="x.csv", **kwargs)
     assert {"column": exc.column, "row": exc.row} == fields
@@ -699,8 +905,9 @@ def test_errors_carry_the_column_and_row(data, kwargs, fields):
 
 
 def test_parquet_errors_carry_the_column_and_row():
-    exc = load_error(parquet({"g1": [1.0, float("nan"), 3.0], "label": [0, 1, 1]}),
-                     name="x.parquet")
+    exc = load_error(
+        parquet({"g1": [1.0, float("nan"), 3.0], "label": [0, 1, 1]}), name="x.parquet"
+    )
     assert (exc.column, exc.row) == ("g1", 2)
 
 
@@ -709,14 +916,26 @@ def _not_a_class(column):
     return text(rows)
 
 
-@pytest.mark.parametrize("column,problem", [
-    ([str(i) for i in range(12)], "label column 'y' holds 0..11, one number per row: it is the "
-                                  "row index, not a class"),
-    ([f"{i}.5" for i in range(30)], "label column 'y' has 30 distinct numeric values: it looks "
-                                    "like a measurement, not a class"),
-    ([f"s{i}" for i in range(12)], "label column 'y' has a different value in every row (12): "
-                                   "it looks like sample identifiers, not a class"),
-], ids=["row-index", "measurement", "identifiers"])
+@pytest.mark.parametrize(
+    "column,problem",
+    [
+        (
+            [str(i) for i in range(12)],
+            "label column 'y' holds 0..11, one number per row: it is the row index, not a class",
+        ),
+        (
+            [f"{i}.5" for i in range(30)],
+            "label column 'y' has 30 distinct numeric values: it looks "
+            "like a measurement, not a class",
+        ),
+        (
+            [f"s{i}" for i in range(12)],
+            "label column 'y' has a different value in every row (12): "
+            "it looks like sample identifiers, not a class",
+        ),
+    ],
+    ids=["row-index", "measurement", "identifiers"],
+)
 def test_a_label_column_that_is_not_a_class_suggests_the_label_option(column, problem):
     exc = load_error(_not_a_class(column), name="x.csv", label="y")
     assert (exc.problem, exc.column) == (problem, "y")
@@ -738,8 +957,10 @@ def _genes_in_rows(label_row=None, last_sample="s6", n_genes=60):
 
 def test_a_genes_in_rows_file_suggests_transpose():
     exc = load_error(_genes_in_rows(label_row="class"), name="g.csv")
-    problem = ("g.csv looks like genes in rows and samples in columns (row 61 of the first "
-               "column is named 'class'; 61 rows x 7 columns)")
+    problem = (
+        "g.csv looks like genes in rows and samples in columns (row 61 of the first "
+        "column is named 'class'; 61 rows x 7 columns)"
+    )
     assert exc.problem == problem
     assert (exc.row, exc.column) == (61, "gene")
     assert (exc.remedy, exc.remedy_option) == ("load it with", "transpose")
@@ -752,23 +973,34 @@ def test_the_genes_in_rows_hint_follows_the_files_own_error():
     # No label row: the last sample's column is taken as the label, a measurement.
     exc = load_error(_genes_in_rows(), name="g.csv")
     assert isinstance(exc, HintedError)
-    own = "label column 's6' has 60 distinct numeric values: it looks like a measurement, " \
-          "not a class"
+    own = (
+        "label column 's6' has 60 distinct numeric values: it looks like a measurement, not a class"
+    )
     assert (exc.problem, exc.column, exc.remedy_option) == (own, "s6", "label")
     hint = exc.hint
     assert (hint.problem, hint.remedy, hint.remedy_option) == (
-        "the file looks like genes in rows (60 rows x 7 columns)", "load it with", "transpose")
-    assert str(exc) == (f"{own}; choose the class column with {library_words('label')}; "
-                        "the file looks like genes in rows (60 rows x 7 columns); load it with "
-                        "transpose=True")
+        "the file looks like genes in rows (60 rows x 7 columns)",
+        "load it with",
+        "transpose",
+    )
+    assert str(exc) == (
+        f"{own}; choose the class column with {library_words('label')}; "
+        "the file looks like genes in rows (60 rows x 7 columns); load it with "
+        "transpose=True"
+    )
     words = {"label": "<label>", "transpose": "<transpose>"}.get
-    assert exc.describe(words) == (f"{own}; choose the class column with <label>; the file "
-                                   "looks like genes in rows (60 rows x 7 columns); load it "
-                                   "with <transpose>")
+    assert exc.describe(words) == (
+        f"{own}; choose the class column with <label>; the file "
+        "looks like genes in rows (60 rows x 7 columns); load it "
+        "with <transpose>"
+    )
     copy = pickle.loads(pickle.dumps(exc))
     assert type(copy) is HintedError and str(copy) == str(exc)
-    assert (copy.column, copy.remedy_option, copy.hint.remedy_option) == ("s6", "label",
-                                                                          "transpose")
+    assert (copy.column, copy.remedy_option, copy.hint.remedy_option) == (
+        "s6",
+        "label",
+        "transpose",
+    )
 
 
 def test_the_hint_does_not_depend_on_the_messages_text():

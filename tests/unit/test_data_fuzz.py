@@ -15,8 +15,8 @@ FUZZ = settings(max_examples=2000, deadline=2000, suppress_health_check=[HealthC
 
 cells = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True, width=64),
-    st.integers(-10**6, 10**6),
-    st.text(alphabet="abc,;\"\t 1.eE-+x\n", max_size=6),
+    st.integers(-(10**6), 10**6),
+    st.text(alphabet='abc,;"\t 1.eE-+x\n', max_size=6),
     st.none(),
     st.booleans(),
 )
@@ -26,7 +26,7 @@ def _check(result_or_error):
     try:
         ds = result_or_error()
     except FSEngineError as exc:
-        assert str(exc)                        # a message, not an empty error
+        assert str(exc)  # a message, not an empty error
         return
     assert isinstance(ds, Dataset)
     assert ds.X.shape == (len(ds.labels), len(ds.feature_names))
@@ -49,8 +49,13 @@ def test_random_bytes_behind_a_valid_magic(data):
 
 
 @FUZZ
-@given(rows=st.integers(0, 6), cols=st.integers(1, 4), data=st.data(),
-       transpose=st.booleans(), fmt=st.sampled_from(["csv", "tsv", "parquet"]))
+@given(
+    rows=st.integers(0, 6),
+    cols=st.integers(1, 4),
+    data=st.data(),
+    transpose=st.booleans(),
+    fmt=st.sampled_from(["csv", "tsv", "parquet"]),
+)
 def test_random_small_tables(rows, cols, data, transpose, fmt):
     columns = data.draw(st.lists(st.text(min_size=0, max_size=4), min_size=cols, max_size=cols))
     values = [[data.draw(cells) for _ in range(cols)] for _ in range(rows)]
@@ -59,12 +64,14 @@ def test_random_small_tables(rows, cols, data, transpose, fmt):
         buffer = io.BytesIO()
         try:
             frame.astype(str).to_parquet(buffer)
-        except (ValueError, TypeError):         # pandas refuses e.g. duplicate names
+        except (ValueError, TypeError):  # pandas refuses e.g. duplicate names
             return
         raw = buffer.getvalue()
     else:
         raw = frame.to_csv(index=False, sep="," if fmt == "csv" else "\t").encode()
     _check(lambda: load_dataset(raw, name=f"x.{fmt}", transpose=transpose))
     # The streaming reader and the whole-file reader agree on every table.
-    assert_same(outcome(raw, name=f"x.{fmt}", transpose=transpose),
-                whole_file(raw, name=f"x.{fmt}", transpose=transpose))
+    assert_same(
+        outcome(raw, name=f"x.{fmt}", transpose=transpose),
+        whole_file(raw, name=f"x.{fmt}", transpose=transpose),
+    )

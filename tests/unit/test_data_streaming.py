@@ -50,8 +50,15 @@ def assert_same(a, b) -> None:
     nonzero = a.X != 0
     assert np.array_equal(a.X[nonzero].view(np.uint64), b.X[nonzero].view(np.uint64))
     assert a.labels.dtype == b.labels.dtype and a.labels.tolist() == b.labels.tolist()
-    for attribute in ("feature_names", "label_column", "sample_names", "constant_features",
-                      "dropped_features", "notes", "source"):
+    for attribute in (
+        "feature_names",
+        "label_column",
+        "sample_names",
+        "constant_features",
+        "dropped_features",
+        "notes",
+        "source",
+    ):
         assert getattr(a, attribute) == getattr(b, attribute), attribute
 
 
@@ -95,27 +102,40 @@ def _layouts(frame: pd.DataFrame) -> dict[str, tuple[bytes, str]]:
     }
 
 
-@pytest.mark.parametrize("layout", ["csv", "text columns in the middle", "tsv", "semicolon",
-                                    "crlf and BOM",
-                                    "no final newline", "blank lines", "gzip",
-                                    "sample ids first", "pandas index", "R write.csv",
-                                    "parquet"])
+@pytest.mark.parametrize(
+    "layout",
+    [
+        "csv",
+        "text columns in the middle",
+        "tsv",
+        "semicolon",
+        "crlf and BOM",
+        "no final newline",
+        "blank lines",
+        "gzip",
+        "sample ids first",
+        "pandas index",
+        "R write.csv",
+        "parquet",
+    ],
+)
 def test_common_layouts_are_streamed_and_equal_the_whole_file_reader(srbct_frame, layout):
     raw, name = _layouts(srbct_frame)[layout]
     assert streamed(raw, name) is not None, "the common layout fell back to the whole-file reader"
     fast = outcome(raw, name=name, label="class" if layout.startswith("text") else None)
     assert not isinstance(fast, str) or layout.startswith("text"), fast
-    if layout.startswith("text"):          # a text column that is not the label is refused
+    if layout.startswith("text"):  # a text column that is not the label is refused
         assert fast == "feature column 'batch', row 1 (line 2 of the file): 'b1' is not a number"
         assert_same(fast, whole_file(raw, name=name, label="class"))
         raw = raw.replace(b",b1,", b",1.5,").replace(b",batch,", b",gbatch,")
         assert streamed(raw, name) is not None
         fast = outcome(raw, name=name, label="class")
-        assert fast.X.shape == (83, 2309) and not fast.X.flags.owndata   # the label left out
-    else:                                                                  # without a copy
+        assert fast.X.shape == (83, 2309) and not fast.X.flags.owndata  # the label left out
+    else:  # without a copy
         assert fast.X.shape == (83, 2308)
-    assert_same(fast, whole_file(raw, name=name, label="class" if layout.startswith("text")
-                                 else None))
+    assert_same(
+        fast, whole_file(raw, name=name, label="class" if layout.startswith("text") else None)
+    )
 
 
 def test_paths_are_streamed_from_disk_and_equal_bytes(srbct_frame, tmp_path):
@@ -131,7 +151,7 @@ def test_streamed_matrix_is_not_copied(srbct_frame):
     parsed = streamed(raw)
     assert parsed.matrix.flags.f_contiguous
     ds = load_dataset(raw)
-    assert ds.X.flags.f_contiguous and not ds.X.flags.owndata   # a view of the parsed matrix
+    assert ds.X.flags.f_contiguous and not ds.X.flags.owndata  # a view of the parsed matrix
 
 
 def _genes_in_rows(frame: pd.DataFrame, label_first=True, numeric_label=False) -> str:
@@ -147,7 +167,8 @@ def _genes_in_rows(frame: pd.DataFrame, label_first=True, numeric_label=False) -
 @pytest.mark.parametrize("numeric_label", [True, False])
 @pytest.mark.parametrize("compress", [False, True])
 def test_genes_in_rows_are_streamed_and_equal_the_whole_file_reader(
-        srbct_frame, label_first, numeric_label, compress):
+    srbct_frame, label_first, numeric_label, compress
+):
     raw = _genes_in_rows(srbct_frame, label_first, numeric_label).encode()
     if compress:
         raw = gzip.compress(raw)
@@ -161,8 +182,7 @@ def test_genes_in_rows_are_streamed_and_equal_the_whole_file_reader(
 
 
 TRANSPOSED_HANDED_OVER = {
-    "NA values in three genes": "gene,s1,s2,s3\nlabel,a,b,a\ng1,1,NA,3\ng2,NA,5,6\n"
-                                "g3,7,8,\n",
+    "NA values in three genes": "gene,s1,s2,s3\nlabel,a,b,a\ng1,1,NA,3\ng2,NA,5,6\ng3,7,8,\n",
     "duplicate genes": "gene,s1,s2,s3\nlabel,a,b,a\ng1,1,2,3\ng1,4,5,6\n",
     "duplicate samples": "gene,s1,s1,s3\nlabel,a,b,a\ng1,1,2,3\ng2,4,5,6\n",
     "three text rows": "gene,s1,s2,s3\nlabel,a,b,a\nbatch,x,y,z\nsex,m,f,m\ng1,1,2,3\n",
@@ -173,8 +193,10 @@ TRANSPOSED_HANDED_OVER = {
 
 def test_genes_in_rows_missing_value_is_named_by_both_readers():
     raw = b"gene,s1,s2,s3\nlabel,a,b,a\ng1,1,NA,3\ng2,4,5,6\n"
-    message = "feature column 'g1', row 2 (sample 's2'): missing value; fill or remove it " \
-              "(K-OFSD needs every value)"
+    message = (
+        "feature column 'g1', row 2 (sample 's2'): missing value; fill or remove it "
+        "(K-OFSD needs every value)"
+    )
     assert outcome(raw, name="x.csv", transpose=True) == message
     assert whole_file(raw, name="x.csv", transpose=True) == message
 
@@ -183,7 +205,8 @@ def test_genes_in_rows_missing_gene_name_is_an_error():
     raw = b"gene,s1,s2,s3\nlabel,a,b,a\ng1,1,2,3\n,4,5,6\n"
     assert outcome(raw, name="x.csv", transpose=True) == (
         "row 3 of the first column has no gene name; a genes-in-rows file needs a gene name "
-        "in every row")
+        "in every row"
+    )
 
 
 def test_genes_in_rows_names_and_labels_are_kept_as_written():
@@ -202,8 +225,9 @@ def test_genes_in_rows_names_and_labels_are_kept_as_written():
 def test_irregular_genes_in_rows_files_are_handed_over(case):
     raw = TRANSPOSED_HANDED_OVER[case].encode()
     assert readers.stream(raw, "x.csv", True) is None
-    assert_same(outcome(raw, name="x.csv", transpose=True),
-                whole_file(raw, name="x.csv", transpose=True))
+    assert_same(
+        outcome(raw, name="x.csv", transpose=True), whole_file(raw, name="x.csv", transpose=True)
+    )
 
 
 # Files the streaming path must hand over, each with the whole-file reader's message.
@@ -219,9 +243,10 @@ HANDED_OVER = {
     "quoted delimiter": b'g1,g2,label\n1,2,"a,b"\n3,4,b\n4,5,a\n',
     "whitespace line": b"g1,g2,label\n1,2,a\n  \n3,4,b\n",
     "label in the middle": b"g1,label,g2\n1,a,2\n3,b,4\n4,a,5\n",
-    "nine text columns": b"g1," + b",".join(b"t%d" % i for i in range(9)) + b",label\n"
-                         + b"".join(b"%d," % i + b"x," * 9 + b"ab"[i % 2:i % 2 + 1] + b"\n"
-                                    for i in range(4)),
+    "nine text columns": b"g1,"
+    + b",".join(b"t%d" % i for i in range(9))
+    + b",label\n"
+    + b"".join(b"%d," % i + b"x," * 9 + b"ab"[i % 2 : i % 2 + 1] + b"\n" for i in range(4)),
     "comma decimals": b"g1;g2;label\n1,5;2;a\n3;4;b\n4;5;a\n",
     "duplicate names": b"g1,g1,label\n1,2,a\n3,4,b\n4,5,a\n",
     "lone carriage returns": b"g1,g2,label\r1,2,a\r3,4,b\r",
@@ -238,11 +263,25 @@ def test_irregular_files_give_the_whole_file_readers_outcome(case):
     assert_same(outcome(raw, name="x.csv"), whole_file(raw, name="x.csv"))
 
 
-@pytest.mark.parametrize("case", ["NaN cell", "NA cell", "empty cell", "text cell in a later row",
-                                  "hex number", "underscore number", "extra field",
-                                  "missing field", "quoted delimiter", "whitespace line",
-                                  "nine text columns", "duplicate names",
-                                  "lone carriage returns", "latin-1 label"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "NaN cell",
+        "NA cell",
+        "empty cell",
+        "text cell in a later row",
+        "hex number",
+        "underscore number",
+        "extra field",
+        "missing field",
+        "quoted delimiter",
+        "whitespace line",
+        "nine text columns",
+        "duplicate names",
+        "lone carriage returns",
+        "latin-1 label",
+    ],
+)
 def test_irregular_files_are_handed_over(case):
     assert streamed(HANDED_OVER[case]) is None
 
@@ -286,32 +325,75 @@ def test_streaming_holds_the_matrix_about_once():
 
 number_cells = st.one_of(
     st.floats(allow_nan=False, allow_infinity=False, width=64).map(repr),
-    st.integers(-10**20, 10**20).map(str),
-    st.sampled_from(["1e5", "1E+05", ".5", "5.", "+1.5", "-0", "0.0", " 1.5 ", '"2.5"', "007",
-                     "1e400", "4.9e-325", "inf", "-Infinity", "nan", "NA", "", "1_0", "0x1",
-                     "1.5e", "1,5", "x", '"a,b"', '""', "true", "\t3"]),
+    st.integers(-(10**20), 10**20).map(str),
+    st.sampled_from(
+        [
+            "1e5",
+            "1E+05",
+            ".5",
+            "5.",
+            "+1.5",
+            "-0",
+            "0.0",
+            " 1.5 ",
+            '"2.5"',
+            "007",
+            "1e400",
+            "4.9e-325",
+            "inf",
+            "-Infinity",
+            "nan",
+            "NA",
+            "",
+            "1_0",
+            "0x1",
+            "1.5e",
+            "1,5",
+            "x",
+            '"a,b"',
+            '""',
+            "true",
+            "\t3",
+        ]
+    ),
 )
-label_cells = st.one_of(st.sampled_from(["a", "b", "c", " a", '"b"', "1", "2", "2.0", "NA", "",
-                                         "caf\u00e9", "x y"]),
-                        st.integers(0, 3).map(str))
+label_cells = st.one_of(
+    st.sampled_from(["a", "b", "c", " a", '"b"', "1", "2", "2.0", "NA", "", "caf\u00e9", "x y"]),
+    st.integers(0, 3).map(str),
+)
 
 
 @settings(max_examples=1000, deadline=4000, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data(), rows=st.integers(1, 8), columns=st.integers(1, 4),
-       separator=st.sampled_from([",", "\t", ";"]), ids=st.booleans(),
-       newline=st.sampled_from(["\n", "\r\n"]), final_newline=st.booleans(),
-       blank_after=st.sets(st.integers(0, 8), max_size=2), compress=st.booleans(),
-       regular=st.booleans())
-def test_fuzz_streaming_equals_whole_file_reader(data, rows, columns, separator, ids, newline,
-                                                 final_newline, blank_after, compress, regular):
-    cell = st.floats(-1e6, 1e6, allow_nan=False).map(lambda v: f"{v:.6g}") if regular \
-        else number_cells
-    header = ([data.draw(st.sampled_from(["id", "", '"sample"']))] if ids else []) \
-        + [f"g{j}" for j in range(columns)] + ["label"]
+@given(
+    data=st.data(),
+    rows=st.integers(1, 8),
+    columns=st.integers(1, 4),
+    separator=st.sampled_from([",", "\t", ";"]),
+    ids=st.booleans(),
+    newline=st.sampled_from(["\n", "\r\n"]),
+    final_newline=st.booleans(),
+    blank_after=st.sets(st.integers(0, 8), max_size=2),
+    compress=st.booleans(),
+    regular=st.booleans(),
+)
+def test_fuzz_streaming_equals_whole_file_reader(
+    data, rows, columns, separator, ids, newline, final_newline, blank_after, compress, regular
+):
+    cell = (
+        st.floats(-1e6, 1e6, allow_nan=False).map(lambda v: f"{v:.6g}") if regular else number_cells
+    )
+    header = (
+        ([data.draw(st.sampled_from(["id", "", '"sample"']))] if ids else [])
+        + [f"g{j}" for j in range(columns)]
+        + ["label"]
+    )
     lines = [separator.join(header)]
     for i in range(rows):
-        row = ([f"s{i}"] if ids else []) + [data.draw(cell) for _ in range(columns)] \
+        row = (
+            ([f"s{i}"] if ids else [])
+            + [data.draw(cell) for _ in range(columns)]
             + [data.draw(label_cells)]
+        )
         lines.append(separator.join(row))
         if i in blank_after:
             lines.append("")
@@ -319,27 +401,39 @@ def test_fuzz_streaming_equals_whole_file_reader(data, rows, columns, separator,
     raw = text.encode("utf-8")
     if compress:
         raw = gzip.compress(raw)
-    streamed(raw)                         # hands over or parses; never raises
+    streamed(raw)  # hands over or parses; never raises
     assert_same(outcome(raw, name="x.csv"), whole_file(raw, name="x.csv"))
 
 
 @settings(max_examples=600, deadline=4000, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data(), genes=st.integers(1, 6), samples=st.integers(1, 6),
-       separator=st.sampled_from([",", "\t"]), label_at=st.integers(0, 6),
-       newline=st.sampled_from(["\n", "\r\n"]), regular=st.booleans())
-def test_fuzz_genes_in_rows_streaming_equals_whole_file_reader(data, genes, samples, separator,
-                                                              label_at, newline, regular):
-    cell = st.floats(-1e6, 1e6, allow_nan=False).map(lambda v: f"{v:.6g}") if regular \
-        else number_cells
-    names = [data.draw(st.sampled_from([f"g{j}", f"g{j}", "label", "7", ""])) if not regular
-             else f"g{j}" for j in range(genes)]
+@given(
+    data=st.data(),
+    genes=st.integers(1, 6),
+    samples=st.integers(1, 6),
+    separator=st.sampled_from([",", "\t"]),
+    label_at=st.integers(0, 6),
+    newline=st.sampled_from(["\n", "\r\n"]),
+    regular=st.booleans(),
+)
+def test_fuzz_genes_in_rows_streaming_equals_whole_file_reader(
+    data, genes, samples, separator, label_at, newline, regular
+):
+    cell = (
+        st.floats(-1e6, 1e6, allow_nan=False).map(lambda v: f"{v:.6g}") if regular else number_cells
+    )
+    names = [
+        data.draw(st.sampled_from([f"g{j}", f"g{j}", "label", "7", ""])) if not regular else f"g{j}"
+        for j in range(genes)
+    ]
     lines = [separator.join(["gene"] + [f"s{i}" for i in range(samples)])]
     for j, name in enumerate(names):
         if j == label_at:
-            lines.append(separator.join(["label"] + [data.draw(label_cells)
-                                                     for _ in range(samples)]))
+            lines.append(
+                separator.join(["label"] + [data.draw(label_cells) for _ in range(samples)])
+            )
         lines.append(separator.join([name] + [data.draw(cell) for _ in range(samples)]))
     raw = (newline.join(lines) + newline).encode("utf-8")
-    readers.stream(raw, "x.csv", True)     # hands over or parses; never raises
-    assert_same(outcome(raw, name="x.csv", transpose=True),
-                whole_file(raw, name="x.csv", transpose=True))
+    readers.stream(raw, "x.csv", True)  # hands over or parses; never raises
+    assert_same(
+        outcome(raw, name="x.csv", transpose=True), whole_file(raw, name="x.csv", transpose=True)
+    )

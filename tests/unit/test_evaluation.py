@@ -29,8 +29,17 @@ import fsengine.methods as methods
 from conftest import SAMPLE
 from fsengine import Dataset, FSEngineError
 from fsengine.cli import main
-from fsengine.evaluation import (classify, confusion, evaluate, f1_minority, gmean,
-                                 roc_auc, stratified_splits, sweep_k, sweep_top)
+from fsengine.evaluation import (
+    classify,
+    confusion,
+    evaluate,
+    f1_minority,
+    gmean,
+    roc_auc,
+    stratified_splits,
+    sweep_k,
+    sweep_top,
+)
 from fsengine.export import summary_table
 from fsengine.online import run_kofsd
 from fsengine.progress import terminal_progress
@@ -39,6 +48,7 @@ METRIC_FIELDS = [f"{m}_{c}" for c in ("1nn", "svm") for m in ("gmean", "f1", "au
 
 
 # ------------------------------------------------------------------------------- helpers
+
 
 def without_seconds(records):
     """Records minus the wall-clock selection time (the one field that cannot repeat)."""
@@ -86,11 +96,17 @@ def unique_dataset(n_minority=10, n_majority=30, n_features=12, seed=0):
         X[:, j] = 1000 * j + ranks
     assert len(np.unique(X)) == X.size
     labels = np.where(rare, "rare", "common")
-    return Dataset(np.asfortranarray(X), labels, tuple(f"g{j}" for j in range(n_features)),
-                   "label", source="unique.csv")
+    return Dataset(
+        np.asfortranarray(X),
+        labels,
+        tuple(f"g{j}" for j in range(n_features)),
+        "label",
+        source="unique.csv",
+    )
 
 
 # ------------------------------------------------------------------ metrics, by hand
+
 
 def test_confusion_counts_minority_as_positive():
     # true 1 1 1 0 0 0 0 0, predicted 1 1 0 0 0 0 1 1:
@@ -98,18 +114,21 @@ def test_confusion_counts_minority_as_positive():
     assert confusion([1, 1, 1, 0, 0, 0, 0, 0], [1, 1, 0, 0, 0, 0, 1, 1]) == (2, 1, 3, 2)
 
 
-@pytest.mark.parametrize("y_true,y_pred,expected_gmean,expected_f1", [
-    # TP=2 FN=1 TN=3 FP=2: G = sqrt(2/3 * 3/5) = sqrt(0.4); F1 = 4 / (4 + 2 + 1) = 4/7
-    ([1, 1, 1, 0, 0, 0, 0, 0], [1, 1, 0, 0, 0, 0, 1, 1], math.sqrt(0.4), 4 / 7),
-    # TP=1 FN=1 TN=2 FP=0: G = sqrt(1/2 * 1) = 0.70710678; F1 = 2 / (2 + 0 + 1) = 2/3
-    ([1, 1, 0, 0], [1, 0, 0, 0], math.sqrt(0.5), 2 / 3),
-    # TP=2 FN=0 TN=7 FP=1: G = sqrt(1 * 7/8) = 0.93541435; F1 = 4 / (4 + 1 + 0) = 4/5
-    ([1, 0, 0, 0, 0, 0, 0, 0, 0, 1], [1, 1, 0, 0, 0, 0, 0, 0, 0, 1], math.sqrt(7 / 8), 0.8),
-    # TP=1 FN=2 TN=4 FP=1: G = sqrt(1/3 * 4/5) = sqrt(4/15) = 0.51639778; F1 = 2 / (2+1+2) = 2/5
-    ([0, 1, 1, 1, 0, 0, 0, 0], [0, 1, 0, 0, 1, 0, 0, 0], math.sqrt(4 / 15), 0.4),
-    # perfect: TP=3 FN=0 TN=2 FP=0: G = 1, F1 = 6/6 = 1
-    ([1, 0, 1, 0, 1], [1, 0, 1, 0, 1], 1.0, 1.0),
-])
+@pytest.mark.parametrize(
+    "y_true,y_pred,expected_gmean,expected_f1",
+    [
+        # TP=2 FN=1 TN=3 FP=2: G = sqrt(2/3 * 3/5) = sqrt(0.4); F1 = 4 / (4 + 2 + 1) = 4/7
+        ([1, 1, 1, 0, 0, 0, 0, 0], [1, 1, 0, 0, 0, 0, 1, 1], math.sqrt(0.4), 4 / 7),
+        # TP=1 FN=1 TN=2 FP=0: G = sqrt(1/2 * 1) = 0.70710678; F1 = 2 / (2 + 0 + 1) = 2/3
+        ([1, 1, 0, 0], [1, 0, 0, 0], math.sqrt(0.5), 2 / 3),
+        # TP=2 FN=0 TN=7 FP=1: G = sqrt(1 * 7/8) = 0.93541435; F1 = 4 / (4 + 1 + 0) = 4/5
+        ([1, 0, 0, 0, 0, 0, 0, 0, 0, 1], [1, 1, 0, 0, 0, 0, 0, 0, 0, 1], math.sqrt(7 / 8), 0.8),
+        # TP=1 FN=2 TN=4 FP=1: G = sqrt(1/3 * 4/5) = sqrt(4/15) = 0.51639778; F1 = 2 / (2+1+2) = 2/5
+        ([0, 1, 1, 1, 0, 0, 0, 0], [0, 1, 0, 0, 1, 0, 0, 0], math.sqrt(4 / 15), 0.4),
+        # perfect: TP=3 FN=0 TN=2 FP=0: G = 1, F1 = 6/6 = 1
+        ([1, 0, 1, 0, 1], [1, 0, 1, 0, 1], 1.0, 1.0),
+    ],
+)
 def test_gmean_and_minority_f1_by_hand(y_true, y_pred, expected_gmean, expected_f1):
     assert gmean(y_true, y_pred) == pytest.approx(expected_gmean, abs=1e-15)
     assert f1_minority(y_true, y_pred) == pytest.approx(expected_f1, abs=1e-15)
@@ -118,36 +137,42 @@ def test_gmean_and_minority_f1_by_hand(y_true, y_pred, expected_gmean, expected_
     assert gmean(*as_int8) == pytest.approx(expected_gmean, abs=1e-15)
 
 
-@pytest.mark.parametrize("y_pred,expected_f1", [
-    # all majority: TP=0 -> TPR = 0 -> G = 0; F1 = 0 / (0 + 0 + 2) = 0
-    ([0, 0, 0, 0, 0, 0], 0.0),
-    # all minority: TN=0 -> TNR = 0 -> G = 0; TP=2 FP=4 FN=0: F1 = 4 / (4 + 4) = 1/2
-    ([1, 1, 1, 1, 1, 1], 0.5),
-])
+@pytest.mark.parametrize(
+    "y_pred,expected_f1",
+    [
+        # all majority: TP=0 -> TPR = 0 -> G = 0; F1 = 0 / (0 + 0 + 2) = 0
+        ([0, 0, 0, 0, 0, 0], 0.0),
+        # all minority: TN=0 -> TNR = 0 -> G = 0; TP=2 FP=4 FN=0: F1 = 4 / (4 + 4) = 1/2
+        ([1, 1, 1, 1, 1, 1], 0.5),
+    ],
+)
 def test_gmean_is_zero_when_one_class_is_never_predicted(y_pred, expected_f1):
     y_true = [1, 1, 0, 0, 0, 0]
     assert gmean(y_true, y_pred) == 0.0
     assert f1_minority(y_true, y_pred) == pytest.approx(expected_f1)
 
 
-@pytest.mark.parametrize("y_true,scores,expected", [
-    # pos {0.9, 0.4}, neg {0.4, 0.1, 0.5}; pairs won: 0.9 beats all 3; 0.4 ties 0.4 (1/2),
-    # beats 0.1 (1), loses to 0.5 (0) -> (3 + 1.5) / 6 = 0.75
-    ([1, 1, 0, 0, 0], [0.9, 0.4, 0.4, 0.1, 0.5], 0.75),
-    # every score tied: 4 half-wins / 4 pairs = 0.5
-    ([1, 0, 1, 0], [2.0, 2.0, 2.0, 2.0], 0.5),
-    # perfect and reversed
-    ([1, 1, 0, 0], [3, 4, 1, 2], 1.0),
-    ([1, 1, 0, 0], [1, 2, 3, 4], 0.0),
-    # pos {1, 3}, neg {1, 2, 2}: 1 ties 1 (1/2), loses to 2, 2 (0); 3 beats all (3)
-    # -> 3.5 / 6 = 7/12
-    ([1, 0, 0, 1, 0], [1, 1, 2, 3, 2], 7 / 12),
-    # hard labels: true 1 1 1 0 0 0 0 0, predicted 1 1 0 0 0 0 1 1 (TPR 2/3, TNR 3/5):
-    # pos scores {1,1,0}, neg {0,0,0,1,1}: a predicted-1 positive beats 3 negatives and ties
-    # 2 -> 4 each; the predicted-0 positive ties 3 -> 1.5; (4 + 4 + 1.5) / 15 = 19/30
-    # = (2/3 + 3/5) / 2, the 1-NN AUC of the module docstring
-    ([1, 1, 1, 0, 0, 0, 0, 0], [1, 1, 0, 0, 0, 0, 1, 1], 19 / 30),
-])
+@pytest.mark.parametrize(
+    "y_true,scores,expected",
+    [
+        # pos {0.9, 0.4}, neg {0.4, 0.1, 0.5}; pairs won: 0.9 beats all 3; 0.4 ties 0.4 (1/2),
+        # beats 0.1 (1), loses to 0.5 (0) -> (3 + 1.5) / 6 = 0.75
+        ([1, 1, 0, 0, 0], [0.9, 0.4, 0.4, 0.1, 0.5], 0.75),
+        # every score tied: 4 half-wins / 4 pairs = 0.5
+        ([1, 0, 1, 0], [2.0, 2.0, 2.0, 2.0], 0.5),
+        # perfect and reversed
+        ([1, 1, 0, 0], [3, 4, 1, 2], 1.0),
+        ([1, 1, 0, 0], [1, 2, 3, 4], 0.0),
+        # pos {1, 3}, neg {1, 2, 2}: 1 ties 1 (1/2), loses to 2, 2 (0); 3 beats all (3)
+        # -> 3.5 / 6 = 7/12
+        ([1, 0, 0, 1, 0], [1, 1, 2, 3, 2], 7 / 12),
+        # hard labels: true 1 1 1 0 0 0 0 0, predicted 1 1 0 0 0 0 1 1 (TPR 2/3, TNR 3/5):
+        # pos scores {1,1,0}, neg {0,0,0,1,1}: a predicted-1 positive beats 3 negatives and ties
+        # 2 -> 4 each; the predicted-0 positive ties 3 -> 1.5; (4 + 4 + 1.5) / 15 = 19/30
+        # = (2/3 + 3/5) / 2, the 1-NN AUC of the module docstring
+        ([1, 1, 1, 0, 0, 0, 0, 0], [1, 1, 0, 0, 0, 0, 1, 1], 19 / 30),
+    ],
+)
 def test_roc_auc_by_hand_with_ties_counting_half(y_true, scores, expected):
     assert roc_auc(y_true, scores) == pytest.approx(expected, abs=1e-15)
 
@@ -158,7 +183,7 @@ def test_roc_auc_matches_scikit_learn_on_random_data(seed):
     n = int(rng.integers(5, 60))
     y = rng.permutation(np.r_[1, 0, rng.integers(0, 2, n - 2)])
     scores = rng.normal(size=n)
-    if seed % 2:                               # coarse scores: many ties
+    if seed % 2:  # coarse scores: many ties
         scores = np.round(scores)
     assert roc_auc(y, scores) == pytest.approx(roc_auc_score(y, scores), abs=1e-12)
 
@@ -173,8 +198,13 @@ def test_one_nn_scores_by_hand():
     # train on x = 0, 1 (class 0) and 10, 11 (class 1); test x = 0.4 -> nearest 0 (class 0),
     # 10.6 -> 11 (class 1), 5.4 -> 1 at 4.4 rather than 10 at 4.6 (class 0).
     # true 0, 1, 1: TP=1 FN=1 TN=1 FP=0 -> G = sqrt(1/2), F1 = 2/3, AUC = (1/2 + 1) / 2
-    scores = classify("1nn", np.array([[0.0], [1], [10], [11]]), np.array([0, 0, 1, 1]),
-                      np.array([[0.4], [10.6], [5.4]]), np.array([0, 1, 1]))
+    scores = classify(
+        "1nn",
+        np.array([[0.0], [1], [10], [11]]),
+        np.array([0, 0, 1, 1]),
+        np.array([[0.4], [10.6], [5.4]]),
+        np.array([0, 1, 1]),
+    )
     assert scores == pytest.approx({"gmean": math.sqrt(0.5), "f1": 2 / 3, "auc": 0.75})
 
 
@@ -188,8 +218,9 @@ def test_svm_auc_uses_the_decision_function():
 
 
 def test_no_feature_predicts_the_majority_class():
-    scores = classify("svm", np.zeros((4, 0)), np.array([0, 0, 1, 1]), np.zeros((3, 0)),
-                      np.array([0, 1, 1]))
+    scores = classify(
+        "svm", np.zeros((4, 0)), np.array([0, 0, 1, 1]), np.zeros((3, 0)), np.array([0, 1, 1])
+    )
     assert scores == {"gmean": 0.0, "f1": 0.0, "auc": 0.5}
 
 
@@ -224,7 +255,7 @@ def test_srbct_splits_keep_the_class_ratio(srbct):
     assert np.sum(y) == 11 and len(y) == 83
     splits = stratified_splits(y, 10, seed=0)
     check_splits(y, splits, 10)
-    for train, test in splits:                 # 83 -> 42 + 41; 11 minority -> 6 + 5
+    for train, test in splits:  # 83 -> 42 + 41; 11 minority -> 6 + 5
         assert (np.sum(y[train]), np.sum(y[test])) == (6, 5)
 
 
@@ -245,12 +276,15 @@ def test_same_seed_same_splits_other_seed_other_splits(name):
     assert as_sets(stratified_splits(y, 5, seed=7)) != as_sets(stratified_splits(y, 5, seed=8))
 
 
-@pytest.mark.parametrize("y,n_splits,fragment", [
-    ([0, 0, 1, 1], 0, "positive integer"),
-    ([0, 0, 1, 1], True, "positive integer"),
-    ([0, 0, 1, 1], 2.0, "positive integer"),
-    ([0, 0, 0, 1], 2, "at least 2 samples"),
-])
+@pytest.mark.parametrize(
+    "y,n_splits,fragment",
+    [
+        ([0, 0, 1, 1], 0, "positive integer"),
+        ([0, 0, 1, 1], True, "positive integer"),
+        ([0, 0, 1, 1], 2.0, "positive integer"),
+        ([0, 0, 0, 1], 2, "at least 2 samples"),
+    ],
+)
 def test_split_errors(y, n_splits, fragment):
     with pytest.raises(FSEngineError, match=fragment):
         stratified_splits(np.array(y), n_splits)
@@ -270,8 +304,8 @@ SMALL_METHODS = ["kofsd", "fisher", "relieff"]
 
 
 def test_same_seed_same_records_and_table(srbct, monkeypatch):
-    monkeypatch.setattr(evaluation, "time", FakeClock())       # selection times repeat too
-    first = evaluate(srbct, 2, SMALL_METHODS, n_splits=3, seed=4, n_jobs=1)   # the fake clock
+    monkeypatch.setattr(evaluation, "time", FakeClock())  # selection times repeat too
+    first = evaluate(srbct, 2, SMALL_METHODS, n_splits=3, seed=4, n_jobs=1)  # the fake clock
     second = evaluate(srbct, 2, SMALL_METHODS, n_splits=3, seed=4, n_jobs=1)  # is in-process
     assert len(first.records) == 9
     assert first.records == second.records
@@ -297,7 +331,11 @@ def test_other_seed_other_records(srbct, monkeypatch):
 def test_records_hold_every_field_and_params(srbct):
     result = evaluate(srbct, 2, ["kofsd", "fisher", "kofsd"], n_splits=2, seed=1)
     assert [(r["method"], r["split"]) for r in result.records] == [
-        ("kofsd", 0), ("fisher", 0), ("kofsd", 1), ("fisher", 1)]       # duplicate dropped
+        ("kofsd", 0),
+        ("fisher", 0),
+        ("kofsd", 1),
+        ("fisher", 1),
+    ]  # duplicate dropped
     for r in result.records:
         assert set(r) == {"method", "split", "n_features", "seconds", "features", *METRIC_FIELDS}
         assert r["n_features"] == len(r["features"].split(";"))
@@ -365,7 +403,7 @@ def test_rankers_get_kofsds_count_on_every_split(srbct):
     result = evaluate(srbct, 2, ["kofsd", *RANKER_SET], n_splits=4, seed=0)
     groups = by_method(result.records)
     counts = [r["n_features"] for r in groups["kofsd"]]
-    assert len(set(counts)) > 1                 # the count really varies between splits
+    assert len(set(counts)) > 1  # the count really varies between splits
     for ranker in RANKER_SET:
         assert [r["n_features"] for r in groups[ranker]] == counts
 
@@ -389,8 +427,9 @@ def test_fixed_top_gives_every_ranker_that_many(srbct):
     for r in fixed.records:
         if r["method"] != "kofsd":
             assert r["n_features"] == 3
-    assert ([r["features"] for r in by_method(fixed.records)["kofsd"]]
-            == [r["features"] for r in by_method(plain.records)["kofsd"]])
+    assert [r["features"] for r in by_method(fixed.records)["kofsd"]] == [
+        r["features"] for r in by_method(plain.records)["kofsd"]
+    ]
 
 
 @pytest.mark.parametrize("top", [0, 2309, True, 2.0])
@@ -401,8 +440,14 @@ def test_top_out_of_range_is_an_error(srbct, top):
 
 # ------------------------------------------------------------------------- no leakage
 
-RECORDED_SOURCES = ("select_on", "Method.select", "stream_selection", "StandardScaler.fit",
-                    "KNeighborsClassifier.fit", "SVC.fit")
+RECORDED_SOURCES = (
+    "select_on",
+    "Method.select",
+    "stream_selection",
+    "StandardScaler.fit",
+    "KNeighborsClassifier.fit",
+    "SVC.fit",
+)
 
 
 class Recorder:
@@ -418,8 +463,14 @@ class Recorder:
         self.done = done
 
     def add(self, source, X, y=None):
-        self.calls.append((self.done // self.n_methods, source, np.array(X, dtype=float),
-                           None if y is None else np.asarray(y).copy()))
+        self.calls.append(
+            (
+                self.done // self.n_methods,
+                source,
+                np.array(X, dtype=float),
+                None if y is None else np.asarray(y).copy(),
+            )
+        )
 
 
 def install_recorders(monkeypatch, rec):
@@ -461,7 +512,7 @@ def install_recorders(monkeypatch, rec):
 
     def svc(self, X, y, *args, **kwargs):
         mean, scale = rec.scaler if rec.scaler is not None else (0.0, 1.0)
-        rec.add("SVC.fit", np.asarray(X) * scale + mean, y)     # back to the raw rows
+        rec.add("SVC.fit", np.asarray(X) * scale + mean, y)  # back to the raw rows
         return svc_fit(self, X, y, *args, **kwargs)
 
     for name, wrapper in [("stratified_splits", stratified_splits), ("select_on", select_on)]:
@@ -508,13 +559,14 @@ def recorded_run(monkeypatch, methods, leak=None, n_splits=2, seed=0):
     ds = unique_dataset()
     y = ds.binarise("rare")
     rec = Recorder(len(methods))
-    if leak is not None and leak.__name__ == "leaky_splits":   # must be seen by the recorder
+    if leak is not None and leak.__name__ == "leaky_splits":  # must be seen by the recorder
         leak(monkeypatch, ds, y)
     install_recorders(monkeypatch, rec)
-    if leak is not None and leak.__name__ != "leaky_splits":   # must wrap the recorders
+    if leak is not None and leak.__name__ != "leaky_splits":  # must wrap the recorders
         leak(monkeypatch, ds, y)
-    result = evaluate(ds, "rare", methods, n_splits=n_splits, seed=seed, progress=rec.progress,
-                      n_jobs=1)                        # the recorders patch this process
+    result = evaluate(
+        ds, "rare", methods, n_splits=n_splits, seed=seed, progress=rec.progress, n_jobs=1
+    )  # the recorders patch this process
     return rec, ds, y, result
 
 
@@ -524,9 +576,10 @@ def test_no_row_of_the_test_half_reaches_any_training(monkeypatch):
     # the recorders saw everything there is to see, on every split
     seen = {(split, source) for split, source, _, _ in rec.calls}
     assert seen == {(s, source) for s in range(3) for source in RECORDED_SOURCES}
-    assert [(sorted(a), sorted(b)) for a, b in rec.splits] == \
-        [(sorted(a), sorted(b)) for a, b in stratified_splits(y, 3, seed=0)]
-    for split, source, rows, _ in rec.calls:       # selectors get the whole training half
+    assert [(sorted(a), sorted(b)) for a, b in rec.splits] == [
+        (sorted(a), sorted(b)) for a, b in stratified_splits(y, 3, seed=0)
+    ]
+    for _split, source, rows, _ in rec.calls:  # selectors get the whole training half
         if source in ("select_on", "Method.select", "stream_selection"):
             assert rows.shape == (20, 12)
     assert len(result.records) == 3 * len(LEAK_METHODS)
@@ -541,7 +594,7 @@ def test_no_leak_when_rankers_need_kofsds_count_unlisted(monkeypatch):
 def leaky_splits(monkeypatch, ds, y):
     real = evaluation.stratified_splits
 
-    def splits(*args, **kwargs):        # one test sample slips into the training half
+    def splits(*args, **kwargs):  # one test sample slips into the training half
         return [(np.append(train, test[0]), test) for train, test in real(*args, **kwargs)]
 
     monkeypatch.setattr(evaluation, "stratified_splits", splits)
@@ -550,7 +603,7 @@ def leaky_splits(monkeypatch, ds, y):
 def leaky_selection(monkeypatch, ds, y):
     real = evaluation.select_on
 
-    def select_on(method, X_train, y_train, *args, **kwargs):    # selects on all the data
+    def select_on(method, X_train, y_train, *args, **kwargs):  # selects on all the data
         return real(method, ds.X, y, *args, **kwargs)
 
     monkeypatch.setattr(evaluation, "select_on", select_on)
@@ -559,7 +612,7 @@ def leaky_selection(monkeypatch, ds, y):
 def leaky_ranker(monkeypatch, ds, y):
     real = methods.Method.select
 
-    def select(self, X, y_train, *args, **kwargs):               # ranks on all the data
+    def select(self, X, y_train, *args, **kwargs):  # ranks on all the data
         if self.online:
             return real(self, X, y_train, *args, **kwargs)
         return real(self, ds.X, y, *args, **kwargs)
@@ -570,20 +623,29 @@ def leaky_ranker(monkeypatch, ds, y):
 def leaky_classifier(monkeypatch, ds, y):
     real = evaluation.classify
 
-    def classify(name, X_train, y_train, X_test, y_test):        # trains on both halves
+    def classify(name, X_train, y_train, X_test, y_test):  # trains on both halves
         return real(name, np.vstack([X_train, X_test]), np.r_[y_train, y_test], X_test, y_test)
 
     monkeypatch.setattr(evaluation, "classify", classify)
 
 
-@pytest.mark.parametrize("leak,methods,caught_by", [
-    (leaky_splits, ["kofsd", "fisher"], RECORDED_SOURCES),
-    (leaky_selection, ["kofsd", "cie-osfs", "fisher"], ("select_on", "stream_selection",
-                                                        "Method.select")),
-    (leaky_ranker, ["fisher", "relieff"], ("Method.select",)),
-    (leaky_classifier, ["kofsd"], ("StandardScaler.fit", "KNeighborsClassifier.fit",
-                                   "SVC.fit")),
-])
+@pytest.mark.parametrize(
+    "leak,methods,caught_by",
+    [
+        (leaky_splits, ["kofsd", "fisher"], RECORDED_SOURCES),
+        (
+            leaky_selection,
+            ["kofsd", "cie-osfs", "fisher"],
+            ("select_on", "stream_selection", "Method.select"),
+        ),
+        (leaky_ranker, ["fisher", "relieff"], ("Method.select",)),
+        (
+            leaky_classifier,
+            ["kofsd"],
+            ("StandardScaler.fit", "KNeighborsClassifier.fit", "SVC.fit"),
+        ),
+    ],
+)
 def test_the_leak_detector_catches_deliberate_leaks(monkeypatch, leak, methods, caught_by):
     rec, ds, y, _ = recorded_run(monkeypatch, methods, leak=leak)
     problems = find_leaks(rec, ds.X, y)
@@ -595,14 +657,16 @@ def test_the_leak_detector_catches_deliberate_leaks(monkeypatch, leak, methods, 
 
 # ----------------------------------------------------------------------------- sweeps
 
+
 def test_sweep_k_equals_evaluate_with_that_k(srbct, monkeypatch):
     monkeypatch.setattr(evaluation, "time", FakeClock())
     result = sweep_k(srbct, 2, [3, 5], n_splits=2, seed=1)
     assert [(r["k"], r["split"]) for r in result.records] == [(3, 0), (3, 1), (5, 0), (5, 1)]
     for k in (3, 5):
         alone = evaluate(srbct, 2, ["kofsd"], n_splits=2, seed=1, params={"kofsd": {"k": k}})
-        mine = [{key: v for key, v in r.items() if key != "k"}
-                for r in result.records if r["k"] == k]
+        mine = [
+            {key: v for key, v in r.items() if key != "k"} for r in result.records if r["k"] == k
+        ]
         # One shared pass serves every K, so the time per K differs; nothing else may.
         assert without_seconds(mine) == without_seconds(alone.records)
     assert [row["k"] for row in result.summary(("k",))] == [3, 5]
@@ -611,8 +675,9 @@ def test_sweep_k_equals_evaluate_with_that_k(srbct, monkeypatch):
 
 def test_sweep_k_passes_other_kofsd_parameters(srbct):
     result = sweep_k(srbct, 2, [4], n_splits=2, seed=0, alpha=0.7)
-    alone = evaluate(srbct, 2, ["kofsd"], n_splits=2, seed=0,
-                     params={"kofsd": {"k": 4, "alpha": 0.7}})
+    alone = evaluate(
+        srbct, 2, ["kofsd"], n_splits=2, seed=0, params={"kofsd": {"k": 4, "alpha": 0.7}}
+    )
     assert [r["features"] for r in result.records] == [r["features"] for r in alone.records]
 
 
@@ -624,12 +689,19 @@ def test_sweep_top_gives_each_ranker_exactly_top(srbct, monkeypatch):
         assert r["n_features"] == r["top"] == len(r["features"].split(";"))
     for top in (1, 2, 4):
         alone = evaluate(srbct, 2, ["fisher", "pcc"], n_splits=2, seed=0, top=top)
-        mine = [{k: v for k, v in r.items() if k != "top"}
-                for r in result.records if r["top"] == top]
+        mine = [
+            {k: v for k, v in r.items() if k != "top"} for r in result.records if r["top"] == top
+        ]
         # One ranking per split serves every top-k, so the times differ; nothing else may.
         assert without_seconds(mine) == without_seconds(alone.records)
     assert [(row["method"], row["top"]) for row in result.summary(("method", "top"))] == [
-        ("fisher", 1), ("pcc", 1), ("fisher", 2), ("pcc", 2), ("fisher", 4), ("pcc", 4)]
+        ("fisher", 1),
+        ("pcc", 1),
+        ("fisher", 2),
+        ("pcc", 2),
+        ("fisher", 4),
+        ("pcc", 4),
+    ]
 
 
 @pytest.mark.parametrize("methods", [["kofsd"], ["fisher", "cie-osfs"], ["ofs-fpd"]])
@@ -678,9 +750,20 @@ def check_cells(cells, summary_row):
 
 def test_cli_evaluate_prints_the_summary_in_the_given_order(capsys, srbct):
     methods = ["pcc", "kofsd", "fisher"]
-    code, out, err = _run(capsys, "evaluate", SAMPLE, "--minority", "2", "--methods",
-                          ",".join(methods), "--splits", "2", "--seed", "3")
-    assert code == 0 and err == ""               # no progress bar: stderr is not a terminal
+    code, out, err = _run(
+        capsys,
+        "evaluate",
+        SAMPLE,
+        "--minority",
+        "2",
+        "--methods",
+        ",".join(methods),
+        "--splits",
+        "2",
+        "--seed",
+        "3",
+    )
+    assert code == 0 and err == ""  # no progress bar: stderr is not a terminal
     assert out.startswith("SRBCT.parquet: 83 x 2308, minority 2 (11 of 83)\n2 stratified")
     header, rows = table_rows(out)
     assert header == ["method", *TABLE_TITLES]
@@ -693,38 +776,73 @@ def test_cli_evaluate_prints_the_summary_in_the_given_order(capsys, srbct):
 
 def test_cli_evaluate_out_writes_one_row_per_method_and_split(capsys, srbct, tmp_path):
     path = tmp_path / "records.csv"
-    code, _, _ = _run(capsys, "evaluate", SAMPLE, "--minority", "2", "--methods",
-                      "kofsd,relieff", "--splits", "2", "--out", path)
+    code, _, _ = _run(
+        capsys,
+        "evaluate",
+        SAMPLE,
+        "--minority",
+        "2",
+        "--methods",
+        "kofsd,relieff",
+        "--splits",
+        "2",
+        "--out",
+        path,
+    )
     assert code == 0
     rows = list(csv.DictReader(path.open(newline="")))
     expected = evaluate(srbct, 2, ["kofsd", "relieff"], n_splits=2, seed=0).records
     assert [(r["method"], r["split"]) for r in rows] == [
-        ("kofsd", "0"), ("relieff", "0"), ("kofsd", "1"), ("relieff", "1")]
+        ("kofsd", "0"),
+        ("relieff", "0"),
+        ("kofsd", "1"),
+        ("relieff", "1"),
+    ]
     assert list(rows[0])[:2] == ["method", "split"]
     for row, record in zip(rows, expected):
         assert set(row) == set(record)
         assert row["features"] == record["features"]
         assert int(row["n_features"]) == record["n_features"]
         for field in METRIC_FIELDS:
-            assert float(row[field]) == record[field]          # full precision
+            assert float(row[field]) == record[field]  # full precision
         assert float(row["seconds"]) >= 0
 
 
 def test_cli_evaluate_options_reach_the_methods(capsys, srbct, tmp_path):
     path = tmp_path / "records.csv"
-    code, _, _ = _run(capsys, "evaluate", SAMPLE, "--minority", "2", "--methods",
-                      "kofsd,mi", "--splits", "2", "--k", "3", "--bins", "5",
-                      "--estimator", "binned", "--out", path)
+    code, _, _ = _run(
+        capsys,
+        "evaluate",
+        SAMPLE,
+        "--minority",
+        "2",
+        "--methods",
+        "kofsd,mi",
+        "--splits",
+        "2",
+        "--k",
+        "3",
+        "--bins",
+        "5",
+        "--estimator",
+        "binned",
+        "--out",
+        path,
+    )
     assert code == 0
-    expected = evaluate(srbct, 2, ["kofsd", "mi"], n_splits=2, params={
-        "kofsd": {"k": 3}, "mi": {"bins": 5, "estimator": "binned"}}).records
+    expected = evaluate(
+        srbct,
+        2,
+        ["kofsd", "mi"],
+        n_splits=2,
+        params={"kofsd": {"k": 3}, "mi": {"bins": 5, "estimator": "binned"}},
+    ).records
     rows = list(csv.DictReader(path.open(newline="")))
     assert [r["features"] for r in rows] == [r["features"] for r in expected]
 
 
 def test_cli_sweep_k(capsys, srbct):
-    code, out, err = _run(capsys, "sweep", SAMPLE, "--minority", "2", "--k", "3,5",
-                          "--splits", "3")
+    code, out, err = _run(capsys, "sweep", SAMPLE, "--minority", "2", "--k", "3,5", "--splits", "3")
     assert code == 0 and err == ""
     header, rows = table_rows(out)
     assert header == ["setting", *TABLE_TITLES]
@@ -736,12 +854,24 @@ def test_cli_sweep_k(capsys, srbct):
 
 def test_cli_sweep_top(capsys, srbct, tmp_path):
     path = tmp_path / "sweep.csv"
-    code, out, err = _run(capsys, "sweep", SAMPLE, "--minority", "2", "--methods",
-                          "fisher,pcc", "--top", "1..2", "--splits", "2", "--out", path)
+    code, out, err = _run(
+        capsys,
+        "sweep",
+        SAMPLE,
+        "--minority",
+        "2",
+        "--methods",
+        "fisher,pcc",
+        "--top",
+        "1..2",
+        "--splits",
+        "2",
+        "--out",
+        path,
+    )
     assert code == 0 and err == ""
     _, rows = table_rows(out)
-    assert [row[0] for row in rows] == ["fisher top 1", "pcc top 1", "fisher top 2",
-                                        "pcc top 2"]
+    assert [row[0] for row in rows] == ["fisher top 1", "pcc top 1", "fisher top 2", "pcc top 2"]
     expected = sweep_top(srbct, 2, ["fisher", "pcc"], [1, 2], n_splits=2)
     for row, summary_row in zip(rows, expected.summary(("method", "top"))):
         check_cells(row[1:], summary_row)
@@ -751,22 +881,33 @@ def test_cli_sweep_top(capsys, srbct, tmp_path):
     assert [r["features"] for r in records] == [r["features"] for r in expected.records]
 
 
-@pytest.mark.parametrize("argv,fragment", [
-    (["evaluate", "--methods", "kofsd,magic"], "--methods 'magic' is not a method; choose one of kofsd,"),
-    (["evaluate", "--methods", "fisher", "--top", "0"], "top must be an integer"),
-    (["evaluate", "--methods", "fisher,pcc", "--top", "3", "--alpha", "0.6"],
-     "--alpha applies to kofsd"),
-    (["evaluate", "--methods", "kofsd", "--bins", "5"], "--bins applies to"),
-    (["evaluate", "--splits", "0", "--methods", "fisher"], "positive integer"),
-    (["sweep", "--k", "3", "--methods", "fisher", "--top", "1..2"], "--k, --over and --values sweep an online selector"),
-    (["sweep", "--methods", "fisher", "--top", "1..x"], "not a range"),
-    (["sweep", "--k", "1..x"], "not a range"),
-    (["sweep", "--k", "5..3"], "empty range"),
-    (["sweep", "--methods", "fisher"], "needs --top"),
-    (["sweep", "--top", "1..2"], "give them with --methods"),
-    (["sweep", "--methods", "kofsd,fisher", "--top", "1..2"], "a top-k sweep is for rankers"),
-    (["sweep", "--k", "3", "--bins", "4"], "--bins applies to"),
-])
+@pytest.mark.parametrize(
+    "argv,fragment",
+    [
+        (
+            ["evaluate", "--methods", "kofsd,magic"],
+            "--methods 'magic' is not a method; choose one of kofsd,",
+        ),
+        (["evaluate", "--methods", "fisher", "--top", "0"], "top must be an integer"),
+        (
+            ["evaluate", "--methods", "fisher,pcc", "--top", "3", "--alpha", "0.6"],
+            "--alpha applies to kofsd",
+        ),
+        (["evaluate", "--methods", "kofsd", "--bins", "5"], "--bins applies to"),
+        (["evaluate", "--splits", "0", "--methods", "fisher"], "positive integer"),
+        (
+            ["sweep", "--k", "3", "--methods", "fisher", "--top", "1..2"],
+            "--k, --over and --values sweep an online selector",
+        ),
+        (["sweep", "--methods", "fisher", "--top", "1..x"], "not a range"),
+        (["sweep", "--k", "1..x"], "not a range"),
+        (["sweep", "--k", "5..3"], "empty range"),
+        (["sweep", "--methods", "fisher"], "needs --top"),
+        (["sweep", "--top", "1..2"], "give them with --methods"),
+        (["sweep", "--methods", "kofsd,fisher", "--top", "1..2"], "a top-k sweep is for rankers"),
+        (["sweep", "--k", "3", "--bins", "4"], "--bins applies to"),
+    ],
+)
 def test_cli_errors_are_one_line_with_exit_2(capsys, argv, fragment):
     command, *rest = argv
     code, out, err = _run(capsys, command, SAMPLE, "--minority", "2", "--splits", "2", *rest)
@@ -778,6 +919,7 @@ def test_cli_errors_are_one_line_with_exit_2(capsys, argv, fragment):
 
 # ----------------------------------------------------------------------- progress bar
 
+
 def test_progress_bar_is_none_when_not_a_terminal():
     assert terminal_progress(io.StringIO()) is None
 
@@ -786,7 +928,7 @@ def test_progress_bar_draws_on_a_terminal():
     stream = FakeTTY()
     progress = terminal_progress(stream, width=8)
     progress(1, 4, "split 1/2 kofsd")
-    assert stream.getvalue().startswith("\r[##......] 1/4 ")     # int(8 * 1/4) = 2 filled
+    assert stream.getvalue().startswith("\r[##......] 1/4 ")  # int(8 * 1/4) = 2 filled
     assert "split 1/2 kofsd" in stream.getvalue() and not stream.getvalue().endswith("\n")
     progress(4, 4, "done")
     assert stream.getvalue().split("\r")[-1].startswith("[########] 4/4 ")
@@ -797,16 +939,16 @@ def test_evaluate_draws_the_bar_on_a_terminal(srbct):
     stream = FakeTTY()
     evaluate(srbct, 2, ["kofsd", "fisher"], n_splits=2, progress=terminal_progress(stream))
     frames = stream.getvalue().split("\r")[1:]
-    assert [re.search(r"\] (\d+/\d+) ", f).group(1) for f in frames] == ["1/4", "2/4", "3/4",
-                                                                         "4/4"]
+    assert [re.search(r"\] (\d+/\d+) ", f).group(1) for f in frames] == ["1/4", "2/4", "3/4", "4/4"]
     assert stream.getvalue().count("\n") == 1
 
 
 def test_cli_draws_the_bar_when_stderr_is_a_terminal(capsys, monkeypatch):
     stream = FakeTTY()
     monkeypatch.setattr("sys.stderr", stream)
-    code = main(["evaluate", str(SAMPLE), "--minority", "2", "--methods", "fisher",
-                 "--splits", "2"])
+    code = main(
+        ["evaluate", str(SAMPLE), "--minority", "2", "--methods", "fisher", "--splits", "2"]
+    )
     assert code == 0
     assert "[" + "#" * 30 + "] 2/2" in stream.getvalue()
     assert "fisher" in capsys.readouterr().out
@@ -816,8 +958,23 @@ def test_kofsd_options_reach_the_count_when_kofsd_is_not_compared(capsys, srbct)
     """The rankers get K-OFSD's number of features, so --k applies without kofsd listed."""
     from fsengine.cli import main
 
-    assert main(["evaluate", str(SAMPLE), "--minority", "2", "--methods", "fisher", "--k", "3",
-                 "--splits", "2"]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                str(SAMPLE),
+                "--minority",
+                "2",
+                "--methods",
+                "fisher",
+                "--k",
+                "3",
+                "--splits",
+                "2",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     expected = evaluate(srbct, 2, ["fisher"], n_splits=2, params={"kofsd": {"k": 3}})
     assert f"{expected.summary()[0]['n_features_mean']:.1f}" in out

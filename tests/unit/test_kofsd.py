@@ -12,14 +12,25 @@ from sklearn.pipeline import make_pipeline
 
 import kofsd_oracle
 from fsengine import FSEngineError
-from fsengine.online import (KOFSD, CardConsistency, CardDistance, CardImbalanced, CardWeight,
-                             KOFSDSelector, feature_order, nearest_neighbours, pairwise_distances,
-                             run_kofsd, stream_events)
+from fsengine.online import (
+    KOFSD,
+    CardConsistency,
+    CardDistance,
+    CardImbalanced,
+    CardWeight,
+    KOFSDSelector,
+    feature_order,
+    nearest_neighbours,
+    pairwise_distances,
+    run_kofsd,
+    stream_events,
+)
 from fsengine.online._neighbours import NeighbourStats
 
 # Table 1 of Zhou et al. (2017): f1, f2 of x1..x8.
-TABLE_1 = np.array([[3, 5.6], [5, 6.9], [8, 5.3], [13, 12.3], [6, 15.2], [5, 2.6], [9, 5.8],
-                    [15, 6.4]])
+TABLE_1 = np.array(
+    [[3, 5.6], [5, 6.9], [8, 5.3], [13, 12.3], [6, 15.2], [5, 2.6], [9, 5.8], [15, 6.4]]
+)
 
 
 def test_worked_example_distances_from_x3():
@@ -34,7 +45,7 @@ def test_worked_example_distances_from_x3():
 @pytest.mark.parametrize("variant", ["reference", "paper"])
 def test_worked_example_two_nearest_neighbours_of_x3(variant):
     neigh = nearest_neighbours(TABLE_1, 2, variant=variant, metric="euclidean")
-    assert neigh[2].tolist() == [6, 1]          # k_B(x3) = {x7, x2}
+    assert neigh[2].tolist() == [6, 1]  # k_B(x3) = {x7, x2}
 
 
 def test_reference_rule_counts_a_sample_itself_when_a_lower_index_duplicate_exists():
@@ -42,19 +53,22 @@ def test_reference_rule_counts_a_sample_itself_when_a_lower_index_duplicate_exis
     X = np.array([[0.0], [5.0], [0.0], [1.0], [9.0]])
     ref = nearest_neighbours(X, 2, variant="reference")
     paper = nearest_neighbours(X, 2, variant="paper")
-    assert ref[2].tolist() == [2, 3]            # skips sample 0, keeps itself
-    assert paper[2].tolist() == [0, 3]          # excludes itself
+    assert ref[2].tolist() == [2, 3]  # skips sample 0, keeps itself
+    assert paper[2].tolist() == [0, 3]  # excludes itself
     assert ref[0].tolist() == paper[0].tolist() == [2, 3]
 
 
 def _stats(same, same_d=None, other_d=None):
-    return NeighbourStats(np.array(same), None if same_d is None else np.array(same_d, float),
-                          None if other_d is None else np.array(other_d, float))
+    return NeighbourStats(
+        np.array(same),
+        None if same_d is None else np.array(same_d, float),
+        None if other_d is None else np.array(other_d, float),
+    )
 
 
 def test_card_imbalanced_by_hand():
     y = np.array([0, 0, 1, 1, 1])
-    same = [4, 3, 4, 1, 0]                      # K = 4
+    same = [4, 3, 4, 1, 0]  # K = 4
     got = CardImbalanced().values(_stats(same), y, 4)
     assert got.tolist() == [1.0, 0.0, 1.0, 0.25, 0.0]
 
@@ -67,14 +81,15 @@ def test_card_consistency_by_hand():
 def test_card_weight_by_hand():
     y = np.zeros(4, int)
     got = CardWeight(0.5).values(_stats([4, 3, 2, 1]), y, 4)
-    assert got.tolist() == [1.0, 0.75, 0.0, 0.0]    # 0.5 is not > gamma
+    assert got.tolist() == [1.0, 0.75, 0.0, 0.0]  # 0.5 is not > gamma
 
 
 def test_card_distance_by_hand():
     y = np.zeros(4, int)
     # K = 4; fractions 1, 0.5, 0.5, 0.25 with gamma1 = 0.75, gamma2 = 0.25.
     got = CardDistance(0.75, 0.25).values(
-        _stats([4, 2, 2, 1], same_d=[4.0, 1.0, 3.0, 0.1], other_d=[0.0, 2.0, 2.0, 9.0]), y, 4)
+        _stats([4, 2, 2, 1], same_d=[4.0, 1.0, 3.0, 0.1], other_d=[0.0, 2.0, 2.0, 9.0]), y, 4
+    )
     # Sample 1: mean same 0.5 < mean other 1.0 -> 1; sample 2: 1.5 > 1.0 -> 0.
     assert got.tolist() == [1.0, 1.0, 0.0, 0.0]
 
@@ -113,21 +128,32 @@ def _data(kind, seed, n=24, p=14):
     return X, y
 
 
-CASES = [(kind, seed) for kind in ("normal", "ties", "duplicate-rows", "constant") for seed in range(4)]
-SETTINGS = [dict(k=3), dict(k=1), dict(k=5, variant="paper"), dict(k=3, card="consistency"),
-            dict(k=4, card="weight", alpha=0.3), dict(k=5, card="distance", alpha=0.4),
-            dict(k=3, metric="euclidean", alpha=0.4)]
+CASES = [
+    (kind, seed) for kind in ("normal", "ties", "duplicate-rows", "constant") for seed in range(4)
+]
+SETTINGS = [
+    dict(k=3),
+    dict(k=1),
+    dict(k=5, variant="paper"),
+    dict(k=3, card="consistency"),
+    dict(k=4, card="weight", alpha=0.3),
+    dict(k=5, card="distance", alpha=0.4),
+    dict(k=3, metric="euclidean", alpha=0.4),
+]
 
 
 @pytest.mark.parametrize("kind,seed", CASES)
-@pytest.mark.parametrize("settings", SETTINGS, ids=lambda s: ",".join(f"{k}={v}" for k, v in s.items()))
+@pytest.mark.parametrize(
+    "settings", SETTINGS, ids=lambda s: ",".join(f"{k}={v}" for k, v in s.items())
+)
 def test_engine_matches_definition_level_oracle(kind, seed, settings):
     X, y = _data(kind, seed)
     order = feature_order(X.shape[1], "random", seed) if seed % 2 else np.arange(X.shape[1])
     params = {key: v for key, v in settings.items() if key not in ("k", "alpha")}
     alpha = settings.get("alpha", 0.5)
-    expected_events, expected_selected = kofsd_oracle.run(X.tolist(), y.tolist(), order.tolist(),
-                                                          settings["k"], alpha, **params)
+    expected_events, expected_selected = kofsd_oracle.run(
+        X.tolist(), y.tolist(), order.tolist(), settings["k"], alpha, **params
+    )
     selector = KOFSD(k=settings["k"], alpha=alpha, **params).start(y)
     events = list(stream_events(selector, X, [f"f{j}" for j in range(X.shape[1])], order, chunk=5))
     for event, (column, dep, action, with_feature, selected) in zip(events, expected_events):
@@ -147,7 +173,7 @@ def test_exactly_alpha_is_discarded_by_reference_and_kept_by_paper():
     # 4 <-> 5 and 6 <-> 7 (minority with majority: 0, 0 each).
     x = np.array([0.0, 0.1, 5.0, 5.1, 10.0, 10.1, 15.0, 15.1])
     y = np.array([0, 0, 0, 0, 1, 0, 1, 0])
-    assert KOFSD(k=1).start(y).single_dependencies(x[:, None])[0] == 0.5   # exactly 4/8
+    assert KOFSD(k=1).start(y).single_dependencies(x[:, None])[0] == 0.5  # exactly 4/8
     assert KOFSD(k=1, alpha=0.5).start(y).step(x, "f").action == "discarded"
     assert KOFSD(k=1, alpha=0.5, variant="paper").start(y).step(x, "f").action == "replaced"
 
@@ -174,7 +200,7 @@ def test_sklearn_selector_in_a_pipeline(srbct):
     assert selector.transform(X).shape == (X.shape[0], len(expected))
     y01 = srbct.binarise(2)
     pipe = make_pipeline(KOFSDSelector(), KNeighborsClassifier(1)).fit(X, y01)
-    assert pipe.score(X, y01) == 1.0            # 1-NN on its training data
+    assert pipe.score(X, y01) == 1.0  # 1-NN on its training data
     assert selector.scores_.tolist() == [e.score for e in selector.events_]
 
 
@@ -183,23 +209,42 @@ def test_sklearn_selector_in_a_pipeline(srbct):
 def test_engine_matches_oracle_on_random_tie_heavy_data(data):
     n = data.draw(st.integers(4, 14))
     p = data.draw(st.integers(1, 5))
-    n_minority = data.draw(st.integers(2, n - 1))       # the label rule: >= 2 minority samples
+    n_minority = data.draw(st.integers(2, n - 1))  # the label rule: >= 2 minority samples
     y = np.array([1] * n_minority + [0] * (n - n_minority))
     y = np.array(data.draw(st.permutations(y.tolist())))
     values = st.one_of(st.integers(0, 3).map(float), st.floats(-5, 5, allow_nan=False))
-    X = np.array(data.draw(st.lists(st.lists(values, min_size=p, max_size=p), min_size=n,
-                                    max_size=n)))
+    X = np.array(
+        data.draw(st.lists(st.lists(values, min_size=p, max_size=p), min_size=n, max_size=n))
+    )
     k = data.draw(st.integers(1, n - 1))
-    params = data.draw(st.sampled_from([{}, {"variant": "paper"}, {"card": "distance"},
-                                        {"card": "weight"}, {"metric": "euclidean"}]))
+    params = data.draw(
+        st.sampled_from(
+            [
+                {},
+                {"variant": "paper"},
+                {"card": "distance"},
+                {"card": "weight"},
+                {"metric": "euclidean"},
+            ]
+        )
+    )
     alpha = data.draw(st.sampled_from([0.0, 0.3, 0.5]))
     order = data.draw(st.permutations(list(range(p))))
-    expected_events, expected_selected = kofsd_oracle.run(X.tolist(), y.tolist(), order, k,
-                                                          alpha, **params)
+    expected_events, expected_selected = kofsd_oracle.run(
+        X.tolist(), y.tolist(), order, k, alpha, **params
+    )
     selector = KOFSD(k=k, alpha=alpha, **params).start(y)
     events = list(stream_events(selector, X, [str(j) for j in range(p)], np.array(order), chunk=2))
-    got = [(e.column, e.score, e.action, None if math.isnan(e.set_score_with_feature)
-            else e.set_score_with_feature, e.selected_columns) for e in events]
+    got = [
+        (
+            e.column,
+            e.score,
+            e.action,
+            None if math.isnan(e.set_score_with_feature) else e.set_score_with_feature,
+            e.selected_columns,
+        )
+        for e in events
+    ]
     assert got == expected_events
     assert list(selector.finish().columns) == expected_selected
 

@@ -54,8 +54,9 @@ def test_selection_only_runs_reproduce_every_reference_selection_and_stop_early(
         with_feature = np.array([e.set_score_with_feature for e in events])
         cut = np.isnan(with_feature) & ~np.isnan(trace[:, 2])
         assert all(events[i].action == "rejected" for i in np.flatnonzero(cut))
-        np.testing.assert_allclose(with_feature[~cut], trace[~cut, 2], rtol=0, atol=1e-12,
-                                   equal_nan=True)
+        np.testing.assert_allclose(
+            with_feature[~cut], trace[~cut, 2], rtol=0, atol=1e-12, equal_nan=True
+        )
         stopped += int(cut.sum())
     assert stopped > 0
 
@@ -69,7 +70,7 @@ def test_reference_runs_cover_every_action_and_the_fallback():
         actions |= {e.action for e in events}
         fallbacks += selection.note.startswith("fallback")
     assert actions == {"discarded", "replaced", "added", "rejected"}
-    assert fallbacks == 3                       # ds5 at K = 3, 5, 7
+    assert fallbacks == 3  # ds5 at K = 3, 5, 7
 
 
 def test_fallback_returns_top_sqrt_p_by_dependency_descending():

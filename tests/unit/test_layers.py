@@ -38,7 +38,7 @@ def _modules():
 
 def _top_level_imports(path: Path) -> set[str]:
     found = set()
-    for node in ast.parse(path.read_text()).body:             # module level only
+    for node in ast.parse(path.read_text()).body:  # module level only
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("fsengine"):
             for alias in node.names:
                 full = f"{node.module}.{alias.name}"
@@ -52,11 +52,15 @@ def _top_level_imports(path: Path) -> set[str]:
 def test_imports_go_down_the_layers(module, path):
     mine = _layer(module)
     for imported in _top_level_imports(path):
-        if imported.startswith(module + ".") or module.startswith(imported + ".") \
-                and imported != "fsengine":
-            continue                                          # a package and its parts
-        assert _layer(imported) <= mine, f"{module} (layer {mine}) imports {imported} " \
-                                         f"(layer {_layer(imported)})"
+        if (
+            imported.startswith(module + ".")
+            or module.startswith(imported + ".")
+            and imported != "fsengine"
+        ):
+            continue  # a package and its parts
+        assert _layer(imported) <= mine, (
+            f"{module} (layer {mine}) imports {imported} (layer {_layer(imported)})"
+        )
 
 
 def test_the_library_never_imports_streamlit_nor_names_cli_flags_in_messages():
@@ -64,10 +68,23 @@ def test_the_library_never_imports_streamlit_nor_names_cli_flags_in_messages():
         text = path.read_text()
         assert "import streamlit" not in text, module
         if module in ("fsengine.cli", "fsengine.export"):
-            continue                                          # the command line's own words
-        strings = [n.value for n in ast.walk(ast.parse(text))
-                   if isinstance(n, ast.Constant) and isinstance(n.value, str)]
-        flags = [s for s in strings if re.search(r"(^|\s)--[a-z]", s)
-                 and not s.lstrip().startswith(("``", '"""'))]
-        assert not [s for s in flags if "toggle" in s or "--transpose" in s or "--label" in s
-                    or "--k " in s or "--minority" in s], (module, flags)
+            continue  # the command line's own words
+        strings = [
+            n.value
+            for n in ast.walk(ast.parse(text))
+            if isinstance(n, ast.Constant) and isinstance(n.value, str)
+        ]
+        flags = [
+            s
+            for s in strings
+            if re.search(r"(^|\s)--[a-z]", s) and not s.lstrip().startswith(("``", '"""'))
+        ]
+        assert not [
+            s
+            for s in flags
+            if "toggle" in s
+            or "--transpose" in s
+            or "--label" in s
+            or "--k " in s
+            or "--minority" in s
+        ], (module, flags)

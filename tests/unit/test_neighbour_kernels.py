@@ -6,8 +6,8 @@ drawn to make ties: integers 0..3, duplicated rows and columns, constant columns
 """
 
 import contextlib
-import sys
 import math
+import sys
 import tracemalloc
 
 import numpy as np
@@ -15,18 +15,28 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import kofsd_oracle
 from fsengine import parallel
 from fsengine.online import KOFSD, _compiled, _kofsd, _neighbours, stream_events
 from fsengine.online._kofsd import run_kofsd, run_kofsd_for_ks
-from fsengine.online._neighbours import (DenseSetTerms, distance_terms, feature_weights,
-                                         set_neighbour_stats, set_neighbour_stats_from_columns,
-                                         set_plus_feature_stats, single_feature_counts,
-                                         single_feature_neighbour_stats_for_ks)
+from fsengine.online._neighbours import (
+    DenseSetTerms,
+    distance_terms,
+    feature_weights,
+    set_neighbour_stats,
+    set_neighbour_stats_from_columns,
+    set_plus_feature_stats,
+    single_feature_counts,
+    single_feature_neighbour_stats_for_ks,
+)
 
-import kofsd_oracle
-
-CARDS = [{}, {"card": "consistency"}, {"card": "weight", "gamma": 0.4},
-         {"card": "distance"}, {"metric": "euclidean"}]
+CARDS = [
+    {},
+    {"card": "consistency"},
+    {"card": "weight", "gamma": 0.4},
+    {"card": "distance"},
+    {"metric": "euclidean"},
+]
 
 
 @st.composite
@@ -34,15 +44,17 @@ def tie_heavy(draw, max_n=16, max_p=5):
     """(X, y): integer values 0..3, some rows and columns duplicated, maybe a constant column."""
     n = draw(st.integers(4, max_n))
     p = draw(st.integers(1, max_p))
-    X = np.array(draw(st.lists(st.lists(st.integers(0, 3), min_size=p, max_size=p),
-                               min_size=n, max_size=n)), dtype=float)
-    for _ in range(draw(st.integers(0, 3))):                   # duplicated rows
+    X = np.array(
+        draw(st.lists(st.lists(st.integers(0, 3), min_size=p, max_size=p), min_size=n, max_size=n)),
+        dtype=float,
+    )
+    for _ in range(draw(st.integers(0, 3))):  # duplicated rows
         X[draw(st.integers(0, n - 1))] = X[draw(st.integers(0, n - 1))]
-    if p > 1 and draw(st.booleans()):                          # a duplicated column
+    if p > 1 and draw(st.booleans()):  # a duplicated column
         X[:, draw(st.integers(0, p - 1))] = X[:, draw(st.integers(0, p - 1))]
-    if draw(st.booleans()):                                    # a constant column
+    if draw(st.booleans()):  # a constant column
         X[:, draw(st.integers(0, p - 1))] = float(draw(st.integers(0, 3)))
-    n_minority = draw(st.integers(2, n - 1))            # the label rule: >= 2 minority samples
+    n_minority = draw(st.integers(2, n - 1))  # the label rule: >= 2 minority samples
     y = np.array(draw(st.permutations([1] * n_minority + [0] * (n - n_minority))))
     return X, y
 
@@ -66,17 +78,25 @@ def _same_floats(a, b):
 
 @pytest.mark.parametrize("mode", ["walk", "window", "numpy"])
 @settings(max_examples=300, deadline=None)
-@given(data=tie_heavy(), variant=st.sampled_from(["reference", "paper"]),
-       metric=st.sampled_from(["seuclidean", "euclidean"]), seed=st.integers(0, 10**6),
-       n_ks=st.integers(1, 3))
-def test_single_feature_counts_and_sums_equal_the_definition_for_every_k(mode, data, variant,
-                                                                         metric, seed, n_ks):
+@given(
+    data=tie_heavy(),
+    variant=st.sampled_from(["reference", "paper"]),
+    metric=st.sampled_from(["seuclidean", "euclidean"]),
+    seed=st.integers(0, 10**6),
+    n_ks=st.integers(1, 3),
+)
+def test_single_feature_counts_and_sums_equal_the_definition_for_every_k(
+    mode, data, variant, metric, seed, n_ks
+):
     """The walk (distance sums, several K), the sliding window (counts, up to
     WINDOW_MAX_KS values of K) and the numpy definition against the oracle."""
     X, y = data
     n = len(y)
-    ks = sorted(np.random.default_rng(seed).choice(np.arange(1, n), size=min(n_ks, n - 1),
-                                                   replace=False).tolist())
+    ks = sorted(
+        np.random.default_rng(seed)
+        .choice(np.arange(1, n), size=min(n_ks, n - 1), replace=False)
+        .tolist()
+    )
     w = feature_weights(X, metric)
     _compiled.force(mode != "numpy")
     if mode == "window":
@@ -94,11 +114,19 @@ def test_single_feature_counts_and_sums_equal_the_definition_for_every_k(mode, d
 
 
 def _events(selector, X, order):
-    events = stream_events(selector, X, [str(j) for j in range(X.shape[1])], np.array(order),
-                           chunk=3)
-    return [(e.column, e.score, e.action,
-             None if math.isnan(e.set_score_with_feature) else e.set_score_with_feature,
-             e.selected_columns) for e in events]
+    events = stream_events(
+        selector, X, [str(j) for j in range(X.shape[1])], np.array(order), chunk=3
+    )
+    return [
+        (
+            e.column,
+            e.score,
+            e.action,
+            None if math.isnan(e.set_score_with_feature) else e.set_score_with_feature,
+            e.selected_columns,
+        )
+        for e in events
+    ]
 
 
 #: The set paths: a dense set scoring whole rows, with short lists (made at once, remade
@@ -107,20 +135,30 @@ def _events(selector, X, order):
 #: several threads.
 SET_PATHS = {
     "dense": {},
-    "lists": {(_neighbours, "WHOLE_ROWS_MAX"): 0, (_neighbours, "LISTS_AFTER_ROWS"): 0,
-              (_neighbours, "SHORTLIST_MIN"): 1,
-              (_neighbours, "SHORTLIST_MAX_SHARE"): 1},
+    "lists": {
+        (_neighbours, "WHOLE_ROWS_MAX"): 0,
+        (_neighbours, "LISTS_AFTER_ROWS"): 0,
+        (_neighbours, "SHORTLIST_MIN"): 1,
+        (_neighbours, "SHORTLIST_MAX_SHARE"): 1,
+    },
     "walks": {(_neighbours.DenseSetTerms, "_uses_lists"): lambda self, ks: False},
     "columns": {(_kofsd, "DENSE_MAX_SAMPLES"): 0},
-    "short columns": {(_kofsd, "DENSE_MAX_SAMPLES"): 0, (_neighbours, "COLUMN_LIST_LENGTH"): 2,
-                      (_neighbours, "COLUMN_LIST_MIN"): 2},
+    "short columns": {
+        (_kofsd, "DENSE_MAX_SAMPLES"): 0,
+        (_neighbours, "COLUMN_LIST_LENGTH"): 2,
+        (_neighbours, "COLUMN_LIST_MIN"): 2,
+    },
     "numpy": {(_compiled, "_forced"): False},
     # Kernels split over three threads however small the work (rows, candidates).
     "threads": {(parallel, "_kernel_threads"): 3, (_neighbours, "THREAD_MIN_WORK"): 1},
-    "threaded columns": {(parallel, "_kernel_threads"): 3, (_neighbours, "THREAD_MIN_WORK"): 1,
-                         (_kofsd, "DENSE_MAX_SAMPLES"): 0, (_neighbours, "COLUMN_LIST_LENGTH"): 2,
-                         (_neighbours, "COLUMN_LIST_MIN"): 2,
-                         (_neighbours, "PRUNED_LISTS_MAX_SET"): 0},
+    "threaded columns": {
+        (parallel, "_kernel_threads"): 3,
+        (_neighbours, "THREAD_MIN_WORK"): 1,
+        (_kofsd, "DENSE_MAX_SAMPLES"): 0,
+        (_neighbours, "COLUMN_LIST_LENGTH"): 2,
+        (_neighbours, "COLUMN_LIST_MIN"): 2,
+        (_neighbours, "PRUNED_LISTS_MAX_SET"): 0,
+    },
 }
 
 
@@ -139,16 +177,24 @@ def set_path(path):
 
 @pytest.mark.parametrize("path", list(SET_PATHS))
 @settings(max_examples=150, deadline=None)
-@given(data=tie_heavy(), params=st.sampled_from(CARDS), variant=st.sampled_from(["reference", "paper"]),
-       alpha=st.sampled_from([0.0, 0.3, 0.5]), k_draw=st.integers(1, 100), order_seed=st.integers(0, 99))
-def test_stream_equals_the_oracle_on_every_set_path(path, data, params, variant, alpha, k_draw,
-                                                    order_seed):
+@given(
+    data=tie_heavy(),
+    params=st.sampled_from(CARDS),
+    variant=st.sampled_from(["reference", "paper"]),
+    alpha=st.sampled_from([0.0, 0.3, 0.5]),
+    k_draw=st.integers(1, 100),
+    order_seed=st.integers(0, 99),
+)
+def test_stream_equals_the_oracle_on_every_set_path(
+    path, data, params, variant, alpha, k_draw, order_seed
+):
     X, y = data
     n, p = X.shape
     k = 1 + k_draw % (n - 1)
     order = np.random.default_rng(order_seed).permutation(p).tolist()
-    expected_events, expected_selected = kofsd_oracle.run(X.tolist(), y.tolist(), order, k, alpha,
-                                                          variant=variant, **params)
+    expected_events, expected_selected = kofsd_oracle.run(
+        X.tolist(), y.tolist(), order, k, alpha, variant=variant, **params
+    )
     with set_path(path):
         selector = KOFSD(k=k, alpha=alpha, variant=variant, **params).start(y)
         columns = isinstance(selector._terms, _neighbours.ColumnSetTerms)
@@ -160,19 +206,25 @@ def test_stream_equals_the_oracle_on_every_set_path(path, data, params, variant,
 
 @pytest.mark.parametrize("path", list(SET_PATHS))
 @settings(max_examples=150, deadline=None)
-@given(data=tie_heavy(max_n=24, max_p=8), params=st.sampled_from(CARDS),
-       variant=st.sampled_from(["reference", "paper"]), alpha=st.sampled_from([0.0, 0.3, 0.5]),
-       k_draw=st.integers(1, 100))
-def test_selection_only_runs_stop_rejections_early_and_select_the_same(path, data, params, variant,
-                                                                        alpha, k_draw):
+@given(
+    data=tie_heavy(max_n=24, max_p=8),
+    params=st.sampled_from(CARDS),
+    variant=st.sampled_from(["reference", "paper"]),
+    alpha=st.sampled_from([0.0, 0.3, 0.5]),
+    k_draw=st.integers(1, 100),
+)
+def test_selection_only_runs_stop_rejections_early_and_select_the_same(
+    path, data, params, variant, alpha, k_draw
+):
     """score_rejections=False: the same decisions and selection as the oracle; a rejection
     may report NaN (stopped early), any other reported score is the oracle's."""
     X, y = data
     n, p = X.shape
     k = 1 + k_draw % (n - 1)
     order = list(range(p))
-    expected_events, expected_selected = kofsd_oracle.run(X.tolist(), y.tolist(), order, k, alpha,
-                                                          variant=variant, **params)
+    expected_events, expected_selected = kofsd_oracle.run(
+        X.tolist(), y.tolist(), order, k, alpha, variant=variant, **params
+    )
     with set_path(path):
         selector = KOFSD(k=k, alpha=alpha, variant=variant, **params).start(y)
         selector.score_rejections = False
@@ -185,12 +237,18 @@ def test_selection_only_runs_stop_rejections_early_and_select_the_same(path, dat
 
 @pytest.mark.parametrize("path", list(SET_PATHS))
 @settings(max_examples=150, deadline=None)
-@given(data=tie_heavy(max_n=24, max_p=10), params=st.sampled_from(CARDS),
-       variant=st.sampled_from(["reference", "paper"]), alpha=st.sampled_from([0.0, 0.3, 0.5]),
-       k_draw=st.integers(1, 100), order_seed=st.integers(0, 99), chunk=st.sampled_from([1, 3, 256]))
-def test_runs_without_events_select_as_the_oracle_on_every_set_path(path, data, params, variant,
-                                                                    alpha, k_draw, order_seed,
-                                                                    chunk):
+@given(
+    data=tie_heavy(max_n=24, max_p=10),
+    params=st.sampled_from(CARDS),
+    variant=st.sampled_from(["reference", "paper"]),
+    alpha=st.sampled_from([0.0, 0.3, 0.5]),
+    k_draw=st.integers(1, 100),
+    order_seed=st.integers(0, 99),
+    chunk=st.sampled_from([1, 3, 256]),
+)
+def test_runs_without_events_select_as_the_oracle_on_every_set_path(
+    path, data, params, variant, alpha, k_draw, order_seed, chunk
+):
     """stream_selection (set tests batched against the same set, stopped once a feature
     cannot be added, candidates after the first addition skipped) selects exactly the
     oracle's features, in order."""
@@ -200,8 +258,9 @@ def test_runs_without_events_select_as_the_oracle_on_every_set_path(path, data, 
     n, p = X.shape
     k = 1 + k_draw % (n - 1)
     order = np.random.default_rng(order_seed).permutation(p)
-    _, expected_selected = kofsd_oracle.run(X.tolist(), y.tolist(), order.tolist(), k, alpha,
-                                            variant=variant, **params)
+    _, expected_selected = kofsd_oracle.run(
+        X.tolist(), y.tolist(), order.tolist(), k, alpha, variant=variant, **params
+    )
     with set_path(path):
         selector = KOFSD(k=k, alpha=alpha, variant=variant, **params).start(y)
         selection = stream_selection(selector, X, [str(j) for j in range(p)], order, chunk=chunk)
@@ -209,8 +268,11 @@ def test_runs_without_events_select_as_the_oracle_on_every_set_path(path, data, 
 
 
 @settings(max_examples=80, deadline=None)
-@given(data=tie_heavy(max_n=14, max_p=6), params=st.sampled_from(CARDS),
-       variant=st.sampled_from(["reference", "paper"]))
+@given(
+    data=tie_heavy(max_n=14, max_p=6),
+    params=st.sampled_from(CARDS),
+    variant=st.sampled_from(["reference", "paper"]),
+)
 def test_one_pass_for_every_k_equals_one_run_per_k(data, params, variant):
     X, y = data
     ks = list(range(1, len(y)))
@@ -220,10 +282,13 @@ def test_one_pass_for_every_k_equals_one_run_per_k(data, params, variant):
 
 
 @pytest.mark.parametrize("values", ["integers 0..3", "rounded to 0", "rounded to 1", "continuous"])
-@pytest.mark.parametrize("n, shortlist_min, max_share, whole_max, lists_after",
-                         [(120, 4, 2, 0, 0.0), (420, 48, 8, 0, 0.0), (700, 48, 8, 640, 1.0)])
-def test_set_tests_from_shortlists_equal_whole_rows(values, n, shortlist_min, max_share,
-                                                    whole_max, lists_after, monkeypatch):
+@pytest.mark.parametrize(
+    "n, shortlist_min, max_share, whole_max, lists_after",
+    [(120, 4, 2, 0, 0.0), (420, 48, 8, 0, 0.0), (700, 48, 8, 640, 1.0)],
+)
+def test_set_tests_from_shortlists_equal_whole_rows(
+    values, n, shortlist_min, max_share, whole_max, lists_after, monkeypatch
+):
     """DenseSetTerms (partial lists built, remade from hints, lengthened, skipped; made
     only after N whole rows on a set) against the dense kernel that scores every row, bit
     for bit, through replacements and additions."""
@@ -232,18 +297,31 @@ def test_set_tests_from_shortlists_equal_whole_rows(values, n, shortlist_min, ma
     monkeypatch.setattr(_neighbours, "WHOLE_ROWS_MAX", whole_max)
     monkeypatch.setattr(_neighbours, "LISTS_AFTER_ROWS", lists_after)
     rng = np.random.default_rng(len(values) + n)
-    X = {"integers 0..3": lambda: rng.integers(0, 4, (n, 14)).astype(float),
-         "rounded to 0": lambda: np.round(rng.standard_normal((n, 14))),
-         "rounded to 1": lambda: np.round(rng.standard_normal((n, 14)), 1),
-         "continuous": lambda: rng.standard_normal((n, 14))}[values]()
-    X[:, 5] = X[:, 2]                                          # a duplicated column
-    X[7] = X[3]                                                # duplicated samples
-    X[:, 9] = 2.0                                              # a constant column
+    X = {
+        "integers 0..3": lambda: rng.integers(0, 4, (n, 14)).astype(float),
+        "rounded to 0": lambda: np.round(rng.standard_normal((n, 14))),
+        "rounded to 1": lambda: np.round(rng.standard_normal((n, 14)), 1),
+        "continuous": lambda: rng.standard_normal((n, 14)),
+    }[values]()
+    X[:, 5] = X[:, 2]  # a duplicated column
+    X[7] = X[3]  # duplicated samples
+    X[:, 9] = 2.0  # a constant column
     y = (rng.random(n) < 0.2).astype(int)
     w = feature_weights(X)
     terms, sq = DenseSetTerms(n), None
-    steps = [("replace", 0), ("add", 1), ("add", 3), ("replace", 4), ("add", 2), ("add", 6),
-             ("add", 8), ("add", 10), ("add", 11), ("replace", 9), ("add", 12)]
+    steps = [
+        ("replace", 0),
+        ("add", 1),
+        ("add", 3),
+        ("replace", 4),
+        ("add", 2),
+        ("add", 6),
+        ("add", 8),
+        ("add", 10),
+        ("add", 11),
+        ("replace", 9),
+        ("add", 12),
+    ]
     candidates = [5, 7, 13, 9]
     for action, j in steps:
         getattr(terms, action)(X[:, j], w[j])
@@ -257,8 +335,8 @@ def test_set_tests_from_shortlists_equal_whole_rows(values, n, shortlist_min, ma
                 assert np.array_equal(g.same_count, e.same_count)
                 assert np.array_equal(g.same_distance, e.same_distance, equal_nan=True)
                 assert np.array_equal(g.other_distance, e.other_distance, equal_nan=True)
-    assert terms.list_tests >= (len(steps) if lists_after == 0 else 1)   # the lists served
-    assert terms.list_full_rows < terms.list_tests * n * len(candidates)      # and spared rows
+    assert terms.list_tests >= (len(steps) if lists_after == 0 else 1)  # the lists served
+    assert terms.list_full_rows < terms.list_tests * n * len(candidates)  # and spared rows
 
 
 @pytest.mark.parametrize("rounding", [None, 1, 0])
@@ -266,7 +344,7 @@ def test_large_n_set_path_equals_the_dense_path(rounding):
     rng = np.random.default_rng(3)
     X = rng.standard_normal((1500, 4))
     if rounding is not None:
-        X = np.round(X, rounding)                  # 0 decimals: about 7 values per column
+        X = np.round(X, rounding)  # 0 decimals: about 7 values per column
     y = (rng.random(1500) < 0.1).astype(int)
     w = feature_weights(X)
     sq = sum(distance_terms(X[:, j], w[j]) for j in range(4))
@@ -280,12 +358,12 @@ def test_large_n_set_path_equals_the_dense_path(rounding):
 
 
 def test_large_n_needs_no_n_by_n_memory():
-    n = 20000                                      # an N x N float matrix: 3.2 GB
+    n = 20000  # an N x N float matrix: 3.2 GB
     rng = np.random.default_rng(0)
-    X = np.round(rng.standard_normal((n, 6)), 1)   # tied values
+    X = np.round(rng.standard_normal((n, 6)), 1)  # tied values
     y = (rng.random(n) < 0.1).astype(int)
     w = feature_weights(X)
-    single_feature_neighbour_stats_for_ks(X[:, :1], y, [7], w[:1])      # compile outside
+    single_feature_neighbour_stats_for_ks(X[:, :1], y, [7], w[:1])  # compile outside
     set_neighbour_stats_from_columns(X[:50, :2].T, w[:2], y[:50], 7)
     tracemalloc.start()
     single_feature_neighbour_stats_for_ks(X, y, [7], w)
@@ -318,8 +396,8 @@ def test_columns_set_tests_equal_the_dense_ones_as_the_set_grows(rounding, lengt
     X = rng.standard_normal((n, 12)) * rng.uniform(0.5, 50, 12) + rng.uniform(-1e3, 1e3, 12)
     if rounding is not None:
         X = np.round(X, rounding)
-    X[:, 11] = X[:, 3]                                         # a copy of a set feature
-    X[9] = X[4]                                                # duplicated samples
+    X[:, 11] = X[:, 3]  # a copy of a set feature
+    X[9] = X[4]  # duplicated samples
     y = (rng.random(n) < 0.15).astype(int)
     w = feature_weights(X)
     columns, sq = _neighbours.ColumnSetTerms(n), None
@@ -335,11 +413,14 @@ def test_columns_set_tests_equal_the_dense_ones_as_the_set_grows(rounding, lengt
                 assert np.array_equal(g.same_count, e.same_count)
                 assert np.array_equal(g.same_distance, e.same_distance)
                 assert np.array_equal(g.other_distance, e.other_distance)
-    assert columns.rows_listed > n                             # lists were remade
+    assert columns.rows_listed > n  # lists were remade
 
 
-@given(st.lists(st.sampled_from([0.0, 1.0, 2.5, 3.0, -1.0, 1e-12, np.inf]), min_size=2,
-                max_size=3000), st.integers(1, 200), st.sampled_from([0.0, 1e-12, 0.5]))
+@given(
+    st.lists(st.sampled_from([0.0, 1.0, 2.5, 3.0, -1.0, 1e-12, np.inf]), min_size=2, max_size=3000),
+    st.integers(1, 200),
+    st.sampled_from([0.0, 1e-12, 0.5]),
+)
 @settings(max_examples=200, deadline=None)
 def test_candidates_are_every_value_up_to_the_order_statistic_plus_the_pad(values, want, pad):
     """The compiled candidate search (a threshold guessed from a sample, raised when too few
@@ -376,12 +457,39 @@ def _kernel_dependencies(X, y, first, accept_above, accepted):
     sq = distance_terms(X[:, 0], w[0])
     same, same_d, other_d = _neighbours._stats_arrays(1, n, c, False)
     deps, cards = np.empty(c), np.zeros((c, n))
-    set_tests(True, sq, np.empty((0, n)), np.empty(0), True, *_neighbours._empty_lists(n),
-              *_neighbours._NO_PRUNE, np.ascontiguousarray(X[:, 1:].T), w[1:],
-              np.asarray(y, dtype=np.int64), np.array([3]), False, False, same, same_d, other_d,
-              CARD_IMBALANCED, 0.0, False, -np.inf, np.zeros(c, bool), np.arange(n), np.ones(n),
-              -1, cards, deps, *_neighbours._NO_APPROXIMATION, first, accept_above, accepted,
-              True)
+    set_tests(
+        True,
+        sq,
+        np.empty((0, n)),
+        np.empty(0),
+        True,
+        *_neighbours._empty_lists(n),
+        *_neighbours._NO_PRUNE,
+        np.ascontiguousarray(X[:, 1:].T),
+        w[1:],
+        np.asarray(y, dtype=np.int64),
+        np.array([3]),
+        False,
+        False,
+        same,
+        same_d,
+        other_d,
+        CARD_IMBALANCED,
+        0.0,
+        False,
+        -np.inf,
+        np.zeros(c, bool),
+        np.arange(n),
+        np.ones(n),
+        -1,
+        cards,
+        deps,
+        *_neighbours._NO_APPROXIMATION,
+        first,
+        accept_above,
+        accepted,
+        True,
+    )
     return deps
 
 
@@ -394,11 +502,11 @@ def test_set_tests_skip_only_the_candidates_after_an_acceptance():
     y = (rng.random(40) < 0.3).astype(int)
     everything = _kernel_dependencies(X, y, 0, np.inf, np.array([99]))
     assert np.all(np.isfinite(everything))
-    accepted = np.array([6])                        # candidate 6 of the batch, elsewhere
+    accepted = np.array([6])  # candidate 6 of the batch, elsewhere
     deps = _kernel_dependencies(X, y, 5, np.inf, accepted)
     assert np.array_equal(deps[:2], everything[:2]) and np.all(np.isnan(deps[2:]))
     assert accepted[0] == 6
-    accepted = np.array([99])                       # every candidate here is accepted
+    accepted = np.array([99])  # every candidate here is accepted
     deps = _kernel_dependencies(X, y, 5, -np.inf, accepted)
     assert deps[0] == everything[0] and np.all(np.isnan(deps[1:]))
     assert accepted[0] == 5

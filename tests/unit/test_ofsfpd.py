@@ -18,19 +18,39 @@ from fsengine import FSEngineError
 from fsengine.online import OFSFPD, OFSFPDEvent, feature_order, stream_events
 from fsengine.online._ofsfpd import capacity, dominance_degree, dominance_scores
 
-R3 = 1 / math.sqrt(3)           # 0.57735...
-R2 = 1 / math.sqrt(2)           # 0.70710...
+R3 = 1 / math.sqrt(3)  # 0.57735...
+R2 = 1 / math.sqrt(2)  # 0.70710...
 
 
 # --------------------------------------------------------------------------- capacity
 
 # ceil(log2 t), raised to 1 at t = 1: 2^1 = 2, 2^2 = 4, 2^3 = 8, 2^4 = 16, 2^5 = 32.
-CAPACITY_BY_HAND = {1: 1, 2: 1, 3: 2, 4: 2, 5: 3, 6: 3, 7: 3, 8: 3, 9: 4, 10: 4, 11: 4,
-                    12: 4, 13: 4, 14: 4, 15: 4, 16: 4, 17: 5, 18: 5, 19: 5, 20: 5,
-                    1000: 10,       # 2^9 = 512 < 1000 <= 1024 = 2^10
-                    1024: 10,       # exactly 2^10
-                    1025: 11,       # just above 2^10
-                    12533: 14}      # 2^13 = 8192 < 12533 <= 16384 = 2^14
+CAPACITY_BY_HAND = {
+    1: 1,
+    2: 1,
+    3: 2,
+    4: 2,
+    5: 3,
+    6: 3,
+    7: 3,
+    8: 3,
+    9: 4,
+    10: 4,
+    11: 4,
+    12: 4,
+    13: 4,
+    14: 4,
+    15: 4,
+    16: 4,
+    17: 5,
+    18: 5,
+    19: 5,
+    20: 5,
+    1000: 10,  # 2^9 = 512 < 1000 <= 1024 = 2^10
+    1024: 10,  # exactly 2^10
+    1025: 11,  # just above 2^10
+    12533: 14,
+}  # 2^13 = 8192 < 12533 <= 16384 = 2^14
 
 
 @pytest.mark.parametrize("t, expected", sorted(CAPACITY_BY_HAND.items()))
@@ -55,26 +75,30 @@ def test_events_report_capacity_of_all_arrivals_not_only_relevant_ones():
 
 # --------------------------------------------------------------- fuzzy Pareto dominance
 
-@pytest.mark.parametrize("u, v, expected", [
-    # (0.1*0.2*0.3) / (0.1*0.8*0.3) = 0.006 / 0.024
-    ((0.1, 0.8, 0.3), (0.7, 0.2, 0.3), 0.25),
-    # (0.1*0.2*0.3) / (0.7*0.2*0.3) = 0.006 / 0.042 = 1/7
-    ((0.7, 0.2, 0.3), (0.1, 0.8, 0.3), 1 / 7),
-    # better in every objective: every factor is 1
-    ((0.1, 0.2, 0.3), (0.4, 0.5, 0.6), 1.0),
-    # worse in every objective: (0.1/0.4) * (0.2/0.5) * (0.3/0.6) = 0.25 * 0.4 * 0.5
-    ((0.4, 0.5, 0.6), (0.1, 0.2, 0.3), 0.05),
-    # identical vectors dominate each other fully
-    ((0.3, 0.3, 0.3), (0.3, 0.3, 0.3), 1.0),
-    # zeros: factor 1 where u_i = 0 <= v_i; 0.2/0.5 from the second objective
-    ((0.0, 0.5, 0.5), (0.0, 0.2, 0.9), 0.4),
-    # the other way: 0.5/0.9 from the third objective
-    ((0.0, 0.2, 0.9), (0.0, 0.5, 0.5), 5 / 9),
-    # a positive u_i against v_i = 0 gives factor 0
-    ((0.1, 0.2, 0.3), (0.0, 0.9, 0.9), 0.0),
-    # negatives are clipped to 0: same as the (0, 0.5, 0.5) / (0, 0.2, 0.9) case
-    ((-0.1, 0.5, 0.5), (-0.3, 0.2, 0.9), 0.4),
-])
+
+@pytest.mark.parametrize(
+    "u, v, expected",
+    [
+        # (0.1*0.2*0.3) / (0.1*0.8*0.3) = 0.006 / 0.024
+        ((0.1, 0.8, 0.3), (0.7, 0.2, 0.3), 0.25),
+        # (0.1*0.2*0.3) / (0.7*0.2*0.3) = 0.006 / 0.042 = 1/7
+        ((0.7, 0.2, 0.3), (0.1, 0.8, 0.3), 1 / 7),
+        # better in every objective: every factor is 1
+        ((0.1, 0.2, 0.3), (0.4, 0.5, 0.6), 1.0),
+        # worse in every objective: (0.1/0.4) * (0.2/0.5) * (0.3/0.6) = 0.25 * 0.4 * 0.5
+        ((0.4, 0.5, 0.6), (0.1, 0.2, 0.3), 0.05),
+        # identical vectors dominate each other fully
+        ((0.3, 0.3, 0.3), (0.3, 0.3, 0.3), 1.0),
+        # zeros: factor 1 where u_i = 0 <= v_i; 0.2/0.5 from the second objective
+        ((0.0, 0.5, 0.5), (0.0, 0.2, 0.9), 0.4),
+        # the other way: 0.5/0.9 from the third objective
+        ((0.0, 0.2, 0.9), (0.0, 0.5, 0.5), 5 / 9),
+        # a positive u_i against v_i = 0 gives factor 0
+        ((0.1, 0.2, 0.3), (0.0, 0.9, 0.9), 0.0),
+        # negatives are clipped to 0: same as the (0, 0.5, 0.5) / (0, 0.2, 0.9) case
+        ((-0.1, 0.5, 0.5), (-0.3, 0.2, 0.9), 0.4),
+    ],
+)
 def test_dominance_degree_by_hand(u, v, expected):
     got = dominance_degree(np.array(u), np.array(v))
     assert math.isfinite(got)
@@ -98,7 +122,7 @@ def test_paper_three_feature_example_scores_by_hand():
     # F3: by F1 every factor is 1 -> 1.0; by F2 (0.6*0.6*0.1)/0.056 = 0.643
     expected = [0.04 / 0.216, 0.2, 1.0]
     assert dominance_scores(F) == pytest.approx(expected, rel=1e-12)
-    assert int(np.argmax(dominance_scores(F))) == 2          # feature 3 is removed
+    assert int(np.argmax(dominance_scores(F))) == 2  # feature 3 is removed
 
 
 def test_dominance_scores_of_a_single_row_is_zero():
@@ -108,9 +132,9 @@ def test_dominance_scores_of_a_single_row_is_zero():
 # ------------------------------------------------------------------ relevance rule
 
 Y4 = np.array([1, 1, 0, 0])
-F_CLASS = [1.0, 1.0, 0.0, 0.0]          # corr 1, cos 1
-F_ANTI = [0.0, 0.0, 1.0, 1.0]           # corr -1, cos 0
-F_ORTHO = [1.0, 0.0, 1.0, 0.0]          # corr exactly 0
+F_CLASS = [1.0, 1.0, 0.0, 0.0]  # corr 1, cos 1
+F_ANTI = [0.0, 0.0, 1.0, 1.0]  # corr -1, cos 0
+F_ORTHO = [1.0, 0.0, 1.0, 0.0]  # corr exactly 0
 
 
 @pytest.mark.parametrize("relevance", ["positive", "absolute"])
@@ -126,7 +150,7 @@ def test_negative_correlation_irrelevant_when_positive_relevant_when_absolute():
     assert pos.score == pytest.approx(-1.0) and ab.score == pytest.approx(-1.0)
     assert (pos.entered, pos.action, pos.selected) == (False, "irrelevant", ())
     assert (ab.entered, ab.action, ab.selected) == (True, "added", ("f",))
-    assert ab.selected_score == pytest.approx(-1.0)           # mean of the signed correlations
+    assert ab.selected_score == pytest.approx(-1.0)  # mean of the signed correlations
 
 
 @pytest.mark.parametrize("relevance", ["positive", "absolute"])
@@ -163,8 +187,14 @@ def test_constant_feature_is_never_relevant(relevance):
 # Between features: corr(f1,f2) = corr(f1,f4) = corr(f1,f6) = 1/sqrt3, corr(f1,f5) = -1,
 # corr(f4,f5) = corr(f5,f6) = -1/sqrt3, corr(f4,f6) = (centred dot .25) / .75 = 1/3.
 
-HAND = {"f1": [1, 1, 0, 0], "f2": [1, 0, 0, 0], "f3": [1, 0, 1, 0], "f4": [0, 1, 0, 0],
-        "f5": [0, 0, 1, 1], "f6": [1, 1, 0, 1]}
+HAND = {
+    "f1": [1, 1, 0, 0],
+    "f2": [1, 0, 0, 0],
+    "f3": [1, 0, 1, 0],
+    "f4": [0, 1, 0, 0],
+    "f5": [0, 0, 1, 1],
+    "f6": [1, 1, 0, 1],
+}
 
 
 def _hand_stream(relevance, upto):
@@ -202,9 +232,11 @@ def test_hand_stream_absolute_objectives_by_hand():
     selector, events = _hand_stream("absolute", 5)
     assert events[4].action == "added" and events[4].selected == ("f1", "f4", "f5")
     # E1 = min |corr| to the others; E2 = 1 - |corr|; E3 = 1 - |cos| (f5 is orthogonal to y).
-    expected = [[R3, 0.0, 0.0],                 # f1: |corr| 1/sqrt3 (f4) and 1 (f5)
-                [R3, 1 - R3, 1 - R2],           # f4: 1/sqrt3 (f1) and 1/sqrt3 (f5)
-                [R3, 0.0, 1.0]]                 # f5: 1 (f1) and 1/sqrt3 (f4)
+    expected = [
+        [R3, 0.0, 0.0],  # f1: |corr| 1/sqrt3 (f4) and 1 (f5)
+        [R3, 1 - R3, 1 - R2],  # f4: 1/sqrt3 (f1) and 1/sqrt3 (f5)
+        [R3, 0.0, 1.0],
+    ]  # f5: 1 (f1) and 1/sqrt3 (f4)
     assert selector.objectives() == pytest.approx(np.array(expected), abs=1e-12)
 
 
@@ -233,7 +265,7 @@ def test_hand_stream_absolute_four_way_ranking_with_tie_broken_by_arrival():
     final = selector.finish()
     assert final.features == ("f1", "f6", "f4")
     assert final.scores == pytest.approx((1.0, R3, R3))
-    assert final.columns == (0, 5, 3)           # default column = arrival position
+    assert final.columns == (0, 5, 3)  # default column = arrival position
 
 
 @pytest.mark.parametrize("names", [("a", "b"), ("z", "a")])
@@ -277,16 +309,17 @@ def test_exact_tie_from_an_affine_duplicate_goes_to_the_first_arrival():
     assert _pearson(list(A8), yl) > _pearson(list(X8), yl) > 0
     assert _cosine(list(B8), yl) > max(_cosine(list(A8), yl), _cosine(list(X8), yl))
     selector = OFSFPD().start(Y8)
-    selector.step(-Y8.astype(float), "Z")       # t = 1: irrelevant (corr -1)
-    selector.step(X8, "X")                      # t = 2: cap 1, S = {X}
-    selector.step(A8, "A")                      # t = 3: cap 2, S = {X, A}
-    event = selector.step(B8, "B")              # t = 4: cap 2, S = {X, A, B} -> rank
+    selector.step(-Y8.astype(float), "Z")  # t = 1: irrelevant (corr -1)
+    selector.step(X8, "X")  # t = 2: cap 1, S = {X}
+    selector.step(A8, "A")  # t = 3: cap 2, S = {X, A}
+    event = selector.step(B8, "B")  # t = 4: cap 2, S = {X, A, B} -> rank
     assert event.dropped == ("A",)
     assert set(event.selected) == {"B", "X"}
     assert event.dominance[1] == pytest.approx(1.0, abs=1e-12)
 
 
 # ------------------------------------------------------------------------ finish()
+
 
 def test_finish_on_empty_and_single_member_sets():
     selector = OFSFPD().start(Y4)
@@ -300,6 +333,7 @@ def test_finish_on_empty_and_single_member_sets():
 
 
 # ------------------------------------- slow, definition-level OFS-FPD written with loops
+
 
 def _pearson(a, b):
     """Pearson correlation from the definition; NaN when either column is constant."""
@@ -320,7 +354,7 @@ def _cosine(a, b):
     return sum(a[i] * b[i] for i in range(len(a))) / (na * nb)
 
 
-TOL = 1e-12       # objectives / scores this close are equal in exact arithmetic
+TOL = 1e-12  # objectives / scores this close are equal in exact arithmetic
 
 
 def _degree(u, v):
@@ -339,16 +373,18 @@ def _degree(u, v):
 
 def _rank(scores, arrivals):
     """Indices by score ascending; scores equal up to rounding tie, earlier arrival first."""
+
     def cmp(i, j):
         if abs(scores[i] - scores[j]) > 1e3 * TOL:
             return -1 if scores[i] < scores[j] else 1
         return arrivals[i] - arrivals[j]
+
     return sorted(range(len(scores)), key=functools.cmp_to_key(cmp))
 
 
 def _slow_capacity(t):
     k = 0
-    while 2 ** k < t:
+    while 2**k < t:
         k += 1
     return max(1, k)
 
@@ -356,7 +392,7 @@ def _slow_capacity(t):
 def slow_ofsfpd(X, y, names, order, relevance):
     """One dict per arrival: entered, dropped, selected, dominance, capacity."""
     y = [float(v) for v in y]
-    members = []            # dicts: name, arrival, corr, x
+    members = []  # dicts: name, arrival, corr, x
     out = []
     for t, col in enumerate(order, start=1):
         x = [float(v) for v in X[:, col]]
@@ -374,30 +410,42 @@ def slow_ofsfpd(X, y, names, order, relevance):
                 if relevance == "absolute":
                     rel, cos = abs(rel), abs(cos)
                 objectives.append((e1, 1 - rel, 1 - cos))
-            scores = [max(_degree(objectives[i], objectives[j])
-                          for i in range(len(members)) if i != j)
-                      for j in range(len(members))]
+            scores = [
+                max(_degree(objectives[i], objectives[j]) for i in range(len(members)) if i != j)
+                for j in range(len(members))
+            ]
             ranked = _rank(scores, [m["arrival"] for m in members])
             dropped = tuple(members[j]["name"] for j in ranked[cap:])
             dominance = tuple(scores[j] for j in ranked[:cap])
             members = [members[j] for j in ranked[:cap]]
-        out.append({"entered": entered, "dropped": dropped, "dominance": dominance,
-                    "selected": tuple(m["name"] for m in members), "capacity": cap,
-                    "score": r})
+        out.append(
+            {
+                "entered": entered,
+                "dropped": dropped,
+                "dominance": dominance,
+                "selected": tuple(m["name"] for m in members),
+                "capacity": cap,
+                "score": r,
+            }
+        )
     return out
 
 
 def _dataset(seed, n=20, d=30):
     rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d)) + rng.normal(size=(1, d))       # non-zero column means
+    X = rng.normal(size=(n, d)) + rng.normal(size=(1, d))  # non-zero column means
     y = np.zeros(n, dtype=int)
-    y[rng.choice(n, size=n // 3, replace=False)] = 1            # 1 = minority
-    X[:, ::4] += 0.8 * y[:, None]                              # a few truly relevant columns
+    y[rng.choice(n, size=n // 3, replace=False)] = 1  # 1 = minority
+    X[:, ::4] += 0.8 * y[:, None]  # a few truly relevant columns
     return X, y, [f"g{i}" for i in range(d)]
 
 
-CASES = [(seed, order, relevance) for seed in (0, 1, 2, 3)
-         for order in ("natural", "random") for relevance in ("positive", "absolute")]
+CASES = [
+    (seed, order, relevance)
+    for seed in (0, 1, 2, 3)
+    for order in ("natural", "random")
+    for relevance in ("positive", "absolute")
+]
 
 
 @pytest.mark.parametrize("seed, order_kind, relevance", CASES)
@@ -419,7 +467,7 @@ def test_engine_matches_slow_definition(seed, order_kind, relevance):
         assert e.dominance == pytest.approx(want["dominance"], abs=1e-9)
         assert e.selected_columns == tuple(names.index(s) for s in e.selected)
         n_rankings += bool(e.dominance)
-    assert n_rankings > 5                       # the comparison exercised the ranking
+    assert n_rankings > 5  # the comparison exercised the ranking
 
 
 @pytest.mark.parametrize("seed, order_kind, relevance", CASES[:4])
@@ -429,8 +477,9 @@ def test_action_is_consistent_with_entered_and_dropped(seed, order_kind, relevan
     selector = OFSFPD(relevance=relevance).start(y)
     for c in order:
         e = selector.step(X[:, c], names[c], int(c))
-        expected = ("irrelevant" if not e.entered else
-                    "rejected" if names[c] in e.dropped else "added")
+        expected = (
+            "irrelevant" if not e.entered else "rejected" if names[c] in e.dropped else "added"
+        )
         assert e.action == expected
         assert len(e.selected) <= e.capacity
         if e.dominance:
@@ -459,13 +508,16 @@ def test_finish_ranks_by_dominance_with_correlation_scores(relevance):
         if relevance == "absolute":
             rel, cos = abs(rel), abs(cos)
         objectives.append((e1, 1 - rel, 1 - cos))
-    scores = [max(_degree(objectives[i], objectives[j]) for i in range(len(cols)) if i != j)
-              for j in range(len(cols))]
+    scores = [
+        max(_degree(objectives[i], objectives[j]) for i in range(len(cols)) if i != j)
+        for j in range(len(cols))
+    ]
     assert scores == sorted(scores)
     assert final.columns == tuple(names.index(f) for f in final.features)
 
 
 # --------------------------------------------------------- step vs chunked streaming
+
 
 def _run_step(X, y, names, order, relevance):
     selector = OFSFPD(relevance=relevance).start(y)
@@ -476,8 +528,17 @@ def _run_stream(X, y, names, order, relevance):
     return list(stream_events(OFSFPD(relevance=relevance).start(y), X, names, order, chunk=7))
 
 
-DECISION_FIELDS = ("step", "feature", "column", "action", "selected", "selected_columns",
-                   "entered", "dropped", "capacity")
+DECISION_FIELDS = (
+    "step",
+    "feature",
+    "column",
+    "action",
+    "selected",
+    "selected_columns",
+    "entered",
+    "dropped",
+    "capacity",
+)
 
 
 @pytest.mark.parametrize("seed, order_kind, relevance", CASES)
@@ -512,7 +573,7 @@ def test_compiled_dominance_scores_equal_the_numpy_definition_bit_for_bit(seed):
     m = int(rng.integers(1, 18))
     objectives = np.round(rng.uniform(-0.05, 1.0, (m, 3)), int(rng.integers(1, 4)))
     if m > 2:
-        objectives[1] = objectives[0]                       # an exact tie
-        objectives[2, 0] = objectives[0, 0] + 1e-13         # equal within the tolerance
+        objectives[1] = objectives[0]  # an exact tie
+        objectives[2, 0] = objectives[0, 0] + 1e-13  # equal within the tolerance
     got = _fpd_kernels.dominance_scores(objectives, TIE_TOLERANCE)
     assert got.tolist() == dominance_scores(objectives).tolist()

@@ -5,13 +5,12 @@ import io
 
 import pytest
 
+from conftest import SAMPLE
 from fsengine.cli import main
 from fsengine.errors import FSEngineError
 from fsengine.evaluation import evaluate, sweep_k, sweep_top
 from fsengine.parallel import resolve_jobs, run_tasks
 from fsengine.runs import METHODS, run_selection
-
-from conftest import SAMPLE
 
 
 def without_seconds(records):
@@ -28,8 +27,16 @@ def test_evaluate_with_every_method_is_the_same_on_two_processes(srbct):
 def test_sweeps_are_the_same_on_two_processes(srbct):
     serial = sweep_k(srbct, 2, range(1, 8), n_splits=3, seed=2, n_jobs=1, alpha=0.4)
     calls = []
-    parallel = sweep_k(srbct, 2, range(1, 8), n_splits=3, seed=2, n_jobs=2, alpha=0.4,
-                       progress=lambda *a: calls.append(a[:2]))
+    parallel = sweep_k(
+        srbct,
+        2,
+        range(1, 8),
+        n_splits=3,
+        seed=2,
+        n_jobs=2,
+        alpha=0.4,
+        progress=lambda *a: calls.append(a[:2]),
+    )
     assert without_seconds(parallel.records) == without_seconds(serial.records)
     assert calls == [(i, 21) for i in range(1, 22)]
     serial = sweep_top(srbct, 2, ["fisher", "mi"], [1, 3, 5], n_splits=3, n_jobs=1)
@@ -44,14 +51,28 @@ def _csv_without_seconds(path):
     return rows
 
 
-@pytest.mark.parametrize("command", [["evaluate", "--methods", "kofsd,fisher,cie-osfs"],
-                                     ["sweep", "--k", "2..5"]])
+@pytest.mark.parametrize(
+    "command", [["evaluate", "--methods", "kofsd,fisher,cie-osfs"], ["sweep", "--k", "2..5"]]
+)
 def test_cli_jobs_give_the_same_csv(tmp_path, command):
     outputs = []
     for jobs in ("1", "2"):
         out = tmp_path / f"jobs{jobs}.csv"
-        code = main([command[0], str(SAMPLE), "--minority", "2", "--splits", "3", *command[1:],
-                     "--jobs", jobs, "--out", str(out)])
+        code = main(
+            [
+                command[0],
+                str(SAMPLE),
+                "--minority",
+                "2",
+                "--splits",
+                "3",
+                *command[1:],
+                "--jobs",
+                jobs,
+                "--out",
+                str(out),
+            ]
+        )
         assert code == 0
         outputs.append(_csv_without_seconds(out))
     assert outputs[0] == outputs[1] and len(outputs[0]) > 0
@@ -62,7 +83,9 @@ def test_cli_rejects_a_bad_number_of_jobs(capsys, jobs):
     code = main(["evaluate", str(SAMPLE), "--minority", "2", "--splits", "2", "--jobs", jobs])
     assert code == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"fsengine: error: the number of jobs must be a positive integer, got {int(jobs)}"]
+    assert err == [
+        f"fsengine: error: the number of jobs must be a positive integer, got {int(jobs)}"
+    ]
 
 
 def _fails_on_two(x):
@@ -79,6 +102,7 @@ def test_an_error_in_a_worker_reaches_the_caller_unchanged():
 
 def test_default_jobs_are_the_available_cores():
     import os
+
     assert resolve_jobs(None) == len(os.sched_getaffinity(0))
     assert resolve_jobs(3) == 3
     with pytest.raises(FSEngineError):
@@ -97,8 +121,9 @@ def test_runs_from_several_threads_and_the_warm_up_take_turns_on_the_pool():
     results, threads = {}, []
     for name, base in (("a", 0), ("b", 100)):
         tasks = [(base + i,) for i in range(6)]
-        thread = threading.Thread(target=lambda n=name, t=tasks: results.__setitem__(
-            n, run_tasks(abs, t, n_jobs=2)))
+        thread = threading.Thread(
+            target=lambda n=name, t=tasks: results.__setitem__(n, run_tasks(abs, t, n_jobs=2))
+        )
         threads.append(thread)
         thread.start()
     for thread in threads:
@@ -106,7 +131,7 @@ def test_runs_from_several_threads_and_the_warm_up_take_turns_on_the_pool():
     assert not any(t.is_alive() for t in threads)
     assert results == {"a": list(range(6)), "b": list(range(100, 106))}
     assert parallel._warmed
-    parallel.warm_up(2)                                  # once per process: returns at once
+    parallel.warm_up(2)  # once per process: returns at once
 
 
 @pytest.mark.parametrize("method", ["kofsd", "ofs-fpd", "cie-osfs"])

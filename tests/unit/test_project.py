@@ -12,14 +12,18 @@ from conftest import REFERENCE, ROOT
 
 
 def test_fsengine_never_imports_streamlit():
-    code = ("import sys, fsengine, fsengine.cli, fsengine.figures, fsengine.export, fsengine.runs;"
-            "sys.exit('streamlit' in sys.modules)")
+    code = (
+        "import sys, fsengine, fsengine.cli, fsengine.figures, fsengine.export, fsengine.runs;"
+        "sys.exit('streamlit' in sys.modules)"
+    )
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 0
 
 
 def _bench():
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    spec = importlib.util.spec_from_file_location("bench_kofsd", ROOT / "benchmarks" / "bench_kofsd.py")
+    spec = importlib.util.spec_from_file_location(
+        "bench_kofsd", ROOT / "benchmarks" / "bench_kofsd.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -22,18 +22,29 @@ from sklearn.pipeline import Pipeline
 
 from fsengine import Dataset, FSEngineError, run_selection
 from fsengine.discretise import discretise
-from fsengine.rankers import (RANKERS, RankerSelector, d_fisher_score, default_clusters,
-                              fisher_score, hellinger_score, mi_score, pcc_score,
-                              pseudo_labels, rank_features, relieff_score, s2n_score,
-                              score_features)
+from fsengine.rankers import (
+    RANKERS,
+    RankerSelector,
+    d_fisher_score,
+    default_clusters,
+    fisher_score,
+    hellinger_score,
+    mi_score,
+    pcc_score,
+    pseudo_labels,
+    rank_features,
+    relieff_score,
+    s2n_score,
+    score_features,
+)
 from fsengine.rankers._decomposition import compute_pseudo_labels
-from fsengine.runs import run_selection
 
 TOL = 1e-12
 SQRT2, SQRT3 = math.sqrt(2), math.sqrt(3)
 
 
 # ------------------------------------------------------------------ slow reference helpers
+
 
 def by_class(values, labels):
     """{label: [values of that class]}, labels sorted."""
@@ -67,7 +78,7 @@ def slow_s2n_binary(values, is_pos):
     pos = [float(v) for v, b in zip(values, is_pos) if b]
     neg = [float(v) for v, b in zip(values, is_pos) if not b]
     diff = abs(statistics.fmean(pos) - statistics.fmean(neg))
-    return ratio(diff, statistics.stdev(pos) + statistics.stdev(neg))    # (n - 1) sds
+    return ratio(diff, statistics.stdev(pos) + statistics.stdev(neg))  # (n - 1) sds
 
 
 def pearson(x, y):
@@ -97,8 +108,10 @@ def slow_hellinger(values, labels, bins=10):
     pos_label = max(labels)
     pos = [b for b, c in zip(codes, labels) if c == pos_label]
     neg = [b for b, c in zip(codes, labels) if c != pos_label]
-    total = sum((math.sqrt(pos.count(j) / len(pos)) - math.sqrt(neg.count(j) / len(neg))) ** 2
-                for j in range(bins))
+    total = sum(
+        (math.sqrt(pos.count(j) / len(pos)) - math.sqrt(neg.count(j) / len(neg))) ** 2
+        for j in range(bins)
+    )
     return math.sqrt(total)
 
 
@@ -109,7 +122,7 @@ def slow_quantile(values, q):
     lo = math.floor(h)
     t = h - lo
     a, b = s[lo], s[min(lo + 1, len(s) - 1)]
-    return b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t   # numpy's _lerp
+    return b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t  # numpy's _lerp
 
 
 def slow_codes(values, bins):
@@ -126,8 +139,9 @@ def plug_in_mi(codes, labels):
         joint[v, c] = joint.get((v, c), 0) + 1
         by_code[v] = by_code.get(v, 0) + 1
         by_label[c] = by_label.get(c, 0) + 1
-    return sum(nvc / n * math.log(nvc * n / (by_code[v] * by_label[c]))
-               for (v, c), nvc in joint.items())
+    return sum(
+        nvc / n * math.log(nvc * n / (by_code[v] * by_label[c])) for (v, c), nvc in joint.items()
+    )
 
 
 def slow_relieff(X, y, k):
@@ -139,8 +153,10 @@ def slow_relieff(X, y, k):
     n, p = len(rows), len(rows[0])
     low = [min(r[a] for r in rows) for a in range(p)]
     high = [max(r[a] for r in rows) for a in range(p)]
-    scaled = [[(r[a] - low[a]) / (high[a] - low[a]) if high[a] > low[a] else 0.0
-               for a in range(p)] for r in rows]
+    scaled = [
+        [(r[a] - low[a]) / (high[a] - low[a]) if high[a] > low[a] else 0.0 for a in range(p)]
+        for r in rows
+    ]
 
     def diff(i, j, a):
         return abs(scaled[i][a] - scaled[j][a])
@@ -181,13 +197,18 @@ def labels_of(sizes):
 def random_matrix(n, p=6, seed=0):
     """Tie-free continuous columns of very different scales and offsets."""
     rng = np.random.default_rng(seed)
-    cols = [rng.normal(size=n), rng.exponential(size=n) * 1e5, -3 + 1e-4 * rng.normal(size=n),
-            1e4 + np.cumsum(rng.uniform(1e-6, 1e-5, n))[rng.permutation(n)],
-            rng.uniform(-1, 1, n) ** 3, rng.standard_t(2, size=n)]
+    cols = [
+        rng.normal(size=n),
+        rng.exponential(size=n) * 1e5,
+        -3 + 1e-4 * rng.normal(size=n),
+        1e4 + np.cumsum(rng.uniform(1e-6, 1e-5, n))[rng.permutation(n)],
+        rng.uniform(-1, 1, n) ** 3,
+        rng.standard_t(2, size=n),
+    ]
     return np.column_stack(cols[:p])
 
 
-OFFSET_COLUMN = 3     # random_matrix's column 1e4 + gaps of 1e-6..1e-5: ill-conditioned
+OFFSET_COLUMN = 3  # random_matrix's column 1e4 + gaps of 1e-6..1e-5: ill-conditioned
 
 
 def assert_scores_close(got, expected, rtol=1e-9):
@@ -208,14 +229,17 @@ def no_warnings(function, *args, **kwargs):
 
 
 # A tiny two-class matrix (rows: class 0, class 0, class 0, class 1, class 1).
-TINY_X = np.array([[1., 0., 2.], [2., 0., 4.], [3., 3., 6.], [5., 1., 1.], [7., 1., 5.]])
+TINY_X = np.array(
+    [[1.0, 0.0, 2.0], [2.0, 0.0, 4.0], [3.0, 3.0, 6.0], [5.0, 1.0, 1.0], [7.0, 1.0, 5.0]]
+)
 TINY_Y = np.array([0, 0, 0, 1, 1])
 # A tiny three-class matrix (feature 0: a = {1, 3}, b = {4, 6, 8}, c = {10}).
-THREE_X = np.array([[1.], [3.], [4.], [6.], [8.], [10.]])
+THREE_X = np.array([[1.0], [3.0], [4.0], [6.0], [8.0], [10.0]])
 THREE_Y = np.array([0, 0, 1, 1, 1, 2])
 
 
 # ------------------------------------------------------------------ Fisher
+
 
 def test_fisher_two_classes_by_hand():
     # f0: class 0 {1,2,3}: mean 2, S^2 = 1+0+1 = 2; class 1 {5,7}: mean 6, S^2 = 2 -> 16/4.
@@ -241,7 +265,7 @@ def test_fisher_class_sizes_weight_the_between_scatter():
     # Same class means (0, 1, 2) and no within-class spread except in class 0; only the
     # sizes differ, and with them S_B: sizes (2,1,1): mean 3/4, S_B = 2(9/16)+1/16+25/16
     # = 44/16; S_W = 2 (class 0 is {-1, 1}) -> 11/8.
-    X = np.array([[-1.], [1.], [1.], [2.]])
+    X = np.array([[-1.0], [1.0], [1.0], [2.0]])
     assert fisher_score(X, np.array([0, 0, 1, 2]))[0] == pytest.approx(11 / 8, rel=TOL)
 
 
@@ -253,9 +277,9 @@ def test_fisher_against_slow_definition(sizes):
 
 
 def test_fisher_constant_feature_is_zero_and_zero_spread_is_inf():
-    X = np.array([[5., 1.], [5., 1.], [5., 1.], [5., 2.], [5., 2.]])
+    X = np.array([[5.0, 1.0], [5.0, 1.0], [5.0, 1.0], [5.0, 2.0], [5.0, 2.0]])
     assert list(no_warnings(fisher_score, X, TINY_Y)) == [0.0, math.inf]
-    X3 = np.array([[1.], [1.], [2.], [2.], [4.], [4.]])
+    X3 = np.array([[1.0], [1.0], [2.0], [2.0], [4.0], [4.0]])
     assert no_warnings(fisher_score, X3, np.array([0, 0, 1, 1, 2, 2]))[0] == math.inf
 
 
@@ -270,6 +294,7 @@ def test_zero_within_class_spread_of_inexact_values_is_inf():
 
 # ------------------------------------------------------------------ S2N
 
+
 def test_s2n_two_classes_by_hand():
     # f0: class 1 {5,7}: mean 6, sd sqrt(2); class 0 {1,2,3}: mean 2, sd 1 -> 4 / (1 + sqrt2).
     # f1: means 1 and 1 -> 0.
@@ -283,10 +308,10 @@ def test_s2n_three_classes_is_max_over_one_vs_rest_by_hand():
     #   a vs rest {4,6,8,9,11}: 5 / (sqrt2 + sqrt(8.5))
     #   b vs rest {1,3,9,11}:   0 / ... = 0
     #   c vs rest {1,3,4,6,8}:  (10 - 4.4) / (sqrt2 + sqrt(7.3))
-    X = np.array([[1.], [3.], [4.], [6.], [8.], [9.], [11.]])
+    X = np.array([[1.0], [3.0], [4.0], [6.0], [8.0], [9.0], [11.0]])
     y = np.array([0, 0, 1, 1, 1, 2, 2])
-    a = 5 / (SQRT2 + math.sqrt(34 / 4))           # rest: squared deviations 9+1+1+4+16
-    c = 5.6 / (SQRT2 + math.sqrt(29.2 / 4))       # rest: 11.56+1.96+0.16+2.56+12.96
+    a = 5 / (SQRT2 + math.sqrt(34 / 4))  # rest: squared deviations 9+1+1+4+16
+    c = 5.6 / (SQRT2 + math.sqrt(29.2 / 4))  # rest: 11.56+1.96+0.16+2.56+12.96
     assert s2n_score(X, y)[0] == pytest.approx(max(a, c), rel=TOL)
 
 
@@ -302,6 +327,7 @@ def test_s2n_against_slow_definition(sizes):
 
 
 # ------------------------------------------------------------------ PCC
+
 
 def test_pcc_two_classes_by_hand():
     # y = (0,0,0,1,1): mean 0.4, deviations (-.4,-.4,-.4,.6,.6), sum dy^2 = 1.2.
@@ -336,10 +362,17 @@ def test_pcc_against_slow_definition(sizes):
 
 # ------------------------------------------------------------------ mutual information
 
-MI_CASES = [          # (class sizes, n_neighbors)
-    ((4, 40), 3), ((7, 30), 3), ((4, 40), 5), ((7, 30), 5), ((11, 12), 5),
-    ((3, 5, 40), 3), ((6, 9, 25), 5), ((4, 7, 8, 30), 3), ((4, 7, 12, 30), 5),
-    ((1, 5, 20), 3),                                   # a single sample is left out
+MI_CASES = [  # (class sizes, n_neighbors)
+    ((4, 40), 3),
+    ((7, 30), 3),
+    ((4, 40), 5),
+    ((7, 30), 5),
+    ((11, 12), 5),
+    ((3, 5, 40), 3),
+    ((6, 9, 25), 5),
+    ((4, 7, 8, 30), 3),
+    ((4, 7, 12, 30), 5),
+    ((1, 5, 20), 3),  # a single sample is left out
 ]
 
 
@@ -366,16 +399,16 @@ def test_mi_knn_informative_feature_scores_higher():
 
 def test_discretise_quantile_codes_by_hand():
     # sorted (1,1,2,3,4,5,6,9); cuts at virtual indices 1.75, 3.5, 5.25 -> 1.75, 3.5, 5.25
-    column = np.array([3., 1., 4., 1., 5., 9., 2., 6.])
+    column = np.array([3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0])
     assert discretise(column[:, None], 4, "quantile")[:, 0].tolist() == [1, 0, 2, 0, 2, 3, 1, 3]
     assert slow_codes(column.tolist(), 4) == [1, 0, 2, 0, 2, 3, 1, 3]
     # a value equal to a cut goes to the lower bin: (1,2,3,4,5), cut at the median 3
-    assert discretise(np.arange(1., 6.)[:, None], 2)[:, 0].tolist() == [0, 0, 0, 1, 1]
+    assert discretise(np.arange(1.0, 6.0)[:, None], 2)[:, 0].tolist() == [0, 0, 0, 1, 1]
 
 
 def test_mi_binned_by_hand():
     # Two bins split (1,2 | 3,4) exactly as the classes: MI = H(class) = log 2.
-    X = np.array([[1.], [2.], [3.], [4.]])
+    X = np.array([[1.0], [2.0], [3.0], [4.0]])
     assert mi_score(X, [0, 0, 1, 1], estimator="binned", bins=2)[0] == pytest.approx(math.log(2))
     # Classes (0,1 | 0,1) independent of the bins: 0.
     assert mi_score(X, [0, 1, 0, 1], estimator="binned", bins=2)[0] == pytest.approx(0, abs=TOL)
@@ -386,12 +419,17 @@ def test_mi_binned_by_hand():
 def test_mi_binned_against_plug_in_with_dicts(sizes, bins):
     y = labels_of(sizes)
     rng = np.random.default_rng(bins)
-    X = np.column_stack([random_matrix(len(y), 4),
-                         rng.integers(0, 4, len(y)).astype(float),       # ties
-                         y + rng.integers(0, 2, len(y))])                # ties, informative
+    X = np.column_stack(
+        [
+            random_matrix(len(y), 4),
+            rng.integers(0, 4, len(y)).astype(float),  # ties
+            y + rng.integers(0, 2, len(y)),
+        ]
+    )  # ties, informative
     expected = [plug_in_mi(slow_codes(list(X[:, j]), bins), list(y)) for j in range(X.shape[1])]
-    np.testing.assert_allclose(mi_score(X, y, estimator="binned", bins=bins), expected,
-                               rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(
+        mi_score(X, y, estimator="binned", bins=bins), expected, rtol=1e-9, atol=1e-12
+    )
 
 
 @pytest.mark.parametrize("estimator", ["knn", "binned"])
@@ -400,8 +438,14 @@ def test_mi_never_negative_nor_nan(estimator, sizes):
     y = labels_of(sizes)
     rng = np.random.default_rng(7)
     n = len(y)
-    X = np.column_stack([rng.normal(size=(n, 3)), np.full(n, 0.1),          # constant
-                         rng.integers(0, 3, n), np.arange(n) % 2])          # heavy ties
+    X = np.column_stack(
+        [
+            rng.normal(size=(n, 3)),
+            np.full(n, 0.1),  # constant
+            rng.integers(0, 3, n),
+            np.arange(n) % 2,
+        ]
+    )  # heavy ties
     mi = no_warnings(mi_score, X, y, estimator=estimator)
     assert np.isfinite(mi).all() and (mi >= 0).all()
     assert mi[3] == 0.0
@@ -411,7 +455,7 @@ def test_mi_never_negative_nor_nan(estimator, sizes):
 
 # Four samples on the corners of a square after min-max scaling; one class-0 sample.
 # Scaled: (0,0) (1,0) (0,1) (1,1).
-CORNERS_X = np.array([[3., -2.], [7., -2.], [3., 10.], [7., 10.]])
+CORNERS_X = np.array([[3.0, -2.0], [7.0, -2.0], [3.0, 10.0], [7.0, 10.0]])
 CORNERS_Y = np.array([0, 1, 1, 1])
 
 
@@ -422,8 +466,9 @@ def test_relieff_by_hand_k1_with_ties_to_lower_index():
     #   R2 (0,1): hit 3: (1,0); miss 0: (0,1)                                   -> (-1, 1)
     #   R3 (1,1): hits 1, 2 tie -> sample 1: (0,1); miss 0: (1,1)               -> (1, 0)
     # W = (2, 0) / 4. (Ties to the higher index would give (0, 0.5).)
-    np.testing.assert_allclose(relieff_score(CORNERS_X, CORNERS_Y, n_neighbors=1), [0.5, 0.0],
-                               atol=TOL)
+    np.testing.assert_allclose(
+        relieff_score(CORNERS_X, CORNERS_Y, n_neighbors=1), [0.5, 0.0], atol=TOL
+    )
 
 
 def test_relieff_by_hand_k2_and_a_class_smaller_than_k():
@@ -431,8 +476,9 @@ def test_relieff_by_hand_k2_and_a_class_smaller_than_k():
     #   R1: hits 3, 2: mean (0.5, 1); only one miss, 0: (1, 0)       -> (0.5, -1)
     #   R2: hits 3, 1: mean (1, 0.5); miss 0: (0, 1)                 -> (-1, 0.5)
     #   R3: hits 1, 2: mean (0.5, 0.5); miss 0: (1, 1)               -> (0.5, 0.5)
-    np.testing.assert_allclose(relieff_score(CORNERS_X, CORNERS_Y, n_neighbors=2),
-                               [0.125, 0.125], atol=TOL)
+    np.testing.assert_allclose(
+        relieff_score(CORNERS_X, CORNERS_Y, n_neighbors=2), [0.125, 0.125], atol=TOL
+    )
 
 
 @pytest.mark.parametrize("sizes", [(6, 20), (3, 12, 20), (9, 2, 5)])
@@ -442,7 +488,7 @@ def test_relieff_against_slow_loop(sizes, k, compiled, compiled_kernels):
     compiled_kernels(compiled)
     y = labels_of(sizes)
     X = random_matrix(len(y), seed=k)
-    X[:, 2] = 4.2                                      # a constant feature: diff 0, weight 0
+    X[:, 2] = 4.2  # a constant feature: diff 0, weight 0
     expected = slow_relieff(X, y, k)
     np.testing.assert_allclose(relieff_score(X, y, n_neighbors=k), expected, rtol=1e-9, atol=TOL)
     assert expected[2] == 0.0
@@ -455,17 +501,19 @@ def test_relieff_against_slow_loop_with_many_exact_ties():
     X[0], X[1] = 0.0, 4.0
     y = labels_of((8, 10, 12))
     for k in (1, 3, 7):
-        np.testing.assert_allclose(relieff_score(X, y, n_neighbors=k), slow_relieff(X, y, k),
-                                   rtol=1e-12, atol=TOL)
+        np.testing.assert_allclose(
+            relieff_score(X, y, n_neighbors=k), slow_relieff(X, y, k), rtol=1e-12, atol=TOL
+        )
 
 
 # ------------------------------------------------------------------ Hellinger
+
 
 def test_hellinger_by_hand_ten_bins():
     # range 0..10, width 1. + = {0, 2, 5} -> bins 0, 2, 5; - = {1, 5, 10, 10} -> bins 1, 5, 9, 9
     # (10 is the maximum -> last bin). Sum = 1/3 + 1/4 + 1/3 + (1/sqrt3 - 1/2)^2 + 1/2
     # = 2 - 1/sqrt3.
-    x = np.array([[0.], [2.], [5.], [1.], [5.], [10.], [10.]])
+    x = np.array([[0.0], [2.0], [5.0], [1.0], [5.0], [10.0], [10.0]])
     y = np.array([1, 1, 1, 0, 0, 0, 0])
     assert hellinger_score(x, y)[0] == pytest.approx(math.sqrt(2 - 1 / SQRT3), rel=TOL)
     assert slow_hellinger(x[:, 0].tolist(), y.tolist()) == pytest.approx(math.sqrt(2 - 1 / SQRT3))
@@ -474,16 +522,20 @@ def test_hellinger_by_hand_ten_bins():
 def test_hellinger_by_hand_edge_value_goes_to_upper_bin():
     # 5 bins of width 2 (edges 0,2,4,6,8): + = {0, 2, 5} -> 0, 1 (on the edge 2), 2;
     # - = {1, 5, 10, 10} -> 0, 2, 4, 4. Sum = 2 (1/sqrt3 - 1/2)^2 + 1/3 + 1/2 = 2 - 2/sqrt3.
-    x = np.array([[0.], [2.], [5.], [1.], [5.], [10.], [10.]])
+    x = np.array([[0.0], [2.0], [5.0], [1.0], [5.0], [10.0], [10.0]])
     y = np.array([1, 1, 1, 0, 0, 0, 0])
     assert hellinger_score(x, y, bins=5)[0] == pytest.approx(math.sqrt(2 - 2 / SQRT3), rel=TOL)
 
 
 def test_hellinger_identical_is_zero_and_disjoint_is_sqrt2():
     y = np.array([1, 1, 1, 0, 0, 0, 0, 0, 0])
-    X = np.column_stack([[1, 2, 3, 1, 1, 2, 2, 3, 3],        # + and - both 1/3 in each value
-                         [0, 1, 2, 8, 9, 10, 10, 9, 8],      # + in bins 0-2, - in bins 8-9
-                         np.full(9, 7.0)])                   # constant
+    X = np.column_stack(
+        [
+            [1, 2, 3, 1, 1, 2, 2, 3, 3],  # + and - both 1/3 in each value
+            [0, 1, 2, 8, 9, 10, 10, 9, 8],  # + in bins 0-2, - in bins 8-9
+            np.full(9, 7.0),
+        ]
+    )  # constant
     scores = no_warnings(hellinger_score, X.astype(float), y)
     assert scores[0] == pytest.approx(0.0, abs=TOL)
     assert scores[1] == pytest.approx(SQRT2, rel=TOL)
@@ -494,18 +546,28 @@ def test_hellinger_identical_is_zero_and_disjoint_is_sqrt2():
 def test_hellinger_against_slow_histogram(bins):
     y = labels_of((7, 25))
     rng = np.random.default_rng(bins)
-    X = np.column_stack([rng.integers(-10, 11, len(y)).astype(float),      # edges exact ...
-                         rng.integers(0, 35, len(y)) * 0.5,
-                         random_matrix(len(y), 3, seed=bins)])
-    X[0, 0], X[1, 0] = -10.0, 10.0                    # ... with the range 20
-    np.testing.assert_allclose(hellinger_score(X, y, bins=bins),
-                               per_column(slow_hellinger, X, y, bins), rtol=1e-12, atol=TOL)
+    X = np.column_stack(
+        [
+            rng.integers(-10, 11, len(y)).astype(float),  # edges exact ...
+            rng.integers(0, 35, len(y)) * 0.5,
+            random_matrix(len(y), 3, seed=bins),
+        ]
+    )
+    X[0, 0], X[1, 0] = -10.0, 10.0  # ... with the range 20
+    np.testing.assert_allclose(
+        hellinger_score(X, y, bins=bins),
+        per_column(slow_hellinger, X, y, bins),
+        rtol=1e-12,
+        atol=TOL,
+    )
 
 
 # ------------------------------------------------------------------ decomposition
 
-@pytest.mark.parametrize("n_min, n_maj, k", [(11, 72, 7), (4, 10, 3), (4, 9, 2), (5, 3, 1),
-                                             (2, 2, 1), (3, 40, 13)])
+
+@pytest.mark.parametrize(
+    "n_min, n_maj, k", [(11, 72, 7), (4, 10, 3), (4, 9, 2), (5, 3, 1), (2, 2, 1), (3, 40, 13)]
+)
 def test_default_clusters_is_rounded_size_ratio(n_min, n_maj, k):
     # 72/11 = 6.55 -> 7; 10/4 = 2.5 -> 3 (halves round up); 9/4 = 2.25 -> 2; 3/5 -> 1
     assert default_clusters(np.r_[np.ones(n_min, int), np.zeros(n_maj, int)]) == k
@@ -531,12 +593,12 @@ def same_partition(a, b):
 def test_pseudo_labels_label_set_sizes_and_determinism():
     rng = np.random.default_rng(5)
     X = rng.normal(size=(47, 8))
-    y = np.r_[np.ones(7, int), np.zeros(40, int)]              # k = round(40/7) = 6
+    y = np.r_[np.ones(7, int), np.zeros(40, int)]  # k = round(40/7) = 6
     labels = pseudo_labels(X, y)
     assert set(labels[y == 1]) == {0}
-    assert set(labels[y == 0]) == set(range(1, 7))             # 1..k, every cluster used
+    assert set(labels[y == 0]) == set(range(1, 7))  # 1..k, every cluster used
     assert sum(np.sum(labels == c) for c in range(7)) == len(y)
-    assert np.array_equal(labels, compute_pseudo_labels(X, y, seed=0))     # same seed
+    assert np.array_equal(labels, compute_pseudo_labels(X, y, seed=0))  # same seed
     assert np.array_equal(compute_pseudo_labels(X, y, seed=3), compute_pseudo_labels(X, y, seed=3))
     assert set(pseudo_labels(X, y, n_clusters=4)) == {0, 1, 2, 3, 4}
     assert set(pseudo_labels(X, y, n_clusters=1)) == {0, 1}
@@ -553,7 +615,7 @@ def test_pseudo_labels_cache_returns_copies():
 def test_pseudo_labels_recover_direction_groups_exactly():
     rows, groups = direction_groups()
     X = np.vstack([rows, np.ones((10, 3))])
-    y = np.r_[np.zeros(30, int), np.ones(10, int)]             # k = 30 / 10 = 3
+    y = np.r_[np.zeros(30, int), np.ones(10, int)]  # k = 30 / 10 = 3
     for seed in (0, 1, 2):
         labels = pseudo_labels(X, y, seed=seed)
         assert set(labels[30:]) == {0}
@@ -572,13 +634,19 @@ def test_d_fisher_gains_rank_for_feature_separating_minority_from_one_subcluster
     # long rows, so that features 3 and 4 (|values| <= 20) barely tilt their directions
     rows, groups = direction_groups(m, low=100.0, high=10_000.0)
     rng = np.random.default_rng(1)
-    one_group = np.where(groups == 0, np.linspace(-0.5, 0.5, 3 * m),
-                         np.tile(np.linspace(0, 20, m), 3))
+    one_group = np.where(
+        groups == 0, np.linspace(-0.5, 0.5, 3 * m), np.tile(np.linspace(0, 20, m), 3)
+    )
     shifted = rng.normal(0, 1, 4 * m) + np.r_[np.zeros(3 * m), np.full(m, 1.2)]
-    X = np.column_stack([np.vstack([rows, rng.uniform(50, 150, (m, 3))]),
-                         np.r_[one_group, np.linspace(9.5, 10.5, m)], shifted])
+    X = np.column_stack(
+        [
+            np.vstack([rows, rng.uniform(50, 150, (m, 3))]),
+            np.r_[one_group, np.linspace(9.5, 10.5, m)],
+            shifted,
+        ]
+    )
     y = np.r_[np.zeros(3 * m, int), np.ones(m, int)]
-    assert same_partition(pseudo_labels(X, y)[:3 * m], groups)      # k = 30 / 10 = 3
+    assert same_partition(pseudo_labels(X, y)[: 3 * m], groups)  # k = 30 / 10 = 3
     plain, decomposed = fisher_score(X, y), d_fisher_score(X, y)
     assert slow_ranking(plain).index(3) > slow_ranking(plain).index(4)
     assert slow_ranking(decomposed).index(3) == 0 < slow_ranking(decomposed).index(4)
@@ -592,9 +660,11 @@ def test_decomposition_rankers_score_the_pseudo_labels(method):
     rng = np.random.default_rng(8)
     X, y = rng.normal(size=(36, 5)), np.r_[np.ones(6, int), np.zeros(30, int)]
     labels = compute_pseudo_labels(X, y, n_clusters=4, seed=2)
-    slow = {"d-fisher": slow_fisher,
-            "d-pcc": lambda v, c: one_vs_rest_max(slow_pcc_binary, v, c),
-            "d-s2n": lambda v, c: one_vs_rest_max(slow_s2n_binary, v, c)}
+    slow = {
+        "d-fisher": slow_fisher,
+        "d-pcc": lambda v, c: one_vs_rest_max(slow_pcc_binary, v, c),
+        "d-s2n": lambda v, c: one_vs_rest_max(slow_s2n_binary, v, c),
+    }
     got = RANKERS[method](X, y, n_clusters=4, seed=2)
     if method == "d-mi":
         expected = [_compute_mi_cd(X[:, j].copy(), labels, 3) for j in range(5)]
@@ -605,12 +675,13 @@ def test_decomposition_rankers_score_the_pseudo_labels(method):
 
 # ------------------------------------------------------------------ common interface
 
+
 def interface_data():
     rng = np.random.default_rng(9)
     X = rng.normal(size=(40, 7))
-    X[:, 2] = 5.0                                       # constant
-    X[:, 4] = 0.0                                       # constant zero
-    X[:, 5] = rng.integers(0, 3, 40)                    # ties
+    X[:, 2] = 5.0  # constant
+    X[:, 4] = 0.0  # constant zero
+    X[:, 5] = rng.integers(0, 3, 40)  # ties
     return X, np.r_[np.ones(8, int), np.zeros(32, int)]
 
 
@@ -638,7 +709,7 @@ def test_constant_feature_of_inexact_value_scores_zero(method, value):
 @pytest.mark.parametrize("method", sorted(RANKERS))
 def test_selector_ranks_by_descending_score_ties_to_lower_index(method):
     X, y = interface_data()
-    X = np.column_stack([X, X[:, 0], X[:, 1]])          # exact duplicates: tied scores
+    X = np.column_stack([X, X[:, 0], X[:, 1]])  # exact duplicates: tied scores
     selector = RankerSelector(method=method, k=4).fit(X, y)
     assert np.array_equal(selector.scores_, RANKERS[method](X, y))
     assert selector.ranking_.tolist() == slow_ranking(selector.scores_.tolist())
@@ -659,10 +730,11 @@ def test_selector_in_pipeline_with_dataframe():
     y = np.r_[np.ones(8, int), np.zeros(32, int)]
     names = [f"gene_{j}" for j in range(6)]
     frame = pd.DataFrame(rng.normal(size=(40, 6)), columns=names)
-    frame["gene_4"] += 3 * y                           # the strongest feature
-    frame["gene_1"] += 1 * y                           # the second
-    pipe = Pipeline([("select", RankerSelector(method="s2n", k=2)),
-                     ("model", LogisticRegression())]).fit(frame, y)
+    frame["gene_4"] += 3 * y  # the strongest feature
+    frame["gene_1"] += 1 * y  # the second
+    pipe = Pipeline(
+        [("select", RankerSelector(method="s2n", k=2)), ("model", LogisticRegression())]
+    ).fit(frame, y)
     select = pipe.named_steps["select"]
     assert select.get_support().tolist() == [False, True, False, False, True, False]
     assert select.get_feature_names_out().tolist() == ["gene_1", "gene_4"]
@@ -674,23 +746,32 @@ def test_selector_in_pipeline_with_dataframe():
 
 def test_selector_minority_one_versus_rest():
     y = np.array(["a", "a", "b", "b", "b", "c", "c", "c", "c", "c"])
-    X = np.column_stack([np.arange(10.), (y == "a") * 1.0 + np.linspace(0, 0.1, 10)])
+    X = np.column_stack([np.arange(10.0), (y == "a") * 1.0 + np.linspace(0, 0.1, 10)])
     selector = RankerSelector("pcc", k=1, minority="a").fit(X, y)
     np.testing.assert_allclose(selector.scores_, pcc_score(X, (y == "a").astype(int)))
     assert selector.get_support(indices=True).tolist() == [1]
     # binary y: the minority defaults to the rarer class; params reach the ranker
     selector = RankerSelector("relieff", k=1, params={"n_neighbors": 2}).fit(X[2:], y[2:])
-    np.testing.assert_allclose(selector.scores_, slow_relieff(X[2:], y[2:] == "b", 2),
-                               rtol=1e-12, atol=TOL)
+    np.testing.assert_allclose(
+        selector.scores_, slow_relieff(X[2:], y[2:] == "b", 2), rtol=1e-12, atol=TOL
+    )
 
 
 # ------------------------------------------------------------------ run_selection
 
-RUN_CASES = [          # (method, ranker parameters, k-means seed)
-    ("fisher", {}, None), ("s2n", {}, None), ("pcc", {}, None), ("mi", {}, None),
-    ("mi", {"estimator": "binned", "bins": 5}, None), ("relieff", {"n_neighbors": 3}, None),
-    ("hellinger", {"bins": 8}, None), ("d-fisher", {}, None), ("d-mi", {"n_clusters": 3}, None),
-    ("d-pcc", {}, None), ("d-s2n", {}, 4)]
+RUN_CASES = [  # (method, ranker parameters, k-means seed)
+    ("fisher", {}, None),
+    ("s2n", {}, None),
+    ("pcc", {}, None),
+    ("mi", {}, None),
+    ("mi", {"estimator": "binned", "bins": 5}, None),
+    ("relieff", {"n_neighbors": 3}, None),
+    ("hellinger", {"bins": 8}, None),
+    ("d-fisher", {}, None),
+    ("d-mi", {"n_clusters": 3}, None),
+    ("d-pcc", {}, None),
+    ("d-s2n", {}, 4),
+]
 
 
 @pytest.mark.parametrize("method, params, seed", RUN_CASES)
@@ -710,15 +791,20 @@ def test_run_selection_equals_ranker_selector(srbct, method, params, seed):
 
 
 def test_run_ranking_small_dataset_by_hand():
-    data = Dataset(X=TINY_X.copy(order="F"), labels=np.array(["x", "x", "x", "y", "y"]),
-                   feature_names=("f0", "f1", "f2"), label_column="class")
+    data = Dataset(
+        X=TINY_X.copy(order="F"),
+        labels=np.array(["x", "x", "x", "y", "y"]),
+        feature_names=("f0", "f1", "f2"),
+        label_column="class",
+    )
     result = run_selection(data, "y", "fisher", top=2)
     assert result.selection.features == ("f0", "f2")
     assert result.selection.scores == pytest.approx((4.0, 1 / 16))
     everything = run_selection(data, "y", "fisher")
     assert everything.selection.columns == (0, 2, 1)
     assert run_selection(data, "y", "d-fisher").params["n_clusters"] == default_clusters(
-        np.array([0, 0, 0, 1, 1]))
+        np.array([0, 0, 0, 1, 1])
+    )
 
 
 # ------------------------------------------------------------------ invalid input
@@ -726,13 +812,22 @@ def test_run_ranking_small_dataset_by_hand():
 X_OK, Y_OK = interface_data()
 
 BAD_SCORER_CALLS = [
-    ("nope", {}), ("fisher", {"bins": 3}), ("relieff", {"n_neighbors": 0}),
-    ("relieff", {"n_neighbors": 2.5}), ("relieff", {"n_neighbors": True}),
-    ("mi", {"n_neighbors": 0}), ("mi", {"estimator": "kde"}),
-    ("mi", {"estimator": "binned", "bins": 1}), ("mi", {"estimator": "binned", "binning": "x"}),
-    ("hellinger", {"bins": 1}), ("hellinger", {"bins": 2.0}), ("hellinger", {"bins": True}),
-    ("d-fisher", {"n_clusters": 0}), ("d-fisher", {"n_clusters": 33}),
-    ("d-pcc", {"n_clusters": 1.5}), ("d-s2n", {"bins": 3}),
+    ("nope", {}),
+    ("fisher", {"bins": 3}),
+    ("relieff", {"n_neighbors": 0}),
+    ("relieff", {"n_neighbors": 2.5}),
+    ("relieff", {"n_neighbors": True}),
+    ("mi", {"n_neighbors": 0}),
+    ("mi", {"estimator": "kde"}),
+    ("mi", {"estimator": "binned", "bins": 1}),
+    ("mi", {"estimator": "binned", "binning": "x"}),
+    ("hellinger", {"bins": 1}),
+    ("hellinger", {"bins": 2.0}),
+    ("hellinger", {"bins": True}),
+    ("d-fisher", {"n_clusters": 0}),
+    ("d-fisher", {"n_clusters": 33}),
+    ("d-pcc", {"n_clusters": 1.5}),
+    ("d-s2n", {"bins": 3}),
 ]
 
 
@@ -742,10 +837,16 @@ def test_invalid_ranker_parameters_raise(method, params):
         score_features(method, X_OK, Y_OK, **params)
 
 
-@pytest.mark.parametrize("X, y", [
-    (np.array([[1., np.nan], [2., 3.]]), [0, 1]), (np.array([[1., np.inf], [2., 3.]]), [0, 1]),
-    (np.arange(4.), [0, 1, 0, 1]), (np.ones((3, 2)), [0, 1]), (np.ones((3, 2)), [1, 1, 1]),
-])
+@pytest.mark.parametrize(
+    "X, y",
+    [
+        (np.array([[1.0, np.nan], [2.0, 3.0]]), [0, 1]),
+        (np.array([[1.0, np.inf], [2.0, 3.0]]), [0, 1]),
+        (np.arange(4.0), [0, 1, 0, 1]),
+        (np.ones((3, 2)), [0, 1]),
+        (np.ones((3, 2)), [1, 1, 1]),
+    ],
+)
 @pytest.mark.parametrize("method", sorted(RANKERS))
 def test_invalid_data_raises(method, X, y):
     with pytest.raises(FSEngineError):
@@ -756,12 +857,21 @@ def test_invalid_labels_for_binary_only_scorers_raise():
     with pytest.raises(FSEngineError):
         hellinger_score(THREE_X, THREE_Y)
     with pytest.raises(FSEngineError):
-        pseudo_labels(TINY_X, TINY_Y + 1)                   # labels must be 0/1
+        pseudo_labels(TINY_X, TINY_Y + 1)  # labels must be 0/1
 
 
-@pytest.mark.parametrize("kwargs", [{"k": 0}, {"k": 8}, {"k": True}, {"k": 1.5},
-                                    {"method": "nope"}, {"minority": 7},
-                                    {"params": {"n_neighbors": 0}, "method": "relieff"}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"k": 0},
+        {"k": 8},
+        {"k": True},
+        {"k": 1.5},
+        {"method": "nope"},
+        {"minority": 7},
+        {"params": {"n_neighbors": 0}, "method": "relieff"},
+    ],
+)
 def test_invalid_selector_parameters_raise(kwargs):
     with pytest.raises(FSEngineError):
         RankerSelector(**kwargs).fit(X_OK, Y_OK)
@@ -770,21 +880,23 @@ def test_invalid_selector_parameters_raise(kwargs):
 def test_selector_defaults_to_the_smallest_class_ties_to_the_first():
     # The one label rule (fsengine.labels): the smallest class, ties to the first in order.
     X = np.array([[0.0, 5.0], [0.1, 1.0], [3.0, 2.0], [3.1, 4.0]])
-    tied = RankerSelector(k=1).fit(X, [7, 7, 9, 9])          # 7 and 9 tie: 7 is the minority
+    tied = RankerSelector(k=1).fit(X, [7, 7, 9, 9])  # 7 and 9 tie: 7 is the minority
     named = RankerSelector(k=1, minority=7).fit(X, [7, 7, 9, 9])
     assert tied.scores_.tolist() == named.scores_.tolist()
     flipped = RankerSelector(k=1, minority=9).fit(X, [7, 7, 9, 9])
-    assert flipped.scores_.tolist() == named.scores_.tolist()   # Fisher is symmetric
+    assert flipped.scores_.tolist() == named.scores_.tolist()  # Fisher is symmetric
     with pytest.raises(FSEngineError) as caught:
-        RankerSelector(k=1).fit(X, [7, 8, 8, 8])           # the smallest class has 1 sample
+        RankerSelector(k=1).fit(X, [7, 8, 8, 8])  # the smallest class has 1 sample
     assert caught.value.parameter == "minority"
 
 
-@pytest.mark.parametrize("kwargs", [{"top": 0}, {"top": 4}, {"top": 1.0}, {"seed": 1},
-                                    {"bins": 3}, {"order": "random"}])
+@pytest.mark.parametrize(
+    "kwargs", [{"top": 0}, {"top": 4}, {"top": 1.0}, {"seed": 1}, {"bins": 3}, {"order": "random"}]
+)
 def test_invalid_run_parameters_raise(kwargs):
-    data = Dataset(X=TINY_X.copy(order="F"), labels=TINY_Y, feature_names=("a", "b", "c"),
-                   label_column="class")
+    data = Dataset(
+        X=TINY_X.copy(order="F"), labels=TINY_Y, feature_names=("a", "b", "c"), label_column="class"
+    )
     with pytest.raises(FSEngineError):
         run_selection(data, 1, "fisher", **kwargs)
 
@@ -816,13 +928,13 @@ def test_mi_breaks_ties_only_where_there_are_ties():
     rng = np.random.default_rng(3)
     y = np.zeros(120, int)
     y[:20] = 1
-    informative = np.round(rng.normal(size=120) + 1.5 * y, 1)      # ties, informative
-    smooth = rng.normal(size=120) + y                                # no ties
+    informative = np.round(rng.normal(size=120) + 1.5 * y, 1)  # ties, informative
+    smooth = rng.normal(size=120) + y  # no ties
     X = np.column_stack([informative, smooth, np.full(120, 0.3)])
     with_noise = mi_score(X, y)
     raw = mi_score(X, y, tie_noise=False)
-    assert with_noise[1] == raw[1]                                   # untouched column
-    assert with_noise[2] == raw[2] == 0.0                            # constant stays 0
+    assert with_noise[1] == raw[1]  # untouched column
+    assert with_noise[2] == raw[2] == 0.0  # constant stays 0
     sklearn_value = mutual_info_classif(X[:, :1], y, random_state=0)[0]
     assert with_noise[0] > 0.1
     assert with_noise[0] == pytest.approx(sklearn_value, abs=0.03)
@@ -831,7 +943,8 @@ def test_mi_breaks_ties_only_where_there_are_ties():
 @pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "numpy"])
 def test_mi_neighbour_counts_equal_the_definition_on_tied_values(seed, compiled, compiled_kernels):
-    """The count of points within each point's radius against all pairs, with ties and zero radii."""
+    """The count of points within each point's radius against all pairs, with ties and zero
+    radii."""
     compiled_kernels(compiled)
     from fsengine.rankers._mi import _count_within
 
@@ -839,8 +952,15 @@ def test_mi_neighbour_counts_equal_the_definition_on_tied_values(seed, compiled,
     m, p = int(rng.integers(2, 40)), int(rng.integers(1, 6))
     values = np.round(rng.standard_normal((m, p)), int(rng.integers(0, 3)))
     radius = np.abs(np.round(rng.standard_normal((m, p)), 1)) * rng.choice([0.0, 0.5, 2.0])
-    expected = np.array([[sum((values[j, f] - values[i, f]) ** 2 <= radius[i, f] ** 2
-                               for j in range(m)) for f in range(p)] for i in range(m)])
+    expected = np.array(
+        [
+            [
+                sum((values[j, f] - values[i, f]) ** 2 <= radius[i, f] ** 2 for j in range(m))
+                for f in range(p)
+            ]
+            for i in range(m)
+        ]
+    )
     assert _count_within(values, radius).tolist() == expected.tolist()
 
 
@@ -852,7 +972,7 @@ def test_relieff_distances_equal_scipys_cityblock_bit_for_bit(shape):
 
     rng = np.random.default_rng(shape[0])
     X = rng.random(shape)
-    X[:, : max(1, shape[1] // 2)] = np.round(X[:, : max(1, shape[1] // 2)], 1)   # ties
+    X[:, : max(1, shape[1] // 2)] = np.round(X[:, : max(1, shape[1] // 2)], 1)  # ties
     assert np.array_equal(cityblock(np.ascontiguousarray(X.T)), cdist(X, X, "cityblock"))
 
 

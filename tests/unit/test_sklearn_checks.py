@@ -16,14 +16,17 @@ from fsengine import KOFSDSelector, OnlineSelector, RankerSelector
 from fsengine.methods import ONLINE_METHODS
 
 
-@pytest.mark.parametrize("estimator", [OnlineSelector(m) for m in ONLINE_METHODS]
-                         + [KOFSDSelector(k=3), RankerSelector(k=1)], ids=repr)
+@pytest.mark.parametrize(
+    "estimator",
+    [OnlineSelector(m) for m in ONLINE_METHODS] + [KOFSDSelector(k=3), RankerSelector(k=1)],
+    ids=repr,
+)
 def test_scikit_learn_estimator_checks(estimator):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")            # SkipTestWarning, "No features were selected"
+        warnings.simplefilter("ignore")  # SkipTestWarning, "No features were selected"
         results = check_estimator(estimator, on_fail=None)
     failed = {r["check_name"]: r["exception"] for r in results if r["status"] == "failed"}
     skipped = {r["check_name"] for r in results if r["status"] == "skipped"}
     assert not failed, failed
     assert skipped <= {"check_array_api_input"}
-    assert len(results) >= 40                     # the checks did run
+    assert len(results) >= 40  # the checks did run

@@ -8,11 +8,19 @@ from conftest import ROOT
 
 
 def _modules_after(code: str) -> list[str]:
-    probe = (f"{code}\nimport sys, json\n"
-             "print(json.dumps([m for m in ('sklearn', 'scipy', 'pandas', 'streamlit', 'numba', "
-             "'plotly', 'joblib') if m in sys.modules]))")
-    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True,
-                         check=True, timeout=120)
+    probe = (
+        f"{code}\nimport sys, json\n"
+        "print(json.dumps([m for m in ('sklearn', 'scipy', 'pandas', 'streamlit', 'numba', "
+        "'plotly', 'joblib') if m in sys.modules]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -21,27 +29,36 @@ def test_importing_the_library_and_the_cli_loads_no_heavy_library():
 
 
 def test_the_scikit_learn_selectors_still_import_where_they_did():
-    loaded = _modules_after("from fsengine import KOFSDSelector, RankerSelector\n"
-                            "from fsengine.online import KOFSDSelector as K2\n"
-                            "from fsengine.rankers import RankerSelector as R2\n"
-                            "assert KOFSDSelector is K2 and RankerSelector is R2")
+    loaded = _modules_after(
+        "from fsengine import KOFSDSelector, RankerSelector\n"
+        "from fsengine.online import KOFSDSelector as K2\n"
+        "from fsengine.rankers import RankerSelector as R2\n"
+        "assert KOFSDSelector is K2 and RankerSelector is R2"
+    )
     assert "sklearn" in loaded
 
 
 def test_a_kofsd_selection_on_a_small_file_loads_no_heavy_library(tmp_path):
     data = tmp_path / "small.csv"
-    data.write_text("g0,g1,g2,label\n" + "\n".join(
-        f"{i % 3},{(i * 7) % 5},{i / 10},{int(i < 4)}" for i in range(12)) + "\n")
-    loaded = _modules_after("from fsengine.cli import main\n"
-                            f"assert main(['select', {str(data)!r}, '--minority', '1', '--k', '2',"
-                            f" '--out', {str(tmp_path / 'out.csv')!r}]) == 0")
+    data.write_text(
+        "g0,g1,g2,label\n"
+        + "\n".join(f"{i % 3},{(i * 7) % 5},{i / 10},{int(i < 4)}" for i in range(12))
+        + "\n"
+    )
+    loaded = _modules_after(
+        "from fsengine.cli import main\n"
+        f"assert main(['select', {str(data)!r}, '--minority', '1', '--k', '2',"
+        f" '--out', {str(tmp_path / 'out.csv')!r}]) == 0"
+    )
     # A small file: numpy does the work; numba and its kernels (0.6 s to load) stay out,
     # and so do pandas and scipy.
     assert loaded == []
 
 
 def test_a_large_selection_loads_the_compiled_kernels():
-    loaded = _modules_after("import numpy as np\nfrom fsengine.online import run_kofsd\n"
-                            "rng = np.random.default_rng(0)\n"
-                            "run_kofsd(rng.standard_normal((300, 400)), np.arange(300) % 5 == 0)")
+    loaded = _modules_after(
+        "import numpy as np\nfrom fsengine.online import run_kofsd\n"
+        "rng = np.random.default_rng(0)\n"
+        "run_kofsd(rng.standard_normal((300, 400)), np.arange(300) % 5 == 0)"
+    )
     assert "numba" in loaded
