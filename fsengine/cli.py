@@ -761,6 +761,11 @@ def methods_description() -> list[dict]:
     return described
 
 
+def _md_cell(text: str) -> str:
+    """Text for a Markdown table cell: a ``|`` would end the cell, so it is escaped."""
+    return str(text).replace("|", "\\|")
+
+
 def methods_markdown() -> str:
     """Every method's parameter table in Markdown: docs/METHODS.md, generated from the
     specs (``python -m fsengine methods --markdown > docs/METHODS.md``; a test checks it)."""
@@ -783,7 +788,7 @@ def methods_markdown() -> str:
             lines.append(f"Score of the selected set: {m['set_score']}.")
         if m["actions"]:
             lines += ["", "| action | meaning |", "|---|---|"]
-            lines += [f"| `{a}` | {d} |" for a, d in m["actions"].items()]
+            lines += [f"| `{a}` | {_md_cell(d)} |" for a, d in m["actions"].items()]
             lines += [
                 "",
                 "Trace columns of its own: "
@@ -803,8 +808,8 @@ def methods_markdown() -> str:
                 )
                 values = p["range"].replace(" | ", ", ")
                 lines.append(
-                    f"| `{p['name']}` | `{p['flag']}` | {values} | "
-                    f"`{p['default']}` | {p['help']}{when} | {p['source']} |"
+                    f"| `{p['name']}` | `{p['flag']}` | {_md_cell(values)} | "
+                    f"`{p['default']}` | {_md_cell(p['help'] + when)} | {_md_cell(p['source'])} |"
                 )
         else:
             lines.append("No parameters.")

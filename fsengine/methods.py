@@ -4,8 +4,8 @@ Every front end (command line, evaluation, sweeps, stability, the live stream, t
 dashboard's pages, the scikit-learn wrappers) finds a method here by name and runs it
 through :meth:`Method.select`; online selectors also give their stream of events
 (:meth:`Method.selector`). A new online selector is one module with a
-:class:`fsengine.online.StreamingSelector` subclass declaring its ``spec``, plus one
-line in :data:`ONLINE_SELECTORS`.
+:class:`fsengine.online.StreamingSelector` subclass declaring its ``spec``, plus its
+registration here: its import and its entry in :data:`ONLINE_SELECTORS`.
 """
 
 from __future__ import annotations

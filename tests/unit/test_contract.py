@@ -294,6 +294,12 @@ def test_the_docs_parameter_tables_are_the_specs():
     for _name, method in REGISTRY.items():
         for param in method.spec.parameters.values():
             assert f"| `{param.name}` | `{param.cli_flag}` |" in docs.read_text()
+    import re
+
+    for line in docs.read_text().splitlines():  # every row has its cells
+        if line.startswith("| `"):
+            cells = len(re.findall(r"(?<!\\)\|", line)) - 1
+            assert cells in (2, 6), line
 
 
 def test_methods_command_lists_every_method_as_json(capsys):
