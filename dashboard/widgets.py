@@ -113,19 +113,12 @@ def method_widgets(prefix: str, store: str, method: str, n_samples: int, columns
         is not drawn and not returned).
     """
     spec = get_method(method).spec
+    # A parameter's "when" reads the values drawn before it (its choice comes first).
     values: dict = {}
-    shown = [p for p in spec.parameters.values()]
-    cols = st.columns(columns) if shown else []
+    cols = st.columns(columns) if spec.parameters else []
     slot = 0
-    for param in shown:
-        current = {
-            **{
-                n: st.session_state.get(widget_key(prefix, method, n), p.default)
-                for n, p in spec.parameters.items()
-            },
-            **values,
-        }
-        if not param.applies(current):
+    for param in spec.parameters.values():
+        if not param.applies(values):
             continue
         values[param.name] = _draw(
             param, widget_key(prefix, method, param.name), store, n_samples, cols[slot % columns]

@@ -196,23 +196,18 @@ def _add_method_options(
             + f" (default: {default}; see `methods`)",
         )
     own = set(p._option_string_actions)
-    shared = None
+    groups: dict[str, argparse._ArgumentGroup] = {}
     for option in method_options():
-        targets = [m for m in option.methods if m in methods]
-        if option.flag in own or not targets:
+        if option.flag in own or not any(m in methods for m in option.methods):
             continue
         if len(option.methods) == 1:
             spec = REGISTRY[option.methods[0]].spec
-            group = p.add_argument_group(f"{spec.label} ({spec.name}) options")
-            for existing in p._action_groups:
-                if existing.title == group.title and existing is not group:
-                    p._action_groups.remove(group)
-                    group = existing
-                    break
+            title = f"{spec.label} ({spec.name}) options"
         else:
-            shared = shared or p.add_argument_group("options of several methods")
-            group = shared
-        group.add_argument(option.flag, dest=option.dest, **option.keywords())
+            title = "options of several methods"
+        if title not in groups:
+            groups[title] = p.add_argument_group(title)
+        groups[title].add_argument(option.flag, dest=option.dest, **option.keywords())
 
 
 def _given_options(args):

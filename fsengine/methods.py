@@ -100,6 +100,12 @@ class Method:
             )
         return self.implementation(**params)
 
+    def warnings(self, y, params: dict) -> list[str]:
+        """An online selector's warnings for ``params`` and the 0/1 labels ``y``, checked
+        as a stream's start checks them, without starting one."""
+        checked = self.spec.check(params, n_samples=len(y))
+        return self.implementation.data_warnings(checked, y) if self.online else []
+
     def ranker_params(self, y, params: dict) -> tuple[dict, dict]:
         """A ranker's checked parameters and its record (computed defaults filled in)."""
         values = self.spec.check(params, n_samples=len(y))

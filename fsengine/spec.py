@@ -263,6 +263,12 @@ class MethodSpec:
 
     def __post_init__(self):
         named = {name: p.named(name) for name, p in self.parameters.items()}
+        for position, p in enumerate(named.values()):
+            if p.when is not None and p.when[0] not in list(named)[:position]:
+                raise ValueError(
+                    f"{self.name}: {p.name} applies when {p.when[0]} ..., which "
+                    "must be a parameter declared before it"
+                )
         object.__setattr__(self, "parameters", named)
 
     @property

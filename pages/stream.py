@@ -61,7 +61,7 @@ method = st.selectbox(
 )
 params = method_widgets("stream", WIDGETS, method, ds.n_samples)
 try:
-    for warning in get_method(method).selector(**params).start(ds.binarise(minority)).warnings():
+    for warning in get_method(method).warnings(ds.binarise(minority), params):
         st.warning(warning)
 except FSEngineError:
     pass  # shown when the stream starts

@@ -14,6 +14,7 @@ import gzip
 import io
 import math
 import os
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -53,7 +54,7 @@ class Table:
         return self.sample_names is not None
 
 
-class Reader:
+class Reader(ABC):
     """One file format, recognised by its first bytes.
 
     Attributes
@@ -64,10 +65,10 @@ class Reader:
 
     format: str = ""
 
+    @abstractmethod
     def recognises(self, head: bytes) -> bool:
         """Whether the file that starts with ``head`` (its first ``HEAD`` bytes) is of
         this format."""
-        raise NotImplementedError
 
     def stream(self, source: bytes | Path, head: bytes, name: str, transpose: bool) -> Table | None:
         """The common case without holding the file twice, or None to hand over to
@@ -75,13 +76,13 @@ class Reader:
         any parse error (the caller then hands over too)."""
         return None
 
+    @abstractmethod
     def read(self, data: bytes, name: str, transpose: bool) -> Table:
         """The whole file in memory; raises FSEngineError naming the problem.
 
         ``transpose``: the file has genes in rows (text columns stay text where the
         format allows, for the orientation code to type each row).
         """
-        raise NotImplementedError
 
 
 def read_bytes(source: Source) -> bytes:

@@ -212,9 +212,10 @@ class KOFSD(StreamingSelector):
         self._seen_deps: list[float] = []
         self._batch = FIRST_BATCH
 
-    def warnings(self) -> list[str]:
+    @classmethod
+    def data_warnings(cls, params: dict, y) -> list[str]:
         """K at or above the minority class size (:func:`k_warning`)."""
-        warning = k_warning(self.y, self.k)
+        warning = k_warning(y, params["k"])
         return [warning] if warning else []
 
     @classmethod

@@ -4,21 +4,24 @@ loads in about 1 s)."""
 from __future__ import annotations
 
 import inspect
+from abc import ABCMeta, abstractmethod
 
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from fsengine.errors import FSEngineError
 from fsengine.labels import one_versus_rest
 from fsengine.methods import get_method
 
 
-class _StreamSelectorBase(SelectorMixin, BaseEstimator):
+class _StreamSelectorBase(SelectorMixin, BaseEstimator, metaclass=ABCMeta):
     """fit, the support mask and the fitted attributes shared by the online wrappers."""
 
+    @abstractmethod
     def _method_and_params(self) -> tuple[str, dict]:
-        raise NotImplementedError
+        """The online method to run and its parameters, from the constructor's arguments."""
 
     def fit(self, X, y):
         """Stream the columns of X into the selector; y holds the class labels
@@ -90,7 +93,10 @@ class OnlineSelector(_StreamSelectorBase):
         self.seed = seed
 
     def _method_and_params(self):
-        get_method(self.method).selector(**(self.params or {}))  # online, parameters
+        if not get_method(self.method).online:
+            raise FSEngineError(
+                f"{self.method} is a ranker: use RankerSelector", parameter="method"
+            )
         return self.method, dict(self.params or {})
 
 

@@ -193,8 +193,14 @@ class StreamingSelector(ABC):
         return self
 
     def warnings(self) -> list[str]:
-        """Warnings about the labels and parameters of the started stream (none by
-        default; K-OFSD warns when K is at or above the minority class size)."""
+        """Warnings about the labels and parameters of the started stream
+        (:meth:`data_warnings`)."""
+        return self.data_warnings(self._params, self.y)
+
+    @classmethod
+    def data_warnings(cls, params: dict, y) -> list[str]:
+        """Warnings about checked parameters for the 0/1 labels ``y``, without starting a
+        stream (none by default; K-OFSD warns when K is at or above the minority size)."""
         return []
 
     @abstractmethod
