@@ -207,7 +207,7 @@ def cieosfs_baseline(X: np.ndarray, y: np.ndarray):
 # ---------------------------------------------------------------- timing
 def run_engine(cls, X, y, names):
     """A fresh selector over the whole stream in natural order: (events, selection)."""
-    selector = cls(y)
+    selector = cls().start(y)
     events = list(stream_events(selector, X, names))
     return events, selector.finish()
 
