@@ -1,0 +1,324 @@
+"""Per-gene computations behind the dashboard's Genes view (no Streamlit here).
+
+Statistics of selected genes (minority versus rest), the hierarchical-clustering order
+of a heat map, a 2-D PCA of the samples and how often a method selected each gene over
+the splits of an :class:`~fsengine.evaluation.Evaluation`. The figures over these are
+in :mod:`fsengine.gene_figures`.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+from scipy.cluster import hierarchy
+
+from fsengine.data import Dataset
+from fsengine.errors import FSEngineError
+from fsengine.evaluation import Evaluation, feature_frequencies
+
+__all__ = [
+    "P_VALUE_NOTE",
+    "cluster_order",
+    "gene_columns",
+    "gene_statistics",
+    "p_value_note",
+    "pca_coordinates",
+    "selection_frequencies",
+    "zscore_columns",
+]
+
+#: How the p-values of :func:`gene_statistics` are computed (``{n}``: number of genes).
+P_VALUE_NOTE = "Welch's t-test, two-sided; Benjamini-Hochberg adjusted over the {n} genes shown"
+
+#: Leaf ordering that minimises neighbour distances is O(n^2) or worse: only up to this many.
+_OPTIMAL_ORDERING_MAX = 400
+
+
+def p_value_note(n: int) -> str:
+    """:data:`P_VALUE_NOTE` for ``n`` genes ("1 gene" in the singular)."""
+    text = P_VALUE_NOTE.format(n=n)
+    return text.replace("1 genes", "1 gene") if n == 1 else text
+
+
+def gene_columns(dataset: Dataset, genes: Sequence[str]) -> list[int]:
+    """Column indices of ``genes`` in ``dataset``, in the given order, duplicates dropped.
+
+    Parameters
+    ----------
+    dataset : Dataset
+    genes : sequence of str or str
+        Gene (feature) names; a single string is one gene.
+
+    Returns
+    -------
+    list of int
+
+    Raises
+    ------
+    FSEngineError
+        When the list is empty or names a gene that is not a column of the data.
+    """
+    if isinstance(genes, str):
+        genes = [genes]
+    genes = list(dict.fromkeys(genes))
+    if not genes:
+        raise FSEngineError(
+            "is empty", parameter="genes", remedy="choose at least one gene of the data"
+        )
+    index = {name: i for i, name in enumerate(dataset.feature_names)}
+    unknown = [g for g in genes if g not in index]
+    if unknown:
+        shown = ", ".join(repr(g) for g in unknown[:5]) + (" ..." if len(unknown) > 5 else "")
+        raise FSEngineError(
+            f"names {'a gene' if len(unknown) == 1 else 'genes'} not in the data: {shown}",
+            parameter="genes",
+            remedy=f"choose among the {dataset.n_features} feature columns of {dataset.source!r}",
+        )
+    return [index[g] for g in genes]
+
+
+def gene_statistics(dataset: Dataset, minority, genes: Sequence[str]) -> pd.DataFrame:
+    """Minority-versus-rest statistics of each gene: means, spreads, effect size, p-values.
+
+    The effect size is Hedges' g of minority minus rest::
+
+        s_p = sqrt(((n1 - 1) s1^2 + (n0 - 1) s0^2) / (n1 + n0 - 2))
+        g   = (1 - 3 / (4 (n1 + n0) - 9)) * (mean1 - mean0) / s_p
+
+    with n1, mean1, s1 the minority's size, mean and standard deviation (ddof=1) and
+    n0, mean0, s0 the rest's; NaN when ``s_p`` is 0. ``p_welch`` is the two-sided
+    Welch's t-test (``scipy.stats.ttest_ind(equal_var=False)``), NaN when both groups
+    are constant (the test is undefined); ``p_bh`` is the Benjamini-Hochberg adjusted
+    p-value (``scipy.stats.false_discovery_control``) over the listed genes with a
+    p-value (see :func:`p_value_note`, also in ``attrs["p_value_note"]``).
+
+    Parameters
+    ----------
+    dataset : Dataset
+    minority : label or str
+        The minority class (one versus rest).
+    genes : sequence of str
+        Gene names, in the order of the rows.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per gene: ``gene``, ``column`` (index in ``dataset.X``),
+        ``mean_minority``, ``mean_rest``, ``sd_minority``, ``sd_rest``, ``hedges_g``,
+        ``p_welch``, ``p_bh``.
+
+    Raises
+    ------
+    FSEngineError
+        For an unknown class or gene, or an empty list of genes.
+    """
+    columns = gene_columns(dataset, genes)
+    y = dataset.binarise(minority).astype(bool)
+    values = dataset.X[:, columns]
+    a, b = values[y], values[~y]
+    n1, n0 = len(a), len(b)
+    mean1, mean0 = a.mean(axis=0), b.mean(axis=0)
+    # Sums of squares: defined for a group of one sample, unlike its ddof=1 variance
+    ss1 = ((a - mean1) ** 2).sum(axis=0)
+    ss0 = ((b - mean0) ** 2).sum(axis=0)
+    sd1 = np.sqrt(ss1 / (n1 - 1)) if n1 > 1 else np.full(len(columns), np.nan)
+    sd0 = np.sqrt(ss0 / (n0 - 1)) if n0 > 1 else np.full(len(columns), np.nan)
+    pooled = np.sqrt((ss1 + ss0) / (n1 + n0 - 2))
+    correction = 1 - 3 / (4 * (n1 + n0) - 9)
+    spread = pooled > 0
+    g = np.full(len(columns), np.nan)
+    g[spread] = correction * (mean1[spread] - mean0[spread]) / pooled[spread]
+    p = np.full(len(columns), np.nan)
+    if spread.any():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # nearly constant genes
+            test = stats.ttest_ind(a[:, spread], b[:, spread], equal_var=False, axis=0)
+        p[spread] = test.pvalue
+    tested = np.isfinite(p)
+    p_bh = np.full(len(columns), np.nan)
+    if tested.any():
+        p_bh[tested] = stats.false_discovery_control(p[tested], method="bh")
+    frame = pd.DataFrame(
+        {
+            "gene": [dataset.feature_names[c] for c in columns],
+            "column": columns,
+            "mean_minority": mean1,
+            "mean_rest": mean0,
+            "sd_minority": sd1,
+            "sd_rest": sd0,
+            "hedges_g": g,
+            "p_welch": p,
+            "p_bh": p_bh,
+        }
+    )
+    frame.attrs["p_value_note"] = p_value_note(int(tested.sum()))
+    return frame
+
+
+def zscore_columns(matrix, clip: float | None = None) -> np.ndarray:
+    """Each column centred and scaled to unit standard deviation (ddof=0).
+
+    Constant columns become zeros; ``clip`` bounds the values to ``[-clip, clip]``.
+    """
+    matrix = np.asarray(matrix, dtype=float)
+    if matrix.ndim != 2:
+        raise FSEngineError(
+            f"must be a 2-D matrix, got {matrix.ndim} dimension(s)", parameter="matrix"
+        )
+    centred = matrix - matrix.mean(axis=0)
+    sd = centred.std(axis=0)
+    scaled = np.divide(centred, sd, out=np.zeros_like(centred), where=sd > 0)
+    return np.clip(scaled, -clip, clip) if clip is not None else scaled
+
+
+def _leaf_order(points: np.ndarray) -> np.ndarray:
+    """Leaves of the average-linkage (Euclidean) tree of the rows of ``points``."""
+    if len(points) < 2:
+        return np.arange(len(points))
+    tree = hierarchy.linkage(
+        points,
+        method="average",
+        metric="euclidean",
+        optimal_ordering=len(points) <= _OPTIMAL_ORDERING_MAX,
+    )
+    return hierarchy.leaves_list(tree)
+
+
+def cluster_order(matrix) -> tuple[np.ndarray, np.ndarray]:
+    """Heat-map order of the samples (rows) and genes (columns) of a matrix.
+
+    The columns are z-scored (constant columns become zeros), then the samples and the
+    genes are each clustered by average linkage on Euclidean distances
+    (``scipy.cluster.hierarchy``), with optimal leaf ordering up to 400 items. A single
+    row or column, or constant columns, give a valid (deterministic) order.
+
+    Parameters
+    ----------
+    matrix : array-like, shape (n_samples, n_genes)
+
+    Returns
+    -------
+    (row_order, column_order) : two int ndarrays
+        Permutations of ``range(n_samples)`` and ``range(n_genes)``.
+    """
+    z = zscore_columns(matrix)
+    return _leaf_order(z), _leaf_order(z.T)
+
+
+def pca_coordinates(X, n_components: int = 2) -> tuple[np.ndarray, np.ndarray, int]:
+    """Principal components of the samples on standardised columns.
+
+    Constant columns are dropped; the rest are scaled to unit variance
+    (``sklearn.preprocessing.StandardScaler``) before ``sklearn.decomposition.PCA``
+    (full SVD, deterministic signs).
+
+    Parameters
+    ----------
+    X : array-like, shape (n_samples, n_features)
+    n_components : int, default 2
+        At most; fewer when there are fewer non-constant columns or samples.
+
+    Returns
+    -------
+    (coordinates, explained_variance_ratio, columns_used)
+        Coordinates of shape (n_samples, k), the ratio per component (k,), and the
+        number of non-constant columns used.
+    """
+    from sklearn.decomposition import PCA
+    from sklearn.preprocessing import StandardScaler
+
+    X = np.asarray(X, dtype=float)
+    kept = X[:, X.std(axis=0) > 0]
+    k = min(n_components, kept.shape[1], X.shape[0])
+    if k == 0:
+        return np.zeros((X.shape[0], 0)), np.zeros(0), kept.shape[1]
+    pca = PCA(n_components=k, svd_solver="full")
+    coordinates = pca.fit_transform(StandardScaler().fit_transform(kept))
+    return coordinates, pca.explained_variance_ratio_, kept.shape[1]
+
+
+def selection_frequencies(
+    evaluation: Evaluation,
+    dataset: Dataset,
+    minority,
+    method: str,
+    whole_data: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """How often ``method`` selected each gene over the splits of an evaluation.
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+        Its records of ``method`` count (one record per split).
+    dataset : Dataset
+        The data the evaluation ran on (gene columns, and the class check).
+    minority : label or str
+        The minority class; must be the evaluation's when its ``params`` name one.
+    method : str
+    whole_data : sequence of str, optional
+        The genes ``method`` selected on the whole data set, in rank order. Genes
+        there that no split selected are listed with 0 times.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``gene``, ``column`` (index in ``dataset.X``), ``times`` (splits that selected
+        it), ``share`` (times / number of splits of the method) and ``whole_data_rank``
+        (1-based position in ``whole_data``; NaN when not there). Sorted by times
+        (most first), then whole-data rank, then name. ``attrs["n_splits"]`` is the
+        number of splits.
+
+    Raises
+    ------
+    FSEngineError
+        When the evaluation has no record of ``method``, its minority class differs,
+        or a gene is not a column of the data.
+    """
+    label = dataset.resolve_class(minority)
+    if "minority" in evaluation.params and evaluation.params["minority"] is not None:
+        if dataset.resolve_class(evaluation.params["minority"]) != label:
+            raise FSEngineError(
+                f"is class {label!r}, but the evaluation selected for class "
+                f"{evaluation.params['minority']!r}",
+                parameter="minority",
+            )
+    n_splits = sum(1 for r in evaluation.records if r.get("method") == method)
+    if n_splits == 0:
+        methods = list(dict.fromkeys(r.get("method") for r in evaluation.records))
+        raise FSEngineError(
+            f"has no record in the evaluation; its methods are {methods}",
+            parameter="method",
+        )
+    counts = dict(feature_frequencies(evaluation.records, method=method))
+    ranks = {}
+    for position, gene in enumerate(whole_data or (), start=1):
+        ranks.setdefault(gene, position)
+    genes = list(counts) + [g for g in ranks if g not in counts]
+    columns = gene_columns(dataset, genes) if genes else []
+    rows = [
+        {
+            "gene": gene,
+            "column": column,
+            "times": counts.get(gene, 0),
+            "share": counts.get(gene, 0) / n_splits,
+            "whole_data_rank": float(ranks.get(gene, math.nan)),
+        }
+        for gene, column in zip(genes, columns)
+    ]
+    rows.sort(
+        key=lambda r: (
+            -r["times"],
+            r["whole_data_rank"] if r["gene"] in ranks else math.inf,
+            r["gene"],
+        )
+    )
+    frame = pd.DataFrame(rows, columns=["gene", "column", "times", "share", "whole_data_rank"])
+    frame["whole_data_rank"] = frame["whole_data_rank"].astype(float)
+    frame.attrs["n_splits"] = n_splits
+    frame.attrs["method"] = method
+    return frame
