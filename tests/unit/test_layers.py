@@ -18,7 +18,7 @@ LAYERS = [
     (2, r"fsengine\.methods$"),
     (3, r"fsengine\.(runs|evaluation|stability|live|online\._sklearn|rankers\._selector)$"),
     (3, r"fsengine\.(genes|gene_figures)$"),  # the Genes view: over data and evaluation
-    (4, r"fsengine\.(export|cli|__main__)$"),
+    (4, r"fsengine\.(export|report|cli|__main__)$"),
     (4, r"fsengine$"),
 ]
 
