@@ -15,8 +15,6 @@ from dashboard.messages import describe
 from fsengine import Dataset, FSEngineError, load_dataset
 
 SAMPLE_PATH = Path(__file__).resolve().parent.parent / "sample_data" / "SRBCT.parquet"
-#: The paper's minority class for the bundled sample (SRBCT class 2 = BL).
-SAMPLE_MINORITY = 2
 
 
 @dataclass(frozen=True)
@@ -54,14 +52,16 @@ def load_into_session(
     """
     dataset = _load(raw, name, label, transpose, drop_constant)
     loaded = LoadedData(name, raw, label, transpose, drop_constant, dataset)
+    previous = st.session_state.get("data")
     st.session_state["data"] = loaded
-    counts = dataset.class_counts()
-    if st.session_state.get("minority") not in counts:
-        st.session_state["minority"] = (
-            SAMPLE_MINORITY
-            if name == SAMPLE_PATH.name and SAMPLE_MINORITY in counts
-            else list(counts)[-1]
-        )
+    same_classes = (
+        previous is not None
+        and previous.raw == raw
+        and previous.dataset.label_column == dataset.label_column
+    )
+    if not same_classes or st.session_state.get("minority") not in dataset.class_counts():
+        # A new data set (or a new label column): the smallest class, never the last choice.
+        st.session_state["minority"] = dataset.default_minority()
     return loaded
 
 

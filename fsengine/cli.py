@@ -515,10 +515,12 @@ def _cmd_info(args) -> None:
         "classes:",
     ]
     lines += [f"  {c}: {n}" for c, n in ds.class_counts().items()]
-    lines.append(f"imbalance ratio (largest / smallest class): {ds.imbalance_ratio():.2f}")
-    if args.minority is not None:
-        label = ds.resolve_class(args.minority)
-        lines.append(f"imbalance ratio ({label} versus rest): {ds.imbalance_ratio(label):.2f}")
+    label = ds.default_minority() if args.minority is None else ds.resolve_class(args.minority)
+    chosen = "" if args.minority is not None else ", the smallest class"
+    lines.append(f"minority class: {label}{chosen}")
+    lines.append(
+        f"imbalance ratio (majority / minority, {label} versus rest): {ds.imbalance_ratio(label):.2f}"
+    )
     lines.append(
         f"constant features: {len(ds.constant_features)}"
         + (f" (dropped {len(ds.dropped_features)})" if ds.dropped_features else "")

@@ -10,6 +10,7 @@ and row and says what to do.
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,7 +38,7 @@ from fsengine.io.orientation import (
     transposed,
     unnamed_columns,
 )
-from fsengine.labels import one_versus_rest
+from fsengine.labels import default_minority, one_versus_rest
 
 __all__ = ["LABEL_NAMES", "Dataset", "Source", "load_dataset"]
 
@@ -140,16 +141,33 @@ class Dataset:
             parameter="minority",
         )
 
-    def imbalance_ratio(self, minority=None) -> float:
-        """Imbalance ratio: rest / minority for a chosen minority, else largest / smallest class.
+    def default_minority(self):
+        """The class a selection is for when none is chosen: the smallest class, ties to
+        the first in label order (:func:`fsengine.labels.default_minority`)."""
+        return default_minority(self.labels)
 
-        The K-OFSD paper's ratios are one-versus-rest (SRBCT, class BL: 72 / 11 = 6.55).
+    def imbalance_ratio(self, minority=None) -> float:
+        """Imbalance ratio of the one-versus-rest problem: majority / minority.
+
+        The two sides are ``minority`` and every other class together; the ratio is the
+        larger side's size over the smaller's, so it is at least 1 (the K-OFSD paper's
+        ratios: SRBCT, class BL: 72 / 11 = 6.55). A chosen class larger than the rest
+        gives its own size over the rest's.
+
+        Parameters
+        ----------
+        minority : label or str, optional
+            Default: :meth:`default_minority`.
         """
         counts = self.class_counts()
-        if minority is None:
-            return max(counts.values()) / min(counts.values())
-        label = self.resolve_class(minority)
-        return (self.n_samples - counts[label]) / counts[label]
+        label = self.default_minority() if minority is None else self.resolve_class(minority)
+        chosen, rest = counts[label], self.n_samples - counts[label]
+        return max(chosen, rest) / min(chosen, rest) if min(chosen, rest) else math.inf
+
+    def is_smallest_class(self, minority) -> bool:
+        """Whether ``minority`` is a smallest class (the dashboard flags other choices)."""
+        counts = self.class_counts()
+        return counts[self.resolve_class(minority)] == min(counts.values())
 
     def binarise(self, minority) -> np.ndarray:
         """One-versus-rest labels: 1 for the minority class, 0 for every other class.
@@ -179,6 +197,7 @@ class Dataset:
             "features": self.n_features,
             "label_column": self.label_column,
             "class_counts": self.class_counts(),
+            "default_minority": self.default_minority(),
             "imbalance_ratio": self.imbalance_ratio(),
             "constant_features": len(self.constant_features),
             "dropped_features": len(self.dropped_features),

@@ -29,6 +29,7 @@ import numpy as np
 
 from fsengine.data import Dataset
 from fsengine.errors import FSEngineError, is_integer_in
+from fsengine.labels import MIN_MINORITY
 from fsengine.methods import get_method
 from fsengine.parallel import run_tasks
 from fsengine.rankers import rank_features
@@ -129,10 +130,23 @@ def stratified_splits(y, n_splits: int = 20, seed: int = 0) -> list[tuple[np.nda
     """
     y = np.asarray(y)
     if not is_integer_in(n_splits, 1):
-        raise FSEngineError(f"the number of splits must be a positive integer, got {n_splits!r}")
+        raise FSEngineError(
+            f"the number of splits must be a positive integer, got {n_splits!r}",
+            parameter="splits",
+        )
     _, counts = np.unique(y, return_counts=True)
     if counts.min() < 2:
         raise FSEngineError("each class needs at least 2 samples to appear in both halves")
+    n_minority = int(np.sum(y == 1))
+    if set(np.unique(y).tolist()) <= {0, 1} and n_minority < MIN_PROTOCOL_MINORITY:
+        raise FSEngineError(
+            f"the minority class has {n_minority} samples: a 50/50 split leaves "
+            f"{n_minority // 2}-{n_minority - n_minority // 2} of them in the training half, "
+            f"and selection needs at least {MIN_MINORITY} to learn from, so the G-means "
+            "would mean nothing",
+            parameter="minority",
+            remedy=f"choose a class with at least {MIN_PROTOCOL_MINORITY} samples as the minority",
+        )
     from sklearn.model_selection import StratifiedShuffleSplit
 
     n_train = math.ceil(len(y) / 2)
@@ -162,6 +176,91 @@ def select_on(
         X_train, y_train, names, params=params, top=None if chosen.online else n_features
     )
     return list(outcome.selection.columns)
+
+
+def protocol_minority_sizes(y, n_splits: int = 20, seed: int = 0) -> tuple[range, range]:
+    """How many minority samples the training and the test halves of the protocol hold.
+
+    Parameters
+    ----------
+    y : array of 0/1
+    n_splits, seed : int
+        The splits of :func:`stratified_splits`.
+
+    Returns
+    -------
+    (range of training-half counts, range of test-half counts), inclusive of both ends
+    as ``range(low, high + 1)``.
+    """
+    y = np.asarray(y)
+    splits = stratified_splits(y, n_splits, seed)
+    train = [int(y[t].sum()) for t, _ in splits]
+    test = [int(y[t].sum()) for _, t in splits]
+    return range(min(train), max(train) + 1), range(min(test), max(test) + 1)
+
+
+def _span(counts: range) -> str:
+    return f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
+
+
+#: Fewest minority samples for the protocol: a training half must hold MIN_MINORITY.
+MIN_PROTOCOL_MINORITY = 2 * MIN_MINORITY
+
+
+def protocol_warnings(
+    y, methods: Sequence[str] = (), params: dict | None = None, n_splits: int | None = None
+) -> list[str]:
+    """What makes the 50/50 protocol weak for these labels and methods, in words.
+
+    Parameters
+    ----------
+    y : array of 0/1
+        One-versus-rest labels (1 = minority) of the whole data set.
+    methods : sequence of str
+        Methods to check against the training halves (K-OFSD: K at or above the
+        training half's minority size, :meth:`fsengine.methods.Method.warnings`).
+    params : dict, optional
+        Parameters per method.
+    n_splits : int, optional
+        Number of splits (a single split is warned about).
+
+    Returns
+    -------
+    list of str
+        Empty when nothing is wrong. A minority too small to run at all is an error of
+        :func:`stratified_splits`, not a warning.
+    """
+    y = np.asarray(y)
+    n_minority, n = int(np.sum(y == 1)), len(y)
+    if n_minority < MIN_PROTOCOL_MINORITY:
+        return [
+            f"the minority class has {n_minority} samples: the 50/50 protocol needs at least "
+            f"{MIN_PROTOCOL_MINORITY} (2 in each training half); choose a larger class"
+        ]
+    train, test = protocol_minority_sizes(y, n_splits or 20)
+    warnings = []
+    if test[0] < 5:
+        warnings.append(
+            f"a test half holds only {_span(test)} minority samples: each one moves the "
+            "minority recall (and so the G-mean) by a large step; use many splits and read "
+            "the standard deviations"
+        )
+    train_y = np.zeros(math.ceil(n / 2), dtype=np.int8)
+    train_y[: train[0]] = 1
+    for method in dict.fromkeys(methods):
+        chosen = get_method(method)
+        try:
+            found = chosen.warnings(train_y, (params or {}).get(method, {}))
+        except FSEngineError:
+            continue  # a bad parameter is reported when the run starts
+        warnings += [
+            f"{method} on a training half ({_span(train)} minority samples of "
+            f"{len(train_y)}): {text}"
+            for text in found
+        ]
+    if n_splits == 1:
+        warnings.append("a single split gives no standard deviation; use 10 or more")
+    return warnings
 
 
 @dataclass(frozen=True)
@@ -239,6 +338,16 @@ def _check_methods(methods: Sequence[str]) -> list[str]:
         except FSEngineError as exc:
             raise FSEngineError(exc.problem, parameter="methods") from None
     return methods
+
+
+def method_settings(methods: Sequence[str], params: dict, n_samples: int) -> dict[str, dict]:
+    """Every parameter in effect for each method (defaults filled in), checked against
+    a training half of ``n_samples``; FSEngineError names a bad one."""
+    settings = {}
+    for method in methods:
+        spec = get_method(method).spec
+        settings[method] = spec.record(spec.check(params.get(method, {}), n_samples=n_samples))
+    return settings
 
 
 def _is_ranker(method: str) -> bool:
@@ -381,6 +490,7 @@ def evaluate(
     params = {m: dict(p) for m, p in (params or {}).items()}
     label = dataset.resolve_class(minority)
     y = dataset.binarise(label)
+    settings = method_settings(methods, params, math.ceil(len(y) / 2))
     if top is not None and not is_integer_in(top, 1, dataset.n_features):
         raise FSEngineError(f"top must be an integer from 1 to {dataset.n_features}, got {top!r}")
     splits = stratified_splits(y, n_splits, seed)
@@ -409,7 +519,12 @@ def evaluate(
         "top": top,
         "count_from": count_from,
         "params": params,
+        "settings": settings,
     }
+    for record in records:
+        record["settings"] = get_method(record["method"]).spec.settings_text(
+            settings[record["method"]]
+        )
     return Evaluation(records, run_params)
 
 
@@ -565,8 +680,16 @@ def sweep_values(
         lambda i: [f"{parameter}={v} split {i + 1}/{len(splits)} {method}" for v in values],
     )
     by_split = run_tasks(_sweep_values_split, tasks, n_jobs, on_done)
+    settings = {
+        v: chosen.spec.settings_text(
+            chosen.spec.check({**params, parameter: v}, n_samples=math.ceil(len(y) / 2))
+        )
+        for v in distinct
+    }
     records = [
-        {**by_split[split][distinct.index(v)]} for v in values for split in range(len(splits))
+        {**by_split[split][distinct.index(v)], "settings": settings[v]}
+        for v in values
+        for split in range(len(splits))
     ]
     return Evaluation(
         records,
@@ -579,6 +702,7 @@ def sweep_values(
             "splits": n_splits,
             "seed": seed,
             "params": params,
+            "settings": settings,
         },
     )
 
@@ -713,11 +837,16 @@ def sweep_top(
         lambda i: [f"top {t} split {i + 1}/{len(splits)} {m}" for m in methods for t in tops],
     )
     by_split = run_tasks(_sweep_top_split, tasks, n_jobs, on_done)
+    settings = method_settings(methods, params, math.ceil(len(y) / 2))
     records = []
     for i, _t in enumerate(tops):
         for split in range(len(splits)):
             for j in range(len(methods)):
-                records.append(by_split[split][j * len(tops) + i])
+                record = by_split[split][j * len(tops) + i]
+                spec = get_method(record["method"]).spec
+                records.append(
+                    {**record, "settings": spec.settings_text(settings[record["method"]])}
+                )
     return Evaluation(
         records,
         {
@@ -728,5 +857,6 @@ def sweep_top(
             "splits": n_splits,
             "seed": seed,
             "params": params,
+            "settings": settings,
         },
     )

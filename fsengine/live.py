@@ -4,12 +4,13 @@
 with the same events as :func:`fsengine.runs.run_selection` (so its final selection
 is the command line's), but in chunks bounded by a number of features or a time
 budget. Between chunks it keeps the curves to draw: the selected set's size and score
-after every step, and the G-mean of a 1-NN classifier on the current set, trained on
-a stratified training split and scored on the held-out split (refreshed once per
-chunk, not per step: a sane rate for a live chart).
+after every step, and a hold-out G-mean.
 
-The selection itself uses all samples, as the command line does; the hold-out G-mean
-is a live indicator, not the evaluation protocol (see :mod:`fsengine.evaluation`).
+The hold-out G-mean is honest: a second copy of the selector streams the same features
+over the samples of a stratified training half only, and a 1-NN classifier trained on
+that half's selection is scored on the held-out half (refreshed once per chunk). The
+selection shown and exported uses all samples, as the command line does, and is never
+scored on samples it has seen.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import time
 import numpy as np
 
 from fsengine.data import Dataset
+from fsengine.errors import FSEngineError
 from fsengine.evaluation import classify, stratified_splits
 from fsengine.methods import get_method
 from fsengine.online import Selection, StreamEvent, feature_order
@@ -69,7 +71,17 @@ class LiveStream:
         self.scores: list[float] = []
         self.gmean_steps: list[int] = []
         self.gmeans: list[float] = []
-        self._train, self._test = stratified_splits(self.y, 1, holdout_seed)[0]
+        #: Why there is no hold-out G-mean (a minority too small to split), else "".
+        self.holdout_problem = ""
+        self.train_selector = None
+        try:
+            self._train, self._test = stratified_splits(self.y, 1, holdout_seed)[0]
+        except FSEngineError as exc:
+            self.holdout_problem = exc.problem
+        else:
+            self.train_selector = (
+                get_method(method).selector(**self.params).start(self.y[self._train])
+            )
         self._gmean_cache: dict[tuple[int, ...], float] = {}
         self.seconds = 0.0
 
@@ -102,6 +114,12 @@ class LiveStream:
                 columns.tolist(),
             )
             new += events
+            if self.train_selector is not None:
+                self.train_selector.step_many(
+                    self.dataset.X[np.ix_(self._train, columns)],
+                    [self.dataset.feature_names[c] for c in columns],
+                    columns.tolist(),
+                )
             self.position += take
             limit -= take
             if max_seconds is not None and time.perf_counter() - start >= max_seconds:
@@ -109,15 +127,21 @@ class LiveStream:
         self.events += new
         self.sizes += [len(e.selected) for e in new]
         self.scores += [float(e.selected_score) for e in new]
-        if new:
+        if new and self.train_selector is not None:
             self.gmean_steps.append(self.position)
-            self.gmeans.append(self.holdout_gmean(new[-1].selected_columns))
+            self.gmeans.append(self.holdout_gmean(self.train_selector.selected_columns))
         self.seconds += time.perf_counter() - start
         return new
 
+    @property
+    def holdout_selected(self) -> tuple[str, ...]:
+        """The features selected so far on the training half alone."""
+        return () if self.train_selector is None else self.train_selector.selected
+
     def holdout_gmean(self, columns) -> float:
         """G-mean of 1-NN on ``columns``: trained on the training split, scored on the held-out
-        split (0 for an empty set)."""
+        split (0 for an empty set). ``columns`` must have been chosen without the held-out
+        samples (the training half's selector's) for the figure to be honest."""
         key = tuple(columns)
         if key not in self._gmean_cache:
             if not key:
@@ -147,5 +171,5 @@ class LiveStream:
         return self.selector.finish()
 
     def current_gmean(self) -> float:
-        """The latest hold-out G-mean (NaN before the first feature)."""
+        """The latest hold-out G-mean (NaN before the first feature, or with no hold-out)."""
         return self.gmeans[-1] if self.gmeans else math.nan

@@ -318,3 +318,8 @@ class MethodSpec:
     def record(self, values: Mapping[str, Any]) -> dict:
         """The parameters in effect for a run's record: those that apply given the others."""
         return {name: values[name] for name, p in self.parameters.items() if p.applies(values)}
+
+    def settings_text(self, values: Mapping[str, Any]) -> str:
+        """The parameters in effect as one short line, "k=7, alpha=0.5" ("defaults"
+        style is never used: every value is spelled out; "" for no parameters)."""
+        return ", ".join(f"{name}={value}" for name, value in self.record(values).items())

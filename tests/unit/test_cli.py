@@ -195,7 +195,15 @@ def test_info_command(capsys):
     code, out, _ = _run(capsys, "info", str(SAMPLE), "--minority", "2")
     assert code == 0
     assert "samples: 83" in out and "features: 2308" in out
-    assert "imbalance ratio (2 versus rest): 6.55" in out
+    assert "imbalance ratio (majority / minority, 2 versus rest): 6.55" in out
+    assert "minority class: 2\n" in out
+
+
+def test_info_names_the_default_minority(capsys):
+    code, out, _ = _run(capsys, "info", str(SAMPLE))
+    assert code == 0
+    assert "minority class: 2, the smallest class" in out  # BL: 11 of 83
+    assert out.count("imbalance ratio") == 1
 
 
 def test_transposed_csv_gives_the_same_selection(tmp_path, capsys):

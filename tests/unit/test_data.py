@@ -406,9 +406,23 @@ def _numeric_dataset() -> Dataset:
     return load(csv("g1,g2,label", "1,9,0", "2,8,0", "3,7,0", "4,6,1", "5,5,1", "6,4,2", "7,3,2"))
 
 
-def test_imbalance_ratio_largest_over_smallest():
-    assert _numeric_dataset().imbalance_ratio() == 3 / 2
-    assert load(text(BASIC_ROWS)).imbalance_ratio() == 2.0
+def test_imbalance_ratio_defaults_to_the_smallest_class_versus_rest():
+    # classes 0:3, 1:2, 2:2 -> default minority 1 (first of the smallest), rest 5
+    assert _numeric_dataset().default_minority() == 1
+    assert _numeric_dataset().imbalance_ratio() == 5 / 2
+    rows = load(text(BASIC_ROWS))
+    counts = rows.class_counts()
+    smallest = min(counts.values())
+    assert counts[rows.default_minority()] == smallest
+    assert rows.imbalance_ratio() == (rows.n_samples - smallest) / smallest
+
+
+def test_imbalance_ratio_is_majority_over_minority_of_the_binary_problem():
+    # class 0 (3 of 7) chosen: the rest (4) is the majority -> 4 / 3, never below 1
+    assert _numeric_dataset().imbalance_ratio(0) == 4 / 3
+    big = load(csv("g1,label", "1,2", "2,2", "3,2", "4,2", "5,1", "6,1"))
+    assert big.imbalance_ratio(2) == 4 / 2  # the chosen class is the larger side
+    assert not big.is_smallest_class(2) and big.is_smallest_class(1)
 
 
 @pytest.mark.parametrize("minority", [2, "2", " 2 ", 2.0, "2.0", np.int64(2)])
@@ -496,7 +510,8 @@ def test_summary():
         "features": 2,
         "label_column": "label",
         "class_counts": {0: 3, 1: 2, 2: 2},
-        "imbalance_ratio": 1.5,
+        "default_minority": 1,
+        "imbalance_ratio": 2.5,
         "constant_features": 0,
         "dropped_features": 0,
     }
@@ -813,7 +828,8 @@ def test_srbct(shared_srbct):
     assert shared_srbct.imbalance_ratio(2) == 72 / 11
     assert shared_srbct.imbalance_ratio("2") == 72 / 11
     assert round(shared_srbct.imbalance_ratio(2), 3) == 6.545
-    assert shared_srbct.imbalance_ratio() == 29 / 11
+    assert shared_srbct.default_minority() == 2
+    assert shared_srbct.imbalance_ratio() == 72 / 11
     assert shared_srbct.binarise("2").sum() == 11
     frame = pd.read_parquet(SRBCT)
     np.testing.assert_array_equal(shared_srbct.X, frame.drop(columns="label").to_numpy(np.float64))

@@ -35,12 +35,15 @@ from fsengine.evaluation import (
     evaluate,
     f1_minority,
     gmean,
+    protocol_minority_sizes,
+    protocol_warnings,
     roc_auc,
     stratified_splits,
     sweep_k,
     sweep_top,
 )
 from fsengine.export import summary_table
+from fsengine.methods import get_method
 from fsengine.online import run_kofsd
 from fsengine.progress import terminal_progress
 
@@ -337,11 +340,59 @@ def test_records_hold_every_field_and_params(srbct):
         ("fisher", 1),
     ]  # duplicate dropped
     for r in result.records:
-        assert set(r) == {"method", "split", "n_features", "seconds", "features", *METRIC_FIELDS}
+        assert set(r) == {
+            "method",
+            "split",
+            "n_features",
+            "seconds",
+            "features",
+            "settings",
+            *METRIC_FIELDS,
+        }
+        expected = (
+            "k=7, alpha=0.5, card=imbalanced, variant=reference" if r["method"] == "kofsd" else ""
+        )
+        assert r["settings"].startswith(expected)
         assert r["n_features"] == len(r["features"].split(";"))
         assert all(0.0 <= r[f] <= 1.0 for f in METRIC_FIELDS)
     assert result.params["methods"] == ["kofsd", "fisher"]
     assert (result.params["splits"], result.params["seed"], result.params["minority"]) == (2, 1, 2)
+
+
+def test_records_carry_the_parameters_that_produced_them(srbct):
+    result = evaluate(srbct, 2, ["kofsd", "relieff"], n_splits=2, params={"kofsd": {"k": 4}})
+    assert result.params["settings"]["kofsd"]["k"] == 4
+    assert result.params["settings"]["relieff"] == get_method("relieff").spec.record(
+        get_method("relieff").spec.defaults()
+    )
+    kofsd = [r for r in result.records if r["method"] == "kofsd"]
+    assert all(r["settings"].startswith("k=4, ") for r in kofsd)
+
+
+def test_protocol_refuses_a_minority_that_cannot_fill_a_training_half():
+    y = np.zeros(30, dtype=int)
+    y[:3] = 1
+    with pytest.raises(FSEngineError) as caught:
+        stratified_splits(y)
+    assert caught.value.parameter == "minority"
+    assert "3 samples" in caught.value.problem and "at least 4" in caught.value.remedy
+
+
+def test_protocol_warnings_name_the_training_half_sizes(srbct):
+    y = srbct.binarise(2)  # 11 BL samples: 6 in each training half, 5 in each test half
+    train, test = protocol_minority_sizes(y, 20)
+    counts = [(int(y[a].sum()), int(y[b].sum())) for a, b in stratified_splits(y, 20)]
+    assert (list(train), list(test)) == (
+        sorted({a for a, _ in counts}),
+        sorted({b for _, b in counts}),
+    )
+    warnings = protocol_warnings(y, ["kofsd", "fisher"], {"kofsd": {"k": 7}})
+    assert (
+        len(warnings) == 1
+        and "K = 7" in warnings[0]
+        and "(6 minority samples of 42)" in warnings[0]
+    )
+    assert protocol_warnings(y, ["kofsd"], {"kofsd": {"k": 3}}) == []
 
 
 def slow_one_nn(X_train, y_train, X_test):

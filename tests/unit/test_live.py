@@ -1,0 +1,71 @@
+"""The Stream page's engine: the live stream's selection is the command line's, and its
+hold-out G-mean is computed with selection on the training half only."""
+
+import math
+
+import numpy as np
+import pytest
+
+from fsengine import load_dataset, run_selection
+from fsengine.data import Dataset
+from fsengine.evaluation import classify, stratified_splits
+from fsengine.live import LiveStream
+from fsengine.methods import ONLINE_METHODS, get_method
+
+from conftest import SAMPLE
+
+
+@pytest.fixture(scope="module")
+def srbct():
+    return load_dataset(SAMPLE)
+
+
+@pytest.mark.parametrize("method", ONLINE_METHODS)
+def test_holdout_gmean_selects_on_the_training_half_only(srbct, method):
+    live = LiveStream(srbct, 2, method)
+    while not live.done:
+        live.advance(max_features=700)
+    y = srbct.binarise(2)
+    train, test = stratified_splits(y, 1, 0)[0]
+    # Independent path: the method on the training samples alone, then 1-NN.
+    columns = list(
+        get_method(method)
+        .select(srbct.X[train], y[train], list(srbct.feature_names))
+        .selection.columns
+    )
+    X = srbct.X[:, columns]
+    expected = classify("1nn", X[train], y[train], X[test], y[test])["gmean"] if columns else 0.0
+    assert live.current_gmean() == pytest.approx(expected)
+    assert len(live.gmeans) == 4  # one refresh per chunk of 700 (2308 features)
+    # The selection shown and exported is the command line's, on all samples.
+    assert live.selection().features == run_selection(srbct, 2, method).selection.features
+
+
+def test_holdout_gmean_ignores_the_test_samples(srbct):
+    """Changing the held-out samples' gene values cannot change what was selected."""
+    y = srbct.binarise(2)
+    _, test = stratified_splits(y, 1, 0)[0]
+    X = srbct.X.copy()
+    X[test] = np.random.default_rng(0).permutation(X[test].ravel()).reshape(X[test].shape)
+    changed = Dataset(
+        X=X, labels=srbct.labels, feature_names=srbct.feature_names, label_column="label"
+    )
+    first, second = LiveStream(srbct, 2), LiveStream(changed, 2)
+    for live in (first, second):
+        live.advance()
+    assert first.holdout_selected == second.holdout_selected
+    assert first.selection().features != second.selection().features
+
+
+def test_no_holdout_when_the_minority_cannot_be_split():
+    rng = np.random.default_rng(1)
+    ds = Dataset(
+        X=rng.normal(size=(20, 6)),
+        labels=np.array([1] * 3 + [0] * 17),
+        feature_names=tuple(f"g{i}" for i in range(6)),
+        label_column="label",
+    )
+    live = LiveStream(ds, 1)
+    live.advance()
+    assert live.done and math.isnan(live.current_gmean())
+    assert "3 samples" in live.holdout_problem and live.gmeans == []
