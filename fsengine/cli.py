@@ -518,9 +518,8 @@ def _cmd_info(args) -> None:
     label = ds.default_minority() if args.minority is None else ds.resolve_class(args.minority)
     chosen = "" if args.minority is not None else ", the smallest class"
     lines.append(f"minority class: {label}{chosen}")
-    lines.append(
-        f"imbalance ratio (majority / minority, {label} versus rest): {ds.imbalance_ratio(label):.2f}"
-    )
+    ratio = ds.imbalance_ratio(label)
+    lines.append(f"imbalance ratio (majority / minority, {label} versus rest): {ratio:.2f}")
     lines.append(
         f"constant features: {len(ds.constant_features)}"
         + (f" (dropped {len(ds.dropped_features)})" if ds.dropped_features else "")

@@ -6,13 +6,12 @@ import math
 import numpy as np
 import pytest
 
+from conftest import SAMPLE
 from fsengine import load_dataset, run_selection
 from fsengine.data import Dataset
 from fsengine.evaluation import classify, stratified_splits
 from fsengine.live import LiveStream
 from fsengine.methods import ONLINE_METHODS, get_method
-
-from conftest import SAMPLE
 
 
 @pytest.fixture(scope="module")
