@@ -13,6 +13,7 @@ import streamlit as st
 from dashboard import messages
 from dashboard.messages import describe
 from fsengine import Dataset, FSEngineError, load_dataset
+from fsengine.evaluation import protocol_warnings
 
 SAMPLE_PATH = Path(__file__).resolve().parent.parent / "sample_data" / "SRBCT.parquet"
 
@@ -185,3 +186,31 @@ def run_button(
         except FSEngineError as exc:
             st.error(f"{failure}: {describe(exc)}")
     return st.session_state.get(store, {}).get(key)
+
+
+def show_protocol_warnings(
+    methods=None, params: dict | None = None, n_splits: int | None = None
+) -> None:
+    """Warn (one box each) when the minority class is too small for the 50/50 protocol
+    or for a method's parameters on a training half (:func:`protocol_warnings`).
+
+    Parameters
+    ----------
+    methods, params : optional
+        The methods about to run and their parameters; default: the Stream page's
+        selector with the parameters last set there.
+    n_splits : int, optional
+    """
+    from dashboard.widgets import last_set  # widgets imports this module
+
+    loaded = current()
+    if methods is None:
+        method = st.session_state.get("stream_widgets", {}).get("stream_method", "kofsd")
+        methods, params = [method], {method: last_set(method)}
+    try:
+        y = loaded.dataset.binarise(st.session_state["minority"])
+    except FSEngineError as exc:
+        st.error(describe(exc))
+        return
+    for text in protocol_warnings(y, methods, params, n_splits):
+        st.warning(text[0].upper() + text[1:] + ".", icon=":material/warning:")

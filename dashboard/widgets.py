@@ -24,13 +24,46 @@ def widget_key(prefix: str, method: str, name: str) -> str:
     return f"{prefix}_{method}_{name}"
 
 
-def widget_defaults(prefix: str, methods) -> dict:
-    """The first value of every parameter widget of ``methods`` (the specs' defaults)."""
+#: Where a method's settings are set first: the Stream page (online selectors), then
+#: the Export page; other pages default to what was last set there.
+SETTING_PAGES = (("stream", "stream_widgets"), ("export", "export_widgets"))
+
+
+def widget_defaults(prefix: str, methods, inherit: bool = False) -> dict:
+    """The first value of every parameter widget of ``methods``.
+
+    Parameters
+    ----------
+    prefix : str
+        The page's widget prefix.
+    methods : iterable of str
+    inherit : bool
+        Take the value last set on the Stream page (else the Export page) where there is
+        one, instead of the specification's default.
+    """
     return {
-        widget_key(prefix, m, name): p.default
+        widget_key(prefix, m, name): (last_set(m)[name] if inherit else p.default)
         for m in methods
         for name, p in get_method(m).spec.parameters.items()
     }
+
+
+def last_set(method: str) -> dict:
+    """Every parameter of ``method`` as last set on the Stream page (online selectors) or
+    the Export page, else its default (all parameters, applicable or not)."""
+    values = {}
+    for name, param in get_method(method).spec.parameters.items():
+        values[name] = param.default
+        for prefix, store in reversed(SETTING_PAGES):
+            saved = st.session_state.get(store, {})
+            if widget_key(prefix, method, name) in saved:
+                values[name] = saved[widget_key(prefix, method, name)]
+    return values
+
+
+def applicable(method: str, values: dict) -> dict:
+    """The parameters of ``values`` in effect for ``method`` (a ``when`` not met: dropped)."""
+    return get_method(method).spec.record(values)
 
 
 def _int_bounds(param: Param, n_samples: int) -> tuple[int, int | None]:

@@ -161,6 +161,63 @@ def summary_table(rows: list[dict], key: str = "method") -> str:
     return "\n".join(lines) + "\n"
 
 
+#: The summary's measures: (title, summary field, decimals, larger is better).
+SUMMARY_COLUMNS = (
+    ("G-mean 1-NN", "gmean_1nn", 4, True),
+    ("G-mean SVM", "gmean_svm", 4, True),
+    ("F1 1-NN", "f1_1nn", 4, True),
+    ("AUC SVM", "auc_svm", 4, True),
+    ("features", "n_features", 1, None),
+    ("time (s)", "seconds", 3, False),
+)
+
+
+def summary_frame(rows: list[dict], settings: dict | None = None, key: str = "method"):
+    """The evaluation summary as a numeric table: one row per group, for every measure
+    a mean column (titled as the measure) and a standard-deviation column ("<title> sd").
+
+    Parameters
+    ----------
+    rows : list of dict
+        ``Evaluation.summary()`` rows.
+    settings : dict, optional
+        Parameters in effect per method (``Evaluation.params["settings"]``): added as a
+        "settings" column, "k=7, alpha=0.5".
+    key : str
+        The field naming a row.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Numbers stay numbers (sortable); the page or report formats them.
+    """
+    import pandas as pd
+
+    frame = pd.DataFrame({key: [row[key] for row in rows]})
+    if settings is not None:
+        frame["settings"] = [
+            get_method(row[key]).spec.settings_text(settings.get(row[key], {})) for row in rows
+        ]
+    for title, field, _digits, _better in SUMMARY_COLUMNS:
+        frame[title] = [row[f"{field}_mean"] for row in rows]
+        frame[f"{title} sd"] = [row[f"{field}_std"] for row in rows]
+    frame["splits"] = [row["splits"] for row in rows]
+    return frame
+
+
+def best_rows(frame) -> dict[str, list[int]]:
+    """Row positions holding the best mean of each measure where larger or smaller is
+    better (ties: every tied row), by column title."""
+    best = {}
+    for title, _field, _digits, better in SUMMARY_COLUMNS:
+        if better is None or frame.empty:
+            continue
+        values = frame[title].to_numpy(dtype=float)
+        target = values.max() if better else values.min()
+        best[title] = [i for i, v in enumerate(values) if v == target]
+    return best
+
+
 #: Name of the sample-identifier column of :func:`reduced_matrix` (suffixed with ``_`` until
 #: it clashes with no feature or label column).
 SAMPLE_COLUMN = "sample"

@@ -4,6 +4,20 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
+#: Colours of methods in multi-method charts (plotly's default sequence).
+PALETTE = (
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+)
+
 
 def class_counts_figure(counts: dict, minority=None) -> go.Figure:
     """Bar chart of samples per class, the minority class highlighted.
@@ -180,7 +194,7 @@ def stream_figure(
         go.Scatter(
             x=curves["gmean_step"],
             y=curves["gmean"],
-            name="hold-out G-mean (1-NN)",
+            name="hold-out G-mean (1-NN, selected on the training half)",
             mode="lines+markers",
             marker_size=4,
             line=dict(color="#2ca02c"),
@@ -189,8 +203,16 @@ def stream_figure(
     )
     fig.update_layout(
         xaxis=dict(title="features streamed", range=[0, total] if total else None),
-        yaxis=dict(title="selected features", rangemode="tozero"),
-        yaxis2=dict(title="score / G-mean", overlaying="y", side="right", rangemode="tozero"),
+        yaxis=dict(title="selected features", rangemode="tozero", tickformat="d"),
+        yaxis2=dict(
+            title=f"{score_label} / G-mean",
+            overlaying="y",
+            side="right",
+            rangemode="tozero",
+            tickformat=".2~f",
+            nticks=6,
+            showgrid=False,
+        ),
         legend=dict(orientation="h", y=-0.25),
         height=380,
         margin=dict(l=50, r=50, t=30, b=40),
@@ -214,20 +236,24 @@ def jaccard_figure(names: list[str], selections: list[set]) -> go.Figure:
             colorscale="Blues",
             text=[[f"{v:.2f}" for v in row] for row in matrix],
             texttemplate="%{text}",
+            textfont=dict(size=12 if len(names) <= 10 else 10),
             hovertemplate="%{y} / %{x}: %{z:.2f}<extra></extra>",
         )
     )
+    size = max(380, 60 + 32 * len(names))
     fig.update_layout(
-        height=380,
-        margin=dict(l=60, r=20, t=30, b=60),
-        yaxis_autorange="reversed",
+        height=size,
+        margin=dict(l=90, r=20, t=30, b=90),
+        font=dict(size=13),
+        xaxis=dict(tickangle=-45, tickfont=dict(size=13), type="category"),
+        yaxis=dict(autorange="reversed", tickfont=dict(size=13), type="category"),
         uirevision="jaccard",
     )
     return fig
 
 
 def topk_sweep_figure(summary: list[dict], title: str = "") -> go.Figure:
-    """G-mean against top-k for every ranker: one line per method and classifier.
+    """G-mean against top-k for every ranker, 1-NN and SVM in two panels side by side.
 
     Parameters
     ----------
@@ -238,46 +264,49 @@ def topk_sweep_figure(summary: list[dict], title: str = "") -> go.Figure:
     Returns
     -------
     plotly.graph_objects.Figure
-        One colour per method; 1-NN solid, SVM dashed; error bars are one standard
-        deviation over the splits. Trace names are ``"<method> 1-NN"`` / ``"<method> SVM"``.
+        One colour per method, the same in both panels (one legend entry per method,
+        toggling both); error bars are one standard deviation over the splits. The y
+        axes fit the data. Trace names are ``"<method> 1-NN"`` / ``"<method> SVM"``.
     """
-    palette = (
-        "#1f77b4",
-        "#ff7f0e",
-        "#2ca02c",
-        "#d62728",
-        "#9467bd",
-        "#8c564b",
-        "#e377c2",
-        "#7f7f7f",
-        "#bcbd22",
-        "#17becf",
-    )
+    from plotly.subplots import make_subplots
+
     methods = list(dict.fromkeys(row["method"] for row in summary))
-    fig = go.Figure()
+    fig = make_subplots(
+        rows=1,
+        cols=2,
+        shared_yaxes=True,
+        subplot_titles=("1-NN", "linear SVM"),
+        horizontal_spacing=0.04,
+    )
     for i, method in enumerate(methods):
         rows = sorted((r for r in summary if r["method"] == method), key=lambda r: r["top"])
-        for name, label, dash in (("gmean_1nn", "1-NN", "solid"), ("gmean_svm", "SVM", "dash")):
+        colour = PALETTE[i % len(PALETTE)]
+        for col, (name, label) in enumerate((("gmean_1nn", "1-NN"), ("gmean_svm", "SVM")), 1):
             fig.add_trace(
                 go.Scatter(
                     x=[r["top"] for r in rows],
                     y=[r[f"{name}_mean"] for r in rows],
                     name=f"{method} {label}",
                     legendgroup=method,
+                    showlegend=col == 1,
                     mode="lines+markers",
-                    line=dict(color=palette[i % len(palette)], dash=dash),
-                    error_y=dict(array=[r[f"{name}_std"] for r in rows], thickness=1),
+                    marker_size=5,
+                    line=dict(color=colour, width=1.5),
+                    error_y=dict(array=[r[f"{name}_std"] for r in rows], thickness=0.8, width=2),
                     hovertemplate=f"{method} {label}, top %{{x}}: G-mean %{{y:.3f}}<extra></extra>",
-                )
+                ),
+                1,
+                col,
             )
     fig.update_layout(
         title=title,
-        xaxis_title="top-k (features kept)",
-        yaxis_title="G-mean",
-        yaxis_range=[0, 1.05],
-        height=400,
-        margin=dict(l=40, r=20, t=60, b=40),
+        yaxis_title="G-mean (test halves)",
+        height=420,
+        margin=dict(l=50, r=20, t=60, b=40),
+        legend=dict(title="ranker (click to hide)"),
         uirevision="topk-sweep",
     )
-    fig.update_xaxes(dtick=1 if len({r["top"] for r in summary}) <= 15 else None)
+    dtick = 1 if len({r["top"] for r in summary}) <= 15 else None
+    fig.update_xaxes(title="top-k (features kept)", dtick=dtick)
+    fig.update_yaxes(tickformat=".2f")
     return fig

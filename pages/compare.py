@@ -1,57 +1,53 @@
 """Compare page: the online selectors and the rankers under the evaluation protocol."""
 
-import pandas as pd
 import streamlit as st
 
 from dashboard import state
+from dashboard.widgets import method_widgets, widget_defaults
 from fsengine.evaluation import PAPER_METHODS, evaluate, whole_data_selections
-from fsengine.export import records_to_csv
+from fsengine.export import SUMMARY_COLUMNS, best_rows, records_to_csv, summary_frame
 from fsengine.figures import comparison_figure, jaccard_figure
-from fsengine.rankers import RANKERS
-from fsengine.runs import METHODS, ONLINE_METHODS
+from fsengine.gene_figures import frequency_figure
+from fsengine.genes import selection_frequencies
+from fsengine.methods import METHODS, ONLINE_METHODS, RANKER_METHODS, get_method
 
-#: Table columns: title, summary field, decimals (the paper's layout, as `summary_table`).
-COLUMNS = (
-    ("G-mean 1-NN", "gmean_1nn", 4),
-    ("G-mean SVM", "gmean_svm", 4),
-    ("F1 (1-NN)", "f1_1nn", 4),
-    ("AUC (SVM)", "auc_svm", 4),
-    ("features", "n_features", 1),
-    ("time (s)", "seconds", 3),
-)
 STORE = "compare_results"
 WIDGETS = "compare_widgets"
+BEST_COLOUR = "background-color: #c7e9c0; font-weight: bold"
 
 
-def summary_frame(rows: list[dict]) -> pd.DataFrame:
-    """``Evaluation.summary()`` rows as a table of "mean ± sd" strings, one row per method."""
-    return pd.DataFrame(
-        [
-            {
-                "method": row["method"],
-                **{
-                    title: f"{row[f + '_mean']:.{d}f} ± {row[f + '_std']:.{d}f}"
-                    for title, f, d in COLUMNS
-                },
-            }
-            for row in rows
-        ]
-    )
-
-
-def _compute(dataset, minority, methods, splits, seed, top):
+def _compute(dataset, minority, methods, splits, seed, top, params):
     def compute(progress):
         evaluation = evaluate(
-            dataset, minority, methods, n_splits=splits, seed=seed, top=top, progress=progress
+            dataset,
+            minority,
+            methods,
+            n_splits=splits,
+            seed=seed,
+            top=top,
+            params=params,
+            progress=progress,
         )
-        selections, count = whole_data_selections(dataset, minority, methods, top)
+        selections, count = whole_data_selections(dataset, minority, methods, top, params)
         return {"evaluation": evaluation, "selections": selections, "count": count}
 
     return compute
 
 
+def _styled(frame):
+    """The summary with 4/1/3 decimals and the best mean of each measure shaded."""
+    formats = {}
+    for title, _field, digits, _better in SUMMARY_COLUMNS:
+        formats[title] = formats[f"{title} sd"] = f"{{:.{digits}f}}"
+    styler = frame.style.format(formats)
+    for title, rows in best_rows(frame).items():
+        styler = styler.map(lambda _v: BEST_COLOUR, subset=(frame.index[rows], [title]))
+    return styler
+
+
 loaded = state.current()
 ds, minority = loaded.dataset, st.session_state["minority"]
+n_train = (ds.n_samples + 1) // 2
 state.restore_widgets(
     WIDGETS,
     {
@@ -60,6 +56,8 @@ state.restore_widgets(
         "compare_seed": 0,
         "compare_fixed_top": False,
         "compare_top": min(10, ds.n_features),
+        # Until changed here, each method's settings are the ones last set on Stream.
+        **widget_defaults("compare", METHODS, inherit=True),
     },
 )
 state.set_widget(WIDGETS, "compare_top", min(st.session_state["compare_top"], ds.n_features))
@@ -68,7 +66,7 @@ st.title("Compare")
 st.caption(
     f"{loaded.name}, minority class **{minority}** versus the rest. Every split is a "
     "random stratified half to select and train on and the other half to test on; "
-    "G-mean, F1 and AUC are for the minority class."
+    "G-mean, F1 and AUC are for the minority class, on the test halves only."
 )
 
 methods_col, options_col = st.columns([3, 2])
@@ -78,7 +76,8 @@ with methods_col:
         list(METHODS),
         **state.persisted(WIDGETS, "compare_methods"),
         help=f"Online selectors: {', '.join(ONLINE_METHODS)}. Rankers: "
-        f"{', '.join(RANKERS)}. Default: the K-OFSD paper's comparison.",
+        f"{', '.join(RANKER_METHODS)} (d- = computed on a decomposition of the classes). "
+        "Default: the K-OFSD paper's comparison.",
     )
     st.toggle(
         "Fixed number of features for the rankers",
@@ -113,14 +112,36 @@ with options_col:
 
 methods = tuple(st.session_state["compare_methods"])
 splits, seed = int(st.session_state["compare_splits"]), int(st.session_state["compare_seed"])
-top = int(st.session_state["compare_top"]) if st.session_state["compare_fixed_top"] else None
-key = state.run_key(methods, splits, seed, top)
+top = int(st.session_state["compare_fixed_top"] and st.session_state["compare_top"]) or None
+# K-OFSD sets the rankers' count: it runs (with these settings) even when not listed.
+configurable = [m for m in methods if get_method(m).spec.parameters]
+if top is None and "kofsd" not in methods and any(m in RANKER_METHODS for m in methods):
+    configurable.append("kofsd")
+params = {}
+with st.expander(
+    "Method settings (as last set on the Stream page, unless changed here)", expanded=False
+):
+    st.caption(
+        f"Selection runs on a training half of {n_train} samples, so K is at most "
+        f"{n_train - 1} here."
+    )
+    if configurable:
+        for tab, method in zip(st.tabs(configurable), configurable):
+            with tab:
+                params[method] = method_widgets("compare", WIDGETS, method, n_train)
+    else:
+        st.write("The chosen methods have no parameters.")
+if methods:
+    state.show_protocol_warnings(list(dict.fromkeys([*methods, *params])), params, splits)
 
+key = state.run_key(
+    methods, splits, seed, top, tuple(sorted((m, str(p)) for m, p in params.items()))
+)
 result = state.run_button(
     "Run comparison",
     STORE,
     key,
-    _compute(ds, minority, methods, splits, seed, top),
+    _compute(ds, minority, methods, splits, seed, top, params),
     text="Evaluating",
     failure="The comparison could not run",
 )
@@ -131,16 +152,27 @@ if result is None:
 evaluation = result["evaluation"]
 summary = evaluation.summary()
 st.subheader("Results")
+settings = evaluation.params["settings"]
 rule = (
     f"every ranker keeps its top {top} features"
     if top is not None
-    else "every ranker keeps as many features as K-OFSD selected on the same split"
+    else "every ranker keeps as many features as K-OFSD "
+    f"({get_method('kofsd').spec.settings_text(settings['kofsd'])}) selected on the same split"
+    if "kofsd" in settings
+    else "no ranker compared"
 )
 st.caption(
-    f"Mean ± standard deviation over {splits} splits (seed {seed}); {rule}. "
-    "Time is the selection time on the training half."
+    f"Mean and standard deviation over {splits} splits (seed {seed}), measured on the "
+    f"test halves; {rule}. Time is the selection time on the training half. Shaded: the "
+    "best mean of each measure. Click a column title to sort."
 )
-st.dataframe(summary_frame(summary), hide_index=True, width="stretch")
+frame = summary_frame(summary, settings)
+st.dataframe(
+    _styled(frame),
+    hide_index=True,
+    width="stretch",
+    height=35 * (len(frame) + 1) + 3,
+)
 
 chart_col, overlap_col = st.columns(2)
 with chart_col:
@@ -155,7 +187,7 @@ with overlap_col:
         if top is not None
         else f"the rankers keep as many as K-OFSD selects there ({result['count']})"
     )
-    if not any(m in RANKERS for m in selections):
+    if not any(m in RANKER_METHODS for m in selections):
         count = "no ranker compared"
     st.caption(
         "Overlap of the gene sets selected on the **whole data set** (all "
@@ -164,6 +196,30 @@ with overlap_col:
         + ", ".join(f"{m} {len(s)}" for m, s in selections.items())
         + "."
     )
+
+st.subheader("How often each gene was selected across the splits")
+shown = st.selectbox("Method", list(selections), key="compare_frequency_method")
+frequencies = selection_frequencies(evaluation, ds, minority, shown, selections[shown])
+left, right = st.columns([2, 3])
+left.dataframe(
+    frequencies[["gene", "times", "share", "whole_data_rank"]],
+    hide_index=True,
+    width="stretch",
+    height=min(35 * (len(frequencies) + 1) + 3, 420),
+    column_config={
+        "times": st.column_config.NumberColumn(f"splits (of {splits})"),
+        "share": st.column_config.NumberColumn(format="percent"),
+        "whole_data_rank": st.column_config.NumberColumn(
+            "whole-data rank",
+            help="Rank in the method's selection on all samples; empty: not selected there.",
+        ),
+    },
+)
+right.plotly_chart(frequency_figure(frequencies, splits), width="stretch")
+st.caption(
+    "A gene chosen on most splits is a stable choice; the Genes page shows any selection's "
+    "genes sample by sample."
+)
 
 st.download_button(
     "Download the per-split records (CSV)",

@@ -77,9 +77,10 @@ st.title("Data")
 limit = st.get_option("server.maxUploadSize")
 upload_col, option_col = st.columns([3, 2])
 with upload_col:
+    # No type= filter: Streamlit's own refusal is a red "!" with a MIME type; the
+    # library names the format and what to do (e.g. an Excel workbook: save as CSV).
     st.file_uploader(
         f"Upload a matrix: CSV, TSV, gzip-compressed CSV or Parquet (up to {limit} MB)",
-        type=["csv", "tsv", "tab", "txt", "gz", "parquet"],
         key="uploader",
         on_change=_on_upload,
         help="Samples in rows and genes in columns, with one label column; "
@@ -119,21 +120,41 @@ cols = st.columns(5)
 cols[0].metric("Samples", ds.n_samples)
 cols[1].metric("Features", ds.n_features)
 cols[2].metric("Classes", len(counts))
-cols[3].metric("Minority samples", counts[minority])
+cols[3].metric(
+    "Minority class",
+    f"{minority} ({counts[minority]})",
+    help="The class to select genes for, against all other classes together (one "
+    "versus rest). Default on every new data set: the smallest class.",
+)
 cols[4].metric(
     "Imbalance ratio",
     f"{ds.imbalance_ratio(minority):.2f}",
-    help="Samples of the other classes per minority sample (rest / minority).",
+    help="Majority / minority of the one-versus-rest problem: "
+    f"{max(counts[minority], ds.n_samples - counts[minority])} / "
+    f"{min(counts[minority], ds.n_samples - counts[minority])}.",
 )
+if not ds.is_smallest_class(minority):
+    smallest = ds.default_minority()
+    st.warning(
+        f"Class {minority} ({counts[minority]} samples) is not the smallest class: "
+        f"{smallest} has {counts[smallest]}. The methods are built for a rare minority; "
+        f"choose {smallest} in the '{messages.label('minority')}' box unless class "
+        f"{minority} is the one you study."
+    )
+state.show_protocol_warnings()
 
 chart_col, table_col = st.columns([3, 2])
 with chart_col:
     st.plotly_chart(class_counts_figure(counts, minority), width="stretch")
 with table_col:
     table = pd.DataFrame({"class": [str(c) for c in classes], "samples": list(counts.values())})
-    table["share"] = (table["samples"] / ds.n_samples).map("{:.1%}".format)
-    st.dataframe(table, hide_index=True, width="stretch")
-    st.caption(f"Largest / smallest class: {ds.imbalance_ratio():.2f}")
+    table["share"] = table["samples"] / ds.n_samples
+    st.dataframe(
+        table,
+        hide_index=True,
+        width="stretch",
+        column_config={"share": st.column_config.NumberColumn(format="percent")},
+    )
 
 st.subheader("Preprocessing report")
 st.markdown(

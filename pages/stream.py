@@ -1,5 +1,6 @@
 """Stream page: watch genes arrive one at a time into an online selector."""
 
+import re
 from functools import partial
 
 import pandas as pd
@@ -14,8 +15,9 @@ from fsengine.figures import stream_figure
 from fsengine.live import LiveStream
 from fsengine.methods import ONLINE_METHODS, get_method
 
-#: Features per animation tick (a tick every 0.25 s; "max" = as many as fit in 0.2 s).
-SPEEDS = {"1": 1, "10": 10, "100": 100, "1,000": 1000, "max": None}
+#: Features per animation tick (a tick every 0.25 s; "about 8 s" = the whole stream in
+#: about 8 seconds whatever its length; "max" = as many as fit in 0.2 s).
+SPEEDS = {"1": 1, "10": 10, "100": 100, "about 8 s": "auto", "max": None}
 TICK_SECONDS = 0.25
 
 WIDGETS = "stream_widgets"
@@ -25,18 +27,23 @@ DEFAULTS = {
     "stream_method": "kofsd",
     "stream_order": "natural",
     "stream_seed": 0,
-    "stream_speed": "100",
+    "stream_speed": "about 8 s",
     **widget_defaults("stream", ONLINE_METHODS),
 }
 
 
 def _label(method: str) -> str:
+    """ "K-OFSD (Zhou et al., 2017)": the method and its paper's first author and year."""
     spec = get_method(method).spec
-    return (
-        f"{spec.label} ({spec.citation.split('.')[0]}, {spec.citation.rsplit(' ', 1)[-1]})"
-        if spec.citation[-1:].isdigit()
-        else spec.label
-    )
+    authors = spec.citation.split(".")[0].split(",")
+    year = re.search(r"(19|20)\d\d\)?$", spec.citation.strip())
+    cite = f"{authors[0]}{' et al.' if len(authors) > 1 else ''}"
+    return f"{spec.label} ({cite}{', ' + year.group(0).strip(')') if year else ''})"
+
+
+def _auto_speed(n_features: int) -> int:
+    """Features per tick for a stream of about 8 seconds (at least 1)."""
+    return max(1, -(-n_features // int(8 / TICK_SECONDS)))
 
 
 loaded = state.current()
@@ -75,7 +82,10 @@ seed = int(
     )
 )
 speed = order_cols[2].select_slider(
-    "Speed (features per tick, 4 ticks a second)", list(SPEEDS), **keep("stream_speed")
+    "Speed (features per tick, 4 ticks a second)",
+    list(SPEEDS),
+    help="'about 8 s' streams any data set in about 8 seconds; 'max' as fast as it runs.",
+    **keep("stream_speed"),
 )
 
 settings = (
@@ -141,9 +151,10 @@ def stream_view() -> None:
         st.info("Press Start to stream the features, or Step to take one at a time.")
         return
     if st.session_state.get("running") and not live.done:
-        live.advance(
-            max_features=SPEEDS[st.session_state.get("stream_speed", "100")], max_seconds=0.2
-        )
+        per_tick = SPEEDS.get(st.session_state.get("stream_speed"), "auto")
+        if per_tick == "auto":
+            per_tick = _auto_speed(live.total)
+        live.advance(max_features=per_tick, max_seconds=0.2)
         if live.done:
             st.session_state["running"] = False
             st.rerun()  # stop the timer, show the final result
@@ -157,10 +168,14 @@ def stream_view() -> None:
     )
     metrics[3].metric(
         "Hold-out G-mean (1-NN)",
-        f"{live.current_gmean():.3f}" if last else "-",
-        help="1-NN on the selected genes, trained on a stratified half of the "
-        "samples and scored on the other half; refreshed every tick.",
+        f"{live.current_gmean():.3f}" if last and live.gmeans else "-",
+        help="Honest: a copy of the selector streams the same genes over a stratified "
+        "training half only; 1-NN trained there is scored on the held-out half "
+        f"(refreshed every tick; {len(live.holdout_selected)} genes selected on the "
+        "training half so far). The genes listed below are selected on all samples.",
     )
+    if live.holdout_problem:
+        st.caption(f"No hold-out G-mean: {live.holdout_problem}.")
     st.plotly_chart(stream_figure(live.curves(), set_score, live.total), width="stretch")
     left, right = st.columns([3, 2])
     with left:

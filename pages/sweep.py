@@ -3,9 +3,11 @@
 import streamlit as st
 
 from dashboard import state
+from dashboard.widgets import method_widgets, widget_defaults
 from fsengine.evaluation import PAPER_METHODS, feature_frequencies, sweep_k, sweep_top
 from fsengine.export import records_to_csv
 from fsengine.figures import k_sweep_figure, topk_sweep_figure
+from fsengine.methods import get_method
 from fsengine.rankers import RANKERS
 
 K_STORE, TOP_STORE, WIDGETS = "sweep_k_results", "sweep_top_results", "sweep_widgets"
@@ -21,8 +23,11 @@ state.restore_widgets(
         "sweep_ks": (1, 10),
         "sweep_rankers": [m for m in PAPER_METHODS if m in RANKERS],
         "sweep_tops": (1, min(10, top_max)),
+        # Until changed here, the methods' settings are the ones last set on Stream.
+        **widget_defaults("sweep", ["kofsd", *RANKERS], inherit=True),
     },
 )
+n_train = (ds.n_samples + 1) // 2
 low, high = st.session_state["sweep_tops"]  # another data set may have fewer
 state.set_widget(WIDGETS, "sweep_tops", (min(low, top_max), min(high, top_max)))
 stem = f"{loaded.name.rsplit('.', 1)[0]}_{minority}"
@@ -60,7 +65,11 @@ st.slider(
     help="K-OFSD's neighbourhood size; every K in the range is computed in one go.",
 )
 ks = tuple(range(st.session_state["sweep_ks"][0], st.session_state["sweep_ks"][1] + 1))
-k_prefix = state.run_key("k", splits, seed)
+with st.expander("K-OFSD's other settings (as last set on the Stream page, unless changed here)"):
+    kofsd_params = method_widgets("sweep", WIDGETS, "kofsd", n_train)
+kofsd_params.pop("k", None)
+state.show_protocol_warnings(["kofsd"], {"kofsd": {"k": ks[-1]}}, splits)
+k_prefix = state.run_key("k", splits, seed, tuple(sorted(kofsd_params.items())))
 # A range inside one already computed (same data, splits and seed) is drawn from it.
 kept = [
     (key[-1], result)
@@ -71,7 +80,9 @@ k_result = state.run_button(
     "Run K sweep",
     K_STORE,
     k_prefix + (ks,),
-    lambda progress: sweep_k(ds, minority, ks, n_splits=splits, seed=seed, progress=progress),
+    lambda progress: sweep_k(
+        ds, minority, ks, n_splits=splits, seed=seed, progress=progress, **kofsd_params
+    ),
     text="K sweep",
     failure="The K sweep could not run",
 )
@@ -149,13 +160,29 @@ if top_max > 1:
     )
 tops = tuple(range(st.session_state["sweep_tops"][0], st.session_state["sweep_tops"][1] + 1))
 rankers = tuple(st.session_state["sweep_rankers"])
-top_key = state.run_key("top", rankers, tops, splits, seed)
+configurable = [m for m in rankers if RANKERS and get_method(m).spec.parameters]
+ranker_params = {}
+if configurable:
+    with st.expander("The rankers' settings (as last set on the Export page, unless changed here)"):
+        for tab, method in zip(st.tabs(configurable), configurable):
+            with tab:
+                ranker_params[method] = method_widgets("sweep", WIDGETS, method, n_train)
+top_key = state.run_key(
+    "top", rankers, tops, splits, seed, tuple(sorted((m, str(p)) for m, p in ranker_params.items()))
+)
 top_result = state.run_button(
     "Run top-k sweep",
     TOP_STORE,
     top_key,
     lambda progress: sweep_top(
-        ds, minority, rankers, tops, n_splits=splits, seed=seed, progress=progress
+        ds,
+        minority,
+        rankers,
+        tops,
+        n_splits=splits,
+        seed=seed,
+        params=ranker_params,
+        progress=progress,
     ),
     text="Top-k sweep",
     failure="The top-k sweep could not run",
@@ -165,8 +192,9 @@ if top_result is None:
 else:
     st.plotly_chart(topk_sweep_figure(top_result.summary(("method", "top"))), width="stretch")
     st.caption(
-        f"Mean G-mean over {splits} splits (seed {seed}); solid: 1-NN, dashed: linear "
-        "SVM; error bars: one standard deviation."
+        f"Mean G-mean on the test halves over {splits} splits (seed {seed}), 1-NN and "
+        "linear SVM in their own panels; bands: one standard deviation. Click a ranker in "
+        "the legend to hide it, double-click to show it alone."
     )
     st.download_button(
         "Download the top-k sweep records (CSV)",

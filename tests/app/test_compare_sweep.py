@@ -2,6 +2,7 @@
 (minority class 2), with few splits to stay quick."""
 
 import json
+import re
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -77,23 +78,42 @@ def test_compare_bar_chart_and_table_match_the_library(compared, expected):
 
     table = compared.dataframe[0].value
     assert list(table["method"]) == METHODS
+    measures = ["G-mean 1-NN", "G-mean SVM", "F1 1-NN", "AUC SVM", "features", "time (s)"]
     assert list(table.columns) == [
         "method",
-        "G-mean 1-NN",
-        "G-mean SVM",
-        "F1 (1-NN)",
-        "AUC (SVM)",
-        "features",
-        "time (s)",
+        "settings",
+        *[c for m in measures for c in (m, f"{m} sd")],
+        "splits",
     ]
     for row, want in zip(table.to_dict("records"), expected):
-        assert row["G-mean 1-NN"] == f"{want['gmean_1nn_mean']:.4f} ± {want['gmean_1nn_std']:.4f}"
-        assert row["F1 (1-NN)"] == f"{want['f1_1nn_mean']:.4f} ± {want['f1_1nn_std']:.4f}"
-        assert row["AUC (SVM)"] == f"{want['auc_svm_mean']:.4f} ± {want['auc_svm_std']:.4f}"
-        assert row["features"] == f"{want['n_features_mean']:.1f} ± {want['n_features_std']:.1f}"
-        assert " ± " in row["time (s)"]
+        # numbers, not "mean ± sd" strings: the columns sort as numbers
+        assert row["G-mean 1-NN"] == pytest.approx(want["gmean_1nn_mean"])
+        assert row["G-mean 1-NN sd"] == pytest.approx(want["gmean_1nn_std"])
+        assert row["F1 1-NN"] == pytest.approx(want["f1_1nn_mean"])
+        assert row["AUC SVM"] == pytest.approx(want["auc_svm_mean"])
+        assert row["features"] == pytest.approx(want["n_features_mean"])
+        assert row["splits"] == 2
+    assert table.loc[0, "settings"].startswith("k=7, alpha=0.5")  # K-OFSD's defaults
     # the paper's rule: rankers keep as many features as K-OFSD on every split
     assert table["features"].nunique() == 1
+
+
+def test_compare_table_marks_the_best_mean_of_each_measure(compared):
+    element = compared.dataframe[0]
+    table = element.value
+    styles = element.proto.arrow_data.styler.styles
+    marked = {(int(r), table.columns[int(c)]) for r, c in re.findall(r"_row(\d+)_col(\d+)", styles)}
+    expected = set()
+    for column, larger in (
+        ("G-mean 1-NN", True),
+        ("G-mean SVM", True),
+        ("F1 1-NN", True),
+        ("AUC SVM", True),
+        ("time (s)", False),
+    ):
+        target = table[column].max() if larger else table[column].min()
+        expected |= {(i, column) for i in table.index[table[column] == target]}
+    assert marked == expected and "c7e9c0" in styles
 
 
 def test_compare_heat_map_is_the_overlap_on_the_whole_data(compared, srbct):
@@ -130,7 +150,7 @@ def test_compare_same_parameters_do_not_recompute_and_survive_page_switch(compar
     compared.number_input(key="compare_seed").set_value(4).run()  # other parameters: not run
     assert not compared.get("plotly_chart")
     compared.number_input(key="compare_seed").set_value(3).run()  # back: shown again
-    assert len(_figures(compared)) == 2
+    assert len(_figures(compared)) == 3  # bars, overlap, selection frequencies
 
 
 def test_compare_fixed_top_gives_every_ranker_k_features():
@@ -139,7 +159,7 @@ def test_compare_fixed_top_gives_every_ranker_k_features():
     at.number_input(key="compare_top").set_value(3)
     _compare(at, methods=["fisher", "s2n"], splits=2, seed=0)
     assert not at.error
-    assert list(at.dataframe[0].value["features"]) == ["3.0 ± 0.0", "3.0 ± 0.0"]
+    assert list(at.dataframe[0].value["features"]) == [3.0, 3.0]
     assert any("top 3" in c.value for c in at.caption)
 
 
@@ -245,7 +265,11 @@ def test_topk_sweep_figure_is_a_function_of_the_summary_rows():
     assert list(fig.data[0].x) == [1, 2, 3]
     assert list(fig.data[1].y) == pytest.approx([0.05, 0.1, 0.15])
     assert fig.data[0].line.color == fig.data[1].line.color != fig.data[2].line.color
-    assert fig.data[1].line.dash == "dash"
+    # 1-NN in the left panel, SVM in the right; one legend entry per ranker; the y axis
+    # fits the data instead of a fixed 0-1.05
+    assert [t.xaxis for t in fig.data] == ["x", "x2", "x", "x2"]
+    assert [t.showlegend for t in fig.data] == [True, False, True, False]
+    assert fig.layout.yaxis.range is None
 
 
 def test_sweep_shown_k_and_narrower_range_redraw_without_recomputing(monkeypatch):

@@ -39,7 +39,7 @@ def test_sample_data_set_is_loaded_on_start(app):
         "Samples": "83",
         "Features": "2308",
         "Classes": "4",
-        "Minority samples": "11",
+        "Minority class": "2 (11)",
         "Imbalance ratio": "6.55",
     }
     bars = _bar_trace(app)
@@ -52,8 +52,10 @@ def test_sample_data_set_is_loaded_on_start(app):
 def test_choosing_another_minority_class_updates_ratio_and_chart(app):
     minority = next(s for s in app.selectbox if s.label.startswith("Minority"))
     minority.set_value(3).run()
-    assert _metrics(app)["Minority samples"] == "18"
+    assert _metrics(app)["Minority class"] == "3 (18)"
     assert _metrics(app)["Imbalance ratio"] == f"{65 / 18:.2f}"
+    # not the smallest class: allowed, but flagged with the smallest one named
+    assert any("not the smallest class: 2 has 11" in w.value for w in app.warning)
     colours = _bar_trace(app)["marker"]["color"]
     assert colours[2] != colours[0]  # class 3 is third
 
@@ -63,7 +65,7 @@ def test_every_minority_choice_is_kept(app):
     for choice, count in [(0, "29"), (2, "11"), (1, "25"), (3, "18"), (2, "11")]:
         next(s for s in app.selectbox if s.label.startswith("Minority")).set_value(choice).run()
         assert app.session_state["minority"] == choice
-        assert _metrics(app)["Minority samples"] == count
+        assert _metrics(app)["Minority class"] == f"{choice} ({count})"
 
 
 def test_upload_csv_replaces_the_data_set(app):
@@ -74,7 +76,7 @@ def test_upload_csv_replaces_the_data_set(app):
         "Samples": "16",
         "Features": "6",
         "Classes": "2",
-        "Minority samples": "4",
+        "Minority class": "tumour (4)",
         "Imbalance ratio": "3.00",
     }
     assert app.subheader[0].value == "tumours.csv"
@@ -145,3 +147,59 @@ def test_sample_file_is_the_real_srbct_data():
     frame = pd.read_parquet(SAMPLE)
     assert frame.shape == (83, 2309)
     assert frame["label"].value_counts().to_dict() == {0: 29, 1: 25, 3: 18, 2: 11}
+
+
+def _two_class_csv(counts: dict, p=5, seed=3) -> bytes:
+    rng = np.random.default_rng(seed)
+    labels = [c for c, n in counts.items() for _ in range(n)]
+    frame = pd.DataFrame(rng.normal(size=(len(labels), p)), columns=[f"g{j}" for j in range(p)])
+    frame["label"] = labels
+    return frame.sample(frac=1, random_state=seed).to_csv(index=False).encode()
+
+
+def test_a_new_data_set_defaults_to_its_smallest_class(app):
+    """The reported case: labels 1 (19 samples) and 2 (58); 2 must not be preselected,
+    even after the previous data set's minority was class 2."""
+    assert app.session_state["minority"] == 2  # SRBCT: BL, the smallest class
+    raw = _two_class_csv({1: 19, 2: 58})
+    app.file_uploader(key="uploader").set_value(("cohort.csv", raw, "text/csv")).run()
+    assert not app.exception and not app.error
+    assert app.session_state["minority"] == 1
+    metrics = _metrics(app)
+    assert metrics["Minority class"] == "1 (19)"
+    assert metrics["Imbalance ratio"] == f"{58 / 19:.2f}"
+    assert not [w for w in app.warning if "smallest" in w.value]
+    # choosing the majority is allowed, flagged, and the ratio stays majority / minority
+    next(s for s in app.selectbox if s.label.startswith("Minority")).set_value(2).run()
+    assert _metrics(app)["Imbalance ratio"] == f"{58 / 19:.2f}"
+    assert any("not the smallest class: 1 has 19" in w.value for w in app.warning)
+
+
+def test_ties_go_to_the_first_class_in_label_order(app):
+    raw = _two_class_csv({"b": 6, "a": 6, "c": 9})
+    app.file_uploader(key="uploader").set_value(("ties.csv", raw, "text/csv")).run()
+    assert app.session_state["minority"] == "a"
+
+
+def test_an_excel_workbook_gets_a_message_that_says_what_to_do(app):
+    import io
+    import zipfile
+
+    book = io.BytesIO()
+    with zipfile.ZipFile(book, "w") as archive:
+        archive.writestr("[Content_Types].xml", "<Types/>")
+        archive.writestr("xl/workbook.xml", "<workbook/>")
+    app.file_uploader(key="uploader").set_value(
+        ("cohort.xlsx", book.getvalue(), "application/vnd.ms-excel")
+    ).run()
+    assert not app.exception and len(app.error) == 1
+    assert "Excel workbook" in app.error[0].value and "save the sheet as CSV" in app.error[0].value
+    assert _metrics(app)["Samples"] == "83"  # still the previous data set
+
+
+def test_a_minority_too_small_for_the_protocol_is_warned_about(app):
+    raw = _two_class_csv({"rare": 3, "common": 30})
+    app.file_uploader(key="uploader").set_value(("rare.csv", raw, "text/csv")).run()
+    assert app.session_state["minority"] == "rare"
+    texts = " ".join(w.value for w in app.warning)
+    assert "3 samples" in texts and "at least 4" in texts

@@ -74,12 +74,16 @@ def _run_command(text, capsys, cwd, monkeypatch) -> str:
     return capsys.readouterr().out
 
 
-def _upload(at, frame, name="upload.csv"):
+def _upload(at, frame, name="upload.csv", usable=True):
     at.switch_page("pages/data.py").run()
     at.file_uploader(key="uploader").set_value(
         (name, frame.to_csv(index=False).encode(), "text/csv")
     ).run()
-    assert not at.exception and not at.error
+    assert not at.exception
+    if usable:
+        assert not at.error
+    else:  # the Data page already says why the default minority cannot be used
+        assert len(at.error) == 1 and "only 1 sample" in at.error[0].value
     at.switch_page("pages/export.py").run()
     return at
 
@@ -255,7 +259,7 @@ def test_finished_stream_is_offered_with_its_parameters(app, srbct, capsys, monk
 
 def test_errors_are_shown_and_the_page_keeps_working(app):
     frame = _with_ids(n_minority=1, n_rest=11)  # class tumour: a single sample
-    _upload(app, frame)
+    _upload(app, frame, usable=False)
     app.button(key="export_compute").click().run()
     assert not app.exception
     assert len(app.error) == 1 and "only 1 sample" in app.error[0].value
