@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dashboard import state
+from dashboard import persistence, state
 from fsengine.parallel import warm_up
 
 st.set_page_config(page_title="fsengine", page_icon=":dna:", layout="wide")
@@ -15,9 +15,11 @@ PAGES = [
     st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
     st.Page("pages/sweep.py", title="Sweep", icon=":material/tune:"),
     st.Page("pages/export.py", title="Export", icon=":material/download:"),
+    st.Page("pages/history.py", title="History", icon=":material/history:"),
 ]
 navigation = st.navigation(PAGES)
 
+persistence.begin()  # the workspace in the URL: data set, settings and results back
 loaded = state.current()
 with st.sidebar:
     ds = loaded.dataset
@@ -27,4 +29,8 @@ with st.sidebar:
         f"minority class: **{st.session_state['minority']}**"
     )
 
-navigation.run()
+persistence.show_notices()
+try:
+    navigation.run()
+finally:
+    persistence.save()  # also after st.stop() and Stop

@@ -131,6 +131,9 @@ def run_once(
     compute: Callable[[Callable], Any],
     *,
     text: str,
+    kind: str | None = None,
+    title: str = "",
+    widgets: str | None = None,
     max_entries: int = 8,
     delay: float = 0.5,
 ) -> Any:
@@ -141,29 +144,65 @@ def run_once(
     ``progress(done, total, message)`` drives a progress bar, shown once the run has
     taken ``delay`` seconds and redrawn at most ten times a second. Errors (FSEngineError)
     propagate and nothing is kept.
+
+    With ``kind``, the run is recorded in the workspace (:mod:`dashboard.persistence`):
+    running, then finished with its result, parameters and time, or stopped when Stop, a
+    closed tab or an error interrupts it; a stopped run leaves a message for the page
+    (:func:`stopped_message`). ``widgets`` names the page's store of widget values, kept
+    with the run so that reopening it restores the page's settings.
     """
+    from dashboard import persistence
+
     results = st.session_state.setdefault(store, {})
     if key in results:
         return results[key]
+    st.session_state.pop(store + "_stopped", None)
     slot = st.empty()
     start = time.perf_counter()
     last = [0.0]
+    reached = [""]
+    params = {"key": key, "widgets": dict(st.session_state.get(widgets, {})) if widgets else {}}
+    run_id = persistence.start_run(kind, title or text, params) if kind else None
 
     def progress(done: int, total: int, message: str) -> None:
         now = time.perf_counter()
+        reached[0] = f"{done} of {total} ({message})"
         if now - start >= delay and (now - last[0] >= 0.1 or done == total):
             last[0] = now
             slot.progress(min(done / total, 1.0) if total else 1.0, text=f"{text}: {message}")
 
     try:
         result = compute(progress)
+    except BaseException as exc:
+        # Stop, a closed tab or an error: never kept or shown as finished.
+        seconds = time.perf_counter() - start
+        persistence.stop_run(run_id, None, seconds)
+        if not isinstance(exc, FSEngineError):
+            st.session_state[store + "_stopped"] = (
+                f"{text} was stopped after {seconds:.0f} s"
+                + (f", at {reached[0]}" if reached[0] else "")
+                + "; nothing of it is shown. Press the button to run it again."
+            )
+        raise
     finally:
         slot.empty()
+    seconds = time.perf_counter() - start
+    if run_id is not None:
+        persistence.finish_run(
+            run_id,
+            {"key": key, "widgets": params["widgets"], "result": persistence.encode(result)},
+            seconds,
+        )
     results[key] = result
     while len(results) > max_entries:
         results.pop(next(iter(results)))
     st.session_state[store + "_computed"] = st.session_state.get(store + "_computed", 0) + 1
     return result
+
+
+def stopped_message(store: str) -> str | None:
+    """What the last interrupted run of ``store`` had reached, if it was stopped."""
+    return st.session_state.get(store + "_stopped")
 
 
 def run_button(
@@ -174,17 +213,24 @@ def run_button(
     *,
     text: str,
     failure: str,
+    kind: str | None = None,
+    title: str = "",
+    widgets: str | None = None,
 ) -> Any:
     """A primary button running ``compute`` once per key (see :func:`run_once`).
 
     Returns the result kept for ``key`` (None until it has run); a library error is
-    shown in an error box prefixed with ``failure``, and the page goes on.
+    shown in an error box prefixed with ``failure``, and the page goes on. A run
+    stopped before it finished is said so (no frozen progress bar is left behind).
     """
     if st.button(label, type="primary"):
         try:
-            run_once(store, key, compute, text=text)
+            run_once(store, key, compute, text=text, kind=kind, title=title, widgets=widgets)
         except FSEngineError as exc:
             st.error(f"{failure}: {describe(exc)}")
+    stopped = stopped_message(store)
+    if stopped and key not in st.session_state.get(store, {}):
+        st.warning(stopped, icon=":material/stop_circle:")
     return st.session_state.get(store, {}).get(key)
 
 

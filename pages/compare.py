@@ -144,6 +144,10 @@ result = state.run_button(
     _compute(ds, minority, methods, splits, seed, top, params),
     text="Evaluating",
     failure="The comparison could not run",
+    kind="compare",
+    title=f"Compare {', '.join(methods)}: {splits} splits, seed {seed} ({loaded.name}, "
+    f"minority {minority})",
+    widgets=WIDGETS,
 )
 if result is None:
     st.info("Choose the methods and press **Run comparison**.")

@@ -6,7 +6,7 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from dashboard import state
+from dashboard import persistence, state
 from dashboard.messages import describe
 from dashboard.widgets import method_widgets, widget_defaults
 from fsengine import FSEngineError
@@ -103,15 +103,49 @@ if live is not None and st.session_state.get("live_settings") != settings:
     st.info("The settings changed: Reset to stream with them (the current run keeps its own).")
 
 
-def _new_stream() -> LiveStream | None:
+def _payload(live: LiveStream) -> dict:
+    """What the workspace keeps of a stream: enough to replay it and its outcome."""
+    last = live.events[-1] if live.events else None
+    return {
+        "method": live.method,
+        "params": live.params,
+        "order": live.order_name,
+        "seed": live.seed,
+        "minority": live.minority,
+        "position": live.position,
+        "total": live.total,
+        "selected": list(last.selected) if last else [],
+        "holdout_gmean": live.current_gmean() if live.gmeans else None,
+        "dataset": {
+            "label": loaded.label,
+            "transpose": loaded.transpose,
+            "drop_constant": loaded.drop_constant,
+        },
+    }
+
+
+def _record(live: LiveStream) -> None:
+    """Keep the stream in the workspace: finished at its end, else stopped where it is
+    (a paused stream, a closed tab and a reset are never shown as finished)."""
+    run_id = st.session_state.get("live_run")
+    if run_id is None or st.session_state.get("live_recorded") == (run_id, live.position):
+        return
+    if live.done:
+        persistence.finish_run(run_id, _payload(live), live.seconds)
+    else:
+        persistence.stop_run(run_id, _payload(live), live.seconds)
+    st.session_state["live_recorded"] = (run_id, live.position)
+
+
+def _new_stream(replay: dict | None = None) -> LiveStream | None:
     try:
         stream = LiveStream(
             ds,
             minority,
-            method,
-            order=order,
-            seed=seed if order == "random" else None,
-            params=params,
+            replay["method"] if replay else method,
+            order=replay["order"] if replay else order,
+            seed=replay["seed"] if replay else (seed if order == "random" else None),
+            params=replay["params"] if replay else params,
         )
     except FSEngineError as exc:
         st.session_state["stream_error"] = describe(exc)
@@ -119,7 +153,25 @@ def _new_stream() -> LiveStream | None:
     st.session_state.pop("stream_error", None)
     st.session_state["live"] = stream
     st.session_state["live_settings"] = settings
+    spec = get_method(stream.method).spec
+    st.session_state["live_run"] = persistence.start_run(
+        "stream",
+        f"{spec.label} ({spec.settings_text(stream.params) or 'no parameters'}), "
+        f"{stream.order_name} order ({loaded.name}, minority {stream.minority})",
+        _payload(stream),
+    )
+    _record(stream)  # stopped at 0 until it goes further
     return stream
+
+
+reopened = st.session_state.pop("reopen_stream", None)
+if reopened:
+    live = _new_stream(reopened)
+    if live is not None:
+        with st.spinner("Replaying the stream ..."):
+            live.advance(max_features=int(reopened.get("position") or live.total))
+        _record(live)
+        st.session_state["running"] = False
 
 
 buttons = st.columns(4)
@@ -129,14 +181,19 @@ if buttons[0].button("Start", type="primary", key="stream_start", width="stretch
     st.session_state["running"] = live is not None
 if buttons[1].button("Pause", key="stream_pause", width="stretch"):
     st.session_state["running"] = False
+    if live is not None:
+        _record(live)
 if buttons[2].button("Step", key="stream_step", width="stretch"):
     st.session_state["running"] = False
     if live is None or live.done:
         live = _new_stream()
     if live is not None:
         live.advance(max_features=1)
+        _record(live)
 if buttons[3].button("Reset", key="stream_reset", width="stretch"):
     st.session_state["running"] = False
+    if live is not None:
+        _record(live)
     st.session_state.pop("live", None)
     live = None
 if "stream_error" in st.session_state:
@@ -157,6 +214,7 @@ def stream_view() -> None:
         live.advance(max_features=per_tick, max_seconds=0.2)
         if live.done:
             st.session_state["running"] = False
+            _record(live)
             st.rerun()  # stop the timer, show the final result
     last = live.events[-1] if live.events else None
     metrics = st.columns(4)

@@ -85,6 +85,10 @@ k_result = state.run_button(
     ),
     text="K sweep",
     failure="The K sweep could not run",
+    kind="sweep-k",
+    title=f"K-OFSD, K {ks[0]}..{ks[-1]}: {splits} splits, seed {seed} ({loaded.name}, "
+    f"minority {minority})",
+    widgets=WIDGETS,
 )
 computed_ks = ks if k_result is not None else (kept[-1][0] if kept else None)
 if k_result is None and kept:
@@ -186,6 +190,10 @@ top_result = state.run_button(
     ),
     text="Top-k sweep",
     failure="The top-k sweep could not run",
+    kind="sweep-top",
+    title=f"{', '.join(rankers)}, top {tops[0]}..{tops[-1]}: {splits} splits, seed {seed} "
+    f"({loaded.name}, minority {minority})",
+    widgets=WIDGETS,
 )
 if top_result is None:
     st.info("Choose the rankers and the range of top-k and press **Run top-k sweep**.")

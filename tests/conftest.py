@@ -4,6 +4,7 @@ installed."""
 import importlib.metadata
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,11 @@ settings.register_profile("ci", derandomize=True, database=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# The dashboard's workspaces (dashboard/workspace.py) go to a folder of this test run, never
+# to the user's ~/.fsengine; servers started by the tests inherit it.
+if "FSENGINE_WORKSPACE_DIR" not in os.environ:
+    os.environ["FSENGINE_WORKSPACE_DIR"] = tempfile.mkdtemp(prefix="fsengine-test-workspaces-")
 REFERENCE = ROOT / "tests" / "reference" / "kofsd_octave"
 SAMPLE = ROOT / "sample_data" / "SRBCT.parquet"
 

@@ -1,0 +1,289 @@
+"""The session's side of the workspace: what survives a reload, a bookmarked link and a
+server restart.
+
+The URL carries the workspace id (``?ws=...``, :mod:`dashboard.workspace`). On a new
+session :func:`begin` opens that workspace (or a fresh one: an unknown or malformed id
+reveals nothing) and brings back its data set, minority class, every page's settings and
+the results of its finished runs; :func:`save` writes the state back after every script
+run. Runs are recorded by :func:`dashboard.state.run_once` (Compare, Sweep) and by the
+Stream page: "running" while they run, "finished" with their result, "stopped" when
+interrupted (Stop, a closed tab, a server restart).
+
+If the store cannot be used (a read-only home, a full disk), the app keeps working and
+says once that nothing is being saved.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from typing import Any
+
+import streamlit as st
+
+from dashboard.workspace import Store, WorkspaceStoreError, default_store
+from fsengine.evaluation import Evaluation
+
+#: The pages' stores of remembered widget values, kept in the workspace.
+WIDGET_STORES = ("stream_widgets", "compare_widgets", "sweep_widgets", "export_widgets")
+#: Kinds of run whose result is put back into a page's result store on restore.
+RESULT_KINDS = {
+    "compare": "compare_results",
+    "sweep-k": "sweep_k_results",
+    "sweep-top": "sweep_top_results",
+}
+#: Results restored per page store (the newest).
+RESTORED_PER_STORE = 8
+_FAILURES = (OSError, sqlite3.Error, WorkspaceStoreError, KeyError, TypeError, ValueError)
+
+
+def store() -> Store | None:
+    """The process's store, or None when it cannot be used (the reason is kept once)."""
+    if "workspace_problem" in st.session_state:
+        return None
+    try:
+        return default_store()
+    except _FAILURES as exc:
+        _fail(exc)
+        return None
+
+
+def _fail(exc: Exception) -> None:
+    st.session_state["workspace_problem"] = (
+        f"Your work is not being saved ({type(exc).__name__}: {exc}). Set "
+        "FSENGINE_WORKSPACE_DIR to a writable folder and restart the app to keep it."
+    )
+
+
+def workspace_id() -> str | None:
+    """This session's workspace id (None when nothing can be saved)."""
+    return st.session_state.get("workspace")
+
+
+def begin() -> None:
+    """Once per session: open the workspace named in the URL (or a fresh one), restore it,
+    and put its id in the URL. Call before anything reads the data set."""
+    if "workspace" in st.session_state or "workspace_problem" in st.session_state:
+        _keep_in_url()
+        return
+    found = store()
+    if found is None:
+        return
+    requested = st.query_params.get("ws")
+    try:
+        wid, new = found.open_workspace(requested)
+    except _FAILURES as exc:
+        _fail(exc)
+        return
+    st.session_state["workspace"] = wid
+    if new and requested:
+        st.session_state["workspace_notice"] = (
+            "The workspace in this link was not found (it may have been removed to stay "
+            "under the disk cap): this is a new, empty workspace."
+        )
+    if not new:
+        _restore(found, wid)
+    _keep_in_url()
+
+
+def _keep_in_url() -> None:
+    wid = workspace_id()
+    if wid and st.query_params.get("ws") != wid:
+        st.query_params["ws"] = wid
+
+
+def _tuples(value):
+    """JSON lists back to the tuples the pages' keys and range sliders use."""
+    if isinstance(value, list):
+        return tuple(_tuples(v) for v in value)
+    return value
+
+
+def _widget_values(saved: dict) -> dict:
+    """Widget values from JSON: a range slider's pair back to a tuple, lists kept."""
+    values = {}
+    for key, value in saved.items():
+        pair = (
+            isinstance(value, list)
+            and len(value) == 2
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+        )
+        values[key] = tuple(value) if pair else value
+    return values
+
+
+def _restore(found: Store, wid: str) -> None:
+    from dashboard import state  # state imports nothing from here at import time
+
+    saved = found.load_state(wid)
+    data = saved.get("dataset")
+    if data:
+        stored = found.get_dataset(data["sha"], workspace_id=wid)
+        if stored is None:
+            st.session_state["workspace_notice"] = (
+                f"The data set {data.get('name')!r} of this workspace is no longer stored "
+                "(removed to stay under the disk cap); the sample is loaded instead."
+            )
+        else:
+            try:
+                state.load_into_session(
+                    stored[0],
+                    stored[1],
+                    label=data.get("label"),
+                    transpose=bool(data.get("transpose")),
+                    drop_constant=bool(data.get("drop_constant")),
+                )
+            except Exception as exc:  # noqa: BLE001 - a stored file that no longer loads
+                st.session_state["workspace_notice"] = (
+                    f"The saved data set could not be read: {exc}"
+                )
+            else:
+                counts = st.session_state["data"].dataset.class_counts()
+                if saved.get("minority") in counts:
+                    st.session_state["minority"] = saved["minority"]
+    for name in WIDGET_STORES:
+        if isinstance(saved.get("widgets", {}).get(name), dict):
+            st.session_state[name] = _widget_values(saved["widgets"][name])
+    restored: dict[str, int] = {}
+    for run in reversed(found.list_runs(wid)):  # oldest first: the newest ends up last
+        target = RESULT_KINDS.get(run.kind)
+        if run.status != "finished" or target is None:
+            continue
+        restored[target] = restored.get(target, 0) + 1
+    counts = dict(restored)
+    for run in reversed(found.list_runs(wid)):
+        target = RESULT_KINDS.get(run.kind)
+        if run.status != "finished" or target is None:
+            continue
+        counts[target] -= 1
+        if counts[target] >= RESTORED_PER_STORE:
+            continue  # only the newest few
+        put_back(found, wid, run.id)
+    st.session_state["_saved_state"] = json.dumps(saved, sort_keys=True, default=str)
+
+
+def put_back(found: Store, wid: str, run_id: int) -> tuple[str, tuple, dict] | None:
+    """Put a finished run's result back into its page's result store; returns (page
+    store, key, payload) or None."""
+    loaded = found.load_run(wid, run_id)
+    if loaded is None:
+        return None
+    info, payload = loaded
+    target = RESULT_KINDS.get(info.kind)
+    if target is None or not payload:
+        return None
+    key = _tuples(payload["key"])
+    st.session_state.setdefault(target, {})[key] = decode(payload["result"])
+    return target, key, payload
+
+
+def save() -> None:
+    """Write the workspace's state (data set, minority, every page's settings) when it
+    changed; store the current data set's bytes once."""
+    found, wid = store(), workspace_id()
+    loaded = st.session_state.get("data")
+    if found is None or wid is None or loaded is None:
+        return
+    sha = hashlib.sha256(loaded.raw).hexdigest()
+    try:
+        if st.session_state.get("_stored_sha") != sha:
+            found.put_dataset(loaded.raw, loaded.name, workspace_id=wid)
+            st.session_state["_stored_sha"] = sha
+        current = {
+            "dataset": {
+                "sha": sha,
+                "name": loaded.name,
+                "label": loaded.label,
+                "transpose": loaded.transpose,
+                "drop_constant": loaded.drop_constant,
+            },
+            "minority": st.session_state.get("minority"),
+            "widgets": {name: st.session_state.get(name, {}) for name in WIDGET_STORES},
+        }
+        text = json.dumps(current, sort_keys=True, default=str)
+        if st.session_state.get("_saved_state") != text:
+            found.save_state(wid, current)
+            st.session_state["_saved_state"] = text
+    except _FAILURES as exc:
+        _fail(exc)
+
+
+def dataset_sha() -> str | None:
+    loaded = st.session_state.get("data")
+    return None if loaded is None else hashlib.sha256(loaded.raw).hexdigest()
+
+
+def start_run(kind: str, title: str, params: dict) -> int | None:
+    """Record a run as running (None when nothing can be saved)."""
+    found, wid = store(), workspace_id()
+    if found is None or wid is None:
+        return None
+    save()  # the data set must be stored before a run refers to it
+    try:
+        return found.start_run(wid, kind, dataset_sha(), title, params)
+    except _FAILURES as exc:
+        _fail(exc)
+        return None
+
+
+def finish_run(run_id: int | None, payload: dict, seconds: float) -> None:
+    """Store a finished run's result."""
+    found = store()
+    if run_id is None or found is None:
+        return
+    try:
+        found.finish_run(run_id, payload, seconds)
+    except _FAILURES as exc:
+        _fail(exc)
+
+
+def stop_run(run_id: int | None, payload: dict | None = None, seconds: float | None = None) -> None:
+    """Mark a run as stopped (with what it had, if anything)."""
+    found = store()
+    if run_id is None or found is None:
+        return
+    try:
+        found.stop_run(run_id, payload, seconds)
+    except _FAILURES as exc:
+        _fail(exc)
+
+
+def encode(result: Any) -> Any:
+    """A page's result as JSON-able data (an Evaluation as its records and params)."""
+    if isinstance(result, Evaluation):
+        return {"__evaluation__": {"records": result.records, "params": result.params}}
+    if isinstance(result, dict):
+        return {key: encode(value) for key, value in result.items()}
+    if isinstance(result, tuple):
+        return [encode(v) for v in result]
+    return result
+
+
+def decode(data: Any) -> Any:
+    """The inverse of :func:`encode` (tuples come back as lists)."""
+    if isinstance(data, dict):
+        if set(data) == {"__evaluation__"}:
+            return Evaluation(data["__evaluation__"]["records"], data["__evaluation__"]["params"])
+        return {key: decode(value) for key, value in data.items()}
+    return data
+
+
+def show_notices() -> None:
+    """The workspace's messages: a link not found, things evicted for the disk cap, or
+    that nothing is being saved."""
+    for key in ("workspace_notice",):
+        if key in st.session_state:
+            st.info(st.session_state.pop(key), icon=":material/info:")
+    if "workspace_problem" in st.session_state and not st.session_state.get("_problem_shown"):
+        st.warning(st.session_state["workspace_problem"])
+        st.session_state["_problem_shown"] = True
+    found, wid = store(), workspace_id()
+    if found is None or wid is None:
+        return
+    try:
+        evicted = found.pop_evictions(wid)
+    except _FAILURES:
+        return
+    for notice in evicted:
+        st.warning(notice.message, icon=":material/delete_sweep:")

@@ -1,0 +1,147 @@
+"""History page: every run of this workspace, to reopen or delete."""
+
+import datetime as dt
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import persistence, state
+
+#: The page that shows each kind of run.
+PAGE_OF = {
+    "compare": "pages/compare.py",
+    "sweep-k": "pages/sweep.py",
+    "sweep-top": "pages/sweep.py",
+    "stream": "pages/stream.py",
+}
+
+
+def _size(n: int | None) -> str:
+    if n is None:
+        return "-"
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} GB"
+
+
+def _open(found, wid, run) -> None:
+    """Bring back the run's data set, minority class and page settings, then its page."""
+    loaded = found.load_run(wid, run.id)
+    if loaded is None:
+        st.error("This run is no longer stored.")
+        return
+    info, payload = loaded
+    if info.dataset_sha and info.dataset_sha != persistence.dataset_sha():
+        stored = found.get_dataset(info.dataset_sha, workspace_id=wid)
+        if stored is None:
+            st.error(
+                f"The data set of this run ({info.dataset_name}) is no longer stored; "
+                "upload it again to rerun."
+            )
+            return
+        params = (payload or {}).get("dataset") or {}
+        state.load_into_session(
+            stored[0],
+            stored[1],
+            label=params.get("label"),
+            transpose=bool(params.get("transpose")),
+            drop_constant=bool(params.get("drop_constant")),
+        )
+    key = (payload or {}).get("key") or info.params.get("key")
+    if key:
+        minority = key[6]  # run_key: name, samples, features, transpose, drop, label, minority
+        if minority in st.session_state["data"].dataset.class_counts():
+            st.session_state["minority"] = minority
+    widgets = (payload or {}).get("widgets") or info.params.get("widgets")
+    page = PAGE_OF[info.kind]
+    if widgets:
+        name = {"pages/compare.py": "compare_widgets", "pages/sweep.py": "sweep_widgets"}.get(page)
+        if name:
+            st.session_state[name] = persistence._widget_values(widgets)
+    if info.kind == "stream":
+        stream = payload or info.params
+        if stream.get("minority") in st.session_state["data"].dataset.class_counts():
+            st.session_state["minority"] = stream["minority"]
+        saved = st.session_state.setdefault("stream_widgets", {})
+        saved.update(
+            {
+                "stream_method": stream["method"],
+                "stream_order": stream["order"],
+                **({"stream_seed": stream["seed"]} if stream.get("seed") is not None else {}),
+                **{f"stream_{stream['method']}_{k}": v for k, v in stream["params"].items()},
+            }
+        )
+        st.session_state["reopen_stream"] = stream
+    else:
+        persistence.put_back(found, wid, run.id)
+    st.switch_page(page)
+
+
+st.title("History")
+found, wid = persistence.store(), persistence.workspace_id()
+if found is None or wid is None:
+    st.warning(st.session_state.get("workspace_problem", "Nothing is being saved in this session."))
+    st.stop()
+
+st.caption(
+    "Every run of this workspace, newest first: kept across reloads and server restarts. "
+    "Bookmark this page's address to come back to the same workspace; anyone with the "
+    "address can open it."
+)
+runs = found.list_runs(wid)
+if not runs:
+    st.info("No run yet: run a stream, a comparison or a sweep, and it is listed here.")
+    st.stop()
+
+table = pd.DataFrame(
+    {
+        "started": [dt.datetime.fromtimestamp(r.created).strftime("%Y-%m-%d %H:%M") for r in runs],
+        "kind": [r.kind for r in runs],
+        "run": [r.title for r in runs],
+        "status": [r.status for r in runs],
+        "time (s)": [r.seconds for r in runs],
+        "data set": [r.dataset_name or "-" for r in runs],
+        "stored": [_size(r.size) for r in runs],
+        "fsengine": [r.version for r in runs],
+    }
+)
+picked = st.dataframe(
+    table,
+    hide_index=True,
+    width="stretch",
+    on_select="rerun",
+    selection_mode="single-row",
+    key="history_table",
+    column_config={"time (s)": st.column_config.NumberColumn(format="%.2f")},
+)
+rows = picked.selection.rows if picked is not None else []
+if not rows:
+    st.caption("Select a run (the box at the left of its row) to reopen or delete it.")
+else:
+    run = runs[rows[0]]
+    st.markdown(f"**{run.title}**: {run.status}")
+    left, right, _ = st.columns([1, 1, 3])
+    if left.button(
+        "Reopen",
+        type="primary",
+        key="history_open",
+        disabled=run.status != "finished" and run.kind != "stream",
+        help="Loads its data set and settings and shows its result on its page.",
+    ):
+        _open(found, wid, run)
+    if right.button("Delete", key="history_delete"):
+        found.delete_run(wid, run.id)
+        st.rerun()
+    if run.status == "stopped":
+        st.caption(
+            "A stopped run was interrupted (Stop, a closed tab or a restart): it has no result."
+        )
+
+total, cap = found.total_bytes(), found.cap_bytes
+st.caption(
+    f"Stored: {_size(total)} of a {_size(cap)} cap for all workspaces on this server "
+    "(FSENGINE_WORKSPACE_CAP_MB); the oldest runs are removed first when it is full, "
+    "and you are told."
+)
