@@ -14,6 +14,7 @@ PAGES = [
     st.Page("pages/stream.py", title="Stream", icon=":material/play_circle:"),
     st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
     st.Page("pages/sweep.py", title="Sweep", icon=":material/tune:"),
+    st.Page("pages/genes.py", title="Genes", icon=":material/genetics:"),
     st.Page("pages/export.py", title="Export", icon=":material/download:"),
     st.Page("pages/history.py", title="History", icon=":material/history:"),
 ]

@@ -5,10 +5,12 @@ import streamlit as st
 
 from dashboard import state
 from dashboard.messages import describe
+from dashboard.reporting import report_sections
 from dashboard.widgets import method_widgets, widget_defaults
 from fsengine import FSEngineError, run_selection
 from fsengine.export import command_line, params_to_json, reduced_matrix, selection_to_csv
 from fsengine.methods import METHODS, ONLINE_METHODS, RANKER_METHODS, get_method
+from fsengine.report import build_report_html, build_report_zip, dataset_checksum
 
 STREAM, COMPUTE = "Last Stream run", "Compute here"
 FORMATS = {"CSV": ("csv", "text/csv"), "Parquet": ("parquet", "application/vnd.apache.parquet")}
@@ -229,3 +231,55 @@ if result is not None:
             f"Run it in the folder that holds {record['data']}: it writes the same CSV "
             "to standard output (`--out FILE` for a file)."
         )
+
+
+st.divider()
+st.subheader("Report")
+st.caption(
+    f"One download holding this session's work on {loaded.name} with minority class "
+    f"{minority}: the data set's name, SHA-256 checksum and shape, every comparison, sweep, "
+    "finished stream and selection with its parameters, protocol, results table and figures, "
+    "and the versions of fsengine and its dependencies; a ZIP with the report (one HTML file "
+    "that opens offline) and every CSV."
+)
+if st.button("Build the report", key="export_report"):
+    sections = report_sections()
+    checksum = dataset_checksum(loaded.raw)
+    html = build_report_html(
+        title=f"fsengine report: {loaded.name}",
+        dataset_name=loaded.name,
+        checksum=checksum,
+        n_samples=ds.n_samples,
+        n_features=ds.n_features,
+        class_counts=ds.class_counts(),
+        minority=minority,
+        sections=sections,
+    )
+    stem = f"fsengine-report-{loaded.name.rsplit('.', 1)[0]}"
+    st.session_state["export_report_files"] = (
+        stem,
+        html,
+        build_report_zip(html, sections, stem=stem),
+        len(sections),
+    )
+files = st.session_state.get("export_report_files")
+if files is not None and files[0].endswith(loaded.name.rsplit(".", 1)[0]):
+    stem, html, archive, n_sections = files
+    st.caption(f"{n_sections} sections" + ("" if n_sections else ": nothing has run yet"))
+    left, right = st.columns(2)
+    left.download_button(
+        "Download the report (ZIP: HTML and CSVs)",
+        archive,
+        file_name=f"{stem}.zip",
+        mime="application/zip",
+        on_click="ignore",
+        key="export_report_zip",
+    )
+    right.download_button(
+        "Download the report (HTML only)",
+        html,
+        file_name=f"{stem}.html",
+        mime="text/html",
+        on_click="ignore",
+        key="export_report_html",
+    )

@@ -2,7 +2,6 @@
 set, the settings and the finished results back (a reload, a bookmark, a server restart);
 an unknown or malformed id opens a fresh workspace; History reopens and deletes runs."""
 
-
 import numpy as np
 import pandas as pd
 import pytest

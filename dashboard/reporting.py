@@ -1,0 +1,152 @@
+"""The session's work on the current data set as report sections (:mod:`fsengine.report`):
+every comparison, sweep, finished stream and exported selection, each with its parameters,
+protocol, results table, figures and CSVs, from the same functions the pages draw with."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import state
+from fsengine.export import events_to_csv, records_to_csv, selection_to_csv, summary_frame
+from fsengine.figures import comparison_figure, jaccard_figure, k_sweep_figure, topk_sweep_figure
+from fsengine.methods import get_method
+from fsengine.report import ReportSection
+
+
+def _protocol(params: dict) -> dict:
+    return {
+        "splits": params.get("splits"),
+        "seed": params.get("seed"),
+        "design": "random stratified 50/50 splits; selection and training on one half, "
+        "G-mean / F1 / AUC on the other",
+    }
+
+
+def _mine(store: str) -> list:
+    """The results of ``store`` computed on the current data set and minority class."""
+    prefix = state.run_key()
+    return [
+        result
+        for key, result in st.session_state.get(store, {}).items()
+        if tuple(key[: len(prefix)]) == prefix
+    ]
+
+
+def report_sections() -> list[ReportSection]:
+    """Every result of this session on the current data set and minority class."""
+    sections: list[ReportSection] = []
+    for i, result in enumerate(_mine("compare_results"), 1):
+        evaluation = result["evaluation"]
+        settings = evaluation.params["settings"]
+        summary = evaluation.summary()
+        top = evaluation.params.get("top")
+        sections.append(
+            ReportSection(
+                title=f"Comparison {i}",
+                text="Rankers keep "
+                + (
+                    f"their top {top} features."
+                    if top
+                    else "as many features as K-OFSD "
+                    "selected on the same split (the K-OFSD paper's rule)."
+                )
+                + " Means and standard deviations over the splits, on the test halves.",
+                params={**_protocol(evaluation.params), "methods": settings},
+                table=summary_frame(summary, settings),
+                figures=[
+                    comparison_figure(summary, "G-mean on the test halves"),
+                    jaccard_figure(
+                        list(result["selections"]), [set(s) for s in result["selections"].values()]
+                    ),
+                ],
+                csv={
+                    f"comparison_{i}_records.csv": records_to_csv(
+                        evaluation.records, ("method", "split")
+                    )
+                },
+            )
+        )
+    for i, result in enumerate(_mine("sweep_k_results"), 1):
+        summary = result.summary(("k",))
+        sections.append(
+            ReportSection(
+                title=f"K sweep {i}",
+                text="K-OFSD over K; every K from one sorted pass per split.",
+                params={
+                    **_protocol(result.params),
+                    "K": result.params.get("ks"),
+                    "other parameters": result.params.get("params"),
+                },
+                table=summary_frame(
+                    [{**row, "method": f"K = {row['k']}"} for row in summary], key="method"
+                ),
+                figures=[k_sweep_figure(summary)],
+                csv={f"sweep_k_{i}_records.csv": records_to_csv(result.records, ("k", "split"))},
+            )
+        )
+    for i, result in enumerate(_mine("sweep_top_results"), 1):
+        summary = result.summary(("method", "top"))
+        sections.append(
+            ReportSection(
+                title=f"Top-k sweep {i}",
+                params={
+                    **_protocol(result.params),
+                    "top-k": result.params.get("tops"),
+                    "methods": result.params.get("settings"),
+                },
+                table=summary_frame(
+                    [{**row, "method": f"{row['method']} top {row['top']}"} for row in summary]
+                ),
+                figures=[topk_sweep_figure(summary)],
+                csv={
+                    f"sweep_top_{i}_records.csv": records_to_csv(
+                        result.records, ("method", "top", "split")
+                    )
+                },
+            )
+        )
+    live = st.session_state.get("live")
+    loaded = state.current()
+    if live is not None and live.done and live.dataset is loaded.dataset:
+        selection = live.selection()
+        spec = get_method(live.method).spec
+        sections.append(
+            ReportSection(
+                title="Stream",
+                text=f"{spec.label} over all {live.total} features in {live.order_name} order "
+                "on all samples (the command line's selection).",
+                params={
+                    "method": live.method,
+                    **spec.record(live.params),
+                    "order": live.order_name,
+                    "seed": live.seed,
+                },
+                table=[
+                    {"rank": r, "feature": f, "score": s}
+                    for r, (f, s) in enumerate(zip(selection.features, selection.scores), 1)
+                ],
+                csv={
+                    "stream_selected.csv": selection_to_csv(selection),
+                    "stream_events.csv": events_to_csv(live.events, live.method),
+                },
+            )
+        )
+    kept = st.session_state.get("export_results")
+    if kept is not None and kept["data"] is loaded:
+        for (minority, method, _top, _params), result in kept["results"].items():
+            if minority != st.session_state["minority"]:
+                continue
+            sections.append(
+                ReportSection(
+                    title=f"Selection: {method}",
+                    params=result.params,
+                    table=[
+                        {"rank": r, "feature": f, "score": s}
+                        for r, (f, s) in enumerate(
+                            zip(result.selection.features, result.selection.scores), 1
+                        )
+                    ],
+                    csv={f"{method}_selected.csv": selection_to_csv(result.selection)},
+                )
+            )
+    return sections

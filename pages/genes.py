@@ -1,0 +1,167 @@
+"""Genes page: the selected genes sample by sample, for any selection of this data set."""
+
+import streamlit as st
+
+from dashboard import state
+from dashboard.widgets import method_widgets, widget_defaults
+from fsengine.export import records_to_csv
+from fsengine.gene_figures import gene_box_figure, gene_heatmap_figure, pca_figure
+from fsengine.genes import gene_statistics, p_value_note
+from fsengine.methods import ONLINE_METHODS, get_method
+from fsengine.stability import order_stability
+
+WIDGETS = "genes_widgets"
+STABILITY = "stability_results"
+#: Most genes drawn as box plots at once (the heat map and the table take them all).
+BOX_LIMIT = 24
+
+
+def selections_of(loaded, minority) -> dict[str, tuple[str, ...]]:
+    """Every selection of the current data set and minority class the session holds:
+    the finished stream, each compared method's whole-data selection, Export's runs."""
+    found: dict[str, tuple[str, ...]] = {}
+    live = st.session_state.get("live")
+    if live is not None and live.done and live.dataset is loaded.dataset:
+        if live.minority == minority:
+            found[f"Stream: {live.method} ({live.order_name} order)"] = tuple(
+                live.selection().features
+            )
+    prefix = state.run_key()
+    for key, result in st.session_state.get("compare_results", {}).items():
+        if tuple(key[: len(prefix)]) == prefix:
+            for method, genes in result["selections"].items():
+                found[f"Compare: {method} (whole data set)"] = tuple(genes)
+    kept = st.session_state.get("export_results")
+    if kept is not None and kept["data"] is loaded:
+        for (chosen, method, _top, _params), result in kept["results"].items():
+            if chosen == minority:
+                found[f"Export: {method}"] = tuple(result.selection.features)
+    return found
+
+
+loaded = state.current()
+ds, minority = loaded.dataset, st.session_state["minority"]
+st.title("Genes")
+st.caption(
+    f"{loaded.name}, minority class **{minority}** versus the rest: the samples on the genes "
+    "a method selected."
+)
+selections = selections_of(loaded, minority)
+if not selections:
+    st.info(
+        "No selection yet on this data set and minority class: run a stream to the end "
+        "(Stream), a comparison (Compare) or a selection (Export), and its genes appear here."
+    )
+else:
+    source = st.selectbox("Selection", list(selections), key="genes_source")
+    genes = list(selections[source])
+    if not genes:
+        st.warning("This selection is empty: the method selected no gene.")
+    else:
+        statistics = gene_statistics(ds, minority, genes)
+        st.subheader(f"{len(genes)} genes")
+        st.dataframe(
+            statistics.drop(columns=["column"]),
+            hide_index=True,
+            width="stretch",
+            height=min(35 * (len(genes) + 1) + 3, 420),
+            column_config={
+                "hedges_g": st.column_config.NumberColumn(
+                    "Hedges' g",
+                    format="%.2f",
+                    help="Effect size: (minority mean - rest mean) / pooled sd, "
+                    "small-sample corrected; positive = higher in the minority.",
+                ),
+                "p_welch": st.column_config.NumberColumn("p (Welch)", format="%.2e"),
+                "p_bh": st.column_config.NumberColumn(
+                    "p (BH-adjusted)", format="%.2e", help=p_value_note(len(genes))
+                ),
+            },
+        )
+        st.caption(
+            f"p-values: {p_value_note(len(genes))}. They describe these genes on all samples "
+            "and were not used to select them; genes chosen for separating the classes "
+            "look significant by construction."
+        )
+        st.download_button(
+            "Download the gene table (CSV)",
+            records_to_csv(statistics.to_dict("records")),
+            file_name=f"genes_{source.split(':')[0].lower()}.csv",
+            mime="text/csv",
+            on_click="ignore",
+        )
+        st.subheader("Heat map")
+        st.plotly_chart(gene_heatmap_figure(ds, minority, genes), width="stretch")
+        st.caption(
+            "Values z-scored per gene (clipped at ±3); samples and genes ordered by "
+            "average-linkage clustering; the bar on top is each sample's class."
+        )
+        st.subheader("By class")
+        kind = st.radio("Plot", ["box", "violin"], horizontal=True, key="genes_kind")
+        shown = genes[:BOX_LIMIT]
+        if len(genes) > BOX_LIMIT:
+            st.caption(f"The first {BOX_LIMIT} of {len(genes)} genes, in the selection's order.")
+        st.plotly_chart(
+            gene_box_figure(ds, minority, shown, kind=kind, statistics=statistics),
+            width="stretch",
+        )
+        st.subheader("Projection")
+        st.plotly_chart(pca_figure(ds, minority, genes), width="stretch")
+        st.caption(
+            "PCA of the samples (standardised genes) on the selected genes, next to all "
+            "genes: a selection that separates the minority should make it stand apart."
+        )
+
+st.subheader("Order stability")
+st.caption(
+    "An online selector's result depends on the order the genes arrive in: run it over "
+    "several random orders and compare the selections (Jaccard and Kuncheva indices; 1 = "
+    "the same genes every time)."
+)
+state.restore_widgets(
+    WIDGETS,
+    {
+        "genes_stability_method": "kofsd",
+        "genes_stability_orders": 10,
+        "genes_stability_seed": 0,
+        **widget_defaults("genes", ONLINE_METHODS, inherit=True),
+    },
+)
+cols = st.columns(3)
+method = cols[0].selectbox(
+    "Online selector", list(ONLINE_METHODS), **state.persisted(WIDGETS, "genes_stability_method")
+)
+orders = cols[1].slider(
+    "Random orders", 2, 50, **state.persisted(WIDGETS, "genes_stability_orders")
+)
+seed = cols[2].number_input(
+    "Seed of the first order", 0, 2**31 - 1, **state.persisted(WIDGETS, "genes_stability_seed")
+)
+with st.expander(f"{get_method(method).spec.label}'s settings (as last set on Stream)"):
+    params = method_widgets("genes", WIDGETS, method, ds.n_samples)
+result = state.run_button(
+    "Run the orders",
+    STABILITY,
+    state.run_key(method, orders, seed, tuple(sorted(params.items()))),
+    lambda progress: order_stability(ds, minority, method, orders=orders, seed=int(seed), **params),
+    text="Order stability",
+    failure="The orders could not run",
+)
+if result is not None:
+    left, middle, right = st.columns(3)
+    left.metric("Mean Jaccard", f"{result.mean_jaccard:.3f}")
+    middle.metric("Mean Kuncheva", f"{result.mean_kuncheva:.3f}")
+    right.metric("Selected (min-max)", f"{min(result.sizes)}-{max(result.sizes)}")
+    counts: dict[str, int] = {}
+    for selection in result.selections:
+        for gene in selection:
+            counts[gene] = counts.get(gene, 0) + 1
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    st.dataframe(
+        {
+            "gene": [gene for gene, _ in ranked],
+            f"orders selecting it (of {orders})": [n for _, n in ranked],
+        },
+        hide_index=True,
+        height=min(35 * (len(counts) + 1) + 3, 300),
+    )
