@@ -27,7 +27,7 @@ with st.sidebar:
     st.caption("Data set")
     st.markdown(
         f"**{loaded.name}**  \n{ds.n_samples} samples x {ds.n_features} features  \n"
-        f"minority class: **{st.session_state['minority']}**"
+        f"minority class: **{state.class_text(st.session_state['minority'])}**"
     )
 
 persistence.show_notices()

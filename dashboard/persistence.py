@@ -142,6 +142,8 @@ def _restore(found: Store, wid: str) -> None:
                 counts = st.session_state["data"].dataset.class_counts()
                 if saved.get("minority") in counts:
                     st.session_state["minority"] = saved["minority"]
+                if isinstance(saved.get("class_names"), dict):
+                    st.session_state["class_names"] = saved["class_names"]
     for name in WIDGET_STORES:
         if isinstance(saved.get("widgets", {}).get(name), dict):
             st.session_state[name] = _widget_values(saved["widgets"][name])
@@ -199,6 +201,7 @@ def save() -> None:
                 "drop_constant": loaded.drop_constant,
             },
             "minority": st.session_state.get("minority"),
+            "class_names": st.session_state.get("class_names", {}),
             "widgets": {name: st.session_state.get(name, {}) for name in WIDGET_STORES},
         }
         text = json.dumps(current, sort_keys=True, default=str)

@@ -16,6 +16,8 @@ from fsengine import Dataset, FSEngineError, load_dataset
 from fsengine.evaluation import protocol_warnings
 
 SAMPLE_PATH = Path(__file__).resolve().parent.parent / "sample_data" / "SRBCT.parquet"
+#: The sample's class names (sample_data/README.md: Khan et al. 2001).
+SAMPLE_CLASS_NAMES = {"0": "EWS", "1": "RMS", "2": "BL", "3": "NB"}
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,23 @@ def load_into_session(
     if not same_classes or st.session_state.get("minority") not in dataset.class_counts():
         # A new data set (or a new label column): the smallest class, never the last choice.
         st.session_state["minority"] = dataset.default_minority()
+    if not same_classes:
+        sample = name == SAMPLE_PATH.name and raw == _sample_bytes()
+        st.session_state["class_names"] = dict(SAMPLE_CLASS_NAMES) if sample else {}
     return loaded
+
+
+def _sample_bytes() -> bytes:
+    try:
+        return SAMPLE_PATH.read_bytes()
+    except OSError:
+        return b""
+
+
+def class_text(label) -> str:
+    """A class as the pages show it: "2 (BL)" when the user named it, else "2"."""
+    name = st.session_state.get("class_names", {}).get(str(label))
+    return f"{label} ({name})" if name and name != str(label) else str(label)
 
 
 def current() -> LoadedData:

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from dashboard import state
+from dashboard.glossary import TERMS
 from dashboard.widgets import method_widgets, widget_defaults
 from fsengine.evaluation import PAPER_METHODS, evaluate, whole_data_selections
 from fsengine.export import SUMMARY_COLUMNS, best_rows, records_to_csv, summary_frame
@@ -66,7 +67,8 @@ st.title("Compare")
 st.caption(
     f"{loaded.name}, minority class **{minority}** versus the rest. Every split is a "
     "random stratified half to select and train on and the other half to test on; "
-    "G-mean, F1 and AUC are for the minority class, on the test halves only."
+    "G-mean, F1 and AUC are for the minority class, on the test halves only.",
+    help=TERMS["G-mean"],
 )
 
 methods_col, options_col = st.columns([3, 2])
@@ -76,8 +78,8 @@ with methods_col:
         list(METHODS),
         **state.persisted(WIDGETS, "compare_methods"),
         help=f"Online selectors: {', '.join(ONLINE_METHODS)}. Rankers: "
-        f"{', '.join(RANKER_METHODS)} (d- = computed on a decomposition of the classes). "
-        "Default: the K-OFSD paper's comparison.",
+        f"{', '.join(RANKER_METHODS)}.  \n**d-**: {TERMS['d-']}  \nDefault: the K-OFSD "
+        "paper's comparison.",
     )
     st.toggle(
         "Fixed number of features for the rankers",

@@ -107,13 +107,45 @@ classes = list(counts)
 # with the previous choice and every second choice was lost; the callback also updates
 # "minority" before the sidebar is drawn.
 st.session_state["minority_select"] = st.session_state["minority"]
+smallest = ds.default_minority()
+class_names = dict(st.session_state.get("class_names", {}))
 minority = st.selectbox(
     messages.label("minority"),
     classes,
     key="minority_select",
-    format_func=lambda c: f"{c} ({counts[c]} samples)",
+    # format_func runs again outside the script (e.g. AppTest): no session state in it
+    format_func=lambda c: (
+        f"{c}{f' ({class_names[str(c)]})' if str(c) in class_names else ''}: {counts[c]} samples"
+        + (", the smallest" if c == smallest else "")
+    ),
     on_change=_on_minority,
+    help="The rare class to select genes for; the others together are the rest.",
 )
+names_text = ", ".join(f"{k}={v}" for k, v in st.session_state.get("class_names", {}).items())
+named = st.text_input(
+    "Class names (optional)",
+    value=names_text,
+    key=f"class_names_{loaded.name}_{ds.label_column}",
+    placeholder=", ".join(f"{c}=name" for c in classes[:3]),
+    help="Names for coded classes, shown beside the codes on every page, e.g. "
+    "'0=EWS, 1=RMS'. The library and the exports keep the codes.",
+)
+if named != names_text:
+    parsed, unknown = {}, []
+    for part in filter(None, (p.strip() for p in named.split(","))):
+        code, _, name = part.partition("=")
+        if str(code).strip() not in {str(c) for c in classes} or not name.strip():
+            unknown.append(part)
+        else:
+            parsed[code.strip()] = name.strip()
+    if unknown:
+        st.error(
+            f"Class names: {', '.join(repr(u) for u in unknown)} do not name a class as "
+            f"code=name; the classes are {', '.join(map(str, classes))}."
+        )
+    else:
+        st.session_state["class_names"] = parsed
+        st.rerun()
 
 st.subheader(loaded.name)
 cols = st.columns(5)
@@ -122,7 +154,7 @@ cols[1].metric("Features", ds.n_features)
 cols[2].metric("Classes", len(counts))
 cols[3].metric(
     "Minority class",
-    f"{minority} ({counts[minority]})",
+    f"{state.class_text(minority)}, {counts[minority]} samples",
     help="The class to select genes for, against all other classes together (one "
     "versus rest). Default on every new data set: the smallest class.",
 )
@@ -134,7 +166,6 @@ cols[4].metric(
     f"{min(counts[minority], ds.n_samples - counts[minority])}.",
 )
 if not ds.is_smallest_class(minority):
-    smallest = ds.default_minority()
     st.warning(
         f"Class {minority} ({counts[minority]} samples) is not the smallest class: "
         f"{smallest} has {counts[smallest]}. The methods are built for a rare minority; "
@@ -147,7 +178,9 @@ chart_col, table_col = st.columns([3, 2])
 with chart_col:
     st.plotly_chart(class_counts_figure(counts, minority), width="stretch")
 with table_col:
-    table = pd.DataFrame({"class": [str(c) for c in classes], "samples": list(counts.values())})
+    table = pd.DataFrame(
+        {"class": [state.class_text(c) for c in classes], "samples": list(counts.values())}
+    )
     table["share"] = table["samples"] / ds.n_samples
     st.dataframe(
         table,

@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import persistence, state
+from dashboard.glossary import TERMS, action_help
 from dashboard.messages import describe
 from dashboard.widgets import method_widgets, widget_defaults
 from fsengine import FSEngineError
@@ -252,7 +253,24 @@ def stream_view() -> None:
             ),
             hide_index=True,
             width="stretch",
+            column_config={
+                "action": st.column_config.TextColumn(
+                    "action", help=action_help(live.method).replace("**", "")
+                )
+            },
         )
+        with st.expander("What the actions and scores mean"):
+            st.markdown(action_help(live.method))
+            for term in (
+                "dependency",
+                "card function",
+                "alpha",
+                "reduct",
+                "H(D|SF)",
+                "mean correlation of S",
+                "G-mean",
+            ):
+                st.markdown(f"**{term}**: {TERMS[term]}")
     with right:
         st.subheader("Selected genes")
         if live.done:

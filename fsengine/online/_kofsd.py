@@ -107,7 +107,8 @@ class KOFSD(StreamingSelector):
         parameters={
             "k": Int(
                 7,
-                "number of nearest neighbours",
+                "number of nearest neighbours each sample is judged by (keep it below the "
+                "minority class size)",
                 label="K (neighbours)",
                 source="Definition 1; Algorithm 4",
                 high=lambda n: n - 1,
@@ -116,7 +117,9 @@ class KOFSD(StreamingSelector):
             ),
             "alpha": Real(
                 0.5,
-                "relevance threshold on a feature's dependency",
+                "relevance threshold: a feature is discarded when its dependency alone (the "
+                "card-weighted share of samples whose K neighbours share their class) is not "
+                "above alpha",
                 source="Algorithm 1, line 4",
                 low=0.0,
                 high=1.0,
@@ -124,7 +127,8 @@ class KOFSD(StreamingSelector):
             ),
             "card": Choice(
                 "imbalanced",
-                "card function",
+                "card function: how a sample's K neighbours score it (the share from its own "
+                "class, in K-OFSD weighted for the minority)",
                 label="Card function",
                 source="section 3.4; Algorithm 3",
                 choices={

@@ -39,7 +39,7 @@ def test_sample_data_set_is_loaded_on_start(app):
         "Samples": "83",
         "Features": "2308",
         "Classes": "4",
-        "Minority class": "2 (11)",
+        "Minority class": "2 (BL), 11 samples",
         "Imbalance ratio": "6.55",
     }
     bars = _bar_trace(app)
@@ -52,7 +52,7 @@ def test_sample_data_set_is_loaded_on_start(app):
 def test_choosing_another_minority_class_updates_ratio_and_chart(app):
     minority = next(s for s in app.selectbox if s.label.startswith("Minority"))
     minority.set_value(3).run()
-    assert _metrics(app)["Minority class"] == "3 (18)"
+    assert _metrics(app)["Minority class"] == "3 (NB), 18 samples"
     assert _metrics(app)["Imbalance ratio"] == f"{65 / 18:.2f}"
     # not the smallest class: allowed, but flagged with the smallest one named
     assert any("not the smallest class: 2 has 11" in w.value for w in app.warning)
@@ -65,7 +65,8 @@ def test_every_minority_choice_is_kept(app):
     for choice, count in [(0, "29"), (2, "11"), (1, "25"), (3, "18"), (2, "11")]:
         next(s for s in app.selectbox if s.label.startswith("Minority")).set_value(choice).run()
         assert app.session_state["minority"] == choice
-        assert _metrics(app)["Minority class"] == f"{choice} ({count})"
+        names = {0: "EWS", 1: "RMS", 2: "BL", 3: "NB"}
+        assert _metrics(app)["Minority class"] == f"{choice} ({names[choice]}), {count} samples"
 
 
 def test_upload_csv_replaces_the_data_set(app):
@@ -76,7 +77,7 @@ def test_upload_csv_replaces_the_data_set(app):
         "Samples": "16",
         "Features": "6",
         "Classes": "2",
-        "Minority class": "tumour (4)",
+        "Minority class": "tumour, 4 samples",
         "Imbalance ratio": "3.00",
     }
     assert app.subheader[0].value == "tumours.csv"
@@ -166,7 +167,7 @@ def test_a_new_data_set_defaults_to_its_smallest_class(app):
     assert not app.exception and not app.error
     assert app.session_state["minority"] == 1
     metrics = _metrics(app)
-    assert metrics["Minority class"] == "1 (19)"
+    assert metrics["Minority class"] == "1, 19 samples"
     assert metrics["Imbalance ratio"] == f"{58 / 19:.2f}"
     assert not [w for w in app.warning if "smallest" in w.value]
     # choosing the majority is allowed, flagged, and the ratio stays majority / minority
@@ -203,3 +204,19 @@ def test_a_minority_too_small_for_the_protocol_is_warned_about(app):
     assert app.session_state["minority"] == "rare"
     texts = " ".join(w.value for w in app.warning)
     assert "3 samples" in texts and "at least 4" in texts
+
+
+def test_the_sample_shows_its_class_names_and_a_user_can_name_coded_classes(app):
+    table = app.dataframe[0].value
+    assert list(table["class"]) == ["0 (EWS)", "1 (RMS)", "3 (NB)", "2 (BL)"]
+    assert "2 (BL)" in app.sidebar.markdown[0].value
+    raw = _two_class_csv({1: 19, 2: 58})
+    app.file_uploader(key="uploader").set_value(("cohort.csv", raw, "text/csv")).run()
+    assert list(app.dataframe[0].value["class"]) == ["2", "1"]  # a new data set: no names
+    box = next(t for t in app.text_input if t.label == "Class names (optional)")
+    box.set_value("1=tumour, 2=normal").run()
+    assert not app.exception and not app.error
+    assert _metrics(app)["Minority class"] == "1 (tumour), 19 samples"
+    box = next(t for t in app.text_input if t.label == "Class names (optional)")
+    box.set_value("7=x").run()
+    assert len(app.error) == 1 and "'7=x'" in app.error[0].value
