@@ -122,6 +122,8 @@ else:
         "recompute."
     )
     row = next(r for r in summary if r["k"] == shown)
+    settings = next((r.get("settings", "") for r in k_result.records if r["k"] == shown), "")
+    st.caption(f"K-OFSD's settings at the shown K: {settings}.")
     left, middle, right = st.columns(3)
     left.metric(
         f"G-mean 1-NN at K = {shown}",

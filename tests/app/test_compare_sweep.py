@@ -306,3 +306,11 @@ def test_sweep_shown_k_and_narrower_range_redraw_without_recomputing(monkeypatch
     at.slider(key="sweep_ks").set_value((3, 8)).run()  # beyond it: needs a new run
     assert calls == [(2, 3, 4, 5, 6)]
     assert any("Run K sweep" in i.value for i in at.info)
+
+
+def test_the_k_sweep_says_which_settings_produced_it(swept):
+    shown = swept.select_slider(key="sweep_shown_k").value
+    assert any(
+        c.value.startswith(f"K-OFSD's settings at the shown K: k={shown}, alpha=0.5")
+        for c in swept.caption
+    )

@@ -150,3 +150,43 @@ def test_a_stopped_run_is_said_so_and_never_shown_as_finished(monkeypatch):
     runs = workspace.default_store().list_runs(_ws(at))
     assert [r.status for r in runs if r.kind == "compare"] == ["stopped"]
     assert not at.get("plotly_chart")  # nothing of it is shown
+
+
+def test_streams_are_recorded_stopped_then_finished_and_reopen(srbct):
+    from fsengine import run_selection
+
+    at = _session(page="pages/stream.py")
+    at.button(key="stream_step").click().run()
+    runs = workspace.default_store().list_runs(_ws(at))
+    assert [(r.kind, r.status) for r in runs] == [("stream", "stopped")]  # paused at 1
+    at.select_slider(key="stream_speed").set_value("max").run()
+    at.button(key="stream_start").click().run()
+    for _ in range(40):
+        if not at.session_state["running"]:
+            break
+        at.run()
+    runs = workspace.default_store().list_runs(_ws(at))
+    assert [(r.kind, r.status) for r in runs] == [("stream", "finished")]
+    expected = list(run_selection(srbct, 2, "kofsd").selection.features)
+    _, payload = workspace.default_store().load_run(_ws(at), runs[0].id)
+    assert payload["selected"] == expected and payload["position"] == 2308
+
+    # History in a new session of the workspace: select the run and reopen it
+    again = _session(_ws(at), "pages/history.py")
+    assert not any(b.label == "Reopen" for b in again.button)  # nothing selected yet
+    # AppTest cannot click a table row: set the selection state the click would set
+    again.session_state["history_table"] = {"selection": {"rows": [0], "columns": []}}
+    again.run()
+    _click(again, "Reopen")
+    assert not again.exception
+    table = again.dataframe[-1].value
+    assert list(table["feature"]) == expected
+
+
+def test_history_deletes_a_run(first_session):
+    wid = _ws(first_session)
+    store = workspace.default_store()
+    before = len(store.list_runs(wid))
+    run_id = store.list_runs(wid)[0].id
+    assert store.delete_run(wid, run_id)
+    assert len(store.list_runs(wid)) == before - 1
