@@ -16,6 +16,7 @@ from plotly.subplots import make_subplots
 
 from fsengine.data import Dataset
 from fsengine.errors import FSEngineError
+from fsengine.figures import PALETTE
 from fsengine.genes import cluster_order, gene_columns, pca_coordinates, zscore_columns
 
 __all__ = [
@@ -31,18 +32,8 @@ MINORITY_COLOUR = "#d62728"
 REST_COLOUR = "#1f77b4"
 #: Frequency bars of genes that the method did not select on the whole data.
 _UNRANKED_COLOUR = "#aec7e8"
-#: Colours of the other classes (the minority's red left out).
-_PALETTE = (
-    "#1f77b4",
-    "#2ca02c",
-    "#ff7f0e",
-    "#9467bd",
-    "#8c564b",
-    "#e377c2",
-    "#7f7f7f",
-    "#bcbd22",
-    "#17becf",
-)
+#: Colours of the other classes: the methods' palette without the minority's red.
+_PALETTE = tuple(c for c in PALETTE if c != MINORITY_COLOUR)
 _TICK_FONT = dict(size=11)
 
 

@@ -5,6 +5,9 @@ import json
 import re
 
 import pytest
+from apptest_helpers import click as _click
+from apptest_helpers import figures as _figures
+from apptest_helpers import open_page as _open
 from streamlit.testing.v1 import AppTest
 
 from conftest import ROOT
@@ -14,22 +17,6 @@ from fsengine.figures import topk_sweep_figure
 
 MINORITY = 2
 METHODS = ["kofsd", "fisher", "relieff"]
-
-
-def _open(page):
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
-    at.switch_page(page).run()
-    assert not at.exception
-    return at
-
-
-def _click(at, label):
-    next(b for b in at.button if b.label == label).click().run()
-    assert not at.exception
-
-
-def _figures(at):
-    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
 
 
 def _compare(at, methods=METHODS, splits=2, seed=3):
@@ -291,7 +278,6 @@ def test_sweep_shown_k_and_narrower_range_redraw_without_recomputing(monkeypatch
     assert calls == [(2, 3, 4, 5, 6)]
 
     def cursor_x():
-        import json
 
         spec = json.loads(at.get("plotly_chart")[0].proto.spec)
         return {shape["x0"] for shape in spec["layout"]["shapes"]}

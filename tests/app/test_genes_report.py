@@ -1,33 +1,18 @@
 """The Genes page and the report under AppTest, on the bundled SRBCT sample (minority BL)."""
 
 import io
-import json
 import zipfile
 from html.parser import HTMLParser
 
 import pytest
-from streamlit.testing.v1 import AppTest
+from apptest_helpers import click as _click
+from apptest_helpers import figures as _figures
+from apptest_helpers import open_page as _open
 
-from conftest import ROOT, SAMPLE
+from conftest import SAMPLE
 from fsengine import run_selection
 from fsengine.genes import gene_statistics
 from fsengine.report import dataset_checksum
-
-
-def _open(page):
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
-    at.switch_page(page).run()
-    assert not at.exception
-    return at
-
-
-def _click(at, label):
-    next(b for b in at.button if b.label == label).click().run()
-    assert not at.exception
-
-
-def _figures(at):
-    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
 
 
 @pytest.fixture(scope="module")

@@ -5,6 +5,7 @@ an unknown or malformed id opens a fresh workspace; History reopens and deletes 
 import numpy as np
 import pandas as pd
 import pytest
+from apptest_helpers import click as _click
 from streamlit.testing.v1 import AppTest
 
 from conftest import ROOT
@@ -29,11 +30,6 @@ def _ws(at) -> str:
         if isinstance(at.query_params["ws"], list)
         else at.query_params["ws"]
     )
-
-
-def _click(at, label):
-    next(b for b in at.button if b.label == label).click().run()
-    assert not at.exception
 
 
 def _csv(seed=5) -> bytes:

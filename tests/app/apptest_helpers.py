@@ -1,0 +1,26 @@
+"""Helpers shared by the AppTest modules: open a page, click a button, read figures."""
+
+import json
+
+from streamlit.testing.v1 import AppTest
+
+from conftest import ROOT
+
+
+def open_page(page: str) -> AppTest:
+    """A new session of the app, switched to ``page`` (a file under pages/)."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at.switch_page(page).run()
+    assert not at.exception
+    return at
+
+
+def click(at: AppTest, label: str) -> None:
+    """Click the button labelled ``label`` and run the script."""
+    next(b for b in at.button if b.label == label).click().run()
+    assert not at.exception
+
+
+def figures(at: AppTest) -> list[dict]:
+    """Every plotly chart on the page, as figure JSON."""
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
