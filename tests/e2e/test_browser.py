@@ -153,11 +153,15 @@ def test_stream_kofsd_to_the_end_then_every_page(
 
     # Another class first, so that choosing the minority visibly changes the metrics.
     other = next(c for c in upload_csv.counts if c != upload_csv.minority)
-    choose(page, "Minority class (one versus rest)", f"{other} (")
-    wait_for_metric(page, "Minority samples", str(upload_csv.counts[other]))
+    choose(page, "Minority class (one versus rest)", f"{other}:")
+    wait_for_metric(page, "Minority class", f"{other}, {upload_csv.counts[other]} samples")
     assert f"minority class: {other}" in page.get_by_test_id("stSidebar").inner_text()
-    choose(page, "Minority class (one versus rest)", f"{upload_csv.minority} (")
-    wait_for_metric(page, "Minority samples", str(upload_csv.counts[upload_csv.minority]))
+    choose(page, "Minority class (one versus rest)", f"{upload_csv.minority}:")
+    wait_for_metric(
+        page,
+        "Minority class",
+        f"{upload_csv.minority}, {upload_csv.counts[upload_csv.minority]} samples",
+    )
     assert f"minority class: {upload_csv.minority}" in page.get_by_test_id("stSidebar").inner_text()
     no_exception(page, "Data")
 
