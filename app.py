@@ -10,13 +10,13 @@ warm_up()  # Compare and Sweep run splits in worker processes: start them now
 
 # One line per page; the first is the default.
 PAGES = [
-    st.Page("pages/data.py", title="Data", icon=":material/table:", default=True),
-    st.Page("pages/stream.py", title="Stream", icon=":material/play_circle:"),
-    st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
-    st.Page("pages/sweep.py", title="Sweep", icon=":material/tune:"),
-    st.Page("pages/genes.py", title="Genes", icon=":material/genetics:"),
-    st.Page("pages/export.py", title="Export", icon=":material/download:"),
-    st.Page("pages/history.py", title="History", icon=":material/history:"),
+    st.Page("views/data.py", title="Data", icon=":material/table:", default=True),
+    st.Page("views/stream.py", title="Stream", icon=":material/play_circle:"),
+    st.Page("views/compare.py", title="Compare", icon=":material/compare_arrows:"),
+    st.Page("views/sweep.py", title="Sweep", icon=":material/tune:"),
+    st.Page("views/genes.py", title="Genes", icon=":material/genetics:"),
+    st.Page("views/export.py", title="Export", icon=":material/download:"),
+    st.Page("views/history.py", title="History", icon=":material/history:"),
 ]
 navigation = st.navigation(PAGES)
 

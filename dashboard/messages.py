@@ -7,7 +7,7 @@ from __future__ import annotations
 from fsengine.errors import FSEngineError, library_words
 
 #: The Data page's widgets, by the library name of the loader option or parameter each
-#: one sets: (the widget's label, what kind of widget it is). pages/data.py labels its
+#: one sets: (the widget's label, what kind of widget it is). views/data.py labels its
 #: widgets from here, so a message names the widget as the page shows it.
 WIDGETS = {
     "transpose": ("Genes in rows (transpose)", "toggle"),

@@ -201,9 +201,13 @@ def run_once(
                 + (f", at {reached[0]}" if reached[0] else "")
                 + "; nothing of it is shown. Press the button to run it again."
             )
+        try:
+            slot.empty()
+        except BaseException:  # noqa: BLE001 - after Stop, Streamlit refuses further output
+            pass
         raise
-    finally:
-        slot.empty()
+    # Keep the finished result before drawing anything: Streamlit's Stop (or a closed
+    # tab) raises at the next output, and a complete result must not be lost there.
     seconds = time.perf_counter() - start
     if run_id is not None:
         persistence.finish_run(
@@ -215,6 +219,7 @@ def run_once(
     while len(results) > max_entries:
         results.pop(next(iter(results)))
     st.session_state[store + "_computed"] = st.session_state.get(store + "_computed", 0) + 1
+    slot.empty()
     return result
 
 
@@ -277,4 +282,8 @@ def show_protocol_warnings(
         st.error(describe(exc))
         return
     for text in protocol_warnings(y, methods, params, n_splits):
-        st.warning(text[0].upper() + text[1:] + ".", icon=":material/warning:")
+        # a sentence may begin with a method's name ("kofsd on ..."): keep its spelling
+        first = text.split(" ", 1)[0]
+        if first not in methods:
+            text = text[0].upper() + text[1:]
+        st.warning(text + ".", icon=":material/warning:")

@@ -8,7 +8,7 @@ from conftest import ROOT
 
 
 def open_page(page: str) -> AppTest:
-    """A new session of the app, switched to ``page`` (a file under pages/)."""
+    """A new session of the app, switched to ``page`` (a file under views/)."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     at.switch_page(page).run()
     assert not at.exception

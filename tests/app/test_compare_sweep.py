@@ -29,7 +29,7 @@ def _compare(at, methods=METHODS, splits=2, seed=3):
 @pytest.fixture(scope="module")
 def compared():
     """The Compare page after one run with three methods, two splits, seed 3."""
-    at = _open("pages/compare.py")
+    at = _open("views/compare.py")
     _compare(at)
     return at
 
@@ -40,7 +40,7 @@ def expected(srbct):
 
 
 def test_compare_defaults_are_the_papers_protocol():
-    at = _open("pages/compare.py")
+    at = _open("views/compare.py")
     assert at.multiselect(key="compare_methods").value == [
         "kofsd",
         "fisher",
@@ -125,9 +125,9 @@ def test_compare_same_parameters_do_not_recompute_and_survive_page_switch(compar
     assert compared.session_state["compare_results_computed"] == 1
     assert next(iter(compared.session_state["compare_results"].values())) is first
 
-    compared.switch_page("pages/data.py").run()
+    compared.switch_page("views/data.py").run()
     assert not compared.get("plotly_chart") or len(_figures(compared)) == 1  # the class chart
-    compared.switch_page("pages/compare.py").run()
+    compared.switch_page("views/compare.py").run()
     assert not compared.exception
     assert compared.multiselect(key="compare_methods").value == METHODS
     assert compared.slider(key="compare_splits").value == 2
@@ -141,7 +141,7 @@ def test_compare_same_parameters_do_not_recompute_and_survive_page_switch(compar
 
 
 def test_compare_fixed_top_gives_every_ranker_k_features():
-    at = _open("pages/compare.py")
+    at = _open("views/compare.py")
     at.toggle(key="compare_fixed_top").set_value(True).run()
     at.number_input(key="compare_top").set_value(3)
     _compare(at, methods=["fisher", "s2n"], splits=2, seed=0)
@@ -151,7 +151,7 @@ def test_compare_fixed_top_gives_every_ranker_k_features():
 
 
 def test_compare_without_methods_shows_an_error_and_keeps_working():
-    at = _open("pages/compare.py")
+    at = _open("views/compare.py")
     _compare(at, methods=[], splits=2)
     assert len(at.error) == 1 and "no method" in at.error[0].value
     _compare(at, methods=["fisher"], splits=2)
@@ -162,7 +162,7 @@ def test_compare_without_methods_shows_an_error_and_keeps_working():
 @pytest.fixture(scope="module")
 def swept():
     """The Sweep page after a K sweep (K 2..4) and a top-k sweep (fisher, pcc; 1..3)."""
-    at = _open("pages/sweep.py")
+    at = _open("views/sweep.py")
     at.slider(key="sweep_splits").set_value(2)
     at.slider(key="sweep_ks").set_value((2, 4))
     _click(at.run(), "Run K sweep")
@@ -173,7 +173,7 @@ def swept():
 
 
 def test_sweep_defaults():
-    at = _open("pages/sweep.py")
+    at = _open("views/sweep.py")
     assert at.slider(key="sweep_ks").value == (1, 10)
     assert at.slider(key="sweep_tops").value == (1, 10)
     assert at.slider(key="sweep_splits").value == 10
@@ -214,8 +214,8 @@ def test_sweeps_are_kept_across_clicks_and_page_switches(swept):
     assert counts == (1, 1)
     _click(swept, "Run K sweep")
     _click(swept, "Run top-k sweep")
-    swept.switch_page("pages/compare.py").run()
-    swept.switch_page("pages/sweep.py").run()
+    swept.switch_page("views/compare.py").run()
+    swept.switch_page("views/sweep.py").run()
     assert not swept.exception
     assert swept.slider(key="sweep_ks").value == (2, 4)
     assert len(_figures(swept)) == 2
@@ -226,7 +226,7 @@ def test_sweeps_are_kept_across_clicks_and_page_switches(swept):
 
 
 def test_top_k_sweep_without_rankers_shows_an_error():
-    at = _open("pages/sweep.py")
+    at = _open("views/sweep.py")
     at.slider(key="sweep_splits").set_value(2)
     at.multiselect(key="sweep_rankers").set_value([])
     _click(at.run(), "Run top-k sweep")
@@ -271,7 +271,7 @@ def test_sweep_shown_k_and_narrower_range_redraw_without_recomputing(monkeypatch
 
     monkeypatch.setattr(evaluation_module, "sweep_k", counting)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
-    at.switch_page("pages/sweep.py").run()
+    at.switch_page("views/sweep.py").run()
     at.slider(key="sweep_splits").set_value(2).run()
     at.slider(key="sweep_ks").set_value((2, 6)).run()
     next(b for b in at.button if b.label == "Run K sweep").click().run()

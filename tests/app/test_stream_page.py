@@ -16,7 +16,7 @@ from fsengine.methods import ONLINE_METHODS, get_method
 @pytest.fixture
 def page():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
-    at.switch_page("pages/stream.py").run()
+    at.switch_page("views/stream.py").run()
     assert not at.exception
     return at
 
@@ -104,8 +104,8 @@ def test_pause_stops_and_reset_clears(page):
 def test_the_run_survives_a_page_switch(page):
     page.button(key="stream_step").click().run()
     page.button(key="stream_step").click().run()
-    page.switch_page("pages/data.py").run()
-    page.switch_page("pages/stream.py").run()
+    page.switch_page("views/data.py").run()
+    page.switch_page("views/stream.py").run()
     assert _metrics(page)["Features streamed"] == "2 / 2308"
 
 
@@ -128,8 +128,8 @@ def test_settings_survive_a_page_switch(page):
     page.slider(key="stream_kofsd_k").set_value(4).run()
     page.selectbox(key="stream_method").set_value("cie-osfs").run()
     page.slider(key="stream_cie-osfs_bins").set_value(5).run()
-    page.switch_page("pages/data.py").run()
-    page.switch_page("pages/stream.py").run()
+    page.switch_page("views/data.py").run()
+    page.switch_page("views/stream.py").run()
     assert page.select_slider(key="stream_speed").value == "max"
     assert page.selectbox(key="stream_method").value == "cie-osfs"
     assert page.slider(key="stream_cie-osfs_bins").value == 5

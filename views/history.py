@@ -9,10 +9,10 @@ from dashboard import persistence, state
 
 #: The page that shows each kind of run.
 PAGE_OF = {
-    "compare": "pages/compare.py",
-    "sweep-k": "pages/sweep.py",
-    "sweep-top": "pages/sweep.py",
-    "stream": "pages/stream.py",
+    "compare": "views/compare.py",
+    "sweep-k": "views/sweep.py",
+    "sweep-top": "views/sweep.py",
+    "stream": "views/stream.py",
 }
 
 
@@ -57,7 +57,7 @@ def _open(found, wid, run) -> None:
     widgets = (payload or {}).get("widgets") or info.params.get("widgets")
     page = PAGE_OF[info.kind]
     if widgets:
-        name = {"pages/compare.py": "compare_widgets", "pages/sweep.py": "sweep_widgets"}.get(page)
+        name = {"views/compare.py": "compare_widgets", "views/sweep.py": "sweep_widgets"}.get(page)
         if name:
             st.session_state[name] = persistence._widget_values(widgets)
     if info.kind == "stream":
