@@ -15,7 +15,6 @@ says once that nothing is being saved.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 from typing import Any
@@ -100,7 +99,7 @@ def _tuples(value):
     return value
 
 
-def _widget_values(saved: dict) -> dict:
+def widget_values(saved: dict) -> dict:
     """Widget values from JSON: a range slider's pair back to a tuple, lists kept."""
     values = {}
     for key, value in saved.items():
@@ -146,22 +145,15 @@ def _restore(found: Store, wid: str) -> None:
                     st.session_state["class_names"] = saved["class_names"]
     for name in WIDGET_STORES:
         if isinstance(saved.get("widgets", {}).get(name), dict):
-            st.session_state[name] = _widget_values(saved["widgets"][name])
-    restored: dict[str, int] = {}
-    for run in reversed(found.list_runs(wid)):  # oldest first: the newest ends up last
+            st.session_state[name] = widget_values(saved["widgets"][name])
+    newest: dict[str, list[int]] = {}  # page store -> run ids, newest first
+    for run in found.list_runs(wid):
         target = RESULT_KINDS.get(run.kind)
-        if run.status != "finished" or target is None:
-            continue
-        restored[target] = restored.get(target, 0) + 1
-    counts = dict(restored)
-    for run in reversed(found.list_runs(wid)):
-        target = RESULT_KINDS.get(run.kind)
-        if run.status != "finished" or target is None:
-            continue
-        counts[target] -= 1
-        if counts[target] >= RESTORED_PER_STORE:
-            continue  # only the newest few
-        put_back(found, wid, run.id)
+        if run.status == "finished" and target is not None:
+            newest.setdefault(target, []).append(run.id)
+    for ids in newest.values():
+        for run_id in reversed(ids[:RESTORED_PER_STORE]):  # oldest first: newest ends last
+            put_back(found, wid, run_id)
     st.session_state["_saved_state"] = json.dumps(saved, sort_keys=True, default=str)
 
 
@@ -187,7 +179,7 @@ def save() -> None:
     loaded = st.session_state.get("data")
     if found is None or wid is None or loaded is None:
         return
-    sha = hashlib.sha256(loaded.raw).hexdigest()
+    sha = loaded.sha256
     try:
         if st.session_state.get("_stored_sha") != sha:
             found.put_dataset(loaded.raw, loaded.name, workspace_id=wid)
@@ -213,8 +205,9 @@ def save() -> None:
 
 
 def dataset_sha() -> str | None:
+    """The current data set's SHA-256 (its key in the store), None before one is loaded."""
     loaded = st.session_state.get("data")
-    return None if loaded is None else hashlib.sha256(loaded.raw).hexdigest()
+    return None if loaded is None else loaded.sha256
 
 
 def start_run(kind: str, title: str, params: dict) -> int | None:
@@ -275,9 +268,8 @@ def decode(data: Any) -> Any:
 def show_notices() -> None:
     """The workspace's messages: a link not found, things evicted for the disk cap, or
     that nothing is being saved."""
-    for key in ("workspace_notice",):
-        if key in st.session_state:
-            st.info(st.session_state.pop(key), icon=":material/info:")
+    if "workspace_notice" in st.session_state:
+        st.info(st.session_state.pop("workspace_notice"), icon=":material/info:")
     if "workspace_problem" in st.session_state and not st.session_state.get("_problem_shown"):
         st.warning(st.session_state["workspace_problem"])
         st.session_state["_problem_shown"] = True

@@ -22,20 +22,10 @@ def _protocol(params: dict) -> dict:
     }
 
 
-def _mine(store: str) -> list:
-    """The results of ``store`` computed on the current data set and minority class."""
-    prefix = state.run_key()
-    return [
-        result
-        for key, result in st.session_state.get(store, {}).items()
-        if tuple(key[: len(prefix)]) == prefix
-    ]
-
-
 def report_sections() -> list[ReportSection]:
     """Every result of this session on the current data set and minority class."""
     sections: list[ReportSection] = []
-    for i, result in enumerate(_mine("compare_results"), 1):
+    for i, result in enumerate(state.current_results("compare_results"), 1):
         evaluation = result["evaluation"]
         settings = evaluation.params["settings"]
         summary = evaluation.summary()
@@ -66,7 +56,7 @@ def report_sections() -> list[ReportSection]:
                 },
             )
         )
-    for i, result in enumerate(_mine("sweep_k_results"), 1):
+    for i, result in enumerate(state.current_results("sweep_k_results"), 1):
         summary = result.summary(("k",))
         sections.append(
             ReportSection(
@@ -84,7 +74,7 @@ def report_sections() -> list[ReportSection]:
                 csv={f"sweep_k_{i}_records.csv": records_to_csv(result.records, ("k", "split"))},
             )
         )
-    for i, result in enumerate(_mine("sweep_top_results"), 1):
+    for i, result in enumerate(state.current_results("sweep_top_results"), 1):
         summary = result.summary(("method", "top"))
         sections.append(
             ReportSection(

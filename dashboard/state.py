@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,6 +31,8 @@ class LoadedData:
     transpose: bool
     drop_constant: bool
     dataset: Dataset
+    #: SHA-256 of ``raw``: the data set's key in the workspace and the report's checksum.
+    sha256: str = ""
 
 
 @st.cache_data(max_entries=4, show_spinner="Reading the data set ...")
@@ -54,7 +57,9 @@ def load_into_session(
     Raises FSEngineError and leaves the previous data set in place on failure.
     """
     dataset = _load(raw, name, label, transpose, drop_constant)
-    loaded = LoadedData(name, raw, label, transpose, drop_constant, dataset)
+    loaded = LoadedData(
+        name, raw, label, transpose, drop_constant, dataset, hashlib.sha256(raw).hexdigest()
+    )
     previous = st.session_state.get("data")
     st.session_state["data"] = loaded
     same_classes = (
@@ -143,6 +148,17 @@ def run_key(*params) -> tuple:
     )
 
 
+def current_results(store: str) -> list:
+    """The results kept in ``store`` that were computed on the current data set and
+    minority class (their keys start with :func:`run_key`)."""
+    prefix = run_key()
+    return [
+        result
+        for key, result in st.session_state.get(store, {}).items()
+        if tuple(key[: len(prefix)]) == prefix
+    ]
+
+
 def run_once(
     store: str,
     key: tuple,
@@ -179,7 +195,11 @@ def run_once(
     start = time.perf_counter()
     last = [0.0]
     reached = [""]
-    params = {"key": key, "widgets": dict(st.session_state.get(widgets, {})) if widgets else {}}
+    params = {
+        "key": key,
+        "minority": st.session_state.get("minority"),
+        "widgets": dict(st.session_state.get(widgets, {})) if widgets else {},
+    }
     run_id = persistence.start_run(kind, title or text, params) if kind else None
 
     def progress(done: int, total: int, message: str) -> None:
@@ -212,7 +232,7 @@ def run_once(
     if run_id is not None:
         persistence.finish_run(
             run_id,
-            {"key": key, "widgets": params["widgets"], "result": persistence.encode(result)},
+            {**params, "result": persistence.encode(result)},
             seconds,
         )
     results[key] = result

@@ -10,7 +10,7 @@ from dashboard.widgets import method_widgets, widget_defaults
 from fsengine import FSEngineError, run_selection
 from fsengine.export import command_line, params_to_json, reduced_matrix, selection_to_csv
 from fsengine.methods import METHODS, ONLINE_METHODS, RANKER_METHODS, get_method
-from fsengine.report import build_report_html, build_report_zip, dataset_checksum
+from fsengine.report import build_report_html, build_report_zip
 
 STREAM, COMPUTE = "Last Stream run", "Compute here"
 FORMATS = {"CSV": ("csv", "text/csv"), "Parquet": ("parquet", "application/vnd.apache.parquet")}
@@ -244,11 +244,10 @@ st.caption(
 )
 if st.button("Build the report", key="export_report"):
     sections = report_sections()
-    checksum = dataset_checksum(loaded.raw)
     html = build_report_html(
         title=f"fsengine report: {loaded.name}",
         dataset_name=loaded.name,
-        checksum=checksum,
+        checksum=loaded.sha256,
         n_samples=ds.n_samples,
         n_features=ds.n_features,
         class_counts=ds.class_counts(),

@@ -26,17 +26,32 @@ def selections_of(loaded, minority) -> dict[str, tuple[str, ...]]:
             found[f"Stream: {live.method} ({live.order_name} order)"] = tuple(
                 live.selection().features
             )
-    prefix = state.run_key()
-    for key, result in st.session_state.get("compare_results", {}).items():
-        if tuple(key[: len(prefix)]) == prefix:
-            for method, genes in result["selections"].items():
-                found[f"Compare: {method} (whole data set)"] = tuple(genes)
+    for result in state.current_results("compare_results"):
+        for method, genes in result["selections"].items():
+            found[f"Compare: {method} (whole data set)"] = tuple(genes)
     kept = st.session_state.get("export_results")
     if kept is not None and kept["data"] is loaded:
         for (chosen, method, _top, _params), result in kept["results"].items():
             if chosen == minority:
                 found[f"Export: {method}"] = tuple(result.selection.features)
     return found
+
+
+def gene_views(loaded, minority, genes: tuple[str, ...]):
+    """The gene table, heat map and PCA of ``genes``, computed once per selection (the
+    clustering and the PCA over all genes would otherwise run on every rerun)."""
+    kept = st.session_state.setdefault("genes_views", {})
+    key = (state.run_key(), genes)
+    if key not in kept:
+        ds = loaded.dataset
+        kept[key] = (
+            gene_statistics(ds, minority, genes),
+            gene_heatmap_figure(ds, minority, genes),
+            pca_figure(ds, minority, genes),
+        )
+        while len(kept) > 4:
+            kept.pop(next(iter(kept)))
+    return kept[key]
 
 
 loaded = state.current()
@@ -54,11 +69,11 @@ if not selections:
     )
 else:
     source = st.selectbox("Selection", list(selections), key="genes_source")
-    genes = list(selections[source])
+    genes = selections[source]
     if not genes:
         st.warning("This selection is empty: the method selected no gene.")
     else:
-        statistics = gene_statistics(ds, minority, genes)
+        statistics, heat_map, projection = gene_views(loaded, minority, genes)
         st.subheader(f"{len(genes)} genes")
         st.dataframe(
             statistics.drop(columns=["column"]),
@@ -91,14 +106,14 @@ else:
             on_click="ignore",
         )
         st.subheader("Heat map")
-        st.plotly_chart(gene_heatmap_figure(ds, minority, genes), width="stretch")
+        st.plotly_chart(heat_map, width="stretch")
         st.caption(
             "Values z-scored per gene (clipped at ±3); samples and genes ordered by "
             "average-linkage clustering; the bar on top is each sample's class."
         )
         st.subheader("By class")
         kind = st.radio("Plot", ["box", "violin"], horizontal=True, key="genes_kind")
-        shown = genes[:BOX_LIMIT]
+        shown = list(genes[:BOX_LIMIT])
         if len(genes) > BOX_LIMIT:
             st.caption(f"The first {BOX_LIMIT} of {len(genes)} genes, in the selection's order.")
         st.plotly_chart(
@@ -106,7 +121,7 @@ else:
             width="stretch",
         )
         st.subheader("Projection")
-        st.plotly_chart(pca_figure(ds, minority, genes), width="stretch")
+        st.plotly_chart(projection, width="stretch")
         st.caption(
             "PCA of the samples (standardised genes) on the selected genes, next to all "
             "genes: a selection that separates the minority should make it stand apart."

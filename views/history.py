@@ -49,21 +49,17 @@ def _open(found, wid, run) -> None:
             transpose=bool(params.get("transpose")),
             drop_constant=bool(params.get("drop_constant")),
         )
-    key = (payload or {}).get("key") or info.params.get("key")
-    if key:
-        minority = key[6]  # run_key: name, samples, features, transpose, drop, label, minority
-        if minority in st.session_state["data"].dataset.class_counts():
-            st.session_state["minority"] = minority
+    minority = (payload or info.params).get("minority")
+    if minority in st.session_state["data"].dataset.class_counts():
+        st.session_state["minority"] = minority
     widgets = (payload or {}).get("widgets") or info.params.get("widgets")
     page = PAGE_OF[info.kind]
     if widgets:
         name = {"views/compare.py": "compare_widgets", "views/sweep.py": "sweep_widgets"}.get(page)
         if name:
-            st.session_state[name] = persistence._widget_values(widgets)
+            st.session_state[name] = persistence.widget_values(widgets)
     if info.kind == "stream":
         stream = payload or info.params
-        if stream.get("minority") in st.session_state["data"].dataset.class_counts():
-            st.session_state["minority"] = stream["minority"]
         saved = st.session_state.setdefault("stream_widgets", {})
         saved.update(
             {

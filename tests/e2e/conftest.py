@@ -12,6 +12,8 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,15 +67,20 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory, request):
-    """`streamlit run app.py` on a free port; yields its URL, stops it at the end.
+@contextmanager
+def streamlit_server(log: Path, extra: Sequence[str] = ()) -> Iterator[str]:
+    """`streamlit run app.py` on 127.0.0.1 and a free port, with the environment of the
+    tests (their workspace folder, FSENGINE_WORKSPACE_DIR); yields its URL once
+    /_stcore/health answers (60 s at most) and stops the process by its pid at the end.
 
-    A test module may set ``SERVER_ARGS`` (extra `streamlit run` options, e.g. a lower
-    upload limit)."""
+    Parameters
+    ----------
+    log : Path
+        Where the server's output goes (shown when it fails to start).
+    extra : sequence of str
+        More `streamlit run` options.
+    """
     port = _free_port()
-    extra = list(getattr(request.module, "SERVER_ARGS", []))
-    log = tmp_path_factory.mktemp("streamlit") / "server.log"
     with open(log, "wb") as out:
         process = subprocess.Popen(
             [
@@ -127,6 +134,15 @@ def server(tmp_path_factory, request):
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, request):
+    """`streamlit run app.py` for a test module (:func:`streamlit_server`); a module may
+    set ``SERVER_ARGS`` (extra `streamlit run` options, e.g. a lower upload limit)."""
+    log = tmp_path_factory.mktemp("streamlit") / "server.log"
+    with streamlit_server(log, list(getattr(request.module, "SERVER_ARGS", []))) as url:
+        yield url
 
 
 @dataclass(frozen=True)

@@ -14,16 +14,9 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import os
 import re
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 import zipfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
@@ -34,6 +27,7 @@ import pytest
 
 from conftest import ROOT
 from fsengine import load_dataset, run_selection
+from tests.e2e.conftest import streamlit_server
 from tests.e2e.test_browser import (
     IDLE,
     TIMEOUT_MS,
@@ -103,77 +97,6 @@ def majority2(tmp_path_factory) -> Majority2:
     return Majority2(
         path, hashlib.sha256(path.read_bytes()).hexdigest(), n_genes, genes, default_genes
     )
-
-
-# --- a server of this module's own, to stop and start again -------------------------
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextmanager
-def streamlit_server(log: Path) -> Iterator[str]:
-    """`streamlit run app.py` on a free port with this test run's workspace folder
-    (FSENGINE_WORKSPACE_DIR, set by tests/conftest.py); yields its URL, stops it (by its
-    pid) when the block ends. The pattern of tests/e2e/conftest.py's `server` fixture."""
-    port = _free_port()
-    env = {**os.environ, "FSENGINE_WORKSPACE_DIR": os.environ["FSENGINE_WORKSPACE_DIR"]}
-    with open(log, "wb") as out:
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "streamlit",
-                "run",
-                "app.py",
-                "--server.headless",
-                "true",
-                "--server.port",
-                str(port),
-                "--server.address",
-                "127.0.0.1",
-                "--browser.gatherUsageStats",
-                "false",
-                "--server.fileWatcherType",
-                "none",
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(
-                    f"streamlit exited with {process.returncode}:\n"
-                    + log.read_text(errors="replace")
-                )
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                    if response.read().decode().strip() == "ok":
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(
-                    "streamlit did not answer /_stcore/health within 60 s:\n"
-                    + log.read_text(errors="replace")
-                )
-            time.sleep(0.25)
-        yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 # --- helpers -------------------------------------------------------------------------
