@@ -234,8 +234,36 @@ def finish_run(run_id: int | None, payload: dict, seconds: float) -> None:
         _fail(exc)
 
 
-def stop_run(run_id: int | None, payload: dict | None = None, seconds: float | None = None) -> None:
-    """Mark a run as stopped (with what it had, if anything)."""
+def stop_run(
+    run_id: int | None,
+    payload: dict | None = None,
+    seconds: float | None = None,
+    *,
+    found: Store | None = None,
+) -> None:
+    """Mark a run as stopped (with what it had, if anything).
+
+    Parameters
+    ----------
+    run_id : int or None
+        From :func:`start_run`.
+    payload : dict, optional
+        What the run had computed.
+    seconds : float, optional
+        How long it ran.
+    found : Store, optional
+        The :func:`store`, looked up before the run. Given, nothing here calls Streamlit:
+        after Streamlit's Stop (or a closed tab) every Streamlit call, even reading
+        ``st.session_state``, raises again. A failure is then not reported; the store
+        shows the run as stopped anyway once it is no longer active.
+    """
+    if found is not None:
+        if run_id is not None:
+            try:
+                found.stop_run(run_id, payload, seconds)
+            except _FAILURES:
+                pass
+        return
     found = store()
     if run_id is None or found is None:
         return

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -175,23 +176,30 @@ def run_once(
 
     Results live in ``st.session_state[store]`` (a dict, at most ``max_entries``, oldest
     dropped first) and ``st.session_state[store + "_computed"]`` counts computations.
-    ``progress(done, total, message)`` drives a progress bar, shown once the run has
-    taken ``delay`` seconds and redrawn at most ten times a second. Errors (FSEngineError)
-    propagate and nothing is kept.
+    ``progress(done, total, message)`` drives a progress bar and a Cancel button, shown
+    once the run has taken ``delay`` seconds and redrawn at most ten times a second.
+    Errors (FSEngineError) propagate and nothing is kept.
+
+    Cancel, Streamlit's Stop, a closed tab or any other widget pressed meanwhile ends the
+    run at its next progress report (Streamlit raises there). Nothing of it is kept or
+    shown as finished, and :func:`stopped_message` then says how far it got. After Stop,
+    every Streamlit call raises again, ``st.session_state`` included: the stopped path
+    only touches objects fetched before the run.
 
     With ``kind``, the run is recorded in the workspace (:mod:`dashboard.persistence`):
-    running, then finished with its result, parameters and time, or stopped when Stop, a
-    closed tab or an error interrupts it; a stopped run leaves a message for the page
-    (:func:`stopped_message`). ``widgets`` names the page's store of widget values, kept
-    with the run so that reopening it restores the page's settings.
+    running, then finished with its result, parameters and time, or stopped. ``widgets``
+    names the page's store of widget values, kept with the run so that reopening it
+    restores the page's settings.
     """
     from dashboard import persistence
 
     results = st.session_state.setdefault(store, {})
     if key in results:
         return results[key]
-    st.session_state.pop(store + "_stopped", None)
-    slot = st.empty()
+    status = _run_status(store)
+    status.pop("stopped", None)
+    status["running"] = threading.get_ident()
+    bar_slot, cancel_slot = st.empty(), st.empty()
     start = time.perf_counter()
     last = [0.0]
     reached = [""]
@@ -200,34 +208,44 @@ def run_once(
         "minority": st.session_state.get("minority"),
         "widgets": dict(st.session_state.get(widgets, {})) if widgets else {},
     }
+    found = persistence.store() if kind else None
     run_id = persistence.start_run(kind, title or text, params) if kind else None
 
     def progress(done: int, total: int, message: str) -> None:
         now = time.perf_counter()
         reached[0] = f"{done} of {total} ({message})"
         if now - start >= delay and (now - last[0] >= 0.1 or done == total):
+            if not last[0]:
+                cancel_slot.button(
+                    "Cancel",
+                    key=f"{store}_cancel",
+                    icon=":material/stop_circle:",
+                    help="Stop this run; nothing of it is kept.",
+                )
             last[0] = now
-            slot.progress(min(done / total, 1.0) if total else 1.0, text=f"{text}: {message}")
+            bar_slot.progress(min(done / total, 1.0) if total else 1.0, text=f"{text}: {message}")
 
     try:
         result = compute(progress)
     except BaseException as exc:
-        # Stop, a closed tab or an error: never kept or shown as finished.
         seconds = time.perf_counter() - start
-        persistence.stop_run(run_id, None, seconds)
+        if run_id is not None and found is not None:
+            persistence.stop_run(run_id, None, seconds, found=found)
         if not isinstance(exc, FSEngineError):
-            st.session_state[store + "_stopped"] = (
+            status["stopped"] = (
                 f"{text} was stopped after {seconds:.0f} s"
                 + (f", at {reached[0]}" if reached[0] else "")
-                + "; nothing of it is shown. Press the button to run it again."
+                + "; nothing of it is kept. Press the button to run it again."
             )
+        status.pop("running", None)
         try:
-            slot.empty()
+            bar_slot.empty()
+            cancel_slot.empty()
         except BaseException:  # noqa: BLE001 - after Stop, Streamlit refuses further output
             pass
         raise
-    # Keep the finished result before drawing anything: Streamlit's Stop (or a closed
-    # tab) raises at the next output, and a complete result must not be lost there.
+    # Keep the finished result before drawing anything: Stop (or a closed tab) raises at
+    # the next Streamlit call, and a complete result must not be lost there.
     seconds = time.perf_counter() - start
     if run_id is not None:
         persistence.finish_run(
@@ -236,16 +254,36 @@ def run_once(
             seconds,
         )
     results[key] = result
+    status.pop("running", None)
     while len(results) > max_entries:
         results.pop(next(iter(results)))
     st.session_state[store + "_computed"] = st.session_state.get(store + "_computed", 0) + 1
-    slot.empty()
+    bar_slot.empty()
+    cancel_slot.empty()
     return result
+
+
+def _run_status(store: str, wait_seconds: float = 30.0) -> dict:
+    """The state of ``store``'s runs: "running" (the thread computing one), "stopped" (the
+    message of the last interrupted one).
+
+    A press during a run starts a new script run at once while Streamlit stops the old one
+    at its next Streamlit call (``runner.fastReruns``), so the old run may still be
+    computing here. Wait for it to end (at most ``wait_seconds``, with a spinner), so the
+    page shows it stopped rather than nothing.
+    """
+    status = st.session_state.setdefault(store + "_status", {})
+    if status.get("running") not in (None, threading.get_ident()):
+        deadline = time.monotonic() + wait_seconds
+        with st.spinner("Stopping the run in progress ..."):
+            while status.get("running") is not None and time.monotonic() < deadline:
+                time.sleep(0.05)
+    return status
 
 
 def stopped_message(store: str) -> str | None:
     """What the last interrupted run of ``store`` had reached, if it was stopped."""
-    return st.session_state.get(store + "_stopped")
+    return _run_status(store).get("stopped")
 
 
 def run_button(

@@ -743,7 +743,8 @@ class Store:
         Returns
         -------
         list of RunInfo
-            As :meth:`finish_run`. A run already finished is left as it is.
+            As :meth:`finish_run`. A run already finished is left as it is; a run already
+            stopped takes the new partial result (a paused stream saved further on).
         """
         return self._end_run(run_id, "stopped", payload, seconds)
 
@@ -757,8 +758,9 @@ class Store:
         if seconds is not None and not math.isfinite(seconds):
             seconds = None
         try:
-            # A finish wins over anything but deletion; a stop does not undo a finish.
-            allowed = ("running", "stopped") if status == "finished" else ("running",)
+            # A finish wins over anything but deletion; a stop does not undo a finish, and
+            # a second stop replaces the partial result (a stream saved further on).
+            allowed = ("running", "stopped")
             with self._write() as conn:
                 row = conn.execute(
                     "UPDATE runs SET status = ?, payload = ?, size = ?, seconds = ? "

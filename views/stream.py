@@ -1,6 +1,7 @@
 """Stream page: watch genes arrive one at a time into an online selector."""
 
 import re
+import time
 from functools import partial
 
 import pandas as pd
@@ -20,6 +21,8 @@ from fsengine.methods import ONLINE_METHODS, get_method
 #: about 8 seconds whatever its length; "max" = as many as fit in 0.2 s).
 SPEEDS = {"1": 1, "10": 10, "100": 100, "about 8 s": "auto", "max": None}
 TICK_SECONDS = 0.25
+#: A running stream's position is saved this often (a closed tab loses at most this).
+RECORD_SECONDS = 2.0
 
 WIDGETS = "stream_widgets"
 #: Every widget of the page and its first value (kept across page switches); each
@@ -129,6 +132,7 @@ def _record(live: LiveStream) -> None:
     """Keep the stream in the workspace: finished at its end, else stopped where it is
     (a paused stream, a closed tab and a reset are never shown as finished)."""
     run_id = st.session_state.get("live_run")
+    st.session_state["live_recorded_at"] = time.monotonic()
     if run_id is None or st.session_state.get("live_recorded") == (run_id, live.position):
         return
     if live.done:
@@ -217,6 +221,8 @@ def stream_view() -> None:
             st.session_state["running"] = False
             _record(live)
             st.rerun()  # stop the timer, show the final result
+        if time.monotonic() - st.session_state.get("live_recorded_at", 0.0) >= RECORD_SECONDS:
+            _record(live)  # stopped at this position until it goes further
     last = live.events[-1] if live.events else None
     metrics = st.columns(4)
     metrics[0].metric("Features streamed", f"{live.position} / {live.total}")

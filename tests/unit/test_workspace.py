@@ -282,6 +282,10 @@ def test_stopped_runs_keep_their_partial_payload(store):
     store.stop_run(run, {"selected": [1, 2]}, seconds=0.5)
     info, payload = store.load_run(ws, run)
     assert (info.status, info.seconds, payload) == ("stopped", 0.5, {"selected": [1, 2]})
+    # Saved again further on (a paused stream resumed): the newer partial result.
+    store.stop_run(run, {"selected": [1, 2, 5]}, seconds=0.9)
+    info, payload = store.load_run(ws, run)
+    assert (info.status, info.seconds, payload) == ("stopped", 0.9, {"selected": [1, 2, 5]})
     other = store.start_run(ws, "stream", None, "nothing yet", {})
     store.stop_run(other)
     assert store.load_run(ws, other)[1] is None
