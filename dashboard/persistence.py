@@ -15,6 +15,7 @@ says once that nothing is being saved.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 from typing import Any
@@ -23,14 +24,22 @@ import streamlit as st
 
 from dashboard.workspace import Store, WorkspaceStoreError, default_store
 from fsengine.evaluation import Evaluation
+from fsengine.stability import StabilityResult
 
 #: The pages' stores of remembered widget values, kept in the workspace.
-WIDGET_STORES = ("stream_widgets", "compare_widgets", "sweep_widgets", "export_widgets")
+WIDGET_STORES = (
+    "stream_widgets",
+    "compare_widgets",
+    "sweep_widgets",
+    "export_widgets",
+    "genes_widgets",
+)
 #: Kinds of run whose result is put back into a page's result store on restore.
 RESULT_KINDS = {
     "compare": "compare_results",
     "sweep-k": "sweep_k_results",
     "sweep-top": "sweep_top_results",
+    "stability": "stability_results",
 }
 #: Results restored per page store (the newest).
 RESTORED_PER_STORE = 8
@@ -274,9 +283,12 @@ def stop_run(
 
 
 def encode(result: Any) -> Any:
-    """A page's result as JSON-able data (an Evaluation as its records and params)."""
+    """A page's result as JSON-able data (an Evaluation as its records and params, a
+    StabilityResult as its fields)."""
     if isinstance(result, Evaluation):
         return {"__evaluation__": {"records": result.records, "params": result.params}}
+    if isinstance(result, StabilityResult):
+        return {"__stability__": dataclasses.asdict(result)}
     if isinstance(result, dict):
         return {key: encode(value) for key, value in result.items()}
     if isinstance(result, tuple):
@@ -289,6 +301,15 @@ def decode(data: Any) -> Any:
     if isinstance(data, dict):
         if set(data) == {"__evaluation__"}:
             return Evaluation(data["__evaluation__"]["records"], data["__evaluation__"]["params"])
+        if set(data) == {"__stability__"}:
+            fields = data["__stability__"]
+            return StabilityResult(
+                fields["method"],
+                tuple(fields["seeds"]),
+                tuple(tuple(s) for s in fields["selections"]),
+                float(fields["mean_jaccard"]),
+                float(fields["mean_kuncheva"]),  # NaN survives json (allow_nan)
+            )
         return {key: decode(value) for key, value in data.items()}
     return data
 

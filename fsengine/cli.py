@@ -567,7 +567,13 @@ def _cmd_stability(args) -> None:
         args.data, label=args.label, transpose=args.transpose, drop_constant=args.drop_constant
     )
     result = order_stability(
-        ds, args.minority, args.method, orders=args.orders, seed=args.seed, **params
+        ds,
+        args.minority,
+        args.method,
+        orders=args.orders,
+        seed=args.seed,
+        progress=terminal_progress(),
+        **params,
     )
     sizes = result.sizes
     lines = [

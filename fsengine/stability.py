@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -97,7 +98,14 @@ def pairwise_stability(selections, n_features: int) -> tuple[float, float]:
 
 
 def order_stability(
-    dataset: Dataset, minority, method: str = "kofsd", *, orders: int = 10, seed: int = 0, **params
+    dataset: Dataset,
+    minority,
+    method: str = "kofsd",
+    *,
+    orders: int = 10,
+    seed: int = 0,
+    progress: Callable[[int, int, str], None] | None = None,
+    **params,
 ) -> StabilityResult:
     """Run ``method`` over ``orders`` random feature orders and compare the selections.
 
@@ -112,6 +120,8 @@ def order_stability(
         Number of random orders R (>= 2); order r uses seed ``seed + r``.
     seed : int
         Seed of the first order.
+    progress : callable, optional
+        Called as ``progress(done, total, message)`` after each order.
     **params
         The method's parameters.
 
@@ -122,11 +132,14 @@ def order_stability(
     if not is_integer_in(orders, 2):
         raise FSEngineError(f"the number of orders must be an integer >= 2, got {orders!r}")
     seeds = tuple(seed + r for r in range(orders))
-    selections = tuple(
-        run_selection(
+    selections = []
+    for done, s in enumerate(seeds, 1):
+        result = run_selection(
             dataset, minority, method, order="random", seed=s, events=False, **params
-        ).selection.features
-        for s in seeds
-    )
+        )
+        selections.append(tuple(result.selection.features))
+        if progress is not None:
+            progress(done, orders, f"order {done}/{orders} (seed {s})")
+    selections = tuple(selections)
     mean_j, mean_k = pairwise_stability(selections, dataset.n_features)
     return StabilityResult(method, seeds, selections, mean_j, mean_k)

@@ -158,9 +158,15 @@ result = state.run_button(
     "Run the orders",
     STABILITY,
     state.run_key(method, orders, seed, tuple(sorted(params.items()))),
-    lambda progress: order_stability(ds, minority, method, orders=orders, seed=int(seed), **params),
+    lambda progress: order_stability(
+        ds, minority, method, orders=orders, seed=int(seed), progress=progress, **params
+    ),
     text="Order stability",
     failure="The orders could not run",
+    kind="stability",
+    title=f"Order stability of {method}: {orders} random orders from seed {seed} "
+    f"({loaded.name}, minority {minority})",
+    widgets=WIDGETS,
 )
 if result is not None:
     left, middle, right = st.columns(3)

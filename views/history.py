@@ -13,6 +13,13 @@ PAGE_OF = {
     "sweep-k": "views/sweep.py",
     "sweep-top": "views/sweep.py",
     "stream": "views/stream.py",
+    "stability": "views/genes.py",
+}
+#: The store of widget values of each page a run can reopen.
+WIDGETS_OF = {
+    "views/compare.py": "compare_widgets",
+    "views/sweep.py": "sweep_widgets",
+    "views/genes.py": "genes_widgets",
 }
 
 
@@ -55,7 +62,7 @@ def _open(found, wid, run) -> None:
     widgets = (payload or {}).get("widgets") or info.params.get("widgets")
     page = PAGE_OF[info.kind]
     if widgets:
-        name = {"views/compare.py": "compare_widgets", "views/sweep.py": "sweep_widgets"}.get(page)
+        name = WIDGETS_OF.get(page)
         if name:
             st.session_state[name] = persistence.widget_values(widgets)
     if info.kind == "stream":

@@ -186,3 +186,31 @@ def test_history_deletes_a_run(first_session):
     run_id = store.list_runs(wid)[0].id
     assert store.delete_run(wid, run_id)
     assert len(store.list_runs(wid)) == before - 1
+
+
+def test_order_stability_is_kept_and_reopened_from_history(first_session):
+    from fsengine import load_dataset
+    from fsengine.stability import order_stability
+
+    at = first_session
+    at.switch_page("views/genes.py").run()
+    at.slider(key="genes_stability_orders").set_value(3).run()
+    _click(at, "Run the orders")
+    shown = {m.label: m.value for m in at.metric}
+    wid = _ws(at)
+
+    workspace.reset_default_store()  # as after a server restart
+    again = _session(wid, "views/genes.py")
+    assert "stability_results_computed" not in again.session_state  # restored, not rerun
+    assert again.slider(key="genes_stability_orders").value == 3
+    assert {m.label: m.value for m in again.metric} == shown
+    (result,) = again.session_state["stability_results"].values()
+    dataset = load_dataset(_csv(), name="cohort.csv")
+    # K = 5 as set on Stream (the Genes page inherits it)
+    expected = order_stability(dataset, "rare", "kofsd", orders=3, seed=0, k=5)
+    assert result.selections == expected.selections
+    assert result.mean_jaccard == pytest.approx(expected.mean_jaccard)
+
+    history = _session(wid, "views/history.py")
+    table = history.dataframe[0].value
+    assert list(table.loc[table["kind"] == "stability", "status"]) == ["finished"]

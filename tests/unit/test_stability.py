@@ -44,8 +44,13 @@ def test_pairwise_means_by_hand():
 
 
 def test_order_stability_runs_the_seeded_orders(srbct):
-    result = order_stability(srbct, 2, "ofs-fpd", orders=3, seed=4)
+    reports = []
+    result = order_stability(
+        srbct, 2, "ofs-fpd", orders=3, seed=4, progress=lambda *r: reports.append(r)
+    )
     assert result.seeds == (4, 5, 6)
+    assert [r[:2] for r in reports] == [(1, 3), (2, 3), (3, 3)]
+    assert reports[-1][2] == "order 3/3 (seed 6)"
     for seed, features in zip(result.seeds, result.selections):
         expected = run_selection(srbct, 2, "ofs-fpd", order="random", seed=seed).selection
         assert features == expected.features
