@@ -22,6 +22,12 @@ ROOT = Path(__file__).resolve().parent.parent
 if "FSENGINE_WORKSPACE_DIR" not in os.environ:
     os.environ["FSENGINE_WORKSPACE_DIR"] = tempfile.mkdtemp(prefix="fsengine-test-workspaces-")
 REFERENCE = ROOT / "tests" / "reference" / "kofsd_octave"
+#: The Octave outputs of the seed papers' baselines (copies of ../shared/reference/*).
+LOFS_REFERENCE = ROOT / "tests" / "reference" / "lofs_octave"
+ZHOU_REFERENCE = ROOT / "tests" / "reference" / "zhou_octave"
+RHOFS_REFERENCE = ROOT / "tests" / "reference" / "rhofs_octave"
+#: GLIOMA as the references read it (tests/reference/datasets/README.md).
+GLIOMA = ROOT / "tests" / "reference" / "datasets" / "GLIOMA.parquet"
 SAMPLE = ROOT / "sample_data" / "SRBCT.parquet"
 
 # tests/e2e imports `tests.e2e.test_browser` by its full name, so the checkout's root must be on
