@@ -82,6 +82,8 @@ $(VENV)/.bench-installed: requirements-bench.txt $(VENV)/.runtime-installed
 bench: $(VENV)/.bench-installed test-deps browser
 	$(PY) benchmarks/bench_kofsd.py
 	$(PY) benchmarks/bench_online.py
+	$(PY) benchmarks/bench_osfs.py
+	$(PY) benchmarks/bench_alpha_saola.py
 	$(PY) benchmarks/bench_rankers.py
 	$(PY) benchmarks/bench_memory.py
 	$(PY) benchmarks/bench_real.py

@@ -62,7 +62,9 @@ class LiveStream:
         self.method = method
         self.params = dict(params or {})
         self.y = dataset.binarise(self.minority)
-        self.selector = get_method(method).selector(**self.params).start(self.y)
+        self.selector = (
+            get_method(method).selector(**self.params).start(self.y, n_features=dataset.n_features)
+        )
         self.order = feature_order(dataset.n_features, order, seed)
         self.order_name, self.seed = order, seed
         self.position = 0
@@ -80,7 +82,9 @@ class LiveStream:
             self.holdout_problem = exc.problem
         else:
             self.train_selector = (
-                get_method(method).selector(**self.params).start(self.y[self._train])
+                get_method(method)
+                .selector(**self.params)
+                .start(self.y[self._train], n_features=dataset.n_features)
             )
         self._gmean_cache: dict[tuple[int, ...], float] = {}
         self.seconds = 0.0

@@ -21,6 +21,11 @@ from fsengine.online import (
     CIEOSFS,
     KOFSD,
     OFSFPD,
+    OSFS,
+    SAOLA,
+    AlphaInvesting,
+    FastOSFS,
+    GroupSAOLA,
     Selection,
     StreamEvent,
     StreamingSelector,
@@ -33,7 +38,16 @@ from fsengine.rankers import RANKER_TABLE, default_clusters, rank_features
 from fsengine.spec import MethodSpec
 
 #: The online selectors, in the order the front ends list them (one line per method).
-ONLINE_SELECTORS: list[type[StreamingSelector]] = [KOFSD, OFSFPD, CIEOSFS]
+ONLINE_SELECTORS: list[type[StreamingSelector]] = [
+    KOFSD,
+    OFSFPD,
+    CIEOSFS,
+    AlphaInvesting,
+    OSFS,
+    FastOSFS,
+    SAOLA,
+    GroupSAOLA,
+]
 
 
 @dataclass(frozen=True)
@@ -171,7 +185,7 @@ class Method:
                     f"applies to rankers; {self.name} decides how many features to keep",
                     parameter="top",
                 )
-            selector = self.selector(**params).start(y)
+            selector = self.selector(**params).start(y, n_features=X.shape[1])
             arrival = feature_order(X.shape[1], order, seed)
             start = time.perf_counter()
             if events:

@@ -1,5 +1,6 @@
 """Online streaming feature selectors: one feature in, one event out."""
 
+from fsengine.online._alpha_investing import AlphaInvesting, AlphaInvestingEvent
 from fsengine.online._cards import (
     CARD_NAMES,
     CardConsistency,
@@ -20,6 +21,8 @@ from fsengine.online._kofsd import (
 )
 from fsengine.online._neighbours import nearest_neighbours, pairwise_distances
 from fsengine.online._ofsfpd import OFSFPD, OFSFPDEvent
+from fsengine.online._osfs import OSFS, FastOSFS, OSFSEvent
+from fsengine.online._saola import SAOLA, GroupSAOLA, GroupSAOLAEvent, SAOLAEvent
 from fsengine.online._stream import (
     ORDERS,
     Selection,
@@ -32,6 +35,15 @@ from fsengine.online._stream import (
 )
 
 __all__ = [
+    "FastOSFS",
+    "OSFS",
+    "OSFSEvent",
+    "AlphaInvesting",
+    "AlphaInvestingEvent",
+    "GroupSAOLA",
+    "GroupSAOLAEvent",
+    "SAOLA",
+    "SAOLAEvent",
     "ACTION_CODES",
     "CARD_NAMES",
     "CIEOSFS",

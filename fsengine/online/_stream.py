@@ -137,6 +137,7 @@ class StreamingSelector(ABC):
         self._params = self.spec.check(params)
         self.score_rejections = True
         self.y = None
+        self.n_features: int | None = None
         self.n_seen = 0
         self._selected_names: tuple[str, ...] = ()
         self._selected_columns: tuple[int, ...] = ()
@@ -164,7 +165,7 @@ class StreamingSelector(ABC):
         given the others (K-OFSD's ``gamma`` only with ``card="weight"``)."""
         return self.spec.record(self._params)
 
-    def start(self, y) -> StreamingSelector:
+    def start(self, y, n_features: int | None = None) -> StreamingSelector:
         """Begin a stream for the class labels ``y``: forget any earlier stream.
 
         Parameters
@@ -172,6 +173,9 @@ class StreamingSelector(ABC):
         y : array of {0, 1}, shape (n_samples,)
             Class labels, 1 = the minority class, 0 = the rest
             (:func:`fsengine.labels.check_binary`).
+        n_features : int, optional
+            How many features the stream will bring, when known (a matrix's columns).
+            Most selectors ignore it; group SAOLA cuts the stream into groups from it.
 
         Returns
         -------
@@ -186,6 +190,9 @@ class StreamingSelector(ABC):
         y = check_binary(y)
         self._params = self.spec.check(self._params, n_samples=len(y))
         self.y = y
+        if n_features is not None and not (isinstance(n_features, int) and n_features >= 1):
+            raise FSEngineError(f"n_features must be a positive integer, got {n_features!r}")
+        self.n_features = n_features
         self.n_seen = 0
         self._selected_names = ()
         self._selected_columns = ()

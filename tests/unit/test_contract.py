@@ -120,9 +120,10 @@ def _varied_params(name: str) -> dict:
 def test_step_equals_step_many(name, chunk):
     X, y, names = _matrix()
     method = get_method(name)
-    one = method.selector().start(y)
+    one = method.selector().start(y, n_features=N_FEATURES)  # as select announces it
     singles = [one.step(X[:, j], names[j], j) for j in range(N_FEATURES)]
-    many = list(stream_events(method.selector().start(y), X, names, chunk=chunk))
+    started = method.selector().start(y, n_features=N_FEATURES)
+    many = list(stream_events(started, X, names, chunk=chunk))
     assert _same(singles, many)
     assert _same(one.finish(), method.select(X, y, names).selection)
 
