@@ -20,12 +20,15 @@ from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.online import (
     CIEOSFS,
     KOFSD,
+    OFSA3M,
     OFSFPD,
     OSFS,
+    RHOFS,
     SAOLA,
     AlphaInvesting,
     FastOSFS,
     GroupSAOLA,
+    OFSDensity,
     Selection,
     StreamEvent,
     StreamingSelector,
@@ -47,6 +50,9 @@ ONLINE_SELECTORS: list[type[StreamingSelector]] = [
     FastOSFS,
     SAOLA,
     GroupSAOLA,
+    OFSA3M,
+    OFSDensity,
+    RHOFS,
 ]
 
 

@@ -22,6 +22,7 @@ from fsengine.online._kofsd import (
 from fsengine.online._neighbours import nearest_neighbours, pairwise_distances
 from fsengine.online._ofsfpd import OFSFPD, OFSFPDEvent
 from fsengine.online._osfs import OSFS, FastOSFS, OSFSEvent
+from fsengine.online._rhofs import RHOFS, RHOFSEvent
 from fsengine.online._saola import SAOLA, GroupSAOLA, GroupSAOLAEvent, SAOLAEvent
 from fsengine.online._stream import (
     ORDERS,
@@ -33,8 +34,15 @@ from fsengine.online._stream import (
     stream_events,
     stream_selection,
 )
+from fsengine.online._zhou import OFSA3M, OFSA3MEvent, OFSDensity, OFSDensityEvent
 
 __all__ = [
+    "OFSA3M",
+    "OFSA3MEvent",
+    "OFSDensity",
+    "OFSDensityEvent",
+    "RHOFS",
+    "RHOFSEvent",
     "FastOSFS",
     "OSFS",
     "OSFSEvent",

@@ -1,0 +1,364 @@
+"""Compiled (numba) kernels of the neighbourhood dependency of OFS-A3M and OFS-Density.
+
+Both methods (doodzhou/OSFS, ``OFS_A3M.m`` and ``OFS-Density``, function ``dep_an``) measure
+a feature set by: the distances ``pdist(X_S, 'seuclidean')`` (for each pair, the sum over the
+set's columns, in order, of ``(w * d) * d`` with ``w = 1 / var``, then ``sqrt``; 0 on the
+diagonal), for every sample its column of distances sorted ascending with a stable sort
+(ties to the lower sample index), a neighbour rule on the sorted distances ``D(1..n)``
+(position 1 is skipped: the sample itself unless an exact duplicate of lower index comes
+first), the card = the fraction of the neighbours that share the sample's label, the cards
+added one at a time in sample order and divided by n.
+
+Neighbour rules (``rule``):
+
+* ``GAP`` (OFS-A3M, function ``card``): ``gap = 1.5 * (D(n) - D(2)) / (n - 2)``; position 2
+  is a neighbour; positions 3, 4, ... join while ``D(j) - D(j - 1) < gap``.
+* ``DENSITY`` (OFS-Density, ``card_density``): ``last = D(2)``; positions j = 2, 3, ... join
+  while ``D(j) / (j - 1)`` is 0 or ``<= last``, ``last`` becoming that density.
+
+Two exact paths avoid sorting every row:
+
+* one feature (:func:`single_dependencies`): from a sample, distances grow along each side of
+  the column's sorted order, so the stable order is a merge of the two sides; samples of
+  equal distance (a group of equal values, or groups on both sides at the same distance)
+  are emitted together, ordered by index. Cost O(n log n) for the column's sort plus the
+  walk's length per sample;
+* a set (:func:`set_dependency`): each row's squared distances are computed once (base
+  matrix plus the terms of the remaining columns, in the set's order); D(2) and D(n) are the
+  square roots of the 2nd smallest and the largest (sqrt is monotone and correctly rounded),
+  the samples within a bound of D(2) are sorted by (distance, index) and walked; a walk that
+  reaches the bound falls back to a stable sort of the whole row.
+
+A zero-variance column makes every off-diagonal distance NaN (Octave's ``inv`` of a singular
+diagonal matrix is Inf everywhere); the callers handle those sets (:func:`degenerate_cards`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+GAP, DENSITY = 0, 1
+#: A row's walk is first tried on the samples within this many gaps of D(2) (GAP) or
+#: within this factor of D(2) (DENSITY); beyond, the whole row is sorted.
+GAP_REACH, DENSITY_REACH = 6.0, 4.0
+#: Returned by :func:`set_dependency` when it stopped at the first card below 1.
+BELOW_ONE = -1.0
+
+
+@njit(cache=True, inline="always")
+def _term(w, a, b):
+    g = a - b
+    return (w * g) * g
+
+
+@njit(cache=True)
+def degenerate_cards(y, rule):
+    """Cards when every off-diagonal distance is NaN: the sorted column of sample i is
+    i, then the others in index order, so D(2) is NaN at the lowest other sample. GAP: that
+    sample is the only neighbour (the gap is NaN); DENSITY: no neighbour, card 0/0 = NaN."""
+    n = y.shape[0]
+    cards = np.empty(n)
+    for i in range(n):
+        if rule == DENSITY:
+            cards[i] = np.nan
+        else:
+            first = 1 if i == 0 else 0
+            cards[i] = 1.0 if y[first] == y[i] else 0.0
+    return cards
+
+
+@njit(cache=True)
+def sum_in_order(cards):
+    """``card_ND = card_ND + card`` from 0, sample by sample."""
+    total = 0.0
+    for c in cards:
+        total += c
+    return total
+
+
+# ------------------------------------------------------------------ one feature
+
+
+@njit(cache=True, inline="always")
+def _dist(w, xi, v):
+    return np.sqrt(_term(w, xi, v))
+
+
+@njit(cache=True)
+def _emit_group(o, start, end, buf, k):
+    """Append the sample indices of sorted ranks start..end (ascending index) to buf."""
+    for q in range(start, end + 1):
+        buf[k] = o[q]
+        k += 1
+    return k
+
+
+@njit(cache=True)
+def _sort_ints(buf, k):
+    """Insertion sort of buf[:k] (runs of ascending indices: nearly sorted)."""
+    for a in range(1, k):
+        v = buf[a]
+        b = a - 1
+        while b >= 0 and buf[b] > v:
+            buf[b + 1] = buf[b]
+            b -= 1
+        buf[b + 1] = v
+
+
+@njit(cache=True)
+def _next_batch(xi, w, xs, o, run_start, run_end, state, buf):
+    """The next group of samples at equal distance from x_i, by index, into buf.
+
+    state = [left rank, right rank]: the nearest ranks not yet emitted on each side.
+    Returns (count, distance); count 0 when every sample has been emitted."""
+    n = xs.shape[0]
+    lp, rp = state[0], state[1]
+    has_l, has_r = lp >= 0, rp < n
+    if not has_l and not has_r:
+        return 0, 0.0
+    dl = _dist(w, xi, xs[lp]) if has_l else 0.0
+    dr = _dist(w, xi, xs[rp]) if has_r else 0.0
+    if has_l and has_r:
+        v = dl if dl <= dr else dr
+    else:
+        v = dl if has_l else dr
+    k = 0
+    while lp >= 0 and _dist(w, xi, xs[lp]) == v:
+        k = _emit_group(o, run_start[lp], lp, buf, k)
+        lp = run_start[lp] - 1
+    while rp < n and _dist(w, xi, xs[rp]) == v:
+        k = _emit_group(o, rp, run_end[rp], buf, k)
+        rp = run_end[rp] + 1
+    state[0], state[1] = lp, rp
+    _sort_ints(buf, k)
+    return k, v
+
+
+@njit(cache=True)
+def _single_card(i, r, x, xs, o, run_start, run_end, w, y, rule, buf, state):
+    """Card of sample i (sorted rank r) on one feature with finite weight w."""
+    n = xs.shape[0]
+    xi = x[i]
+    lab = y[i]
+    dmax = max(_dist(w, xi, xs[0]), _dist(w, xi, xs[n - 1]))
+    # First batch: i's group of equal values (distance 0) and any side group at 0 too.
+    k = _emit_group(o, run_start[r], run_end[r], buf, 0)
+    lp, rp = run_start[r] - 1, run_end[r] + 1
+    while lp >= 0 and _dist(w, xi, xs[lp]) == 0.0:
+        k = _emit_group(o, run_start[lp], lp, buf, k)
+        lp = run_start[lp] - 1
+    while rp < n and _dist(w, xi, xs[rp]) == 0.0:
+        k = _emit_group(o, rp, run_end[rp], buf, k)
+        rp = run_end[rp] + 1
+    state[0], state[1] = lp, rp
+    _sort_ints(buf, k)
+    v = 0.0
+    at = 1  # next element of the batch; element 0 is position 1 (skipped)
+    j = 2  # sorted position of buf[at]
+    total = 0
+    same = 0
+    prev = 0.0
+    gap = 0.0
+    last = 0.0
+    while True:
+        if at >= k:
+            k, v = _next_batch(xi, w, xs, o, run_start, run_end, state, buf)
+            at = 0
+            if k == 0:
+                break
+        t = buf[at]
+        if j == 2:
+            if rule == GAP:
+                gap = 1.5 * (dmax - v) / (n - 2) if n > 2 else 0.0
+            else:
+                last = v if v >= 0.0 else 0.0
+        if rule == GAP:
+            if j > 2 and not (v - prev < gap):
+                break
+            prev = v
+        else:
+            density = v / (j - 1)
+            if not (density == 0.0 or density <= last):
+                break
+            last = density
+        total += 1
+        if y[t] == lab:
+            same += 1
+        at += 1
+        j += 1
+    return same / total
+
+
+@njit(cache=True)
+def single_dependencies(block, order, weights, y, rule, out):
+    """Dependency of each column of ``block`` (n, b) alone; ``order`` is the stable argsort
+    of each column; ``weights`` 1 / var (inf: zero variance). Writes ``out`` (b,)."""
+    n, b = block.shape
+    buf = np.empty(n, dtype=np.int64)
+    state = np.empty(2, dtype=np.int64)
+    xs = np.empty(n)
+    rank = np.empty(n, dtype=np.int64)
+    run_start = np.empty(n, dtype=np.int64)
+    run_end = np.empty(n, dtype=np.int64)
+    degenerate = degenerate_cards(y, rule)
+    for f in range(b):
+        w = weights[f]
+        if not np.isfinite(w):
+            out[f] = sum_in_order(degenerate) / n
+            continue
+        x = block[:, f]
+        o = order[:, f]
+        for q in range(n):
+            xs[q] = x[o[q]]
+            rank[o[q]] = q
+        for q in range(n):
+            run_start[q] = q if q == 0 or xs[q] != xs[q - 1] else run_start[q - 1]
+        for q in range(n - 1, -1, -1):
+            run_end[q] = q if q == n - 1 or xs[q] != xs[q + 1] else run_end[q + 1]
+        total = 0.0
+        for i in range(n):
+            total += _single_card(i, rank[i], x, xs, o, run_start, run_end, w, y, rule, buf, state)
+        out[f] = total / n
+
+
+# ------------------------------------------------------------------ a set
+
+
+@njit(cache=True, inline="always")
+def _before(da, a, db, b):
+    return da < db or (da == db and a < b)
+
+
+@njit(cache=True)
+def _sort_pairs(d, idx, k):
+    """Sort (d, idx)[:k] by distance then index (insertion sort; k is small)."""
+    for a in range(1, k):
+        dv, iv = d[a], idx[a]
+        b = a - 1
+        while b >= 0 and _before(dv, iv, d[b], idx[b]):
+            d[b + 1] = d[b]
+            idx[b + 1] = idx[b]
+            b -= 1
+        d[b + 1] = dv
+        idx[b + 1] = iv
+
+
+@njit(cache=True)
+def _walk(d, idx, k, bound, n, lab, y, rule, dmax, early_one):
+    """Walk positions 2, 3, ... of the sorted (d, idx)[:k]; only distances <= bound are
+    known to be complete. Returns (card, status): status 0 done, 1 the walk reached the
+    bound (redo on the whole row), 2 a neighbour of another label with ``early_one``."""
+    d2 = d[1]
+    total = 0
+    same = 0
+    prev = d2
+    if rule == GAP:
+        gap = 1.5 * (dmax - d2) / (n - 2) if n > 2 else 0.0
+        last = 0.0
+    else:
+        gap = 0.0
+        last = d2 if d2 >= 0.0 else 0.0
+    for j in range(1, n):
+        if j >= k or d[j] > bound:
+            return 0.0, 1
+        v = d[j]
+        if rule == GAP:
+            if j > 1 and not (v - prev < gap):
+                break
+            prev = v
+        else:
+            density = v / j
+            if not (density == 0.0 or density <= last):
+                break
+            last = density
+        total += 1
+        if y[idx[j]] == lab:
+            same += 1
+        elif early_one:
+            return 0.0, 2
+    return same / total, 0
+
+
+@njit(cache=True)
+def _row_card(a, sq, y, rule, early_one, dbuf, ibuf):
+    """Card of sample a from its squared distances sq (n,) (sq[a] is ignored: 0)."""
+    n = sq.shape[0]
+    sq[a] = 0.0
+    m1 = np.inf
+    m2 = np.inf
+    mx = -np.inf
+    for t in range(n):
+        s = sq[t]
+        if s > mx:
+            mx = s
+        if s < m2:
+            if s < m1:
+                m2 = m1
+                m1 = s
+            else:
+                m2 = s
+    d2 = np.sqrt(m2)
+    dmax = np.sqrt(mx)
+    if rule == GAP:
+        bound = d2 + GAP_REACH * (1.5 * (dmax - d2) / (n - 2)) if n > 2 else d2
+    else:
+        bound = d2 * DENSITY_REACH
+    lab = y[a]
+    if np.isfinite(bound):
+        limit = bound * (1.0 + 1e-9)
+        limit_sq = limit * limit
+        k = 0
+        for t in range(n):
+            if sq[t] <= limit_sq:
+                dbuf[k] = np.sqrt(sq[t])
+                ibuf[k] = t
+                k += 1
+        _sort_pairs(dbuf, ibuf, k)
+        card, status = _walk(dbuf, ibuf, k, bound, n, lab, y, rule, dmax, early_one)
+        if status != 1:
+            return card, status
+    for t in range(n):
+        dbuf[t] = np.sqrt(sq[t])
+    order = np.argsort(dbuf, kind="mergesort")
+    d = np.empty(n)
+    for q in range(n):
+        d[q] = dbuf[order[q]]
+    return _walk(d, order, n, np.inf, n, lab, y, rule, dmax, early_one)
+
+
+@njit(cache=True)
+def set_dependency(base, extra, extra_w, y, rule, early_one, cards):
+    """Dependency of a set whose squared distances are ``base`` (n, n; the sum over the set's
+    first columns) plus the terms of the columns ``extra`` (e, n), added in order.
+
+    ``early_one``: stop at the first card below 1 and return :data:`BELOW_ONE` (the caller
+    only needs to know whether the dependency is 1). ``cards`` (n,) receives each card."""
+    n = y.shape[0]
+    e = extra.shape[0]
+    sq = np.empty(n)
+    dbuf = np.empty(n)
+    ibuf = np.empty(n, dtype=np.int64)
+    total = 0.0
+    for a in range(n):
+        for t in range(n):
+            s = base[a, t]
+            for c in range(e):
+                s = s + _term(extra_w[c], extra[c, a], extra[c, t])
+            sq[t] = s
+        card, status = _row_card(a, sq, y, rule, early_one, dbuf, ibuf)
+        if status == 2:
+            return BELOW_ONE
+        cards[a] = card
+        total += card
+    return total / n
+
+
+@njit(cache=True)
+def add_terms(target, source, x, w):
+    """target = source + the terms (w * d) * d of column x (n,) for every pair."""
+    n = x.shape[0]
+    for a in range(n):
+        xa = x[a]
+        for t in range(n):
+            target[a, t] = source[a, t] + _term(w, xa, x[t])
