@@ -15,13 +15,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT
+from conftest import GLIOMA, LOFS_REFERENCE, REFERENCE, RHOFS_REFERENCE, SAMPLE
 from fsengine.online import RHOFS, stream_events, stream_selection
 from fsengine.online._octave_rng import OctaveRandom
 
-SHARED = ROOT.parent / "shared"
-RH = SHARED / "reference" / "rhofs_octave"
-pytestmark = pytest.mark.skipif(not RH.is_dir(), reason=f"the reference outputs are not in {RH}")
+RH = RHOFS_REFERENCE  # a copy of ../shared/reference/rhofs_octave
 SETS = [f"ds{i}" for i in range(1, 8)] + ["SRBCT", "GLIOMA"]
 
 
@@ -29,11 +27,11 @@ def load(name: str):
     if name in ("SRBCT", "GLIOMA"):
         import pandas as pd
 
-        frame = pd.read_parquet(SHARED / "datasets" / f"{name}.parquet")
+        frame = pd.read_parquet(SAMPLE if name == "SRBCT" else GLIOMA)
         return frame.drop(columns="label").to_numpy(float), (frame["label"] == 2).to_numpy(int)
-    folder = "kofsd_octave" if name in SETS[:5] else "lofs_octave"
-    X = np.loadtxt(SHARED / "reference" / folder / f"{name}_X.csv", delimiter=",")
-    return X, np.loadtxt(SHARED / "reference" / folder / f"{name}_y.csv").astype(int)
+    folder = REFERENCE if name in SETS[:5] else LOFS_REFERENCE
+    X = np.loadtxt(folder / f"{name}_X.csv", delimiter=",")
+    return X, np.loadtxt(folder / f"{name}_y.csv").astype(int)
 
 
 def run(X, y, **params):

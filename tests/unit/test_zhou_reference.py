@@ -17,16 +17,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT
+from conftest import GLIOMA, LOFS_REFERENCE, REFERENCE, SAMPLE, ZHOU_REFERENCE
 from fsengine.errors import FSEngineError
 from fsengine.online import OFSA3M, OFSDensity, stream_events, stream_selection
 from fsengine.online._octave_rng import OctaveRandom
 
-SHARED = ROOT.parent / "shared"
-ZHOU = SHARED / "reference" / "zhou_octave"
-pytestmark = pytest.mark.skipif(
-    not ZHOU.is_dir(), reason=f"the Octave reference outputs are not in {ZHOU}"
-)
+ZHOU = ZHOU_REFERENCE  # a copy of ../shared/reference/zhou_octave
 FIXTURES = [f"ds{i}" for i in range(1, 8)]
 REAL = ["SRBCT", "GLIOMA"]
 METHODS = {"ofs_a3m": OFSA3M, "ofs_density": OFSDensity}
@@ -38,12 +34,12 @@ def load(name: str):
     if name in REAL:
         import pandas as pd
 
-        frame = pd.read_parquet(SHARED / "datasets" / f"{name}.parquet")
+        frame = pd.read_parquet(SAMPLE if name == "SRBCT" else GLIOMA)
         y = (frame["label"] == 2).astype(int).to_numpy()
         return frame.drop(columns="label").to_numpy(float), y
-    folder = "kofsd_octave" if name in FIXTURES[:5] else "lofs_octave"
-    X = np.loadtxt(SHARED / "reference" / folder / f"{name}_X.csv", delimiter=",")
-    y = np.loadtxt(SHARED / "reference" / folder / f"{name}_y.csv").astype(int)
+    folder = REFERENCE if name in FIXTURES[:5] else LOFS_REFERENCE
+    X = np.loadtxt(folder / f"{name}_X.csv", delimiter=",")
+    y = np.loadtxt(folder / f"{name}_y.csv").astype(int)
     return X, y
 
 
