@@ -34,6 +34,7 @@ import numpy as np
 from fsengine.online._columns import sequential_sum
 from fsengine.online._octave_rng import OctaveRandom
 from fsengine.online._stream import Selection, StreamEvent, StreamingSelector
+from fsengine.online._zhou import members_selection
 from fsengine.spec import ONLINE, Int, MethodSpec
 
 #: Greedy passes of ``non_signf`` and the coin's threshold (constants of the code).
@@ -318,10 +319,4 @@ class RHOFS(StreamingSelector):
     def finish(self) -> Selection:
         """S in arrival order (the code returns ``find(mode == 1)``); scores are the
         dependencies alone."""
-        return Selection(
-            self.method,
-            tuple(m.name for m in self._members),
-            tuple(m.column for m in self._members),
-            tuple(m.dependency for m in self._members),
-            "stream order",
-        )
+        return members_selection(self.method, self._members)

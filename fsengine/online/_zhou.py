@@ -25,6 +25,7 @@ The random order is Octave's ``randperm`` after ``rand('state', rand_state)``
 from __future__ import annotations
 
 import math
+from abc import abstractmethod
 from dataclasses import dataclass
 
 import numpy as np
@@ -272,19 +273,28 @@ class _NeighbourhoodSelector(StreamingSelector):
                 )
         return out
 
+    @abstractmethod
     def _decide(self, new: _Member) -> dict:
-        raise NotImplementedError
+        """The method's rule for a feature that passed the relevance filter: the event
+        fields of its decision (S and the thresholds are updated in place)."""
 
     def finish(self) -> Selection:
         """S in arrival order (the code returns ``find(mode == 1)``); scores are the
         dependencies alone."""
-        return Selection(
-            self.method,
-            tuple(m.name for m in self._members),
-            tuple(m.column for m in self._members),
-            tuple(m.dependency for m in self._members),
-            "stream order",
-        )
+        return members_selection(self.method, self._members)
+
+
+def members_selection(method: str, members) -> Selection:
+    """The selection of OFS-A3M, OFS-Density and RHOFS: the members (objects with
+    ``name``, ``column`` and ``dependency``) in arrival order, scored by their
+    single-feature dependencies."""
+    return Selection(
+        method,
+        tuple(m.name for m in members),
+        tuple(m.column for m in members),
+        tuple(m.dependency for m in members),
+        "stream order",
+    )
 
 
 class OFSA3M(_NeighbourhoodSelector):
