@@ -112,6 +112,9 @@ class OFSDensityEvent(StreamEvent):
       one, so the removals were undone (``restored``); the feature stays and S's recorded
       dependency keeps its old value (as in the published code);
     * "rejected": S's dependency with the feature was more than 5% lower.
+
+    With ``score_rejections`` off, a computation that cannot change the decision may stop
+    early and report NaN.
     """
 
     threshold: float = math.nan
@@ -161,6 +164,7 @@ class _NeighbourhoodSelector(StreamingSelector):
         self._prefix = np.zeros((4, n, n))
         self._degenerate = float(kern.sum_in_order(kern.degenerate_cards(self._y64, self.rule))) / n
         self._cards = np.empty(n)
+        self._rows = np.arange(n)  # visiting order of the rows, losers first
         self.dep_set = 0.0
         self.dep_mean = 0.0
 
@@ -178,9 +182,10 @@ class _NeighbourhoodSelector(StreamingSelector):
         self._kern.single_dependencies(block, order, weights, self._y64, self.rule, deps)
         return deps, weights
 
-    def _dependency(self, members: list[_Member], early_one: bool = False) -> float:
+    def _dependency(self, members: list[_Member], floor: float = -math.inf) -> float:
         """Dependency of the set ``members`` (in arrival order; a sub-list of S, possibly
-        followed by a new feature). ``early_one``: only whether it is 1 matters."""
+        followed by a new feature). ``floor``: only whether it reaches ``floor`` matters;
+        if it cannot, a negative number (:data:`_zhou_kernels.BELOW_FLOOR`) is returned."""
         zero_var = [not math.isfinite(m.weight) for m in members]
         if any(zero_var):
             if all(zero_var) and len(members) > 1:
@@ -200,7 +205,14 @@ class _NeighbourhoodSelector(StreamingSelector):
         weights = np.array([m.weight for m in rest])
         return float(
             self._kern.set_dependency(
-                self._prefix[p], extra, weights, self._y64, self.rule, early_one, self._cards
+                self._prefix[p],
+                extra,
+                weights,
+                self._y64,
+                self.rule,
+                floor,
+                self._rows,
+                self._cards,
             )
         )
 
@@ -243,6 +255,8 @@ class _NeighbourhoodSelector(StreamingSelector):
 
     def _run_block(self, block, names, columns, events: bool):
         deps, weights = self._singles(block)
+        # without events (or their rejection scores), computations stop once decided
+        self._early = not (events and self.score_rejections)
         out = []
         for j in range(block.shape[1]):
             position = self.n_seen
@@ -355,9 +369,9 @@ class OFSA3M(_NeighbourhoodSelector):
         if not new.dependency > self.dep_mean:
             info["action"] = IRRELEVANT
             return info
-        early = not self.score_rejections
+        early = self._early
         together = self._members + [new]
-        dep_new = self._dependency(together, early_one=early and self.dep_set == 1.0)
+        dep_new = self._dependency(together, floor=self.dep_set if early else -math.inf)
         info["set_score_with_feature"] = dep_new if dep_new >= 0 else math.nan
         if dep_new > self.dep_set:
             self._set_members(together)
@@ -385,7 +399,7 @@ class OFSA3M(_NeighbourhoodSelector):
         without = []
         for f in visited:
             rest = [m for m in kept if m is not f]
-            dep_f = self._dependency(rest, early_one=early and dep_with == 1.0)
+            dep_f = self._dependency(rest, floor=dep_with if early else -math.inf)
             without.append(dep_f if dep_f >= 0 else math.nan)
             if dep_with != 0 and (dep_with - dep_f) / dep_with == 0:
                 kept = rest
@@ -452,9 +466,11 @@ class OFSDensity(_NeighbourhoodSelector):
         if not new.dependency >= self.dep_mean:
             info["action"] = IRRELEVANT
             return info
+        early = self._early
         together = self._members + [new]
-        dep_new = self._dependency(together)
-        info["set_score_with_feature"] = dep_new
+        floor = self.dep_set * (1 - DENSITY_TOLERANCE) if early else -math.inf
+        dep_new = self._dependency(together, floor=floor)
+        info["set_score_with_feature"] = dep_new if dep_new >= 0 else math.nan
         if dep_new > self.dep_set:
             self._set_members(together)
             self.dep_set = dep_new
@@ -466,14 +482,13 @@ class OFSDensity(_NeighbourhoodSelector):
         ):
             info["action"] = REJECTED
             return info
-        early = not self.score_rejections
         kept = list(together)
         dep_kept = dep_new  # dependency of ``kept``, as the code recomputes it
         visited = self._visit_order(self._members)
         without = []
         for f in visited:
             rest = [m for m in kept if m is not f]
-            dep_f = self._dependency(rest, early_one=early and dep_kept == 1.0)
+            dep_f = self._dependency(rest, floor=dep_kept if early else -math.inf)
             without.append(dep_f if dep_f >= 0 else math.nan)
             if dep_kept - dep_f <= 0:
                 kept, dep_kept = rest, dep_f

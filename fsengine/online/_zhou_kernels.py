@@ -42,8 +42,8 @@ GAP, DENSITY = 0, 1
 #: A row's walk is first tried on the samples within this many gaps of D(2) (GAP) or
 #: within this factor of D(2) (DENSITY); beyond, the whole row is sorted.
 GAP_REACH, DENSITY_REACH = 6.0, 4.0
-#: Returned by :func:`set_dependency` when it stopped at the first card below 1.
-BELOW_ONE = -1.0
+#: Returned by :func:`set_dependency` when the dependency cannot reach the floor asked.
+BELOW_FLOOR = -1.0
 
 
 @njit(cache=True, inline="always")
@@ -190,10 +190,100 @@ def _single_card(i, r, x, xs, o, run_start, run_end, w, y, rule, buf, state):
     return same / total
 
 
+#: Relative bound (of the largest distance) on the difference between the cheap distance
+#: ``sqrt(w) * |x_a - x_b|`` and the exact ``sqrt((w * g) * g)`` (a few ulps in truth).
+APPROX_TOL = 1e-12
+
+
+@njit(cache=True)
+def _quick_single_card(i, r, xs, run_start, run_end, ones, w, sw, y, y_sorted, rule):
+    """Card of sample i (sorted rank r) on one feature with finite weight w, by walking the
+    sorted column's groups of equal values outwards with the cheap distances ``sw * |dx|``
+    (``sw = sqrt(w)``), the exact ones computed only where a decision is within
+    :data:`APPROX_TOL` of its threshold or two sides are about as far. The neighbours form a
+    contiguous range of ranks (equal distances are never split when the gap is positive),
+    counted with ``ones`` (prefix counts of label 1 in sorted order). Returns -1 when the
+    sample needs the exact walk (:func:`_single_card`): a gap of 0, or a distance that
+    underflows to 0."""
+    n = xs.shape[0]
+    xi = xs[r]
+    lab = y[i]
+    gs, ge = run_start[r], run_end[r]
+    dl = _dist(w, xi, xs[gs - 1]) if gs > 0 else np.inf
+    dr = _dist(w, xi, xs[ge + 1]) if ge < n - 1 else np.inf
+    if dl == 0.0 or dr == 0.0:
+        return -1.0
+    own = ge - gs + 1
+    d2 = 0.0 if own > 1 else min(dl, dr)
+    dmax = max(_dist(w, xi, xs[0]), _dist(w, xi, xs[n - 1]))
+    tol = APPROX_TOL * dmax
+    gap = 1.5 * (dmax - d2) / (n - 2) if n > 2 else 0.0
+    if rule == GAP and not gap > 0.0:
+        return -1.0
+    lo, hi = gs, ge
+    prev_a = 0.0  # cheap distance of the last included group
+    prev_q = r  # a rank in that group (exact distance on demand)
+    last = 0.0  # DENSITY: density of the last included position
+    forced = own == 1  # position 2 is always a neighbour
+    # DENSITY with equal values: their densities are 0 and the next one's is not
+    walking = rule == GAP or forced
+    while walking and (lo > 0 or hi < n - 1):
+        al = sw * (xi - xs[lo - 1]) if lo > 0 else np.inf
+        ar = sw * (xs[hi + 1] - xi) if hi < n - 1 else np.inf
+        take_l, take_r = al < ar, ar < al
+        if abs(al - ar) <= tol:
+            el = _dist(w, xi, xs[lo - 1])
+            er = _dist(w, xi, xs[hi + 1])
+            take_l, take_r = el <= er, er <= el
+        a_next = al if take_l else ar
+        q_next = lo - 1 if take_l else hi + 1
+        size = 0
+        if take_l:
+            size += (lo - 1) - run_start[lo - 1] + 1
+        if take_r:
+            size += run_end[hi + 1] - (hi + 1) + 1
+        if not forced:
+            if rule == GAP:
+                step = a_next - prev_a
+                if abs(step - gap) <= 3.0 * tol:
+                    e_prev = 0.0 if prev_q == r else _dist(w, xi, xs[prev_q])
+                    if not (_dist(w, xi, xs[q_next]) - e_prev < gap):
+                        break
+                elif not step < gap:
+                    break
+            else:
+                j = hi - lo + 2  # the position of the group's first sample
+                density = a_next / (j - 1)
+                if abs(density - last) <= 3.0 * tol:
+                    e_prev = _dist(w, xi, xs[prev_q])
+                    last_e = e_prev / (hi - lo)
+                    if not (_dist(w, xi, xs[q_next]) / (j - 1) <= last_e):
+                        break
+                elif not density <= last:
+                    break
+        forced = False
+        if take_l:
+            lo = run_start[lo - 1]
+        if take_r:
+            hi = run_end[hi + 1]
+        prev_a, prev_q = a_next, q_next
+        if rule == DENSITY:
+            last = a_next / (hi - lo)
+    count = hi - lo  # positions 2..: the range without position 1
+    ones_in = ones[hi + 1] - ones[lo]
+    same = ones_in if lab == 1 else (hi - lo + 1) - ones_in
+    if y_sorted[gs] == lab:  # position 1: the group's lowest index (stable order)
+        same -= 1
+    return same / count
+
+
 @njit(cache=True)
 def single_dependencies(block, order, weights, y, rule, out):
     """Dependency of each column of ``block`` (n, b) alone; ``order`` is the stable argsort
-    of each column; ``weights`` 1 / var (inf: zero variance). Writes ``out`` (b,)."""
+    of each column; ``weights`` 1 / var (inf: zero variance). Writes ``out`` (b,).
+
+    Each sample's card comes from :func:`_quick_single_card`, or from the exact merge walk
+    :func:`_single_card` where that one declines."""
     n, b = block.shape
     buf = np.empty(n, dtype=np.int64)
     state = np.empty(2, dtype=np.int64)
@@ -201,24 +291,36 @@ def single_dependencies(block, order, weights, y, rule, out):
     rank = np.empty(n, dtype=np.int64)
     run_start = np.empty(n, dtype=np.int64)
     run_end = np.empty(n, dtype=np.int64)
+    ones = np.zeros(n + 1, dtype=np.int64)
+    y_sorted = np.empty(n, dtype=np.int64)
     degenerate = degenerate_cards(y, rule)
     for f in range(b):
         w = weights[f]
         if not np.isfinite(w):
             out[f] = sum_in_order(degenerate) / n
             continue
+        sw = np.sqrt(w)
         x = block[:, f]
         o = order[:, f]
         for q in range(n):
             xs[q] = x[o[q]]
             rank[o[q]] = q
+            y_sorted[q] = y[o[q]]
+            ones[q + 1] = ones[q] + (1 if y[o[q]] == 1 else 0)
         for q in range(n):
             run_start[q] = q if q == 0 or xs[q] != xs[q - 1] else run_start[q - 1]
         for q in range(n - 1, -1, -1):
             run_end[q] = q if q == n - 1 or xs[q] != xs[q + 1] else run_end[q + 1]
         total = 0.0
         for i in range(n):
-            total += _single_card(i, rank[i], x, xs, o, run_start, run_end, w, y, rule, buf, state)
+            card = _quick_single_card(
+                i, rank[i], xs, run_start, run_end, ones, w, sw, y, y_sorted, rule
+            )
+            if card < 0.0:
+                card = _single_card(
+                    i, rank[i], x, xs, o, run_start, run_end, w, y, rule, buf, state
+                )
+            total += card
         out[f] = total / n
 
 
@@ -246,9 +348,14 @@ def _sort_pairs(d, idx, k):
 
 @njit(cache=True)
 def _walk(d, idx, k, bound, n, lab, y, rule, dmax, early_one):
-    """Walk positions 2, 3, ... of the sorted (d, idx)[:k]; only distances <= bound are
-    known to be complete. Returns (card, status): status 0 done, 1 the walk reached the
-    bound (redo on the whole row), 2 a neighbour of another label with ``early_one``."""
+    """Walk positions 2, 3, ... of the sorted (d, idx)[:k].
+
+    Only distances <= bound are known to be complete (every sample outside the buffer is
+    farther than bound, by a relative margin). When the walk runs past them, it stops if the
+    next sample, whatever it is, would end it (GAP: ``prev + gap < bound``; DENSITY:
+    ``bound / (j - 1) > last``); otherwise the row must be sorted whole. Returns (card,
+    status): status 0 done, 1 redo on the whole row, 2 a neighbour of another label with
+    ``early_one``."""
     d2 = d[1]
     total = 0
     same = 0
@@ -261,6 +368,12 @@ def _walk(d, idx, k, bound, n, lab, y, rule, dmax, early_one):
         last = d2 if d2 >= 0.0 else 0.0
     for j in range(1, n):
         if j >= k or d[j] > bound:
+            if rule == GAP:
+                certain = j > 1 and prev + gap < bound
+            else:
+                certain = bound / j > last
+            if certain:
+                break
             return 0.0, 1
         v = d[j]
         if rule == GAP:
@@ -328,19 +441,26 @@ def _row_card(a, sq, y, rule, early_one, dbuf, ibuf):
 
 
 @njit(cache=True)
-def set_dependency(base, extra, extra_w, y, rule, early_one, cards):
+def set_dependency(base, extra, extra_w, y, rule, floor, rows, cards):
     """Dependency of a set whose squared distances are ``base`` (n, n; the sum over the set's
     first columns) plus the terms of the columns ``extra`` (e, n), added in order.
 
-    ``early_one``: stop at the first card below 1 and return :data:`BELOW_ONE` (the caller
-    only needs to know whether the dependency is 1). ``cards`` (n,) receives each card."""
+    ``floor``: the caller only needs to know whether the dependency reaches it; the rows stop
+    as soon as it cannot (even with every card left at 1, by a margin of 1e-9) and
+    :data:`BELOW_FLOOR` is returned (``-inf``: always compute it). ``rows`` (n,) is the order
+    in which the rows are visited: a row whose card falls below 1 moves to the front, so
+    that the rows that lose first are tried first next time. The cards are still added in
+    sample order. ``cards`` (n,) receives each card."""
     n = y.shape[0]
     e = extra.shape[0]
     sq = np.empty(n)
     dbuf = np.empty(n)
     ibuf = np.empty(n, dtype=np.int64)
-    total = 0.0
-    for a in range(n):
+    early_one = floor >= 1.0
+    need = floor * n - 1e-9 * n  # the total the cards must be able to reach
+    done = 0.0
+    for q in range(n):
+        a = rows[q]
         for t in range(n):
             s = base[a, t]
             for c in range(e):
@@ -348,10 +468,16 @@ def set_dependency(base, extra, extra_w, y, rule, early_one, cards):
             sq[t] = s
         card, status = _row_card(a, sq, y, rule, early_one, dbuf, ibuf)
         if status == 2:
-            return BELOW_ONE
+            card = 0.0
         cards[a] = card
-        total += card
-    return total / n
+        done += card
+        if card < 1.0 and q > 0:
+            for r in range(q, 0, -1):
+                rows[r] = rows[r - 1]
+            rows[0] = a
+        if status == 2 or done + (n - q - 1) < need:
+            return BELOW_FLOOR
+    return sum_in_order(cards) / n
 
 
 @njit(cache=True)

@@ -335,3 +335,39 @@ def test_set_dependency_equals_the_definition(data):
             got = selector._dependency(members[:j])
             assert got == expected or (math.isnan(got) and math.isnan(expected))
             selector._set_members(members[:j])  # next prefix: prefix sums + one column
+
+
+@st.composite
+def microarray_columns(draw):
+    """Columns like users' data: continuous, rounded, integer counts, large offsets with
+    small differences (cancellation), tied values, at up to 90 samples."""
+    n = draw(st.integers(5, 90))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    y = np.zeros(n, dtype=int)
+    y[rng.choice(n, draw(st.integers(2, n // 2)), replace=False)] = 1
+    kind = draw(st.sampled_from(["normal", "rounded", "counts", "offset", "binary", "skewed"]))
+    if kind == "normal":
+        X = rng.standard_normal((n, 6))
+    elif kind == "rounded":
+        X = np.round(rng.standard_normal((n, 6)) * 3, 1)
+    elif kind == "counts":
+        X = rng.poisson(draw(st.sampled_from([0.5, 3.0, 40.0])), (n, 6)).astype(float)
+    elif kind == "offset":
+        X = 10000.0 + np.round(rng.standard_normal((n, 6)) * 5, draw(st.integers(0, 3)))
+    elif kind == "binary":
+        X = (rng.random((n, 6)) < draw(st.floats(0.02, 0.5))).astype(float)
+    else:
+        X = np.exp(rng.standard_normal((n, 6)) * 2)
+    return X, y
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=microarray_columns())
+def test_single_dependencies_equal_the_definition(data):
+    """The single-feature kernel (cheap distances, exact ones near every threshold, the
+    exact merge walk where it declines) on columns like users' data."""
+    X, y = data
+    for cls, rule in ((OFSA3M, "gap"), (OFSDensity, "density")):
+        got = cls().start(y).single_dependencies(X)
+        expected = [definition_dependency(X[:, [j]], y, rule) for j in range(X.shape[1])]
+        np.testing.assert_array_equal(got, expected)
