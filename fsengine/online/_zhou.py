@@ -159,11 +159,14 @@ class _NeighbourhoodSelector(StreamingSelector):
         self._y64 = self.y.astype(np.int64)
         self._rng = OctaveRandom(self._params["rand_state"])
         self._members: list[_Member] = []
+        self._any_zero_var = False
         n = len(self.y)
         # prefix[k]: squared distances summed over the first k members, in order
         self._prefix = np.zeros((4, n, n))
         self._degenerate = float(kern.sum_in_order(kern.degenerate_cards(self._y64, self.rule))) / n
         self._cards = np.empty(n)
+        # samples of the larger class first: their cards settle a comparison sooner
+        self._single_rows = np.argsort(self._y64 != np.bincount(self._y64).argmax(), kind="stable")
         self._rows = np.arange(n)  # visiting order of the rows, losers first
         self.dep_set = 0.0
         self.dep_mean = 0.0
@@ -216,6 +219,23 @@ class _NeighbourhoodSelector(StreamingSelector):
             )
         )
 
+    def _dependency_with(self, new: _Member, floor: float = -math.inf) -> float:
+        """Dependency of S followed by ``new`` (as :meth:`_dependency`), from S's sums."""
+        if self._any_zero_var or not math.isfinite(new.weight):
+            return self._dependency(self._members + [new], floor)
+        return float(
+            self._kern.set_dependency(
+                self._prefix[len(self._members)],
+                new.values[None, :],
+                np.array([new.weight]),
+                self._y64,
+                self.rule,
+                floor,
+                self._rows,
+                self._cards,
+            )
+        )
+
     def _set_members(self, members: list[_Member]) -> None:
         """Make ``members`` the selected set; update the prefix sums from the first change."""
         keep = 0
@@ -231,8 +251,11 @@ class _NeighbourhoodSelector(StreamingSelector):
             self._prefix = grown
         for k in range(keep, len(members)):
             m = members[k]
+            if m.dependency in (self._kern.ABOVE_THRESHOLD, self._kern.BELOW_FLOOR):
+                m.dependency = float(self._singles(m.values[:, None])[0][0])
             self._kern.add_terms(self._prefix[k + 1], self._prefix[k], m.values, m.weight)
         self._members = list(members)
+        self._any_zero_var = not all(math.isfinite(m.weight) for m in members)
         self._set_selected([m.name for m in members], [m.column for m in members])
 
     def _visit_order(self, candidates: list[_Member]) -> list[_Member]:
@@ -254,19 +277,40 @@ class _NeighbourhoodSelector(StreamingSelector):
         self._run_block(block, names, columns, events=False)
 
     def _run_block(self, block, names, columns, events: bool):
-        deps, weights = self._singles(block)
-        # without events (or their rejection scores), computations stop once decided
+        kern = self._kern
+        block = np.ascontiguousarray(block)
+        weights = feature_weights(block)
+        order = np.argsort(block, axis=0, kind="stable")
+        # Without events, a feature's dependency alone is computed only as far as its
+        # comparison with the threshold needs, and in full when it joins S.
+        deps = None
+        if events:
+            deps = np.empty(block.shape[1])
+            kern.single_dependencies(block, order, weights, self._y64, self.rule, deps)
         self._early = not (events and self.score_rejections)
         out = []
         for j in range(block.shape[1]):
             position = self.n_seen
+            if deps is None:
+                dep = kern.column_dependency(
+                    block,
+                    order,
+                    j,
+                    weights[j],
+                    self._y64,
+                    self.rule,
+                    self.dep_mean,
+                    self._single_rows,
+                )
+            else:
+                dep = deps[j]
             new = _Member(
                 names[j],
                 columns[j],
                 position,
                 np.ascontiguousarray(block[:, j]),
                 float(weights[j]),
-                float(deps[j]),
+                float(dep),
             )
             info = self._decide(new)
             self.n_seen += 1
@@ -276,7 +320,7 @@ class _NeighbourhoodSelector(StreamingSelector):
                         position,
                         names[j],
                         columns[j],
-                        float(deps[j]),
+                        float(dep),
                         info.pop("action"),
                         self._selected_names,
                         self._selected_columns,
@@ -371,7 +415,7 @@ class OFSA3M(_NeighbourhoodSelector):
             return info
         early = self._early
         together = self._members + [new]
-        dep_new = self._dependency(together, floor=self.dep_set if early else -math.inf)
+        dep_new = self._dependency_with(new, floor=self.dep_set if early else -math.inf)
         info["set_score_with_feature"] = dep_new if dep_new >= 0 else math.nan
         if dep_new > self.dep_set:
             self._set_members(together)
@@ -469,7 +513,7 @@ class OFSDensity(_NeighbourhoodSelector):
         early = self._early
         together = self._members + [new]
         floor = self.dep_set * (1 - DENSITY_TOLERANCE) if early else -math.inf
-        dep_new = self._dependency(together, floor=floor)
+        dep_new = self._dependency_with(new, floor=floor)
         info["set_score_with_feature"] = dep_new if dep_new >= 0 else math.nan
         if dep_new > self.dep_set:
             self._set_members(together)
