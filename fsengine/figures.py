@@ -59,7 +59,8 @@ def class_counts_figure(counts: dict, minority=None) -> go.Figure:
 
 
 def k_sweep_figure(summary: list[dict], title: str = "", cursor: int | None = None) -> go.Figure:
-    """G-mean (1-NN and SVM), number of features and running time against K.
+    """G-mean (1-NN and SVM), number of features and running time against K:
+    :func:`sweep_figure` over K-OFSD's ``k``.
 
     Parameters
     ----------
@@ -68,25 +69,56 @@ def k_sweep_figure(summary: list[dict], title: str = "", cursor: int | None = No
     title : str
     cursor : int, optional
         A K to mark with a vertical line in every panel.
+    """
+    return sweep_figure(summary, "k", "K", title=title, cursor=cursor)
+
+
+def sweep_figure(
+    summary: list[dict],
+    parameter: str,
+    label: str | None = None,
+    *,
+    title: str = "",
+    cursor=None,
+) -> go.Figure:
+    """G-mean (1-NN and SVM), number of features and running time against the values of
+    one parameter of an online selector.
+
+    Parameters
+    ----------
+    summary : list of dict
+        ``Evaluation.summary((parameter,))`` of :func:`fsengine.evaluation.sweep_values`
+        (or of :func:`fsengine.evaluation.sweep_k` with ``parameter="k"``).
+    parameter : str
+        The field of the rows holding the swept value.
+    label : str, optional
+        The x axis' title (default: ``parameter``).
+    title : str
+    cursor : number, optional
+        A value to mark with a vertical line in every panel.
 
     Returns
     -------
     plotly.graph_objects.Figure
-        Three panels sharing the K axis; error bars are one standard deviation over
-        the splits.
+        Three panels sharing the parameter's axis; error bars are one standard deviation
+        over the splits. Integer values a tick each (up to 21 of them); positive values spanning two
+        orders of magnitude or more (significance levels 0.001 to 0.1) a log axis.
     """
     from plotly.subplots import make_subplots
 
-    ks = [row["k"] for row in summary]
+    xs = [row[parameter] for row in summary]
     fig = make_subplots(
         rows=1, cols=3, subplot_titles=("G-mean", "selected features", "selection time (s)")
     )
-    for name, label, colour in (("gmean_1nn", "1-NN", "#1f77b4"), ("gmean_svm", "SVM", "#d62728")):
+    for name, legend, colour in (
+        ("gmean_1nn", "1-NN", "#1f77b4"),
+        ("gmean_svm", "SVM", "#d62728"),
+    ):
         fig.add_trace(
             go.Scatter(
-                x=ks,
+                x=xs,
                 y=[r[f"{name}_mean"] for r in summary],
-                name=label,
+                name=legend,
                 mode="lines+markers",
                 line_color=colour,
                 error_y=dict(array=[r[f"{name}_std"] for r in summary]),
@@ -97,7 +129,7 @@ def k_sweep_figure(summary: list[dict], title: str = "", cursor: int | None = No
     for col, name in ((2, "n_features"), (3, "seconds")):
         fig.add_trace(
             go.Scatter(
-                x=ks,
+                x=xs,
                 y=[r[f"{name}_mean"] for r in summary],
                 showlegend=False,
                 mode="lines+markers",
@@ -107,7 +139,13 @@ def k_sweep_figure(summary: list[dict], title: str = "", cursor: int | None = No
             1,
             col,
         )
-    fig.update_xaxes(title_text="K", dtick=1)
+    axis = {"title_text": label or parameter}
+    if xs and all(isinstance(x, int) and not isinstance(x, bool) for x in xs):
+        if max(xs) - min(xs) <= 20:
+            axis["dtick"] = 1
+    elif xs and min(xs) > 0 and max(xs) / min(xs) >= 100:
+        axis["type"] = "log"
+    fig.update_xaxes(**axis)
     if cursor is not None:
         for col in (1, 2, 3):
             fig.add_vline(x=cursor, line_dash="dot", line_color="#7f7f7f", row=1, col=col)
@@ -117,7 +155,7 @@ def k_sweep_figure(summary: list[dict], title: str = "", cursor: int | None = No
         height=360,
         margin=dict(l=40, r=20, t=70, b=40),
         legend=dict(orientation="h", y=-0.2),
-        uirevision="k-sweep",
+        uirevision=f"{parameter}-sweep",
     )
     return fig
 

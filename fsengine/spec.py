@@ -323,3 +323,170 @@ class MethodSpec:
         """The parameters in effect as one short line, "k=7, alpha=0.5" ("defaults"
         style is never used: every value is spelled out; "" for no parameters)."""
         return ", ".join(f"{name}={value}" for name, value in self.record(values).items())
+
+
+#: The most values one parameter sweep takes (each value is one run per split).
+MAX_SWEEP_VALUES = 15
+#: The widest choice of integers a sweep offers from a parameter's lowest value.
+SWEEP_INT_SPAN = 50
+#: Multiples of a positive default that a sweep of a real parameter tries first.
+_SWEEP_MULTIPLES = (0.1, 0.2, 0.5, 1, 2, 5, 10)
+
+
+def sweepable_parameters(spec: MethodSpec, values: Mapping[str, Any] | None = None) -> dict:
+    """The parameters of ``spec`` a sweep can run over: its numbers (:class:`Int`,
+    :class:`Real`), in declaration order.
+
+    Parameters
+    ----------
+    spec : MethodSpec
+    values : mapping, optional
+        The method's other parameters. Given, a parameter that does not apply under
+        them is left out (K-OFSD's ``gamma`` unless ``card="weight"``): sweeping it
+        would change nothing.
+
+    Returns
+    -------
+    dict of str -> Param
+    """
+    return {
+        name: p
+        for name, p in spec.parameters.items()
+        if p.kind in (Int.kind, Real.kind) and (values is None or p.applies(values))
+    }
+
+
+def sweep_range(param: Param, n_samples: int | None = None) -> tuple[int, int]:
+    """The integers a sweep of integer parameter ``param`` may choose from.
+
+    From its lowest value to the smallest of its highest (given ``n_samples``, for a
+    bound that depends on the data), its dashboard cap ``ui_high`` and
+    ``low + SWEEP_INT_SPAN - 1``.
+
+    Raises
+    ------
+    ValueError
+        For a parameter that is not an :class:`Int`.
+    """
+    if param.kind != Int.kind:
+        raise ValueError(f"{param.name} is not an integer parameter")
+    high = param.high
+    if callable(high):
+        high = high(n_samples) if n_samples is not None else None
+    candidates = [param.low + SWEEP_INT_SPAN - 1]
+    candidates += [h for h in (high, param.ui_high) if h is not None]
+    return param.low, max(param.low, min(candidates))
+
+
+def default_sweep_values(param: Param, n_samples: int | None = None) -> list:
+    """Values a sweep of ``param`` starts with, ascending, all within its range.
+
+    - An integer: its first ten values from :func:`sweep_range` (K-OFSD's K: 1..10).
+    - A real whose default is not in the lowest tenth of a bounded interval (K-OFSD's
+      alpha in [0, 1]): eleven evenly spaced values across it, open ends left out.
+    - Another real with a positive default (significance levels, Alpha-investing's
+      wealth): the default times 0.1, 0.2, 0.5, 1, 2, 5 and 10, those in its range.
+    - Otherwise: the default plus 0, 0.1, 0.2, 0.5, 1, 2, 5 and 10, those in its range.
+
+    Raises
+    ------
+    ValueError
+        For a parameter that is not a number (see :func:`sweepable_parameters`).
+    """
+    if param.kind == Int.kind:
+        low, high = sweep_range(param, n_samples)
+        return list(range(low, min(high, low + 9) + 1))
+    if param.kind != Real.kind:
+        raise ValueError(f"{param.name} is not a number")
+    default = float(param.default)
+    width = param.high - param.low
+    if math.isfinite(width) and width > 0 and default >= param.low + width / 10:
+        candidates = [param.low + width * i / 10 for i in range(11)]
+    elif default > 0:
+        candidates = [default * m for m in _SWEEP_MULTIPLES]
+    else:
+        candidates = [default + m for m in (0, *_SWEEP_MULTIPLES)]
+    values = []
+    for x in candidates:
+        x = float(f"{x:.10g}")  # 0.30000000000000004 -> 0.3
+        try:
+            values.append(param.check(x))
+        except FSEngineError:
+            continue
+    return sorted(set(values))
+
+
+def parse_sweep_values(
+    param: Param, text: str, *, method: str | None = None, n_samples: int | None = None
+) -> list:
+    """The values of ``param`` written in ``text``, comma-separated ("0.01, 0.05"),
+    each checked by the parameter; ascending, each once.
+
+    Parameters
+    ----------
+    param : Param
+    text : str
+        Values separated by commas, semicolons or spaces.
+    method : str, optional
+        The method's name, for the error.
+    n_samples : int, optional
+        For bounds that depend on the data.
+
+    Returns
+    -------
+    list
+
+    Raises
+    ------
+    FSEngineError
+        Naming the parameter, the value at fault and the allowed range; also for no
+        value and for more than :data:`MAX_SWEEP_VALUES` values.
+    """
+    tokens = text.replace(";", " ").replace(",", " ").split()
+    values = []
+    for token in tokens:
+        try:
+            value = param.parse(token)
+        except ValueError:
+            allowed = param.range_text()
+            allowed = f"an {allowed}" if param.kind == Int.kind else f"a number in {allowed}"
+            raise FSEngineError(
+                f"must be {allowed}, got {token!r}",
+                parameter=param.name,
+                method=method,
+            ) from None
+        values.append(value)
+    return check_sweep_values(param, values, method=method, n_samples=n_samples)
+
+
+def check_sweep_values(
+    param: Param, values, *, method: str | None = None, n_samples: int | None = None
+) -> list:
+    """``values`` of ``param`` for one sweep: each checked by the parameter, ascending,
+    each once.
+
+    Raises
+    ------
+    FSEngineError
+        Naming the parameter, the value at fault and the allowed range; also for no
+        value and for more than :data:`MAX_SWEEP_VALUES` values.
+    """
+    values = list(values)
+    if any(v is None for v in values):  # an Int with none=True: a value from the data
+        raise FSEngineError(
+            f"sweeps numbers ({param.range_text()}), got None", parameter=param.name, method=method
+        )
+    checked = sorted({param.check(v, method=method, n_samples=n_samples) for v in values})
+    if not checked:
+        raise FSEngineError(
+            f"needs at least one value to sweep ({param.range_text()})",
+            parameter=param.name,
+            method=method,
+        )
+    if len(checked) > MAX_SWEEP_VALUES:
+        raise FSEngineError(
+            f"takes at most {MAX_SWEEP_VALUES} values in one sweep, got {len(checked)}",
+            parameter=param.name,
+            method=method,
+        )
+    return checked
