@@ -38,6 +38,7 @@ WIDGET_STORES = (
 RESULT_KINDS = {
     "compare": "compare_results",
     "sweep-k": "sweep_k_results",
+    "sweep-values": "sweep_values_results",
     "sweep-top": "sweep_top_results",
     "stability": "stability_results",
 }

@@ -8,7 +8,13 @@ import streamlit as st
 
 from dashboard import state
 from fsengine.export import events_to_csv, records_to_csv, selection_to_csv, summary_frame
-from fsengine.figures import comparison_figure, jaccard_figure, k_sweep_figure, topk_sweep_figure
+from fsengine.figures import (
+    comparison_figure,
+    jaccard_figure,
+    k_sweep_figure,
+    sweep_figure,
+    topk_sweep_figure,
+)
 from fsengine.methods import get_method
 from fsengine.report import ReportSection
 
@@ -72,6 +78,32 @@ def report_sections() -> list[ReportSection]:
                 ),
                 figures=[k_sweep_figure(summary)],
                 csv={f"sweep_k_{i}_records.csv": records_to_csv(result.records, ("k", "split"))},
+            )
+        )
+    for i, result in enumerate(state.current_results("sweep_values_results"), 1):
+        method, parameter = result.params["method"], result.params["parameter"]
+        spec = get_method(method).spec
+        summary = result.summary((parameter,))
+        sections.append(
+            ReportSection(
+                title=f"{spec.label} {parameter} sweep {i}",
+                text=f"{spec.label} over {parameter}; every other parameter fixed.",
+                params={
+                    **_protocol(result.params),
+                    "method": method,
+                    parameter: result.params.get("values"),
+                    "other parameters": result.params.get("params"),
+                },
+                table=summary_frame(
+                    [{**row, "method": f"{parameter} = {row[parameter]}"} for row in summary],
+                    key="method",
+                ),
+                figures=[sweep_figure(summary, parameter, spec.parameters[parameter].label)],
+                csv={
+                    f"sweep_{method}_{parameter}_{i}_records.csv": records_to_csv(
+                        result.records, (parameter, "split")
+                    )
+                },
             )
         )
     for i, result in enumerate(state.current_results("sweep_top_results"), 1):

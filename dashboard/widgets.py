@@ -8,6 +8,7 @@ so a new method gets its own widgets with no edit here.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 
 import streamlit as st
 
@@ -126,7 +127,24 @@ def _int_or_text(text: str):
         return text  # the spec's check names it
 
 
-def method_widgets(prefix: str, store: str, method: str, n_samples: int, columns: int = 4) -> dict:
+def current_values(prefix: str, method: str) -> dict:
+    """Every parameter of ``method`` as its widget on page ``prefix`` holds it now (set by
+    :func:`dashboard.state.restore_widgets` before any widget is drawn), else its default.
+    Lets a page read settings it draws further down."""
+    return {
+        name: st.session_state.get(widget_key(prefix, method, name), p.default)
+        for name, p in get_method(method).spec.parameters.items()
+    }
+
+
+def method_widgets(
+    prefix: str,
+    store: str,
+    method: str,
+    n_samples: int,
+    columns: int = 4,
+    skip: Collection[str] = (),
+) -> dict:
     """Draw ``method``'s parameter widgets in rows of ``columns``; their values.
 
     Parameters
@@ -138,6 +156,9 @@ def method_widgets(prefix: str, store: str, method: str, n_samples: int, columns
     method : str
     n_samples : int
         Bounds that depend on the data (K below the number of samples).
+    columns : int
+    skip : collection of str
+        Parameters not to draw nor return (the one a sweep runs over).
 
     Returns
     -------
@@ -151,7 +172,7 @@ def method_widgets(prefix: str, store: str, method: str, n_samples: int, columns
     cols = st.columns(columns) if spec.parameters else []
     slot = 0
     for param in spec.parameters.values():
-        if not param.applies(values):
+        if param.name in skip or not param.applies(values):
             continue
         values[param.name] = _draw(
             param, widget_key(prefix, method, param.name), store, n_samples, cols[slot % columns]

@@ -11,6 +11,7 @@ from dashboard import persistence, state
 PAGE_OF = {
     "compare": "views/compare.py",
     "sweep-k": "views/sweep.py",
+    "sweep-values": "views/sweep.py",
     "sweep-top": "views/sweep.py",
     "stream": "views/stream.py",
     "stability": "views/genes.py",

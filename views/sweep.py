@@ -1,33 +1,87 @@
-"""Sweep page: K-OFSD over a range of K, and rankers over a range of top-k."""
+"""Sweep page: an online selector over the values of one of its parameters (K-OFSD's K
+by default), and rankers over a range of top-k."""
 
 import streamlit as st
 
 from dashboard import state
-from dashboard.widgets import method_widgets, widget_defaults
-from fsengine.evaluation import PAPER_METHODS, feature_frequencies, sweep_k, sweep_top
+from dashboard.messages import describe
+from dashboard.widgets import current_values, method_widgets, widget_defaults
+from fsengine import FSEngineError
+from fsengine.evaluation import (
+    PAPER_METHODS,
+    feature_frequencies,
+    sweep_k,
+    sweep_top,
+    sweep_values,
+)
 from fsengine.export import records_to_csv
-from fsengine.figures import k_sweep_figure, topk_sweep_figure
-from fsengine.methods import get_method
+from fsengine.figures import sweep_figure, topk_sweep_figure
+from fsengine.methods import ONLINE_METHODS, get_method
 from fsengine.rankers import RANKERS
+from fsengine.spec import (
+    MAX_SWEEP_VALUES,
+    check_sweep_values,
+    default_sweep_values,
+    parse_sweep_values,
+    sweep_range,
+    sweepable_parameters,
+)
 
-K_STORE, TOP_STORE, WIDGETS = "sweep_k_results", "sweep_top_results", "sweep_widgets"
+# K-OFSD's K keeps its own store and kind (one sorted pass serves every K: sweep_k);
+# any other parameter of any online selector goes through sweep_values.
+K_STORE, VALUES_STORE = "sweep_k_results", "sweep_values_results"
+TOP_STORE, WIDGETS = "sweep_top_results", "sweep_widgets"
 
 loaded = state.current()
 ds, minority = loaded.dataset, st.session_state["minority"]
 top_max = min(30, ds.n_features)
+n_train = (ds.n_samples + 1) // 2
+
+
+def _over_key(method: str) -> str:
+    return f"sweep_over_{method}"
+
+
+def _values_key(method: str, parameter: str) -> str:
+    """The widget holding the values swept: K-OFSD's K range keeps its former key."""
+    if (method, parameter) == ("kofsd", "k"):
+        return "sweep_ks"
+    return f"sweep_values_{method}_{parameter}"
+
+
+def _values_text(values) -> str:
+    if all(isinstance(v, int) for v in values) and values == list(range(values[0], values[-1] + 1)):
+        return f"{values[0]}..{values[-1]}" if len(values) > 1 else str(values[0])
+    return ", ".join(f"{v:g}" for v in values)
+
+
+def _value_defaults() -> dict:
+    """Every online selector's swept parameter (its first number) and starting values."""
+    defaults = {}
+    for method in ONLINE_METHODS:
+        numbers = sweepable_parameters(get_method(method).spec)
+        defaults[_over_key(method)] = next(iter(numbers), None)
+        for name, param in numbers.items():
+            values = default_sweep_values(param, n_train)
+            defaults[_values_key(method, name)] = (
+                (values[0], values[-1]) if param.kind == "int" else _values_text(values)
+            )
+    return defaults
+
+
 state.restore_widgets(
     WIDGETS,
     {
         "sweep_splits": 10,
         "sweep_seed": 0,
-        "sweep_ks": (1, 10),
+        "sweep_method": "kofsd",
+        **_value_defaults(),
         "sweep_rankers": [m for m in PAPER_METHODS if m in RANKERS],
         "sweep_tops": (1, min(10, top_max)),
         # Until changed here, the methods' settings are the ones last set on Stream.
-        **widget_defaults("sweep", ["kofsd", *RANKERS], inherit=True),
+        **widget_defaults("sweep", [*ONLINE_METHODS, *RANKERS], inherit=True),
     },
 )
-n_train = (ds.n_samples + 1) // 2
 low, high = st.session_state["sweep_tops"]  # another data set may have fewer
 state.set_widget(WIDGETS, "sweep_tops", (min(low, top_max), min(high, top_max)))
 stem = f"{loaded.name.rsplit('.', 1)[0]}_{minority}"
@@ -56,103 +110,227 @@ seed_col.number_input(
 )
 splits, seed = int(st.session_state["sweep_splits"]), int(st.session_state["sweep_seed"])
 
-st.subheader("K-OFSD: number of neighbours K")
-st.slider(
-    "K range",
-    1,
-    15,
-    **state.persisted(WIDGETS, "sweep_ks"),
-    help="K-OFSD's neighbourhood size; every K in the range is computed in one go.",
+st.subheader("Online selectors: one parameter over a range")
+method_col, over_col = st.columns(2)
+method_col.selectbox(
+    "Online selector",
+    list(ONLINE_METHODS),
+    format_func=lambda m: get_method(m).spec.label,
+    **state.persisted(WIDGETS, "sweep_method"),
+    help="The selector to run for every value of the parameter below.",
 )
-ks = tuple(range(st.session_state["sweep_ks"][0], st.session_state["sweep_ks"][1] + 1))
-with st.expander("K-OFSD's other settings (as last set on the Stream page, unless changed here)"):
-    kofsd_params = method_widgets("sweep", WIDGETS, "kofsd", n_train)
-kofsd_params.pop("k", None)
-state.show_protocol_warnings(["kofsd"], {"kofsd": {"k": ks[-1]}}, splits)
-k_prefix = state.run_key("k", splits, seed, tuple(sorted(kofsd_params.items())))
-# A range inside one already computed (same data, splits and seed) is drawn from it.
-kept = [
-    (key[-1], result)
-    for key, result in st.session_state.get(K_STORE, {}).items()
-    if key[:-1] == k_prefix and set(ks) <= set(key[-1])
-]
-k_result = state.run_button(
-    "Run K sweep",
-    K_STORE,
-    k_prefix + (ks,),
-    lambda progress: sweep_k(
-        ds, minority, ks, n_splits=splits, seed=seed, progress=progress, **kofsd_params
-    ),
-    text="K sweep",
-    failure="The K sweep could not run",
-    kind="sweep-k",
-    title=f"K-OFSD, K {ks[0]}..{ks[-1]}: {splits} splits, seed {seed} ({loaded.name}, "
-    f"minority {minority})",
-    widgets=WIDGETS,
-)
-computed_ks = ks if k_result is not None else (kept[-1][0] if kept else None)
-if k_result is None and kept:
-    k_result = kept[-1][1]
-if k_result is None:
+method = st.session_state["sweep_method"]
+spec = get_method(method).spec
+# Only the numbers that apply under the method's other settings (drawn further down).
+choices = sweepable_parameters(spec, current_values("sweep", method))
+if not choices:
     st.info(
-        "Choose the range of K and press **Run K sweep**: every K of the range is computed "
-        "once (one sorted pass per split serves all of them); afterwards the shown K and any "
-        "narrower range are drawn from that result without recomputing."
+        f"{spec.label} has no numeric parameter to sweep"
+        + (f" (its settings, {', '.join(spec.parameters)}, are choices)" if spec.parameters else "")
+        + ". Choose another online selector, or compare it with others on the Compare page."
     )
+    parameter = None
 else:
-    summary = [row for row in k_result.summary(("k",)) if row["k"] in ks]
-    shown = st.session_state.get(WIDGETS, {}).get("sweep_shown_k")
-    if shown not in ks:  # first draw, or a narrower range
-        shown = 7 if 7 in ks else ks[len(ks) // 2]
-    state.set_widget(WIDGETS, "sweep_shown_k", shown)
-    if len(ks) > 1:
-        st.select_slider(
-            "Shown K",
-            options=list(ks),
-            **state.persisted(WIDGETS, "sweep_shown_k"),
-            help="Moves the cursor on the chart and the details below; nothing is recomputed.",
+    if st.session_state.get(_over_key(method)) not in choices:
+        state.set_widget(WIDGETS, _over_key(method), next(iter(choices)))
+    over_col.selectbox(
+        "Parameter",
+        list(choices),
+        format_func=lambda n: n if choices[n].label == n else f"{n}: {choices[n].label}",
+        **state.persisted(WIDGETS, _over_key(method)),
+        help="The parameter swept; every other setting stays as set below.",
+    )
+    parameter = st.session_state[_over_key(method)]
+
+if parameter is not None:
+    param = choices[parameter]
+    is_k = (method, parameter) == ("kofsd", "k")  # one sorted pass serves every K
+    symbol = "K" if parameter == "k" else parameter
+    values_key = _values_key(method, parameter)
+    values = None
+    if param.kind == "int":
+        first, last = sweep_range(param, n_train)
+        chosen = st.session_state.get(values_key) or (first, last)
+        chosen = tuple(min(max(v, first), last) for v in chosen)  # another data set
+        state.set_widget(WIDGETS, values_key, chosen)
+        if last > first:
+            st.slider(
+                "K range" if is_k else f"Values of {parameter}",
+                first,
+                last,
+                **state.persisted(WIDGETS, values_key),
+                help=(
+                    "K-OFSD's neighbourhood size; every K in the range is computed in one go."
+                    if is_k
+                    else f"{param.help[0].upper() + param.help[1:]}; every value in the "
+                    f"range is a run per split (at most {MAX_SWEEP_VALUES} values)."
+                ),
+            )
+        chosen = st.session_state[values_key]
+        try:
+            values = check_sweep_values(
+                param, range(chosen[0], chosen[1] + 1), method=method, n_samples=ds.n_samples
+            )
+        except FSEngineError as exc:
+            st.error(f"The {symbol} sweep cannot run: {describe(exc)}.")
+    else:
+        st.text_input(
+            f"Values of {parameter}",
+            **state.persisted(WIDGETS, values_key),
+            help=f"{param.help[0].upper() + param.help[1:]}. Comma-separated values, each "
+            f"in {param.range_text()}; at most {MAX_SWEEP_VALUES}; each is a run per split.",
         )
-        shown = st.session_state["sweep_shown_k"]
-    st.plotly_chart(k_sweep_figure(summary, cursor=shown), width="stretch")
-    st.caption(
-        f"Computed once for K {computed_ks[0]}..{computed_ks[-1]}, {splits} splits "
-        f"(seed {seed}); mean over the splits, error bars one standard deviation. "
-        "One sorted pass per split serves every K, so the selection time is that pass "
-        "divided by the number of K. Moving the shown K or narrowing the range does not "
-        "recompute."
-    )
-    row = next(r for r in summary if r["k"] == shown)
-    settings = next((r.get("settings", "") for r in k_result.records if r["k"] == shown), "")
-    st.caption(f"K-OFSD's settings at the shown K: {settings}.")
-    left, middle, right = st.columns(3)
-    left.metric(
-        f"G-mean 1-NN at K = {shown}",
-        f"{row['gmean_1nn_mean']:.3f}",
-        help=f"Held-out halves; sd {row['gmean_1nn_std']:.3f} over {splits} splits.",
-    )
-    middle.metric(
-        f"G-mean SVM at K = {shown}",
-        f"{row['gmean_svm_mean']:.3f}",
-        help=f"Held-out halves; sd {row['gmean_svm_std']:.3f} over {splits} splits.",
-    )
-    right.metric("Selected features (mean)", f"{row['n_features_mean']:.1f}")
-    genes = feature_frequencies(k_result.records, k=shown)
-    if genes:
-        st.dataframe(
-            {
-                "gene": [g for g, _ in genes],
-                f"splits selected (of {splits})": [c for _, c in genes],
-            },
-            hide_index=True,
-            height=min(35 * len(genes) + 38, 300),
+        try:
+            values = parse_sweep_values(
+                param, st.session_state[values_key], method=method, n_samples=ds.n_samples
+            )
+        except FSEngineError as exc:
+            st.error(f"The {symbol} sweep cannot run: {describe(exc)}.")
+    others = {}
+    if any(name != parameter for name in spec.parameters):
+        with st.expander(
+            f"{spec.label}'s other settings (as last set on the Stream page, unless changed here)"
+        ):
+            others = method_widgets("sweep", WIDGETS, method, n_train, skip=(parameter,))
+    if values is not None:
+        state.show_protocol_warnings([method], {method: {**others, parameter: values[-1]}}, splits)
+        if is_k:
+            store, kind = K_STORE, "sweep-k"
+            prefix = state.run_key("k", splits, seed, tuple(sorted(others.items())))
+
+            def compute(progress):
+                return sweep_k(
+                    ds,
+                    minority,
+                    tuple(values),
+                    n_splits=splits,
+                    seed=seed,
+                    progress=progress,
+                    **others,
+                )
+
+        else:
+            store, kind = VALUES_STORE, "sweep-values"
+            prefix = state.run_key(
+                "values", method, parameter, splits, seed, tuple(sorted(others.items()))
+            )
+
+            def compute(progress):
+                return sweep_values(
+                    ds,
+                    minority,
+                    method,
+                    parameter,
+                    values,
+                    n_splits=splits,
+                    seed=seed,
+                    progress=progress,
+                    params=others,
+                )
+
+        # Values inside a set already computed (same data, settings, splits and seed) are
+        # drawn from it.
+        kept = [
+            (key[-1], found)
+            for key, found in st.session_state.get(store, {}).items()
+            if key[:-1] == prefix and set(values) <= set(key[-1])
+        ]
+        result = state.run_button(
+            f"Run {symbol} sweep",
+            store,
+            prefix + (tuple(values),),
+            compute,
+            text=f"{symbol} sweep",
+            failure=f"The {symbol} sweep could not run",
+            kind=kind,
+            title=f"{spec.label}, {symbol} {_values_text(values)}: {splits} splits, seed "
+            f"{seed} ({loaded.name}, minority {minority})",
+            widgets=WIDGETS,
         )
-    st.download_button(
-        "Download the K sweep records (CSV)",
-        records_to_csv([r for r in k_result.records if r["k"] in ks], ("k", "split")),
-        file_name=f"sweep_k_{stem}.csv",
-        mime="text/csv",
-        on_click="ignore",
-    )
+        computed = list(values) if result is not None else (list(kept[-1][0]) if kept else None)
+        if result is None and kept:
+            result = kept[-1][1]
+        if result is None:
+            st.info(
+                f"Choose the values of {symbol} and press **Run {symbol} sweep**: "
+                + (
+                    "every K of the range is computed once (one sorted pass per split "
+                    "serves all of them); "
+                    if is_k
+                    else f"{spec.label} runs once per value and split; "
+                )
+                + "afterwards the shown value and any values among those computed are "
+                "drawn from that result without recomputing."
+            )
+        else:
+            summary = [row for row in result.summary((parameter,)) if row[parameter] in values]
+            shown_key = "sweep_shown_k" if is_k else "sweep_shown_value"
+            shown = st.session_state.get(WIDGETS, {}).get(shown_key)
+            if shown not in values:  # first draw, or fewer values: the default, else the middle
+                shown = param.default if param.default in values else values[len(values) // 2]
+            state.set_widget(WIDGETS, shown_key, shown)
+            if len(values) > 1:
+                st.select_slider(
+                    f"Shown {symbol}",
+                    options=list(values),
+                    **state.persisted(WIDGETS, shown_key),
+                    help="Moves the cursor on the chart and the details below; nothing is "
+                    "recomputed.",
+                )
+                shown = st.session_state[shown_key]
+            st.plotly_chart(
+                sweep_figure(summary, parameter, "K" if is_k else param.label, cursor=shown),
+                width="stretch",
+            )
+            st.caption(
+                f"Computed once for {symbol} {_values_text(computed)}, {splits} splits "
+                f"(seed {seed}); mean over the splits, error bars one standard deviation. "
+                + (
+                    "One sorted pass per split serves every K, so the selection time is that "
+                    "pass divided by the number of K. "
+                    if is_k
+                    else "The selection time is a split's time for all the values divided by "
+                    "their number. "
+                )
+                + f"Moving the shown {symbol} or choosing fewer of the computed values does "
+                "not recompute."
+            )
+            row = next(r for r in summary if r[parameter] == shown)
+            settings = next(
+                (r.get("settings", "") for r in result.records if r[parameter] == shown), ""
+            )
+            st.caption(f"{spec.label}'s settings at the shown {symbol}: {settings}.")
+            left, middle, right = st.columns(3)
+            left.metric(
+                f"G-mean 1-NN at {symbol} = {shown}",
+                f"{row['gmean_1nn_mean']:.3f}",
+                help=f"Held-out halves; sd {row['gmean_1nn_std']:.3f} over {splits} splits.",
+            )
+            middle.metric(
+                f"G-mean SVM at {symbol} = {shown}",
+                f"{row['gmean_svm_mean']:.3f}",
+                help=f"Held-out halves; sd {row['gmean_svm_std']:.3f} over {splits} splits.",
+            )
+            right.metric("Selected features (mean)", f"{row['n_features_mean']:.1f}")
+            genes = feature_frequencies(result.records, **{parameter: shown})
+            if genes:
+                st.dataframe(
+                    {
+                        "gene": [g for g, _ in genes],
+                        f"splits selected (of {splits})": [c for _, c in genes],
+                    },
+                    hide_index=True,
+                    height=min(35 * len(genes) + 38, 300),
+                )
+            st.download_button(
+                f"Download the {symbol} sweep records (CSV)",
+                records_to_csv(
+                    [r for r in result.records if r[parameter] in values], (parameter, "split")
+                ),
+                file_name=f"sweep_{method}_{parameter}_{stem}.csv",
+                mime="text/csv",
+                on_click="ignore",
+            )
 
 st.subheader("Rankers: number of features kept (top-k)")
 st.multiselect("Rankers", list(RANKERS), **state.persisted(WIDGETS, "sweep_rankers"))
