@@ -200,24 +200,64 @@ class _NeighbourhoodSelector(StreamingSelector):
                     "try another random seed",
                 )
             return self._degenerate
+        base, extra, weights = self._exact_parts(members)
+        return float(
+            self._kern.set_dependency(
+                base, extra, weights, self._y64, self.rule, floor, self._rows, self._cards
+            )
+        )
+
+    def _exact_parts(self, members: list[_Member]):
+        """(base, extra, weights): the squared distances of ``members`` are the prefix sums
+        ``base`` of S's members they start with, plus the terms of the columns ``extra``."""
         p = 0  # members[:p] are S's first p members: their sum is prefix[p]
         while p < len(members) and p < len(self._members) and members[p] is self._members[p]:
             p += 1
         rest = members[p:]
         extra = np.vstack([m.values for m in rest]) if rest else np.empty((0, len(self.y)))
-        weights = np.array([m.weight for m in rest])
-        return float(
-            self._kern.set_dependency(
-                self._prefix[p],
-                extra,
-                weights,
-                self._y64,
-                self.rule,
-                floor,
-                self._rows,
-                self._cards,
-            )
+        return self._prefix[p], extra, np.array([m.weight for m in rest])
+
+    def _removals(self, together: list[_Member]):
+        """State for measuring ``together`` (S followed by a new feature) without one
+        member at a time while members are removed: its squared distances, kept up to date
+        by subtraction, and how many roundings they carry. None when a member has a single
+        value (those sets take the exact path)."""
+        new = together[-1]
+        if self._any_zero_var or not math.isfinite(new.weight):
+            return None
+        full = np.empty_like(self._prefix[0])
+        self._kern.add_terms(full, self._prefix[len(self._members)], new.values, new.weight)
+        return [full, len(together)]
+
+    def _dependency_without(self, kept, f, removals, floor):
+        """Dependency of ``kept`` without member ``f`` (as :meth:`_dependency`), from the
+        running sums of ``kept`` (:meth:`_removals`) where they decide every card."""
+        rest = [m for m in kept if m is not f]
+        if removals is None:
+            return self._dependency(rest, floor), rest
+        base, extra, weights = self._exact_parts(rest)
+        full, n_ops = removals
+        dep = self._kern.set_dependency_without(
+            full,
+            f.values,
+            f.weight,
+            n_ops,
+            base,
+            extra,
+            weights,
+            self._y64,
+            self.rule,
+            floor,
+            self._rows,
+            self._cards,
         )
+        return float(dep), rest
+
+    def _removed(self, removals, f) -> None:
+        """Member ``f`` left ``kept``: take its terms out of the running sums."""
+        if removals is not None:
+            self._kern.subtract_terms(removals[0], f.values, f.weight)
+            removals[1] += 1
 
     def _dependency_with(self, new: _Member, floor: float = -math.inf) -> float:
         """Dependency of S followed by ``new`` (as :meth:`_dependency`), from S's sums."""
@@ -440,13 +480,15 @@ class OFSA3M(_NeighbourhoodSelector):
         """Members of ``together`` left after the random re-examination (``non_signf``)."""
         kept = list(together)
         visited = self._visit_order([m for m in together if m is not new])
+        removals = self._removals(together)
         without = []
         for f in visited:
-            rest = [m for m in kept if m is not f]
-            dep_f = self._dependency(rest, floor=dep_with if early else -math.inf)
+            floor = dep_with if early else -math.inf
+            dep_f, rest = self._dependency_without(kept, f, removals, floor)
             without.append(dep_f if dep_f >= 0 else math.nan)
             if dep_with != 0 and (dep_with - dep_f) / dep_with == 0:
                 kept = rest
+                self._removed(removals, f)
         return kept, visited, without
 
 
@@ -529,13 +571,15 @@ class OFSDensity(_NeighbourhoodSelector):
         kept = list(together)
         dep_kept = dep_new  # dependency of ``kept``, as the code recomputes it
         visited = self._visit_order(self._members)
+        removals = self._removals(together)
         without = []
         for f in visited:
-            rest = [m for m in kept if m is not f]
-            dep_f = self._dependency(rest, floor=dep_kept if early else -math.inf)
+            floor = dep_kept if early else -math.inf
+            dep_f, rest = self._dependency_without(kept, f, removals, floor)
             without.append(dep_f if dep_f >= 0 else math.nan)
             if dep_kept - dep_f <= 0:
                 kept, dep_kept = rest, dep_f
+                self._removed(removals, f)
         removed = [m for m in together if m not in kept]
         info.update(
             visited=tuple(m.name for m in visited),

@@ -373,7 +373,7 @@ def _sort_pairs(d, idx, k):
 
 
 @njit(cache=True)
-def _walk(d, idx, k, bound, n, lab, y, rule, dmax, early_one):
+def _walk(d, idx, k, bound, n, lab, y, rule, dmax, early_one, margin):
     """Walk positions 2, 3, ... of the sorted (d, idx)[:k].
 
     Only distances <= bound are known to be complete (every sample outside the buffer is
@@ -381,7 +381,8 @@ def _walk(d, idx, k, bound, n, lab, y, rule, dmax, early_one):
     next sample, whatever it is, would end it (GAP: ``prev + gap < bound``; DENSITY:
     ``bound / (j - 1) > last``); otherwise the row must be sorted whole. Returns (card,
     status): status 0 done, 1 redo on the whole row, 2 a neighbour of another label with
-    ``early_one``."""
+    ``early_one``, 3 (only with ``margin`` > 0, for distances known within ``margin / 4``)
+    a decision within ``margin`` of its threshold."""
     d2 = d[1]
     total = 0
     same = 0
@@ -392,22 +393,29 @@ def _walk(d, idx, k, bound, n, lab, y, rule, dmax, early_one):
     else:
         gap = 0.0
         last = d2 if d2 >= 0.0 else 0.0
+    if margin > 0.0 and rule == GAP and gap <= 2.0 * margin:
+        return 0.0, 3
     for j in range(1, n):
         if j >= k or d[j] > bound:
             if rule == GAP:
-                certain = j > 1 and prev + gap < bound
+                certain = j > 1 and prev + gap + margin < bound
             else:
-                certain = bound / j > last
+                certain = bound / j > last + margin
             if certain:
                 break
             return 0.0, 1
         v = d[j]
         if rule == GAP:
-            if j > 1 and not (v - prev < gap):
-                break
+            if j > 1:
+                if margin > 0.0 and abs((v - prev) - gap) <= margin:
+                    return 0.0, 3
+                if not (v - prev < gap):
+                    break
             prev = v
         else:
             density = v / j
+            if margin > 0.0 and j > 1 and abs(density - last) <= margin:
+                return 0.0, 3
             if not (density == 0.0 or density <= last):
                 break
             last = density
@@ -420,8 +428,13 @@ def _walk(d, idx, k, bound, n, lab, y, rule, dmax, early_one):
 
 
 @njit(cache=True)
-def _row_card(a, sq, y, rule, early_one, dbuf, ibuf):
-    """Card of sample a from its squared distances sq (n,) (sq[a] is ignored: 0)."""
+def _row_card(a, sq, y, rule, early_one, dbuf, ibuf, sq_error):
+    """Card of sample a from its squared distances sq (n,) (sq[a] is ignored: 0), and the
+    status of :func:`_walk`.
+
+    ``sq_error`` > 0: the squared distances are only known within it (each); the card is
+    then returned only if no decision of the walk could change within that error
+    (distances within ``sq_error / D(2)`` plus rounding), otherwise status 3."""
     n = sq.shape[0]
     sq[a] = 0.0
     m1 = np.inf
@@ -437,8 +450,16 @@ def _row_card(a, sq, y, rule, early_one, dbuf, ibuf):
                 m1 = s
             else:
                 m2 = s
+    margin = 0.0
+    if sq_error > 0.0:
+        if not m2 > 4.0 * sq_error:  # a (near) duplicate: position 1 is uncertain
+            return 0.0, 3
     d2 = np.sqrt(m2)
     dmax = np.sqrt(mx)
+    if sq_error > 0.0:
+        margin = 4.0 * (sq_error / d2 + 4.5e-16 * dmax)
+        if d2 <= 2.0 * margin:
+            return 0.0, 3
     if rule == GAP:
         bound = d2 + GAP_REACH * (1.5 * (dmax - d2) / (n - 2)) if n > 2 else d2
     else:
@@ -454,7 +475,7 @@ def _row_card(a, sq, y, rule, early_one, dbuf, ibuf):
                 ibuf[k] = t
                 k += 1
         _sort_pairs(dbuf, ibuf, k)
-        card, status = _walk(dbuf, ibuf, k, bound, n, lab, y, rule, dmax, early_one)
+        card, status = _walk(dbuf, ibuf, k, bound, n, lab, y, rule, dmax, early_one, margin)
         if status != 1:
             return card, status
     for t in range(n):
@@ -463,7 +484,7 @@ def _row_card(a, sq, y, rule, early_one, dbuf, ibuf):
     d = np.empty(n)
     for q in range(n):
         d[q] = dbuf[order[q]]
-    return _walk(d, order, n, np.inf, n, lab, y, rule, dmax, early_one)
+    return _walk(d, order, n, np.inf, n, lab, y, rule, dmax, early_one, margin)
 
 
 @njit(cache=True)
@@ -492,7 +513,7 @@ def set_dependency(base, extra, extra_w, y, rule, floor, rows, cards):
             for c in range(e):
                 s = s + _term(extra_w[c], extra[c, a], extra[c, t])
             sq[t] = s
-        card, status = _row_card(a, sq, y, rule, early_one, dbuf, ibuf)
+        card, status = _row_card(a, sq, y, rule, early_one, dbuf, ibuf, 0.0)
         if status == 2:
             card = 0.0
         cards[a] = card
@@ -504,6 +525,66 @@ def set_dependency(base, extra, extra_w, y, rule, floor, rows, cards):
         if status == 2 or done + (n - q - 1) < need:
             return BELOW_FLOOR
     return sum_in_order(cards) / n
+
+
+@njit(cache=True)
+def set_dependency_without(
+    full, drop, drop_w, n_ops, base, extra, extra_w, y, rule, floor, rows, cards
+):
+    """Dependency of a set R without one of its columns (``drop``, weight ``drop_w``), as
+    :func:`set_dependency` computes it on the sums ``base`` + ``extra``, but from ``full``:
+    R's squared distances, possibly built with ``n_ops`` additions and subtractions (each
+    entry within ``n_ops`` roundings of the exact sequential sum). Each row's squared
+    distances are ``full[a] - terms(drop)`` (O(n) instead of O(n |R|)); its card is taken
+    when no decision of the walk is within the resulting error
+    (:func:`_row_card` with ``sq_error``), and computed from the exact sums otherwise.
+    ``floor``, ``rows``, ``cards``: as :func:`set_dependency`."""
+    n = y.shape[0]
+    e = extra.shape[0]
+    sq = np.empty(n)
+    dbuf = np.empty(n)
+    ibuf = np.empty(n, dtype=np.int64)
+    early_one = floor >= 1.0
+    need = floor * n - 1e-9 * n
+    unit = (n_ops + 4) * 2.3e-16  # at least two unit roundoffs per operation
+    done = 0.0
+    for q in range(n):
+        a = rows[q]
+        fmax = 0.0
+        for t in range(n):
+            v = full[a, t]
+            if v > fmax:
+                fmax = v
+            sq[t] = v - _term(drop_w, drop[a], drop[t])
+        card, status = _row_card(a, sq, y, rule, early_one, dbuf, ibuf, unit * fmax)
+        if status == 3:
+            for t in range(n):
+                v = base[a, t]
+                for c in range(e):
+                    v = v + _term(extra_w[c], extra[c, a], extra[c, t])
+                sq[t] = v
+            card, status = _row_card(a, sq, y, rule, early_one, dbuf, ibuf, 0.0)
+        if status == 2:
+            card = 0.0
+        cards[a] = card
+        done += card
+        if card < 1.0 and q > 0:
+            for r in range(q, 0, -1):
+                rows[r] = rows[r - 1]
+            rows[0] = a
+        if status == 2 or done + (n - q - 1) < need:
+            return BELOW_FLOOR
+    return sum_in_order(cards) / n
+
+
+@njit(cache=True)
+def subtract_terms(target, x, w):
+    """target -= the terms (w * d) * d of column x (n,) for every pair."""
+    n = x.shape[0]
+    for a in range(n):
+        xa = x[a]
+        for t in range(n):
+            target[a, t] = target[a, t] - _term(w, xa, x[t])
 
 
 @njit(cache=True)
