@@ -84,6 +84,7 @@ bench: $(VENV)/.bench-installed test-deps browser
 	$(PY) benchmarks/bench_online.py
 	$(PY) benchmarks/bench_osfs.py
 	$(PY) benchmarks/bench_alpha_saola.py
+	$(PY) benchmarks/bench_zhou_rhofs.py
 	$(PY) benchmarks/bench_rankers.py
 	$(PY) benchmarks/bench_memory.py
 	$(PY) benchmarks/bench_real.py

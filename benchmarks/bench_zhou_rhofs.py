@@ -6,19 +6,27 @@ One whole stream of each selector (default parameters, ``rand_state`` 0, column 
 ``stream_selection`` (no events, as ``select`` runs it), timed with ``time.perf_counter``
 (one untimed warm-up, then the median of ``--repeats`` runs), on:
 
-* SRBCT (83 x 2308) and GLIOMA (50 x 4434) from ../shared/datasets, if present, with the
-  Octave times of the authors' code from the reference READMEs' times.txt;
-* the seeded synthetic 181 x 12533 matrix of ``_common.make_data()`` and its rounded copy
-  ``np.round(X, 1)``. OFS-Density is run there on the first ``--density-features`` (120) columns
-  only: on noise its "undo" branch keeps every tolerated feature, S grows with the stream
-  and each step costs O(|S|^2 n^2) in any exact implementation (see the report line).
+* the real sets: SRBCT (83 x 2308) and GLIOMA (50 x 4434), from ../shared/datasets or the
+  repository's copies, with the Octave times of the authors' code from the reference
+  READMEs' times.txt (target: >= 50x); ALLAML, Colon and Brain_Tumor1 when ../shared is
+  there (minority = the smallest class);
+* the seeded synthetic 181 x 12533 matrix of ``_common.make_data()``, its copy rounded to 1
+  decimal and an integer-valued copy ``rint(480 + 40 X)`` (target: <= 1 s each).
+  OFS-Density is run on the synthetic matrix's first ``--density-features`` (300) columns
+  only: on this noise its "restored" branch keeps nearly every tolerated feature while the
+  recorded set dependency stays stale, so S grows with the stream (931 features after the
+  first 2000) and every later tolerated feature re-examines all of S, each a dependency of
+  n sorted rows: the method's own work grows as the square of the stream, in any exact
+  implementation (the authors' code included).
 
-Baselines written here (run on SRBCT and GLIOMA, and on the synthetic prefixes): the
-dependency of every set from scratch (the full n x n ``seuclidean`` matrix, ``np.argsort``
-of every column with ``kind="stable"``, the neighbour rule walked in Python), RHOFS with the
-membership matrices ANDed from scratch for every test. Both must select the same features;
-otherwise the script exits with status 1. The lower bound printed is one stable argsort of
-the whole matrix along the samples. Results go to ``.bench/zhou_rhofs.json``.
+Baselines written here: the dependency of every set from scratch (the full n x n
+``seuclidean`` matrix, ``np.argsort`` of every column with ``kind="stable"``, the neighbour
+rule walked in Python), RHOFS with the membership matrices ANDed from scratch for every
+test. They run on SRBCT and GLIOMA whole and on the first ``--baseline-features`` (300)
+columns of the 181 x 12533 matrices (the engine is timed again on the same columns for the
+ratio). Both must select the same features; otherwise the script exits with status 1. The
+lower bound printed is one stable argsort of the whole matrix along the samples. Results go
+to ``.bench/zhou_rhofs.json``.
 """
 
 from __future__ import annotations
@@ -201,15 +209,43 @@ def rhofs_baseline(X: np.ndarray, y: np.ndarray) -> list[int]:
 
 # ---------------------------------------------------------------- driver
 def octave_times() -> dict:
+    """(data set, method) -> seconds of the authors' code in Octave (times.txt)."""
     times = {}
     for folder in ("zhou_octave", "rhofs_octave"):
-        path = SHARED / "reference" / folder / "times.txt"
-        if path.is_file():
-            for line in path.read_text().splitlines():
-                m = re.match(r"(\S+) .*?\s(ofs_a3m|ofs_density|rhofs) .*?time=([\d.]+) s", line)
-                if m:
-                    times[(m.group(1), m.group(2).replace("_", "-"))] = float(m.group(3))
+        for root in (SHARED / "reference", ROOT / "tests" / "reference"):
+            path = root / folder / "times.txt"
+            if path.is_file():
+                for line in path.read_text().splitlines():
+                    m = re.match(r"(\S+) .*?\s(ofs_a3m|ofs_density|rhofs) .*?time=([\d.]+) s", line)
+                    if m:
+                        times[(m.group(1), m.group(2).replace("_", "-"))] = float(m.group(3))
+                break
     return times
+
+
+def data_sets(seed: int) -> list:
+    """(name, X, y): the real sets (SRBCT and GLIOMA from the repository if ../shared is
+    absent), then the synthetic 181 x 12533 matrix, its copy rounded to 1 decimal and an
+    integer-valued copy (``rint(480 + 40 X)``, about 300 distinct values per column)."""
+    import pandas as pd
+
+    sets = []
+    local = {"SRBCT": ROOT / "sample_data", "GLIOMA": ROOT / "tests" / "reference" / "datasets"}
+    for name in ("SRBCT", "GLIOMA", "ALLAML", "Colon_alon", "Brain_Tumor1"):
+        path = SHARED / "datasets" / f"{name}.parquet"
+        if not path.is_file() and name in local:
+            path = local[name] / f"{name}.parquet"
+        if path.is_file():
+            frame = pd.read_parquet(path)
+            labels = frame["label"]
+            minority = labels.value_counts().idxmin() if name not in local else 2
+            X = frame.drop(columns="label").to_numpy(float)
+            sets.append((name, X, (labels == minority).to_numpy(int)))
+    X, y = make_data(seed)
+    y = y.astype(int)
+    sets += [("synthetic", X, y), ("rounded", np.round(X, 1), y)]
+    sets.append(("integer", np.rint(480 + 40 * X), y))
+    return sets
 
 
 def engine(cls, X, y):
@@ -217,62 +253,64 @@ def engine(cls, X, y):
     return list(stream_selection(cls().start(y), X, names).columns)
 
 
+def baseline(cls, X, y):
+    if cls is RHOFS:
+        return rhofs_baseline(X, y)
+    return zhou_baseline(X, y, cls.spec.name)
+
+
 def main(argv=None) -> int:
     import argparse
 
     extra = argparse.ArgumentParser(add_help=False)
-    extra.add_argument("--density-features", type=int, default=120)
+    extra.add_argument("--density-features", type=int, default=300)
+    extra.add_argument("--baseline-features", type=int, default=300)
     own, rest = extra.parse_known_args(argv)
     args, base_repeats = parse_options(__doc__.splitlines()[0], rest)
     print(f"OFS-A3M / OFS-Density / RHOFS benchmark; seed={args.seed}; {machine()}")
-    sets = []
-    for name in ("SRBCT", "GLIOMA"):
-        path = SHARED / "datasets" / f"{name}.parquet"
-        if path.is_file():
-            import pandas as pd
-
-            frame = pd.read_parquet(path)
-            X = frame.drop(columns="label").to_numpy(float)
-            sets.append((name, X, (frame["label"] == 2).to_numpy(int)))
-    X, y = make_data(args.seed)
-    sets += [("synthetic", X, y.astype(int)), ("rounded", np.round(X, 1), y.astype(int))]
     octave = octave_times()
     record, problems, met = {}, [], True
-    for name, X, y in sets:
-        big = X.shape[0] > 100
+    for name, X, y in data_sets(args.seed):
+        big = X.shape[1] >= 10000
         bound = statistics.median(timed(lambda: np.argsort(X, axis=0, kind="stable"), 5)[0])
         print(f"\n{name} {X.shape[0]} x {X.shape[1]}: one stable argsort {bound:.3f} s")
         for cls in (OFSA3M, OFSDensity, RHOFS):
             method = cls.spec.name
-            M = X[:, : own.density_features] if big and cls is OFSDensity else X
+            grows = name == "synthetic" and cls is OFSDensity
+            M = X[:, : own.density_features] if grows else X
             engine(cls, M[:, :50], y)  # warm-up (compiled kernels)
             times, selected = timed(lambda cls=cls, M=M: engine(cls, M, y), args.repeats)
             t = statistics.median(times)
             line = f"  {method:12s} engine {t:7.3f} s ({t / bound:6.1f} x argsort)"
             entry = {"engine_s": t, "argsort_s": bound, "features": M.shape[1]}
-            if M.shape[1] < X.shape[1]:
-                line += f" [first {M.shape[1]} features]"
-            slow_ok = not big or cls is OFSDensity or cls is RHOFS
-            if slow_ok:
-                run = (
-                    rhofs_baseline
-                    if cls is RHOFS
-                    else (lambda A, b, m=method: zhou_baseline(A, b, m))
+            if grows:
+                line += f" [first {M.shape[1]} features: see the docstring]"
+            # the straightforward version: whole on the reference sets, else on a prefix
+            if name in ("SRBCT", "GLIOMA") or big:
+                B = M if name in ("SRBCT", "GLIOMA") else M[:, : own.baseline_features]
+                t_b = (
+                    t
+                    if B is M
+                    else statistics.median(
+                        timed(lambda cls=cls, B=B: engine(cls, B, y), args.repeats)[0]
+                    )
                 )
-                base_times, expected = timed(lambda run=run, M=M: run(M, y), base_repeats)
+                base_times, expected = timed(lambda cls=cls, B=B: baseline(cls, B, y), base_repeats)
                 b = statistics.median(base_times)
-                line += f"; baseline {b:8.2f} s ({b / t:6.1f} x)"
-                entry["baseline_s"] = b
-                if expected != selected:
-                    problems.append(f"{name} {method}: engine {selected} != baseline {expected}")
+                line += f"; baseline {b:8.2f} s ({b / t_b:6.1f} x"
+                line += ")" if B is M else f" on the first {B.shape[1]} features)"
+                entry.update(baseline_s=b, baseline_features=B.shape[1], engine_prefix_s=t_b)
+                got = selected if B is M else engine(cls, B, y)
+                if expected != sorted(got):
+                    problems.append(f"{name} {method}: engine {got} != baseline {expected}")
             if (name, method) in octave:
                 o = octave[(name, method)]
                 line += f"; Octave {o:.1f} s ({o / t:.0f} x)"
                 entry["octave_s"] = o
                 met &= o / t >= OCTAVE_FACTOR
-            elif big and M.shape[1] == X.shape[1]:
+            if big and not grows:
                 met &= t <= TARGET_S
-            print(line)
+            print(line, flush=True)
             record[f"{name}/{method}"] = entry
     return finish_report("zhou_rhofs", record, problems, met)
 
