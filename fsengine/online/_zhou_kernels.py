@@ -498,33 +498,8 @@ def set_dependency(base, extra, extra_w, y, rule, floor, rows, cards):
     in which the rows are visited: a row whose card falls below 1 moves to the front, so
     that the rows that lose first are tried first next time. The cards are still added in
     sample order. ``cards`` (n,) receives each card."""
-    n = y.shape[0]
-    e = extra.shape[0]
-    sq = np.empty(n)
-    dbuf = np.empty(n)
-    ibuf = np.empty(n, dtype=np.int64)
-    early_one = floor >= 1.0
-    need = floor * n - 1e-9 * n  # the total the cards must be able to reach
-    done = 0.0
-    for q in range(n):
-        a = rows[q]
-        for t in range(n):
-            s = base[a, t]
-            for c in range(e):
-                s = s + _term(extra_w[c], extra[c, a], extra[c, t])
-            sq[t] = s
-        card, status = _row_card(a, sq, y, rule, early_one, dbuf, ibuf, 0.0)
-        if status == 2:
-            card = 0.0
-        cards[a] = card
-        done += card
-        if card < 1.0 and q > 0:
-            for r in range(q, 0, -1):
-                rows[r] = rows[r - 1]
-            rows[0] = a
-        if status == 2 or done + (n - q - 1) < need:
-            return BELOW_FLOOR
-    return sum_in_order(cards) / n
+    none = np.empty(0)
+    return _rows_dependency(base, extra, extra_w, base, none, 0.0, -1, y, rule, floor, rows, cards)
 
 
 @njit(cache=True)
@@ -539,30 +514,48 @@ def set_dependency_without(
     when no decision of the walk is within the resulting error
     (:func:`_row_card` with ``sq_error``), and computed from the exact sums otherwise.
     ``floor``, ``rows``, ``cards``: as :func:`set_dependency`."""
+    return _rows_dependency(
+        base, extra, extra_w, full, drop, drop_w, n_ops, y, rule, floor, rows, cards
+    )
+
+
+@njit(cache=True)
+def _exact_row(a, base, extra, extra_w, sq):
+    """sq = row a of ``base`` plus the terms of the columns ``extra``, added in order."""
+    n = sq.shape[0]
+    for t in range(n):
+        v = base[a, t]
+        for c in range(extra.shape[0]):
+            v = v + _term(extra_w[c], extra[c, a], extra[c, t])
+        sq[t] = v
+
+
+@njit(cache=True)
+def _rows_dependency(base, extra, extra_w, full, drop, drop_w, n_ops, y, rule, floor, rows, cards):
+    """The row loop of :func:`set_dependency` (``n_ops`` < 0: exact sums only) and
+    :func:`set_dependency_without` (rows from ``full`` minus ``drop``'s terms first)."""
     n = y.shape[0]
-    e = extra.shape[0]
     sq = np.empty(n)
     dbuf = np.empty(n)
     ibuf = np.empty(n, dtype=np.int64)
     early_one = floor >= 1.0
-    need = floor * n - 1e-9 * n
+    need = floor * n - 1e-9 * n  # the total the cards must be able to reach
     unit = (n_ops + 4) * 2.3e-16  # at least two unit roundoffs per operation
     done = 0.0
     for q in range(n):
         a = rows[q]
-        fmax = 0.0
-        for t in range(n):
-            v = full[a, t]
-            if v > fmax:
-                fmax = v
-            sq[t] = v - _term(drop_w, drop[a], drop[t])
-        card, status = _row_card(a, sq, y, rule, early_one, dbuf, ibuf, unit * fmax)
-        if status == 3:
+        status = 3
+        card = 0.0
+        if n_ops >= 0:
+            fmax = 0.0
             for t in range(n):
-                v = base[a, t]
-                for c in range(e):
-                    v = v + _term(extra_w[c], extra[c, a], extra[c, t])
-                sq[t] = v
+                v = full[a, t]
+                if v > fmax:
+                    fmax = v
+                sq[t] = v - _term(drop_w, drop[a], drop[t])
+            card, status = _row_card(a, sq, y, rule, early_one, dbuf, ibuf, unit * fmax)
+        if status == 3:
+            _exact_row(a, base, extra, extra_w, sq)
             card, status = _row_card(a, sq, y, rule, early_one, dbuf, ibuf, 0.0)
         if status == 2:
             card = 0.0

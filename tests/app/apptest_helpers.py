@@ -24,3 +24,21 @@ def click(at: AppTest, label: str) -> None:
 def figures(at: AppTest) -> list[dict]:
     """Every plotly chart on the page, as figure JSON."""
     return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def session(ws: str | None = None, page: str | None = None) -> AppTest:
+    """A new session of the app, in workspace ``ws`` if given, switched to ``page``."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    if ws is not None:
+        at.query_params["ws"] = ws
+    at.run()
+    if page:
+        at.switch_page(page).run()
+    assert not at.exception
+    return at
+
+
+def workspace_id(at: AppTest) -> str:
+    """The workspace id the session put in its address (``?ws=``)."""
+    found = at.query_params["ws"]
+    return found[0] if isinstance(found, list) else found

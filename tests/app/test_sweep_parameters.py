@@ -10,9 +10,9 @@ import pytest
 from apptest_helpers import click as _click
 from apptest_helpers import figures as _figures
 from apptest_helpers import open_page as _open
-from streamlit.testing.v1 import AppTest
+from apptest_helpers import session as _session
+from apptest_helpers import workspace_id as _ws
 
-from conftest import ROOT
 from dashboard import workspace
 from fsengine.evaluation import feature_frequencies, sweep_values
 from fsengine.methods import ONLINE_METHODS
@@ -21,22 +21,6 @@ MINORITY = 2
 ALPHAS = [0.01, 0.05]
 #: OSFS's other parameters as the page passes them (defaults: nothing set on Stream).
 OSFS_OTHERS = {"max_conditioning": 3, "variant": "reference"}
-
-
-def _session(ws=None, page=None):
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    if ws is not None:
-        at.query_params["ws"] = ws
-    at.run()
-    if page:
-        at.switch_page(page).run()
-    assert not at.exception
-    return at
-
-
-def _ws(at) -> str:
-    found = at.query_params["ws"]
-    return found[0] if isinstance(found, list) else found
 
 
 def _without_time(records):

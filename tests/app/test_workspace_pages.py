@@ -6,30 +6,11 @@ import numpy as np
 import pandas as pd
 import pytest
 from apptest_helpers import click as _click
-from streamlit.testing.v1 import AppTest
+from apptest_helpers import session as _session
+from apptest_helpers import workspace_id as _ws
 
-from conftest import ROOT
 from dashboard import workspace
 from dashboard.workspace import is_workspace_id
-
-
-def _session(ws=None, page=None):
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    if ws is not None:
-        at.query_params["ws"] = ws
-    at.run()
-    if page:
-        at.switch_page(page).run()
-    assert not at.exception
-    return at
-
-
-def _ws(at) -> str:
-    return (
-        at.query_params["ws"][0]
-        if isinstance(at.query_params["ws"], list)
-        else at.query_params["ws"]
-    )
 
 
 def _csv(seed=5) -> bytes:
