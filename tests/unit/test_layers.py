@@ -11,7 +11,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "fsengine"
 
 #: Layer of each module (the first pattern that matches its dotted name).
 LAYERS = [
-    (0, r"fsengine\.(errors|spec|labels|discretise|progress|figures|parallel)$"),
+    (0, r"fsengine\.(errors|spec|labels|discretise|progress|figures|parallel|statistics)$"),
     (1, r"fsengine\.(io(\..*)?|data)$"),
     (1, r"fsengine\.online(\._(?!sklearn).*)?$"),
     (1, r"fsengine\.rankers(\._(?!selector).*)?$"),
