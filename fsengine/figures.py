@@ -348,3 +348,100 @@ def topk_sweep_figure(summary: list[dict], title: str = "") -> go.Figure:
     fig.update_xaxes(title="top-k (features kept)", dtick=dtick)
     fig.update_yaxes(tickformat=".2f")
     return fig
+
+
+def critical_difference_figure(comparison) -> go.Figure:
+    """The critical-difference diagram of a :class:`fsengine.statistics.RankComparison`
+    (Demsar 2006, Fig. 1): the methods on an axis of average rank (1 = best, on the left),
+    the critical difference as a bar above it, and a thick line joining each group of
+    methods whose ranks differ by less than it (no significant difference)."""
+    order = sorted(range(len(comparison.methods)), key=lambda j: comparison.average_ranks[j])
+    k = len(order)
+    fig = go.Figure()
+    half = (k + 1) // 2
+    for place, j in enumerate(order):
+        rank = float(comparison.average_ranks[j])
+        left = place < half
+        row = place if left else k - 1 - place
+        y = -0.6 - 0.5 * row
+        x_label = 0.6 if left else k + 0.4
+        fig.add_trace(
+            go.Scatter(
+                x=[rank, rank, x_label],
+                y=[0, y, y],
+                mode="lines",
+                line={"color": "#444", "width": 1},
+                hoverinfo="skip",
+                showlegend=False,
+            )
+        )
+        fig.add_annotation(
+            x=x_label,
+            y=y,
+            text=f"{comparison.methods[j]} ({rank:.2f})",
+            showarrow=False,
+            xanchor="right" if left else "left",
+        )
+    for g, group in enumerate(comparison.nemenyi_groups()):
+        ranks = [float(comparison.average_ranks[comparison.methods.index(m)]) for m in group]
+        fig.add_trace(
+            go.Scatter(
+                x=[min(ranks) - 0.03, max(ranks) + 0.03],
+                y=[-0.25 - 0.12 * g] * 2,
+                mode="lines",
+                line={"color": "#c0392b", "width": 5},
+                name=", ".join(group),
+                hovertemplate="not significantly different: %{fullData.name}<extra></extra>",
+                showlegend=False,
+            )
+        )
+    cd = float(comparison.critical_difference)
+    fig.add_trace(
+        go.Scatter(
+            x=[1, 1 + cd],
+            y=[0.45, 0.45],
+            mode="lines+text",
+            line={"color": "#000", "width": 2},
+            text=["", f"CD = {cd:.2f}"],
+            textposition="top right",
+            hoverinfo="skip",
+            showlegend=False,
+        )
+    )
+    fig.update_xaxes(range=[0.5 - 0.1 * k, k + 0.5 + 0.1 * k])
+    fig.update_xaxes(side="top", tickmode="linear", tick0=1, dtick=1, title="average rank")
+    fig.update_yaxes(visible=False, range=[-0.8 - 0.5 * half, 0.9])
+    fig.update_layout(
+        title=f"{comparison.metric}: Nemenyi test at alpha {comparison.alpha:g} "
+        f"({len(comparison.datasets)} data sets)",
+        height=220 + 40 * half,
+        plot_bgcolor="white",
+    )
+    return fig
+
+
+def metric_heatmap_figure(comparison) -> go.Figure:
+    """Heat map of the metric per data set (rows) and method (columns) of a
+    :class:`fsengine.statistics.RankComparison`, each cell labelled with its value and its
+    rank on that data set."""
+    text = [
+        [f"{v:.3f} (#{r:g})" for v, r in zip(row, ranks)]
+        for row, ranks in zip(comparison.values, comparison.ranks)
+    ]
+    fig = go.Figure(
+        go.Heatmap(
+            z=comparison.values,
+            x=list(comparison.methods),
+            y=list(comparison.datasets),
+            text=text,
+            texttemplate="%{text}",
+            colorscale="Viridis",
+            colorbar={"title": comparison.metric},
+            hovertemplate="%{y}, %{x}: %{text}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title=f"{comparison.metric} per data set and method (rank on the data set)",
+        height=160 + 40 * len(comparison.datasets),
+    )
+    return fig

@@ -80,6 +80,22 @@ class RankComparison:
     critical_difference: float
     pairs: tuple[PairTest, ...]
 
+    def nemenyi_groups(self) -> list[tuple[str, ...]]:
+        """The maximal groups of methods, in average-rank order, whose ranks all lie within
+        less than the critical difference of each other: the bars of the CD diagram
+        (Demsar 2006, Fig. 1). A method in no group differs from every other."""
+        order = np.argsort(self.average_ranks, kind="stable")
+        ranks = self.average_ranks[order]
+        groups, furthest = [], -1
+        for i in range(len(order)):
+            j = i
+            while j + 1 < len(order) and ranks[j + 1] - ranks[i] < self.critical_difference:
+                j += 1
+            if j > i and j > furthest:
+                groups.append(tuple(self.methods[q] for q in order[i : j + 1]))
+            furthest = max(furthest, j)
+        return groups
+
     def rank_table(self) -> list[dict]:
         """One row per method, best average rank first: method, average rank, mean value."""
         order = np.argsort(self.average_ranks, kind="stable")

@@ -126,3 +126,31 @@ def test_nemenyi_p_agrees_with_the_critical_difference():
 def test_bad_tables_name_the_problem(table, methods, sets, match):
     with pytest.raises(FSEngineError, match=match):
         compare_methods(table, methods, sets)
+
+
+def test_nemenyi_groups_of_demsar_figure_1():
+    """At 0.05 no pair differs (one group); at 0.10 C4.5+cf belongs to both groups."""
+    at_05 = compare_methods(DEMSAR_AUC, DEMSAR_METHODS, DEMSAR_SETS)
+    assert at_05.nemenyi_groups() == [("C4.5+m+cf", "C4.5+m", "C4.5+cf", "C4.5")]
+    at_10 = compare_methods(DEMSAR_AUC, DEMSAR_METHODS, DEMSAR_SETS, alpha=0.10)
+    assert at_10.nemenyi_groups() == [("C4.5+m+cf", "C4.5+m", "C4.5+cf"), ("C4.5+cf", "C4.5")]
+    separated = compare_methods(np.tile([3.0, 2.0, 1.0], (40, 1)), list("abc"), list(range(40)))
+    assert separated.nemenyi_groups() == []
+
+
+def test_critical_difference_figure_draws_the_groups_and_the_cd():
+    from fsengine.figures import critical_difference_figure, metric_heatmap_figure
+
+    result = compare_methods(DEMSAR_AUC, DEMSAR_METHODS, DEMSAR_SETS, metric="auc", alpha=0.10)
+    fig = critical_difference_figure(result)
+    bars = [t for t in fig.data if t.line.width == 5]
+    assert [t.name for t in bars] == ["C4.5+m+cf, C4.5+m, C4.5+cf", "C4.5+cf, C4.5"]
+    assert bars[0].x[0] == pytest.approx(result.average_ranks[3] - 0.03)
+    assert bars[1].x[1] == pytest.approx(result.average_ranks[0] + 0.03)
+    cd = next(t for t in fig.data if t.mode == "lines+text")
+    assert cd.x[1] - cd.x[0] == pytest.approx(result.critical_difference)
+    labels = {a.text for a in fig.layout.annotations}
+    assert "C4.5 (3.14)" in labels and "C4.5+m+cf (1.93)" in labels
+    heat = metric_heatmap_figure(result).data[0]
+    np.testing.assert_array_equal(np.array(heat.z), DEMSAR_AUC)
+    assert heat.text[9][0] == "1.000 (#2.5)"  # four-way tie: rank 2.5
