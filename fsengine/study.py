@@ -1,0 +1,218 @@
+"""Benchmark studies: the manifest (TOML) that lists data sets and the protocol.
+
+A manifest::
+
+    [study]
+    methods = ["kofsd", "osfs", "fisher", "relieff"]   # online selectors and rankers
+    splits = 20                  # random stratified 50/50 splits per data set
+    seed = 0                     # seed of the splits
+    count_from = "kofsd"         # the online selector whose count the rankers get
+    # top = 10                   # or a fixed number of features for every ranker
+    metrics = ["gmean_1nn", "gmean_svm", "n_features", "seconds"]
+
+    [study.params.kofsd]         # parameters per method (defaults otherwise)
+    k = 7
+
+    [[dataset]]
+    path = "data/SRBCT.parquet"  # relative to the manifest's folder
+    minority = "2"
+    # label = "label"            # the label column (default: found as `select` does)
+    # genes_in_rows = false      # genes in rows, samples in columns
+    # name = "SRBCT"             # default: the file name without its extension
+
+:func:`load_manifest` checks all of it (method names and parameters by their
+specifications, files present, no repeated names) without reading the data.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fsengine.errors import FSEngineError
+from fsengine.evaluation import CLASSIFIERS, COUNT_FROM, METRICS
+from fsengine.methods import get_method
+
+#: Metrics a study can compare: per classifier, and the selection's size and time.
+STUDY_METRICS = tuple(f"{m}_{c}" for c in CLASSIFIERS for m in METRICS) + (
+    "n_features",
+    "seconds",
+)
+#: Whether a larger value of the metric is better (for the ranks).
+HIGHER_IS_BETTER = {m: m not in ("n_features", "seconds") for m in STUDY_METRICS}
+DEFAULT_METRICS = ("gmean_1nn", "gmean_svm", "n_features", "seconds")
+
+_STUDY_KEYS = {"methods", "splits", "seed", "count_from", "top", "metrics", "params"}
+_DATASET_KEYS = {"path", "minority", "label", "genes_in_rows", "name"}
+
+
+@dataclass(frozen=True)
+class StudyDataset:
+    """One data set of a study: where it is and how to read it."""
+
+    name: str
+    path: Path
+    minority: str
+    label: str | None = None
+    genes_in_rows: bool = False
+
+
+@dataclass(frozen=True)
+class Study:
+    """A benchmark study: data sets x methods x splits under one protocol."""
+
+    datasets: tuple[StudyDataset, ...]
+    methods: tuple[str, ...]
+    splits: int = 20
+    seed: int = 0
+    count_from: str = COUNT_FROM
+    top: int | None = None
+    metrics: tuple[str, ...] = DEFAULT_METRICS
+    params: dict = field(default_factory=dict)
+
+    @property
+    def n_tasks(self) -> int:
+        """Data sets x methods x splits."""
+        return len(self.datasets) * len(self.methods) * self.splits
+
+
+def _fail(where: str, problem: str, remedy: str | None = None):
+    raise FSEngineError(f"{where}: {problem}", remedy=remedy)
+
+
+def load_manifest(path) -> Study:
+    """Read and check a study manifest (TOML; the format is in this module's docstring).
+
+    Parameters
+    ----------
+    path : str or Path
+        The manifest; data set paths in it are relative to its folder.
+
+    Returns
+    -------
+    Study
+
+    Raises
+    ------
+    FSEngineError
+        Naming the file, the entry and the key at fault: a TOML syntax error (with its
+        line), an unknown key, a missing data set file, an unknown method or parameter,
+        a value out of range, two data sets with one name.
+    """
+    path = Path(path)
+    where = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        _fail(where, "no such manifest file")
+    except (OSError, UnicodeDecodeError) as error:
+        _fail(where, f"cannot be read ({error})")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        _fail(where, f"is not valid TOML ({error})")
+    unknown = set(data) - {"study", "dataset"}
+    if unknown:
+        _fail(
+            where, f"unknown section(s) {', '.join(sorted(unknown))}; use [study] and [[dataset]]"
+        )
+    study = data.get("study")
+    if not isinstance(study, dict):
+        _fail(where, "has no [study] section (methods, splits, seed, ...)")
+    unknown = set(study) - _STUDY_KEYS
+    if unknown:
+        _fail(
+            f"{where} [study]",
+            f"unknown key(s) {', '.join(sorted(unknown))}; "
+            f"the keys are {', '.join(sorted(_STUDY_KEYS))}",
+        )
+    methods = study.get("methods")
+    if not (isinstance(methods, list) and methods and all(isinstance(m, str) for m in methods)):
+        _fail(f"{where} [study] methods", "must be a non-empty list of method names")
+    if len(set(methods)) != len(methods):
+        _fail(f"{where} [study] methods", "names a method twice")
+    for m in methods:
+        try:
+            get_method(m)
+        except FSEngineError as error:
+            _fail(f"{where} [study] methods", error.problem)
+    splits = study.get("splits", 20)
+    if not (isinstance(splits, int) and not isinstance(splits, bool) and splits >= 1):
+        _fail(f"{where} [study] splits", f"must be a positive integer, got {splits!r}")
+    seed = study.get("seed", 0)
+    if not (isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0):
+        _fail(f"{where} [study] seed", f"must be a non-negative integer, got {seed!r}")
+    count_from = study.get("count_from", COUNT_FROM)
+    try:
+        if not get_method(count_from).online:
+            _fail(f"{where} [study] count_from", f"{count_from} is not an online selector")
+    except FSEngineError as error:
+        _fail(f"{where} [study] count_from", error.problem)
+    top = study.get("top")
+    if top is not None and not (isinstance(top, int) and not isinstance(top, bool) and top >= 1):
+        _fail(f"{where} [study] top", f"must be a positive integer, got {top!r}")
+    metrics = study.get("metrics", list(DEFAULT_METRICS))
+    if not (isinstance(metrics, list) and metrics):
+        _fail(f"{where} [study] metrics", "must be a non-empty list")
+    for m in metrics:
+        if m not in STUDY_METRICS:
+            _fail(
+                f"{where} [study] metrics",
+                f"{m!r} is not a metric; choose from {', '.join(STUDY_METRICS)}",
+            )
+    params = study.get("params", {})
+    if not isinstance(params, dict):
+        _fail(f"{where} [study.params]", "must be a table of tables, e.g. [study.params.kofsd]")
+    checked = {}
+    for method, values in params.items():
+        if method not in methods and method != count_from:
+            _fail(f"{where} [study.params.{method}]", f"{method} is not among the study's methods")
+        if not isinstance(values, dict):
+            _fail(f"{where} [study.params.{method}]", "must be a table of parameter = value")
+        try:
+            checked[method] = get_method(method).spec.check(values)
+        except FSEngineError as error:
+            subject = f" {error.parameter}" if error.parameter else ""
+            _fail(f"{where} [study.params.{method}]{subject}", error.problem)
+    datasets = data.get("dataset")
+    if not (isinstance(datasets, list) and datasets):
+        _fail(where, "lists no data set; add [[dataset]] entries with path and minority")
+    entries, names = [], set()
+    for i, entry in enumerate(datasets, start=1):
+        here = f"{where} [[dataset]] #{i}"
+        unknown = set(entry) - _DATASET_KEYS
+        if unknown:
+            _fail(
+                here,
+                f"unknown key(s) {', '.join(sorted(unknown))}; "
+                f"the keys are {', '.join(sorted(_DATASET_KEYS))}",
+            )
+        if not isinstance(entry.get("path"), str):
+            _fail(here, 'needs path = "file.csv" (relative to the manifest\'s folder)')
+        file = (path.parent / entry["path"]).resolve()
+        if not file.is_file():
+            _fail(f"{here} path", f"{file} does not exist")
+        if "minority" not in entry or isinstance(entry["minority"], (bool, float)):
+            _fail(f"{here} minority", 'must name the minority class, e.g. minority = "2"')
+        name = entry.get("name", file.stem)
+        if name in names:
+            _fail(f"{here} name", f"{name!r} is already the name of another data set")
+        names.add(name)
+        label = entry.get("label")
+        if label is not None and not isinstance(label, str):
+            _fail(f"{here} label", "must be the label column's name")
+        genes_in_rows = entry.get("genes_in_rows", False)
+        if not isinstance(genes_in_rows, bool):
+            _fail(f"{here} genes_in_rows", "must be true or false")
+        entries.append(StudyDataset(name, file, str(entry["minority"]), label, genes_in_rows))
+    return Study(
+        datasets=tuple(entries),
+        methods=tuple(methods),
+        splits=splits,
+        seed=seed,
+        count_from=count_from,
+        top=top,
+        metrics=tuple(metrics),
+        params=checked,
+    )
