@@ -16,18 +16,24 @@ Neighbour rules (``rule``):
 * ``DENSITY`` (OFS-Density, ``card_density``): ``last = D(2)``; positions j = 2, 3, ... join
   while ``D(j) / (j - 1)`` is 0 or ``<= last``, ``last`` becoming that density.
 
-Two exact paths avoid sorting every row:
+Exact paths that avoid sorting every row:
 
-* one feature (:func:`single_dependencies`): from a sample, distances grow along each side of
-  the column's sorted order, so the stable order is a merge of the two sides; samples of
-  equal distance (a group of equal values, or groups on both sides at the same distance)
-  are emitted together, ordered by index. Cost O(n log n) for the column's sort plus the
-  walk's length per sample;
+* one feature (:func:`column_dependency`): from a sample, distances grow along each side of
+  the column's sorted order, so the neighbours are a contiguous range of ranks found by
+  walking the groups of equal values outwards with the cheap distances ``sqrt(w) * |dx|``
+  (:func:`_quick_single_card`; exact distances where a decision is within
+  :data:`APPROX_TOL`), or by the exact merge of the two sides (:func:`_single_card`: samples
+  of equal distance emitted together, by index). Cost O(n log n) for the column's sort plus
+  the walk's length per sample; with a threshold, the samples stop once the comparison is
+  certain;
 * a set (:func:`set_dependency`): each row's squared distances are computed once (base
   matrix plus the terms of the remaining columns, in the set's order); D(2) and D(n) are the
   square roots of the 2nd smallest and the largest (sqrt is monotone and correctly rounded),
   the samples within a bound of D(2) are sorted by (distance, index) and walked; a walk that
-  reaches the bound falls back to a stable sort of the whole row.
+  runs past the bound stops if the next sample cannot continue it, and otherwise falls back
+  to a stable sort of the whole row. With a floor, the rows stop once it cannot be reached;
+* a set without one member (:func:`set_dependency_without`): rows from running sums minus
+  that member's terms, kept only where no decision lies within their rounding error.
 
 A zero-variance column makes every off-diagonal distance NaN (Octave's ``inv`` of a singular
 diagonal matrix is Inf everywhere); the callers handle those sets (:func:`degenerate_cards`).
