@@ -1,0 +1,98 @@
+"""Running a study: the records equal evaluate's; an interrupted study resumes with only the
+missing tasks and ends with the same table."""
+
+import os
+
+import pandas as pd
+import pytest
+
+from conftest import GLIOMA, SAMPLE
+from fsengine import load_dataset
+from fsengine.benchmark import journal_path, read_journal, run_study, study_tasks
+from fsengine.errors import FSEngineError
+from fsengine.evaluation import evaluate
+from fsengine.study import load_manifest
+
+METHODS = ["kofsd", "fisher", "alpha-investing"]
+
+
+@pytest.fixture
+def study(tmp_path):
+    path = tmp_path / "study.toml"
+    path.write_text(
+        f"""
+[study]
+methods = {METHODS!r}
+splits = 3
+seed = 4
+
+[[dataset]]
+path = "{os.path.relpath(SAMPLE, tmp_path)}"
+minority = "2"
+
+[[dataset]]
+path = "{os.path.relpath(GLIOMA, tmp_path)}"
+minority = "2"
+""".replace("'", '"')
+    )
+    return load_manifest(path)
+
+
+def without_seconds(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.drop(columns="seconds").reset_index(drop=True)
+
+
+def test_records_equal_evaluate(study, tmp_path):
+    table = run_study(study, tmp_path / "out" / "study")
+    assert list(zip(table.dataset, table.method, table.split)) == study_tasks(study)
+    for name, source in (("SRBCT", SAMPLE), ("GLIOMA", GLIOMA)):
+        expected = evaluate(load_dataset(source), "2", METHODS, n_splits=3, seed=4, n_jobs=1)
+        mine = table[table.dataset == name].drop(columns="dataset")
+        theirs = pd.DataFrame(expected.records)[list(mine.columns)]
+        theirs = theirs.sort_values(
+            ["method", "split"],
+            key=lambda c: c.map({m: i for i, m in enumerate(METHODS)}) if c.name == "method" else c,
+        )
+        pd.testing.assert_frame_equal(without_seconds(mine), without_seconds(theirs))
+    saved = pd.read_parquet(tmp_path / "out" / "study.parquet")
+    pd.testing.assert_frame_equal(saved, table)
+    assert len(pd.read_csv(tmp_path / "out" / "study.csv")) == study.n_tasks
+
+
+def test_an_interrupted_study_resumes_with_only_the_missing_tasks(study, tmp_path):
+    out = tmp_path / "study"
+    calls = []
+
+    def stop_after_five(done, total, message):
+        calls.append(message)
+        if len(calls) == 5:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_study(study, out, progress=stop_after_five)
+    assert len(read_journal(journal_path(out))) == 5
+    with open(journal_path(out), "a") as journal:
+        journal.write('{"dataset": "SRBCT", "meth')  # a line cut by the interruption
+    with pytest.raises(FSEngineError, match="resume"):
+        run_study(study, out)
+    seen = []
+    table = run_study(study, out, resume=True, progress=lambda d, t, m: seen.append((d, t)))
+    assert seen[0] == (6, study.n_tasks) and seen[-1] == (study.n_tasks, study.n_tasks)
+    assert len(seen) == study.n_tasks - 5
+    assert len(read_journal(journal_path(out))) == study.n_tasks  # the cut line is gone
+    fresh = run_study(study, tmp_path / "fresh")
+    pd.testing.assert_frame_equal(without_seconds(table), without_seconds(fresh))
+
+
+def test_a_journal_of_another_protocol_is_refused(study, tmp_path):
+    from dataclasses import replace
+
+    out = tmp_path / "study"
+
+    def stop(done, total, message):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_study(study, out, progress=stop)
+    with pytest.raises(FSEngineError, match="another version of this study"):
+        run_study(replace(study, seed=5), out, resume=True)
