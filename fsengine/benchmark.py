@@ -172,3 +172,35 @@ def run_study(
     table.to_parquet(out.with_suffix(".parquet"), index=False)
     table.to_csv(out.with_suffix(".csv"), index=False)
     return table
+
+
+def compare_study(table, study: Study, alpha: float = 0.05) -> dict:
+    """The statistics of a study's table, per metric of the study: the mean over splits for
+    each data set and method, then :func:`fsengine.statistics.compare_methods` (ranks,
+    Friedman / Iman-Davenport, Nemenyi, Wilcoxon-Holm). Empty with fewer than 2 data sets or
+    2 methods.
+
+    Returns
+    -------
+    dict
+        metric -> RankComparison.
+    """
+    from fsengine.statistics import compare_methods
+    from fsengine.study import HIGHER_IS_BETTER
+
+    datasets = [d.name for d in study.datasets]
+    methods = list(study.methods)
+    if len(datasets) < 2 or len(methods) < 2:
+        return {}
+    means = table.groupby(["dataset", "method"], sort=False).mean(numeric_only=True)
+    return {
+        metric: compare_methods(
+            [[means.loc[(d, m), metric] for m in methods] for d in datasets],
+            methods,
+            datasets,
+            metric=metric,
+            higher_is_better=HIGHER_IS_BETTER[metric],
+            alpha=alpha,
+        )
+        for metric in study.metrics
+    }

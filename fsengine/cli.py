@@ -424,6 +424,27 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--out", metavar="FILE", help="also write one CSV row per setting and split")
     _add_method_options(sw, single=False)
 
+    bench = sub.add_parser(
+        "benchmark",
+        help="run a study: many data sets x methods x splits, with the rank statistics",
+        description="Run every (data set, method, split) of a study manifest (TOML: see "
+        "fsengine.study) under the evaluation protocol, write one row per task to "
+        "OUT.parquet and OUT.csv as the study finishes (each task is kept as soon as it "
+        "ends), and print per metric the average ranks, the Friedman test with the "
+        "Iman-Davenport correction and Nemenyi's critical difference.",
+    )
+    bench.add_argument("manifest", help="the study manifest (.toml)")
+    bench.add_argument(
+        "--out",
+        metavar="STEM",
+        help="output stem (default: the manifest's name + _results, beside it)",
+    )
+    bench.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue an interrupted run: only the missing tasks are computed",
+    )
+
     met = sub.add_parser(
         "methods",
         help="list every method with its parameters",
@@ -629,6 +650,33 @@ def _cmd_evaluate(args) -> None:
     )
     if args.out:
         _write(records_to_csv(result.records, ("method", "split")), args.out)
+
+
+def _cmd_benchmark(args) -> None:
+    from fsengine.benchmark import compare_study, run_study
+    from fsengine.study import load_manifest
+
+    study = load_manifest(args.manifest)
+    manifest = Path(args.manifest)
+    out = Path(args.out) if args.out else manifest.with_name(manifest.stem + "_results")
+    table = run_study(study, out, resume=args.resume, progress=terminal_progress())
+    lines = [
+        f"{len(study.datasets)} data sets x {len(study.methods)} methods x {study.splits} "
+        f"splits (seed {study.seed}): {len(table)} tasks; table in "
+        f"{out.with_suffix('.parquet')} and {out.with_suffix('.csv')}"
+    ]
+    for metric, result in compare_study(table, study).items():
+        lines.append(
+            f"\n{metric}: Friedman chi2 {result.friedman_chi2:.3f} (p {result.friedman_p:.3g}), "
+            f"Iman-Davenport F {result.iman_davenport_f:.3f} (p {result.iman_davenport_p:.3g}), "
+            f"Nemenyi CD {result.critical_difference:.3f} at alpha {result.alpha:g}"
+        )
+        lines += [
+            f"  {row['method']:<16} average rank {row['average_rank']:.3f}  "
+            f"mean {row[f'mean_{metric}']:.4g}"
+            for row in result.rank_table()
+        ]
+    sys.stdout.write("\n".join(lines) + "\n")
 
 
 def _values_of(param: Param, texts: list[str]) -> list:
@@ -859,6 +907,7 @@ def main(argv: list[str] | None = None) -> int:
             "evaluate": _cmd_evaluate,
             "sweep": _cmd_sweep,
             "methods": _cmd_methods,
+            "benchmark": _cmd_benchmark,
         }
         commands[args.command](args)
     except FSEngineError as exc:

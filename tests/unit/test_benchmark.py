@@ -96,3 +96,35 @@ def test_a_journal_of_another_protocol_is_refused(study, tmp_path):
         run_study(study, out, progress=stop)
     with pytest.raises(FSEngineError, match="another version of this study"):
         run_study(replace(study, seed=5), out, resume=True)
+
+
+def test_the_benchmark_command(study, tmp_path, capsys):
+    from fsengine.benchmark import compare_study
+    from fsengine.cli import main
+    from fsengine.statistics import compare_methods
+
+    manifest = next(tmp_path.glob("*.toml"))
+    assert main(["benchmark", str(manifest), "--out", str(tmp_path / "res")]) == 0
+    shown = capsys.readouterr().out
+    table = pd.read_parquet(tmp_path / "res.parquet")
+    assert len(table) == study.n_tasks
+    results = compare_study(table, study)
+    means = table.pivot_table(index="dataset", columns="method", values="gmean_1nn")
+    expected = compare_methods(
+        means.loc[["SRBCT", "GLIOMA"], METHODS].to_numpy(), METHODS, ["SRBCT", "GLIOMA"]
+    )
+    assert results["gmean_1nn"].friedman_chi2 == expected.friedman_chi2
+    assert f"gmean_1nn: Friedman chi2 {expected.friedman_chi2:.3f}" in shown
+    assert main(["benchmark", str(manifest), "--out", str(tmp_path / "res")]) == 2
+    assert "resume" in capsys.readouterr().err
+    assert main(["benchmark", str(manifest), "--out", str(tmp_path / "res"), "--resume"]) == 0
+
+
+def test_a_bad_manifest_is_one_line_and_status_2(tmp_path, capsys):
+    from fsengine.cli import main
+
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[study]\nmethods = ["kofsd"]\nsplits = "many"\n')
+    assert main(["benchmark", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "splits: must be a positive integer" in err

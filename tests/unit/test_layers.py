@@ -16,7 +16,8 @@ LAYERS = [
     (1, r"fsengine\.online(\._(?!sklearn).*)?$"),
     (1, r"fsengine\.rankers(\._(?!selector).*)?$"),
     (2, r"fsengine\.methods$"),
-    (3, r"fsengine\.(runs|evaluation|stability|live|study|benchmark|online\._sklearn|rankers\._selector)$"),
+    (3, r"fsengine\.(runs|evaluation|stability|live|online\._sklearn|rankers\._selector)$"),
+    (3, r"fsengine\.(study|benchmark)$"),  # benchmark studies: over data and evaluation
     (3, r"fsengine\.(genes|gene_figures)$"),  # the Genes view: over data and evaluation
     (4, r"fsengine\.(export|report|cli|__main__)$"),
     (4, r"fsengine$"),
