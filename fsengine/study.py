@@ -180,32 +180,8 @@ def load_manifest(path) -> Study:
         _fail(where, "lists no data set; add [[dataset]] entries with path and minority")
     entries, names = [], set()
     for i, entry in enumerate(datasets, start=1):
-        here = f"{where} [[dataset]] #{i}"
-        unknown = set(entry) - _DATASET_KEYS
-        if unknown:
-            _fail(
-                here,
-                f"unknown key(s) {', '.join(sorted(unknown))}; "
-                f"the keys are {', '.join(sorted(_DATASET_KEYS))}",
-            )
-        if not isinstance(entry.get("path"), str):
-            _fail(here, 'needs path = "file.csv" (relative to the manifest\'s folder)')
-        file = (path.parent / entry["path"]).resolve()
-        if not file.is_file():
-            _fail(f"{here} path", f"{file} does not exist")
-        if "minority" not in entry or isinstance(entry["minority"], (bool, float)):
-            _fail(f"{here} minority", 'must name the minority class, e.g. minority = "2"')
-        name = entry.get("name", file.stem)
-        if name in names:
-            _fail(f"{here} name", f"{name!r} is already the name of another data set")
-        names.add(name)
-        label = entry.get("label")
-        if label is not None and not isinstance(label, str):
-            _fail(f"{here} label", "must be the label column's name")
-        genes_in_rows = entry.get("genes_in_rows", False)
-        if not isinstance(genes_in_rows, bool):
-            _fail(f"{here} genes_in_rows", "must be true or false")
-        entries.append(StudyDataset(name, file, str(entry["minority"]), label, genes_in_rows))
+        entries.append(_dataset_entry(entry, f"{where} [[dataset]] #{i}", path.parent, names))
+        names.add(entries[-1].name)
     return Study(
         datasets=tuple(entries),
         methods=tuple(methods),
@@ -216,3 +192,32 @@ def load_manifest(path) -> Study:
         metrics=tuple(metrics),
         params=checked,
     )
+
+
+def _dataset_entry(entry: dict, here: str, folder: Path, names: set) -> StudyDataset:
+    """One [[dataset]] entry checked (``here`` names it in messages; ``folder`` is the
+    manifest's; ``names`` those already taken)."""
+    unknown = set(entry) - _DATASET_KEYS
+    if unknown:
+        _fail(
+            here,
+            f"unknown key(s) {', '.join(sorted(unknown))}; "
+            f"the keys are {', '.join(sorted(_DATASET_KEYS))}",
+        )
+    if not isinstance(entry.get("path"), str):
+        _fail(here, 'needs path = "file.csv" (relative to the manifest\'s folder)')
+    file = (folder / entry["path"]).resolve()
+    if not file.is_file():
+        _fail(f"{here} path", f"{file} does not exist")
+    if "minority" not in entry or isinstance(entry["minority"], (bool, float)):
+        _fail(f"{here} minority", 'must name the minority class, e.g. minority = "2"')
+    name = entry.get("name", file.stem)
+    if name in names:
+        _fail(f"{here} name", f"{name!r} is already the name of another data set")
+    label = entry.get("label")
+    if label is not None and not isinstance(label, str):
+        _fail(f"{here} label", "must be the label column's name")
+    genes_in_rows = entry.get("genes_in_rows", False)
+    if not isinstance(genes_in_rows, bool):
+        _fail(f"{here} genes_in_rows", "must be true or false")
+    return StudyDataset(name, file, str(entry["minority"]), label, genes_in_rows)
