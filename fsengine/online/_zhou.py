@@ -371,6 +371,31 @@ class _NeighbourhoodSelector(StreamingSelector):
                 )
         return out
 
+    def _non_signf(self, together: list[_Member], dep_with: float):
+        """The random re-examination (``non_signf``) of S's members after S + new
+        (``together``, dependency ``dep_with``): each member, in Octave's random order, is
+        removed when :meth:`_removable` holds for the dependency of what is left without it.
+
+        Returns (kept, dependency of kept, visited members, dependency without each; NaN
+        where a computation stopped once decided)."""
+        kept, dep_kept = list(together), dep_with
+        visited = self._visit_order(self._members)
+        removals = self._removals(together)
+        without = []
+        for f in visited:
+            floor = dep_kept if self._early else -math.inf
+            dep_f, rest = self._dependency_without(kept, f, removals, floor)
+            without.append(dep_f if dep_f >= 0 else math.nan)
+            if self._removable(dep_kept, dep_f):
+                kept, dep_kept = rest, dep_f
+                self._removed(removals, f)
+        return kept, dep_kept, visited, without
+
+    @staticmethod
+    @abstractmethod
+    def _removable(dep_kept: float, dep_without: float) -> bool:
+        """Whether a member whose removal leaves ``dep_without`` goes (``non_signf``)."""
+
     @abstractmethod
     def _decide(self, new: _Member) -> dict:
         """The method's rule for a feature that passed the relevance filter: the event
@@ -453,9 +478,8 @@ class OFSA3M(_NeighbourhoodSelector):
         if not new.dependency > self.dep_mean:
             info["action"] = IRRELEVANT
             return info
-        early = self._early
         together = self._members + [new]
-        dep_new = self._dependency_with(new, floor=self.dep_set if early else -math.inf)
+        dep_new = self._dependency_with(new, floor=self.dep_set if self._early else -math.inf)
         info["set_score_with_feature"] = dep_new if dep_new >= 0 else math.nan
         if dep_new > self.dep_set:
             self._set_members(together)
@@ -463,7 +487,7 @@ class OFSA3M(_NeighbourhoodSelector):
             self.dep_mean = self.dep_set / len(self._members)
             info["action"] = ADDED
         elif dep_new == self.dep_set:
-            kept, visited, without = self._non_signf(together, new, dep_new, early)
+            kept, _, visited, without = self._non_signf(together, dep_new)
             self._set_members(kept)
             self.dep_mean = self.dep_set / len(self._members)
             info.update(
@@ -476,20 +500,10 @@ class OFSA3M(_NeighbourhoodSelector):
             info["action"] = REJECTED
         return info
 
-    def _non_signf(self, together, new, dep_with, early):
-        """Members of ``together`` left after the random re-examination (``non_signf``)."""
-        kept = list(together)
-        visited = self._visit_order([m for m in together if m is not new])
-        removals = self._removals(together)
-        without = []
-        for f in visited:
-            floor = dep_with if early else -math.inf
-            dep_f, rest = self._dependency_without(kept, f, removals, floor)
-            without.append(dep_f if dep_f >= 0 else math.nan)
-            if dep_with != 0 and (dep_with - dep_f) / dep_with == 0:
-                kept = rest
-                self._removed(removals, f)
-        return kept, visited, without
+    @staticmethod
+    def _removable(dep_kept: float, dep_without: float) -> bool:
+        """OFS_A3M.m's non_signf: removing the member leaves the dependency exactly equal."""
+        return dep_kept != 0 and (dep_kept - dep_without) / dep_kept == 0
 
 
 class OFSDensity(_NeighbourhoodSelector):
@@ -547,14 +561,18 @@ class OFSDensity(_NeighbourhoodSelector):
         event=OFSDensityEvent,
     )
 
+    @staticmethod
+    def _removable(dep_kept: float, dep_without: float) -> bool:
+        """OFS-Density's non_signf: removing the member does not lower the dependency."""
+        return dep_kept - dep_without <= 0
+
     def _decide(self, new: _Member) -> dict:
         info = {"threshold": self.dep_mean}
         if not new.dependency >= self.dep_mean:
             info["action"] = IRRELEVANT
             return info
-        early = self._early
         together = self._members + [new]
-        floor = self.dep_set * (1 - DENSITY_TOLERANCE) if early else -math.inf
+        floor = self.dep_set * (1 - DENSITY_TOLERANCE) if self._early else -math.inf
         dep_new = self._dependency_with(new, floor=floor)
         info["set_score_with_feature"] = dep_new if dep_new >= 0 else math.nan
         if dep_new > self.dep_set:
@@ -568,18 +586,7 @@ class OFSDensity(_NeighbourhoodSelector):
         ):
             info["action"] = REJECTED
             return info
-        kept = list(together)
-        dep_kept = dep_new  # dependency of ``kept``, as the code recomputes it
-        visited = self._visit_order(self._members)
-        removals = self._removals(together)
-        without = []
-        for f in visited:
-            floor = dep_kept if early else -math.inf
-            dep_f, rest = self._dependency_without(kept, f, removals, floor)
-            without.append(dep_f if dep_f >= 0 else math.nan)
-            if dep_kept - dep_f <= 0:
-                kept, dep_kept = rest, dep_f
-                self._removed(removals, f)
+        kept, dep_kept, visited, without = self._non_signf(together, dep_new)
         removed = [m for m in together if m not in kept]
         info.update(
             visited=tuple(m.name for m in visited),
