@@ -1,31 +1,68 @@
 """Running a benchmark study (:mod:`fsengine.study`): every (data set, method, split) is one
 task, run under the evaluation protocol of :func:`fsengine.evaluation.evaluate`, its record
 appended to a journal as soon as it finishes, so that an interrupted study resumes with only
-the missing tasks.
+the missing tasks. The result is one long table (data set, method, split, every metric, the
+selected features, the selection time).
 
-This module runs the tasks in this process, one after the other; the result is one long
-table (data set, method, split, every metric, the selected features, the selection time).
+Engines
+-------
+- ``"dask"`` (the default): the tasks run on Dask. Without a scheduler address, on an
+  in-process :class:`distributed.LocalCluster` of one single-threaded worker process per
+  core; with ``scheduler="tcp://HOST:PORT"``, on an existing cluster (``dask scheduler`` and
+  ``dask worker``, or any Dask deployment). The data sets are read here and shipped to the
+  workers (``Client.scatter``, a copy on every worker), so the workers need fsengine (the same
+  version) but not the files. A worker lost mid-study loses nothing: Dask reruns its tasks
+  on the others.
+- ``"serial"``: one task after the other in this process, without Dask.
+
+A record depends only on the data, the protocol and its task, never on the engine, the
+number of workers or the order in which tasks finish: the tables are equal, bit for bit,
+except the measured ``seconds``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from fsengine.data import load_dataset
 from fsengine.errors import FSEngineError
 from fsengine.evaluation import _evaluate_split, stratified_splits
 from fsengine.study import Study
 
 #: Fields that identify a task (and its record).
 TASK_KEYS = ("dataset", "method", "split")
-#: progress(done, total, message), message with the task and the time left.
+#: progress(done, total, message), message with the time left and the task.
 StudyProgress = Callable[[int, int, str], None]
+ENGINES = ("dask", "serial")
+#: Seconds to wait for a scheduler to answer and for its first worker to join.
+CONNECT_TIMEOUT = 20
+
+
+@dataclass(frozen=True)
+class StudyData:
+    """One data set of a study, read: the matrix (samples x features), the binary labels
+    (1 = the minority class) and the feature names. This is what is shipped to workers."""
+
+    X: np.ndarray
+    y: np.ndarray
+    names: tuple[str, ...]
+
+    def digest(self) -> str:
+        """SHA-256 of the matrix, the labels and the names (what a record depends on)."""
+        h = hashlib.sha256()
+        for array in (np.ascontiguousarray(self.X), np.ascontiguousarray(self.y)):
+            h.update(f"{array.dtype}{array.shape}".encode())
+            h.update(array.tobytes())
+        h.update("\x00".join(self.names).encode())
+        return h.hexdigest()
 
 
 def study_tasks(study: Study) -> list[tuple[str, str, int]]:
@@ -35,7 +72,29 @@ def study_tasks(study: Study) -> list[tuple[str, str, int]]:
     ]
 
 
-def run_task(X: np.ndarray, y: np.ndarray, names: list[str], study: Study, method: str, split: int):
+def read_study_data(study: Study, names=None) -> dict[str, StudyData]:
+    """Read the data sets of ``study`` (those in ``names``, default all) as the manifest
+    says (label column, genes in rows, minority class versus the rest).
+
+    Returns
+    -------
+    dict
+        data set name -> :class:`StudyData`.
+    """
+    from fsengine.data import load_dataset
+
+    data = {}
+    for entry in study.datasets:
+        if names is None or entry.name in names:
+            ds = load_dataset(
+                entry.path, label=entry.label, transpose=entry.genes_in_rows, name=entry.name
+            )
+            y = ds.binarise(ds.resolve_class(entry.minority))
+            data[entry.name] = StudyData(ds.X, y, tuple(ds.feature_names))
+    return data
+
+
+def run_task(data: StudyData, study: Study, method: str, split: int) -> dict:
     """The record of one task: ``method`` selects on the training half of split ``split``
     (the study's seed) and is scored on the test half; a ranker gets ``study.top`` features
     or the count of ``study.count_from`` on the same split, as :func:`evaluate` gives it.
@@ -45,27 +104,42 @@ def run_task(X: np.ndarray, y: np.ndarray, names: list[str], study: Study, metho
     dict
         method, split, n_features, seconds, the metrics, features (``;``-joined names).
     """
-    train, test = stratified_splits(y, study.splits, study.seed)[split]
+    train, test = stratified_splits(data.y, study.splits, study.seed)[split]
     [record] = _evaluate_split(
-        X, y, names, train, test, split, [method], study.top, study.params, study.count_from
+        data.X,
+        data.y,
+        list(data.names),
+        train,
+        test,
+        split,
+        [method],
+        study.top,
+        study.params,
+        study.count_from,
     )
     return record
 
 
-def study_key(study: Study, dataset: str) -> str:
-    """A fingerprint of what the records of ``dataset`` depend on besides their own key:
-    the protocol (splits, seed, top, count_from, parameters) and the data set's file and
-    class. Methods and data sets may be added to a study without changing it."""
-    import hashlib
+def _run_task_on_worker(data: StudyData, study: Study, method: str, split: int) -> dict:
+    """:func:`run_task` with the compiled kernels and BLAS on one thread (each Dask worker
+    thread is one task; more threads per task would oversubscribe the cores)."""
+    from fsengine.parallel import _single_threaded
 
-    entry = next(d for d in study.datasets if d.name == dataset)
+    return _single_threaded(run_task, (data, study, method, split))
+
+
+def study_key(study: Study, digest: str) -> str:
+    """A fingerprint of what the records of a data set depend on besides their own key: the
+    protocol (splits, seed, top, count_from, parameters) and the data (``digest``, see
+    :meth:`StudyData.digest`, with the minority class). Methods and data sets may be added
+    to a study without changing it."""
     facts = {
         "splits": study.splits,
         "seed": study.seed,
         "top": study.top,
         "count_from": study.count_from,
         "params": study.params,
-        "dataset": [str(entry.path), entry.minority, entry.label, entry.genes_in_rows],
+        "data": digest,
     }
     return hashlib.sha256(json.dumps(facts, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
@@ -87,52 +161,30 @@ def read_journal(path: Path) -> list[dict]:
     return records
 
 
-def run_study(
-    study: Study,
-    out,
-    *,
-    resume: bool = False,
-    progress: StudyProgress | None = None,
-):
-    """Run every task of ``study`` not yet done and write the table.
+def _finished_tasks(journal: Path, resume: bool, keys: dict, wanted: set) -> dict:
+    """The records of ``journal`` that belong to this study, by task; the journal is
+    rewritten without a line cut by an interruption.
 
-    Parameters
-    ----------
-    study : Study
-    out : str or Path
-        Stem of the outputs: ``out.parquet`` and ``out.csv``; the journal is
-        ``out.journal.jsonl`` beside them.
-    resume : bool
-        Continue from the journal of an interrupted run (its tasks are not recomputed).
-        Without it, an existing journal is an error, so that no work is lost by mistake.
-    progress : callable, optional
-        ``progress(done, total, message)`` after each task, message with the task and the
-        estimated time left.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per task, in :func:`study_tasks` order.
+    Raises
+    ------
+    FSEngineError
+        If the journal exists and ``resume`` is false, or if it was written for another
+        protocol or other data.
     """
-    import pandas as pd
-
-    out = Path(out)
-    journal = journal_path(out)
     if journal.exists() and not resume:
         raise FSEngineError(
             f"{journal} holds the finished tasks of an earlier run of this study",
-            remedy="continue it with resume, or delete that file to start again",
+            remedy="continue it with resume (--resume), or delete that file to start again",
         )
-    tasks = study_tasks(study)
-    wanted = set(tasks)
-    keys = {d.name: study_key(study, d.name) for d in study.datasets}
     done, earlier = {}, read_journal(journal)
     for record in earlier:
-        if record["dataset"] in keys and record.get("study_key") != keys[record["dataset"]]:
+        name = record["dataset"]
+        if name in keys and record.get("study_key") != keys[name]:
             raise FSEngineError(
                 f"{journal} was written for another version of this study (its splits, seed, "
-                f"parameters or the data set {record['dataset']} differ)",
-                remedy="restore the manifest it was run with, or delete that file to start again",
+                f"parameters or the data set {name} differ)",
+                remedy="restore the manifest and data it was run with, or delete that file "
+                "to start again",
             )
         key = tuple(record[k] for k in TASK_KEYS)
         if key in wanted:  # others stay in the journal (e.g. a method left out for now)
@@ -141,36 +193,219 @@ def run_study(
         kept = journal.with_name(journal.name + ".tmp")
         kept.write_text("".join(json.dumps(r) + "\n" for r in earlier))
         os.replace(kept, journal)
-    missing = [t for t in tasks if t not in done]
-    data = {}
-    for entry in study.datasets:
-        if any(t[0] == entry.name for t in missing):
-            ds = load_dataset(
-                entry.path, label=entry.label, transpose=entry.genes_in_rows, name=entry.name
+    return done
+
+
+def _serial_records(data, study, tasks) -> Iterator[tuple[tuple, dict]]:
+    for name, method, split in tasks:
+        yield (name, method, split), run_task(data[name], study, method, split)
+
+
+def _worker_versions() -> str:
+    import fsengine
+
+    return fsengine.__version__
+
+
+@contextmanager
+def dask_client(scheduler: str | None = None, n_jobs: int | None = None):
+    """A :class:`distributed.Client`: of the cluster at ``scheduler`` (checked to answer, to
+    have a worker and to run this version of fsengine), or of a new in-process LocalCluster
+    of ``n_jobs`` single-threaded worker processes (None: every available core), closed on
+    exit.
+
+    Raises
+    ------
+    FSEngineError
+        If the scheduler cannot be reached, has no worker, or a worker cannot import
+        fsengine or runs another version of it.
+    """
+    import logging
+
+    from distributed import Client, LocalCluster
+
+    import fsengine
+    from fsengine.parallel import resolve_jobs
+
+    if scheduler is None:
+        cluster = LocalCluster(
+            n_workers=resolve_jobs(n_jobs),
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address="127.0.0.1:0",
+            silence_logs=logging.ERROR,
+        )
+        with cluster, Client(cluster) as client:
+            yield client
+        return
+    try:
+        client = Client(scheduler, timeout=f"{CONNECT_TIMEOUT}s")
+    except Exception as exc:  # noqa: BLE001 - OSError, TimeoutError, ValueError (address)
+        raise FSEngineError(
+            f"cannot reach the Dask scheduler at {scheduler}: {exc}",
+            remedy="start one with 'dask scheduler' and workers with 'dask worker ADDRESS', "
+            "or check the address (tcp://HOST:PORT)",
+        ) from None
+    with client:
+        try:
+            client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
+            versions = client.run(_worker_versions)
+        except TimeoutError:
+            raise FSEngineError(
+                f"the Dask scheduler at {scheduler} has no worker "
+                f"(none joined within {CONNECT_TIMEOUT} s)",
+                remedy=f"start workers with 'dask worker {scheduler}'",
+            ) from None
+        except Exception as exc:  # noqa: BLE001 - raised on a worker
+            raise FSEngineError(
+                f"a Dask worker of {scheduler} cannot run fsengine: {exc}",
+                remedy="start the workers from an environment with fsengine installed",
+            ) from None
+        other = {w: v for w, v in versions.items() if v != fsengine.__version__}
+        if other:
+            worker, version = next(iter(other.items()))
+            raise FSEngineError(
+                f"the Dask worker {worker} runs fsengine {version}, this is {fsengine.__version__}",
+                remedy="start the workers from the same environment as this command",
             )
-            y = ds.binarise(ds.resolve_class(entry.minority))
-            data[entry.name] = (ds.X, y, list(ds.feature_names))
-    out.parent.mkdir(parents=True, exist_ok=True)
+        yield client
+
+
+def _dask_records(client, data, study, tasks) -> Iterator[tuple[tuple, dict]]:
+    """The records of ``tasks`` on ``client``'s cluster, as they finish; the tasks not yet
+    finished are cancelled when the caller stops (an interruption, an error)."""
+    from distributed import as_completed
+
+    shipped = {
+        name: client.scatter(data[name], broadcast=True, hash=False)
+        for name in dict.fromkeys(t[0] for t in tasks)
+    }
+    futures = {
+        client.submit(_run_task_on_worker, shipped[name], study, method, split, pure=False): (
+            name,
+            method,
+            split,
+        )
+        for name, method, split in tasks
+    }
+    try:
+        for future in as_completed(futures):
+            task = futures[future]
+            try:
+                record = future.result()
+            except FSEngineError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - e.g. KilledWorker after repeated losses
+                raise FSEngineError(
+                    f"task {task[0]} {task[1]} split {task[2] + 1} failed on the cluster: {exc}",
+                    remedy="resume the study (--resume): finished tasks are kept",
+                ) from None
+            yield task, record
+    finally:
+        client.cancel(list(futures))
+        client.cancel(list(shipped.values()))
+
+
+def _remaining(start: float, finished: int, left: int) -> str:
+    if not finished:
+        return "time left unknown"
+    seconds = (time.monotonic() - start) / finished * left
+    return f"about {seconds:.0f} s left" if seconds < 120 else f"about {seconds / 60:.0f} min left"
+
+
+def run_study(
+    study: Study,
+    out=None,
+    *,
+    resume: bool = False,
+    progress: StudyProgress | None = None,
+    engine: str = "dask",
+    scheduler: str | None = None,
+    n_jobs: int | None = None,
+    data: dict[str, StudyData] | None = None,
+):
+    """Run every task of ``study`` not yet done and write the table.
+
+    Parameters
+    ----------
+    study : Study
+    out : str or Path, optional
+        Stem of the outputs: ``out.parquet`` and ``out.csv``; the journal is
+        ``out.journal.jsonl`` beside them. None: nothing is written (no resume).
+    resume : bool
+        Continue from the journal of an interrupted run (its tasks are not recomputed).
+        Without it, an existing journal is an error, so that no work is lost by mistake.
+    progress : callable, optional
+        ``progress(done, total, message)`` after each task, message with the estimated
+        time left and the task. An exception it raises stops the study (finished tasks
+        stay in the journal; the others are cancelled).
+    engine : {"dask", "serial"}
+        See the module's docstring.
+    scheduler : str, optional
+        Address of an existing Dask scheduler (``tcp://HOST:PORT``); default: a local
+        cluster.
+    n_jobs : int, optional
+        Worker processes of the local cluster (default: every available core).
+    data : dict, optional
+        The data sets already read (name -> :class:`StudyData`), e.g. uploaded ones;
+        default: read as the manifest says (:func:`read_study_data`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per task, in :func:`study_tasks` order.
+    """
+    import pandas as pd
+
+    if engine not in ENGINES:
+        raise FSEngineError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
+    if resume and out is None:
+        raise FSEngineError("resume needs the output stem of the interrupted run")
+    tasks = study_tasks(study)
+    data = read_study_data(study) if data is None else data
+    missing_data = [d.name for d in study.datasets if d.name not in data]
+    if missing_data:
+        raise FSEngineError(f"no data for the data set {missing_data[0]} of the study")
+    keys = {
+        d.name: study_key(study, f"{data[d.name].digest()} {d.minority}") for d in study.datasets
+    }
+    journal = None if out is None else journal_path(Path(out))
+    done = {} if journal is None else _finished_tasks(journal, resume, keys, set(tasks))
+    missing = [t for t in tasks if t not in done]
     start = time.monotonic()
-    with open(journal, "a", encoding="utf-8") as log:
-        for i, (name, method, split) in enumerate(missing, start=1):
-            X, y, names = data[name]
-            record = {"dataset": name, **run_task(X, y, names, study, method, split)}
-            log.write(json.dumps({**record, "study_key": keys[name]}) + "\n")
+
+    def finished(task: tuple, record: dict, log) -> None:
+        record = {"dataset": task[0], **record}
+        if log is not None:
+            log.write(json.dumps({**record, "study_key": keys[task[0]]}) + "\n")
             log.flush()
             os.fsync(log.fileno())
-            done[(name, method, split)] = record
-            if progress is not None:
-                elapsed = time.monotonic() - start
-                left = elapsed / i * (len(missing) - i)
-                progress(
-                    len(done),
-                    len(tasks),
-                    f"{name} {method} split {split + 1}/{study.splits}; about {left:.0f} s left",
-                )
+        done[task] = record
+        if progress is not None:
+            count = len(done) - (len(tasks) - len(missing))
+            name, method, split = task
+            progress(
+                len(done),
+                len(tasks),
+                f"{_remaining(start, count, len(missing) - count)}: {name} {method} "
+                f"split {split + 1}/{study.splits}",
+            )
+
+    if journal is not None:
+        journal.parent.mkdir(parents=True, exist_ok=True)
+    with open(journal, "a", encoding="utf-8") if journal is not None else nullcontext() as log:
+        if missing and engine == "serial":
+            for task, record in _serial_records(data, study, missing):
+                finished(task, record, log)
+        elif missing:
+            with dask_client(scheduler, n_jobs) as client:
+                for task, record in _dask_records(client, data, study, missing):
+                    finished(task, record, log)
     table = pd.DataFrame([done[t] for t in tasks])
-    table.to_parquet(out.with_suffix(".parquet"), index=False)
-    table.to_csv(out.with_suffix(".csv"), index=False)
+    if out is not None:
+        table.to_parquet(Path(out).with_suffix(".parquet"), index=False)
+        table.to_csv(Path(out).with_suffix(".csv"), index=False)
     return table
 
 

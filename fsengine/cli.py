@@ -444,6 +444,25 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="continue an interrupted run: only the missing tasks are computed",
     )
+    engine = bench.add_mutually_exclusive_group()
+    engine.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run the tasks on an existing Dask cluster (tcp://HOST:PORT of 'dask scheduler'; "
+        "its workers need fsengine, not the data files). Default: a local Dask cluster",
+    )
+    engine.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker processes of the local Dask cluster (default: every available core)",
+    )
+    engine.add_argument(
+        "--serial",
+        action="store_true",
+        help="run the tasks one after the other in this process, without Dask",
+    )
 
     met = sub.add_parser(
         "methods",
@@ -653,13 +672,28 @@ def _cmd_evaluate(args) -> None:
 
 
 def _cmd_benchmark(args) -> None:
-    from fsengine.benchmark import compare_study, run_study
+    from fsengine.benchmark import compare_study, journal_path, read_journal, run_study
     from fsengine.study import load_manifest
 
     study = load_manifest(args.manifest)
     manifest = Path(args.manifest)
     out = Path(args.out) if args.out else manifest.with_name(manifest.stem + "_results")
-    table = run_study(study, out, resume=args.resume, progress=terminal_progress())
+    try:
+        table = run_study(
+            study,
+            out,
+            resume=args.resume,
+            progress=terminal_progress(),
+            engine="serial" if args.serial else "dask",
+            scheduler=args.scheduler,
+            n_jobs=args.jobs,
+        )
+    except KeyboardInterrupt:
+        kept = len(read_journal(journal_path(out)))
+        raise KeyboardInterrupt(
+            f"{kept} of {study.n_tasks} tasks are kept in {journal_path(out)}: "
+            "continue with --resume"
+        ) from None
     lines = [
         f"{len(study.datasets)} data sets x {len(study.methods)} methods x {study.splits} "
         f"splits (seed {study.seed}): {len(table)} tasks; table in "
@@ -919,8 +953,8 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_ERROR
-    except KeyboardInterrupt:
-        print("fsengine: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:
+        print("fsengine: interrupted" + (f"; {exc}" if str(exc) else ""), file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0

@@ -43,7 +43,7 @@ def without_seconds(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def test_records_equal_evaluate(study, tmp_path):
-    table = run_study(study, tmp_path / "out" / "study")
+    table = run_study(study, tmp_path / "out" / "study", engine="serial")
     assert list(zip(table.dataset, table.method, table.split)) == study_tasks(study)
     for name, source in (("SRBCT", SAMPLE), ("GLIOMA", GLIOMA)):
         expected = evaluate(load_dataset(source), "2", METHODS, n_splits=3, seed=4, n_jobs=1)
@@ -69,18 +69,20 @@ def test_an_interrupted_study_resumes_with_only_the_missing_tasks(study, tmp_pat
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        run_study(study, out, progress=stop_after_five)
+        run_study(study, out, progress=stop_after_five, engine="serial")
     assert len(read_journal(journal_path(out))) == 5
     with open(journal_path(out), "a") as journal:
         journal.write('{"dataset": "SRBCT", "meth')  # a line cut by the interruption
     with pytest.raises(FSEngineError, match="resume"):
-        run_study(study, out)
+        run_study(study, out, engine="serial")
     seen = []
-    table = run_study(study, out, resume=True, progress=lambda d, t, m: seen.append((d, t)))
+    table = run_study(
+        study, out, resume=True, progress=lambda d, t, m: seen.append((d, t)), engine="serial"
+    )
     assert seen[0] == (6, study.n_tasks) and seen[-1] == (study.n_tasks, study.n_tasks)
     assert len(seen) == study.n_tasks - 5
     assert len(read_journal(journal_path(out))) == study.n_tasks  # the cut line is gone
-    fresh = run_study(study, tmp_path / "fresh")
+    fresh = run_study(study, tmp_path / "fresh", engine="serial")
     pd.testing.assert_frame_equal(without_seconds(table), without_seconds(fresh))
 
 
@@ -93,9 +95,9 @@ def test_a_journal_of_another_protocol_is_refused(study, tmp_path):
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        run_study(study, out, progress=stop)
+        run_study(study, out, progress=stop, engine="serial")
     with pytest.raises(FSEngineError, match="another version of this study"):
-        run_study(replace(study, seed=5), out, resume=True)
+        run_study(replace(study, seed=5), out, resume=True, engine="serial")
 
 
 def test_the_benchmark_command(study, tmp_path, capsys):
@@ -117,7 +119,10 @@ def test_the_benchmark_command(study, tmp_path, capsys):
     assert f"gmean_1nn: Friedman chi2 {expected.friedman_chi2:.3f}" in shown
     assert main(["benchmark", str(manifest), "--out", str(tmp_path / "res")]) == 2
     assert "resume" in capsys.readouterr().err
-    assert main(["benchmark", str(manifest), "--out", str(tmp_path / "res"), "--resume"]) == 0
+    assert (
+        main(["benchmark", str(manifest), "--out", str(tmp_path / "res"), "--resume", "--serial"])
+        == 0
+    )
 
 
 def test_a_bad_manifest_is_one_line_and_status_2(tmp_path, capsys):
@@ -128,3 +133,28 @@ def test_a_bad_manifest_is_one_line_and_status_2(tmp_path, capsys):
     assert main(["benchmark", str(bad)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "splits: must be a positive integer" in err
+
+
+def test_a_journal_of_other_data_is_refused_and_given_data_is_used(study, tmp_path):
+    from dataclasses import replace
+
+    from fsengine.benchmark import read_study_data
+
+    data = read_study_data(study)
+    out = tmp_path / "study"
+
+    def stop(done, total, message):
+        if done == 10:  # one record of GLIOMA
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_study(study, out, progress=stop, engine="serial", data=data)
+    changed = dict(data, GLIOMA=replace(data["GLIOMA"], X=data["GLIOMA"].X.round(1)))
+    with pytest.raises(FSEngineError, match="the data set GLIOMA differ"):
+        run_study(study, out, resume=True, engine="serial", data=changed)
+    table = run_study(study, out, resume=True, engine="serial", data=data)
+    fresh = run_study(study, engine="serial")
+    pd.testing.assert_frame_equal(without_seconds(table), without_seconds(fresh))
+    assert not list(tmp_path.glob("fresh*"))
+    with pytest.raises(FSEngineError, match="no data for the data set GLIOMA"):
+        run_study(study, engine="serial", data={"SRBCT": data["SRBCT"]})

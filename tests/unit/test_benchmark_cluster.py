@@ -1,0 +1,268 @@
+"""A study on a real Dask cluster: `dask scheduler` and two `dask worker` processes on
+127.0.0.1 (free ports, started and stopped here by their process ids). The table is the
+local run's whatever the engine, a worker killed mid-study changes nothing, and an
+interrupted command resumes without recomputing finished tasks."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from conftest import GLIOMA, SAMPLE
+from fsengine.benchmark import journal_path, read_journal, run_study, study_tasks
+from fsengine.cli import main
+from fsengine.errors import FSEngineError
+from fsengine.study import load_manifest
+
+DASK = Path(sys.executable).with_name("dask")
+START_SECONDS = 90
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def listening(address: str) -> bool:
+    host, port = address.removeprefix("tcp://").rsplit(":", 1)
+    with socket.socket() as s:
+        return s.connect_ex((host, int(port))) == 0
+
+
+def stop(process: subprocess.Popen) -> None:
+    """Stop a server by its process id: SIGTERM, then SIGKILL after 10 s."""
+    if process.poll() is None:
+        os.kill(process.pid, signal.SIGTERM)
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            os.kill(process.pid, signal.SIGKILL)
+            process.wait(10)
+
+
+class Cluster:
+    """A scheduler and its workers, each a process of its own; the workers run in an
+    empty folder, so the data files are not where they look."""
+
+    def __init__(self, folder: Path, n_workers: int):
+        self.folder = folder
+        self.address = f"tcp://127.0.0.1:{free_port()}"
+        self.scheduler, self.workers = None, []
+        try:
+            self._start_all(n_workers)
+        except BaseException:
+            self.close()
+            raise
+
+    def _start_all(self, n_workers: int) -> None:
+        self.scheduler = self._start(
+            "scheduler",
+            [
+                "scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                self.address.rsplit(":", 1)[1],
+                "--no-dashboard",
+            ],
+        )
+        deadline = time.monotonic() + START_SECONDS
+        while not listening(self.address) and time.monotonic() < deadline:
+            assert self.scheduler.poll() is None, (self.folder / "scheduler.log").read_text()
+            time.sleep(0.1)
+        self.workers = [
+            self._start(
+                f"worker{i}",
+                [
+                    "worker",
+                    self.address,
+                    "--host",
+                    "127.0.0.1",
+                    "--nthreads",
+                    "1",
+                    "--no-nanny",
+                    "--no-dashboard",
+                    "--death-timeout",
+                    str(START_SECONDS),
+                ],
+            )
+            for i in range(n_workers)
+        ]
+        from distributed import Client
+
+        if n_workers:
+            with Client(self.address, timeout=f"{START_SECONDS}s") as client:
+                client.wait_for_workers(n_workers, timeout=START_SECONDS)
+
+    def _start(self, name: str, args: list[str]) -> subprocess.Popen:
+        log = open(self.folder / f"{name}.log", "w")  # noqa: SIM115 - closed with the process
+        return subprocess.Popen(
+            [str(DASK), *args],
+            cwd=self.folder,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
+
+    def n_workers(self) -> int:
+        from distributed import Client
+
+        with Client(self.address, timeout="30s") as client:
+            return len(client.scheduler_info(n_workers=-1)["workers"])
+
+    def close(self) -> None:
+        for process in [*self.workers, self.scheduler]:
+            if process is not None:
+                stop(process)
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    folder = tmp_path / "cluster"
+    folder.mkdir()
+    running = Cluster(folder, n_workers=2)
+    yield running
+    running.close()
+
+
+@pytest.fixture(scope="module")
+def manifest(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("study")
+    path = folder / "study.toml"
+    path.write_text(
+        f"""
+[study]
+methods = ["kofsd", "fisher", "osfs", "ofs-fpd"]
+splits = 4
+seed = 3
+
+[[dataset]]
+path = "{SAMPLE}"
+minority = "2"
+
+[[dataset]]
+path = "{GLIOMA}"
+minority = "2"
+"""
+    )
+    return path
+
+
+@pytest.fixture(scope="module")
+def study(manifest):
+    return load_manifest(manifest)
+
+
+@pytest.fixture(scope="module")
+def serial_table(study):
+    return without_seconds(run_study(study, engine="serial"))
+
+
+def without_seconds(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.drop(columns="seconds").reset_index(drop=True)
+
+
+def test_the_scheduler_and_a_local_cluster_give_the_serial_table(
+    manifest, study, serial_table, cluster, tmp_path
+):
+    out = tmp_path / "remote"
+    assert (
+        main(["benchmark", str(manifest), "--out", str(out), "--scheduler", cluster.address]) == 0
+    )
+    remote = pd.read_parquet(out.with_suffix(".parquet"))
+    pd.testing.assert_frame_equal(without_seconds(remote), serial_table)
+    local = run_study(study, n_jobs=2)
+    pd.testing.assert_frame_equal(without_seconds(local), serial_table)
+    assert cluster.n_workers() == 2
+
+
+def test_a_worker_killed_mid_study_changes_nothing(study, serial_table, cluster, tmp_path):
+    finished = []
+
+    def kill_a_worker(done, total, message):
+        finished.append(done)
+        if len(finished) == 3:
+            os.kill(cluster.workers[0].pid, signal.SIGKILL)
+            cluster.workers[0].wait(30)
+
+    table = run_study(study, tmp_path / "killed", scheduler=cluster.address, progress=kill_a_worker)
+    assert cluster.workers[0].returncode == -signal.SIGKILL
+    assert len(finished) == study.n_tasks > 3  # the kill came mid-study
+    assert cluster.n_workers() == 1
+    pd.testing.assert_frame_equal(without_seconds(table), serial_table)
+    journal = read_journal(journal_path(tmp_path / "killed"))
+    assert sorted((r["dataset"], r["method"], r["split"]) for r in journal) == sorted(
+        study_tasks(study)
+    )
+
+
+def test_an_interrupted_command_resumes_without_recomputing(
+    manifest, study, serial_table, tmp_path
+):
+    out = tmp_path / "interrupted"
+    command = [sys.executable, "-m", "fsengine", "benchmark", str(manifest), "--out", str(out)]
+    process = subprocess.Popen(
+        [*command, "--jobs", "2"], stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True
+    )
+    journal = journal_path(out)
+    deadline = time.monotonic() + START_SECONDS
+    while len(read_journal(journal)) < 3 and time.monotonic() < deadline:
+        assert process.poll() is None, process.stderr.read()
+        time.sleep(0.05)
+    os.kill(process.pid, signal.SIGINT)  # Ctrl-C
+    try:
+        _, err = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.kill(process.pid, signal.SIGKILL)
+        raise
+    kept = [json.dumps(r, sort_keys=True) for r in read_journal(journal)]
+    assert process.returncode == 130, err
+    assert 3 <= len(kept) < study.n_tasks
+    assert f"{len(kept)} of {study.n_tasks} tasks are kept" in err and "--resume" in err
+    assert not out.with_suffix(".parquet").exists()
+
+    resumed = subprocess.run(
+        [*command, "--resume", "--serial"],
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        timeout=300,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    after = [json.dumps(r, sort_keys=True) for r in read_journal(journal)]
+    assert after[: len(kept)] == kept  # the finished tasks were not recomputed ...
+    assert len(after) == study.n_tasks  # ... and each missing one ran once
+    table = pd.read_parquet(out.with_suffix(".parquet"))
+    pd.testing.assert_frame_equal(without_seconds(table), serial_table)
+
+
+def test_an_unreachable_scheduler_is_one_line_and_status_2(manifest, capsys):
+    address = f"tcp://127.0.0.1:{free_port()}"
+    assert main(["benchmark", str(manifest), "--scheduler", address]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0
+    assert f"cannot reach the Dask scheduler at {address}" in err and "dask scheduler" in err
+
+
+def test_a_scheduler_without_workers_is_refused(study, tmp_path, monkeypatch):
+    import fsengine.benchmark as benchmark
+
+    monkeypatch.setattr(benchmark, "CONNECT_TIMEOUT", 3)
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    empty = Cluster(folder, n_workers=0)
+    try:
+        with pytest.raises(FSEngineError, match="has no worker"):
+            run_study(study, scheduler=empty.address)
+    finally:
+        empty.close()
