@@ -55,6 +55,13 @@ class StudyData:
     y: np.ndarray
     names: tuple[str, ...]
 
+    @classmethod
+    def from_dataset(cls, dataset, minority) -> StudyData:
+        """A loaded :class:`fsengine.data.Dataset` with ``minority`` (a class label or its
+        text, as :meth:`Dataset.resolve_class` takes it) versus the rest."""
+        y = dataset.binarise(dataset.resolve_class(minority))
+        return cls(dataset.X, y, tuple(dataset.feature_names))
+
     def digest(self) -> str:
         """SHA-256 of the matrix, the labels and the names (what a record depends on)."""
         h = hashlib.sha256()
@@ -89,8 +96,7 @@ def read_study_data(study: Study, names=None) -> dict[str, StudyData]:
             ds = load_dataset(
                 entry.path, label=entry.label, transpose=entry.genes_in_rows, name=entry.name
             )
-            y = ds.binarise(ds.resolve_class(entry.minority))
-            data[entry.name] = StudyData(ds.X, y, tuple(ds.feature_names))
+            data[entry.name] = StudyData.from_dataset(ds, entry.minority)
     return data
 
 

@@ -52,7 +52,7 @@ class StudyDataset:
     """One data set of a study: where it is and how to read it."""
 
     name: str
-    path: Path
+    path: Path | None  # None: the data are given to run_study (e.g. uploaded)
     minority: str
     label: str | None = None
     genes_in_rows: bool = False
