@@ -235,6 +235,28 @@ class RunInfo:
 
 
 @dataclass(frozen=True)
+class StoredDataset:
+    """A data set of a workspace, without its bytes (:meth:`Store.list_datasets`).
+
+    Attributes
+    ----------
+    sha : str
+        Its key (the SHA-256 of its bytes), for :meth:`Store.get_dataset`.
+    name : str
+        The workspace's name for it (the uploaded file's name).
+    size : int
+        Bytes.
+    created : float
+        When these bytes were first stored, seconds since the epoch.
+    """
+
+    sha: str
+    name: str
+    size: int
+    created: float
+
+
+@dataclass(frozen=True)
 class Eviction:
     """A notice to a workspace: something of it was deleted to keep the store under its cap,
     or what it just stored is kept over the cap.
@@ -627,6 +649,24 @@ class Store:
                 (workspace_id if is_workspace_id(workspace_id) else "", sha),
             ).fetchone()
         return (bytes(row[0]), row[1]) if row else None
+
+    def list_datasets(self, workspace_id: str) -> list[StoredDataset]:
+        """The data sets the workspace stored (:meth:`put_dataset` with its id) and that are
+        still stored, by its name for each (then by hash), without their bytes.
+
+        An unknown or malformed workspace has none; another workspace's uploads are never
+        listed, even when they hold the same bytes under another name.
+        """
+        if not is_workspace_id(workspace_id):
+            return []
+        with self._read() as conn:
+            rows = conn.execute(
+                "SELECT n.sha, n.name, d.size, d.created FROM dataset_names n "
+                "JOIN datasets d ON d.sha = n.sha WHERE n.workspace = ? "
+                "ORDER BY n.name COLLATE NOCASE, n.sha",
+                (workspace_id,),
+            ).fetchall()
+        return [StoredDataset(*row) for row in rows]
 
     # ---------------------------------------------------------------- runs
 

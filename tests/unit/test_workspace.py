@@ -137,6 +137,28 @@ def test_each_workspace_sees_its_own_name_for_shared_bytes(store):
     store.stop_run(run)
 
 
+def test_a_workspace_lists_its_own_data_sets_and_only_those(store):
+    alice, _ = store.open_workspace(None)
+    bob, _ = store.open_workspace(None)
+    shared = b"a,b\n1,2\n"
+    mine = b"x,label\n1,a\n2,b\n"
+    shared_sha = store.put_dataset(shared, "b-shared.csv", workspace_id=alice)
+    mine_sha = store.put_dataset(mine, "A-mine.csv", workspace_id=alice)
+    store.put_dataset(shared, "bob-name.csv", workspace_id=bob)
+    store.put_dataset(b"nobody's", "anonymous.csv")  # no workspace: listed nowhere
+    listed = store.list_datasets(alice)
+    assert [(d.name, d.sha, d.size) for d in listed] == [
+        ("A-mine.csv", mine_sha, len(mine)),  # by name, case aside
+        ("b-shared.csv", shared_sha, len(shared)),
+    ]
+    assert all(isinstance(d.created, float) for d in listed)
+    assert [(d.name, d.sha) for d in store.list_datasets(bob)] == [("bob-name.csv", shared_sha)]
+    assert store.list_datasets("A" * 32) == [] == store.list_datasets("../x")
+    with store._write() as conn:  # as an eviction deletes it
+        conn.execute("DELETE FROM datasets WHERE sha = ?", (mine_sha,))
+    assert [d.sha for d in store.list_datasets(alice)] == [shared_sha]
+
+
 def test_a_hostile_name_is_only_text(tmp_path):
     root = tmp_path / "a" / "b" / "store"
     store = Store(root, cap_bytes=10**9)
