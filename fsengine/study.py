@@ -127,54 +127,7 @@ def load_manifest(path) -> Study:
             f"unknown key(s) {', '.join(sorted(unknown))}; "
             f"the keys are {', '.join(sorted(_STUDY_KEYS))}",
         )
-    methods = study.get("methods")
-    if not (isinstance(methods, list) and methods and all(isinstance(m, str) for m in methods)):
-        _fail(f"{where} [study] methods", "must be a non-empty list of method names")
-    if len(set(methods)) != len(methods):
-        _fail(f"{where} [study] methods", "names a method twice")
-    for m in methods:
-        try:
-            get_method(m)
-        except FSEngineError as error:
-            _fail(f"{where} [study] methods", error.problem)
-    splits = study.get("splits", 20)
-    if not (isinstance(splits, int) and not isinstance(splits, bool) and splits >= 1):
-        _fail(f"{where} [study] splits", f"must be a positive integer, got {splits!r}")
-    seed = study.get("seed", 0)
-    if not (isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0):
-        _fail(f"{where} [study] seed", f"must be a non-negative integer, got {seed!r}")
-    count_from = study.get("count_from", COUNT_FROM)
-    try:
-        if not get_method(count_from).online:
-            _fail(f"{where} [study] count_from", f"{count_from} is not an online selector")
-    except FSEngineError as error:
-        _fail(f"{where} [study] count_from", error.problem)
-    top = study.get("top")
-    if top is not None and not (isinstance(top, int) and not isinstance(top, bool) and top >= 1):
-        _fail(f"{where} [study] top", f"must be a positive integer, got {top!r}")
-    metrics = study.get("metrics", list(DEFAULT_METRICS))
-    if not (isinstance(metrics, list) and metrics):
-        _fail(f"{where} [study] metrics", "must be a non-empty list")
-    for m in metrics:
-        if m not in STUDY_METRICS:
-            _fail(
-                f"{where} [study] metrics",
-                f"{m!r} is not a metric; choose from {', '.join(STUDY_METRICS)}",
-            )
-    params = study.get("params", {})
-    if not isinstance(params, dict):
-        _fail(f"{where} [study.params]", "must be a table of tables, e.g. [study.params.kofsd]")
-    checked = {}
-    for method, values in params.items():
-        if method not in methods and method != count_from:
-            _fail(f"{where} [study.params.{method}]", f"{method} is not among the study's methods")
-        if not isinstance(values, dict):
-            _fail(f"{where} [study.params.{method}]", "must be a table of parameter = value")
-        try:
-            checked[method] = get_method(method).spec.check(values)
-        except FSEngineError as error:
-            subject = f" {error.parameter}" if error.parameter else ""
-            _fail(f"{where} [study.params.{method}]{subject}", error.problem)
+    protocol = _checked_protocol(study, lambda key: _manifest_at(where, key))
     datasets = data.get("dataset")
     if not (isinstance(datasets, list) and datasets):
         _fail(where, "lists no data set; add [[dataset]] entries with path and minority")
@@ -182,16 +135,80 @@ def load_manifest(path) -> Study:
     for i, entry in enumerate(datasets, start=1):
         entries.append(_dataset_entry(entry, f"{where} [[dataset]] #{i}", path.parent, names))
         names.add(entries[-1].name)
-    return Study(
-        datasets=tuple(entries),
-        methods=tuple(methods),
-        splits=splits,
-        seed=seed,
-        count_from=count_from,
-        top=top,
-        metrics=tuple(metrics),
-        params=checked,
-    )
+    return Study(datasets=tuple(entries), **protocol)
+
+
+def _manifest_at(where: str, key: str) -> str:
+    """Where a [study] key is in a manifest: "study.toml [study] splits", "study.toml
+    [study.params.kofsd]"."""
+    if key == "params" or key.startswith("params."):
+        return f"{where} [study.{key}]"
+    return f"{where} [study] {key}"
+
+
+def _checked_protocol(study: dict, at) -> dict:
+    """The protocol's keys of ``study`` (methods, splits, seed, count_from, top, metrics,
+    params; defaults for those missing) checked, as :class:`Study`'s keywords; ``at(key)``
+    says where a key is, for the messages."""
+    methods = study.get("methods")
+    if not (
+        isinstance(methods, (list, tuple)) and methods and all(isinstance(m, str) for m in methods)
+    ):
+        _fail(at("methods"), "must be a non-empty list of method names")
+    if len(set(methods)) != len(methods):
+        _fail(at("methods"), "names a method twice")
+    for m in methods:
+        try:
+            get_method(m)
+        except FSEngineError as error:
+            _fail(at("methods"), error.problem)
+    splits = study.get("splits", 20)
+    if not (isinstance(splits, int) and not isinstance(splits, bool) and splits >= 1):
+        _fail(at("splits"), f"must be a positive integer, got {splits!r}")
+    seed = study.get("seed", 0)
+    if not (isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0):
+        _fail(at("seed"), f"must be a non-negative integer, got {seed!r}")
+    count_from = study.get("count_from", COUNT_FROM)
+    try:
+        if not get_method(count_from).online:
+            _fail(at("count_from"), f"{count_from} is not an online selector")
+    except FSEngineError as error:
+        _fail(at("count_from"), error.problem)
+    top = study.get("top")
+    if top is not None and not (isinstance(top, int) and not isinstance(top, bool) and top >= 1):
+        _fail(at("top"), f"must be a positive integer, got {top!r}")
+    metrics = study.get("metrics", list(DEFAULT_METRICS))
+    if not (isinstance(metrics, (list, tuple)) and metrics):
+        _fail(at("metrics"), "must be a non-empty list")
+    for m in metrics:
+        if m not in STUDY_METRICS:
+            _fail(
+                at("metrics"),
+                f"{m!r} is not a metric; choose from {', '.join(STUDY_METRICS)}",
+            )
+    params = study.get("params", {})
+    if not isinstance(params, dict):
+        _fail(at("params"), "must be a table of tables, e.g. [study.params.kofsd]")
+    checked = {}
+    for method, values in params.items():
+        if method not in methods and method != count_from:
+            _fail(at(f"params.{method}"), f"{method} is not among the study's methods")
+        if not isinstance(values, dict):
+            _fail(at(f"params.{method}"), "must be a table of parameter = value")
+        try:
+            checked[method] = get_method(method).spec.check(values)
+        except FSEngineError as error:
+            subject = f" {error.parameter}" if error.parameter else ""
+            _fail(at(f"params.{method}") + subject, error.problem)
+    return {
+        "methods": tuple(methods),
+        "splits": splits,
+        "seed": seed,
+        "count_from": count_from,
+        "top": top,
+        "metrics": tuple(metrics),
+        "params": checked,
+    }
 
 
 def _dataset_entry(entry: dict, here: str, folder: Path, names: set) -> StudyDataset:
@@ -221,3 +238,117 @@ def _dataset_entry(entry: dict, here: str, folder: Path, names: set) -> StudyDat
     if not isinstance(genes_in_rows, bool):
         _fail(f"{here} genes_in_rows", "must be true or false")
     return StudyDataset(name, file, str(entry["minority"]), label, genes_in_rows)
+
+
+def study_from(
+    datasets,
+    methods,
+    *,
+    splits: int = 20,
+    seed: int = 0,
+    count_from: str = COUNT_FROM,
+    top: int | None = None,
+    metrics=DEFAULT_METRICS,
+    params: dict | None = None,
+) -> Study:
+    """A study built from values (a dashboard's widgets, a script), checked as a manifest is.
+
+    Parameters
+    ----------
+    datasets : sequence of StudyDataset or dict
+        The data sets; a dict has StudyDataset's fields (``path`` may be None or a string,
+        as :func:`study_record` writes it). The files are not looked at: give the data to
+        :func:`fsengine.benchmark.run_study` when there are none.
+    methods : sequence of str
+    splits, seed, count_from, top, metrics, params
+        As in a manifest's [study] section (see the module's docstring).
+
+    Returns
+    -------
+    Study
+        ``study_from(**study_record(study)) == study``.
+
+    Raises
+    ------
+    FSEngineError
+        Naming the value at fault: an unknown method, metric or parameter, a value out of
+        range, no data set, two data sets with one name, a data set without a minority class.
+    """
+    protocol = _checked_protocol(
+        {
+            "methods": methods,
+            "splits": splits,
+            "seed": seed,
+            "count_from": count_from,
+            "top": top,
+            "metrics": metrics,
+            "params": {} if params is None else params,
+        },
+        _python_at,
+    )
+    entries, names = [], set()
+    for i, entry in enumerate(datasets, start=1):
+        if isinstance(entry, dict):
+            unknown = set(entry) - _DATASET_KEYS
+            if unknown or "name" not in entry or "minority" not in entry:
+                _fail(
+                    f"study data set #{i}",
+                    "needs a name and a minority, and no keys but "
+                    + ", ".join(sorted(_DATASET_KEYS)),
+                )
+            path = entry.get("path")
+            entry = StudyDataset(
+                entry["name"],
+                None if path is None else Path(path),
+                entry["minority"],
+                entry.get("label"),
+                bool(entry.get("genes_in_rows", False)),
+            )
+        if not isinstance(entry, StudyDataset):
+            _fail(f"study data set #{i}", "must be a StudyDataset or a dict of its fields")
+        if not (isinstance(entry.name, str) and entry.name):
+            _fail(f"study data set #{i} name", "must be a non-empty text")
+        if entry.name in names:
+            _fail(f"study data set #{i} name", f"{entry.name!r} is already another data set's")
+        if entry.minority is None or isinstance(entry.minority, (bool, float)):
+            _fail(f"study data set {entry.name!r} minority", "must name the minority class")
+        entries.append(
+            StudyDataset(
+                entry.name, entry.path, str(entry.minority), entry.label, entry.genes_in_rows
+            )
+        )
+        names.add(entry.name)
+    if not entries:
+        _fail("study", "has no data set")
+    return Study(datasets=tuple(entries), **protocol)
+
+
+def _python_at(key: str) -> str:
+    """Where a value of :func:`study_from` is: "study splits", "study params['kofsd']"."""
+    if key.startswith("params."):
+        return f"study params[{key.removeprefix('params.')!r}]"
+    return f"study {key}"
+
+
+def study_record(study: Study) -> dict:
+    """The study as JSON-able values (lists, strings, numbers, None; a path as a string),
+    for storing it beside its table: :func:`study_from` takes them back."""
+    return {
+        "datasets": [
+            {
+                "name": d.name,
+                "path": None if d.path is None else str(d.path),
+                "minority": d.minority,
+                "label": d.label,
+                "genes_in_rows": d.genes_in_rows,
+            }
+            for d in study.datasets
+        ],
+        "methods": list(study.methods),
+        "splits": study.splits,
+        "seed": study.seed,
+        "count_from": study.count_from,
+        "top": study.top,
+        "metrics": list(study.metrics),
+        "params": {m: dict(values) for m, values in study.params.items()},
+    }

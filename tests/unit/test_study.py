@@ -1,12 +1,19 @@
 """Study manifests: a valid one read in full, and every kind of mistake named."""
 
+import json
 import os
 
 import pytest
 
 from conftest import GLIOMA, SAMPLE
 from fsengine.errors import FSEngineError
-from fsengine.study import DEFAULT_METRICS, load_manifest
+from fsengine.study import (
+    DEFAULT_METRICS,
+    StudyDataset,
+    load_manifest,
+    study_from,
+    study_record,
+)
 
 
 def write(tmp_path, text: str):
@@ -98,3 +105,63 @@ def test_two_data_sets_with_one_name(tmp_path):
 def test_missing_manifest(tmp_path):
     with pytest.raises(FSEngineError, match="no such manifest file"):
         load_manifest(tmp_path / "none.toml")
+
+
+def test_study_from_values_equals_the_manifests_study(tmp_path):
+    read = load_manifest(
+        write(tmp_path, manifest(tmp_path, "splits = 5\nseed = 3\n[study.params.kofsd]\nk = 5\n"))
+    )
+    built = study_from(
+        read.datasets,
+        ["kofsd", "osfs", "fisher"],
+        splits=5,
+        seed=3,
+        params={"kofsd": {"k": 5}},
+    )
+    assert built == read
+
+
+def test_a_study_record_is_json_and_comes_back_equal():
+    study = study_from(
+        [
+            StudyDataset("SRBCT", SAMPLE, 2),
+            {"name": "uploaded", "path": None, "minority": "t", "label": "label"},
+        ],
+        ("kofsd", "fisher", "relieff"),
+        splits=3,
+        seed=7,
+        top=4,
+        metrics=("gmean_svm", "n_features"),
+        params={"kofsd": {"k": 5}},
+    )
+    assert study.datasets[0].minority == "2"  # a class as text, as a manifest gives it
+    assert study.datasets[1] == StudyDataset("uploaded", None, "t", "label", False)
+    record = json.loads(json.dumps(study_record(study)))
+    assert record["datasets"][0]["path"] == str(SAMPLE)
+    assert study_from(**record) == study
+
+
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        ({"methods": ["kofsd", "nope"]}, r"study methods: 'nope' is not a method"),
+        ({"methods": ["kofsd", "kofsd"]}, r"study methods: names a method twice"),
+        ({"splits": 0}, r"study splits: must be a positive integer, got 0"),
+        ({"top": 0}, r"study top: must be a positive integer"),
+        ({"metrics": ["accuracy"]}, r"study metrics: 'accuracy' is not a metric"),
+        ({"params": {"kofsd": {"k": 0}}}, r"study params\['kofsd'\] k: .*got 0"),
+        ({"params": {"saola": {}}}, r"saola is not among the study's methods"),
+        ({"count_from": "fisher"}, r"count_from: fisher is not an online selector"),
+        ({"datasets": []}, r"study: has no data set"),
+        (
+            {"datasets": [StudyDataset("a", None, "1"), StudyDataset("a", None, "2")]},
+            r"#2 name: 'a' is already",
+        ),
+        ({"datasets": [{"name": "a", "path": None}]}, r"#1: needs a name and a minority"),
+        ({"datasets": [StudyDataset("a", None, None)]}, r"'a' minority: must name"),
+    ],
+)
+def test_study_from_names_the_value_at_fault(change, message):
+    values = {"datasets": [StudyDataset("a", None, "1")], "methods": ["kofsd", "fisher"]}
+    with pytest.raises(FSEngineError, match=message):
+        study_from(**{**values, **change})
