@@ -158,3 +158,21 @@ def test_a_journal_of_other_data_is_refused_and_given_data_is_used(study, tmp_pa
     assert not list(tmp_path.glob("fresh*"))
     with pytest.raises(FSEngineError, match="no data for the data set GLIOMA"):
         run_study(study, engine="serial", data={"SRBCT": data["SRBCT"]})
+
+
+def test_time_is_summarised_by_the_median_and_the_rest_by_the_mean():
+    from fsengine.benchmark import study_means
+
+    table = pd.DataFrame(
+        {
+            "dataset": ["a"] * 3 + ["b"] * 3,
+            "method": ["m"] * 6,
+            "split": [0, 1, 2] * 2,
+            "gmean_1nn": [0.5, 0.7, 0.9, 0.0, 0.3, 0.3],
+            "seconds": [9.0, 1.0, 2.0, 0.1, 0.2, 0.4],
+        }
+    )
+    means = study_means(table, ["gmean_1nn", "seconds"])
+    assert means.loc[("a", "m"), "gmean_1nn"] == pytest.approx(0.7)
+    assert means.loc[("a", "m"), "seconds"] == 2.0  # not the mean 4.0 of a cold start
+    assert means.loc[("b", "m"), "seconds"] == 0.2
