@@ -62,7 +62,7 @@ browser:
 test: test-deps browser lint
 	$(PY) -m pytest
 
-LINT_PATHS := fsengine views dashboard app.py tests benchmarks
+LINT_PATHS := fsengine views dashboard app.py tests benchmarks studies
 
 ## ruff's lint rules and its formatting check (configured in pyproject.toml); both run, and
 ## either one failing fails the target.
