@@ -218,6 +218,102 @@ def best_rows(frame) -> dict[str, list[int]]:
     return best
 
 
+#: Formats of :func:`study_table`.
+STUDY_FORMATS = ("csv", "parquet")
+
+
+def study_table(table, fmt: str = "csv") -> bytes:
+    """A benchmark study's table (:func:`fsengine.benchmark.run_study`) as the bytes that
+    ``run_study`` writes to ``out.csv`` or ``out.parquet``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown format.
+    """
+    if fmt not in STUDY_FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(STUDY_FORMATS)}")
+    if fmt == "csv":
+        return table.to_csv(index=False).encode("utf-8")
+    out = io.BytesIO()
+    table.to_parquet(out, index=False)
+    return out.getvalue()
+
+
+#: The rows of :func:`rank_frame` after the data sets.
+RANK_ROWS = ("mean", "average rank")
+
+
+def rank_frame(comparison):
+    """A :class:`fsengine.statistics.RankComparison` as a table: a row per data set with
+    the metric of each method (the mean over splits), then its mean over the data sets and
+    the average rank (1 = best); the methods as columns, best average rank first (ties in
+    the comparison's order).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index "data set": the data sets, then :data:`RANK_ROWS`.
+    """
+    import numpy as np
+    import pandas as pd
+
+    order = np.argsort(comparison.average_ranks, kind="stable")
+    values = np.vstack(
+        [comparison.values, comparison.values.mean(axis=0), comparison.average_ranks]
+    )[:, order]
+    index = pd.Index([*comparison.datasets, *RANK_ROWS], name="data set")
+    return pd.DataFrame(values, index=index, columns=[comparison.methods[j] for j in order])
+
+
+#: Columns of :func:`pairs_frame`.
+PAIR_COLUMNS = (
+    "method",
+    "versus",
+    "rank difference",
+    "Nemenyi p",
+    "Nemenyi significant",
+    "Wilcoxon T",
+    "Wilcoxon p",
+    "Holm p",
+    "Holm significant",
+)
+
+
+def pairs_frame(comparison):
+    """Every pair of methods of a :class:`fsengine.statistics.RankComparison`: the
+    difference of their average ranks, the Nemenyi p-value, the Wilcoxon signed-rank test
+    over the data sets (T and p) and its Holm-adjusted p-value, and whether each test finds
+    the pair different at the comparison's alpha (p < alpha; for Nemenyi the same as a rank
+    difference above the critical difference).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`PAIR_COLUMNS`, one row per pair in the comparison's order.
+    """
+    import pandas as pd
+
+    alpha = comparison.alpha
+    return pd.DataFrame(
+        [
+            (
+                p.first,
+                p.second,
+                p.rank_difference,
+                p.nemenyi_p,
+                p.nemenyi_p < alpha,
+                p.wilcoxon_statistic,
+                p.wilcoxon_p,
+                p.wilcoxon_p_holm,
+                p.wilcoxon_p_holm < alpha,
+            )
+            for p in comparison.pairs
+        ],
+        columns=list(PAIR_COLUMNS),
+    )
+
+
 #: Name of the sample-identifier column of :func:`reduced_matrix` (suffixed with ``_`` until
 #: it clashes with no feature or label column).
 SAMPLE_COLUMN = "sample"
