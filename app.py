@@ -14,6 +14,7 @@ PAGES = [
     st.Page("views/stream.py", title="Stream", icon=":material/play_circle:"),
     st.Page("views/compare.py", title="Compare", icon=":material/compare_arrows:"),
     st.Page("views/sweep.py", title="Sweep", icon=":material/tune:"),
+    st.Page("views/benchmark.py", title="Benchmark", icon=":material/leaderboard:"),
     st.Page("views/genes.py", title="Genes", icon=":material/genetics:"),
     st.Page("views/export.py", title="Export", icon=":material/download:"),
     st.Page("views/history.py", title="History", icon=":material/history:"),

@@ -5,7 +5,7 @@ The URL carries the workspace id (``?ws=...``, :mod:`dashboard.workspace`). On a
 session :func:`begin` opens that workspace (or a fresh one: an unknown or malformed id
 reveals nothing) and brings back its data set, minority class, every page's settings and
 the results of its finished runs; :func:`save` writes the state back after every script
-run. Runs are recorded by :func:`dashboard.state.run_once` (Compare, Sweep) and by the
+run. Runs are recorded by :func:`dashboard.state.run_once` (Compare, Sweep, Benchmark) and by the
 Stream page: "running" while they run, "finished" with their result, "stopped" when
 interrupted (Stop, a closed tab, a server restart).
 
@@ -33,6 +33,7 @@ WIDGET_STORES = (
     "sweep_widgets",
     "export_widgets",
     "genes_widgets",
+    "benchmark_widgets",
 )
 #: Kinds of run whose result is put back into a page's result store on restore.
 RESULT_KINDS = {
@@ -41,6 +42,7 @@ RESULT_KINDS = {
     "sweep-values": "sweep_values_results",
     "sweep-top": "sweep_top_results",
     "stability": "stability_results",
+    "benchmark": "benchmark_results",
 }
 #: Results restored per page store (the newest).
 RESTORED_PER_STORE = 8

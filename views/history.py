@@ -15,12 +15,14 @@ PAGE_OF = {
     "sweep-top": "views/sweep.py",
     "stream": "views/stream.py",
     "stability": "views/genes.py",
+    "benchmark": "views/benchmark.py",
 }
 #: The store of widget values of each page a run can reopen.
 WIDGETS_OF = {
     "views/compare.py": "compare_widgets",
     "views/sweep.py": "sweep_widgets",
     "views/genes.py": "genes_widgets",
+    "views/benchmark.py": "benchmark_widgets",
 }
 
 

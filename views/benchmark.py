@@ -1,0 +1,679 @@
+"""Benchmark page: several data sets x methods x splits under one protocol (a study,
+fsengine.study), run on Dask (fsengine.benchmark), then ranked and tested per metric
+(Friedman / Iman-Davenport, Nemenyi, Wilcoxon-Holm). The library computes; this page
+only chooses, runs and draws."""
+
+import dataclasses
+import hashlib
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import messages, persistence, state
+from dashboard.widgets import method_widgets, widget_defaults
+from fsengine import FSEngineError, load_dataset
+from fsengine.benchmark import StudyData, compare_study, run_study
+from fsengine.evaluation import protocol_warnings
+from fsengine.export import RANK_ROWS, pairs_frame, rank_frame, study_table
+from fsengine.figures import critical_difference_figure, metric_heatmap_figure
+from fsengine.methods import METHODS, ONLINE_METHODS, RANKER_METHODS, get_method
+from fsengine.study import (
+    HIGHER_IS_BETTER,
+    STUDY_METRICS,
+    StudyDataset,
+    study_from,
+    study_record,
+)
+
+STORE = "benchmark_results"
+WIDGETS = "benchmark_widgets"
+AUTO_LABEL = "(automatic)"
+#: A mix of online selectors and rankers, each quick on microarrays.
+DEFAULT_METHODS = ("kofsd", "fast-osfs", "saola", "fisher", "s2n", "relieff")
+ENGINES = {
+    "local": "This machine (local Dask cluster, every core)",
+    "cluster": "A Dask cluster (scheduler address)",
+    "serial": "This process (one task after the other, no Dask)",
+}
+ALPHAS = (0.01, 0.05, 0.10)
+METRIC_WORDS = {
+    "gmean": "G-mean",
+    "f1": "F1 (minority)",
+    "auc": "AUC",
+    "1nn": "1-NN",
+    "svm": "SVM",
+}
+
+
+def _metric_text(metric: str) -> str:
+    if metric == "n_features":
+        return "number of features (fewer is better)"
+    if metric == "seconds":
+        return "selection time, s (less is better; timing, not a result)"
+    measure, classifier = metric.split("_")
+    return f"{METRIC_WORDS[measure]}, {METRIC_WORDS[classifier]} ({metric})"
+
+
+def _size(n: int) -> str:
+    return f"{n / 1024:.0f} KB" if n < 1024**2 else f"{n / 1024**2:.1f} MB"
+
+
+# ---------------------------------------------------------------- the data sets
+
+
+def _uploader_key() -> str:
+    # A new key empties the uploader once its files are in the list below.
+    return f"benchmark_uploader_{st.session_state.setdefault('benchmark_uploads', 0)}"
+
+
+def _on_upload() -> None:
+    """Keep each uploaded file in the workspace (in this session when it cannot be
+    saved) and add it to the study."""
+    files = st.session_state.get(_uploader_key()) or []
+    found, wid = persistence.store(), persistence.workspace_id()
+    kept = st.session_state.setdefault("benchmark_files", {})
+    chosen = list(st.session_state.get("benchmark_workspace", []))
+    problems = []
+    for upload in files:
+        raw = upload.getvalue()
+        sha = hashlib.sha256(raw).hexdigest()
+        try:
+            if found is None or wid is None:
+                raise OSError("nothing is being saved in this session")
+            found.put_dataset(raw, upload.name, workspace_id=wid)
+        except Exception as exc:  # noqa: BLE001 - no store, too large for it, disk full
+            kept[sha] = (raw, upload.name)
+            problems.append(f"{upload.name} is used but not saved in the workspace: {exc}")
+        if sha not in chosen and sha != persistence.dataset_sha():
+            chosen.append(sha)
+    state.set_widget(WIDGETS, "benchmark_workspace", chosen)
+    st.session_state["benchmark_upload_problems"] = problems
+    st.session_state["benchmark_uploads"] += 1
+
+
+def _stored() -> dict[str, tuple[str, int]]:
+    """The workspace's data sets and this session's uploads: hash -> (name, size)."""
+    found, wid = persistence.store(), persistence.workspace_id()
+    listed = {}
+    if found is not None and wid is not None:
+        try:
+            listed = {d.sha: (d.name, d.size) for d in found.list_datasets(wid)}
+        except Exception:  # noqa: BLE001 - the store failed: this session's uploads only
+            listed = {}
+    for sha, (raw, name) in st.session_state.get("benchmark_files", {}).items():
+        listed.setdefault(sha, (name, len(raw)))
+    return listed
+
+
+def _fetch(sha: str):
+    """A chosen data set's bytes: this session's upload, else the workspace's copy."""
+
+    def fetch() -> bytes | None:
+        kept = st.session_state.get("benchmark_files", {}).get(sha)
+        if kept is not None:
+            return kept[0]
+        found = persistence.store()
+        stored = found.get_dataset(sha) if found is not None else None
+        return None if stored is None else stored[0]
+
+    return fetch
+
+
+@st.cache_data(max_entries=8, show_spinner="Reading the data set ...")
+def _read(sha: str, name: str, label: str | None, transpose: bool, _fetch) -> object:
+    """The data set of hash ``sha`` read by the library's loader (as the Data page does)."""
+    raw = _fetch()
+    if raw is None:
+        raise FSEngineError(f"{name} is no longer stored in this workspace; upload it again")
+    return load_dataset(raw, name=name, label=label, transpose=transpose)
+
+
+def _keys(sha: str) -> dict[str, str]:
+    return {o: f"benchmark_{sha[:16]}_{o}" for o in ("transpose", "label", "minority")}
+
+
+def _added_dataset(sha: str, name: str, size: int):
+    """One workspace data set: its options drawn, read; (dataset, label, transpose,
+    minority) or None when it cannot be read (said in an error box)."""
+    keys = _keys(sha)
+    state.restore_widgets(WIDGETS, {keys["transpose"]: False, keys["label"]: AUTO_LABEL})
+    transpose = bool(st.session_state[keys["transpose"]])
+    label = st.session_state[keys["label"]]
+    label = None if label == AUTO_LABEL else label
+    with st.container(border=True):
+        name_col, rows_col, label_col, minority_col = st.columns([3, 2, 2, 3])
+        try:
+            ds = _read(sha, name, label, transpose, _fetch(sha))
+        except FSEngineError as exc:
+            ds, problem = None, messages.describe(exc)
+        name_col.markdown(
+            f"**{name}**  \n"
+            + (f"{ds.n_samples} samples x {ds.n_features} features, " if ds else "")
+            + _size(size)
+        )
+        rows_col.toggle(
+            messages.label("transpose"),
+            **state.persisted(WIDGETS, keys["transpose"]),
+            help="The file has genes in rows and samples in columns.",
+        )
+        columns = [AUTO_LABEL]
+        if ds is not None:
+            columns += [ds.label_column, *[c for c in ds.feature_names if c != ds.label_column]]
+        elif label is not None:
+            columns.append(label)
+        label_col.selectbox(
+            messages.label("label"),
+            columns,
+            **state.persisted(WIDGETS, keys["label"]),
+            help="Default: a column named label/class/target, else the last non-numeric "
+            "column, else the last column.",
+        )
+        if ds is None:
+            st.error(
+                f"Could not read {name}: {problem}  \nIt is left out of the study: change "
+                "its options here, or remove it from the list above.",
+                icon=":material/error:",
+            )
+            return None
+        counts = ds.class_counts()
+        smallest = ds.default_minority()
+        saved = st.session_state.get(WIDGETS, {}).get(keys["minority"])
+        if saved not in counts:
+            state.set_widget(WIDGETS, keys["minority"], smallest)
+        else:
+            st.session_state[keys["minority"]] = saved
+        minority = minority_col.selectbox(
+            messages.label("minority"),
+            list(counts),
+            **state.persisted(WIDGETS, keys["minority"]),
+            format_func=lambda c: (
+                f"{c}: {counts[c]} samples" + (", the smallest" if c == smallest else "")
+            ),
+        )
+    return ds, label, transpose, minority
+
+
+def _unique(name: str, taken: set) -> str:
+    stem, n = Path(name).stem or name, 2
+    unique = stem
+    while unique in taken:
+        unique, n = f"{stem} ({n})", n + 1
+    taken.add(unique)
+    return unique
+
+
+# ---------------------------------------------------------------- the run
+
+
+def _compute(study, datasets: list, engine: str, scheduler: str):
+    """The run: ``datasets`` are (StudyDataset, Dataset) pairs, read here."""
+
+    def compute(progress):
+        def report(done: int, total: int, message: str) -> None:
+            note.empty()
+            progress(done, total, f"{done} of {total} tasks, {message}")
+
+        note = st.empty()
+        where = {
+            "local": "starting a local Dask cluster (a worker process per core)",
+            "cluster": f"connecting to the Dask scheduler at {scheduler}",
+            "serial": "running in this process",
+        }[engine]
+        note.caption(f"{study.n_tasks} tasks: {where} ...")
+        if engine == "cluster" and not scheduler.strip():
+            note.empty()
+            raise FSEngineError(
+                "no Dask scheduler address is given",
+                remedy="type it as tcp://HOST:PORT, or run on this machine",
+            )
+        data = {e.name: StudyData.from_dataset(ds, e.minority) for e, ds in datasets}
+        try:
+            table = run_study(
+                study,
+                progress=report,
+                engine="serial" if engine == "serial" else "dask",
+                scheduler=scheduler.strip() if engine == "cluster" else None,
+                data=data,
+            )
+        finally:
+            try:
+                note.empty()
+            except BaseException:  # noqa: BLE001 - after Stop, Streamlit refuses output
+                pass
+        return {
+            "study": study_record(study),
+            "records": table.to_dict("records"),
+            "engine": ENGINES[engine] + (f" {scheduler.strip()}" if engine == "cluster" else ""),
+        }
+
+    return compute
+
+
+# ---------------------------------------------------------------- the page
+
+loaded = state.current()
+current_sha = loaded.sha256
+state.restore_widgets(
+    WIDGETS,
+    {
+        "benchmark_current": True,
+        "benchmark_workspace": [],
+        "benchmark_methods": list(DEFAULT_METHODS),
+        "benchmark_splits": 20,
+        "benchmark_seed": 0,
+        "benchmark_fixed_top": False,
+        "benchmark_top": 10,
+        "benchmark_alpha": 0.05,
+        "benchmark_engine": "local",
+        "benchmark_scheduler": "",
+        "benchmark_metric": "gmean_1nn",
+        # Until changed here, each method's settings are the ones last set on Stream.
+        **widget_defaults("benchmark", METHODS, inherit=True),
+    },
+)
+
+st.title("Benchmark")
+st.caption(
+    "A study: every chosen method on every data set under the Compare page's protocol "
+    "(random stratified 50/50 splits; selection and training on one half, scores on the "
+    "other), then the methods ranked per data set and tested over the data sets "
+    "(Demsar 2006: Friedman with the Iman-Davenport correction, Nemenyi's critical "
+    "difference; pairwise Wilcoxon tests with Holm's correction)."
+)
+
+st.subheader("Data sets")
+stored = _stored()
+options = [sha for sha in stored if sha != current_sha]
+chosen = [sha for sha in st.session_state["benchmark_workspace"] if sha in options]
+if chosen != st.session_state["benchmark_workspace"]:
+    state.set_widget(WIDGETS, "benchmark_workspace", chosen)
+names = {sha: name for sha, (name, _) in stored.items()}
+twice = {n for n in names.values() if list(names.values()).count(n) > 1}
+labels = {
+    sha: f"{name}{f' [{sha[:8]}]' if name in twice else ''} ({_size(size)})"
+    for sha, (name, size) in stored.items()
+}
+minority = st.session_state["minority"]
+st.checkbox(
+    f"The current data set: {loaded.name}, minority class {state.class_text(minority)}",
+    **state.persisted(WIDGETS, "benchmark_current"),
+    help="Set on the Data page (label column, genes in rows, minority class).",
+)
+add_col, pick_col = st.columns(2)
+with add_col:
+    st.file_uploader(
+        "Add data sets: CSV, TSV, gzip-compressed CSV or Parquet",
+        accept_multiple_files=True,
+        key=_uploader_key(),
+        on_change=_on_upload,
+        help="Samples in rows and genes in columns, with one label column (or genes in "
+        "rows: set it below). Each file is kept in this workspace.",
+    )
+with pick_col:
+    st.multiselect(
+        "Data sets in this workspace",
+        options,
+        format_func=lambda sha: labels.get(sha, sha[:12]),
+        **state.persisted(WIDGETS, "benchmark_workspace"),
+        placeholder="Uploaded here or on the Data page",
+        help="Every file uploaded in this workspace (here or on the Data page) and still "
+        "stored. Remove one from the study here.",
+    )
+for problem in st.session_state.get("benchmark_upload_problems", []):
+    st.warning(problem)
+
+entries = []  # (StudyDataset, Dataset, file name, hash)
+taken: set = set()
+if st.session_state["benchmark_current"]:
+    entries.append(
+        (
+            StudyDataset(
+                _unique(loaded.name, taken),
+                None,
+                str(minority),
+                loaded.label,
+                loaded.transpose,
+            ),
+            loaded.dataset,
+            loaded.name,
+            current_sha,
+        )
+    )
+for sha in st.session_state["benchmark_workspace"]:
+    name, size = stored[sha]
+    read = _added_dataset(sha, name, size)
+    if read is not None:
+        ds, label, transpose, chosen_minority = read
+        entry = StudyDataset(_unique(name, taken), None, str(chosen_minority), label, transpose)
+        entries.append((entry, ds, name, sha))
+
+if entries:
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "data set": entry.name,
+                    "file": file,
+                    "samples": ds.n_samples,
+                    "features": ds.n_features,
+                    "label column": ds.label_column,
+                    "minority class": entry.minority,
+                    "minority samples": ds.class_counts()[ds.resolve_class(entry.minority)],
+                    "imbalance ratio": ds.imbalance_ratio(entry.minority),
+                }
+                for entry, ds, file, _ in entries
+            ]
+        ),
+        hide_index=True,
+        width="stretch",
+        column_config={"imbalance ratio": st.column_config.NumberColumn(format="%.2f")},
+    )
+enough_data = len(entries) >= 2
+if not enough_data:
+    st.info(
+        f"The study has {len(entries)} data set{'s' if len(entries) != 1 else ''}: the "
+        "tests compare methods over at least 2. Add data sets above (upload files or pick "
+        "them from this workspace).",
+        icon=":material/info:",
+    )
+
+if not entries:
+    st.stop()
+
+st.subheader("Methods and protocol")
+n_train = min((ds.n_samples + 1) // 2 for _, ds, _, _ in entries)
+n_features = min(ds.n_features for _, ds, _, _ in entries)
+state.set_widget(WIDGETS, "benchmark_top", min(st.session_state["benchmark_top"], n_features))
+methods_col, options_col = st.columns([3, 2])
+with methods_col:
+    st.multiselect(
+        "Methods",
+        list(METHODS),
+        **state.persisted(WIDGETS, "benchmark_methods"),
+        help=f"Online selectors: {', '.join(ONLINE_METHODS)}. Rankers: "
+        f"{', '.join(RANKER_METHODS)}.",
+    )
+    st.toggle(
+        "Fixed number of features for the rankers",
+        **state.persisted(WIDGETS, "benchmark_fixed_top"),
+        help="Off: on every split, each ranker keeps as many features as K-OFSD "
+        "selected on that split (the paper's rule).",
+    )
+    if st.session_state["benchmark_fixed_top"]:
+        st.number_input(
+            "Top-k (features per ranker)",
+            1,
+            n_features,
+            step=1,
+            **state.persisted(WIDGETS, "benchmark_top"),
+        )
+with options_col:
+    st.slider(
+        "Splits per data set",
+        2,
+        50,
+        **state.persisted(WIDGETS, "benchmark_splits"),
+        help="Random stratified 50/50 splits of each data set (the paper uses 20).",
+    )
+    st.number_input(
+        "Seed",
+        0,
+        2**31 - 1,
+        step=1,
+        **state.persisted(WIDGETS, "benchmark_seed"),
+        help="Seed of the splits: the same seed gives the same splits.",
+    )
+    st.select_slider(
+        "Significance level (alpha) of the tests",
+        ALPHAS,
+        **state.persisted(WIDGETS, "benchmark_alpha"),
+        help="For the critical difference and the pairwise tests; changing it needs no new run.",
+    )
+
+methods = tuple(st.session_state["benchmark_methods"])
+splits, seed = int(st.session_state["benchmark_splits"]), int(st.session_state["benchmark_seed"])
+top = int(st.session_state["benchmark_fixed_top"] and st.session_state["benchmark_top"]) or None
+configurable = [m for m in methods if get_method(m).spec.parameters]
+if top is None and "kofsd" not in methods and any(m in RANKER_METHODS for m in methods):
+    configurable.append("kofsd")  # it sets the rankers' count: it runs, even when not listed
+params = {}
+with st.expander(
+    "Method settings (as last set on the Stream page, unless changed here)", expanded=False
+):
+    st.caption(
+        f"Selection runs on training halves of {n_train} samples or more, so K is at most "
+        f"{n_train - 1} here."
+    )
+    if configurable:
+        for tab, method in zip(st.tabs(configurable), configurable):
+            with tab:
+                params[method] = method_widgets("benchmark", WIDGETS, method, n_train)
+    else:
+        st.write("The chosen methods have no parameters.")
+
+engine_col, address_col = st.columns([3, 2])
+with engine_col:
+    st.radio(
+        "Where the tasks run",
+        list(ENGINES),
+        format_func=ENGINES.get,
+        **state.persisted(WIDGETS, "benchmark_engine"),
+        help="Every (data set, method, split) is one task. The results are the same "
+        "wherever they run (but for the measured times).",
+    )
+engine = st.session_state["benchmark_engine"]
+if engine == "cluster":
+    with address_col:
+        st.text_input(
+            "Dask scheduler address",
+            placeholder="tcp://10.0.0.5:8786",
+            **state.persisted(WIDGETS, "benchmark_scheduler"),
+            help="A running 'dask scheduler' with workers ('dask worker ADDRESS') that have "
+            "this version of fsengine installed; the data are sent to them.",
+        )
+scheduler = st.session_state["benchmark_scheduler"] or ""
+
+if not methods:
+    st.info("Choose the methods to compare.", icon=":material/info:")
+    st.stop()
+for entry, ds, _, _ in entries:
+    try:
+        y = ds.binarise(ds.resolve_class(entry.minority))
+    except FSEngineError as exc:
+        st.error(f"{entry.name}: {messages.describe(exc)}")
+        continue
+    for text in protocol_warnings(y, list(dict.fromkeys([*methods, *params])), params, splits):
+        st.warning(f"{entry.name}: {text}.", icon=":material/warning:")
+if len(methods) < 2:
+    st.info("Choose at least 2 methods: the tests compare methods.", icon=":material/info:")
+
+try:
+    study = study_from(
+        [entry for entry, *_ in entries],
+        methods,
+        splits=splits,
+        seed=seed,
+        top=top,
+        metrics=STUDY_METRICS,
+        params=params,
+    )
+except FSEngineError as exc:
+    study = None
+    if entries:
+        st.error(f"The study cannot run: {messages.describe(exc)}")
+
+key = state.run_key(
+    "benchmark",
+    tuple((e.name, sha, e.label, e.genes_in_rows, e.minority) for e, _, _, sha in entries),
+    methods,
+    splits,
+    seed,
+    top,
+    tuple(sorted((m, str(p)) for m, p in params.items())),
+)
+result = None
+if study is not None and enough_data:
+    result = state.run_button(
+        "Run the study",
+        STORE,
+        key,
+        _compute(
+            study,
+            [(e, ds) for e, ds, _, _ in entries],
+            engine,
+            scheduler,
+        ),
+        text="Running the study",
+        failure="The study could not run",
+        kind="benchmark",
+        title=f"Benchmark {', '.join(methods)} on {', '.join(e.name for e, *_ in entries)}: "
+        f"{splits} splits, seed {seed}",
+        widgets=WIDGETS,
+    )
+if result is None:
+    if study is not None and enough_data:
+        st.info("Choose the data sets, methods and protocol, and press **Run the study**.")
+    st.stop()
+
+# ---------------------------------------------------------------- the results
+
+table = pd.DataFrame(result["records"])
+done = study_from(**result["study"])
+alpha = float(st.session_state["benchmark_alpha"])
+st.subheader("Results")
+rule = (
+    f"every ranker keeps its top {done.top} features"
+    if done.top is not None
+    else f"every ranker keeps as many features as {done.count_from} selected on the same split"
+)
+st.caption(
+    f"{len(done.datasets)} data sets x {len(done.methods)} methods x {done.splits} splits "
+    f"(seed {done.seed}), {len(table)} tasks, run on: {result['engine']}. Every score is "
+    "measured on the **test halves** (samples the selection and the classifier never "
+    f"saw), then averaged over the {done.splits} splits of each data set: not in-sample "
+    f"fits. {rule[0].upper() + rule[1:]}."
+)
+metric = st.selectbox(
+    "Metric",
+    list(STUDY_METRICS),
+    format_func=_metric_text,
+    **state.persisted(WIDGETS, "benchmark_metric"),
+)
+try:
+    comparisons = compare_study(table, dataclasses.replace(done, metrics=(metric,)), alpha)
+except FSEngineError as exc:
+    comparisons = {}
+    st.error(f"The tests cannot run on {metric}: {messages.describe(exc)}")
+comparison = comparisons.get(metric)
+if comparison is None:
+    st.info("The tests need at least 2 data sets and 2 methods.", icon=":material/info:")
+else:
+    better = "higher" if HIGHER_IS_BETTER[metric] else "lower"
+    k, n = len(comparison.methods), len(comparison.datasets)
+    cols = st.columns(3)
+    cols[0].metric(
+        "Friedman chi-square",
+        f"{comparison.friedman_chi2:.3f}",
+        help=f"Over the average ranks; chi-square with {k - 1} degrees of freedom.",
+    )
+    cols[0].caption(f"p = {comparison.friedman_p:.3g}")
+    cols[1].metric(
+        "Iman-Davenport F",
+        f"{comparison.iman_davenport_f:.3f}",
+        help=f"Friedman's statistic corrected (less conservative); F({k - 1}, "
+        f"{(k - 1) * (n - 1)}).",
+    )
+    cols[1].caption(f"p = {comparison.iman_davenport_p:.3g}")
+    cols[2].metric(
+        f"Nemenyi critical difference (alpha {alpha:g})",
+        f"{comparison.critical_difference:.3f}",
+        help="Two methods whose average ranks differ by more than this differ significantly.",
+    )
+    cols[2].caption(f"q_alpha = {comparison.q_alpha:.3f}")
+    if comparison.iman_davenport_p < alpha:
+        st.success(
+            f"The methods differ on {metric} (Iman-Davenport p = "
+            f"{comparison.iman_davenport_p:.3g} < {alpha:g}): see which pairs below.",
+            icon=":material/check_circle:",
+        )
+    else:
+        st.info(
+            f"No significant difference between the methods on {metric} (Iman-Davenport p = "
+            f"{comparison.iman_davenport_p:.3g} >= {alpha:g}) with {n} data sets: more data "
+            "sets give the tests more power.",
+            icon=":material/info:",
+        )
+
+    ranks = rank_frame(comparison)
+    st.markdown(f"**Rank table**: {metric} per data set ({better} is better), best first")
+    st.dataframe(
+        ranks.style.format("{:.4f}").format("{:.2f}", subset=(["average rank"], ranks.columns)),
+        width="stretch",
+    )
+    st.caption(
+        f"Each cell: the mean of {metric} over the {done.splits} test halves. "
+        f"{RANK_ROWS[0]}: over the data sets; {RANK_ROWS[1]}: the methods ranked on each "
+        "data set (1 = best, ties share their mean rank), averaged over the data sets."
+    )
+    cd_col, heat_col = st.columns(2)
+    cd_col.plotly_chart(critical_difference_figure(comparison), width="stretch")
+    heat_col.plotly_chart(metric_heatmap_figure(comparison), width="stretch")
+    st.caption(
+        "Critical-difference diagram (Demsar 2006): average ranks, best at the left; a bar "
+        "joins methods that do not differ significantly (Nemenyi). Heat map: the mean per "
+        "data set, with the method's rank on that data set."
+    )
+    st.markdown("**Pairs of methods**")
+    st.dataframe(
+        pairs_frame(comparison),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "rank difference": st.column_config.NumberColumn(format="%.3f"),
+            "Nemenyi p": st.column_config.NumberColumn(format="%.4f"),
+            "Wilcoxon T": st.column_config.NumberColumn(format="%.1f"),
+            "Wilcoxon p": st.column_config.NumberColumn(format="%.4f"),
+            "Holm p": st.column_config.NumberColumn(
+                format="%.4f", help="Wilcoxon's p adjusted over all pairs (Holm)."
+            ),
+            "Nemenyi significant": st.column_config.CheckboxColumn(
+                help=f"Rank difference above the critical difference (p < {alpha:g})."
+            ),
+            "Holm significant": st.column_config.CheckboxColumn(
+                help=f"Holm-adjusted Wilcoxon p < {alpha:g}."
+            ),
+        },
+    )
+    st.caption(
+        "Nemenyi compares average ranks (it depends on the other methods in the study); the "
+        "Wilcoxon signed-rank test compares two methods' means over the data sets by "
+        f"themselves (Benavoli et al. 2016). With {n} data sets, Wilcoxon's smallest p-value "
+        f"is {2 / 2**n:.3g}."
+    )
+
+stem = f"benchmark_{len(done.datasets)}x{len(done.methods)}x{done.splits}"
+down = st.columns(3)
+down[0].download_button(
+    "The long table (CSV)",
+    study_table(table, "csv"),
+    file_name=f"{stem}.csv",
+    mime="text/csv",
+    on_click="ignore",
+    help="One row per (data set, method, split): every metric, the features, the time.",
+)
+down[1].download_button(
+    "The long table (Parquet)",
+    study_table(table, "parquet"),
+    file_name=f"{stem}.parquet",
+    mime="application/vnd.apache.parquet",
+    on_click="ignore",
+)
+if comparison is not None:
+    down[2].download_button(
+        f"The rank table of {metric} (CSV)",
+        rank_frame(comparison).to_csv(),
+        file_name=f"{stem}_{metric}_ranks.csv",
+        mime="text/csv",
+        on_click="ignore",
+    )
