@@ -78,7 +78,8 @@ $(VENV)/.bench-installed: requirements-bench.txt $(VENV)/.runtime-installed
 
 ## Time the selectors and rankers against straightforward implementations and the
 ## scikit-learn / skrebate baselines (medians, ratios); measure the loader's peak memory;
-## the real data sets and the N series; the Sweep page in Chromium (playwright, as the tests).
+## the real data sets and the N series; a 5-data-set x 13-method x 20-split study serially
+## and on a local Dask cluster (and Dask's cost per task); the Sweep page in Chromium.
 bench: $(VENV)/.bench-installed test-deps browser
 	$(PY) benchmarks/bench_kofsd.py
 	$(PY) benchmarks/bench_online.py
@@ -88,6 +89,7 @@ bench: $(VENV)/.bench-installed test-deps browser
 	$(PY) benchmarks/bench_rankers.py
 	$(PY) benchmarks/bench_memory.py
 	$(PY) benchmarks/bench_real.py
+	$(PY) benchmarks/bench_study.py
 	$(PY) benchmarks/bench_sweep_browser.py
 
 clean:

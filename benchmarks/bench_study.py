@@ -1,0 +1,174 @@
+"""A benchmark study serially and on a local Dask cluster, and the Dask path's cost per task.
+
+The study: the real data sets (SRBCT, GLIOMA, ALLAML, Colon, Brain_Tumor1 from ../shared,
+SRBCT and GLIOMA from the repository when ../shared is absent) x 13 methods (the ten online
+selectors but group SAOLA, and Fisher, S2N, ReliefF) x 20 splits, as
+``fsengine benchmark`` runs it:
+
+* serial: ``run_study(engine="serial")``, one task after the other in this process (the
+  straightforward way);
+* local cluster: ``run_study(n_jobs=2)`` on this machine's cores, with the cluster's start
+  counted, and the start alone;
+* the lower bound: the serial time divided by the number of cores (perfect scaling).
+
+The tables must be equal but for the measured seconds. Then the cost of one task on Dask:
+a quick task (Fisher on GLIOMA, split 0) called directly and submitted to a warm one-worker
+cluster (submit, run, result back), medians over many calls.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+
+from _common import ROOT, finish_report, machine, parse_options, print_table
+
+from fsengine.benchmark import (
+    _run_task_on_worker,
+    dask_client,
+    read_study_data,
+    run_study,
+)
+from fsengine.parallel import available_cores
+from fsengine.study import Study, StudyDataset
+
+SHARED = ROOT.parent / "shared" / "datasets"
+METHODS = (
+    "kofsd",
+    "ofs-fpd",
+    "cie-osfs",
+    "alpha-investing",
+    "osfs",
+    "fast-osfs",
+    "saola",
+    "ofs-a3m",
+    "ofs-density",
+    "rhofs",
+    "fisher",
+    "s2n",
+    "relieff",
+)
+SETS = (
+    ("SRBCT", "2", ROOT / "sample_data" / "SRBCT.parquet"),
+    ("GLIOMA", "2", ROOT / "tests" / "reference" / "datasets" / "GLIOMA.parquet"),
+    ("ALLAML", "2", None),
+    ("Colon_alon", "n", None),
+    ("Brain_Tumor1", "3", None),
+)
+
+
+def the_study() -> Study:
+    datasets = []
+    for name, minority, local in SETS:
+        path = SHARED / f"{name}.parquet"
+        path = path if path.is_file() else local
+        if path is not None and path.is_file():
+            datasets.append(StudyDataset(name, path, minority))
+    return Study(datasets=tuple(datasets), methods=METHODS, splits=20, seed=0)
+
+
+def _echo(value):
+    return value
+
+
+def per_task_cost(study: Study, data: dict, calls: int) -> dict:
+    """Medians over ``calls`` of one quick task (Fisher on GLIOMA, split 0, single-threaded
+    as on a worker) called directly and through a warm one-worker cluster (submit, run,
+    result back), and of an empty task: alone (latency) and 2000 in flight (throughput)."""
+    small = data["GLIOMA"]
+    task = (study, "fisher", 0)
+    direct = []
+    for _ in range(calls):
+        t0 = time.perf_counter()
+        _run_task_on_worker(small, *task)
+        direct.append(time.perf_counter() - t0)
+    on_dask, empty = [], []
+    with dask_client(None, 1) as client:
+        shipped = client.scatter(small, broadcast=True, hash=False)
+        for _ in range(5):  # warm: the worker imports and compiles
+            client.submit(_run_task_on_worker, shipped, *task, pure=False).result()
+        for _ in range(calls):
+            t0 = time.perf_counter()
+            client.submit(_run_task_on_worker, shipped, *task, pure=False).result()
+            on_dask.append(time.perf_counter() - t0)
+        for i in range(calls):
+            t0 = time.perf_counter()
+            client.submit(_echo, i, pure=False).result()
+            empty.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        client.gather([client.submit(_echo, i, pure=False) for i in range(2000)])
+        in_flight = (time.perf_counter() - t0) / 2000
+    return {
+        "direct": statistics.median(direct),
+        "dask": statistics.median(on_dask),
+        "empty": statistics.median(empty),
+        "in_flight": in_flight,
+    }
+
+
+def main(argv=None) -> int:
+    args, _ = parse_options(__doc__.splitlines()[0], argv)
+    repeats = min(args.repeats, 3)  # each run is a whole study
+    study = the_study()
+    data = read_study_data(study)
+    cores = available_cores()
+    print(f"{machine()}; {cores} cores for the local cluster")
+    print(
+        f"study: {len(study.datasets)} data sets ({', '.join(d.name for d in study.datasets)}) "
+        f"x {len(study.methods)} methods x {study.splits} splits = {study.n_tasks} tasks"
+    )
+    serial, local, starts = [], [], []
+    tables = {}
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        tables["serial"] = run_study(study, engine="serial", data=data)
+        serial.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        tables["dask"] = run_study(study, n_jobs=cores, data=data)
+        local.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        with dask_client(None, cores):
+            starts.append(time.perf_counter() - t0)
+    problems = []
+    a, b = (tables[k].drop(columns="seconds") for k in ("serial", "dask"))
+    if not a.equals(b):
+        problems.append("the local cluster's table differs from the serial one")
+    cost = per_task_cost(study, data, calls=200)
+    direct, on_dask = cost["direct"], cost["dask"]
+    t_serial, t_local, t_start = (statistics.median(x) for x in (serial, local, starts))
+    bound = t_serial / cores
+    mean_task = t_serial / study.n_tasks
+    rows = [
+        ("serial (this process), median", f"{t_serial:.1f} s"),
+        (f"local Dask cluster ({cores} workers), median", f"{t_local:.1f} s"),
+        ("  of which the cluster's start", f"{t_start:.1f} s"),
+        ("speed-up, serial / local cluster", f"{t_serial / t_local:.2f}x"),
+        ("  without the start", f"{t_serial / (t_local - t_start):.2f}x"),
+        (f"lower bound (serial / {cores})", f"{bound:.1f} s"),
+        ("local cluster / lower bound", f"{t_local / bound:.2f}x"),
+        ("tables equal (but the seconds)", "yes" if not problems else "NO"),
+        ("study's mean task (serial)", f"{mean_task * 1e3:.1f} ms"),
+        ("one quick task, direct call (median)", f"{direct * 1e3:.2f} ms"),
+        ("the same task through Dask, one at a time", f"{on_dask * 1e3:.2f} ms"),
+        ("  Dask's latency per task", f"{(on_dask - direct) * 1e3:.2f} ms"),
+        ("an empty task, one at a time", f"{cost['empty'] * 1e3:.2f} ms"),
+        ("an empty task, 2000 in flight", f"{cost['in_flight'] * 1e3:.2f} ms"),
+        ("  in flight, over the study's mean task", f"{cost['in_flight'] / mean_task:.1%}"),
+    ]
+    print_table(rows)
+    record = {
+        "tasks": study.n_tasks,
+        "datasets": [d.name for d in study.datasets],
+        "methods": list(study.methods),
+        "serial_seconds": serial,
+        "local_cluster_seconds": local,
+        "cluster_start_seconds": starts,
+        "speedup": t_serial / t_local,
+        **{f"task_{k}_seconds": v for k, v in cost.items()},
+    }
+    return finish_report("study", record, problems, targets_met=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
