@@ -411,11 +411,16 @@ def critical_difference_figure(comparison) -> go.Figure:
     fig.update_xaxes(range=[0.5 - 0.1 * k, k + 0.5 + 0.1 * k])
     fig.update_xaxes(side="top", tickmode="linear", tick0=1, dtick=1, title="average rank")
     fig.update_yaxes(visible=False, range=[-0.8 - 0.5 * half, 0.9])
+    # The labels reach out of the axis' range by their length: margins to hold them
+    # (about 7 px a character at plotly's default 12 px font), whatever the figure's width.
+    longest = max(len(a.text) for a in fig.layout.annotations)
+    side = 7 * longest + 10
     fig.update_layout(
         title=f"{comparison.metric}: Nemenyi test at alpha {comparison.alpha:g} "
         f"({len(comparison.datasets)} data sets)",
         height=220 + 40 * half,
         plot_bgcolor="white",
+        margin={"l": side, "r": side},
     )
     return fig
 
@@ -440,6 +445,7 @@ def metric_heatmap_figure(comparison) -> go.Figure:
             hovertemplate="%{y}, %{x}: %{text}<extra></extra>",
         )
     )
+    fig.update_yaxes(autorange="reversed")  # the first data set on top, as in a table
     fig.update_layout(
         title=f"{comparison.metric} per data set and method (rank on the data set)",
         height=160 + 40 * len(comparison.datasets),

@@ -151,6 +151,10 @@ def test_critical_difference_figure_draws_the_groups_and_the_cd():
     assert cd.x[1] - cd.x[0] == pytest.approx(result.critical_difference)
     labels = {a.text for a in fig.layout.annotations}
     assert "C4.5 (3.14)" in labels and "C4.5+m+cf (1.93)" in labels
-    heat = metric_heatmap_figure(result).data[0]
+    # margins wide enough for the longest label on either side, at any width
+    assert fig.layout.margin.l == fig.layout.margin.r >= 7 * len("C4.5+m+cf (1.93)")
+    heatmap = metric_heatmap_figure(result)
+    heat = heatmap.data[0]
     np.testing.assert_array_equal(np.array(heat.z), DEMSAR_AUC)
+    assert list(heat.y) == list(DEMSAR_SETS) and heatmap.layout.yaxis.autorange == "reversed"
     assert heat.text[9][0] == "1.000 (#2.5)"  # four-way tie: rank 2.5
