@@ -142,7 +142,7 @@ def _added_dataset(sha: str, name: str, size: int):
     label = st.session_state[keys["label"]]
     label = None if label == AUTO_LABEL else label
     with st.container(border=True):
-        name_col, rows_col, label_col, minority_col = st.columns([3, 2, 2, 3])
+        name_col, rows_col, label_col, minority_col = st.columns([3, 3, 2, 3])
         try:
             ds = _read(sha, name, label, transpose, _fetch(sha))
         except FSEngineError as exc:
@@ -616,9 +616,8 @@ else:
         f"{RANK_ROWS[0]}: over the data sets; {RANK_ROWS[1]}: the methods ranked on each "
         "data set (1 = best, ties share their mean rank), averaged over the data sets."
     )
-    cd_col, heat_col = st.columns(2)
-    cd_col.plotly_chart(critical_difference_figure(comparison), width="stretch")
-    heat_col.plotly_chart(metric_heatmap_figure(comparison), width="stretch")
+    st.plotly_chart(critical_difference_figure(comparison), width="stretch")
+    st.plotly_chart(metric_heatmap_figure(comparison), width="stretch")
     st.caption(
         "Critical-difference diagram (Demsar 2006): average ranks, best at the left; a bar "
         "joins methods that do not differ significantly (Nemenyi). Heat map: the mean per "
