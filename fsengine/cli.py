@@ -26,7 +26,7 @@ from fsengine.export import (
 )
 from fsengine.methods import METHODS, ONLINE_METHODS, REGISTRY, get_method
 from fsengine.online import ORDERS
-from fsengine.progress import terminal_progress
+from fsengine.progress import logged_progress, terminal_progress
 from fsengine.runs import run_selection
 from fsengine.spec import Param
 from fsengine.stability import order_stability
@@ -683,7 +683,7 @@ def _cmd_benchmark(args) -> None:
             study,
             out,
             resume=args.resume,
-            progress=terminal_progress(),
+            progress=terminal_progress() or logged_progress(),
             engine="serial" if args.serial else "dask",
             scheduler=args.scheduler,
             n_jobs=args.jobs,

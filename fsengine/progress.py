@@ -30,3 +30,25 @@ def terminal_progress(stream: TextIO | None = None, width: int = 30):
         stream.flush()
 
     return progress
+
+
+def logged_progress(stream: TextIO | None = None, every: float = 30.0):
+    """A ``progress(done, total, message)`` callback writing one line at most every
+    ``every`` seconds, and at the end, to ``stream`` (default: standard error): for long
+    runs whose output goes to a log rather than a terminal.
+
+    Returns
+    -------
+    callable
+    """
+    stream = sys.stderr if stream is None else stream
+    last = [time.monotonic()]
+
+    def progress(done: int, total: int, message: str) -> None:
+        now = time.monotonic()
+        if done >= total or now - last[0] >= every:
+            last[0] = now
+            stream.write(f"fsengine: {done}/{total} tasks done, {message}\n")
+            stream.flush()
+
+    return progress

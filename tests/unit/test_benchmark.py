@@ -1,6 +1,7 @@
 """Running a study: the records equal evaluate's; an interrupted study resumes with only the
 missing tasks and ends with the same table."""
 
+import io
 import os
 
 import pandas as pd
@@ -176,3 +177,19 @@ def test_time_is_summarised_by_the_median_and_the_rest_by_the_mean():
     assert means.loc[("a", "m"), "gmean_1nn"] == pytest.approx(0.7)
     assert means.loc[("a", "m"), "seconds"] == 2.0  # not the mean 4.0 of a cold start
     assert means.loc[("b", "m"), "seconds"] == 0.2
+
+
+def test_a_logged_run_reports_progress_with_the_time_left(study, tmp_path, capsys):
+    from fsengine.cli import main
+    from fsengine.progress import logged_progress
+
+    manifest = next(tmp_path.glob("*.toml"))
+    assert main(["benchmark", str(manifest), "--out", str(tmp_path / "r"), "--serial"]) == 0
+    lines = capsys.readouterr().err.splitlines()  # not a terminal: at most one per 30 s
+    assert lines[-1].startswith(f"fsengine: {study.n_tasks}/{study.n_tasks} tasks done, about 0 s")
+    log = io.StringIO()
+    run_study(study, engine="serial", progress=logged_progress(log, every=0))
+    seen = log.getvalue().splitlines()
+    assert len(seen) == study.n_tasks
+    assert seen[0].startswith(f"fsengine: 1/{study.n_tasks} tasks done, about ")
+    assert " s left: SRBCT kofsd split 1/3" in seen[0]
