@@ -56,6 +56,8 @@ def _metric_text(metric: str) -> str:
 
 
 def _size(n: int) -> str:
+    if n < 1024:
+        return f"{n} bytes"
     return f"{n / 1024:.0f} KB" if n < 1024**2 else f"{n / 1024**2:.1f} MB"
 
 
