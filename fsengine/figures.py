@@ -409,7 +409,8 @@ def critical_difference_figure(comparison) -> go.Figure:
         )
     )
     fig.update_xaxes(range=[0.5 - 0.1 * k, k + 0.5 + 0.1 * k])
-    fig.update_xaxes(side="top", tickmode="linear", tick0=1, dtick=1, title="average rank")
+    # Ticks at the possible average ranks only (1 .. k), not at the padding beyond them.
+    fig.update_xaxes(side="top", tickvals=list(range(1, k + 1)), title="average rank")
     fig.update_yaxes(visible=False, range=[-0.8 - 0.5 * half, 0.9])
     # The labels reach out of the axis' range by their length: margins to hold them
     # (about 7 px a character at plotly's default 12 px font), whatever the figure's width.

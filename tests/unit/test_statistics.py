@@ -149,6 +149,7 @@ def test_critical_difference_figure_draws_the_groups_and_the_cd():
     assert bars[1].x[1] == pytest.approx(result.average_ranks[0] + 0.03)
     cd = next(t for t in fig.data if t.mode == "lines+text")
     assert cd.x[1] - cd.x[0] == pytest.approx(result.critical_difference)
+    assert list(fig.layout.xaxis.tickvals) == [1, 2, 3, 4]  # the possible ranks only
     labels = {a.text for a in fig.layout.annotations}
     assert "C4.5 (3.14)" in labels and "C4.5+m+cf (1.93)" in labels
     # margins wide enough for the longest label on either side, at any width
