@@ -193,3 +193,18 @@ def test_a_logged_run_reports_progress_with_the_time_left(study, tmp_path, capsy
     assert len(seen) == study.n_tasks
     assert seen[0].startswith(f"fsengine: 1/{study.n_tasks} tasks done, about ")
     assert " s left: SRBCT kofsd split 1/3" in seen[0]
+
+
+def test_tasks_are_batched_by_method_in_order():
+    from fsengine.benchmark import MAX_BATCH, task_batches
+
+    tasks = [(d, m, s) for d in "ab" for m in ("x", "y") for s in range(12)]
+    batches = task_batches(tasks, n_threads=2)  # 48 tasks, 8 per thread: batches of 3
+    assert [b[2] for b in batches[:4]] == [(0, 1, 2), (3, 4, 5), (6, 7, 8), (9, 10, 11)]
+    assert [t for name, m, splits in batches for t in ((name, m, s) for s in splits)] == tasks
+    assert all(len({(b[0], b[1])}) == 1 for b in batches)
+    assert {len(b[2]) for b in task_batches(tasks, n_threads=1)} == {MAX_BATCH, 2}
+    assert {len(b[2]) for b in task_batches(tasks, n_threads=64)} == {1}
+    gaps = [("a", "x", s) for s in (0, 5, 6)] + [("a", "y", s) for s in range(13)]
+    batches = task_batches(gaps, 1)  # what a resumed study misses: 16 tasks, batches of 2
+    assert batches[:3] == [("a", "x", (0, 5)), ("a", "x", (6,)), ("a", "y", (0, 1))]
