@@ -335,13 +335,20 @@ def _dask_records(client, data, study, tasks) -> Iterator[tuple[tuple, dict]]:
         for name in dict.fromkeys(t[0] for t in tasks)
     }
     batches = task_batches(tasks, sum(client.nthreads().values()))
+    # Larger data sets first: their tasks tend to be the longest, and a long task started
+    # last would leave the other workers idle at the end (the order changes no result).
+    batches.sort(key=lambda b: -data[b[0]].X.size)
     futures = {
-        client.submit(_run_tasks_on_worker, shipped[name], study, method, splits, pure=False): (
-            name,
+        client.submit(
+            _run_tasks_on_worker,
+            shipped[name],
+            study,
             method,
             splits,
-        )
-        for name, method, splits in batches
+            pure=False,
+            priority=len(batches) - i,
+        ): (name, method, splits)
+        for i, (name, method, splits) in enumerate(batches)
     }
     try:
         for future in as_completed(futures):
