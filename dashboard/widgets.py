@@ -179,3 +179,46 @@ def method_widgets(
         )
         slot += 1
     return values
+
+
+def protocol_method_settings(
+    prefix: str, store: str, methods, top: int | None, n_train: int, training: str
+) -> dict:
+    """The expander of the chosen methods' settings on a page that runs the evaluation
+    protocol (Compare, Benchmark): one tab per method with parameters, plus K-OFSD when it
+    only sets the rankers' count (``top`` None and rankers chosen).
+
+    Parameters
+    ----------
+    prefix, store : str
+        As for :func:`method_widgets`.
+    methods : sequence of str
+    top : int or None
+        The rankers' fixed number of features, or None (K-OFSD's count on each split).
+    n_train : int
+        Samples of the (smallest) training half: K's bound.
+    training : str
+        How the caption names the training halves ("a training half of 42 samples").
+
+    Returns
+    -------
+    dict
+        method -> its parameter values.
+    """
+    from fsengine.methods import RANKER_METHODS
+
+    configurable = [m for m in methods if get_method(m).spec.parameters]
+    if top is None and "kofsd" not in methods and any(m in RANKER_METHODS for m in methods):
+        configurable.append("kofsd")  # it sets the rankers' count: it runs, even unlisted
+    params = {}
+    with st.expander(
+        "Method settings (as last set on the Stream page, unless changed here)", expanded=False
+    ):
+        st.caption(f"Selection runs on {training}, so K is at most {n_train - 1} here.")
+        if configurable:
+            for tab, method in zip(st.tabs(configurable), configurable):
+                with tab:
+                    params[method] = method_widgets(prefix, store, method, n_train)
+        else:
+            st.write("The chosen methods have no parameters.")
+    return params

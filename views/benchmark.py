@@ -11,13 +11,13 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import messages, persistence, state
-from dashboard.widgets import method_widgets, widget_defaults
+from dashboard.widgets import protocol_method_settings, widget_defaults
 from fsengine import FSEngineError, load_dataset
 from fsengine.benchmark import StudyData, compare_study, run_study
 from fsengine.evaluation import protocol_warnings
 from fsengine.export import RANK_ROWS, pairs_frame, rank_frame, study_table
 from fsengine.figures import critical_difference_figure, metric_heatmap_figure
-from fsengine.methods import METHODS, ONLINE_METHODS, RANKER_METHODS, get_method
+from fsengine.methods import METHODS, ONLINE_METHODS, RANKER_METHODS
 from fsengine.study import (
     HIGHER_IS_BETTER,
     STUDY_METRICS,
@@ -436,23 +436,9 @@ with options_col:
 methods = tuple(st.session_state["benchmark_methods"])
 splits, seed = int(st.session_state["benchmark_splits"]), int(st.session_state["benchmark_seed"])
 top = int(st.session_state["benchmark_fixed_top"] and st.session_state["benchmark_top"]) or None
-configurable = [m for m in methods if get_method(m).spec.parameters]
-if top is None and "kofsd" not in methods and any(m in RANKER_METHODS for m in methods):
-    configurable.append("kofsd")  # it sets the rankers' count: it runs, even when not listed
-params = {}
-with st.expander(
-    "Method settings (as last set on the Stream page, unless changed here)", expanded=False
-):
-    st.caption(
-        f"Selection runs on training halves of {n_train} samples or more, so K is at most "
-        f"{n_train - 1} here."
-    )
-    if configurable:
-        for tab, method in zip(st.tabs(configurable), configurable):
-            with tab:
-                params[method] = method_widgets("benchmark", WIDGETS, method, n_train)
-    else:
-        st.write("The chosen methods have no parameters.")
+params = protocol_method_settings(
+    "benchmark", WIDGETS, methods, top, n_train, f"training halves of {n_train} samples or more"
+)
 
 engine_col, address_col = st.columns([3, 2])
 with engine_col:

@@ -4,7 +4,7 @@ import streamlit as st
 
 from dashboard import state
 from dashboard.glossary import TERMS
-from dashboard.widgets import method_widgets, widget_defaults
+from dashboard.widgets import protocol_method_settings, widget_defaults
 from fsengine.evaluation import PAPER_METHODS, evaluate, whole_data_selections
 from fsengine.export import SUMMARY_COLUMNS, best_rows, records_to_csv, summary_frame
 from fsengine.figures import comparison_figure, jaccard_figure
@@ -115,24 +115,9 @@ with options_col:
 methods = tuple(st.session_state["compare_methods"])
 splits, seed = int(st.session_state["compare_splits"]), int(st.session_state["compare_seed"])
 top = int(st.session_state["compare_fixed_top"] and st.session_state["compare_top"]) or None
-# K-OFSD sets the rankers' count: it runs (with these settings) even when not listed.
-configurable = [m for m in methods if get_method(m).spec.parameters]
-if top is None and "kofsd" not in methods and any(m in RANKER_METHODS for m in methods):
-    configurable.append("kofsd")
-params = {}
-with st.expander(
-    "Method settings (as last set on the Stream page, unless changed here)", expanded=False
-):
-    st.caption(
-        f"Selection runs on a training half of {n_train} samples, so K is at most "
-        f"{n_train - 1} here."
-    )
-    if configurable:
-        for tab, method in zip(st.tabs(configurable), configurable):
-            with tab:
-                params[method] = method_widgets("compare", WIDGETS, method, n_train)
-    else:
-        st.write("The chosen methods have no parameters.")
+params = protocol_method_settings(
+    "compare", WIDGETS, methods, top, n_train, f"a training half of {n_train} samples"
+)
 if methods:
     state.show_protocol_warnings(list(dict.fromkeys([*methods, *params])), params, splits)
 
