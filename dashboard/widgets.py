@@ -222,3 +222,58 @@ def protocol_method_settings(
         else:
             st.write("The chosen methods have no parameters.")
     return params
+
+
+def rankers_count_widgets(prefix: str, store: str, n_features: int) -> int | None:
+    """The toggle "Fixed number of features for the rankers" and, when on, its number
+    (widget keys ``{prefix}_fixed_top`` and ``{prefix}_top`` in ``store``).
+
+    Returns
+    -------
+    int or None
+        The rankers' fixed number of features, or None (K-OFSD's count on each split).
+    """
+    st.toggle(
+        "Fixed number of features for the rankers",
+        **state.persisted(store, f"{prefix}_fixed_top"),
+        help="Off: on every split, each ranker keeps as many features as K-OFSD "
+        "selected on that split (the paper's rule).",
+    )
+    if st.session_state[f"{prefix}_fixed_top"]:
+        st.number_input(
+            "Top-k (features per ranker)",
+            1,
+            n_features,
+            step=1,
+            **state.persisted(store, f"{prefix}_top"),
+        )
+    return (
+        int(st.session_state[f"{prefix}_fixed_top"] and st.session_state[f"{prefix}_top"]) or None
+    )
+
+
+def splits_seed_widgets(
+    prefix: str,
+    store: str,
+    *,
+    label: str = "Splits",
+    max_splits: int = 50,
+    splits_help: str = "Number of random stratified 50/50 splits (the paper uses 20).",
+    seed_help: str = "Seed of the splits: the same seed gives the same splits.",
+    containers=(st, st),
+) -> tuple[int, int]:
+    """The slider of the number of splits and the seed of the protocol (widget keys
+    ``{prefix}_splits`` and ``{prefix}_seed`` in ``store``), drawn in ``containers``.
+
+    Returns
+    -------
+    (int, int)
+        The number of splits and the seed.
+    """
+    containers[0].slider(
+        label, 2, max_splits, **state.persisted(store, f"{prefix}_splits"), help=splits_help
+    )
+    containers[1].number_input(
+        "Seed", 0, 2**31 - 1, step=1, **state.persisted(store, f"{prefix}_seed"), help=seed_help
+    )
+    return int(st.session_state[f"{prefix}_splits"]), int(st.session_state[f"{prefix}_seed"])

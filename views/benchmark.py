@@ -11,7 +11,12 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import messages, persistence, state
-from dashboard.widgets import protocol_method_settings, widget_defaults
+from dashboard.widgets import (
+    protocol_method_settings,
+    rankers_count_widgets,
+    splits_seed_widgets,
+    widget_defaults,
+)
 from fsengine import FSEngineError, load_dataset
 from fsengine.benchmark import StudyData, compare_study, run_study
 from fsengine.evaluation import protocol_warnings
@@ -396,35 +401,13 @@ with methods_col:
         help=f"Online selectors: {', '.join(ONLINE_METHODS)}. Rankers: "
         f"{', '.join(RANKER_METHODS)}.",
     )
-    st.toggle(
-        "Fixed number of features for the rankers",
-        **state.persisted(WIDGETS, "benchmark_fixed_top"),
-        help="Off: on every split, each ranker keeps as many features as K-OFSD "
-        "selected on that split (the paper's rule).",
-    )
-    if st.session_state["benchmark_fixed_top"]:
-        st.number_input(
-            "Top-k (features per ranker)",
-            1,
-            n_features,
-            step=1,
-            **state.persisted(WIDGETS, "benchmark_top"),
-        )
+    top = rankers_count_widgets("benchmark", WIDGETS, n_features)
 with options_col:
-    st.slider(
-        "Splits per data set",
-        2,
-        50,
-        **state.persisted(WIDGETS, "benchmark_splits"),
-        help="Random stratified 50/50 splits of each data set (the paper uses 20).",
-    )
-    st.number_input(
-        "Seed",
-        0,
-        2**31 - 1,
-        step=1,
-        **state.persisted(WIDGETS, "benchmark_seed"),
-        help="Seed of the splits: the same seed gives the same splits.",
+    splits, seed = splits_seed_widgets(
+        "benchmark",
+        WIDGETS,
+        label="Splits per data set",
+        splits_help="Random stratified 50/50 splits of each data set (the paper uses 20).",
     )
     st.select_slider(
         "Significance level (alpha) of the tests",
@@ -434,8 +417,6 @@ with options_col:
     )
 
 methods = tuple(st.session_state["benchmark_methods"])
-splits, seed = int(st.session_state["benchmark_splits"]), int(st.session_state["benchmark_seed"])
-top = int(st.session_state["benchmark_fixed_top"] and st.session_state["benchmark_top"]) or None
 params = protocol_method_settings(
     "benchmark", WIDGETS, methods, top, n_train, f"training halves of {n_train} samples or more"
 )

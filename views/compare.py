@@ -4,7 +4,12 @@ import streamlit as st
 
 from dashboard import state
 from dashboard.glossary import TERMS
-from dashboard.widgets import protocol_method_settings, widget_defaults
+from dashboard.widgets import (
+    protocol_method_settings,
+    rankers_count_widgets,
+    splits_seed_widgets,
+    widget_defaults,
+)
 from fsengine.evaluation import PAPER_METHODS, evaluate, whole_data_selections
 from fsengine.export import SUMMARY_COLUMNS, best_rows, records_to_csv, summary_frame
 from fsengine.figures import comparison_figure, jaccard_figure
@@ -81,40 +86,11 @@ with methods_col:
         f"{', '.join(RANKER_METHODS)}.  \n**d-**: {TERMS['d-']}  \nDefault: the K-OFSD "
         "paper's comparison.",
     )
-    st.toggle(
-        "Fixed number of features for the rankers",
-        **state.persisted(WIDGETS, "compare_fixed_top"),
-        help="Off: on every split, each ranker keeps as many features as K-OFSD "
-        "selected on that split (the paper's rule).",
-    )
-    if st.session_state["compare_fixed_top"]:
-        st.number_input(
-            "Top-k (features per ranker)",
-            1,
-            ds.n_features,
-            step=1,
-            **state.persisted(WIDGETS, "compare_top"),
-        )
+    top = rankers_count_widgets("compare", WIDGETS, ds.n_features)
 with options_col:
-    st.slider(
-        "Splits",
-        2,
-        50,
-        **state.persisted(WIDGETS, "compare_splits"),
-        help="Number of random stratified 50/50 splits (the paper uses 20).",
-    )
-    st.number_input(
-        "Seed",
-        0,
-        2**31 - 1,
-        step=1,
-        **state.persisted(WIDGETS, "compare_seed"),
-        help="Seed of the splits: the same seed gives the same splits.",
-    )
+    splits, seed = splits_seed_widgets("compare", WIDGETS)
 
 methods = tuple(st.session_state["compare_methods"])
-splits, seed = int(st.session_state["compare_splits"]), int(st.session_state["compare_seed"])
-top = int(st.session_state["compare_fixed_top"] and st.session_state["compare_top"]) or None
 params = protocol_method_settings(
     "compare", WIDGETS, methods, top, n_train, f"a training half of {n_train} samples"
 )
