@@ -23,6 +23,7 @@ except the measured ``seconds``.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import time
@@ -76,6 +77,28 @@ class StudyData:
             h.update(array.tobytes())
         h.update("\x00".join(self.names).encode())
         return h.hexdigest()
+
+
+#: Formats of :func:`study_table`.
+STUDY_FORMATS = ("csv", "parquet")
+
+
+def study_table(table, fmt: str = "csv") -> bytes:
+    """A study's table (:func:`run_study`) as the bytes ``run_study`` writes to
+    ``out.csv`` or ``out.parquet`` (and the dashboard offers for download).
+
+    Raises
+    ------
+    ValueError
+        For an unknown format.
+    """
+    if fmt not in STUDY_FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(STUDY_FORMATS)}")
+    if fmt == "csv":
+        return table.to_csv(index=False).encode("utf-8")
+    out = io.BytesIO()
+    table.to_parquet(out, index=False)
+    return out.getvalue()
 
 
 def study_tasks(study: Study) -> list[tuple[str, str, int]]:
@@ -430,10 +453,11 @@ def run_study(
     missing_data = [d.name for d in study.datasets if d.name not in data]
     if missing_data:
         raise FSEngineError(f"no data for the data set {missing_data[0]} of the study")
-    keys = {
-        d.name: study_key(study, f"{data[d.name].digest()} {d.minority}") for d in study.datasets
-    }
     journal = None if out is None else journal_path(Path(out))
+    keys = {  # the journal's check: not needed without one
+        d.name: study_key(study, f"{data[d.name].digest()} {d.minority}")
+        for d in (study.datasets if journal is not None else ())
+    }
     done = {} if journal is None else _finished_tasks(journal, resume, keys, set(tasks))
     missing = [t for t in tasks if t not in done]
     start = time.monotonic()
@@ -470,8 +494,8 @@ def run_study(
                     finished(task, record, log)
     table = pd.DataFrame([done[t] for t in tasks])
     if out is not None:
-        table.to_parquet(Path(out).with_suffix(".parquet"), index=False)
-        table.to_csv(Path(out).with_suffix(".csv"), index=False)
+        for fmt in STUDY_FORMATS:
+            Path(out).with_suffix(f".{fmt}").write_bytes(study_table(table, fmt))
     return table
 
 

@@ -218,28 +218,6 @@ def best_rows(frame) -> dict[str, list[int]]:
     return best
 
 
-#: Formats of :func:`study_table`.
-STUDY_FORMATS = ("csv", "parquet")
-
-
-def study_table(table, fmt: str = "csv") -> bytes:
-    """A benchmark study's table (:func:`fsengine.benchmark.run_study`) as the bytes that
-    ``run_study`` writes to ``out.csv`` or ``out.parquet``.
-
-    Raises
-    ------
-    ValueError
-        For an unknown format.
-    """
-    if fmt not in STUDY_FORMATS:
-        raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(STUDY_FORMATS)}")
-    if fmt == "csv":
-        return table.to_csv(index=False).encode("utf-8")
-    out = io.BytesIO()
-    table.to_parquet(out, index=False)
-    return out.getvalue()
-
-
 #: The rows of :func:`rank_frame` after the data sets.
 RANK_ROWS = ("mean", "average rank")
 

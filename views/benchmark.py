@@ -18,9 +18,9 @@ from dashboard.widgets import (
     widget_defaults,
 )
 from fsengine import FSEngineError, load_dataset
-from fsengine.benchmark import StudyData, compare_study, run_study
+from fsengine.benchmark import StudyData, compare_study, run_study, study_table
 from fsengine.evaluation import protocol_warnings
-from fsengine.export import RANK_ROWS, pairs_frame, rank_frame, study_table
+from fsengine.export import RANK_ROWS, pairs_frame, rank_frame
 from fsengine.figures import critical_difference_figure, metric_heatmap_figure
 from fsengine.methods import METHODS, ONLINE_METHODS, RANKER_METHODS
 from fsengine.study import (

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from conftest import GLIOMA, SAMPLE
-from fsengine.benchmark import run_study
-from fsengine.export import PAIR_COLUMNS, RANK_ROWS, pairs_frame, rank_frame, study_table
+from fsengine.benchmark import run_study, study_table
+from fsengine.export import PAIR_COLUMNS, RANK_ROWS, pairs_frame, rank_frame
 from fsengine.statistics import compare_methods
 from fsengine.study import StudyDataset, study_from
 
