@@ -84,12 +84,12 @@ def _on_upload() -> None:
     problems = []
     for upload in files:
         raw = upload.getvalue()
-        sha = hashlib.sha256(raw).hexdigest()
         try:
             if found is None or wid is None:
                 raise OSError("nothing is being saved in this session")
-            found.put_dataset(raw, upload.name, workspace_id=wid)
+            sha = found.put_dataset(raw, upload.name, workspace_id=wid)
         except Exception as exc:  # noqa: BLE001 - no store, too large for it, disk full
+            sha = hashlib.sha256(raw).hexdigest()
             kept[sha] = (raw, upload.name)
             problems.append(f"{upload.name} is used but not saved in the workspace: {exc}")
         if sha not in chosen and sha != persistence.dataset_sha():
