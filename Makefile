@@ -7,7 +7,7 @@ PORT ?= 8501
 # Debian's Chromium, driven by the browser tests (tests/e2e/conftest.py expects this path).
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: run test lint bench venv test-deps browser clean
+.PHONY: run test lint bench venv kernels test-deps browser clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -29,7 +29,14 @@ $(VENV)/.project-installed: pyproject.toml $(VENV)/.runtime-installed
 	$(PIP) install -q --no-deps -e .
 	touch $@
 
-venv: $(VENV)/.runtime-installed $(VENV)/.project-installed
+## The kernels compiled ahead of time for this machine, into the user's cache (see
+## `fsengine kernels`): about half a minute on 2 cores the first time, then a check of a
+## few milliseconds. Where they cannot be built (no C compiler), fsengine says so and numba
+## compiles each kernel when first used instead: slower starts, the same results.
+kernels: $(VENV)/.project-installed
+	$(PY) -m fsengine kernels --compile || true
+
+venv: $(VENV)/.runtime-installed $(VENV)/.project-installed kernels
 
 test-deps: $(VENV)/.test-installed $(VENV)/.project-installed
 
@@ -59,7 +66,7 @@ browser:
 
 ## Run the whole test suite, the browser tests included (`pytest -m e2e` runs only those,
 ## `pytest -m "not e2e"` all others).
-test: test-deps browser lint
+test: test-deps kernels browser lint
 	$(PY) -m pytest
 
 LINT_PATHS := fsengine views dashboard app.py tests benchmarks studies
@@ -80,7 +87,7 @@ $(VENV)/.bench-installed: requirements-bench.txt $(VENV)/.runtime-installed
 ## scikit-learn / skrebate baselines (medians, ratios); measure the loader's peak memory;
 ## the real data sets and the N series; a 5-data-set x 13-method x 20-split study serially
 ## and on a local Dask cluster (and Dask's cost per task); the Sweep page in Chromium.
-bench: $(VENV)/.bench-installed test-deps browser
+bench: $(VENV)/.bench-installed test-deps kernels browser
 	$(PY) benchmarks/bench_kofsd.py
 	$(PY) benchmarks/bench_online.py
 	$(PY) benchmarks/bench_osfs.py

@@ -6,7 +6,7 @@ from dashboard import persistence, state
 from fsengine.parallel import warm_up
 
 st.set_page_config(page_title="fsengine", page_icon=":dna:", layout="wide")
-warm_up()  # Compare and Sweep run splits in worker processes: start them now
+warm_up(modules=("fsengine.evaluation",))  # Compare and Sweep run splits in workers
 
 # One line per page; the first is the default.
 PAGES = [

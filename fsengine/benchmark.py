@@ -350,9 +350,10 @@ def _dask_records(client, data, study, tasks) -> Iterator[tuple[tuple, dict]]:
     (an interruption, an error)."""
     from distributed import as_completed
 
-    from fsengine.parallel import _load_kernels
+    from fsengine.parallel import prepare_process
 
-    client.run(_load_kernels)  # compile or load the kernels before any task is timed
+    # Imports and kernels in every worker before any task is timed.
+    client.run(prepare_process, ("fsengine.evaluation",))
     shipped = {
         name: client.scatter(data[name], broadcast=True, hash=False)
         for name in dict.fromkeys(t[0] for t in tasks)
@@ -483,9 +484,9 @@ def run_study(
         journal.parent.mkdir(parents=True, exist_ok=True)
     with open(journal, "a", encoding="utf-8") if journal is not None else nullcontext() as log:
         if missing and engine == "serial":
-            from fsengine.parallel import _load_kernels
+            from fsengine.parallel import prepare_process
 
-            _load_kernels()
+            prepare_process()
             for task, record in _serial_records(data, study, missing):
                 finished(task, record, log)
         elif missing:

@@ -477,6 +477,20 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="write the parameter tables as Markdown (docs/METHODS.md)",
     )
+
+    ker = sub.add_parser(
+        "kernels",
+        help="show or build the compiled kernels",
+        description="The compiled kernels: each family's build for this machine and the "
+        "current sources, in the cache directory (FSENGINE_CACHE_DIR, default "
+        "~/.cache/fsengine/kernels). A run builds missing ones itself, once; --compile "
+        "does it now (make venv runs it).",
+    )
+    ker.add_argument(
+        "--compile",
+        action="store_true",
+        help="build every family missing from the cache (about a minute on 2 cores)",
+    )
     return parser
 
 
@@ -930,6 +944,31 @@ def _cmd_methods(args) -> None:
     sys.stdout.write("\n".join(lines))
 
 
+def _cmd_kernels(args) -> None:
+    from fsengine._compute import kernels
+
+    if args.compile:
+        try:
+            kernels.compile_kernels()
+        except RuntimeError as exc:
+            raise FSEngineError(str(exc)) from None
+        except OSError as exc:
+            raise FSEngineError(
+                f"cannot write the kernels to {kernels.cache_dir()}: {exc.strerror or exc}; "
+                "set FSENGINE_CACHE_DIR to a writable directory"
+            ) from None
+    rows = kernels.status()
+    lines = [f"cache: {kernels.cache_dir()} (mode: {kernels.mode()})"]
+    for row in rows:
+        state = (
+            f"built in {row['seconds']} s for {row['cpu']} (numba {row['numba']})"
+            if row["built"]
+            else "not built for the current sources"
+        )
+        lines.append(f"  {row['family']}: {state}")
+    sys.stdout.write("\n".join(lines) + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status (0, or 2 on any error)."""
     try:
@@ -942,6 +981,7 @@ def main(argv: list[str] | None = None) -> int:
             "sweep": _cmd_sweep,
             "methods": _cmd_methods,
             "benchmark": _cmd_benchmark,
+            "kernels": _cmd_kernels,
         }
         commands[args.command](args)
     except FSEngineError as exc:

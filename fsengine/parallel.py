@@ -159,39 +159,51 @@ def run_tasks(
 _warmed = False
 
 
-def _load_kernels() -> int:
-    """In a worker: run K-OFSD's shared-K pass and both classifiers on a tiny matrix, which
-    imports them and loads the compiled kernels (seconds per process the first time)."""
-    import numpy as np
+def prepare_process(modules: Sequence[str] = ()) -> int:
+    """Get a process ready for tasks: import ``modules`` (dotted names) and load every
+    kernel family (built ahead of time: milliseconds each; see
+    :mod:`fsengine._compute.kernels`), so that its first task pays for neither.
 
-    from fsengine.evaluation import CLASSIFIERS, classify
-    from fsengine.online import _knn_kernels, _set_kernels  # noqa: F401 - loaded: used from now on
-    from fsengine.online._kofsd import run_kofsd_for_ks
+    Parameters
+    ----------
+    modules : sequence of str
+        What the tasks will import (``"fsengine.evaluation"``: scikit-learn, about 1 s).
 
-    X = np.arange(60.0).reshape(12, 5) % 7
-    y = np.array([0, 1, 0] * 4)
-    run_kofsd_for_ks(X, y, [1, 2, 3], alpha=0.0)
-    for name in CLASSIFIERS:
-        classify(name, X, y, X, y)
+    Returns
+    -------
+    int
+        This process's id.
+    """
+    import importlib
+
+    from fsengine._compute import kernels
+
+    for module in modules:
+        importlib.import_module(module)
+    for family in kernels.families():
+        kernels.load(family)
     return os.getpid()
 
 
-def warm_up(n_jobs: int | None = None) -> None:
-    """Start the worker processes of :func:`run_tasks` in the background, once per process.
+def warm_up(n_jobs: int | None = None, modules: Sequence[str] = ()) -> None:
+    """Start the worker processes of :func:`run_tasks` in the background, once per process,
+    and have each run :func:`prepare_process` with ``modules``.
 
-    The first parallel run otherwise pays for starting the processes and loading the
-    compiled kernels in each (several seconds on a 2-core machine). Returns at once;
-    a failure is ignored (the first run then starts the workers itself).
+    The first parallel run otherwise pays for starting the processes and importing what
+    its tasks need in each (seconds on a 2-core machine). Returns at once; this process
+    imports nothing more; a failure is ignored (the first run then starts the workers
+    itself).
     """
     global _warmed
     jobs = resolve_jobs(n_jobs)
     if _warmed or jobs <= 1:
         return
     _warmed = True
+    modules = tuple(modules)
 
     def start() -> None:
         try:
-            run_tasks(_load_kernels, [()] * jobs, n_jobs=jobs)
+            run_tasks(prepare_process, [(modules,)] * jobs, n_jobs=jobs)
         except Exception:  # noqa: BLE001 - only a head start
             pass
 

@@ -68,10 +68,11 @@ def srbct():
 @pytest.fixture(autouse=True)
 def compiled_kernels():
     """Every test runs the compiled kernels unless it asks for the numpy paths (which the
-    budget of fsengine.online._compiled would pick for small inputs in a fresh process):
-    the same path whatever ran before. ``compiled_kernels(False)`` switches within a test."""
-    from fsengine.online import _compiled
+    budget of fsengine._compute.budget picks for small inputs while the kernels are not
+    built): the same path whatever ran before. ``compiled_kernels(False)`` switches within a
+    test."""
+    from fsengine._compute import budget
 
-    _compiled.force(True)
-    yield _compiled.force
-    _compiled.force(None)
+    budget.force(True)
+    yield budget.force
+    budget.force(None)

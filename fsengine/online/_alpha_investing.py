@@ -15,12 +15,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fsengine._compute import kernels
+from fsengine.online._codes import ALPHA_ACCEPTED, ALPHA_COLLINEAR, ALPHA_REJECTED, ALPHA_TAKEN
 from fsengine.online._stream import Selection, StreamEvent, StreamingSelector
 from fsengine.spec import ONLINE, Choice, MethodSpec, Real
 
 TAKEN, ADDED, REJECTED, COLLINEAR = "taken", "added", "rejected", "collinear"
 #: The outcome codes of the compiled walk (``_alpha_kernels``) as actions.
-_ACTIONS = {0: REJECTED, 1: ADDED, 2: TAKEN, 3: COLLINEAR}
+_ACTIONS = {
+    ALPHA_REJECTED: REJECTED,
+    ALPHA_ACCEPTED: ADDED,
+    ALPHA_TAKEN: TAKEN,
+    ALPHA_COLLINEAR: COLLINEAR,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,10 +163,10 @@ class AlphaInvesting(StreamingSelector):
         self._members: list[tuple[str, int, float]] = []  # name, column, p at entry
 
     def _run(self, block: np.ndarray) -> np.ndarray:
-        from fsengine.online import _alpha_kernels
+        walk = kernels.load("online._alpha_kernels").walk
 
         out = np.empty((block.shape[1], 6))
-        _alpha_kernels.walk(
+        walk(
             np.ascontiguousarray(block),
             self._basis,
             self._residual,

@@ -16,6 +16,9 @@ import math
 import numpy as np
 from numba import njit
 
+from fsengine._compute.jit import kernel
+from fsengine.online._codes import ALPHA_ACCEPTED, ALPHA_COLLINEAR, ALPHA_REJECTED, ALPHA_TAKEN
+
 #: Below this share of |x|^2 the cheap ``|x|^2 - |Q x|^2`` is recomputed explicitly.
 RECHECK_SHARE = 1e-6
 #: A column whose component outside the model is below this share of |x|^2 (in squared
@@ -26,7 +29,12 @@ COLLINEAR_SHARE = 1e-20
 EXACT_FIT_SHARE = 1e-24
 
 # Codes of the outcome of a step.
-REJECTED, ACCEPTED, TAKEN, COLLINEAR = 0, 1, 2, 3
+REJECTED, ACCEPTED, TAKEN, COLLINEAR = (
+    ALPHA_REJECTED,
+    ALPHA_ACCEPTED,
+    ALPHA_TAKEN,
+    ALPHA_COLLINEAR,
+)
 
 
 #: Features whose projections are computed together (a tile stays in the first-level cache).
@@ -126,7 +134,9 @@ def _betainc(a, b, x):
     return math.exp(log_front) * h / a
 
 
-@njit(cache=True)
+@kernel(
+    "void(f8[:, ::1], f8[:, ::1], f8[::1], f8[::1], b1, f8, f8, f8[:, ::1])",
+)
 def walk(X, Q, r, state, reference, payout, yy, out):
     """Alpha-investing on the columns of X (n, b), in order; updates the model in place.
 

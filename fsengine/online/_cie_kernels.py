@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from fsengine._compute.jit import kernel
+
 
 @njit(cache=True)
 def _pairwise_leaf(a, lo, n):
@@ -120,7 +122,7 @@ def conditional_entropy(partition, y, counts, terms):
     return -(0.0 + _pairwise_sum(terms, 0, 2 * blocks)) / n + 0.0
 
 
-@njit(cache=True, nogil=True)
+@kernel("f8(i8[:, ::1], i8[::1], f8, b1[::1])", nogil=True)
 def greedy_reduct(codes, y, tolerance, keep):
     """``CIEOSFS._reduct`` on members already in visiting order (``codes`` (m, n)): the
     partitions by the first 1, 2, ... members give H(D | SF); the greedy pass keeps a
@@ -161,7 +163,7 @@ def greedy_reduct(codes, y, tolerance, keep):
     return current
 
 
-@njit(cache=True, nogil=True)
+@kernel("Tuple((i8, f8))(i8[:, ::1], f8[::1], i8, i8[::1], f8, i8[::1])", nogil=True)
 def reduct_stream(codes, keys, n_members, y, tolerance, order):
     """Algorithm 1's reduct step for a run of relevant features, without events.
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fsengine._compute import kernels
 from fsengine.discretise import discretise
 from fsengine.errors import FSEngineError
 from fsengine.online._columns import pearson_with, tie_key
@@ -251,13 +252,13 @@ class CIEOSFS(StreamingSelector):
         relevant = np.flatnonzero(p_value < self.significance).tolist()
         if not relevant:
             return
-        from fsengine.online import _cie_kernels
+        reduct_stream = kernels.load("online._cie_kernels").reduct_stream
 
         pool = self._members + [
             (names[j], columns[j], first + j, float(corr[j]), codes[:, j]) for j in relevant
         ]
         order = np.empty(len(pool), dtype=np.int64)
-        size, entropy = _cie_kernels.reduct_stream(
+        size, entropy = reduct_stream(
             np.array([m[4] for m in pool], dtype=np.int64),
             tie_key([m[3] for m in pool]),
             len(self._members),
@@ -277,10 +278,10 @@ class CIEOSFS(StreamingSelector):
         ordered = [
             members[i] for i in sorted(range(len(members)), key=lambda i: (-keys[i], members[i][2]))
         ]
-        from fsengine.online import _cie_kernels
+        greedy_reduct = kernels.load("online._cie_kernels").greedy_reduct
 
         keep = np.zeros(len(ordered), dtype=bool)
-        current = _cie_kernels.greedy_reduct(
+        current = greedy_reduct(
             np.array([m[4] for m in ordered], dtype=np.int64), self._labels, ENTROPY_TOLERANCE, keep
         )
         return [m for m, kept in zip(ordered, keep) if kept], float(current)

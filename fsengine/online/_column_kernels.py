@@ -9,10 +9,15 @@ change any column's order of additions, so the results equal numpy's row-by-row
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from fsengine._compute.jit import kernel
 
 
-@njit(cache=True)
+@kernel(
+    "f8[::1](f8[:, ::1])",
+    "f8[::1](f8[::1, :])",
+    "f8[::1](f8[:, :])",
+)
 def column_sums(a):
     """Sum over axis 0 of a 2-D array, row by row."""
     n, b = a.shape
@@ -23,7 +28,12 @@ def column_sums(a):
     return total
 
 
-@njit(cache=True, error_model="numpy")
+@kernel(
+    "f8[::1](f8[:, ::1])",
+    "f8[::1](f8[::1, :])",
+    "f8[::1](f8[:, :])",
+    error_model="numpy",
+)
 def seuclidean_weights(a):
     """``1 / var`` (n - 1) of every column of ``a`` (n, b), each sum taken in row order:
     the mean as ``sum / n``, then the squared deviations ``(x - mean) * (x - mean)``;

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from fsengine.online._compiled import use_compiled
+from fsengine._compute import kernels
+from fsengine._compute.budget import use_compiled
 
 #: From this many rows a 2-D sum runs compiled (the same additions in the same order).
 COMPILED_MIN_ROWS = 16
@@ -23,10 +24,13 @@ def sequential_sum(a: np.ndarray) -> np.ndarray | float:
     numpy's ``sum`` uses pairwise summation, which rounds differently and differently
     for different shapes; K-OFSD's reference decisions depend on the exact rounding.
     """
-    if a.ndim > 1 and a.shape[0] >= COMPILED_MIN_ROWS and use_compiled(a.size):
-        from fsengine.online._column_kernels import column_sums
-
-        return column_sums(a)
+    if (
+        a.ndim > 1
+        and a.dtype == np.float64
+        and a.shape[0] >= COMPILED_MIN_ROWS
+        and use_compiled(a.size, "online._column_kernels")
+    ):
+        return kernels.load("online._column_kernels").column_sums(a)
     total = a[0].copy() if a.ndim > 1 else float(a[0])
     for row in a[1:]:
         total += row

@@ -11,8 +11,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from fsengine._compute.jit import kernel
 
-@njit(cache=True)
+
+@kernel("f8[::1](f8[:, ::1], f8)")
 def dominance_scores(objectives, tolerance):
     """Each row's largest degree of being dominated by another row (0 for a single row).
 
@@ -60,7 +62,12 @@ def _capacity(t):
     return max(1, c)
 
 
-@njit(cache=True)
+@kernel(
+    (
+        "void(f8[:, ::1], f8[::1], f8[::1], b1[::1], i8, f8, f8[:, ::1], f8[:, ::1], f8[::1], "
+        "f8[::1], i8[::1], i8[::1], i8[:, ::1], i8[::1], f8[:, ::1], i8[:, ::1], i8[::1])"
+    ),
+)
 def stream_block(
     units,
     e2_new,

@@ -30,8 +30,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from fsengine._compute.jit import kernel
+
 # Card functions known to the kernels (for early rejection), by their codes.
-from fsengine.online._compiled import CARD_CONSISTENCY, CARD_IMBALANCED
+from fsengine.online._codes import CARD_CONSISTENCY, CARD_IMBALANCED
 
 
 @njit(cache=True, inline="always")
@@ -566,7 +568,13 @@ def _window_pass(v, o, sl, cm, run_start, run_end, simple, w, k, paper, same, t,
 WINDOW_MAX_KS = 2
 
 
-@njit(cache=True, nogil=True)
+@kernel(
+    (
+        "void(f8[:, ::1], i8[:, ::1], i8[::1], f8[::1], i8[::1], b1, b1, i8[:, :, ::1], "
+        "f8[:, :, ::1], f8[:, :, ::1])"
+    ),
+    nogil=True,
+)
 def single_feature_stats(columns, order, lab, weights, ks, paper, with_dist, same, same_d, other_d):
     """Neighbour statistics of every sample on each single feature, for every K in ``ks``.
 
@@ -728,10 +736,10 @@ def single_feature_stats(columns, order, lab, weights, ks, paper, with_dist, sam
             p = re
 
 
-@njit(cache=True, nogil=True)
+@kernel("void(i8[:, :, ::1], i8[::1], i8[::1], i8, f8, f8[:, ::1])", nogil=True)
 def dependencies_from_counts(same, lab, ks, card, gamma, deps):
     """Each feature's dependency from its same-label counts: the card values (``card``, a
-    code of :data:`fsengine.online._compiled.CARD_CODES`) summed in sample order, divided by n, as
+    code of :data:`fsengine.online._codes.CARD_CODES`) summed in sample order, divided by n, as
     ``_cards.dependency_from_cards`` does. ``same`` (len(ks), b, n); ``deps`` (len(ks), b)."""
     n_k, b, n = same.shape
     for t in range(n_k):
@@ -779,7 +787,9 @@ def _select_row(row, m, enum_idx, enum_d):
         t += 1
 
 
-@njit(cache=True)
+@kernel(
+    "void(f8[:, ::1], i8[::1], i8[::1], b1, b1, i8[:, :, ::1], f8[:, :, ::1], f8[:, :, ::1])",
+)
 def set_stats_dense(dist, lab, ks, paper, with_dist, same, same_d, other_d):
     """Neighbour statistics on a feature set from its distance matrix (zero diagonal).
 
@@ -793,7 +803,7 @@ def set_stats_dense(dist, lab, ks, paper, with_dist, same, same_d, other_d):
         _write_one(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, 0)
 
 
-@njit(cache=True, nogil=True)
+@kernel("void(f8[:, ::1], f8[::1], f8, b1, i8, i8)", nogil=True)
 def add_terms(sq, x, w, replace, lo, hi):
     """``sq = (w * d) * d`` (``replace``) or ``sq = sq + (w * d) * d`` for every pair of rows
     ``lo`` to ``hi`` - 1, in place, d = x_i - x_j: one feature's terms, the same arithmetic

@@ -17,7 +17,7 @@ import numpy as np
 
 from fsengine.errors import FSEngineError
 from fsengine.online._cards import dependency_from_cards, make_card
-from fsengine.online._compiled import CARD_CODES
+from fsengine.online._codes import CARD_CODES
 from fsengine.online._neighbours import (
     ColumnSetTerms,
     DenseSetTerms,

@@ -39,15 +39,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fsengine._compute import kernels
+from fsengine._compute.budget import use_compiled
+from fsengine.online._codes import CARD_CODES, CARD_CONSISTENCY, CARD_IMBALANCED, NO_CARD
 from fsengine.online._columns import COMPILED_MIN_SIZE, sequential_sum
-from fsengine.online._compiled import (
-    CARD_CODES,
-    CARD_CONSISTENCY,
-    CARD_IMBALANCED,
-    NO_CARD,
-    use_compiled,
-)
 from fsengine.parallel import kernel_threads
+
+#: The kernel families used here (:func:`fsengine._compute.kernels.load`).
+KNN_KERNELS, SET_KERNELS = "online._knn_kernels", "online._set_kernels"
+COLUMN_KERNELS = "online._column_kernels"
 
 VARIANTS = ("reference", "paper")
 METRICS = ("seuclidean", "euclidean")
@@ -92,10 +92,8 @@ def feature_weights(block: np.ndarray, metric: str = "seuclidean") -> np.ndarray
     n, b = block.shape
     if metric == "euclidean":
         return np.ones(b)
-    if n * b >= COMPILED_MIN_SIZE and use_compiled(n * b):
-        from fsengine.online._column_kernels import seuclidean_weights
-
-        return seuclidean_weights(block)
+    if n * b >= COMPILED_MIN_SIZE and use_compiled(n * b, COLUMN_KERNELS):
+        return kernels.load(COLUMN_KERNELS).seuclidean_weights(block)
     mean = sequential_sum(block) / n
     var = sequential_sum((block - mean) ** 2) / (n - 1)
     with np.errstate(divide="ignore"):
@@ -147,10 +145,8 @@ def _exact_row_neighbours(
 
 
 def _kernels():
-    """The compiled kernels, imported on first use (numba loads in about 0.4 s)."""
-    from fsengine.online import _knn_kernels
-
-    return _knn_kernels
+    """The single-feature and set-statistics kernels (:mod:`._knn_kernels`)."""
+    return kernels.load(KNN_KERNELS)
 
 
 def _stats_arrays(n_k: int, n: int, b: int, with_distances: bool):
@@ -190,7 +186,7 @@ def _numpy_list_stats(
     zero diagonal) sorted stably (ties to the lower index, NaN last), its M = max(K) + 1
     first taken, and the counts and distance sums of :func:`_knn_kernels._write_stats`
     (sums added one neighbour at a time, in list order). Memory O(B N^2): for small
-    inputs, before the compiled kernels are loaded (:mod:`fsengine.online._compiled`)."""
+    inputs, before the compiled kernels are loaded (:mod:`fsengine._compute.budget`)."""
     B, n, _ = dist.shape
     y = np.asarray(y, dtype=np.int64)
     m = int(ks.max()) + 1
@@ -271,7 +267,7 @@ def single_feature_neighbour_stats_for_ks(
     n, b = block.shape
     ks = _checked_ks(ks, n)
     columns = np.ascontiguousarray(block.T, dtype=float)  # (b, n): one row per feature
-    if not use_compiled(b * n * n):
+    if not use_compiled(b * n * n, KNN_KERNELS):
         return _unpack(
             *_numpy_list_stats(
                 _numpy_distances(columns, np.asarray(weights, float)),
@@ -322,7 +318,7 @@ def single_feature_counts(
     block, y, ks, weights, variant
         As in :func:`single_feature_neighbour_stats_for_ks`.
     card : int, optional
-        A card code of ``_compiled.CARD_CODES``: also return the dependencies.
+        A card code of ``_codes.CARD_CODES``: also return the dependencies.
     gamma : float
         Card_Weight's threshold.
 
@@ -340,7 +336,7 @@ def single_feature_counts(
     columns = np.ascontiguousarray(block.T, dtype=float)
     labels = np.asarray(y, dtype=np.int64)
     weights = np.asarray(weights, dtype=float)
-    if not use_compiled(b * n * n):
+    if not use_compiled(b * n * n, KNN_KERNELS):
         same = _numpy_list_stats(
             _numpy_distances(columns, weights), labels, ks, variant == "paper", False
         )[0]
@@ -431,7 +427,7 @@ def set_neighbour_stats(
     with np.errstate(invalid="ignore"):
         dist = np.sqrt(sq_dist)
     np.fill_diagonal(dist, 0.0)
-    if not use_compiled(n * n):
+    if not use_compiled(n * n, KNN_KERNELS):
         return _unpack(
             *_numpy_list_stats(dist[None], y, ks, variant == "paper", with_distances),
             with_distances,
@@ -477,10 +473,8 @@ def _numpy_dependencies(same: np.ndarray, y: np.ndarray, ks, card: int, gamma: f
 
 
 def _set_kernels():
-    """The compiled set-test kernels, imported on first use."""
-    from fsengine.online import _set_kernels
-
-    return _set_kernels
+    """The set-test kernels (:mod:`._set_kernels`)."""
+    return kernels.load(SET_KERNELS)
 
 
 def _empty_lists(n: int, length: int = 0) -> tuple:
@@ -671,7 +665,7 @@ class _SetTerms(ABC):
         if cards is None:
             self._cards, self._n_low, self.row_order = None, -1, None
             return
-        cards = np.asarray(cards, dtype=float)
+        cards = np.ascontiguousarray(cards, dtype=float)
         key = (cards >= 1.0).astype(np.int64) * 2 + (np.asarray(y) == 0)
         self.row_order = np.argsort(key, kind="stable").astype(np.int64)
         self._cards = cards
@@ -993,7 +987,7 @@ class DenseSetTerms(_SetTerms):
     def replace(self, values: np.ndarray, weight: float) -> None:
         """S becomes the one feature ``values`` (distance weight ``weight``)."""
         values = np.ascontiguousarray(values, dtype=float)
-        if use_compiled(self.n * self.n):
+        if use_compiled(self.n * self.n, SET_KERNELS):
             if self.sq is None:
                 self.sq = np.empty((self.n, self.n))
             _add_terms(self.sq, values, float(weight), True)
@@ -1016,7 +1010,7 @@ class DenseSetTerms(_SetTerms):
         if self.sq is None:
             self.replace(values, weight)
             return
-        if use_compiled(self.n * self.n):
+        if use_compiled(self.n * self.n, SET_KERNELS):
             _add_terms(self.sq, values, float(weight), False)
             arrays = self._list_arrays
             if arrays is None or self._stale:
@@ -1081,7 +1075,7 @@ class DenseSetTerms(_SetTerms):
         accept_above=np.inf,
     ):
         n, c = block.shape
-        if use_compiled(c * n * n):
+        if use_compiled(c * n * n, SET_KERNELS):
             return super()._test(
                 block,
                 weights,

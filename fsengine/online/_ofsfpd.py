@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fsengine._compute import kernels
 from fsengine.errors import FSEngineError
 from fsengine.online._columns import TIE_TOLERANCE, pearson_with, sequential_sum, tie_key
 from fsengine.online._stream import Selection, StreamEvent, StreamingSelector
@@ -231,7 +232,7 @@ class OFSFPD(StreamingSelector):
         feature the positions it made S drop (None: S was not ranked at that step), the
         dominance scores and members of S after each step (rows), and the members' counts.
         """
-        from fsengine.online import _fpd_kernels
+        stream_block = kernels.load("online._fpd_kernels").stream_block
 
         corr, cos, units = self.relevances(block)
         b = block.shape[1]
@@ -247,7 +248,7 @@ class OFSFPD(StreamingSelector):
         dominance = np.empty((b, rows))
         members = np.empty((b, rows), dtype=np.int64)
         n_members = np.empty(b, dtype=np.int64)
-        _fpd_kernels.stream_block(
+        stream_block(
             np.ascontiguousarray(units.T),
             1.0 - strength,
             1.0 - cos_strength,
@@ -295,9 +296,9 @@ class OFSFPD(StreamingSelector):
 
     def _ranking(self) -> tuple[np.ndarray, np.ndarray]:
         """Order of S by dominance score (ascending, ties to earlier arrival) and the scores."""
-        from fsengine.online import _fpd_kernels
+        dominance_scores = kernels.load("online._fpd_kernels").dominance_scores
 
-        scores = _fpd_kernels.dominance_scores(self.objectives(), TIE_TOLERANCE)
+        scores = dominance_scores(self.objectives(), TIE_TOLERANCE)
         arrival = self._mem_pos[: int(self._state[0])]
         return np.lexsort((arrival, tie_key(scores))), scores
 

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fsengine._compute.kernels import load as load_kernels
+from fsengine.online._codes import OSFS_ADDED, OSFS_REDUNDANT_BEFORE
 from fsengine.online._columns import pearson_with, sequential_sum
 from fsengine.online._fisher_z import fisher_z_cutoff
 from fsengine.online._stream import Selection, StreamEvent, StreamingSelector
@@ -225,7 +227,7 @@ class OSFS(StreamingSelector):
         Returns per feature the outcome code and the set that made it redundant (arrival
         positions, then its r), and the removals: (feature index, removed position, set, r).
         """
-        from fsengine.online import _osfs_kernels as kernels
+        kernels = load_kernels("online._osfs_kernels")
 
         k, count = self.max_conditioning, len(corr)
         outcomes = np.empty(count, dtype=np.int64)
@@ -263,8 +265,6 @@ class OSFS(StreamingSelector):
         relevant block index: (outcome, the set that made it redundant, its |r|, the
         removed features, their sets, their |r|, the selected set after the step).
         """
-        from fsengine.online._osfs_kernels import REDUNDANT_BEFORE
-
         first = self.n_seen
         zero_sum, corr, statistic, relevant, units = self._relevance(block)
         todo = np.flatnonzero(relevant)
@@ -292,7 +292,7 @@ class OSFS(StreamingSelector):
                 name = [info[q][0] for q, _, _ in removed]
                 sets = ["|".join(info[g][0] for g in s) for _, s, _ in removed]
                 given_set = tuple(info[int(g)][0] for g in given[i, :k] if g >= 0)
-                if outcomes[i] != REDUNDANT_BEFORE:
+                if outcomes[i] != OSFS_REDUNDANT_BEFORE:
                     current.append(position)
                 for q, _, _ in removed:
                     current.remove(q)
@@ -309,7 +309,7 @@ class OSFS(StreamingSelector):
                 )
             for q, _, _ in removed:
                 del info[q]
-            if outcomes[i] == REDUNDANT_BEFORE:
+            if outcomes[i] == OSFS_REDUNDANT_BEFORE:
                 del info[position]
         self._publish()
         return zero_sum, corr, statistic, steps
@@ -322,8 +322,6 @@ class OSFS(StreamingSelector):
 
     # ------------------------------------------------------------------ stream
     def _step_block(self, block, names, columns) -> list[OSFSEvent]:
-        from fsengine.online._osfs_kernels import ADDED as ADDED_CODE
-
         first = self.n_seen
         after = (self._selected_names, self._selected_columns, self._set_score)
         zero_sum, corr, statistic, steps = self._run(block, names, columns, events=True)
@@ -334,7 +332,7 @@ class OSFS(StreamingSelector):
             action = ZERO_SUM if zero_sum[j] else IRRELEVANT
             if j in steps:
                 outcome, given, given_r, removed, removed_given, removed_r, after = steps[j]
-                action = ADDED if outcome == ADDED_CODE else REDUNDANT
+                action = ADDED if outcome == OSFS_ADDED else REDUNDANT
             events.append(
                 OSFSEvent(
                     first + j,

@@ -23,13 +23,16 @@ import math
 import numpy as np
 from numba import njit
 
+from fsengine._compute.jit import kernel
+from fsengine.online._codes import OSFS_ADDED, OSFS_REDUNDANT_AFTER, OSFS_REDUNDANT_BEFORE
+
 #: Determinant of the conditioning set's correlation matrix, and residual share of the
 #: tested feature's (or the class's) variance given it, at or below which the test is
 #: degenerate (r = NaN). Exact copies leave about 1e-16; real, distinct genes far more.
 SINGULAR = 1e-12
 
 # Outcomes of a relevant feature (``add_feature``'s first return value).
-REDUNDANT_BEFORE, ADDED, REDUNDANT_AFTER = 2, 3, 4
+REDUNDANT_BEFORE, ADDED, REDUNDANT_AFTER = OSFS_REDUNDANT_BEFORE, OSFS_ADDED, OSFS_REDUNDANT_AFTER
 
 
 @njit(cache=True)
@@ -276,7 +279,12 @@ def add_feature(
     return outcome, m, n_removed
 
 
-@njit(cache=True)
+@kernel(
+    (
+        "UniTuple(i8, 3)(f8[:, ::1], f8[:, ::1], i8[::1], i8, f8[:, ::1], f8[::1], i8[::1], i8, "
+        "b1, i8, i8, f8, i8[::1], i8[::1], f8[:, ::1], f8[:, ::1], i8)"
+    ),
+)
 def add_features(
     R,
     units,

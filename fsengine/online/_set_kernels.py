@@ -30,7 +30,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from fsengine.online._compiled import NO_CARD
+from fsengine._compute.jit import kernel
+from fsengine.online._codes import NO_CARD
 from fsengine.online._knn_kernels import (
     _after,
     _card_value,
@@ -357,7 +358,7 @@ def _approximate_rows(
                 count_q = _insert_finite(enum_idx, enum_d, count_q, m, d, t)
 
 
-@njit(cache=True, nogil=True)
+@kernel("f8(f8[::1])", nogil=True)
 def mean_in_order(values):
     """The values summed one at a time in their order, divided by their number (the
     dependency of Algorithm 2, as :func:`set_tests` sums it)."""
@@ -398,7 +399,23 @@ def _finish_row(
     return value
 
 
-@njit(cache=True, nogil=True)
+@kernel(
+    (
+        "UniTuple(i8, 2)(b1, f8[:, ::1], f8[:, ::1], f8[::1], b1, i8[:, ::1], f8[:, ::1], "
+        "f8[:, ::1], i8[::1], f8[::1], f8[::1], f8, i8[::1], i8[::1], f8[:, ::1], f8[::1], "
+        "i8[::1], i8[::1], b1, b1, i8[:, :, ::1], f8[:, :, ::1], f8[:, :, ::1], i8, f8, b1, f8, "
+        "b1[::1], i8[::1], f8[::1], i8, f8[:, ::1], f8[::1], f8[:, ::1], f8[:, ::1], f8[::1], i8, "
+        "f8, i8[::1], b1)"
+    ),
+    (
+        "UniTuple(i8, 2)(b1, f8[:, ::1], f8[::1, :], f8[::1], b1, i8[:, ::1], f8[:, ::1], "
+        "f8[:, ::1], i8[::1], f8[::1], f8[::1], f8, i8[::1], i8[::1], f8[:, ::1], f8[::1], "
+        "i8[::1], i8[::1], b1, b1, i8[:, :, ::1], f8[:, :, ::1], f8[:, :, ::1], i8, f8, b1, f8, "
+        "b1[::1], i8[::1], f8[::1], i8, f8[:, ::1], f8[::1], f8[:, ::1], f8[:, ::1], f8[::1], i8, "
+        "f8, i8[::1], b1)"
+    ),
+    nogil=True,
+)
 def set_tests(
     dense,
     sq,
@@ -734,7 +751,10 @@ def _store_candidates(i, buf, values, kept, short_idx, short_sq, short_d, short_
     return values[order[L]] if kept > L else np.inf
 
 
-@njit(cache=True, nogil=True)
+@kernel(
+    "void(f8[:, ::1], i8[::1], i8[:, ::1], f8[:, ::1], f8[:, ::1], i8[::1], f8[::1])",
+    nogil=True,
+)
 def build_dense_lists(sq, rows, short_idx, short_sq, short_d, short_len, bound):
     """The shortlists of ``rows`` on a dense set: up to L other samples of smallest terms
     (ties by index), ascending, and ``bound``, the smallest term left out (inf if none;
@@ -768,7 +788,10 @@ def build_dense_lists(sq, rows, short_idx, short_sq, short_d, short_len, bound):
         bound[i] = min(beyond, left_out)
 
 
-@njit(cache=True, nogil=True)
+@kernel(
+    "i8(f8[::1], f8, i8[:, ::1], f8[:, ::1], f8[:, ::1], i8[::1], f8[::1], i8, i8)",
+    nogil=True,
+)
 def grow_lists(x, w, short_idx, short_sq, short_d, short_len, bound, lo, hi):
     """The set grew by the feature ``x`` (weight ``w``): the lists of samples ``lo`` to
     ``hi`` - 1 gain its term (the set's order), are cut to the samples strictly below
@@ -804,7 +827,17 @@ def grow_lists(x, w, short_idx, short_sq, short_d, short_len, bound, lo, hi):
     return shortest
 
 
-@njit(cache=True, nogil=True)
+@kernel(
+    (
+        "void(f8[::1, :], f8[::1], f8[::1], f8, i8[::1], i8[::1], i8[::1], i8[:, ::1], "
+        "f8[:, ::1], f8[:, ::1], i8[::1], f8[::1])"
+    ),
+    (
+        "void(f8[:, ::1], f8[::1], f8[::1], f8, i8[::1], i8[::1], i8[::1], i8[:, ::1], "
+        "f8[:, ::1], f8[:, ::1], i8[::1], f8[::1])"
+    ),
+    nogil=True,
+)
 def build_column_lists(
     cols,
     col_w,
@@ -847,7 +880,17 @@ def build_column_lists(
         bound[i] = left_out
 
 
-@njit(cache=True, nogil=True)
+@kernel(
+    (
+        "void(f8[::1, :], f8[::1], f8[:, ::1], f8[:, ::1], f8[::1], i8[::1], i8[:, ::1], "
+        "f8[:, ::1], f8[:, ::1], i8[::1], f8[::1])"
+    ),
+    (
+        "void(f8[:, ::1], f8[::1], f8[:, ::1], f8[:, ::1], f8[::1], i8[::1], i8[:, ::1], "
+        "f8[:, ::1], f8[:, ::1], i8[::1], f8[::1])"
+    ),
+    nogil=True,
+)
 def lists_from_columns(
     cols, col_w, zt, z, norms, rows, short_idx, short_sq, short_d, short_len, bound
 ):

@@ -372,7 +372,7 @@ def _blocks(X: np.ndarray, names: Sequence[str], order: np.ndarray | None, chunk
         order = np.arange(X.shape[1])
     if len(order) == 0:
         raise FSEngineError("the feature order is empty: there is no feature to stream")
-    from fsengine.online._compiled import plan
+    from fsengine._compute.budget import plan
 
     plan(X.shape[0] * X.shape[0] * len(order))  # N x N per feature at the most
     for lo in range(0, len(order), chunk):

@@ -30,7 +30,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fsengine._compute import kernels
 from fsengine.errors import FSEngineError
+from fsengine.online._codes import ZHOU_ABOVE_THRESHOLD, ZHOU_BELOW_FLOOR, ZHOU_DENSITY, ZHOU_GAP
 from fsengine.online._neighbours import feature_weights
 from fsengine.online._octave_rng import OctaveRandom
 from fsengine.online._stream import Selection, StreamEvent, StreamingSelector
@@ -145,14 +147,12 @@ class _NeighbourhoodSelector(StreamingSelector):
     """What OFS-A3M and OFS-Density share: the dependency of sets, the selected set S with
     its prefix sums of squared distances, the random stream and the block loop."""
 
-    rule: int  # _zhou_kernels.GAP or DENSITY
+    rule: int  # ZHOU_GAP or ZHOU_DENSITY
 
     @property
     def _kern(self):
-        """The compiled kernels, imported on first use (numba loads in about 0.5 s)."""
-        from fsengine.online import _zhou_kernels
-
-        return _zhou_kernels
+        """The neighbourhood-dependency kernels (:mod:`._zhou_kernels`)."""
+        return kernels.load("online._zhou_kernels")
 
     def _start(self) -> None:
         kern = self._kern
@@ -188,7 +188,7 @@ class _NeighbourhoodSelector(StreamingSelector):
     def _dependency(self, members: list[_Member], floor: float = -math.inf) -> float:
         """Dependency of the set ``members`` (in arrival order; a sub-list of S, possibly
         followed by a new feature). ``floor``: only whether it reaches ``floor`` matters;
-        if it cannot, a negative number (:data:`_zhou_kernels.BELOW_FLOOR`) is returned."""
+        if it cannot, a negative number (:data:`._codes.ZHOU_BELOW_FLOOR`) is returned."""
         zero_var = [not math.isfinite(m.weight) for m in members]
         if any(zero_var):
             if all(zero_var) and len(members) > 1:
@@ -291,7 +291,7 @@ class _NeighbourhoodSelector(StreamingSelector):
             self._prefix = grown
         for k in range(keep, len(members)):
             m = members[k]
-            if m.dependency in (self._kern.ABOVE_THRESHOLD, self._kern.BELOW_FLOOR):
+            if m.dependency in (ZHOU_ABOVE_THRESHOLD, ZHOU_BELOW_FLOOR):
                 m.dependency = float(self._singles(m.values[:, None])[0][0])
             self._kern.add_terms(self._prefix[k + 1], self._prefix[k], m.values, m.weight)
         self._members = list(members)
@@ -450,7 +450,7 @@ class OFSA3M(_NeighbourhoodSelector):
     paper here; docs/ALGORITHMS.md lists what the code does.
     """
 
-    rule = 0  # _zhou_kernels.GAP
+    rule = ZHOU_GAP
 
     spec = MethodSpec(
         name="ofs-a3m",
@@ -536,7 +536,7 @@ class OFSDensity(_NeighbourhoodSelector):
     paper here; docs/ALGORITHMS.md lists what the code does.
     """
 
-    rule = 1  # _zhou_kernels.DENSITY
+    rule = ZHOU_DENSITY
 
     spec = MethodSpec(
         name="ofs-density",

@@ -44,12 +44,20 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-GAP, DENSITY = 0, 1
+from fsengine._compute.jit import kernel
+from fsengine.online._codes import (
+    ZHOU_ABOVE_THRESHOLD,
+    ZHOU_BELOW_FLOOR,
+    ZHOU_DENSITY,
+    ZHOU_GAP,
+)
+
+GAP, DENSITY = ZHOU_GAP, ZHOU_DENSITY
 #: A row's walk is first tried on the samples within this many gaps of D(2) (GAP) or
 #: within this factor of D(2) (DENSITY); beyond, the whole row is sorted.
 GAP_REACH, DENSITY_REACH = 6.0, 4.0
 #: Returned by :func:`set_dependency` when the dependency cannot reach the floor asked.
-BELOW_FLOOR = -1.0
+BELOW_FLOOR = ZHOU_BELOW_FLOOR
 
 
 @njit(cache=True, inline="always")
@@ -58,7 +66,7 @@ def _term(w, a, b):
     return (w * g) * g
 
 
-@njit(cache=True)
+@kernel("f8[::1](i8[::1], i8)")
 def degenerate_cards(y, rule):
     """Cards when every off-diagonal distance is NaN: the sorted column of sample i is
     i, then the others in index order, so D(2) is NaN at the lowest other sample. GAP: that
@@ -74,7 +82,7 @@ def degenerate_cards(y, rule):
     return cards
 
 
-@njit(cache=True)
+@kernel("f8(f8[::1])")
 def sum_in_order(cards):
     """``card_ND = card_ND + card`` from 0, sample by sample."""
     total = 0.0
@@ -285,10 +293,10 @@ def _quick_single_card(i, r, xs, run_start, run_end, ones, w, sw, y, y_sorted, r
 
 #: Returned by :func:`column_dependency` when the dependency is certainly above the
 #: threshold asked (it is certainly below: :data:`BELOW_FLOOR`).
-ABOVE_THRESHOLD = 2.0
+ABOVE_THRESHOLD = ZHOU_ABOVE_THRESHOLD
 
 
-@njit(cache=True)
+@kernel("f8(f8[:, ::1], i8[:, ::1], i8, f8, i8[::1], i8, f8, i8[::1])")
 def column_dependency(block, order, f, w, y, rule, threshold, rows):
     """Dependency of column ``f`` of ``block`` (n, b) alone; ``order`` is the stable argsort
     of each column, ``w`` the column's weight 1 / var (inf: zero variance).
@@ -346,7 +354,7 @@ def column_dependency(block, order, f, w, y, rule, threshold, rows):
     return sum_in_order(cards) / n
 
 
-@njit(cache=True)
+@kernel("void(f8[:, ::1], i8[:, ::1], f8[::1], i8[::1], i8, f8[::1])")
 def single_dependencies(block, order, weights, y, rule, out):
     """Dependency of each column of ``block`` (n, b) alone (:func:`column_dependency`);
     ``order`` is the stable argsort of each column; ``weights`` 1 / var (inf: zero
@@ -493,7 +501,9 @@ def _row_card(a, sq, y, rule, early_one, dbuf, ibuf, sq_error):
     return _walk(d, order, n, np.inf, n, lab, y, rule, dmax, early_one, margin)
 
 
-@njit(cache=True)
+@kernel(
+    "f8(f8[:, ::1], f8[:, ::1], f8[::1], i8[::1], i8, f8, i8[::1], f8[::1])",
+)
 def set_dependency(base, extra, extra_w, y, rule, floor, rows, cards):
     """Dependency of a set whose squared distances are ``base`` (n, n; the sum over the set's
     first columns) plus the terms of the columns ``extra`` (e, n), added in order.
@@ -508,7 +518,12 @@ def set_dependency(base, extra, extra_w, y, rule, floor, rows, cards):
     return _rows_dependency(base, extra, extra_w, base, none, 0.0, -1, y, rule, floor, rows, cards)
 
 
-@njit(cache=True)
+@kernel(
+    (
+        "f8(f8[:, ::1], f8[::1], f8, i8, f8[:, ::1], f8[:, ::1], f8[::1], i8[::1], i8, f8, "
+        "i8[::1], f8[::1])"
+    ),
+)
 def set_dependency_without(
     full, drop, drop_w, n_ops, base, extra, extra_w, y, rule, floor, rows, cards
 ):
@@ -576,7 +591,7 @@ def _rows_dependency(base, extra, extra_w, full, drop, drop_w, n_ops, y, rule, f
     return sum_in_order(cards) / n
 
 
-@njit(cache=True)
+@kernel("void(f8[:, ::1], f8[::1], f8)")
 def subtract_terms(target, x, w):
     """target -= the terms (w * d) * d of column x (n,) for every pair."""
     n = x.shape[0]
@@ -586,7 +601,7 @@ def subtract_terms(target, x, w):
             target[a, t] = target[a, t] - _term(w, xa, x[t])
 
 
-@njit(cache=True)
+@kernel("void(f8[:, ::1], f8[:, ::1], f8[::1], f8)")
 def add_terms(target, source, x, w):
     """target = source + the terms (w * d) * d of column x (n,) for every pair."""
     n = x.shape[0]

@@ -27,10 +27,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from fsengine._compute import kernels
+from fsengine._compute.budget import use_compiled
 from fsengine.discretise import BINNINGS, discretise
 from fsengine.errors import FSEngineError, is_integer_in
-from fsengine.online._compiled import use_compiled
 from fsengine.rankers._basic import check_scoring_input
+
+#: The kernel family of the estimator's neighbour counts.
+MI_KERNELS = "rankers._mi_kernels"
 
 ESTIMATORS = ("knn", "binned")
 
@@ -44,10 +48,8 @@ def _exact_kth_distance(values: np.ndarray, k: int) -> np.ndarray:
     rows = np.ascontiguousarray(values.T, dtype=float)  # (p, m)
     p, m = rows.shape
     order = np.argsort(rows, axis=1).astype(np.int64, copy=False)
-    if use_compiled(p * m * (k + 1)):
-        from fsengine.rankers import _mi_kernels
-
-        return _mi_kernels.kth_distances(rows, order, int(k)).T
+    if use_compiled(p * m * (k + 1), MI_KERNELS):
+        return kernels.load(MI_KERNELS).kth_distances(rows, order, int(k)).T
     v = np.take_along_axis(rows, order, axis=1)
     padded = np.concatenate([np.full((p, k), -np.inf), v, np.full((p, k), np.inf)], axis=1)
     best = np.full((p, m), np.inf)
@@ -92,13 +94,12 @@ def _count_within(values: np.ndarray, radius: np.ndarray) -> np.ndarray:
     rows = np.ascontiguousarray(values.T, dtype=float)  # (p, m): one feature a row
     rad = np.ascontiguousarray(radius.T, dtype=float)
     p, m = rows.shape
-    if not use_compiled(p * m * m):  # small: every pair
+    if not use_compiled(p * m * m, MI_KERNELS):  # small: every pair
         g = rows[:, None, :] - rows[:, :, None]  # [f, i, j] = x_j - x_i
         return ((g * g) <= (rad * rad)[:, :, None]).sum(axis=2).T
-    from fsengine.rankers import _mi_kernels
 
     order = np.argsort(rows, axis=1).astype(np.int64, copy=False)
-    return _mi_kernels.count_within(rows, order, rad * rad).T
+    return kernels.load(MI_KERNELS).count_within(rows, order, rad * rad).T
 
 
 def _mi_knn(X: np.ndarray, y: np.ndarray, classes: np.ndarray, n_neighbors: int) -> np.ndarray:

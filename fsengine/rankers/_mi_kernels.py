@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from fsengine._compute.jit import kernel
 
 
-@njit(cache=True)
+@kernel("i8[:, ::1](f8[:, ::1], i8[:, ::1], f8[:, ::1])")
 def count_within(rows, order, r2):
     """For each point and feature, how many points lie within its radius (itself included).
 
@@ -58,7 +59,7 @@ def count_within(rows, order, r2):
     return out
 
 
-@njit(cache=True)
+@kernel("f8[:, ::1](f8[:, ::1], i8[:, ::1], i8)")
 def kth_distances(rows, order, k):
     """Distance from each point to its k-th nearest other point, per feature, exactly (1-D).
 

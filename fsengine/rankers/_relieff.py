@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from fsengine._compute import kernels
+from fsengine._compute.budget import use_compiled
 from fsengine.errors import FSEngineError, is_integer_in
-from fsengine.online._compiled import use_compiled
 from fsengine.rankers._basic import check_scoring_input
 
 
@@ -47,8 +48,8 @@ def relieff_score(X, y, n_neighbors: int = 7) -> np.ndarray:
     n, p = X.shape
     low, span = X.min(axis=0), X.max(axis=0) - X.min(axis=0)
     scaled = np.where(span > 0, (X - low) / np.where(span > 0, span, 1.0), 0.0)
-    if use_compiled(n * n * p):
-        from fsengine.rankers._relieff_kernels import cityblock
+    if use_compiled(n * n * p, "rankers._relieff_kernels"):
+        cityblock = kernels.load("rankers._relieff_kernels").cityblock
 
         dist = cityblock(np.ascontiguousarray(scaled.T))  # cdist(..., "cityblock"), bit for bit
     else:

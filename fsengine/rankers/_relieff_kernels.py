@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from fsengine._compute.jit import kernel
 
 
-@njit(cache=True)
+@kernel("f8[:, ::1](f8[:, ::1])")
 def cityblock(columns):
     """Manhattan distances between the samples, from ``columns`` (p, n), one feature a row.
 

@@ -12,6 +12,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "fsengine"
 #: Layer of each module (the first pattern that matches its dotted name).
 LAYERS = [
     (0, r"fsengine\.(errors|spec|labels|discretise|progress|figures|parallel|statistics)$"),
+    (0, r"fsengine\._compute(\..*)?$"),  # compiled kernels: built, loaded, when they run
     (1, r"fsengine\.(io(\..*)?|data)$"),
     (1, r"fsengine\.online(\._(?!sklearn).*)?$"),
     (1, r"fsengine\.rankers(\._(?!selector).*)?$"),

@@ -7,7 +7,6 @@ drawn to make ties: integers 0..3, duplicated rows and columns, constant columns
 
 import contextlib
 import math
-import sys
 import tracemalloc
 
 import numpy as np
@@ -17,7 +16,8 @@ from hypothesis import strategies as st
 
 import kofsd_oracle
 from fsengine import parallel
-from fsengine.online import KOFSD, _compiled, _kofsd, _neighbours, stream_events
+from fsengine._compute import budget, kernels
+from fsengine.online import KOFSD, _kofsd, _neighbours, stream_events
 from fsengine.online._kofsd import run_kofsd, run_kofsd_for_ks
 from fsengine.online._neighbours import (
     DenseSetTerms,
@@ -98,7 +98,7 @@ def test_single_feature_counts_and_sums_equal_the_definition_for_every_k(
         .tolist()
     )
     w = feature_weights(X, metric)
-    _compiled.force(mode != "numpy")
+    budget.force(mode != "numpy")
     if mode == "window":
         counts = single_feature_counts(X, y, ks, w, variant)[0]
         stats = [_neighbours.NeighbourStats(np.ascontiguousarray(c.T)) for c in counts]
@@ -148,7 +148,7 @@ SET_PATHS = {
         (_neighbours, "COLUMN_LIST_LENGTH"): 2,
         (_neighbours, "COLUMN_LIST_MIN"): 2,
     },
-    "numpy": {(_compiled, "_forced"): False},
+    "numpy": {(budget, "_forced"): False},
     # Kernels split over three threads however small the work (rows, candidates).
     "threads": {(parallel, "_kernel_threads"): 3, (_neighbours, "THREAD_MIN_WORK"): 1},
     "threaded columns": {
@@ -200,7 +200,7 @@ def test_stream_equals_the_oracle_on_every_set_path(
         columns = isinstance(selector._terms, _neighbours.ColumnSetTerms)
         assert columns is path.endswith("columns")
         assert _events(selector, X, order) == expected_events
-        assert ("fsengine.online._knn_kernels" in sys.modules) or path == "numpy"
+        assert ("online._knn_kernels" in kernels.loaded()) or path == "numpy"
     assert list(selector.finish().columns) == expected_selected
 
 
@@ -449,7 +449,7 @@ def test_candidates_are_every_value_up_to_the_order_statistic_plus_the_pad(value
 def _kernel_dependencies(X, y, first, accept_above, accepted):
     """Card_Imbalanced dependencies of S + f (S the first column of X, f each other column)
     from one set_tests call for candidates numbered ``first``.. of a larger batch."""
-    from fsengine.online._compiled import CARD_IMBALANCED
+    from fsengine.online._codes import CARD_IMBALANCED
     from fsengine.online._set_kernels import set_tests
 
     n, c = X.shape[0], X.shape[1] - 1

@@ -1,0 +1,21 @@
+"""Integer codes that the compiled kernels and their Python callers share.
+
+Kept apart from the kernel modules (which import numba) so that a caller reads them
+without loading numba; numba compiles them into the kernels as constants.
+"""
+
+#: K-OFSD's card functions (their codes, as the kernels compute them), and no card.
+CARD_IMBALANCED, CARD_CONSISTENCY, CARD_WEIGHT, NO_CARD = 0, 1, 2, -1
+CARD_CODES = {"imbalanced": CARD_IMBALANCED, "consistency": CARD_CONSISTENCY, "weight": CARD_WEIGHT}
+
+#: Alpha-investing: the outcome of a step of the compiled walk.
+ALPHA_REJECTED, ALPHA_ACCEPTED, ALPHA_TAKEN, ALPHA_COLLINEAR = 0, 1, 2, 3
+
+#: OSFS and Fast-OSFS: the outcome of a relevant feature (``add_feature``).
+OSFS_REDUNDANT_BEFORE, OSFS_ADDED, OSFS_REDUNDANT_AFTER = 2, 3, 4
+
+#: OFS-A3M's and OFS-Density's neighbourhood rule.
+ZHOU_GAP, ZHOU_DENSITY = 0, 1
+#: Returned by ``set_dependency`` when the dependency cannot reach the floor asked, and by
+#: ``column_dependency`` when it is certainly above the threshold asked.
+ZHOU_BELOW_FLOOR, ZHOU_ABOVE_THRESHOLD = -1.0, 2.0
