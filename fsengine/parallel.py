@@ -6,6 +6,7 @@ gives the same records as a serial one.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -69,12 +70,16 @@ def _one_blas_thread():
     return _blas_controller.limit(limits=1, user_api="blas")
 
 
-def run_chunks(function: Callable[[int, int], None], n_items: int, min_chunk: int = 1) -> None:
+def run_chunks(
+    function: Callable[[int, int], None], n_items: int, min_chunk: int = 1, blas: bool = False
+) -> None:
     """Call ``function(lo, hi)`` over a partition of ``range(n_items)`` into contiguous
     chunks, on up to :func:`kernel_threads` threads (the function must release the GIL
-    to gain anything: numba ``nogil`` kernels and numpy's sort do; BLAS runs on one
-    thread meanwhile). Chunks of fewer than ``min_chunk`` items are not split further.
-    The partition changes only which thread computes what, never a result."""
+    to gain anything: the compiled kernels and numpy's sort do). Chunks of fewer than
+    ``min_chunk`` items are not split further. With ``blas`` (the function's kernels
+    multiply matrices), BLAS runs on one thread meanwhile; without, nothing is imported
+    for it (scipy's BLAS: about 0.1 s). The partition changes only which thread computes
+    what, never a result."""
     global _executor
     threads = min(kernel_threads(), n_items // max(min_chunk, 1))
     if threads <= 1:
@@ -89,7 +94,7 @@ def run_chunks(function: Callable[[int, int], None], n_items: int, min_chunk: in
             )
         executor = _executor
     bounds = [n_items * t // threads for t in range(threads + 1)]
-    with _one_blas_thread():
+    with _one_blas_thread() if blas else contextlib.nullcontext():
         futures = [executor.submit(function, bounds[t], bounds[t + 1]) for t in range(1, threads)]
         function(bounds[0], bounds[1])
         for future in futures:

@@ -592,13 +592,13 @@ PRUNED_LISTS_MAX_SET = 2
 THREAD_MIN_WORK = 250_000
 
 
-def _over_rows(function, n_rows: int, n: int) -> None:
+def _over_rows(function, n_rows: int, n: int, blas: bool = False) -> None:
     """``function(lo, hi)`` over contiguous chunks of ``n_rows`` rows of ``n`` samples each,
-    on the kernel threads (:func:`fsengine.parallel.run_chunks`); each row is computed by
-    itself, so the chunks change no result."""
+    on the kernel threads (:func:`fsengine.parallel.run_chunks`; ``blas``: its kernels
+    multiply matrices); each row is computed by itself, so the chunks change no result."""
     from fsengine.parallel import run_chunks
 
-    run_chunks(function, n_rows, min_chunk=max(1, THREAD_MIN_WORK // max(n, 1)))
+    run_chunks(function, n_rows, min_chunk=max(1, THREAD_MIN_WORK // max(n, 1)), blas=blas)
 
 
 def _add_terms(sq: np.ndarray, x: np.ndarray, weight: float, replace: bool) -> None:
@@ -931,7 +931,12 @@ class _SetTerms(ABC):
         if self.rows_in_parts and kernel_threads() > 1:
             for j in range(c):
                 outputs = _stats_arrays(len(ks), n, 1, with_distances)
-                _over_rows(lambda lo, hi: rows_of(j, outputs, lo, hi), n, n)
+                _over_rows(
+                    lambda lo, hi: rows_of(j, outputs, lo, hi),
+                    n,
+                    n,
+                    blas=approximation[0].size > 0,
+                )
                 same[:, j] = outputs[0][:, 0]
                 if with_distances:
                     same_d[:, j] = outputs[1][:, 0]
@@ -944,7 +949,8 @@ class _SetTerms(ABC):
                     deps[j + 1 :] = np.nan
                     break
         else:
-            _over_rows(candidates_from, c, n * 64)
+            # Rows from approximate terms multiply matrices (BLAS).
+            _over_rows(candidates_from, c, n * 64, blas=approximation[0].size > 0)
         missed, done = (sum(values) for values in zip(*counts))
         self.rows_tested += done
         if use_lists:
@@ -1172,6 +1178,7 @@ class ColumnSetTerms(_SetTerms):
             ),
             len(rows),
             self.n,
+            blas=True,
         )
 
     def _push(self, values: np.ndarray, weight: float) -> None:

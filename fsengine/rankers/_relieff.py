@@ -50,7 +50,6 @@ def relieff_score(X, y, n_neighbors: int = 7) -> np.ndarray:
     scaled = np.where(span > 0, (X - low) / np.where(span > 0, span, 1.0), 0.0)
     if use_compiled(n * n * p, "rankers._relieff_kernels"):
         cityblock = kernels.load("rankers._relieff_kernels").cityblock
-
         dist = cityblock(np.ascontiguousarray(scaled.T))  # cdist(..., "cityblock"), bit for bit
     else:
         dist = np.zeros((n, n))  # the same sums, feature by feature
