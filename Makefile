@@ -83,11 +83,13 @@ $(VENV)/.bench-installed: requirements-bench.txt $(VENV)/.runtime-installed
 	$(PIP) install -q -r requirements-bench.txt
 	touch $@
 
-## Time the selectors and rankers against straightforward implementations and the
+## What a user waits for, from outside the process (cold and warm caches); time the
+## selectors and rankers against straightforward implementations and the
 ## scikit-learn / skrebate baselines (medians, ratios); measure the loader's peak memory;
 ## the real data sets and the N series; a 5-data-set x 13-method x 20-split study serially
 ## and on a local Dask cluster (and Dask's cost per task); the Sweep page in Chromium.
 bench: $(VENV)/.bench-installed test-deps kernels browser
+	$(PY) benchmarks/bench_startup.py
 	$(PY) benchmarks/bench_kofsd.py
 	$(PY) benchmarks/bench_online.py
 	$(PY) benchmarks/bench_osfs.py

@@ -16,6 +16,9 @@ settings.register_profile("ci", derandomize=True, database=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 ROOT = Path(__file__).resolve().parent.parent
+#: The bound on any one wait of the suite (a page's run, a child process, a server's start),
+#: sized for a cold start on 2 busy cores: a passing test never comes near it.
+SLOW_SECONDS = 600
 
 # The dashboard's workspaces (dashboard/workspace.py) go to a folder of this test run, never
 # to the user's ~/.fsengine; servers started by the tests inherit it.
@@ -55,6 +58,12 @@ def pytest_sessionstart(session):
             "the tests run against the installed package. `make test` installs it into .venv; "
             "elsewhere run `python -m pip install -e .` in the checkout first."
         )
+    # The kernels are built once before any test needs them (`make test` has done it: then
+    # a check of milliseconds), never inside a test's time limit.
+    from fsengine._compute import kernels
+
+    if kernels.mode() == "aot":
+        kernels.compile_kernels()
 
 
 @pytest.fixture(scope="session")

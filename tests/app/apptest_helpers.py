@@ -4,12 +4,12 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT
+from conftest import ROOT, SLOW_SECONDS
 
 
 def open_page(page: str) -> AppTest:
     """A new session of the app, switched to ``page`` (a file under views/)."""
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=SLOW_SECONDS).run()
     at.switch_page(page).run()
     assert not at.exception
     return at
@@ -28,7 +28,7 @@ def figures(at: AppTest) -> list[dict]:
 
 def session(ws: str | None = None, page: str | None = None) -> AppTest:
     """A new session of the app, in workspace ``ws`` if given, switched to ``page``."""
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=SLOW_SECONDS)
     if ws is not None:
         at.query_params["ws"] = ws
     at.run()

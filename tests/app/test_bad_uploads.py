@@ -14,7 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bad_inputs import UPLOAD_LIMIT_MB, corpus, mime
-from conftest import ROOT
+from conftest import ROOT, SLOW_SECONDS
 from dashboard import messages
 
 SRBCT = {"Samples": "83", "Features": "2308"}
@@ -26,7 +26,7 @@ def cases(tmp_path_factory):
 
 
 def _app():
-    return AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    return AppTest.from_file(str(ROOT / "app.py"), default_timeout=SLOW_SECONDS).run()
 
 
 def _metrics(at):

@@ -10,7 +10,7 @@ from apptest_helpers import figures as _figures
 from apptest_helpers import open_page as _open
 from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT
+from conftest import ROOT, SLOW_SECONDS
 from fsengine import run_selection
 from fsengine.evaluation import evaluate, sweep_k, sweep_top
 from fsengine.figures import topk_sweep_figure
@@ -270,7 +270,7 @@ def test_sweep_shown_k_and_narrower_range_redraw_without_recomputing(monkeypatch
         return real(*args, **{**kwargs, "n_jobs": 1})
 
     monkeypatch.setattr(evaluation_module, "sweep_k", counting)
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=SLOW_SECONDS).run()
     at.switch_page("views/sweep.py").run()
     at.slider(key="sweep_splits").set_value(2).run()
     at.slider(key="sweep_ks").set_value((2, 6)).run()

@@ -7,13 +7,13 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT, SAMPLE
+from conftest import ROOT, SAMPLE, SLOW_SECONDS
 from dashboard import messages
 
 
 @pytest.fixture
 def app():
-    return AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    return AppTest.from_file(str(ROOT / "app.py"), default_timeout=SLOW_SECONDS).run()
 
 
 def _metrics(at):

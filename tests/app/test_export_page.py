@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT, SAMPLE
+from conftest import ROOT, SAMPLE, SLOW_SECONDS
 from fsengine import FSEngineError, load_dataset, run_selection
 from fsengine.cli import main
 from fsengine.export import (
@@ -33,7 +33,7 @@ DOWNLOADS = [
 
 @pytest.fixture
 def app():
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=SLOW_SECONDS).run()
     at.switch_page("views/export.py").run()
     assert not at.exception
     return at

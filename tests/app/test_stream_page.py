@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT
+from conftest import ROOT, SLOW_SECONDS
 from fsengine import run_selection
 from fsengine.evaluation import classify, stratified_splits
 from fsengine.methods import ONLINE_METHODS, get_method
@@ -15,7 +15,7 @@ from fsengine.methods import ONLINE_METHODS, get_method
 
 @pytest.fixture
 def page():
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=SLOW_SECONDS).run()
     at.switch_page("views/stream.py").run()
     assert not at.exception
     return at

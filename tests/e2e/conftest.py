@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from conftest import ROOT, SAMPLE
+from conftest import ROOT, SAMPLE, SLOW_SECONDS
 
 CHROMIUM = Path("/usr/bin/chromium")
 DATASETS = ROOT.parent / "shared" / "datasets"
@@ -107,7 +107,7 @@ def streamlit_server(log: Path, extra: Sequence[str] = ()) -> Iterator[str]:
         )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + SLOW_SECONDS
         while True:
             if process.poll() is not None:
                 raise RuntimeError(
@@ -122,7 +122,7 @@ def streamlit_server(log: Path, extra: Sequence[str] = ()) -> Iterator[str]:
                 pass
             if time.monotonic() > deadline:
                 raise RuntimeError(
-                    "streamlit did not answer /_stcore/health within 60 s:\n"
+                    f"streamlit did not answer /_stcore/health within {SLOW_SECONDS} s:\n"
                     + log.read_text(errors="replace")
                 )
             time.sleep(0.25)

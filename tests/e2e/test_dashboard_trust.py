@@ -59,7 +59,7 @@ SPLITS = 2
 SAMPLE_NAME = "SRBCT.parquet"
 SAMPLE_FEATURES = "2308"
 WS_RE = re.compile(r"\A[A-Za-z0-9_-]{32}\Z")
-RUN_TIMEOUT_MS = 180_000
+RUN_TIMEOUT_MS = TIMEOUT_MS
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from conftest import SAMPLE
 from fsengine import load_dataset, run_selection
 from fsengine.methods import get_method
 from tests.e2e.test_browser import (
+    TIMEOUT_MS,
     choose,
     idle,
     no_exception,
@@ -50,7 +51,7 @@ def test_each_baseline_streams_on_the_stream_page(page, server, srbct, method):
     page.keyboard.press("End")  # speed: max
     idle(page)
     page.get_by_role("button", name="Start").click()
-    shown = wait_for_metric(page, "Features streamed", "2308 / 2308", timeout=180)
+    shown = wait_for_metric(page, "Features streamed", "2308 / 2308", timeout=TIMEOUT_MS / 1000)
     assert shown["Selected"] == str(len(expected)), (method, shown)
     # The final rerun redraws the "Selected genes" table: poll until it settles. The grid
     # keeps only the rows it draws in the page (about a dozen): those must be the first.

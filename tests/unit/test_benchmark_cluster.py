@@ -17,14 +17,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from conftest import GLIOMA, SAMPLE
+from conftest import GLIOMA, SAMPLE, SLOW_SECONDS
 from fsengine.benchmark import journal_path, read_journal, run_study, study_tasks
 from fsengine.cli import main
 from fsengine.errors import FSEngineError
 from fsengine.study import load_manifest
 
 DASK = Path(sys.executable).with_name("dask")
-START_SECONDS = 90
+#: A scheduler's or a worker's start, or a command's first tasks, on 2 busy cores.
+START_SECONDS = SLOW_SECONDS
 
 
 def free_port() -> int:
@@ -117,7 +118,7 @@ class Cluster:
     def n_workers(self) -> int:
         from distributed import Client
 
-        with Client(self.address, timeout="30s") as client:
+        with Client(self.address, timeout=f"{SLOW_SECONDS}s") as client:
             return len(client.scheduler_info(n_workers=-1)["workers"])
 
     def close(self) -> None:
@@ -221,7 +222,7 @@ def test_an_interrupted_command_resumes_without_recomputing(
         time.sleep(0.05)
     os.kill(process.pid, signal.SIGINT)  # Ctrl-C
     try:
-        _, err = process.communicate(timeout=60)
+        _, err = process.communicate(timeout=SLOW_SECONDS)
     except subprocess.TimeoutExpired:
         os.kill(process.pid, signal.SIGKILL)
         raise
@@ -236,7 +237,7 @@ def test_an_interrupted_command_resumes_without_recomputing(
         capture_output=True,
         stdin=subprocess.DEVNULL,
         text=True,
-        timeout=300,
+        timeout=SLOW_SECONDS,
     )
     assert resumed.returncode == 0, resumed.stderr
     after = [json.dumps(r, sort_keys=True) for r in read_journal(journal)]

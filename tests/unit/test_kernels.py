@@ -12,12 +12,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, SLOW_SECONDS
 from fsengine._compute import budget, kernels
 from fsengine._compute.signatures import ArrayArg, arguments, checked
 
-#: Generous bounds for a child process that may compile a kernel family on a busy machine.
-CHILD_TIMEOUT = 900
+#: A child process that may compile a kernel family on a busy machine.
+CHILD_TIMEOUT = 2 * SLOW_SECONDS
 SMALL_FAMILY = "rankers._relieff_kernels"  # one entry point: its build takes a few seconds
 
 

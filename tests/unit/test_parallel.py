@@ -5,7 +5,7 @@ import io
 
 import pytest
 
-from conftest import SAMPLE
+from conftest import SAMPLE, SLOW_SECONDS
 from fsengine.cli import main
 from fsengine.errors import FSEngineError
 from fsengine.evaluation import evaluate, sweep_k, sweep_top
@@ -127,7 +127,7 @@ def test_runs_from_several_threads_and_the_warm_up_take_turns_on_the_pool():
         threads.append(thread)
         thread.start()
     for thread in threads:
-        thread.join(timeout=120)
+        thread.join(timeout=SLOW_SECONDS)
     assert not any(t.is_alive() for t in threads)
     assert results == {"a": list(range(6)), "b": list(range(100, 106))}
     assert parallel._warmed

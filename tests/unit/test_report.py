@@ -22,7 +22,7 @@ import plotly.graph_objects as go
 import pytest
 
 import fsengine
-from conftest import ROOT
+from conftest import ROOT, SLOW_SECONDS
 from fsengine import report
 from fsengine.report import (
     ReportSection,
@@ -445,6 +445,6 @@ def test_importing_the_report_loads_no_heavy_library():
         capture_output=True,
         text=True,
         check=True,
-        timeout=120,
+        timeout=SLOW_SECONDS,
     )
     assert out.stdout.strip() == "[]"

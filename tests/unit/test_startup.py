@@ -4,7 +4,7 @@ import json
 import subprocess
 import sys
 
-from conftest import ROOT
+from conftest import ROOT, SLOW_SECONDS
 
 
 def _modules_after(code: str) -> list[str]:
@@ -19,7 +19,7 @@ def _modules_after(code: str) -> list[str]:
         capture_output=True,
         text=True,
         check=True,
-        timeout=120,
+        timeout=SLOW_SECONDS,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -74,7 +74,7 @@ def test_a_large_selection_loads_the_kernels_built_ahead_of_time_and_not_numba()
         capture_output=True,
         text=True,
         check=True,
-        timeout=600,
+        timeout=SLOW_SECONDS,
     )
     loaded, heavy = json.loads(out.stdout.strip().splitlines()[-1])
     assert heavy == []
