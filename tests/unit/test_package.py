@@ -14,13 +14,14 @@ import sys
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from conftest import ROOT, installed_fsengine
+from conftest import ROOT, SLOW_SECONDS, installed_fsengine
 
-TIMEOUT = 600  # seconds for one command; the build fetches setuptools into pip's build env
+TIMEOUT = SLOW_SECONDS  # one command; the build fetches setuptools into pip's build env
 
 # What the copy of the checkout leaves out: the environment, build output, caches.
 _NOT_SOURCES = shutil.ignore_patterns(
@@ -36,10 +37,11 @@ _NOT_SOURCES = shutil.ignore_patterns(
 )
 
 
-def _run(args, *, cwd, pythonpath=None):
-    """Run a command to the end (with a timeout), with PYTHONPATH only when given; fail with
-    its output unless it exits 0."""
+def _run(args, *, cwd, pythonpath=None, **extra_env):
+    """Run a command to the end (with a timeout), with PYTHONPATH only when given and
+    ``extra_env`` added; fail with its output unless it exits 0."""
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    env.update(extra_env)
     if pythonpath is not None:
         env["PYTHONPATH"] = str(pythonpath)
     done = subprocess.run(
@@ -189,3 +191,44 @@ def test_installed_outside_the_checkout(built, tmp_path):
         ("2", "f1", "fisher"),
     ]
     assert all(float(r["score"]) > 0 for r in rows)
+
+
+def test_an_installed_wheel_builds_its_kernels_into_the_cache_and_says_so(built, tmp_path):
+    """Installed outside the checkout, with a cache that lacks a kernel family a run
+    needs: the run builds it once into the cache directory (never into site-packages),
+    says so on stderr with how long it takes, and gives the same scores; the next run
+    loads it silently."""
+    from fsengine._compute import kernels
+
+    wheel, _ = built
+    site = tmp_path / "site"
+    _run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", site, wheel],
+        cwd=tmp_path,
+    )
+    before = sorted(p.relative_to(site) for p in site.rglob("*") if "__pycache__" not in p.parts)
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    for row in kernels.status():  # every family built but ReliefF's
+        if row["family"] != "rankers._relieff_kernels":
+            extension = Path(row["path"])
+            shutil.copy2(extension, cache)
+            shutil.copy2(extension.with_name(extension.name.split(".")[0] + ".json"), cache)
+    work = tmp_path / "work"
+    work.mkdir()
+    rng = np.random.default_rng(0)  # 60 x 1500: beyond the numpy budget, ReliefF compiled
+    X = np.round(rng.standard_normal((60, 1500)), 2)
+    header = ",".join(f"g{j}" for j in range(1500)) + ",label\n"
+    rows = "".join(",".join(map(str, x)) + f",{int(i < 12)}\n" for i, x in enumerate(X.tolist()))
+    (work / "wide.csv").write_text(header + rows)
+    command = [site / "bin" / "fsengine", "select", "wide.csv", "--minority", "1"]
+    command += ["--method", "relieff", "--top", "5"]
+    first = _run(command, cwd=work, pythonpath=site, FSENGINE_CACHE_DIR=str(cache))
+    assert "compiling 1 kernel families for this machine, once (about" in first.stderr
+    assert f"into {cache}" in first.stderr
+    assert len(list(cache.glob("_fsengine_rankers__relieff_kernels_*.json"))) == 1
+    after = sorted(p.relative_to(site) for p in site.rglob("*") if "__pycache__" not in p.parts)
+    assert after == before  # nothing written into the installed package
+    second = _run(command, cwd=work, pythonpath=site, FSENGINE_CACHE_DIR=str(cache))
+    assert "compiling" not in second.stderr
+    assert second.stdout == first.stdout
