@@ -100,6 +100,7 @@ bench: $(VENV)/.bench-installed test-deps kernels browser
 	$(PY) benchmarks/bench_real.py
 	$(PY) benchmarks/bench_study.py
 	$(PY) benchmarks/bench_sweep_browser.py
+	$(PY) benchmarks/bench_dashboard_browser.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache test-artifacts build dist *.egg-info
