@@ -520,6 +520,29 @@ def _resized_lists(arrays: tuple, below: np.ndarray, length: int) -> tuple:
     return new, below
 
 
+def _nearer_than_other_label(values: np.ndarray, order: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Per sample, how many samples are strictly nearer to it on one feature (``values``,
+    ascending ``order``) than its nearest sample of the other label (n if none)."""
+    n = len(values)
+    v = values[order]
+    labels = np.asarray(y)[order]
+    positions = np.arange(n)
+    gap = np.full(n, np.inf)
+    for label in (0, 1):
+        other = labels != label
+        # The nearest sample of the other label on each side of every sorted position.
+        left = np.maximum.accumulate(np.where(other, positions, -1))
+        right = np.minimum.accumulate(np.where(other, positions, n)[::-1])[::-1]
+        mine = labels == label
+        below = np.where(left >= 0, v - v[np.maximum(left, 0)], np.inf)
+        above = np.where(right < n, v[np.minimum(right, n - 1)] - v, np.inf)
+        gap[mine] = np.minimum(below, above)[mine]
+    inside = np.searchsorted(v, v + gap, "left") - np.searchsorted(v, v - gap, "right")
+    counts = np.empty(n, dtype=np.int64)
+    counts[order] = np.where(np.isfinite(gap), np.maximum(inside - 1, 0), n)
+    return counts
+
+
 _NO_PRUNE = (np.zeros(1), 0.0, np.zeros(0, np.int64), np.zeros(0, np.int64))
 _NO_APPROXIMATION = (np.empty((0, 0)), np.empty((0, 0)), np.empty(0))
 
@@ -606,7 +629,7 @@ WHOLE_ROWS_MAX = 640
 LISTS_AFTER_ROWS = 1.0
 #: Samples listed per sample for the set tests of a larger dense set: at first and at
 #: least SHORTLIST_MIN (and 2 (K + 1)), at most a SHORTLIST_MAX_SHARE-th of the samples.
-SHORTLIST_MIN = 96
+SHORTLIST_MIN = 192
 SHORTLIST_MAX_SHARE = 8
 #: When more than this fraction of rows is not settled by its list, the next lists are
 #: twice as long; below a tenth of it, half as long; above USELESS_FRACTION (a set of one
@@ -617,7 +640,7 @@ USELESS_FRACTION = 0.5
 #: list is remade when the set grows.
 COLUMN_LIST_LENGTH = 128
 COLUMN_LIST_MIN = 24
-DENSE_LIST_MIN = 24
+DENSE_LIST_MIN = 8
 #: Up to this many features, a set kept as columns remakes lists by pruned walks; above,
 #: from approximate terms (matrix products) and exact sums for the candidates.
 PRUNED_LISTS_MAX_SET = 2
@@ -690,6 +713,9 @@ class _SetTerms(ABC):
     #: for many samples, where one candidate is a lot of work and a run without events
     #: needs only the candidates up to the first addition.
     rows_in_parts = False
+    #: A test's rows go to the kernel in parts even on one thread: the kernel then remakes
+    #: the lists its rows missed (a set kept as columns, whose rows are summed anyway).
+    remakes_lists = False
 
     def __init__(self, n: int):
         self.n = n
@@ -735,7 +761,8 @@ class _SetTerms(ABC):
         """Samples in the order of the set tests. With the card values of :meth:`set_cards`:
         first those whose card is below 1, minority first; then the others, those whose
         first listed sample of the other label comes soonest in their shortlist first (the
-        ones a candidate can lower, which rejects it sooner), once there are lists. Without
+        ones a candidate can lower, which rejects it sooner), once there are lists; on a set
+        of one feature, those with fewest samples nearer than the other label on it. Without
         card values, the minority first. Any order gives the same statistics."""
         with_lists = self._cards is not None and self._current_lists() is not None
         if (
@@ -752,6 +779,8 @@ class _SetTerms(ABC):
             key = high.astype(np.int64) * 2 + (y == 0)
             if with_lists:
                 key[high] += 2 * self._other_label_nearness(y)[high]
+            elif len(self.weights) == 1 and len(self._prune[2]) == self.n:
+                key[high] += 2 * _nearer_than_other_label(self._prune[0], self._prune[2], y)[high]
         self.row_order = np.argsort(key, kind="stable").astype(np.int64)
         self._order_with_lists = with_lists
         return self.row_order
@@ -1011,7 +1040,7 @@ class _SetTerms(ABC):
                 )
             )
 
-        if self.rows_in_parts and kernel_threads() > 1:
+        if self.rows_in_parts and (kernel_threads() > 1 or self.remakes_lists):
             for j in range(c):
                 outputs = _stats_arrays(len(ks), n, 1, with_distances)
                 _over_rows(lambda lo, hi: rows_of(j, outputs, lo, hi), n, n)
@@ -1205,6 +1234,10 @@ class DenseSetTerms(_SetTerms):
         """With lists, a set test's rejections need few rows and an acceptance needs them
         all: threads split each candidate's rows."""
         return not self._whole and len(self.weights) > 1
+
+    @property
+    def remakes_lists(self) -> bool:
+        return self._sq is None
 
     def _prune_arrays(self) -> tuple:
         # A walk in one feature's order pays only while S is that feature alone.

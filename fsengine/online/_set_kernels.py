@@ -356,9 +356,18 @@ def _row_every(dense, sq, cols, col_w, i, xi, x, w, m, enum_idx, enum_d, dbuf):
             dbuf[t] = np.sqrt(row[t] + (w * g) * g)
     else:
         _row_terms(cols, col_w, i, dbuf)
-        for t in range(n):  # vectorised
-            g = xi - x[t]
-            dbuf[t] = np.sqrt(dbuf[t] + (w * g) * g)
+        _row_from_terms(i, xi, x, w, m, enum_idx, enum_d, dbuf)
+        return
+    dbuf[i] = 0.0
+    _select_row(dbuf, m, enum_idx, enum_d)
+
+
+@njit(cache=True, inline="always")
+def _row_from_terms(i, xi, x, w, m, enum_idx, enum_d, dbuf):
+    """The M first of sample i on S + f from its terms on S in ``dbuf`` (overwritten)."""
+    for t in range(x.shape[0]):  # vectorised
+        g = xi - x[t]
+        dbuf[t] = np.sqrt(dbuf[t] + (w * g) * g)
     dbuf[i] = 0.0
     _select_row(dbuf, m, enum_idx, enum_d)
 
@@ -368,15 +377,31 @@ def _row_terms(cols, col_w, i, out):
     """``out[t]``: the summed terms of samples i and t on the set of columns ``cols``, one
     feature at a time in the set's order (vectorised over t; the sums of :func:`_cols_sq`)."""
     n = out.shape[0]
+    s = cols.shape[0]
     for t in range(n):
         out[t] = 0.0
-    for f in range(cols.shape[0]):
+    f = 0
+    while f + 4 <= s:  # four features a pass, still added one at a time in order
+        x0, x1, x2, x3 = cols[f], cols[f + 1], cols[f + 2], cols[f + 3]
+        a0, a1, a2, a3 = x0[i], x1[i], x2[i], x3[i]
+        w0, w1, w2, w3 = col_w[f], col_w[f + 1], col_w[f + 2], col_w[f + 3]
+        for t in range(n):  # vectorised
+            d0 = a0 - x0[t]
+            d1 = a1 - x1[t]
+            d2 = a2 - x2[t]
+            d3 = a3 - x3[t]
+            out[t] = (((out[t] + (w0 * d0) * d0) + (w1 * d1) * d1) + (w2 * d2) * d2) + (
+                w3 * d3
+            ) * d3
+        f += 4
+    while f < s:
         xf = cols[f]
         xif = xf[i]
         wf = col_w[f]
         for t in range(n):  # vectorised
             d = xif - xf[t]
             out[t] = out[t] + (wf * d) * d
+        f += 1
 
 
 #: Rows whose terms are approximated together (one matrix product; a batch's products stay
@@ -669,7 +694,10 @@ def set_tests(
         outputs are incomplete all the same).
     whole : bool
         ``rows`` holds every sample: the dependencies are summed here. Else the caller sums
-        ``cards_out`` once every part is done (``deps_out`` and ``accepted`` untouched).
+        ``cards_out`` once every part is done (``deps_out`` and ``accepted`` untouched),
+        and the rows are this call's alone: for a set given by columns, a row whose list
+        missed gets a new list (:func:`_list_from_row`, from the terms the row needs
+        anyway), which then serves it.
     first, accept_above, accepted
         The candidates are numbers ``first``.. of a larger batch; once one of them has a
         dependency above ``accept_above``, ``accepted[0]`` (shared by every part of the
@@ -701,6 +729,10 @@ def set_tests(
     grid = np.empty(n if by_runs else 0, np.int64)
     grid_x = np.empty(n if by_runs else 0)
     a, buf, vals, sample = _candidate_workspace(n if approximable else 0)
+    # Rows of this call alone (a part of the rows) whose list missed are remade from the
+    # columns: their terms on S are summed for the row anyway.
+    remakes = not whole and not dense and cols.shape[0] > 0 and short_idx.shape[1] > 0
+    lws = _list_workspace(n if remakes else 0, LIST_BUCKETS, LIST_SAMPLE)
     pending = np.empty(APPROX_ROWS, np.int64)
     pend_idx = np.empty((APPROX_ROWS, m), np.int64)
     pend_d = np.empty((APPROX_ROWS, m))
@@ -736,7 +768,9 @@ def set_tests(
             done += 1
             xi = x[i]
             exact = False
+            walked = False
             if usable and lists_pay and bound[i] == bound[i]:
+                walked = True
                 exact = _row_from_list(
                     i,
                     xi,
@@ -799,6 +833,26 @@ def set_tests(
                             enum_idx,
                             enum_d,
                         )
+                    elif remakes and walked:
+                        _row_terms(cols, col_w, i, dbuf)
+                        _list_from_row(
+                            i, dbuf, lws, short_idx, short_sq, short_d, short_len, bound, True
+                        )
+                        if not _row_from_list(
+                            i,
+                            xi,
+                            x,
+                            w,
+                            short_idx[i],
+                            short_sq[i],
+                            short_d[i],
+                            short_len[i],
+                            bound[i],
+                            m,
+                            enum_idx,
+                            enum_d,
+                        ):
+                            _row_from_terms(i, xi, x, w, m, enum_idx, enum_d, dbuf)
                     else:
                         _row_every(dense, sq, cols, col_w, i, xi, x, w, m, enum_idx, enum_d, dbuf)
                 value = _finish_row(
@@ -1003,10 +1057,10 @@ def _list_workspace(n, buckets, sampled):
 
 
 @njit(cache=True, inline="always")
-def _list_from_row(i, row, ws, short_idx, short_sq, short_d, short_len, bound):
+def _list_from_row(i, row, ws, short_idx, short_sq, short_d, short_len, bound, finite):
     """Sample i's shortlist from ``row``, its terms to every sample: up to L other samples
     of smallest terms, and ``bound``, a value no sample outside the list is below (inf if
-    every sample is listed; NaN if the row has a NaN: no list).
+    every sample is listed; NaN if the row has a NaN: no list; ``finite``: it has none).
 
     The samples at or below a threshold guessed from values sampled from the row (about
     2 L of them) are put in buckets by the bits of their terms (for
@@ -1021,23 +1075,29 @@ def _list_from_row(i, row, ws, short_idx, short_sq, short_d, short_len, bound):
     L = short_idx.shape[1]
     buckets = keys.shape[0]
     sampled = sample.shape[0]
-    nan_count = 0
-    for t in range(n):  # vectorised
-        nan_count += row[t] != row[t]
-    if nan_count > (1 if row[i] != row[i] else 0):
-        short_len[i] = 0
-        bound[i] = np.nan
-        return
+    if not finite:
+        nan_count = 0
+        for t in range(n):  # vectorised
+            nan_count += row[t] != row[t]
+        if nan_count > (1 if row[i] != row[i] else 0):
+            short_len[i] = 0
+            bound[i] = np.nan
+            return
     wanted = max(1, (2 * L * sampled) // n)
     while True:
         threshold = _sampled_qth(row, wanted, sample) if wanted < sampled else np.inf
         c = 0
-        for t in range(n):
+        for t in range(n):  # no branch: every sample is written, the count moves on or not
             v = row[t]
-            if v <= threshold and t != i:
-                buf[c] = t
-                vals[c] = v
-                c += 1
+            buf[c] = t
+            vals[c] = v
+            c += v <= threshold
+        for j in range(c):  # sample i itself, if collected
+            if buf[j] == i:
+                c -= 1
+                buf[j:c] = buf[j + 1 : c + 1]
+                vals[j:c] = vals[j + 1 : c + 1]
+                break
         if 2 * c > min(L, n - 1) or threshold == np.inf:
             break
         wanted *= 4
@@ -1099,7 +1159,7 @@ def build_dense_lists(sq, rows, short_idx, short_sq, short_d, short_len, bound):
     ws = _list_workspace(sq.shape[0], LIST_BUCKETS, LIST_SAMPLE)
     for q in range(rows.shape[0]):
         i = rows[q]
-        _list_from_row(i, sq[i], ws, short_idx, short_sq, short_d, short_len, bound)
+        _list_from_row(i, sq[i], ws, short_idx, short_sq, short_d, short_len, bound, False)
 
 
 @njit(cache=True, nogil=True)
@@ -1110,10 +1170,13 @@ def build_lists_from_columns(cols, col_w, rows, short_idx, short_sq, short_d, sh
     n = cols.shape[1]
     ws = _list_workspace(n, LIST_BUCKETS, LIST_SAMPLE)
     terms = np.empty(n)
+    finite = True  # no NaN term: no infinite (or NaN) weight
+    for f in range(col_w.shape[0]):
+        finite &= col_w[f] < np.inf
     for q in range(rows.shape[0]):
         i = rows[q]
         _row_terms(cols, col_w, i, terms)
-        _list_from_row(i, terms, ws, short_idx, short_sq, short_d, short_len, bound)
+        _list_from_row(i, terms, ws, short_idx, short_sq, short_d, short_len, bound, finite)
 
 
 @njit(cache=True, nogil=True)

@@ -832,3 +832,24 @@ def test_column_set_terms_equal_the_definition_through_any_changes(
                     assert totals[c] < bar + 1e-9 or np.all(cards[:, c] <= cards[:, 0])
                 else:
                     assert deps[c] == totals[c] / n
+
+
+@given(
+    st.lists(st.integers(0, 4), min_size=2, max_size=40),
+    st.lists(st.integers(0, 1), min_size=40, max_size=40),
+)
+@settings(max_examples=300, deadline=None)
+def test_samples_nearer_than_the_other_label_on_one_feature(values, labels):
+    """The order of a set of one feature's tests: per sample, how many samples are strictly
+    nearer on the feature than its nearest sample of the other label (n if none)."""
+    v = np.array(values, dtype=float)
+    n = len(v)
+    y = np.array(labels[:n])
+    got = _neighbours._nearer_than_other_label(v, np.argsort(v, kind="stable"), y)
+    for i in range(n):
+        other = np.flatnonzero(y != y[i])
+        if len(other) == 0:
+            assert got[i] == n
+            continue
+        gap = np.abs(v[other] - v[i]).min()
+        assert got[i] == max(np.count_nonzero(np.abs(v - v[i]) < gap) - 1, 0)
