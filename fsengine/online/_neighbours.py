@@ -47,7 +47,7 @@ from fsengine.online._compiled import (
     NO_CARD,
     use_compiled,
 )
-from fsengine.parallel import kernel_threads
+from fsengine.parallel import kernel_threads, run_chunks
 
 VARIANTS = ("reference", "paper")
 METRICS = ("seuclidean", "euclidean")
@@ -640,7 +640,10 @@ USELESS_FRACTION = 0.5
 #: list is remade when the set grows.
 COLUMN_LIST_LENGTH = 128
 COLUMN_LIST_MIN = 24
-DENSE_LIST_MIN = 8
+#: A dense set that keeps its summed terms remakes, after an addition, the lists with fewer
+#: samples than this left below their bound (kept as columns, its tests remake the lists
+#: they miss).
+DENSE_LIST_MIN = 16
 #: Up to this many features, a set kept as columns remakes lists by pruned walks; above,
 #: from approximate terms (matrix products) and exact sums for the candidates.
 PRUNED_LISTS_MAX_SET = 2
@@ -650,6 +653,16 @@ PRUNED_LISTS_MAX_SET = 2
 SUMS_MAX_SAMPLES = 1500
 #: A thread of the set kernels takes at least this many row-by-sample operations.
 THREAD_MIN_WORK = 250_000
+
+
+def _rejected_by_parts(progress: np.ndarray, n: int, reject_sum: float, n_low: int) -> bool:
+    """The rules of early rejection on the final progress of a candidate's parts
+    (:func:`_set_kernels.set_tests_shared`), summed in the kernel's order."""
+    deficit, low = 0.0, 0.0
+    for part_deficit, part_low in progress:
+        deficit += float(part_deficit)
+        low += float(part_low)
+    return n - deficit < reject_sum or low == n_low
 
 
 def _over_rows(function, n_rows: int, n: int) -> None:
@@ -1006,11 +1019,11 @@ class _SetTerms(ABC):
                 same_d[:, lo:hi] = part[1]
                 other_d[:, lo:hi] = part[2]
 
-        def rows_of(j: int, outputs: tuple, lo: int, hi: int) -> None:
-            # Candidate j on the rows order[lo:hi]; the card sum is made once all are done.
-            part_low = n_low if n_low <= 0 or (lo == 0 and n_low <= hi) else -1
+        def rows_of(j: int, outputs: tuple, rows: np.ndarray, progress, part: int) -> None:
+            # Candidate j on one part of the rows; the parts share their progress towards
+            # an early rejection, and the card sum is made once all are done.
             counts.append(
-                kern.set_tests(
+                kern.set_tests_shared(
                     *set_arrays,
                     self.finite,
                     *lists,
@@ -1027,9 +1040,9 @@ class _SetTerms(ABC):
                     early,
                     reject_sum,
                     rejected[j : j + 1],
-                    order[lo:hi],
+                    rows,
                     set_cards,
-                    part_low,
+                    n_low,
                     cards_out[j : j + 1] if card != NO_CARD else cards_out,
                     deps[j : j + 1] if card != NO_CARD else deps,
                     *approximation,
@@ -1037,19 +1050,33 @@ class _SetTerms(ABC):
                     np.inf,
                     np.array([1]),
                     False,
+                    progress,
+                    part,
                 )
             )
 
         if self.rows_in_parts and (kernel_threads() > 1 or self.remakes_lists):
+            # Every thread takes every so many rows of the order: each part has its share
+            # of the rows that reject early and of those an acceptance adds.
+            parts = max(1, min(kernel_threads(), n * n // THREAD_MIN_WORK))
+            part_rows = [np.ascontiguousarray(order[p::parts]) for p in range(parts)]
             for j in range(c):
                 outputs = _stats_arrays(len(ks), n, 1, with_distances)
-                _over_rows(lambda lo, hi: rows_of(j, outputs, lo, hi), n, n)
+                progress = np.zeros((parts, 2))
+                run_chunks(
+                    lambda lo, hi: [
+                        rows_of(j, outputs, part_rows[p], progress, p) for p in range(lo, hi)
+                    ],
+                    parts,
+                )
                 same[:, j] = outputs[0][:, 0]
                 if with_distances:
                     same_d[:, j] = outputs[1][:, 0]
                     other_d[:, j] = outputs[2][:, 0]
                 if card == NO_CARD:
                     continue
+                if early and not rejected[j] and parts > 1:
+                    rejected[j] = _rejected_by_parts(progress, n, reject_sum, n_low)
                 deps[j] = np.nan if rejected[j] else kern.mean_in_order(cards_out[j])
                 if deps[j] > accept_above:  # the rest is not needed
                     rejected[j + 1 :] = True
@@ -1102,6 +1129,7 @@ class DenseSetTerms(_SetTerms):
         self._stale = True  # the lists are not those of the current S
         self._single: np.ndarray | None = None  # S's feature while S has one
         self._below = np.zeros(n, np.int64)  # listed samples still below their bound
+        self._raised = False  # the lists grew with the set since its last test
         self._useless = False  # the lists do not pay on the current S
 
     @property
@@ -1159,11 +1187,11 @@ class DenseSetTerms(_SetTerms):
             # grow); lists with too few samples left below their bound are remade when next
             # used (:meth:`_lists`).
             _raise_lists(values, float(weight), arrays, self._below)
+            self._raised = True
         self._columns = np.concatenate([self._columns, values[None, :]])
         self.rows_tested = 0
         self.weights.append(float(weight))
         self._single = None
-        self._offer_prune(values, float(weight), replace=False)
         self._useless = False
 
     def _uses_lists(self, ks: np.ndarray) -> bool:
@@ -1188,10 +1216,17 @@ class DenseSetTerms(_SetTerms):
         if self._stale or arrays is None:
             if arrays is None or arrays[0].shape[1] != length:
                 arrays = _empty_lists(self.n, length)
-            self._build_lists(np.arange(self.n, dtype=np.int64), arrays)
+            if self.remakes_lists and self.finite:
+                arrays[3][:] = 0  # made by the tests, where a row first needs its list
+                arrays[4][:] = np.nan
+            else:
+                self._build_lists(np.arange(self.n, dtype=np.int64), arrays)
             self._list_arrays, self._stale = arrays, False
             self._below = arrays[3].copy()
-        else:
+        elif self._raised and not self.remakes_lists:
+            # Once after an addition, where the tests do not remake the lists they miss:
+            # lists with few samples left below their bound.
+            self._raised = False
             short = np.flatnonzero(
                 (self._below < min(DENSE_LIST_MIN, length)) & ~np.isnan(arrays[4])
             ).astype(np.int64)
@@ -1233,7 +1268,7 @@ class DenseSetTerms(_SetTerms):
     def rows_in_parts(self) -> bool:
         """With lists, a set test's rejections need few rows and an acceptance needs them
         all: threads split each candidate's rows."""
-        return not self._whole and len(self.weights) > 1
+        return not self._whole
 
     @property
     def remakes_lists(self) -> bool:

@@ -605,7 +605,7 @@ def _finish_row(
 
 
 @njit(cache=True, nogil=True)
-def set_tests(
+def _tests(
     dense,
     sq,
     cols,
@@ -646,6 +646,8 @@ def set_tests(
     accept_above,
     accepted,
     whole,
+    progress,
+    part,
 ):
     """Neighbour statistics on S + f for each candidate feature f (one row of ``cand``).
 
@@ -695,9 +697,21 @@ def set_tests(
     whole : bool
         ``rows`` holds every sample: the dependencies are summed here. Else the caller sums
         ``cards_out`` once every part is done (``deps_out`` and ``accepted`` untouched),
-        and the rows are this call's alone: for a set given by columns, a row whose list
-        missed gets a new list (:func:`_list_from_row`, from the terms the row needs
-        anyway), which then serves it.
+        and the rows are this call's alone: for a set given by columns (every weight
+        positive and finite), a row whose list missed, or that has none yet (NaN bound),
+        gets a new list (:func:`_list_from_row`, from the terms the row needs anyway),
+        which then serves it.
+    progress, part
+        With more than one row of ``progress`` (parts, 2), this call is part ``part`` of
+        one candidate's rows (``whole`` False, ``n_low`` every part's), and the parts
+        share their progress: row ``part`` holds this part's sum of (1 - card value) and
+        its number of rows of card below 1 on S done (-inf once one of them is above its
+        card on S), each written as one value (so a reader sees some past state of a part,
+        never half of one; both only grow, or drop to -inf at once, so a past state proves
+        no more than the present one). The candidate is rejected once (a) n minus every
+        part's sum is below ``reject_sum`` or (b) every part's count adds up to
+        ``n_low``; the caller checks the same on the final values when no part did. Rule
+        (b) of a single part is then off (its rows need not be the first ones).
     first, accept_above, accepted
         The candidates are numbers ``first``.. of a larger batch; once one of them has a
         dependency above ``accept_above``, ``accepted[0]`` (shared by every part of the
@@ -710,6 +724,7 @@ def set_tests(
     (rows whose list did not settle them, rows done)
     """
     n = lab.shape[0]
+    shared = progress.shape[0] > 1
     ws = _workspace(ks)
     m, enum_idx, enum_lab, enum_d, cum_min, cum_d1, cum_d0, one, one_lab = ws
     dbuf = np.empty(n)
@@ -758,6 +773,8 @@ def set_tests(
         x_top = w * (x.max() - x.min()) ** 2 * 1.01 if batched else 0.0
         missed_before = missed
         sorted_by_runs = False  # the candidate's grid, made when a row first needs it
+        deficit = 0.0  # this part's sum of (1 - card value), shared
+        low_state = 0.0  # this part's low rows done, -inf once one is above its card on S
         card_sum = 0.0
         none_above = True
         finished = 0
@@ -768,7 +785,7 @@ def set_tests(
             done += 1
             xi = x[i]
             exact = False
-            walked = False
+            walked = remakes and usable and lists_pay  # a row with no list yet gets one
             if usable and lists_pay and bound[i] == bound[i]:
                 walked = True
                 exact = _row_from_list(
@@ -876,6 +893,10 @@ def set_tests(
                 none_above &= not value > set_cards[i]
                 finished += 1
                 to_check = 1
+                if shared:
+                    deficit += 1.0 - value
+                    if set_cards[i] < 1.0:
+                        low_state = -np.inf if value > set_cards[i] else low_state + 1.0
             if n_pending > 0 and (n_pending == APPROX_ROWS or r + 1 == n_low or r + 1 == n_rows):
                 _approximate_rows(
                     cols,
@@ -922,15 +943,35 @@ def set_tests(
                     )
                     card_sum += value
                     none_above &= not value > set_cards[p]
+                    if shared:
+                        deficit += 1.0 - value
+                        if set_cards[p] < 1.0:
+                            low_state = -np.inf if value > set_cards[p] else low_state + 1.0
                 finished += n_pending
                 to_check += n_pending
                 n_pending = 0
             if card != NO_CARD and early and to_check > 0:
-                if card_sum + (n - finished) < reject_sum or (finished == n_low and none_above):
+                if card_sum + (n - finished) < reject_sum or (
+                    not shared and finished == n_low and none_above
+                ):
                     rejected[f] = True
                     break
+                if shared:
+                    progress[part, 0] = deficit  # one value each: a reader never sees half
+                    progress[part, 1] = low_state
+                    total_deficit = 0.0
+                    total_low = 0.0
+                    for q in range(progress.shape[0]):
+                        total_deficit += progress[q, 0]
+                        total_low += progress[q, 1]
+                    if n - total_deficit < reject_sum or total_low == n_low:
+                        rejected[f] = True
+                        break
                 if not whole and rejected[f]:
                     break  # another part of the rows rejected it
+        if shared:
+            progress[part, 0] = deficit
+            progress[part, 1] = low_state
         if card != NO_CARD and whole:
             if rejected[f]:
                 deps_out[f] = np.nan
@@ -941,6 +982,190 @@ def set_tests(
         if missed - missed_before > n // 2:
             lists_pay = False  # the next candidates walk at once
     return missed, done
+
+
+@njit(cache=True, nogil=True)
+def set_tests(
+    dense,
+    sq,
+    cols,
+    col_w,
+    set_finite,
+    short_idx,
+    short_sq,
+    short_d,
+    short_len,
+    bound,
+    prune_x,
+    prune_w,
+    prune_order,
+    prune_pos,
+    cand,
+    cand_w,
+    lab,
+    ks,
+    paper,
+    with_dist,
+    same,
+    same_d,
+    other_d,
+    card,
+    gamma,
+    early,
+    reject_sum,
+    rejected,
+    rows,
+    set_cards,
+    n_low,
+    cards_out,
+    deps_out,
+    zt,
+    z,
+    znorm,
+    first,
+    accept_above,
+    accepted,
+    whole,
+):
+    """Neighbour statistics on S + f for each candidate feature f (one row of ``cand``):
+    :func:`_tests` with no progress shared with other parts of the rows."""
+    return _tests(
+        dense,
+        sq,
+        cols,
+        col_w,
+        set_finite,
+        short_idx,
+        short_sq,
+        short_d,
+        short_len,
+        bound,
+        prune_x,
+        prune_w,
+        prune_order,
+        prune_pos,
+        cand,
+        cand_w,
+        lab,
+        ks,
+        paper,
+        with_dist,
+        same,
+        same_d,
+        other_d,
+        card,
+        gamma,
+        early,
+        reject_sum,
+        rejected,
+        rows,
+        set_cards,
+        n_low,
+        cards_out,
+        deps_out,
+        zt,
+        z,
+        znorm,
+        first,
+        accept_above,
+        accepted,
+        whole,
+        np.zeros((1, 2)),
+        0,
+    )
+
+
+@njit(cache=True, nogil=True)
+def set_tests_shared(
+    dense,
+    sq,
+    cols,
+    col_w,
+    set_finite,
+    short_idx,
+    short_sq,
+    short_d,
+    short_len,
+    bound,
+    prune_x,
+    prune_w,
+    prune_order,
+    prune_pos,
+    cand,
+    cand_w,
+    lab,
+    ks,
+    paper,
+    with_dist,
+    same,
+    same_d,
+    other_d,
+    card,
+    gamma,
+    early,
+    reject_sum,
+    rejected,
+    rows,
+    set_cards,
+    n_low,
+    cards_out,
+    deps_out,
+    zt,
+    z,
+    znorm,
+    first,
+    accept_above,
+    accepted,
+    whole,
+    progress,
+    part,
+):
+    """:func:`_tests` for part ``part`` of a candidate's rows, the parts sharing their
+    progress towards an early rejection in ``progress`` (parts, 2)."""
+    return _tests(
+        dense,
+        sq,
+        cols,
+        col_w,
+        set_finite,
+        short_idx,
+        short_sq,
+        short_d,
+        short_len,
+        bound,
+        prune_x,
+        prune_w,
+        prune_order,
+        prune_pos,
+        cand,
+        cand_w,
+        lab,
+        ks,
+        paper,
+        with_dist,
+        same,
+        same_d,
+        other_d,
+        card,
+        gamma,
+        early,
+        reject_sum,
+        rejected,
+        rows,
+        set_cards,
+        n_low,
+        cards_out,
+        deps_out,
+        zt,
+        z,
+        znorm,
+        first,
+        accept_above,
+        accepted,
+        whole,
+        progress,
+        part,
+    )
 
 
 @njit(cache=True, inline="always")

@@ -513,10 +513,11 @@ def test_set_tests_skip_only_the_candidates_after_an_acceptance():
 
 
 #: The set paths for integer-valued data and long columns: a dense set kept as columns
-#: (lists made at once from its columns, short, remade from few samples left below their
-#: bounds or never, resized), lists ordered by two buckets (the sorted bucket) and
-#: thresholds guessed from three values, and those on several threads (each candidate's
-#: rows split, the parts stopping one another). A set of one feature is searched by runs
+#: (lists made by the tests where a row first needs one or its list missed, resized), a
+#: dense set keeping its summed terms with lists remade after every addition or never,
+#: lists ordered by one or two buckets (the sorted bucket) and thresholds guessed from
+#: one or three values, and on several threads (each candidate's rows in interleaved
+#: parts that share their progress towards a rejection). A set of one feature is searched by runs
 #: of equal values wherever they hold 4 samples on average (tie_heavy's integers 0..3 from
 #: 16 samples on), on every path.
 COLUMN_SET_PATHS = {
@@ -526,16 +527,22 @@ COLUMN_SET_PATHS = {
         (_neighbours, "SHORTLIST_MIN"): 1,
         (_neighbours, "SHORTLIST_MAX_SHARE"): 1,
     },
-    "column lists remade": {
+    "column lists wider": {
         (_neighbours, "WHOLE_ROWS_MAX"): 0,
         (_neighbours, "SUMS_MAX_SAMPLES"): 0,
+        (_neighbours, "SHORTLIST_MIN"): 3,
+        (_neighbours, "SHORTLIST_MAX_SHARE"): 1,
+    },
+    "summed lists remade": {
+        (_neighbours, "WHOLE_ROWS_MAX"): 0,
+        (_neighbours, "LISTS_AFTER_ROWS"): 0,
         (_neighbours, "SHORTLIST_MIN"): 2,
         (_neighbours, "SHORTLIST_MAX_SHARE"): 1,
         (_neighbours, "DENSE_LIST_MIN"): 10**6,
     },
-    "column lists kept": {
+    "summed lists kept": {
         (_neighbours, "WHOLE_ROWS_MAX"): 0,
-        (_neighbours, "SUMS_MAX_SAMPLES"): 0,
+        (_neighbours, "LISTS_AFTER_ROWS"): 0,
         (_neighbours, "SHORTLIST_MIN"): 3,
         (_neighbours, "SHORTLIST_MAX_SHARE"): 1,
         (_neighbours, "DENSE_LIST_MIN"): 0,
@@ -853,3 +860,80 @@ def test_samples_nearer_than_the_other_label_on_one_feature(values, labels):
             continue
         gap = np.abs(v[other] - v[i]).min()
         assert got[i] == max(np.count_nonzero(np.abs(v - v[i]) < gap) - 1, 0)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    data=tie_heavy(max_n=30, max_p=6),
+    k_draw=st.integers(1, 100),
+    parts=st.integers(2, 4),
+    bar_draw=st.integers(0, 100),
+    reverse=st.booleans(),
+)
+def test_parts_sharing_their_progress_reject_as_one_pass(data, k_draw, parts, bar_draw, reverse):
+    """Early rejection over interleaved parts of the rows that share their progress
+    (set_tests_shared, run one after the other in either order, then the final check)
+    rejects exactly the candidates one pass over every row rejects, and the others get
+    the same dependencies."""
+    from fsengine.online._compiled import CARD_IMBALANCED
+    from fsengine.online._set_kernels import set_tests, set_tests_shared
+
+    X, y = data
+    n, p = X.shape
+    if p < 2:
+        return
+    k = 1 + k_draw % (n - 1)
+    w = feature_weights(X)
+    if not 0.0 < w[0] < np.inf:
+        return
+    sq = distance_terms(X[:, 0], w[0])
+    cand = np.ascontiguousarray(X[:, 1:].T)
+    y = np.asarray(y, dtype=np.int64)
+    set_cards = np.where(np.arange(n) % 3 == 0, 0.5, 1.0)
+    order = np.argsort((set_cards >= 1.0).astype(np.int64), kind="stable").astype(np.int64)
+    n_low = int(np.count_nonzero(set_cards < 1.0))
+    bar = n * bar_draw / 100.0
+
+    def run(kernel, j, rows, whole, extra):
+        same, same_d, other_d = _neighbours._stats_arrays(1, n, 1, False)
+        cards, deps, rejected = np.zeros((1, n)), np.empty(1), np.zeros(1, bool)
+        kernel(
+            True, sq, np.empty((0, n)), np.empty(0), True, *_neighbours._empty_lists(n),
+            *_neighbours._NO_PRUNE, cand[j : j + 1], w[1 + j : 2 + j], y, np.array([k]),
+            False, False, same, same_d, other_d, CARD_IMBALANCED, 0.0, True, bar, rejected,
+            rows, set_cards, n_low, cards, deps, *_neighbours._NO_APPROXIMATION, 0, np.inf,
+            np.array([1]), whole, *extra,
+        )  # fmt: skip
+        return rejected, cards, deps
+
+    for j in range(p - 1):
+        one_rejected, _, one_deps = run(set_tests, j, order, True, ())
+        progress = np.zeros((parts, 2))
+        rejected, cards = np.zeros(1, bool), np.zeros((1, n))
+        for part in sorted(range(parts), reverse=reverse):
+            got, part_cards, _ = run(
+                set_tests_shared, j, np.ascontiguousarray(order[part::parts]), False,
+                (progress, part),
+            )  # fmt: skip
+            rejected |= got
+            cards += part_cards
+            if got[0]:
+                break
+        if not rejected[0]:
+            rejected[0] = _neighbours._rejected_by_parts(progress, n, bar, n_low)
+        assert rejected[0] == one_rejected[0]
+        if not rejected[0]:
+            from fsengine.online._set_kernels import mean_in_order
+
+            assert mean_in_order(cards[0]) == one_deps[0]
+
+
+def test_final_check_of_parts_applies_both_rules():
+    """_rejected_by_parts: (a) n minus the parts' deficits below the bar; (b) the parts'
+    low rows add up to n_low (a part at -inf found one above its card on S)."""
+    check = _neighbours._rejected_by_parts
+    assert check(np.array([[3.0, 0.0], [2.5, 0.0]]), 10, 4.6, -1)  # 10 - 5.5 < 4.6
+    assert not check(np.array([[3.0, 0.0], [2.0, 0.0]]), 10, 4.6, -1)
+    assert check(np.array([[0.0, 2.0], [0.0, 3.0]]), 10, -np.inf, 5)
+    assert not check(np.array([[0.0, 2.0], [0.0, -np.inf]]), 10, -np.inf, 5)
+    assert not check(np.array([[0.0, 2.0], [0.0, 2.0]]), 10, -np.inf, 5)
