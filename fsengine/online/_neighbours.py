@@ -1019,7 +1019,7 @@ class _SetTerms(ABC):
                 same_d[:, lo:hi] = part[1]
                 other_d[:, lo:hi] = part[2]
 
-        def rows_of(j: int, outputs: tuple, rows: np.ndarray, progress, part: int) -> None:
+        def rows_of(j: int, outputs: tuple, rows: np.ndarray, progress, part: int, ordered) -> None:
             # Candidate j on one part of the rows; the parts share their progress towards
             # an early rejection, and the card sum is made once all are done.
             counts.append(
@@ -1052,6 +1052,7 @@ class _SetTerms(ABC):
                     False,
                     progress,
                     part,
+                    ordered,
                 )
             )
 
@@ -1060,12 +1061,17 @@ class _SetTerms(ABC):
             # of the rows that reject early and of those an acceptance adds.
             parts = max(1, min(kernel_threads(), n * n // THREAD_MIN_WORK))
             part_rows = [np.ascontiguousarray(order[p::parts]) for p in range(parts)]
+            # A set of one feature: each candidate is sorted once for all the parts.
+            by_runs = len(self.weights) == 1 and parts > 1
+            no_order = np.empty((0, 0), dtype=np.int64)
             for j in range(c):
                 outputs = _stats_arrays(len(ks), n, 1, with_distances)
                 progress = np.zeros((parts, 2))
+                ordered = np.argsort(candidates[j])[None, :] if by_runs else no_order
                 run_chunks(
                     lambda lo, hi: [
-                        rows_of(j, outputs, part_rows[p], progress, p) for p in range(lo, hi)
+                        rows_of(j, outputs, part_rows[p], progress, p, ordered)
+                        for p in range(lo, hi)
                     ],
                     parts,
                 )

@@ -231,11 +231,12 @@ def _value_runs(prune_x, prune_order, run_of):
 
 
 @njit(cache=True, nogil=True)
-def _sort_within_runs(x, run_start, run_of, grid, grid_x):
+def _sort_within_runs(x, x_order, run_start, run_of, grid, grid_x):
     """``grid``: the samples run by run (the runs of :func:`_value_runs`), each run in
-    increasing order of the candidate's values ``x``; ``grid_x`` those values."""
+    increasing order of the candidate's values ``x`` (``x_order``: their ascending order,
+    or empty); ``grid_x`` those values."""
     fill = run_start[:-1].copy()
-    for t in np.argsort(x):
+    for t in x_order if x_order.shape[0] == x.shape[0] else np.argsort(x):
         r = run_of[t]
         grid[fill[r]] = t
         grid_x[fill[r]] = x[t]
@@ -648,6 +649,7 @@ def _tests(
     whole,
     progress,
     part,
+    cand_order,
 ):
     """Neighbour statistics on S + f for each candidate feature f (one row of ``cand``).
 
@@ -712,6 +714,9 @@ def _tests(
         part's sum is below ``reject_sum`` or (b) every part's count adds up to
         ``n_low``; the caller checks the same on the final values when no part did. Rule
         (b) of a single part is then off (its rows need not be the first ones).
+    cand_order : array (c, n) of int
+        Each candidate's samples in ascending order of its values (for a set of one
+        feature searched by runs), or empty: sorted here.
     first, accept_above, accepted
         The candidates are numbers ``first``.. of a larger batch; once one of them has a
         dependency above ``accept_above``, ``accepted[0]`` (shared by every part of the
@@ -743,6 +748,8 @@ def _tests(
     by_runs = by_runs and n >= RUNS_MIN_LENGTH * (run_start.shape[0] - 1)
     grid = np.empty(n if by_runs else 0, np.int64)
     grid_x = np.empty(n if by_runs else 0)
+    by_order = cand_order.shape[0] == cand.shape[0] and cand_order.shape[1] == n
+    no_order = np.empty(0, np.int64)
     a, buf, vals, sample = _candidate_workspace(n if approximable else 0)
     # Rows of this call alone (a part of the rows) whose list missed are remade from the
     # columns: their terms on S are summed for the row anyway.
@@ -812,7 +819,10 @@ def _tests(
                 if not exact:
                     if usable and by_runs:
                         if not sorted_by_runs:
-                            _sort_within_runs(x, run_start, run_of, grid, grid_x)
+                            _sort_within_runs(
+                                x, cand_order[f] if by_order else no_order, run_start,
+                                run_of, grid, grid_x,
+                            )  # fmt: skip
                             sorted_by_runs = True
                         _row_runs(
                             dense,
@@ -1072,6 +1082,7 @@ def set_tests(
         whole,
         np.zeros((1, 2)),
         0,
+        np.empty((0, 0), np.int64),
     )
 
 
@@ -1119,9 +1130,11 @@ def set_tests_shared(
     whole,
     progress,
     part,
+    cand_order,
 ):
     """:func:`_tests` for part ``part`` of a candidate's rows, the parts sharing their
-    progress towards an early rejection in ``progress`` (parts, 2)."""
+    progress towards an early rejection in ``progress`` (parts, 2); ``cand_order`` (c,
+    n): each candidate's samples in ascending order of its values, or empty."""
     return _tests(
         dense,
         sq,
@@ -1165,6 +1178,7 @@ def set_tests_shared(
         whole,
         progress,
         part,
+        cand_order,
     )
 
 
@@ -1232,8 +1246,8 @@ def _store_candidates(i, buf, values, kept, short_idx, short_sq, short_d, short_
 #: Buckets a dense list's samples are put in, by the bits of their terms (the lists' keys
 #: are the buckets' lower edges: no sort), and values sampled from a row to guess its
 #: threshold (:func:`build_dense_lists`).
-LIST_BUCKETS = 16
-LIST_SAMPLE = 256
+LIST_BUCKETS = 64
+LIST_SAMPLE = 64
 
 
 @njit(cache=True, inline="always")

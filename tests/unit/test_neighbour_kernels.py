@@ -869,12 +869,16 @@ def test_samples_nearer_than_the_other_label_on_one_feature(values, labels):
     parts=st.integers(2, 4),
     bar_draw=st.integers(0, 100),
     reverse=st.booleans(),
+    runs=st.booleans(),
 )
-def test_parts_sharing_their_progress_reject_as_one_pass(data, k_draw, parts, bar_draw, reverse):
+def test_parts_sharing_their_progress_reject_as_one_pass(
+    data, k_draw, parts, bar_draw, reverse, runs
+):
     """Early rejection over interleaved parts of the rows that share their progress
     (set_tests_shared, run one after the other in either order, then the final check)
     rejects exactly the candidates one pass over every row rejects, and the others get
-    the same dependencies."""
+    the same dependencies; also with the set of one feature searched by runs of equal
+    values, each candidate sorted by the caller."""
     from fsengine.online._compiled import CARD_IMBALANCED
     from fsengine.online._set_kernels import set_tests, set_tests_shared
 
@@ -894,26 +898,37 @@ def test_parts_sharing_their_progress_reject_as_one_pass(data, k_draw, parts, ba
     n_low = int(np.count_nonzero(set_cards < 1.0))
     bar = n * bar_draw / 100.0
 
+    columns, col_w, prune = np.empty((0, n)), np.empty(0), _neighbours._NO_PRUNE
+    if runs:  # the set's one feature and its sorted order: rows by runs of equal values
+        columns, col_w = np.ascontiguousarray(X[:, :1].T), w[:1].copy()
+        ascending = np.argsort(X[:, 0], kind="stable")
+        position = np.empty(n, dtype=np.int64)
+        position[ascending] = np.arange(n)
+        prune = (columns[0], float(w[0]), ascending.astype(np.int64), position)
+
     def run(kernel, j, rows, whole, extra):
         same, same_d, other_d = _neighbours._stats_arrays(1, n, 1, False)
         cards, deps, rejected = np.zeros((1, n)), np.empty(1), np.zeros(1, bool)
         kernel(
-            True, sq, np.empty((0, n)), np.empty(0), True, *_neighbours._empty_lists(n),
-            *_neighbours._NO_PRUNE, cand[j : j + 1], w[1 + j : 2 + j], y, np.array([k]),
+            True, sq, columns, col_w, True, *_neighbours._empty_lists(n),
+            *prune, cand[j : j + 1], w[1 + j : 2 + j], y, np.array([k]),
             False, False, same, same_d, other_d, CARD_IMBALANCED, 0.0, True, bar, rejected,
             rows, set_cards, n_low, cards, deps, *_neighbours._NO_APPROXIMATION, 0, np.inf,
             np.array([1]), whole, *extra,
         )  # fmt: skip
         return rejected, cards, deps
 
+    no_order = np.empty((0, 0), np.int64)
     for j in range(p - 1):
+        if not 0.0 < w[1 + j] < np.inf:
+            continue
         one_rejected, _, one_deps = run(set_tests, j, order, True, ())
         progress = np.zeros((parts, 2))
         rejected, cards = np.zeros(1, bool), np.zeros((1, n))
         for part in sorted(range(parts), reverse=reverse):
             got, part_cards, _ = run(
                 set_tests_shared, j, np.ascontiguousarray(order[part::parts]), False,
-                (progress, part),
+                (progress, part, np.argsort(cand[j])[None, :] if runs else no_order),
             )  # fmt: skip
             rejected |= got
             cards += part_cards
