@@ -763,7 +763,12 @@ class _SetTerms(ABC):
         sample of the other label (the lists' width if none)."""
         arrays = self._current_lists()
         first = np.empty(self.n, dtype=np.int64)
-        _set_kernels().first_other_label(arrays[0], arrays[3], np.asarray(y, dtype=np.int64), first)
+        kern, labels = _set_kernels(), np.asarray(y, dtype=np.int64)
+        _over_rows(
+            lambda lo, hi: kern.first_other_label(arrays[0], arrays[3], labels, first, lo, hi),
+            self.n,
+            arrays[0].shape[1],
+        )
         return first
 
     def _current_lists(self) -> tuple | None:
@@ -969,7 +974,10 @@ class _SetTerms(ABC):
         deps = np.empty(c) if card != NO_CARD else np.empty(0)
         set_cards = self._cards if self._cards is not None else np.ones(n)
         n_low = self._n_low if (self._cards is not None and self.weights) else -1
-        candidates = np.ascontiguousarray(block.T, dtype=float)
+        # The candidates one a row: all of them for a kernel call over candidates; one at a
+        # time where the rows are split (most tests stop at the first acceptance).
+        in_parts = self.rows_in_parts and (kernel_threads() > 1 or self.remakes_lists)
+        candidates = None if in_parts else np.ascontiguousarray(block.T, dtype=float)
         weights = np.asarray(weights, dtype=float)
         labels = np.asarray(y, dtype=np.int64)
         set_arrays, approximation = self._set_arrays(), self._approximation()
@@ -1019,7 +1027,9 @@ class _SetTerms(ABC):
                 same_d[:, lo:hi] = part[1]
                 other_d[:, lo:hi] = part[2]
 
-        def rows_of(j: int, outputs: tuple, rows: np.ndarray, progress, part: int, ordered) -> None:
+        def rows_of(
+            j: int, candidate, outputs: tuple, rows: np.ndarray, progress, part: int, ordered
+        ) -> None:
             # Candidate j on one part of the rows; the parts share their progress towards
             # an early rejection, and the card sum is made once all are done.
             counts.append(
@@ -1028,7 +1038,7 @@ class _SetTerms(ABC):
                     self.finite,
                     *lists,
                     *prune,
-                    candidates[j : j + 1],
+                    candidate,
                     weights[j : j + 1],
                     labels,
                     ks,
@@ -1056,7 +1066,7 @@ class _SetTerms(ABC):
                 )
             )
 
-        if self.rows_in_parts and (kernel_threads() > 1 or self.remakes_lists):
+        if in_parts:
             # Every thread takes every so many rows of the order: each part has its share
             # of the rows that reject early and of those an acceptance adds.
             parts = max(1, min(kernel_threads(), n * n // THREAD_MIN_WORK))
@@ -1067,10 +1077,11 @@ class _SetTerms(ABC):
             for j in range(c):
                 outputs = _stats_arrays(len(ks), n, 1, with_distances)
                 progress = np.zeros((parts, 2))
-                ordered = np.argsort(candidates[j])[None, :] if by_runs else no_order
+                candidate = np.ascontiguousarray(block[:, j], dtype=float)[None, :]
+                ordered = np.argsort(candidate[0])[None, :] if by_runs else no_order
                 run_chunks(
                     lambda lo, hi: [
-                        rows_of(j, outputs, part_rows[p], progress, p, ordered)
+                        rows_of(j, candidate, outputs, part_rows[p], progress, p, ordered)
                         for p in range(lo, hi)
                     ],
                     parts,
@@ -1109,18 +1120,23 @@ class DenseSetTerms(_SetTerms):
     DENSE_MAX_SAMPLES samples (:mod:`fsengine.online._kofsd`).
 
     Up to :data:`WHOLE_ROWS_MAX` samples the set keeps its summed terms (N x N) and its
-    tests score every row whole. Above, it keeps its columns and each sample's shortlist on
-    S: a set test (the neighbours on S + f) walks a sample's list in increasing order of
-    its keys (lower bounds of the listed terms on S) and stops as soon as the next key is
-    beyond the K+1-th distance found; a sample outside the list is at least as far as the
-    list's bound (:mod:`fsengine.online._set_kernels`). A row its list does not settle is
-    scored whole, its terms summed from the columns. The lists are made at the first test
-    after S is replaced, once its tests have scored :data:`LISTS_AFTER_ROWS` times N whole
-    rows; when S grows, the listed terms grow by the new feature's (keys and bound stay
-    valid: terms only grow) and a list with fewer than :data:`DENSE_LIST_MIN` samples left
-    below its bound is remade from its row when next used. A list's length adapts to how
-    often the lists settle rows. While S has one feature, rows are found by runs of its
-    equal values instead (:func:`_set_kernels._row_runs`).
+    tests score every row whole. Above, each sample keeps a shortlist on S: a set test
+    (the neighbours on S + f) walks a sample's list in increasing order of its keys (lower
+    bounds of the listed terms on S) and stops as soon as the next key is beyond the
+    K+1-th distance found; a sample outside the list is at least as far as the list's
+    bound (:mod:`fsengine.online._set_kernels`). When S grows, the listed terms grow by the
+    new feature's, in place (keys and bound stay valid: terms only grow). A row its list
+    does not settle is scored whole.
+
+    Up to :data:`SUMS_MAX_SAMPLES` the set also keeps its summed terms: lists and whole
+    rows are read from them, lists are made once the set's tests have scored
+    :data:`LISTS_AFTER_ROWS` times N whole rows, and remade after an addition where fewer
+    than :data:`DENSE_LIST_MIN` listed samples are left below the bound. Above, the set
+    keeps only its columns: the lists are made at the first test of a set (their order of
+    the other label's nearness orders the test's rows), and a test remakes the list of a
+    row it missed from the row's terms, summed from the columns for the row anyway. The
+    lists' width adapts to how often they settle rows. While S has one feature, rows are
+    found by runs of its equal values (:func:`_set_kernels._row_runs`).
     """
 
     def __init__(self, n: int):
@@ -1222,11 +1238,9 @@ class DenseSetTerms(_SetTerms):
         if self._stale or arrays is None:
             if arrays is None or arrays[0].shape[1] != length:
                 arrays = _empty_lists(self.n, length)
-            if self.remakes_lists and self.finite:
-                arrays[3][:] = 0  # made by the tests, where a row first needs its list
-                arrays[4][:] = np.nan
-            else:
-                self._build_lists(np.arange(self.n, dtype=np.int64), arrays)
+            # Made ahead (not where a row first needs one) for the order of the first test:
+            # the other label's nearness in the lists.
+            self._build_lists(np.arange(self.n, dtype=np.int64), arrays)
             self._list_arrays, self._stale = arrays, False
             self._below = arrays[3].copy()
         elif self._raised and not self.remakes_lists:

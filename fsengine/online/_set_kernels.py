@@ -1474,10 +1474,10 @@ def raise_lists(x, w, short_idx, short_sq, short_len, bound, below, lo, hi):
 
 
 @njit(cache=True, nogil=True)
-def first_other_label(short_idx, short_len, lab, first):
-    """``first[i]``: the position in sample i's list of its first listed sample of another
-    label (the list's width if there is none)."""
-    for i in range(short_idx.shape[0]):
+def first_other_label(short_idx, short_len, lab, first, lo, hi):
+    """``first[i]`` for samples ``lo`` to ``hi`` - 1: the position in sample i's list of its
+    first listed sample of another label (the list's width if there is none)."""
+    for i in range(lo, hi):
         position = short_idx.shape[1]
         for j in range(short_len[i]):
             if lab[short_idx[i, j]] != lab[i]:
