@@ -337,10 +337,10 @@ def single_feature_counts(
 
     n, b = block.shape
     ks = _checked_ks(ks, n)
-    columns = np.ascontiguousarray(block.T, dtype=float)
     labels = np.asarray(y, dtype=np.int64)
     weights = np.asarray(weights, dtype=float)
     if not use_compiled(b * n * n):
+        columns = np.ascontiguousarray(block.T, dtype=float)
         same = _numpy_list_stats(
             _numpy_distances(columns, weights), labels, ks, variant == "paper", False
         )[0]
@@ -350,10 +350,11 @@ def single_feature_counts(
     deps = None if card is None else np.empty((len(ks), b))
 
     def chunk(lo: int, hi: int) -> None:
-        order = np.argsort(columns[lo:hi], axis=1).astype(np.int64, copy=False)
+        columns = np.ascontiguousarray(block[:, lo:hi].T, dtype=float)  # on each thread
+        order = np.argsort(columns, axis=1).astype(np.int64, copy=False)
         part = same[:, lo:hi]
         kern.single_feature_stats(
-            columns[lo:hi],
+            columns,
             order,
             labels,
             weights[lo:hi],
