@@ -43,7 +43,7 @@ from fsengine._compute import kernels
 from fsengine._compute.budget import use_compiled
 from fsengine.online._codes import CARD_CODES, CARD_CONSISTENCY, CARD_IMBALANCED, NO_CARD
 from fsengine.online._columns import COMPILED_MIN_SIZE, sequential_sum
-from fsengine.parallel import kernel_threads
+from fsengine.parallel import kernel_threads, run_chunks
 
 #: The kernel families used here (:func:`fsengine._compute.kernels.load`).
 KNN_KERNELS, SET_KERNELS = "online._knn_kernels", "online._set_kernels"
@@ -329,14 +329,12 @@ def single_feature_counts(
     deps : ndarray, shape (len(ks), b), or None
         The card values summed in sample order, divided by n (Algorithm 2).
     """
-    from fsengine.parallel import run_chunks
-
     n, b = block.shape
     ks = _checked_ks(ks, n)
-    columns = np.ascontiguousarray(block.T, dtype=float)
     labels = np.asarray(y, dtype=np.int64)
     weights = np.asarray(weights, dtype=float)
     if not use_compiled(b * n * n, KNN_KERNELS):
+        columns = np.ascontiguousarray(block.T, dtype=float)
         same = _numpy_list_stats(
             _numpy_distances(columns, weights), labels, ks, variant == "paper", False
         )[0]
@@ -346,10 +344,11 @@ def single_feature_counts(
     deps = None if card is None else np.empty((len(ks), b))
 
     def chunk(lo: int, hi: int) -> None:
-        order = np.argsort(columns[lo:hi], axis=1).astype(np.int64, copy=False)
+        columns = np.ascontiguousarray(block[:, lo:hi].T, dtype=float)  # on each thread
+        order = np.argsort(columns, axis=1).astype(np.int64, copy=False)
         part = same[:, lo:hi]
         kern.single_feature_stats(
-            columns[lo:hi],
+            columns,
             order,
             labels,
             weights[lo:hi],
@@ -477,6 +476,12 @@ def _set_kernels():
     return kernels.load(SET_KERNELS)
 
 
+def _unshared() -> tuple:
+    """The last arguments of ``set_tests_shared`` for a test in one part (what its
+    ``set_tests`` passes): progress shared with no other part, part 0, no candidate order."""
+    return np.zeros((1, 2)), 0, np.empty((0, 0), dtype=np.int64)
+
+
 def _empty_lists(n: int, length: int = 0) -> tuple:
     """Shortlists of ``length`` for ``n`` samples, none made yet: (idx, sq, d, len, bound),
     every bound NaN (no sample is settled from a list)."""
@@ -487,6 +492,54 @@ def _empty_lists(n: int, length: int = 0) -> tuple:
         np.zeros(n, np.int64),
         np.full(n, np.nan),
     )
+
+
+def _resized_lists(arrays: tuple, below: np.ndarray, length: int) -> tuple:
+    """Shortlists of another width holding the same lists, cut to ``length`` where longer
+    (a cut list's bound becomes at most the first dropped sample's key: keys never exceed
+    terms and grow along a list), and the counts of listed samples below their bounds."""
+    idx, sq, d, lengths, bound = arrays
+    n, width = idx.shape
+    new = _empty_lists(n, length)
+    keep = min(width, length)
+    for old_part, new_part in zip((idx, sq, d), new[:3]):
+        new_part[:, :keep] = old_part[:, :keep]
+    new[3][:] = np.minimum(lengths, length)
+    new[4][:] = bound
+    cut = lengths > length
+    if not cut.any():
+        return new, below
+    root = d[cut, length]  # the first dropped key's root: its square may round up
+    safe = (root > 1e-140) & (root < 1e150)
+    edge = np.where(safe, root * root * (1.0 - 1e-14), 0.0)
+    new[4][cut] = np.minimum(bound[cut], edge)
+    below = below.copy()
+    listed = np.arange(length)[None, :] < new[3][cut][:, None]
+    below[cut] = ((new[1][cut] < new[4][cut][:, None]) & listed).sum(axis=1)
+    return new, below
+
+
+def _nearer_than_other_label(values: np.ndarray, order: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Per sample, how many samples are strictly nearer to it on one feature (``values``,
+    ascending ``order``) than its nearest sample of the other label (n if none)."""
+    n = len(values)
+    v = values[order]
+    labels = np.asarray(y)[order]
+    positions = np.arange(n)
+    gap = np.full(n, np.inf)
+    for label in (0, 1):
+        other = labels != label
+        # The nearest sample of the other label on each side of every sorted position.
+        left = np.maximum.accumulate(np.where(other, positions, -1))
+        right = np.minimum.accumulate(np.where(other, positions, n)[::-1])[::-1]
+        mine = labels == label
+        below = np.where(left >= 0, v - v[np.maximum(left, 0)], np.inf)
+        above = np.where(right < n, v[np.minimum(right, n - 1)] - v, np.inf)
+        gap[mine] = np.minimum(below, above)[mine]
+    inside = np.searchsorted(v, v + gap, "left") - np.searchsorted(v, v - gap, "right")
+    counts = np.empty(n, dtype=np.int64)
+    counts[order] = np.where(np.isfinite(gap), np.maximum(inside - 1, 0), n)
+    return counts
 
 
 _NO_PRUNE = (np.zeros(1), 0.0, np.zeros(0, np.int64), np.zeros(0, np.int64))
@@ -528,7 +581,7 @@ def set_plus_feature_stats(
     ks = _checked_ks(ks, n)
     sq = np.zeros((n, n)) if sq_dist is None else np.ascontiguousarray(sq_dist, dtype=float)
     same, same_d, other_d = _stats_arrays(len(ks), n, c, with_distances)
-    _set_kernels().set_tests(
+    _set_kernels().set_tests_shared(
         True,
         sq,
         np.empty((0, n)),
@@ -560,6 +613,7 @@ def set_plus_feature_stats(
         np.inf,
         np.array([c]),
         True,
+        *_unshared(),
     )
     return _unpack(same, same_d, other_d, with_distances, squeeze=False)
 
@@ -567,14 +621,15 @@ def set_plus_feature_stats(
 #: Up to this many samples a dense set's tests score every row whole (a vectorised row
 #: costs less there than making and walking lists: 1.1x to 1.4x on the real sets).
 WHOLE_ROWS_MAX = 640
-#: Above, when no lists can be grown from the previous set's, a set's tests score whole
-#: rows until they have scored this many times N rows on it (making every list costs
-#: about N whole rows), then make lists: a set that changes after each test (every
-#: tested feature added) never pays for lists.
+#: Above, when no lists can be grown from the previous set's and the set keeps its summed
+#: terms (:data:`SUMS_MAX_SAMPLES`), a set's tests score whole rows until they have scored
+#: this many times N rows on it (making every list costs about N whole rows), then make
+#: lists: a set that changes after each test (every tested feature added) never pays for
+#: lists. A set kept as columns makes them at once.
 LISTS_AFTER_ROWS = 1.0
 #: Samples listed per sample for the set tests of a larger dense set: at first and at
 #: least SHORTLIST_MIN (and 2 (K + 1)), at most a SHORTLIST_MAX_SHARE-th of the samples.
-SHORTLIST_MIN = 48
+SHORTLIST_MIN = 192
 SHORTLIST_MAX_SHARE = 8
 #: When more than this fraction of rows is not settled by its list, the next lists are
 #: twice as long; below a tenth of it, half as long; above USELESS_FRACTION (a set of one
@@ -585,19 +640,35 @@ USELESS_FRACTION = 0.5
 #: list is remade when the set grows.
 COLUMN_LIST_LENGTH = 128
 COLUMN_LIST_MIN = 24
+#: A dense set that keeps its summed terms remakes, after an addition, the lists with fewer
+#: samples than this left below their bound (kept as columns, its tests remake the lists
+#: they miss).
+DENSE_LIST_MIN = 16
 #: Up to this many features, a set kept as columns remakes lists by pruned walks; above,
 #: from approximate terms (matrix products) and exact sums for the candidates.
 PRUNED_LISTS_MAX_SET = 2
+#: Up to this many samples a dense set keeps its summed terms (N x N) also with lists: whole
+#: rows and lists are read from them. Above, both are summed from the set's columns (no
+#: N x N memory to fill on every set, and only the rows that are needed).
+SUMS_MAX_SAMPLES = 1500
 #: A thread of the set kernels takes at least this many row-by-sample operations.
 THREAD_MIN_WORK = 250_000
+
+
+def _rejected_by_parts(progress: np.ndarray, n: int, reject_sum: float, n_low: int) -> bool:
+    """The rules of early rejection on the final progress of a candidate's parts
+    (:func:`_set_kernels.set_tests_shared`), summed in the kernel's order."""
+    deficit, low = 0.0, 0.0
+    for part_deficit, part_low in progress:
+        deficit += float(part_deficit)
+        low += float(part_low)
+    return n - deficit < reject_sum or low == n_low
 
 
 def _over_rows(function, n_rows: int, n: int, blas: bool = False) -> None:
     """``function(lo, hi)`` over contiguous chunks of ``n_rows`` rows of ``n`` samples each,
     on the kernel threads (:func:`fsengine.parallel.run_chunks`; ``blas``: its kernels
     multiply matrices); each row is computed by itself, so the chunks change no result."""
-    from fsengine.parallel import run_chunks
-
     run_chunks(function, n_rows, min_chunk=max(1, THREAD_MIN_WORK // max(n, 1)), blas=blas)
 
 
@@ -617,6 +688,17 @@ def _grow_lists(x: np.ndarray, weight: float, arrays: tuple) -> int:
         arrays[0].shape[1] * 8,
     )
     return min(shortest)
+
+
+def _raise_lists(x: np.ndarray, weight: float, arrays: tuple, below: np.ndarray) -> None:
+    """The compiled raise_lists over every sample's list, threaded."""
+    kern = _set_kernels()
+    idx, sq, _, length, bound = arrays
+    _over_rows(
+        lambda lo, hi: kern.raise_lists(x, weight, idx, sq, length, bound, below, lo, hi),
+        len(x),
+        idx.shape[1] * 8,
+    )
 
 
 def _build_dense_lists(sq: np.ndarray, rows: np.ndarray, arrays: tuple) -> None:
@@ -642,11 +724,15 @@ class _SetTerms(ABC):
     #: for many samples, where one candidate is a lot of work and a run without events
     #: needs only the candidates up to the first addition.
     rows_in_parts = False
+    #: A test's rows go to the kernel in parts even on one thread: the kernel then remakes
+    #: the lists its rows missed (a set kept as columns, whose rows are summed anyway).
+    remakes_lists = False
 
     def __init__(self, n: int):
         self.n = n
         self.weights: list[float] = []
         self.row_order: np.ndarray | None = None
+        self._order_with_lists = False  # the row order used the shortlists
         self._cards: np.ndarray | None = None
         self._n_low = -1
         self._prune = _NO_PRUNE
@@ -661,21 +747,58 @@ class _SetTerms(ABC):
         """The card values (n,) of the samples on the current S, or None if unknown.
 
         Set tests then visit first the samples whose card is below 1 (minority first
-        among them), where an early rejection finds its evidence."""
+        among them), where an early rejection finds its evidence, then the others, those
+        with a sample of the other label near first (:meth:`_row_order`)."""
+        self.row_order = None
         if cards is None:
-            self._cards, self._n_low, self.row_order = None, -1, None
+            self._cards, self._n_low = None, -1
             return
-        cards = np.ascontiguousarray(cards, dtype=float)
-        key = (cards >= 1.0).astype(np.int64) * 2 + (np.asarray(y) == 0)
-        self.row_order = np.argsort(key, kind="stable").astype(np.int64)
-        self._cards = cards
-        self._n_low = int(np.count_nonzero(cards < 1.0))
+        self._cards = np.ascontiguousarray(cards, dtype=float)
+        self._n_low = int(np.count_nonzero(self._cards < 1.0))
+
+    def _other_label_nearness(self, y: np.ndarray) -> np.ndarray:
+        """Per sample, the position in its current shortlist on S of its first listed
+        sample of the other label (the lists' width if none)."""
+        arrays = self._current_lists()
+        first = np.empty(self.n, dtype=np.int64)
+        kern, labels = _set_kernels(), np.asarray(y, dtype=np.int64)
+        _over_rows(
+            lambda lo, hi: kern.first_other_label(arrays[0], arrays[3], labels, first, lo, hi),
+            self.n,
+            arrays[0].shape[1],
+        )
+        return first
+
+    def _current_lists(self) -> tuple | None:
+        """The shortlists of the current S if there are some (they may be partly stale)."""
+        return None
 
     def _row_order(self, y: np.ndarray) -> np.ndarray:
-        """Samples in the order of the set tests: from :meth:`set_cards`, else the minority
-        first. Any order gives the same statistics."""
-        if self.row_order is None or len(self.row_order) != len(y):
-            self.row_order = np.argsort(-np.asarray(y), kind="stable").astype(np.int64)
+        """Samples in the order of the set tests. With the card values of :meth:`set_cards`:
+        first those whose card is below 1, minority first; then the others, those whose
+        first listed sample of the other label comes soonest in their shortlist first (the
+        ones a candidate can lower, which rejects it sooner), once there are lists; on a set
+        of one feature, those with fewest samples nearer than the other label on it. Without
+        card values, the minority first. Any order gives the same statistics."""
+        with_lists = self._cards is not None and self._current_lists() is not None
+        if (
+            self.row_order is not None
+            and len(self.row_order) == len(y)
+            and (self._order_with_lists or not with_lists)
+        ):
+            return self.row_order
+        y = np.asarray(y)
+        if self._cards is None:
+            key = (y == 0).astype(np.int64)
+        else:
+            high = self._cards >= 1.0
+            key = high.astype(np.int64) * 2 + (y == 0)
+            if with_lists:
+                key[high] += 2 * self._other_label_nearness(y)[high]
+            elif len(self.weights) == 1 and len(self._prune[2]) == self.n:
+                key[high] += 2 * _nearer_than_other_label(self._prune[0], self._prune[2], y)[high]
+        self.row_order = np.argsort(key, kind="stable").astype(np.int64)
+        self._order_with_lists = with_lists
         return self.row_order
 
     @property
@@ -713,6 +836,10 @@ class _SetTerms(ABC):
     def _approximation(self) -> tuple:
         """(zt, z, znorm) for the kernel's approximate rows (empty: none)."""
         return _NO_APPROXIMATION
+
+    def _prune_arrays(self) -> tuple:
+        """The pruning feature for the kernel (:data:`_NO_PRUNE`: none)."""
+        return self._prune
 
     def _after_test(self, missed: int, done: int) -> None:  # noqa: B027 - optional hook
         """Adapt the lists to how often they settled rows (nothing by default)."""
@@ -845,10 +972,14 @@ class _SetTerms(ABC):
         deps = np.empty(c) if card != NO_CARD else np.empty(0)
         set_cards = self._cards if self._cards is not None else np.ones(n)
         n_low = self._n_low if (self._cards is not None and self.weights) else -1
-        candidates = np.ascontiguousarray(block.T, dtype=float)
+        # The candidates one a row: all of them for a kernel call over candidates; one at a
+        # time where the rows are split (most tests stop at the first acceptance).
+        in_parts = self.rows_in_parts and (kernel_threads() > 1 or self.remakes_lists)
+        candidates = None if in_parts else np.ascontiguousarray(block.T, dtype=float)
         weights = np.asarray(weights, dtype=float)
         labels = np.asarray(y, dtype=np.int64)
         set_arrays, approximation = self._set_arrays(), self._approximation()
+        prune = self._prune_arrays()
         order = self._row_order(y)
         kern = _set_kernels()
         counts = []
@@ -860,11 +991,11 @@ class _SetTerms(ABC):
             part_cards = cards_out[lo:hi] if card != NO_CARD else cards_out
             part_deps = deps[lo:hi] if card != NO_CARD else deps
             counts.append(
-                kern.set_tests(
+                kern.set_tests_shared(
                     *set_arrays,
                     self.finite,
                     *lists,
-                    *self._prune,
+                    *prune,
                     candidates[lo:hi],
                     weights[lo:hi],
                     labels,
@@ -887,6 +1018,7 @@ class _SetTerms(ABC):
                     float(accept_above),
                     accepted,
                     True,
+                    *_unshared(),
                 )
             )
             same[:, lo:hi] = part[0]
@@ -894,16 +1026,18 @@ class _SetTerms(ABC):
                 same_d[:, lo:hi] = part[1]
                 other_d[:, lo:hi] = part[2]
 
-        def rows_of(j: int, outputs: tuple, lo: int, hi: int) -> None:
-            # Candidate j on the rows order[lo:hi]; the card sum is made once all are done.
-            part_low = n_low if n_low <= 0 or (lo == 0 and n_low <= hi) else -1
+        def rows_of(
+            j: int, candidate, outputs: tuple, rows: np.ndarray, progress, part: int, ordered
+        ) -> None:
+            # Candidate j on one part of the rows; the parts share their progress towards
+            # an early rejection, and the card sum is made once all are done.
             counts.append(
-                kern.set_tests(
+                kern.set_tests_shared(
                     *set_arrays,
                     self.finite,
                     *lists,
-                    *self._prune,
-                    candidates[j : j + 1],
+                    *prune,
+                    candidate,
                     weights[j : j + 1],
                     labels,
                     ks,
@@ -915,9 +1049,9 @@ class _SetTerms(ABC):
                     early,
                     reject_sum,
                     rejected[j : j + 1],
-                    order[lo:hi],
+                    rows,
                     set_cards,
-                    part_low,
+                    n_low,
                     cards_out[j : j + 1] if card != NO_CARD else cards_out,
                     deps[j : j + 1] if card != NO_CARD else deps,
                     *approximation,
@@ -925,17 +1059,32 @@ class _SetTerms(ABC):
                     np.inf,
                     np.array([1]),
                     False,
+                    progress,
+                    part,
+                    ordered,
                 )
             )
 
-        if self.rows_in_parts and kernel_threads() > 1:
+        if in_parts:
+            # Every thread takes every so many rows of the order: each part has its share
+            # of the rows that reject early and of those an acceptance adds.
+            parts = max(1, min(kernel_threads(), n * n // THREAD_MIN_WORK))
+            part_rows = [np.ascontiguousarray(order[p::parts]) for p in range(parts)]
+            # A set of one feature: each candidate is sorted once for all the parts.
+            by_runs = len(self.weights) == 1 and parts > 1
+            no_order = np.empty((0, 0), dtype=np.int64)
             for j in range(c):
                 outputs = _stats_arrays(len(ks), n, 1, with_distances)
-                _over_rows(
-                    lambda lo, hi: rows_of(j, outputs, lo, hi),
-                    n,
-                    n,
-                    blas=approximation[0].size > 0,
+                progress = np.zeros((parts, 2))
+                candidate = np.ascontiguousarray(block[:, j], dtype=float)[None, :]
+                ordered = np.argsort(candidate[0])[None, :] if by_runs else no_order
+                run_chunks(
+                    lambda lo, hi: [
+                        rows_of(j, candidate, outputs, part_rows[p], progress, p, ordered)
+                        for p in range(lo, hi)
+                    ],
+                    parts,
+                    blas=approximation[0].size > 0,  # rows from approximate terms (BLAS)
                 )
                 same[:, j] = outputs[0][:, 0]
                 if with_distances:
@@ -943,6 +1092,8 @@ class _SetTerms(ABC):
                     other_d[:, j] = outputs[2][:, 0]
                 if card == NO_CARD:
                     continue
+                if early and not rejected[j] and parts > 1:
+                    rejected[j] = _rejected_by_parts(progress, n, reject_sum, n_low)
                 deps[j] = np.nan if rejected[j] else kern.mean_in_order(cards_out[j])
                 if deps[j] > accept_above:  # the rest is not needed
                     rejected[j + 1 :] = True
@@ -966,40 +1117,69 @@ class _SetTerms(ABC):
 
 
 class DenseSetTerms(_SetTerms):
-    """The selected set's summed distance terms (N x N) and the shortlists of its set tests.
+    """The selected set's distance terms and the shortlists of its set tests, for up to
+    DENSE_MAX_SAMPLES samples (:mod:`fsengine.online._kofsd`).
 
-    A set test (the neighbours on S + f) walks each sample's list of samples in increasing
-    order of their summed terms on S and stops as soon as the next one is beyond the K+1-th
-    distance found; a sample outside the list is at least as far as the smallest value
-    left out. A row its list does not settle is scored whole
-    (:mod:`fsengine.online._set_kernels`). The lists are made at the first test after S is
-    replaced; when S grows, the listed terms grow by the new feature's (the bound stays
-    valid: terms only grow) and lists cut short are remade from their rows when next
-    used. A list's length adapts to how often the lists settle rows. Up to
-    :data:`WHOLE_ROWS_MAX` samples there are no lists, and above, lists that must be made
-    from nothing are made only after :data:`LISTS_AFTER_ROWS` times N whole rows on the
-    set.
+    Up to :data:`WHOLE_ROWS_MAX` samples the set keeps its summed terms (N x N) and its
+    tests score every row whole. Above, each sample keeps a shortlist on S: a set test
+    (the neighbours on S + f) walks a sample's list in increasing order of its keys (lower
+    bounds of the listed terms on S) and stops as soon as the next key is beyond the
+    K+1-th distance found; a sample outside the list is at least as far as the list's
+    bound (:mod:`fsengine.online._set_kernels`). When S grows, the listed terms grow by the
+    new feature's, in place (keys and bound stay valid: terms only grow). A row its list
+    does not settle is scored whole.
+
+    Up to :data:`SUMS_MAX_SAMPLES` the set also keeps its summed terms: lists and whole
+    rows are read from them, lists are made once the set's tests have scored
+    :data:`LISTS_AFTER_ROWS` times N whole rows, and remade after an addition where fewer
+    than :data:`DENSE_LIST_MIN` listed samples are left below the bound. Above, the set
+    keeps only its columns: the lists are made at the first test of a set (their order of
+    the other label's nearness orders the test's rows), and a test remakes the list of a
+    row it missed from the row's terms, summed from the columns for the row anyway. The
+    lists' width adapts to how often they settle rows. While S has one feature, rows are
+    found by runs of its equal values (:func:`_set_kernels._row_runs`).
     """
 
     def __init__(self, n: int):
         super().__init__(n)
-        self.sq: np.ndarray | None = None
         self._whole = n <= WHOLE_ROWS_MAX
+        self._keeps_sq = n <= SUMS_MAX_SAMPLES  # else the lists' rows come from the columns
+        #: The summed terms (N x N): kept while rows are scored whole, or in numpy.
+        self._sq: np.ndarray | None = None
+        self._columns = np.empty((0, n))  # the set's features, one a row, in summation order
         self._length = SHORTLIST_MIN
         self._list_arrays: tuple | None = None  # (idx, sq, d, len, bound)
         self._stale = True  # the lists are not those of the current S
+        self._single: np.ndarray | None = None  # S's feature while S has one
+        self._below = np.zeros(n, np.int64)  # listed samples still below their bound
+        self._raised = False  # the lists grew with the set since its last test
         self._useless = False  # the lists do not pay on the current S
+
+    @property
+    def sq(self) -> np.ndarray | None:
+        """The set's summed distance terms (N x N, in the set's order; None for no set)."""
+        if self._sq is not None or not self.weights:
+            return self._sq
+        total = distance_terms(self._columns[0], self.weights[0])
+        for values, weight in zip(self._columns[1:], self.weights[1:]):
+            total = total + distance_terms(values, weight)
+        return total
 
     def replace(self, values: np.ndarray, weight: float) -> None:
         """S becomes the one feature ``values`` (distance weight ``weight``)."""
         values = np.ascontiguousarray(values, dtype=float)
-        if use_compiled(self.n * self.n, SET_KERNELS):
-            if self.sq is None:
-                self.sq = np.empty((self.n, self.n))
-            _add_terms(self.sq, values, float(weight), True)
+        compiled = use_compiled(self.n * self.n, SET_KERNELS)
+        if compiled and not self._keeps_sq:
+            self._sq = None  # the terms are summed from the columns
+        elif compiled:
+            if self._sq is None:
+                self._sq = np.empty((self.n, self.n))
+            _add_terms(self._sq, values, float(weight), True)
         else:
-            self.sq = distance_terms(values, float(weight))
+            self._sq = distance_terms(values, float(weight))
+        self._columns = values[None, :].copy()
         self.weights = [float(weight)]
+        self._single = values
         self._offer_prune(values, float(weight), replace=True)
         self._stale = True
         self.rows_tested = 0
@@ -1009,62 +1189,119 @@ class DenseSetTerms(_SetTerms):
         self._list_arrays = None
 
     def add(self, values: np.ndarray, weight: float) -> None:
-        """Add a feature to S: its terms are added to the set's sums (the reference's order).
-
-        Current lists are remade in the same pass (S only grew, so they are good hints)."""
+        """Add a feature to S: its terms come after the set's (the reference's order); the
+        current lists' terms grow by them."""
         values = np.ascontiguousarray(values, dtype=float)
-        if self.sq is None:
+        if not self.weights:
             self.replace(values, weight)
             return
-        if use_compiled(self.n * self.n, SET_KERNELS):
-            _add_terms(self.sq, values, float(weight), False)
-            arrays = self._list_arrays
-            if arrays is None or self._stale:
-                self._stale = True  # remade whole when next used
-            else:
-                # The listed terms grow by the feature's and the bound stays valid (terms
-                # only grow); lists cut short are remade when next used (:meth:`_lists`).
-                _grow_lists(values, float(weight), arrays)
+        compiled = use_compiled(self.n * self.n, SET_KERNELS)
+        if compiled and not self._keeps_sq:
+            self._sq = None
+        elif compiled:
+            _add_terms(self._sq, values, float(weight), False)
         else:
-            self.sq = self.sq + distance_terms(values, float(weight))
-            self._stale = True
+            self._sq = self._sq + distance_terms(values, float(weight))
+        arrays = self._list_arrays
+        if not compiled or arrays is None or self._stale:
+            self._stale = True  # remade whole when next used
+        else:
+            # The listed terms grow by the feature's and the bound stays valid (terms only
+            # grow); lists with too few samples left below their bound are remade when next
+            # used (:meth:`_lists`).
+            _raise_lists(values, float(weight), arrays, self._below)
+            self._raised = True
+        self._columns = np.concatenate([self._columns, values[None, :]])
         self.rows_tested = 0
         self.weights.append(float(weight))
-        self._offer_prune(values, float(weight), replace=False)
+        self._single = None
         self._useless = False
 
     def _uses_lists(self, ks: np.ndarray) -> bool:
         fresh = self._stale or self._list_arrays is None
-        if self._whole or (fresh and self.rows_tested < LISTS_AFTER_ROWS * self.n):
+        # Whole rows read from the summed terms are cheap; summed from the columns they
+        # cost |S| passes, and lists pay at once.
+        after = LISTS_AFTER_ROWS if self._sq is not None else 0.0
+        if self._whole or (fresh and self.rows_tested < after * self.n):
             return False
         self._length = max(self._length, 2 * (int(ks.max()) + 1))
         return not (
-            self.sq is None
+            not self.weights
             or self._useless
             or self._length > min(self.n // SHORTLIST_MAX_SHARE, self.n - 2)
         )
 
     def _lists(self) -> tuple:
         """The shortlists of the current S, made from the previous ones when they can serve
-        (those cut below COLUMN_LIST_MIN are remade from their rows)."""
+        (those with fewer than DENSE_LIST_MIN samples below their bound are remade)."""
         length = self._length
         arrays = self._list_arrays
-        if self._stale or arrays is None or arrays[0].shape[1] != length:
+        if self._stale or arrays is None:
             if arrays is None or arrays[0].shape[1] != length:
                 arrays = _empty_lists(self.n, length)
-            _build_dense_lists(self.sq, np.arange(self.n, dtype=np.int64), arrays)
+            # Made ahead (not where a row first needs one) for the order of the first test:
+            # the other label's nearness in the lists.
+            self._build_lists(np.arange(self.n, dtype=np.int64), arrays)
             self._list_arrays, self._stale = arrays, False
-        else:
+            self._below = arrays[3].copy()
+        elif self._raised and not self.remakes_lists:
+            # Once after an addition, where the tests do not remake the lists they miss:
+            # lists with few samples left below their bound.
+            self._raised = False
             short = np.flatnonzero(
-                (arrays[3] < min(COLUMN_LIST_MIN, length)) & ~np.isnan(arrays[4])
+                (self._below < min(DENSE_LIST_MIN, length)) & ~np.isnan(arrays[4])
             ).astype(np.int64)
             if len(short):
-                _build_dense_lists(self.sq, short, arrays)
+                self._build_lists(short, arrays)
+                self._below[short] = arrays[3][short]
+        return self._list_arrays
+
+    def _build_lists(self, rows: np.ndarray, arrays: tuple) -> None:
+        """The lists of ``rows``, from the summed terms or from the columns, threaded."""
+        kern = _set_kernels()
+        if self._sq is not None:
+            _build_dense_lists(self._sq, rows, arrays)
+            return
+        columns, weights = self._columns, np.asarray(self.weights)
+        _over_rows(
+            lambda lo, hi: kern.build_lists_from_columns(columns, weights, rows[lo:hi], *arrays),
+            len(rows),
+            self.n,
+        )
+
+    def _current_lists(self) -> tuple | None:
+        if (
+            self._stale
+            or self._list_arrays is None
+            or not use_compiled(self.n * self.n, SET_KERNELS)
+        ):
+            return None
         return self._list_arrays
 
     def _set_arrays(self) -> tuple:
-        sq = np.zeros((self.n, self.n)) if self.sq is None else self.sq
+        weights = np.asarray(self.weights, dtype=float)
+        if self._sq is None and self.weights:  # lists: the terms from the columns
+            return False, np.empty((0, 0)), self._columns, weights
+        sq = np.zeros((self.n, self.n)) if self._sq is None else self._sq
+        if self._single is not None and not self._whole:
+            # A set of one feature: rows by runs of its equal values (for small N whole rows
+            # cost less than ordering each candidate within the runs).
+            return True, sq, self._columns, weights
         return True, sq, np.empty((0, self.n)), np.empty(0)
+
+    @property
+    def rows_in_parts(self) -> bool:
+        """With lists, a set test's rejections need few rows and an acceptance needs them
+        all: threads split each candidate's rows."""
+        return not self._whole
+
+    @property
+    def remakes_lists(self) -> bool:
+        return self._sq is None
+
+    def _prune_arrays(self) -> tuple:
+        # A walk in one feature's order pays only while S is that feature alone.
+        return self._prune if len(self.weights) == 1 else _NO_PRUNE
 
     def _test(
         self,
@@ -1115,12 +1352,19 @@ class DenseSetTerms(_SetTerms):
     def _after_test(self, missed: int, done: int) -> None:
         if missed > USELESS_FRACTION * done:
             self._useless = True
-        elif missed > FULL_ROW_FRACTION * done and 2 * self._length <= min(
+            return
+        if missed > FULL_ROW_FRACTION * done and 2 * self._length <= min(
             self.n // SHORTLIST_MAX_SHARE, self.n - 2
         ):
-            self._length *= 2  # longer lists from the next change on
+            self._length *= 2  # lists made from now on are longer
         elif missed < FULL_ROW_FRACTION / 10 * done and self._length // 2 >= SHORTLIST_MIN:
             self._length //= 2
+        else:
+            return
+        if self._list_arrays is not None and not self._stale:
+            self._list_arrays, self._below = _resized_lists(
+                self._list_arrays, self._below, self._length
+            )
 
 
 class ColumnSetTerms(_SetTerms):
@@ -1217,6 +1461,9 @@ class ColumnSetTerms(_SetTerms):
 
     def _lists(self) -> tuple:
         return self._list_arrays
+
+    def _current_lists(self) -> tuple | None:
+        return self._list_arrays if self.finite and use_compiled(self.n, SET_KERNELS) else None
 
     def _set_arrays(self) -> tuple:
         return False, np.empty((0, 0)), self.columns, np.asarray(self.weights, dtype=float)

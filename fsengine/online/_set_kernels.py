@@ -82,18 +82,45 @@ def _set_sq(dense, sq, cols, col_w, i, t):
 
 
 @njit(cache=True, inline="always")
+def _beyond_root(d):
+    """A value above which every non-negative term's root is above ``d`` (the root and the
+    square of a float differ from the exact ones by half a unit in the last place), or
+    inf where that margin is not certain (``d`` outside [1e-140, 1e150])."""
+    if d > 1e-140 and d < 1e150:
+        return (d * d) * (1.0 + 1e-14)
+    return 0.0 if d == 0.0 else np.inf
+
+
+@njit(cache=True, inline="always")
 def _row_from_list(i, xi, x, w, idx_row, sq_row, d_row, length, bound_i, m, enum_idx, enum_d):
-    """The M first of sample i on S + f from its shortlist on S; True if exact."""
+    """The M first of sample i on S + f from its shortlist on S; True if exact: no sample
+    outside the list (each at least ``bound_i`` on S) is within the M-th distance.
+
+    Once M are found, a listed sample whose term on S + f is above
+    :func:`_beyond_root` of the M-th distance is beyond it: its root is not taken."""
     enum_idx[0] = i
     enum_d[0] = 0.0
     count = 1
-    for j in range(length):
-        if count == m and d_row[j] > enum_d[m - 1]:
-            return True  # the rest are farther
+    j = 0
+    while j < length and count < m:
         t = idx_row[j]
         g = xi - x[t]
         count = _insert_finite(enum_idx, enum_d, count, m, np.sqrt(sq_row[j] + (w * g) * g), t)
-    return count == m and np.sqrt(bound_i) > enum_d[m - 1]
+        j += 1
+    if count < m:
+        return False
+    beyond = _beyond_root(enum_d[m - 1])
+    while j < length:
+        if d_row[j] > enum_d[m - 1]:
+            break  # the rest of the list is farther
+        t = idx_row[j]
+        g = xi - x[t]
+        v = sq_row[j] + (w * g) * g
+        if v <= beyond:
+            count = _insert_finite(enum_idx, enum_d, count, m, np.sqrt(v), t)
+            beyond = _beyond_root(enum_d[m - 1])
+        j += 1
+    return np.sqrt(bound_i) > enum_d[m - 1]
 
 
 @njit(cache=True, inline="always")
@@ -182,6 +209,144 @@ def _row_pruned(
         count = _insert_finite(enum_idx, enum_d, count, m, d, t)
 
 
+#: Rows of a set of one feature are found by runs of its equal values when the runs hold
+#: this many samples on average (:func:`_row_runs`).
+RUNS_MIN_LENGTH = 4
+
+
+@njit(cache=True, nogil=True)
+def _value_runs(prune_x, prune_order, run_of):
+    """Runs of equal values of the pruning feature in its sorted order: their starts (and
+    the end of the last) as sorted positions; each sample's run goes to ``run_of``."""
+    n = prune_order.shape[0]
+    starts = np.empty(n + 1, np.int64)
+    runs = 0
+    for q in range(n):
+        t = prune_order[q]
+        if q == 0 or prune_x[t] != prune_x[prune_order[q - 1]]:
+            starts[runs] = q
+            runs += 1
+        run_of[t] = runs - 1
+    starts[runs] = n
+    return starts[: runs + 1]
+
+
+@njit(cache=True, nogil=True)
+def _sort_within_runs(x, x_order, run_start, run_of, grid, grid_x):
+    """``grid``: the samples run by run (the runs of :func:`_value_runs`), each run in
+    increasing order of the candidate's values ``x`` (``x_order``: their ascending order,
+    or empty); ``grid_x`` those values."""
+    fill = run_start[:-1].copy()
+    for t in x_order if x_order.shape[0] == x.shape[0] else np.argsort(x):
+        r = run_of[t]
+        grid[fill[r]] = t
+        grid_x[fill[r]] = x[t]
+        fill[r] += 1
+
+
+@njit(cache=True, inline="always")
+def _scan_run(lo, hi, term, xi, x, w, grid, grid_x, m, enum_idx, enum_d, count):
+    """Offer the samples of one run (sorted positions ``lo`` to ``hi`` - 1 of ``grid``),
+    whose terms on S are all ``term``, to the M first of a sample of candidate value
+    ``xi``: outwards from ``xi`` on both sides, each side stopping at its first sample
+    beyond the M-th distance found (the candidate's term grows along each side). Returns
+    the new count."""
+    a, b = lo, hi
+    while a < b:  # the first position whose value is at least xi
+        mid = (a + b) // 2
+        if grid_x[mid] < xi:
+            a = mid + 1
+        else:
+            b = mid
+    for q in range(a, hi):
+        t = grid[q]
+        g = xi - x[t]
+        d = np.sqrt(term + (w * g) * g)
+        if count == m and d > enum_d[m - 1]:
+            break
+        count = _insert_finite(enum_idx, enum_d, count, m, d, t)
+    for q in range(a - 1, lo - 1, -1):
+        t = grid[q]
+        g = xi - x[t]
+        d = np.sqrt(term + (w * g) * g)
+        if count == m and d > enum_d[m - 1]:
+            break
+        count = _insert_finite(enum_idx, enum_d, count, m, d, t)
+    return count
+
+
+@njit(cache=True, inline="always")
+def _row_runs(
+    dense,
+    sq,
+    cols,
+    col_w,
+    i,
+    xi,
+    x,
+    w,
+    prune_order,
+    run_start,
+    run_of,
+    grid,
+    grid_x,
+    m,
+    enum_idx,
+    enum_d,
+):
+    """The M first of sample i on S + f when S is its pruning feature alone (the plane of
+    two features): the runs of equal values of S are taken in increasing order of their
+    term on S (all samples of a run share it), each scanned outwards from the candidate's
+    value (:func:`_scan_run`), until a run's term alone is beyond the M-th distance found.
+    Sample i is met in its own run, at distance 0."""
+    runs = run_start.shape[0] - 1
+    own = run_of[i]
+    count = _scan_run(
+        run_start[own],
+        run_start[own + 1],
+        _set_sq(dense, sq, cols, col_w, i, prune_order[run_start[own]]),
+        xi,
+        x,
+        w,
+        grid,
+        grid_x,
+        m,
+        enum_idx,
+        enum_d,
+        0,
+    )
+    left, right = own - 1, own + 1
+    tl = _set_sq(dense, sq, cols, col_w, i, prune_order[run_start[left]]) if left >= 0 else 0.0
+    tr = _set_sq(dense, sq, cols, col_w, i, prune_order[run_start[right]]) if right < runs else 0.0
+    while left >= 0 or right < runs:
+        if left >= 0 and (right >= runs or tl <= tr):
+            r, term = left, tl
+            left -= 1
+            if left >= 0:
+                tl = _set_sq(dense, sq, cols, col_w, i, prune_order[run_start[left]])
+        else:
+            r, term = right, tr
+            right += 1
+            if right < runs:
+                tr = _set_sq(dense, sq, cols, col_w, i, prune_order[run_start[right]])
+        if count == m and np.sqrt(term) > enum_d[m - 1]:
+            break  # every run not taken is at least as far on S alone
+        count = _scan_run(
+            run_start[r],
+            run_start[r + 1],
+            term,
+            xi,
+            x,
+            w,
+            grid,
+            grid_x,
+            m,
+            enum_idx,
+            enum_d,
+            count,
+        )
+
+
 @njit(cache=True, inline="always")
 def _row_every(dense, sq, cols, col_w, i, xi, x, w, m, enum_idx, enum_d, dbuf):
     """The M first of sample i on S + f from every distance (NaN last, by index)."""
@@ -192,11 +357,53 @@ def _row_every(dense, sq, cols, col_w, i, xi, x, w, m, enum_idx, enum_d, dbuf):
             g = xi - x[t]
             dbuf[t] = np.sqrt(row[t] + (w * g) * g)
     else:
-        for t in range(n):
-            g = xi - x[t]
-            dbuf[t] = np.sqrt(_cols_sq(cols, col_w, i, t) + (w * g) * g)
+        _row_terms(cols, col_w, i, dbuf)
+        _row_from_terms(i, xi, x, w, m, enum_idx, enum_d, dbuf)
+        return
     dbuf[i] = 0.0
     _select_row(dbuf, m, enum_idx, enum_d)
+
+
+@njit(cache=True, inline="always")
+def _row_from_terms(i, xi, x, w, m, enum_idx, enum_d, dbuf):
+    """The M first of sample i on S + f from its terms on S in ``dbuf`` (overwritten)."""
+    for t in range(x.shape[0]):  # vectorised
+        g = xi - x[t]
+        dbuf[t] = np.sqrt(dbuf[t] + (w * g) * g)
+    dbuf[i] = 0.0
+    _select_row(dbuf, m, enum_idx, enum_d)
+
+
+@njit(cache=True, inline="always")
+def _row_terms(cols, col_w, i, out):
+    """``out[t]``: the summed terms of samples i and t on the set of columns ``cols``, one
+    feature at a time in the set's order (vectorised over t; the sums of :func:`_cols_sq`)."""
+    n = out.shape[0]
+    s = cols.shape[0]
+    for t in range(n):
+        out[t] = 0.0
+    f = 0
+    while f + 4 <= s:  # four features a pass, still added one at a time in order
+        x0, x1, x2, x3 = cols[f], cols[f + 1], cols[f + 2], cols[f + 3]
+        a0, a1, a2, a3 = x0[i], x1[i], x2[i], x3[i]
+        w0, w1, w2, w3 = col_w[f], col_w[f + 1], col_w[f + 2], col_w[f + 3]
+        for t in range(n):  # vectorised
+            d0 = a0 - x0[t]
+            d1 = a1 - x1[t]
+            d2 = a2 - x2[t]
+            d3 = a3 - x3[t]
+            out[t] = (((out[t] + (w0 * d0) * d0) + (w1 * d1) * d1) + (w2 * d2) * d2) + (
+                w3 * d3
+            ) * d3
+        f += 4
+    while f < s:
+        xf = cols[f]
+        xif = xf[i]
+        wf = col_w[f]
+        for t in range(n):  # vectorised
+            d = xif - xf[t]
+            out[t] = out[t] + (wf * d) * d
+        f += 1
 
 
 #: Rows whose terms are approximated together (one matrix product; a batch's products stay
@@ -399,24 +606,8 @@ def _finish_row(
     return value
 
 
-@kernel(
-    (
-        "UniTuple(i8, 2)(b1, f8[:, ::1], f8[:, ::1], f8[::1], b1, i8[:, ::1], f8[:, ::1], "
-        "f8[:, ::1], i8[::1], f8[::1], f8[::1], f8, i8[::1], i8[::1], f8[:, ::1], f8[::1], "
-        "i8[::1], i8[::1], b1, b1, i8[:, :, ::1], f8[:, :, ::1], f8[:, :, ::1], i8, f8, b1, f8, "
-        "b1[::1], i8[::1], f8[::1], i8, f8[:, ::1], f8[::1], f8[:, ::1], f8[:, ::1], f8[::1], i8, "
-        "f8, i8[::1], b1)"
-    ),
-    (
-        "UniTuple(i8, 2)(b1, f8[:, ::1], f8[::1, :], f8[::1], b1, i8[:, ::1], f8[:, ::1], "
-        "f8[:, ::1], i8[::1], f8[::1], f8[::1], f8, i8[::1], i8[::1], f8[:, ::1], f8[::1], "
-        "i8[::1], i8[::1], b1, b1, i8[:, :, ::1], f8[:, :, ::1], f8[:, :, ::1], i8, f8, b1, f8, "
-        "b1[::1], i8[::1], f8[::1], i8, f8[:, ::1], f8[::1], f8[:, ::1], f8[:, ::1], f8[::1], i8, "
-        "f8, i8[::1], b1)"
-    ),
-    nogil=True,
-)
-def set_tests(
+@njit(cache=True, nogil=True)
+def _tests(
     dense,
     sq,
     cols,
@@ -457,6 +648,9 @@ def set_tests(
     accept_above,
     accepted,
     whole,
+    progress,
+    part,
+    cand_order,
 ):
     """Neighbour statistics on S + f for each candidate feature f (one row of ``cand``).
 
@@ -500,10 +694,30 @@ def set_tests(
         each term, dep(S + f) <= dep(S) (with ``n_low`` = 0 at once). ``n_low`` < 0
         disables (b). Rows done from approximate terms are finished in batches, but both
         rules decide as if row by row: (a) cannot fail to hold once it held, and the rows
-        before (b) are all finished when it is checked.
+        before (b) are all finished when it is checked. With ``whole`` False, ``rejected``
+        is shared by the parts: a part stops once another has rejected the candidate (its
+        outputs are incomplete all the same).
     whole : bool
         ``rows`` holds every sample: the dependencies are summed here. Else the caller sums
-        ``cards_out`` once every part is done (``deps_out`` and ``accepted`` untouched).
+        ``cards_out`` once every part is done (``deps_out`` and ``accepted`` untouched),
+        and the rows are this call's alone: for a set given by columns (every weight
+        positive and finite), a row whose list missed, or that has none yet (NaN bound),
+        gets a new list (:func:`_list_from_row`, from the terms the row needs anyway),
+        which then serves it.
+    progress, part
+        With more than one row of ``progress`` (parts, 2), this call is part ``part`` of
+        one candidate's rows (``whole`` False, ``n_low`` every part's), and the parts
+        share their progress: row ``part`` holds this part's sum of (1 - card value) and
+        its number of rows of card below 1 on S done (-inf once one of them is above its
+        card on S), each written as one value (so a reader sees some past state of a part,
+        never half of one; both only grow, or drop to -inf at once, so a past state proves
+        no more than the present one). The candidate is rejected once (a) n minus every
+        part's sum is below ``reject_sum`` or (b) every part's count adds up to
+        ``n_low``; the caller checks the same on the final values when no part did. Rule
+        (b) of a single part is then off (its rows need not be the first ones).
+    cand_order : array (c, n) of int
+        Each candidate's samples in ascending order of its values (for a set of one
+        feature searched by runs), or empty: sorted here.
     first, accept_above, accepted
         The candidates are numbers ``first``.. of a larger batch; once one of them has a
         dependency above ``accept_above``, ``accepted[0]`` (shared by every part of the
@@ -516,6 +730,7 @@ def set_tests(
     (rows whose list did not settle them, rows done)
     """
     n = lab.shape[0]
+    shared = progress.shape[0] > 1
     ws = _workspace(ks)
     m, enum_idx, enum_lab, enum_d, cum_min, cum_d1, cum_d0, one, one_lab = ws
     dbuf = np.empty(n)
@@ -526,7 +741,21 @@ def set_tests(
     k0 = ks[0]
     prunable = prune_order.shape[0] == n and prune_w > 0.0 and prune_w < np.inf
     approximable = (not dense) and zt.shape[0] == n and zt.shape[1] > 0 and n > m
+    # S is its pruning feature alone: rows by runs of its equal values (:func:`_row_runs`).
+    # Worth it when the runs are long (ties); else a walk or whole rows, as for any set.
+    by_runs = prunable and set_finite and cols.shape[0] == 1 and cols.shape[1] == n
+    run_of = np.empty(n if by_runs else 0, np.int64)
+    run_start = _value_runs(prune_x, prune_order, run_of) if by_runs else run_of
+    by_runs = by_runs and n >= RUNS_MIN_LENGTH * (run_start.shape[0] - 1)
+    grid = np.empty(n if by_runs else 0, np.int64)
+    grid_x = np.empty(n if by_runs else 0)
+    by_order = cand_order.shape[0] == cand.shape[0] and cand_order.shape[1] == n
+    no_order = np.empty(0, np.int64)
     a, buf, vals, sample = _candidate_workspace(n if approximable else 0)
+    # Rows of this call alone (a part of the rows) whose list missed are remade from the
+    # columns: their terms on S are summed for the row anyway.
+    remakes = not whole and not dense and cols.shape[0] > 0 and short_idx.shape[1] > 0
+    lws = _list_workspace(n if remakes else 0, LIST_BUCKETS, LIST_SAMPLE)
     pending = np.empty(APPROX_ROWS, np.int64)
     pend_idx = np.empty((APPROX_ROWS, m), np.int64)
     pend_d = np.empty((APPROX_ROWS, m))
@@ -551,6 +780,9 @@ def set_tests(
         # No candidate term is above this (the margin of the approximate rows).
         x_top = w * (x.max() - x.min()) ** 2 * 1.01 if batched else 0.0
         missed_before = missed
+        sorted_by_runs = False  # the candidate's grid, made when a row first needs it
+        deficit = 0.0  # this part's sum of (1 - card value), shared
+        low_state = 0.0  # this part's low rows done, -inf once one is above its card on S
         card_sum = 0.0
         none_above = True
         finished = 0
@@ -561,7 +793,9 @@ def set_tests(
             done += 1
             xi = x[i]
             exact = False
+            walked = remakes and usable and lists_pay  # a row with no list yet gets one
             if usable and lists_pay and bound[i] == bound[i]:
+                walked = True
                 exact = _row_from_list(
                     i,
                     xi,
@@ -584,7 +818,32 @@ def set_tests(
                 n_pending += 1
             else:
                 if not exact:
-                    if usable and prunable and not dense:
+                    if usable and by_runs:
+                        if not sorted_by_runs:
+                            _sort_within_runs(
+                                x, cand_order[f] if by_order else no_order, run_start,
+                                run_of, grid, grid_x,
+                            )  # fmt: skip
+                            sorted_by_runs = True
+                        _row_runs(
+                            dense,
+                            sq,
+                            cols,
+                            col_w,
+                            i,
+                            xi,
+                            x,
+                            w,
+                            prune_order,
+                            run_start,
+                            run_of,
+                            grid,
+                            grid_x,
+                            m,
+                            enum_idx,
+                            enum_d,
+                        )
+                    elif usable and prunable and not dense:
                         _row_pruned(
                             dense,
                             sq,
@@ -602,6 +861,26 @@ def set_tests(
                             enum_idx,
                             enum_d,
                         )
+                    elif remakes and walked:
+                        _row_terms(cols, col_w, i, dbuf)
+                        _list_from_row(
+                            i, dbuf, lws, short_idx, short_sq, short_d, short_len, bound, True
+                        )
+                        if not _row_from_list(
+                            i,
+                            xi,
+                            x,
+                            w,
+                            short_idx[i],
+                            short_sq[i],
+                            short_d[i],
+                            short_len[i],
+                            bound[i],
+                            m,
+                            enum_idx,
+                            enum_d,
+                        ):
+                            _row_from_terms(i, xi, x, w, m, enum_idx, enum_d, dbuf)
                     else:
                         _row_every(dense, sq, cols, col_w, i, xi, x, w, m, enum_idx, enum_d, dbuf)
                 value = _finish_row(
@@ -625,6 +904,10 @@ def set_tests(
                 none_above &= not value > set_cards[i]
                 finished += 1
                 to_check = 1
+                if shared:
+                    deficit += 1.0 - value
+                    if set_cards[i] < 1.0:
+                        low_state = -np.inf if value > set_cards[i] else low_state + 1.0
             if n_pending > 0 and (n_pending == APPROX_ROWS or r + 1 == n_low or r + 1 == n_rows):
                 _approximate_rows(
                     cols,
@@ -671,13 +954,35 @@ def set_tests(
                     )
                     card_sum += value
                     none_above &= not value > set_cards[p]
+                    if shared:
+                        deficit += 1.0 - value
+                        if set_cards[p] < 1.0:
+                            low_state = -np.inf if value > set_cards[p] else low_state + 1.0
                 finished += n_pending
                 to_check += n_pending
                 n_pending = 0
             if card != NO_CARD and early and to_check > 0:
-                if card_sum + (n - finished) < reject_sum or (finished == n_low and none_above):
+                if card_sum + (n - finished) < reject_sum or (
+                    not shared and finished == n_low and none_above
+                ):
                     rejected[f] = True
                     break
+                if shared:
+                    progress[part, 0] = deficit  # one value each: a reader never sees half
+                    progress[part, 1] = low_state
+                    total_deficit = 0.0
+                    total_low = 0.0
+                    for q in range(progress.shape[0]):
+                        total_deficit += progress[q, 0]
+                        total_low += progress[q, 1]
+                    if n - total_deficit < reject_sum or total_low == n_low:
+                        rejected[f] = True
+                        break
+                if not whole and rejected[f]:
+                    break  # another part of the rows rejected it
+        if shared:
+            progress[part, 0] = deficit
+            progress[part, 1] = low_state
         if card != NO_CARD and whole:
             if rejected[f]:
                 deps_out[f] = np.nan
@@ -688,6 +993,211 @@ def set_tests(
         if missed - missed_before > n // 2:
             lists_pay = False  # the next candidates walk at once
     return missed, done
+
+
+@njit(cache=True, nogil=True)
+def set_tests(
+    dense,
+    sq,
+    cols,
+    col_w,
+    set_finite,
+    short_idx,
+    short_sq,
+    short_d,
+    short_len,
+    bound,
+    prune_x,
+    prune_w,
+    prune_order,
+    prune_pos,
+    cand,
+    cand_w,
+    lab,
+    ks,
+    paper,
+    with_dist,
+    same,
+    same_d,
+    other_d,
+    card,
+    gamma,
+    early,
+    reject_sum,
+    rejected,
+    rows,
+    set_cards,
+    n_low,
+    cards_out,
+    deps_out,
+    zt,
+    z,
+    znorm,
+    first,
+    accept_above,
+    accepted,
+    whole,
+):
+    """Neighbour statistics on S + f for each candidate feature f (one row of ``cand``):
+    :func:`_tests` with no progress shared with other parts of the rows (callers outside
+    the kernels call :func:`set_tests_shared` with those arguments: one compiled copy)."""
+    return _tests(
+        dense,
+        sq,
+        cols,
+        col_w,
+        set_finite,
+        short_idx,
+        short_sq,
+        short_d,
+        short_len,
+        bound,
+        prune_x,
+        prune_w,
+        prune_order,
+        prune_pos,
+        cand,
+        cand_w,
+        lab,
+        ks,
+        paper,
+        with_dist,
+        same,
+        same_d,
+        other_d,
+        card,
+        gamma,
+        early,
+        reject_sum,
+        rejected,
+        rows,
+        set_cards,
+        n_low,
+        cards_out,
+        deps_out,
+        zt,
+        z,
+        znorm,
+        first,
+        accept_above,
+        accepted,
+        whole,
+        np.zeros((1, 2)),
+        0,
+        np.empty((0, 0), np.int64),
+    )
+
+
+@kernel(
+    (
+        "UniTuple(i8, 2)(b1, f8[:, ::1], f8[:, ::1], f8[::1], b1, i8[:, ::1], f8[:, ::1], "
+        "f8[:, ::1], i8[::1], f8[::1], f8[::1], f8, i8[::1], i8[::1], f8[:, ::1], f8[::1], "
+        "i8[::1], i8[::1], b1, b1, i8[:, :, ::1], f8[:, :, ::1], f8[:, :, ::1], i8, f8, b1, f8, "
+        "b1[::1], i8[::1], f8[::1], i8, f8[:, ::1], f8[::1], f8[:, ::1], f8[:, ::1], f8[::1], i8, "
+        "f8, i8[::1], b1, f8[:, ::1], i8, i8[:, ::1])"
+    ),
+    (
+        "UniTuple(i8, 2)(b1, f8[:, ::1], f8[::1, :], f8[::1], b1, i8[:, ::1], f8[:, ::1], "
+        "f8[:, ::1], i8[::1], f8[::1], f8[::1], f8, i8[::1], i8[::1], f8[:, ::1], f8[::1], "
+        "i8[::1], i8[::1], b1, b1, i8[:, :, ::1], f8[:, :, ::1], f8[:, :, ::1], i8, f8, b1, f8, "
+        "b1[::1], i8[::1], f8[::1], i8, f8[:, ::1], f8[::1], f8[:, ::1], f8[:, ::1], f8[::1], i8, "
+        "f8, i8[::1], b1, f8[:, ::1], i8, i8[:, ::1])"
+    ),
+    nogil=True,
+)
+def set_tests_shared(
+    dense,
+    sq,
+    cols,
+    col_w,
+    set_finite,
+    short_idx,
+    short_sq,
+    short_d,
+    short_len,
+    bound,
+    prune_x,
+    prune_w,
+    prune_order,
+    prune_pos,
+    cand,
+    cand_w,
+    lab,
+    ks,
+    paper,
+    with_dist,
+    same,
+    same_d,
+    other_d,
+    card,
+    gamma,
+    early,
+    reject_sum,
+    rejected,
+    rows,
+    set_cards,
+    n_low,
+    cards_out,
+    deps_out,
+    zt,
+    z,
+    znorm,
+    first,
+    accept_above,
+    accepted,
+    whole,
+    progress,
+    part,
+    cand_order,
+):
+    """:func:`_tests` for part ``part`` of a candidate's rows, the parts sharing their
+    progress towards an early rejection in ``progress`` (parts, 2); ``cand_order`` (c,
+    n): each candidate's samples in ascending order of its values, or empty."""
+    return _tests(
+        dense,
+        sq,
+        cols,
+        col_w,
+        set_finite,
+        short_idx,
+        short_sq,
+        short_d,
+        short_len,
+        bound,
+        prune_x,
+        prune_w,
+        prune_order,
+        prune_pos,
+        cand,
+        cand_w,
+        lab,
+        ks,
+        paper,
+        with_dist,
+        same,
+        same_d,
+        other_d,
+        card,
+        gamma,
+        early,
+        reject_sum,
+        rejected,
+        rows,
+        set_cards,
+        n_low,
+        cards_out,
+        deps_out,
+        zt,
+        z,
+        znorm,
+        first,
+        accept_above,
+        accepted,
+        whole,
+        progress,
+        part,
+        cand_order,
+    )
 
 
 @njit(cache=True, inline="always")
@@ -751,41 +1261,185 @@ def _store_candidates(i, buf, values, kept, short_idx, short_sq, short_d, short_
     return values[order[L]] if kept > L else np.inf
 
 
+#: Buckets a dense list's samples are put in, by the bits of their terms (the lists' keys
+#: are the buckets' lower edges: no sort), and values sampled from a row to guess its
+#: threshold (:func:`build_dense_lists`).
+LIST_BUCKETS = 64
+LIST_SAMPLE = 64
+
+
+@njit(cache=True, inline="always")
+def _sampled_qth(row, q, sample):
+    """The q-th smallest of ``sample.shape[0]`` values of ``row`` taken at even steps
+    (inf if q exceeds them); ``sample`` holds q values."""
+    n = row.shape[0]
+    step = max(1, n // sample.shape[0])
+    size = 0
+    for t in range(0, n, step):
+        v = row[t]
+        if size == q:
+            if not v < sample[q - 1]:
+                continue
+            pos = q - 1
+        else:
+            pos = size
+            size += 1
+        while pos > 0 and v < sample[pos - 1]:
+            sample[pos] = sample[pos - 1]
+            pos -= 1
+        sample[pos] = v
+    return sample[q - 1] if size == q else np.inf
+
+
+@njit(cache=True, inline="always")
+def _bits_value(bits, cell):
+    """The float whose bits are ``bits`` (``cell``: a float array of one value viewed as
+    int64, to reinterpret through)."""
+    cell.view(np.int64)[0] = bits
+    return cell[0]
+
+
+@njit(cache=True, inline="always")
+def _list_workspace(n, buckets, sampled):
+    """Work arrays of :func:`_list_from_row` for rows of n samples, ``buckets`` buckets and
+    ``sampled`` values sampled: (buf, vals, sample, counts, keys, cell)."""
+    return (
+        np.empty(n, np.int64),
+        np.empty(n),
+        np.empty(sampled),
+        np.empty(buckets + 1, np.int64),
+        np.empty(buckets),
+        np.empty(1),
+    )
+
+
+@njit(cache=True, inline="always")
+def _list_from_row(i, row, ws, short_idx, short_sq, short_d, short_len, bound, finite):
+    """Sample i's shortlist from ``row``, its terms to every sample: up to L other samples
+    of smallest terms, and ``bound``, a value no sample outside the list is below (inf if
+    every sample is listed; NaN if the row has a NaN: no list; ``finite``: it has none).
+
+    The samples at or below a threshold guessed from values sampled from the row (about
+    2 L of them) are put in buckets by the bits of their terms (for
+    non-negative floats the bits grow with the value), bucket by bucket; each listed
+    sample's key (``short_d``, a root) is its bucket's lower edge, which no sample after it
+    in the list is below: a walk may stop at the first key beyond its M-th distance. The
+    buckets that fit in L are kept whole; if they hold fewer than L / 2, the next bucket is
+    sorted (by term, then index) and cut, and the keys there are the terms themselves."""
+    buf, vals, sample, counts, keys, cell = ws
+    bits = vals.view(np.int64)
+    n = row.shape[0]
+    L = short_idx.shape[1]
+    buckets = keys.shape[0]
+    sampled = sample.shape[0]
+    if not finite:
+        nan_count = 0
+        for t in range(n):  # vectorised
+            nan_count += row[t] != row[t]
+        if nan_count > (1 if row[i] != row[i] else 0):
+            short_len[i] = 0
+            bound[i] = np.nan
+            return
+    wanted = max(1, (2 * L * sampled) // n)
+    while True:
+        threshold = _sampled_qth(row, wanted, sample) if wanted < sampled else np.inf
+        c = 0
+        for t in range(n):  # no branch: every sample is written, the count moves on or not
+            v = row[t]
+            buf[c] = t
+            vals[c] = v
+            c += v <= threshold
+        for j in range(c):  # sample i itself, if collected
+            if buf[j] == i:
+                c -= 1
+                buf[j:c] = buf[j + 1 : c + 1]
+                vals[j:c] = vals[j + 1 : c + 1]
+                break
+        if 2 * c > min(L, n - 1) or threshold == np.inf:
+            break
+        wanted *= 4
+    low, high = bits[0], bits[0]
+    for j in range(c):
+        low = min(low, bits[j])
+        high = max(high, bits[j])
+    shift = 0
+    while ((high - low) >> shift) >= buckets:
+        shift += 1
+    counts[:] = 0
+    for j in range(c):
+        counts[((bits[j] - low) >> shift) + 1] += 1
+    for b in range(buckets):  # counts[b]: where bucket b starts
+        counts[b + 1] += counts[b]
+    whole = 0  # buckets kept whole
+    while whole < buckets and counts[whole + 1] <= L:
+        whole += 1
+    kept = counts[whole]
+    if whole == buckets:
+        bound[i] = threshold  # every sample at or below it is listed
+    else:
+        bound[i] = _bits_value(low + (whole << shift), cell)  # the next bucket's edge
+    for b in range(whole):
+        keys[b] = np.sqrt(_bits_value(low + (b << shift), cell))
+    for j in range(c):
+        b = (bits[j] - low) >> shift
+        if b < whole:
+            p = counts[b]
+            counts[b] += 1
+            short_idx[i, p] = buf[j]
+            short_sq[i, p] = vals[j]
+            short_d[i, p] = keys[b]
+    if whole < buckets and 2 * kept < L:
+        # Too few in whole buckets (many equal terms): the next one, sorted and cut.
+        part = 0
+        for j in range(c):
+            if (bits[j] - low) >> shift == whole:
+                buf[part] = buf[j]
+                vals[part] = vals[j]
+                part += 1
+        order = np.argsort(vals[:part], kind="mergesort")  # stable: ties by sample
+        room = min(L - kept, part)
+        for j in range(room):
+            t = order[j]
+            short_idx[i, kept + j] = buf[t]
+            short_sq[i, kept + j] = vals[t]
+            short_d[i, kept + j] = np.sqrt(vals[t])
+        if room < part:
+            bound[i] = vals[order[room]]
+        kept += room
+    short_len[i] = kept
+
+
 @kernel(
     "void(f8[:, ::1], i8[::1], i8[:, ::1], f8[:, ::1], f8[:, ::1], i8[::1], f8[::1])",
     nogil=True,
 )
 def build_dense_lists(sq, rows, short_idx, short_sq, short_d, short_len, bound):
-    """The shortlists of ``rows`` on a dense set: up to L other samples of smallest terms
-    (ties by index), ascending, and ``bound``, the smallest term left out (inf if none;
-    NaN if the row has a NaN: no list). The values at or below the L-th smallest are
-    found by :func:`_candidates` (exact values: no pad), then ordered."""
-    n = sq.shape[0]
-    L = short_idx.shape[1]
-    a, buf, vals, sample = _candidate_workspace(n)
+    """The shortlists of ``rows`` on a dense set (:func:`_list_from_row` on each row of
+    ``sq``)."""
+    ws = _list_workspace(sq.shape[0], LIST_BUCKETS, LIST_SAMPLE)
     for q in range(rows.shape[0]):
         i = rows[q]
-        row = sq[i]
-        nan_count = 0
-        for t in range(n):  # vectorised
-            v = row[t]
-            a[t] = v
-            nan_count += v != v
-        a[i] = np.inf
-        if nan_count > (1 if row[i] != row[i] else 0):
-            short_len[i] = 0
-            bound[i] = np.nan
-            continue
-        c, t_q, beyond = _candidates(a, L, 0.0, sample, buf, vals)
-        kept = 0
-        for j in range(c):
-            t = buf[j]
-            if a[t] <= t_q:
-                buf[kept] = t
-                vals[kept] = a[t]
-                kept += 1
-        left_out = _store_candidates(i, buf, vals, kept, short_idx, short_sq, short_d, short_len)
-        bound[i] = min(beyond, left_out)
+        _list_from_row(i, sq[i], ws, short_idx, short_sq, short_d, short_len, bound, False)
+
+
+@kernel(
+    "void(f8[:, ::1], f8[::1], i8[::1], i8[:, ::1], f8[:, ::1], f8[:, ::1], i8[::1], f8[::1])",
+    nogil=True,
+)
+def build_lists_from_columns(cols, col_w, rows, short_idx, short_sq, short_d, short_len, bound):
+    """The shortlists of ``rows`` on a set given by its columns ``cols`` (|S|, n) and
+    weights: each row's terms summed one feature at a time in the set's order
+    (:func:`_row_terms`), then :func:`_list_from_row`."""
+    n = cols.shape[1]
+    ws = _list_workspace(n, LIST_BUCKETS, LIST_SAMPLE)
+    terms = np.empty(n)
+    finite = True  # no NaN term: no infinite (or NaN) weight
+    for f in range(col_w.shape[0]):
+        finite &= col_w[f] < np.inf
+    for q in range(rows.shape[0]):
+        i = rows[q]
+        _row_terms(cols, col_w, i, terms)
+        _list_from_row(i, terms, ws, short_idx, short_sq, short_d, short_len, bound, finite)
 
 
 @kernel(
@@ -825,6 +1479,41 @@ def grow_lists(x, w, short_idx, short_sq, short_d, short_len, bound, lo, hi):
         short_len[i] = keep
         shortest = min(shortest, keep)
     return shortest
+
+
+@kernel(
+    "void(f8[::1], f8, i8[:, ::1], f8[:, ::1], i8[::1], f8[::1], i8[::1], i8, i8)",
+    nogil=True,
+)
+def raise_lists(x, w, short_idx, short_sq, short_len, bound, below, lo, hi):
+    """The set grew by the feature ``x`` (weight ``w``): the listed terms of samples ``lo``
+    to ``hi`` - 1 gain its term (the set's order), in place; the lists keep their order
+    and ``short_d``, the roots of the terms they were made with, which stay below the
+    terms (terms only grow), and ``bound`` stays valid. ``below[i]``: how many of sample
+    i's listed samples are still below its bound."""
+    for i in range(lo, hi):
+        xi = x[i]
+        bound_i = bound[i]
+        count = 0
+        for j in range(short_len[i]):
+            g = xi - x[short_idx[i, j]]
+            v = short_sq[i, j] + (w * g) * g
+            short_sq[i, j] = v
+            count += v < bound_i
+        below[i] = count
+
+
+@kernel("void(i8[:, ::1], i8[::1], i8[::1], i8[::1], i8, i8)", nogil=True)
+def first_other_label(short_idx, short_len, lab, first, lo, hi):
+    """``first[i]`` for samples ``lo`` to ``hi`` - 1: the position in sample i's list of its
+    first listed sample of another label (the list's width if there is none)."""
+    for i in range(lo, hi):
+        position = short_idx.shape[1]
+        for j in range(short_len[i]):
+            if lab[short_idx[i, j]] != lab[i]:
+                position = j
+                break
+        first[i] = position
 
 
 @kernel(

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import kofsd_oracle
 from fsengine import parallel
 from fsengine._compute import budget, kernels
-from fsengine.online import KOFSD, _kofsd, _neighbours, stream_events
+from fsengine.online import KOFSD, _kofsd, _neighbours, _set_kernels, stream_events
 from fsengine.online._kofsd import run_kofsd, run_kofsd_for_ks
 from fsengine.online._neighbours import (
     DenseSetTerms,
@@ -510,3 +510,447 @@ def test_set_tests_skip_only_the_candidates_after_an_acceptance():
     deps = _kernel_dependencies(X, y, 5, -np.inf, accepted)
     assert deps[0] == everything[0] and np.all(np.isnan(deps[1:]))
     assert accepted[0] == 5
+
+
+#: The set paths for integer-valued data and long columns: a dense set kept as columns
+#: (lists made by the tests where a row first needs one or its list missed, resized), a
+#: dense set keeping its summed terms with lists remade after every addition or never,
+#: lists ordered by one or two buckets (the sorted bucket) and thresholds guessed from
+#: one or three values, and on several threads (each candidate's rows in interleaved
+#: parts that share their progress towards a rejection). A set of one feature is searched by runs
+#: of equal values wherever they hold 4 samples on average (tie_heavy's integers 0..3 from
+#: 16 samples on), on every path.
+COLUMN_SET_PATHS = {
+    "column lists": {
+        (_neighbours, "WHOLE_ROWS_MAX"): 0,
+        (_neighbours, "SUMS_MAX_SAMPLES"): 0,
+        (_neighbours, "SHORTLIST_MIN"): 1,
+        (_neighbours, "SHORTLIST_MAX_SHARE"): 1,
+    },
+    "column lists wider": {
+        (_neighbours, "WHOLE_ROWS_MAX"): 0,
+        (_neighbours, "SUMS_MAX_SAMPLES"): 0,
+        (_neighbours, "SHORTLIST_MIN"): 3,
+        (_neighbours, "SHORTLIST_MAX_SHARE"): 1,
+    },
+    "summed lists remade": {
+        (_neighbours, "WHOLE_ROWS_MAX"): 0,
+        (_neighbours, "LISTS_AFTER_ROWS"): 0,
+        (_neighbours, "SHORTLIST_MIN"): 2,
+        (_neighbours, "SHORTLIST_MAX_SHARE"): 1,
+        (_neighbours, "DENSE_LIST_MIN"): 10**6,
+    },
+    "summed lists kept": {
+        (_neighbours, "WHOLE_ROWS_MAX"): 0,
+        (_neighbours, "LISTS_AFTER_ROWS"): 0,
+        (_neighbours, "SHORTLIST_MIN"): 3,
+        (_neighbours, "SHORTLIST_MAX_SHARE"): 1,
+        (_neighbours, "DENSE_LIST_MIN"): 0,
+    },
+    "buckets": {
+        (_neighbours, "WHOLE_ROWS_MAX"): 0,
+        (_neighbours, "LISTS_AFTER_ROWS"): 0,
+        (_neighbours, "SHORTLIST_MIN"): 4,
+        (_neighbours, "SHORTLIST_MAX_SHARE"): 1,
+        (_set_kernels, "LIST_BUCKETS"): 2,
+        (_set_kernels, "LIST_SAMPLE"): 3,
+    },
+    "column buckets": {
+        (_neighbours, "WHOLE_ROWS_MAX"): 0,
+        (_neighbours, "SUMS_MAX_SAMPLES"): 0,
+        (_neighbours, "SHORTLIST_MIN"): 5,
+        (_neighbours, "SHORTLIST_MAX_SHARE"): 1,
+        (_set_kernels, "LIST_BUCKETS"): 1,
+        (_set_kernels, "LIST_SAMPLE"): 1,
+    },
+    "threaded column lists": {
+        (parallel, "_kernel_threads"): 3,
+        (_neighbours, "THREAD_MIN_WORK"): 1,
+        (_neighbours, "WHOLE_ROWS_MAX"): 0,
+        (_neighbours, "SUMS_MAX_SAMPLES"): 0,
+        (_neighbours, "SHORTLIST_MIN"): 1,
+        (_neighbours, "SHORTLIST_MAX_SHARE"): 1,
+    },
+}
+
+#: The list-making kernels read the bucket and sample counts when they start: where a path
+#: changes them, they run as Python (numba's ``py_func``, in place of the built kernel the
+#: selector calls; the helpers stay compiled).
+_LIST_KERNELS = ("build_dense_lists", "build_lists_from_columns")
+
+
+@contextlib.contextmanager
+def column_set_path(path):
+    """Patch the settings of one of COLUMN_SET_PATHS, then restore them."""
+    settings = COLUMN_SET_PATHS[path]
+    saved = {key: getattr(*key) for key in settings}
+    swapped = {}
+    try:
+        for (owner, name), value in settings.items():
+            setattr(owner, name, value)
+        family = kernels.load("online._set_kernels")
+        if any(owner is _set_kernels for owner, _ in settings):
+            for name in _LIST_KERNELS:
+                swapped[name] = getattr(family, name)
+                setattr(family, name, getattr(_set_kernels, name).py_func)
+        yield
+    finally:
+        for name, kernel in swapped.items():
+            setattr(family, name, kernel)
+        for (owner, name), value in saved.items():
+            setattr(owner, name, value)
+
+
+@pytest.mark.parametrize("path", list(COLUMN_SET_PATHS))
+@settings(max_examples=60, deadline=None)
+@given(
+    data=tie_heavy(max_n=24, max_p=6),
+    params=st.sampled_from(CARDS),
+    variant=st.sampled_from(["reference", "paper"]),
+    alpha=st.sampled_from([0.0, 0.3, 0.5]),
+    k_draw=st.integers(1, 100),
+    order_seed=st.integers(0, 99),
+)
+def test_stream_equals_the_oracle_on_every_column_set_path(
+    path, data, params, variant, alpha, k_draw, order_seed
+):
+    """Every event (dependencies of S + f included, rejections scored) as the oracle's, on
+    the paths of COLUMN_SET_PATHS."""
+    X, y = data
+    n, p = X.shape
+    k = 1 + k_draw % (n - 1)
+    order = np.random.default_rng(order_seed).permutation(p).tolist()
+    expected_events, expected_selected = kofsd_oracle.run(
+        X.tolist(), y.tolist(), order, k, alpha, variant=variant, **params
+    )
+    with column_set_path(path):
+        selector = KOFSD(k=k, alpha=alpha, variant=variant, **params).start(y)
+        assert isinstance(selector._terms, _neighbours.DenseSetTerms)
+        assert _events(selector, X, order) == expected_events
+    assert list(selector.finish().columns) == expected_selected
+
+
+@pytest.mark.parametrize("path", list(COLUMN_SET_PATHS))
+@settings(max_examples=60, deadline=None)
+@given(
+    data=tie_heavy(max_n=24, max_p=10),
+    params=st.sampled_from(CARDS),
+    variant=st.sampled_from(["reference", "paper"]),
+    alpha=st.sampled_from([0.0, 0.3, 0.5]),
+    k_draw=st.integers(1, 100),
+    order_seed=st.integers(0, 99),
+    chunk=st.sampled_from([1, 3, 256]),
+)
+def test_runs_without_events_select_as_the_oracle_on_every_column_set_path(
+    path, data, params, variant, alpha, k_draw, order_seed, chunk
+):
+    """stream_selection (early rejection, rows in the order of their cards and of the
+    other label's nearness, candidates after an addition skipped) selects exactly the
+    oracle's features on the paths of COLUMN_SET_PATHS."""
+    from fsengine.online import stream_selection
+
+    X, y = data
+    n, p = X.shape
+    k = 1 + k_draw % (n - 1)
+    order = np.random.default_rng(order_seed).permutation(p)
+    _, expected_selected = kofsd_oracle.run(
+        X.tolist(), y.tolist(), order.tolist(), k, alpha, variant=variant, **params
+    )
+    with column_set_path(path):
+        selector = KOFSD(k=k, alpha=alpha, variant=variant, **params).start(y)
+        selection = stream_selection(selector, X, [str(j) for j in range(p)], order, chunk=chunk)
+    assert list(selection.columns) == expected_selected
+
+
+@pytest.mark.parametrize("values", ["integers 0..3", "integers like madelon", "rounded to 1"])
+@pytest.mark.parametrize("n, threads", [(300, 1), (1700, 2)])
+def test_column_set_tests_equal_whole_rows_as_the_set_grows(values, n, threads, monkeypatch):
+    """A dense set kept as columns with lists (at once, remade, resized; a set of one
+    feature by runs) against the kernel that scores every row of the summed terms, bit
+    for bit, through replacements and additions; also with early rejection, where every
+    candidate not rejected has the definition's dependency (the set's cards taken as
+    candidate 0's: a rejection is a sum below the bar, or no card above the set's)."""
+    monkeypatch.setattr(_neighbours, "WHOLE_ROWS_MAX", 0)
+    monkeypatch.setattr(_neighbours, "SUMS_MAX_SAMPLES", 0)
+    monkeypatch.setattr(_neighbours, "SHORTLIST_MIN", 8)
+    monkeypatch.setattr(_neighbours, "THREAD_MIN_WORK", 1)
+    monkeypatch.setattr(parallel, "_kernel_threads", threads)
+    rng = np.random.default_rng(n + len(values))
+    X = {
+        "integers 0..3": lambda: rng.integers(0, 4, (n, 14)).astype(float),
+        "integers like madelon": lambda: np.rint(480 + 40 * rng.standard_normal((n, 14))),
+        "rounded to 1": lambda: np.round(rng.standard_normal((n, 14)), 1),
+    }[values]()
+    X[:, 5] = X[:, 2]  # a duplicated column
+    X[7] = X[3]  # duplicated samples
+    y = (rng.random(n) < 0.2).astype(int)
+    w = feature_weights(X)
+    terms, sq = DenseSetTerms(n), None
+    steps = [("replace", 0), ("add", 1), ("add", 3), ("replace", 4), ("add", 2)]
+    steps += [("add", j) for j in (6, 8, 10, 11, 12)]
+    candidates = [5, 7, 13, 9]
+    for action, j in steps:
+        getattr(terms, action)(X[:, j], w[j])
+        term = distance_terms(X[:, j], w[j])
+        sq = term if action == "replace" or sq is None else sq + term
+        assert np.array_equal(terms.sq, sq)
+        for ks, variant in (([7], "reference"), ([1, 3, 9], "paper")):
+            got = terms.stats_with(X[:, candidates], w[candidates], y, ks, variant, True)[0]
+            want = set_plus_feature_stats(sq, X[:, candidates], w[candidates], y, ks, variant, True)
+            for g, e in zip(got, want):
+                assert np.array_equal(g.same_count, e.same_count)
+                assert np.array_equal(g.same_distance, e.same_distance)
+                assert np.array_equal(g.other_distance, e.other_distance)
+        whole = set_plus_feature_stats(sq, X[:, candidates], w[candidates], y, [7])[0]
+        cards = (whole.same_count == 7).astype(float)
+        cards[y == 1] = whole.same_count[y == 1] / 7
+        deps = cards.mean(axis=0)
+        terms.set_cards(cards[:, 0], y)
+        reject_sum = np.sort(deps)[1] * n  # about half the candidates cannot reach it
+        got, _ = terms.dependencies_with(
+            X[:, candidates], w[candidates], y, 7, "reference", "imbalanced", 0.0, reject_sum
+        )
+        kept = ~np.isnan(got)
+        for c in range(len(candidates)):
+            total = 0.0
+            for i in range(n):
+                total += cards[i, c]
+            if kept[c]:
+                assert got[c] == total / n
+            else:  # below the bar, or no card above the set's (candidate 0's here)
+                assert total < reject_sum + 1e-9 or np.all(cards[:, c] <= cards[:, 0])
+    assert terms.list_tests > 0 and terms.list_full_rows < terms.list_tests * n * len(candidates)
+
+
+@st.composite
+def tied_rows(draw):
+    """A row of terms with many equal values (and a zero for the sample itself)."""
+    n = draw(st.integers(2, 300))
+    values = draw(
+        st.lists(
+            st.sampled_from([0.0, 0.5, 1.0, 1.0 + 2**-52, 2.0, 3.0, 1e300, np.inf]),
+            min_size=n,
+            max_size=n,
+        )
+    )
+    row = np.array(values)
+    i = draw(st.integers(0, n - 1))
+    row[i] = 0.0
+    return row, i
+
+
+@given(tied_rows(), st.integers(1, 40), st.sampled_from([1, 2, 16]), st.sampled_from([1, 3, 256]))
+@settings(max_examples=300, deadline=None)
+def test_lists_hold_every_sample_below_their_bound_with_keys_below_their_terms(
+    row_i, length, buckets, sample
+):
+    """_list_from_row, bucketed (any number of buckets, tiny samples): the list holds other
+    samples with their exact terms, each key (a root) is at most the root of every term
+    from its place on, no sample outside the list is below the bound, and the bound is
+    above every key."""
+    module = _set_kernels
+    row, i = row_i
+    n = len(row)
+    saved = module.LIST_BUCKETS, module.LIST_SAMPLE
+    module.LIST_BUCKETS, module.LIST_SAMPLE = buckets, sample
+    try:
+        arrays = _neighbours._empty_lists(n, length)
+        module.build_dense_lists.py_func(row[None, :].repeat(n, axis=0), np.array([i]), *arrays)
+    finally:
+        module.LIST_BUCKETS, module.LIST_SAMPLE = saved
+    idx, terms, keys, lengths, bound = (a[i] for a in arrays)
+    listed = idx[:lengths]
+    assert len(set(listed.tolist())) == lengths and i not in listed.tolist()
+    assert np.array_equal(terms[:lengths], row[listed])
+    for j in range(lengths):
+        assert keys[j] <= np.sqrt(terms[j:lengths]).min()
+        assert keys[j] <= np.sqrt(bound)
+    outside = np.setdiff1d(np.delete(np.arange(n), i), listed)
+    assert np.all(row[outside] >= bound)
+    assert lengths == min(length, n - 1) or lengths >= min(length, n - 1) // 2 or bound == np.inf
+
+
+def test_resized_lists_keep_valid_bounds():
+    """Lists cut to a shorter width: the bound of a cut list is at most the first dropped
+    key's term, so no dropped sample is below it; lists widened keep their samples."""
+    rng = np.random.default_rng(4)
+    n = 40
+    sq = rng.integers(0, 5, (n, n)).astype(float)
+    sq = sq + sq.T
+    np.fill_diagonal(sq, 0.0)
+    arrays = _neighbours._empty_lists(n, 12)
+    from fsengine.online._set_kernels import build_dense_lists
+
+    build_dense_lists(sq, np.arange(n, dtype=np.int64), *arrays)
+    listed = np.arange(12)[None, :] < arrays[3][:, None]
+    below = ((arrays[1] < arrays[4][:, None]) & listed).sum(axis=1)
+    for width in (3, 20):
+        resized, counted = _neighbours._resized_lists(arrays, below, width)
+        for i in range(n):
+            length = resized[3][i]
+            listed = resized[0][i, :length]
+            outside = np.setdiff1d(np.delete(np.arange(n), i), listed)
+            assert np.all(sq[i, outside] >= resized[4][i])
+            assert np.array_equal(resized[1][i, :length], sq[i, listed])
+            assert counted[i] == np.count_nonzero(resized[1][i, :length] < resized[4][i])
+
+
+@pytest.mark.parametrize("path", list(COLUMN_SET_PATHS))
+@settings(max_examples=150, deadline=None)
+@given(
+    data=tie_heavy(max_n=40, max_p=8),
+    steps=st.lists(st.tuples(st.booleans(), st.integers(0, 7)), min_size=1, max_size=9),
+    variant=st.sampled_from(["reference", "paper"]),
+    k_draw=st.integers(1, 100),
+    metric=st.sampled_from(["seuclidean", "euclidean"]),
+)
+def test_column_set_terms_equal_the_definition_through_any_changes(
+    path, data, steps, variant, k_draw, metric
+):
+    """A dense set's tests (each K's counts and distance sums; the dependencies with early
+    rejection) against every distance of the definition, bit for bit, after every change
+    of a random sequence of replacements and additions (lists made, raised, remade,
+    resized), on tie-heavy data and the paths of COLUMN_SET_PATHS."""
+    X, y = data
+    n, p = X.shape
+    k = 1 + k_draw % (n - 1)
+    w = feature_weights(X, metric)
+    candidates = list(range(p))
+    with column_set_path(path):
+        terms, sq = DenseSetTerms(n), None
+        for replace, j in steps:
+            j %= p
+            replace = replace or sq is None
+            (terms.replace if replace else terms.add)(X[:, j], w[j])
+            term = distance_terms(X[:, j], w[j])
+            sq = term if replace else sq + term
+            assert np.array_equal(terms.sq, sq, equal_nan=True)
+            got = terms.stats_with(X, w, y, [k], variant, True)[0][0]
+            want = set_plus_feature_stats(sq, X, w, y, [k], variant, True)[0]
+            assert np.array_equal(got.same_count, want.same_count)
+            assert np.array_equal(got.same_distance, want.same_distance, equal_nan=True)
+            assert np.array_equal(got.other_distance, want.other_distance, equal_nan=True)
+            same = want.same_count
+            cards = np.where(y[:, None] == 1, same / k, (same == k).astype(float))
+            totals = [sum(cards[i, c] for i in range(n)) for c in candidates]
+            terms.set_cards(cards[:, 0], y)
+            bar = sorted(totals)[len(totals) // 2]
+            deps, _ = terms.dependencies_with(X, w, y, k, variant, "imbalanced", 0.0, bar)
+            for c in candidates:
+                if np.isnan(deps[c]):  # below the bar, or no card above the set's
+                    assert totals[c] < bar + 1e-9 or np.all(cards[:, c] <= cards[:, 0])
+                else:
+                    assert deps[c] == totals[c] / n
+
+
+@given(
+    st.lists(st.integers(0, 4), min_size=2, max_size=40),
+    st.lists(st.integers(0, 1), min_size=40, max_size=40),
+)
+@settings(max_examples=300, deadline=None)
+def test_samples_nearer_than_the_other_label_on_one_feature(values, labels):
+    """The order of a set of one feature's tests: per sample, how many samples are strictly
+    nearer on the feature than its nearest sample of the other label (n if none)."""
+    v = np.array(values, dtype=float)
+    n = len(v)
+    y = np.array(labels[:n])
+    got = _neighbours._nearer_than_other_label(v, np.argsort(v, kind="stable"), y)
+    for i in range(n):
+        other = np.flatnonzero(y != y[i])
+        if len(other) == 0:
+            assert got[i] == n
+            continue
+        gap = np.abs(v[other] - v[i]).min()
+        assert got[i] == max(np.count_nonzero(np.abs(v - v[i]) < gap) - 1, 0)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    data=tie_heavy(max_n=30, max_p=6),
+    k_draw=st.integers(1, 100),
+    parts=st.integers(2, 4),
+    bar_draw=st.integers(0, 100),
+    reverse=st.booleans(),
+    runs=st.booleans(),
+)
+def test_parts_sharing_their_progress_reject_as_one_pass(
+    data, k_draw, parts, bar_draw, reverse, runs
+):
+    """Early rejection over interleaved parts of the rows that share their progress
+    (set_tests_shared, run one after the other in either order, then the final check)
+    rejects exactly the candidates one pass over every row rejects, and the others get
+    the same dependencies; also with the set of one feature searched by runs of equal
+    values, each candidate sorted by the caller."""
+    from fsengine.online._codes import CARD_IMBALANCED
+    from fsengine.online._set_kernels import set_tests, set_tests_shared
+
+    X, y = data
+    n, p = X.shape
+    if p < 2:
+        return
+    k = 1 + k_draw % (n - 1)
+    w = feature_weights(X)
+    if not 0.0 < w[0] < np.inf:
+        return
+    sq = distance_terms(X[:, 0], w[0])
+    cand = np.ascontiguousarray(X[:, 1:].T)
+    y = np.asarray(y, dtype=np.int64)
+    set_cards = np.where(np.arange(n) % 3 == 0, 0.5, 1.0)
+    order = np.argsort((set_cards >= 1.0).astype(np.int64), kind="stable").astype(np.int64)
+    n_low = int(np.count_nonzero(set_cards < 1.0))
+    bar = n * bar_draw / 100.0
+
+    columns, col_w, prune = np.empty((0, n)), np.empty(0), _neighbours._NO_PRUNE
+    if runs:  # the set's one feature and its sorted order: rows by runs of equal values
+        columns, col_w = np.ascontiguousarray(X[:, :1].T), w[:1].copy()
+        ascending = np.argsort(X[:, 0], kind="stable")
+        position = np.empty(n, dtype=np.int64)
+        position[ascending] = np.arange(n)
+        prune = (columns[0], float(w[0]), ascending.astype(np.int64), position)
+
+    def run(kernel, j, rows, whole, extra):
+        same, same_d, other_d = _neighbours._stats_arrays(1, n, 1, False)
+        cards, deps, rejected = np.zeros((1, n)), np.empty(1), np.zeros(1, bool)
+        kernel(
+            True, sq, columns, col_w, True, *_neighbours._empty_lists(n),
+            *prune, cand[j : j + 1], w[1 + j : 2 + j], y, np.array([k]),
+            False, False, same, same_d, other_d, CARD_IMBALANCED, 0.0, True, bar, rejected,
+            rows, set_cards, n_low, cards, deps, *_neighbours._NO_APPROXIMATION, 0, np.inf,
+            np.array([1]), whole, *extra,
+        )  # fmt: skip
+        return rejected, cards, deps
+
+    no_order = np.empty((0, 0), np.int64)
+    for j in range(p - 1):
+        if not 0.0 < w[1 + j] < np.inf:
+            continue
+        one_rejected, _, one_deps = run(set_tests, j, order, True, ())
+        progress = np.zeros((parts, 2))
+        rejected, cards = np.zeros(1, bool), np.zeros((1, n))
+        for part in sorted(range(parts), reverse=reverse):
+            got, part_cards, _ = run(
+                set_tests_shared, j, np.ascontiguousarray(order[part::parts]), False,
+                (progress, part, np.argsort(cand[j])[None, :] if runs else no_order),
+            )  # fmt: skip
+            rejected |= got
+            cards += part_cards
+            if got[0]:
+                break
+        if not rejected[0]:
+            rejected[0] = _neighbours._rejected_by_parts(progress, n, bar, n_low)
+        assert rejected[0] == one_rejected[0]
+        if not rejected[0]:
+            from fsengine.online._set_kernels import mean_in_order
+
+            assert mean_in_order(cards[0]) == one_deps[0]
+
+
+def test_final_check_of_parts_applies_both_rules():
+    """_rejected_by_parts: (a) n minus the parts' deficits below the bar; (b) the parts'
+    low rows add up to n_low (a part at -inf found one above its card on S)."""
+    check = _neighbours._rejected_by_parts
+    assert check(np.array([[3.0, 0.0], [2.5, 0.0]]), 10, 4.6, -1)  # 10 - 5.5 < 4.6
+    assert not check(np.array([[3.0, 0.0], [2.0, 0.0]]), 10, 4.6, -1)
+    assert check(np.array([[0.0, 2.0], [0.0, 3.0]]), 10, -np.inf, 5)
+    assert not check(np.array([[0.0, 2.0], [0.0, -np.inf]]), 10, -np.inf, 5)
+    assert not check(np.array([[0.0, 2.0], [0.0, 2.0]]), 10, -np.inf, 5)
