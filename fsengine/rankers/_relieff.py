@@ -10,6 +10,9 @@ from fsengine._compute.budget import use_compiled
 from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.rankers._basic import check_scoring_input
 
+#: Rows whose differences are summed together before they are added to the weights.
+ROWS_SUMMED = 32
+
 
 def relieff_score(X, y, n_neighbors: int = 7) -> np.ndarray:
     """ReliefF weight of every feature.
@@ -48,9 +51,11 @@ def relieff_score(X, y, n_neighbors: int = 7) -> np.ndarray:
     n, p = X.shape
     low, span = X.min(axis=0), X.max(axis=0) - X.min(axis=0)
     scaled = np.where(span > 0, (X - low) / np.where(span > 0, span, 1.0), 0.0)
-    if use_compiled(n * n * p, "rankers._relieff_kernels"):
-        cityblock = kernels.load("rankers._relieff_kernels").cityblock
-        dist = cityblock(np.ascontiguousarray(scaled.T))  # cdist(..., "cityblock"), bit for bit
+    compiled = use_compiled(n * n * p, "rankers._relieff_kernels")
+    if compiled:
+        kern = kernels.load("rankers._relieff_kernels")
+        dist = kern.cityblock(np.ascontiguousarray(scaled.T))  # cdist(..., "cityblock")
+        by_sample = np.ascontiguousarray(scaled)  # the same values, one sample a row
     else:
         dist = np.zeros((n, n))  # the same sums, feature by feature
         for column in scaled.T:
@@ -73,8 +78,11 @@ def relieff_score(X, y, n_neighbors: int = 7) -> np.ndarray:
             if k < 1:
                 continue
             nearest = members[np.argsort(members_dist, axis=1, kind="stable")[:, :k]]
-            for lo in range(0, len(rows), 32):  # bounded memory: 32 x k x p
-                block = slice(lo, lo + 32)
+            if compiled:  # the same sums in the same order, without the (32, k, p) arrays
+                kern.add_neighbour_diffs(by_sample, rows, nearest, factor, ROWS_SUMMED, weights)
+                continue
+            for lo in range(0, len(rows), ROWS_SUMMED):  # bounded memory: 32 x k x p
+                block = slice(lo, lo + ROWS_SUMMED)
                 diffs = np.abs(scaled[rows[block]][:, None, :] - scaled[nearest[block]])
                 weights += factor * diffs.mean(axis=1).sum(axis=0)
     return weights / n
