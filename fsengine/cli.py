@@ -651,7 +651,17 @@ def _data_line(ds, minority) -> str:
     return f"{ds.source}: {shape}, minority {label} ({count} of {ds.n_samples})"
 
 
+def _start_workers(args) -> None:
+    """Start the worker processes of the splits while this process reads the data: they
+    spawn and import scikit-learn (about a second) meanwhile (--jobs 1: none)."""
+    if args.jobs != 1 and args.splits > 1 and Path(args.data).is_file():
+        from fsengine.parallel import warm_up
+
+        warm_up(args.jobs, modules=("fsengine.evaluation",))
+
+
 def _cmd_evaluate(args) -> None:
+    _start_workers(args)
     ds = load_dataset(
         args.data, label=args.label, transpose=args.transpose, drop_constant=args.drop_constant
     )
@@ -744,6 +754,7 @@ def _values_of(param: Param, texts: list[str]) -> list:
 
 
 def _cmd_sweep(args) -> None:
+    _start_workers(args)
     ds = load_dataset(
         args.data, label=args.label, transpose=args.transpose, drop_constant=args.drop_constant
     )
