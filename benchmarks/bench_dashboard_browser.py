@@ -16,11 +16,13 @@ that one server process, each action is the first of its kind:
 4. **Sweep** (defaults: K-OFSD's K 1..10, 10 splits): from pressing Run K sweep until the
    chart's caption and the drawn chart are shown, as bench_sweep_browser waits.
 
-The sequence runs under two set-ups of the kernels, each in a new server: **built** (the
+The sequence runs under three set-ups of the kernels, each in a new server: **built** (the
 default: the server's environment as is, less any ``FSENGINE_KERNELS``; the kernels compiled
-ahead of time by `make venv` into the user's cache; repeated, median and maximum) and
-**numba JIT, cold** (what users met before: ``FSENGINE_KERNELS=jit`` and an empty
-``NUMBA_CACHE_DIR``; once, it is long).
+ahead of time by `make venv` into the user's cache; repeated, median and maximum), **built,
+cold** (an empty ``FSENGINE_CACHE_DIR``: a first start after ``pip install`` without
+`make venv`; the kernels are built once, in the background warm-up's worker processes or
+at the first action that needs them; once) and **numba JIT, cold** (what users met before:
+``FSENGINE_KERNELS=jit`` and an empty ``NUMBA_CACHE_DIR``; once, it is long).
 Under JIT the server starts with numpy versions of the kernels and compiles them once its
 numpy work passes a budget (a pause inside the stream), while app.py's warm-up compiles every
 family in the two worker processes in the background from the first page on: Compare and
@@ -248,21 +250,34 @@ def summarise(runs: dict[str, list[dict[str, float]]]) -> list[dict]:
     return rows
 
 
-def print_summary(rows: list[dict], repeats: int, jit_repeats: int) -> None:
-    """The table: one row per action, built median / max, JIT cold, target."""
-    built_title = f"built ({repeats} runs) median / max" if repeats > 1 else "built"
-    jit_title = f"JIT cold ({jit_repeats} runs) median / max" if jit_repeats > 1 else "JIT cold"
-    table = [("action (seconds)", built_title, jit_title, "target")]
+#: The set-ups' titles in the summary, in the order of the runs.
+SETUP_TITLES = {"built": "built", "built_cold": "built, cold", "jit_cold": "JIT cold"}
+
+
+def print_summary(rows: list[dict], counts: Mapping[str, int]) -> None:
+    """The table: one row per action, each set-up's median / max (``counts``: its runs),
+    the target."""
+    setups = [setup for setup, count in counts.items() if count]
+    table = [
+        (
+            "action (seconds)",
+            *(
+                SETUP_TITLES[setup]
+                + (f" ({counts[setup]} runs) median / max" if counts[setup] > 1 else "")
+                for setup in setups
+            ),
+            "target",
+        )
+    ]
     for row in rows:
         table.append(
             (
                 row["label"],
-                _seconds_text(row["built"]),
-                _seconds_text(row.get("jit_cold", [])),
+                *(_seconds_text(row.get(setup, [])) for setup in setups),
                 f"<= {row['target_s']:.0f}" if row["target_s"] is not None else "-",
             )
         )
-    widths = [max(len(line[column]) for line in table) for column in range(4)]
+    widths = [max(len(line[column]) for line in table) for column in range(len(table[0]))]
     print()
     for line in table:
         print("  " + "  ".join(f"{cell:<{width}}" for cell, width in zip(line, widths)).rstrip())
@@ -279,9 +294,15 @@ def main(argv=None) -> int:
         default=1,
         help="runs with numba's JIT and an empty cache (default 1; 0 skips them)",
     )
+    parser.add_argument(
+        "--cold-repeats",
+        type=int,
+        default=1,
+        help="runs with the kernels not built yet, an empty cache (default 1; 0 skips them)",
+    )
     args = parser.parse_args(argv)
-    if args.repeats < 1 or args.jit_repeats < 0:
-        parser.error("--repeats must be at least 1 and --jit-repeats at least 0")
+    if args.repeats < 1 or args.jit_repeats < 0 or args.cold_repeats < 0:
+        parser.error("--repeats must be at least 1, --cold-repeats and --jit-repeats at least 0")
     if not CHROMIUM.exists():
         print(f"SKIPPED: {CHROMIUM} is missing (make test installs Debian's chromium)")
         return 0
@@ -295,8 +316,9 @@ def main(argv=None) -> int:
         f"{cache_dir()}"
         + ("" if kernels_built else " (NOTE: run `make kernels`; the built runs will build them)")
     )
-    runs: dict[str, list[dict[str, float]]] = {"built": [], "jit_cold": []}
-    load_average: dict[str, list[list[float]]] = {"built": [], "jit_cold": []}
+    counts = {"built": args.repeats, "built_cold": args.cold_repeats, "jit_cold": args.jit_repeats}
+    runs: dict[str, list[dict[str, float]]] = {setup: [] for setup in counts}
+    load_average: dict[str, list[list[float]]] = {setup: [] for setup in counts}
     problems: list[str] = []
     logs = ROOT / ".bench" / "dashboard_browser_logs"
     logs.mkdir(parents=True, exist_ok=True)
@@ -304,12 +326,13 @@ def main(argv=None) -> int:
         browser = playwright.chromium.launch(
             executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"]
         )
-        plan = [("built", run) for run in range(args.repeats)]
-        plan += [("jit_cold", run) for run in range(args.jit_repeats)]
+        plan = [(setup, run) for setup, count in counts.items() for run in range(count)]
         for setup, run in plan:
             environment = {"FSENGINE_WORKSPACE_DIR": tempfile.mkdtemp(dir=tmp)}
-            if setup == "built":
+            if setup.startswith("built"):
                 environment["FSENGINE_KERNELS"] = None
+                if setup == "built_cold":
+                    environment["FSENGINE_CACHE_DIR"] = tempfile.mkdtemp(dir=tmp)
             else:
                 environment["FSENGINE_KERNELS"] = "jit"
                 environment["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(dir=tmp)
@@ -328,10 +351,11 @@ def main(argv=None) -> int:
                 flush=True,
             )
         browser.close()
-    if not args.jit_repeats:
-        del runs["jit_cold"], load_average["jit_cold"]
+    for setup, count in counts.items():
+        if not count:
+            del runs[setup], load_average[setup]
     rows = summarise(runs)
-    print_summary(rows, args.repeats, args.jit_repeats)
+    print_summary(rows, counts)
     targets_met = all(
         row["built_max_s"] is not None and row["built_max_s"] <= row["target_s"]
         for row in rows

@@ -17,7 +17,9 @@ and pyarrow, reads the same file into a matrix and argsorts its columns (the low
 any ``select``), and the argsort alone (the bound of the reported time); ``sweep --k 1..10
 --splits 20`` and ``evaluate`` (K-OFSD, OFS-FPD, CIE-OSFS and the ten rankers, 20 splits) on
 the rounded file; the first task of a worker process (loky: two tasks on a new pool of two;
-Dask: a new local cluster of two workers), against the same task in a warm process.
+Dask: a new local cluster of two workers), against the same task in a warm process. Warm
+and cold: ``--help``, ``methods``, ``select`` on SRBCT and on the rounded file, the first
+tasks; warm only: the other files, ``sweep`` and ``evaluate``.
 
 Where the time goes: a child (``--breakdown``) times, in a new process, the imports, the
 reading, each kernel family's loading (built: the extension module; JIT: importing numba and
@@ -288,8 +290,8 @@ def main(argv=None) -> int:
             print(f"  {label}: {'; '.join(cells)}", flush=True)
             return result
 
-        case("--help", ["-m", "fsengine", "--help"], cold_too=False)
-        case("methods", ["-m", "fsengine", "methods"], cold_too=False)
+        case("--help", ["-m", "fsengine", "--help"])
+        case("methods", ["-m", "fsengine", "methods"])
         for name, (path, minority) in files.items():
             command = [
                 "-m",
@@ -301,7 +303,8 @@ def main(argv=None) -> int:
                 "--out",
                 os.devnull,
             ]
-            result = case(f"select {name}", command, cold_too=name.startswith("SRBCT"))
+            cold_too = name.startswith(("SRBCT", "rounded"))
+            result = case(f"select {name}", command, cold_too=cold_too)
             low = floor(path, args.runs)
             built = result["built warm"]
             record["cases"][f"select {name}"]["floor"] = low
@@ -354,16 +357,17 @@ def main(argv=None) -> int:
             runs=3,
         )
         for engine in ("loky", "dask"):
-            for setup in ("built", "jit"):
+            for setup, cold in (("built", False), ("built", True), ("jit", False), ("jit", True)):
                 walls = [
-                    _child_json(["--first-tasks", engine], _env(setup, directory, False))
-                    for _ in range(3)
+                    _child_json(["--first-tasks", engine], _env(setup, directory, cold))
+                    for _ in range(args.cold_runs if cold else 3)
                 ]
                 summary = {k: statistics.median(w[k] for w in walls) for k in walls[0]}
-                record["cases"][f"first tasks {engine} {setup}"] = summary
+                label = f"{setup} {'cold' if cold else 'warm'}"
+                record["cases"][f"first tasks {engine} {label}"] = summary
                 text = ", ".join(f"{k[:-2]} {v:.2f} s" for k, v in summary.items())
-                rows.append((f"first tasks, {engine}, {setup}", text))
-                print(f"  first tasks, {engine}, {setup}: {text}", flush=True)
+                rows.append((f"first tasks, {engine}, {label}", text))
+                print(f"  first tasks, {engine}, {label}: {text}", flush=True)
     return finish_report("startup", record, [], True)
 
 
