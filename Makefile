@@ -7,7 +7,7 @@ PORT ?= 8501
 # Debian's Chromium, driven by the browser tests (tests/e2e/conftest.py expects this path).
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: run test lint bench venv kernels bytecode test-deps browser clean
+.PHONY: run test lint bench venv compiler kernels bytecode test-deps browser clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -29,11 +29,38 @@ $(VENV)/.project-installed: pyproject.toml $(VENV)/.runtime-installed
 	$(PIP) install -q --no-deps -e .
 	touch $@
 
+## What the kernels' build needs besides the venv: the C compiler Python was built with
+## (sysconfig's CC) and Python's headers. Debian packages for what is missing (gcc; the
+## interpreter's libpython3.X-dev), installed with apt-get as for chromium; elsewhere a note.
+NEEDED_FOR_KERNELS = import os, shlex, shutil, sys, sysconfig; \
+	cc = shlex.split(sysconfig.get_config_var("CC") or "cc")[0]; \
+	header = os.path.join(sysconfig.get_paths()["include"], "Python.h"); \
+	print(" ".join(([] if shutil.which(cc) else ["gcc"]) + ([] if os.path.exists(header) \
+	else ["libpython%d.%d-dev" % sys.version_info[:2]])))
+
+compiler: | $(PY)
+	@missing="$$($(PY) -c '$(NEEDED_FOR_KERNELS)')"; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" -eq 0 ]; then \
+		echo "Installing $$missing to compile the kernels ..."; \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing \
+			</dev/null || true; \
+	elif command -v apt-get >/dev/null 2>&1 && command -v sudo >/dev/null 2>&1 \
+			&& sudo -n true 2>/dev/null; then \
+		echo "Installing $$missing to compile the kernels (sudo) ..."; \
+		sudo -n apt-get update -q && sudo -n env DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -q $$missing </dev/null || true; \
+	else \
+		echo "NOTE: the kernels need $$missing (a C compiler and Python's headers) to be" \
+		     "compiled ahead of time; without them numba compiles each kernel when first" \
+		     "used (slower starts, the same results)."; \
+	fi
+
 ## The kernels compiled ahead of time for this machine, into the user's cache (see
-## `fsengine kernels`): about half a minute on 2 cores the first time, then a check of a
-## few milliseconds. Where they cannot be built (no C compiler), fsengine says so and numba
+## `fsengine kernels`): about a minute on 2 cores the first time, then a check of a few
+## milliseconds. Where they cannot be built (no C compiler), fsengine says so and numba
 ## compiles each kernel when first used instead: slower starts, the same results.
-kernels: $(VENV)/.project-installed
+kernels: $(VENV)/.project-installed compiler
 	$(PY) -m fsengine kernels --compile || true
 
 ## The checkout's modules compiled to bytecode, as pip compiles an installed package's: a
