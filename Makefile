@@ -29,35 +29,41 @@ $(VENV)/.project-installed: pyproject.toml $(VENV)/.runtime-installed
 	$(PIP) install -q --no-deps -e .
 	touch $@
 
-## What the kernels' build needs besides the venv: the C compiler Python was built with
-## (sysconfig's CC) and Python's headers. Debian packages for what is missing (gcc; the
-## interpreter's libpython3.X-dev), installed with apt-get as for chromium; elsewhere a note.
-NEEDED_FOR_KERNELS = import os, shlex, shutil, sys, sysconfig; \
-	cc = shlex.split(sysconfig.get_config_var("CC") or "cc")[0]; \
-	header = os.path.join(sysconfig.get_paths()["include"], "Python.h"); \
-	print(" ".join(([] if shutil.which(cc) else ["gcc"]) + ([] if os.path.exists(header) \
-	else ["libpython%d.%d-dev" % sys.version_info[:2]])))
+## What the kernels' build needs besides the venv, checked only while a family is not built:
+## a compiler that numba's pycc can use (it compiles a C and a C++ test file) and Python's
+## headers. For a Debian Python (headers under /usr/include), the missing Debian packages
+## (g++, which brings gcc and libc6-dev; libpython3.X-dev) are installed with apt-get as for
+## chromium; otherwise, or without root, a note: numba's JIT then runs the kernels.
+NEEDED_FOR_KERNELS = import os, sys, sysconfig; \
+	from fsengine._compute import kernels; \
+	sys.exit() if all(f["built"] for f in kernels.status()) else None; \
+	from numba.pycc.platform import external_compiler_works; \
+	include = sysconfig.get_paths()["include"]; \
+	need = ([] if external_compiler_works() else ["g++"]) + ([] if os.path.exists( \
+	os.path.join(include, "Python.h")) else ["libpython%d.%d-dev" % sys.version_info[:2]]); \
+	print(" ".join(need) + (" (this Python is not from Debian)" \
+	if need and not include.startswith("/usr/include/") else ""))
 
-compiler: | $(PY)
-	@missing="$$($(PY) -c '$(NEEDED_FOR_KERNELS)')"; \
+compiler: $(VENV)/.project-installed
+	@missing="$$($(PY) -c '$(NEEDED_FOR_KERNELS)' 2>/dev/null)"; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
+	case "$$missing" in *"not from Debian"*) ;; *) \
 	if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" -eq 0 ]; then \
 		echo "Installing $$missing to compile the kernels ..."; \
 		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing \
-			</dev/null || true; \
+			</dev/null && exit 0; \
 	elif command -v apt-get >/dev/null 2>&1 && command -v sudo >/dev/null 2>&1 \
 			&& sudo -n true 2>/dev/null; then \
 		echo "Installing $$missing to compile the kernels (sudo) ..."; \
 		sudo -n apt-get update -q && sudo -n env DEBIAN_FRONTEND=noninteractive \
-			apt-get install -y -q $$missing </dev/null || true; \
-	else \
-		echo "NOTE: the kernels need $$missing (a C compiler and Python's headers) to be" \
-		     "compiled ahead of time; without them numba compiles each kernel when first" \
-		     "used (slower starts, the same results)."; \
-	fi
+			apt-get install -y -q $$missing </dev/null && exit 0; \
+	fi;; esac; \
+	echo "NOTE: compiling the kernels ahead of time needs $$missing (a C and C++ compiler" \
+	     "and Python's headers); without them numba compiles each kernel when first used" \
+	     "(slower starts, the same results)."
 
 ## The kernels compiled ahead of time for this machine, into the user's cache (see
-## `fsengine kernels`): about a minute on 2 cores the first time, then a check of a few
+## `fsengine kernels`): about 40 s on 2 cores the first time, then a check of a few
 ## milliseconds. Where they cannot be built (no C compiler), fsengine says so and numba
 ## compiles each kernel when first used instead: slower starts, the same results.
 kernels: $(VENV)/.project-installed compiler
@@ -79,7 +85,7 @@ run: venv
 
 ## Debian's chromium for the browser tests, installed with apt-get when it is missing (as
 ## root, or with password-less sudo). Elsewhere the browser tests are skipped, with a note.
-browser:
+browser: | compiler
 	@if [ -x $(CHROMIUM) ]; then exit 0; fi; \
 	if ! command -v apt-get >/dev/null 2>&1; then \
 		echo "NOTE: $(CHROMIUM) is missing and there is no apt-get: the browser tests" \

@@ -237,7 +237,7 @@ def _seconds_text(values: list[float]) -> str:
 
 
 def summarise(runs: dict[str, list[dict[str, float]]]) -> list[dict]:
-    """Per action: its label, target, and the built and JIT-cold seconds (median, max)."""
+    """Per action: its label, target, and each set-up's seconds (median, max)."""
     rows = []
     for key, label, target in ACTIONS:
         row = {"action": key, "label": label, "target_s": target}

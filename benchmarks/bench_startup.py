@@ -244,6 +244,8 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--first-tasks", choices=("loky", "dask"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.runs < 1 or args.cold_runs < 1:
+        parser.error("--runs and --cold-runs must be at least 1")
     if args.breakdown:
         print(json.dumps(breakdown(*args.breakdown)))
         return 0
