@@ -39,16 +39,21 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from pathlib import Path
 
 from _common import ROOT, finish_report, machine
-from bench_sweep_browser import CHROMIUM, TIMEOUT_MS, _free_port, _idle, _start_server
+from bench_sweep_browser import (
+    CHROMIUM,
+    TIMEOUT_MS,
+    _free_port,
+    _idle,
+    _start_server,
+    _stop_server,
+)
 from bench_sweep_browser import TARGET_S as SWEEP_TARGET_S
 
 from fsengine._compute.kernels import cache_dir, status
@@ -84,36 +89,6 @@ class PageException(Exception):
     ``seconds`` the actions timed before it (set by :func:`run_sequence`)."""
 
     seconds: dict[str, float]
-
-
-@contextmanager
-def _server_environment(changes: Mapping[str, str | None]) -> Iterator[None]:
-    """Set (value) or remove (None) environment variables while a server is started (the
-    child inherits ``os.environ``), then restore them."""
-    saved = {name: os.environ.get(name) for name in changes}
-    try:
-        for name, value in changes.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
-
-def _stop_server(process: subprocess.Popen) -> None:
-    """Stop the server by its process id (SIGTERM, then SIGKILL after 10 s)."""
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
 
 
 def _raise_on_exception(page, where: str) -> None:
@@ -173,8 +148,8 @@ def run_sequence(browser, environment: Mapping[str, str | None], log: Path) -> d
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     page = context.new_page()
     port = _free_port()
-    with _server_environment(environment):
-        server = _start_server(port, log)
+    env = {k: v for k, v in {**os.environ, **environment}.items() if v is not None}
+    server = _start_server(port, log, env)
     try:
         healthy = time.perf_counter()
         page.goto(f"http://127.0.0.1:{port}")

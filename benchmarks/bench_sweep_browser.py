@@ -36,8 +36,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _start_server(port: int, log: Path) -> subprocess.Popen:
-    """`streamlit run app.py` on 127.0.0.1:port; returns once /_stcore/health answers (60 s)."""
+def _start_server(port: int, log: Path, env: dict | None = None) -> subprocess.Popen:
+    """`streamlit run app.py` on 127.0.0.1:port, with environment ``env`` (default: this
+    process's); returns once /_stcore/health answers (60 s)."""
     with open(log, "wb") as out:
         process = subprocess.Popen(
             [
@@ -58,6 +59,7 @@ def _start_server(port: int, log: Path) -> subprocess.Popen:
                 "none",
             ],
             cwd=ROOT,
+            env=env,
             stdout=out,
             stderr=subprocess.STDOUT,
         )
@@ -74,6 +76,16 @@ def _start_server(port: int, log: Path) -> subprocess.Popen:
         time.sleep(0.25)
     process.kill()
     raise SystemExit(f"streamlit did not answer within 60 s: see {log}")
+
+
+def _stop_server(process: subprocess.Popen) -> None:
+    """Stop the server by its process id (SIGTERM, then SIGKILL after 10 s)."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def _idle(page) -> None:
@@ -141,11 +153,7 @@ def main(argv=None) -> int:
         try:
             times = measure(csv, f"http://127.0.0.1:{port}")
         finally:
-            server.terminate()
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
+            _stop_server(server)
     median = statistics.median(times)
     print(f"# Sweep page in Chromium, {machine()}")
     worst = max(times)

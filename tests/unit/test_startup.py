@@ -7,14 +7,10 @@ import sys
 from conftest import ROOT, SLOW_SECONDS
 
 
-def _modules_after(code: str) -> list[str]:
-    probe = (
-        f"{code}\nimport sys, json\n"
-        "print(json.dumps([m for m in ('sklearn', 'scipy', 'pandas', 'streamlit', 'numba', "
-        "'plotly', 'joblib') if m in sys.modules]))"
-    )
+def _json_from_new_interpreter(code: str):
+    """What ``code``, run in a new interpreter, prints as JSON on its last line."""
     out = subprocess.run(
-        [sys.executable, "-c", probe],
+        [sys.executable, "-c", code],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -22,6 +18,14 @@ def _modules_after(code: str) -> list[str]:
         timeout=SLOW_SECONDS,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _modules_after(code: str) -> list[str]:
+    return _json_from_new_interpreter(
+        f"{code}\nimport sys, json\n"
+        "print(json.dumps([m for m in ('sklearn', 'scipy', 'pandas', 'streamlit', 'numba', "
+        "'plotly', 'joblib') if m in sys.modules]))"
+    )
 
 
 def test_importing_the_library_and_the_cli_loads_no_heavy_library():
@@ -68,15 +72,7 @@ def test_a_large_selection_loads_the_kernels_built_ahead_of_time_and_not_numba()
         "print(json.dumps([kernels.loaded(), [m for m in ('numba', 'llvmlite') "
         "if m in sys.modules]]))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", probe],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=SLOW_SECONDS,
-    )
-    loaded, heavy = json.loads(out.stdout.strip().splitlines()[-1])
+    loaded, heavy = _json_from_new_interpreter(probe)
     assert heavy == []
     assert loaded == {
         "online._column_kernels": "ahead-of-time",
