@@ -23,6 +23,12 @@ all exact:
 The set is either a dense N x N matrix of its summed terms (``dense``, small N) or its
 columns (large N, memory O(N (|S| + L))), whose terms are summed on the fly in the same
 order.
+
+The helpers that score one row are compiled without reference counting (``_nrt=False``):
+they allocate nothing and their callers own every array. Inlined into :func:`_tests`, they
+left an atomic increment and decrement around most array uses in branching code that
+numba's pruning pass could not remove: 28% of K-OFSD's time on an integer 2600 x 500 set,
+and the two threads contended for the same counters.
 """
 
 from __future__ import annotations
@@ -91,36 +97,40 @@ def _beyond_root(d):
     return 0.0 if d == 0.0 else np.inf
 
 
-@njit(cache=True, inline="always")
-def _row_from_list(i, xi, x, w, idx_row, sq_row, d_row, length, bound_i, m, enum_idx, enum_d):
-    """The M first of sample i on S + f from its shortlist on S; True if exact: no sample
-    outside the list (each at least ``bound_i`` on S) is within the M-th distance.
+@njit(cache=True, _nrt=False)
+def _row_from_list(
+    i, xi, x, w, short_idx, short_sq, short_d, short_len, bound, m, enum_idx, enum_d
+):
+    """The M first of sample i on S + f from its shortlist on S (row i of the lists); True
+    if exact: no sample outside the list (each at least ``bound[i]`` on S) is within the
+    M-th distance.
 
     Once M are found, a listed sample whose term on S + f is above
     :func:`_beyond_root` of the M-th distance is beyond it: its root is not taken."""
+    length = short_len[i]
     enum_idx[0] = i
     enum_d[0] = 0.0
     count = 1
     j = 0
     while j < length and count < m:
-        t = idx_row[j]
+        t = short_idx[i, j]
         g = xi - x[t]
-        count = _insert_finite(enum_idx, enum_d, count, m, np.sqrt(sq_row[j] + (w * g) * g), t)
+        count = _insert_finite(enum_idx, enum_d, count, m, np.sqrt(short_sq[i, j] + (w * g) * g), t)
         j += 1
     if count < m:
         return False
     beyond = _beyond_root(enum_d[m - 1])
     while j < length:
-        if d_row[j] > enum_d[m - 1]:
+        if short_d[i, j] > enum_d[m - 1]:
             break  # the rest of the list is farther
-        t = idx_row[j]
+        t = short_idx[i, j]
         g = xi - x[t]
-        v = sq_row[j] + (w * g) * g
+        v = short_sq[i, j] + (w * g) * g
         if v <= beyond:
             count = _insert_finite(enum_idx, enum_d, count, m, np.sqrt(v), t)
             beyond = _beyond_root(enum_d[m - 1])
         j += 1
-    return np.sqrt(bound_i) > enum_d[m - 1]
+    return np.sqrt(bound[i]) > enum_d[m - 1]
 
 
 @njit(cache=True, inline="always")
@@ -172,7 +182,7 @@ def _walk_start(prune_x, prune_w, prune_order, prune_pos, i):
     )
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _row_pruned(
     dense,
     sq,
@@ -275,7 +285,7 @@ def _scan_run(lo, hi, term, xi, x, w, grid, grid_x, m, enum_idx, enum_d, count):
     return count
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _row_runs(
     dense,
     sq,
@@ -347,7 +357,7 @@ def _row_runs(
         )
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _row_every(dense, sq, cols, col_w, i, xi, x, w, m, enum_idx, enum_d, dbuf):
     """The M first of sample i on S + f from every distance (NaN last, by index)."""
     n = x.shape[0]
@@ -364,7 +374,7 @@ def _row_every(dense, sq, cols, col_w, i, xi, x, w, m, enum_idx, enum_d, dbuf):
     _select_row(dbuf, m, enum_idx, enum_d)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _row_from_terms(i, xi, x, w, m, enum_idx, enum_d, dbuf):
     """The M first of sample i on S + f from its terms on S in ``dbuf`` (overwritten)."""
     for t in range(x.shape[0]):  # vectorised
@@ -374,7 +384,7 @@ def _row_from_terms(i, xi, x, w, m, enum_idx, enum_d, dbuf):
     _select_row(dbuf, m, enum_idx, enum_d)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _row_terms(cols, col_w, i, out):
     """``out[t]``: the summed terms of samples i and t on the set of columns ``cols``, one
     feature at a time in the set's order (vectorised over t; the sums of :func:`_cols_sq`)."""
@@ -575,7 +585,7 @@ def mean_in_order(values):
     return total / values.shape[0]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _finish_row(
     ws,
     i,
@@ -801,11 +811,11 @@ def _tests(
                     xi,
                     x,
                     w,
-                    short_idx[i],
-                    short_sq[i],
-                    short_d[i],
-                    short_len[i],
-                    bound[i],
+                    short_idx,
+                    short_sq,
+                    short_d,
+                    short_len,
+                    bound,
                     m,
                     enum_idx,
                     enum_d,
@@ -871,11 +881,11 @@ def _tests(
                             xi,
                             x,
                             w,
-                            short_idx[i],
-                            short_sq[i],
-                            short_d[i],
-                            short_len[i],
-                            bound[i],
+                            short_idx,
+                            short_sq,
+                            short_d,
+                            short_len,
+                            bound,
                             m,
                             enum_idx,
                             enum_d,
