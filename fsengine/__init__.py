@@ -3,13 +3,12 @@
 The library never imports Streamlit; the dashboard (app.py) is a thin layer over it.
 """
 
-__version__ = "0.1.0"
-
-from fsengine.data import Dataset, load_dataset  # noqa: E402
-from fsengine.errors import FSEngineError  # noqa: E402
-from fsengine.methods import METHODS, get_method  # noqa: E402
-from fsengine.online import CIEOSFS, KOFSD, OFSFPD, Selection, run_kofsd  # noqa: E402
-from fsengine.runs import RunResult, run_selection  # noqa: E402
+from fsengine.data import Dataset, load_dataset
+from fsengine.errors import FSEngineError
+from fsengine.methods import METHODS, get_method
+from fsengine.online import CIEOSFS, KOFSD, OFSFPD, Selection, run_kofsd
+from fsengine.runs import RunResult, run_selection
+from fsengine.version import __version__
 
 __all__ = [
     "CIEOSFS",
@@ -32,13 +31,10 @@ __all__ = [
 
 
 def __getattr__(name):
-    """The scikit-learn selectors are imported on first use (scikit-learn loads in about 1 s)."""
-    if name in ("KOFSDSelector", "OnlineSelector"):
-        from fsengine.online import _sklearn
+    """The scikit-learn selectors (:mod:`fsengine.sklearn`) are imported on first use
+    (scikit-learn loads in about 1 s)."""
+    if name in ("KOFSDSelector", "OnlineSelector", "RankerSelector"):
+        from fsengine import sklearn
 
-        return getattr(_sklearn, name)
-    if name == "RankerSelector":
-        from fsengine.rankers._selector import RankerSelector
-
-        return RankerSelector
+        return getattr(sklearn, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -36,8 +36,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from fsengine.errors import FSEngineError
-from fsengine.evaluation import _evaluate_split, stratified_splits
+from fsengine.evaluation import evaluate_split, stratified_splits
 from fsengine.study import Study
+from fsengine.version import __version__
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -140,7 +141,7 @@ def run_task(data: StudyData, study: Study, method: str, split: int) -> dict:
         method, split, n_features, seconds, the metrics, features (``;``-joined names).
     """
     train, test = stratified_splits(data.y, study.splits, study.seed)[split]
-    [record] = _evaluate_split(
+    [record] = evaluate_split(
         data.X,
         data.y,
         list(data.names),
@@ -248,9 +249,7 @@ def _serial_records(data, study, tasks) -> Iterator[tuple[tuple, dict]]:
 
 
 def _worker_versions() -> str:
-    import fsengine
-
-    return fsengine.__version__
+    return __version__
 
 
 @contextmanager
@@ -270,7 +269,6 @@ def dask_client(scheduler: str | None = None, n_jobs: int | None = None):
 
     from distributed import Client, LocalCluster
 
-    import fsengine
     from fsengine.parallel import resolve_jobs
 
     if scheduler is None:
@@ -323,11 +321,11 @@ def dask_client(scheduler: str | None = None, n_jobs: int | None = None):
                 f"a Dask worker of {scheduler} cannot run fsengine: {exc}",
                 remedy="start the workers from an environment with fsengine installed",
             ) from None
-        other = {w: v for w, v in versions.items() if v != fsengine.__version__}
+        other = {w: v for w, v in versions.items() if v != __version__}
         if other:
             worker, version = next(iter(other.items()))
             raise FSEngineError(
-                f"the Dask worker {worker} runs fsengine {version}, this is {fsengine.__version__}",
+                f"the Dask worker {worker} runs fsengine {version}, this is {__version__}",
                 remedy="start the workers from the same environment as this command",
             )
         yield client

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import numpy as np
 
-from fsengine import __version__
 from fsengine.data import load_dataset
 from fsengine.errors import FSEngineError
 from fsengine.evaluation import COUNT_FROM, PAPER_METHODS, evaluate, sweep_top, sweep_values
@@ -30,6 +29,7 @@ from fsengine.progress import logged_progress, terminal_progress
 from fsengine.runs import run_selection
 from fsengine.spec import Param
 from fsengine.stability import order_stability
+from fsengine.version import __version__
 
 EXIT_ERROR = 2
 
@@ -183,8 +183,8 @@ def _add_method_options(
         p.add_argument(
             "--minority",
             metavar="CLASS",
-            required=True,
-            help="the rare class to select for (one versus rest); '2' matches a numeric label 2",
+            help="the rare class to select for (one versus rest); '2' matches a numeric label 2 "
+            "(default: the smallest class, as in the library and the dashboard)",
         )
         p.add_argument(
             "--method",
@@ -520,8 +520,8 @@ def _add_protocol_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--minority",
         metavar="CLASS",
-        required=True,
-        help="the rare class (one versus rest); '2' matches a numeric label 2",
+        help="the rare class (one versus rest); '2' matches a numeric label 2 (default: the "
+        "smallest class, as in the library and the dashboard)",
     )
     p.add_argument(
         "--splits",
@@ -582,10 +582,26 @@ def _cmd_info(args) -> None:
     sys.stdout.write("\n".join(lines) + "\n")
 
 
+def _chosen_minority(minority, ds):
+    """``--minority`` as given, or else the library's rule (the smallest class,
+    :meth:`fsengine.data.Dataset.default_minority`), which is then said on stderr."""
+    if minority is not None:
+        return minority
+    label = ds.default_minority()
+    count = ds.class_counts()[label]
+    print(
+        f"fsengine: no --minority given: class {label} ({count} of {ds.n_samples} samples), "
+        "the smallest, is the minority",
+        file=sys.stderr,
+    )
+    return label
+
+
 def _cmd_select(args) -> None:
     ds = load_dataset(
         args.data, label=args.label, transpose=args.transpose, drop_constant=args.drop_constant
     )
+    args.minority = _chosen_minority(args.minority, ds)
     params = _method_params(args)
     result = run_selection(
         ds,
@@ -620,6 +636,7 @@ def _cmd_stability(args) -> None:
     ds = load_dataset(
         args.data, label=args.label, transpose=args.transpose, drop_constant=args.drop_constant
     )
+    args.minority = _chosen_minority(args.minority, ds)
     result = order_stability(
         ds,
         args.minority,
@@ -665,6 +682,7 @@ def _cmd_evaluate(args) -> None:
     ds = load_dataset(
         args.data, label=args.label, transpose=args.transpose, drop_constant=args.drop_constant
     )
+    args.minority = _chosen_minority(args.minority, ds)
     counted = (
         args.top is None
         and args.count_from not in args.methods
@@ -758,6 +776,7 @@ def _cmd_sweep(args) -> None:
     ds = load_dataset(
         args.data, label=args.label, transpose=args.transpose, drop_constant=args.drop_constant
     )
+    args.minority = _chosen_minority(args.minority, ds)
     if args.methods:
         if args.k is not None or args.over or args.values:
             raise FSEngineError(

@@ -374,7 +374,7 @@ def _score_columns(X_train, y_train, X_test, y_test, columns: list[int]) -> dict
     return record
 
 
-def _evaluate_split(
+def evaluate_split(
     X: np.ndarray,
     y: np.ndarray,
     names: list[str],
@@ -386,8 +386,32 @@ def _evaluate_split(
     params: dict,
     count_from: str = COUNT_FROM,
 ) -> list[dict]:
-    """The records of one split: every method selects on the training half and is scored
-    on the test half; rankers get ``top`` features or ``count_from``'s count on this split."""
+    """The records of one split of the protocol (section 4.1 of the K-OFSD paper): every
+    method selects on the training half and is scored on the test half.
+
+    Parameters
+    ----------
+    X, y, names
+        The whole data set: matrix, binary labels (1: minority), feature names.
+    train, test : ndarray of int
+        The split's rows (:func:`stratified_splits`).
+    split : int
+        The split's number, written into its records.
+    methods : list of str
+        Registered methods.
+    top : int, optional
+        Features given to each ranker; None: as many as ``count_from`` selects on this
+        training half.
+    params : dict
+        Each method's parameters, by method name.
+    count_from : str, default COUNT_FROM
+        The online selector whose count the rankers get.
+
+    Returns
+    -------
+    list of dict
+        One record per method (the fields of :attr:`Evaluation.records`).
+    """
     X_train, X_test = X[train], X[test]
     y_train, y_test = y[train], y[test]
     chosen: dict[str, tuple[list[int], float]] = {}
@@ -506,7 +530,7 @@ def evaluate(
     )
     records = [
         r
-        for split_records in run_tasks(_evaluate_split, tasks, n_jobs, on_done)
+        for split_records in run_tasks(evaluate_split, tasks, n_jobs, on_done)
         for r in split_records
     ]
     run_params = {

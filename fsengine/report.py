@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from fsengine import __version__
+from fsengine.version import __version__
 
 if TYPE_CHECKING:  # pandas and plotly load on first use (the command line starts light)
     import pandas as pd

@@ -64,7 +64,6 @@ __all__ = [
     "CardWeight",
     "KOFSD",
     "KOFSDEvent",
-    "KOFSDSelector",
     "ORDERS",
     "Selection",
     "StreamEvent",
@@ -84,9 +83,20 @@ __all__ = [
 
 
 def __getattr__(name):
-    """KOFSDSelector is imported on first use (it needs scikit-learn)."""
+    """``fsengine.online.KOFSDSelector``, a deprecated alias of
+    :class:`fsengine.sklearn.KOFSDSelector` (also ``fsengine.KOFSDSelector``): 0.1's
+    import path, removed in 0.3; an import upwards that the layer test allows by name."""
     if name == "KOFSDSelector":
-        from fsengine.online._sklearn import KOFSDSelector
+        import warnings
 
+        warnings.warn(
+            "fsengine.online.KOFSDSelector moved to fsengine.sklearn.KOFSDSelector (also "
+            "fsengine.KOFSDSelector); the old path goes in fsengine 0.3",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        from fsengine.sklearn import KOFSDSelector
+
+        globals()[name] = KOFSDSelector  # warned once
         return KOFSDSelector
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

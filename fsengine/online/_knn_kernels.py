@@ -119,7 +119,7 @@ def _write_stats(
 
 
 @njit(cache=True, inline="always")
-def _same_count(enum_idx, lab, i, k, paper):
+def same_label_count(enum_idx, lab, i, k, paper):
     """Sample i's number of same-label neighbours among its list's first K + 1 (one K, no
     distances: what :func:`_write_stats` writes into ``same``)."""
     n_min = 0
@@ -141,7 +141,7 @@ def _same_count(enum_idx, lab, i, k, paper):
 
 
 @njit(cache=True)
-def _workspace(ks):
+def query_workspace(ks):
     """Work arrays of one query: M = max(K) + 1, the list, its prefix sums, one member."""
     m = 0
     for t in range(ks.shape[0]):
@@ -160,7 +160,7 @@ def _workspace(ks):
 
 
 @njit(cache=True, inline="always")
-def _write_one(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, col):
+def write_one(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, col):
     """:func:`_write_stats` for the single sample i whose list is in the workspace."""
     m, enum_idx, enum_lab, enum_d, cum_min, cum_d1, cum_d0, one, one_lab = ws
     for j in range(m):
@@ -187,7 +187,7 @@ def _write_one(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, col):
 
 
 @njit(cache=True, inline="always")
-def _card_value(card, gamma, same, k, label):
+def card_value(card, gamma, same, k, label):
     """A sample's card value from its number of same-label neighbours (cards.py's rules)."""
     if card == CARD_IMBALANCED:
         if label == 1:
@@ -747,12 +747,12 @@ def dependencies_from_counts(same, lab, ks, card, gamma, deps):
         for f in range(b):
             total = 0.0
             for i in range(n):
-                total += _card_value(card, gamma, same[t, f, i], k, lab[i])
+                total += card_value(card, gamma, same[t, f, i], k, lab[i])
             deps[t, f] = total / n
 
 
 @njit(cache=True)
-def _select_row(row, m, enum_idx, enum_d):
+def select_row(row, m, enum_idx, enum_d):
     """The first m of ``row`` in the stable order by (distance, index), NaN last.
 
     Two passes so that the distances can be computed in a vectorised loop first: the
@@ -796,11 +796,11 @@ def set_stats_dense(dist, lab, ks, paper, with_dist, same, same_d, other_d):
     ``same``, ``same_d``, ``other_d`` have shape (len(ks), 1, n).
     """
     n = dist.shape[0]
-    ws = _workspace(ks)
+    ws = query_workspace(ks)
     m, enum_idx, enum_lab, enum_d, cum_min, cum_d1, cum_d0, one, one_lab = ws
     for i in range(n):
-        _select_row(dist[i], m, enum_idx, enum_d)
-        _write_one(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, 0)
+        select_row(dist[i], m, enum_idx, enum_d)
+        write_one(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, 0)
 
 
 @kernel("void(f8[:, ::1], f8[::1], f8, b1, i8, i8)", nogil=True)
@@ -826,13 +826,13 @@ def _add_row_terms(row, x, xi, w, replace):
 
 
 @njit(cache=True, inline="always")
-def _after(va, ia, vb, ib):
+def comes_after(va, ia, vb, ib):
     """(va, ia) comes after (vb, ib) in the order by (value, index); no NaN."""
     return va > vb or (va == vb and ia > ib)
 
 
 @njit(cache=True)
-def _sift_down(hv, hi, size, pos):
+def sift_down(hv, hi, size, pos):
     """Restore the max-heap (by value, then index) below ``pos``."""
     v = hv[pos]
     ix = hi[pos]
@@ -840,9 +840,9 @@ def _sift_down(hv, hi, size, pos):
         c = 2 * pos + 1
         if c >= size:
             break
-        if c + 1 < size and _after(hv[c + 1], hi[c + 1], hv[c], hi[c]):
+        if c + 1 < size and comes_after(hv[c + 1], hi[c + 1], hv[c], hi[c]):
             c += 1
-        if _after(hv[c], hi[c], v, ix):
+        if comes_after(hv[c], hi[c], v, ix):
             hv[pos] = hv[c]
             hi[pos] = hi[c]
             pos = c

@@ -448,7 +448,7 @@ def set_neighbour_stats(
 
 def _numpy_cards(same: np.ndarray, y: np.ndarray, k: int, card: int, gamma: float) -> np.ndarray:
     """The card values (code ``card``) of same-label counts ``same`` (b, n), as the kernels'
-    ``_card_value`` gives them."""
+    ``card_value`` gives them."""
     fraction = same / k
     if card == CARD_IMBALANCED:
         return np.where((np.asarray(y) == 1)[None, :], fraction, (same == k).astype(float))

@@ -39,13 +39,13 @@ from numba import njit
 from fsengine._compute.jit import kernel
 from fsengine.online._codes import NO_CARD
 from fsengine.online._knn_kernels import (
-    _after,
-    _card_value,
-    _same_count,
-    _select_row,
-    _sift_down,
-    _workspace,
-    _write_one,
+    card_value,
+    comes_after,
+    query_workspace,
+    same_label_count,
+    select_row,
+    sift_down,
+    write_one,
 )
 
 
@@ -371,7 +371,7 @@ def _row_every(dense, sq, cols, col_w, i, xi, x, w, m, enum_idx, enum_d, dbuf):
         _row_from_terms(i, xi, x, w, m, enum_idx, enum_d, dbuf)
         return
     dbuf[i] = 0.0
-    _select_row(dbuf, m, enum_idx, enum_d)
+    select_row(dbuf, m, enum_idx, enum_d)
 
 
 @njit(cache=True, _nrt=False)
@@ -381,7 +381,7 @@ def _row_from_terms(i, xi, x, w, m, enum_idx, enum_d, dbuf):
         g = xi - x[t]
         dbuf[t] = np.sqrt(dbuf[t] + (w * g) * g)
     dbuf[i] = 0.0
-    _select_row(dbuf, m, enum_idx, enum_d)
+    select_row(dbuf, m, enum_idx, enum_d)
 
 
 @njit(cache=True, _nrt=False)
@@ -606,12 +606,12 @@ def _finish_row(
     """Write sample i's statistics (its list in the workspace) and, with a card, its card
     value into ``cards_out``; returns that value (0 without a card)."""
     if single_count:
-        same[0, f, i] = _same_count(ws[1], lab, i, k0, paper)
+        same[0, f, i] = same_label_count(ws[1], lab, i, k0, paper)
     else:
-        _write_one(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, f)
+        write_one(ws, i, lab, ks, paper, with_dist, same, same_d, other_d, f)
     if card == NO_CARD:
         return 0.0
-    value = _card_value(card, gamma, same[0, f, i], k0, lab[i])
+    value = card_value(card, gamma, same[0, f, i], k0, lab[i])
     cards_out[f, i] = value
     return value
 
@@ -741,7 +741,7 @@ def _tests(
     """
     n = lab.shape[0]
     shared = progress.shape[0] > 1
-    ws = _workspace(ks)
+    ws = query_workspace(ks)
     m, enum_idx, enum_lab, enum_d, cum_min, cum_d1, cum_d0, one, one_lab = ws
     dbuf = np.empty(n)
     missed = 0
@@ -1219,7 +1219,7 @@ def _heap_push_bounded(hv, hi, size, cap, v, t):
         size += 1
         while pos > 0:  # sift up
             parent = (pos - 1) // 2
-            if not _after(v, t, hv[parent], hi[parent]):
+            if not comes_after(v, t, hv[parent], hi[parent]):
                 break
             hv[pos] = hv[parent]
             hi[pos] = hi[parent]
@@ -1227,12 +1227,12 @@ def _heap_push_bounded(hv, hi, size, cap, v, t):
         hv[pos] = v
         hi[pos] = t
         return size, np.inf
-    if _after(v, t, hv[0], hi[0]):
+    if comes_after(v, t, hv[0], hi[0]):
         return size, v
     out = hv[0]
     hv[0] = v
     hi[0] = t
-    _sift_down(hv, hi, size, 0)
+    sift_down(hv, hi, size, 0)
     return size, out
 
 
@@ -1246,7 +1246,7 @@ def _store_sorted(hv, hi, size, i, short_idx, short_sq, short_d, short_len):
         hi[0] = hi[end]
         hv[end] = v
         hi[end] = ix
-        _sift_down(hv, hi, end, 0)
+        sift_down(hv, hi, end, 0)
     for j in range(size):
         short_idx[i, j] = hi[j]
         short_sq[i, j] = hv[j]
@@ -1478,7 +1478,7 @@ def grow_lists(x, w, short_idx, short_sq, short_d, short_len, bound, lo, hi):
             v = short_sq[i, a]
             t = short_idx[i, a]
             c = a - 1
-            while c >= 0 and _after(short_sq[i, c], short_idx[i, c], v, t):
+            while c >= 0 and comes_after(short_sq[i, c], short_idx[i, c], v, t):
                 short_sq[i, c + 1] = short_sq[i, c]
                 short_idx[i, c + 1] = short_idx[i, c]
                 c -= 1

@@ -2,7 +2,7 @@
 
 Each ranker is a function ``score(X, y, **params) -> ndarray`` (one score per
 feature, higher is better, never NaN) registered in :data:`RANKERS`, and
-:class:`RankerSelector` wraps any of them as a scikit-learn selector.
+:class:`fsengine.sklearn.RankerSelector` wraps any of them as a scikit-learn selector.
 """
 
 from __future__ import annotations
@@ -189,10 +189,21 @@ def score_features(method: str, X, y, **params) -> np.ndarray:
 
 
 def __getattr__(name):
-    """RankerSelector is imported on first use (it needs scikit-learn)."""
+    """``fsengine.rankers.RankerSelector``, a deprecated alias of
+    :class:`fsengine.sklearn.RankerSelector` (also ``fsengine.RankerSelector``): 0.1's
+    import path, removed in 0.3; an import upwards that the layer test allows by name."""
     if name == "RankerSelector":
-        from fsengine.rankers._selector import RankerSelector
+        import warnings
 
+        warnings.warn(
+            "fsengine.rankers.RankerSelector moved to fsengine.sklearn.RankerSelector (also "
+            "fsengine.RankerSelector); the old path goes in fsengine 0.3",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        from fsengine.sklearn import RankerSelector
+
+        globals()[name] = RankerSelector  # warned once
         return RankerSelector
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -201,7 +212,6 @@ __all__ = [
     "ESTIMATORS",
     "RANKERS",
     "RANKER_TABLE",
-    "RankerSelector",
     "d_fisher_score",
     "d_mi_score",
     "d_pcc_score",

@@ -124,7 +124,6 @@ def test_options_reach_the_selector(capsys, srbct):
             "argument --k: 'seven' is not a valid integer",
         ),
         (["select", str(SAMPLE), "--minority", "2", "--method", "magic"], "invalid choice"),
-        (["select", str(SAMPLE)], "--minority"),
         (["select", "missing.csv", "--minority", "2"], "file not found"),
         (
             ["select", str(SAMPLE), "--minority", "2", "--label", "nope"],
@@ -314,7 +313,7 @@ def test_stability_needs_two_orders(capsys):
     ["fisher", "s2n", "pcc", "mi", "relieff", "hellinger", "d-fisher", "d-mi", "d-pcc", "d-s2n"],
 )
 def test_every_ranker_through_the_command_line(capsys, srbct, method):
-    from fsengine.rankers import RankerSelector
+    from fsengine.sklearn import RankerSelector
 
     code, out, _ = _run(
         capsys, "select", str(SAMPLE), "--minority", "2", "--method", method, "--top", "7"
@@ -414,3 +413,22 @@ def test_an_empty_feature_order_is_an_error():
                 order=np.array([], dtype=int),
             )
         )
+
+
+def test_minority_defaults_to_the_smallest_class_as_in_the_library(capsys, srbct):
+    """Without --minority, select and evaluate take the library's class (the smallest,
+    ties to the first in label order) and say so on stderr; the output is the same as with
+    that class named."""
+    smallest = srbct.default_minority()
+    counts = srbct.class_counts()
+    assert counts[smallest] == min(counts.values())
+    code, out, err = _run(capsys, "select", str(SAMPLE), "--out", "-")
+    assert code == 0
+    assert f"class {smallest} ({counts[smallest]} of {srbct.n_samples} samples)" in err
+    named = _run(capsys, "select", str(SAMPLE), "--minority", str(smallest), "--out", "-")
+    assert named[1] == out
+    assert "no --minority" not in named[2]
+    code, out, err = _run(capsys, "evaluate", str(SAMPLE), "--methods", "fisher", "--splits", "2")
+    assert code == 0
+    assert f"minority {smallest} ({counts[smallest]} of" in out
+    assert "no --minority given" in err

@@ -18,7 +18,6 @@ from fsengine.online import (
     CardDistance,
     CardImbalanced,
     CardWeight,
-    KOFSDSelector,
     feature_order,
     nearest_neighbours,
     pairwise_distances,
@@ -26,6 +25,7 @@ from fsengine.online import (
     stream_events,
 )
 from fsengine.online._neighbours import NeighbourStats
+from fsengine.sklearn import KOFSDSelector
 
 # Table 1 of Zhou et al. (2017): f1, f2 of x1..x8.
 TABLE_1 = np.array(

@@ -72,7 +72,7 @@ def built(tmp_path_factory):
 
 
 def _version(sources: Path) -> str:
-    text = (sources / "fsengine" / "__init__.py").read_text()
+    text = (sources / "fsengine" / "version.py").read_text()
     return re.search(r'^__version__ = "([^"]+)"$', text, re.MULTILINE).group(1)
 
 
@@ -105,6 +105,9 @@ def test_the_metadata_lists_the_dependencies_and_the_command(built):
     meta = email.parser.Parser().parsestr(_dist_info(wheel, "METADATA"))
     assert meta["Name"] == "fsengine" and meta["Version"] == _version(sources)
     assert meta["Requires-Python"] == ">=3.11"
+    assert meta["License"] == "BSD-3-Clause"
+    names = zipfile.ZipFile(wheel).namelist()
+    assert any(n.endswith("LICENSE") and ".dist-info/" in n for n in names)
     requires = {
         canonicalize_name(r.name): r for r in map(Requirement, meta.get_all("Requires-Dist"))
     }

@@ -24,7 +24,6 @@ from fsengine import Dataset, FSEngineError, run_selection
 from fsengine.discretise import discretise
 from fsengine.rankers import (
     RANKERS,
-    RankerSelector,
     d_fisher_score,
     default_clusters,
     fisher_score,
@@ -38,6 +37,7 @@ from fsengine.rankers import (
     score_features,
 )
 from fsengine.rankers._decomposition import compute_pseudo_labels
+from fsengine.sklearn import RankerSelector
 
 TOL = 1e-12
 SQRT2, SQRT3 = math.sqrt(2), math.sqrt(3)
