@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dashboard import persistence, state
+from dashboard import persistence, session
 from fsengine.parallel import warm_up
 
 st.set_page_config(page_title="fsengine", page_icon=":dna:", layout="wide")
@@ -22,13 +22,13 @@ PAGES = [
 navigation = st.navigation(PAGES)
 
 persistence.begin()  # the workspace in the URL: data set, settings and results back
-loaded = state.current()
+loaded = session.current()
 with st.sidebar:
     ds = loaded.dataset
     st.caption("Data set")
     st.markdown(
         f"**{loaded.name}**  \n{ds.n_samples} samples x {ds.n_features} features  \n"
-        f"minority class: **{state.class_text(st.session_state['minority'])}**"
+        f"minority class: **{session.class_text(st.session_state['minority'])}**"
     )
 
 persistence.show_notices()

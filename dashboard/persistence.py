@@ -5,7 +5,7 @@ The URL carries the workspace id (``?ws=...``, :mod:`dashboard.workspace`). On a
 session :func:`begin` opens that workspace (or a fresh one: an unknown or malformed id
 reveals nothing) and brings back its data set, minority class, every page's settings and
 the results of its finished runs; :func:`save` writes the state back after every script
-run. Runs are recorded by :func:`dashboard.state.run_once` (Compare, Sweep, Benchmark) and by the
+run. Runs are recorded by :func:`dashboard.running.run_once` (Compare, Sweep, Benchmark) and by the
 Stream page: "running" while they run, "finished" with their result, "stopped" when
 interrupted (Stop, a closed tab, a server restart).
 
@@ -22,6 +22,7 @@ from typing import Any
 
 import streamlit as st
 
+from dashboard import session
 from dashboard.workspace import Store, WorkspaceStoreError, default_store
 from fsengine.evaluation import Evaluation
 from fsengine.stability import StabilityResult
@@ -125,8 +126,6 @@ def widget_values(saved: dict) -> dict:
 
 
 def _restore(found: Store, wid: str) -> None:
-    from dashboard import state  # state imports nothing from here at import time
-
     saved = found.load_state(wid)
     data = saved.get("dataset")
     if data:
@@ -138,7 +137,7 @@ def _restore(found: Store, wid: str) -> None:
             )
         else:
             try:
-                state.load_into_session(
+                session.load_into_session(
                     stored[0],
                     stored[1],
                     label=data.get("label"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import state
+from dashboard import session
 from fsengine.export import events_to_csv, records_to_csv, selection_to_csv, summary_frame
 from fsengine.figures import (
     comparison_figure,
@@ -31,7 +31,7 @@ def _protocol(params: dict) -> dict:
 def report_sections() -> list[ReportSection]:
     """Every result of this session on the current data set and minority class."""
     sections: list[ReportSection] = []
-    for i, result in enumerate(state.current_results("compare_results"), 1):
+    for i, result in enumerate(session.current_results("compare_results"), 1):
         evaluation = result["evaluation"]
         settings = evaluation.params["settings"]
         summary = evaluation.summary()
@@ -62,7 +62,7 @@ def report_sections() -> list[ReportSection]:
                 },
             )
         )
-    for i, result in enumerate(state.current_results("sweep_k_results"), 1):
+    for i, result in enumerate(session.current_results("sweep_k_results"), 1):
         summary = result.summary(("k",))
         sections.append(
             ReportSection(
@@ -80,7 +80,7 @@ def report_sections() -> list[ReportSection]:
                 csv={f"sweep_k_{i}_records.csv": records_to_csv(result.records, ("k", "split"))},
             )
         )
-    for i, result in enumerate(state.current_results("sweep_values_results"), 1):
+    for i, result in enumerate(session.current_results("sweep_values_results"), 1):
         method, parameter = result.params["method"], result.params["parameter"]
         spec = get_method(method).spec
         summary = result.summary((parameter,))
@@ -106,7 +106,7 @@ def report_sections() -> list[ReportSection]:
                 },
             )
         )
-    for i, result in enumerate(state.current_results("sweep_top_results"), 1):
+    for i, result in enumerate(session.current_results("sweep_top_results"), 1):
         summary = result.summary(("method", "top"))
         sections.append(
             ReportSection(
@@ -128,7 +128,7 @@ def report_sections() -> list[ReportSection]:
             )
         )
     live = st.session_state.get("live")
-    loaded = state.current()
+    loaded = session.current()
     if live is not None and live.done and live.dataset is loaded.dataset:
         selection = live.selection()
         spec = get_method(live.method).spec

@@ -12,7 +12,7 @@ from collections.abc import Collection
 
 import streamlit as st
 
-from dashboard import state
+from dashboard import session
 from fsengine.methods import get_method
 from fsengine.spec import Param
 
@@ -84,7 +84,7 @@ def _help(param: Param) -> str:
 
 
 def _draw(param: Param, key: str, store: str, n_samples: int, container):
-    keep = state.persisted(store, key)
+    keep = session.persisted(store, key)
     label = param.label[0].upper() + param.label[1:]
     if param.kind == "choice":
         return container.selectbox(label, list(param.choices), help=_help(param), **keep)
@@ -100,7 +100,7 @@ def _draw(param: Param, key: str, store: str, n_samples: int, container):
             text = (text or "").strip() if isinstance(text, str) else text
             return None if text in ("", None) else _int_or_text(text)
         if value is not None and high is not None and value > high:
-            state.set_widget(store, key, high)  # a smaller data set than last time
+            session.set_widget(store, key, high)  # a smaller data set than last time
         if high is not None and high - low <= INT_SLIDER_MAX:
             return container.slider(label, low, max(high, low), help=_help(param), **keep)
         return int(container.number_input(label, low, high, step=1, help=_help(param), **keep))
@@ -129,7 +129,7 @@ def _int_or_text(text: str):
 
 def current_values(prefix: str, method: str) -> dict:
     """Every parameter of ``method`` as its widget on page ``prefix`` holds it now (set by
-    :func:`dashboard.state.restore_widgets` before any widget is drawn), else its default.
+    :func:`dashboard.session.restore_widgets` before any widget is drawn), else its default.
     Lets a page read settings it draws further down."""
     return {
         name: st.session_state.get(widget_key(prefix, method, name), p.default)
@@ -152,7 +152,7 @@ def method_widgets(
     prefix : str
         The page's widget prefix ("stream"), so pages keep their own settings.
     store : str
-        The page's store of remembered widget values (:func:`dashboard.state.persisted`).
+        The page's store of remembered widget values (:func:`dashboard.session.persisted`).
     method : str
     n_samples : int
         Bounds that depend on the data (K below the number of samples).
@@ -235,7 +235,7 @@ def rankers_count_widgets(prefix: str, store: str, n_features: int) -> int | Non
     """
     st.toggle(
         "Fixed number of features for the rankers",
-        **state.persisted(store, f"{prefix}_fixed_top"),
+        **session.persisted(store, f"{prefix}_fixed_top"),
         help="Off: on every split, each ranker keeps as many features as K-OFSD "
         "selected on that split (the paper's rule).",
     )
@@ -245,7 +245,7 @@ def rankers_count_widgets(prefix: str, store: str, n_features: int) -> int | Non
             1,
             n_features,
             step=1,
-            **state.persisted(store, f"{prefix}_top"),
+            **session.persisted(store, f"{prefix}_top"),
         )
     return (
         int(st.session_state[f"{prefix}_fixed_top"] and st.session_state[f"{prefix}_top"]) or None
@@ -271,9 +271,9 @@ def splits_seed_widgets(
         The number of splits and the seed.
     """
     containers[0].slider(
-        label, 2, max_splits, **state.persisted(store, f"{prefix}_splits"), help=splits_help
+        label, 2, max_splits, **session.persisted(store, f"{prefix}_splits"), help=splits_help
     )
     containers[1].number_input(
-        "Seed", 0, 2**31 - 1, step=1, **state.persisted(store, f"{prefix}_seed"), help=seed_help
+        "Seed", 0, 2**31 - 1, step=1, **session.persisted(store, f"{prefix}_seed"), help=seed_help
     )
     return int(st.session_state[f"{prefix}_splits"]), int(st.session_state[f"{prefix}_seed"])

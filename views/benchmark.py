@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from dashboard import messages, persistence, state
+from dashboard import messages, persistence, running, session
 from dashboard.widgets import (
     protocol_method_settings,
     rankers_count_widgets,
@@ -94,7 +94,7 @@ def _on_upload() -> None:
             problems.append(f"{upload.name} is used but not saved in the workspace: {exc}")
         if sha not in chosen and sha != persistence.dataset_sha():
             chosen.append(sha)
-    state.set_widget(WIDGETS, "benchmark_workspace", chosen)
+    session.set_widget(WIDGETS, "benchmark_workspace", chosen)
     st.session_state["benchmark_upload_problems"] = problems
     st.session_state["benchmark_uploads"] += 1
 
@@ -144,7 +144,7 @@ def _added_dataset(sha: str, name: str, size: int):
     """One workspace data set: its options drawn, read; (dataset, label, transpose,
     minority) or None when it cannot be read (said in an error box)."""
     keys = _keys(sha)
-    state.restore_widgets(WIDGETS, {keys["transpose"]: False, keys["label"]: AUTO_LABEL})
+    session.restore_widgets(WIDGETS, {keys["transpose"]: False, keys["label"]: AUTO_LABEL})
     transpose = bool(st.session_state[keys["transpose"]])
     label = st.session_state[keys["label"]]
     label = None if label == AUTO_LABEL else label
@@ -161,7 +161,7 @@ def _added_dataset(sha: str, name: str, size: int):
         )
         rows_col.toggle(
             messages.label("transpose"),
-            **state.persisted(WIDGETS, keys["transpose"]),
+            **session.persisted(WIDGETS, keys["transpose"]),
             help="The file has genes in rows and samples in columns.",
         )
         columns = [AUTO_LABEL]
@@ -172,7 +172,7 @@ def _added_dataset(sha: str, name: str, size: int):
         label_col.selectbox(
             messages.label("label"),
             columns,
-            **state.persisted(WIDGETS, keys["label"]),
+            **session.persisted(WIDGETS, keys["label"]),
             help="Default: a column named label/class/target, else the last non-numeric "
             "column, else the last column.",
         )
@@ -187,13 +187,13 @@ def _added_dataset(sha: str, name: str, size: int):
         smallest = ds.default_minority()
         saved = st.session_state.get(WIDGETS, {}).get(keys["minority"])
         if saved not in counts:
-            state.set_widget(WIDGETS, keys["minority"], smallest)
+            session.set_widget(WIDGETS, keys["minority"], smallest)
         else:
             st.session_state[keys["minority"]] = saved
         minority = minority_col.selectbox(
             messages.label("minority"),
             list(counts),
-            **state.persisted(WIDGETS, keys["minority"]),
+            **session.persisted(WIDGETS, keys["minority"]),
             format_func=lambda c: (
                 f"{c}: {counts[c]} samples" + (", the smallest" if c == smallest else "")
             ),
@@ -259,9 +259,9 @@ def _compute(study, datasets: list, engine: str, scheduler: str):
 
 # ---------------------------------------------------------------- the page
 
-loaded = state.current()
+loaded = session.current()
 current_sha = loaded.sha256
-state.restore_widgets(
+session.restore_widgets(
     WIDGETS,
     {
         "benchmark_current": True,
@@ -294,7 +294,7 @@ stored = _stored()
 options = [sha for sha in stored if sha != current_sha]
 chosen = [sha for sha in st.session_state["benchmark_workspace"] if sha in options]
 if chosen != st.session_state["benchmark_workspace"]:
-    state.set_widget(WIDGETS, "benchmark_workspace", chosen)
+    session.set_widget(WIDGETS, "benchmark_workspace", chosen)
 names = {sha: name for sha, (name, _) in stored.items()}
 twice = {n for n in names.values() if list(names.values()).count(n) > 1}
 labels = {
@@ -303,8 +303,8 @@ labels = {
 }
 minority = st.session_state["minority"]
 st.checkbox(
-    f"The current data set: {loaded.name}, minority class {state.class_text(minority)}",
-    **state.persisted(WIDGETS, "benchmark_current"),
+    f"The current data set: {loaded.name}, minority class {session.class_text(minority)}",
+    **session.persisted(WIDGETS, "benchmark_current"),
     help="Set on the Data page (label column, genes in rows, minority class).",
 )
 add_col, pick_col = st.columns(2)
@@ -322,7 +322,7 @@ with pick_col:
         "Data sets in this workspace",
         options,
         format_func=lambda sha: labels.get(sha, sha[:12]),
-        **state.persisted(WIDGETS, "benchmark_workspace"),
+        **session.persisted(WIDGETS, "benchmark_workspace"),
         placeholder="Uploaded here or on the Data page",
         help="Every file uploaded in this workspace (here or on the Data page) and still "
         "stored. Remove one from the study here.",
@@ -391,13 +391,13 @@ if not entries:
 st.subheader("Methods and protocol")
 n_train = min((ds.n_samples + 1) // 2 for _, ds, _, _ in entries)
 n_features = min(ds.n_features for _, ds, _, _ in entries)
-state.set_widget(WIDGETS, "benchmark_top", min(st.session_state["benchmark_top"], n_features))
+session.set_widget(WIDGETS, "benchmark_top", min(st.session_state["benchmark_top"], n_features))
 methods_col, options_col = st.columns([3, 2])
 with methods_col:
     st.multiselect(
         "Methods",
         list(METHODS),
-        **state.persisted(WIDGETS, "benchmark_methods"),
+        **session.persisted(WIDGETS, "benchmark_methods"),
         help=f"Online selectors: {', '.join(ONLINE_METHODS)}. Rankers: "
         f"{', '.join(RANKER_METHODS)}.",
     )
@@ -412,7 +412,7 @@ with options_col:
     st.select_slider(
         "Significance level (alpha) of the tests",
         ALPHAS,
-        **state.persisted(WIDGETS, "benchmark_alpha"),
+        **session.persisted(WIDGETS, "benchmark_alpha"),
         help="For the critical difference and the pairwise tests; changing it needs no new run.",
     )
 
@@ -427,7 +427,7 @@ with engine_col:
         "Where the tasks run",
         list(ENGINES),
         format_func=ENGINES.get,
-        **state.persisted(WIDGETS, "benchmark_engine"),
+        **session.persisted(WIDGETS, "benchmark_engine"),
         help="Every (data set, method, split) is one task. The results are the same "
         "wherever they run (but for the measured times).",
     )
@@ -437,7 +437,7 @@ if engine == "cluster":
         st.text_input(
             "Dask scheduler address",
             placeholder="tcp://10.0.0.5:8786",
-            **state.persisted(WIDGETS, "benchmark_scheduler"),
+            **session.persisted(WIDGETS, "benchmark_scheduler"),
             help="A running 'dask scheduler' with workers ('dask worker ADDRESS') that have "
             "this version of fsengine installed; the data are sent to them.",
         )
@@ -472,7 +472,7 @@ except FSEngineError as exc:
     if entries:
         st.error(f"The study cannot run: {messages.describe(exc)}")
 
-key = state.run_key(
+key = session.run_key(
     "benchmark",
     tuple((e.name, sha, e.label, e.genes_in_rows, e.minority) for e, _, _, sha in entries),
     methods,
@@ -483,7 +483,7 @@ key = state.run_key(
 )
 result = None
 if study is not None and enough_data:
-    result = state.run_button(
+    result = running.run_button(
         "Run the study",
         STORE,
         key,
@@ -527,7 +527,7 @@ metric = st.selectbox(
     "Metric",
     list(STUDY_METRICS),
     format_func=_metric_text,
-    **state.persisted(WIDGETS, "benchmark_metric"),
+    **session.persisted(WIDGETS, "benchmark_metric"),
 )
 try:
     comparisons = compare_study(table, dataclasses.replace(done, metrics=(metric,)), alpha)

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dashboard import state
+from dashboard import running, session
 from dashboard.glossary import TERMS
 from dashboard.widgets import (
     protocol_method_settings,
@@ -51,10 +51,10 @@ def _styled(frame):
     return styler
 
 
-loaded = state.current()
+loaded = session.current()
 ds, minority = loaded.dataset, st.session_state["minority"]
 n_train = (ds.n_samples + 1) // 2
-state.restore_widgets(
+session.restore_widgets(
     WIDGETS,
     {
         "compare_methods": list(PAPER_METHODS),
@@ -66,7 +66,7 @@ state.restore_widgets(
         **widget_defaults("compare", METHODS, inherit=True),
     },
 )
-state.set_widget(WIDGETS, "compare_top", min(st.session_state["compare_top"], ds.n_features))
+session.set_widget(WIDGETS, "compare_top", min(st.session_state["compare_top"], ds.n_features))
 
 st.title("Compare")
 st.caption(
@@ -81,7 +81,7 @@ with methods_col:
     st.multiselect(
         "Methods",
         list(METHODS),
-        **state.persisted(WIDGETS, "compare_methods"),
+        **session.persisted(WIDGETS, "compare_methods"),
         help=f"Online selectors: {', '.join(ONLINE_METHODS)}. Rankers: "
         f"{', '.join(RANKER_METHODS)}.  \n**d-**: {TERMS['d-']}  \nDefault: the K-OFSD "
         "paper's comparison.",
@@ -95,12 +95,12 @@ params = protocol_method_settings(
     "compare", WIDGETS, methods, top, n_train, f"a training half of {n_train} samples"
 )
 if methods:
-    state.show_protocol_warnings(list(dict.fromkeys([*methods, *params])), params, splits)
+    running.show_protocol_warnings(list(dict.fromkeys([*methods, *params])), params, splits)
 
-key = state.run_key(
+key = session.run_key(
     methods, splits, seed, top, tuple(sorted((m, str(p)) for m, p in params.items()))
 )
-result = state.run_button(
+result = running.run_button(
     "Run comparison",
     STORE,
     key,

@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from dashboard import messages, state
+from dashboard import messages, running, session
 from fsengine import FSEngineError
 from fsengine.figures import class_counts_figure
 
@@ -18,7 +18,7 @@ def _reload(raw: bytes, name: str, *, label=None, transpose=False, drop_constant
     options keep the user's choice.
     """
     try:
-        state.load_into_session(
+        session.load_into_session(
             raw, name, label=label, transpose=transpose, drop_constant=drop_constant
         )
     except FSEngineError as exc:
@@ -31,7 +31,7 @@ def _reload(raw: bytes, name: str, *, label=None, transpose=False, drop_constant
 
 
 def _sync_widgets() -> None:
-    loaded = state.current()
+    loaded = session.current()
     st.session_state["transpose"] = loaded.transpose
     st.session_state["drop_constant"] = loaded.drop_constant
     st.session_state["label_column"] = loaded.label or AUTO_LABEL
@@ -53,7 +53,7 @@ def _on_minority() -> None:
 
 
 def _on_options() -> None:
-    loaded = state.current()
+    loaded = session.current()
     label = st.session_state["label_column"]
     transpose = st.session_state["transpose"]
     raw, name = st.session_state.get("pending_upload", (loaded.raw, loaded.name))
@@ -68,7 +68,7 @@ def _on_options() -> None:
     )
 
 
-loaded = state.current()
+loaded = session.current()
 if "transpose" not in st.session_state:
     _sync_widgets()
 ds = loaded.dataset
@@ -154,7 +154,7 @@ cols[1].metric("Features", ds.n_features)
 cols[2].metric("Classes", len(counts))
 cols[3].metric(
     "Minority class",
-    f"{state.class_text(minority)}, {counts[minority]} samples",
+    f"{session.class_text(minority)}, {counts[minority]} samples",
     help="The class to select genes for, against all other classes together (one "
     "versus rest). Default on every new data set: the smallest class.",
 )
@@ -172,14 +172,14 @@ if not ds.is_smallest_class(minority):
         f"choose {smallest} in the '{messages.label('minority')}' box unless class "
         f"{minority} is the one you study."
     )
-state.show_protocol_warnings()
+running.show_protocol_warnings()
 
 chart_col, table_col = st.columns([3, 2])
 with chart_col:
     st.plotly_chart(class_counts_figure(counts, minority), width="stretch")
 with table_col:
     table = pd.DataFrame(
-        {"class": [state.class_text(c) for c in classes], "samples": list(counts.values())}
+        {"class": [session.class_text(c) for c in classes], "samples": list(counts.values())}
     )
     table["share"] = table["samples"] / ds.n_samples
     st.dataframe(

@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from dashboard import state
+from dashboard import session
 from dashboard.messages import describe
 from dashboard.reporting import report_sections
 from dashboard.widgets import method_widgets, widget_defaults
@@ -50,12 +50,12 @@ def _computed_results(loaded) -> dict:
     return kept["results"]
 
 
-loaded = state.current()
+loaded = session.current()
 ds, minority = loaded.dataset, st.session_state["minority"]
 live = st.session_state.get("live")
 stream_ready = live is not None and live.done and live.dataset is ds
 sources = [STREAM, COMPUTE] if stream_ready else [COMPUTE]
-state.restore_widgets(
+session.restore_widgets(
     WIDGETS,
     {
         "export_source": sources[0],
@@ -66,11 +66,11 @@ state.restore_widgets(
     },
 )
 if st.session_state["export_source"] not in sources:
-    state.set_widget(WIDGETS, "export_source", sources[0])
+    session.set_widget(WIDGETS, "export_source", sources[0])
 if stream_ready and st.session_state.get("export_seen_stream") is not live:
     st.session_state["export_seen_stream"] = live  # a stream finished since: offer it
-    state.set_widget(WIDGETS, "export_source", STREAM)
-state.set_widget(WIDGETS, "export_top", min(st.session_state["export_top"], ds.n_features))
+    session.set_widget(WIDGETS, "export_source", STREAM)
+session.set_widget(WIDGETS, "export_top", min(st.session_state["export_top"], ds.n_features))
 
 st.title("Export")
 st.caption(
@@ -82,7 +82,7 @@ st.caption(
 st.radio(
     "Selection",
     sources,
-    **state.persisted(WIDGETS, "export_source"),
+    **session.persisted(WIDGETS, "export_source"),
     horizontal=True,
     help="The last Stream run that went to the end (on this data set), or any method "
     "computed here with the parameters set below it.",
@@ -113,7 +113,7 @@ else:
     method = cols[0].selectbox(
         "Method",
         list(METHODS),
-        **state.persisted(WIDGETS, "export_method"),
+        **session.persisted(WIDGETS, "export_method"),
         format_func=_method_label,
         help=f"Online selectors: {', '.join(ONLINE_METHODS)}. Rankers: "
         f"{', '.join(RANKER_METHODS)}.",
@@ -126,7 +126,7 @@ else:
                 1,
                 ds.n_features,
                 step=1,
-                **state.persisted(WIDGETS, "export_top"),
+                **session.persisted(WIDGETS, "export_top"),
             )
         )
     params = method_widgets("export", WIDGETS, method, ds.n_samples)
@@ -186,7 +186,7 @@ if result is not None:
     with files[1]:
         st.subheader("Reduced matrix")
         fmt = st.radio(
-            "Format", list(FORMATS), horizontal=True, **state.persisted(WIDGETS, "export_format")
+            "Format", list(FORMATS), horizontal=True, **session.persisted(WIDGETS, "export_format")
         )
         extension, mime = FORMATS[fmt]
         try:

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dashboard import state
+from dashboard import running, session
 from dashboard.widgets import method_widgets, widget_defaults
 from fsengine.export import records_to_csv
 from fsengine.gene_figures import gene_box_figure, gene_heatmap_figure, pca_figure
@@ -26,7 +26,7 @@ def selections_of(loaded, minority) -> dict[str, tuple[str, ...]]:
             found[f"Stream: {live.method} ({live.order_name} order)"] = tuple(
                 live.selection().features
             )
-    for result in state.current_results("compare_results"):
+    for result in session.current_results("compare_results"):
         for method, genes in result["selections"].items():
             found[f"Compare: {method} (whole data set)"] = tuple(genes)
     kept = st.session_state.get("export_results")
@@ -41,7 +41,7 @@ def gene_views(loaded, minority, genes: tuple[str, ...]):
     """The gene table, heat map and PCA of ``genes``, computed once per selection (the
     clustering and the PCA over all genes would otherwise run on every rerun)."""
     kept = st.session_state.setdefault("genes_views", {})
-    key = (state.run_key(), genes)
+    key = (session.run_key(), genes)
     if key not in kept:
         ds = loaded.dataset
         kept[key] = (
@@ -54,7 +54,7 @@ def gene_views(loaded, minority, genes: tuple[str, ...]):
     return kept[key]
 
 
-loaded = state.current()
+loaded = session.current()
 ds, minority = loaded.dataset, st.session_state["minority"]
 st.title("Genes")
 st.caption(
@@ -133,7 +133,7 @@ st.caption(
     "several random orders and compare the selections (Jaccard and Kuncheva indices; 1 = "
     "the same genes every time)."
 )
-state.restore_widgets(
+session.restore_widgets(
     WIDGETS,
     {
         "genes_stability_method": "kofsd",
@@ -144,20 +144,20 @@ state.restore_widgets(
 )
 cols = st.columns(3)
 method = cols[0].selectbox(
-    "Online selector", list(ONLINE_METHODS), **state.persisted(WIDGETS, "genes_stability_method")
+    "Online selector", list(ONLINE_METHODS), **session.persisted(WIDGETS, "genes_stability_method")
 )
 orders = cols[1].slider(
-    "Random orders", 2, 50, **state.persisted(WIDGETS, "genes_stability_orders")
+    "Random orders", 2, 50, **session.persisted(WIDGETS, "genes_stability_orders")
 )
 seed = cols[2].number_input(
-    "Seed of the first order", 0, 2**31 - 1, **state.persisted(WIDGETS, "genes_stability_seed")
+    "Seed of the first order", 0, 2**31 - 1, **session.persisted(WIDGETS, "genes_stability_seed")
 )
 with st.expander(f"{get_method(method).spec.label}'s settings (as last set on Stream)"):
     params = method_widgets("genes", WIDGETS, method, ds.n_samples)
-result = state.run_button(
+result = running.run_button(
     "Run the orders",
     STABILITY,
-    state.run_key(method, orders, seed, tuple(sorted(params.items()))),
+    session.run_key(method, orders, seed, tuple(sorted(params.items()))),
     lambda progress: order_stability(
         ds, minority, method, orders=orders, seed=int(seed), progress=progress, **params
     ),

@@ -5,7 +5,7 @@ import datetime as dt
 import pandas as pd
 import streamlit as st
 
-from dashboard import persistence, state
+from dashboard import persistence, session
 
 #: The page that shows each kind of run.
 PAGE_OF = {
@@ -52,7 +52,7 @@ def _open(found, wid, run) -> None:
             )
             return
         params = (payload or {}).get("dataset") or {}
-        state.load_into_session(
+        session.load_into_session(
             stored[0],
             stored[1],
             label=params.get("label"),

@@ -7,7 +7,7 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from dashboard import persistence, state
+from dashboard import persistence, session
 from dashboard.glossary import TERMS, action_help
 from dashboard.messages import describe
 from dashboard.widgets import method_widgets, widget_defaults
@@ -50,12 +50,12 @@ def _auto_speed(n_features: int) -> int:
     return max(1, -(-n_features // int(8 / TICK_SECONDS)))
 
 
-loaded = state.current()
+loaded = session.current()
 ds = loaded.dataset
 minority = st.session_state["minority"]
-state.restore_widgets(WIDGETS, DEFAULTS)
+session.restore_widgets(WIDGETS, DEFAULTS)
 
-keep = partial(state.persisted, WIDGETS)  # widget keywords: key + on_change
+keep = partial(session.persisted, WIDGETS)  # widget keywords: key + on_change
 
 st.title("Stream")
 st.caption(

@@ -3,7 +3,7 @@ by default), and rankers over a range of top-k."""
 
 import streamlit as st
 
-from dashboard import state
+from dashboard import running, session
 from dashboard.messages import describe
 from dashboard.widgets import current_values, method_widgets, widget_defaults
 from fsengine import FSEngineError
@@ -32,7 +32,7 @@ from fsengine.spec import (
 K_STORE, VALUES_STORE = "sweep_k_results", "sweep_values_results"
 TOP_STORE, WIDGETS = "sweep_top_results", "sweep_widgets"
 
-loaded = state.current()
+loaded = session.current()
 ds, minority = loaded.dataset, st.session_state["minority"]
 top_max = min(30, ds.n_features)
 n_train = (ds.n_samples + 1) // 2
@@ -69,7 +69,7 @@ def _value_defaults() -> dict:
     return defaults
 
 
-state.restore_widgets(
+session.restore_widgets(
     WIDGETS,
     {
         "sweep_splits": 10,
@@ -83,7 +83,7 @@ state.restore_widgets(
     },
 )
 low, high = st.session_state["sweep_tops"]  # another data set may have fewer
-state.set_widget(WIDGETS, "sweep_tops", (min(low, top_max), min(high, top_max)))
+session.set_widget(WIDGETS, "sweep_tops", (min(low, top_max), min(high, top_max)))
 stem = f"{loaded.name.rsplit('.', 1)[0]}_{minority}"
 
 st.title("Sweep")
@@ -97,7 +97,7 @@ split_col.slider(
     "Splits",
     2,
     20,
-    **state.persisted(WIDGETS, "sweep_splits"),
+    **session.persisted(WIDGETS, "sweep_splits"),
     help="Random stratified 50/50 splits per point (the paper uses 20).",
 )
 seed_col.number_input(
@@ -105,7 +105,7 @@ seed_col.number_input(
     0,
     2**31 - 1,
     step=1,
-    **state.persisted(WIDGETS, "sweep_seed"),
+    **session.persisted(WIDGETS, "sweep_seed"),
     help="Seed of the splits; every point uses the same splits.",
 )
 splits, seed = int(st.session_state["sweep_splits"]), int(st.session_state["sweep_seed"])
@@ -116,7 +116,7 @@ method_col.selectbox(
     "Online selector",
     list(ONLINE_METHODS),
     format_func=lambda m: get_method(m).spec.label,
-    **state.persisted(WIDGETS, "sweep_method"),
+    **session.persisted(WIDGETS, "sweep_method"),
     help="The selector to run for every value of the parameter below.",
 )
 method = st.session_state["sweep_method"]
@@ -132,12 +132,12 @@ if not choices:
     parameter = None
 else:
     if st.session_state.get(_over_key(method)) not in choices:
-        state.set_widget(WIDGETS, _over_key(method), next(iter(choices)))
+        session.set_widget(WIDGETS, _over_key(method), next(iter(choices)))
     over_col.selectbox(
         "Parameter",
         list(choices),
         format_func=lambda n: n if choices[n].label == n else f"{n}: {choices[n].label}",
-        **state.persisted(WIDGETS, _over_key(method)),
+        **session.persisted(WIDGETS, _over_key(method)),
         help="The parameter swept; every other setting stays as set below.",
     )
     parameter = st.session_state[_over_key(method)]
@@ -152,13 +152,13 @@ if parameter is not None:
         first, last = sweep_range(param, n_train)
         chosen = st.session_state.get(values_key) or (first, last)
         chosen = tuple(min(max(v, first), last) for v in chosen)  # another data set
-        state.set_widget(WIDGETS, values_key, chosen)
+        session.set_widget(WIDGETS, values_key, chosen)
         if last > first:
             st.slider(
                 "K range" if is_k else f"Values of {parameter}",
                 first,
                 last,
-                **state.persisted(WIDGETS, values_key),
+                **session.persisted(WIDGETS, values_key),
                 help=(
                     "K-OFSD's neighbourhood size; every K in the range is computed in one go."
                     if is_k
@@ -176,7 +176,7 @@ if parameter is not None:
     else:
         st.text_input(
             f"Values of {parameter}",
-            **state.persisted(WIDGETS, values_key),
+            **session.persisted(WIDGETS, values_key),
             help=f"{param.help[0].upper() + param.help[1:]}. Comma-separated values, each "
             f"in {param.range_text()}; at most {MAX_SWEEP_VALUES}; each is a run per split.",
         )
@@ -193,10 +193,12 @@ if parameter is not None:
         ):
             others = method_widgets("sweep", WIDGETS, method, n_train, skip=(parameter,))
     if values is not None:
-        state.show_protocol_warnings([method], {method: {**others, parameter: values[-1]}}, splits)
+        running.show_protocol_warnings(
+            [method], {method: {**others, parameter: values[-1]}}, splits
+        )
         if is_k:
             store, kind = K_STORE, "sweep-k"
-            prefix = state.run_key("k", splits, seed, tuple(sorted(others.items())))
+            prefix = session.run_key("k", splits, seed, tuple(sorted(others.items())))
 
             def compute(progress):
                 return sweep_k(
@@ -211,7 +213,7 @@ if parameter is not None:
 
         else:
             store, kind = VALUES_STORE, "sweep-values"
-            prefix = state.run_key(
+            prefix = session.run_key(
                 "values", method, parameter, splits, seed, tuple(sorted(others.items()))
             )
 
@@ -235,7 +237,7 @@ if parameter is not None:
             for key, found in st.session_state.get(store, {}).items()
             if key[:-1] == prefix and set(values) <= set(key[-1])
         ]
-        result = state.run_button(
+        result = running.run_button(
             f"Run {symbol} sweep",
             store,
             prefix + (tuple(values),),
@@ -268,12 +270,12 @@ if parameter is not None:
             shown = st.session_state.get(WIDGETS, {}).get(shown_key)
             if shown not in values:  # first draw, or fewer values: the default, else the middle
                 shown = param.default if param.default in values else values[len(values) // 2]
-            state.set_widget(WIDGETS, shown_key, shown)
+            session.set_widget(WIDGETS, shown_key, shown)
             if len(values) > 1:
                 st.select_slider(
                     f"Shown {symbol}",
                     options=list(values),
-                    **state.persisted(WIDGETS, shown_key),
+                    **session.persisted(WIDGETS, shown_key),
                     help="Moves the cursor on the chart and the details below; nothing is "
                     "recomputed.",
                 )
@@ -333,13 +335,13 @@ if parameter is not None:
             )
 
 st.subheader("Rankers: number of features kept (top-k)")
-st.multiselect("Rankers", list(RANKERS), **state.persisted(WIDGETS, "sweep_rankers"))
+st.multiselect("Rankers", list(RANKERS), **session.persisted(WIDGETS, "sweep_rankers"))
 if top_max > 1:
     st.slider(
         "Top-k range",
         1,
         top_max,
-        **state.persisted(WIDGETS, "sweep_tops"),
+        **session.persisted(WIDGETS, "sweep_tops"),
         help="Every ranker keeps its k best features, for every k in the range.",
     )
 tops = tuple(range(st.session_state["sweep_tops"][0], st.session_state["sweep_tops"][1] + 1))
@@ -351,10 +353,10 @@ if configurable:
         for tab, method in zip(st.tabs(configurable), configurable):
             with tab:
                 ranker_params[method] = method_widgets("sweep", WIDGETS, method, n_train)
-top_key = state.run_key(
+top_key = session.run_key(
     "top", rankers, tops, splits, seed, tuple(sorted((m, str(p)) for m, p in ranker_params.items()))
 )
-top_result = state.run_button(
+top_result = running.run_button(
     "Run top-k sweep",
     TOP_STORE,
     top_key,

@@ -1,0 +1,202 @@
+"""Running work on a page: a computation run once per key with a progress bar and a
+Cancel button, recorded in the workspace (:mod:`dashboard.persistence`), and the protocol
+warnings shown before a run."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from dashboard import persistence
+from dashboard.messages import describe
+from dashboard.session import current
+from dashboard.widgets import last_set
+from fsengine import FSEngineError
+from fsengine.evaluation import protocol_warnings
+
+
+def run_once(
+    store: str,
+    key: tuple,
+    compute: Callable[[Callable], Any],
+    *,
+    text: str,
+    kind: str | None = None,
+    title: str = "",
+    widgets: str | None = None,
+    max_entries: int = 8,
+    delay: float = 0.5,
+) -> Any:
+    """``compute(progress)`` once per key and session; later calls return the kept result.
+
+    Results live in ``st.session_state[store]`` (a dict, at most ``max_entries``, oldest
+    dropped first) and ``st.session_state[store + "_computed"]`` counts computations.
+    ``progress(done, total, message)`` drives a progress bar and a Cancel button, shown
+    once the run has taken ``delay`` seconds and redrawn at most ten times a second.
+    Errors (FSEngineError) propagate and nothing is kept.
+
+    Cancel, Streamlit's Stop, a closed tab or any other widget pressed meanwhile ends the
+    run at its next progress report (Streamlit raises there). Nothing of it is kept or
+    shown as finished, and :func:`stopped_message` then says how far it got. After Stop,
+    every Streamlit call raises again, ``st.session_state`` included: the stopped path
+    only touches objects fetched before the run.
+
+    With ``kind``, the run is recorded in the workspace (:mod:`dashboard.persistence`):
+    running, then finished with its result, parameters and time, or stopped. ``widgets``
+    names the page's store of widget values, kept with the run so that reopening it
+    restores the page's settings.
+    """
+    results = st.session_state.setdefault(store, {})
+    if key in results:
+        return results[key]
+    status = _run_status(store)
+    status.pop("stopped", None)
+    status["running"] = threading.get_ident()
+    bar_slot, cancel_slot = st.empty(), st.empty()
+    start = time.perf_counter()
+    last = [0.0]
+    reached = [""]
+    params = {
+        "key": key,
+        "minority": st.session_state.get("minority"),
+        "widgets": dict(st.session_state.get(widgets, {})) if widgets else {},
+    }
+    found = persistence.store() if kind else None
+    run_id = persistence.start_run(kind, title or text, params) if kind else None
+
+    def progress(done: int, total: int, message: str) -> None:
+        now = time.perf_counter()
+        reached[0] = f"{done} of {total} ({message})"
+        if now - start >= delay and (now - last[0] >= 0.1 or done == total):
+            if not last[0]:
+                cancel_slot.button(
+                    "Cancel",
+                    key=f"{store}_cancel",
+                    icon=":material/stop_circle:",
+                    help="Stop this run; nothing of it is kept.",
+                )
+            last[0] = now
+            bar_slot.progress(min(done / total, 1.0) if total else 1.0, text=f"{text}: {message}")
+
+    try:
+        result = compute(progress)
+    except BaseException as exc:
+        seconds = time.perf_counter() - start
+        if run_id is not None and found is not None:
+            persistence.stop_run(run_id, None, seconds, found=found)
+        if not isinstance(exc, FSEngineError):
+            status["stopped"] = (
+                f"{text} was stopped after {seconds:.0f} s"
+                + (f", at {reached[0]}" if reached[0] else "")
+                + "; nothing of it is kept. Press the button to run it again."
+            )
+        status.pop("running", None)
+        try:
+            bar_slot.empty()
+            cancel_slot.empty()
+        except BaseException:  # noqa: BLE001 - after Stop, Streamlit refuses further output
+            pass
+        raise
+    # Keep the finished result before drawing anything: Stop (or a closed tab) raises at
+    # the next Streamlit call, and a complete result must not be lost there.
+    seconds = time.perf_counter() - start
+    if run_id is not None:
+        persistence.finish_run(
+            run_id,
+            {**params, "result": persistence.encode(result)},
+            seconds,
+        )
+    results[key] = result
+    status.pop("running", None)
+    while len(results) > max_entries:
+        results.pop(next(iter(results)))
+    st.session_state[store + "_computed"] = st.session_state.get(store + "_computed", 0) + 1
+    bar_slot.empty()
+    cancel_slot.empty()
+    return result
+
+
+def _run_status(store: str, wait_seconds: float = 30.0) -> dict:
+    """The state of ``store``'s runs: "running" (the thread computing one), "stopped" (the
+    message of the last interrupted one).
+
+    A press during a run starts a new script run at once while Streamlit stops the old one
+    at its next Streamlit call (``runner.fastReruns``), so the old run may still be
+    computing here. Wait for it to end (at most ``wait_seconds``, with a spinner), so the
+    page shows it stopped rather than nothing.
+    """
+    status = st.session_state.setdefault(store + "_status", {})
+    if status.get("running") not in (None, threading.get_ident()):
+        deadline = time.monotonic() + wait_seconds
+        with st.spinner("Stopping the run in progress ..."):
+            while status.get("running") is not None and time.monotonic() < deadline:
+                time.sleep(0.05)
+    return status
+
+
+def stopped_message(store: str) -> str | None:
+    """What the last interrupted run of ``store`` had reached, if it was stopped."""
+    return _run_status(store).get("stopped")
+
+
+def run_button(
+    label: str,
+    store: str,
+    key: tuple,
+    compute: Callable[[Callable], Any],
+    *,
+    text: str,
+    failure: str,
+    kind: str | None = None,
+    title: str = "",
+    widgets: str | None = None,
+) -> Any:
+    """A primary button running ``compute`` once per key (see :func:`run_once`).
+
+    Returns the result kept for ``key`` (None until it has run); a library error is
+    shown in an error box prefixed with ``failure``, and the page goes on. A run
+    stopped before it finished is said so (no frozen progress bar is left behind).
+    """
+    if st.button(label, type="primary"):
+        try:
+            run_once(store, key, compute, text=text, kind=kind, title=title, widgets=widgets)
+        except FSEngineError as exc:
+            st.error(f"{failure}: {describe(exc)}")
+    stopped = stopped_message(store)
+    if stopped and key not in st.session_state.get(store, {}):
+        st.warning(stopped, icon=":material/stop_circle:")
+    return st.session_state.get(store, {}).get(key)
+
+
+def show_protocol_warnings(
+    methods=None, params: dict | None = None, n_splits: int | None = None
+) -> None:
+    """Warn (one box each) when the minority class is too small for the 50/50 protocol
+    or for a method's parameters on a training half (:func:`protocol_warnings`).
+
+    Parameters
+    ----------
+    methods, params : optional
+        The methods about to run and their parameters; default: the Stream page's
+        selector with the parameters last set there.
+    n_splits : int, optional
+    """
+    loaded = current()
+    if methods is None:
+        method = st.session_state.get("stream_widgets", {}).get("stream_method", "kofsd")
+        methods, params = [method], {method: last_set(method)}
+    try:
+        y = loaded.dataset.binarise(st.session_state["minority"])
+    except FSEngineError as exc:
+        st.error(describe(exc))
+        return
+    for text in protocol_warnings(y, methods, params, n_splits):
+        # a sentence may begin with a method's name ("kofsd on ..."): keep its spelling
+        first = text.split(" ", 1)[0]
+        if first not in methods:
+            text = text[0].upper() + text[1:]
+        st.warning(text + ".", icon=":material/warning:")

@@ -1,0 +1,157 @@
+"""The session: the current data set (it survives reruns and page switches), the class
+names the user gave, and the widgets' remembered values. Imports nothing else of the
+dashboard but its messages: the workspace (persistence), the widgets and running work
+(running) build on it."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+from dashboard import messages
+from fsengine import Dataset, FSEngineError, load_dataset
+
+SAMPLE_PATH = Path(__file__).resolve().parent.parent / "sample_data" / "SRBCT.parquet"
+#: The sample's class names (sample_data/README.md: Khan et al. 2001).
+SAMPLE_CLASS_NAMES = {"0": "EWS", "1": "RMS", "2": "BL", "3": "NB"}
+
+
+@dataclass(frozen=True)
+class LoadedData:
+    """What the user loaded: the raw bytes and options (to reload) and the result."""
+
+    name: str
+    raw: bytes
+    label: str | None
+    transpose: bool
+    drop_constant: bool
+    dataset: Dataset
+    #: SHA-256 of ``raw``: the data set's key in the workspace and the report's checksum.
+    sha256: str = ""
+
+
+@st.cache_data(max_entries=4, show_spinner="Reading the data set ...")
+def _load(
+    raw: bytes, name: str, label: str | None, transpose: bool, drop_constant: bool
+) -> Dataset:
+    return load_dataset(
+        raw, name=name, label=label, transpose=transpose, drop_constant=drop_constant
+    )
+
+
+def load_into_session(
+    raw: bytes,
+    name: str,
+    *,
+    label: str | None = None,
+    transpose: bool = False,
+    drop_constant: bool = False,
+) -> LoadedData:
+    """Load and validate; on success make it the current data set.
+
+    Raises FSEngineError and leaves the previous data set in place on failure.
+    """
+    dataset = _load(raw, name, label, transpose, drop_constant)
+    loaded = LoadedData(
+        name, raw, label, transpose, drop_constant, dataset, hashlib.sha256(raw).hexdigest()
+    )
+    previous = st.session_state.get("data")
+    st.session_state["data"] = loaded
+    same_classes = (
+        previous is not None
+        and previous.raw == raw
+        and previous.dataset.label_column == dataset.label_column
+    )
+    if not same_classes or st.session_state.get("minority") not in dataset.class_counts():
+        # A new data set (or a new label column): the smallest class, never the last choice.
+        st.session_state["minority"] = dataset.default_minority()
+    if not same_classes:
+        sample = name == SAMPLE_PATH.name and raw == _sample_bytes()
+        st.session_state["class_names"] = dict(SAMPLE_CLASS_NAMES) if sample else {}
+    return loaded
+
+
+def _sample_bytes() -> bytes:
+    try:
+        return SAMPLE_PATH.read_bytes()
+    except OSError:
+        return b""
+
+
+def class_text(label) -> str:
+    """A class as the pages show it: "2 (BL)" when the user named it, else "2"."""
+    name = st.session_state.get("class_names", {}).get(str(label))
+    return f"{label} ({name})" if name and name != str(label) else str(label)
+
+
+def current() -> LoadedData:
+    """The current data set; the bundled sample is loaded on first use."""
+    if "data" not in st.session_state:
+        try:
+            load_into_session(SAMPLE_PATH.read_bytes(), SAMPLE_PATH.name)
+        except (OSError, FSEngineError) as exc:
+            st.error(f"The bundled sample data set could not be loaded: {messages.describe(exc)}")
+            st.stop()
+    return st.session_state["data"]
+
+
+def restore_widgets(store: str, defaults: dict) -> None:
+    """Set every widget (by key) to its remembered value before the widgets are drawn.
+
+    Pair with ``on_change=remember(store, key)`` on each widget: the callback runs
+    before the script, so a fresh change is what gets restored. This survives page
+    switches and widgets that are only drawn sometimes (another method's parameters).
+    """
+    saved = st.session_state.setdefault(store, {})
+    for key, default in defaults.items():
+        st.session_state[key] = saved.get(key, default)
+
+
+def remember(store: str, key: str):
+    """An ``on_change`` callback keeping widget ``key``'s new value under ``store``."""
+
+    def callback():
+        st.session_state.setdefault(store, {})[key] = st.session_state[key]
+
+    return callback
+
+
+def persisted(store: str, key: str) -> dict:
+    """Widget keywords: ``key`` and the ``on_change`` callback that remembers its value."""
+    return {"key": key, "on_change": remember(store, key)}
+
+
+def set_widget(store: str, key: str, value) -> None:
+    """Change a remembered widget's value from the page's code (before it is drawn)."""
+    st.session_state[key] = value
+    st.session_state.setdefault(store, {})[key] = value
+
+
+def run_key(*params) -> tuple:
+    """Cache key of a run on the current data set (name, size, how it was read, label
+    column and minority class) followed by the run's own parameters."""
+    loaded = current()
+    return (
+        loaded.name,
+        loaded.dataset.n_samples,
+        loaded.dataset.n_features,
+        loaded.transpose,
+        loaded.drop_constant,
+        loaded.dataset.label_column,
+        st.session_state["minority"],
+        *params,
+    )
+
+
+def current_results(store: str) -> list:
+    """The results kept in ``store`` that were computed on the current data set and
+    minority class (their keys start with :func:`run_key`)."""
+    prefix = run_key()
+    return [
+        result
+        for key, result in st.session_state.get(store, {}).items()
+        if tuple(key[: len(prefix)]) == prefix
+    ]
