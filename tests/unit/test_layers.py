@@ -1,5 +1,11 @@
-"""Dependencies run one way: base -> core (io, data, methods) -> runs and evaluation ->
-front ends (export, cli). Checked on every module's top-level imports."""
+"""Dependencies run one way: base -> core (io, data, the selector families) -> the registry
+-> runs, evaluation and the scikit-learn selectors -> front ends (export, cli); the
+dashboard's session below its workspace, widgets and running work, and the pages on top.
+
+Every import statement counts, those inside functions included (a lazy import that closes
+a circle is still a circle). The exceptions are listed, each with its reason, in
+:data:`ALLOWED_UPWARD`; the test fails if one of them is no longer needed.
+"""
 
 import ast
 import re
@@ -7,67 +13,197 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[2] / "fsengine"
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "fsengine"
 
 #: Layer of each module (the first pattern that matches its dotted name).
 LAYERS = [
     (0, r"fsengine\.(errors|spec|labels|discretise|progress|figures|parallel|statistics)$"),
+    (0, r"fsengine\.version$"),
     (0, r"fsengine\._compute(\..*)?$"),  # compiled kernels: built, loaded, when they run
     (1, r"fsengine\.(io(\..*)?|data)$"),
-    (1, r"fsengine\.online(\._(?!sklearn).*)?$"),
-    (1, r"fsengine\.rankers(\._(?!selector).*)?$"),
+    (1, r"fsengine\.online(\..*)?$"),
+    (1, r"fsengine\.rankers(\..*)?$"),
     (2, r"fsengine\.methods$"),
-    (3, r"fsengine\.(runs|evaluation|stability|live|online\._sklearn|rankers\._selector)$"),
+    (3, r"fsengine\.(runs|evaluation|stability|live|sklearn)$"),
     (3, r"fsengine\.(study|benchmark)$"),  # benchmark studies: over data and evaluation
     (3, r"fsengine\.(genes|gene_figures)$"),  # the Genes view: over data and evaluation
     (4, r"fsengine\.(export|report|cli|__main__)$"),
     (4, r"fsengine$"),
 ]
 
+#: Imports that go up a layer, by (importer, imported), with the reason each is needed.
+ALLOWED_UPWARD = {
+    ("fsengine.online", "fsengine.sklearn"): (
+        "fsengine.online.KOFSDSelector: 0.1's import path, a deprecated alias (removed in 0.3)"
+    ),
+    ("fsengine.rankers", "fsengine.sklearn"): (
+        "fsengine.rankers.RankerSelector: 0.1's import path, a deprecated alias (removed in 0.3)"
+    ),
+}
 
-def _layer(module: str) -> int:
-    for layer, pattern in LAYERS:
+#: The dashboard's layers: the session, then what builds on it, then the pages.
+DASHBOARD_LAYERS = [
+    (0, r"dashboard(\.(messages|glossary|workspace))?$"),
+    (1, r"dashboard\.session$"),
+    (2, r"dashboard\.(persistence|widgets|reporting)$"),
+    (3, r"dashboard\.running$"),
+    (4, r"views\..*$|app$"),
+]
+
+
+def _layer(module: str, layers=LAYERS) -> int:
+    for layer, pattern in layers:
         if re.match(pattern, module):
             return layer
-    raise AssertionError(f"{module} has no layer: add it to LAYERS")
+    raise AssertionError(f"{module} has no layer: add it to the layers")
 
 
-def _modules():
-    for path in sorted(PACKAGE.rglob("*.py")):
-        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
-        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-        yield name, path
-
-
-def _top_level_imports(path: Path) -> set[str]:
-    found = set()
-    for node in ast.parse(path.read_text()).body:  # module level only
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("fsengine"):
-            for alias in node.names:
-                full = f"{node.module}.{alias.name}"
-                found.add(full if any(full == m for m, _ in _modules()) else node.module)
-        elif isinstance(node, ast.Import):
-            found |= {a.name for a in node.names if a.name.startswith("fsengine")}
+def _modules(*roots) -> dict[str, Path]:
+    """Dotted name -> file, for every module under ``roots`` (folders, or app.py)."""
+    found = {}
+    for root in roots:
+        paths = [root] if root.suffix == ".py" else sorted(root.rglob("*.py"))
+        for path in paths:
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return found
 
 
-@pytest.mark.parametrize("module,path", list(_modules()), ids=lambda v: str(v))
-def test_imports_go_down_the_layers(module, path):
+LIBRARY = _modules(PACKAGE)
+FRONT = _modules(ROOT / "dashboard", ROOT / "views", ROOT / "app.py")
+
+
+def _imports(path: Path, known: dict[str, Path]) -> set[str]:
+    """The modules of ``known`` that ``path`` imports, in any statement, anywhere (a
+    ``from a import b`` names a.b when that is a module, else a)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [f"{node.module}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        else:
+            continue
+        for name in names:
+            while name and name not in known:
+                name = name.rpartition(".")[0]
+            if name:
+                found.add(name)
+    return found
+
+
+def _edges(known: dict[str, Path]) -> dict[str, set[str]]:
+    """Importer -> imported modules, a package and its own parts left out."""
+    return {
+        module: {
+            other
+            for other in _imports(path, known)
+            if other != module
+            and not other.startswith(module + ".")
+            and not (module.startswith(other + ".") and other != "fsengine")
+        }
+        for module, path in known.items()
+    }
+
+
+@pytest.mark.parametrize("module", sorted(LIBRARY))
+def test_library_imports_go_down_the_layers(module):
     mine = _layer(module)
-    for imported in _top_level_imports(path):
-        if (
-            imported.startswith(module + ".")
-            or module.startswith(imported + ".")
-            and imported != "fsengine"
-        ):
-            continue  # a package and its parts
+    for imported in _edges(LIBRARY)[module]:
+        if (module, imported) in ALLOWED_UPWARD:
+            continue
         assert _layer(imported) <= mine, (
             f"{module} (layer {mine}) imports {imported} (layer {_layer(imported)})"
         )
 
 
+@pytest.mark.parametrize("module", sorted(FRONT))
+def test_dashboard_imports_go_down_the_layers(module):
+    mine = _layer(module, DASHBOARD_LAYERS)
+    for imported in _edges(FRONT)[module]:
+        theirs = _layer(imported, DASHBOARD_LAYERS)
+        assert theirs < mine or (theirs == mine == 0), f"{module} imports {imported}"
+
+
+def test_every_allowed_upward_import_is_still_there_and_still_upward():
+    edges = _edges(LIBRARY)
+    for importer, imported in ALLOWED_UPWARD:
+        assert imported in edges[importer], (importer, imported)
+        assert _layer(imported) > _layer(importer), (importer, imported)
+
+
+def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in edges[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_circles():
+    library = _edges(LIBRARY)
+    for importer, imported in ALLOWED_UPWARD:
+        library[importer].discard(imported)
+    assert _cycles(library) == []
+    assert _cycles(_edges(FRONT)) == []
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_private_names_stay_private():
+    """A private module (a dotted part starting with ``_``) is imported only from inside
+    the package that owns it; a private name (``from m import _name``) from no other
+    module at all (a helper shared by a package's modules has a public name in a private
+    module, as scikit-learn's)."""
+    known = {**LIBRARY, **FRONT}
+    for module, path in known.items():
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.ImportFrom) and node.module and node.level == 0):
+                continue
+            parts = node.module.split(".")
+            if parts[0] not in ("fsengine", "dashboard", "views"):
+                continue
+            for i, part in enumerate(parts):
+                if part.startswith("_") and not part.startswith("__"):
+                    owner = ".".join(parts[:i])
+                    assert package == owner or package.startswith(owner + "."), (
+                        f"{module} imports {node.module}, private to {owner}"
+                    )
+            private = [
+                a.name for a in node.names if a.name.startswith("_") and not a.name.startswith("__")
+            ]
+            assert not private, f"{module} imports {private} from {node.module}"
+
+
 def test_the_library_never_imports_streamlit_nor_names_cli_flags_in_messages():
-    for module, path in _modules():
+    for module, path in LIBRARY.items():
         text = path.read_text()
         assert "import streamlit" not in text, module
         if module in ("fsengine.cli", "fsengine.export"):
