@@ -1,0 +1,124 @@
+"""The README's and the docs' examples do what they say: every Python example runs, the
+command lines run and print what the README shows, and the study manifest is valid.
+
+A Python block that is only an excerpt of a longer script (names defined elsewhere) says
+so on the line before its fence, ``<!-- excerpt: why -->``; every other block is run.
+"""
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, SLOW_SECONDS
+from fsengine.study import load_manifest
+
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+FENCE = re.compile(r"^( *)```(\w*)\n(.*?)^\1```", re.M | re.S)
+EXCERPT = re.compile(r"<!-- excerpt: [^>]+-->[ \t]*$", re.M)
+
+
+def _blocks(path):
+    """(language, line number, code, marked as an excerpt) of each fenced block."""
+    text = path.read_text(encoding="utf-8")
+    found = []
+    for match in FENCE.finditer(text):
+        before = text[: match.start()].rstrip("\n").rsplit("\n", 1)[-1]
+        code = "\n".join(line[len(match.group(1)) :] for line in match.group(3).splitlines())
+        line = text.count("\n", 0, match.start()) + 1
+        found.append((match.group(2), line, code, bool(EXCERPT.search(before))))
+    return found
+
+
+def _python_examples():
+    return [
+        pytest.param(code, id=f"{path.name}:{line}")
+        for path in DOCS
+        for language, line, code, excerpt in _blocks(path)
+        if language == "python" and not excerpt
+    ]
+
+
+def _run(argv, cwd):
+    return subprocess.run(
+        argv,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=SLOW_SECONDS,
+    )
+
+
+def test_the_readme_has_a_library_example():
+    assert any(
+        p.id.startswith("README.md") and "load_dataset" in p.values[0] for p in _python_examples()
+    )
+
+
+@pytest.mark.parametrize("code", _python_examples())
+def test_python_example_runs(code):
+    done = _run([sys.executable, "-c", code], ROOT)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+def test_excerpts_are_marked_and_say_why():
+    """Unmarked blocks are run above; a marked one must be Python and give a reason."""
+    for path in DOCS:
+        text = path.read_text(encoding="utf-8")
+        for marker in re.finditer(r"<!-- excerpt", text):
+            assert EXCERPT.match(text, marker.start()), f"{path.name}: a bare excerpt marker"
+        for language, line, _, excerpt in _blocks(path):
+            assert not excerpt or language == "python", f"{path.name}:{line}"
+
+
+def _fsengine_lines(code):
+    """The block's ``python -m fsengine ...`` commands (continuations joined)."""
+    joined = code.replace("\\\n", " ")
+    return [
+        line.split("#")[0].split()
+        for line in joined.splitlines()
+        if line.startswith("python -m fsengine")
+    ]
+
+
+def _readme_shell_commands():
+    blocks = _blocks(ROOT / "README.md")
+    return blocks, [
+        (i, argv)
+        for i, (lang, _, code, _) in enumerate(blocks)
+        if lang == "sh"
+        for argv in _fsengine_lines(code)
+    ]
+
+
+def test_readme_command_lines_run_and_print_what_it_shows(tmp_path):
+    """Each ``python -m fsengine`` line of the README runs (in a scratch folder that sees the
+    sample data); the ``select --out -`` line prints the CSV of the block after it."""
+    (tmp_path / "sample_data").symlink_to(ROOT / "sample_data")
+    blocks, commands = _readme_shell_commands()
+    assert {argv[3] for _, argv in commands} >= {"info", "select", "evaluate", "sweep"}
+    shown_output = 0
+    for i, argv in commands:
+        done = _run([sys.executable, *argv[1:]], tmp_path)
+        assert done.returncode == 0, f"{' '.join(argv)}: {done.stderr[-2000:]}"
+        if argv[3] == "select" and argv[-2:] == ["--out", "-"]:
+            language, _, expected, _ = blocks[i + 1]
+            assert language == ""
+            assert done.stdout.splitlines()[: len(expected.splitlines())] == expected.splitlines()
+            shown_output += 1
+    assert shown_output == 1
+    for name in ("results.csv", "sweep.csv"):
+        assert (tmp_path / name).stat().st_size > 0
+
+
+def test_readme_study_manifest_is_valid(tmp_path):
+    (tmp_path / "sample_data").symlink_to(ROOT / "sample_data")
+    manifests = [code for lang, _, code, _ in _blocks(ROOT / "README.md") if lang == "toml"]
+    assert len(manifests) == 1
+    (tmp_path / "study.toml").write_text(manifests[0])
+    study = load_manifest(tmp_path / "study.toml")
+    assert study.methods == ("kofsd", "osfs", "fisher", "relieff")
+    assert [d.minority for d in study.datasets] == ["2"]
+    assert study.params["kofsd"]["k"] == 7
