@@ -3,6 +3,7 @@
 The library never imports Streamlit; the dashboard (app.py) is a thin layer over it.
 """
 
+from fsengine.config import config_context, get_config, set_config
 from fsengine.data import Dataset, load_dataset
 from fsengine.errors import FSEngineError
 from fsengine.methods import METHODS, get_method
@@ -23,6 +24,9 @@ __all__ = [
     "RunResult",
     "Selection",
     "__version__",
+    "config_context",
+    "get_config",
+    "set_config",
     "get_method",
     "load_dataset",
     "run_kofsd",

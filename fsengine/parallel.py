@@ -11,6 +11,7 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 
+from fsengine.config import get_config, set_config
 from fsengine.errors import FSEngineError, is_integer_in
 
 
@@ -37,21 +38,21 @@ def resolve_jobs(n_jobs: int | None) -> int:
     return int(n_jobs)
 
 
-#: Threads of the compiled kernels within one run (None: every available core).
-_kernel_threads: int | None = None
 _executor = None
 _executor_lock = threading.Lock()
 
 
 def kernel_threads() -> int:
-    """The number of threads a compiled kernel may use within one run."""
-    return available_cores() if _kernel_threads is None else _kernel_threads
+    """The number of threads a compiled kernel may use within one run (the setting
+    ``kernel_threads`` of :mod:`fsengine.config`; None there: every available core)."""
+    threads = get_config()["kernel_threads"]
+    return available_cores() if threads is None else threads
 
 
 def set_kernel_threads(n: int | None) -> None:
-    """Set the threads of the compiled kernels (None: every available core; 1: none)."""
-    global _kernel_threads
-    _kernel_threads = None if n is None else max(1, int(n))
+    """Set the threads of the compiled kernels (None: every available core; 1: none):
+    :func:`fsengine.config.set_config` with ``kernel_threads``."""
+    set_config(kernel_threads=None if n is None else max(1, int(n)))
 
 
 _blas_controller = None

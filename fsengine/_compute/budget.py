@@ -13,12 +13,12 @@ a result.
 from __future__ import annotations
 
 from fsengine._compute import kernels
+from fsengine.config import get_config, set_config
 
 #: Elements of numpy work (about 0.2 s of it, at some 40 ns an element of an N x N
 #: distance block) a process does before loading just-in-time kernels.
 NUMPY_BUDGET = 5_000_000
 _numpy_work = 0
-_forced: bool | None = None
 _planned = False
 
 
@@ -35,13 +35,15 @@ def use_compiled(work: int, family: str) -> bool:
     Returns
     -------
     bool
+        The setting ``compiled`` of :mod:`fsengine.config` when it is True or False; else
         True when the family loads at once (built ahead of time, or already loaded), when
         a run announced more than the budget, or when this work (with the numpy work done
         so far) is beyond it; False otherwise, and the work is counted.
     """
     global _numpy_work
-    if _forced is not None:
-        return _forced
+    forced = get_config()["compiled"]
+    if forced is not None:
+        return forced
     if _planned or kernels.ready(family):
         return True
     if _numpy_work + work > NUMPY_BUDGET:
@@ -59,6 +61,6 @@ def plan(work: int) -> None:
 
 
 def force(compiled: bool | None) -> None:
-    """Always (True) or never (False) run compiled; None: the budget decides (tests)."""
-    global _forced
-    _forced = compiled
+    """Always (True) or never (False) run compiled; None: the budget decides (the setting
+    ``compiled`` of :func:`fsengine.config.set_config`)."""
+    set_config(compiled=compiled)

@@ -19,7 +19,7 @@ PACKAGE = ROOT / "fsengine"
 #: Layer of each module (the first pattern that matches its dotted name).
 LAYERS = [
     (0, r"fsengine\.(errors|spec|labels|discretise|progress|figures|parallel|statistics)$"),
-    (0, r"fsengine\.version$"),
+    (0, r"fsengine\.(version|config)$"),
     (0, r"fsengine\._compute(\..*)?$"),  # compiled kernels: built, loaded, when they run
     (1, r"fsengine\.(io(\..*)?|data)$"),
     (1, r"fsengine\.online(\..*)?$"),
