@@ -15,8 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kofsd_oracle
-from fsengine import parallel
+from fsengine import config
 from fsengine._compute import budget, kernels
+from fsengine.config import config_context
 from fsengine.online import KOFSD, _kofsd, _neighbours, _set_kernels, stream_events
 from fsengine.online._kofsd import run_kofsd, run_kofsd_for_ks
 from fsengine.online._neighbours import (
@@ -148,17 +149,24 @@ SET_PATHS = {
         (_neighbours, "COLUMN_LIST_LENGTH"): 2,
         (_neighbours, "COLUMN_LIST_MIN"): 2,
     },
-    "numpy": {(budget, "_forced"): False},
+    "numpy": {},
     # Kernels split over three threads however small the work (rows, candidates).
-    "threads": {(parallel, "_kernel_threads"): 3, (_neighbours, "THREAD_MIN_WORK"): 1},
+    "threads": {(_neighbours, "THREAD_MIN_WORK"): 1},
     "threaded columns": {
-        (parallel, "_kernel_threads"): 3,
         (_neighbours, "THREAD_MIN_WORK"): 1,
         (_kofsd, "DENSE_MAX_SAMPLES"): 0,
         (_neighbours, "COLUMN_LIST_LENGTH"): 2,
         (_neighbours, "COLUMN_LIST_MIN"): 2,
         (_neighbours, "PRUNED_LISTS_MAX_SET"): 0,
     },
+}
+
+
+#: The process-wide settings (fsengine.config) of the paths that need them.
+PATH_CONFIG = {
+    "numpy": {"compiled": False},
+    "threads": {"kernel_threads": 3},
+    "threaded columns": {"kernel_threads": 3},
 }
 
 
@@ -169,7 +177,8 @@ def set_path(path):
     try:
         for (owner, name), value in SET_PATHS[path].items():
             setattr(owner, name, value)
-        yield
+        with config_context(**PATH_CONFIG.get(path, {})):
+            yield
     finally:
         for (owner, name), value in saved.items():
             setattr(owner, name, value)
@@ -564,7 +573,6 @@ COLUMN_SET_PATHS = {
         (_set_kernels, "LIST_SAMPLE"): 1,
     },
     "threaded column lists": {
-        (parallel, "_kernel_threads"): 3,
         (_neighbours, "THREAD_MIN_WORK"): 1,
         (_neighbours, "WHOLE_ROWS_MAX"): 0,
         (_neighbours, "SUMS_MAX_SAMPLES"): 0,
@@ -593,7 +601,9 @@ def column_set_path(path):
             for name in _LIST_KERNELS:
                 swapped[name] = getattr(family, name)
                 setattr(family, name, getattr(_set_kernels, name).py_func)
-        yield
+        threads = {"kernel_threads": 3} if path == "threaded column lists" else {}
+        with config_context(**threads):
+            yield
     finally:
         for name, kernel in swapped.items():
             setattr(family, name, kernel)
@@ -674,7 +684,7 @@ def test_column_set_tests_equal_whole_rows_as_the_set_grows(values, n, threads, 
     monkeypatch.setattr(_neighbours, "SUMS_MAX_SAMPLES", 0)
     monkeypatch.setattr(_neighbours, "SHORTLIST_MIN", 8)
     monkeypatch.setattr(_neighbours, "THREAD_MIN_WORK", 1)
-    monkeypatch.setattr(parallel, "_kernel_threads", threads)
+    monkeypatch.setitem(config._settings, "kernel_threads", threads)
     rng = np.random.default_rng(n + len(values))
     X = {
         "integers 0..3": lambda: rng.integers(0, 4, (n, 14)).astype(float),
