@@ -5,7 +5,8 @@ dashboard's pages, the scikit-learn wrappers) finds a method here by name and ru
 through :meth:`Method.select`; online selectors also give their stream of events
 (:meth:`Method.selector`). A new online selector is one module with a
 :class:`fsengine.online.StreamingSelector` subclass declaring its ``spec``, plus its
-registration here: its import and its entry in :data:`ONLINE_SELECTORS`.
+entry in :data:`fsengine.online.SELECTORS`; a new ranker, its score function and
+specification in :data:`fsengine.rankers.RANKER_TABLE`.
 """
 
 from __future__ import annotations
@@ -18,17 +19,7 @@ import numpy as np
 
 from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.online import (
-    CIEOSFS,
-    KOFSD,
-    OFSA3M,
-    OFSFPD,
-    OSFS,
-    RHOFS,
-    SAOLA,
-    AlphaInvesting,
-    FastOSFS,
-    GroupSAOLA,
-    OFSDensity,
+    SELECTORS,
     Selection,
     StreamEvent,
     StreamingSelector,
@@ -40,20 +31,9 @@ from fsengine.online import (
 from fsengine.rankers import RANKER_TABLE, default_clusters, rank_features
 from fsengine.spec import MethodSpec
 
-#: The online selectors, in the order the front ends list them (one line per method).
-ONLINE_SELECTORS: list[type[StreamingSelector]] = [
-    KOFSD,
-    OFSFPD,
-    CIEOSFS,
-    AlphaInvesting,
-    OSFS,
-    FastOSFS,
-    SAOLA,
-    GroupSAOLA,
-    OFSA3M,
-    OFSDensity,
-    RHOFS,
-]
+#: The online selectors, in the order the front ends list them
+#: (:data:`fsengine.online.SELECTORS`).
+ONLINE_SELECTORS: list[type[StreamingSelector]] = list(SELECTORS)
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,7 @@ from fsengine.evaluation import (
 )
 from fsengine.export import records_to_csv
 from fsengine.figures import sweep_figure, topk_sweep_figure
-from fsengine.methods import ONLINE_METHODS, get_method
-from fsengine.rankers import RANKERS
+from fsengine.methods import ONLINE_METHODS, RANKER_METHODS, get_method
 from fsengine.spec import (
     MAX_SWEEP_VALUES,
     check_sweep_values,
@@ -76,10 +75,10 @@ session.restore_widgets(
         "sweep_seed": 0,
         "sweep_method": "kofsd",
         **_value_defaults(),
-        "sweep_rankers": [m for m in PAPER_METHODS if m in RANKERS],
+        "sweep_rankers": [m for m in PAPER_METHODS if m in RANKER_METHODS],
         "sweep_tops": (1, min(10, top_max)),
         # Until changed here, the methods' settings are the ones last set on Stream.
-        **widget_defaults("sweep", [*ONLINE_METHODS, *RANKERS], inherit=True),
+        **widget_defaults("sweep", [*ONLINE_METHODS, *RANKER_METHODS], inherit=True),
     },
 )
 low, high = st.session_state["sweep_tops"]  # another data set may have fewer
@@ -335,7 +334,7 @@ if parameter is not None:
             )
 
 st.subheader("Rankers: number of features kept (top-k)")
-st.multiselect("Rankers", list(RANKERS), **session.persisted(WIDGETS, "sweep_rankers"))
+st.multiselect("Rankers", list(RANKER_METHODS), **session.persisted(WIDGETS, "sweep_rankers"))
 if top_max > 1:
     st.slider(
         "Top-k range",
@@ -346,7 +345,7 @@ if top_max > 1:
     )
 tops = tuple(range(st.session_state["sweep_tops"][0], st.session_state["sweep_tops"][1] + 1))
 rankers = tuple(st.session_state["sweep_rankers"])
-configurable = [m for m in rankers if RANKERS and get_method(m).spec.parameters]
+configurable = [m for m in rankers if get_method(m).spec.parameters]
 ranker_params = {}
 if configurable:
     with st.expander("The rankers' settings (as last set on the Export page, unless changed here)"):

@@ -36,7 +36,24 @@ from fsengine.online._stream import (
 )
 from fsengine.online._zhou import OFSA3M, OFSA3MEvent, OFSDensity, OFSDensityEvent
 
+#: The online selectors, in the order the front ends list them: the one place a selector
+#: is registered (:mod:`fsengine.methods` builds its registry from it).
+SELECTORS = (
+    KOFSD,
+    OFSFPD,
+    CIEOSFS,
+    AlphaInvesting,
+    OSFS,
+    FastOSFS,
+    SAOLA,
+    GroupSAOLA,
+    OFSA3M,
+    OFSDensity,
+    RHOFS,
+)
+
 __all__ = [
+    "SELECTORS",
     "OFSA3M",
     "OFSA3MEvent",
     "OFSDensity",

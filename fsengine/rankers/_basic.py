@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from fsengine.errors import FSEngineError, is_integer_in
+from fsengine.rankers._common import BINS, SECTION_44, YIN
+from fsengine.spec import RANKER, MethodSpec
 
 
 def check_scoring_input(X, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -168,3 +170,35 @@ def hellinger_score(X, y, bins: int = 10) -> np.ndarray:
     hist_pos = np.stack([(codes[pos] == b).sum(axis=0) for b in range(bins)]) / pos.sum()
     hist_neg = np.stack([(codes[~pos] == b).sum(axis=0) for b in range(bins)]) / (~pos).sum()
     return np.sqrt(((np.sqrt(hist_pos) - np.sqrt(hist_neg)) ** 2).sum(axis=0))
+
+
+#: The specifications of the rankers above (the registry: :mod:`fsengine.methods`).
+FISHER = MethodSpec(
+    "fisher",
+    "Fisher",
+    YIN + ", eqs. 5-9" + SECTION_44,
+    RANKER,
+    "Fisher score: between-class over within-class scatter",
+)
+S2N = MethodSpec(
+    "s2n",
+    "S2N",
+    "Golub et al. Molecular classification of cancer. Science 286 (1999)" + SECTION_44,
+    RANKER,
+    "signal-to-noise ratio |mean_1 - mean_0| / (sd_1 + sd_0)",
+)
+PCC = MethodSpec(
+    "pcc",
+    "PCC",
+    YIN + ", eq. 2" + SECTION_44,
+    RANKER,
+    "|Pearson correlation| of the feature with the class",
+)
+HELLINGER = MethodSpec(
+    "hellinger",
+    "Hellinger",
+    YIN + ", eq. 12",
+    RANKER,
+    "Hellinger distance between the two classes' histograms",
+    parameters={"bins": BINS},
+)

@@ -13,6 +13,8 @@ import numpy as np
 
 from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.rankers._basic import check_scoring_input
+from fsengine.rankers._common import SECTION_44, YIN
+from fsengine.spec import RANKER, Int, MethodSpec
 
 
 def default_clusters(y01: np.ndarray) -> int:
@@ -110,3 +112,28 @@ def decomposed(score_function, name: str):
         "majority split by k-means; ``n_clusters``, ``seed``)."
     )
     return score
+
+
+def decomposed_spec(base: MethodSpec) -> MethodSpec:
+    """The decomposition-based variant of a ranker (Yin et al. 2013, section 4)."""
+    return MethodSpec(
+        "d-" + base.name,
+        "D-" + base.label,
+        YIN + ", section 4" + SECTION_44,
+        RANKER,
+        base.score + ", against the majority's k-means pseudo-classes",
+        parameters={
+            **base.parameters,
+            "n_clusters": Int(
+                None,
+                "k-means clusters of the majority class",
+                label="Clusters",
+                low=1,
+                none=True,
+                flag="clusters",
+                none_text="majority / minority, rounded half up",
+                source="Yin et al. 2013, section 4",
+            ),
+            "seed": Int(0, "seed of k-means", label="k-means seed", low=0, source="ours"),
+        },
+    )

@@ -32,6 +32,8 @@ from fsengine._compute.budget import use_compiled
 from fsengine.discretise import BINNINGS, discretise
 from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.rankers._basic import check_scoring_input
+from fsengine.rankers._common import BINS, SECTION_44, YIN
+from fsengine.spec import RANKER, Bool, Choice, Int, MethodSpec
 
 #: The kernel family of the estimator's neighbour counts.
 MI_KERNELS = "rankers._mi_kernels"
@@ -220,3 +222,50 @@ def mi_score(
     raise FSEngineError(
         f"unknown MI estimator {estimator!r}; choose one of {', '.join(ESTIMATORS)}"
     )
+
+
+MI_PARAMETERS = {
+    "estimator": Choice(
+        "knn",
+        "MI estimator",
+        label="Estimator",
+        source="ours (the paper does not say)",
+        choices={
+            "knn": "Ross's nearest-neighbour estimator (scikit-learn's)",
+            "binned": "plug-in estimate on binned values",
+        },
+    ),
+    "n_neighbors": Int(
+        3,
+        "neighbours of the kNN estimator",
+        label="Neighbours",
+        low=1,
+        flag="neighbors",
+        ui_high=15,
+        source="scikit-learn's default",
+    ),
+    "bins": BINS,
+    "binning": Choice(
+        "quantile",
+        "bins of the binned estimator",
+        label="Binning",
+        source="ours",
+        choices={"quantile": "equal-frequency bins", "uniform": "equal-width bins"},
+    ),
+    "tie_noise": Bool(
+        True,
+        "add scikit-learn's tiny noise to break ties (kNN estimator)",
+        label="Tie noise",
+        source="scikit-learn mutual_info_classif",
+    ),
+}
+
+#: MI's specification (the registry: :mod:`fsengine.methods`).
+MI = MethodSpec(
+    "mi",
+    "MI",
+    YIN + ", section 2" + SECTION_44,
+    RANKER,
+    "mutual information of the feature and the class, nats",
+    parameters=MI_PARAMETERS,
+)

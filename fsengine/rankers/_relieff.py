@@ -9,6 +9,8 @@ from fsengine._compute import kernels
 from fsengine._compute.budget import use_compiled
 from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.rankers._basic import check_scoring_input
+from fsengine.rankers._common import SECTION_44
+from fsengine.spec import RANKER, Int, MethodSpec
 
 #: Rows whose differences are summed together before they are added to the weights.
 ROWS_SUMMED = 32
@@ -86,3 +88,24 @@ def relieff_score(X, y, n_neighbors: int = 7) -> np.ndarray:
                 diffs = np.abs(scaled[rows[block]][:, None, :] - scaled[nearest[block]])
                 weights += factor * diffs.mean(axis=1).sum(axis=0)
     return weights / n
+
+
+#: ReliefF's specification (the registry: :mod:`fsengine.methods`).
+RELIEFF = MethodSpec(
+    "relieff",
+    "ReliefF",
+    "Kononenko 1994; Robnik-Sikonja and Kononenko, Machine Learning 53 (2003)" + SECTION_44,
+    RANKER,
+    "ReliefF weight: nearer hits than misses score higher",
+    parameters={
+        "n_neighbors": Int(
+            7,
+            "nearest hits and misses per sample",
+            label="Neighbours",
+            low=1,
+            flag="neighbors",
+            ui_high=15,
+            source="the K-OFSD paper's setting",
+        )
+    },
+)
