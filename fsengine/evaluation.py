@@ -122,6 +122,21 @@ def classify(name: str, X_train, y_train, X_test, y_test) -> dict:
     }
 
 
+def training_size(n_samples: int) -> int:
+    """The size of a split's training half in the protocol: ceil(n / 2) samples (the
+    K-OFSD paper, section 4.1), the rest being the test half.
+
+    Parameters
+    ----------
+    n_samples : int
+
+    Returns
+    -------
+    int
+    """
+    return math.ceil(n_samples / 2)
+
+
 def stratified_splits(y, n_splits: int = 20, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
     """``n_splits`` random stratified halves: ceil(n / 2) samples to train, the rest to test.
 
@@ -149,7 +164,7 @@ def stratified_splits(y, n_splits: int = 20, seed: int = 0) -> list[tuple[np.nda
         )
     from sklearn.model_selection import StratifiedShuffleSplit
 
-    n_train = math.ceil(len(y) / 2)
+    n_train = training_size(len(y))
     splitter = StratifiedShuffleSplit(
         n_splits=n_splits, train_size=n_train, test_size=len(y) - n_train, random_state=seed
     )
@@ -245,7 +260,7 @@ def protocol_warnings(
             "minority recall (and so the G-mean) by a large step; use many splits and read "
             "the standard deviations"
         )
-    train_y = np.zeros(math.ceil(n / 2), dtype=np.int8)
+    train_y = np.zeros(training_size(n), dtype=np.int8)
     train_y[: train[0]] = 1
     for method in dict.fromkeys(methods):
         chosen = get_method(method)
@@ -514,7 +529,7 @@ def evaluate(
     params = {m: dict(p) for m, p in (params or {}).items()}
     label = dataset.resolve_class(minority)
     y = dataset.binarise(label)
-    settings = method_settings(methods, params, math.ceil(len(y) / 2))
+    settings = method_settings(methods, params, training_size(len(y)))
     if top is not None and not is_integer_in(top, 1, dataset.n_features):
         raise FSEngineError(f"top must be an integer from 1 to {dataset.n_features}, got {top!r}")
     splits = stratified_splits(y, n_splits, seed)
@@ -706,7 +721,7 @@ def sweep_values(
     by_split = run_tasks(_sweep_values_split, tasks, n_jobs, on_done)
     settings = {
         v: chosen.spec.settings_text(
-            chosen.spec.check({**params, parameter: v}, n_samples=math.ceil(len(y) / 2))
+            chosen.spec.check({**params, parameter: v}, n_samples=training_size(len(y)))
         )
         for v in distinct
     }
@@ -861,7 +876,7 @@ def sweep_top(
         lambda i: [f"top {t} split {i + 1}/{len(splits)} {m}" for m in methods for t in tops],
     )
     by_split = run_tasks(_sweep_top_split, tasks, n_jobs, on_done)
-    settings = method_settings(methods, params, math.ceil(len(y) / 2))
+    settings = method_settings(methods, params, training_size(len(y)))
     records = []
     for i, _t in enumerate(tops):
         for split in range(len(splits)):

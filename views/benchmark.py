@@ -19,7 +19,7 @@ from dashboard.widgets import (
 )
 from fsengine import FSEngineError, load_dataset
 from fsengine.benchmark import StudyData, compare_study, run_study, study_table
-from fsengine.evaluation import protocol_warnings
+from fsengine.evaluation import protocol_warnings, training_size
 from fsengine.export import RANK_ROWS, pairs_frame, rank_frame
 from fsengine.figures import critical_difference_figure, metric_heatmap_figure
 from fsengine.methods import METHODS, ONLINE_METHODS, RANKER_METHODS
@@ -389,7 +389,7 @@ if not entries:
     st.stop()
 
 st.subheader("Methods and protocol")
-n_train = min((ds.n_samples + 1) // 2 for _, ds, _, _ in entries)
+n_train = min(training_size(ds.n_samples) for _, ds, _, _ in entries)
 n_features = min(ds.n_features for _, ds, _, _ in entries)
 session.set_widget(WIDGETS, "benchmark_top", min(st.session_state["benchmark_top"], n_features))
 methods_col, options_col = st.columns([3, 2])

@@ -10,7 +10,7 @@ from dashboard.widgets import (
     splits_seed_widgets,
     widget_defaults,
 )
-from fsengine.evaluation import PAPER_METHODS, evaluate, whole_data_selections
+from fsengine.evaluation import PAPER_METHODS, evaluate, training_size, whole_data_selections
 from fsengine.export import SUMMARY_COLUMNS, best_rows, records_to_csv, summary_frame
 from fsengine.figures import comparison_figure, jaccard_figure
 from fsengine.gene_figures import frequency_figure
@@ -53,7 +53,7 @@ def _styled(frame):
 
 loaded = session.current()
 ds, minority = loaded.dataset, st.session_state["minority"]
-n_train = (ds.n_samples + 1) // 2
+n_train = training_size(ds.n_samples)
 session.restore_widgets(
     WIDGETS,
     {

@@ -13,6 +13,7 @@ from fsengine.evaluation import (
     sweep_k,
     sweep_top,
     sweep_values,
+    training_size,
 )
 from fsengine.export import records_to_csv
 from fsengine.figures import sweep_figure, topk_sweep_figure
@@ -34,7 +35,7 @@ TOP_STORE, WIDGETS = "sweep_top_results", "sweep_widgets"
 loaded = session.current()
 ds, minority = loaded.dataset, st.session_state["minority"]
 top_max = min(30, ds.n_features)
-n_train = (ds.n_samples + 1) // 2
+n_train = training_size(ds.n_samples)
 
 
 def _over_key(method: str) -> str:

@@ -41,6 +41,7 @@ from fsengine.evaluation import (
     stratified_splits,
     sweep_k,
     sweep_top,
+    training_size,
 )
 from fsengine.export import summary_table
 from fsengine.methods import get_method
@@ -1044,3 +1045,11 @@ def test_whole_data_selections_give_rankers_kofsds_count(srbct):
     assert selections["ofs-fpd"] == run_selection(srbct, 2, "ofs-fpd").selection.features
     fixed, top = whole_data_selections(srbct, 2, ["pcc"], top=3)
     assert top == 3 and len(fixed["pcc"]) == 3
+
+
+@pytest.mark.parametrize("n, expected", [(20, 10), (21, 11), (83, 42), (50, 25)])
+def test_the_training_half_is_the_size_the_splits_give(n, expected):
+    """One rule for the training half (ceil(n / 2), by hand), the one the splits use."""
+    y = np.array([1] * 8 + [0] * (n - 8))
+    assert training_size(n) == expected
+    assert {len(train) for train, _ in stratified_splits(y, 3, seed=1)} == {expected}
