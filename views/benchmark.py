@@ -4,20 +4,27 @@ fsengine.study), run on Dask (fsengine.benchmark), then ranked and tested per me
 only chooses, runs and draws."""
 
 import dataclasses
-import hashlib
-from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
-from dashboard import messages, persistence, running, session
+from dashboard import messages, running, session
+from dashboard.study_datasets import (
+    WIDGETS,
+    dataset_options,
+    file_size,
+    on_upload,
+    stored_datasets,
+    unique_name,
+    uploader_key,
+)
 from dashboard.widgets import (
     protocol_method_settings,
     rankers_count_widgets,
     splits_seed_widgets,
     widget_defaults,
 )
-from fsengine import FSEngineError, load_dataset
+from fsengine import FSEngineError
 from fsengine.benchmark import StudyData, compare_study, run_study, study_table
 from fsengine.evaluation import protocol_warnings, training_size
 from fsengine.export import RANK_ROWS, pairs_frame, rank_frame
@@ -32,8 +39,6 @@ from fsengine.study import (
 )
 
 STORE = "benchmark_results"
-WIDGETS = "benchmark_widgets"
-AUTO_LABEL = "(automatic)"
 #: A mix of online selectors and rankers, each quick on microarrays.
 DEFAULT_METHODS = ("kofsd", "fast-osfs", "saola", "fisher", "s2n", "relieff")
 ENGINES = {
@@ -58,156 +63,6 @@ def _metric_text(metric: str) -> str:
         return "selection time, s (less is better; timing, not a result)"
     measure, classifier = metric.split("_")
     return f"{METRIC_WORDS[measure]}, {METRIC_WORDS[classifier]} ({metric})"
-
-
-def _size(n: int) -> str:
-    if n < 1024:
-        return f"{n} bytes"
-    return f"{n / 1024:.0f} KB" if n < 1024**2 else f"{n / 1024**2:.1f} MB"
-
-
-# ---------------------------------------------------------------- the data sets
-
-
-def _uploader_key() -> str:
-    # A new key empties the uploader once its files are in the list below.
-    return f"benchmark_uploader_{st.session_state.setdefault('benchmark_uploads', 0)}"
-
-
-def _on_upload() -> None:
-    """Keep each uploaded file in the workspace (in this session when it cannot be
-    saved) and add it to the study."""
-    files = st.session_state.get(_uploader_key()) or []
-    found, wid = persistence.store(), persistence.workspace_id()
-    kept = st.session_state.setdefault("benchmark_files", {})
-    chosen = list(st.session_state.get("benchmark_workspace", []))
-    problems = []
-    for upload in files:
-        raw = upload.getvalue()
-        try:
-            if found is None or wid is None:
-                raise OSError("nothing is being saved in this session")
-            sha = found.put_dataset(raw, upload.name, workspace_id=wid)
-        except Exception as exc:  # noqa: BLE001 - no store, too large for it, disk full
-            sha = hashlib.sha256(raw).hexdigest()
-            kept[sha] = (raw, upload.name)
-            problems.append(f"{upload.name} is used but not saved in the workspace: {exc}")
-        if sha not in chosen and sha != persistence.dataset_sha():
-            chosen.append(sha)
-    session.set_widget(WIDGETS, "benchmark_workspace", chosen)
-    st.session_state["benchmark_upload_problems"] = problems
-    st.session_state["benchmark_uploads"] += 1
-
-
-def _stored() -> dict[str, tuple[str, int]]:
-    """The workspace's data sets and this session's uploads: hash -> (name, size)."""
-    found, wid = persistence.store(), persistence.workspace_id()
-    listed = {}
-    if found is not None and wid is not None:
-        try:
-            listed = {d.sha: (d.name, d.size) for d in found.list_datasets(wid)}
-        except Exception:  # noqa: BLE001 - the store failed: this session's uploads only
-            listed = {}
-    for sha, (raw, name) in st.session_state.get("benchmark_files", {}).items():
-        listed.setdefault(sha, (name, len(raw)))
-    return listed
-
-
-def _fetch(sha: str):
-    """A chosen data set's bytes: this session's upload, else the workspace's copy."""
-
-    def fetch() -> bytes | None:
-        kept = st.session_state.get("benchmark_files", {}).get(sha)
-        if kept is not None:
-            return kept[0]
-        found = persistence.store()
-        stored = found.get_dataset(sha) if found is not None else None
-        return None if stored is None else stored[0]
-
-    return fetch
-
-
-@st.cache_data(max_entries=8, show_spinner="Reading the data set ...")
-def _read(sha: str, name: str, label: str | None, transpose: bool, _fetch) -> object:
-    """The data set of hash ``sha`` read by the library's loader (as the Data page does)."""
-    raw = _fetch()
-    if raw is None:
-        raise FSEngineError(f"{name} is no longer stored in this workspace; upload it again")
-    return load_dataset(raw, name=name, label=label, transpose=transpose)
-
-
-def _keys(sha: str) -> dict[str, str]:
-    return {o: f"benchmark_{sha[:16]}_{o}" for o in ("transpose", "label", "minority")}
-
-
-def _added_dataset(sha: str, name: str, size: int):
-    """One workspace data set: its options drawn, read; (dataset, label, transpose,
-    minority) or None when it cannot be read (said in an error box)."""
-    keys = _keys(sha)
-    session.restore_widgets(WIDGETS, {keys["transpose"]: False, keys["label"]: AUTO_LABEL})
-    transpose = bool(st.session_state[keys["transpose"]])
-    label = st.session_state[keys["label"]]
-    label = None if label == AUTO_LABEL else label
-    with st.container(border=True):
-        name_col, rows_col, label_col, minority_col = st.columns([3, 3, 2, 3])
-        try:
-            ds = _read(sha, name, label, transpose, _fetch(sha))
-        except FSEngineError as exc:
-            ds, problem = None, messages.describe(exc)
-        name_col.markdown(
-            f"**{name}**  \n"
-            + (f"{ds.n_samples} samples x {ds.n_features} features, " if ds else "")
-            + _size(size)
-        )
-        rows_col.toggle(
-            messages.label("transpose"),
-            **session.persisted(WIDGETS, keys["transpose"]),
-            help="The file has genes in rows and samples in columns.",
-        )
-        columns = [AUTO_LABEL]
-        if ds is not None:
-            columns += [ds.label_column, *[c for c in ds.feature_names if c != ds.label_column]]
-        elif label is not None:
-            columns.append(label)
-        label_col.selectbox(
-            messages.label("label"),
-            columns,
-            **session.persisted(WIDGETS, keys["label"]),
-            help="Default: a column named label/class/target, else the last non-numeric "
-            "column, else the last column.",
-        )
-        if ds is None:
-            st.error(
-                f"Could not read {name}: {problem}  \nIt is left out of the study: change "
-                "its options here, or remove it from the list above.",
-                icon=":material/error:",
-            )
-            return None
-        counts = ds.class_counts()
-        smallest = ds.default_minority()
-        saved = st.session_state.get(WIDGETS, {}).get(keys["minority"])
-        if saved not in counts:
-            session.set_widget(WIDGETS, keys["minority"], smallest)
-        else:
-            st.session_state[keys["minority"]] = saved
-        minority = minority_col.selectbox(
-            messages.label("minority"),
-            list(counts),
-            **session.persisted(WIDGETS, keys["minority"]),
-            format_func=lambda c: (
-                f"{c}: {counts[c]} samples" + (", the smallest" if c == smallest else "")
-            ),
-        )
-    return ds, label, transpose, minority
-
-
-def _unique(name: str, taken: set) -> str:
-    stem, n = Path(name).stem or name, 2
-    unique = stem
-    while unique in taken:
-        unique, n = f"{stem} ({n})", n + 1
-    taken.add(unique)
-    return unique
 
 
 # ---------------------------------------------------------------- the run
@@ -290,7 +145,7 @@ st.caption(
 )
 
 st.subheader("Data sets")
-stored = _stored()
+stored = stored_datasets()
 options = [sha for sha in stored if sha != current_sha]
 chosen = [sha for sha in st.session_state["benchmark_workspace"] if sha in options]
 if chosen != st.session_state["benchmark_workspace"]:
@@ -298,7 +153,7 @@ if chosen != st.session_state["benchmark_workspace"]:
 names = {sha: name for sha, (name, _) in stored.items()}
 twice = {n for n in names.values() if list(names.values()).count(n) > 1}
 labels = {
-    sha: f"{name}{f' [{sha[:8]}]' if name in twice else ''} ({_size(size)})"
+    sha: f"{name}{f' [{sha[:8]}]' if name in twice else ''} ({file_size(size)})"
     for sha, (name, size) in stored.items()
 }
 minority = st.session_state["minority"]
@@ -312,8 +167,8 @@ with add_col:
     st.file_uploader(
         "Add data sets: CSV, TSV, gzip-compressed CSV or Parquet",
         accept_multiple_files=True,
-        key=_uploader_key(),
-        on_change=_on_upload,
+        key=uploader_key(),
+        on_change=on_upload,
         help="Samples in rows and genes in columns, with one label column (or genes in "
         "rows: set it below). Each file is kept in this workspace.",
     )
@@ -336,7 +191,7 @@ if st.session_state["benchmark_current"]:
     entries.append(
         (
             StudyDataset(
-                _unique(loaded.name, taken),
+                unique_name(loaded.name, taken),
                 None,
                 str(minority),
                 loaded.label,
@@ -349,10 +204,10 @@ if st.session_state["benchmark_current"]:
     )
 for sha in st.session_state["benchmark_workspace"]:
     name, size = stored[sha]
-    read = _added_dataset(sha, name, size)
+    read = dataset_options(sha, name, size)
     if read is not None:
         ds, label, transpose, chosen_minority = read
-        entry = StudyDataset(_unique(name, taken), None, str(chosen_minority), label, transpose)
+        entry = StudyDataset(unique_name(name, taken), None, str(chosen_minority), label, transpose)
         entries.append((entry, ds, name, sha))
 
 if entries:

@@ -47,7 +47,7 @@ DASHBOARD_LAYERS = [
     (0, r"dashboard(\.(messages|glossary|workspace))?$"),
     (1, r"dashboard\.session$"),
     (2, r"dashboard\.(persistence|widgets|reporting)$"),
-    (3, r"dashboard\.running$"),
+    (3, r"dashboard\.(running|study_datasets)$"),
     (4, r"views\..*$|app$"),
 ]
 
