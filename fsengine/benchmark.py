@@ -28,7 +28,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -253,6 +253,24 @@ def _worker_versions() -> str:
 
 
 @contextmanager
+def _interrupt_deferred(interrupted: list) -> Iterator[None]:
+    """Ctrl-C (SIGINT) during the block is noted in ``interrupted`` instead of raised, in
+    the main thread (elsewhere the block runs as it is): a local Dask cluster interrupted
+    half-started cannot be closed, and distributed then prints tracebacks at exit."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: interrupted.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
 def dask_client(scheduler: str | None = None, n_jobs: int | None = None):
     """A :class:`distributed.Client`: of the cluster at ``scheduler`` (checked to answer, to
     have a worker and to run this version of fsengine), or of a new in-process LocalCluster
@@ -286,16 +304,24 @@ def dask_client(scheduler: str | None = None, n_jobs: int | None = None):
             "distributed.nanny.pre-spawn-environ": environ,
             "distributed.worker.profile.enabled": False,
         }
-        with dask.config.set(settings):
-            cluster = LocalCluster(
-                n_workers=resolve_jobs(n_jobs),
-                threads_per_worker=1,
-                processes=True,
-                host="127.0.0.1",
-                dashboard_address="127.0.0.1:0",
-                silence_logs=logging.CRITICAL,  # e.g. a worker's last heartbeat at shutdown
-            )
-        with cluster, Client(cluster) as client:
+        interrupted: list = []
+        with ExitStack() as stack:
+            # Each part is closed on the way out as soon as it exists; Ctrl-C while they
+            # start takes effect once both can be closed.
+            with _interrupt_deferred(interrupted), dask.config.set(settings):
+                cluster = stack.enter_context(
+                    LocalCluster(
+                        n_workers=resolve_jobs(n_jobs),
+                        threads_per_worker=1,
+                        processes=True,
+                        host="127.0.0.1",
+                        dashboard_address="127.0.0.1:0",
+                        silence_logs=logging.CRITICAL,  # e.g. a worker's last heartbeat
+                    )
+                )
+                client = stack.enter_context(Client(cluster))
+            if interrupted:
+                raise KeyboardInterrupt
             yield client
         return
     try:

@@ -240,6 +240,38 @@ def test_an_interrupted_command_says_what_is_kept_and_exits_130(manifest, tmp_pa
     assert not out.with_suffix(".parquet").exists()
 
 
+@pytest.mark.parametrize("delay", [0.0, 0.3, 0.6])
+def test_ctrl_c_while_the_local_cluster_starts_is_one_line(manifest, tmp_path, delay):
+    """Ctrl-C at points of the local cluster's start (once the journal is open): the
+    interruption takes effect once the cluster can be closed, and the command says one
+    line, status 130; distributed's tracebacks of a half-started cluster (seen before:
+    "AssertionError: Status.init", "Nanny failed to start") never show."""
+    longer = tmp_path / "longer.toml"
+    longer.write_text(manifest.read_text().replace("splits = 4", "splits = 40"))
+    out = tmp_path / "started"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fsengine", "benchmark", str(longer), "--out", str(out)],
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
+    journal = journal_path(out)
+    deadline = time.monotonic() + START_SECONDS
+    while not journal.exists() and time.monotonic() < deadline:
+        assert process.poll() is None, process.stderr.read()
+        time.sleep(0.002)
+    time.sleep(delay)
+    os.kill(process.pid, signal.SIGINT)
+    try:
+        _, err = process.communicate(timeout=SLOW_SECONDS)
+    except subprocess.TimeoutExpired:
+        os.kill(process.pid, signal.SIGKILL)
+        raise
+    assert process.returncode == 130, err
+    lines = err.strip().splitlines()  # a progress line at most every 30 s, then the end
+    assert "tasks are kept" in lines[-1] and all(n.startswith("fsengine: ") for n in lines), err
+
+
 def test_a_resumed_study_keeps_the_finished_tasks(manifest, study, serial_table, tmp_path):
     """A study stopped after its first tasks (a full run's journal cut after three records,
     its tables removed: what an interruption leaves) resumes without recomputing them."""
