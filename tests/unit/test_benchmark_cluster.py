@@ -28,6 +28,13 @@ DASK = Path(sys.executable).with_name("dask")
 START_SECONDS = SLOW_SECONDS
 
 
+def _default_sigint() -> None:
+    """In a child before it runs: Ctrl-C (SIGINT) at its default. A process started while
+    SIGINT is ignored (as for a background job; some test runs leave it so) inherits the
+    ignoring, and then no Ctrl-C reaches the command."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -221,6 +228,7 @@ def test_an_interrupted_command_says_what_is_kept_and_exits_130(manifest, tmp_pa
         stderr=subprocess.PIPE,
         stdin=subprocess.DEVNULL,
         text=True,
+        preexec_fn=_default_sigint,
     )
     journal = journal_path(out)
     deadline = time.monotonic() + START_SECONDS
@@ -254,6 +262,7 @@ def test_ctrl_c_while_the_local_cluster_starts_is_one_line(manifest, tmp_path, d
         stderr=subprocess.PIPE,
         stdin=subprocess.DEVNULL,
         text=True,
+        preexec_fn=_default_sigint,
     )
     journal = journal_path(out)
     deadline = time.monotonic() + START_SECONDS
