@@ -597,11 +597,18 @@ def _chosen_minority(minority, ds):
     return label
 
 
-def _cmd_select(args) -> None:
+def _loaded_with_minority(args):
+    """The data set of ``args.data`` read with the command's options, and ``args.minority``
+    set to the class the run is for (:func:`_chosen_minority`)."""
     ds = load_dataset(
         args.data, label=args.label, transpose=args.transpose, drop_constant=args.drop_constant
     )
     args.minority = _chosen_minority(args.minority, ds)
+    return ds
+
+
+def _cmd_select(args) -> None:
+    ds = _loaded_with_minority(args)
     params = _method_params(args)
     result = run_selection(
         ds,
@@ -633,10 +640,7 @@ def _cmd_select(args) -> None:
 
 def _cmd_stability(args) -> None:
     params = _method_params(args)
-    ds = load_dataset(
-        args.data, label=args.label, transpose=args.transpose, drop_constant=args.drop_constant
-    )
-    args.minority = _chosen_minority(args.minority, ds)
+    ds = _loaded_with_minority(args)
     result = order_stability(
         ds,
         args.minority,
@@ -679,10 +683,7 @@ def _start_workers(args) -> None:
 
 def _cmd_evaluate(args) -> None:
     _start_workers(args)
-    ds = load_dataset(
-        args.data, label=args.label, transpose=args.transpose, drop_constant=args.drop_constant
-    )
-    args.minority = _chosen_minority(args.minority, ds)
+    ds = _loaded_with_minority(args)
     counted = (
         args.top is None
         and args.count_from not in args.methods
@@ -773,10 +774,7 @@ def _values_of(param: Param, texts: list[str]) -> list:
 
 def _cmd_sweep(args) -> None:
     _start_workers(args)
-    ds = load_dataset(
-        args.data, label=args.label, transpose=args.transpose, drop_constant=args.drop_constant
-    )
-    args.minority = _chosen_minority(args.minority, ds)
+    ds = _loaded_with_minority(args)
     if args.methods:
         if args.k is not None or args.over or args.values:
             raise FSEngineError(

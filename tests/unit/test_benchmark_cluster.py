@@ -219,17 +219,18 @@ def test_a_worker_killed_mid_study_changes_nothing(study, serial_table, cluster,
     )
 
 
-def test_an_interrupted_command_says_what_is_kept_and_exits_130(manifest, tmp_path):
-    """Ctrl-C once tasks are being kept, in a study of 320 tasks (the fixture's with 40
-    splits: seconds of work on any machine, where the signal takes milliseconds): status
-    130, how many tasks are kept and how to go on, no table."""
-    longer = tmp_path / "longer.toml"
+def _longer_study(manifest: Path, folder: Path) -> Path:
+    """The fixture's study with 40 splits (320 tasks: seconds of work on any machine)."""
+    longer = folder / "longer.toml"
     longer.write_text(manifest.read_text().replace("splits = 4", "splits = 40"))
-    n_tasks = load_manifest(longer).n_tasks
-    assert n_tasks == 320
-    out = tmp_path / "interrupted"
+    return longer
+
+
+def _interrupted(manifest: Path, out: Path, ready, delay: float = 0.0):
+    """Run ``fsengine benchmark`` on ``manifest``, press Ctrl-C once ``ready(journal)``
+    holds (then ``delay`` seconds more) and wait for the command: (process, stderr)."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "fsengine", "benchmark", str(longer), "--out", str(out)],
+        [sys.executable, "-m", "fsengine", "benchmark", str(manifest), "--out", str(out)],
         stderr=subprocess.PIPE,
         stdin=subprocess.DEVNULL,
         text=True,
@@ -237,16 +238,29 @@ def test_an_interrupted_command_says_what_is_kept_and_exits_130(manifest, tmp_pa
     )
     journal = journal_path(out)
     deadline = time.monotonic() + START_SECONDS
-    while len(read_journal(journal)) < 3 and time.monotonic() < deadline:
+    while not ready(journal) and time.monotonic() < deadline:
         assert process.poll() is None, process.stderr.read()
-        time.sleep(0.005)
+        time.sleep(0.002)
+    time.sleep(delay)
     os.kill(process.pid, signal.SIGINT)  # Ctrl-C
     try:
         _, err = process.communicate(timeout=SLOW_SECONDS)
     except subprocess.TimeoutExpired:
         os.kill(process.pid, signal.SIGKILL)
         raise
-    kept = read_journal(journal)
+    return process, err
+
+
+def test_an_interrupted_command_says_what_is_kept_and_exits_130(manifest, tmp_path):
+    """Ctrl-C once tasks are being kept, in a study of 320 tasks (the fixture's with 40
+    splits: seconds of work on any machine, where the signal takes milliseconds): status
+    130, how many tasks are kept and how to go on, no table."""
+    longer = _longer_study(manifest, tmp_path)
+    n_tasks = load_manifest(longer).n_tasks
+    assert n_tasks == 320
+    out = tmp_path / "interrupted"
+    process, err = _interrupted(longer, out, lambda journal: len(read_journal(journal)) >= 3)
+    kept = read_journal(journal_path(out))
     assert process.returncode in INTERRUPTED, err
     assert 3 <= len(kept) < n_tasks
     assert f"{len(kept)} of {n_tasks} tasks are kept" in err and "--resume" in err
@@ -259,28 +273,8 @@ def test_ctrl_c_while_the_local_cluster_starts_is_one_line(manifest, tmp_path, d
     interruption takes effect once the cluster can be closed, and the command says one
     line, status 130; distributed's tracebacks of a half-started cluster (seen before:
     "AssertionError: Status.init", "Nanny failed to start") never show."""
-    longer = tmp_path / "longer.toml"
-    longer.write_text(manifest.read_text().replace("splits = 4", "splits = 40"))
-    out = tmp_path / "started"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "fsengine", "benchmark", str(longer), "--out", str(out)],
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-        text=True,
-        preexec_fn=_default_sigint,
-    )
-    journal = journal_path(out)
-    deadline = time.monotonic() + START_SECONDS
-    while not journal.exists() and time.monotonic() < deadline:
-        assert process.poll() is None, process.stderr.read()
-        time.sleep(0.002)
-    time.sleep(delay)
-    os.kill(process.pid, signal.SIGINT)
-    try:
-        _, err = process.communicate(timeout=SLOW_SECONDS)
-    except subprocess.TimeoutExpired:
-        os.kill(process.pid, signal.SIGKILL)
-        raise
+    longer = _longer_study(manifest, tmp_path)
+    process, err = _interrupted(longer, tmp_path / "started", Path.exists, delay)
     assert process.returncode in INTERRUPTED, err
     lines = err.strip().splitlines()  # a progress line at most every 30 s, then the end
     assert "tasks are kept" in lines[-1] and all(n.startswith("fsengine: ") for n in lines), err
