@@ -15,8 +15,6 @@ says once that nothing is being saved.
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import sqlite3
 from typing import Any
 
@@ -24,7 +22,9 @@ import streamlit as st
 
 from dashboard import session
 from dashboard.workspace import Store, WorkspaceStoreError, default_store
+from fsengine.codec import dumps, from_json, to_json
 from fsengine.evaluation import Evaluation
+from fsengine.methods import RunResult
 from fsengine.stability import StabilityResult
 
 #: The pages' stores of remembered widget values, kept in the workspace.
@@ -165,7 +165,7 @@ def _restore(found: Store, wid: str) -> None:
     for ids in newest.values():
         for run_id in reversed(ids[:RESTORED_PER_STORE]):  # oldest first: newest ends last
             put_back(found, wid, run_id)
-    st.session_state["_saved_state"] = json.dumps(saved, sort_keys=True, default=str)
+    st.session_state["_saved_state"] = dumps(saved, strict=False, sort_keys=True)
 
 
 def put_back(found: Store, wid: str, run_id: int) -> tuple[str, tuple, dict] | None:
@@ -207,7 +207,7 @@ def save() -> None:
             "class_names": st.session_state.get("class_names", {}),
             "widgets": {name: st.session_state.get(name, {}) for name in WIDGET_STORES},
         }
-        text = json.dumps(current, sort_keys=True, default=str)
+        text = dumps(current, strict=False, sort_keys=True)
         if st.session_state.get("_saved_state") != text:
             found.save_state(wid, current)
             st.session_state["_saved_state"] = text
@@ -284,36 +284,19 @@ def stop_run(
         _fail(exc)
 
 
+#: The result types a page keeps, as the workspace stores them (:mod:`fsengine.codec`).
+RESULT_TYPES = (Evaluation, StabilityResult, RunResult)
+
+
 def encode(result: Any) -> Any:
-    """A page's result as JSON-able data (an Evaluation as its records and params, a
-    StabilityResult as its fields)."""
-    if isinstance(result, Evaluation):
-        return {"__evaluation__": {"records": result.records, "params": result.params}}
-    if isinstance(result, StabilityResult):
-        return {"__stability__": dataclasses.asdict(result)}
-    if isinstance(result, dict):
-        return {key: encode(value) for key, value in result.items()}
-    if isinstance(result, tuple):
-        return [encode(v) for v in result]
-    return result
+    """A page's result as JSON-able data (:func:`fsengine.codec.to_json`, strict: each
+    result type tagged with its ``to_dict``)."""
+    return to_json(result)
 
 
 def decode(data: Any) -> Any:
-    """The inverse of :func:`encode` (tuples come back as lists)."""
-    if isinstance(data, dict):
-        if set(data) == {"__evaluation__"}:
-            return Evaluation(data["__evaluation__"]["records"], data["__evaluation__"]["params"])
-        if set(data) == {"__stability__"}:
-            fields = data["__stability__"]
-            return StabilityResult(
-                fields["method"],
-                tuple(fields["seeds"]),
-                tuple(tuple(s) for s in fields["selections"]),
-                float(fields["mean_jaccard"]),
-                float(fields["mean_kuncheva"]),  # NaN survives json (allow_nan)
-            )
-        return {key: decode(value) for key, value in data.items()}
-    return data
+    """The inverse of :func:`encode` (tuples outside a result come back as lists)."""
+    return from_json(data, RESULT_TYPES)
 
 
 def show_notices() -> None:

@@ -13,7 +13,7 @@ import streamlit as st
 
 from dashboard import persistence
 from dashboard.messages import describe
-from dashboard.session import current
+from dashboard.session import current_task
 from dashboard.widgets import last_set
 from fsengine import FSEngineError
 from fsengine.evaluation import protocol_warnings
@@ -185,12 +185,11 @@ def show_protocol_warnings(
         selector with the parameters last set there.
     n_splits : int, optional
     """
-    loaded = current()
     if methods is None:
         method = st.session_state.get("stream_widgets", {}).get("stream_method", "kofsd")
         methods, params = [method], {method: last_set(method)}
     try:
-        y = loaded.dataset.binarise(st.session_state["minority"])
+        y = current_task().y
     except FSEngineError as exc:
         st.error(describe(exc))
         return

@@ -13,6 +13,7 @@ import streamlit as st
 
 from dashboard import messages
 from fsengine import Dataset, FSEngineError, load_dataset
+from fsengine.task import Task
 
 SAMPLE_PATH = Path(__file__).resolve().parent.parent / "sample_data" / "SRBCT.parquet"
 #: The sample's class names (sample_data/README.md: Khan et al. 2001).
@@ -96,6 +97,25 @@ def current() -> LoadedData:
             st.error(f"The bundled sample data set could not be loaded: {messages.describe(exc)}")
             st.stop()
     return st.session_state["data"]
+
+
+def current_task() -> Task:
+    """The task of the current data set and minority class (:class:`fsengine.task.Task`),
+    built once per (data set, loader options, minority) and kept in the session.
+
+    Raises
+    ------
+    FSEngineError
+        When the minority class breaks the label rule (too few samples, or every sample).
+    """
+    loaded = current()
+    minority = st.session_state["minority"]
+    key = (loaded.sha256, loaded.label, loaded.transpose, loaded.drop_constant, repr(minority))
+    kept = st.session_state.get("_task")
+    if kept is None or kept[0] != key:
+        kept = (key, Task.from_dataset(loaded.dataset, minority))
+        st.session_state["_task"] = kept
+    return kept[1]
 
 
 def restore_widgets(store: str, defaults: dict) -> None:

@@ -87,9 +87,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import numpy as np
-
 import fsengine
+from fsengine.codec import dumps, to_json
 
 #: Environment variable: the store's folder.
 ENV_DIR = "FSENGINE_WORKSPACE_DIR"
@@ -294,13 +293,14 @@ def is_workspace_id(value: object) -> bool:
 
 
 def jsonable(value: Any) -> Any:
-    """``value`` as plain JSON types (dict, list, str, int, float, bool, None).
+    """``value`` as plain JSON types: :func:`fsengine.codec.to_json` in its strict mode.
 
     Parameters
     ----------
     value : object
         Dicts (keys: str, int, float, bool, None or numpy scalars), lists, tuples, sets,
-        numpy arrays and scalars, and the JSON types.
+        numpy arrays and scalars, the JSON types, and the library's result types (saved
+        tagged, see :mod:`fsengine.codec`).
 
     Returns
     -------
@@ -313,39 +313,11 @@ def jsonable(value: Any) -> Any:
     TypeError
         For any other type (the message names it and where it is).
     """
-    return _jsonable(value, "value")
-
-
-def _jsonable(value: Any, where: str) -> Any:
-    if isinstance(value, np.generic):  # numpy scalars: np.float32, np.int64, np.bool_, ...
-        return _jsonable(value.item(), where)
-    if value is None or isinstance(value, (str, bool, int, float)):
-        return value
-    if isinstance(value, Mapping):
-        return {_key(k, where): _jsonable(v, f"{where}[{k!r}]") for k, v in value.items()}
-    if isinstance(value, (list, tuple, np.ndarray)):
-        items = value.tolist() if isinstance(value, np.ndarray) else value
-        return [_jsonable(v, f"{where}[{i}]") for i, v in enumerate(items)]
-    if isinstance(value, (set, frozenset)):
-        return sorted((_jsonable(v, where) for v in value), key=repr)
-    raise TypeError(
-        f"{where} is a {type(value).__name__}, which the workspace store cannot save as "
-        "JSON; convert it to a dict, list or number first"
-    )
-
-
-def _key(key: Any, where: str) -> str:
-    if isinstance(key, np.generic):
-        key = key.item()
-    if isinstance(key, str):
-        return key
-    if key is None or isinstance(key, (bool, int, float)):
-        return json.dumps(key)
-    raise TypeError(f"{where} has a key of type {type(key).__name__}; keys must be str or numbers")
+    return to_json(value)
 
 
 def _dumps(value: Any, where: str) -> str:
-    return json.dumps(_jsonable(value, where), separators=(",", ":"))
+    return dumps(value, where=where, separators=(",", ":"))
 
 
 def _hashes_in(value: Any) -> set[str]:

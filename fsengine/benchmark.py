@@ -29,15 +29,14 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager, nullcontext
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
+from fsengine.codec import dumps
 from fsengine.errors import FSEngineError
-from fsengine.evaluation import evaluate_split, stratified_splits
+from fsengine.evaluation import Plan, evaluate_split, stratified_splits
 from fsengine.study import Study
+from fsengine.task import Task
 from fsengine.version import __version__
 
 if TYPE_CHECKING:
@@ -52,32 +51,6 @@ ENGINES = ("dask", "serial")
 CONNECT_TIMEOUT = 20
 #: The most splits of one method that one Dask task runs (see task_batches).
 MAX_BATCH = 5
-
-
-@dataclass(frozen=True)
-class StudyData:
-    """One data set of a study, read: the matrix (samples x features), the binary labels
-    (1 = the minority class) and the feature names. This is what is shipped to workers."""
-
-    X: np.ndarray
-    y: np.ndarray
-    names: tuple[str, ...]
-
-    @classmethod
-    def from_dataset(cls, dataset, minority) -> StudyData:
-        """A loaded :class:`fsengine.data.Dataset` with ``minority`` (a class label or its
-        text, as :meth:`Dataset.resolve_class` takes it) versus the rest."""
-        y = dataset.binarise(dataset.resolve_class(minority))
-        return cls(dataset.X, y, tuple(dataset.feature_names))
-
-    def digest(self) -> str:
-        """SHA-256 of the matrix, the labels and the names (what a record depends on)."""
-        h = hashlib.sha256()
-        for array in (np.ascontiguousarray(self.X), np.ascontiguousarray(self.y)):
-            h.update(f"{array.dtype}{array.shape}".encode())
-            h.update(array.tobytes())
-        h.update("\x00".join(self.names).encode())
-        return h.hexdigest()
 
 
 #: Formats of :func:`study_table`.
@@ -109,14 +82,14 @@ def study_tasks(study: Study) -> list[tuple[str, str, int]]:
     ]
 
 
-def read_study_data(study: Study, names=None) -> dict[str, StudyData]:
+def read_study_data(study: Study, names=None) -> dict[str, Task]:
     """Read the data sets of ``study`` (those in ``names``, default all) as the manifest
     says (label column, genes in rows, minority class versus the rest).
 
     Returns
     -------
     dict
-        data set name -> :class:`StudyData`.
+        data set name -> :class:`fsengine.task.Task` (the minority class versus the rest).
     """
     from fsengine.data import load_dataset
 
@@ -126,11 +99,11 @@ def read_study_data(study: Study, names=None) -> dict[str, StudyData]:
             ds = load_dataset(
                 entry.path, label=entry.label, transpose=entry.genes_in_rows, name=entry.name
             )
-            data[entry.name] = StudyData.from_dataset(ds, entry.minority)
+            data[entry.name] = Task.from_dataset(ds, entry.minority)
     return data
 
 
-def run_task(data: StudyData, study: Study, method: str, split: int) -> dict:
+def run_task(task: Task, study: Study, method: str, split: int) -> dict:
     """The record of one task: ``method`` selects on the training half of split ``split``
     (the study's seed) and is scored on the test half; a ranker gets ``study.top`` features
     or the count of ``study.count_from`` on the same split, as :func:`evaluate` gives it.
@@ -140,26 +113,16 @@ def run_task(data: StudyData, study: Study, method: str, split: int) -> dict:
     dict
         method, split, n_features, seconds, the metrics, features (``;``-joined names).
     """
-    train, test = stratified_splits(data.y, study.splits, study.seed)[split]
-    [record] = evaluate_split(
-        data.X,
-        data.y,
-        list(data.names),
-        train,
-        test,
-        split,
-        [method],
-        study.top,
-        study.params,
-        study.count_from,
-    )
+    train, test = stratified_splits(task.y, study.splits, study.seed)[split]
+    plan = Plan((method,), study.top, study.params, study.count_from)
+    [record] = evaluate_split(task, plan, split, train, test)
     return record
 
 
 _worker_limited = False
 
 
-def _run_task_on_worker(data: StudyData, study: Study, method: str, split: int) -> dict:
+def _run_task_on_worker(data: Task, study: Study, method: str, split: int) -> dict:
     """:func:`run_task` with the compiled kernels and BLAS on one thread (each Dask worker
     thread is one task; more threads per task would oversubscribe the cores). The limits
     are set once per worker process: setting them around each task cost 3 ms a task."""
@@ -178,8 +141,8 @@ def _run_task_on_worker(data: StudyData, study: Study, method: str, split: int) 
 def study_key(study: Study, digest: str) -> str:
     """A fingerprint of what the records of a data set depend on besides their own key: the
     protocol (splits, seed, top, count_from, parameters) and the data (``digest``, see
-    :meth:`StudyData.digest`, with the minority class). Methods and data sets may be added
-    to a study without changing it."""
+    :attr:`fsengine.task.Task.digest`, with the minority class). Methods and data sets may
+    be added to a study without changing it."""
     facts = {
         "splits": study.splits,
         "seed": study.seed,
@@ -188,7 +151,7 @@ def study_key(study: Study, digest: str) -> str:
         "params": study.params,
         "data": digest,
     }
-    return hashlib.sha256(json.dumps(facts, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    return hashlib.sha256(dumps(facts, strict=False, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def journal_path(out: Path) -> Path:
@@ -238,7 +201,7 @@ def _finished_tasks(journal: Path, resume: bool, keys: dict, wanted: set) -> dic
             done[key] = {k: v for k, v in record.items() if k != "study_key"}
     if journal.exists():  # drop a line cut by the interruption before appending
         kept = journal.with_name(journal.name + ".tmp")
-        kept.write_text("".join(json.dumps(r) + "\n" for r in earlier))
+        kept.write_text("".join(dumps(r) + "\n" for r in earlier))
         os.replace(kept, journal)
     return done
 
@@ -357,7 +320,7 @@ def dask_client(scheduler: str | None = None, n_jobs: int | None = None):
         yield client
 
 
-def _run_tasks_on_worker(data: StudyData, study: Study, method: str, splits) -> list[dict]:
+def _run_tasks_on_worker(data: Task, study: Study, method: str, splits) -> list[dict]:
     """:func:`_run_task_on_worker` for several splits of one method: one Dask task."""
     return [_run_task_on_worker(data, study, method, split) for split in splits]
 
@@ -449,7 +412,7 @@ def run_study(
     engine: str = "dask",
     scheduler: str | None = None,
     n_jobs: int | None = None,
-    data: dict[str, StudyData] | None = None,
+    data: dict[str, Task] | None = None,
 ):
     """Run every task of ``study`` not yet done and write the table.
 
@@ -474,7 +437,7 @@ def run_study(
     n_jobs : int, optional
         Worker processes of the local cluster (default: every available core).
     data : dict, optional
-        The data sets already read (name -> :class:`StudyData`), e.g. uploaded ones;
+        The data sets already read (name -> :class:`fsengine.task.Task`), e.g. uploaded ones;
         default: read as the manifest says (:func:`read_study_data`).
 
     Returns
@@ -495,7 +458,7 @@ def run_study(
         raise FSEngineError(f"no data for the data set {missing_data[0]} of the study")
     journal = None if out is None else journal_path(Path(out))
     keys = {  # the journal's check: not needed without one
-        d.name: study_key(study, f"{data[d.name].digest()} {d.minority}")
+        d.name: study_key(study, f"{data[d.name].digest} {d.minority}")
         for d in (study.datasets if journal is not None else ())
     }
     done = {} if journal is None else _finished_tasks(journal, resume, keys, set(tasks))
@@ -505,7 +468,7 @@ def run_study(
     def finished(task: tuple, record: dict, log) -> None:
         record = {"dataset": task[0], **record}
         if log is not None:
-            log.write(json.dumps({**record, "study_key": keys[task[0]]}) + "\n")
+            log.write(dumps({**record, "study_key": keys[task[0]]}) + "\n")
             log.flush()
             os.fsync(log.fileno())
         done[task] = record

@@ -29,6 +29,7 @@ from fsengine.progress import logged_progress, terminal_progress
 from fsengine.runs import run_selection
 from fsengine.spec import Param
 from fsengine.stability import order_stability
+from fsengine.task import Task
 from fsengine.version import __version__
 
 EXIT_ERROR = 2
@@ -597,23 +598,21 @@ def _chosen_minority(minority, ds):
     return label
 
 
-def _loaded_with_minority(args):
-    """The data set of ``args.data`` read with the command's options, and ``args.minority``
-    set to the class the run is for (:func:`_chosen_minority`)."""
+def _task_of(args) -> Task:
+    """The task of the command: ``args.data`` read with the command's options, and the
+    class the run is for (:func:`_chosen_minority`) versus the rest."""
     ds = load_dataset(
         args.data, label=args.label, transpose=args.transpose, drop_constant=args.drop_constant
     )
-    args.minority = _chosen_minority(args.minority, ds)
-    return ds
+    return Task.from_dataset(ds, _chosen_minority(args.minority, ds))
 
 
 def _cmd_select(args) -> None:
-    ds = _loaded_with_minority(args)
+    task = _task_of(args)
     params = _method_params(args)
     result = run_selection(
-        ds,
-        args.minority,
-        args.method,
+        task,
+        method=args.method,
         order=args.order,
         seed=args.seed,
         top=args.top,
@@ -632,7 +631,7 @@ def _cmd_select(args) -> None:
         _write(events_to_csv(result.events, args.method), args.trace)
     note = f"; {result.selection.note}" if result.selection.note != "stream order" else ""
     print(
-        f"fsengine: {args.method} selected {len(result.selection)} of {ds.n_features} features "
+        f"fsengine: {args.method} selected {len(result.selection)} of {task.n_features} features "
         f"in {result.seconds:.2f} s{note}",
         file=sys.stderr,
     )
@@ -640,11 +639,10 @@ def _cmd_select(args) -> None:
 
 def _cmd_stability(args) -> None:
     params = _method_params(args)
-    ds = _loaded_with_minority(args)
+    task = _task_of(args)
     result = order_stability(
-        ds,
-        args.minority,
-        args.method,
+        task,
+        method=args.method,
         orders=args.orders,
         seed=args.seed,
         progress=terminal_progress(),
@@ -653,7 +651,7 @@ def _cmd_stability(args) -> None:
     sizes = result.sizes
     lines = [
         f"method: {args.method}" + "".join(f", {k}={v}" for k, v in params.items()),
-        f"data: {ds.source} ({ds.n_samples} x {ds.n_features}), minority {args.minority}",
+        f"data: {task.source} ({task.n_samples} x {task.n_features}), minority {task.minority}",
         f"orders: {len(result.seeds)} random (seeds {result.seeds[0]}..{result.seeds[-1]})",
         f"mean pairwise Jaccard: {result.mean_jaccard:.4f}",
         f"mean pairwise Kuncheva index: {result.mean_kuncheva:.4f}",
@@ -665,11 +663,11 @@ def _cmd_stability(args) -> None:
         _write(stability_to_csv(result), args.out)
 
 
-def _data_line(ds, minority) -> str:
-    label = ds.resolve_class(minority)
-    count = ds.class_counts()[label]
-    shape = f"{ds.n_samples} x {ds.n_features}"
-    return f"{ds.source}: {shape}, minority {label} ({count} of {ds.n_samples})"
+def _data_line(task: Task) -> str:
+    shape = f"{task.n_samples} x {task.n_features}"
+    return (
+        f"{task.source}: {shape}, minority {task.minority} ({task.n_minority} of {task.n_samples})"
+    )
 
 
 def _start_workers(args) -> None:
@@ -683,7 +681,7 @@ def _start_workers(args) -> None:
 
 def _cmd_evaluate(args) -> None:
     _start_workers(args)
-    ds = _loaded_with_minority(args)
+    task = _task_of(args)
     counted = (
         args.top is None
         and args.count_from not in args.methods
@@ -693,8 +691,8 @@ def _cmd_evaluate(args) -> None:
     # even when it is not itself compared.
     params = _params_per_method(args, args.methods + ([args.count_from] if counted else []))
     result = evaluate(
-        ds,
-        args.minority,
+        task,
+        None,
         args.methods,
         n_splits=args.splits,
         seed=args.seed,
@@ -707,7 +705,7 @@ def _cmd_evaluate(args) -> None:
     label = get_method(args.count_from).spec.label
     rule = f"top {args.top}" if args.top else f"as many features as {label} selected on each split"
     sys.stdout.write(
-        f"{_data_line(ds, args.minority)}\n{args.splits} stratified 50/50 splits "
+        f"{_data_line(task)}\n{args.splits} stratified 50/50 splits "
         f"(seed {args.seed}); rankers: {rule}\n\n" + summary_table(result.summary())
     )
     if args.out:
@@ -774,7 +772,7 @@ def _values_of(param: Param, texts: list[str]) -> list:
 
 def _cmd_sweep(args) -> None:
     _start_workers(args)
-    ds = _loaded_with_minority(args)
+    task = _task_of(args)
     if args.methods:
         if args.k is not None or args.over or args.values:
             raise FSEngineError(
@@ -785,8 +783,8 @@ def _cmd_sweep(args) -> None:
             raise FSEngineError("--methods needs --top with the numbers of features, e.g. 1..20")
         params = _params_per_method(args, args.methods)
         result = sweep_top(
-            ds,
-            args.minority,
+            task,
+            None,
             args.methods,
             args.top,
             n_splits=args.splits,
@@ -832,8 +830,8 @@ def _cmd_sweep(args) -> None:
                 "with --values (or --k), not as a single option"
             )
         result = sweep_values(
-            ds,
-            args.minority,
+            task,
+            None,
             args.method,
             over,
             values,
@@ -847,7 +845,7 @@ def _cmd_sweep(args) -> None:
         rows = [{**r, "setting": f"{name}={r[over]}"} for r in result.summary((over,))]
         first = (over, "split")
     sys.stdout.write(
-        f"{_data_line(ds, args.minority)}\n{args.splits} stratified 50/50 splits "
+        f"{_data_line(task)}\n{args.splits} stratified 50/50 splits "
         f"(seed {args.seed})\n\n" + summary_table(rows, key="setting")
     )
     if args.out:

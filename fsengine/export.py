@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import shlex
 from collections.abc import Iterable
 
+from fsengine.codec import dumps
 from fsengine.errors import FSEngineError
 from fsengine.methods import get_method
 from fsengine.online import Selection, StreamEvent
@@ -104,8 +104,9 @@ def events_to_csv(events: Iterable[StreamEvent], method: str) -> str:
 
 
 def params_to_json(params: dict) -> str:
-    """Run parameters as JSON (sorted keys), enough to repeat the run."""
-    return json.dumps(params, indent=2, sort_keys=True, default=str) + "\n"
+    """Run parameters as JSON (sorted keys), enough to repeat the run: the lenient
+    :func:`fsengine.codec.dumps` (numpy numbers as numbers, other objects as text)."""
+    return dumps(params, strict=False, indent=2, sort_keys=True) + "\n"
 
 
 def stability_to_csv(result) -> str:

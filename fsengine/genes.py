@@ -20,6 +20,7 @@ from scipy.cluster import hierarchy
 from fsengine.data import Dataset
 from fsengine.errors import FSEngineError
 from fsengine.evaluation import Evaluation, feature_frequencies
+from fsengine.task import Task, as_task
 
 __all__ = [
     "P_VALUE_NOTE",
@@ -45,12 +46,12 @@ def p_value_note(n: int) -> str:
     return text.replace("1 genes", "1 gene") if n == 1 else text
 
 
-def gene_columns(dataset: Dataset, genes: Sequence[str]) -> list[int]:
+def gene_columns(dataset: Dataset | Task, genes: Sequence[str]) -> list[int]:
     """Column indices of ``genes`` in ``dataset``, in the given order, duplicates dropped.
 
     Parameters
     ----------
-    dataset : Dataset
+    dataset : Dataset or Task
     genes : sequence of str or str
         Gene (feature) names; a single string is one gene.
 
@@ -70,7 +71,8 @@ def gene_columns(dataset: Dataset, genes: Sequence[str]) -> list[int]:
         raise FSEngineError(
             "is empty", parameter="genes", remedy="choose at least one gene of the data"
         )
-    index = {name: i for i, name in enumerate(dataset.feature_names)}
+    names = dataset.names if isinstance(dataset, Task) else dataset.feature_names
+    index = {name: i for i, name in enumerate(names)}
     unknown = [g for g in genes if g not in index]
     if unknown:
         shown = ", ".join(repr(g) for g in unknown[:5]) + (" ..." if len(unknown) > 5 else "")
@@ -82,7 +84,7 @@ def gene_columns(dataset: Dataset, genes: Sequence[str]) -> list[int]:
     return [index[g] for g in genes]
 
 
-def gene_statistics(dataset: Dataset, minority, genes: Sequence[str]) -> pd.DataFrame:
+def gene_statistics(data: Task | Dataset, minority, genes: Sequence[str]) -> pd.DataFrame:
     """Minority-versus-rest statistics of each gene: means, spreads, effect size, p-values.
 
     The effect size is Hedges' g of minority minus rest::
@@ -99,9 +101,11 @@ def gene_statistics(dataset: Dataset, minority, genes: Sequence[str]) -> pd.Data
 
     Parameters
     ----------
-    dataset : Dataset
-    minority : label or str
-        The minority class (one versus rest).
+    data : Task or Dataset
+        The task (:class:`fsengine.task.Task`), or a data set to build it from.
+    minority : label or str or None
+        With a data set: the minority class (one versus rest; None: the smallest).
+        With a task: None or its own class.
     genes : sequence of str
         Gene names, in the order of the rows.
 
@@ -117,9 +121,10 @@ def gene_statistics(dataset: Dataset, minority, genes: Sequence[str]) -> pd.Data
     FSEngineError
         For an unknown class or gene, or an empty list of genes.
     """
-    columns = gene_columns(dataset, genes)
-    y = dataset.binarise(minority).astype(bool)
-    values = dataset.X[:, columns]
+    task = as_task(data, minority)
+    columns = gene_columns(task, genes)
+    y = task.y.astype(bool)
+    values = task.X[:, columns]
     a, b = values[y], values[~y]
     n1, n0 = len(a), len(b)
     mean1, mean0 = a.mean(axis=0), b.mean(axis=0)
@@ -145,7 +150,7 @@ def gene_statistics(dataset: Dataset, minority, genes: Sequence[str]) -> pd.Data
         p_bh[tested] = stats.false_discovery_control(p[tested], method="bh")
     frame = pd.DataFrame(
         {
-            "gene": [dataset.feature_names[c] for c in columns],
+            "gene": [task.names[c] for c in columns],
             "column": columns,
             "mean_minority": mean1,
             "mean_rest": mean0,

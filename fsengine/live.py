@@ -25,6 +25,7 @@ from fsengine.errors import FSEngineError
 from fsengine.evaluation import classify, stratified_splits
 from fsengine.methods import get_method
 from fsengine.online import Selection, StreamEvent, feature_order
+from fsengine.task import Task, as_task
 
 
 class LiveStream:
@@ -32,9 +33,11 @@ class LiveStream:
 
     Parameters
     ----------
-    dataset : Dataset
-    minority : label or str
-        The class to select for (one versus rest).
+    data : Task or Dataset
+        The task (:class:`fsengine.task.Task`), or a data set to build it from.
+    minority : label or str, optional
+        With a data set: the class to select for (one versus rest; default the
+        smallest). With a task: None or its own class.
     method : str
         An online method (:data:`fsengine.methods.ONLINE_METHODS`).
     order : {"natural", "random"}
@@ -48,8 +51,8 @@ class LiveStream:
 
     def __init__(
         self,
-        dataset: Dataset,
-        minority,
+        data: Task | Dataset,
+        minority=None,
         method: str = "kofsd",
         *,
         order: str = "natural",
@@ -57,15 +60,17 @@ class LiveStream:
         params: dict | None = None,
         holdout_seed: int = 0,
     ):
-        self.dataset = dataset
-        self.minority = dataset.resolve_class(minority)
+        self.task = task = as_task(data, minority)
+        #: The data set the task came from (None for a task of arrays).
+        self.dataset = task.dataset
+        self.minority = task.minority
         self.method = method
         self.params = dict(params or {})
-        self.y = dataset.binarise(self.minority)
+        self.y = task.y
         self.selector = (
-            get_method(method).selector(**self.params).start(self.y, n_features=dataset.n_features)
+            get_method(method).selector(**self.params).start(self.y, n_features=task.n_features)
         )
-        self.order = feature_order(dataset.n_features, order, seed)
+        self.order = feature_order(task.n_features, order, seed)
         self.order_name, self.seed = order, seed
         self.position = 0
         self.events: list[StreamEvent] = []
@@ -84,7 +89,7 @@ class LiveStream:
             self.train_selector = (
                 get_method(method)
                 .selector(**self.params)
-                .start(self.y[self._train], n_features=dataset.n_features)
+                .start(self.y[self._train], n_features=task.n_features)
             )
         self._gmean_cache: dict[tuple[int, ...], float] = {}
         self.seconds = 0.0
@@ -113,15 +118,15 @@ class LiveStream:
             take = min(chunk, limit, self.total - self.position)
             columns = self.order[self.position : self.position + take]
             events = self.selector.step_many(
-                self.dataset.X[:, columns],
-                [self.dataset.feature_names[c] for c in columns],
+                self.task.X[:, columns],
+                [self.task.names[c] for c in columns],
                 columns.tolist(),
             )
             new += events
             if self.train_selector is not None:
                 self.train_selector.step_many(
-                    self.dataset.X[np.ix_(self._train, columns)],
-                    [self.dataset.feature_names[c] for c in columns],
+                    self.task.X[np.ix_(self._train, columns)],
+                    [self.task.names[c] for c in columns],
                     columns.tolist(),
                 )
             self.position += take
@@ -151,7 +156,7 @@ class LiveStream:
             if not key:
                 self._gmean_cache[key] = 0.0
             else:
-                X = self.dataset.X[:, list(key)]
+                X = self.task.X[:, list(key)]
                 self._gmean_cache[key] = classify(
                     "1nn", X[self._train], self.y[self._train], X[self._test], self.y[self._test]
                 )["gmean"]

@@ -11,6 +11,7 @@ specification in :data:`fsengine.rankers.RANKER_TABLE`.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -37,8 +38,11 @@ ONLINE_SELECTORS: list[type[StreamingSelector]] = list(SELECTORS)
 
 
 @dataclass(frozen=True)
-class Outcome:
-    """What one run of a method on a matrix gave.
+class RunResult:
+    """A finished run of one method: the selection, every step's event and what produced them.
+
+    :meth:`Method.select` gives one with the method's parameters in ``params``;
+    :func:`fsengine.runs.run_selection` gives one whose ``params`` is the whole run record.
 
     Attributes
     ----------
@@ -46,7 +50,10 @@ class Outcome:
     events : list of StreamEvent
         One per streamed feature (online selectors asked for events), else empty.
     params : dict
-        The method's parameters in effect (the run record's part).
+        The parameters in effect: the method's (:meth:`Method.select`) or the run
+        record, JSON-ready and enough to repeat the run (:func:`~fsengine.runs.run_selection`:
+        method, data, label_column, minority, then order and seed or top, then the
+        method's parameters).
     seconds : float
         Wall-clock time of the stream or the scoring.
     scores : ndarray or None
@@ -55,12 +62,77 @@ class Outcome:
         What the selector warned about the labels and parameters (K-OFSD: K too large).
     """
 
+    #: The tag of a run in JSON (:mod:`fsengine.codec`).
+    json_tag = "run"
+
     selection: Selection
     events: list[StreamEvent]
     params: dict
     seconds: float
     scores: np.ndarray | None = None
     warnings: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict:
+        """The run as JSON-able fields; :meth:`from_dict` takes them back (events too)."""
+        return {
+            "selection": dataclasses.asdict(self.selection),
+            "events": [
+                {
+                    "type": type(e).__name__,
+                    **{f.name: getattr(e, f.name) for f in dataclasses.fields(e)},
+                }
+                for e in self.events
+            ],
+            "params": self.params,
+            "seconds": self.seconds,
+            "scores": None if self.scores is None else self.scores.tolist(),
+            "warnings": list(self.warnings),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> RunResult:
+        """The run of :meth:`to_dict`'s fields (after a JSON round trip)."""
+        selection = data["selection"]
+        event_type = _event_types(selection["method"])
+        events = []
+        for fields in data["events"]:
+            fields = dict(fields)
+            kind = event_type.get(fields.pop("type"), StreamEvent)
+            events.append(kind(**{k: _as_tuple(v) for k, v in fields.items()}))
+        return cls(
+            Selection(
+                selection["method"],
+                tuple(selection["features"]),
+                tuple(selection["columns"]),
+                tuple(float(s) for s in selection["scores"]),
+                selection.get("note", ""),
+            ),
+            events,
+            dict(data["params"]),
+            float(data["seconds"]),
+            None if data.get("scores") is None else np.asarray(data["scores"], dtype=float),
+            tuple(data.get("warnings", ())),
+        )
+
+
+def _event_fields(event: StreamEvent) -> dict:
+    return {f.name: getattr(event, f.name) for f in dataclasses.fields(event)}
+
+
+def _as_tuple(value):
+    """JSON's lists back as the tuples events hold."""
+    return tuple(_as_tuple(v) for v in value) if isinstance(value, list) else value
+
+
+def _event_types(method: str) -> dict[str, type]:
+    """Event types by class name: the method's own and the base."""
+    found = {StreamEvent.__name__: StreamEvent}
+    if method in REGISTRY and REGISTRY[method].spec.event is not None:
+        kind = REGISTRY[method].spec.event
+        for base in kind.__mro__:
+            if isinstance(base, type) and issubclass(base, StreamEvent):
+                found[base.__name__] = base
+    return found
 
 
 @dataclass(frozen=True)
@@ -130,7 +202,7 @@ class Method:
         seed: int | None = None,
         top: int | None = None,
         events: bool = False,
-    ) -> Outcome:
+    ) -> RunResult:
         """Select features of ``X`` for the 0/1 labels ``y``: the one way to run a method.
 
         Parameters
@@ -156,7 +228,7 @@ class Method:
 
         Returns
         -------
-        Outcome
+        RunResult
 
         Raises
         ------
@@ -181,7 +253,7 @@ class Method:
                 kept = []
                 selection = stream_selection(selector, X, names, arrival)
             seconds = time.perf_counter() - start
-            return Outcome(
+            return RunResult(
                 selection, kept, selector.params, seconds, warnings=tuple(selector.warnings())
             )
         if order != "natural":
@@ -214,7 +286,7 @@ class Method:
             tuple(float(scores[j]) for j in ranking),
             "ranked by descending score",
         )
-        return Outcome(selection, [], record, seconds, scores)
+        return RunResult(selection, [], record, seconds, scores)
 
     def selections_over(
         self,

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, BinaryIO
 
+from fsengine.codec import to_json
 from fsengine.version import __version__
 
 if TYPE_CHECKING:  # pandas and plotly load on first use (the command line starts light)
@@ -163,27 +164,9 @@ def versions() -> dict[str, str]:
 
 
 def jsonable(value: Any) -> Any:
-    """``value`` with only JSON types: numpy scalars and arrays, tuples, sets, paths and
-    other objects converted, non-finite floats as strings (``"nan"``, ``"inf"``).
-
-    Mapping keys become strings; sets are sorted (by their text) so the output is stable.
-    """
-    if value is None or isinstance(value, bool | str):
-        return value
-    if hasattr(value, "tolist") and not isinstance(value, numbers.Number | Mapping):
-        return jsonable(value.tolist())  # numpy arrays, numpy.bool_, pandas' array-likes
-    if isinstance(value, numbers.Integral):
-        return int(value)  # numpy integers too
-    if isinstance(value, numbers.Real):
-        number = float(value)
-        return number if math.isfinite(number) else str(number)
-    if isinstance(value, Mapping):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, set | frozenset):
-        return sorted((jsonable(v) for v in value), key=str)
-    if isinstance(value, list | tuple | range):
-        return [jsonable(v) for v in value]
-    return str(value)
+    """``value`` with only JSON types, for reports: :func:`fsengine.codec.to_json` in its
+    lenient mode (non-finite floats as ``"nan"``, ``"inf"``, other objects as text)."""
+    return to_json(value, strict=False)
 
 
 def safe_name(name: str, default: str = "file") -> str:

@@ -6,47 +6,18 @@ show and export come from the same code path (:meth:`fsengine.methods.Method.sel
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import numpy as np
+import dataclasses
 
 from fsengine.data import Dataset
-from fsengine.methods import METHODS, ONLINE_METHODS, RANKER_METHODS, get_method
-from fsengine.online import Selection, StreamEvent
+from fsengine.methods import METHODS, ONLINE_METHODS, RANKER_METHODS, RunResult, get_method
+from fsengine.task import Task, as_task
 
 __all__ = ["METHODS", "ONLINE_METHODS", "RANKER_METHODS", "RunResult", "run_selection"]
 
 
-@dataclass(frozen=True)
-class RunResult:
-    """A finished run: the selection, every step's event and what produced them.
-
-    Attributes
-    ----------
-    selection : Selection
-    events : list of StreamEvent
-    params : dict
-        Method, data set, minority class and every parameter, as strings and
-        numbers (JSON-ready): enough to repeat the run.
-    seconds : float
-        Wall-clock time of the stream or the ranking.
-    scores : ndarray or None
-        Every feature's score, for rankers (None for online selectors).
-    warnings : tuple of str
-        The selector's warnings about the labels and parameters.
-    """
-
-    selection: Selection
-    events: list[StreamEvent]
-    params: dict
-    seconds: float
-    scores: np.ndarray | None = None
-    warnings: tuple[str, ...] = ()
-
-
 def run_selection(
-    dataset: Dataset,
-    minority,
+    data: Task | Dataset,
+    minority=None,
     method: str = "kofsd",
     *,
     order: str = "natural",
@@ -55,13 +26,15 @@ def run_selection(
     events: bool = True,
     **params,
 ) -> RunResult:
-    """Binarise ``dataset`` for ``minority`` and select features with ``method``.
+    """Select features with ``method`` for a task: ``minority`` versus the rest of a data set.
 
     Parameters
     ----------
-    dataset : Dataset
-    minority : label or str
-        The class to select for (one versus rest).
+    data : Task or Dataset
+        The task (:class:`fsengine.task.Task`), or a data set to build it from.
+    minority : label or str, optional
+        With a data set: the class to select for (one versus rest; default the
+        smallest). With a task: None or its own class.
     method : str
         A registered method (:data:`fsengine.methods.METHODS`).
     order : {"natural", "random"}
@@ -83,29 +56,21 @@ def run_selection(
         (online) or top (rankers), then every parameter in effect.
     """
     spec_method = get_method(method)
-    label = dataset.resolve_class(minority)
-    y = dataset.binarise(label)
+    task = as_task(data, minority)
     outcome = spec_method.select(
-        dataset.X,
-        y,
-        dataset.feature_names,
+        task.X,
+        task.y,
+        task.names,
         params=params,
         order=order,
         seed=seed,
         top=top,
         events=events,
     )
-    record = {
-        "method": method,
-        "data": dataset.source,
-        "label_column": dataset.label_column,
-        "minority": label,
-    }
+    record = {"method": method, **task.record()}
     if spec_method.online:
         record.update(order=order, seed=seed)
     else:
         record["top"] = top
     record.update(outcome.params)
-    return RunResult(
-        outcome.selection, outcome.events, record, outcome.seconds, outcome.scores, outcome.warnings
-    )
+    return dataclasses.replace(outcome, params=record)

@@ -9,6 +9,7 @@ overlap for the overlap expected by chance.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from collections.abc import Callable
@@ -19,6 +20,7 @@ import numpy as np
 from fsengine.data import Dataset
 from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.runs import run_selection
+from fsengine.task import Task, as_task
 
 
 def jaccard(a, b) -> float:
@@ -63,11 +65,29 @@ class StabilityResult:
         Mean over the pairs where the index is defined (NaN if none is).
     """
 
+    #: The tag of a stability result in JSON (:mod:`fsengine.codec`).
+    json_tag = "stability"
+
     method: str
     seeds: tuple[int, ...]
     selections: tuple[tuple[str, ...], ...]
     mean_jaccard: float
     mean_kuncheva: float
+
+    def to_dict(self) -> dict:
+        """The fields; :meth:`from_dict` takes them back (NaN stays a float)."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> StabilityResult:
+        """The result of :meth:`to_dict`'s fields (after a JSON round trip)."""
+        return cls(
+            data["method"],
+            tuple(data["seeds"]),
+            tuple(tuple(s) for s in data["selections"]),
+            float(data["mean_jaccard"]),
+            float(data["mean_kuncheva"]),
+        )
 
     @property
     def sizes(self) -> tuple[int, ...]:
@@ -98,8 +118,8 @@ def pairwise_stability(selections, n_features: int) -> tuple[float, float]:
 
 
 def order_stability(
-    dataset: Dataset,
-    minority,
+    data: Task | Dataset,
+    minority=None,
     method: str = "kofsd",
     *,
     orders: int = 10,
@@ -111,9 +131,11 @@ def order_stability(
 
     Parameters
     ----------
-    dataset : Dataset
-    minority : label or str
-        The class to select for (one versus rest).
+    data : Task or Dataset
+        The task (:class:`fsengine.task.Task`), or a data set to build it from.
+    minority : label or str, optional
+        With a data set: the class to select for (one versus rest; default the
+        smallest). With a task: None or its own class.
     method : str
         An online method of :data:`fsengine.runs.ONLINE_METHODS`.
     orders : int
@@ -131,15 +153,14 @@ def order_stability(
     """
     if not is_integer_in(orders, 2):
         raise FSEngineError(f"the number of orders must be an integer >= 2, got {orders!r}")
+    task = as_task(data, minority)
     seeds = tuple(seed + r for r in range(orders))
     selections = []
     for done, s in enumerate(seeds, 1):
-        result = run_selection(
-            dataset, minority, method, order="random", seed=s, events=False, **params
-        )
+        result = run_selection(task, method=method, order="random", seed=s, events=False, **params)
         selections.append(tuple(result.selection.features))
         if progress is not None:
             progress(done, orders, f"order {done}/{orders} (seed {s})")
     selections = tuple(selections)
-    mean_j, mean_k = pairwise_stability(selections, dataset.n_features)
+    mean_j, mean_k = pairwise_stability(selections, task.n_features)
     return StabilityResult(method, seeds, selections, mean_j, mean_k)

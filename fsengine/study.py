@@ -30,6 +30,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fsengine.codec import to_json
 from fsengine.errors import FSEngineError
 from fsengine.evaluation import CLASSIFIERS, COUNT_FROM, METRICS
 from fsengine.methods import get_method
@@ -75,6 +76,16 @@ class Study:
     def n_tasks(self) -> int:
         """Data sets x methods x splits."""
         return len(self.datasets) * len(self.methods) * self.splits
+
+    def to_dict(self) -> dict:
+        """The study as JSON-able values (:func:`study_record`); :meth:`from_dict` takes
+        them back."""
+        return study_record(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Study:
+        """The study of :meth:`to_dict`'s values, checked (:func:`study_from`)."""
+        return study_from(**data)
 
 
 def _fail(where: str, problem: str, remedy: str | None = None):
@@ -332,23 +343,32 @@ def _python_at(key: str) -> str:
 
 def study_record(study: Study) -> dict:
     """The study as JSON-able values (lists, strings, numbers, None; a path as a string),
-    for storing it beside its table: :func:`study_from` takes them back."""
-    return {
-        "datasets": [
-            {
-                "name": d.name,
-                "path": None if d.path is None else str(d.path),
-                "minority": d.minority,
-                "label": d.label,
-                "genes_in_rows": d.genes_in_rows,
-            }
-            for d in study.datasets
-        ],
-        "methods": list(study.methods),
-        "splits": study.splits,
-        "seed": study.seed,
-        "count_from": study.count_from,
-        "top": study.top,
-        "metrics": list(study.metrics),
-        "params": {m: dict(values) for m, values in study.params.items()},
-    }
+    for storing it beside its table: :func:`study_from` takes them back.
+
+    Returns
+    -------
+    dict
+        Through :func:`fsengine.codec.to_json` (strict): parameters given as numpy
+        numbers are plain numbers.
+    """
+    return to_json(
+        {
+            "datasets": [
+                {
+                    "name": d.name,
+                    "path": None if d.path is None else str(d.path),
+                    "minority": d.minority,
+                    "label": d.label,
+                    "genes_in_rows": d.genes_in_rows,
+                }
+                for d in study.datasets
+            ],
+            "methods": list(study.methods),
+            "splits": study.splits,
+            "seed": study.seed,
+            "count_from": study.count_from,
+            "top": study.top,
+            "metrics": list(study.metrics),
+            "params": {m: dict(values) for m, values in study.params.items()},
+        }
+    )

@@ -25,7 +25,7 @@ from dashboard.widgets import (
     widget_defaults,
 )
 from fsengine import FSEngineError
-from fsengine.benchmark import StudyData, compare_study, run_study, study_table
+from fsengine.benchmark import compare_study, run_study, study_table
 from fsengine.evaluation import protocol_warnings, training_size
 from fsengine.export import RANK_ROWS, pairs_frame, rank_frame
 from fsengine.figures import critical_difference_figure, metric_heatmap_figure
@@ -33,10 +33,11 @@ from fsengine.methods import METHODS, ONLINE_METHODS, RANKER_METHODS
 from fsengine.study import (
     HIGHER_IS_BETTER,
     STUDY_METRICS,
+    Study,
     StudyDataset,
     study_from,
-    study_record,
 )
+from fsengine.task import Task
 
 STORE = "benchmark_results"
 #: A mix of online selectors and rankers, each quick on microarrays.
@@ -89,7 +90,7 @@ def _compute(study, datasets: list, engine: str, scheduler: str):
                 "no Dask scheduler address is given",
                 remedy="type it as tcp://HOST:PORT, or run on this machine",
             )
-        data = {e.name: StudyData.from_dataset(ds, e.minority) for e, ds in datasets}
+        data = {e.name: Task.from_dataset(ds, e.minority) for e, ds in datasets}
         try:
             table = run_study(
                 study,
@@ -104,7 +105,7 @@ def _compute(study, datasets: list, engine: str, scheduler: str):
             except BaseException:  # noqa: BLE001 - after Stop, Streamlit refuses output
                 pass
         return {
-            "study": study_record(study),
+            "study": study.to_dict(),
             "records": table.to_dict("records"),
             "engine": ENGINES[engine] + (f" {scheduler.strip()}" if engine == "cluster" else ""),
         }
@@ -303,7 +304,7 @@ if not methods:
     st.stop()
 for entry, ds, _, _ in entries:
     try:
-        y = ds.binarise(ds.resolve_class(entry.minority))
+        y = Task.from_dataset(ds, entry.minority).y
     except FSEngineError as exc:
         st.error(f"{entry.name}: {messages.describe(exc)}")
         continue
@@ -363,7 +364,7 @@ if result is None:
 # ---------------------------------------------------------------- the results
 
 table = pd.DataFrame(result["records"])
-done = study_from(**result["study"])
+done = Study.from_dict(result["study"])
 alpha = float(st.session_state["benchmark_alpha"])
 st.subheader("Results")
 rule = (

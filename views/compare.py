@@ -22,11 +22,12 @@ WIDGETS = "compare_widgets"
 BEST_COLOUR = "background-color: #c7e9c0; font-weight: bold"
 
 
-def _compute(dataset, minority, methods, splits, seed, top, params):
+def _compute(methods, splits, seed, top, params):
     def compute(progress):
+        task = session.current_task()
         evaluation = evaluate(
-            dataset,
-            minority,
+            task,
+            None,
             methods,
             n_splits=splits,
             seed=seed,
@@ -34,7 +35,7 @@ def _compute(dataset, minority, methods, splits, seed, top, params):
             params=params,
             progress=progress,
         )
-        selections, count = whole_data_selections(dataset, minority, methods, top, params)
+        selections, count = whole_data_selections(task, None, methods, top, params)
         return {"evaluation": evaluation, "selections": selections, "count": count}
 
     return compute
@@ -104,7 +105,7 @@ result = running.run_button(
     "Run comparison",
     STORE,
     key,
-    _compute(ds, minority, methods, splits, seed, top, params),
+    _compute(methods, splits, seed, top, params),
     text="Evaluating",
     failure="The comparison could not run",
     kind="compare",

@@ -135,7 +135,9 @@ else:
     if cols[2].button("Compute selection", type="primary", key="export_compute", width="stretch"):
         try:
             with st.spinner(f"Running {method} ..."):
-                results[key] = run_selection(ds, minority, method, top=top, **params)
+                results[key] = run_selection(
+                    session.current_task(), method=method, top=top, **params
+                )
         except FSEngineError as exc:
             st.error(describe(exc))
     result = results.get(key)

@@ -72,7 +72,7 @@ method = st.selectbox(
 )
 params = method_widgets("stream", WIDGETS, method, ds.n_samples)
 try:
-    for warning in get_method(method).warnings(ds.binarise(minority), params):
+    for warning in get_method(method).warnings(session.current_task().y, params):
         st.warning(warning)
 except FSEngineError:
     pass  # shown when the stream starts
@@ -145,8 +145,8 @@ def _record(live: LiveStream) -> None:
 def _new_stream(replay: dict | None = None) -> LiveStream | None:
     try:
         stream = LiveStream(
-            ds,
-            minority,
+            session.current_task(),
+            None,
             replay["method"] if replay else method,
             order=replay["order"] if replay else order,
             seed=replay["seed"] if replay else (seed if order == "random" else None),

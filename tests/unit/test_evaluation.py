@@ -24,7 +24,9 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
-import fsengine.evaluation as evaluation
+import fsengine.evaluation.comparison as comparison
+import fsengine.evaluation.metrics as evaluation_metrics
+import fsengine.evaluation.sweeps as sweeps
 import fsengine.methods as methods
 from conftest import SAMPLE
 from fsengine import Dataset, FSEngineError
@@ -308,7 +310,7 @@ SMALL_METHODS = ["kofsd", "fisher", "relieff"]
 
 
 def test_same_seed_same_records_and_table(srbct, monkeypatch):
-    monkeypatch.setattr(evaluation, "time", FakeClock())  # selection times repeat too
+    monkeypatch.setattr(comparison, "time", FakeClock())  # selection times repeat too
     first = evaluate(srbct, 2, SMALL_METHODS, n_splits=3, seed=4, n_jobs=1)  # the fake clock
     second = evaluate(srbct, 2, SMALL_METHODS, n_splits=3, seed=4, n_jobs=1)  # is in-process
     assert len(first.records) == 9
@@ -324,7 +326,8 @@ def test_same_seed_same_records_with_the_real_clock(srbct):
 
 
 def test_other_seed_other_records(srbct, monkeypatch):
-    monkeypatch.setattr(evaluation, "time", FakeClock())
+    for module in (comparison, sweeps):  # the clocks of evaluate and the sweeps
+        monkeypatch.setattr(module, "time", FakeClock())
     first = evaluate(srbct, 2, SMALL_METHODS, n_splits=3, seed=4)
     other = evaluate(srbct, 2, SMALL_METHODS, n_splits=3, seed=5)
     assert first.records != other.records
@@ -527,7 +530,7 @@ class Recorder:
 
 def install_recorders(monkeypatch, rec):
     """Wrap (whatever is in place now) to record the rows each call is given."""
-    splits_fn, select_fn = evaluation.stratified_splits, evaluation.select_on
+    splits_fn, select_fn = comparison.stratified_splits, comparison.select_on
     method_select, stream_fn = methods.Method.select, methods.stream_selection
     scaler_fit, scaler_fit_transform = StandardScaler.fit, StandardScaler.fit_transform
     knn_fit, svc_fit = KNeighborsClassifier.fit, SVC.fit
@@ -568,7 +571,7 @@ def install_recorders(monkeypatch, rec):
         return svc_fit(self, X, y, *args, **kwargs)
 
     for name, wrapper in [("stratified_splits", stratified_splits), ("select_on", select_on)]:
-        monkeypatch.setattr(evaluation, name, wrapper)
+        monkeypatch.setattr(comparison, name, wrapper)
     monkeypatch.setattr(methods.Method, "select", select)
     monkeypatch.setattr(methods, "stream_selection", stream_selection)
     monkeypatch.setattr(StandardScaler, "fit", fit)
@@ -644,21 +647,21 @@ def test_no_leak_when_rankers_need_kofsds_count_unlisted(monkeypatch):
 
 
 def leaky_splits(monkeypatch, ds, y):
-    real = evaluation.stratified_splits
+    real = comparison.stratified_splits
 
     def splits(*args, **kwargs):  # one test sample slips into the training half
         return [(np.append(train, test[0]), test) for train, test in real(*args, **kwargs)]
 
-    monkeypatch.setattr(evaluation, "stratified_splits", splits)
+    monkeypatch.setattr(comparison, "stratified_splits", splits)
 
 
 def leaky_selection(monkeypatch, ds, y):
-    real = evaluation.select_on
+    real = comparison.select_on
 
     def select_on(method, X_train, y_train, *args, **kwargs):  # selects on all the data
         return real(method, ds.X, y, *args, **kwargs)
 
-    monkeypatch.setattr(evaluation, "select_on", select_on)
+    monkeypatch.setattr(comparison, "select_on", select_on)
 
 
 def leaky_ranker(monkeypatch, ds, y):
@@ -673,12 +676,12 @@ def leaky_ranker(monkeypatch, ds, y):
 
 
 def leaky_classifier(monkeypatch, ds, y):
-    real = evaluation.classify
+    real = evaluation_metrics.classify
 
     def classify(name, X_train, y_train, X_test, y_test):  # trains on both halves
         return real(name, np.vstack([X_train, X_test]), np.r_[y_train, y_test], X_test, y_test)
 
-    monkeypatch.setattr(evaluation, "classify", classify)
+    monkeypatch.setattr(evaluation_metrics, "classify", classify)
 
 
 @pytest.mark.parametrize(
@@ -711,7 +714,8 @@ def test_the_leak_detector_catches_deliberate_leaks(monkeypatch, leak, methods, 
 
 
 def test_sweep_k_equals_evaluate_with_that_k(srbct, monkeypatch):
-    monkeypatch.setattr(evaluation, "time", FakeClock())
+    for module in (comparison, sweeps):  # the clocks of evaluate and the sweeps
+        monkeypatch.setattr(module, "time", FakeClock())
     result = sweep_k(srbct, 2, [3, 5], n_splits=2, seed=1)
     assert [(r["k"], r["split"]) for r in result.records] == [(3, 0), (3, 1), (5, 0), (5, 1)]
     for k in (3, 5):
@@ -734,7 +738,8 @@ def test_sweep_k_passes_other_kofsd_parameters(srbct):
 
 
 def test_sweep_top_gives_each_ranker_exactly_top(srbct, monkeypatch):
-    monkeypatch.setattr(evaluation, "time", FakeClock())
+    for module in (comparison, sweeps):  # the clocks of evaluate and the sweeps
+        monkeypatch.setattr(module, "time", FakeClock())
     result = sweep_top(srbct, 2, ["fisher", "pcc"], [1, 2, 4], n_splits=2, seed=0)
     assert len(result.records) == 3 * 2 * 2
     for r in result.records:

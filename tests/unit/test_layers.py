@@ -19,13 +19,13 @@ PACKAGE = ROOT / "fsengine"
 #: Layer of each module (the first pattern that matches its dotted name).
 LAYERS = [
     (0, r"fsengine\.(errors|spec|labels|discretise|progress|figures|parallel|statistics)$"),
-    (0, r"fsengine\.(version|config)$"),
+    (0, r"fsengine\.(version|config|codec)$"),
     (0, r"fsengine\._compute(\..*)?$"),  # compiled kernels: built, loaded, when they run
     (1, r"fsengine\.(io(\..*)?|data)$"),
     (1, r"fsengine\.online(\..*)?$"),
     (1, r"fsengine\.rankers(\..*)?$"),
-    (2, r"fsengine\.methods$"),
-    (3, r"fsengine\.(runs|evaluation|stability|live|sklearn)$"),
+    (2, r"fsengine\.(methods|task)$"),  # the registry; the task: (data set, minority)
+    (3, r"fsengine\.(runs|evaluation(\..*)?|stability|live|sklearn)$"),
     (3, r"fsengine\.(study|benchmark)$"),  # benchmark studies: over data and evaluation
     (3, r"fsengine\.(genes|gene_figures)$"),  # the Genes view: over data and evaluation
     (4, r"fsengine\.(export|report|cli|__main__)$"),

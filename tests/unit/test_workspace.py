@@ -10,6 +10,7 @@ import threading
 import time
 import uuid
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -258,8 +259,12 @@ def test_objects_that_are_not_json_are_refused_with_their_place(store):
     ws, _ = store.open_workspace(None)
     with pytest.raises(TypeError, match=r"state\['bad'\]\[1\] is a object"):
         store.save_state(ws, {"bad": [1, object()]})
-    with pytest.raises(TypeError, match="Evaluation"):
-        jsonable({"result": Evaluation([{"auc": 0.5}], {})})
+    with pytest.raises(TypeError, match=r"value\['result'\] is a PosixPath"):
+        jsonable({"result": Path("x.csv")})
+    # The library's result types are saved tagged (fsengine.codec), not refused.
+    assert jsonable({"result": Evaluation([{"auc": np.float64(0.5)}], {})}) == {
+        "result": {"__evaluation__": {"records": [{"auc": 0.5}], "params": {}}}
+    }
     assert store.load_state(ws) == {}
 
 

@@ -1,0 +1,220 @@
+"""The protocol's rules: splits, which methods may be compared, warnings, settings.
+
+R random stratified 50/50 splits (:func:`stratified_splits`; the training half has
+:func:`fsengine.task.training_size` samples); selections on the training half alone
+(:func:`select_on`); what makes the protocol weak for some labels
+(:func:`protocol_warnings`); the parameters in effect (:func:`method_settings`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from fsengine.errors import FSEngineError, is_integer_in
+from fsengine.labels import MIN_MINORITY
+from fsengine.methods import get_method
+from fsengine.task import training_size
+
+#: The methods of the K-OFSD paper's comparison (Tables 3 and 4).
+PAPER_METHODS = ("kofsd", "fisher", "s2n", "pcc", "relieff", "mi")
+
+
+#: The online selector whose count of features the rankers get by default (the paper's rule).
+COUNT_FROM = "kofsd"
+
+
+Progress = Callable[[int, int, str], None]
+
+
+def stratified_splits(y, n_splits: int = 20, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``n_splits`` random stratified halves: ceil(n / 2) samples to train, the rest to test.
+
+    Both halves keep the class ratio (up to one sample per class); the same seed gives
+    the same splits.
+    """
+    y = np.asarray(y)
+    if not is_integer_in(n_splits, 1):
+        raise FSEngineError(
+            f"the number of splits must be a positive integer, got {n_splits!r}",
+            parameter="splits",
+        )
+    _, counts = np.unique(y, return_counts=True)
+    if counts.min() < 2:
+        raise FSEngineError("each class needs at least 2 samples to appear in both halves")
+    n_minority = int(np.sum(y == 1))
+    if set(np.unique(y).tolist()) <= {0, 1} and n_minority < MIN_PROTOCOL_MINORITY:
+        raise FSEngineError(
+            f"the minority class has {n_minority} samples: a 50/50 split leaves "
+            f"{n_minority // 2}-{n_minority - n_minority // 2} of them in the training half, "
+            f"and selection needs at least {MIN_MINORITY} to learn from, so the G-means "
+            "would mean nothing",
+            parameter="minority",
+            remedy=f"choose a class with at least {MIN_PROTOCOL_MINORITY} samples as the minority",
+        )
+    from sklearn.model_selection import StratifiedShuffleSplit
+
+    n_train = training_size(len(y))
+    splitter = StratifiedShuffleSplit(
+        n_splits=n_splits, train_size=n_train, test_size=len(y) - n_train, random_state=seed
+    )
+    return list(splitter.split(np.zeros((len(y), 1)), y))
+
+
+def select_on(
+    method: str,
+    X_train: np.ndarray,
+    y_train: np.ndarray,
+    names: Sequence[str],
+    n_features: int | None = None,
+    **params,
+) -> list[int]:
+    """Column indices that ``method`` selects from the training half alone.
+
+    Online methods stream the columns in natural order; rankers keep their
+    ``n_features`` best (ties to the lower index).
+    """
+    chosen = get_method(method)
+    if not chosen.online and n_features is None:
+        raise FSEngineError(f"{method} is a ranker: it needs a number of features")
+    outcome = chosen.select(
+        X_train, y_train, names, params=params, top=None if chosen.online else n_features
+    )
+    return list(outcome.selection.columns)
+
+
+def protocol_minority_sizes(y, n_splits: int = 20, seed: int = 0) -> tuple[range, range]:
+    """How many minority samples the training and the test halves of the protocol hold.
+
+    Parameters
+    ----------
+    y : array of 0/1
+    n_splits, seed : int
+        The splits of :func:`stratified_splits`.
+
+    Returns
+    -------
+    (range of training-half counts, range of test-half counts), inclusive of both ends
+    as ``range(low, high + 1)``.
+    """
+    y = np.asarray(y)
+    splits = stratified_splits(y, n_splits, seed)
+    train = [int(y[t].sum()) for t, _ in splits]
+    test = [int(y[t].sum()) for _, t in splits]
+    return range(min(train), max(train) + 1), range(min(test), max(test) + 1)
+
+
+def _span(counts: range) -> str:
+    return f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
+
+
+#: Fewest minority samples for the protocol: a training half must hold MIN_MINORITY.
+MIN_PROTOCOL_MINORITY = 2 * MIN_MINORITY
+
+
+def protocol_warnings(
+    y, methods: Sequence[str] = (), params: dict | None = None, n_splits: int | None = None
+) -> list[str]:
+    """What makes the 50/50 protocol weak for these labels and methods, in words.
+
+    Parameters
+    ----------
+    y : array of 0/1
+        One-versus-rest labels (1 = minority) of the whole data set.
+    methods : sequence of str
+        Methods to check against the training halves (K-OFSD: K at or above the
+        training half's minority size, :meth:`fsengine.methods.Method.warnings`).
+    params : dict, optional
+        Parameters per method.
+    n_splits : int, optional
+        Number of splits (a single split is warned about).
+
+    Returns
+    -------
+    list of str
+        Empty when nothing is wrong. A minority too small to run at all is an error of
+        :func:`stratified_splits`, not a warning.
+    """
+    y = np.asarray(y)
+    n_minority, n = int(np.sum(y == 1)), len(y)
+    if n_minority < MIN_PROTOCOL_MINORITY:
+        return [
+            f"the minority class has {n_minority} samples: the 50/50 protocol needs at least "
+            f"{MIN_PROTOCOL_MINORITY} (2 in each training half); choose a larger class"
+        ]
+    train, test = protocol_minority_sizes(y, n_splits or 20)
+    warnings = []
+    if test[0] < 5:
+        warnings.append(
+            f"a test half holds only {_span(test)} minority samples: each one moves the "
+            "minority recall (and so the G-mean) by a large step; use many splits and read "
+            "the standard deviations"
+        )
+    train_y = np.zeros(training_size(n), dtype=np.int8)
+    train_y[: train[0]] = 1
+    for method in dict.fromkeys(methods):
+        chosen = get_method(method)
+        try:
+            found = chosen.warnings(train_y, (params or {}).get(method, {}))
+        except FSEngineError:
+            continue  # a bad parameter is reported when the run starts
+        warnings += [
+            f"{method} on a training half ({_span(train)} minority samples of "
+            f"{len(train_y)}): {text}"
+            for text in found
+        ]
+    if n_splits == 1:
+        warnings.append("a single split gives no standard deviation; use 10 or more")
+    return warnings
+
+
+def check_methods(methods: Sequence[str]) -> list[str]:
+    methods = list(dict.fromkeys(methods))
+    if not methods:
+        raise FSEngineError("no method to evaluate")
+    for method in methods:
+        try:
+            get_method(method)
+        except FSEngineError as exc:
+            raise FSEngineError(exc.problem, parameter="methods") from None
+    return methods
+
+
+def method_settings(methods: Sequence[str], params: dict, n_samples: int) -> dict[str, dict]:
+    """Every parameter in effect for each method (defaults filled in), checked against
+    a training half of ``n_samples``; FSEngineError names a bad one."""
+    settings = {}
+    for method in methods:
+        spec = get_method(method).spec
+        settings[method] = spec.record(spec.check(params.get(method, {}), n_samples=n_samples))
+    return settings
+
+
+def is_ranker(method: str) -> bool:
+    return not get_method(method).online
+
+
+def check_count_from(count_from: str) -> str:
+    if not get_method(count_from).online:
+        raise FSEngineError(
+            f"must be an online selector (it sets the rankers' number of "
+            f"features), got the ranker {count_from}",
+            parameter="count_from",
+        )
+    return count_from
+
+
+def progress_per_task(progress: Progress | None, total: int, labels: Callable[[int], list[str]]):
+    """An ``on_done(i)`` for :func:`run_tasks` that reports task i's items one by one
+    (``labels(i)``: one message per item, e.g. per method of a split)."""
+    if progress is None:
+        return None
+    done = [0]
+
+    def on_done(i: int) -> None:
+        for label in labels(i):
+            done[0] += 1
+            progress(done[0], total, label)
+
+    return on_done

@@ -1,0 +1,311 @@
+"""Sweeps under the protocol: an online selector over the values of one parameter
+(:func:`sweep_values`, :func:`sweep_k`: the K-OFSD paper's Figs. 2-7) and rankers over
+their number of features (:func:`sweep_top`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+from fsengine.data import Dataset
+from fsengine.errors import FSEngineError, is_integer_in
+from fsengine.evaluation.comparison import Evaluation
+from fsengine.evaluation.metrics import score_columns
+from fsengine.evaluation.protocol import (
+    Progress,
+    check_methods,
+    is_ranker,
+    method_settings,
+    progress_per_task,
+    stratified_splits,
+)
+from fsengine.methods import get_method
+from fsengine.parallel import run_tasks
+from fsengine.rankers import rank_features
+from fsengine.task import Task, as_task
+
+
+def _sweep_values_split(
+    task: Task,
+    split: int,
+    train: np.ndarray,
+    test: np.ndarray,
+    method: str,
+    parameter: str,
+    values: list,
+    params: dict,
+) -> list[dict]:
+    """An online method for every value of ``parameter`` on one split
+    (:meth:`fsengine.methods.Method.selections_over`: K-OFSD shares one sorted pass
+    over every K); ``seconds`` is the whole time divided by the number of values."""
+    X_train, X_test = task.X[train], task.X[test]
+    y_train, y_test = task.y[train], task.y[test]
+    names = task.names
+    start = time.perf_counter()
+    selections = get_method(method).selections_over(
+        X_train, y_train, names, parameter, values, params
+    )
+    seconds = (time.perf_counter() - start) / len(values)
+    records = []
+    for value in values:
+        columns = list(selections[value].columns)
+        records.append(
+            {
+                "method": method,
+                "split": split,
+                "n_features": len(columns),
+                "seconds": seconds,
+                **score_columns(X_train, y_train, X_test, y_test, columns),
+                "features": ";".join(names[c] for c in columns),
+                parameter: value,
+            }
+        )
+    return records
+
+
+def sweep_values(
+    data: Task | Dataset,
+    minority,
+    method: str,
+    parameter: str,
+    values: Sequence,
+    *,
+    n_splits: int = 20,
+    seed: int = 0,
+    progress: Progress | None = None,
+    n_jobs: int | None = None,
+    params: dict | None = None,
+) -> Evaluation:
+    """An online selector over the values of one parameter, under the same protocol.
+
+    Parameters
+    ----------
+    data, minority, n_splits, seed, progress, n_jobs
+        As :func:`~fsengine.evaluation.evaluate`: a task, or a data set and its
+        minority class.
+    method : str
+        An online selector.
+    parameter : str
+        The parameter swept (K-OFSD's ``k``: the paper's Figs. 2-7).
+    values : sequence
+        Its values; each is checked against the method's specification first.
+    params : dict, optional
+        The method's other parameters.
+
+    Returns
+    -------
+    Evaluation
+        Records carry a field named ``parameter`` and come in the order value, then
+        split. The splits run on ``n_jobs`` processes (default: every available core).
+    """
+    chosen = get_method(method)
+    if not chosen.online:
+        raise FSEngineError(
+            f"a parameter sweep is for online selectors; {method} is a "
+            "ranker (sweep its number of features with sweep_top)",
+            parameter="method",
+        )
+    values = list(values)
+    if not values:
+        raise FSEngineError(f"no value of {parameter} to sweep")
+    params = dict(params or {})
+    if parameter in params:
+        raise FSEngineError(
+            "is swept: give its values, not a single value", parameter=parameter, method=method
+        )
+    task = as_task(data, minority)
+    values = [
+        chosen.spec.check({**params, parameter: v}, n_samples=task.n_samples)[parameter]
+        for v in values
+    ]  # check the parameters first
+    distinct = list(dict.fromkeys(values))
+    splits = stratified_splits(task.y, n_splits, seed)
+    jobs = [
+        (task, split, train, test, method, parameter, distinct, params)
+        for split, (train, test) in enumerate(splits)
+    ]
+    on_done = progress_per_task(
+        progress,
+        len(values) * len(splits),
+        lambda i: [f"{parameter}={v} split {i + 1}/{len(splits)} {method}" for v in values],
+    )
+    by_split = run_tasks(_sweep_values_split, jobs, n_jobs, on_done)
+    settings = {
+        v: chosen.spec.settings_text(
+            chosen.spec.check({**params, parameter: v}, n_samples=task.n_train)
+        )
+        for v in distinct
+    }
+    records = [
+        {**by_split[split][distinct.index(v)], "settings": settings[v]}
+        for v in values
+        for split in range(len(splits))
+    ]
+    return Evaluation(
+        records,
+        {
+            "data": task.source,
+            "minority": task.minority,
+            "method": method,
+            "parameter": parameter,
+            "values": values,
+            "splits": n_splits,
+            "seed": seed,
+            "params": params,
+            "settings": settings,
+        },
+    )
+
+
+def sweep_k(
+    data: Task | Dataset,
+    minority=None,
+    ks: Sequence[int] = range(1, 11),
+    *,
+    n_splits: int = 20,
+    seed: int = 0,
+    progress: Progress | None = None,
+    n_jobs: int | None = None,
+    **params,
+) -> Evaluation:
+    """K-OFSD over a range of K (the paper's Figs. 2-7): :func:`sweep_values` on ``k``.
+
+    Records carry a ``k`` field and come in the order K, then split; ``params`` are
+    K-OFSD's other parameters.
+    """
+    ks = [int(k) for k in ks]
+    if not ks:
+        raise FSEngineError("no K to sweep")
+    if "k" in params:
+        raise FSEngineError("give the values of K as ks, not k")
+    task = as_task(data, minority)
+    result = sweep_values(
+        task,
+        None,
+        "kofsd",
+        "k",
+        ks,
+        n_splits=n_splits,
+        seed=seed,
+        progress=progress,
+        n_jobs=n_jobs,
+        params=params,
+    )
+    return Evaluation(
+        result.records,
+        {
+            "data": task.source,
+            "minority": task.minority,
+            "ks": ks,
+            "splits": n_splits,
+            "seed": seed,
+            "params": params,
+        },
+    )
+
+
+def _sweep_top_split(
+    task: Task,
+    split: int,
+    train: np.ndarray,
+    test: np.ndarray,
+    methods: list[str],
+    tops: list[int],
+    params: dict,
+) -> list[dict]:
+    """Every ranker's scores on one split, then each top-k of its ranking, scored."""
+    X_train, X_test = task.X[train], task.X[test]
+    y_train, y_test = task.y[train], task.y[test]
+    names = task.names
+    records = []
+    for method in methods:
+        start = time.perf_counter()
+        ranking = rank_features(
+            get_method(method).scores(X_train, y_train, **params.get(method, {}))
+        ).tolist()
+        seconds = time.perf_counter() - start
+        for t in tops:
+            columns = ranking[:t]
+            records.append(
+                {
+                    "method": method,
+                    "split": split,
+                    "n_features": len(columns),
+                    "seconds": seconds,
+                    **score_columns(X_train, y_train, X_test, y_test, columns),
+                    "features": ";".join(names[c] for c in columns),
+                    "top": t,
+                }
+            )
+    return records
+
+
+def sweep_top(
+    data: Task | Dataset,
+    minority,
+    methods: Sequence[str],
+    tops: Sequence[int],
+    *,
+    n_splits: int = 20,
+    seed: int = 0,
+    params: dict | None = None,
+    progress: Progress | None = None,
+    n_jobs: int | None = None,
+) -> Evaluation:
+    """Rankers over a range of top-k under the same protocol; records carry ``top``.
+
+    Each ranker scores each split once and every top-k is taken from that ranking; the
+    splits run on ``n_jobs`` processes (default: every available core). Records come in
+    the order top-k, split, method; ``seconds`` is the ranking's time.
+    """
+    methods = check_methods(methods)
+    online = [m for m in methods if not is_ranker(m)]
+    if online:
+        raise FSEngineError(
+            f"a top-k sweep is for rankers; {', '.join(online)} choose their own number of features"
+        )
+    tops = [int(t) for t in tops]
+    if not tops:
+        raise FSEngineError("no top-k to sweep")
+    task = as_task(data, minority)
+    bad = [t for t in tops if not is_integer_in(t, 1, task.n_features)]
+    if bad:
+        raise FSEngineError(f"top must be an integer from 1 to {task.n_features}, got {bad[0]!r}")
+    params = {m: dict(p) for m, p in (params or {}).items()}
+    splits = stratified_splits(task.y, n_splits, seed)
+    jobs = [
+        (task, split, train, test, methods, tops, params)
+        for split, (train, test) in enumerate(splits)
+    ]
+    on_done = progress_per_task(
+        progress,
+        len(tops) * len(methods) * len(splits),
+        lambda i: [f"top {t} split {i + 1}/{len(splits)} {m}" for m in methods for t in tops],
+    )
+    by_split = run_tasks(_sweep_top_split, jobs, n_jobs, on_done)
+    settings = method_settings(methods, params, task.n_train)
+    records = []
+    for i, _t in enumerate(tops):
+        for split in range(len(splits)):
+            for j in range(len(methods)):
+                record = by_split[split][j * len(tops) + i]
+                spec = get_method(record["method"]).spec
+                records.append(
+                    {**record, "settings": spec.settings_text(settings[record["method"]])}
+                )
+    return Evaluation(
+        records,
+        {
+            "data": task.source,
+            "minority": task.minority,
+            "methods": methods,
+            "tops": tops,
+            "splits": n_splits,
+            "seed": seed,
+            "params": params,
+            "settings": settings,
+        },
+    )

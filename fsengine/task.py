@@ -1,0 +1,216 @@
+"""The selection task: one data set's matrix and its minority class versus the rest.
+
+Every driver (:func:`fsengine.runs.run_selection`, :func:`fsengine.evaluation.evaluate`,
+the sweeps, :func:`fsengine.stability.order_stability`, :class:`fsengine.live.LiveStream`,
+the study's tasks, the gene table and the dashboard's pages) takes a :class:`Task`, built
+once from (data set, minority) by :meth:`Task.from_dataset`; the drivers that also take a
+data set and a minority build it with :func:`as_task`. The task carries what the
+methods need (the matrix, the 0/1 labels, the names), what a record says of the data
+(:meth:`Task.record`), the size of a protocol's training half (:attr:`Task.n_train`) and a
+content digest (:attr:`Task.digest`) that identifies the data a result was computed on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from fsengine.data import Dataset
+from fsengine.errors import FSEngineError
+from fsengine.labels import check_binary
+
+__all__ = ["Task", "as_task", "training_size"]
+
+
+def training_size(n_samples: int) -> int:
+    """The size of a split's training half in the protocol: ceil(n / 2) samples (the
+    K-OFSD paper, section 4.1), the rest being the test half.
+
+    Parameters
+    ----------
+    n_samples : int
+
+    Returns
+    -------
+    int
+    """
+    return math.ceil(n_samples / 2)
+
+
+@dataclass(frozen=True, eq=False)
+class Task:
+    """One selection problem: samples x features, 1 for the minority class, 0 for the rest.
+
+    Build it with :meth:`from_dataset` (a loaded data set and its minority class) or
+    :meth:`from_arrays` (a matrix and 0/1 labels). Frozen: its fields are not reassigned
+    (the arrays are shared with the data set, not copied).
+
+    Attributes
+    ----------
+    X : ndarray of float64, shape (n_samples, n_features)
+    y : ndarray of int8, shape (n_samples,)
+        1 for the minority class, 0 for every other class.
+    names : tuple of str
+        Feature names, one per column of ``X``.
+    label_column : str
+        The column the classes came from ("" for arrays).
+    minority : object
+        The minority class as stored in the data set's labels (1 for arrays).
+    source : str
+        The file the data came from ("" for arrays).
+    dataset : Dataset or None
+        The data set it was built from (None for arrays, and in worker processes: a task
+        pickles without it).
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    names: tuple[str, ...]
+    label_column: str = ""
+    minority: object = 1
+    source: str = ""
+    dataset: Dataset | None = field(default=None, repr=False)
+
+    def __post_init__(self):
+        X = np.asarray(self.X, dtype=np.float64)
+        if X.ndim != 2:
+            raise FSEngineError(f"X must be two-dimensional, got shape {X.shape}")
+        y = check_binary(self.y)
+        if len(y) != X.shape[0]:
+            raise FSEngineError(f"X has {X.shape[0]} rows but y has {len(y)} labels")
+        if len(self.names) != X.shape[1]:
+            raise FSEngineError(f"X has {X.shape[1]} columns but there are {len(self.names)} names")
+        object.__setattr__(self, "X", X)
+        object.__setattr__(self, "y", y)
+        object.__setattr__(self, "names", tuple(self.names))
+
+    @classmethod
+    def from_dataset(cls, dataset: Dataset, minority=None) -> Task:
+        """The task of selecting for ``minority`` versus the rest of ``dataset``'s classes.
+
+        Parameters
+        ----------
+        dataset : Dataset
+        minority : label or str, optional
+            The class to select for, as :meth:`Dataset.resolve_class` takes it ("2"
+            matches a numeric label 2). Default: the smallest class
+            (:meth:`Dataset.default_minority`).
+
+        Returns
+        -------
+        Task
+
+        Raises
+        ------
+        FSEngineError
+            For an unknown class, or one that breaks the label rule of
+            :func:`fsengine.labels.one_versus_rest`.
+        """
+        label = dataset.default_minority() if minority is None else dataset.resolve_class(minority)
+        return cls(
+            dataset.X,
+            dataset.binarise(label),
+            tuple(dataset.feature_names),
+            dataset.label_column,
+            label,
+            dataset.source,
+            dataset,
+        )
+
+    @classmethod
+    def from_arrays(cls, X, y, names=None) -> Task:
+        """The task of a matrix and its 0/1 labels (1: minority); ``names`` default to
+        ``x0``, ``x1``, ..."""
+        X = np.asarray(X, dtype=np.float64)
+        if names is None:
+            names = tuple(f"x{j}" for j in range(X.shape[1] if X.ndim == 2 else 0))
+        return cls(X, y, tuple(str(n) for n in names))
+
+    @property
+    def n_samples(self) -> int:
+        """Number of samples (rows of ``X``)."""
+        return self.X.shape[0]
+
+    @property
+    def n_features(self) -> int:
+        """Number of features (columns of ``X``)."""
+        return self.X.shape[1]
+
+    @property
+    def n_minority(self) -> int:
+        """Number of minority samples."""
+        return int(self.y.sum())
+
+    @property
+    def n_train(self) -> int:
+        """The size of a protocol split's training half (:func:`training_size`)."""
+        return training_size(self.n_samples)
+
+    @cached_property
+    def digest(self) -> str:
+        """SHA-256 of the matrix, the labels and the names: what a result depends on."""
+        h = hashlib.sha256()
+        for array in (np.ascontiguousarray(self.X), np.ascontiguousarray(self.y)):
+            h.update(f"{array.dtype}{array.shape}".encode())
+            h.update(array.tobytes())
+        h.update("\x00".join(self.names).encode())
+        return h.hexdigest()
+
+    def is_for(self, minority) -> bool:
+        """Whether ``minority`` (a label or its text) names this task's minority class."""
+        if self.dataset is not None:
+            try:
+                return self.dataset.resolve_class(minority) == self.minority
+            except FSEngineError:
+                return False
+        return str(minority) == str(self.minority)
+
+    def record(self) -> dict:
+        """What a run record says of the data: ``data`` (the file), ``label_column`` and
+        ``minority`` (the class as stored)."""
+        return {"data": self.source, "label_column": self.label_column, "minority": self.minority}
+
+    def __reduce__(self):
+        # Workers get the arrays and the facts, not the data set (its labels and notes).
+        return (
+            type(self),
+            (self.X, self.y, self.names, self.label_column, self.minority, self.source),
+        )
+
+
+def as_task(data, minority=None) -> Task:
+    """``data`` as a :class:`Task`: a task as it is, a data set with ``minority``.
+
+    Parameters
+    ----------
+    data : Task or Dataset
+    minority : label or str, optional
+        With a data set: the class to select for (default: the smallest). With a task:
+        None, or the task's own minority class.
+
+    Returns
+    -------
+    Task
+
+    Raises
+    ------
+    FSEngineError
+        A task given another minority class than its own.
+    TypeError
+        For anything else than a task or a data set.
+    """
+    if isinstance(data, Task):
+        if minority is not None and not data.is_for(minority):
+            raise FSEngineError(
+                f"the task is for minority class {data.minority!r}, not {minority!r}",
+                parameter="minority",
+                remedy="build a task for that class with Task.from_dataset(dataset, minority)",
+            )
+        return data
+    if isinstance(data, Dataset):
+        return Task.from_dataset(data, minority)
+    raise TypeError(f"expected a Task or a Dataset, got {type(data).__name__}")
