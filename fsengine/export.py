@@ -11,6 +11,7 @@ from fsengine.codec import dumps
 from fsengine.errors import FSEngineError
 from fsengine.methods import get_method
 from fsengine.online import Selection, StreamEvent
+from fsengine.spec import RUN_FLAGS
 
 #: Header of the selected-features CSV.
 SELECTION_COLUMNS = ("rank", "feature", "column_index", "score", "method")
@@ -415,17 +416,16 @@ def select_arguments(params: dict, data: str | None = None) -> list[str]:
     data = str(params["data"] if data is None else data)
     args = ["select", "./" + data if data.startswith("-") else data]
     if params.get("label_column") is not None:
-        args += _option("--label", params["label_column"])
-    if params.get("transpose"):
-        args.append("--transpose")
-    if params.get("drop_constant"):
-        args.append("--drop-constant")
-    args += [*_option("--minority", params["minority"]), "--method", method]
+        args += _option(RUN_FLAGS["label"], params["label_column"])
+    for option in ("transpose", "drop_constant"):
+        if params.get(option):
+            args.append(RUN_FLAGS[option])
+    args += [*_option(RUN_FLAGS["minority"], params["minority"]), RUN_FLAGS["method"], method]
     if params.get("order", "natural") != "natural":
-        args += ["--order", str(params["order"])]
-    for key, flag in (("seed", "--seed"), ("top", "--top")):
+        args += [RUN_FLAGS["order"], str(params["order"])]
+    for key in ("seed", "top"):
         if params.get(key) is not None:
-            args += _option(flag, params[key])
+            args += _option(RUN_FLAGS[key], params[key])
     for name, value in params.items():
         if name in _RUN_KEYS or value is None:
             continue

@@ -20,6 +20,23 @@ from typing import Any
 
 from fsengine.errors import FSEngineError
 
+#: The command line's flag of each run-level parameter and loader option (a method
+#: parameter's flag is its :attr:`Param.cli_flag`): read by the CLI's parser and error
+#: messages and by the command that repeats a run (:func:`fsengine.export.select_arguments`).
+RUN_FLAGS = {
+    "minority": "--minority",
+    "label": "--label",
+    "transpose": "--transpose",
+    "drop_constant": "--drop-constant",
+    "method": "--method",
+    "order": "--order",
+    "seed": "--seed",
+    "top": "--top",
+    "count_from": "--count-from",
+    "orders": "--orders",
+    "methods": "--methods",
+}
+
 #: The kinds of method: streaming selectors and filter rankers.
 ONLINE, RANKER = "online", "ranker"
 

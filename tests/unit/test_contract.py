@@ -15,7 +15,8 @@ import pickle
 import numpy as np
 import pytest
 
-from fsengine.cli import _method_params, build_parser, main
+from fsengine.cli import build_parser, main
+from fsengine.cli.options import method_params
 from fsengine.data import Dataset
 from fsengine.errors import FSEngineError
 from fsengine.export import events_to_csv, select_arguments, trace_columns
@@ -151,7 +152,7 @@ def test_parameters_round_trip_through_spec_cli_and_command_line(name):
     assert record == method.spec.record(given)
     args = build_parser().parse_args(select_arguments(result.params))
     assert args.method == name
-    parsed = _method_params(args)
+    parsed = method_params(args)
     if not method.online and "seed" in method.spec.parameters:
         parsed["seed"] = args.seed  # d-*: --seed is the k-means seed
     assert {k: parsed.get(k, method.spec.parameters[k].default) for k in record} == record

@@ -1,0 +1,64 @@
+"""What the commands share: reading the task, writing output, starting workers."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from fsengine.data import load_dataset
+from fsengine.errors import FSEngineError
+from fsengine.task import Task
+
+
+def write(text: str, target: str) -> None:
+    if target == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    path = Path(target)
+    if path.is_dir():
+        raise FSEngineError(f"cannot write {target}: it is a directory; give a file name")
+    try:
+        path.write_text(text, encoding="utf-8", newline="")
+    except OSError as exc:
+        raise FSEngineError(f"cannot write {target}: {exc.strerror or exc}") from None
+
+
+def chosen_minority(minority, ds):
+    """``--minority`` as given, or else the library's rule (the smallest class,
+    :meth:`fsengine.data.Dataset.default_minority`), which is then said on stderr."""
+    if minority is not None:
+        return minority
+    label = ds.default_minority()
+    count = ds.class_counts()[label]
+    print(
+        f"fsengine: no --minority given: class {label} ({count} of {ds.n_samples} samples), "
+        "the smallest, is the minority",
+        file=sys.stderr,
+    )
+    return label
+
+
+def task_of(args) -> Task:
+    """The task of the command: ``args.data`` read with the command's options, and the
+    class the run is for (:func:`chosen_minority`) versus the rest."""
+    ds = load_dataset(
+        args.data, label=args.label, transpose=args.transpose, drop_constant=args.drop_constant
+    )
+    return Task.from_dataset(ds, chosen_minority(args.minority, ds))
+
+
+def data_line(task: Task) -> str:
+    shape = f"{task.n_samples} x {task.n_features}"
+    return (
+        f"{task.source}: {shape}, minority {task.minority} ({task.n_minority} of {task.n_samples})"
+    )
+
+
+def start_workers(args) -> None:
+    """Start the worker processes of the splits while this process reads the data: they
+    spawn and import scikit-learn (about a second) meanwhile (--jobs 1: none)."""
+    if args.jobs != 1 and args.splits > 1 and Path(args.data).is_file():
+        from fsengine.parallel import warm_up
+
+        warm_up(args.jobs, modules=("fsengine.evaluation",))

@@ -1,0 +1,126 @@
+"""The ``methods`` command and the generated method reference (docs/METHODS.md)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from fsengine.methods import REGISTRY
+
+
+def methods_description() -> list[dict]:
+    """Every registered method as JSON-ready data: the ``methods --json`` output."""
+    described = []
+    for name, method in REGISTRY.items():
+        spec = method.spec
+        described.append(
+            {
+                "name": name,
+                "label": spec.label,
+                "kind": spec.kind,
+                "citation": spec.citation,
+                "score": spec.score,
+                "set_score": spec.set_score or None,
+                "actions": spec.actions or None,
+                "trace_columns": list(method.trace_columns()) if method.online else None,
+                "parameters": [
+                    {
+                        "name": p.name,
+                        "flag": p.cli_flag,
+                        "kind": p.kind,
+                        "default": p.default,
+                        "range": p.range_text(),
+                        "help": p.help,
+                        "source": p.source,
+                        "applies_when": ({p.when[0]: list(p.when[1])} if p.when else None),
+                    }
+                    for p in spec.parameters.values()
+                ],
+            }
+        )
+    return described
+
+
+def _md_cell(text: str) -> str:
+    """Text for a Markdown table cell: a ``|`` would end the cell, so it is escaped."""
+    return str(text).replace("|", "\\|")
+
+
+def methods_markdown() -> str:
+    """Every method's parameter table in Markdown: docs/METHODS.md, generated from the
+    specs (``python -m fsengine methods --markdown > docs/METHODS.md``; a test checks it)."""
+    lines = [
+        "# Methods and their parameters",
+        "",
+        "Generated from the method specifications by `python -m fsengine methods "
+        "--markdown`; do not edit by hand (a test compares this file with the specs).",
+        "",
+    ]
+    for m in methods_description():
+        lines += [
+            f"## `{m['name']}`: {m['label']} ({m['kind']})",
+            "",
+            m["citation"] + ".",
+            "",
+            f"Score of a feature: {m['score']}.",
+        ]
+        if m["set_score"]:
+            lines.append(f"Score of the selected set: {m['set_score']}.")
+        if m["actions"]:
+            lines += ["", "| action | meaning |", "|---|---|"]
+            lines += [f"| `{a}` | {_md_cell(d)} |" for a, d in m["actions"].items()]
+            lines += [
+                "",
+                "Trace columns of its own: "
+                + (", ".join(f"`{c}`" for c in m["trace_columns"]) or "none")
+                + ".",
+            ]
+        lines.append("")
+        if m["parameters"]:
+            lines += [
+                "| parameter | flag | values | default | what it does | source |",
+                "|---|---|---|---|---|---|",
+            ]
+            for p in m["parameters"]:
+                when = "".join(
+                    f" (only with `{k}={'|'.join(v)}`)"
+                    for k, v in (p["applies_when"] or {}).items()
+                )
+                values = p["range"].replace(" | ", ", ")
+                lines.append(
+                    f"| `{p['name']}` | `{p['flag']}` | {_md_cell(values)} | "
+                    f"`{p['default']}` | {_md_cell(p['help'] + when)} | {_md_cell(p['source'])} |"
+                )
+        else:
+            lines.append("No parameters.")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def cmd_methods(args) -> None:
+    if args.markdown:
+        sys.stdout.write(methods_markdown())
+        return
+    described = methods_description()
+    if args.json:
+        sys.stdout.write(json.dumps(described, indent=2) + "\n")
+        return
+    lines = []
+    for m in described:
+        lines.append(f"{m['name']}  {m['label']} ({m['kind']})")
+        lines.append(f"    {m['citation']}")
+        lines.append(f"    score: {m['score']}")
+        if m["set_score"]:
+            lines.append(f"    set score: {m['set_score']}")
+        if m["actions"]:
+            lines.append("    actions: " + ", ".join(m["actions"]))
+        for p in m["parameters"]:
+            when = "".join(
+                f"; only with {k}={'|'.join(v)}" for k, v in (p["applies_when"] or {}).items()
+            )
+            lines.append(
+                f"    {p['flag']} {p['range']} (default: {p['default']}): "
+                f"{p['help']}{when} [{p['source']}]"
+            )
+        lines.append("")
+    sys.stdout.write("\n".join(lines))

@@ -1,0 +1,133 @@
+"""The commands of the evaluation protocol: ``evaluate`` and ``sweep``."""
+
+from __future__ import annotations
+
+import sys
+
+from fsengine.cli.common import data_line, start_workers, task_of, write
+from fsengine.cli.options import (
+    method_params,
+    params_per_method,
+    values_of,
+)
+from fsengine.errors import FSEngineError
+from fsengine.evaluation import evaluate, sweep_top, sweep_values
+from fsengine.export import (
+    records_to_csv,
+    summary_table,
+)
+from fsengine.methods import get_method
+from fsengine.progress import terminal_progress
+
+
+def cmd_evaluate(args) -> None:
+    start_workers(args)
+    task = task_of(args)
+    counted = (
+        args.top is None
+        and args.count_from not in args.methods
+        and any(not get_method(m).online for m in args.methods)
+    )
+    # The --count-from selector sets the rankers' number of features, so its options apply
+    # even when it is not itself compared.
+    params = params_per_method(args, args.methods + ([args.count_from] if counted else []))
+    result = evaluate(
+        task,
+        None,
+        args.methods,
+        n_splits=args.splits,
+        seed=args.seed,
+        top=args.top,
+        params=params,
+        progress=terminal_progress(),
+        n_jobs=args.jobs,
+        count_from=args.count_from,
+    )
+    label = get_method(args.count_from).spec.label
+    rule = f"top {args.top}" if args.top else f"as many features as {label} selected on each split"
+    sys.stdout.write(
+        f"{data_line(task)}\n{args.splits} stratified 50/50 splits "
+        f"(seed {args.seed}); rankers: {rule}\n\n" + summary_table(result.summary())
+    )
+    if args.out:
+        write(records_to_csv(result.records, ("method", "split")), args.out)
+
+
+def cmd_sweep(args) -> None:
+    start_workers(args)
+    task = task_of(args)
+    if args.methods:
+        if args.k is not None or args.over or args.values:
+            raise FSEngineError(
+                "--k, --over and --values sweep an online selector; with "
+                "--methods, sweep rankers over --top"
+            )
+        if not args.top:
+            raise FSEngineError("--methods needs --top with the numbers of features, e.g. 1..20")
+        params = params_per_method(args, args.methods)
+        result = sweep_top(
+            task,
+            None,
+            args.methods,
+            args.top,
+            n_splits=args.splits,
+            seed=args.seed,
+            params=params,
+            progress=terminal_progress(),
+            n_jobs=args.jobs,
+        )
+        rows = [
+            {**r, "setting": f"{r['method']} top {r['top']}"}
+            for r in result.summary(("method", "top"))
+        ]
+        first = ("method", "top", "split")
+    else:
+        if args.top:
+            raise FSEngineError("--top sweeps rankers: give them with --methods")
+        spec = get_method(args.method).spec
+        if args.k is not None:
+            if args.over not in (None, "k") or args.values or args.method != "kofsd":
+                raise FSEngineError(
+                    "--k sweeps K-OFSD's K; for another parameter or method "
+                    "use --over NAME --values LIST"
+                )
+            over, values = "k", args.k
+        else:
+            over = args.over or ("k" if args.method == "kofsd" else None)
+            if over is None or over not in spec.parameters:
+                raise FSEngineError(
+                    f"--over names the parameter of {args.method} to sweep: one "
+                    f"of {', '.join(spec.parameters) or 'none'}"
+                )
+            if args.values is None and over != "k":
+                raise FSEngineError(f"--over {over} needs --values, e.g. --values a,b,c")
+            values = (
+                values_of(spec.parameters[over], args.values) if args.values else list(range(1, 11))
+            )
+        params = method_params(args, args.method)
+        if over in params:
+            raise FSEngineError(
+                f"{spec.parameters[over].cli_flag} is swept: give its values "
+                "with --values (or --k), not as a single option"
+            )
+        result = sweep_values(
+            task,
+            None,
+            args.method,
+            over,
+            values,
+            n_splits=args.splits,
+            seed=args.seed,
+            progress=terminal_progress(),
+            n_jobs=args.jobs,
+            params=params,
+        )
+        name = "K" if over == "k" else over
+        rows = [{**r, "setting": f"{name}={r[over]}"} for r in result.summary((over,))]
+        first = (over, "split")
+    sys.stdout.write(
+        f"{data_line(task)}\n{args.splits} stratified 50/50 splits "
+        f"(seed {args.seed})\n\n" + summary_table(rows, key="setting")
+    )
+    if args.out:
+        write(records_to_csv(result.records, first), args.out)

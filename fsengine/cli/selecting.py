@@ -1,0 +1,105 @@
+"""The commands that read one data set and select on it: ``info``, ``select``,
+``stability``."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from fsengine.cli.common import task_of, write
+from fsengine.cli.options import (
+    method_params,
+)
+from fsengine.data import load_dataset
+from fsengine.errors import FSEngineError
+from fsengine.export import (
+    events_to_csv,
+    selection_to_csv,
+    stability_to_csv,
+)
+from fsengine.methods import get_method
+from fsengine.progress import terminal_progress
+from fsengine.runs import run_selection
+from fsengine.stability import order_stability
+
+
+def cmd_info(args) -> None:
+    ds = load_dataset(
+        args.data, label=args.label, transpose=args.transpose, drop_constant=args.drop_constant
+    )
+    lines = [
+        f"data: {ds.source}",
+        f"samples: {ds.n_samples}",
+        f"features: {ds.n_features}",
+        f"label column: {ds.label_column}",
+        "classes:",
+    ]
+    lines += [f"  {c}: {n}" for c, n in ds.class_counts().items()]
+    label = ds.default_minority() if args.minority is None else ds.resolve_class(args.minority)
+    chosen = "" if args.minority is not None else ", the smallest class"
+    lines.append(f"minority class: {label}{chosen}")
+    ratio = ds.imbalance_ratio(label)
+    lines.append(f"imbalance ratio (majority / minority, {label} versus rest): {ratio:.2f}")
+    lines.append(
+        f"constant features: {len(ds.constant_features)}"
+        + (f" (dropped {len(ds.dropped_features)})" if ds.dropped_features else "")
+    )
+    lines += [f"note: {n}" for n in ds.notes]
+    sys.stdout.write("\n".join(lines) + "\n")
+
+
+def cmd_select(args) -> None:
+    task = task_of(args)
+    params = method_params(args)
+    result = run_selection(
+        task,
+        method=args.method,
+        order=args.order,
+        seed=args.seed,
+        top=args.top,
+        events=bool(args.trace),
+        **params,
+    )
+    for warning in result.warnings:
+        print(f"fsengine: warning: {warning}", file=sys.stderr)
+    write(selection_to_csv(result.selection), args.out)
+    if args.trace:
+        if not get_method(args.method).online:
+            raise FSEngineError(
+                f"--trace writes an online selector's steps; {args.method} is a "
+                "ranker (its scores are in the selection CSV)"
+            )
+        write(events_to_csv(result.events, args.method), args.trace)
+    note = f"; {result.selection.note}" if result.selection.note != "stream order" else ""
+    print(
+        f"fsengine: {args.method} selected {len(result.selection)} of {task.n_features} features "
+        f"in {result.seconds:.2f} s{note}",
+        file=sys.stderr,
+    )
+
+
+def cmd_stability(args) -> None:
+    params = method_params(args)
+    task = task_of(args)
+    result = order_stability(
+        task,
+        method=args.method,
+        orders=args.orders,
+        seed=args.seed,
+        progress=terminal_progress(),
+        **params,
+    )
+    sizes = result.sizes
+    lines = [
+        f"method: {args.method}" + "".join(f", {k}={v}" for k, v in params.items()),
+        f"data: {task.source} ({task.n_samples} x {task.n_features}), minority {task.minority}",
+        f"orders: {len(result.seeds)} random (seeds {result.seeds[0]}..{result.seeds[-1]})",
+        f"mean pairwise Jaccard: {result.mean_jaccard:.4f}",
+        f"mean pairwise Kuncheva index: {result.mean_kuncheva:.4f}",
+        f"selected features per order: mean {np.mean(sizes):.1f} "
+        f"(min {min(sizes)}, max {max(sizes)})",
+    ]
+    sys.stdout.write("\n".join(lines) + "\n")
+    if args.out:
+        write(stability_to_csv(result), args.out)

@@ -1,0 +1,50 @@
+"""The ``benchmark`` command: a whole study from its manifest, on Dask or serially."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from fsengine.progress import logged_progress, terminal_progress
+
+
+def cmd_benchmark(args) -> None:
+    from fsengine.benchmark import compare_study, journal_path, read_journal, run_study
+    from fsengine.study import load_manifest
+
+    study = load_manifest(args.manifest)
+    manifest = Path(args.manifest)
+    out = Path(args.out) if args.out else manifest.with_name(manifest.stem + "_results")
+    try:
+        table = run_study(
+            study,
+            out,
+            resume=args.resume,
+            progress=terminal_progress() or logged_progress(),
+            engine="serial" if args.serial else "dask",
+            scheduler=args.scheduler,
+            n_jobs=args.jobs,
+        )
+    except KeyboardInterrupt:
+        kept = len(read_journal(journal_path(out)))
+        raise KeyboardInterrupt(
+            f"{kept} of {study.n_tasks} tasks are kept in {journal_path(out)}: "
+            "continue with --resume"
+        ) from None
+    lines = [
+        f"{len(study.datasets)} data sets x {len(study.methods)} methods x {study.splits} "
+        f"splits (seed {study.seed}): {len(table)} tasks; table in "
+        f"{out.with_suffix('.parquet')} and {out.with_suffix('.csv')}"
+    ]
+    for metric, result in compare_study(table, study).items():
+        lines.append(
+            f"\n{metric}: Friedman chi2 {result.friedman_chi2:.3f} (p {result.friedman_p:.3g}), "
+            f"Iman-Davenport F {result.iman_davenport_f:.3f} (p {result.iman_davenport_p:.3g}), "
+            f"Nemenyi CD {result.critical_difference:.3f} at alpha {result.alpha:g}"
+        )
+        lines += [
+            f"  {row['method']:<16} average rank {row['average_rank']:.3f}  "
+            f"mean {row[f'mean_{metric}']:.4g}"
+            for row in result.rank_table()
+        ]
+    sys.stdout.write("\n".join(lines) + "\n")
