@@ -40,7 +40,7 @@ import numpy as np
 from _common import ROOT, finish_report, machine, make_data, parse_options, timed
 
 from fsengine.online import OFSA3M, RHOFS, OFSDensity, stream_selection  # noqa: E402
-from fsengine.online._octave_rng import OctaveRandom  # noqa: E402
+from fsengine.online._zhou.octave_rng import OctaveRandom  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
 TARGET_S, OCTAVE_FACTOR = 1.0, 50.0

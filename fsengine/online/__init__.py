@@ -1,29 +1,44 @@
-"""Online streaming feature selectors: one feature in, one event out."""
+"""Online streaming feature selectors: one feature in, one event out.
 
-from fsengine.online._alpha_investing import AlphaInvesting, AlphaInvestingEvent
-from fsengine.online._cards import (
+The interface every selector implements, the stream loop and the events are in
+``_stream``; integer codes the kernels share in ``_codes``; per-column statistics that
+several families use in ``_columns``. Each family is a private subpackage with its
+selectors and their compiled kernels: ``_kofsd`` (K-OFSD), ``_lofs`` (Alpha-investing,
+OSFS, Fast-OSFS, SAOLA, group SAOLA), ``_zhou`` (OFS-A3M, OFS-Density, RHOFS),
+``_ofsfpd`` (OFS-FPD) and ``_cieosfs`` (CIE-OSFS). A selector is registered once, in
+:data:`SELECTORS`.
+"""
+
+from fsengine.online._cieosfs import CIEOSFS, CIEOSFSEvent
+from fsengine.online._kofsd import (
+    ACTION_CODES,
     CARD_NAMES,
+    KOFSD,
     CardConsistency,
     CardDistance,
     CardImbalanced,
     CardWeight,
-    dependency_from_cards,
-    make_card,
-)
-from fsengine.online._cieosfs import CIEOSFS, CIEOSFSEvent
-from fsengine.online._kofsd import (
-    ACTION_CODES,
-    KOFSD,
     KOFSDEvent,
+    dependency_from_cards,
     k_warning,
+    make_card,
+    nearest_neighbours,
+    pairwise_distances,
     run_kofsd,
     run_kofsd_for_ks,
 )
-from fsengine.online._neighbours import nearest_neighbours, pairwise_distances
+from fsengine.online._lofs import (
+    OSFS,
+    SAOLA,
+    AlphaInvesting,
+    AlphaInvestingEvent,
+    FastOSFS,
+    GroupSAOLA,
+    GroupSAOLAEvent,
+    OSFSEvent,
+    SAOLAEvent,
+)
 from fsengine.online._ofsfpd import OFSFPD, OFSFPDEvent
-from fsengine.online._osfs import OSFS, FastOSFS, OSFSEvent
-from fsengine.online._rhofs import RHOFS, RHOFSEvent
-from fsengine.online._saola import SAOLA, GroupSAOLA, GroupSAOLAEvent, SAOLAEvent
 from fsengine.online._stream import (
     ORDERS,
     Selection,
@@ -34,7 +49,14 @@ from fsengine.online._stream import (
     stream_events,
     stream_selection,
 )
-from fsengine.online._zhou import OFSA3M, OFSA3MEvent, OFSDensity, OFSDensityEvent
+from fsengine.online._zhou import (
+    OFSA3M,
+    RHOFS,
+    OFSA3MEvent,
+    OFSDensity,
+    OFSDensityEvent,
+    RHOFSEvent,
+)
 
 #: The online selectors, in the order the front ends list them: the one place a selector
 #: is registered (:mod:`fsengine.methods` builds its registry from it).

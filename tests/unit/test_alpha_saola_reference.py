@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from conftest import GLIOMA, LOFS_REFERENCE, REFERENCE, SAMPLE
 from fsengine.online import SAOLA, AlphaInvesting, GroupSAOLA
-from fsengine.online._fisher_z import fisher_z_cutoff, partial_correlation
-from fsengine.online._saola import ACTION_CODES, group_bounds
+from fsengine.online._lofs.fisher_z import fisher_z_cutoff, partial_correlation
+from fsengine.online._lofs.saola import ACTION_CODES, group_bounds
 
 SETS = [f"ds{i}" for i in range(1, 8)] + ["SRBCT", "GLIOMA"]
 TIE = 1e-12
@@ -170,7 +170,7 @@ def test_paper_variant_uses_an_intercept_and_tests_the_first_feature():
 def test_t_test_p_value_matches_scipy():
     from scipy import stats
 
-    from fsengine.online._alpha_kernels import _t_test_p
+    from fsengine.online._lofs._alpha_kernels import _t_test_p
 
     for drop, rss_new, df in [(1.0, 10.0, 5), (0.01, 3.0, 80), (25.0, 2.0, 3), (0.0, 1.0, 12)]:
         t = math.sqrt(drop / (rss_new / df))

@@ -11,7 +11,7 @@ from scipy import stats
 from fsengine import FSEngineError
 from fsengine.discretise import discretise
 from fsengine.online import CIEOSFS, CIEOSFSEvent, feature_order, stream_events
-from fsengine.online._cieosfs import conditional_entropy, independence_test, refine
+from fsengine.online._cieosfs.selector import conditional_entropy, independence_test, refine
 
 TOL = 1e-12
 
@@ -673,8 +673,8 @@ def test_an_affine_copy_never_displaces_the_original_on_a_rounding_tie():
 def test_compiled_entropies_and_reducts_equal_the_numpy_definitions_bit_for_bit(seed):
     """The compiled refine, H(D | B) and greedy reduct (what CIEOSFS runs) against the numpy
     functions of this module and a plain loop over them: equal to the last bit."""
-    from fsengine.online import _cie_kernels
-    from fsengine.online._cieosfs import ENTROPY_TOLERANCE
+    from fsengine.online._cieosfs import _cie_kernels
+    from fsengine.online._cieosfs.selector import ENTROPY_TOLERANCE
 
     rng = np.random.default_rng(seed)
     n, m = int(rng.integers(2, 300)), int(rng.integers(1, 9))
@@ -712,7 +712,7 @@ def test_compiled_entropies_and_reducts_equal_the_numpy_definitions_bit_for_bit(
 
 
 def test_compiled_pairwise_sum_is_numpys_sum():
-    from fsengine.online._cie_kernels import _pairwise_sum
+    from fsengine.online._cieosfs._cie_kernels import _pairwise_sum
 
     rng = np.random.default_rng(7)
     for n in [*range(1, 300), 511, 1000, 4097]:

@@ -125,13 +125,13 @@ def test_the_digest_follows_a_family_s_sources_and_what_it_imports(tmp_path, mon
     monkeypatch.setattr(kernels, "PACKAGE_DIR", copy)
     monkeypatch.setattr(kernels, "_digests", {})
     assert {f: kernels.digest(f) for f in kernels.families()} == before  # same bytes
-    knn = copy / "online" / "_knn_kernels.py"
+    knn = copy / "online" / "_kofsd" / "_knn_kernels.py"
     knn.write_text(knn.read_text() + "\n# edited\n")
     monkeypatch.setattr(kernels, "_digests", {})
     after = {f: kernels.digest(f) for f in kernels.families()}
     changed = {f for f in after if after[f] != before[f]}
     # _set_kernels imports _knn_kernels: both are rebuilt, nothing else.
-    assert changed == {"online._knn_kernels", "online._set_kernels"}
+    assert changed == {"online._kofsd._knn_kernels", "online._kofsd._set_kernels"}
     (copy / "_compute" / "_build.py").write_text("# another build\n")
     monkeypatch.setattr(kernels, "_digests", {})
     assert all(kernels.digest(f) != after[f] for f in kernels.families())
@@ -215,7 +215,7 @@ import json, sys
 import numpy as np
 from fsengine import load_dataset
 from fsengine.methods import get_method
-from fsengine.online import _kofsd
+from fsengine.online._kofsd import selector as _kofsd
 from fsengine._compute import kernels
 
 ds = load_dataset(sys.argv[1])

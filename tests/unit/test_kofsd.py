@@ -24,7 +24,7 @@ from fsengine.online import (
     run_kofsd,
     stream_events,
 )
-from fsengine.online._neighbours import NeighbourStats
+from fsengine.online._kofsd.neighbours import NeighbourStats
 from fsengine.sklearn import KOFSDSelector
 
 # Table 1 of Zhou et al. (2017): f1, f2 of x1..x8.

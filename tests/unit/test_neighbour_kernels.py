@@ -18,9 +18,11 @@ import kofsd_oracle
 from fsengine import config
 from fsengine._compute import budget, kernels
 from fsengine.config import config_context
-from fsengine.online import KOFSD, _kofsd, _neighbours, _set_kernels, stream_events
-from fsengine.online._kofsd import run_kofsd, run_kofsd_for_ks
-from fsengine.online._neighbours import (
+from fsengine.online import KOFSD, stream_events
+from fsengine.online._kofsd import _set_kernels
+from fsengine.online._kofsd import neighbours as _neighbours
+from fsengine.online._kofsd import selector as _kofsd
+from fsengine.online._kofsd.neighbours import (
     DenseSetTerms,
     distance_terms,
     feature_weights,
@@ -30,6 +32,7 @@ from fsengine.online._neighbours import (
     single_feature_counts,
     single_feature_neighbour_stats_for_ks,
 )
+from fsengine.online._kofsd.selector import run_kofsd, run_kofsd_for_ks
 
 CARDS = [
     {},
@@ -209,7 +212,7 @@ def test_stream_equals_the_oracle_on_every_set_path(
         columns = isinstance(selector._terms, _neighbours.ColumnSetTerms)
         assert columns is path.endswith("columns")
         assert _events(selector, X, order) == expected_events
-        assert ("online._knn_kernels" in kernels.loaded()) or path == "numpy"
+        assert ("online._kofsd._knn_kernels" in kernels.loaded()) or path == "numpy"
     assert list(selector.finish().columns) == expected_selected
 
 
@@ -385,7 +388,7 @@ def test_large_n_needs_no_n_by_n_memory():
     # O(N (L + |S|)): the lists (indices, terms, roots: 24 bytes an entry), a few
     # per-sample arrays, and each thread's rows of approximate terms; N * N * 8 would be
     # 3.2 GB.
-    from fsengine.online._set_kernels import APPROX_ROWS
+    from fsengine.online._kofsd._set_kernels import APPROX_ROWS
 
     lists = n * _neighbours.COLUMN_LIST_LENGTH * 24
     assert peak < lists + n * 8 * 40 + APPROX_ROWS * n * 8 * 4
@@ -436,7 +439,7 @@ def test_candidates_are_every_value_up_to_the_order_statistic_plus_the_pad(value
     values are below it) against the sorted definition: every value up to the want-th
     smallest plus the pad is collected, in index order, and nothing left out is below
     ``beyond``; on long tie-heavy rows and short ones."""
-    from fsengine.online._set_kernels import THRESHOLD_SAMPLE, _candidates
+    from fsengine.online._kofsd._set_kernels import THRESHOLD_SAMPLE, _candidates
 
     a = np.asarray(values, dtype=float)
     finite = int(np.isfinite(a).sum())
@@ -459,7 +462,7 @@ def _kernel_dependencies(X, y, first, accept_above, accepted):
     """Card_Imbalanced dependencies of S + f (S the first column of X, f each other column)
     from one set_tests call for candidates numbered ``first``.. of a larger batch."""
     from fsengine.online._codes import CARD_IMBALANCED
-    from fsengine.online._set_kernels import set_tests
+    from fsengine.online._kofsd._set_kernels import set_tests
 
     n, c = X.shape[0], X.shape[1] - 1
     w = feature_weights(X)
@@ -596,7 +599,7 @@ def column_set_path(path):
     try:
         for (owner, name), value in settings.items():
             setattr(owner, name, value)
-        family = kernels.load("online._set_kernels")
+        family = kernels.load("online._kofsd._set_kernels")
         if any(owner is _set_kernels for owner, _ in settings):
             for name in _LIST_KERNELS:
                 swapped[name] = getattr(family, name)
@@ -789,7 +792,7 @@ def test_resized_lists_keep_valid_bounds():
     sq = sq + sq.T
     np.fill_diagonal(sq, 0.0)
     arrays = _neighbours._empty_lists(n, 12)
-    from fsengine.online._set_kernels import build_dense_lists
+    from fsengine.online._kofsd._set_kernels import build_dense_lists
 
     build_dense_lists(sq, np.arange(n, dtype=np.int64), *arrays)
     listed = np.arange(12)[None, :] < arrays[3][:, None]
@@ -892,7 +895,7 @@ def test_parts_sharing_their_progress_reject_as_one_pass(
     the same dependencies; also with the set of one feature searched by runs of equal
     values, each candidate sorted by the caller."""
     from fsengine.online._codes import CARD_IMBALANCED
-    from fsengine.online._set_kernels import set_tests, set_tests_shared
+    from fsengine.online._kofsd._set_kernels import set_tests, set_tests_shared
 
     X, y = data
     n, p = X.shape
@@ -950,7 +953,7 @@ def test_parts_sharing_their_progress_reject_as_one_pass(
             rejected[0] = _neighbours._rejected_by_parts(progress, n, bar, n_low)
         assert rejected[0] == one_rejected[0]
         if not rejected[0]:
-            from fsengine.online._set_kernels import mean_in_order
+            from fsengine.online._kofsd._set_kernels import mean_in_order
 
             assert mean_in_order(cards[0]) == one_deps[0]
 

@@ -16,7 +16,7 @@ import pytest
 
 from fsengine import FSEngineError
 from fsengine.online import OFSFPD, OFSFPDEvent, feature_order, stream_events
-from fsengine.online._ofsfpd import capacity, dominance_degree, dominance_scores
+from fsengine.online._ofsfpd.selector import capacity, dominance_degree, dominance_scores
 
 R3 = 1 / math.sqrt(3)  # 0.57735...
 R2 = 1 / math.sqrt(2)  # 0.70710...
@@ -566,8 +566,8 @@ def test_step_and_stream_events_give_identical_events(relevance):
 @pytest.mark.parametrize("seed", range(6))
 def test_compiled_dominance_scores_equal_the_numpy_definition_bit_for_bit(seed):
     """The ranking step's kernel against dominance_scores, with ties, zeros and negatives."""
-    from fsengine.online import _fpd_kernels
     from fsengine.online._columns import TIE_TOLERANCE
+    from fsengine.online._ofsfpd import _fpd_kernels
 
     rng = np.random.default_rng(seed)
     m = int(rng.integers(1, 18))

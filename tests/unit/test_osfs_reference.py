@@ -27,8 +27,8 @@ from hypothesis import strategies as st
 
 from conftest import GLIOMA, LOFS_REFERENCE, REFERENCE, SAMPLE
 from fsengine.online import OSFS, FastOSFS, stream_events, stream_selection
-from fsengine.online._fisher_z import fisher_z_cutoff, fisher_z_statistic, independent
-from fsengine.online._osfs_kernels import SINGULAR
+from fsengine.online._lofs._osfs_kernels import SINGULAR
+from fsengine.online._lofs.fisher_z import fisher_z_cutoff, fisher_z_statistic, independent
 
 SETS = ["ds1", "ds2", "ds3", "ds4", "ds5", "ds6", "ds7", "SRBCT", "GLIOMA"]
 METHODS = {"osfs": OSFS, "fast_osfs": FastOSFS}

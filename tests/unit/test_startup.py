@@ -84,6 +84,6 @@ def test_a_large_selection_loads_the_kernels_built_ahead_of_time_and_not_numba()
     assert heavy == []
     assert loaded == {
         "online._column_kernels": "ahead-of-time",
-        "online._knn_kernels": "ahead-of-time",
-        "online._set_kernels": "ahead-of-time",
+        "online._kofsd._knn_kernels": "ahead-of-time",
+        "online._kofsd._set_kernels": "ahead-of-time",
     }

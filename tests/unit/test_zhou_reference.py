@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from conftest import GLIOMA, LOFS_REFERENCE, REFERENCE, SAMPLE, ZHOU_REFERENCE
 from fsengine.errors import FSEngineError
 from fsengine.online import OFSA3M, OFSDensity, stream_events, stream_selection
-from fsengine.online._octave_rng import OctaveRandom
+from fsengine.online._zhou.octave_rng import OctaveRandom
 
 ZHOU = ZHOU_REFERENCE  # a copy of ../shared/reference/zhou_octave
 FIXTURES = [f"ds{i}" for i in range(1, 8)]
@@ -322,7 +322,7 @@ def test_set_dependency_equals_the_definition(data):
     X, y = data
     for cls, rule in ((OFSA3M, "gap"), (OFSDensity, "density")):
         selector = cls().start(y)
-        from fsengine.online._zhou import _Member
+        from fsengine.online._zhou.a3m_density import _Member
 
         singles, weights = selector._singles(X)
         members = [
@@ -407,7 +407,7 @@ def test_removals_from_running_sums_equal_the_definition(data):
     X, y, rng = data
     for cls, rule in ((OFSA3M, "gap"), (OFSDensity, "density")):
         selector = cls().start(y)
-        from fsengine.online._zhou import _Member
+        from fsengine.online._zhou.a3m_density import _Member
 
         singles, weights = selector._singles(X)
         if not np.isfinite(weights).all():

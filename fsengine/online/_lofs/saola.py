@@ -3,7 +3,7 @@
 Yu, Wu, Ding, Pei, "Scalable and accurate online feature selection for big data", ACM
 TKDD 11(2) (2016), as run by the LOFS toolbox (kuiy/LOFS, ``saola_z_test.m``,
 ``saloa_group_z_test.m``, ``group_f.m``) with Fisher's z test. A feature that depends on
-the class (:mod:`fsengine.online._fisher_z`, S = {}) joins the selected set; it is then
+the class (:mod:`fsengine.online._lofs.fisher_z`, S = {}) joins the selected set; it is then
 compared with each feature selected before it: of a dependent pair, the one less
 correlated with the class goes when the pair's correlation exceeds that feature's
 correlation with the class. Reference: ../shared/reference/lofs_octave/README.md,
@@ -19,7 +19,7 @@ import numpy as np
 
 from fsengine.errors import FSEngineError
 from fsengine.online._columns import TIE_TOLERANCE, pearson_with, sequential_sum
-from fsengine.online._fisher_z import fisher_z_cutoff, fisher_z_statistic, independent
+from fsengine.online._lofs.fisher_z import fisher_z_cutoff, fisher_z_statistic, independent
 from fsengine.online._stream import Selection, StreamEvent, StreamingSelector
 from fsengine.spec import ONLINE, Int, MethodSpec, Real
 

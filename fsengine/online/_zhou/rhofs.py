@@ -32,9 +32,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from fsengine.online._columns import sequential_sum
-from fsengine.online._octave_rng import OctaveRandom
 from fsengine.online._stream import Selection, StreamEvent, StreamingSelector
-from fsengine.online._zhou import members_selection
+from fsengine.online._zhou.a3m_density import members_selection
+from fsengine.online._zhou.octave_rng import OctaveRandom
 from fsengine.spec import ONLINE, Int, MethodSpec
 
 #: Greedy passes of ``non_signf`` and the coin's threshold (constants of the code).

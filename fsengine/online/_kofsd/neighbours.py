@@ -46,7 +46,7 @@ from fsengine.online._columns import COMPILED_MIN_SIZE, sequential_sum
 from fsengine.parallel import kernel_threads, run_chunks
 
 #: The kernel families used here (:func:`fsengine._compute.kernels.load`).
-KNN_KERNELS, SET_KERNELS = "online._knn_kernels", "online._set_kernels"
+KNN_KERNELS, SET_KERNELS = "online._kofsd._knn_kernels", "online._kofsd._set_kernels"
 COLUMN_KERNELS = "online._column_kernels"
 
 VARIANTS = ("reference", "paper")
@@ -242,7 +242,7 @@ def single_feature_neighbour_stats_for_ks(
 
     One stable sort per column serves every K: the first K+1 samples of a sample's
     stable distance order for a smaller K are a prefix of those for the largest K.
-    Exact under ties (see :mod:`fsengine.online._knn_kernels`): O(N log N + N K) per
+    Exact under ties (see :mod:`fsengine.online._kofsd._knn_kernels`): O(N log N + N K) per
     feature, no N x N work.
 
     Parameters
@@ -310,7 +310,7 @@ def single_feature_counts(
 
     What :func:`single_feature_neighbour_stats_for_ks` gives without distances, as one
     array: one sort per column, then an O(N) sliding window per K (see
-    :mod:`fsengine.online._knn_kernels`). The columns are shared among the kernel
+    :mod:`fsengine.online._kofsd._knn_kernels`). The columns are shared among the kernel
     threads (:func:`fsengine.parallel.run_chunks`); the results do not depend on it.
 
     Parameters
@@ -1118,14 +1118,14 @@ class _SetTerms(ABC):
 
 class DenseSetTerms(_SetTerms):
     """The selected set's distance terms and the shortlists of its set tests, for up to
-    DENSE_MAX_SAMPLES samples (:mod:`fsengine.online._kofsd`).
+    DENSE_MAX_SAMPLES samples (:mod:`fsengine.online._kofsd.selector`).
 
     Up to :data:`WHOLE_ROWS_MAX` samples the set keeps its summed terms (N x N) and its
     tests score every row whole. Above, each sample keeps a shortlist on S: a set test
     (the neighbours on S + f) walks a sample's list in increasing order of its keys (lower
     bounds of the listed terms on S) and stops as soon as the next key is beyond the
     K+1-th distance found; a sample outside the list is at least as far as the list's
-    bound (:mod:`fsengine.online._set_kernels`). When S grows, the listed terms grow by the
+    bound (:mod:`fsengine.online._kofsd._set_kernels`). When S grows, the listed terms grow by the
     new feature's, in place (keys and bound stay valid: terms only grow). A row its list
     does not settle is scored whole.
 

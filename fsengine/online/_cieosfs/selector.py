@@ -252,7 +252,7 @@ class CIEOSFS(StreamingSelector):
         relevant = np.flatnonzero(p_value < self.significance).tolist()
         if not relevant:
             return
-        reduct_stream = kernels.load("online._cie_kernels").reduct_stream
+        reduct_stream = kernels.load("online._cieosfs._cie_kernels").reduct_stream
 
         pool = self._members + [
             (names[j], columns[j], first + j, float(corr[j]), codes[:, j]) for j in relevant
@@ -278,7 +278,7 @@ class CIEOSFS(StreamingSelector):
         ordered = [
             members[i] for i in sorted(range(len(members)), key=lambda i: (-keys[i], members[i][2]))
         ]
-        greedy_reduct = kernels.load("online._cie_kernels").greedy_reduct
+        greedy_reduct = kernels.load("online._cieosfs._cie_kernels").greedy_reduct
 
         keep = np.zeros(len(ordered), dtype=bool)
         current = greedy_reduct(

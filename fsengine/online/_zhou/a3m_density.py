@@ -33,9 +33,9 @@ import numpy as np
 from fsengine._compute import kernels
 from fsengine.errors import FSEngineError
 from fsengine.online._codes import ZHOU_ABOVE_THRESHOLD, ZHOU_BELOW_FLOOR, ZHOU_DENSITY, ZHOU_GAP
-from fsengine.online._neighbours import feature_weights
-from fsengine.online._octave_rng import OctaveRandom
+from fsengine.online._kofsd.neighbours import feature_weights
 from fsengine.online._stream import Selection, StreamEvent, StreamingSelector
+from fsengine.online._zhou.octave_rng import OctaveRandom
 from fsengine.spec import ONLINE, Int, MethodSpec
 
 #: OFS-A3M's factor of the mean gap between sorted distances (function ``card``).
@@ -152,7 +152,7 @@ class _NeighbourhoodSelector(StreamingSelector):
     @property
     def _kern(self):
         """The neighbourhood-dependency kernels (:mod:`._zhou_kernels`)."""
-        return kernels.load("online._zhou_kernels")
+        return kernels.load("online._zhou._zhou_kernels")
 
     def _start(self) -> None:
         kern = self._kern

@@ -3,7 +3,7 @@
 Wu, Yu, Ding, Wang, Zhu, "Online feature selection with streaming features", IEEE TPAMI
 35(5) (2013) 1178-1192, as run by the LOFS toolbox (kuiy/LOFS, ``osfs_z.m``,
 ``fast_osfs_z.m``, ``compter_dep_2.m``, ``optimal_compter_dep_2.m``) with Fisher's z test
-(:mod:`fsengine.online._fisher_z`). A feature that depends on the class joins the selected
+(:mod:`fsengine.online._lofs.fisher_z`). A feature that depends on the class joins the selected
 set unless (Fast-OSFS) a subset of the set makes it independent of the class; then the
 selected features that a subset of the others, together with the new one, makes independent
 of the class are removed (OSFS re-tests the new one too). Reference:
@@ -20,7 +20,7 @@ import numpy as np
 from fsengine._compute.kernels import load as load_kernels
 from fsengine.online._codes import OSFS_ADDED, OSFS_REDUNDANT_BEFORE
 from fsengine.online._columns import pearson_with, sequential_sum
-from fsengine.online._fisher_z import fisher_z_cutoff
+from fsengine.online._lofs.fisher_z import fisher_z_cutoff
 from fsengine.online._stream import Selection, StreamEvent, StreamingSelector
 from fsengine.spec import ONLINE, Choice, Int, MethodSpec, Real
 
@@ -139,7 +139,7 @@ class OSFS(StreamingSelector):
       subset), lexicographic within a size, and removed at the first independence;
     * a conditioning set that is singular (exact copies) or of which the tested feature is a
       linear function (an exact copy) gives an undefined r: independent
-      (:mod:`fsengine.online._osfs_kernels`).
+      (:mod:`fsengine.online._lofs._osfs_kernels`).
 
     The selection is in stream order; scores are |corr(f, class)|.
     """
@@ -227,7 +227,7 @@ class OSFS(StreamingSelector):
         Returns per feature the outcome code and the set that made it redundant (arrival
         positions, then its r), and the removals: (feature index, removed position, set, r).
         """
-        kernels = load_kernels("online._osfs_kernels")
+        kernels = load_kernels("online._lofs._osfs_kernels")
 
         k, count = self.max_conditioning, len(corr)
         outcomes = np.empty(count, dtype=np.int64)

@@ -84,7 +84,7 @@ class AlphaInvesting(StreamingSelector):
     Notes
     -----
     The authors' code inverts X'X for every feature; here the model is an orthonormal basis
-    updated once per accepted feature (:mod:`fsengine.online._alpha_kernels`), which gives
+    updated once per accepted feature (:mod:`fsengine.online._lofs._alpha_kernels`), which gives
     the same residual sums of squares to rounding. Where X'X is singular (a zero column, an
     exact copy or multiple of a model column, or a model that already spans the samples)
     Octave's ``inv`` returns Inf and the feature is rejected; here such a feature is
@@ -163,7 +163,7 @@ class AlphaInvesting(StreamingSelector):
         self._members: list[tuple[str, int, float]] = []  # name, column, p at entry
 
     def _run(self, block: np.ndarray) -> np.ndarray:
-        walk = kernels.load("online._alpha_kernels").walk
+        walk = kernels.load("online._lofs._alpha_kernels").walk
 
         out = np.empty((block.shape[1], 6))
         walk(

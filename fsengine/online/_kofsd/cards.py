@@ -18,7 +18,7 @@ import numpy as np
 
 from fsengine.errors import FSEngineError
 from fsengine.online._columns import sequential_sum
-from fsengine.online._neighbours import NeighbourStats
+from fsengine.online._kofsd.neighbours import NeighbourStats
 
 
 @dataclass(frozen=True)

@@ -232,7 +232,7 @@ class OFSFPD(StreamingSelector):
         feature the positions it made S drop (None: S was not ranked at that step), the
         dominance scores and members of S after each step (rows), and the members' counts.
         """
-        stream_block = kernels.load("online._fpd_kernels").stream_block
+        stream_block = kernels.load("online._ofsfpd._fpd_kernels").stream_block
 
         corr, cos, units = self.relevances(block)
         b = block.shape[1]
@@ -296,7 +296,7 @@ class OFSFPD(StreamingSelector):
 
     def _ranking(self) -> tuple[np.ndarray, np.ndarray]:
         """Order of S by dominance score (ascending, ties to earlier arrival) and the scores."""
-        dominance_scores = kernels.load("online._fpd_kernels").dominance_scores
+        dominance_scores = kernels.load("online._ofsfpd._fpd_kernels").dominance_scores
 
         scores = dominance_scores(self.objectives(), TIE_TOLERANCE)
         arrival = self._mem_pos[: int(self._state[0])]

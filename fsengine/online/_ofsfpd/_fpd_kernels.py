@@ -1,6 +1,6 @@
 """Compiled (numba) kernel of OFS-FPD's ranking step: fuzzy Pareto dominance scores.
 
-The same arithmetic as :func:`fsengine.online._ofsfpd.dominance_scores` (objectives
+The same arithmetic as :func:`fsengine.online._ofsfpd.selector.dominance_scores` (objectives
 clipped at 0, a factor of 1 where ``u <= v + tolerance`` else ``v / u``, factors
 multiplied in objective order, the largest degree over the other rows), without
 numpy's per-call overhead on matrices of a dozen rows.

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from fsengine.errors import FSEngineError
-from fsengine.online._cards import dependency_from_cards, make_card
 from fsengine.online._codes import CARD_CODES
-from fsengine.online._neighbours import (
+from fsengine.online._kofsd.cards import dependency_from_cards, make_card
+from fsengine.online._kofsd.neighbours import (
     ColumnSetTerms,
     DenseSetTerms,
     NeighbourStats,

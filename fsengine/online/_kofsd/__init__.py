@@ -1,0 +1,41 @@
+"""K-OFSD (Zhou, Hu, Li and Wu, 2017): the selector (:mod:`.selector`), the neighbour
+machinery it stands on (:mod:`.neighbours`: the reference definitions, the single-feature
+path and the set tests), the card functions (:mod:`.cards`) and their compiled kernels
+(``_knn_kernels``: one feature's neighbours; ``_set_kernels``: the set tests)."""
+
+from fsengine.online._kofsd.cards import (
+    CARD_NAMES,
+    CardConsistency,
+    CardDistance,
+    CardImbalanced,
+    CardWeight,
+    dependency_from_cards,
+    make_card,
+)
+from fsengine.online._kofsd.neighbours import nearest_neighbours, pairwise_distances
+from fsengine.online._kofsd.selector import (
+    ACTION_CODES,
+    KOFSD,
+    KOFSDEvent,
+    k_warning,
+    run_kofsd,
+    run_kofsd_for_ks,
+)
+
+__all__ = [
+    "ACTION_CODES",
+    "CARD_NAMES",
+    "KOFSD",
+    "CardConsistency",
+    "CardDistance",
+    "CardImbalanced",
+    "CardWeight",
+    "KOFSDEvent",
+    "dependency_from_cards",
+    "k_warning",
+    "make_card",
+    "nearest_neighbours",
+    "pairwise_distances",
+    "run_kofsd",
+    "run_kofsd_for_ks",
+]
