@@ -21,30 +21,13 @@ from typing import Any
 import streamlit as st
 
 from dashboard import session
+from dashboard.pages import RESULT_KINDS, WIDGET_STORES
 from dashboard.workspace import Store, WorkspaceStoreError, default_store
 from fsengine.codec import dumps, from_json, to_json
 from fsengine.evaluation import Evaluation
 from fsengine.methods import RunResult
 from fsengine.stability import StabilityResult
 
-#: The pages' stores of remembered widget values, kept in the workspace.
-WIDGET_STORES = (
-    "stream_widgets",
-    "compare_widgets",
-    "sweep_widgets",
-    "export_widgets",
-    "genes_widgets",
-    "benchmark_widgets",
-)
-#: Kinds of run whose result is put back into a page's result store on restore.
-RESULT_KINDS = {
-    "compare": "compare_results",
-    "sweep-k": "sweep_k_results",
-    "sweep-values": "sweep_values_results",
-    "sweep-top": "sweep_top_results",
-    "stability": "stability_results",
-    "benchmark": "benchmark_results",
-}
 #: Results restored per page store (the newest).
 RESTORED_PER_STORE = 8
 _FAILURES = (OSError, sqlite3.Error, WorkspaceStoreError, KeyError, TypeError, ValueError)

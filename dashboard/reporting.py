@@ -7,6 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import session
+from dashboard.pages import BY_NAME
 from fsengine.export import events_to_csv, records_to_csv, selection_to_csv, summary_frame
 from fsengine.figures import (
     comparison_figure,
@@ -31,7 +32,7 @@ def _protocol(params: dict) -> dict:
 def report_sections() -> list[ReportSection]:
     """Every result of this session on the current data set and minority class."""
     sections: list[ReportSection] = []
-    for i, result in enumerate(session.current_results("compare_results"), 1):
+    for i, result in enumerate(session.current_results(BY_NAME["compare"].results["compare"]), 1):
         evaluation = result["evaluation"]
         settings = evaluation.params["settings"]
         summary = evaluation.summary()
@@ -62,7 +63,7 @@ def report_sections() -> list[ReportSection]:
                 },
             )
         )
-    for i, result in enumerate(session.current_results("sweep_k_results"), 1):
+    for i, result in enumerate(session.current_results(BY_NAME["sweep"].results["sweep-k"]), 1):
         summary = result.summary(("k",))
         sections.append(
             ReportSection(
@@ -80,7 +81,9 @@ def report_sections() -> list[ReportSection]:
                 csv={f"sweep_k_{i}_records.csv": records_to_csv(result.records, ("k", "split"))},
             )
         )
-    for i, result in enumerate(session.current_results("sweep_values_results"), 1):
+    for i, result in enumerate(
+        session.current_results(BY_NAME["sweep"].results["sweep-values"]), 1
+    ):
         method, parameter = result.params["method"], result.params["parameter"]
         spec = get_method(method).spec
         summary = result.summary((parameter,))
@@ -106,7 +109,7 @@ def report_sections() -> list[ReportSection]:
                 },
             )
         )
-    for i, result in enumerate(session.current_results("sweep_top_results"), 1):
+    for i, result in enumerate(session.current_results(BY_NAME["sweep"].results["sweep-top"]), 1):
         summary = result.summary(("method", "top"))
         sections.append(
             ReportSection(

@@ -9,10 +9,11 @@ from pathlib import Path
 import streamlit as st
 
 from dashboard import messages, persistence, session
+from dashboard.pages import BY_NAME
 from fsengine import FSEngineError, load_dataset
 
 #: The page's store of widget values (:func:`dashboard.session.persisted`).
-WIDGETS = "benchmark_widgets"
+WIDGETS = BY_NAME["benchmark"].widgets
 AUTO_LABEL = "(automatic)"
 
 

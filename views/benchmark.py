@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import messages, running, session
+from dashboard.pages import BY_NAME
 from dashboard.study_datasets import (
     WIDGETS,
     dataset_options,
@@ -39,7 +40,7 @@ from fsengine.study import (
 )
 from fsengine.task import Task
 
-STORE = "benchmark_results"
+STORE = BY_NAME["benchmark"].results["benchmark"]
 #: A mix of online selectors and rankers, each quick on microarrays.
 DEFAULT_METHODS = ("kofsd", "fast-osfs", "saola", "fisher", "s2n", "relieff")
 ENGINES = {

@@ -4,6 +4,7 @@ import streamlit as st
 
 from dashboard import running, session
 from dashboard.glossary import TERMS
+from dashboard.pages import BY_NAME
 from dashboard.widgets import (
     protocol_method_settings,
     rankers_count_widgets,
@@ -17,8 +18,8 @@ from fsengine.gene_figures import frequency_figure
 from fsengine.genes import selection_frequencies
 from fsengine.methods import METHODS, ONLINE_METHODS, RANKER_METHODS, get_method
 
-STORE = "compare_results"
-WIDGETS = "compare_widgets"
+STORE = BY_NAME["compare"].results["compare"]
+WIDGETS = BY_NAME["compare"].widgets
 BEST_COLOUR = "background-color: #c7e9c0; font-weight: bold"
 
 

@@ -5,6 +5,7 @@ import streamlit as st
 
 from dashboard import session
 from dashboard.messages import describe
+from dashboard.pages import BY_NAME
 from dashboard.reporting import report_sections
 from dashboard.widgets import method_widgets, widget_defaults
 from fsengine import FSEngineError, run_selection
@@ -15,7 +16,7 @@ from fsengine.report import build_report_html, build_report_zip
 STREAM, COMPUTE = "Last Stream run", "Compute here"
 FORMATS = {"CSV": ("csv", "text/csv"), "Parquet": ("parquet", "application/vnd.apache.parquet")}
 STORE = "export_results"
-WIDGETS = "export_widgets"
+WIDGETS = BY_NAME["export"].widgets
 
 
 def _method_label(method: str) -> str:
@@ -28,9 +29,8 @@ def _stream_result(live):
     kept = st.session_state.get("export_stream")
     if kept is None or kept[0] is not live:
         result = run_selection(
-            live.dataset,
-            live.minority,
-            live.method,
+            live.task,
+            method=live.method,
             order=live.order_name,
             seed=live.seed,
             events=False,

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from dashboard import running, session
+from dashboard.pages import BY_NAME
 from dashboard.widgets import method_widgets, widget_defaults
 from fsengine.export import records_to_csv
 from fsengine.gene_figures import gene_box_figure, gene_heatmap_figure, pca_figure
@@ -10,8 +11,8 @@ from fsengine.genes import gene_statistics, p_value_note
 from fsengine.methods import ONLINE_METHODS, get_method
 from fsengine.stability import order_stability
 
-WIDGETS = "genes_widgets"
-STABILITY = "stability_results"
+WIDGETS = BY_NAME["genes"].widgets
+STABILITY = BY_NAME["genes"].results["stability"]
 #: Most genes drawn as box plots at once (the heat map and the table take them all).
 BOX_LIMIT = 24
 
@@ -26,7 +27,7 @@ def selections_of(loaded, minority) -> dict[str, tuple[str, ...]]:
             found[f"Stream: {live.method} ({live.order_name} order)"] = tuple(
                 live.selection().features
             )
-    for result in session.current_results("compare_results"):
+    for result in session.current_results(BY_NAME["compare"].results["compare"]):
         for method, genes in result["selections"].items():
             found[f"Compare: {method} (whole data set)"] = tuple(genes)
     kept = st.session_state.get("export_results")
@@ -45,7 +46,7 @@ def gene_views(loaded, minority, genes: tuple[str, ...]):
     if key not in kept:
         ds = loaded.dataset
         kept[key] = (
-            gene_statistics(ds, minority, genes),
+            gene_statistics(session.current_task(), None, genes),
             gene_heatmap_figure(ds, minority, genes),
             pca_figure(ds, minority, genes),
         )
@@ -159,7 +160,12 @@ result = running.run_button(
     STABILITY,
     session.run_key(method, orders, seed, tuple(sorted(params.items()))),
     lambda progress: order_stability(
-        ds, minority, method, orders=orders, seed=int(seed), progress=progress, **params
+        session.current_task(),
+        method=method,
+        orders=orders,
+        seed=int(seed),
+        progress=progress,
+        **params,
     ),
     text="Order stability",
     failure="The orders could not run",

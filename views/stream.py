@@ -10,6 +10,7 @@ import streamlit as st
 from dashboard import persistence, session
 from dashboard.glossary import TERMS, action_help
 from dashboard.messages import describe
+from dashboard.pages import BY_NAME
 from dashboard.widgets import method_widgets, widget_defaults
 from fsengine import FSEngineError
 from fsengine.export import events_to_csv, selection_to_csv
@@ -24,7 +25,7 @@ TICK_SECONDS = 0.25
 #: A running stream's position is saved this often (a closed tab loses at most this).
 RECORD_SECONDS = 2.0
 
-WIDGETS = "stream_widgets"
+WIDGETS = BY_NAME["stream"].widgets
 #: Every widget of the page and its first value (kept across page switches); each
 #: method's parameters come from its specification.
 DEFAULTS = {

@@ -5,6 +5,7 @@ import streamlit as st
 
 from dashboard import running, session
 from dashboard.messages import describe
+from dashboard.pages import BY_NAME
 from dashboard.widgets import current_values, method_widgets, widget_defaults
 from fsengine import FSEngineError
 from fsengine.evaluation import (
@@ -29,8 +30,10 @@ from fsengine.spec import (
 
 # K-OFSD's K keeps its own store and kind (one sorted pass serves every K: sweep_k);
 # any other parameter of any online selector goes through sweep_values.
-K_STORE, VALUES_STORE = "sweep_k_results", "sweep_values_results"
-TOP_STORE, WIDGETS = "sweep_top_results", "sweep_widgets"
+K_STORE, VALUES_STORE, TOP_STORE = (
+    BY_NAME["sweep"].results[kind] for kind in ("sweep-k", "sweep-values", "sweep-top")
+)
+WIDGETS = BY_NAME["sweep"].widgets
 
 loaded = session.current()
 ds, minority = loaded.dataset, st.session_state["minority"]
@@ -202,8 +205,8 @@ if parameter is not None:
 
             def compute(progress):
                 return sweep_k(
-                    ds,
-                    minority,
+                    session.current_task(),
+                    None,
                     tuple(values),
                     n_splits=splits,
                     seed=seed,
@@ -219,8 +222,8 @@ if parameter is not None:
 
             def compute(progress):
                 return sweep_values(
-                    ds,
-                    minority,
+                    session.current_task(),
+                    None,
                     method,
                     parameter,
                     values,
@@ -361,8 +364,8 @@ top_result = running.run_button(
     TOP_STORE,
     top_key,
     lambda progress: sweep_top(
-        ds,
-        minority,
+        session.current_task(),
+        None,
         rankers,
         tops,
         n_splits=splits,

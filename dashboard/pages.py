@@ -1,0 +1,93 @@
+"""One declaration per page of the dashboard: its script, title and icon (read by app.py's
+navigation) and what it keeps (read by the workspace: the store of its remembered widget
+values, and the run kinds whose results it shows, by their result store).
+
+Nothing here imports Streamlit: the declarations are plain data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Page:
+    """A page of the dashboard.
+
+    Attributes
+    ----------
+    name : str
+        Short name ("compare").
+    script : str
+        Its script, relative to app.py ("views/compare.py").
+    title : str
+        Its title in the navigation.
+    icon : str
+        Its icon (Streamlit's ``:material/...:`` form).
+    widgets : str or None
+        The session key of its remembered widget values, kept in the workspace.
+    results : dict
+        Run kind -> the session key of its results, put back from the workspace on a
+        reload (the newest of each kind).
+    default : bool
+        Whether it is the page the dashboard opens on.
+    """
+
+    name: str
+    script: str
+    title: str
+    icon: str
+    widgets: str | None = None
+    results: dict[str, str] = field(default_factory=dict)
+    default: bool = False
+
+
+#: Every page, in the navigation's order; the first is the default.
+PAGES = (
+    Page("data", "views/data.py", "Data", ":material/table:", default=True),
+    Page("stream", "views/stream.py", "Stream", ":material/play_circle:", "stream_widgets"),
+    Page(
+        "compare",
+        "views/compare.py",
+        "Compare",
+        ":material/compare_arrows:",
+        "compare_widgets",
+        {"compare": "compare_results"},
+    ),
+    Page(
+        "sweep",
+        "views/sweep.py",
+        "Sweep",
+        ":material/tune:",
+        "sweep_widgets",
+        {
+            "sweep-k": "sweep_k_results",
+            "sweep-values": "sweep_values_results",
+            "sweep-top": "sweep_top_results",
+        },
+    ),
+    Page(
+        "benchmark",
+        "views/benchmark.py",
+        "Benchmark",
+        ":material/leaderboard:",
+        "benchmark_widgets",
+        {"benchmark": "benchmark_results"},
+    ),
+    Page(
+        "genes",
+        "views/genes.py",
+        "Genes",
+        ":material/genetics:",
+        "genes_widgets",
+        {"stability": "stability_results"},
+    ),
+    Page("export", "views/export.py", "Export", ":material/download:", "export_widgets"),
+    Page("history", "views/history.py", "History", ":material/history:"),
+)
+#: The pages by name.
+BY_NAME = {page.name: page for page in PAGES}
+#: The stores of remembered widget values that the workspace keeps.
+WIDGET_STORES = tuple(page.widgets for page in PAGES if page.widgets)
+#: Run kind -> the result store it is put back into on a reload.
+RESULT_KINDS = {kind: store for page in PAGES for kind, store in page.results.items()}
