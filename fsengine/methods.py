@@ -309,12 +309,7 @@ class Method:
             value -> Selection.
         """
         params = dict(params or {})
-        if parameter in params:
-            raise FSEngineError(
-                "is swept: give its values, not a single value",
-                parameter=parameter,
-                method=self.name,
-            )
+        self.spec.check_swept(parameter, params)
         shared = getattr(self.implementation, "selections_over", None)
         if shared is not None:
             found = shared(X, y, names, parameter, values, params)

@@ -332,6 +332,38 @@ class MethodSpec:
             for name, p in self.parameters.items()
         }
 
+    def check_swept(self, parameter: str, params: Mapping[str, Any]) -> None:
+        """Refuse a single value for ``parameter`` when it is swept: the one rule of every
+        sweep (the library's, the command line's and the Sweep page's).
+
+        Parameters
+        ----------
+        parameter : str
+            The parameter swept.
+        params : mapping
+            The method's other parameters.
+
+        Raises
+        ------
+        FSEngineError
+            When ``params`` gives ``parameter`` a value, or the method has no such
+            parameter.
+        """
+        if parameter not in self.parameters:
+            raise FSEngineError(
+                f"is not a parameter of {self.name}; its parameters are "
+                f"{', '.join(self.parameters) or 'none'}",
+                parameter=parameter,
+            )
+        if parameter in params:
+            raise FSEngineError(
+                "is swept: it takes a list of values, not a single value",
+                parameter=parameter,
+                method=self.name,
+                remedy="list them in",
+                remedy_option="values",
+            )
+
     def record(self, values: Mapping[str, Any]) -> dict:
         """The parameters in effect for a run's record: those that apply given the others."""
         return {name: values[name] for name, p in self.parameters.items() if p.applies(values)}

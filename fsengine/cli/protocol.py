@@ -105,11 +105,7 @@ def cmd_sweep(args) -> None:
                 values_of(spec.parameters[over], args.values) if args.values else list(range(1, 11))
             )
         params = method_params(args, args.method)
-        if over in params:
-            raise FSEngineError(
-                f"{spec.parameters[over].cli_flag} is swept: give its values "
-                "with --values (or --k), not as a single option"
-            )
+        spec.check_swept(over, params)
         result = sweep_values(
             task,
             None,

@@ -112,10 +112,7 @@ def sweep_values(
     if not values:
         raise FSEngineError(f"no value of {parameter} to sweep")
     params = dict(params or {})
-    if parameter in params:
-        raise FSEngineError(
-            "is swept: give its values, not a single value", parameter=parameter, method=method
-        )
+    chosen.spec.check_swept(parameter, params)
     task = as_task(data, minority)
     values = [
         chosen.spec.check({**params, parameter: v}, n_samples=task.n_samples)[parameter]

@@ -191,3 +191,32 @@ def test_k_sweep_figure_is_the_sweep_figure_over_k():
     assert old.layout.xaxis.dtick == 1 and old.layout.xaxis.title.text == "K"
     assert old.layout.uirevision == "k-sweep"
     assert tuple(old.layout.yaxis.range) == (0, 1.05)  # G-mean on a fixed axis
+
+
+def test_a_swept_parameter_given_one_value_is_refused_the_same_way_everywhere(capsys):
+    """One rule (MethodSpec.check_swept) in the library's sweep, the registry's shared
+    selections and the command line: a swept parameter takes no single value."""
+    import numpy as np
+
+    from fsengine.cli import main
+    from fsengine.data import load_dataset
+    from fsengine.evaluation import sweep_values
+    from tests.conftest import SAMPLE
+
+    expected = "kofsd: alpha is swept: it takes a list of values, not a single value"
+    with pytest.raises(FSEngineError) as caught:
+        sweep_values(load_dataset(SAMPLE), 2, "kofsd", "alpha", [0.1, 0.2], params={"alpha": 1})
+    assert caught.value.describe().startswith(expected)
+    X, y = np.arange(24.0).reshape(6, 4), np.array([1, 1, 0, 0, 0, 0])
+    with pytest.raises(FSEngineError) as caught:
+        get_method("kofsd").selections_over(X, y, list("abcd"), "alpha", [0.1], {"alpha": 1})
+    assert caught.value.describe().startswith(expected)
+    args = ["sweep", str(SAMPLE), "--minority", "2", "--over", "alpha", "--values", "0.1,0.2"]
+    args += ["--alpha", "1"]
+    assert main(args) == 2
+    assert capsys.readouterr().err == (
+        "fsengine: error: kofsd: --alpha is swept: it takes a list of values, not a single "
+        "value; list them in --values\n"
+    )
+    with pytest.raises(FSEngineError, match="beta is not a parameter of kofsd"):
+        get_method("kofsd").spec.check_swept("beta", {})
