@@ -20,8 +20,10 @@ from fsengine._compute import budget, kernels
 from fsengine.config import config_context
 from fsengine.online import KOFSD, stream_events
 from fsengine.online._kofsd import _set_kernels
+from fsengine.online._kofsd import common as _common
 from fsengine.online._kofsd import neighbours as _neighbours
 from fsengine.online._kofsd import selector as _kofsd
+from fsengine.online._kofsd import set_terms as _set_terms
 from fsengine.online._kofsd.neighbours import (
     DenseSetTerms,
     distance_terms,
@@ -140,27 +142,27 @@ def _events(selector, X, order):
 SET_PATHS = {
     "dense": {},
     "lists": {
-        (_neighbours, "WHOLE_ROWS_MAX"): 0,
-        (_neighbours, "LISTS_AFTER_ROWS"): 0,
-        (_neighbours, "SHORTLIST_MIN"): 1,
-        (_neighbours, "SHORTLIST_MAX_SHARE"): 1,
+        (_set_terms, "WHOLE_ROWS_MAX"): 0,
+        (_set_terms, "LISTS_AFTER_ROWS"): 0,
+        (_set_terms, "SHORTLIST_MIN"): 1,
+        (_set_terms, "SHORTLIST_MAX_SHARE"): 1,
     },
     "walks": {(_neighbours.DenseSetTerms, "_uses_lists"): lambda self, ks: False},
     "columns": {(_kofsd, "DENSE_MAX_SAMPLES"): 0},
     "short columns": {
         (_kofsd, "DENSE_MAX_SAMPLES"): 0,
-        (_neighbours, "COLUMN_LIST_LENGTH"): 2,
-        (_neighbours, "COLUMN_LIST_MIN"): 2,
+        (_set_terms, "COLUMN_LIST_LENGTH"): 2,
+        (_set_terms, "COLUMN_LIST_MIN"): 2,
     },
     "numpy": {},
     # Kernels split over three threads however small the work (rows, candidates).
-    "threads": {(_neighbours, "THREAD_MIN_WORK"): 1},
+    "threads": {(_set_terms, "THREAD_MIN_WORK"): 1},
     "threaded columns": {
-        (_neighbours, "THREAD_MIN_WORK"): 1,
+        (_set_terms, "THREAD_MIN_WORK"): 1,
         (_kofsd, "DENSE_MAX_SAMPLES"): 0,
-        (_neighbours, "COLUMN_LIST_LENGTH"): 2,
-        (_neighbours, "COLUMN_LIST_MIN"): 2,
-        (_neighbours, "PRUNED_LISTS_MAX_SET"): 0,
+        (_set_terms, "COLUMN_LIST_LENGTH"): 2,
+        (_set_terms, "COLUMN_LIST_MIN"): 2,
+        (_set_terms, "PRUNED_LISTS_MAX_SET"): 0,
     },
 }
 
@@ -304,10 +306,10 @@ def test_set_tests_from_shortlists_equal_whole_rows(
     """DenseSetTerms (partial lists built, remade from hints, lengthened, skipped; made
     only after N whole rows on a set) against the dense kernel that scores every row, bit
     for bit, through replacements and additions."""
-    monkeypatch.setattr(_neighbours, "SHORTLIST_MIN", shortlist_min)
-    monkeypatch.setattr(_neighbours, "SHORTLIST_MAX_SHARE", max_share)
-    monkeypatch.setattr(_neighbours, "WHOLE_ROWS_MAX", whole_max)
-    monkeypatch.setattr(_neighbours, "LISTS_AFTER_ROWS", lists_after)
+    monkeypatch.setattr(_set_terms, "SHORTLIST_MIN", shortlist_min)
+    monkeypatch.setattr(_set_terms, "SHORTLIST_MAX_SHARE", max_share)
+    monkeypatch.setattr(_set_terms, "WHOLE_ROWS_MAX", whole_max)
+    monkeypatch.setattr(_set_terms, "LISTS_AFTER_ROWS", lists_after)
     rng = np.random.default_rng(len(values) + n)
     X = {
         "integers 0..3": lambda: rng.integers(0, 4, (n, 14)).astype(float),
@@ -390,7 +392,7 @@ def test_large_n_needs_no_n_by_n_memory():
     # 3.2 GB.
     from fsengine.online._kofsd._set_kernels import APPROX_ROWS
 
-    lists = n * _neighbours.COLUMN_LIST_LENGTH * 24
+    lists = n * _set_terms.COLUMN_LIST_LENGTH * 24
     assert peak < lists + n * 8 * 40 + APPROX_ROWS * n * 8 * 4
     assert peak < n * n * 8 / 20
 
@@ -401,8 +403,8 @@ def test_columns_set_tests_equal_the_dense_ones_as_the_set_grows(rounding, lengt
     """A set kept as columns (lists remade by pruned walks, then from approximate terms; rows
     the lists miss from approximate terms) against the dense set scoring whole rows, bit
     for bit, as the set grows to 9 features; short lists make most rows miss."""
-    monkeypatch.setattr(_neighbours, "COLUMN_LIST_LENGTH", length)
-    monkeypatch.setattr(_neighbours, "COLUMN_LIST_MIN", min(4, length))
+    monkeypatch.setattr(_set_terms, "COLUMN_LIST_LENGTH", length)
+    monkeypatch.setattr(_set_terms, "COLUMN_LIST_MIN", min(4, length))
     rng = np.random.default_rng(5)
     n = 700
     X = rng.standard_normal((n, 12)) * rng.uniform(0.5, 50, 12) + rng.uniform(-1e3, 1e3, 12)
@@ -467,7 +469,7 @@ def _kernel_dependencies(X, y, first, accept_above, accepted):
     n, c = X.shape[0], X.shape[1] - 1
     w = feature_weights(X)
     sq = distance_terms(X[:, 0], w[0])
-    same, same_d, other_d = _neighbours._stats_arrays(1, n, c, False)
+    same, same_d, other_d = _common.stats_arrays(1, n, c, False)
     deps, cards = np.empty(c), np.zeros((c, n))
     set_tests(
         True,
@@ -475,8 +477,8 @@ def _kernel_dependencies(X, y, first, accept_above, accepted):
         np.empty((0, n)),
         np.empty(0),
         True,
-        *_neighbours._empty_lists(n),
-        *_neighbours._NO_PRUNE,
+        *_common.empty_lists(n),
+        *_common.NO_PRUNE,
         np.ascontiguousarray(X[:, 1:].T),
         w[1:],
         np.asarray(y, dtype=np.int64),
@@ -496,7 +498,7 @@ def _kernel_dependencies(X, y, first, accept_above, accepted):
         -1,
         cards,
         deps,
-        *_neighbours._NO_APPROXIMATION,
+        *_common.NO_APPROXIMATION,
         first,
         accept_above,
         accepted,
@@ -534,53 +536,53 @@ def test_set_tests_skip_only_the_candidates_after_an_acceptance():
 #: 16 samples on), on every path.
 COLUMN_SET_PATHS = {
     "column lists": {
-        (_neighbours, "WHOLE_ROWS_MAX"): 0,
-        (_neighbours, "SUMS_MAX_SAMPLES"): 0,
-        (_neighbours, "SHORTLIST_MIN"): 1,
-        (_neighbours, "SHORTLIST_MAX_SHARE"): 1,
+        (_set_terms, "WHOLE_ROWS_MAX"): 0,
+        (_set_terms, "SUMS_MAX_SAMPLES"): 0,
+        (_set_terms, "SHORTLIST_MIN"): 1,
+        (_set_terms, "SHORTLIST_MAX_SHARE"): 1,
     },
     "column lists wider": {
-        (_neighbours, "WHOLE_ROWS_MAX"): 0,
-        (_neighbours, "SUMS_MAX_SAMPLES"): 0,
-        (_neighbours, "SHORTLIST_MIN"): 3,
-        (_neighbours, "SHORTLIST_MAX_SHARE"): 1,
+        (_set_terms, "WHOLE_ROWS_MAX"): 0,
+        (_set_terms, "SUMS_MAX_SAMPLES"): 0,
+        (_set_terms, "SHORTLIST_MIN"): 3,
+        (_set_terms, "SHORTLIST_MAX_SHARE"): 1,
     },
     "summed lists remade": {
-        (_neighbours, "WHOLE_ROWS_MAX"): 0,
-        (_neighbours, "LISTS_AFTER_ROWS"): 0,
-        (_neighbours, "SHORTLIST_MIN"): 2,
-        (_neighbours, "SHORTLIST_MAX_SHARE"): 1,
-        (_neighbours, "DENSE_LIST_MIN"): 10**6,
+        (_set_terms, "WHOLE_ROWS_MAX"): 0,
+        (_set_terms, "LISTS_AFTER_ROWS"): 0,
+        (_set_terms, "SHORTLIST_MIN"): 2,
+        (_set_terms, "SHORTLIST_MAX_SHARE"): 1,
+        (_set_terms, "DENSE_LIST_MIN"): 10**6,
     },
     "summed lists kept": {
-        (_neighbours, "WHOLE_ROWS_MAX"): 0,
-        (_neighbours, "LISTS_AFTER_ROWS"): 0,
-        (_neighbours, "SHORTLIST_MIN"): 3,
-        (_neighbours, "SHORTLIST_MAX_SHARE"): 1,
-        (_neighbours, "DENSE_LIST_MIN"): 0,
+        (_set_terms, "WHOLE_ROWS_MAX"): 0,
+        (_set_terms, "LISTS_AFTER_ROWS"): 0,
+        (_set_terms, "SHORTLIST_MIN"): 3,
+        (_set_terms, "SHORTLIST_MAX_SHARE"): 1,
+        (_set_terms, "DENSE_LIST_MIN"): 0,
     },
     "buckets": {
-        (_neighbours, "WHOLE_ROWS_MAX"): 0,
-        (_neighbours, "LISTS_AFTER_ROWS"): 0,
-        (_neighbours, "SHORTLIST_MIN"): 4,
-        (_neighbours, "SHORTLIST_MAX_SHARE"): 1,
+        (_set_terms, "WHOLE_ROWS_MAX"): 0,
+        (_set_terms, "LISTS_AFTER_ROWS"): 0,
+        (_set_terms, "SHORTLIST_MIN"): 4,
+        (_set_terms, "SHORTLIST_MAX_SHARE"): 1,
         (_set_kernels, "LIST_BUCKETS"): 2,
         (_set_kernels, "LIST_SAMPLE"): 3,
     },
     "column buckets": {
-        (_neighbours, "WHOLE_ROWS_MAX"): 0,
-        (_neighbours, "SUMS_MAX_SAMPLES"): 0,
-        (_neighbours, "SHORTLIST_MIN"): 5,
-        (_neighbours, "SHORTLIST_MAX_SHARE"): 1,
+        (_set_terms, "WHOLE_ROWS_MAX"): 0,
+        (_set_terms, "SUMS_MAX_SAMPLES"): 0,
+        (_set_terms, "SHORTLIST_MIN"): 5,
+        (_set_terms, "SHORTLIST_MAX_SHARE"): 1,
         (_set_kernels, "LIST_BUCKETS"): 1,
         (_set_kernels, "LIST_SAMPLE"): 1,
     },
     "threaded column lists": {
-        (_neighbours, "THREAD_MIN_WORK"): 1,
-        (_neighbours, "WHOLE_ROWS_MAX"): 0,
-        (_neighbours, "SUMS_MAX_SAMPLES"): 0,
-        (_neighbours, "SHORTLIST_MIN"): 1,
-        (_neighbours, "SHORTLIST_MAX_SHARE"): 1,
+        (_set_terms, "THREAD_MIN_WORK"): 1,
+        (_set_terms, "WHOLE_ROWS_MAX"): 0,
+        (_set_terms, "SUMS_MAX_SAMPLES"): 0,
+        (_set_terms, "SHORTLIST_MIN"): 1,
+        (_set_terms, "SHORTLIST_MAX_SHARE"): 1,
     },
 }
 
@@ -683,10 +685,10 @@ def test_column_set_tests_equal_whole_rows_as_the_set_grows(values, n, threads, 
     for bit, through replacements and additions; also with early rejection, where every
     candidate not rejected has the definition's dependency (the set's cards taken as
     candidate 0's: a rejection is a sum below the bar, or no card above the set's)."""
-    monkeypatch.setattr(_neighbours, "WHOLE_ROWS_MAX", 0)
-    monkeypatch.setattr(_neighbours, "SUMS_MAX_SAMPLES", 0)
-    monkeypatch.setattr(_neighbours, "SHORTLIST_MIN", 8)
-    monkeypatch.setattr(_neighbours, "THREAD_MIN_WORK", 1)
+    monkeypatch.setattr(_set_terms, "WHOLE_ROWS_MAX", 0)
+    monkeypatch.setattr(_set_terms, "SUMS_MAX_SAMPLES", 0)
+    monkeypatch.setattr(_set_terms, "SHORTLIST_MIN", 8)
+    monkeypatch.setattr(_set_terms, "THREAD_MIN_WORK", 1)
     monkeypatch.setitem(config._settings, "kernel_threads", threads)
     rng = np.random.default_rng(n + len(values))
     X = {
@@ -767,7 +769,7 @@ def test_lists_hold_every_sample_below_their_bound_with_keys_below_their_terms(
     saved = module.LIST_BUCKETS, module.LIST_SAMPLE
     module.LIST_BUCKETS, module.LIST_SAMPLE = buckets, sample
     try:
-        arrays = _neighbours._empty_lists(n, length)
+        arrays = _common.empty_lists(n, length)
         module.build_dense_lists.py_func(row[None, :].repeat(n, axis=0), np.array([i]), *arrays)
     finally:
         module.LIST_BUCKETS, module.LIST_SAMPLE = saved
@@ -791,14 +793,14 @@ def test_resized_lists_keep_valid_bounds():
     sq = rng.integers(0, 5, (n, n)).astype(float)
     sq = sq + sq.T
     np.fill_diagonal(sq, 0.0)
-    arrays = _neighbours._empty_lists(n, 12)
+    arrays = _common.empty_lists(n, 12)
     from fsengine.online._kofsd._set_kernels import build_dense_lists
 
     build_dense_lists(sq, np.arange(n, dtype=np.int64), *arrays)
     listed = np.arange(12)[None, :] < arrays[3][:, None]
     below = ((arrays[1] < arrays[4][:, None]) & listed).sum(axis=1)
     for width in (3, 20):
-        resized, counted = _neighbours._resized_lists(arrays, below, width)
+        resized, counted = _common.resized_lists(arrays, below, width)
         for i in range(n):
             length = resized[3][i]
             listed = resized[0][i, :length]
@@ -867,7 +869,7 @@ def test_samples_nearer_than_the_other_label_on_one_feature(values, labels):
     v = np.array(values, dtype=float)
     n = len(v)
     y = np.array(labels[:n])
-    got = _neighbours._nearer_than_other_label(v, np.argsort(v, kind="stable"), y)
+    got = _common.nearer_than_other_label(v, np.argsort(v, kind="stable"), y)
     for i in range(n):
         other = np.flatnonzero(y != y[i])
         if len(other) == 0:
@@ -913,7 +915,7 @@ def test_parts_sharing_their_progress_reject_as_one_pass(
     n_low = int(np.count_nonzero(set_cards < 1.0))
     bar = n * bar_draw / 100.0
 
-    columns, col_w, prune = np.empty((0, n)), np.empty(0), _neighbours._NO_PRUNE
+    columns, col_w, prune = np.empty((0, n)), np.empty(0), _common.NO_PRUNE
     if runs:  # the set's one feature and its sorted order: rows by runs of equal values
         columns, col_w = np.ascontiguousarray(X[:, :1].T), w[:1].copy()
         ascending = np.argsort(X[:, 0], kind="stable")
@@ -922,13 +924,13 @@ def test_parts_sharing_their_progress_reject_as_one_pass(
         prune = (columns[0], float(w[0]), ascending.astype(np.int64), position)
 
     def run(kernel, j, rows, whole, extra):
-        same, same_d, other_d = _neighbours._stats_arrays(1, n, 1, False)
+        same, same_d, other_d = _common.stats_arrays(1, n, 1, False)
         cards, deps, rejected = np.zeros((1, n)), np.empty(1), np.zeros(1, bool)
         kernel(
-            True, sq, columns, col_w, True, *_neighbours._empty_lists(n),
+            True, sq, columns, col_w, True, *_common.empty_lists(n),
             *prune, cand[j : j + 1], w[1 + j : 2 + j], y, np.array([k]),
             False, False, same, same_d, other_d, CARD_IMBALANCED, 0.0, True, bar, rejected,
-            rows, set_cards, n_low, cards, deps, *_neighbours._NO_APPROXIMATION, 0, np.inf,
+            rows, set_cards, n_low, cards, deps, *_common.NO_APPROXIMATION, 0, np.inf,
             np.array([1]), whole, *extra,
         )  # fmt: skip
         return rejected, cards, deps
@@ -950,7 +952,7 @@ def test_parts_sharing_their_progress_reject_as_one_pass(
             if got[0]:
                 break
         if not rejected[0]:
-            rejected[0] = _neighbours._rejected_by_parts(progress, n, bar, n_low)
+            rejected[0] = _set_terms.rejected_by_parts(progress, n, bar, n_low)
         assert rejected[0] == one_rejected[0]
         if not rejected[0]:
             from fsengine.online._kofsd._set_kernels import mean_in_order
@@ -961,7 +963,7 @@ def test_parts_sharing_their_progress_reject_as_one_pass(
 def test_final_check_of_parts_applies_both_rules():
     """_rejected_by_parts: (a) n minus the parts' deficits below the bar; (b) the parts'
     low rows add up to n_low (a part at -inf found one above its card on S)."""
-    check = _neighbours._rejected_by_parts
+    check = _set_terms.rejected_by_parts
     assert check(np.array([[3.0, 0.0], [2.5, 0.0]]), 10, 4.6, -1)  # 10 - 5.5 < 4.6
     assert not check(np.array([[3.0, 0.0], [2.0, 0.0]]), 10, 4.6, -1)
     assert check(np.array([[0.0, 2.0], [0.0, 3.0]]), 10, -np.inf, 5)
