@@ -8,7 +8,13 @@ import streamlit as st
 
 from dashboard import session
 from dashboard.pages import BY_NAME
-from fsengine.export import events_to_csv, records_to_csv, selection_to_csv, summary_frame
+from fsengine.export import (
+    events_to_csv,
+    records_to_csv,
+    selection_rows,
+    selection_to_csv,
+    summary_frame,
+)
 from fsengine.figures import (
     comparison_figure,
     jaccard_figure,
@@ -139,7 +145,8 @@ def report_sections() -> list[ReportSection]:
             ReportSection(
                 title="Stream",
                 text=f"{spec.label} over all {live.total} features in {live.order_name} order "
-                "on all samples (the command line's selection).",
+                "on all samples (the command line's selection)."
+                + (f" {selection.fallback_text()}" if selection.fallback else ""),
                 params={
                     "method": live.method,
                     **spec.record(live.params),
@@ -147,8 +154,8 @@ def report_sections() -> list[ReportSection]:
                     "seed": live.seed,
                 },
                 table=[
-                    {"rank": r, "feature": f, "score": s}
-                    for r, (f, s) in enumerate(zip(selection.features, selection.scores), 1)
+                    {k: row[k] for k in ("rank", "feature", "score", "status")}
+                    for row in selection_rows(selection)
                 ],
                 csv={
                     "stream_selected.csv": selection_to_csv(selection),

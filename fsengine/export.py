@@ -14,7 +14,7 @@ from fsengine.online import Selection, StreamEvent
 from fsengine.spec import RUN_FLAGS
 
 #: Header of the selected-features CSV.
-SELECTION_COLUMNS = ("rank", "feature", "column_index", "score", "method")
+SELECTION_COLUMNS = ("rank", "feature", "column_index", "score", "method", "status")
 
 
 def _format(value) -> str:
@@ -22,12 +22,41 @@ def _format(value) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
+def selection_rows(selection: Selection) -> list[dict]:
+    """The selected features as rows for a table: ``rank``, ``feature``, ``column``,
+    ``score`` and ``status`` (``selected`` or ``fallback``, :attr:`Selection.status`), the
+    columns the dashboard's tables and the report show.
+
+    Parameters
+    ----------
+    selection : Selection
+
+    Returns
+    -------
+    list of dict
+    """
+    return [
+        {
+            "rank": rank,
+            "feature": name,
+            "column": column,
+            "score": score,
+            "status": selection.status,
+        }
+        for rank, (name, column, score) in enumerate(
+            zip(selection.features, selection.columns, selection.scores), start=1
+        )
+    ]
+
+
 def selection_to_csv(selection: Selection) -> str:
     """The selected features as CSV text.
 
     Columns: ``rank`` (1-based, the selector's order), ``feature`` (column name),
     ``column_index`` (0-based among the feature columns), ``score`` (the method's
-    score of the feature; K-OFSD: its single-feature dependency), ``method``.
+    score of the feature; K-OFSD: its single-feature dependency), ``method``, ``status``
+    (``selected``, or ``fallback`` when the selector selected nothing and its fallback
+    rule listed these features: :attr:`Selection.status`).
 
     Parameters
     ----------
@@ -44,7 +73,9 @@ def selection_to_csv(selection: Selection) -> str:
     for rank, (name, column, score) in enumerate(
         zip(selection.features, selection.columns, selection.scores), start=1
     ):
-        writer.writerow([rank, name, column, _format(float(score)), selection.method])
+        writer.writerow(
+            [rank, name, column, _format(float(score)), selection.method, selection.status]
+        )
     return out.getvalue()
 
 

@@ -106,6 +106,7 @@ class RunResult:
                 tuple(selection["columns"]),
                 tuple(float(s) for s in selection["scores"]),
                 selection.get("note", ""),
+                bool(selection.get("fallback", False)),
             ),
             events,
             dict(data["params"]),

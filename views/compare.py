@@ -11,7 +11,7 @@ from dashboard.widgets import (
     splits_seed_widgets,
     widget_defaults,
 )
-from fsengine.evaluation import PAPER_METHODS, evaluate, training_size, whole_data_selections
+from fsengine.evaluation import PAPER_METHODS, evaluate, training_size, whole_data_runs
 from fsengine.export import SUMMARY_COLUMNS, best_rows, records_to_csv, summary_frame
 from fsengine.figures import comparison_figure, jaccard_figure
 from fsengine.gene_figures import frequency_figure
@@ -36,8 +36,13 @@ def _compute(methods, splits, seed, top, params):
             params=params,
             progress=progress,
         )
-        selections, count = whole_data_selections(task, None, methods, top, params)
-        return {"evaluation": evaluation, "selections": selections, "count": count}
+        runs, count = whole_data_runs(task, None, methods, top, params)
+        return {
+            "evaluation": evaluation,
+            "selections": {m: selection.features for m, selection in runs.items()},
+            "fallbacks": [m for m, selection in runs.items() if selection.fallback],
+            "count": count,
+        }
 
     return compute
 
@@ -151,10 +156,13 @@ with overlap_col:
     st.plotly_chart(
         jaccard_figure(list(selections), [set(s) for s in selections.values()]), width="stretch"
     )
+    fallbacks = result.get("fallbacks", [])
     count = (
         f"the rankers keep their top {result['count']}"
         if top is not None
-        else f"the rankers keep as many as K-OFSD selects there ({result['count']})"
+        else f"the rankers keep as many as K-OFSD returns there ({result['count']}"
+        + (", its fallback's" if "kofsd" in fallbacks else "")
+        + ")"
     )
     if not any(m in RANKER_METHODS for m in selections):
         count = "no ranker compared"
@@ -162,9 +170,20 @@ with overlap_col:
         "Overlap of the gene sets selected on the **whole data set** (all "
         f"{ds.n_samples} samples, not the splits): Jaccard index |A ∩ B| / |A ∪ B| between "
         f"every two methods; {count}. Sizes: "
-        + ", ".join(f"{m} {len(s)}" for m, s in selections.items())
+        + ", ".join(
+            f"{m} {len(s)}" + (" (fallback: it selected none)" if m in fallbacks else "")
+            for m, s in selections.items()
+        )
         + "."
     )
+    for method in fallbacks:
+        st.warning(
+            f"{method} selected no feature on the whole data set; its {len(selections[method])} "
+            "genes in the overlap are its fallback rule's (the top ones by single-feature "
+            "score), not a selection. The features column of the table counts what each "
+            "method returned on the training halves, fallbacks included.",
+            icon=":material/warning:",
+        )
 
 st.subheader("How often each gene was selected across the splits")
 shown = st.selectbox("Method", list(selections), key="compare_frequency_method")

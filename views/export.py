@@ -9,7 +9,13 @@ from dashboard.pages import BY_NAME
 from dashboard.reporting import report_sections
 from dashboard.widgets import method_widgets, widget_defaults
 from fsengine import FSEngineError, run_selection
-from fsengine.export import command_line, params_to_json, reduced_matrix, selection_to_csv
+from fsengine.export import (
+    command_line,
+    params_to_json,
+    reduced_matrix,
+    selection_rows,
+    selection_to_csv,
+)
 from fsengine.methods import METHODS, ONLINE_METHODS, RANKER_METHODS, get_method
 from fsengine.report import build_report_html, build_report_zip
 
@@ -151,25 +157,19 @@ if result is not None:
     )
     metrics = st.columns(4)
     metrics[0].metric("Method", result.params["method"])
-    metrics[1].metric("Selected features", len(selection))
+    metrics[1].metric(
+        "Listed features (fallback)" if selection.fallback else "Selected features",
+        len(selection),
+    )
     metrics[2].metric("Minority class", str(result.params["minority"]))
     metrics[3].metric(
         "Selection time (s)",
         f"{result.seconds:.2f}",
         help="Of the command line's code path (run_selection) on this machine.",
     )
-    st.dataframe(
-        pd.DataFrame(
-            {
-                "rank": range(1, len(selection) + 1),
-                "feature": selection.features,
-                "column": selection.columns,
-                "score": selection.scores,
-            }
-        ),
-        hide_index=True,
-        width="stretch",
-    )
+    if selection.fallback:
+        st.warning(selection.fallback_text(), icon=":material/warning:")
+    st.dataframe(pd.DataFrame(selection_rows(selection)), hide_index=True, width="stretch")
     method = record["method"]
     files = st.columns(3)
     with files[0]:

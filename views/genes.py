@@ -24,8 +24,10 @@ def selections_of(loaded, minority) -> dict[str, tuple[str, ...]]:
     live = st.session_state.get("live")
     if live is not None and live.done and live.dataset is loaded.dataset:
         if live.minority == minority:
-            found[f"Stream: {live.method} ({live.order_name} order)"] = tuple(
-                live.selection().features
+            selection = live.selection()
+            fallback = ", fallback: none selected" if selection.fallback else ""
+            found[f"Stream: {live.method} ({live.order_name} order{fallback})"] = tuple(
+                selection.features
             )
     for result in session.current_results(BY_NAME["compare"].results["compare"]):
         for method, genes in result["selections"].items():
@@ -34,7 +36,8 @@ def selections_of(loaded, minority) -> dict[str, tuple[str, ...]]:
     if kept is not None and kept["data"] is loaded:
         for (chosen, method, _top, _params), result in kept["results"].items():
             if chosen == minority:
-                found[f"Export: {method}"] = tuple(result.selection.features)
+                fallback = " (fallback: none selected)" if result.selection.fallback else ""
+                found[f"Export: {method}{fallback}"] = tuple(result.selection.features)
     return found
 
 

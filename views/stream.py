@@ -13,7 +13,7 @@ from dashboard.messages import describe
 from dashboard.pages import BY_NAME
 from dashboard.widgets import method_widgets, widget_defaults
 from fsengine import FSEngineError
-from fsengine.export import events_to_csv, selection_to_csv
+from fsengine.export import events_to_csv, selection_rows, selection_to_csv
 from fsengine.figures import stream_figure
 from fsengine.live import LiveStream
 from fsengine.methods import ONLINE_METHODS, get_method
@@ -227,7 +227,14 @@ def stream_view() -> None:
     last = live.events[-1] if live.events else None
     metrics = st.columns(4)
     metrics[0].metric("Features streamed", f"{live.position} / {live.total}")
-    metrics[1].metric("Selected", len(last.selected) if last else 0)
+    fallback = live.selection().fallback_text() if live.done else None
+    metrics[1].metric(
+        "Selected",
+        len(last.selected) if last else 0,
+        help="None selected: the list below is the selector's fallback, not a selection."
+        if fallback
+        else None,
+    )
     set_score = get_method(live.method).spec.set_score
     metrics[2].metric(
         set_score[0].upper() + set_score[1:], f"{last.selected_score:.4f}" if last else "-"
@@ -282,20 +289,11 @@ def stream_view() -> None:
         st.subheader("Selected genes")
         if live.done:
             selection = live.selection()
-            if selection.note not in ("", "stream order"):
+            if selection.fallback:
+                st.warning(selection.fallback_text(), icon=":material/warning:")
+            elif selection.note not in ("", "stream order"):
                 st.caption(selection.note)
-            st.dataframe(
-                pd.DataFrame(
-                    {
-                        "rank": range(1, len(selection) + 1),
-                        "feature": selection.features,
-                        "column": selection.columns,
-                        "score": selection.scores,
-                    }
-                ),
-                hide_index=True,
-                width="stretch",
-            )
+            st.dataframe(pd.DataFrame(selection_rows(selection)), hide_index=True, width="stretch")
             st.download_button(
                 "Download selected features (CSV)",
                 selection_to_csv(selection),

@@ -45,7 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="select features and write them as CSV",
         description="Stream the features of DATA through an online selector, or rank them "
         "with a filter ranker, and write the selected features as CSV: "
-        "rank,feature,column_index,score,method.",
+        "rank,feature,column_index,score,method,status (status: selected, or fallback "
+        "when the selector selected nothing and its fallback rule listed the features).",
     )
     add_data_options(sel)
     sel.add_argument(

@@ -71,9 +71,17 @@ def cmd_select(args) -> None:
                 "ranker (its scores are in the selection CSV)"
             )
         write(events_to_csv(result.events, args.method), args.trace)
-    note = f"; {result.selection.note}" if result.selection.note != "stream order" else ""
+    selection = result.selection
+    if selection.fallback:
+        print(
+            f"fsengine: {selection.fallback_text()} ({task.n_features} features streamed "
+            f"in {result.seconds:.2f} s)",
+            file=sys.stderr,
+        )
+        return
+    note = f"; {selection.note}" if selection.note != "stream order" else ""
     print(
-        f"fsengine: {args.method} selected {len(result.selection)} of {task.n_features} features "
+        f"fsengine: {args.method} selected {len(selection)} of {task.n_features} features "
         f"in {result.seconds:.2f} s{note}",
         file=sys.stderr,
     )

@@ -25,6 +25,7 @@ from fsengine.evaluation.comparison import (
     evaluate,
     evaluate_split,
     feature_frequencies,
+    whole_data_runs,
     whole_data_selections,
 )
 from fsengine.evaluation.metrics import (
@@ -78,5 +79,6 @@ __all__ = [
     "sweep_top",
     "sweep_values",
     "training_size",
+    "whole_data_runs",
     "whole_data_selections",
 ]

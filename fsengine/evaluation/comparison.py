@@ -27,6 +27,7 @@ from fsengine.evaluation.protocol import (
     stratified_splits,
 )
 from fsengine.methods import get_method
+from fsengine.online import Selection
 from fsengine.parallel import run_tasks
 from fsengine.runs import run_selection
 from fsengine.task import Task, as_task
@@ -283,19 +284,20 @@ def evaluate(
     return Evaluation(records, run_params)
 
 
-def whole_data_selections(
+def whole_data_runs(
     data: Task | Dataset,
     minority,
     methods: Sequence[str],
     top: int | None = None,
     params: dict | None = None,
     count_from: str = COUNT_FROM,
-) -> tuple[dict[str, tuple[str, ...]], int | None]:
-    """Each method's selected features on the whole data set, by the protocol's rule.
+) -> tuple[dict[str, Selection], int | None]:
+    """Each method's selection on the whole data set, by the protocol's rule.
 
     Rankers keep ``top`` features or, when it is None, as many as ``count_from``
-    selects on the whole data (none if it selects none). For comparing what the methods
-    pick (e.g. the dashboard's Jaccard heat map), not for measuring accuracy.
+    returns on the whole data (a fallback's features included, as in the authors'
+    protocol; none if it returns none). For comparing what the methods pick (e.g. the
+    dashboard's Jaccard heat map), not for measuring accuracy.
 
     Parameters
     ----------
@@ -310,6 +312,8 @@ def whole_data_selections(
     Returns
     -------
     (selections by method, the rankers' number of features)
+        Each a :class:`~fsengine.online.Selection`: its ``fallback`` says when the
+        method selected nothing and listed its fallback instead.
     """
     params = params or {}
     methods = check_methods(methods)
@@ -325,7 +329,7 @@ def whole_data_selections(
     for method in methods:
         ranker = is_ranker(method)
         if ranker and top == 0:
-            selections[method] = ()
+            selections[method] = Selection(method, (), (), (), "ranked by descending score")
             continue
         if method not in runs:
             runs[method] = run_selection(
@@ -335,5 +339,24 @@ def whole_data_selections(
                 events=False,
                 **params.get(method, {}),
             )
-        selections[method] = runs[method].selection.features
+        selections[method] = runs[method].selection
     return selections, top
+
+
+def whole_data_selections(
+    data: Task | Dataset,
+    minority,
+    methods: Sequence[str],
+    top: int | None = None,
+    params: dict | None = None,
+    count_from: str = COUNT_FROM,
+) -> tuple[dict[str, tuple[str, ...]], int | None]:
+    """Each method's selected features on the whole data set: :func:`whole_data_runs`'
+    selections as their feature names.
+
+    Returns
+    -------
+    (features by method, the rankers' number of features)
+    """
+    runs, top = whole_data_runs(data, minority, methods, top, params, count_from)
+    return {method: selection.features for method, selection in runs.items()}, top

@@ -74,6 +74,10 @@ class Selection:
         The method's score of each feature (K-OFSD: single-feature dependency).
     note : str
         How the order arose, e.g. "stream order" or the reference's fallback.
+    fallback : bool
+        True when the selector selected nothing and a fallback rule chose these features
+        instead (K-OFSD's reference: the top round(sqrt(P)) features by single-feature
+        dependency). Every front end says so (:attr:`status`, :meth:`fallback_text`).
     """
 
     method: str
@@ -81,9 +85,27 @@ class Selection:
     columns: tuple[int, ...]
     scores: tuple[float, ...]
     note: str = ""
+    fallback: bool = False
 
     def __len__(self) -> int:
         return len(self.features)
+
+    @property
+    def status(self) -> str:
+        """``"fallback"`` when a fallback rule chose the features, else ``"selected"``
+        (the selection CSV's ``status`` column)."""
+        return "fallback" if self.fallback else "selected"
+
+    def fallback_text(self) -> str | None:
+        """In plain words, why these features are not a selection (None when they are):
+        the sentence every page, the report and the command line show."""
+        if not self.fallback:
+            return None
+        return (
+            f"{self.method} selected no feature. The {len(self)} features listed are its "
+            f"fallback rule's, not a selection: the top {len(self)} by single-feature score, "
+            "as the authors' code returns them (marked 'fallback')."
+        )
 
 
 def event_columns(event_type: type) -> tuple[str, ...]:

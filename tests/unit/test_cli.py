@@ -28,12 +28,12 @@ def test_select_to_stdout_matches_the_library_writer(capsys, srbct):
     expected = run_selection(srbct, 2, "kofsd")
     assert out == selection_to_csv(expected.selection)
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert list(rows[0]) == ["rank", "feature", "column_index", "score", "method"]
+    assert list(rows[0]) == ["rank", "feature", "column_index", "score", "method", "status"]
     assert [int(r["rank"]) for r in rows] == list(range(1, len(rows) + 1))
     for r in rows:
         j = int(r["column_index"])
         assert r["feature"] == srbct.feature_names[j]
-        assert r["method"] == "kofsd"
+        assert r["method"] == "kofsd" and r["status"] == "selected"
         assert 0.5 < float(r["score"]) <= 1.0
     assert "selected" in err and err.count("\n") == 1
 

@@ -69,6 +69,9 @@ def test_reference_runs_cover_every_action_and_the_fallback():
         selection, events = run_kofsd(X, y, k=k)
         actions |= {e.action for e in events}
         fallbacks += selection.note.startswith("fallback")
+        assert selection.fallback == (ds == 5)  # the fallback is marked, and only it
+        assert selection.status == ("fallback" if ds == 5 else "selected")
+        assert (selection.fallback_text() is None) == (ds != 5)
     assert actions == {"discarded", "replaced", "added", "rejected"}
     assert fallbacks == 3  # ds5 at K = 3, 5, 7
 
@@ -106,3 +109,32 @@ def test_exact_tie_at_alpha_is_decided_by_the_sequential_sum():
     just_above = np.flatnonzero(ref_deps == np.nextafter(0.5, 1))
     assert len(just_above) > 0
     assert (deps[just_above] == np.nextafter(0.5, 1)).all()
+
+
+def test_the_fallback_is_said_in_the_csv_and_on_stderr(tmp_path, capsys):
+    """ds5 at K = 3: K-OFSD selects nothing and the authors' fallback lists 6 features; the
+    selection CSV marks each row 'fallback' and the command says so in a sentence."""
+    import csv
+
+    from fsengine.cli import main
+
+    X, y, ref_selected, _, _ = _load(5, 3)
+    path = tmp_path / "ds5.csv"
+    header = [f"f{j}" for j in range(X.shape[1])] + ["label"]
+    rows = [[*map(repr, row), str(label)] for row, label in zip(X.tolist(), y.tolist())]
+    path.write_text("\n".join(",".join(r) for r in [header, *rows]) + "\n")
+    out = tmp_path / "selection.csv"
+    assert main(["select", str(path), "--minority", "1", "--k", "3", "--out", str(out)]) == 0
+    table = list(csv.DictReader(out.open()))
+    assert [r["column_index"] for r in table] == [str(c) for c in ref_selected]
+    assert {r["status"] for r in table} == {"fallback"}
+    err = capsys.readouterr().err
+    assert (
+        "kofsd selected no feature. The 6 features listed are its fallback rule's, not a "
+        "selection" in err
+    )
+    assert "selected 6 of" not in err
+    # A real selection is marked 'selected' (ds1, K = 7).
+    X, y, ref_selected, _, _ = _load(1, 7)
+    selection, _ = run_kofsd(X, y, k=7)
+    assert selection.status == "selected" and selection.fallback_text() is None

@@ -554,6 +554,7 @@ class KOFSD(StreamingSelector):
             tuple(self._seen_deps[t] for t in ranked),
             f"fallback: no feature was selected, so the top round(sqrt({seen}))"
             f" = {top} features by dependency are returned, as in the authors' code",
+            fallback=True,
         )
 
 
