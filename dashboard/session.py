@@ -67,7 +67,8 @@ def load_into_session(
         and previous.dataset.label_column == dataset.label_column
     )
     if not same_classes or st.session_state.get("minority") not in dataset.class_counts():
-        # A new data set (or a new label column): the smallest class, never the last choice.
+        # A new data set (or a new label column): the default class (the smallest the
+        # comparison can use), never the last choice.
         st.session_state["minority"] = dataset.default_minority()
     if not same_classes:
         sample = name == SAMPLE_PATH.name and raw == _sample_bytes()

@@ -138,10 +138,10 @@ def dataset_options(sha: str, name: str, size: int):
             )
             return None
         counts = ds.class_counts()
-        smallest = ds.default_minority()
+        default = ds.default_minority()
         saved = st.session_state.get(WIDGETS, {}).get(keys["minority"])
         if saved not in counts:
-            session.set_widget(WIDGETS, keys["minority"], smallest)
+            session.set_widget(WIDGETS, keys["minority"], default)
         else:
             st.session_state[keys["minority"]] = saved
         minority = minority_col.selectbox(
@@ -149,7 +149,7 @@ def dataset_options(sha: str, name: str, size: int):
             list(counts),
             **session.persisted(WIDGETS, keys["minority"]),
             format_func=lambda c: (
-                f"{c}: {counts[c]} samples" + (", the smallest" if c == smallest else "")
+                f"{c}: {counts[c]} samples" + (", the default" if c == default else "")
             ),
         )
     return ds, label, transpose, minority

@@ -38,7 +38,7 @@ from fsengine.io.orientation import (
     transposed,
     unnamed_columns,
 )
-from fsengine.labels import default_minority, one_versus_rest
+from fsengine.labels import default_minority, default_minority_reason, one_versus_rest
 
 __all__ = ["LABEL_NAMES", "Dataset", "Source", "load_dataset"]
 
@@ -142,9 +142,14 @@ class Dataset:
         )
 
     def default_minority(self):
-        """The class a selection is for when none is chosen: the smallest class, ties to
-        the first in label order (:func:`fsengine.labels.default_minority`)."""
+        """The class a selection is for when none is chosen: the smallest class the 50/50
+        protocol can use, else the smallest (:func:`fsengine.labels.default_minority`)."""
         return default_minority(self.labels)
+
+    def default_minority_reason(self) -> str | None:
+        """Why the default class is not simply the smallest, in a sentence, or None
+        (:func:`fsengine.labels.default_minority_reason`)."""
+        return default_minority_reason(self.labels)
 
     def imbalance_ratio(self, minority=None) -> float:
         """Imbalance ratio of the one-versus-rest problem: majority / minority.

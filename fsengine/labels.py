@@ -15,6 +15,8 @@ from fsengine.errors import FSEngineError
 #: Fewest samples of the minority class: a sample's neighbours must be able to include
 #: its own class, and a stratified split must put one in each half.
 MIN_MINORITY = 2
+#: Fewest minority samples for the 50/50 protocol: a training half must hold MIN_MINORITY.
+MIN_PROTOCOL_MINORITY = 2 * MIN_MINORITY
 
 
 def _check_counts(minority_count: int, n_samples: int, minority) -> None:
@@ -60,7 +62,7 @@ def one_versus_rest(labels, minority=None) -> np.ndarray:
         raise FSEngineError(f"labels must be one-dimensional, got shape {labels.shape}")
     classes, counts = np.unique(labels, return_counts=True)
     if minority is None:
-        minority = classes[np.argmin(counts)]  # the first of the smallest
+        minority = default_minority(labels)
     matches = classes == minority
     if not matches.any():
         raise FSEngineError(
@@ -73,10 +75,67 @@ def one_versus_rest(labels, minority=None) -> np.ndarray:
 
 
 def default_minority(labels):
-    """The class a selection is for when none is named: the smallest class, ties to the
-    first in label order (sorted as ``numpy.unique`` sorts)."""
+    """The class a selection is for when none is named: the one rule of the library, the
+    command line and the dashboard.
+
+    The smallest class that the 50/50 protocol can use (at least
+    :data:`MIN_PROTOCOL_MINORITY` samples: :data:`MIN_MINORITY` in each half), ties to the
+    first in label order (sorted as ``numpy.unique`` sorts); when no class has that many,
+    the smallest class a selection can use (:data:`MIN_MINORITY`), else the smallest. Only
+    a minority is taken (no more samples than the rest together): a two-class set with 3
+    and 30 samples defaults to the 3.
+    :func:`default_minority_reason` says why when the default is not the smallest class.
+
+    Parameters
+    ----------
+    labels : array of labels
+
+    Returns
+    -------
+    object
+        The class, as a Python scalar.
+    """
     classes, counts = np.unique(np.asarray(labels), return_counts=True)
-    return classes[np.argmin(counts)].item()
+    minority = 2 * counts <= counts.sum()  # a minority: no more samples than the rest
+    for least in (MIN_PROTOCOL_MINORITY, MIN_MINORITY):
+        usable = (counts >= least) & minority
+        if usable.any():
+            return _scalar(classes[np.flatnonzero(usable)[np.argmin(counts[usable])]])
+    return _scalar(classes[np.argmin(counts)])
+
+
+def _scalar(value):
+    """A numpy scalar as the Python one (object arrays hold Python objects already)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def default_minority_reason(labels) -> str | None:
+    """Why :func:`default_minority` is not simply the smallest class, in a sentence (None
+    when it is the smallest and the protocol can use it)."""
+    classes, counts = np.unique(np.asarray(labels), return_counts=True)
+    chosen = default_minority(labels)
+    smallest = int(counts.min())
+    if smallest >= MIN_PROTOCOL_MINORITY:
+        return None
+    small = [_scalar(c) for c, n in zip(classes, counts) if n == smallest]
+    named = ", ".join(map(str, small))
+    which = f"class {named} has" if len(small) == 1 else f"classes {named} have"
+    samples = f"{smallest} sample{'s' if smallest != 1 else ''}"
+    need = f"the 50/50 protocol needs {MIN_PROTOCOL_MINORITY}, {MIN_MINORITY} in each half"
+    count = dict(zip(classes.tolist(), counts.tolist()))[chosen]
+    if count >= MIN_PROTOCOL_MINORITY:
+        return (
+            f"The smallest {which} only {samples}, too few for a comparison ({need}). The "
+            f"default is class {chosen} ({count} samples), the smallest class the protocol "
+            "can use."
+        )
+    if chosen in small:
+        return f"No minority class has enough samples for a comparison ({need})."
+    return (
+        f"No minority class has enough samples for a comparison ({need}), and the smallest {which} "
+        f"only {samples}; the default is class {chosen} ({count} samples), the smallest "
+        "class a selection can use."
+    )
 
 
 def check_binary(y) -> np.ndarray:

@@ -107,7 +107,7 @@ classes = list(counts)
 # with the previous choice and every second choice was lost; the callback also updates
 # "minority" before the sidebar is drawn.
 st.session_state["minority_select"] = st.session_state["minority"]
-smallest = ds.default_minority()
+default = ds.default_minority()
 class_names = dict(st.session_state.get("class_names", {}))
 minority = st.selectbox(
     messages.label("minority"),
@@ -116,11 +116,14 @@ minority = st.selectbox(
     # format_func runs again outside the script (e.g. AppTest): no session state in it
     format_func=lambda c: (
         f"{c}{f' ({class_names[str(c)]})' if str(c) in class_names else ''}: {counts[c]} samples"
-        + (", the smallest" if c == smallest else "")
+        + (", the default" if c == default else "")
     ),
     on_change=_on_minority,
-    help="The rare class to select genes for; the others together are the rest.",
+    help="The rare class to select genes for; the others together are the rest. The "
+    "default is the smallest class the 50/50 comparison can use (4 samples or more).",
 )
+if reason := ds.default_minority_reason():
+    st.info(reason, icon=":material/info:")
 names_text = ", ".join(f"{k}={v}" for k, v in st.session_state.get("class_names", {}).items())
 named = st.text_input(
     "Class names (optional)",
@@ -156,7 +159,8 @@ cols[3].metric(
     "Minority class",
     f"{session.class_text(minority)}, {counts[minority]} samples",
     help="The class to select genes for, against all other classes together (one "
-    "versus rest). Default on every new data set: the smallest class.",
+    "versus rest). Default on every new data set: the smallest class the 50/50 "
+    "comparison can use.",
 )
 cols[4].metric(
     "Imbalance ratio",
@@ -165,12 +169,13 @@ cols[4].metric(
     f"{max(counts[minority], ds.n_samples - counts[minority])} / "
     f"{min(counts[minority], ds.n_samples - counts[minority])}.",
 )
-if not ds.is_smallest_class(minority):
+if counts[minority] > counts[default]:
     st.warning(
-        f"Class {minority} ({counts[minority]} samples) is not the smallest class: "
-        f"{smallest} has {counts[smallest]}. The methods are built for a rare minority; "
-        f"choose {smallest} in the '{messages.label('minority')}' box unless class "
-        f"{minority} is the one you study."
+        f"Class {minority} ({counts[minority]} samples) is larger than the default, class "
+        f"{default} ({counts[default]} samples), the smallest class the 50/50 comparison "
+        "can use. The methods are built for a rare minority: choose class "
+        f"{default} in the '{messages.label('minority')}' box unless class {minority} is "
+        "the one you study."
     )
 running.show_protocol_warnings()
 

@@ -25,15 +25,18 @@ def write(text: str, target: str) -> None:
 
 
 def chosen_minority(minority, ds):
-    """``--minority`` as given, or else the library's rule (the smallest class,
-    :meth:`fsengine.data.Dataset.default_minority`), which is then said on stderr."""
+    """``--minority`` as given, or else the library's rule (the smallest class the 50/50
+    protocol can use, :meth:`fsengine.data.Dataset.default_minority`), which is then said
+    on stderr with its reason when it is not the smallest class."""
     if minority is not None:
         return minority
     label = ds.default_minority()
     count = ds.class_counts()[label]
+    reason = ds.default_minority_reason()
+    which = "the default" if reason else "the smallest"
     print(
         f"fsengine: no --minority given: class {label} ({count} of {ds.n_samples} samples), "
-        "the smallest, is the minority",
+        f"{which}, is the minority" + (f". {reason}" if reason else ""),
         file=sys.stderr,
     )
     return label

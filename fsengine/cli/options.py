@@ -149,7 +149,8 @@ def add_method_options(
             "--minority",
             metavar="CLASS",
             help="the rare class to select for (one versus rest); '2' matches a numeric label 2 "
-            "(default: the smallest class, as in the library and the dashboard)",
+            "(default: the smallest class the 50/50 protocol can use, with 4 samples or "
+            "more, else the smallest; as in the library and the dashboard)",
         )
         p.add_argument(
             "--method",

@@ -37,7 +37,14 @@ def cmd_info(args) -> None:
     ]
     lines += [f"  {c}: {n}" for c, n in ds.class_counts().items()]
     label = ds.default_minority() if args.minority is None else ds.resolve_class(args.minority)
-    chosen = "" if args.minority is not None else ", the smallest class"
+    reason = ds.default_minority_reason()
+    chosen = (
+        ""
+        if args.minority is not None
+        else f", the default. {reason}"
+        if reason
+        else ", the smallest class"
+    )
     lines.append(f"minority class: {label}{chosen}")
     ratio = ds.imbalance_ratio(label)
     lines.append(f"imbalance ratio (majority / minority, {label} versus rest): {ratio:.2f}")

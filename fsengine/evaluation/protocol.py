@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from fsengine.errors import FSEngineError, is_integer_in
-from fsengine.labels import MIN_MINORITY
+from fsengine.labels import MIN_MINORITY, MIN_PROTOCOL_MINORITY
 from fsengine.methods import get_method
 from fsengine.task import training_size
 
@@ -107,10 +107,6 @@ def protocol_minority_sizes(y, n_splits: int = 20, seed: int = 0) -> tuple[range
 
 def _span(counts: range) -> str:
     return f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
-
-
-#: Fewest minority samples for the protocol: a training half must hold MIN_MINORITY.
-MIN_PROTOCOL_MINORITY = 2 * MIN_MINORITY
 
 
 def protocol_warnings(

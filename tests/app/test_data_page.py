@@ -54,8 +54,11 @@ def test_choosing_another_minority_class_updates_ratio_and_chart(app):
     minority.set_value(3).run()
     assert _metrics(app)["Minority class"] == "3 (NB), 18 samples"
     assert _metrics(app)["Imbalance ratio"] == f"{65 / 18:.2f}"
-    # not the smallest class: allowed, but flagged with the smallest one named
-    assert any("not the smallest class: 2 has 11" in w.value for w in app.warning)
+    # larger than the default: allowed, but flagged with the default named
+    assert any(
+        "Class 3 (18 samples) is larger than the default, class 2 (11 samples)" in w.value
+        for w in app.warning
+    )
     colours = _bar_trace(app)["marker"]["color"]
     assert colours[2] != colours[0]  # class 3 is third
 
@@ -173,7 +176,10 @@ def test_a_new_data_set_defaults_to_its_smallest_class(app):
     # choosing the majority is allowed, flagged, and the ratio stays majority / minority
     next(s for s in app.selectbox if s.label.startswith("Minority")).set_value(2).run()
     assert _metrics(app)["Imbalance ratio"] == f"{58 / 19:.2f}"
-    assert any("not the smallest class: 1 has 19" in w.value for w in app.warning)
+    assert any(
+        "Class 2 (58 samples) is larger than the default, class 1 (19 samples)" in w.value
+        for w in app.warning
+    )
 
 
 def test_ties_go_to_the_first_class_in_label_order(app):
@@ -220,3 +226,34 @@ def test_the_sample_shows_its_class_names_and_a_user_can_name_coded_classes(app)
     box = next(t for t in app.text_input if t.label == "Class names (optional)")
     box.set_value("7=x").run()
     assert len(app.error) == 1 and "'7=x'" in app.error[0].value
+
+
+def test_the_default_minority_is_a_class_the_comparison_can_use(app):
+    """GLIOMA with two samples relabelled 'lipoma' (issue 29: a class of 2 is the smallest
+    and no protocol can use it): the default is the smallest class of 4 or more, the page
+    says why, and the defaults raise no protocol warning."""
+    import pandas as pd
+
+    from conftest import GLIOMA
+
+    frame = pd.read_parquet(GLIOMA)
+    label = frame.columns[-1] if "label" not in frame.columns else "label"
+    frame[label] = frame[label].astype(str)
+    frame.loc[frame.index[:2], label] = "lipoma"
+    counts = frame[label].value_counts()
+    usable = counts[counts >= 4]
+    expected = sorted(usable[usable == usable.min()].index)[0]  # the first of the smallest
+    app.file_uploader(key="uploader").set_value(
+        ("glioma_lipoma.csv", frame.to_csv(index=False).encode(), "text/csv")
+    ).run()
+    assert not app.exception and not app.error
+    assert str(app.session_state["minority"]) == expected
+    info = " ".join(i.value for i in app.info)
+    assert "The smallest class lipoma has only 2 samples, too few for a comparison" in info
+    assert f"The default is class {expected} ({usable[expected]} samples)" in info
+    assert not [w.value for w in app.warning if "choose a larger class" in w.value]
+    # choosing lipoma is allowed; the warning names the default, a class that works
+    next(s for s in app.selectbox if s.label.startswith("Minority")).set_value("lipoma").run()
+    texts = " ".join(w.value for w in app.warning)
+    assert "2 samples" in texts and "choose a larger class" in texts
+    assert f"The default class, {expected} ({usable[expected]} samples), can be used." in texts

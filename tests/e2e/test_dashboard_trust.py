@@ -236,16 +236,16 @@ def test_a_new_upload_takes_its_smallest_class_as_the_minority(page, server, maj
     assert shown["Samples"] == "77" and shown["Features"] == str(majority2.n_genes)
     assert shown["Classes"] == "2"
     box = page.get_by_role("combobox", name="Minority class (one versus rest)")
-    assert box.input_value() == "1: 19 samples, the smallest"
+    assert box.input_value() == "1: 19 samples, the default"
     assert "minority class: 1" in page.get_by_test_id("stSidebar").inner_text()
-    assert page.get_by_text("is not the smallest class").count() == 0
+    assert page.get_by_text("is larger than the default").count() == 0
     no_exception(page, "Data")
 
     # Choosing the majority is possible, and says so; the ratio is the same problem's.
     choose(page, "Minority class (one versus rest)", "2: 58 samples")
     wait_for_metric(page, "Minority class", "2, 58 samples")
     assert metrics(page)["Imbalance ratio"] == RATIO_SHOWN
-    page.get_by_text("is not the smallest class").first.wait_for(timeout=TIMEOUT_MS)
+    page.get_by_text("is larger than the default, class 1").first.wait_for(timeout=TIMEOUT_MS)
     no_exception(page, "Data with the majority chosen")
 
 

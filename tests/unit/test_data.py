@@ -406,15 +406,19 @@ def _numeric_dataset() -> Dataset:
     return load(csv("g1,g2,label", "1,9,0", "2,8,0", "3,7,0", "4,6,1", "5,5,1", "6,4,2", "7,3,2"))
 
 
-def test_imbalance_ratio_defaults_to_the_smallest_class_versus_rest():
+def test_imbalance_ratio_defaults_to_the_default_class_versus_rest():
     # classes 0:3, 1:2, 2:2 -> default minority 1 (first of the smallest), rest 5
     assert _numeric_dataset().default_minority() == 1
     assert _numeric_dataset().imbalance_ratio() == 5 / 2
     rows = load(text(BASIC_ROWS))
-    counts = rows.class_counts()
-    smallest = min(counts.values())
-    assert counts[rows.default_minority()] == smallest
-    assert rows.imbalance_ratio() == (rows.n_samples - smallest) / smallest
+    # classes a:2, b:2, c:1 -> c cannot be selected for (1 sample): a, the first of the
+    # smallest that can, is the default, and the data set says why
+    assert rows.class_counts() == {"a": 2, "b": 2, "c": 1}
+    assert rows.default_minority() == "a"
+    assert rows.imbalance_ratio() == 3 / 2
+    assert "the smallest class c has only 1 sample; the default is class a" in (
+        rows.default_minority_reason()
+    )
 
 
 def test_imbalance_ratio_is_majority_over_minority_of_the_binary_problem():

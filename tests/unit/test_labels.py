@@ -4,7 +4,14 @@ import numpy as np
 import pytest
 
 from fsengine import Dataset, FSEngineError, KOFSDSelector, RankerSelector
-from fsengine.labels import MIN_MINORITY, check_binary, default_minority, one_versus_rest
+from fsengine.labels import (
+    MIN_MINORITY,
+    MIN_PROTOCOL_MINORITY,
+    check_binary,
+    default_minority,
+    default_minority_reason,
+    one_versus_rest,
+)
 from fsengine.methods import ONLINE_METHODS, get_method
 
 X = np.array([[0.0, 5.0], [0.1, 1.0], [3.0, 2.0], [3.1, 4.0], [1.0, 0.5], [2.0, 3.5]])
@@ -82,11 +89,39 @@ def test_every_entry_point_accepts_a_minority_of_two():
     assert all(exc is None for exc in found.values()), found
 
 
-def test_the_default_minority_is_the_smallest_class_ties_to_the_first():
-    assert default_minority(["b", "a", "b", "c", "c", "a"]) == "a"
-    assert default_minority([3, 3, 1, 2, 2, 2]) == 1  # sizes 1: 1, 2: 3, 3: 2
+def test_the_default_minority_is_the_smallest_class_the_protocol_can_use():
+    """4 samples or more (2 in each half of the 50/50 protocol), ties to the first in label
+    order; else the smallest with 2 or more (a selection can run); else the smallest."""
+    assert MIN_PROTOCOL_MINORITY == 4
+    nine = ["lipoma"] * 2 + ["a"] * 15 + ["b"] * 30 + ["c"] * 4 + ["d"] * 9
+    assert default_minority(nine) == "c"  # 4 samples: the smallest that works, not lipoma
+    assert default_minority([5] * 3 + [7] * 6 + [6] * 6 + [8] * 20) == 6  # 6 and 7 tie: 6
+    assert default_minority(["b", "a", "b", "c", "c", "a"]) == "a"  # none has 4: all 2
+    assert default_minority([3, 3, 1, 2, 2, 2]) == 3  # sizes 1: 1, 2: 3, 3: 2; 1 cannot run
     assert default_minority([3, 3, 2, 2, 2, 1, 1]) == 1  # 1 and 3 tie at 2: the first
+    assert default_minority([1, 0, 0]) == 1  # 0 is no minority (2 of 3): the smallest
+    assert default_minority([7, 5]) == 5  # no class can run: the smallest, the first
     assert one_versus_rest([3, 3, 1, 1, 2, 2, 2]).tolist() == [0, 0, 1, 1, 0, 0, 0]
+    assert one_versus_rest(nine).sum() == 4
+
+
+def test_the_default_minority_says_why_it_is_not_the_smallest():
+    nine = ["lipoma"] * 2 + ["a"] * 15 + ["c"] * 4
+    assert default_minority_reason(nine) == (
+        "The smallest class lipoma has only 2 samples, too few for a comparison (the 50/50 "
+        "protocol needs 4, 2 in each half). The default is class c (4 samples), the "
+        "smallest class the protocol can use."
+    )
+    assert default_minority_reason(["x"] * 11 + ["y"] * 72) is None  # the smallest works
+    assert default_minority_reason([3, 3, 1, 2, 2, 2]).endswith(
+        "the smallest class 1 has only 1 sample; the default is class 3 (2 samples), the "
+        "smallest class a selection can use."
+    )
+    assert default_minority_reason([0, 0, 1, 1]) == (
+        "No minority class has enough samples for a comparison (the 50/50 protocol needs "
+        "4, 2 in each half)."
+    )
+    assert default_minority(["rare"] * 3 + ["common"] * 30) == "rare"  # a minority only
 
 
 def test_labels_must_be_zero_one_for_a_selector():
