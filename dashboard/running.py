@@ -193,15 +193,15 @@ def show_protocol_warnings(
     except FSEngineError as exc:
         st.error(describe(exc))
         return
-    dataset = current().dataset
-    default = dataset.default_minority()
-    counts = dataset.class_counts()
     for text in protocol_warnings(y, methods, params, n_splits):
         # a sentence may begin with a method's name ("kofsd on ..."): keep its spelling
         first = text.split(" ", 1)[0]
         if first not in methods:
             text = text[0].upper() + text[1:]
         text += "."
-        if text.startswith("The minority class has") and counts[default] > int(y.sum()):
-            text += f" The default class, {default} ({counts[default]} samples), can be used."
+        if text.startswith("The minority class has"):
+            dataset = current().dataset
+            default, counts = dataset.default_minority(), dataset.class_counts()
+            if counts[default] > int(y.sum()):
+                text += f" The default class, {default} ({counts[default]} samples), can be used."
         st.warning(text, icon=":material/warning:")

@@ -70,11 +70,10 @@ def selection_to_csv(selection: Selection) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(SELECTION_COLUMNS)
-    for rank, (name, column, score) in enumerate(
-        zip(selection.features, selection.columns, selection.scores), start=1
-    ):
+    for row in selection_rows(selection):
         writer.writerow(
-            [rank, name, column, _format(float(score)), selection.method, selection.status]
+            [row["rank"], row["feature"], row["column"], _format(float(row["score"]))]
+            + [selection.method, row["status"]]
         )
     return out.getvalue()
 

@@ -104,8 +104,8 @@ def gene_statistics(data: Task | Dataset, minority, genes: Sequence[str]) -> pd.
     data : Task or Dataset
         The task (:class:`fsengine.task.Task`), or a data set to build it from.
     minority : label or str or None
-        With a data set: the minority class (one versus rest; None: the smallest).
-        With a task: None or its own class.
+        With a data set: the minority class (one versus rest; None:
+        :meth:`Dataset.default_minority`). With a task: None or its own class.
     genes : sequence of str
         Gene names, in the order of the rows.
 

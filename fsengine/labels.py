@@ -44,8 +44,8 @@ def one_versus_rest(labels, minority=None) -> np.ndarray:
     ----------
     labels : array of labels, shape (n_samples,)
     minority : label, optional
-        The class to select for. Default: the smallest class, ties to the first in
-        label order (:func:`default_minority`).
+        The class to select for. Default: :func:`default_minority` (the smallest class
+        the 50/50 comparison can use, ties to the first in label order).
 
     Returns
     -------

@@ -36,8 +36,8 @@ class LiveStream:
     data : Task or Dataset
         The task (:class:`fsengine.task.Task`), or a data set to build it from.
     minority : label or str, optional
-        With a data set: the class to select for (one versus rest; default the
-        smallest). With a task: None or its own class.
+        With a data set: the class to select for (one versus rest; default
+        :meth:`Dataset.default_minority`). With a task: None or its own class.
     method : str
         An online method (:data:`fsengine.methods.ONLINE_METHODS`).
     order : {"natural", "random"}
@@ -93,6 +93,7 @@ class LiveStream:
             )
         self._gmean_cache: dict[tuple[int, ...], float] = {}
         self.seconds = 0.0
+        self._selection: Selection | None = None
 
     @property
     def total(self) -> int:
@@ -177,7 +178,9 @@ class LiveStream:
         """The final selection (the command line's), once the stream is done."""
         if not self.done:
             raise RuntimeError("the stream is not finished")
-        return self.selector.finish()
+        if self._selection is None:  # pages ask on every rerun: finish once
+            self._selection = self.selector.finish()
+        return self._selection
 
     def current_gmean(self) -> float:
         """The latest hold-out G-mean (NaN before the first feature, or with no hold-out)."""

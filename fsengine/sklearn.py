@@ -76,8 +76,8 @@ class OnlineSelector(_StreamSelectorBase):
     params : dict, optional
         Its parameters (the rest take their defaults), e.g. ``{"k": 5}``.
     minority : label, optional
-        The class to select for; default: the smallest class, ties to the first in
-        label order.
+        The class to select for; default: :func:`fsengine.labels.default_minority` (the
+        smallest class the 50/50 comparison can use, ties to the first in label order).
     order : {"natural", "random"}, default "natural"
         Arrival order of the columns.
     seed : int, optional

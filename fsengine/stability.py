@@ -134,8 +134,8 @@ def order_stability(
     data : Task or Dataset
         The task (:class:`fsengine.task.Task`), or a data set to build it from.
     minority : label or str, optional
-        With a data set: the class to select for (one versus rest; default the
-        smallest). With a task: None or its own class.
+        With a data set: the class to select for (one versus rest; default
+        :meth:`Dataset.default_minority`). With a task: None or its own class.
     method : str
         An online method of :data:`fsengine.runs.ONLINE_METHODS`.
     orders : int

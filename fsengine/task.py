@@ -97,8 +97,8 @@ class Task:
         dataset : Dataset
         minority : label or str, optional
             The class to select for, as :meth:`Dataset.resolve_class` takes it ("2"
-            matches a numeric label 2). Default: the smallest class
-            (:meth:`Dataset.default_minority`).
+            matches a numeric label 2). Default: :meth:`Dataset.default_minority`, the
+            smallest class the 50/50 comparison can use.
 
         Returns
         -------
@@ -189,7 +189,8 @@ def as_task(data, minority=None) -> Task:
     ----------
     data : Task or Dataset
     minority : label or str, optional
-        With a data set: the class to select for (default: the smallest). With a task:
+        With a data set: the class to select for (default:
+        :meth:`Dataset.default_minority`). With a task:
         None, or the task's own minority class.
 
     Returns

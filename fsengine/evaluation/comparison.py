@@ -13,7 +13,7 @@ import numpy as np
 
 from fsengine.data import Dataset
 from fsengine.errors import FSEngineError, is_integer_in
-from fsengine.evaluation.metrics import CLASSIFIERS, METRICS, score_columns
+from fsengine.evaluation.metrics import CLASSIFIERS, METRICS, split_record
 from fsengine.evaluation.protocol import (
     COUNT_FROM,
     PAPER_METHODS,
@@ -185,19 +185,8 @@ def evaluate_split(
             start = time.perf_counter()
             columns = select_on(method, X_train, y_train, names, count, **plan.params_of(method))
             chosen[method] = (columns, time.perf_counter() - start)
-    records = []
-    for method in plan.methods:
-        columns, seconds = chosen[method]
-        record = {
-            "method": method,
-            "split": split,
-            "n_features": len(columns),
-            "seconds": seconds,
-            **score_columns(X_train, y_train, X_test, y_test, columns),
-            "features": ";".join(names[c] for c in columns),
-        }
-        records.append(record)
-    return records
+    halves = (X_train, y_train, X_test, y_test)
+    return [split_record(m, split, *chosen[m], halves, names) for m in plan.methods]
 
 
 def evaluate(
@@ -220,8 +209,8 @@ def evaluate(
     data : Task or Dataset
         The task (:class:`fsengine.task.Task`), or a data set to build it from.
     minority : label or str, optional
-        With a data set: the class to select for (one versus rest; default the
-        smallest). With a task: None or its own class.
+        With a data set: the class to select for (one versus rest; default
+        :meth:`Dataset.default_minority`). With a task: None or its own class.
     methods : sequence of str
         Online selectors and rankers (see :data:`fsengine.runs.METHODS`).
     n_splits : int, default 20

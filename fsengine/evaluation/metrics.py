@@ -104,6 +104,31 @@ def classify(name: str, X_train, y_train, X_test, y_test) -> dict:
     }
 
 
+def split_record(
+    method: str, split: int, columns: list[int], seconds: float, halves, names, **extra
+) -> dict:
+    """One record of a split: ``method``, ``split``, ``n_features``, ``seconds``, every
+    metric of every classifier (:func:`score_columns`), ``features`` (names joined by
+    ';'), then ``extra`` (a sweep's value).
+
+    Parameters
+    ----------
+    halves : tuple
+        (X_train, y_train, X_test, y_test).
+    names : sequence of str
+        Feature names, by column.
+    """
+    return {
+        "method": method,
+        "split": split,
+        "n_features": len(columns),
+        "seconds": seconds,
+        **score_columns(*halves, columns),
+        "features": ";".join(names[c] for c in columns),
+        **extra,
+    }
+
+
 def score_columns(X_train, y_train, X_test, y_test, columns: list[int]) -> dict:
     """Every metric of every classifier on the selected columns (``<metric>_<classifier>``)."""
     record = {}

@@ -13,7 +13,7 @@ import numpy as np
 from fsengine.data import Dataset
 from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.evaluation.comparison import Evaluation
-from fsengine.evaluation.metrics import score_columns
+from fsengine.evaluation.metrics import split_record
 from fsengine.evaluation.protocol import (
     Progress,
     check_methods,
@@ -49,21 +49,13 @@ def _sweep_values_split(
         X_train, y_train, names, parameter, values, params
     )
     seconds = (time.perf_counter() - start) / len(values)
-    records = []
-    for value in values:
-        columns = list(selections[value].columns)
-        records.append(
-            {
-                "method": method,
-                "split": split,
-                "n_features": len(columns),
-                "seconds": seconds,
-                **score_columns(X_train, y_train, X_test, y_test, columns),
-                "features": ";".join(names[c] for c in columns),
-                parameter: value,
-            }
+    halves = (X_train, y_train, X_test, y_test)
+    return [
+        split_record(
+            method, split, list(selections[v].columns), seconds, halves, names, **{parameter: v}
         )
-    return records
+        for v in values
+    ]
 
 
 def sweep_values(
@@ -224,19 +216,10 @@ def _sweep_top_split(
             get_method(method).scores(X_train, y_train, **params.get(method, {}))
         ).tolist()
         seconds = time.perf_counter() - start
-        for t in tops:
-            columns = ranking[:t]
-            records.append(
-                {
-                    "method": method,
-                    "split": split,
-                    "n_features": len(columns),
-                    "seconds": seconds,
-                    **score_columns(X_train, y_train, X_test, y_test, columns),
-                    "features": ";".join(names[c] for c in columns),
-                    "top": t,
-                }
-            )
+        halves = (X_train, y_train, X_test, y_test)
+        records += [
+            split_record(method, split, ranking[:t], seconds, halves, names, top=t) for t in tops
+        ]
     return records
 
 
