@@ -141,14 +141,51 @@ def _restore(found: Store, wid: str) -> None:
         if isinstance(saved.get("widgets", {}).get(name), dict):
             st.session_state[name] = widget_values(saved["widgets"][name])
     newest: dict[str, list[int]] = {}  # page store -> run ids, newest first
-    for run in found.list_runs(wid):
+    runs = found.list_runs(wid)
+    for run in runs:
         target = RESULT_KINDS.get(run.kind)
         if run.status == "finished" and target is not None:
             newest.setdefault(target, []).append(run.id)
+    _pend_streams(found, wid, runs)
     for ids in newest.values():
         for run_id in reversed(ids[:RESTORED_PER_STORE]):  # oldest first: newest ends last
             put_back(found, wid, run_id)
     st.session_state["_saved_state"] = dumps(saved, strict=False, sort_keys=True)
+
+
+#: Session key: task key -> (run id, payload) of the newest stored stream of each task,
+#: replayed when its task is current (:func:`dashboard.streams.current`).
+PENDING_STREAMS = "streams_pending"
+
+
+def pending_streams() -> dict:
+    """The stored streams waiting to be brought back, by task key (see
+    :func:`dashboard.session.task_key`)."""
+    return st.session_state.setdefault(PENDING_STREAMS, {})
+
+
+def _pend_streams(found: Store, wid: str, runs) -> None:
+    """Keep the newest stream of each task (finished, or stopped past its start) to be
+    brought back when its task is current."""
+    pending = pending_streams()
+    seen = set()
+    for run in runs:  # newest first
+        if run.kind != "stream" or run.status == "running" or not run.dataset_sha:
+            continue
+        data = run.params.get("dataset") or {}
+        key = session.task_key(
+            run.dataset_sha,
+            data.get("label"),
+            bool(data.get("transpose")),
+            bool(data.get("drop_constant")),
+            run.params.get("minority"),
+        )
+        if key in seen:
+            continue
+        loaded = found.load_run(wid, run.id)
+        if loaded is not None and loaded[1] and int(loaded[1].get("position") or 0) > 0:
+            pending[key] = (run.id, loaded[1])
+            seen.add(key)
 
 
 def put_back(found: Store, wid: str, run_id: int) -> tuple[str, tuple, dict] | None:
@@ -161,7 +198,7 @@ def put_back(found: Store, wid: str, run_id: int) -> tuple[str, tuple, dict] | N
     target = RESULT_KINDS.get(info.kind)
     if target is None or not payload:
         return None
-    key = _tuples(payload["key"])
+    key = session.legacy_key(_tuples(payload["key"]))
     st.session_state.setdefault(target, {})[key] = decode(payload["result"])
     return target, key, payload
 
@@ -204,13 +241,26 @@ def dataset_sha() -> str | None:
     return None if loaded is None else loaded.sha256
 
 
-def start_run(kind: str, title: str, params: dict) -> int | None:
-    """Record a run as running (None when nothing can be saved)."""
+def start_run(kind: str, title: str, params: dict, datasets: str | None = None) -> int | None:
+    """Record a run as running (None when nothing can be saved).
+
+    Parameters
+    ----------
+    kind, title : str
+        What runs, and its title in History.
+    params : dict
+        Its parameters (JSON-able).
+    datasets : str, optional
+        For a run over several data sets (a study): their names, shown in History's data
+        set column instead of the current data set's.
+    """
     found, wid = store(), workspace_id()
     if found is None or wid is None:
         return None
     save()  # the data set must be stored before a run refers to it
     try:
+        if datasets is not None:
+            return found.start_run(wid, kind, None, title, params, dataset_name=datasets)
         return found.start_run(wid, kind, dataset_sha(), title, params)
     except _FAILURES as exc:
         _fail(exc)
@@ -265,6 +315,32 @@ def stop_run(
         found.stop_run(run_id, payload, seconds)
     except _FAILURES as exc:
         _fail(exc)
+
+
+def delete_run(run_id: int | None, *, found: Store | None = None, wid: str | None = None) -> None:
+    """Remove a run's record (a run the library refused, or one replaced by the same run
+    asked for again).
+
+    Parameters
+    ----------
+    run_id : int or None
+        From :func:`start_run`.
+    found, wid : optional
+        The :func:`store` and :func:`workspace_id`, looked up before the run. Given,
+        nothing here calls Streamlit (see :func:`stop_run`) and a failure is not reported.
+    """
+    if run_id is None:
+        return
+    quiet = found is not None and wid is not None
+    if not quiet:
+        found, wid = store(), workspace_id()
+    if found is None or wid is None:
+        return
+    try:
+        found.delete_run(wid, run_id)
+    except _FAILURES as exc:
+        if not quiet:
+            _fail(exc)
 
 
 #: The result types a page keeps, as the workspace stores them (:mod:`fsengine.codec`).

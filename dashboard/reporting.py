@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import session
+from dashboard import session, streams
 from dashboard.pages import BY_NAME
 from fsengine.export import (
     events_to_csv,
@@ -22,7 +22,7 @@ from fsengine.figures import (
     sweep_figure,
     topk_sweep_figure,
 )
-from fsengine.methods import get_method
+from fsengine.methods import METHOD_LABELS, get_method
 from fsengine.report import ReportSection
 
 
@@ -57,9 +57,11 @@ def report_sections() -> list[ReportSection]:
                 params={**_protocol(evaluation.params), "methods": settings},
                 table=summary_frame(summary, settings),
                 figures=[
-                    comparison_figure(summary, "G-mean on the test halves"),
+                    comparison_figure(summary, "G-mean on the test halves", labels=METHOD_LABELS),
                     jaccard_figure(
-                        list(result["selections"]), [set(s) for s in result["selections"].values()]
+                        list(result["selections"]),
+                        [set(s) for s in result["selections"].values()],
+                        labels=METHOD_LABELS,
                     ),
                 ],
                 csv={
@@ -128,7 +130,7 @@ def report_sections() -> list[ReportSection]:
                 table=summary_frame(
                     [{**row, "method": f"{row['method']} top {row['top']}"} for row in summary]
                 ),
-                figures=[topk_sweep_figure(summary)],
+                figures=[topk_sweep_figure(summary, labels=METHOD_LABELS)],
                 csv={
                     f"sweep_top_{i}_records.csv": records_to_csv(
                         result.records, ("method", "top", "split")
@@ -136,9 +138,9 @@ def report_sections() -> list[ReportSection]:
                 },
             )
         )
-    live = st.session_state.get("live")
-    loaded = session.current()
-    if live is not None and live.done and live.dataset is loaded.dataset:
+    stream = streams.current()
+    live = stream.live if stream is not None else None
+    if live is not None and live.done:
         selection = live.selection()
         spec = get_method(live.method).spec
         sections.append(
@@ -163,6 +165,7 @@ def report_sections() -> list[ReportSection]:
                 },
             )
         )
+    loaded = session.current()
     kept = st.session_state.get("export_results")
     if kept is not None and kept["data"] is loaded:
         for (minority, method, _top, _params), result in kept["results"].items():
@@ -170,7 +173,7 @@ def report_sections() -> list[ReportSection]:
                 continue
             sections.append(
                 ReportSection(
-                    title=f"Selection: {method}",
+                    title=f"Selection: {METHOD_LABELS.get(method, method)}",
                     params=result.params,
                     table=[
                         {"rank": r, "feature": f, "score": s}

@@ -13,10 +13,11 @@ import streamlit as st
 
 from dashboard import persistence
 from dashboard.messages import describe
-from dashboard.session import current, current_task
+from dashboard.session import class_text, current, current_task
 from dashboard.widgets import last_set
 from fsengine import FSEngineError
-from fsengine.evaluation import protocol_warnings
+from fsengine.evaluation import protocol_refusal, protocol_warnings
+from fsengine.methods import METHODS
 
 
 def run_once(
@@ -28,6 +29,7 @@ def run_once(
     kind: str | None = None,
     title: str = "",
     widgets: str | None = None,
+    datasets: str | None = None,
     max_entries: int = 8,
     delay: float = 0.5,
 ) -> Any:
@@ -48,13 +50,21 @@ def run_once(
     With ``kind``, the run is recorded in the workspace (:mod:`dashboard.persistence`):
     running, then finished with its result, parameters and time, or stopped. ``widgets``
     names the page's store of widget values, kept with the run so that reopening it
-    restores the page's settings.
+    restores the page's settings; ``datasets`` names the data sets of a run over several
+    (see :func:`dashboard.persistence.start_run`).
+
+    One click is one run in History: a run the library refuses (FSEngineError) leaves no
+    record, and a run stopped because the same run was asked for again (a double click)
+    is replaced by the new one.
     """
     results = st.session_state.setdefault(store, {})
     if key in results:
         return results[key]
     status = _run_status(store)
     status.pop("stopped", None)
+    superseded = status.pop("stopped_run", None)
+    if superseded is not None and superseded[0] == key:
+        persistence.delete_run(superseded[1])
     status["running"] = threading.get_ident()
     bar_slot, cancel_slot = st.empty(), st.empty()
     start = time.perf_counter()
@@ -66,7 +76,8 @@ def run_once(
         "widgets": dict(st.session_state.get(widgets, {})) if widgets else {},
     }
     found = persistence.store() if kind else None
-    run_id = persistence.start_run(kind, title or text, params) if kind else None
+    wid = persistence.workspace_id()
+    run_id = persistence.start_run(kind, title or text, params, datasets) if kind else None
 
     def progress(done: int, total: int, message: str) -> None:
         now = time.perf_counter()
@@ -87,7 +98,11 @@ def run_once(
     except BaseException as exc:
         seconds = time.perf_counter() - start
         if run_id is not None and found is not None:
-            persistence.stop_run(run_id, None, seconds, found=found)
+            if isinstance(exc, FSEngineError):  # refused: a message, not a run
+                persistence.delete_run(run_id, found=found, wid=wid)
+            else:
+                persistence.stop_run(run_id, None, seconds, found=found)
+                status["stopped_run"] = (key, run_id)
         if not isinstance(exc, FSEngineError):
             status["stopped"] = (
                 f"{text} was stopped after {seconds:.0f} s"
@@ -154,16 +169,33 @@ def run_button(
     kind: str | None = None,
     title: str = "",
     widgets: str | None = None,
+    datasets: str | None = None,
+    refusal: str | None = None,
 ) -> Any:
     """A primary button running ``compute`` once per key (see :func:`run_once`).
 
     Returns the result kept for ``key`` (None until it has run); a library error is
     shown in an error box prefixed with ``failure``, and the page goes on. A run
     stopped before it finished is said so (no frozen progress bar is left behind).
+    With ``refusal`` (why the run would be refused, a sentence), the button is disabled
+    and the reason shown beside it.
     """
-    if st.button(label, type="primary"):
+    if refusal:
+        left, right = st.columns([1, 3], vertical_alignment="center")
+        left.button(label, type="primary", disabled=True, help=refusal)
+        right.caption(f":material/block: {refusal}")
+    elif st.button(label, type="primary"):
         try:
-            run_once(store, key, compute, text=text, kind=kind, title=title, widgets=widgets)
+            run_once(
+                store,
+                key,
+                compute,
+                text=text,
+                kind=kind,
+                title=title,
+                widgets=widgets,
+                datasets=datasets,
+            )
         except FSEngineError as exc:
             st.error(f"{failure}: {describe(exc)}")
     stopped = stopped_message(store)
@@ -172,11 +204,53 @@ def run_button(
     return st.session_state.get(store, {}).get(key)
 
 
+def sentence(text: str) -> str:
+    """``text`` as a sentence: a capital first letter (a method's id keeps its spelling)
+    and a full stop."""
+    text = text.strip()
+    if text and text.split(" ", 1)[0] not in METHODS:
+        text = text[0].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def _default_class_advice(n_minority: int) -> str:
+    """ "The default class, 2 (11 samples), can be used." when it is larger than the
+    chosen one, else ""."""
+    dataset = current().dataset
+    default, counts = dataset.default_minority(), dataset.class_counts()
+    if counts[default] > n_minority:
+        named = f"{class_text(default)} ({counts[default]} samples)"
+        return f" The default class, {named}, can be used."
+    return ""
+
+
+def refusal(protocol: bool = True) -> str | None:
+    """Why a run on the current task would be refused, in sentences; None when it can run.
+
+    Parameters
+    ----------
+    protocol : bool
+        The run splits the data 50/50 (Compare, Sweep): a minority class too small to
+        split is refused (:func:`fsengine.evaluation.protocol_refusal`). Else only the
+        label rule applies (a class with too few samples, or every sample).
+    """
+    try:
+        y = current_task().y
+    except FSEngineError as exc:
+        return sentence(describe(exc))
+    problem = protocol_refusal(y) if protocol else None
+    if problem is None:
+        return None
+    return sentence(describe(problem)) + _default_class_advice(int(y.sum()))
+
+
 def show_protocol_warnings(
     methods=None, params: dict | None = None, n_splits: int | None = None
 ) -> None:
-    """Warn (one box each) when the minority class is too small for the 50/50 protocol
-    or for a method's parameters on a training half (:func:`protocol_warnings`).
+    """Warn (one box each) when a method's parameters do not suit a training half
+    (:func:`protocol_warnings`), and note when the test halves hold few minority samples.
+    A minority class too small for the protocol is not warned about here: the run
+    buttons say it (:func:`refusal`).
 
     Parameters
     ----------
@@ -190,18 +264,12 @@ def show_protocol_warnings(
         methods, params = [method], {method: last_set(method)}
     try:
         y = current_task().y
-    except FSEngineError as exc:
-        st.error(describe(exc))
+    except FSEngineError:
+        return  # the refusal says it
+    if protocol_refusal(y) is not None:
         return
     for text in protocol_warnings(y, methods, params, n_splits):
-        # a sentence may begin with a method's name ("kofsd on ..."): keep its spelling
-        first = text.split(" ", 1)[0]
-        if first not in methods:
-            text = text[0].upper() + text[1:]
-        text += "."
-        if text.startswith("The minority class has"):
-            dataset = current().dataset
-            default, counts = dataset.default_minority(), dataset.class_counts()
-            if counts[default] > int(y.sum()):
-                text += f" The default class, {default} ({counts[default]} samples), can be used."
-        st.warning(text, icon=":material/warning:")
+        if text.startswith("a test half holds only"):
+            st.info(sentence(text), icon=":material/info:")
+        else:
+            st.warning(sentence(text), icon=":material/warning:")

@@ -13,6 +13,7 @@ import streamlit as st
 
 from dashboard import messages
 from fsengine import Dataset, FSEngineError, load_dataset
+from fsengine.evaluation import protocol_defaults
 from fsengine.task import Task
 
 SAMPLE_PATH = Path(__file__).resolve().parent.parent / "sample_data" / "SRBCT.parquet"
@@ -110,13 +111,53 @@ def current_task() -> Task:
         When the minority class breaks the label rule (too few samples, or every sample).
     """
     loaded = current()
-    minority = st.session_state["minority"]
-    key = (loaded.sha256, loaded.label, loaded.transpose, loaded.drop_constant, repr(minority))
+    key = task_key()
     kept = st.session_state.get("_task")
     if kept is None or kept[0] != key:
-        kept = (key, Task.from_dataset(loaded.dataset, minority))
+        kept = (key, Task.from_dataset(loaded.dataset, st.session_state["minority"]))
         st.session_state["_task"] = kept
     return kept[1]
+
+
+def task_defaults(method: str) -> dict:
+    """``method``'s defaults that suit the current task better than its specification's,
+    for the protocol's training halves (:func:`fsengine.evaluation.protocol_defaults`:
+    K-OFSD's K below a small minority class): parameter -> (value, why). Kept per task."""
+    kept = st.session_state.setdefault("_task_defaults", {})
+    key = (task_key(), method)
+    if key not in kept:
+        try:
+            y = current_task().y
+        except FSEngineError:
+            kept[key] = {}  # a class the label rule refuses: the pages say so
+        else:
+            kept[key] = protocol_defaults(y, method)
+    return kept[key]
+
+
+def task_key(
+    sha256: str | None = None,
+    label: str | None = None,
+    transpose: bool = False,
+    drop_constant: bool = False,
+    minority=None,
+) -> tuple:
+    """What identifies a task in the session and the workspace without building it: the
+    data set's bytes (SHA-256), how they were read and the minority class.
+
+    With no arguments, the current task's; else the task of a stored run (the loader
+    options and the minority class as its record keeps them).
+    """
+    if sha256 is None:
+        loaded = current()
+        sha256, label, transpose, drop_constant = (
+            loaded.sha256,
+            loaded.label,
+            loaded.transpose,
+            loaded.drop_constant,
+        )
+        minority = st.session_state["minority"]
+    return (sha256, label, bool(transpose), bool(drop_constant), repr(minority))
 
 
 def restore_widgets(store: str, defaults: dict) -> None:
@@ -152,10 +193,22 @@ def set_widget(store: str, key: str, value) -> None:
 
 
 def run_key(*params) -> tuple:
-    """Cache key of a run on the current data set (name, size, how it was read, label
-    column and minority class) followed by the run's own parameters."""
+    """Cache key of a run on the current task: the task's content digest
+    (:attr:`fsengine.task.Task.digest`: matrix, one-versus-rest labels and names) followed
+    by the run's own parameters. A result is shown only under the task it ran on."""
+    try:
+        digest = current_task().digest
+    except FSEngineError:
+        digest = repr(task_key())  # a class the label rule refuses: its runs are refused
+    return (digest, *params)
+
+
+def legacy_key(key: tuple) -> tuple:
+    """A result key stored before keys began with the task's digest (the data set's name,
+    size, loader options, label column and minority class, then the run's parameters),
+    re-keyed to the current task when it describes it; other keys unchanged."""
     loaded = current()
-    return (
+    old = (
         loaded.name,
         loaded.dataset.n_samples,
         loaded.dataset.n_features,
@@ -163,8 +216,12 @@ def run_key(*params) -> tuple:
         loaded.drop_constant,
         loaded.dataset.label_column,
         st.session_state["minority"],
-        *params,
     )
+    if len(key) > len(old) and key[len(old)] == "benchmark":
+        return tuple(key[len(old) :])  # a study's key names its own data sets
+    if len(key) > len(old) and tuple(key[: len(old)]) == old:
+        return run_key(*key[len(old) :])
+    return key
 
 
 def current_results(store: str) -> list:

@@ -4,13 +4,13 @@ minority class, read by the library's loader. The page (views/benchmark.py) lays
 and builds the study."""
 
 import hashlib
-from pathlib import Path
 
 import streamlit as st
 
 from dashboard import messages, persistence, session
 from dashboard.pages import BY_NAME
 from fsengine import FSEngineError, load_dataset
+from fsengine.io import file_stem
 
 #: The page's store of widget values (:func:`dashboard.session.persisted`).
 WIDGETS = BY_NAME["benchmark"].widgets
@@ -156,7 +156,7 @@ def dataset_options(sha: str, name: str, size: int):
 
 
 def unique_name(name: str, taken: set) -> str:
-    stem, n = Path(name).stem or name, 2
+    stem, n = file_stem(name), 2
     unique = stem
     while unique in taken:
         unique, n = f"{stem} ({n})", n + 1

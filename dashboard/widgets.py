@@ -30,7 +30,7 @@ def widget_key(prefix: str, method: str, name: str) -> str:
 SETTING_PAGES = (("stream", "stream_widgets"), ("export", "export_widgets"))
 
 
-def widget_defaults(prefix: str, methods, inherit: bool = False) -> dict:
+def widget_defaults(prefix: str, methods, inherit: bool = False, task: bool = True) -> dict:
     """The first value of every parameter widget of ``methods``.
 
     Parameters
@@ -41,20 +41,33 @@ def widget_defaults(prefix: str, methods, inherit: bool = False) -> dict:
     inherit : bool
         Take the value last set on the Stream page (else the Export page) where there is
         one, instead of the specification's default.
+    task : bool
+        Defaults that suit the current task where the specification's do not
+        (:func:`default_value`); False for a page over several data sets (Benchmark).
     """
     return {
-        widget_key(prefix, m, name): (last_set(m)[name] if inherit else p.default)
+        widget_key(prefix, m, name): (
+            last_set(m, task)[name] if inherit else default_value(m, name, task)
+        )
         for m in methods
-        for name, p in get_method(m).spec.parameters.items()
+        for name in get_method(m).spec.parameters
     }
 
 
-def last_set(method: str) -> dict:
+def default_value(method: str, name: str, task: bool = True):
+    """The first value of ``method``'s parameter ``name``: the specification's default,
+    unless (with ``task``) another suits the current task
+    (:func:`dashboard.session.task_defaults`)."""
+    found = session.task_defaults(method) if task else {}
+    return found[name][0] if name in found else get_method(method).spec.parameters[name].default
+
+
+def last_set(method: str, task: bool = True) -> dict:
     """Every parameter of ``method`` as last set on the Stream page (online selectors) or
     the Export page, else its default (all parameters, applicable or not)."""
     values = {}
-    for name, param in get_method(method).spec.parameters.items():
-        values[name] = param.default
+    for name in get_method(method).spec.parameters:
+        values[name] = default_value(method, name, task)
         for prefix, store in reversed(SETTING_PAGES):
             saved = st.session_state.get(store, {})
             if widget_key(prefix, method, name) in saved:
@@ -87,7 +100,13 @@ def _draw(param: Param, key: str, store: str, n_samples: int, container):
     keep = session.persisted(store, key)
     label = param.label[0].upper() + param.label[1:]
     if param.kind == "choice":
-        return container.selectbox(label, list(param.choices), help=_help(param), **keep)
+        return container.selectbox(
+            label,
+            list(param.choices),
+            format_func=lambda choice: choice_text(param, choice),
+            help=_help(param),
+            **keep,
+        )
     if param.kind == "bool":
         return container.checkbox(label, help=_help(param), **keep)
     if param.kind == "int":
@@ -120,6 +139,16 @@ def _draw(param: Param, key: str, store: str, n_samples: int, container):
     )
 
 
+def choice_text(param: Param, choice: str, width: int = 60) -> str:
+    """A choice as a list shows it: its value and the first clause of its meaning, in
+    plain words, cut at a word within ``width`` characters ("seuclidean: standardised
+    Euclidean (the authors' code)"); the help lists each in full."""
+    text = f"{choice}: {param.choices[choice].split(': ', 1)[0]}"
+    if len(text) <= width:
+        return text
+    return text[: width - 1].rsplit(" ", 1)[0].rstrip(" ,;:(") + "\u2026"
+
+
 def _int_or_text(text: str):
     try:
         return int(text)
@@ -132,8 +161,8 @@ def current_values(prefix: str, method: str) -> dict:
     :func:`dashboard.session.restore_widgets` before any widget is drawn), else its default.
     Lets a page read settings it draws further down."""
     return {
-        name: st.session_state.get(widget_key(prefix, method, name), p.default)
-        for name, p in get_method(method).spec.parameters.items()
+        name: st.session_state.get(widget_key(prefix, method, name), default_value(method, name))
+        for name in get_method(method).spec.parameters
     }
 
 
@@ -144,6 +173,7 @@ def method_widgets(
     n_samples: int,
     columns: int = 4,
     skip: Collection[str] = (),
+    task: bool = True,
 ) -> dict:
     """Draw ``method``'s parameter widgets in rows of ``columns``; their values.
 
@@ -159,6 +189,9 @@ def method_widgets(
     columns : int
     skip : collection of str
         Parameters not to draw nor return (the one a sweep runs over).
+    task : bool
+        Say under a parameter when its value is the default that suits the current task
+        (:func:`default_value`); False on a page over several data sets.
 
     Returns
     -------
@@ -167,6 +200,7 @@ def method_widgets(
         is not drawn and not returned).
     """
     spec = get_method(method).spec
+    adjusted = session.task_defaults(method) if task else {}
     # A parameter's "when" reads the values drawn before it (its choice comes first).
     values: dict = {}
     cols = st.columns(columns) if spec.parameters else []
@@ -174,15 +208,24 @@ def method_widgets(
     for param in spec.parameters.values():
         if param.name in skip or not param.applies(values):
             continue
+        container = cols[slot % columns]
         values[param.name] = _draw(
-            param, widget_key(prefix, method, param.name), store, n_samples, cols[slot % columns]
+            param, widget_key(prefix, method, param.name), store, n_samples, container
         )
+        if param.name in adjusted and values[param.name] == adjusted[param.name][0]:
+            container.caption(adjusted[param.name][1])
         slot += 1
     return values
 
 
 def protocol_method_settings(
-    prefix: str, store: str, methods, top: int | None, n_train: int, training: str
+    prefix: str,
+    store: str,
+    methods,
+    top: int | None,
+    n_train: int,
+    training: str,
+    task: bool = True,
 ) -> dict:
     """The expander of the chosen methods' settings on a page that runs the evaluation
     protocol (Compare, Benchmark): one tab per method with parameters, plus K-OFSD when it
@@ -199,6 +242,8 @@ def protocol_method_settings(
         Samples of the (smallest) training half: K's bound.
     training : str
         How the caption names the training halves ("a training half of 42 samples").
+    task : bool
+        As for :func:`method_widgets`.
 
     Returns
     -------
@@ -218,7 +263,7 @@ def protocol_method_settings(
         if configurable:
             for tab, method in zip(st.tabs(configurable), configurable):
                 with tab:
-                    params[method] = method_widgets(prefix, store, method, n_train)
+                    params[method] = method_widgets(prefix, store, method, n_train, task=task)
         else:
             st.write("The chosen methods have no parameters.")
     return params

@@ -649,6 +649,8 @@ class Store:
         dataset_sha: str | None,
         title: str,
         params: Mapping[str, Any],
+        *,
+        dataset_name: str | None = None,
     ) -> int:
         """Record a run as "running" (and as active in this process).
 
@@ -665,6 +667,9 @@ class Store:
             A title for the list of runs.
         params : mapping
             The run's parameters (JSON-able).
+        dataset_name : str, optional
+            The data sets it ran on, in words, for a run over several (a study); default:
+            the name of ``dataset_sha`` in this workspace.
 
         Returns
         -------
@@ -685,8 +690,8 @@ class Store:
                 "SELECT 1 FROM workspaces WHERE id = ?", (workspace_id,)
             ).fetchone():
                 raise KeyError("no such workspace")
-            name = None
-            if dataset_sha is not None:
+            name = dataset_name
+            if dataset_sha is not None and name is None:
                 row = conn.execute(
                     f"SELECT {_NAME_OF} FROM datasets d WHERE d.sha = ?",
                     (workspace_id, dataset_sha),

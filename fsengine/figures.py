@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
+
 import plotly.graph_objects as go
 
 #: Colours of methods in multi-method charts (plotly's default sequence).
@@ -17,6 +20,96 @@ PALETTE = (
     "#bcbd22",
     "#17becf",
 )
+
+
+def method_label(name, labels: Mapping[str, str] | None = None) -> str:
+    """What a figure shows for a method: its label, else the name as given.
+
+    Parameters
+    ----------
+    name : str
+        A method id (``"kofsd"``) or a name that starts with one (``"kofsd top 10"``:
+        the first word is replaced).
+    labels : mapping, optional
+        Method id -> label, e.g. ``{n: m.spec.label for n, m in
+        fsengine.methods.REGISTRY.items()}`` (this module sits below the registry and
+        does not import it). None: names are shown as given.
+
+    Returns
+    -------
+    str
+    """
+    text = str(name)
+    if not labels:
+        return text
+    if text in labels:
+        return str(labels[text])
+    head, space, rest = text.partition(" ")
+    if space and head in labels:
+        return f"{labels[head]} {rest}"
+    return text
+
+
+def _nice_step(span: float, ticks: int) -> float:
+    """The smallest 1, 2 or 5 x 10^n that splits ``span`` into at most ``ticks`` steps."""
+    if not span > 0:
+        return 1.0
+    raw = span / ticks
+    power = 10.0 ** math.floor(math.log10(raw))
+    for factor in (1, 2, 5, 10):
+        if factor * power >= raw:
+            return factor * power
+    return 10 * power  # not reached
+
+
+def count_axis(largest: float, ticks: int = 6) -> dict:
+    """Axis settings for a count: integer ticks from 0, never a fractional step.
+
+    Parameters
+    ----------
+    largest : float
+        The largest count shown (0 or less: an empty chart, ticks 0 and 1).
+    ticks : int, default 6
+        At most about this many steps.
+
+    Returns
+    -------
+    dict
+        ``rangemode``, ``tickmode``, ``tick0``, ``dtick`` (an integer >= 1) and
+        ``tickformat`` ("d") for ``update_yaxes`` or a layout's axis.
+    """
+    step = max(1, int(round(_nice_step(max(float(largest), 1.0), ticks))))
+    return dict(rangemode="tozero", tickmode="linear", tick0=0, dtick=step, tickformat="d")
+
+
+def error_bars(means, stds, low: float | None = 0.0, high: float | None = None, **style) -> dict:
+    """Error bars of one standard deviation, cut at the possible range.
+
+    Parameters
+    ----------
+    means, stds : sequence of float
+    low, high : float, optional
+        The possible range (counts and times: 0 and None; scores such as G-mean, F1 and
+        AUC: 0 and 1). None: no bound on that side.
+    **style
+        Other ``error_y`` settings (``thickness``, ``width``).
+
+    Returns
+    -------
+    dict
+        An asymmetric ``error_y``: ``array`` (up) and ``arrayminus`` (down), neither
+        reaching past the range; a missing or NaN deviation draws no bar.
+    """
+    up, down = [], []
+    for mean, std in zip(means, stds):
+        std = 0.0 if std is None or not math.isfinite(std) else float(std)
+        if mean is None or not math.isfinite(mean):
+            up.append(0.0)
+            down.append(0.0)
+            continue
+        up.append(max(0.0, std if high is None else min(std, high - mean)))
+        down.append(max(0.0, std if low is None else min(std, mean - low)))
+    return dict(type="data", symmetric=False, array=up, arrayminus=down, **style)
 
 
 def class_counts_figure(counts: dict, minority=None) -> go.Figure:
@@ -47,6 +140,7 @@ def class_counts_figure(counts: dict, minority=None) -> go.Figure:
             hovertemplate="class %{x}: %{y} samples<extra></extra>",
         )
     )
+    fig.update_yaxes(**count_axis(max(counts.values(), default=0)))
     fig.update_layout(
         xaxis_title="class",
         yaxis_title="samples",
@@ -101,40 +195,57 @@ def sweep_figure(
     -------
     plotly.graph_objects.Figure
         Three panels sharing the parameter's axis; error bars are one standard deviation
-        over the splits. Integer values a tick each (up to 21 of them); positive values spanning two
-        orders of magnitude or more (significance levels 0.001 to 0.1) a log axis.
+        over the splits, cut at the possible range (G-mean in [0, 1], counts and times
+        from 0). Integer values a tick each (up to 21 of them); positive values spanning two
+        orders of magnitude or more (significance levels 0.001 to 0.1) a log axis. When
+        the time is the same at every value (a sweep that times one run over all the
+        values and divides it by their number), the time panel says so and draws a
+        dashed line.
     """
     from plotly.subplots import make_subplots
 
     xs = [row[parameter] for row in summary]
-    fig = make_subplots(
-        rows=1, cols=3, subplot_titles=("G-mean", "selected features", "selection time (s)")
+    times = [r["seconds_mean"] for r in summary]
+    shared = len(xs) > 1 and len(set(times)) == 1
+    time_title = (
+        "selection time (s):<br>one run for all values / their number"
+        if shared
+        else "selection time (s)"
     )
+    fig = make_subplots(rows=1, cols=3, subplot_titles=("G-mean", "selected features", time_title))
     for name, legend, colour in (
         ("gmean_1nn", "1-NN", "#1f77b4"),
         ("gmean_svm", "SVM", "#d62728"),
     ):
+        means = [r[f"{name}_mean"] for r in summary]
         fig.add_trace(
             go.Scatter(
                 x=xs,
-                y=[r[f"{name}_mean"] for r in summary],
+                y=means,
                 name=legend,
                 mode="lines+markers",
                 line_color=colour,
-                error_y=dict(array=[r[f"{name}_std"] for r in summary]),
+                error_y=error_bars(means, [r[f"{name}_std"] for r in summary], 0.0, 1.0),
             ),
             1,
             1,
         )
     for col, name in ((2, "n_features"), (3, "seconds")):
+        means = [r[f"{name}_mean"] for r in summary]
         fig.add_trace(
             go.Scatter(
                 x=xs,
-                y=[r[f"{name}_mean"] for r in summary],
+                y=means,
                 showlegend=False,
                 mode="lines+markers",
-                line_color="#2ca02c",
-                error_y=dict(array=[r[f"{name}_std"] for r in summary]),
+                line=dict(color="#2ca02c", dash="dash" if col == 3 and shared else None),
+                error_y=error_bars(means, [r[f"{name}_std"] for r in summary], 0.0),
+                hovertemplate=(
+                    "%{y:.3g} s a value: one run over every value, divided by their number "
+                    "(not timed per value)<extra></extra>"
+                    if col == 3 and shared
+                    else None
+                ),
             ),
             1,
             col,
@@ -150,29 +261,52 @@ def sweep_figure(
         for col in (1, 2, 3):
             fig.add_vline(x=cursor, line_dash="dot", line_color="#7f7f7f", row=1, col=col)
     fig.update_yaxes(range=[0, 1.05], row=1, col=1)
+    fig.update_yaxes(rangemode="tozero", row=1, col=2)
+    fig.update_yaxes(rangemode="tozero", row=1, col=3)
     fig.update_layout(
         title=title,
         height=360,
-        margin=dict(l=40, r=20, t=70, b=40),
+        margin=dict(l=40, r=20, t=88 if shared else 70, b=40),  # room for a 2-line title
         legend=dict(orientation="h", y=-0.2),
         uirevision=f"{parameter}-sweep",
     )
     return fig
 
 
-def comparison_figure(summary: list[dict], title: str = "") -> go.Figure:
-    """Mean G-mean of every method with 1-NN and with the SVM, one standard deviation as
-    error bars (``Evaluation.summary()`` of :func:`fsengine.evaluation.evaluate`)."""
+def comparison_figure(
+    summary: list[dict], title: str = "", labels: Mapping[str, str] | None = None
+) -> go.Figure:
+    """Mean G-mean of every method with 1-NN and with the SVM.
+
+    Parameters
+    ----------
+    summary : list of dict
+        ``Evaluation.summary()`` of :func:`fsengine.evaluation.evaluate`.
+    title : str
+    labels : mapping, optional
+        Method id -> label for the axis (:func:`method_label`); the ids stay in
+        ``customdata``.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One bar trace per classifier; error bars are one standard deviation, cut at 0
+        and 1.
+    """
     methods = [row["method"] for row in summary]
+    shown = [method_label(m, labels) for m in methods]
     fig = go.Figure()
     for name, label, colour in (("gmean_1nn", "1-NN", "#1f77b4"), ("gmean_svm", "SVM", "#d62728")):
+        means = [r[f"{name}_mean"] for r in summary]
         fig.add_trace(
             go.Bar(
-                x=methods,
-                y=[r[f"{name}_mean"] for r in summary],
+                x=shown,
+                y=means,
                 name=label,
                 marker_color=colour,
-                error_y=dict(array=[r[f"{name}_std"] for r in summary]),
+                customdata=methods,
+                error_y=error_bars(means, [r[f"{name}_std"] for r in summary], 0.0, 1.0),
+                hovertemplate=f"%{{x}} ({label}): G-mean %{{y:.3f}}<extra>%{{customdata}}</extra>",
             )
         )
     fig.update_layout(
@@ -206,7 +340,8 @@ def stream_figure(
     Returns
     -------
     plotly.graph_objects.Figure
-        Size on the left axis, score and G-mean (both in [0, 1] or so) on the right.
+        Size on the left axis (integer ticks from 0, :func:`count_axis`), score and
+        G-mean (both in [0, 1] or so) on the right.
     """
     fig = go.Figure()
     fig.add_trace(
@@ -241,7 +376,7 @@ def stream_figure(
     )
     fig.update_layout(
         xaxis=dict(title="features streamed", range=[0, total] if total else None),
-        yaxis=dict(title="selected features", rangemode="tozero", tickformat="d"),
+        yaxis=dict(title="selected features", **count_axis(max(curves["size"], default=0))),
         yaxis2=dict(
             title=f"{score_label} / G-mean",
             overlaying="y",
@@ -259,16 +394,33 @@ def stream_figure(
     return fig
 
 
-def jaccard_figure(names: list[str], selections: list[set]) -> go.Figure:
-    """Heat map of the Jaccard overlap |A and B| / |A or B| between methods' selected sets."""
+def jaccard_figure(
+    names: list[str], selections: list[set], labels: Mapping[str, str] | None = None
+) -> go.Figure:
+    """Heat map of the Jaccard overlap |A and B| / |A or B| between methods' selected sets.
+
+    Parameters
+    ----------
+    names : list of str
+        The methods (ids, or names that start with one).
+    selections : list of set
+        Each method's selected features, in the order of ``names``.
+    labels : mapping, optional
+        Method id -> label for the axes (:func:`method_label`).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     matrix = [
         [(len(a & b) / len(a | b)) if (a | b) else 1.0 for b in selections] for a in selections
     ]
+    shown = [method_label(n, labels) for n in names]
     fig = go.Figure(
         go.Heatmap(
             z=matrix,
-            x=names,
-            y=names,
+            x=shown,
+            y=shown,
             zmin=0,
             zmax=1,
             colorscale="Blues",
@@ -290,7 +442,9 @@ def jaccard_figure(names: list[str], selections: list[set]) -> go.Figure:
     return fig
 
 
-def topk_sweep_figure(summary: list[dict], title: str = "") -> go.Figure:
+def topk_sweep_figure(
+    summary: list[dict], title: str = "", labels: Mapping[str, str] | None = None
+) -> go.Figure:
     """G-mean against top-k for every ranker, 1-NN and SVM in two panels side by side.
 
     Parameters
@@ -298,13 +452,16 @@ def topk_sweep_figure(summary: list[dict], title: str = "") -> go.Figure:
     summary : list of dict
         ``Evaluation.summary(("method", "top"))`` of :func:`fsengine.evaluation.sweep_top`.
     title : str
+    labels : mapping, optional
+        Method id -> label (:func:`method_label`) for the legend and the hover text.
 
     Returns
     -------
     plotly.graph_objects.Figure
         One colour per method, the same in both panels (one legend entry per method,
-        toggling both); error bars are one standard deviation over the splits. The y
-        axes fit the data. Trace names are ``"<method> 1-NN"`` / ``"<method> SVM"``.
+        toggling both; ``legendgroup`` is the method id); error bars are one standard
+        deviation over the splits, cut at 0 and 1. The y axes fit the data. Trace names
+        are ``"<label> 1-NN"`` / ``"<label> SVM"``.
     """
     from plotly.subplots import make_subplots
 
@@ -319,19 +476,22 @@ def topk_sweep_figure(summary: list[dict], title: str = "") -> go.Figure:
     for i, method in enumerate(methods):
         rows = sorted((r for r in summary if r["method"] == method), key=lambda r: r["top"])
         colour = PALETTE[i % len(PALETTE)]
+        shown = method_label(method, labels)
         for col, (name, label) in enumerate((("gmean_1nn", "1-NN"), ("gmean_svm", "SVM")), 1):
+            means = [r[f"{name}_mean"] for r in rows]
+            stds = [r[f"{name}_std"] for r in rows]
             fig.add_trace(
                 go.Scatter(
                     x=[r["top"] for r in rows],
-                    y=[r[f"{name}_mean"] for r in rows],
-                    name=f"{method} {label}",
+                    y=means,
+                    name=f"{shown} {label}",
                     legendgroup=method,
                     showlegend=col == 1,
                     mode="lines+markers",
                     marker_size=5,
                     line=dict(color=colour, width=1.5),
-                    error_y=dict(array=[r[f"{name}_std"] for r in rows], thickness=0.8, width=2),
-                    hovertemplate=f"{method} {label}, top %{{x}}: G-mean %{{y:.3f}}<extra></extra>",
+                    error_y=error_bars(means, stds, 0.0, 1.0, thickness=0.8, width=2),
+                    hovertemplate=f"{shown} {label}, top %{{x}}: G-mean %{{y:.3f}}<extra></extra>",
                 ),
                 1,
                 col,
@@ -350,11 +510,22 @@ def topk_sweep_figure(summary: list[dict], title: str = "") -> go.Figure:
     return fig
 
 
-def critical_difference_figure(comparison) -> go.Figure:
+def critical_difference_figure(comparison, labels: Mapping[str, str] | None = None) -> go.Figure:
     """The critical-difference diagram of a :class:`fsengine.statistics.RankComparison`
     (Demsar 2006, Fig. 1): the methods on an axis of average rank (1 = best, on the left),
     the critical difference as a bar above it, and a thick line joining each group of
-    methods whose ranks differ by less than it (no significant difference)."""
+    methods whose ranks differ by less than it (no significant difference).
+
+    Parameters
+    ----------
+    comparison : fsengine.statistics.RankComparison
+    labels : mapping, optional
+        Method id -> label (:func:`method_label`) for the methods' names.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     order = sorted(range(len(comparison.methods)), key=lambda j: comparison.average_ranks[j])
     k = len(order)
     fig = go.Figure()
@@ -378,7 +549,7 @@ def critical_difference_figure(comparison) -> go.Figure:
         fig.add_annotation(
             x=x_label,
             y=y,
-            text=f"{comparison.methods[j]} ({rank:.2f})",
+            text=f"{method_label(comparison.methods[j], labels)} ({rank:.2f})",
             showarrow=False,
             xanchor="right" if left else "left",
         )
@@ -390,7 +561,7 @@ def critical_difference_figure(comparison) -> go.Figure:
                 y=[-0.25 - 0.12 * g] * 2,
                 mode="lines",
                 line={"color": "#c0392b", "width": 5},
-                name=", ".join(group),
+                name=", ".join(method_label(m, labels) for m in group),
                 hovertemplate="not significantly different: %{fullData.name}<extra></extra>",
                 showlegend=False,
             )
@@ -426,29 +597,66 @@ def critical_difference_figure(comparison) -> go.Figure:
     return fig
 
 
-def metric_heatmap_figure(comparison) -> go.Figure:
+def metric_heatmap_figure(comparison, labels: Mapping[str, str] | None = None) -> go.Figure:
     """Heat map of the metric per data set (rows) and method (columns) of a
     :class:`fsengine.statistics.RankComparison`, each cell labelled with its value and its
-    rank on that data set."""
+    rank on that data set.
+
+    Parameters
+    ----------
+    comparison : fsengine.statistics.RankComparison
+    labels : mapping, optional
+        Method id -> label (:func:`method_label`) for the columns.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The colour bar spans the plot's height, with at most one tick per 40 px of it
+        and as many decimals as the values' range needs; the figure is at least 300 px
+        high, so a study of two data sets still has room for it.
+    """
     text = [
         [f"{v:.3f} (#{r:g})" for v, r in zip(row, ranks)]
         for row, ranks in zip(comparison.values, comparison.ranks)
     ]
+    margin = {"t": 60, "b": 50}
+    height = max(300, margin["t"] + margin["b"] + 40 * len(comparison.datasets))
+    plot = height - margin["t"] - margin["b"]
     fig = go.Figure(
         go.Heatmap(
             z=comparison.values,
-            x=list(comparison.methods),
+            x=[method_label(m, labels) for m in comparison.methods],
             y=list(comparison.datasets),
             text=text,
             texttemplate="%{text}",
             colorscale="Viridis",
-            colorbar={"title": comparison.metric},
+            colorbar=dict(
+                title=dict(text=comparison.metric, side="right"),
+                len=1,
+                lenmode="fraction",
+                y=0.5,
+                yanchor="middle",
+                thickness=14,
+                nticks=max(2, min(6, plot // 40)),
+                tickformat=_tick_format(comparison.values),
+                outlinewidth=0,
+            ),
             hovertemplate="%{y}, %{x}: %{text}<extra></extra>",
         )
     )
     fig.update_yaxes(autorange="reversed")  # the first data set on top, as in a table
     fig.update_layout(
         title=f"{comparison.metric} per data set and method (rank on the data set)",
-        height=160 + 40 * len(comparison.datasets),
+        height=height,
+        margin=margin,
     )
     return fig
+
+
+def _tick_format(values) -> str:
+    """A fixed-point format with the decimals that ticks over ``values``' range need."""
+    finite = [float(v) for row in values for v in row if v is not None and math.isfinite(v)]
+    span = max(finite) - min(finite) if finite else 0.0
+    if not span > 0:
+        return ".3~f"
+    return f".{max(0, min(4, 1 - math.floor(math.log10(span))))}f"

@@ -26,6 +26,7 @@ __all__ = [
     "gene_box_figure",
     "gene_heatmap_figure",
     "pca_figure",
+    "wrap_text",
 ]
 
 MINORITY_COLOUR = "#d62728"
@@ -35,6 +36,10 @@ _UNRANKED_COLOUR = "#aec7e8"
 #: Colours of the other classes: the methods' palette without the minority's red.
 _PALETTE = tuple(c for c in PALETTE if c != MINORITY_COLOUR)
 _TICK_FONT = dict(size=11)
+#: The box panels' titles (gene, Hedges' g and p): px.
+_TITLE_SIZE = 13
+#: Characters after which a long name may break.
+_BREAKS = " _-/.|;,"
 
 
 def _classes(dataset: Dataset) -> list:
@@ -172,16 +177,51 @@ def gene_heatmap_figure(dataset: Dataset, minority, genes: Sequence[str]) -> go.
     return fig
 
 
-def _panel_title(gene: str, statistics: pd.DataFrame | None) -> str:
+def wrap_text(text: str, width: int, lines: int | None = None) -> str:
+    """``text`` in lines of at most ``width`` characters, joined by ``<br>``.
+
+    Parameters
+    ----------
+    text : str
+    width : int
+        Characters a line (at least 2).
+    lines : int, optional
+        At most this many lines: the last one kept ends in "…".
+
+    Returns
+    -------
+    str
+        Lines broken after a space, '_', '-', '/', '.', '|', ';' or ',' in a line's
+        second half, else mid-word; spaces at the breaks dropped.
+    """
+    width = max(2, int(width))
+    out = []
+    rest = str(text)
+    while len(rest) > width:
+        cut = max((i + 1 for i, ch in enumerate(rest[:width]) if ch in _BREAKS), default=0)
+        if cut <= width // 2:
+            cut = width
+        out.append(rest[:cut].rstrip())
+        rest = rest[cut:].lstrip()
+    out.append(rest)
+    if lines is not None and len(out) > lines:
+        out = out[:lines]
+        out[-1] = out[-1][: width - 1] + "…"
+    return "<br>".join(out)
+
+
+def _panel_title(gene: str, statistics: pd.DataFrame | None, width: int) -> str:
+    """The gene's name (wrapped), then its g and BH p on a line of the same size."""
+    name = wrap_text(gene, width, lines=3)
     if statistics is None:
-        return gene
+        return name
     found = statistics[statistics["gene"] == gene]
     if found.empty:
-        return gene
+        return name
     row = found.iloc[0]
     g = "n/a" if pd.isna(row["hedges_g"]) else f"{row['hedges_g']:+.2f}"
     p = "n/a" if pd.isna(row["p_bh"]) else f"{row['p_bh']:.2g}"
-    return f"{gene}<br><sub>g = {g}, p(BH) = {p}</sub>"
+    return f"{name}<br>g = {g}, p(BH) = {p}"
 
 
 def gene_box_figure(
@@ -212,7 +252,10 @@ def gene_box_figure(
     -------
     plotly.graph_objects.Figure
         Exactly one trace per gene (``go.Box`` or ``go.Violin``, named by the gene;
-        x = class label as text for every sample, all points shown).
+        x = class label as text for every sample, all points shown; each point's hover
+        text names its sample and its whole class). Panel titles are 13 px, long gene
+        names wrapped to the panel's width; long class names are wrapped (two lines at
+        most, then cut with "…") on the axes only.
 
     Raises
     ------
@@ -230,14 +273,27 @@ def gene_box_figure(
     ncols = max(1, min(columns, len(indices)))
     nrows = math.ceil(len(indices) / ncols)
     names = [dataset.feature_names[c] for c in indices]
+    # About 7 px a character at 13 px and a panel of about 1000 / ncols px.
+    titles = [_panel_title(g, statistics, max(12, 130 // ncols)) for g in names]
+    # Class ticks: the panel's width shared by the classes, about 6 px a character.
+    short = [wrap_text(c, max(6, 160 // (ncols * len(order))), lines=2) for c in order]
+    title_lines = max(t.count("<br>") + 1 for t in titles)
+    tick_lines = max(t.count("<br>") + 1 for t in short)
+    top, bottom, panel = 20 + 17 * title_lines, 10 + 14 * tick_lines, 200
+    gap = 17 * title_lines + 14 * tick_lines + 16  # the titles below, the ticks above
+    plot = nrows * panel + (nrows - 1) * gap
     fig = make_subplots(
         rows=nrows,
         cols=ncols,
-        subplot_titles=[_panel_title(g, statistics) for g in names],
+        subplot_titles=titles,
         horizontal_spacing=0.06,
-        vertical_spacing=min(0.12, 0.5 / nrows) if nrows > 1 else 0.1,
+        vertical_spacing=gap / plot if nrows > 1 else 0.1,
     )
-    ticktext = [f"<b>{c}</b>" if i == minority_at else c for i, c in enumerate(order)]
+    ticktext = [
+        "<br>".join(f"<b>{line}</b>" for line in c.split("<br>")) if i == minority_at else c
+        for i, c in enumerate(short)
+    ]
+    hover = [f"{sample}<br>class {c}" for sample, c in zip(samples, x)]
     for i, (gene, column) in enumerate(zip(names, indices)):
         row, col = divmod(i, ncols)
         common = dict(
@@ -245,6 +301,7 @@ def gene_box_figure(
             y=dataset.X[:, column],
             name=gene,
             text=samples,
+            hovertext=hover,
             showlegend=False,
             marker=dict(color=REST_COLOUR, size=4),
             line=dict(color=REST_COLOUR),
@@ -278,10 +335,10 @@ def gene_box_figure(
             col=col + 1,
         )
     fig.update_yaxes(tickfont=_TICK_FONT)
-    fig.update_annotations(font_size=12)
+    fig.update_annotations(font_size=_TITLE_SIZE)
     fig.update_layout(
-        height=80 + 230 * nrows,
-        margin=dict(l=10, r=10, t=60, b=10),
+        height=top + bottom + plot,
+        margin=dict(l=10, r=10, t=top, b=bottom),
         uirevision="gene-box",
     )
     return fig

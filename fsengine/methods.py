@@ -309,16 +309,35 @@ class Method:
         dict
             value -> Selection.
         """
+        found = self.shared_selections(X, y, names, parameter, values, params)
+        if found is not None:
+            return found
         params = dict(params or {})
-        self.spec.check_swept(parameter, params)
-        shared = getattr(self.implementation, "selections_over", None)
-        if shared is not None:
-            found = shared(X, y, names, parameter, values, params)
-            if found is not None:
-                return found
         return {
             v: self.select(X, y, names, params={**params, parameter: v}).selection for v in values
         }
+
+    def shared_selections(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        names: Sequence[str],
+        parameter: str,
+        values: Sequence,
+        params: dict | None = None,
+    ) -> dict | None:
+        """:meth:`selections_over` when the selector shares one pass over every value
+        (K-OFSD's K), else None (the values then run one by one).
+
+        Raises
+        ------
+        FSEngineError
+            When ``parameter`` cannot be swept or is also given in ``params``.
+        """
+        params = dict(params or {})
+        self.spec.check_swept(parameter, params)
+        shared = getattr(self.implementation, "selections_over", None)
+        return None if shared is None else shared(X, y, names, parameter, values, params)
 
 
 def _build_registry() -> dict[str, Method]:
@@ -338,6 +357,9 @@ ONLINE_METHODS = tuple(name for name, m in REGISTRY.items() if m.online)
 RANKER_METHODS = tuple(name for name, m in REGISTRY.items() if not m.online)
 #: Every method name: online selectors, then rankers.
 METHODS = tuple(REGISTRY)
+#: Every method's label from its specification, by id ("kofsd" -> "K-OFSD"): what the
+#: figures, tables and lists show.
+METHOD_LABELS = {name: m.spec.label for name, m in REGISTRY.items()}
 
 
 def get_method(name: str) -> Method:

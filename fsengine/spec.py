@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -292,6 +293,22 @@ class MethodSpec:
     def online(self) -> bool:
         """Whether the method is a streaming selector (else a ranker)."""
         return self.kind == ONLINE
+
+    @property
+    def short_citation(self) -> str:
+        """The citation in a few words: "Zhou et al., 2017" (first author, "et al." for
+        several, the first year named), or the citation's first phrase when it does not
+        begin with authors (a method known only from its code)."""
+        head = self.citation.split(". ", 1)[0].split(";", 1)[0].strip()
+        authors = [a.strip() for a in head.split(",")]
+        names = all(re.fullmatch(r"[A-Z][\w'-]+( [A-Z][\w'-]+)?( et al)?", a) for a in authors)
+        if not names:
+            first = re.split(r" \(|,", head, maxsplit=1)[0]
+            return first if len(first) <= 40 else first[:39] + "\u2026"
+        year = re.search(r"\b(19|20)\d\d\b", self.citation)
+        cite = authors[0].removesuffix(" et al")
+        cite += " et al." if len(authors) > 1 or head.endswith("et al") else ""
+        return f"{cite}, {year.group(0)}" if year else cite
 
     def defaults(self) -> dict:
         """Every parameter's default."""

@@ -33,6 +33,7 @@ from pathlib import Path
 from fsengine.codec import to_json
 from fsengine.errors import FSEngineError
 from fsengine.evaluation import CLASSIFIERS, COUNT_FROM, METRICS
+from fsengine.io import file_stem
 from fsengine.methods import get_method
 
 #: Metrics a study can compare: per classifier, and the selection's size and time.
@@ -239,7 +240,7 @@ def _dataset_entry(entry: dict, here: str, folder: Path, names: set) -> StudyDat
         _fail(f"{here} path", f"{file} does not exist")
     if "minority" not in entry or isinstance(entry["minority"], (bool, float)):
         _fail(f"{here} minority", 'must name the minority class, e.g. minority = "2"')
-    name = entry.get("name", file.stem)
+    name = entry.get("name", file_stem(file.name))
     if name in names:
         _fail(f"{here} name", f"{name!r} is already the name of another data set")
     label = entry.get("label")

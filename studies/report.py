@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from fsengine.benchmark import compare_study, study_means  # noqa: E402
+from fsengine.methods import METHOD_LABELS  # noqa: E402
 from fsengine.statistics import compare_methods  # noqa: E402
 from fsengine.study import load_manifest  # noqa: E402
 
@@ -410,8 +411,18 @@ def write_figures(table: pd.DataFrame, folder: Path) -> None:
     study = load_manifest(MANIFEST)
     result = compare_study(table, study)["gmean_1nn"]
     figures = [
-        (critical_difference_figure(result), folder / "study-cd-gmean_1nn.png", 1200, 520),
-        (metric_heatmap_figure(result), folder / "study-heatmap-gmean_1nn.png", 1400, 420),
+        (
+            critical_difference_figure(result, METHOD_LABELS),
+            folder / "study-cd-gmean_1nn.png",
+            1200,
+            520,
+        ),
+        (
+            metric_heatmap_figure(result, METHOD_LABELS),
+            folder / "study-heatmap-gmean_1nn.png",
+            1400,
+            420,
+        ),
     ]
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:

@@ -30,7 +30,7 @@ from fsengine.benchmark import compare_study, run_study, study_table
 from fsengine.evaluation import protocol_warnings, training_size
 from fsengine.export import RANK_ROWS, pairs_frame, rank_frame
 from fsengine.figures import critical_difference_figure, metric_heatmap_figure
-from fsengine.methods import METHODS, ONLINE_METHODS, RANKER_METHODS
+from fsengine.methods import METHOD_LABELS, METHODS, ONLINE_METHODS, RANKER_METHODS
 from fsengine.study import (
     HIGHER_IS_BETTER,
     STUDY_METRICS,
@@ -133,7 +133,7 @@ session.restore_widgets(
         "benchmark_scheduler": "",
         "benchmark_metric": "gmean_1nn",
         # Until changed here, each method's settings are the ones last set on Stream.
-        **widget_defaults("benchmark", METHODS, inherit=True),
+        **widget_defaults("benchmark", METHODS, inherit=True, task=False),
     },
 )
 
@@ -254,6 +254,7 @@ with methods_col:
     st.multiselect(
         "Methods",
         list(METHODS),
+        format_func=METHOD_LABELS.get,
         **session.persisted(WIDGETS, "benchmark_methods"),
         help=f"Online selectors: {', '.join(ONLINE_METHODS)}. Rankers: "
         f"{', '.join(RANKER_METHODS)}.",
@@ -275,7 +276,13 @@ with options_col:
 
 methods = tuple(st.session_state["benchmark_methods"])
 params = protocol_method_settings(
-    "benchmark", WIDGETS, methods, top, n_train, f"training halves of {n_train} samples or more"
+    "benchmark",
+    WIDGETS,
+    methods,
+    top,
+    n_train,
+    f"training halves of {n_train} samples or more",
+    task=False,  # one setting for every data set: the specification's defaults
 )
 
 engine_col, address_col = st.columns([3, 2])
@@ -329,7 +336,7 @@ except FSEngineError as exc:
     if entries:
         st.error(f"The study cannot run: {messages.describe(exc)}")
 
-key = session.run_key(
+key = (  # the study's own data sets, not the Data page's: not session.run_key
     "benchmark",
     tuple((e.name, sha, e.label, e.genes_in_rows, e.minority) for e, _, _, sha in entries),
     methods,
@@ -356,6 +363,7 @@ if study is not None and enough_data:
         title=f"Benchmark {', '.join(methods)} on {', '.join(e.name for e, *_ in entries)}: "
         f"{splits} splits, seed {seed}",
         widgets=WIDGETS,
+        datasets=", ".join(e.name for e, *_ in entries),
     )
 if result is None:
     if study is not None and enough_data:
@@ -442,8 +450,8 @@ else:
         f"{RANK_ROWS[0]}: over the data sets; {RANK_ROWS[1]}: the methods ranked on each "
         "data set (1 = best, ties share their mean rank), averaged over the data sets."
     )
-    st.plotly_chart(critical_difference_figure(comparison), width="stretch")
-    st.plotly_chart(metric_heatmap_figure(comparison), width="stretch")
+    st.plotly_chart(critical_difference_figure(comparison, METHOD_LABELS), width="stretch")
+    st.plotly_chart(metric_heatmap_figure(comparison, METHOD_LABELS), width="stretch")
     st.caption(
         "Critical-difference diagram (Demsar 2006): average ranks, best at the left; a bar "
         "joins methods that do not differ significantly (Nemenyi). Heat map: the mean per "

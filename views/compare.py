@@ -16,7 +16,8 @@ from fsengine.export import SUMMARY_COLUMNS, best_rows, records_to_csv, summary_
 from fsengine.figures import comparison_figure, jaccard_figure
 from fsengine.gene_figures import frequency_figure
 from fsengine.genes import selection_frequencies
-from fsengine.methods import METHODS, ONLINE_METHODS, RANKER_METHODS, get_method
+from fsengine.io import file_stem
+from fsengine.methods import METHOD_LABELS, METHODS, ONLINE_METHODS, RANKER_METHODS, get_method
 
 STORE = BY_NAME["compare"].results["compare"]
 WIDGETS = BY_NAME["compare"].widgets
@@ -88,6 +89,7 @@ with methods_col:
     st.multiselect(
         "Methods",
         list(METHODS),
+        format_func=METHOD_LABELS.get,
         **session.persisted(WIDGETS, "compare_methods"),
         help=f"Online selectors: {', '.join(ONLINE_METHODS)}. Rankers: "
         f"{', '.join(RANKER_METHODS)}.  \n**d-**: {TERMS['d-']}  \nDefault: the K-OFSD "
@@ -118,6 +120,7 @@ result = running.run_button(
     title=f"Compare {', '.join(methods)}: {splits} splits, seed {seed} ({loaded.name}, "
     f"minority {minority})",
     widgets=WIDGETS,
+    refusal=running.refusal(),
 )
 if result is None:
     st.info("Choose the methods and press **Run comparison**.")
@@ -141,20 +144,28 @@ st.caption(
     "best mean of each measure. Click a column title to sort."
 )
 frame = summary_frame(summary, settings)
+frame["method"] = frame["method"].map(METHOD_LABELS).fillna(frame["method"])
 st.dataframe(
     _styled(frame),
     hide_index=True,
     width="stretch",
     height=35 * (len(frame) + 1) + 3,
+    column_config={"method": st.column_config.TextColumn("method", pinned=True)},
 )
 
 chart_col, overlap_col = st.columns(2)
 with chart_col:
-    st.plotly_chart(comparison_figure(summary, "G-mean on the test halves"), width="stretch")
+    st.plotly_chart(
+        comparison_figure(summary, "G-mean on the test halves", labels=METHOD_LABELS),
+        width="stretch",
+    )
 with overlap_col:
     selections = result["selections"]
     st.plotly_chart(
-        jaccard_figure(list(selections), [set(s) for s in selections.values()]), width="stretch"
+        jaccard_figure(
+            list(selections), [set(s) for s in selections.values()], labels=METHOD_LABELS
+        ),
+        width="stretch",
     )
     fallbacks = result.get("fallbacks", [])
     count = (
@@ -171,14 +182,16 @@ with overlap_col:
         f"{ds.n_samples} samples, not the splits): Jaccard index |A ∩ B| / |A ∪ B| between "
         f"every two methods; {count}. Sizes: "
         + ", ".join(
-            f"{m} {len(s)}" + (" (fallback: it selected none)" if m in fallbacks else "")
+            f"{METHOD_LABELS.get(m, m)} {len(s)}"
+            + (" (fallback: it selected none)" if m in fallbacks else "")
             for m, s in selections.items()
         )
         + "."
     )
     for method in fallbacks:
         st.warning(
-            f"{method} selected no feature on the whole data set; its {len(selections[method])} "
+            f"{METHOD_LABELS.get(method, method)} selected no feature on the whole data set; "
+            f"its {len(selections[method])} "
             "genes in the overlap are its fallback rule's (the top ones by single-feature "
             "score), not a selection. The features column of the table counts what each "
             "method returned on the training halves, fallbacks included.",
@@ -186,20 +199,26 @@ with overlap_col:
         )
 
 st.subheader("How often each gene was selected across the splits")
-shown = st.selectbox("Method", list(selections), key="compare_frequency_method")
+shown = st.selectbox(
+    "Method", list(selections), format_func=METHOD_LABELS.get, key="compare_frequency_method"
+)
 frequencies = selection_frequencies(evaluation, ds, minority, shown, selections[shown])
 left, right = st.columns([2, 3])
+ranks = frequencies["whole_data_rank"]
 left.dataframe(
-    frequencies[["gene", "times", "share", "whole_data_rank"]],
+    frequencies[["gene", "times", "share"]].assign(
+        whole_data_rank=[f"{r:.0f}" if r == r else "not selected" for r in ranks]
+    ),
     hide_index=True,
     width="stretch",
     height=min(35 * (len(frequencies) + 1) + 3, 420),
     column_config={
         "times": st.column_config.NumberColumn(f"splits (of {splits})"),
         "share": st.column_config.NumberColumn(format="percent"),
-        "whole_data_rank": st.column_config.NumberColumn(
+        "whole_data_rank": st.column_config.TextColumn(
             "whole-data rank",
-            help="Rank in the method's selection on all samples; empty: not selected there.",
+            help="Rank in the method's selection on all samples; 'not selected': the method "
+            "did not select the gene on all samples.",
         ),
     },
 )
@@ -212,7 +231,7 @@ st.caption(
 st.download_button(
     "Download the per-split records (CSV)",
     records_to_csv(evaluation.records, ("method", "split")),
-    file_name=f"compare_{loaded.name.rsplit('.', 1)[0]}_{minority}.csv",
+    file_name=f"compare_{file_stem(loaded.name)}_{minority}.csv",
     mime="text/csv",
     on_click="ignore",
 )

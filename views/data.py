@@ -155,12 +155,14 @@ cols = st.columns(5)
 cols[0].metric("Samples", ds.n_samples)
 cols[1].metric("Features", ds.n_features)
 cols[2].metric("Classes", len(counts))
+minority_text = session.class_text(minority)
+short = minority_text if len(minority_text) <= 16 else minority_text[:15] + "\u2026"
 cols[3].metric(
     "Minority class",
-    f"{session.class_text(minority)}, {counts[minority]} samples",
-    help="The class to select genes for, against all other classes together (one "
-    "versus rest). Default on every new data set: the smallest class the 50/50 "
-    "comparison can use.",
+    f"{short}, {counts[minority]} samples",
+    help=f"**{minority_text}**: the class to select genes for, against all other classes "
+    "together (one versus rest). Default on every new data set: the smallest class the "
+    "50/50 comparison can use.",
 )
 cols[4].metric(
     "Imbalance ratio",
@@ -177,6 +179,15 @@ if counts[minority] > counts[default]:
         f"{default} in the '{messages.label('minority')}' box unless class {minority} is "
         "the one you study."
     )
+unusable = running.refusal(protocol=False)  # the label rule: no run at all
+refused = running.refusal()
+if unusable:
+    st.error(unusable)
+elif refused:
+    st.warning(
+        f"{refused} Compare and Sweep cannot run on it: their 50/50 splits need it in both halves.",
+        icon=":material/warning:",
+    )
 running.show_protocol_warnings()
 
 chart_col, table_col = st.columns([3, 2])
@@ -191,7 +202,13 @@ with table_col:
         table,
         hide_index=True,
         width="stretch",
-        column_config={"share": st.column_config.NumberColumn(format="percent")},
+        column_config={
+            "class": st.column_config.TextColumn(
+                "class", width="large", help="The class label (and the name you gave it)."
+            ),
+            "samples": st.column_config.NumberColumn("samples", width="small"),
+            "share": st.column_config.NumberColumn(format="percent", width="small"),
+        },
     )
 
 st.subheader("Preprocessing report")

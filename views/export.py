@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from dashboard import session
+from dashboard import session, streams
 from dashboard.messages import describe
 from dashboard.pages import BY_NAME
 from dashboard.reporting import report_sections
@@ -16,7 +16,8 @@ from fsengine.export import (
     selection_rows,
     selection_to_csv,
 )
-from fsengine.methods import METHODS, ONLINE_METHODS, RANKER_METHODS, get_method
+from fsengine.io import file_stem
+from fsengine.methods import METHOD_LABELS, METHODS, ONLINE_METHODS, RANKER_METHODS, get_method
 from fsengine.report import build_report_html, build_report_zip
 
 STREAM, COMPUTE = "Last Stream run", "Compute here"
@@ -58,8 +59,9 @@ def _computed_results(loaded) -> dict:
 
 loaded = session.current()
 ds, minority = loaded.dataset, st.session_state["minority"]
-live = st.session_state.get("live")
-stream_ready = live is not None and live.done and live.dataset is ds
+kept_stream = streams.current()
+live = kept_stream.live if kept_stream is not None else None
+stream_ready = live is not None and live.done
 sources = [STREAM, COMPUTE] if stream_ready else [COMPUTE]
 session.restore_widgets(
     WIDGETS,
@@ -106,7 +108,8 @@ if st.session_state["export_source"] == STREAM:
                 "the export is the command line's."
             )
         st.caption(
-            f"The Stream page's {live.method} run on minority class {live.minority}, "
+            f"The Stream page's {METHOD_LABELS[live.method]} run on minority class "
+            f"{live.minority}, "
             f"{live.order_name} order, parameters as set there."
         )
 else:
@@ -140,7 +143,7 @@ else:
     key = (minority, method, top, tuple(sorted(params.items(), key=lambda kv: kv[0])))
     if cols[2].button("Compute selection", type="primary", key="export_compute", width="stretch"):
         try:
-            with st.spinner(f"Running {method} ..."):
+            with st.spinner(f"Running {METHOD_LABELS[method]} ..."):
                 results[key] = run_selection(
                     session.current_task(), method=method, top=top, **params
                 )
@@ -148,7 +151,9 @@ else:
             st.error(describe(exc))
     result = results.get(key)
     if result is None:
-        st.info(f"Press Compute selection to run {method} on minority class {minority}.")
+        st.info(
+            f"Press Compute selection to run {METHOD_LABELS[method]} on minority class {minority}."
+        )
 
 if result is not None:
     selection, record = (
@@ -256,7 +261,7 @@ if st.button("Build the report", key="export_report"):
         minority=minority,
         sections=sections,
     )
-    stem = f"fsengine-report-{loaded.name.rsplit('.', 1)[0]}"
+    stem = f"fsengine-report-{file_stem(loaded.name)}"
     st.session_state["export_report_files"] = (
         stem,
         html,
@@ -264,7 +269,7 @@ if st.button("Build the report", key="export_report"):
         len(sections),
     )
 files = st.session_state.get("export_report_files")
-if files is not None and files[0].endswith(loaded.name.rsplit(".", 1)[0]):
+if files is not None and files[0] == f"fsengine-report-{file_stem(loaded.name)}":
     stem, html, archive, n_sections = files
     st.caption(f"{n_sections} sections" + ("" if n_sections else ": nothing has run yet"))
     left, right = st.columns(2)

@@ -2,13 +2,13 @@
 
 import streamlit as st
 
-from dashboard import running, session
+from dashboard import running, session, streams
 from dashboard.pages import BY_NAME
 from dashboard.widgets import method_widgets, widget_defaults
 from fsengine.export import records_to_csv
 from fsengine.gene_figures import gene_box_figure, gene_heatmap_figure, pca_figure
 from fsengine.genes import gene_statistics, p_value_note
-from fsengine.methods import ONLINE_METHODS, get_method
+from fsengine.methods import METHOD_LABELS, ONLINE_METHODS, get_method
 from fsengine.stability import order_stability
 
 WIDGETS = BY_NAME["genes"].widgets
@@ -21,23 +21,27 @@ def selections_of(loaded, minority) -> dict[str, tuple[str, ...]]:
     """Every selection of the current data set and minority class the session holds:
     the finished stream, each compared method's whole-data selection, Export's runs."""
     found: dict[str, tuple[str, ...]] = {}
-    live = st.session_state.get("live")
-    if live is not None and live.done and live.dataset is loaded.dataset:
+    kept = streams.current()
+    live = kept.live if kept is not None else None
+    if live is not None and live.done:
         if live.minority == minority:
             selection = live.selection()
             fallback = ", fallback: none selected" if selection.fallback else ""
-            found[f"Stream: {live.method} ({live.order_name} order{fallback})"] = tuple(
+            label = METHOD_LABELS[live.method]
+            found[f"Stream: {label} ({live.order_name} order{fallback})"] = tuple(
                 selection.features
             )
     for result in session.current_results(BY_NAME["compare"].results["compare"]):
         for method, genes in result["selections"].items():
-            found[f"Compare: {method} (whole data set)"] = tuple(genes)
+            found[f"Compare: {METHOD_LABELS.get(method, method)} (whole data set)"] = tuple(genes)
     kept = st.session_state.get("export_results")
     if kept is not None and kept["data"] is loaded:
         for (chosen, method, _top, _params), result in kept["results"].items():
             if chosen == minority:
                 fallback = " (fallback: none selected)" if result.selection.fallback else ""
-                found[f"Export: {method}{fallback}"] = tuple(result.selection.features)
+                found[f"Export: {METHOD_LABELS.get(method, method)}{fallback}"] = tuple(
+                    result.selection.features
+                )
     return found
 
 
@@ -148,7 +152,10 @@ session.restore_widgets(
 )
 cols = st.columns(3)
 method = cols[0].selectbox(
-    "Online selector", list(ONLINE_METHODS), **session.persisted(WIDGETS, "genes_stability_method")
+    "Online selector",
+    list(ONLINE_METHODS),
+    format_func=METHOD_LABELS.get,
+    **session.persisted(WIDGETS, "genes_stability_method"),
 )
 orders = cols[1].slider(
     "Random orders", 2, 50, **session.persisted(WIDGETS, "genes_stability_orders")
@@ -173,9 +180,10 @@ result = running.run_button(
     text="Order stability",
     failure="The orders could not run",
     kind="stability",
-    title=f"Order stability of {method}: {orders} random orders from seed {seed} "
+    title=f"Order stability of {METHOD_LABELS[method]}: {orders} random orders from seed {seed} "
     f"({loaded.name}, minority {minority})",
     widgets=WIDGETS,
+    refusal=running.refusal(protocol=False),
 )
 if result is not None:
     left, middle, right = st.columns(3)

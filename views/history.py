@@ -5,7 +5,7 @@ import datetime as dt
 import pandas as pd
 import streamlit as st
 
-from dashboard import persistence, session
+from dashboard import persistence, session, streams
 
 #: The page that shows each kind of run.
 PAGE_OF = {
@@ -79,7 +79,7 @@ def _open(found, wid, run) -> None:
                 **{f"stream_{stream['method']}_{k}": v for k, v in stream["params"].items()},
             }
         )
-        st.session_state["reopen_stream"] = stream
+        streams.reopen(run.id, stream, info.dataset_sha or persistence.dataset_sha())
     else:
         persistence.put_back(found, wid, run.id)
     st.switch_page(page)
@@ -140,7 +140,12 @@ else:
     if right.button("Delete", key="history_delete"):
         found.delete_run(wid, run.id)
         st.rerun()
-    if run.status == "stopped":
+    if run.status == "stopped" and run.kind == "stream":
+        st.caption(
+            "A stopped stream keeps where it was: Reopen brings it back there, and Start on "
+            "the Stream page continues it."
+        )
+    elif run.status == "stopped":
         st.caption(
             "A stopped run was interrupted (Stop, a closed tab or a restart): it has no result."
         )

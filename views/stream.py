@@ -1,13 +1,12 @@
 """Stream page: watch genes arrive one at a time into an online selector."""
 
 import re
-import time
 from functools import partial
 
 import pandas as pd
 import streamlit as st
 
-from dashboard import persistence, session
+from dashboard import running, session, streams
 from dashboard.glossary import TERMS, action_help
 from dashboard.messages import describe
 from dashboard.pages import BY_NAME
@@ -15,15 +14,12 @@ from dashboard.widgets import method_widgets, widget_defaults
 from fsengine import FSEngineError
 from fsengine.export import events_to_csv, selection_rows, selection_to_csv
 from fsengine.figures import stream_figure
-from fsengine.live import LiveStream
 from fsengine.methods import ONLINE_METHODS, get_method
 
 #: Features per animation tick (a tick every 0.25 s; "about 8 s" = the whole stream in
 #: about 8 seconds whatever its length; "max" = as many as fit in 0.2 s).
 SPEEDS = {"1": 1, "10": 10, "100": 100, "about 8 s": "auto", "max": None}
 TICK_SECONDS = 0.25
-#: A running stream's position is saved this often (a closed tab loses at most this).
-RECORD_SECONDS = 2.0
 
 WIDGETS = BY_NAME["stream"].widgets
 #: Every widget of the page and its first value (kept across page switches); each
@@ -94,136 +90,93 @@ speed = order_cols[2].select_slider(
 )
 
 settings = (
-    loaded.name,
-    ds.n_samples,
-    ds.n_features,
-    minority,
     method,
     order,
     seed if order == "random" else None,
     tuple(sorted(params.items())),
 )
-live = st.session_state.get("live")
-if live is not None and st.session_state.get("live_settings") != settings:
+paused = streams.pause_others()
+if paused is not None:
+    st.info(
+        f"Paused: {paused.describe()}. It is kept under its own data set: load that data "
+        "set again (Data page) to see or continue it.",
+        icon=":material/pause_circle:",
+    )
+kept = streams.current()
+if kept is None:
+    for other in streams.others():
+        st.caption(
+            f"Kept from another data set or minority class: {other.describe()}. It is not "
+            "shown here; load its data set and class to see it."
+        )
+elif kept.settings and kept.settings != settings:
     st.info("The settings changed: Reset to stream with them (the current run keeps its own).")
 
 
-def _payload(live: LiveStream) -> dict:
-    """What the workspace keeps of a stream: enough to replay it and its outcome."""
-    last = live.events[-1] if live.events else None
-    return {
-        "method": live.method,
-        "params": live.params,
-        "order": live.order_name,
-        "seed": live.seed,
-        "minority": live.minority,
-        "position": live.position,
-        "total": live.total,
-        "selected": list(last.selected) if last else [],
-        "holdout_gmean": live.current_gmean() if live.gmeans else None,
-        "dataset": {
-            "label": loaded.label,
-            "transpose": loaded.transpose,
-            "drop_constant": loaded.drop_constant,
-        },
-    }
-
-
-def _record(live: LiveStream) -> None:
-    """Keep the stream in the workspace: finished at its end, else stopped where it is
-    (a paused stream, a closed tab and a reset are never shown as finished)."""
-    run_id = st.session_state.get("live_run")
-    st.session_state["live_recorded_at"] = time.monotonic()
-    if run_id is None or st.session_state.get("live_recorded") == (run_id, live.position):
-        return
-    if live.done:
-        persistence.finish_run(run_id, _payload(live), live.seconds)
-    else:
-        persistence.stop_run(run_id, _payload(live), live.seconds)
-    st.session_state["live_recorded"] = (run_id, live.position)
-
-
-def _new_stream(replay: dict | None = None) -> LiveStream | None:
+def _start() -> streams.Kept | None:
+    """A new stream with the page's settings (None, with the reason kept, if refused)."""
     try:
-        stream = LiveStream(
-            session.current_task(),
-            None,
-            replay["method"] if replay else method,
-            order=replay["order"] if replay else order,
-            seed=replay["seed"] if replay else (seed if order == "random" else None),
-            params=replay["params"] if replay else params,
+        started = streams.start(
+            method, order, seed if order == "random" else None, params, settings
         )
     except FSEngineError as exc:
         st.session_state["stream_error"] = describe(exc)
         return None
     st.session_state.pop("stream_error", None)
-    st.session_state["live"] = stream
-    st.session_state["live_settings"] = settings
-    spec = get_method(stream.method).spec
-    st.session_state["live_run"] = persistence.start_run(
-        "stream",
-        f"{spec.label} ({spec.settings_text(stream.params) or 'no parameters'}), "
-        f"{stream.order_name} order ({loaded.name}, minority {stream.minority})",
-        _payload(stream),
-    )
-    _record(stream)  # stopped at 0 until it goes further
-    return stream
+    return started
 
 
-reopened = st.session_state.pop("reopen_stream", None)
-if reopened:
-    live = _new_stream(reopened)
-    if live is not None:
-        with st.spinner("Replaying the stream ..."):
-            live.advance(max_features=int(reopened.get("position") or live.total))
-        _record(live)
-        st.session_state["running"] = False
-
-
+refused = running.refusal(protocol=False)
+if refused:
+    st.caption(f":material/block: {refused}")
 buttons = st.columns(4)
-if buttons[0].button("Start", type="primary", key="stream_start", width="stretch"):
-    if live is None or live.done:
-        live = _new_stream()
-    st.session_state["running"] = live is not None
+if buttons[0].button(
+    "Start", type="primary", key="stream_start", width="stretch", disabled=bool(refused)
+):
+    if kept is None or kept.live.done:
+        kept = _start()
+    streams.set_running(kept is not None)
 if buttons[1].button("Pause", key="stream_pause", width="stretch"):
-    st.session_state["running"] = False
-    if live is not None:
-        _record(live)
-if buttons[2].button("Step", key="stream_step", width="stretch"):
-    st.session_state["running"] = False
-    if live is None or live.done:
-        live = _new_stream()
-    if live is not None:
-        live.advance(max_features=1)
-        _record(live)
+    streams.set_running(False)
+    if kept is not None:
+        streams.record(kept)
+if buttons[2].button("Step", key="stream_step", width="stretch", disabled=bool(refused)):
+    streams.set_running(False)
+    if kept is None or kept.live.done:
+        kept = _start()
+    if kept is not None:
+        kept.live.advance(max_features=1)
+        streams.record(kept)
 if buttons[3].button("Reset", key="stream_reset", width="stretch"):
-    st.session_state["running"] = False
-    if live is not None:
-        _record(live)
-    st.session_state.pop("live", None)
-    live = None
+    streams.reset()
+    kept = None
 if "stream_error" in st.session_state:
     st.error(st.session_state["stream_error"])
 
 
-@st.fragment(run_every=TICK_SECONDS if st.session_state.get("running") else None)
+@st.fragment(run_every=TICK_SECONDS if streams.is_running() else None)
 def stream_view() -> None:
     """One animation tick: advance a time-boxed chunk, then draw the state."""
-    live = st.session_state.get("live")
-    if live is None:
+    kept = streams.current()
+    if kept is None:
         st.info("Press Start to stream the features, or Step to take one at a time.")
         return
-    if st.session_state.get("running") and not live.done:
+    live = kept.live
+    if streams.is_running() and not live.done:
         per_tick = SPEEDS.get(st.session_state.get("stream_speed"), "auto")
         if per_tick == "auto":
             per_tick = _auto_speed(live.total)
         live.advance(max_features=per_tick, max_seconds=0.2)
         if live.done:
-            st.session_state["running"] = False
-            _record(live)
+            streams.set_running(False)
+            streams.record(kept)
             st.rerun()  # stop the timer, show the final result
-        if time.monotonic() - st.session_state.get("live_recorded_at", 0.0) >= RECORD_SECONDS:
-            _record(live)  # stopped at this position until it goes further
+        streams.record_if_due(kept)  # stopped at this position until it goes further
+    elif not live.done and live.position:
+        st.caption(
+            f"Stopped at {live.position:,} of {live.total:,} features: Start continues it, "
+            "Reset drops it from this page (it stays in History)."
+        )
     last = live.events[-1] if live.events else None
     metrics = st.columns(4)
     metrics[0].metric("Features streamed", f"{live.position} / {live.total}")

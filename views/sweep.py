@@ -18,7 +18,8 @@ from fsengine.evaluation import (
 )
 from fsengine.export import records_to_csv
 from fsengine.figures import sweep_figure, topk_sweep_figure
-from fsengine.methods import ONLINE_METHODS, RANKER_METHODS, get_method
+from fsengine.io import file_stem
+from fsengine.methods import METHOD_LABELS, ONLINE_METHODS, RANKER_METHODS, get_method
 from fsengine.spec import (
     MAX_SWEEP_VALUES,
     check_sweep_values,
@@ -64,8 +65,11 @@ def _value_defaults() -> dict:
     for method in ONLINE_METHODS:
         numbers = sweepable_parameters(get_method(method).spec)
         defaults[_over_key(method)] = next(iter(numbers), None)
+        adjusted = session.task_defaults(method)
         for name, param in numbers.items():
             values = default_sweep_values(param, n_train)
+            if name in adjusted and param.kind == "int":  # stay inside what works
+                values = [v for v in values if v <= adjusted[name][0]] or values[:1]
             defaults[_values_key(method, name)] = (
                 (values[0], values[-1]) if param.kind == "int" else _values_text(values)
             )
@@ -87,7 +91,7 @@ session.restore_widgets(
 )
 low, high = st.session_state["sweep_tops"]  # another data set may have fewer
 session.set_widget(WIDGETS, "sweep_tops", (min(low, top_max), min(high, top_max)))
-stem = f"{loaded.name.rsplit('.', 1)[0]}_{minority}"
+stem = f"{file_stem(loaded.name)}_{minority}"
 
 st.title("Sweep")
 st.caption(
@@ -153,9 +157,10 @@ if parameter is not None:
     values = None
     if param.kind == "int":
         first, last = sweep_range(param, n_train)
-        chosen = st.session_state.get(values_key) or (first, last)
-        chosen = tuple(min(max(v, first), last) for v in chosen)  # another data set
-        session.set_widget(WIDGETS, values_key, chosen)
+        chosen = tuple(st.session_state.get(values_key) or (first, last))
+        clamped = tuple(min(max(v, first), last) for v in chosen)  # another data set
+        if clamped != chosen:
+            session.set_widget(WIDGETS, values_key, clamped)
         if last > first:
             st.slider(
                 "K range" if is_k else f"Values of {parameter}",
@@ -251,6 +256,7 @@ if parameter is not None:
             title=f"{spec.label}, {symbol} {_values_text(values)}: {splits} splits, seed "
             f"{seed} ({loaded.name}, minority {minority})",
             widgets=WIDGETS,
+            refusal=running.refusal(),
         )
         computed = list(values) if result is not None else (list(kept[-1][0]) if kept else None)
         if result is None and kept:
@@ -338,7 +344,12 @@ if parameter is not None:
             )
 
 st.subheader("Rankers: number of features kept (top-k)")
-st.multiselect("Rankers", list(RANKER_METHODS), **session.persisted(WIDGETS, "sweep_rankers"))
+st.multiselect(
+    "Rankers",
+    list(RANKER_METHODS),
+    format_func=METHOD_LABELS.get,
+    **session.persisted(WIDGETS, "sweep_rankers"),
+)
 if top_max > 1:
     st.slider(
         "Top-k range",
@@ -379,11 +390,15 @@ top_result = running.run_button(
     title=f"{', '.join(rankers)}, top {tops[0]}..{tops[-1]}: {splits} splits, seed {seed} "
     f"({loaded.name}, minority {minority})",
     widgets=WIDGETS,
+    refusal=running.refusal(),
 )
 if top_result is None:
     st.info("Choose the rankers and the range of top-k and press **Run top-k sweep**.")
 else:
-    st.plotly_chart(topk_sweep_figure(top_result.summary(("method", "top"))), width="stretch")
+    st.plotly_chart(
+        topk_sweep_figure(top_result.summary(("method", "top")), labels=METHOD_LABELS),
+        width="stretch",
+    )
     st.caption(
         f"Mean G-mean on the test halves over {splits} splits (seed {seed}), 1-NN and "
         "linear SVM in their own panels; bands: one standard deviation. Click a ranker in "

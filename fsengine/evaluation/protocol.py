@@ -46,7 +46,7 @@ def stratified_splits(y, n_splits: int = 20, seed: int = 0) -> list[tuple[np.nda
     n_minority = int(np.sum(y == 1))
     if set(np.unique(y).tolist()) <= {0, 1} and n_minority < MIN_PROTOCOL_MINORITY:
         raise FSEngineError(
-            f"the minority class has {n_minority} samples: a 50/50 split leaves "
+            f"names a class of {n_minority} samples: a 50/50 split leaves "
             f"{n_minority // 2}-{n_minority - n_minority // 2} of them in the training half, "
             f"and selection needs at least {MIN_MINORITY} to learn from, so the G-means "
             "would mean nothing",
@@ -133,13 +133,14 @@ def protocol_warnings(
         :func:`stratified_splits`, not a warning.
     """
     y = np.asarray(y)
-    n_minority, n = int(np.sum(y == 1)), len(y)
+    n_minority = int(np.sum(y == 1))
     if n_minority < MIN_PROTOCOL_MINORITY:
         return [
             f"the minority class has {n_minority} samples: the 50/50 protocol needs at least "
             f"{MIN_PROTOCOL_MINORITY} (2 in each training half); choose a larger class"
         ]
-    train, test = protocol_minority_sizes(y, n_splits or 20)
+    train_y, train = _training_labels(y, n_splits or 20)
+    _, test = protocol_minority_sizes(y, n_splits or 20)
     warnings = []
     if test[0] < 5:
         warnings.append(
@@ -147,8 +148,6 @@ def protocol_warnings(
             "minority recall (and so the G-mean) by a large step; use many splits and read "
             "the standard deviations"
         )
-    train_y = np.zeros(training_size(n), dtype=np.int8)
-    train_y[: train[0]] = 1
     for method in dict.fromkeys(methods):
         chosen = get_method(method)
         try:
@@ -163,6 +162,53 @@ def protocol_warnings(
     if n_splits == 1:
         warnings.append("a single split gives no standard deviation; use 10 or more")
     return warnings
+
+
+def _training_labels(y, n_splits: int = 20) -> tuple[np.ndarray, range]:
+    """Labels of a training half with the fewest minority samples the protocol's splits
+    give, and the range of those counts."""
+    train, _ = protocol_minority_sizes(y, n_splits)
+    train_y = np.zeros(training_size(len(y)), dtype=np.int8)
+    train_y[: train[0]] = 1
+    return train_y, train
+
+
+def protocol_defaults(y, method: str, n_splits: int = 20) -> dict[str, tuple[object, str]]:
+    """``method``'s defaults that suit the protocol's training halves of labels ``y``
+    better than its specification's (K-OFSD: K below the halves' minority size).
+
+    Parameters
+    ----------
+    y : array of 0/1
+        One-versus-rest labels of the whole data set.
+    method : str
+    n_splits : int
+        The protocol's number of splits (the halves' minority sizes vary with it).
+
+    Returns
+    -------
+    dict
+        Parameter -> (value, why in a sentence, naming the training half). Empty when the
+        specification's defaults suit, and when the minority is too small to split (the
+        protocol refuses it: :func:`protocol_refusal`).
+    """
+    chosen = get_method(method)
+    if not chosen.online or protocol_refusal(y) is not None:
+        return {}
+    train_y, train = _training_labels(y, n_splits)
+    return chosen.implementation.data_defaults(
+        chosen.spec.defaults(), train_y, "a training half has as few as"
+    )
+
+
+def protocol_refusal(y) -> FSEngineError | None:
+    """Why the 50/50 protocol refuses labels ``y`` (the error :func:`stratified_splits`
+    raises), else None: checked before a run, so a page can disable its button."""
+    try:
+        stratified_splits(y, 1)
+    except FSEngineError as exc:
+        return exc
+    return None
 
 
 def check_methods(methods: Sequence[str]) -> list[str]:

@@ -38,21 +38,31 @@ def _sweep_values_split(
     values: list,
     params: dict,
 ) -> list[dict]:
-    """An online method for every value of ``parameter`` on one split
-    (:meth:`fsengine.methods.Method.selections_over`: K-OFSD shares one sorted pass
-    over every K); ``seconds`` is the whole time divided by the number of values."""
+    """An online method for every value of ``parameter`` on one split.
+
+    ``seconds`` is each value's own selection time, except where the selector shares one
+    pass over every value (:meth:`fsengine.methods.Method.shared_selections`: K-OFSD's
+    K): then the pass's time divided by the number of values, the same for each.
+    """
     X_train, X_test = task.X[train], task.X[test]
     y_train, y_test = task.y[train], task.y[test]
     names = task.names
+    chosen = get_method(method)
     start = time.perf_counter()
-    selections = get_method(method).selections_over(
-        X_train, y_train, names, parameter, values, params
-    )
-    seconds = (time.perf_counter() - start) / len(values)
+    shared = chosen.shared_selections(X_train, y_train, names, parameter, values, params)
+    timed = {}
+    if shared is not None:
+        each = (time.perf_counter() - start) / len(values)
+        timed = {v: (shared[v], each) for v in values}
+    else:
+        for v in values:
+            start = time.perf_counter()
+            found = chosen.selections_over(X_train, y_train, names, parameter, [v], params)
+            timed[v] = (found[v], time.perf_counter() - start)
     halves = (X_train, y_train, X_test, y_test)
     return [
         split_record(
-            method, split, list(selections[v].columns), seconds, halves, names, **{parameter: v}
+            method, split, list(timed[v][0].columns), timed[v][1], halves, names, **{parameter: v}
         )
         for v in values
     ]

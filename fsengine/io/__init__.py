@@ -26,7 +26,7 @@ from fsengine.io.base import HEAD, Reader, Source, Table, read_bytes
 from fsengine.io.parquet import ParquetReader
 from fsengine.io.text import TextReader
 
-__all__ = ["READERS", "Reader", "Source", "Table", "read", "reader_for", "stream"]
+__all__ = ["READERS", "Reader", "Source", "Table", "file_stem", "read", "reader_for", "stream"]
 
 #: The readers, in the order they are asked; the last one (text) takes any file.
 READERS: tuple[Reader, ...] = (ParquetReader(), TextReader())
@@ -40,6 +40,21 @@ _PARSE_ERRORS = (
     zlib.error,
     csv.Error,
 )
+
+
+#: Compression suffixes a data file's name may end with, after its format's.
+COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz", ".zip")
+
+
+def file_stem(name: str) -> str:
+    """A data file's name without its compression and format suffixes: "Adeno.csv.gz"
+    -> "Adeno", "SRBCT.parquet" -> "SRBCT" (a name without a suffix is kept)."""
+    base = Path(name).name
+    for suffix in COMPRESSION_SUFFIXES:
+        if base.lower().endswith(suffix) and len(base) > len(suffix):
+            base = base[: -len(suffix)]
+            break
+    return Path(base).stem or base
 
 
 def reader_for(head: bytes) -> Reader:

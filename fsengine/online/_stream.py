@@ -232,6 +232,28 @@ class StreamingSelector(ABC):
         stream (none by default; K-OFSD warns when K is at or above the minority size)."""
         return []
 
+    @classmethod
+    def data_defaults(
+        cls, defaults: dict, y, where: str = "the minority class has"
+    ) -> dict[str, tuple[object, str]]:
+        """Defaults that suit the 0/1 labels ``y`` better than the specification's.
+
+        Parameters
+        ----------
+        defaults : dict
+            The specification's defaults.
+        y : array of 0/1
+        where : str
+            How the reason names the samples counted ("a training half has").
+
+        Returns
+        -------
+        dict
+            Parameter -> (value, why, a sentence); empty by default (K-OFSD lowers K
+            below a small minority class).
+        """
+        return {}
+
     @abstractmethod
     def _start(self) -> None:
         """Set up the state of a new stream (``self.y`` and ``self._params`` are set)."""

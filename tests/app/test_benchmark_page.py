@@ -17,6 +17,7 @@ from conftest import GLIOMA, SAMPLE
 from dashboard import workspace
 from fsengine.benchmark import compare_study, run_study
 from fsengine.export import pairs_frame, rank_frame
+from fsengine.methods import METHOD_LABELS
 from fsengine.study import STUDY_METRICS, StudyDataset, study_from
 
 PAGE = "views/benchmark.py"
@@ -124,9 +125,9 @@ def test_the_statistics_shown_are_compare_study_of_the_library(studied, library,
     cd_figure, heat = shown["figures"]
     labels = [a["text"] for a in cd_figure["layout"]["annotations"]]
     for method, rank in zip(want.methods, want.average_ranks):
-        assert f"{method} ({rank:.2f})" in labels
+        assert f"{METHOD_LABELS[method]} ({rank:.2f})" in labels
     assert heat["data"][0]["type"] == "heatmap"
-    assert heat["data"][0]["x"] == list(want.methods)
+    assert heat["data"][0]["x"] == [METHOD_LABELS[m] for m in want.methods]
     assert heat["data"][0]["y"] == ["SRBCT", "GLIOMA"]
 
 

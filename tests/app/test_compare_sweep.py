@@ -5,6 +5,7 @@ import json
 import re
 
 import pytest
+from apptest_helpers import SAMPLE_K
 from apptest_helpers import click as _click
 from apptest_helpers import figures as _figures
 from apptest_helpers import open_page as _open
@@ -17,6 +18,8 @@ from fsengine.figures import topk_sweep_figure
 
 MINORITY = 2
 METHODS = ["kofsd", "fisher", "relieff"]
+#: How the figures name them: the specifications' labels.
+LABELS = ["K-OFSD", "Fisher", "ReliefF"]
 
 
 def _compare(at, methods=METHODS, splits=2, seed=3):
@@ -36,7 +39,9 @@ def compared():
 
 @pytest.fixture(scope="module")
 def expected(srbct):
-    return evaluate(srbct, MINORITY, METHODS, n_splits=2, seed=3).summary()
+    return evaluate(
+        srbct, MINORITY, METHODS, n_splits=2, seed=3, params={"kofsd": {"k": SAMPLE_K}}
+    ).summary()
 
 
 def test_compare_defaults_are_the_papers_protocol():
@@ -58,13 +63,13 @@ def test_compare_bar_chart_and_table_match_the_library(compared, expected):
     assert not compared.error
     bars = _figures(compared)[0]["data"]
     assert [t["name"] for t in bars] == ["1-NN", "SVM"]
-    assert bars[0]["x"] == METHODS
+    assert bars[0]["x"] == LABELS
     assert bars[0]["y"] == pytest.approx([r["gmean_1nn_mean"] for r in expected])
     assert bars[1]["y"] == pytest.approx([r["gmean_svm_mean"] for r in expected])
     assert bars[1]["error_y"]["array"] == pytest.approx([r["gmean_svm_std"] for r in expected])
 
     table = compared.dataframe[0].value
-    assert list(table["method"]) == METHODS
+    assert list(table["method"]) == LABELS
     measures = ["G-mean 1-NN", "G-mean SVM", "F1 1-NN", "AUC SVM", "features", "time (s)"]
     assert list(table.columns) == [
         "method",
@@ -80,7 +85,9 @@ def test_compare_bar_chart_and_table_match_the_library(compared, expected):
         assert row["AUC SVM"] == pytest.approx(want["auc_svm_mean"])
         assert row["features"] == pytest.approx(want["n_features_mean"])
         assert row["splits"] == 2
-    assert table.loc[0, "settings"].startswith("k=7, alpha=0.5")  # K-OFSD's defaults
+    assert table.loc[0, "settings"].startswith(
+        f"k={SAMPLE_K}, alpha=0.5"
+    )  # the page's K for the sample
     # the paper's rule: rankers keep as many features as K-OFSD on every split
     assert table["features"].nunique() == 1
 
@@ -106,11 +113,11 @@ def test_compare_table_marks_the_best_mean_of_each_measure(compared):
 def test_compare_heat_map_is_the_overlap_on_the_whole_data(compared, srbct):
     heat = _figures(compared)[1]["data"][0]
     assert heat["type"] == "heatmap"
-    assert heat["x"] == heat["y"] == METHODS
+    assert heat["x"] == heat["y"] == LABELS
     z = heat["z"]
     assert [z[i][i] for i in range(3)] == [1.0, 1.0, 1.0]
     assert all(z[i][j] == z[j][i] for i in range(3) for j in range(3))
-    kofsd = set(run_selection(srbct, MINORITY, "kofsd").selection.features)
+    kofsd = set(run_selection(srbct, MINORITY, "kofsd", k=SAMPLE_K).selection.features)
     fisher = set(run_selection(srbct, MINORITY, "fisher", top=len(kofsd)).selection.features)
     assert z[0][1] == pytest.approx(len(kofsd & fisher) / len(kofsd | fisher))
     assert any("whole data set" in c.value for c in compared.caption)
@@ -131,7 +138,7 @@ def test_compare_same_parameters_do_not_recompute_and_survive_page_switch(compar
     assert not compared.exception
     assert compared.multiselect(key="compare_methods").value == METHODS
     assert compared.slider(key="compare_splits").value == 2
-    assert _figures(compared)[0]["data"][0]["x"] == METHODS
+    assert _figures(compared)[0]["data"][0]["x"] == LABELS
     assert compared.session_state["compare_results_computed"] == 1
 
     compared.number_input(key="compare_seed").set_value(4).run()  # other parameters: not run
@@ -156,7 +163,7 @@ def test_compare_without_methods_shows_an_error_and_keeps_working():
     assert len(at.error) == 1 and "no method" in at.error[0].value
     _compare(at, methods=["fisher"], splits=2)
     assert not at.error
-    assert _figures(at)[0]["data"][0]["x"] == ["fisher"]
+    assert _figures(at)[0]["data"][0]["x"] == ["Fisher"]
 
 
 @pytest.fixture(scope="module")
@@ -174,7 +181,7 @@ def swept():
 
 def test_sweep_defaults():
     at = _open("views/sweep.py")
-    assert at.slider(key="sweep_ks").value == (1, 10)
+    assert at.slider(key="sweep_ks").value == (1, SAMPLE_K)  # inside what works
     assert at.slider(key="sweep_tops").value == (1, 10)
     assert at.slider(key="sweep_splits").value == 10
     assert not at.get("plotly_chart")
@@ -196,10 +203,11 @@ def test_top_k_sweep_has_one_line_per_method_and_classifier(swept, srbct):
     expected = sweep_top(srbct, MINORITY, ["fisher", "pcc"], [1, 2, 3], n_splits=2, seed=0).summary(
         ("method", "top")
     )
-    assert [t["name"] for t in fig["data"]] == ["fisher 1-NN", "fisher SVM", "pcc 1-NN", "pcc SVM"]
+    assert [t["name"] for t in fig["data"]] == ["Fisher 1-NN", "Fisher SVM", "PCC 1-NN", "PCC SVM"]
+    ids = {"Fisher": "fisher", "PCC": "pcc"}
     for trace in fig["data"]:
-        method, classifier = trace["name"].split()
-        rows = [r for r in expected if r["method"] == method]
+        label, classifier = trace["name"].split()
+        rows = [r for r in expected if r["method"] == ids[label]]
         column = "gmean_1nn_mean" if classifier == "1-NN" else "gmean_svm_mean"
         assert trace["x"] == [1, 2, 3]
         assert trace["y"] == pytest.approx([r[column] for r in rows])

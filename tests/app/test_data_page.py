@@ -255,5 +255,6 @@ def test_the_default_minority_is_a_class_the_comparison_can_use(app):
     # choosing lipoma is allowed; the warning names the default, a class that works
     next(s for s in app.selectbox if s.label.startswith("Minority")).set_value("lipoma").run()
     texts = " ".join(w.value for w in app.warning)
-    assert "2 samples" in texts and "choose a larger class" in texts
+    assert "names a class of 2 samples" in texts
+    assert "choose a class with at least 4 samples as the minority" in texts
     assert f"The default class, {expected} ({usable[expected]} samples), can be used." in texts

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from apptest_helpers import SAMPLE_K
 from streamlit.testing.v1 import AppTest
 
 from conftest import ROOT, SAMPLE, SLOW_SECONDS
@@ -98,7 +99,7 @@ def test_online_method_matches_the_command_line(app, srbct, capsys, monkeypatch)
     app.button(key="export_compute").click().run()
     assert not app.exception and not app.error
     result = _result(app, "kofsd")
-    expected = run_selection(srbct, 2, "kofsd").selection
+    expected = run_selection(srbct, 2, "kofsd", k=SAMPLE_K).selection
     table = _table(app)
     assert list(table["feature"]) == list(expected.features)
     assert list(table["column"]) == list(expected.columns)
@@ -107,7 +108,9 @@ def test_online_method_matches_the_command_line(app, srbct, capsys, monkeypatch)
     assert _metrics(app)["Selected features"] == str(len(expected))
     assert [d.label for d in app.get("download_button")] == DOWNLOADS
     page_csv = selection_to_csv(result.selection)
-    assert page_csv == _cli_csv(capsys, SAMPLE, "--minority", "2", "--method", "kofsd")
+    assert page_csv == _cli_csv(
+        capsys, SAMPLE, "--minority", "2", "--method", "kofsd", "--k", str(SAMPLE_K)
+    )
     # The command line shown on the page writes the same bytes, run where the file is.
     command = app.code[0].value
     assert command.startswith("python -m fsengine select SRBCT.parquet ")
@@ -137,20 +140,21 @@ def test_ranker_with_top_n_matches_the_command_line(app, srbct, capsys, monkeypa
     assert params["minority"] == 2 and params["data"] == "SRBCT.parquet"
 
 
-def test_computed_results_are_kept_per_method_and_count(app):
+def test_computed_results_are_kept_per_method_and_count(app, srbct):
     app.button(key="export_compute").click().run()
     first = _result(app, "kofsd")
     app.selectbox(key="export_method").set_value("fisher").run()
-    assert any("Press Compute selection to run fisher" in i.value for i in app.info)
+    assert any("Press Compute selection to run Fisher" in i.value for i in app.info)
     app.button(key="export_compute").click().run()
     assert len(_table(app)) == 10  # default top-N
     app.selectbox(key="export_method").set_value("kofsd").run()
-    assert list(_table(app)["feature"]) == ["g0", "g1", "g122", "g126"]
+    expected = run_selection(srbct, 2, "kofsd", k=SAMPLE_K).selection.features
+    assert list(_table(app)["feature"]) == list(expected)
     assert _result(app, "kofsd") is first  # kept, not recomputed
     app.switch_page("views/data.py").run()
     app.switch_page("views/export.py").run()
     assert app.selectbox(key="export_method").value == "kofsd"  # survives a page switch
-    assert list(_table(app)["feature"]) == ["g0", "g1", "g122", "g126"]
+    assert list(_table(app)["feature"]) == list(expected)
 
 
 def test_reduced_matrix_round_trips_as_csv_and_parquet(app, srbct):
@@ -240,7 +244,7 @@ def test_finished_stream_is_offered_with_its_parameters(app, srbct, capsys, monk
     assert not app.exception
     assert app.radio(key="export_source").options == ["Last Stream run", "Compute here"]
     assert app.radio(key="export_source").value == "Last Stream run"
-    live = app.session_state["live"]
+    (live,) = [kept.live for kept in app.session_state["streams"].values()]
     expected = run_selection(srbct, 2, "kofsd", k=5)
     assert list(_table(app)["feature"]) == list(live.selection().features)
     assert list(_table(app)["feature"]) == list(expected.selection.features)

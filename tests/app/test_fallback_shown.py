@@ -87,10 +87,10 @@ def test_compare_says_which_whole_data_selection_is_a_fallback():
     assert not at.exception
     warnings = _warnings(at)
     assert any(
-        w.startswith("kofsd selected no feature on the whole data set; its 6 genes")
+        w.startswith("K-OFSD selected no feature on the whole data set; its 6 genes")
         for w in warnings
     ), warnings
     caption = next(c.value for c in at.caption if c.value.startswith("Overlap"))
-    assert "kofsd 6 (fallback: it selected none)" in caption
+    assert "K-OFSD 6 (fallback: it selected none)" in caption
     assert "as many as K-OFSD returns there (6, its fallback's)" in caption
-    assert "fisher 6." in caption
+    assert "Fisher 6." in caption

@@ -5,6 +5,7 @@ import zipfile
 from html.parser import HTMLParser
 
 import pytest
+from apptest_helpers import SAMPLE_K
 from apptest_helpers import click as _click
 from apptest_helpers import figures as _figures
 from apptest_helpers import open_page as _open
@@ -29,11 +30,11 @@ def genes_page():
 
 def test_genes_lists_every_selection_of_the_session(genes_page):
     options = genes_page.selectbox(key="genes_source").options
-    assert options == ["Compare: kofsd (whole data set)", "Compare: fisher (whole data set)"]
+    assert options == ["Compare: K-OFSD (whole data set)", "Compare: Fisher (whole data set)"]
 
 
 def test_genes_table_heat_map_and_box_plots_have_one_row_or_trace_per_gene(genes_page, srbct):
-    genes = list(run_selection(srbct, 2, "kofsd").selection.features)
+    genes = list(run_selection(srbct, 2, "kofsd", k=SAMPLE_K).selection.features)
     table = genes_page.dataframe[0].value
     assert list(table["gene"]) == genes
     expected = gene_statistics(srbct, 2, genes)
@@ -48,8 +49,8 @@ def test_genes_table_heat_map_and_box_plots_have_one_row_or_trace_per_gene(genes
 
 
 def test_genes_shows_a_fisher_selection_too(genes_page, srbct):
-    genes_page.selectbox(key="genes_source").set_value("Compare: fisher (whole data set)").run()
-    kofsd = run_selection(srbct, 2, "kofsd").selection
+    genes_page.selectbox(key="genes_source").set_value("Compare: Fisher (whole data set)").run()
+    kofsd = run_selection(srbct, 2, "kofsd", k=SAMPLE_K).selection
     fisher = run_selection(srbct, 2, "fisher", top=len(kofsd)).selection
     assert list(genes_page.dataframe[0].value["gene"]) == list(fisher.features)
 
@@ -59,7 +60,7 @@ def test_order_stability_in_the_app_equals_the_library(genes_page, srbct):
 
     genes_page.slider(key="genes_stability_orders").set_value(3).run()
     _click(genes_page, "Run the orders")
-    expected = order_stability(srbct, 2, "kofsd", orders=3, seed=0)
+    expected = order_stability(srbct, 2, "kofsd", orders=3, seed=0, k=SAMPLE_K)
     metrics = {m.label: m.value for m in genes_page.metric}
     assert metrics["Mean Jaccard"] == f"{expected.mean_jaccard:.3f}"
 

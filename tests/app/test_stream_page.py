@@ -5,6 +5,7 @@ import json
 
 import numpy as np
 import pytest
+from apptest_helpers import SAMPLE_K
 from streamlit.testing.v1 import AppTest
 
 from conftest import ROOT, SLOW_SECONDS
@@ -64,7 +65,7 @@ def test_step_takes_one_feature_and_draws_it(page):
 
 def test_run_to_the_end_matches_the_command_line(page, srbct):
     _run_to_end(page)
-    expected = run_selection(srbct, 2, "kofsd").selection
+    expected = run_selection(srbct, 2, "kofsd", k=SAMPLE_K).selection
     assert _metrics(page)["Selected"] == str(len(expected))
     table = _selected_table(page)
     assert list(table["feature"]) == list(expected.features)
@@ -79,7 +80,9 @@ def test_run_to_the_end_matches_the_command_line(page, srbct):
     y = srbct.binarise(2)
     train, test = stratified_splits(y, 1, 0)[0]
     columns = list(
-        get_method("kofsd").select(srbct.X[train], y[train], srbct.feature_names).selection.columns
+        get_method("kofsd")
+        .select(srbct.X[train], y[train], srbct.feature_names, params={"k": SAMPLE_K})
+        .selection.columns
     )
     X = srbct.X[:, columns]
     honest = classify("1nn", X[train], y[train], X[test], y[test])["gmean"]
@@ -119,7 +122,7 @@ def test_other_selectors_run_to_the_same_result_as_the_library(page, srbct, meth
 
 def test_changed_settings_ask_for_a_reset(page):
     page.button(key="stream_step").click().run()
-    page.slider(key="stream_kofsd_k").set_value(5).run()
+    page.slider(key="stream_kofsd_k").set_value(SAMPLE_K - 1).run()
     assert any("Reset" in i.value for i in page.info)
 
 
@@ -168,10 +171,12 @@ def test_conditional_parameters_follow_their_choice_and_reach_the_run(page, srbc
     page.slider(key="stream_kofsd_gamma1").set_value(0.8).run()
     page.selectbox(key="stream_kofsd_metric").set_value("euclidean").run()
     _run_to_end(page)
-    live = page.session_state["live"]
+    (live,) = [kept.live for kept in page.session_state["streams"].values()]
     assert live.params["card"] == "distance" and live.params["gamma1"] == 0.8
     assert live.params["metric"] == "euclidean"
-    expected = run_selection(srbct, 2, "kofsd", card="distance", gamma1=0.8, metric="euclidean")
+    expected = run_selection(
+        srbct, 2, "kofsd", k=SAMPLE_K, card="distance", gamma1=0.8, metric="euclidean"
+    )
     assert list(_selected_table(page)["feature"]) == list(expected.selection.features)
 
 

@@ -7,6 +7,7 @@ exception; a generic sweep is kept in the workspace, restored on reload and reop
 from History."""
 
 import pytest
+from apptest_helpers import SAMPLE_K
 from apptest_helpers import click as _click
 from apptest_helpers import figures as _figures
 from apptest_helpers import open_page as _open
@@ -63,7 +64,7 @@ def test_every_online_selector_can_be_chosen_and_kofsd_k_stays_the_default():
     ]
     assert len(ONLINE_METHODS) == 11
     assert at.selectbox(key="sweep_over_kofsd").value == "k"
-    assert at.slider(key="sweep_ks").value == (1, 10)
+    assert at.slider(key="sweep_ks").value == (1, SAMPLE_K)
     # the swept K is not also offered among K-OFSD's other settings
     assert "sweep_kofsd_k" not in [s.key for s in at.slider]
     at.selectbox(key="sweep_method").set_value("osfs").run()
@@ -97,8 +98,12 @@ def test_the_alpha_sweep_chart_equals_sweep_values(swept, expected):
     assert fig["data"][0]["y"] == pytest.approx([r["gmean_1nn_mean"] for r in summary])
     assert fig["data"][1]["y"] == pytest.approx([r["gmean_svm_mean"] for r in summary])
     assert fig["data"][2]["y"] == pytest.approx([r["n_features_mean"] for r in summary])
+    # the bars stop at the possible range: a G-mean lies in [0, 1]
     assert fig["data"][0]["error_y"]["array"] == pytest.approx(
-        [r["gmean_1nn_std"] for r in summary]
+        [min(r["gmean_1nn_std"], 1 - r["gmean_1nn_mean"]) for r in summary]
+    )
+    assert fig["data"][0]["error_y"]["arrayminus"] == pytest.approx(
+        [min(r["gmean_1nn_std"], r["gmean_1nn_mean"]) for r in summary]
     )
     assert fig["layout"]["xaxis"]["title"]["text"] == "Significance level"
     (result,) = swept.session_state["sweep_values_results"].values()

@@ -5,6 +5,7 @@ an unknown or malformed id opens a fresh workspace; History reopens and deletes 
 import numpy as np
 import pandas as pd
 import pytest
+from apptest_helpers import SAMPLE_K
 from apptest_helpers import click as _click
 from apptest_helpers import session as _session
 from apptest_helpers import workspace_id as _ws
@@ -48,7 +49,7 @@ def test_compare_takes_k_from_the_stream_page_and_the_records_carry_it(first_ses
     kofsd = [r for r in result["evaluation"].records if r["method"] == "kofsd"]
     assert kofsd and all(r["settings"].startswith("k=5, ") for r in kofsd)
     table = first_session.dataframe[0].value
-    assert table.loc[table["method"] == "kofsd", "settings"].iloc[0].startswith("k=5, ")
+    assert table.loc[table["method"] == "K-OFSD", "settings"].iloc[0].startswith("k=5, ")
 
 
 def test_a_reload_brings_back_the_data_set_settings_and_results(first_session):
@@ -139,12 +140,12 @@ def test_streams_are_recorded_stopped_then_finished_and_reopen(srbct):
     at.select_slider(key="stream_speed").set_value("max").run()
     at.button(key="stream_start").click().run()
     for _ in range(40):
-        if not at.session_state["running"]:
+        if not at.session_state["stream_running"]:
             break
         at.run()
     runs = workspace.default_store().list_runs(_ws(at))
     assert [(r.kind, r.status) for r in runs] == [("stream", "finished")]
-    expected = list(run_selection(srbct, 2, "kofsd").selection.features)
+    expected = list(run_selection(srbct, 2, "kofsd", k=SAMPLE_K).selection.features)
     _, payload = workspace.default_store().load_run(_ws(at), runs[0].id)
     assert payload["selected"] == expected and payload["position"] == 2308
 

@@ -326,7 +326,7 @@ def test_genes_page_draws_the_genes_kofsd_selected(page, server, majority2, scre
     run_compare(page)
 
     open_page(page, "Genes")
-    choose(page, "Selection", "Compare: kofsd (whole data set)")
+    choose(page, "Selection", "Compare: K-OFSD (whole data set)")
     idle(page)
     page.get_by_role("heading", name=f"{len(genes)} genes").wait_for(timeout=TIMEOUT_MS)
     figures = wait_for_plots(page, 3)  # heat map, box plots, PCA

@@ -46,9 +46,10 @@ ALLOWED_UPWARD = {
 DASHBOARD_LAYERS = [
     (0, r"dashboard(\.(messages|glossary|workspace|pages))?$"),
     (1, r"dashboard\.session$"),
-    (2, r"dashboard\.(persistence|widgets|reporting)$"),
-    (3, r"dashboard\.(running|study_datasets)$"),
-    (4, r"views\..*$|app$"),
+    (2, r"dashboard\.(persistence|widgets)$"),
+    (3, r"dashboard\.(running|study_datasets|streams)$"),
+    (4, r"dashboard\.reporting$"),
+    (5, r"views\..*$|app$"),
 ]
 
 

@@ -223,6 +223,15 @@ class KOFSD(StreamingSelector):
         return [warning] if warning else []
 
     @classmethod
+    def data_defaults(
+        cls, defaults: dict, y, where: str = "the minority class has"
+    ) -> dict[str, tuple[object, str]]:
+        """The paper's K = 7 unless it is at or above the minority class size of ``y``;
+        then the largest K below it (:func:`k_default`)."""
+        k, why = k_default(y, defaults["k"], where)
+        return {"k": (k, why)} if why else {}
+
+    @classmethod
     def selections_over(cls, X, y, names, parameter: str, values, params: dict):
         """K-OFSD for several K from one sorted pass (:func:`run_kofsd_for_ks`); None
         for another parameter (the caller then runs each value)."""
@@ -556,6 +565,23 @@ class KOFSD(StreamingSelector):
             f" = {top} features by dependency are returned, as in the authors' code",
             fallback=True,
         )
+
+
+def k_default(y, k: int = 7, where: str = "the minority class has") -> tuple[int, str]:
+    """K for labels ``y``: ``k`` (the paper's 7) when it is below the minority class size,
+    else the largest K below it (1 at least), with why in a sentence ("" for ``k``).
+
+    K at or above the minority size leaves no minority sample with only minority
+    neighbours (:func:`k_warning`); this is the largest K that avoids it. ``where`` begins
+    the reason's count ("a training half has").
+    """
+    minority = int(np.sum(np.asarray(y) == 1))
+    if k < minority or minority < 2:
+        return k, ""
+    return minority - 1, (
+        f"K is {minority - 1}, not the paper's {k}: {where} {minority} minority samples, "
+        "and K must stay below that for a minority sample to have only minority neighbours."
+    )
 
 
 def k_warning(y, k: int) -> str | None:

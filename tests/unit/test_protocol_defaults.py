@@ -1,0 +1,109 @@
+"""Defaults that work on any upload (issue 29, points 4, 5 and 7), in the library: K's
+default below a small minority class, the protocol's refusal in a whole sentence, each
+value of a sweep timed on its own, and the names the pages show (short citations,
+file names without their compression suffix)."""
+
+import itertools
+import types
+
+import numpy as np
+import pytest
+from sklearn.model_selection import StratifiedShuffleSplit
+
+from fsengine import FSEngineError
+from fsengine.errors import library_words
+from fsengine.evaluation import protocol_defaults, protocol_refusal, sweeps
+from fsengine.io import file_stem
+from fsengine.methods import METHOD_LABELS, REGISTRY
+from fsengine.online._kofsd.selector import k_default
+from fsengine.task import Task
+
+
+def _labels(n_minority: int, n: int) -> np.ndarray:
+    y = np.zeros(n, dtype=np.int8)
+    y[:n_minority] = 1
+    return y
+
+
+@pytest.mark.parametrize(
+    ("n_minority", "k", "expected"),
+    [(8, 7, 7), (7, 7, 6), (6, 7, 5), (2, 7, 1), (1, 7, 7), (11, 3, 3)],
+)
+def test_k_default_is_the_largest_k_below_the_minority_size(n_minority, k, expected):
+    found, why = k_default(_labels(n_minority, 30), k)
+    assert found == expected
+    assert bool(why) == (expected != k)
+    if why:
+        assert why.startswith(f"K is {expected}, not the paper's {k}:")
+        assert f"{n_minority} minority samples" in why
+
+
+def test_the_protocol_default_counts_the_smallest_training_half(srbct):
+    """SRBCT's class 2 (11 of 83 samples): the fewest minority samples of a training half,
+    counted here with scikit-learn's splitter over the protocol's 20 splits."""
+    task = Task.from_dataset(srbct, 2)
+    n_train = (len(task.y) + 1) // 2
+    splitter = StratifiedShuffleSplit(
+        20, train_size=n_train, test_size=83 - n_train, random_state=0
+    )
+    fewest = min(int(task.y[t].sum()) for t, _ in splitter.split(np.zeros((83, 1)), task.y))
+    assert fewest == 6
+    ((k, why),) = protocol_defaults(task.y, "kofsd").values()
+    assert k == fewest - 1 == 5
+    assert "a training half has as few as 6 minority samples" in why
+    assert protocol_defaults(task.y, "fisher") == {}  # a ranker has no K
+    assert protocol_defaults(_labels(30, 70), "kofsd") == {}  # 15 in a half: K = 7 works
+    assert protocol_defaults(_labels(3, 30), "kofsd") == {}  # refused: no default to give
+
+
+def test_the_refusal_is_a_whole_sentence_about_the_minority_class():
+    assert protocol_refusal(_labels(4, 30)) is None
+    problem = protocol_refusal(_labels(3, 30))
+    assert isinstance(problem, FSEngineError) and problem.parameter == "minority"
+    text = problem.describe(library_words)
+    assert text.startswith("minority names a class of 3 samples: a 50/50 split leaves 1-2")
+    assert text.endswith("choose a class with at least 4 samples as the minority")
+    # the dashboard's wording reads as a sentence too
+    words = problem.describe(lambda name: "the 'Minority class' box")
+    assert words.startswith("the 'Minority class' box names a class of 3 samples:")
+
+
+def test_each_value_of_a_sweep_is_timed_on_its_own(srbct, monkeypatch):
+    """OSFS runs each alpha on its own: each record has its own time (a clock that
+    advances by 1 s per reading gives 1 s per value); K-OFSD's K shares one pass, whose
+    time is divided among the values."""
+    clock = types.SimpleNamespace(perf_counter=lambda: float(next(clock.ticks)))
+    clock.ticks = itertools.count()
+    monkeypatch.setattr(sweeps, "time", clock)  # the sweep's clock only
+    task = Task.from_dataset(srbct, 2)
+    split = (np.arange(0, 83, 2), np.arange(1, 83, 2))
+    records = sweeps._sweep_values_split(task, 0, *split, "osfs", "alpha", [0.01, 0.05], {})
+    assert [r["seconds"] for r in records] == [1.0, 1.0]
+    clock.ticks = itertools.count()
+    records = sweeps._sweep_values_split(task, 0, *split, "kofsd", "k", [1, 2, 3, 4], {})
+    assert [r["seconds"] for r in records] == [0.25] * 4
+
+
+def test_method_labels_and_short_citations():
+    assert METHOD_LABELS["kofsd"] == "K-OFSD" and METHOD_LABELS["s2n"] == "S2N"
+    assert set(METHOD_LABELS) == set(REGISTRY)
+    short = {name: m.spec.short_citation for name, m in REGISTRY.items()}
+    assert short["kofsd"] == "Zhou et al., 2017"
+    assert short["s2n"] == "Golub et al., 1999"
+    assert short["relieff"] == "Kononenko 1994"
+    assert short["rhofs"] == "Sequential version of RHDOFS"  # no printed paper: its code
+    assert all(len(text) <= 40 and "(" not in text for text in short.values())
+
+
+@pytest.mark.parametrize(
+    ("name", "stem"),
+    [
+        ("Adeno.csv.gz", "Adeno"),
+        ("SRBCT.parquet", "SRBCT"),
+        ("data/GSE1_series_matrix.txt.gz", "GSE1_series_matrix"),
+        ("matrix.TSV.GZ", "matrix"),
+        ("noext", "noext"),
+    ],
+)
+def test_file_stem_drops_the_compression_and_format_suffixes(name, stem):
+    assert file_stem(name) == stem
