@@ -6,26 +6,36 @@ from dashboard import persistence, session
 from dashboard.pages import PAGES
 from fsengine.parallel import warm_up
 
-st.set_page_config(page_title="fsengine", page_icon=":dna:", layout="wide")
-warm_up(modules=("fsengine.evaluation",))  # Compare and Sweep run splits in workers
 
-# The pages as dashboard/pages.py declares them; the first is the default.
-navigation = st.navigation(
-    [st.Page(p.script, title=p.title, icon=p.icon, default=p.default) for p in PAGES]
-)
+def main() -> None:
+    """The dashboard: the page set-up, the navigation, the workspace and the sidebar."""
+    st.set_page_config(page_title="fsengine", page_icon=":dna:", layout="wide")
+    warm_up(modules=("fsengine.evaluation",))  # Compare and Sweep run splits in workers
 
-persistence.begin()  # the workspace in the URL: data set, settings and results back
-loaded = session.current()
-with st.sidebar:
-    ds = loaded.dataset
-    st.caption("Data set")
-    st.markdown(
-        f"**{loaded.name}**  \n{ds.n_samples} samples x {ds.n_features} features  \n"
-        f"minority class: **{session.class_text(st.session_state['minority'])}**"
+    # The pages as dashboard/pages.py declares them; the first is the default.
+    navigation = st.navigation(
+        [st.Page(p.script, title=p.title, icon=p.icon, default=p.default) for p in PAGES]
     )
 
-persistence.show_notices()
-try:
-    navigation.run()
-finally:
-    persistence.save()  # also after st.stop() and Stop
+    persistence.begin()  # the workspace in the URL: data set, settings and results back
+    loaded = session.current()
+    with st.sidebar:
+        ds = loaded.dataset
+        st.caption("Data set")
+        st.markdown(
+            f"**{loaded.name}**  \n{ds.n_samples} samples x {ds.n_features} features  \n"
+            f"minority class: **{session.class_text(st.session_state['minority'])}**"
+        )
+
+    persistence.show_notices()
+    try:
+        navigation.run()
+    finally:
+        persistence.save()  # also after st.stop() and Stop
+
+
+# Streamlit runs this script as __main__. A worker process started from the server by
+# spawning (Dask's LocalCluster, loky's warm-up and splits) imports it again as
+# __mp_main__: there it must not run the app (a whole page per worker, in bare mode).
+if __name__ == "__main__":
+    main()
