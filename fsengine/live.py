@@ -10,7 +10,21 @@ The hold-out G-mean is honest: a second copy of the selector streams the same fe
 over the samples of a stratified training half only, and a 1-NN classifier trained on
 that half's selection is scored on the held-out half (refreshed once per chunk). The
 selection shown and exported uses all samples, as the command line does, and is never
-scored on samples it has seen.
+scored on samples it has seen. When that G-mean is 0, :meth:`LiveStream.holdout_note` says
+why in a sentence (no gene selected on the training half yet, or the recall of a class
+that is 0); :meth:`LiveStream.selection_note` says why nothing is selected.
+
+Two bounds keep a page that calls :meth:`LiveStream.advance` on a timer responsive:
+
+* a time budget (``max_seconds``) is kept by sizing each chunk from the measured cost
+  of a feature (a running mean, :data:`COST_MEMORY`), at most twice the last chunk, and
+  the first chunk of a stream, whose cost is not known yet, is at most
+  :data:`FIRST_CHUNK` features;
+* :meth:`LiveStream.advance_paced` ends the stream at a wall-clock time (about 8 s after
+  Start, say): each call takes the share of the remaining features that the remaining
+  time calls for (:func:`paced_features`), whatever the drawing between calls costs, and
+  :meth:`LiveStream.paced_seconds_left` says honestly how long it will take when the
+  selector's computation cannot keep that time.
 """
 
 from __future__ import annotations
@@ -20,12 +34,74 @@ import time
 
 import numpy as np
 
+from fsengine._compute import kernels
 from fsengine.data import Dataset
 from fsengine.errors import FSEngineError
-from fsengine.evaluation import classify, stratified_splits
+from fsengine.evaluation import confusion, gmean, make_classifier, stratified_splits
 from fsengine.methods import get_method
 from fsengine.online import Selection, StreamEvent, feature_order
 from fsengine.task import Task, as_task
+
+#: Most features in the first chunk of a stream advanced under a time budget: the cost of
+#: a feature is not known before it (later chunks are sized from the measured cost).
+FIRST_CHUNK = 64
+#: A paced stream whose calls stop for longer than this (a pause, another page) is paced
+#: again from the next call: the rest of the stream gets its share of the time.
+RESUME_GAP = 2.0
+#: The measured cost of a feature is a running mean in which the previous estimate
+#: weighs as much as this many features: a few cheap features in a row (a selector whose
+#: features cost 0.1 ms or 100 ms, as OFS-Density's on its training half) do not make
+#: the next chunk too large.
+COST_MEMORY = 32
+#: The wall clock of the pacing (a test may replace it).
+_clock = time.monotonic
+
+
+def paced_features(remaining: int, seconds_left: float, tick_seconds: float) -> int:
+    """Features to stream now so that ``remaining`` features are streamed, and the last
+    call's tick over, ``seconds_left`` from now, one call every ``tick_seconds``.
+
+    The calls that fit, this one included, are ``floor(seconds_left / tick_seconds)``
+    (each takes a tick: its computation, then the caller's drawing); the remaining
+    features spread evenly over them: ``ceil(remaining / calls)``, at least 1, and
+    everything that is left when one call fits or none.
+
+    Parameters
+    ----------
+    remaining : int
+        Features still to stream.
+    seconds_left : float
+        Wall-clock seconds until the stream should end.
+    tick_seconds : float
+        Seconds from one call to the next (a page's timer, or the measured interval).
+
+    Returns
+    -------
+    int
+        Between 1 and ``remaining`` (0 when nothing is left).
+    """
+    if remaining <= 0:
+        return 0
+    if not seconds_left >= 2 * tick_seconds:  # NaN too: one call left at most
+        return remaining
+    calls = math.floor(seconds_left / tick_seconds + 1e-9)
+    return min(remaining, max(1, math.ceil(remaining / calls)))
+
+
+def duration_text(seconds: float) -> str:
+    """A duration in words a page can show: "8 s", "2 min 10 s", "1 h 5 min"."""
+    seconds = max(0, round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        minutes, rest = divmod(seconds, 60)
+        return f"{minutes} min" + (f" {rest} s" if rest else "")
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours} h" + (f" {rest // 60} min" if rest // 60 else "")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 class LiveStream:
@@ -91,9 +167,34 @@ class LiveStream:
                 .selector(**self.params)
                 .start(self.y[self._train], n_features=task.n_features)
             )
-        self._gmean_cache: dict[tuple[int, ...], float] = {}
+        #: columns -> ((TP, FN, TN, FP), G-mean) of 1-NN on the held-out half.
+        self._holdout_cache: dict[tuple[int, ...], tuple[tuple[int, int, int, int], float]] = {}
         self.seconds = 0.0
         self._selection: Selection | None = None
+        #: Seconds a feature costs (both selectors), a running mean over the chunks
+        #: (:data:`COST_MEMORY`); None before the first chunk.
+        self.feature_seconds: float | None = None
+        self._last_take = FIRST_CHUNK  # features in the last chunk
+        #: The pace of :meth:`advance_paced`: (its seconds for a whole stream, the wall-clock
+        #: time it should end); None when not paced.
+        self._pace: tuple[float, float] | None = None
+        self._paced_call: tuple[float, float] | None = None  # (start, end) of the last call
+        self._tick_seconds = 0.0  # the measured interval between paced calls
+        self._gap = 0.0  # the measured time between the end of a paced call and the next
+        self._budget: float | None = None  # the most a paced call may compute
+
+    def kernels_ready(self) -> bool:
+        """Whether the selector's compiled kernels load at once (built ahead of time for
+        this machine, or loaded already). When not, its first chunk compiles them before
+        any event: seconds to a minute, once (:mod:`fsengine._compute.kernels`), and a
+        page should say so."""
+        package = type(self.selector).__module__.removeprefix("fsengine.").rsplit(".", 1)[0]
+        families = [
+            family
+            for family in kernels.families()
+            if family.startswith(package + ".") or family == "online._column_kernels"
+        ]
+        return all(kernels.ready(family) for family in families)
 
     @property
     def total(self) -> int:
@@ -110,13 +211,20 @@ class LiveStream:
     ) -> list[StreamEvent]:
         """Stream up to ``max_features`` more features, stopping early after ``max_seconds``.
 
-        At least one feature is processed if any is left. Returns the new events.
+        At least one feature is processed if any is left. Under a time budget, each chunk
+        is sized from the measured cost of a feature to fit the time left (at most twice
+        the last chunk), and the first chunk of the stream (no cost measured yet) is at
+        most :data:`FIRST_CHUNK` features, so a budget is overrun by at most one chunk's
+        time. The chunks never change the events. Returns the new events.
         """
         start = time.perf_counter()
         limit = self.total - self.position if max_features is None else max_features
         new: list[StreamEvent] = []
         while limit > 0 and not self.done:
             take = min(chunk, limit, self.total - self.position)
+            if max_seconds is not None:
+                take = min(take, self._affordable(max_seconds - (time.perf_counter() - start)))
+            begun = time.perf_counter()
             columns = self.order[self.position : self.position + take]
             events = self.selector.step_many(
                 self.task.X[:, columns],
@@ -130,6 +238,13 @@ class LiveStream:
                     [self.task.names[c] for c in columns],
                     columns.tolist(),
                 )
+            spent = time.perf_counter() - begun
+            self.feature_seconds = (
+                spent / take
+                if self.feature_seconds is None
+                else (spent + COST_MEMORY * self.feature_seconds) / (take + COST_MEMORY)
+            )
+            self._last_take = take
             self.position += take
             limit -= take
             if max_seconds is not None and time.perf_counter() - start >= max_seconds:
@@ -143,6 +258,131 @@ class LiveStream:
         self.seconds += time.perf_counter() - start
         return new
 
+    def _affordable(self, seconds_left: float) -> int:
+        """Features that fit in ``seconds_left`` at the measured cost: at least 1, at most
+        twice the last chunk (the cost may have been measured on cheap features)."""
+        if self.feature_seconds is None:
+            return FIRST_CHUNK
+        if seconds_left <= 0:
+            return 1
+        most = 2 * self._last_take
+        if self.feature_seconds <= 0:
+            return most
+        return max(1, min(most, int(seconds_left / self.feature_seconds)))
+
+    def advance_paced(
+        self,
+        seconds: float,
+        tick_seconds: float,
+        max_seconds: float | None = None,
+        catch_up_seconds: float | None = None,
+    ) -> list[StreamEvent]:
+        """Advance so that the stream ends ``seconds`` (wall clock) after its pace was set.
+
+        The first call sets the pace: the stream (or what is left of it, its share of
+        ``seconds``) should end that long from now. Each call then takes
+        :func:`paced_features` of the remaining features for the remaining time, one call
+        every ``tick_seconds`` or the measured interval between calls if longer (drawing
+        a page costs time too), within ``max_seconds`` of computation, or up to
+        ``catch_up_seconds`` when that share needs longer (a busy machine, a slow
+        selector). A call after a stop longer than :data:`RESUME_GAP` (a pause), or with
+        other ``seconds``, sets the pace again; :meth:`stop_pacing` forgets it.
+
+        Parameters
+        ----------
+        seconds : float
+            Wall-clock seconds for the whole stream.
+        tick_seconds : float
+            The caller's interval between calls (a page's timer).
+        max_seconds : float, optional
+            Time budget of a call's computation (:meth:`advance`); None: no budget.
+        catch_up_seconds : float, optional
+            The most a call may compute to keep the pace (default ``max_seconds``).
+
+        Returns
+        -------
+        list of StreamEvent
+        """
+        now = _clock()
+        remaining = self.total - self.position
+        previous = self._paced_call
+        if (
+            self._pace is None
+            or self._pace[0] != seconds
+            or previous is None
+            or (now - previous[1] > RESUME_GAP)
+        ):
+            seconds_left = seconds * remaining / self.total  # the rest's share of the time
+            self._pace = (seconds, now + seconds_left)
+            self._tick_seconds = tick_seconds
+            self._gap = max(0.0, tick_seconds - (max_seconds or 0.0))
+        else:
+            seconds_left = self._pace[1] - now
+            self._tick_seconds = min(max(tick_seconds, now - previous[0]), 4 * tick_seconds)
+            self._gap = now - previous[1]  # what the caller does between calls (drawing)
+        take = paced_features(remaining, seconds_left, self._tick_seconds)
+        budget = self._budget = max_seconds
+        if max_seconds is not None:
+            self._budget = max(max_seconds, catch_up_seconds or max_seconds)
+            if self.feature_seconds is not None:  # the share's cost (twice: costs vary)
+                budget = min(self._budget, max(max_seconds, 2 * take * self.feature_seconds))
+        new = self.advance(max_features=take, max_seconds=budget)
+        self._paced_call = (now, _clock())
+        return new
+
+    def stop_pacing(self) -> None:
+        """Forget the pace (a pause): the next :meth:`advance_paced` sets it again."""
+        self._pace = None
+        self._paced_call = None
+
+    def _wall_seconds(self, computing: float) -> float:
+        """Wall-clock seconds ``computing`` seconds of work take in paced calls: calls of
+        the most a call may compute, each followed by the measured time between calls."""
+        if self._budget is None or self._budget <= 0:
+            return computing
+        return computing * (1.0 + self._gap / self._budget)
+
+    def paced_seconds_left(self) -> float | None:
+        """Wall-clock seconds a paced stream still needs: the time left to its end, or
+        longer when the selector's computation does not fit (the features left at the
+        measured cost per feature, in calls of the most a call may compute, with the
+        measured time between calls). None when the stream is not paced."""
+        if self._pace is None:
+            return None
+        left = max(0.0, self._pace[1] - _clock())
+        if self.feature_seconds is None or self.done:
+            return left
+        return max(left, self._wall_seconds((self.total - self.position) * self.feature_seconds))
+
+    def paced_note(self) -> str:
+        """In a sentence, that a paced stream cannot end at its time and how long it will
+        take instead ("" while it keeps its time within 20%, and when not paced)."""
+        left = self.paced_seconds_left()
+        if left is None or self.done or self.feature_seconds is None:
+            return ""
+        planned = max(0.0, self._pace[1] - _clock())
+        if left <= 1.2 * planned + 1.0:
+            return ""
+        label = get_method(self.method).spec.label
+        ms = self.feature_seconds * 1000
+        cost = f"{ms:,.0f}" if ms >= 10 else f"{ms:.1f}" if ms >= 1 else f"{ms:.2f}"
+        return (
+            f"{label} needs about {cost} ms a feature on this data set (its two copies: all "
+            f"samples and the training half), and at most {self._budget:g} s of computation "
+            f"fits in one step of the animation: about {duration_text(left)} left, longer "
+            f"than the {self._pace[0]:g} s the speed names."
+        )
+
+    def estimated_seconds(self, seconds: float) -> float:
+        """Wall-clock seconds a whole paced stream of this selector on this data set takes:
+        ``seconds``, or longer when its computation does not fit: the features streamed at
+        their mean cost, the rest at the current cost (as :meth:`paced_seconds_left`), in
+        paced calls as measured. Before any feature, ``seconds``."""
+        if not self.position:
+            return seconds
+        remaining = (self.total - self.position) * (self.feature_seconds or 0.0)
+        return max(seconds, self._wall_seconds(self.seconds + remaining))
+
     @property
     def holdout_selected(self) -> tuple[str, ...]:
         """The features selected so far on the training half alone."""
@@ -152,16 +392,92 @@ class LiveStream:
         """G-mean of 1-NN on ``columns``: trained on the training split, scored on the held-out
         split (0 for an empty set). ``columns`` must have been chosen without the held-out
         samples (the training half's selector's) for the figure to be honest."""
+        return self._holdout(columns)[1]
+
+    def holdout_confusion(self, columns) -> tuple[int, int, int, int]:
+        """(TP, FN, TN, FP) of that 1-NN over the held-out half, the minority class positive
+        (:func:`fsengine.evaluation.confusion`)."""
+        return self._holdout(columns)[0]
+
+    def _holdout(self, columns) -> tuple[tuple[int, int, int, int], float]:
+        """The confusion and G-mean of 1-NN on ``columns`` over the held-out half, as
+        :func:`fsengine.evaluation.classify` scores it (no column: every held-out sample
+        is predicted as the rest)."""
         key = tuple(columns)
-        if key not in self._gmean_cache:
+        if key not in self._holdout_cache:
+            y_test = self.y[self._test]
             if not key:
-                self._gmean_cache[key] = 0.0
+                predicted = np.zeros(len(y_test), dtype=int)
             else:
                 X = self.task.X[:, list(key)]
-                self._gmean_cache[key] = classify(
-                    "1nn", X[self._train], self.y[self._train], X[self._test], self.y[self._test]
-                )["gmean"]
-        return self._gmean_cache[key]
+                model = make_classifier("1nn").fit(X[self._train], self.y[self._train])
+                predicted = model.predict(X[self._test])
+            self._holdout_cache[key] = (confusion(y_test, predicted), gmean(y_test, predicted))
+        return self._holdout_cache[key]
+
+    def holdout_note(self) -> str:
+        """Why the hold-out G-mean is 0 or missing, in a sentence ("" when it is above 0).
+
+        The causes, in order: no hold-out at all (:attr:`holdout_problem`); no feature
+        streamed yet; no gene selected on the training half (1-NN then has nothing to
+        compare samples by and predicts every held-out sample as the rest); 1-NN on the
+        training half's genes recognising none of the held-out minority samples, or none
+        of the other classes' (a recall of 0 makes the G-mean, the geometric mean of the
+        two recalls, 0).
+        """
+        if self.holdout_problem:
+            return f"No hold-out G-mean: {self.holdout_problem}."
+        if not self.gmeans:
+            return ""
+        if self.gmeans[-1] > 0:
+            return ""
+        columns = self.train_selector.selected_columns
+        tp, fn, tn, fp = self.holdout_confusion(columns)
+        minority, rest = tp + fn, tn + fp
+        if not columns:
+            return (
+                "The hold-out G-mean is 0 because no gene is selected on the training half "
+                f"yet (after {self.position:,} of {self.total:,} features): 1-NN has no gene "
+                "to compare samples by, so it calls every held-out sample the majority and "
+                f"recognises none of the {_count(minority, 'held-out minority sample')}."
+            )
+        genes = f"the {_count(len(columns), 'gene')} selected on the training half"
+        if tp == 0:
+            return (
+                f"The hold-out G-mean is 0 because 1-NN on {genes} recognises none of the "
+                f"{_count(minority, 'held-out minority sample')} (class {self.minority}): "
+                f"each one's nearest training sample is of another class. Its minority "
+                f"recall is 0 of {minority:,} (the other classes: {tn:,} of {rest:,}), and "
+                "the G-mean, the geometric mean of the two recalls, is 0."
+            )
+        return (
+            f"The hold-out G-mean is 0 because 1-NN on {genes} recognises none of the "
+            f"{_count(rest, 'held-out sample')} of the other classes (it calls them all "
+            f"class {self.minority}). Its recall of the rest is 0 of {rest:,} (the minority: "
+            f"{tp:,} of {minority:,}), and the G-mean, the geometric mean of the two "
+            "recalls, is 0."
+        )
+
+    def selection_note(self) -> str:
+        """Why no gene is selected, in a sentence ("" when one is, or before any feature):
+        what the selector decided on the features streamed so far, by action, with the
+        actions' meanings from its specification."""
+        if not self.events or self.events[-1].selected:
+            return ""
+        spec = get_method(self.method).spec
+        counts: dict[str, int] = {}
+        for event in self.events:
+            counts[event.action] = counts.get(event.action, 0) + 1
+        parts = []
+        for action, n in sorted(counts.items(), key=lambda item: -item[1]):
+            meaning = spec.actions.get(action)
+            parts.append(f"{n:,} {action}" + (f" ({meaning})" if meaning else ""))
+        where = (
+            f"in the whole stream of {self.total:,} features"
+            if self.done
+            else f"after {self.position:,} of {self.total:,} features"
+        )
+        return f"{spec.label} has no gene selected {where}. Its decisions: {'; '.join(parts)}."
 
     def curves(self) -> dict[str, np.ndarray]:
         """Arrays to draw: ``step`` (1-based), ``size``, ``score`` per step; ``gmean_step``,

@@ -360,8 +360,8 @@ if study is not None and enough_data:
         text="Running the study",
         failure="The study could not run",
         kind="benchmark",
-        title=f"Benchmark {', '.join(methods)} on {', '.join(e.name for e, *_ in entries)}: "
-        f"{splits} splits, seed {seed}",
+        title=f"Benchmark {', '.join(METHOD_LABELS[m] for m in methods)} on "
+        f"{', '.join(e.name for e, *_ in entries)}: {splits} splits, seed {seed}",
         widgets=WIDGETS,
         datasets=", ".join(e.name for e, *_ in entries),
     )

@@ -117,8 +117,8 @@ result = running.run_button(
     text="Evaluating",
     failure="The comparison could not run",
     kind="compare",
-    title=f"Compare {', '.join(methods)}: {splits} splits, seed {seed} ({loaded.name}, "
-    f"minority {minority})",
+    title=f"Compare {', '.join(METHOD_LABELS[m] for m in methods)}: {splits} splits, "
+    f"seed {seed} ({loaded.name}, minority {minority})",
     widgets=WIDGETS,
     refusal=running.refusal(),
 )

@@ -1,6 +1,6 @@
 """Stream page: watch genes arrive one at a time into an online selector."""
 
-import re
+from contextlib import nullcontext
 from functools import partial
 
 import pandas as pd
@@ -14,12 +14,20 @@ from dashboard.widgets import method_widgets, widget_defaults
 from fsengine import FSEngineError
 from fsengine.export import events_to_csv, selection_rows, selection_to_csv
 from fsengine.figures import stream_figure
+from fsengine.live import duration_text
 from fsengine.methods import ONLINE_METHODS, get_method
 
-#: Features per animation tick (a tick every 0.25 s; "about 8 s" = the whole stream in
-#: about 8 seconds whatever its length; "max" = as many as fit in 0.2 s).
+#: Features per animation tick (a tick every 0.25 s; "about 8 s" = the whole stream ends
+#: about 8 seconds after Start whatever its length, paced by the clock; "max" = as many as
+#: fit in the tick's computing time).
 SPEEDS = {"1": 1, "10": 10, "100": 100, "about 8 s": "auto", "max": None}
 TICK_SECONDS = 0.25
+#: The whole stream's wall-clock time at the speed "about 8 s".
+PACED_SECONDS = 8.0
+#: Computing time of one tick (the rest of the tick draws the page).
+TICK_BUDGET = 0.2
+#: The most a tick computes at "about 8 s" when it is behind that time (a busy machine).
+CATCH_UP_BUDGET = 0.6
 
 WIDGETS = BY_NAME["stream"].widgets
 #: Every widget of the page and its first value (kept across page switches); each
@@ -34,17 +42,20 @@ DEFAULTS = {
 
 
 def _label(method: str) -> str:
-    """ "K-OFSD (Zhou et al., 2017)": the method and its paper's first author and year."""
+    """ "K-OFSD (Zhou et al., 2017)": the method and its short citation."""
     spec = get_method(method).spec
-    authors = spec.citation.split(".")[0].split(",")
-    year = re.search(r"(19|20)\d\d\)?$", spec.citation.strip())
-    cite = f"{authors[0]}{' et al.' if len(authors) > 1 else ''}"
-    return f"{spec.label} ({cite}{', ' + year.group(0).strip(')') if year else ''})"
+    return f"{spec.label} ({spec.short_citation})"
 
 
-def _auto_speed(n_features: int) -> int:
-    """Features per tick for a stream of about 8 seconds (at least 1)."""
-    return max(1, -(-n_features // int(8 / TICK_SECONDS)))
+def _speed_text(option: str, kept: streams.Kept | None, method: str) -> str:
+    """The speed's label: "about 8 s", or the honest time when the current stream of this
+    selector has shown that its computation on this data set needs longer."""
+    if SPEEDS[option] != "auto" or kept is None or kept.live.method != method:
+        return option
+    seconds = kept.live.estimated_seconds(PACED_SECONDS)
+    if seconds <= 1.2 * PACED_SECONDS:
+        return option
+    return f"about {duration_text(seconds)} here"
 
 
 loaded = session.current()
@@ -82,10 +93,17 @@ seed = int(
         "Seed", 0, 2**31 - 1, **keep("stream_seed"), disabled=order == "natural"
     )
 )
+paused = streams.pause_others()
+kept = streams.current()
 speed = order_cols[2].select_slider(
     "Speed (features per tick, 4 ticks a second)",
     list(SPEEDS),
-    help="'about 8 s' streams any data set in about 8 seconds; 'max' as fast as it runs.",
+    format_func=lambda option: _speed_text(option, kept, method),
+    help="'about 8 s' paces the stream by the clock: it ends about 8 seconds after Start "
+    "whatever the number of features (after a pause, the rest takes its share of the 8 s). "
+    "A selector whose computation on the loaded data set needs longer says so while it "
+    "streams, with the time it needs, and the label then names that time. 'max' streams "
+    f"as many features as {TICK_BUDGET:g} s of computation allows in each tick.",
     **keep("stream_speed"),
 )
 
@@ -95,14 +113,12 @@ settings = (
     seed if order == "random" else None,
     tuple(sorted(params.items())),
 )
-paused = streams.pause_others()
 if paused is not None:
     st.info(
         f"Paused: {paused.describe()}. It is kept under its own data set: load that data "
         "set again (Data page) to see or continue it.",
         icon=":material/pause_circle:",
     )
-kept = streams.current()
 if kept is None:
     for other in streams.others():
         st.caption(
@@ -135,10 +151,13 @@ if buttons[0].button(
 ):
     if kept is None or kept.live.done:
         kept = _start()
+    if kept is not None:
+        kept.live.stop_pacing()  # paced again from the first tick
     streams.set_running(kept is not None)
 if buttons[1].button("Pause", key="stream_pause", width="stretch"):
     streams.set_running(False)
     if kept is not None:
+        kept.live.stop_pacing()
         streams.record(kept)
 if buttons[2].button("Step", key="stream_step", width="stretch", disabled=bool(refused)):
     streams.set_running(False)
@@ -162,11 +181,28 @@ def stream_view() -> None:
         st.info("Press Start to stream the features, or Step to take one at a time.")
         return
     live = kept.live
+    late = ""
     if streams.is_running() and not live.done:
         per_tick = SPEEDS.get(st.session_state.get("stream_speed"), "auto")
-        if per_tick == "auto":
-            per_tick = _auto_speed(live.total)
-        live.advance(max_features=per_tick, max_seconds=0.2)
+        ready = live.position > 0 or live.kernels_ready()  # compiled at the first use
+        compiling = (
+            nullcontext()
+            if ready
+            else st.spinner(
+                f"Compiling {get_method(live.method).spec.label}'s code for this machine: it "
+                "is not built here yet (`python -m fsengine kernels --compile` builds every "
+                "selector's ahead of time). Once only: seconds to a minute."
+            )
+        )
+        with compiling:
+            if per_tick == "auto":  # ends PACED_SECONDS after Start, whatever a tick costs
+                live.advance_paced(PACED_SECONDS, TICK_SECONDS, TICK_BUDGET, CATCH_UP_BUDGET)
+                late = live.paced_note()
+            else:
+                live.stop_pacing()
+                live.advance(max_features=per_tick, max_seconds=TICK_BUDGET)
+        if not ready:
+            live.stop_pacing()  # the compiling took its time: pace the rest from here
         if live.done:
             streams.set_running(False)
             streams.record(kept)
@@ -200,8 +236,9 @@ def stream_view() -> None:
         f"(refreshed every tick; {len(live.holdout_selected)} genes selected on the "
         "training half so far). The genes listed below are selected on all samples.",
     )
-    if live.holdout_problem:
-        st.caption(f"No hold-out G-mean: {live.holdout_problem}.")
+    for note in (late, live.selection_note(), live.holdout_note()):
+        if note:
+            st.caption(note)
     st.plotly_chart(stream_figure(live.curves(), set_score, live.total), width="stretch")
     left, right = st.columns([3, 2])
     with left:

@@ -387,8 +387,8 @@ top_result = running.run_button(
     text="Top-k sweep",
     failure="The top-k sweep could not run",
     kind="sweep-top",
-    title=f"{', '.join(rankers)}, top {tops[0]}..{tops[-1]}: {splits} splits, seed {seed} "
-    f"({loaded.name}, minority {minority})",
+    title=f"{', '.join(METHOD_LABELS[m] for m in rankers)}, top {tops[0]}..{tops[-1]}: "
+    f"{splits} splits, seed {seed} ({loaded.name}, minority {minority})",
     widgets=WIDGETS,
     refusal=running.refusal(),
 )

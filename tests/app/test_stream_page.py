@@ -193,3 +193,43 @@ def test_the_default_speed_streams_any_data_set_in_about_eight_seconds(page):
     assert page.select_slider(key="stream_speed").value == "about 8 s"
     page.button(key="stream_start").click().run()
     assert _metrics(page)["Features streamed"] == "73 / 2308"
+
+
+def _captions(at) -> list[str]:
+    return [c.value for c in at.caption]
+
+
+def test_a_zero_hold_out_gmean_and_an_empty_selection_are_explained(page, srbct):
+    """OFS-FPD on SRBCT: its first two genes fall with class BL (neither enters S), the
+    third enters S on the training half, where 1-NN on it recognises no held-out BL sample.
+    The causes are computed here from the data, not read from the stream."""
+    y = srbct.binarise(2)
+    train, test = stratified_splits(y, 1, 0)[0]
+    page.selectbox(key="stream_method").set_value("ofs-fpd").run()
+    page.button(key="stream_step").click().run()
+    assert np.corrcoef(srbct.X[train, 0], y[train])[0, 1] <= 0
+    assert _metrics(page)["Selected"] == "0"
+    assert _metrics(page)["Hold-out G-mean (1-NN)"] == "0.000"
+    captions = _captions(page)
+    assert any(
+        c.startswith("OFS-FPD has no gene selected after 1 of 2,308 features")
+        and "1 irrelevant (did not enter S (not relevant))" in c
+        for c in captions
+    ), captions
+    assert any("no gene is selected on the training half yet" in c for c in captions), captions
+    for _ in range(2):
+        page.button(key="stream_step").click().run()
+    # the training half's S after three genes, and 1-NN on it, by hand
+    corr = [np.corrcoef(srbct.X[train, j], y[train])[0, 1] for j in range(3)]
+    assert [c > 0 for c in corr] == [False, False, True]
+    distances = np.abs(srbct.X[test, 2][:, None] - srbct.X[train, 2][None, :])
+    predicted = y[train][np.argmin(distances, axis=1)]
+    minority = int(y[test].sum())
+    assert int(np.sum(predicted[y[test] == 1])) == 0
+    assert _metrics(page)["Hold-out G-mean (1-NN)"] == "0.000"
+    captions = _captions(page)
+    assert any(
+        f"recognises none of the {minority} held-out minority samples (class 2)" in c
+        and f"minority recall is 0 of {minority}" in c
+        for c in captions
+    ), captions
