@@ -6,11 +6,13 @@ from dashboard import persistence, session
 from dashboard.pages import PAGES
 from fsengine.parallel import warm_up
 
+#: Seconds between the first page and the start of the worker processes' warm-up.
+WARM_UP_DELAY = 5.0
+
 
 def main() -> None:
     """The dashboard: the page set-up, the navigation, the workspace and the sidebar."""
     st.set_page_config(page_title="fsengine", page_icon=":dna:", layout="wide")
-    warm_up(modules=("fsengine.evaluation",))  # Compare and Sweep run splits in workers
 
     # The pages as dashboard/pages.py declares them; the first is the default.
     navigation = st.navigation(
@@ -32,6 +34,9 @@ def main() -> None:
         navigation.run()
     finally:
         persistence.save()  # also after st.stop() and Stop
+        # Compare and Sweep run splits in worker processes: start them a few seconds
+        # after the first page is drawn, not beside it and the next moves (2 cores).
+        warm_up(modules=("fsengine.evaluation",), delay=WARM_UP_DELAY)
 
 
 # Streamlit runs this script as __main__. A worker process started from the server by

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+import time
 from collections.abc import Callable, Sequence
 
 from fsengine.config import get_config, set_config
@@ -191,14 +192,17 @@ def prepare_process(modules: Sequence[str] = ()) -> int:
     return os.getpid()
 
 
-def warm_up(n_jobs: int | None = None, modules: Sequence[str] = ()) -> None:
+def warm_up(
+    n_jobs: int | None = None, modules: Sequence[str] = (), delay: float = 0.0
+) -> None:
     """Start the worker processes of :func:`run_tasks` in the background, once per process,
     and have each run :func:`prepare_process` with ``modules``.
 
     The first parallel run otherwise pays for starting the processes and importing what
     its tasks need in each (seconds on a 2-core machine). Returns at once; this process
     imports nothing more; a failure is ignored (the first run then starts the workers
-    itself).
+    itself). ``delay`` seconds pass first (the dashboard leaves the cores to its first
+    pages); a parallel run started meanwhile starts the workers itself.
     """
     global _warmed
     jobs = resolve_jobs(n_jobs)
@@ -208,6 +212,7 @@ def warm_up(n_jobs: int | None = None, modules: Sequence[str] = ()) -> None:
     modules = tuple(modules)
 
     def start() -> None:
+        time.sleep(delay)
         try:
             run_tasks(prepare_process, [(modules,)] * jobs, n_jobs=jobs)
         except Exception:  # noqa: BLE001 - only a head start
