@@ -192,9 +192,7 @@ def prepare_process(modules: Sequence[str] = ()) -> int:
     return os.getpid()
 
 
-def warm_up(
-    n_jobs: int | None = None, modules: Sequence[str] = (), delay: float = 0.0
-) -> None:
+def warm_up(n_jobs: int | None = None, modules: Sequence[str] = (), delay: float = 0.0) -> None:
     """Start the worker processes of :func:`run_tasks` in the background, once per process,
     and have each run :func:`prepare_process` with ``modules``.
 
