@@ -107,3 +107,30 @@ def test_method_labels_and_short_citations():
 )
 def test_file_stem_drops_the_compression_and_format_suffixes(name, stem):
     assert file_stem(name) == stem
+
+
+@pytest.mark.parametrize(
+    ("path", "transpose"),
+    [
+        ("sample_data/SRBCT.parquet", False),
+        ("tests/reference/datasets/GLIOMA.parquet", False),
+        ("tests/data/colon_alon.csv.gz", False),
+        ("tests/data/brain_nine_classes_genes_in_rows.tsv.gz", True),
+    ],
+)
+def test_the_defaults_of_every_data_set_need_no_warning(path, transpose):
+    """The default minority class and the pages' default K: the protocol accepts them, and
+    its only remark may be the note that a test half holds few minority samples."""
+    from conftest import ROOT
+    from fsengine import load_dataset
+    from fsengine.evaluation import protocol_warnings
+
+    dataset = load_dataset(ROOT / path, transpose=transpose)
+    task = Task.from_dataset(dataset)
+    assert protocol_refusal(task.y) is None
+    k = protocol_defaults(task.y, "kofsd").get("k", (7, ""))[0]
+    remarks = protocol_warnings(task.y, ["kofsd"], {"kofsd": {"k": k}})
+    assert all(r.startswith("a test half holds only") for r in remarks), remarks
+    # the paper's K would be warned about wherever the default differs from it
+    if k != 7:
+        assert any("K = 7 is at or above" in r for r in protocol_warnings(task.y, ["kofsd"]))
