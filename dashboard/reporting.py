@@ -174,12 +174,11 @@ def report_sections() -> list[ReportSection]:
             sections.append(
                 ReportSection(
                     title=f"Selection: {METHOD_LABELS.get(method, method)}",
+                    text=result.selection.fallback_text() if result.selection.fallback else "",
                     params=result.params,
                     table=[
-                        {"rank": r, "feature": f, "score": s}
-                        for r, (f, s) in enumerate(
-                            zip(result.selection.features, result.selection.scores), 1
-                        )
+                        {k: row[k] for k in ("rank", "feature", "score", "status")}
+                        for row in selection_rows(result.selection)
                     ],
                     csv={f"{method}_selected.csv": selection_to_csv(result.selection)},
                 )

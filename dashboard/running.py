@@ -17,7 +17,7 @@ from dashboard.session import class_text, current, current_task
 from dashboard.widgets import last_set
 from fsengine import FSEngineError
 from fsengine.evaluation import protocol_refusal, protocol_warnings
-from fsengine.methods import METHODS
+from fsengine.methods import METHOD_LABELS
 
 
 def run_once(
@@ -184,7 +184,11 @@ def run_button(
         left, right = st.columns([1, 3], vertical_alignment="center")
         left.button(label, type="primary", disabled=True, help=refusal)
         right.caption(f":material/block: {refusal}")
-    elif st.button(label, type="primary"):
+    elif not st.button(label, type="primary"):
+        # a run stopped by anything but the same button pressed again (Cancel, another
+        # widget) stays in History: only an immediate second press replaces it
+        _run_status(store).pop("stopped_run", None)
+    else:
         try:
             run_once(
                 store,
@@ -205,10 +209,14 @@ def run_button(
 
 
 def sentence(text: str) -> str:
-    """``text`` as a sentence: a capital first letter (a method's id keeps its spelling)
-    and a full stop."""
+    """``text`` as a sentence: a capital first letter, or a leading method id spelled as
+    its label ("kofsd on a training half ..." -> "K-OFSD on a training half ..."), and a
+    full stop."""
     text = text.strip()
-    if text and text.split(" ", 1)[0] not in METHODS:
+    first, _, rest = text.partition(" ")
+    if first in METHOD_LABELS:
+        text = f"{METHOD_LABELS[first]} {rest}".strip()
+    elif text:
         text = text[0].upper() + text[1:]
     return text if text.endswith((".", "!", "?")) else text + "."
 

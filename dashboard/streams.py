@@ -4,8 +4,9 @@ A stream belongs to the task it streams (:func:`dashboard.session.task_key`: the
 set's bytes, how they were read, and the minority class). The Stream, Genes and Export
 pages and the report show only the current task's stream; another task's stream is kept
 and can be named, but it is never shown, continued or exported under the current data
-set's name. Only one stream runs: loading another data set (or choosing another
-minority class) pauses it where it is, recorded as stopped under its own data set.
+set's name. Only one stream runs: after another data set (or another minority class)
+is loaded, the Stream page pauses it where it is, recorded as stopped under its own data
+set (a stream only advances while the Stream page is drawn).
 
 A stream is recorded in the workspace as it goes (stopped at its position until it
 reaches the end, then finished). After a reload, a bookmarked link or a server restart,
@@ -124,21 +125,25 @@ def current() -> Kept | None:
     kept = _kept().get(key)
     if kept is not None:
         return kept
-    pending = persistence.pending_streams().pop(key, None)
+    pending = persistence.pending_streams().get(key)
     if pending is None:
         return None
     run_id, saved = pending
     try:
         live = _stream(saved)
     except Exception:  # noqa: BLE001 - a record that no longer replays is left in History
+        persistence.pending_streams().pop(key, None)
         return None
-    with st.spinner(
-        f"Bringing back your stream ({int(saved.get('position') or 0):,} features) ..."
-    ):
-        live.advance(max_features=int(saved.get("position") or live.total))
+    position = int(saved.get("position", live.total) or 0)
+    if position:
+        with st.spinner(f"Bringing back your stream ({position:,} features) ..."):
+            live.advance(max_features=position)
     kept = Kept(live, run_id, (), session.current().name, dict(saved.get("dataset") or {}))
     kept.recorded = (run_id, live.position)
     _keep(key, kept)
+    # dropped from the pending ones only once kept: a click during the replay stops this
+    # script run, and the next run replays it again
+    persistence.pending_streams().pop(key, None)
     return kept
 
 
@@ -157,8 +162,12 @@ def _keep(key: tuple, kept: Kept) -> None:
     streams = _kept()
     streams.pop(key, None)
     streams[key] = kept
-    while len(streams) > MAX_KEPT:
-        streams.pop(next(iter(streams)))
+    while len(streams) > MAX_KEPT:  # the oldest goes back to the workspace's pending ones
+        old_key = next(iter(streams))
+        old = streams.pop(old_key)
+        record(old)
+        if old.run_id is not None and old.live.position:
+            persistence.pending_streams()[old_key] = (old.run_id, payload(old))
 
 
 def start(method: str, order: str, seed: int | None, params: dict, settings: tuple) -> Kept:
@@ -240,6 +249,8 @@ def reopen(run_id: int, saved: dict, dataset_sha: str) -> None:
         bool(data.get("drop_constant")),
         saved.get("minority"),
     )
+    if st.session_state.get(RUNNING) == key:
+        st.session_state[RUNNING] = None  # reopened paused, not playing
     kept = _kept().get(key)
     if kept is not None and kept.run_id == run_id:
         return  # already here

@@ -160,7 +160,7 @@ class LiveStream:
         try:
             self._train, self._test = stratified_splits(self.y, 1, holdout_seed)[0]
         except FSEngineError as exc:
-            self.holdout_problem = exc.problem
+            self.holdout_problem = str(exc)
         else:
             self.train_selector = (
                 get_method(method)

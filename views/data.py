@@ -185,7 +185,8 @@ if unusable:
     st.error(unusable)
 elif refused:
     st.warning(
-        f"{refused} Compare and Sweep cannot run on it: their 50/50 splits need it in both halves.",
+        f"{refused} Compare and Sweep cannot run on class {minority}: their 50/50 splits "
+        "need at least 2 of it in each half.",
         icon=":material/warning:",
     )
 running.show_protocol_warnings()

@@ -161,7 +161,7 @@ if result is not None:
         {**result.params, "transpose": loaded.transpose, "drop_constant": loaded.drop_constant},
     )
     metrics = st.columns(4)
-    metrics[0].metric("Method", result.params["method"])
+    metrics[0].metric("Method", METHOD_LABELS.get(result.params["method"], result.params["method"]))
     metrics[1].metric(
         "Listed features (fallback)" if selection.fallback else "Selected features",
         len(selection),

@@ -32,8 +32,11 @@ def selections_of(loaded, minority) -> dict[str, tuple[str, ...]]:
                 selection.features
             )
     for result in session.current_results(BY_NAME["compare"].results["compare"]):
+        fallbacks = result.get("fallbacks", [])
         for method, genes in result["selections"].items():
-            found[f"Compare: {METHOD_LABELS.get(method, method)} (whole data set)"] = tuple(genes)
+            fallback = ", fallback: none selected" if method in fallbacks else ""
+            label = METHOD_LABELS.get(method, method)
+            found[f"Compare: {label} (whole data set{fallback})"] = tuple(genes)
     kept = st.session_state.get("export_results")
     if kept is not None and kept["data"] is loaded:
         for (chosen, method, _top, _params), result in kept["results"].items():

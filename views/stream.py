@@ -211,7 +211,7 @@ def stream_view() -> None:
     elif not live.done and live.position:
         st.caption(
             f"Stopped at {live.position:,} of {live.total:,} features: Start continues it, "
-            "Reset drops it from this page (it stays in History)."
+            "Reset clears the page for a new stream (this one stays in History, to reopen)."
         )
     last = live.events[-1] if live.events else None
     metrics = st.columns(4)
