@@ -17,8 +17,9 @@ does, and keeps its record.
 
 from __future__ import annotations
 
+import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import streamlit as st
 
@@ -55,6 +56,9 @@ class Kept:
         (run id, position) last written to the workspace.
     recorded_at : float
         When (``time.monotonic``).
+    lock : threading.Lock
+        Held while the stream advances: a button press starts a new script run while the
+        previous one's tick may still be computing (Streamlit's fast reruns).
     """
 
     live: LiveStream
@@ -64,6 +68,7 @@ class Kept:
     dataset: dict
     recorded: tuple | None = None
     recorded_at: float = 0.0
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def describe(self) -> str:
         """ "K-OFSD on leukemia.csv (minority 1), stopped at 1,200 of 7,129 features"."""

@@ -164,7 +164,8 @@ if buttons[2].button("Step", key="stream_step", width="stretch", disabled=bool(r
     if kept is None or kept.live.done:
         kept = _start()
     if kept is not None:
-        kept.live.advance(max_features=1)
+        with kept.lock:  # a tick of an earlier script run may still be advancing it
+            kept.live.advance(max_features=1)
         streams.record(kept)
 if buttons[3].button("Reset", key="stream_reset", width="stretch"):
     streams.reset()
@@ -194,7 +195,7 @@ def stream_view() -> None:
                 "selector's ahead of time). Once only: seconds to a minute."
             )
         )
-        with compiling:
+        with compiling, kept.lock:  # one script thread advances the stream at a time
             if per_tick == "auto":  # ends PACED_SECONDS after Start, whatever a tick costs
                 live.advance_paced(PACED_SECONDS, TICK_SECONDS, TICK_BUDGET, CATCH_UP_BUDGET)
                 late = live.paced_note()
