@@ -43,7 +43,19 @@ def _open(found, wid, run) -> None:
         st.error("This run is no longer stored.")
         return
     info, payload = loaded
-    if info.dataset_sha and info.dataset_sha != persistence.dataset_sha():
+    params = (payload or info.params or {}).get("dataset") or {}
+    current = st.session_state.get("data")
+    read_otherwise = (
+        params
+        and current is not None
+        and (
+            params.get("label"),
+            bool(params.get("transpose")),
+            bool(params.get("drop_constant")),
+        )
+        != (current.label, current.transpose, current.drop_constant)
+    )
+    if info.dataset_sha and (info.dataset_sha != persistence.dataset_sha() or read_otherwise):
         stored = found.get_dataset(info.dataset_sha, workspace_id=wid)
         if stored is None:
             st.error(
@@ -51,7 +63,6 @@ def _open(found, wid, run) -> None:
                 "upload it again to rerun."
             )
             return
-        params = (payload or {}).get("dataset") or {}
         session.load_into_session(
             stored[0],
             stored[1],

@@ -216,3 +216,25 @@ def test_history_names_a_studys_data_sets():
     store.finish_run(run, {"x": 1}, 1.0)
     (info,) = store.list_runs(wid)
     assert info.dataset_name == "a.csv, b.csv"
+
+
+def test_history_reopens_a_stream_with_the_loader_options_it_ran_with():
+    """The same bytes re-read with other options (here 'Drop constant features') are
+    another task: Reopen reads the file as the stream did, and shows it where it was."""
+    at = _session()
+    _upload(at, ALPHA)
+    at.switch_page("views/stream.py").run()
+    for _ in range(3):
+        at.button(key="stream_step").click().run()
+    at.switch_page("views/data.py").run()
+    at.toggle(key="drop_constant").set_value(True).run()
+    assert at.session_state["data"].drop_constant
+    at.switch_page("views/stream.py").run()
+    assert "Features streamed" not in _metrics(at)  # another task: not shown
+
+    at.switch_page("views/history.py").run()
+    at.session_state["history_table"] = {"selection": {"rows": [0], "columns": []}}
+    at.run()
+    _click(at, "Reopen")
+    assert not at.session_state["data"].drop_constant  # read as the stream read it
+    assert _metrics(at)["Features streamed"] == "3 / 12"
