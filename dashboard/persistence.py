@@ -172,14 +172,7 @@ def _pend_streams(found: Store, wid: str, runs) -> None:
     for run in runs:  # newest first
         if run.kind != "stream" or run.status == "running" or not run.dataset_sha:
             continue
-        data = run.params.get("dataset") or {}
-        key = session.task_key(
-            run.dataset_sha,
-            data.get("label"),
-            bool(data.get("transpose")),
-            bool(data.get("drop_constant")),
-            run.params.get("minority"),
-        )
+        key = session.stored_task_key(run.dataset_sha, run.params)
         if key in seen:
             continue
         loaded = found.load_run(wid, run.id)
@@ -219,9 +212,7 @@ def save() -> None:
             "dataset": {
                 "sha": sha,
                 "name": loaded.name,
-                "label": loaded.label,
-                "transpose": loaded.transpose,
-                "drop_constant": loaded.drop_constant,
+                **loaded.options,
             },
             "minority": st.session_state.get("minority"),
             "class_names": st.session_state.get("class_names", {}),

@@ -13,7 +13,7 @@ import streamlit as st
 
 from dashboard import persistence
 from dashboard.messages import describe
-from dashboard.session import class_text, current, current_task
+from dashboard.session import class_text, current, current_task, task_key
 from dashboard.widgets import last_set
 from fsengine import FSEngineError
 from fsengine.evaluation import protocol_refusal, protocol_warnings
@@ -241,7 +241,18 @@ def refusal(protocol: bool = True) -> str | None:
         The run splits the data 50/50 (Compare, Sweep): a minority class too small to
         split is refused (:func:`fsengine.evaluation.protocol_refusal`). Else only the
         label rule applies (a class with too few samples, or every sample).
+
+    Kept per task (the pages ask on every rerun, several times).
     """
+    names = tuple(sorted(st.session_state.get("class_names", {}).items()))
+    key = (task_key(), protocol, names)
+    kept = st.session_state.setdefault("_refusals", {})
+    if key not in kept:
+        kept[key] = _refusal(protocol)
+    return kept[key]
+
+
+def _refusal(protocol: bool) -> str | None:
     try:
         y = current_task().y
     except FSEngineError as exc:
@@ -274,8 +285,8 @@ def show_protocol_warnings(
         y = current_task().y
     except FSEngineError:
         return  # the refusal says it
-    if protocol_refusal(y) is not None:
-        return
+    if refusal() is not None:
+        return  # the run buttons say why
     for text in protocol_warnings(y, methods, params, n_splits):
         if text.startswith("a test half holds only"):
             st.info(sentence(text), icon=":material/info:")

@@ -34,6 +34,16 @@ class LoadedData:
     #: SHA-256 of ``raw``: the data set's key in the workspace and the report's checksum.
     sha256: str = ""
 
+    @property
+    def options(self) -> dict:
+        """How the bytes were read, as the workspace records it: label, transpose,
+        drop_constant."""
+        return {
+            "label": self.label,
+            "transpose": self.transpose,
+            "drop_constant": self.drop_constant,
+        }
+
 
 @st.cache_data(max_entries=4, show_spinner="Reading the data set ...")
 def _load(
@@ -133,6 +143,19 @@ def task_defaults(method: str) -> dict:
         else:
             kept[key] = protocol_defaults(y, method)
     return kept[key]
+
+
+def stored_task_key(sha256: str, record: dict) -> tuple:
+    """:func:`task_key` of a stored stream: its data set's SHA-256 and its record's
+    loader options (``record["dataset"]``) and minority class."""
+    data = record.get("dataset") or {}
+    return task_key(
+        sha256,
+        data.get("label"),
+        bool(data.get("transpose")),
+        bool(data.get("drop_constant")),
+        record.get("minority"),
+    )
 
 
 def task_key(

@@ -189,12 +189,7 @@ def start(method: str, order: str, seed: int | None, params: dict, settings: tup
     previous = _kept().get(session.task_key())
     if previous is not None:
         record(previous)
-    dataset = {
-        "label": loaded.label,
-        "transpose": loaded.transpose,
-        "drop_constant": loaded.drop_constant,
-    }
-    kept = Kept(live, None, settings, loaded.name, dataset)
+    kept = Kept(live, None, settings, loaded.name, loaded.options)
     spec = get_method(method).spec
     kept.run_id = persistence.start_run(
         "stream",
@@ -246,14 +241,7 @@ def others() -> list[Kept]:
 def reopen(run_id: int, saved: dict, dataset_sha: str) -> None:
     """Bring back a stored stream (History's Reopen) once its task is current: replayed
     to its position, keeping its record."""
-    data = saved.get("dataset") or {}
-    key = session.task_key(
-        dataset_sha,
-        data.get("label"),
-        bool(data.get("transpose")),
-        bool(data.get("drop_constant")),
-        saved.get("minority"),
-    )
+    key = session.stored_task_key(dataset_sha, saved)
     if st.session_state.get(RUNNING) == key:
         st.session_state[RUNNING] = None  # reopened paused, not playing
     kept = _kept().get(key)

@@ -44,17 +44,13 @@ def _open(found, wid, run) -> None:
         return
     info, payload = loaded
     params = (payload or info.params or {}).get("dataset") or {}
+    options = {
+        "label": params.get("label"),
+        "transpose": bool(params.get("transpose")),
+        "drop_constant": bool(params.get("drop_constant")),
+    }
     current = st.session_state.get("data")
-    read_otherwise = (
-        params
-        and current is not None
-        and (
-            params.get("label"),
-            bool(params.get("transpose")),
-            bool(params.get("drop_constant")),
-        )
-        != (current.label, current.transpose, current.drop_constant)
-    )
+    read_otherwise = bool(params) and current is not None and options != current.options
     if info.dataset_sha and (info.dataset_sha != persistence.dataset_sha() or read_otherwise):
         stored = found.get_dataset(info.dataset_sha, workspace_id=wid)
         if stored is None:
@@ -63,13 +59,7 @@ def _open(found, wid, run) -> None:
                 "upload it again to rerun."
             )
             return
-        session.load_into_session(
-            stored[0],
-            stored[1],
-            label=params.get("label"),
-            transpose=bool(params.get("transpose")),
-            drop_constant=bool(params.get("drop_constant")),
-        )
+        session.load_into_session(stored[0], stored[1], **options)
     minority = (payload or info.params).get("minority")
     if minority in st.session_state["data"].dataset.class_counts():
         st.session_state["minority"] = minority

@@ -193,9 +193,12 @@ def protocol_defaults(y, method: str, n_splits: int = 20) -> dict[str, tuple[obj
         protocol refuses it: :func:`protocol_refusal`).
     """
     chosen = get_method(method)
-    if not chosen.online or protocol_refusal(y) is not None:
+    if not chosen.online:
         return {}
-    train_y, train = _training_labels(y, n_splits)
+    try:
+        train_y, _ = _training_labels(y, n_splits)
+    except FSEngineError:
+        return {}  # refused: protocol_refusal says why
     return chosen.implementation.data_defaults(
         chosen.spec.defaults(), train_y, "a training half has as few as"
     )

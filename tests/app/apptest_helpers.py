@@ -27,6 +27,17 @@ def click(at: AppTest, label: str) -> None:
     assert not at.exception
 
 
+def stream_at_max_speed(at: AppTest) -> None:
+    """On the Stream page: speed "max", press Start, rerun until the stream stops (40
+    reruns at most)."""
+    at.select_slider(key="stream_speed").set_value("max").run()
+    at.button(key="stream_start").click().run()
+    for _ in range(40):
+        if not at.session_state["stream_running"]:
+            break
+        at.run()
+
+
 def figures(at: AppTest) -> list[dict]:
     """Every plotly chart on the page, as figure JSON."""
     return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]

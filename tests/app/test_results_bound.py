@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 from apptest_helpers import click as _click
 from apptest_helpers import session as _session
+from apptest_helpers import stream_at_max_speed
 from apptest_helpers import workspace_id as _ws
 
 from dashboard import workspace
@@ -49,12 +50,7 @@ def _metrics(at) -> dict:
 
 def _stream_to_end(at) -> None:
     at.switch_page("views/stream.py").run()
-    at.select_slider(key="stream_speed").set_value("max").run()
-    at.button(key="stream_start").click().run()
-    for _ in range(40):
-        if not at.session_state["stream_running"]:
-            break
-        at.run()
+    stream_at_max_speed(at)
     assert not at.exception
 
 
@@ -148,12 +144,7 @@ def test_a_reload_brings_back_a_stopped_stream_that_start_continues():
     again = _session(wid, "views/stream.py")
     assert _metrics(again)["Features streamed"] == "5 / 12"
     assert any("Stopped at 5 of 12 features" in c.value for c in again.caption)
-    again.select_slider(key="stream_speed").set_value("max").run()
-    again.button(key="stream_start").click().run()
-    for _ in range(40):
-        if not again.session_state["stream_running"]:
-            break
-        again.run()
+    stream_at_max_speed(again)
     (live,) = [kept.live for kept in _kept_streams(again)]
     dataset = load_dataset(ALPHA[1], name=ALPHA[0])
     expected = run_selection(dataset, "rare", "kofsd", **live.params).selection

@@ -5,7 +5,7 @@ an unknown or malformed id opens a fresh workspace; History reopens and deletes 
 import numpy as np
 import pandas as pd
 import pytest
-from apptest_helpers import SAMPLE_K
+from apptest_helpers import SAMPLE_K, stream_at_max_speed
 from apptest_helpers import click as _click
 from apptest_helpers import session as _session
 from apptest_helpers import workspace_id as _ws
@@ -137,12 +137,7 @@ def test_streams_are_recorded_stopped_then_finished_and_reopen(srbct):
     at.button(key="stream_step").click().run()
     runs = workspace.default_store().list_runs(_ws(at))
     assert [(r.kind, r.status) for r in runs] == [("stream", "stopped")]  # paused at 1
-    at.select_slider(key="stream_speed").set_value("max").run()
-    at.button(key="stream_start").click().run()
-    for _ in range(40):
-        if not at.session_state["stream_running"]:
-            break
-        at.run()
+    stream_at_max_speed(at)
     runs = workspace.default_store().list_runs(_ws(at))
     assert [(r.kind, r.status) for r in runs] == [("stream", "finished")]
     expected = list(run_selection(srbct, 2, "kofsd", k=SAMPLE_K).selection.features)
