@@ -14,8 +14,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
-from scipy.cluster import hierarchy
 
 from fsengine.data import Dataset
 from fsengine.errors import FSEngineError
@@ -138,6 +136,10 @@ def gene_statistics(data: Task | Dataset, minority, genes: Sequence[str]) -> pd.
     spread = pooled > 0
     g = np.full(len(columns), np.nan)
     g[spread] = correction * (mean1[spread] - mean0[spread]) / pooled[spread]
+    # scipy.stats takes about 0.4 s to import: loaded by the first table of statistics,
+    # not by the pages that import this module for selection frequencies.
+    from scipy import stats
+
     p = np.full(len(columns), np.nan)
     if spread.any():
         with warnings.catch_warnings():
@@ -185,6 +187,8 @@ def _leaf_order(points: np.ndarray) -> np.ndarray:
     """Leaves of the average-linkage (Euclidean) tree of the rows of ``points``."""
     if len(points) < 2:
         return np.arange(len(points))
+    from scipy.cluster import hierarchy
+
     tree = hierarchy.linkage(
         points,
         method="average",

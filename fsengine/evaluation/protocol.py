@@ -24,6 +24,18 @@ PAPER_METHODS = ("kofsd", "fisher", "s2n", "pcc", "relieff", "mi")
 #: The online selector whose count of features the rankers get by default (the paper's rule).
 COUNT_FROM = "kofsd"
 
+#: What a run of the protocol imports when it starts: the splitter
+#: (:func:`stratified_splits`) and the classifiers
+#: (:func:`fsengine.evaluation.make_classifier`). About 0.6 s on a 2-core machine; a
+#: server loads them ahead (:func:`fsengine.parallel.import_in_background`).
+RUN_IMPORTS = (
+    "sklearn.model_selection",
+    "sklearn.neighbors",
+    "sklearn.pipeline",
+    "sklearn.preprocessing",
+    "sklearn.svm",
+)
+
 
 Progress = Callable[[int, int, str], None]
 
@@ -31,8 +43,8 @@ Progress = Callable[[int, int, str], None]
 def stratified_splits(y, n_splits: int = 20, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
     """``n_splits`` random stratified halves: ceil(n / 2) samples to train, the rest to test.
 
-    Both halves keep the class ratio (up to one sample per class); the same seed gives
-    the same splits.
+    Both halves keep the class ratio (up to one sample per class, :func:`half_minority_sizes`);
+    the same seed gives the same splits.
     """
     y = np.asarray(y)
     if not is_integer_in(n_splits, 1):
@@ -40,6 +52,18 @@ def stratified_splits(y, n_splits: int = 20, seed: int = 0) -> list[tuple[np.nda
             f"the number of splits must be a positive integer, got {n_splits!r}",
             parameter="splits",
         )
+    _check_splittable(y)
+    from sklearn.model_selection import StratifiedShuffleSplit
+
+    n_train = training_size(len(y))
+    splitter = StratifiedShuffleSplit(
+        n_splits=n_splits, train_size=n_train, test_size=len(y) - n_train, random_state=seed
+    )
+    return list(splitter.split(np.zeros((len(y), 1)), y))
+
+
+def _check_splittable(y: np.ndarray) -> None:
+    """Raise the FSEngineError that refuses labels ``y`` for the 50/50 splits, if any."""
     _, counts = np.unique(y, return_counts=True)
     if counts.min() < 2:
         raise FSEngineError("each class needs at least 2 samples to appear in both halves")
@@ -53,13 +77,37 @@ def stratified_splits(y, n_splits: int = 20, seed: int = 0) -> list[tuple[np.nda
             parameter="minority",
             remedy=f"choose a class with at least {MIN_PROTOCOL_MINORITY} samples as the minority",
         )
-    from sklearn.model_selection import StratifiedShuffleSplit
 
-    n_train = training_size(len(y))
-    splitter = StratifiedShuffleSplit(
-        n_splits=n_splits, train_size=n_train, test_size=len(y) - n_train, random_state=seed
-    )
-    return list(splitter.split(np.zeros((len(y), 1)), y))
+
+def half_minority_sizes(y) -> tuple[range, range]:
+    """How many minority samples a training and a test half of the protocol can hold,
+    from the stratification's arithmetic alone (no split is drawn, nothing imported).
+
+    A stratified split (scikit-learn's ``StratifiedShuffleSplit``, which
+    :func:`stratified_splits` uses) gives each class the floor of its share of the
+    training half, ``q = floor(m * n_train / n)`` for ``m`` minority samples of ``n``, and
+    the one sample left over to the class with the larger remainder ``r`` of that division:
+    the minority when ``2 r > n``, the majority when ``2 r < n``, either (at random) when
+    ``2 r == n``. The test half holds the rest.
+
+    Parameters
+    ----------
+    y : array of 0/1
+        One-versus-rest labels (1 = minority).
+
+    Returns
+    -------
+    (range of training-half counts, range of test-half counts), each ``range(low, high + 1)``.
+    Every split of :func:`stratified_splits` lies in them; they are a single count each
+    unless ``2 r == n``, where the two counts of a random tie are both included.
+    """
+    y = np.asarray(y)
+    n, m = len(y), int(np.sum(y == 1))
+    n_train = training_size(n)
+    q, r = divmod(m * n_train, n)
+    low = q + 1 if 2 * r > n else q
+    high = q + 1 if 2 * r >= n else q
+    return range(low, high + 1), range(m - high, m - low + 1)
 
 
 def select_on(
@@ -85,7 +133,8 @@ def select_on(
 
 
 def protocol_minority_sizes(y, n_splits: int = 20, seed: int = 0) -> tuple[range, range]:
-    """How many minority samples the training and the test halves of the protocol hold.
+    """How many minority samples the training and the test halves of the protocol hold,
+    counted on the splits drawn (:func:`half_minority_sizes` says it without drawing them).
 
     Parameters
     ----------
@@ -139,8 +188,8 @@ def protocol_warnings(
             f"the minority class has {n_minority} samples: the 50/50 protocol needs at least "
             f"{MIN_PROTOCOL_MINORITY} (2 in each training half); choose a larger class"
         ]
-    train_y, train = _training_labels(y, n_splits or 20)
-    _, test = protocol_minority_sizes(y, n_splits or 20)
+    train_y, train = _training_labels(y)
+    _, test = half_minority_sizes(y)
     warnings = []
     if test[0] < 5:
         warnings.append(
@@ -164,16 +213,17 @@ def protocol_warnings(
     return warnings
 
 
-def _training_labels(y, n_splits: int = 20) -> tuple[np.ndarray, range]:
+def _training_labels(y) -> tuple[np.ndarray, range]:
     """Labels of a training half with the fewest minority samples the protocol's splits
-    give, and the range of those counts."""
-    train, _ = protocol_minority_sizes(y, n_splits)
+    can give, and the range of those counts (:func:`half_minority_sizes`)."""
+    _check_splittable(np.asarray(y))
+    train, _ = half_minority_sizes(y)
     train_y = np.zeros(training_size(len(y)), dtype=np.int8)
     train_y[: train[0]] = 1
     return train_y, train
 
 
-def protocol_defaults(y, method: str, n_splits: int = 20) -> dict[str, tuple[object, str]]:
+def protocol_defaults(y, method: str) -> dict[str, tuple[object, str]]:
     """``method``'s defaults that suit the protocol's training halves of labels ``y``
     better than its specification's (K-OFSD: K below the halves' minority size).
 
@@ -182,8 +232,6 @@ def protocol_defaults(y, method: str, n_splits: int = 20) -> dict[str, tuple[obj
     y : array of 0/1
         One-versus-rest labels of the whole data set.
     method : str
-    n_splits : int
-        The protocol's number of splits (the halves' minority sizes vary with it).
 
     Returns
     -------
@@ -196,7 +244,7 @@ def protocol_defaults(y, method: str, n_splits: int = 20) -> dict[str, tuple[obj
     if not chosen.online:
         return {}
     try:
-        train_y, _ = _training_labels(y, n_splits)
+        train_y, _ = _training_labels(y)
     except FSEngineError:
         return {}  # refused: protocol_refusal says why
     return chosen.implementation.data_defaults(
@@ -208,7 +256,7 @@ def protocol_refusal(y) -> FSEngineError | None:
     """Why the 50/50 protocol refuses labels ``y`` (the error :func:`stratified_splits`
     raises), else None: checked before a run, so a page can disable its button."""
     try:
-        stratified_splits(y, 1)
+        _check_splittable(np.asarray(y))
     except FSEngineError as exc:
         return exc
     return None

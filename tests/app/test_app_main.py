@@ -3,7 +3,10 @@ from the server (Dask's LocalCluster, loky's warm-up) imports the script again a
 ``__mp_main__``, and there it must draw nothing (issue 29, point 8: a local-Dask Benchmark
 printed about 120 "missing ScriptRunContext" warnings, one page run per worker)."""
 
+import os
 import runpy
+import subprocess
+import sys
 
 import pytest
 import streamlit as st
@@ -21,3 +24,28 @@ def test_a_spawned_worker_importing_the_script_runs_no_page(monkeypatch):
     assert callable(namespace["main"])  # defined, not run
     with pytest.raises(AssertionError, match="ran in a worker"):
         runpy.run_path(str(ROOT / "app.py"), run_name="__main__")  # as Streamlit runs it
+
+
+def test_the_first_page_imports_neither_scikit_learn_nor_scipy(tmp_path):
+    """The Data page with the sample, in a new process as a server's first page: its checks
+    (the protocol's refusal, K's default, the halves' sizes) are arithmetic, so the page does
+    not wait for scikit-learn and scipy (about 0.6 s of imports on this machine, issue 29's
+    first page within 3 s). The server imports them afterwards, in the background (turned
+    off here: the page alone is checked)."""
+    script = (
+        "import sys\n"
+        "import fsengine.parallel\n"
+        "fsengine.parallel.import_in_background = lambda *args, **kwargs: None\n"
+        "fsengine.parallel.warm_up = lambda *args, **kwargs: None\n"
+        "from streamlit.testing.v1 import AppTest\n"
+        f"at = AppTest.from_file({str(ROOT / 'app.py')!r}, default_timeout=600).run()\n"
+        "assert not at.exception, at.exception\n"
+        "assert at.metric[1].value == '2308', [m.value for m in at.metric]\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'sklearn', 'scipy'}))\n"
+    )
+    env = {**os.environ, "FSENGINE_WORKSPACE_DIR": str(tmp_path / "ws")}
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "[]"

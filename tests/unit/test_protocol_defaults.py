@@ -134,3 +134,72 @@ def test_the_defaults_of_every_data_set_need_no_warning(path, transpose):
     # the paper's K would be warned about wherever the default differs from it
     if k != 7:
         assert any("K = 7 is at or above" in r for r in protocol_warnings(task.y, ["kofsd"]))
+
+
+def _drawn_sizes(y: np.ndarray, n_splits: int) -> tuple[set[int], set[int]]:
+    """Minority counts of the training and test halves of scikit-learn's splits."""
+    n_train = (len(y) + 1) // 2
+    splitter = StratifiedShuffleSplit(
+        n_splits, train_size=n_train, test_size=len(y) - n_train, random_state=0
+    )
+    halves = list(splitter.split(np.zeros((len(y), 1)), y))
+    return {int(y[a].sum()) for a, _ in halves}, {int(y[b].sum()) for _, b in halves}
+
+
+@pytest.mark.parametrize(
+    ("n_minority", "n", "train", "test"),
+    [
+        (11, 83, [6], [5]),  # SRBCT's BL: 11 * 42 / 83 = 5.57, the minority's remainder larger
+        (4, 83, [2], [2]),  # 4 * 42 / 83 = 2.02
+        (5, 30, [2, 3], [2, 3]),  # 5 * 15 / 30 = 2.5: a tie, either half gets the third
+        (21, 60, [10, 11], [10, 11]),  # 21 * 30 / 60 = 10.5
+        (8, 62, [4], [4]),  # an exact share
+        (4, 9, [2], [2]),  # 4 * 5 / 9 = 2.22
+        (5, 9, [3], [2]),  # 5 * 5 / 9 = 2.78
+    ],
+)
+def test_half_sizes_by_hand(n_minority, n, train, test):
+    """The counts worked out by hand from the split sizes (ceil(n / 2) to train), and the
+    same as the counts of 200 drawn splits (a tie gives each count with probability 1/2)."""
+    from fsengine.evaluation import half_minority_sizes
+
+    y = _labels(n_minority, n)
+    found = half_minority_sizes(y)
+    assert (list(found[0]), list(found[1])) == (train, test)
+    drawn = _drawn_sizes(y, 200)
+    assert drawn == (set(train), set(test))
+
+
+def test_half_sizes_hold_every_drawn_split_and_are_exact_without_a_tie():
+    """Every class size of 4 .. n - 2 in every n of 8 .. 120: the drawn splits' counts lie
+    in the computed ranges, and equal them when the division has no tie."""
+    from fsengine.evaluation import half_minority_sizes
+
+    for n in range(8, 121):
+        for m in range(4, n - 1):
+            y = _labels(m, n)
+            train, test = half_minority_sizes(y)
+            drawn_train, drawn_test = _drawn_sizes(y, 20)
+            assert drawn_train <= set(train) and drawn_test <= set(test), (m, n)
+            tie = 2 * (m * ((n + 1) // 2) % n) == n
+            if not tie:
+                assert (drawn_train, drawn_test) == (set(train), set(test)), (m, n)
+            assert all(a + b == m for a, b in zip(train, reversed(test), strict=True))
+
+
+def test_the_refusal_and_the_defaults_draw_no_split(monkeypatch, srbct):
+    """The Data page's checks (the refusal, K's default, the warnings) need no split and so
+    no scikit-learn: a page that shows them imports none of it."""
+    import fsengine.evaluation.protocol as protocol
+
+    def no_split(*args, **kwargs):
+        raise AssertionError("a split was drawn")
+
+    monkeypatch.setattr(protocol, "stratified_splits", no_split)
+    task = Task.from_dataset(srbct, 2)
+    assert protocol.protocol_refusal(task.y) is None
+    assert protocol.protocol_refusal(_labels(3, 30)).parameter == "minority"
+    assert protocol.protocol_defaults(task.y, "kofsd")["k"][0] == 5
+    assert protocol.protocol_warnings(task.y, ["kofsd"], {"kofsd": {"k": 5}}) == []
+    (warning,) = protocol.protocol_warnings(task.y, ["kofsd"], {"kofsd": {"k": 7}})
+    assert "K = 7" in warning and "(6 minority samples of 42)" in warning
