@@ -4,8 +4,11 @@ import streamlit as st
 
 from dashboard import persistence, session
 from dashboard.pages import PAGES
-from fsengine.parallel import warm_up
+from fsengine.evaluation import RUN_IMPORTS
+from fsengine.parallel import import_in_background, warm_up
 
+#: Seconds between the first page and the import of what a first run needs (scikit-learn).
+IMPORT_DELAY = 1.0
 #: Seconds between the first page and the start of the worker processes' warm-up.
 WARM_UP_DELAY = 5.0
 
@@ -34,9 +37,12 @@ def main() -> None:
         navigation.run()
     finally:
         persistence.save()  # also after st.stop() and Stop
-        # Compare and Sweep run splits in worker processes: start them a few seconds
-        # after the first page is drawn, not beside it and the next moves (2 cores).
-        warm_up(modules=("fsengine.evaluation",), delay=WARM_UP_DELAY)
+        # The first page draws without scikit-learn; a stream's Start and Compare need
+        # it: import it here while the user reads. Compare and Sweep run splits in
+        # worker processes: start them a few seconds after the first page is drawn,
+        # not beside it and the next moves (2 cores).
+        import_in_background(RUN_IMPORTS, delay=IMPORT_DELAY)
+        warm_up(modules=("fsengine.evaluation", *RUN_IMPORTS), delay=WARM_UP_DELAY)
 
 
 # Streamlit runs this script as __main__. A worker process started from the server by

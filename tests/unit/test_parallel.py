@@ -2,10 +2,12 @@
 
 import csv
 import io
+import subprocess
+import sys
 
 import pytest
 
-from conftest import SAMPLE, SLOW_SECONDS
+from conftest import ROOT, SAMPLE, SLOW_SECONDS
 from fsengine.cli import main
 from fsengine.errors import FSEngineError
 from fsengine.evaluation import evaluate, sweep_k, sweep_top
@@ -142,3 +144,23 @@ def test_run_without_events_selects_the_same(srbct, method):
     plain = run_selection(srbct, 2, method, order="random", seed=3, events=False)
     assert len(traced.events) == srbct.n_features and plain.events == []
     assert plain.selection == traced.selection and plain.params == traced.params
+
+
+def test_import_in_background_imports_once_and_ignores_a_failure():
+    """In a new process: the modules listed are imported by a background thread after the
+    delay, a name that cannot be imported is skipped, and a second call does nothing."""
+    script = (
+        "import sys, threading\n"
+        "from fsengine import parallel\n"
+        "assert 'colorsys' not in sys.modules and 'wave' not in sys.modules\n"
+        "parallel.import_in_background(['no_such_module_here', 'colorsys'], delay=0.01)\n"
+        "parallel.import_in_background(['wave'])\n"
+        "for thread in threading.enumerate():\n"
+        "    if thread.name == 'fsengine-import-ahead':\n"
+        "        thread.join()\n"
+        "print('colorsys' in sys.modules, 'wave' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == ["True", "False"]
