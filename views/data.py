@@ -5,7 +5,6 @@ import streamlit as st
 
 from dashboard import messages, running, session
 from fsengine import FSEngineError
-from fsengine.figures import class_counts_figure
 
 AUTO_LABEL = "(automatic)"
 
@@ -151,15 +150,18 @@ if named != names_text:
         st.rerun()
 
 st.subheader(loaded.name)
-cols = st.columns(5)
+cols = st.columns([1, 1, 1, 2, 1])
 cols[0].metric("Samples", ds.n_samples)
 cols[1].metric("Features", ds.n_features)
 cols[2].metric("Classes", len(counts))
 minority_text = session.class_text(minority)
-short = minority_text if len(minority_text) <= 16 else minority_text[:15] + "\u2026"
+short = minority_text if len(minority_text) <= 14 else minority_text[:13] + "\u2026"
 cols[3].metric(
     "Minority class",
-    f"{short}, {counts[minority]} samples",
+    short,
+    delta=f"{counts[minority]} samples",
+    delta_color="off",
+    delta_arrow="off",
     help=f"**{minority_text}**: the class to select genes for, against all other classes "
     "together (one versus rest). Default on every new data set: the smallest class the "
     "50/50 comparison can use.",
@@ -191,26 +193,43 @@ elif refused:
     )
 running.show_protocol_warnings()
 
-chart_col, table_col = st.columns([3, 2])
-with chart_col:
-    st.plotly_chart(class_counts_figure(counts, minority), width="stretch")
-with table_col:
-    table = pd.DataFrame(
-        {"class": [session.class_text(c) for c in classes], "samples": list(counts.values())}
-    )
-    table["share"] = table["samples"] / ds.n_samples
-    st.dataframe(
-        table,
-        hide_index=True,
-        width="stretch",
-        column_config={
-            "class": st.column_config.TextColumn(
-                "class", width="large", help="The class label (and the name you gave it)."
-            ),
-            "samples": st.column_config.NumberColumn("samples", width="small"),
-            "share": st.column_config.NumberColumn(format="percent", width="small"),
-        },
-    )
+# The classes as a table with a bar per row (no chart: the first page draws without
+# loading a chart library in the browser, about 0.7 s of the first page).
+largest = max(counts.values())
+table = pd.DataFrame(
+    {
+        "class": [session.class_text(c) for c in classes],
+        "samples": list(counts.values()),
+        "share": [counts[c] / ds.n_samples for c in classes],
+        "role": [
+            "minority" if c == minority else "default minority" if c == default else ""
+            for c in classes
+        ],
+    }
+)
+st.dataframe(
+    table,
+    hide_index=True,
+    width="stretch",
+    column_config={
+        "class": st.column_config.TextColumn(
+            "class", width="large", help="The class label (and the name you gave it)."
+        ),
+        "samples": st.column_config.ProgressColumn(
+            "samples",
+            format="%d",
+            min_value=0,
+            max_value=largest,
+            help="Samples of the class; the bar is its size against the largest class.",
+        ),
+        "share": st.column_config.NumberColumn(format="percent", width="small"),
+        "role": st.column_config.TextColumn(
+            "role",
+            help="The minority class chosen above (one versus rest), and the default when "
+            "you chose another.",
+        ),
+    },
+)
 
 st.subheader("Preprocessing report")
 st.markdown(

@@ -1,7 +1,5 @@
 """The Data page under Streamlit's AppTest: sample on start, upload, bad input, options."""
 
-import json
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -20,9 +18,12 @@ def _metrics(at):
     return {m.label: m.value for m in at.metric}
 
 
-def _bar_trace(at):
-    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
-    return spec["data"][0]
+def _deltas(at):
+    return {m.label: m.delta for m in at.metric if m.delta}
+
+
+def _class_table(at):
+    return at.dataframe[0].value
 
 
 def _csv_bytes(n_minority=4, n_rest=12, p=6, seed=0):
@@ -39,28 +40,31 @@ def test_sample_data_set_is_loaded_on_start(app):
         "Samples": "83",
         "Features": "2308",
         "Classes": "4",
-        "Minority class": "2 (BL), 11 samples",
+        "Minority class": "2 (BL)",
         "Imbalance ratio": "6.55",
     }
-    bars = _bar_trace(app)
-    assert bars["x"] == ["0", "1", "3", "2"]
-    assert bars["y"] == [29, 25, 18, 11]
-    assert bars["marker"]["color"][3] != bars["marker"]["color"][0]  # minority highlighted
+    assert _deltas(app) == {"Minority class": "11 samples"}
+    table = _class_table(app)
+    assert list(table["class"]) == ["0 (EWS)", "1 (RMS)", "3 (NB)", "2 (BL)"]
+    assert list(table["samples"]) == [29, 25, 18, 11]
+    assert list(table["share"]) == pytest.approx([29 / 83, 25 / 83, 18 / 83, 11 / 83])
+    assert list(table["role"]) == ["", "", "", "minority"]
+    assert not app.get("plotly_chart")  # the first page loads no chart library
     assert "SRBCT.parquet" in app.sidebar.markdown[0].value
 
 
 def test_choosing_another_minority_class_updates_ratio_and_chart(app):
     minority = next(s for s in app.selectbox if s.label.startswith("Minority"))
     minority.set_value(3).run()
-    assert _metrics(app)["Minority class"] == "3 (NB), 18 samples"
+    assert _metrics(app)["Minority class"] == "3 (NB)"
+    assert _deltas(app)["Minority class"] == "18 samples"
     assert _metrics(app)["Imbalance ratio"] == f"{65 / 18:.2f}"
     # larger than the default: allowed, but flagged with the default named
     assert any(
         "Class 3 (18 samples) is larger than the default, class 2 (11 samples)" in w.value
         for w in app.warning
     )
-    colours = _bar_trace(app)["marker"]["color"]
-    assert colours[2] != colours[0]  # class 3 is third
+    assert list(_class_table(app)["role"]) == ["", "", "minority", "default minority"]
 
 
 def test_every_minority_choice_is_kept(app):
@@ -69,7 +73,8 @@ def test_every_minority_choice_is_kept(app):
         next(s for s in app.selectbox if s.label.startswith("Minority")).set_value(choice).run()
         assert app.session_state["minority"] == choice
         names = {0: "EWS", 1: "RMS", 2: "BL", 3: "NB"}
-        assert _metrics(app)["Minority class"] == f"{choice} ({names[choice]}), {count} samples"
+        assert _metrics(app)["Minority class"] == f"{choice} ({names[choice]})"
+        assert _deltas(app)["Minority class"] == f"{count} samples"
 
 
 def test_upload_csv_replaces_the_data_set(app):
@@ -80,7 +85,7 @@ def test_upload_csv_replaces_the_data_set(app):
         "Samples": "16",
         "Features": "6",
         "Classes": "2",
-        "Minority class": "tumour, 4 samples",
+        "Minority class": "tumour",
         "Imbalance ratio": "3.00",
     }
     assert app.subheader[0].value == "tumours.csv"
@@ -170,7 +175,7 @@ def test_a_new_data_set_defaults_to_its_smallest_class(app):
     assert not app.exception and not app.error
     assert app.session_state["minority"] == 1
     metrics = _metrics(app)
-    assert metrics["Minority class"] == "1, 19 samples"
+    assert metrics["Minority class"] == "1"
     assert metrics["Imbalance ratio"] == f"{58 / 19:.2f}"
     assert not [w for w in app.warning if "smallest" in w.value]
     # choosing the majority is allowed, flagged, and the ratio stays majority / minority
@@ -222,7 +227,7 @@ def test_the_sample_shows_its_class_names_and_a_user_can_name_coded_classes(app)
     box = next(t for t in app.text_input if t.label == "Class names (optional)")
     box.set_value("1=tumour, 2=normal").run()
     assert not app.exception and not app.error
-    assert _metrics(app)["Minority class"] == "1 (tumour), 19 samples"
+    assert _metrics(app)["Minority class"] == "1 (tumour)"
     box = next(t for t in app.text_input if t.label == "Class names (optional)")
     box.set_value("7=x").run()
     assert len(app.error) == 1 and "'7=x'" in app.error[0].value

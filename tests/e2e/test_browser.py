@@ -167,14 +167,10 @@ def test_stream_kofsd_to_the_end_then_every_page(
     # Another class first, so that choosing the minority visibly changes the metrics.
     other = next(c for c in upload_csv.counts if c != upload_csv.minority)
     choose(page, "Minority class (one versus rest)", f"{other}:")
-    wait_for_metric(page, "Minority class", f"{other}, {upload_csv.counts[other]} samples")
+    wait_for_metric(page, "Minority class", str(other))
     assert f"minority class: {other}" in page.get_by_test_id("stSidebar").inner_text()
     choose(page, "Minority class (one versus rest)", f"{upload_csv.minority}:")
-    wait_for_metric(
-        page,
-        "Minority class",
-        f"{upload_csv.minority}, {upload_csv.counts[upload_csv.minority]} samples",
-    )
+    wait_for_metric(page, "Minority class", str(upload_csv.minority))
     assert f"minority class: {upload_csv.minority}" in page.get_by_test_id("stSidebar").inner_text()
     no_exception(page, "Data")
 
@@ -190,8 +186,9 @@ def test_stream_kofsd_to_the_end_then_every_page(
     assert shown["Selected"] == str(len(features))
 
     chart = page.get_by_test_id("stPlotlyChart").first
+    # The first chart of a session loads plotly.js in the browser: wait until it is drawn.
+    chart.locator(".main-svg").first.wait_for(timeout=TIMEOUT_MS)
     assert chart.is_visible()
-    assert chart.locator(".main-svg").count() > 0
     # "Selected genes", after "Latest events". The final rerun replaces the table, and a
     # read during the redraw can mix cells of both: poll until it shows the CLI's features.
     deadline = time.monotonic() + 30
