@@ -27,7 +27,7 @@ from dashboard.widgets import (
 )
 from fsengine import FSEngineError
 from fsengine.benchmark import compare_study, run_study, study_table
-from fsengine.evaluation import protocol_warnings, training_size
+from fsengine.evaluation import protocol_refusal, protocol_warnings, training_size
 from fsengine.export import RANK_ROWS, pairs_frame, rank_frame
 from fsengine.figures import critical_difference_figure, metric_heatmap_figure
 from fsengine.methods import METHOD_LABELS, METHODS, ONLINE_METHODS, RANKER_METHODS
@@ -310,11 +310,17 @@ scheduler = st.session_state["benchmark_scheduler"] or ""
 if not methods:
     st.info("Choose the methods to compare.", icon=":material/info:")
     st.stop()
+refusals = []  # a data set the protocol refuses: the run button is disabled, saying why
 for entry, ds, _, _ in entries:
     try:
         y = Task.from_dataset(ds, entry.minority).y
     except FSEngineError as exc:
         st.error(f"{entry.name}: {messages.describe(exc)}")
+        refusals.append(f"{entry.name}: {running.sentence(messages.describe(exc))}")
+        continue
+    problem = protocol_refusal(y)
+    if problem is not None:
+        refusals.append(f"{entry.name}: {running.sentence(messages.describe(problem))}")
         continue
     for text in protocol_warnings(y, list(dict.fromkeys([*methods, *params])), params, splits):
         st.warning(f"{entry.name}: {text}.", icon=":material/warning:")
@@ -364,9 +370,10 @@ if study is not None and enough_data:
         f"{', '.join(e.name for e, *_ in entries)}: {splits} splits, seed {seed}",
         widgets=WIDGETS,
         datasets=", ".join(e.name for e, *_ in entries),
+        refusal=" ".join(refusals) or None,
     )
 if result is None:
-    if study is not None and enough_data:
+    if study is not None and enough_data and not refusals:
         st.info("Choose the data sets, methods and protocol, and press **Run the study**.")
     st.stop()
 

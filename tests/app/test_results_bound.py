@@ -168,6 +168,22 @@ def test_a_class_too_small_for_the_protocol_disables_the_run_buttons():
     assert not at.button(key="stream_start").disabled
 
 
+def test_a_study_with_a_class_too_small_disables_its_run_button():
+    """Benchmark: the current data set (SRBCT) and an upload whose minority has 3 samples:
+    the button is disabled, the reason names the upload, and nothing is recorded."""
+    at = _session(page="views/benchmark.py")
+    at.file_uploader[0].set_value([("tiny.csv", _cohort(3, 3, 27, 10), "text/csv")]).run()
+    at.multiselect(key="benchmark_methods").set_value(["kofsd", "fisher"]).run()
+    assert not at.exception
+    button = next(b for b in at.button if b.label == "Run the study")
+    assert button.disabled
+    reason = " ".join(c.value for c in at.caption)
+    assert "tiny: " in reason and "names a class of 3 samples" in reason
+    assert "SRBCT" not in reason  # the usable data set is not blamed
+    assert not any("press **Run the study**" in i.value for i in at.info)
+    assert not workspace.default_store().list_runs(_ws(at))
+
+
 def test_a_refused_run_leaves_no_record(monkeypatch):
     import fsengine.evaluation
 
