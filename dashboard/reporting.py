@@ -148,7 +148,11 @@ def report_sections() -> list[ReportSection]:
                 title="Stream",
                 text=f"{spec.label} over all {live.total} features in {live.order_name} order "
                 "on all samples (the command line's selection)."
-                + (f" {selection.fallback_text()}" if selection.fallback else ""),
+                + (
+                    f" {selection.fallback_text(METHOD_LABELS[selection.method])}"
+                    if selection.fallback
+                    else ""
+                ),
                 params={
                     "method": live.method,
                     **spec.record(live.params),
@@ -174,7 +178,9 @@ def report_sections() -> list[ReportSection]:
             sections.append(
                 ReportSection(
                     title=f"Selection: {METHOD_LABELS.get(method, method)}",
-                    text=result.selection.fallback_text() if result.selection.fallback else "",
+                    text=result.selection.fallback_text(METHOD_LABELS[selection.method])
+                    if result.selection.fallback
+                    else "",
                     params=result.params,
                     table=[
                         {k: row[k] for k in ("rank", "feature", "score", "status")}

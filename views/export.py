@@ -173,7 +173,9 @@ if result is not None:
         help="Of the command line's code path (run_selection) on this machine.",
     )
     if selection.fallback:
-        st.warning(selection.fallback_text(), icon=":material/warning:")
+        st.warning(
+            selection.fallback_text(METHOD_LABELS[selection.method]), icon=":material/warning:"
+        )
     st.dataframe(pd.DataFrame(selection_rows(selection)), hide_index=True, width="stretch")
     method = record["method"]
     files = st.columns(3)

@@ -15,7 +15,7 @@ from fsengine import FSEngineError
 from fsengine.export import events_to_csv, selection_rows, selection_to_csv
 from fsengine.figures import stream_figure
 from fsengine.live import duration_text
-from fsengine.methods import ONLINE_METHODS, get_method
+from fsengine.methods import METHOD_LABELS, ONLINE_METHODS, get_method
 
 #: Features per animation tick (a tick every 0.25 s; "about 8 s" = the whole stream ends
 #: about 8 seconds after Start whatever its length, paced by the clock; "max" = as many as
@@ -217,7 +217,7 @@ def stream_view() -> None:
     last = live.events[-1] if live.events else None
     metrics = st.columns(4)
     metrics[0].metric("Features streamed", f"{live.position} / {live.total}")
-    fallback = live.selection().fallback_text() if live.done else None
+    fallback = live.selection().fallback_text(METHOD_LABELS[live.method]) if live.done else None
     metrics[1].metric(
         "Selected",
         len(last.selected) if last else 0,
@@ -281,7 +281,10 @@ def stream_view() -> None:
         if live.done:
             selection = live.selection()
             if selection.fallback:
-                st.warning(selection.fallback_text(), icon=":material/warning:")
+                st.warning(
+                    selection.fallback_text(METHOD_LABELS[selection.method]),
+                    icon=":material/warning:",
+                )
             elif selection.note not in ("", "stream order"):
                 st.caption(selection.note)
             st.dataframe(pd.DataFrame(selection_rows(selection)), hide_index=True, width="stretch")

@@ -96,13 +96,20 @@ class Selection:
         (the selection CSV's ``status`` column)."""
         return "fallback" if self.fallback else "selected"
 
-    def fallback_text(self) -> str | None:
+    def fallback_text(self, label: str | None = None) -> str | None:
         """In plain words, why these features are not a selection (None when they are):
-        the sentence every page, the report and the command line show."""
+        the sentence every page, the report and the command line show.
+
+        Parameters
+        ----------
+        label : str, optional
+            The method's name in the sentence (the pages give its label, "K-OFSD");
+            default: its id, as the command line names it.
+        """
         if not self.fallback:
             return None
         return (
-            f"{self.method} selected no feature. The {len(self)} features listed are its "
+            f"{label or self.method} selected no feature. The {len(self)} features listed are its "
             f"fallback rule's, not a selection: the top {len(self)} by single-feature score, "
             "as the authors' code returns them (marked 'fallback')."
         )

@@ -13,7 +13,7 @@ from conftest import REFERENCE
 from fsengine.export import selection_to_csv
 from fsengine.online import run_kofsd
 
-SENTENCE = "kofsd selected no feature. The 6 features listed are its fallback rule's"
+SENTENCE = "K-OFSD selected no feature. The 6 features listed are its fallback rule's"
 
 
 def _upload(at):

@@ -134,6 +134,8 @@ def test_the_fallback_is_said_in_the_csv_and_on_stderr(tmp_path, capsys):
         "selection" in err
     )
     assert "selected 6 of" not in err
+    fallback, _ = run_kofsd(*_load(5, 3)[:2], k=3)
+    assert fallback.fallback_text("K-OFSD").startswith("K-OFSD selected no feature. The 6 ")
     # A real selection is marked 'selected' (ds1, K = 7).
     X, y, ref_selected, _, _ = _load(1, 7)
     selection, _ = run_kofsd(X, y, k=7)
