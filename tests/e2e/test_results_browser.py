@@ -155,6 +155,11 @@ def test_defaults_work_and_a_refused_run_is_a_message_not_a_record(page, server,
 def test_a_double_click_makes_one_run(page, server):
     open_app(page, server)
     open_page(page, "Compare")
+    # 50 splits (the most): a run of seconds, so that the second click surely lands while
+    # the first computes, whatever the machine's speed
+    page.get_by_test_id("stSlider").first.locator("input[type=range]").focus()
+    page.keyboard.press("End")
+    idle(page)
     run = page.get_by_role("button", name="Run comparison", exact=True)
     run.click()
     # the second click lands while the first run computes (its Cancel button is up), as a
