@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +20,7 @@ import pyarrow as pa
 
 from fsengine import io as readers
 from fsengine.errors import FSEngineError
+from fsengine.io.annotated import label_table
 from fsengine.io.base import Source
 from fsengine.io.base import as_number as _as_number
 from fsengine.io.columns import (
@@ -70,6 +71,10 @@ class Dataset:
         Constant features removed by ``drop_constant=True``.
     notes : tuple of str
         How the file was read (delimiter, label column choice, ...).
+    label_choices : tuple of str
+        Where the class could have come from, when the file keeps it beside the matrix
+        (a GEO series matrix's sample lines, an AnnData file's obs columns); empty for a
+        table, whose every column could be the label.
     """
 
     X: np.ndarray
@@ -81,6 +86,7 @@ class Dataset:
     constant_features: tuple[str, ...] = ()
     dropped_features: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    label_choices: tuple[str, ...] = ()
 
     @property
     def n_samples(self) -> int:
@@ -303,6 +309,21 @@ def _source_name(source: Source) -> str:
 def _load(source: Source, *, label, transpose, drop_constant, name) -> Dataset:
     source_name = name or _source_name(source)
     parsed = readers.read(source, source_name, transpose)
+    if parsed.annotations is not None:  # the class beside the matrix (GEO, AnnData)
+        labelled, label_column = label_table(parsed, label, source_name)
+        matrix = (labelled.matrix, labelled.matrix_columns)
+        dataset = _build(
+            labelled.table,
+            label_column,
+            drop_constant,
+            labelled.notes,
+            False,
+            source_name,
+            labelled.sample_names,
+            None,
+            matrix,
+        )
+        return replace(dataset, label_choices=tuple(parsed.annotations))
     table, notes, is_text = parsed.table, parsed.notes, parsed.line_numbers
     if table.num_columns == 0:
         raise FSEngineError(f"{source_name} has no columns")

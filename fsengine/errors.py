@@ -9,7 +9,7 @@ toggle). No caller needs to read the message text to decide what to do.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 #: How the library spells an option it suggests in a remedy (default: the option's name).
 LIBRARY_WORDS = {"transpose": "transpose=True", "drop_constant": "drop_constant=True"}
@@ -42,6 +42,9 @@ class FSEngineError(ValueError):
         ("load the file with" + ``transpose``).
     remedy_option : str, optional
         Library name of the option the remedy suggests.
+    choices : sequence of str, optional
+        The values the option can take, when the problem is a choice (a file's sample
+        annotations that may hold the class): a front end can offer them.
 
     The command line prints :meth:`describe` with its flags as one line and exits with
     status 2; the app shows it with its widget names in an error box.
@@ -57,8 +60,10 @@ class FSEngineError(ValueError):
         column: str | None = None,
         remedy: str | None = None,
         remedy_option: str | None = None,
+        choices: Sequence[str] = (),
     ):
         self.problem = problem
+        self.choices = tuple(choices)
         self.parameter = parameter
         self.method = method
         self.row = row
@@ -98,6 +103,7 @@ class FSEngineError(ValueError):
                     column=self.column,
                     remedy=self.remedy,
                     remedy_option=self.remedy_option,
+                    choices=self.choices,
                 ),
             ),
         )

@@ -23,9 +23,11 @@ def _reload(raw: bytes, name: str, *, label=None, transpose=False, drop_constant
     except FSEngineError as exc:
         st.session_state["load_error"] = f"Could not load {name}: {messages.describe(exc)}"
         st.session_state["pending_upload"] = (raw, name)
+        st.session_state["pending_label_choices"] = exc.choices  # the file's own, if any
     else:
         st.session_state.pop("load_error", None)
         st.session_state.pop("pending_upload", None)
+        st.session_state.pop("pending_label_choices", None)
         _sync_widgets()
 
 
@@ -56,7 +58,10 @@ def _on_options() -> None:
     label = st.session_state["label_column"]
     transpose = st.session_state["transpose"]
     raw, name = st.session_state.get("pending_upload", (loaded.raw, loaded.name))
-    if transpose != loaded.transpose or "pending_upload" in st.session_state:
+    pending_choices = st.session_state.get("pending_label_choices") or ()
+    if transpose != loaded.transpose or (
+        "pending_upload" in st.session_state and label not in pending_choices
+    ):
         label = AUTO_LABEL
     _reload(
         raw,
@@ -79,7 +84,8 @@ with upload_col:
     # No type= filter: Streamlit's own refusal is a red "!" with a MIME type; the
     # library names the format and what to do (e.g. an Excel workbook: save as CSV).
     st.file_uploader(
-        f"Upload a matrix: CSV, TSV, gzip-compressed CSV or Parquet (up to {limit} MB)",
+        f"Upload a matrix: CSV, TSV, gzip-compressed CSV, Parquet or a GEO series matrix "
+        f"(up to {limit} MB)",
         key="uploader",
         on_change=_on_upload,
         help="Samples in rows and genes in columns, with one label column; "
@@ -88,13 +94,23 @@ with upload_col:
 with option_col:
     st.toggle(messages.label("transpose"), key="transpose", on_change=_on_options)
     st.toggle(messages.label("drop_constant"), key="drop_constant", on_change=_on_options)
+    if st.session_state.get("pending_label_choices"):  # a file that failed for its label
+        label_options = list(st.session_state["pending_label_choices"])
+    elif ds.label_choices:  # a GEO series matrix's sample lines, an AnnData file's obs
+        label_options = list(ds.label_choices)
+    else:
+        label_options = [ds.label_column, *[c for c in ds.feature_names if c != ds.label_column]]
+    if st.session_state.get("label_column") not in (AUTO_LABEL, *label_options):
+        st.session_state["label_column"] = AUTO_LABEL
     st.selectbox(
         messages.label("label"),
-        [AUTO_LABEL, ds.label_column, *[c for c in ds.feature_names if c != ds.label_column]],
+        [AUTO_LABEL, *label_options],
         key="label_column",
         on_change=_on_options,
         help="Default: a column named label/class/target, else the last non-numeric "
-        "column, else the last column.",
+        "column, else the last column. A GEO series matrix keeps the class in a sample "
+        "line (a characteristic such as 'disease state', the title or the source name): "
+        "choose it here; the default is the only line with classes.",
     )
 
 if "load_error" in st.session_state:

@@ -8,7 +8,8 @@ at fault). The modules:
 - ``base``: the :class:`Table` a reader returns, the :class:`Reader` interface, helpers
   shared by the readers;
 - ``sniff``: format magic, encoding and delimiter;
-- ``text``: CSV/TSV (also gzip-compressed); ``parquet``: Parquet;
+- ``text``: CSV/TSV (also gzip-compressed); ``parquet``: Parquet; ``geo``: GEO series
+  matrices; ``annotated``: the class chosen among a file's sample annotations;
 - ``orientation``: genes in rows, row names, sample identifiers and the hint for a file
   that looks like genes in rows;
 - ``columns``: the label column's choice and check, feature and label values.
@@ -23,13 +24,14 @@ from pathlib import Path
 import pyarrow as pa
 
 from fsengine.io.base import HEAD, Reader, Source, Table, read_bytes
+from fsengine.io.geo import GeoSeriesMatrixReader
 from fsengine.io.parquet import ParquetReader
 from fsengine.io.text import TextReader
 
 __all__ = ["READERS", "Reader", "Source", "Table", "file_stem", "read", "reader_for", "stream"]
 
 #: The readers, in the order they are asked; the last one (text) takes any file.
-READERS: tuple[Reader, ...] = (ParquetReader(), TextReader())
+READERS: tuple[Reader, ...] = (ParquetReader(), GeoSeriesMatrixReader(), TextReader())
 
 _PARSE_ERRORS = (
     pa.ArrowException,

@@ -47,6 +47,10 @@ class Table:
     matrix: np.ndarray | None = None
     matrix_columns: tuple[str, ...] = ()
     sample_names: tuple[str, ...] | None = None  # set when genes in rows were turned
+    #: Per-sample columns beside the matrix, one of which is the class (a GEO series
+    #: matrix's sample lines, an AnnData file's obs): :mod:`fsengine.io.annotated`.
+    annotations: dict[str, list] | None = None
+    annotation_kind: str = ""  # what an annotation is called: "sample line", "obs column"
 
     @property
     def transposed(self) -> bool:

@@ -1,0 +1,110 @@
+"""Files whose class sits beside the matrix, not in it: a GEO series matrix's sample lines,
+an AnnData file's ``obs`` columns. Their reader returns the matrix and the sample
+annotations (:attr:`fsengine.io.base.Table.annotations`); :func:`label_table` picks the
+one the user names as the class and makes the table the rest of the loader reads."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pyarrow as pa
+
+from fsengine.errors import FSEngineError
+from fsengine.io.base import Table, assemble
+
+
+def _key(name: str) -> str:
+    """A name as compared: case, a leading '!' and 'Sample_' do not matter."""
+    key = name.strip().lstrip("!").strip().lower()
+    return key[len("sample_") :] if key.startswith("sample_") else key
+
+
+def describe_annotations(annotations: dict[str, list]) -> str:
+    """Each annotation with its values, for a list of choices: "'disease state' (2 values:
+    tumour (40), normal (22))", "'title' (62 values, one per sample)"."""
+    parts = []
+    for name, values in annotations.items():
+        counts = Counter(v for v in values if v is not None)
+        if len(counts) > 1 and len(counts) == len(values):
+            parts.append(f"{name!r} ({len(counts)} values, one per sample)")
+            continue
+        shown = ", ".join(f"{v} ({n})" for v, n in counts.most_common(4))
+        more = ", ..." if len(counts) > 4 else ""
+        plural = "value" if len(counts) == 1 else "values"
+        parts.append(f"{name!r} ({len(counts)} {plural}: {shown}{more})")
+    return "; ".join(parts)
+
+
+def label_table(parsed: Table, label: str | None, source_name: str) -> tuple[Table, str]:
+    """The parsed matrix with the annotation named ``label`` as its last column.
+
+    Parameters
+    ----------
+    parsed : Table
+        A reader's result with :attr:`~fsengine.io.base.Table.annotations`.
+    label : str or None
+        The annotation that holds the class, by its name (case, a leading '!' and
+        'Sample_' aside: "disease state", "title", "!Sample_source_name_ch1"). None:
+        the only annotation with 2 to n - 1 values, if there is exactly one.
+    source_name : str
+
+    Returns
+    -------
+    (Table, str)
+        The table (the features, views of the parsed matrix, then the label) and the
+        label column's name.
+
+    Raises
+    ------
+    FSEngineError
+        When ``label`` names no annotation, or is None and not exactly one could be the
+        class: the message lists every annotation with its values (also as ``choices``).
+    """
+    annotations = parsed.annotations or {}
+    kind = parsed.annotation_kind
+    n = len(parsed.sample_names or ())
+    choose = {
+        "remedy": f"name the {kind} that holds the class with",
+        "remedy_option": "label",
+        "choices": tuple(annotations),
+    }
+    listed = describe_annotations(annotations) or "none"
+    if label is None:
+        classes = [a for a, v in annotations.items() if 2 <= len(set(v) - {None}) < n]
+        if len(classes) != 1:
+            raise FSEngineError(
+                f"{source_name} keeps the class in one of its {kind}s: {listed}", **choose
+            )
+        chosen = classes[0]
+        parsed.notes.append(f"the only {kind} with classes holds them")
+    else:
+        found = [a for a in annotations if _key(a) == _key(label)]
+        if not found:
+            raise FSEngineError(
+                f"{source_name} has no {kind} {label!r}; its {kind}s: {listed}", **choose
+            )
+        chosen = found[0]
+    if chosen in parsed.matrix_columns:
+        raise FSEngineError(
+            f"{source_name}: the {kind} {chosen!r} has the name of a gene; rename one of them"
+        )
+    names = [*parsed.matrix_columns, chosen]
+    values = [None if v is None else str(v) for v in annotations[chosen]]
+    table = assemble(
+        names,
+        list(range(len(parsed.matrix_columns))),
+        parsed.matrix,
+        {len(names) - 1: pa.chunked_array([pa.array(values, pa.string())])},
+    )
+    parsed.notes.append(f"class from the {kind} {chosen!r}")
+    return (
+        Table(
+            table,
+            parsed.notes,
+            False,
+            parsed.matrix,
+            parsed.matrix_columns,
+            parsed.sample_names,
+        ),
+        chosen,
+    )
