@@ -33,12 +33,16 @@ def idle(page) -> None:
 
 
 def metrics(page) -> dict[str, str]:
-    """The page's st.metric widgets: label -> value."""
-    values = {}
-    for metric in page.get_by_test_id("stMetric").all():
-        label = metric.get_by_test_id("stMetricLabel").inner_text().strip()
-        values[label] = metric.get_by_test_id("stMetricValue").inner_text().strip()
-    return values
+    """The page's st.metric widgets: label -> value, read in one step in the page (a
+    running stream redraws them every tick: reading them one by one could ask for a
+    metric that the next tick had removed, and wait for it in vain)."""
+    return page.evaluate(
+        """() => Object.fromEntries([...document.querySelectorAll("[data-testid='stMetric']")]
+            .map(m => [m.querySelector("[data-testid='stMetricLabel']"),
+                       m.querySelector("[data-testid='stMetricValue']")])
+            .filter(([label, value]) => label && value)
+            .map(([label, value]) => [label.innerText.trim(), value.innerText.trim()]))"""
+    )
 
 
 def wait_for_metric(
