@@ -310,20 +310,7 @@ def _load(source: Source, *, label, transpose, drop_constant, name) -> Dataset:
     source_name = name or _source_name(source)
     parsed = readers.read(source, source_name, transpose)
     if parsed.annotations is not None:  # the class beside the matrix (GEO, AnnData)
-        labelled, label_column = label_table(parsed, label, source_name)
-        matrix = (labelled.matrix, labelled.matrix_columns)
-        dataset = _build(
-            labelled.table,
-            label_column,
-            drop_constant,
-            labelled.notes,
-            False,
-            source_name,
-            labelled.sample_names,
-            None,
-            matrix,
-        )
-        return replace(dataset, label_choices=tuple(parsed.annotations))
+        return annotated_dataset(parsed, label, drop_constant, source_name)
     table, notes, is_text = parsed.table, parsed.notes, parsed.line_numbers
     if table.num_columns == 0:
         raise FSEngineError(f"{source_name} has no columns")
@@ -362,6 +349,25 @@ def _load(source: Source, *, label, transpose, drop_constant, name) -> Dataset:
         if hint is not None and exc.remedy_option != "transpose":
             raise HintedError(exc, hint) from None
         raise
+
+
+def annotated_dataset(parsed, label: str | None, drop_constant: bool, name: str) -> Dataset:
+    """The Dataset of a matrix whose class is one of its sample annotations (a GEO series
+    matrix's sample lines, an AnnData object's obs columns), chosen by ``label``
+    (:func:`fsengine.io.annotated.label_table`); checked as any file is."""
+    labelled, label_column = label_table(parsed, label, name)
+    dataset = _build(
+        labelled.table,
+        label_column,
+        drop_constant,
+        labelled.notes,
+        False,
+        name,
+        labelled.sample_names,
+        None,
+        (labelled.matrix, labelled.matrix_columns),
+    )
+    return replace(dataset, label_choices=tuple(parsed.annotations))
 
 
 def _matrix_view(matrix, feature_columns) -> np.ndarray | None:

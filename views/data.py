@@ -84,8 +84,8 @@ with upload_col:
     # No type= filter: Streamlit's own refusal is a red "!" with a MIME type; the
     # library names the format and what to do (e.g. an Excel workbook: save as CSV).
     st.file_uploader(
-        f"Upload a matrix: CSV, TSV, gzip-compressed CSV, Parquet or a GEO series matrix "
-        f"(up to {limit} MB)",
+        f"Upload a matrix: CSV, TSV, gzip-compressed CSV, Parquet, a GEO series matrix or an "
+        f"AnnData .h5ad file (up to {limit} MB)",
         key="uploader",
         on_change=_on_upload,
         help="Samples in rows and genes in columns, with one label column; "
@@ -109,8 +109,9 @@ with option_col:
         on_change=_on_options,
         help="Default: a column named label/class/target, else the last non-numeric "
         "column, else the last column. A GEO series matrix keeps the class in a sample "
-        "line (a characteristic such as 'disease state', the title or the source name): "
-        "choose it here; the default is the only line with classes.",
+        "line (a characteristic such as 'disease state', the title or the source name), an "
+        "AnnData file in an obs column: choose it here; the default is the only one with "
+        "classes.",
     )
 
 if "load_error" in st.session_state:

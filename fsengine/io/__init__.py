@@ -9,7 +9,8 @@ at fault). The modules:
   shared by the readers;
 - ``sniff``: format magic, encoding and delimiter;
 - ``text``: CSV/TSV (also gzip-compressed); ``parquet``: Parquet; ``geo``: GEO series
-  matrices; ``annotated``: the class chosen among a file's sample annotations;
+  matrices; ``h5ad``: AnnData files; ``annotated``: the class chosen among a file's sample
+  annotations;
 - ``orientation``: genes in rows, row names, sample identifiers and the hint for a file
   that looks like genes in rows;
 - ``columns``: the label column's choice and check, feature and label values.
@@ -23,15 +24,22 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from fsengine.errors import FSEngineError
 from fsengine.io.base import HEAD, Reader, Source, Table, read_bytes
 from fsengine.io.geo import GeoSeriesMatrixReader
+from fsengine.io.h5ad import H5adReader
 from fsengine.io.parquet import ParquetReader
 from fsengine.io.text import TextReader
 
 __all__ = ["READERS", "Reader", "Source", "Table", "file_stem", "read", "reader_for", "stream"]
 
 #: The readers, in the order they are asked; the last one (text) takes any file.
-READERS: tuple[Reader, ...] = (ParquetReader(), GeoSeriesMatrixReader(), TextReader())
+READERS: tuple[Reader, ...] = (
+    ParquetReader(),
+    H5adReader(),
+    GeoSeriesMatrixReader(),
+    TextReader(),
+)
 
 _PARSE_ERRORS = (
     pa.ArrowException,
@@ -85,9 +93,12 @@ def stream(source: Source, name: str, transpose: bool = False) -> Table | None:
             return None
         with open(source, "rb") as f:
             head = f.read(HEAD)
+    reader = reader_for(head)
     try:
-        return reader_for(head).stream(source, head, name, transpose)
-    except _PARSE_ERRORS:
+        return reader.stream(source, head, name, transpose)
+    except _PARSE_ERRORS as exc:
+        if reader.stream_errors_are_final and isinstance(exc, FSEngineError):
+            raise
         return None
 
 

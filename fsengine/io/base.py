@@ -68,6 +68,9 @@ class Reader(ABC):
     """
 
     format: str = ""
+    #: An FSEngineError from :meth:`stream` is the answer, not a hand-over to :meth:`read`
+    #: (a format read from its path alone, whose :meth:`read` would only read it again).
+    stream_errors_are_final: bool = False
 
     @abstractmethod
     def recognises(self, head: bytes) -> bool:

@@ -1,6 +1,7 @@
-"""A GEO series matrix uploaded on the Data page (issue 30, point 1): the class from its
-only sample line with classes, the label box listing the file's sample lines, and, for a
-file with several, an error box listing them and the choice in the box loading it."""
+"""A GEO series matrix and an AnnData file uploaded on the Data page (issue 30, point 1):
+the class from the only sample line with classes, the label box listing the file's sample
+lines or obs columns, and, for a file with several, an error box listing them and the
+choice in the box loading it."""
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -8,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 from conftest import ROOT, SLOW_SECONDS
 
 SERIES = ROOT / "tests" / "data" / "glioma_series_matrix.txt.gz"
+PBMC = ROOT / "tests" / "data" / "pbmc68k_reduced.h5ad"
 AMBIGUOUS = "\n".join(
     [
         '!Series_title\t"two candidate lines"',
@@ -61,3 +63,17 @@ def test_several_class_lines_are_listed_and_the_box_chooses_one(app):
     assert not app.exception and not app.error
     assert _metrics(app)["Samples"] == "6" and _metrics(app)["Classes"] == "2"
     assert app.session_state["minority"] == "normal"
+
+
+def test_an_h5ad_file_lists_its_obs_columns_and_loads_with_the_one_chosen(app):
+    upload = (PBMC.name, PBMC.read_bytes(), "application/x-hdf5")
+    app.file_uploader(key="uploader").set_value(upload).run()
+    assert not app.exception
+    (error,) = [e.value for e in app.error]
+    assert "pbmc68k_reduced.h5ad keeps the class in one of its obs columns:" in error
+    box = app.selectbox(key="label_column")
+    assert box.options == ["(automatic)", "bulk_labels", "n_genes", "phase", "louvain"]
+    box.set_value("bulk_labels").run()
+    assert not app.exception and not app.error
+    assert _metrics(app)["Samples"] == "700" and _metrics(app)["Features"] == "765"
+    assert app.session_state["minority"] == "CD4+/CD45RA+/CD25- Naive T"
