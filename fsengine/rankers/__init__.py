@@ -27,6 +27,7 @@ from fsengine.rankers._decomposition import (
     default_clusters,
     pseudo_labels,
 )
+from fsengine.rankers._markers import WELCH, WILCOXON, marker_table, welch_score, wilcoxon_score
 from fsengine.rankers._mi import ESTIMATORS, MI, mi_score
 from fsengine.rankers._relieff import RELIEFF, relieff_score
 
@@ -43,6 +44,8 @@ RANKER_TABLE = [
     (MI, mi_score),
     (RELIEFF, relieff_score),
     (HELLINGER, hellinger_score),
+    (WELCH, welch_score),
+    (WILCOXON, wilcoxon_score),
     (decomposed_spec(FISHER), d_fisher_score),
     (decomposed_spec(MI), d_mi_score),
     (decomposed_spec(PCC), d_pcc_score),
@@ -106,6 +109,7 @@ __all__ = [
     "default_clusters",
     "fisher_score",
     "hellinger_score",
+    "marker_table",
     "mi_score",
     "pcc_score",
     "pseudo_labels",
@@ -113,4 +117,6 @@ __all__ = [
     "relieff_score",
     "s2n_score",
     "score_features",
+    "welch_score",
+    "wilcoxon_score",
 ]
