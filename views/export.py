@@ -1,5 +1,7 @@
 """Export page: a selection, the data reduced to it and the run's parameters, as files."""
 
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
@@ -9,6 +11,7 @@ from dashboard.pages import BY_NAME
 from dashboard.reporting import report_sections
 from dashboard.widgets import method_widgets, widget_defaults
 from fsengine import FSEngineError, run_selection
+from fsengine.adata import h5ad_bytes
 from fsengine.export import (
     command_line,
     params_to_json,
@@ -191,6 +194,23 @@ if result is not None:
         )
         st.caption(
             "rank, feature, column_index, score, method: the bytes of the command line's `select`."
+        )
+        task = session.current_task()
+        source = loaded.raw if loaded.name.lower().endswith(".h5ad") else None
+        st.download_button(
+            "Download as AnnData (.h5ad)",
+            partial(h5ad_bytes, task, selection, source),
+            file_name=f"{method}-selected.h5ad",
+            mime="application/x-hdf5",
+            on_click="ignore",
+            key="export_h5ad",
+        )
+        st.caption(
+            "The data set (an uploaded .h5ad file: that object, all of it) with the selection "
+            f"in var columns ({method}_selected, _rank, _score) and in uns['fsengine_{method}'], "
+            "the layout of scanpy's rank_genes_groups: `sc.get.rank_genes_groups_df(adata, "
+            f"group, key='fsengine_{method}')` and `sc.pl.rank_genes_groups_dotplot` read it. "
+            "The same file as `fsengine select ... --out result.h5ad`."
         )
     with files[1]:
         st.subheader("Reduced matrix")

@@ -53,7 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--out",
         metavar="FILE",
         default="-",
-        help="output CSV file; '-' writes to standard output (default)",
+        help="output CSV file ('-' writes to standard output, the default), or an AnnData "
+        "file (.h5ad): the input object (or one built from the data) with the selection in "
+        "var columns and an uns entry that scanpy's rank_genes_groups getters and plots read",
     )
     sel.add_argument(
         "--trace",

@@ -7,6 +7,7 @@ import sys
 
 import numpy as np
 
+from fsengine.adata import to_h5ad
 from fsengine.cli.common import task_of, write
 from fsengine.cli.options import (
     method_params,
@@ -70,7 +71,11 @@ def cmd_select(args) -> None:
     )
     for warning in result.warnings:
         print(f"fsengine: warning: {warning}", file=sys.stderr)
-    write(selection_to_csv(result.selection), args.out)
+    if str(args.out).lower().endswith(".h5ad"):  # the AnnData object, with the selection
+        is_h5ad = str(args.data).lower().endswith(".h5ad")
+        to_h5ad(task, result.selection, args.out, source=args.data if is_h5ad else None)
+    else:
+        write(selection_to_csv(result.selection), args.out)
     if args.trace:
         if not get_method(args.method).online:
             raise FSEngineError(

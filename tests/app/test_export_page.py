@@ -27,6 +27,7 @@ from fsengine.runs import METHODS, ONLINE_METHODS
 
 DOWNLOADS = [
     "Download selected features (CSV)",
+    "Download as AnnData (.h5ad)",
     "Download reduced matrix (CSV)",
     "Download parameters (JSON)",
 ]

@@ -28,7 +28,7 @@ LAYERS = [
     (3, r"fsengine\.(runs|evaluation(\..*)?|stability|live|sklearn)$"),
     (3, r"fsengine\.(study|benchmark)$"),  # benchmark studies: over data and evaluation
     (3, r"fsengine\.(genes|gene_figures)$"),  # the Genes view: over data and evaluation
-    (4, r"fsengine\.(export|report|cli(\..*)?|__main__)$"),
+    (4, r"fsengine\.(export|report|adata|cli(\..*)?|__main__)$"),
     (4, r"fsengine$"),
 ]
 
