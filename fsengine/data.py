@@ -39,6 +39,7 @@ from fsengine.io.orientation import (
     transposed,
     unnamed_columns,
 )
+from fsengine.io.sample_sheet import attach_sheet, expression_table
 from fsengine.labels import default_minority, default_minority_reason, one_versus_rest
 
 __all__ = ["LABEL_NAMES", "Dataset", "Source", "load_dataset"]
@@ -226,6 +227,8 @@ def load_dataset(
     transpose: bool = False,
     drop_constant: bool = False,
     name: str | None = None,
+    samples: Source | None = None,
+    samples_name: str | None = None,
 ) -> Dataset:
     """Read and validate a matrix of samples x genes with a class label column.
 
@@ -246,6 +249,14 @@ def load_dataset(
         information; under the standardised distance their distances are NaN).
     name : str, optional
         Name to report for the data (default: the file name).
+    samples : path, bytes or binary file object, optional
+        A sample sheet (CSV, TSV, Parquet; one row per sample) that holds the class:
+        ``source`` is then a table of numbers with the sample identifiers as its first
+        column (or, with ``transpose``, as its header), the sheet's column of those
+        identifiers matches its rows in any order, and ``label`` names the sheet's class
+        column (:mod:`fsengine.io.sample_sheet`).
+    samples_name : str, optional
+        Name to report for the sheet (default: its file name).
 
     Returns
     -------
@@ -278,6 +289,10 @@ def load_dataset(
     ``drop_constant``: no feature can tell the classes apart.
     """
     try:
+        if samples is not None:
+            return _load_with_sheet(
+                source, samples, label, transpose, drop_constant, name, samples_name
+            )
         return _load(
             source, label=label, transpose=transpose, drop_constant=drop_constant, name=name
         )
@@ -304,6 +319,20 @@ def _source_name(source: Source) -> str:
     if hasattr(source, "read"):
         return os.path.basename(str(getattr(source, "name", "uploaded file")))
     return Path(source).name
+
+
+def _load_with_sheet(
+    source, samples, label, transpose, drop_constant, name, samples_name
+) -> Dataset:
+    """An expression table and its sample sheet (:mod:`fsengine.io.sample_sheet`)."""
+    source_name = name or _source_name(source)
+    sheet_name = samples_name or _source_name(samples)
+    parsed = readers.read(source, source_name, False)
+    expression = expression_table(parsed, transpose, source_name)
+    sheet = readers.read(samples, sheet_name, False).table
+    return annotated_dataset(
+        attach_sheet(expression, sheet, sheet_name), label, drop_constant, source_name
+    )
 
 
 def _load(source: Source, *, label, transpose, drop_constant, name) -> Dataset:

@@ -46,7 +46,11 @@ def task_of(args) -> Task:
     """The task of the command: ``args.data`` read with the command's options, and the
     class the run is for (:func:`chosen_minority`) versus the rest."""
     ds = load_dataset(
-        args.data, label=args.label, transpose=args.transpose, drop_constant=args.drop_constant
+        args.data,
+        label=args.label,
+        transpose=args.transpose,
+        drop_constant=args.drop_constant,
+        samples=args.samples,
     )
     return Task.from_dataset(ds, chosen_minority(args.minority, ds))
 

@@ -26,7 +26,8 @@ def add_data_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "data",
         metavar="DATA",
-        help="CSV, TSV, gzip-compressed CSV/TSV or Parquet file; samples in rows",
+        help="CSV, TSV, gzip-compressed CSV/TSV, Parquet, GEO series matrix or AnnData "
+        "(.h5ad) file; samples in rows",
     )
     p.add_argument(
         "--label",
@@ -44,6 +45,13 @@ def add_data_options(p: argparse.ArgumentParser) -> None:
         "--drop-constant",
         action="store_true",
         help="drop features that have one value over all samples",
+    )
+    p.add_argument(
+        "--samples",
+        metavar="FILE",
+        help="a sample sheet (CSV, TSV or Parquet, one row per sample) holding the class: "
+        "DATA is then numbers only, with the sample identifiers as its first column (or, "
+        "with --transpose, as its header); --label names the sheet's class column",
     )
 
 

@@ -27,7 +27,11 @@ from fsengine.stability import order_stability
 
 def cmd_info(args) -> None:
     ds = load_dataset(
-        args.data, label=args.label, transpose=args.transpose, drop_constant=args.drop_constant
+        args.data,
+        label=args.label,
+        transpose=args.transpose,
+        drop_constant=args.drop_constant,
+        samples=args.samples,
     )
     lines = [
         f"data: {ds.source}",

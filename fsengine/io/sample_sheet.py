@@ -1,0 +1,125 @@
+"""An expression table and a separate sample sheet: the class is a column of the sheet,
+matched to the table's samples by their identifiers, in any order.
+
+The table holds numbers only, with the samples' identifiers as its first column (samples
+in rows) or as its header (genes in rows, the first column the genes' names). The sheet is
+any table the readers take (CSV, TSV, Parquet), one row per sample: the column whose values
+are the table's sample identifiers matches them, the other columns are the annotations the
+class is chosen from (:mod:`fsengine.io.annotated`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from fsengine.errors import FSEngineError
+from fsengine.io.base import Table
+from fsengine.io.columns import feature_values
+from fsengine.io.orientation import raise_duplicates
+
+
+def _ids(values) -> list[str]:
+    return ["" if v is None else str(v).strip() for v in values]
+
+
+def _shown(ids, limit: int = 5) -> str:
+    listed = ", ".join(repr(i) for i in ids[:limit])
+    return listed + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
+
+
+def expression_table(parsed: Table, transpose: bool, name: str) -> Table:
+    """The table's samples x genes matrix with its sample identifiers, no class yet.
+
+    Raises FSEngineError naming a repeated identifier or a cell that is not a number.
+    """
+    table = parsed.table
+    if table.num_columns < 2:
+        raise FSEngineError(f"{name} needs an identifier column and at least one more column")
+    first = table.column_names[0]
+    if transpose:  # genes in rows: the header holds the samples
+        genes = _ids(table.column(0).to_pylist())
+        samples = [str(c).strip() for c in table.column_names[1:]]
+        columns = [(str(c), table.column(c)) for c in table.column_names[1:]]
+        matrix = np.empty((len(samples), len(genes)), dtype=np.float64, order="F")
+        for i, (sample, column) in enumerate(columns):
+            matrix[i, :] = feature_values(sample, column, None, parsed.line_numbers)
+    else:
+        samples = _ids(table.column(0).to_pylist())
+        genes = [str(c) for c in table.column_names[1:]]
+        matrix = np.empty((len(samples), len(genes)), dtype=np.float64, order="F")
+        for j, gene in enumerate(genes):
+            matrix[:, j] = feature_values(gene, table.column(gene), samples, False)
+    if len(set(samples)) != len(samples):
+        raise_duplicates(samples, f"sample identifiers in {name} (column {first!r})")
+    if len(set(genes)) != len(genes):
+        raise_duplicates(genes, f"gene names in {name}")
+    notes = [*parsed.notes, "genes in rows, turned" if transpose else "samples in rows"]
+    return Table(pa.table({}), notes, False, matrix, tuple(genes), tuple(samples))
+
+
+def attach_sheet(expression: Table, sheet: pa.Table, sheet_name: str) -> Table:
+    """``expression`` with the sheet's columns as its annotations, matched by identifier.
+
+    Parameters
+    ----------
+    expression : Table
+        :func:`expression_table`'s result.
+    sheet : pyarrow.Table
+        One row per sample; the column holding the most of the expression table's sample
+        identifiers matches the rows (ties: the first such column).
+    sheet_name : str
+
+    Raises
+    ------
+    FSEngineError
+        When no sheet column holds the identifiers, when an identifier repeats in that
+        column, or when samples of the table are missing from the sheet (named).
+    """
+    samples = list(expression.sample_names)
+    wanted = set(samples)
+    best, best_hits = None, 0
+    for column in sheet.column_names:
+        hits = len(wanted & set(_ids(sheet.column(column).to_pylist())))
+        if hits > best_hits:
+            best, best_hits = column, hits
+    if best is None:
+        raise FSEngineError(
+            f"no column of {sheet_name} holds the expression table's sample identifiers "
+            f"({_shown(samples, 3)}); the sheet needs one row per sample with its identifier"
+        )
+    ids = _ids(sheet.column(best).to_pylist())
+    if len(set(ids)) != len(ids):
+        raise_duplicates(ids, f"sample identifiers in {sheet_name} (column {best!r})")
+    missing = [s for s in samples if s not in set(ids)]
+    if missing:
+        raise FSEngineError(
+            f"{len(missing)} of the {len(samples)} samples of the expression table are not in "
+            f"{sheet_name} (column {best!r}): {_shown(missing)}; add them to the sheet or "
+            "remove them from the table",
+            column=str(best),
+        )
+    row = {sample: k for k, sample in enumerate(ids)}
+    order = [row[s] for s in samples]
+    annotations = {
+        str(column): [sheet.column(column)[k].as_py() for k in order]
+        for column in sheet.column_names
+        if column != best
+    }
+    extra = len(ids) - len(samples)
+    notes = [
+        *expression.notes,
+        f"classes from the sample sheet {sheet_name}, matched by its column {best!r}",
+    ]
+    if extra:
+        notes.append(f"{extra} samples of the sheet are not in the expression table")
+    return Table(
+        expression.table,
+        notes,
+        False,
+        expression.matrix,
+        expression.matrix_columns,
+        expression.sample_names,
+        annotations,
+        "sample sheet column",
+    )
