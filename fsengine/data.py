@@ -76,6 +76,9 @@ class Dataset:
         Where the class could have come from, when the file keeps it beside the matrix
         (a GEO series matrix's sample lines, an AnnData file's obs columns); empty for a
         table, whose every column could be the label.
+    preprocessing : str
+        The preprocessing steps applied after reading ("" for none:
+        :func:`fsengine.preprocess.preprocess`), as run records state them.
     """
 
     X: np.ndarray
@@ -88,6 +91,7 @@ class Dataset:
     dropped_features: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
     label_choices: tuple[str, ...] = ()
+    preprocessing: str = ""
 
     @property
     def n_samples(self) -> int:

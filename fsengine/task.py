@@ -171,8 +171,12 @@ class Task:
 
     def record(self) -> dict:
         """What a run record says of the data: ``data`` (the file), ``label_column`` and
-        ``minority`` (the class as stored)."""
-        return {"data": self.source, "label_column": self.label_column, "minority": self.minority}
+        ``minority`` (the class as stored), and ``preprocessing`` when the data set was
+        preprocessed (:func:`fsengine.preprocess.preprocess`)."""
+        record = {"data": self.source, "label_column": self.label_column, "minority": self.minority}
+        if self.dataset is not None and self.dataset.preprocessing:
+            record["preprocessing"] = self.dataset.preprocessing
+        return record
 
     def __reduce__(self):
         # Workers get the arrays and the facts, not the data set (its labels and notes).

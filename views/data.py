@@ -5,6 +5,7 @@ import streamlit as st
 
 from dashboard import messages, running, session
 from fsengine import FSEngineError
+from fsengine.preprocess import looks_unlogged
 
 AUTO_LABEL = "(automatic)"
 
@@ -209,6 +210,14 @@ elif refused:
         icon=":material/warning:",
     )
 running.show_protocol_warnings()
+unlogged = looks_unlogged(ds.X)
+if unlogged:
+    st.info(
+        f"{unlogged[0].upper()}{unlogged[1:]}. The command line preprocesses them "
+        "(`--floor 20 --transform log2`, or `--transform log-cpm` for counts; see the README); "
+        "the pages read the values as they are.",
+        icon=":material/info:",
+    )
 
 # The classes as a table with a bar per row (no chart: the first page draws without
 # loading a chart library in the browser, about 0.7 s of the first page).

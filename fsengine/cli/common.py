@@ -5,8 +5,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from fsengine.cli.options import preprocess_params
 from fsengine.data import load_dataset
 from fsengine.errors import FSEngineError
+from fsengine.preprocess import looks_unlogged, preprocess
 from fsengine.task import Task
 
 
@@ -45,13 +47,19 @@ def chosen_minority(minority, ds):
 def task_of(args) -> Task:
     """The task of the command: ``args.data`` read with the command's options, and the
     class the run is for (:func:`chosen_minority`) versus the rest."""
-    ds = load_dataset(
-        args.data,
-        label=args.label,
-        transpose=args.transpose,
-        drop_constant=args.drop_constant,
-        samples=args.samples,
+    ds = preprocess(
+        load_dataset(
+            args.data,
+            label=args.label,
+            transpose=args.transpose,
+            drop_constant=args.drop_constant,
+            samples=args.samples,
+        ),
+        preprocess_params(args),
     )
+    unlogged = None if ds.preprocessing else looks_unlogged(ds.X)
+    if unlogged:
+        print(f"fsengine: note: {unlogged}", file=sys.stderr)
     return Task.from_dataset(ds, chosen_minority(args.minority, ds))
 
 

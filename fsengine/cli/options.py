@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from fsengine.errors import FSEngineError
 from fsengine.methods import METHODS, ONLINE_METHODS, REGISTRY
+from fsengine.preprocess import PREPROCESSING
 from fsengine.spec import RUN_FLAGS, Param
 
 
@@ -46,6 +47,15 @@ def add_data_options(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="drop features that have one value over all samples",
     )
+    for param in PREPROCESSING.parameters.values():
+        p.add_argument(
+            param.cli_flag,
+            dest=f"preprocess_{param.name}",
+            type=param.parse,
+            choices=list(param.choices) if hasattr(param, "choices") else None,
+            metavar=None if hasattr(param, "choices") else "X",
+            help=f"preprocessing: {param.help} ({param.range_text()}; default: nothing done)",
+        )
     p.add_argument(
         "--samples",
         metavar="FILE",
@@ -55,10 +65,21 @@ def add_data_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def preprocess_params(args) -> dict:
+    """The preprocessing options given on the command line (:data:`PREPROCESSING`)."""
+    return {
+        name: getattr(args, f"preprocess_{name}")
+        for name in PREPROCESSING.parameters
+        if getattr(args, f"preprocess_{name}", None) is not None
+    }
+
+
 def cli_words(name: str) -> str:
     """The command line's flag for a library parameter or option named in an error."""
     if name in RUN_FLAGS:
         return RUN_FLAGS[name]
+    if name in PREPROCESSING.parameters:
+        return PREPROCESSING.parameters[name].cli_flag
     for method in REGISTRY.values():
         if name in method.spec.parameters:
             return method.spec.parameters[name].cli_flag

@@ -11,6 +11,7 @@ from fsengine.adata import to_h5ad
 from fsengine.cli.common import task_of, write
 from fsengine.cli.options import (
     method_params,
+    preprocess_params,
 )
 from fsengine.data import load_dataset
 from fsengine.errors import FSEngineError
@@ -20,19 +21,26 @@ from fsengine.export import (
     stability_to_csv,
 )
 from fsengine.methods import get_method
+from fsengine.preprocess import looks_unlogged, preprocess
 from fsengine.progress import terminal_progress
 from fsengine.runs import run_selection
 from fsengine.stability import order_stability
 
 
 def cmd_info(args) -> None:
-    ds = load_dataset(
-        args.data,
-        label=args.label,
-        transpose=args.transpose,
-        drop_constant=args.drop_constant,
-        samples=args.samples,
+    ds = preprocess(
+        load_dataset(
+            args.data,
+            label=args.label,
+            transpose=args.transpose,
+            drop_constant=args.drop_constant,
+            samples=args.samples,
+        ),
+        preprocess_params(args),
     )
+    unlogged = None if ds.preprocessing else looks_unlogged(ds.X)
+    if unlogged:
+        print(f"fsengine: note: {unlogged}", file=sys.stderr)
     lines = [
         f"data: {ds.source}",
         f"samples: {ds.n_samples}",

@@ -24,7 +24,7 @@ LAYERS = [
     (1, r"fsengine\.(io(\..*)?|data)$"),
     (1, r"fsengine\.online(\..*)?$"),
     (1, r"fsengine\.rankers(\..*)?$"),
-    (2, r"fsengine\.(methods|task)$"),  # the registry; the task: (data set, minority)
+    (2, r"fsengine\.(methods|task|preprocess)$"),  # the registry; the task: (data set, minority)
     (3, r"fsengine\.(runs|evaluation(\..*)?|stability|live|sklearn)$"),
     (3, r"fsengine\.(study|benchmark)$"),  # benchmark studies: over data and evaluation
     (3, r"fsengine\.(genes|gene_figures)$"),  # the Genes view: over data and evaluation

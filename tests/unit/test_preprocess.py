@@ -1,0 +1,130 @@
+"""Preprocessing (issue 30, point 2): each step against values worked out by hand, the
+defaults changing nothing, the unlogged check on real sets, and the command line's options,
+note and run record."""
+
+import numpy as np
+import pytest
+
+from conftest import ROOT, SAMPLE
+from fsengine import FSEngineError, load_dataset, run_selection
+from fsengine.cli import main
+from fsengine.data import Dataset
+from fsengine.preprocess import PREPROCESSING, looks_unlogged, preprocess
+from fsengine.task import Task
+
+COLON = ROOT / "tests" / "data" / "colon_alon.csv.gz"
+
+
+def _dataset(X) -> Dataset:
+    X = np.asarray(X, dtype=float)
+    return Dataset(
+        X=np.asfortranarray(X),
+        labels=np.array([1, 1, 0, 0]),
+        feature_names=tuple(f"g{j}" for j in range(X.shape[1])),
+        label_column="label",
+        sample_names=("a", "b", "c", "d"),
+    )
+
+
+RAW = [[10.0, 100.0, 7.0], [30.0, 300.0, 7.0], [20000.0, 50.0, 7.0], [25.0, 0.0, 7.0]]
+
+
+def test_the_defaults_change_nothing(srbct):
+    assert preprocess(srbct) is srbct
+    assert preprocess(srbct, PREPROCESSING.defaults()) is srbct
+    assert Task.from_dataset(srbct, 2).record() == {
+        "data": "SRBCT.parquet",
+        "label_column": "label",
+        "minority": 2,
+    }
+
+
+def test_thresholds_then_log2_by_hand():
+    done = preprocess(_dataset(RAW), {"floor": 20.0, "ceiling": 16000.0, "transform": "log2"})
+    expected = np.log2(
+        [[20, 100, 20], [30, 300, 20], [16000, 50, 20], [25, 20, 20]]
+    )  # 10 -> 20, 20000 -> 16000, 0 -> 20, 7 -> 20
+    assert np.allclose(done.X, expected)
+    assert done.constant_features == ("g2",)  # 7 everywhere: 20 after the floor
+    assert done.preprocessing == "floor=20.0, ceiling=16000.0, transform=log2, offset=0.0"
+    assert done.notes[-3:] == (
+        "thresholded to [20, 16000]",
+        "log2(value + 0)",
+        "preprocessing: floor=20.0, ceiling=16000.0, transform=log2, offset=0.0",
+    )
+
+
+def test_log_cpm_by_hand():
+    counts = [[0, 10, 90], [5, 5, 0], [100, 300, 600], [1, 1, 2]]
+    done = preprocess(_dataset(counts), {"transform": "log-cpm"})
+    totals = np.array([100, 10, 1000, 4])[:, None]
+    assert np.allclose(done.X, np.log2(np.array(counts) / totals * 1e6 + 1))
+    assert done.X[0, 0] == 0.0  # a zero count stays 0: log2(0 + 1)
+
+
+def test_the_variance_filter_drops_low_variance_genes():
+    X = [[1.0, 5.0, 0.0], [1.1, 9.0, 0.0], [0.9, 1.0, 0.0], [1.0, 5.0, 0.1]]
+    done = preprocess(_dataset(X), {"min_variance": 0.5})
+    assert done.feature_names == ("g1",)  # variances 0.005, 8.0, 0.0019
+    assert "2 genes of variance below 0.5 dropped" in done.notes
+    with pytest.raises(FSEngineError, match="drops every gene"):
+        preprocess(_dataset(X), {"min_variance": 100.0})
+
+
+def test_bad_steps_are_named():
+    with pytest.raises(FSEngineError) as caught:
+        preprocess(_dataset(RAW), {"transform": "log2"})
+    message = caught.value.describe()
+    assert "gene 'g1', sample 'd' is 0" in message and "remedy" not in message
+    with pytest.raises(FSEngineError, match="gene 'g0', sample 'a' is -1"):
+        preprocess(_dataset([[-1.0, 1], [2, 1], [3, 1], [4, 2]]), {"transform": "log-cpm"})
+    with pytest.raises(FSEngineError, match="must not exceed the ceiling"):
+        preprocess(_dataset(RAW), {"floor": 10.0, "ceiling": 5.0})
+    with pytest.raises(FSEngineError, match="must be one of none, log2, log-cpm"):
+        preprocess(_dataset(RAW), {"transform": "ln"})
+
+
+def test_the_unlogged_check_on_real_sets(srbct):
+    colon = load_dataset(COLON)  # raw intensities 5.8 .. 20903
+    assert looks_unlogged(colon.X).startswith(
+        "the values range from 5.82 to 20,903.2, over three orders of magnitude: they look unlogged"
+    )
+    assert looks_unlogged(srbct.X) is None  # 0.0025 .. 32.7: already transformed
+    glioma = load_dataset(ROOT / "tests" / "data" / "glioma_series_matrix.txt.gz")
+    assert looks_unlogged(glioma.X) is None  # log10 values
+    brain = np.array([[-37762.0, 5.0], [207050.0, 100.0]])  # Brain_Tumor1's range
+    assert "negative background-corrected values" in looks_unlogged(brain)
+    logged = preprocess(colon, {"floor": 20.0, "transform": "log2"})
+    assert looks_unlogged(logged.X) is None
+
+
+def test_the_command_line_notes_unlogged_data_and_preprocesses(tmp_path, capsys):
+    out = tmp_path / "selected.csv"
+    assert main(["select", str(COLON), "--minority", "tumour", "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("fsengine: note: the values range from 5.82 to 20,903.2")
+    argv = ["select", str(COLON), "--minority", "tumour", "--floor", "20", "--transform", "log2"]
+    assert main([*argv, "--out", str(out)]) == 0
+    assert "note" not in capsys.readouterr().err
+    expected = run_selection(
+        preprocess(load_dataset(COLON), {"floor": 20.0, "transform": "log2"}), "tumour", "kofsd"
+    ).selection
+    assert [line.split(",")[1] for line in out.read_text().splitlines()[1:]] == list(
+        expected.features
+    )
+    assert main(["select", str(SAMPLE), "--transform", "log2", "--offset", "-1"]) == 2
+    assert "--offset must be a number in [0, inf)" in capsys.readouterr().err
+
+
+def test_the_run_record_states_the_preprocessing():
+    from fsengine.evaluation import evaluate
+
+    settings = {"floor": 20.0, "transform": "log2"}
+    task = Task.from_dataset(preprocess(load_dataset(COLON), settings), "tumour")
+    result = evaluate(task, methods=["fisher"], n_splits=2, n_jobs=1)
+    assert result.params["preprocessing"] == "floor=20.0, transform=log2, offset=0.0"
+    assert result.params["data"] == "colon_alon.csv.gz"
+    plain = evaluate(
+        Task.from_dataset(load_dataset(COLON), "tumour"), methods=["fisher"], n_splits=2
+    )
+    assert "preprocessing" not in plain.params
