@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from fsengine import io as readers
 from fsengine.errors import FSEngineError
-from fsengine.io.annotated import label_table
+from fsengine.io.annotated import annotation, label_table
 from fsengine.io.base import Source
 from fsengine.io.base import as_number as _as_number
 from fsengine.io.columns import (
@@ -79,6 +79,12 @@ class Dataset:
     preprocessing : str
         The preprocessing steps applied after reading ("" for none:
         :func:`fsengine.preprocess.preprocess`), as run records state them.
+    groups : ndarray of str or None
+        Each sample's group (patient, donor, batch) when the file names a groups column:
+        the protocol's splits keep a group on one side
+        (:func:`fsengine.evaluation.stratified_splits`).
+    groups_column : str
+        The column (or annotation) the groups came from ("" for none).
     """
 
     X: np.ndarray
@@ -92,6 +98,8 @@ class Dataset:
     notes: tuple[str, ...] = field(default=())
     label_choices: tuple[str, ...] = ()
     preprocessing: str = ""
+    groups: np.ndarray | None = field(default=None, repr=False)
+    groups_column: str = ""
 
     @property
     def n_samples(self) -> int:
@@ -233,6 +241,7 @@ def load_dataset(
     name: str | None = None,
     samples: Source | None = None,
     samples_name: str | None = None,
+    groups: str | None = None,
 ) -> Dataset:
     """Read and validate a matrix of samples x genes with a class label column.
 
@@ -261,6 +270,10 @@ def load_dataset(
         column (:mod:`fsengine.io.sample_sheet`).
     samples_name : str, optional
         Name to report for the sheet (default: its file name).
+    groups : str, optional
+        The column (or sample annotation) naming each sample's group (patient, donor,
+        batch): it is not a feature, and the protocol's splits keep each group on one
+        side (``Dataset.groups``).
 
     Returns
     -------
@@ -295,10 +308,15 @@ def load_dataset(
     try:
         if samples is not None:
             return _load_with_sheet(
-                source, samples, label, transpose, drop_constant, name, samples_name
+                source, samples, label, transpose, drop_constant, name, samples_name, groups
             )
         return _load(
-            source, label=label, transpose=transpose, drop_constant=drop_constant, name=name
+            source,
+            label=label,
+            transpose=transpose,
+            drop_constant=drop_constant,
+            name=name,
+            groups=groups,
         )
     except FSEngineError:  # a ValueError too: let it through as it is
         raise
@@ -326,7 +344,7 @@ def _source_name(source: Source) -> str:
 
 
 def _load_with_sheet(
-    source, samples, label, transpose, drop_constant, name, samples_name
+    source, samples, label, transpose, drop_constant, name, samples_name, groups=None
 ) -> Dataset:
     """An expression table and its sample sheet (:mod:`fsengine.io.sample_sheet`)."""
     source_name = name or _source_name(source)
@@ -335,15 +353,15 @@ def _load_with_sheet(
     expression = expression_table(parsed, transpose, source_name)
     sheet = readers.read(samples, sheet_name, False).table
     return annotated_dataset(
-        attach_sheet(expression, sheet, sheet_name), label, drop_constant, source_name
+        attach_sheet(expression, sheet, sheet_name), label, drop_constant, source_name, groups
     )
 
 
-def _load(source: Source, *, label, transpose, drop_constant, name) -> Dataset:
+def _load(source: Source, *, label, transpose, drop_constant, name, groups=None) -> Dataset:
     source_name = name or _source_name(source)
     parsed = readers.read(source, source_name, transpose)
     if parsed.annotations is not None:  # the class beside the matrix (GEO, AnnData)
-        return annotated_dataset(parsed, label, drop_constant, source_name)
+        return annotated_dataset(parsed, label, drop_constant, source_name, groups)
     table, notes, is_text = parsed.table, parsed.notes, parsed.line_numbers
     if table.num_columns == 0:
         raise FSEngineError(f"{source_name} has no columns")
@@ -377,6 +395,7 @@ def _load(source: Source, *, label, transpose, drop_constant, name) -> Dataset:
             sample_names,
             id_column,
             matrix,
+            groups,
         )
     except FSEngineError as exc:
         if hint is not None and exc.remedy_option != "transpose":
@@ -384,10 +403,16 @@ def _load(source: Source, *, label, transpose, drop_constant, name) -> Dataset:
         raise
 
 
-def annotated_dataset(parsed, label: str | None, drop_constant: bool, name: str) -> Dataset:
+def annotated_dataset(
+    parsed, label: str | None, drop_constant: bool, name: str, groups: str | None = None
+) -> Dataset:
     """The Dataset of a matrix whose class is one of its sample annotations (a GEO series
     matrix's sample lines, an AnnData object's obs columns), chosen by ``label``
-    (:func:`fsengine.io.annotated.label_table`); checked as any file is."""
+    (:func:`fsengine.io.annotated.label_table`), and its groups another one (``groups``);
+    checked as any file is."""
+    group_values, groups_column = None, ""
+    if groups is not None:
+        groups_column, group_values = annotation(parsed, groups, name)
     labelled, label_column = label_table(parsed, label, name)
     dataset = _build(
         labelled.table,
@@ -400,7 +425,24 @@ def annotated_dataset(parsed, label: str | None, drop_constant: bool, name: str)
         None,
         (labelled.matrix, labelled.matrix_columns),
     )
+    if group_values is not None:
+        dataset = replace(
+            dataset,
+            groups=_group_array(groups_column, group_values, dataset.sample_names),
+            groups_column=groups_column,
+        )
     return replace(dataset, label_choices=tuple(parsed.annotations))
+
+
+def _group_array(column: str, values, sample_names) -> np.ndarray:
+    """The groups as strings, or an error naming the first sample without one."""
+    for row, value in enumerate(values):
+        if value is None or str(value).strip() == "":
+            where = f"sample {sample_names[row]!r}" if sample_names else f"row {row + 1}"
+            raise FSEngineError(
+                f"groups column {column!r}, {where}: missing group", column=column, row=row + 1
+            )
+    return np.array([str(v).strip() for v in values], dtype=object)
 
 
 def _matrix_view(matrix, feature_columns) -> np.ndarray | None:
@@ -418,7 +460,16 @@ def _matrix_view(matrix, feature_columns) -> np.ndarray | None:
 
 
 def _build(
-    table, label, drop_constant, notes, is_text, source_name, sample_names, id_column, matrix=None
+    table,
+    label,
+    drop_constant,
+    notes,
+    is_text,
+    source_name,
+    sample_names,
+    id_column,
+    matrix=None,
+    groups=None,
 ) -> Dataset:
     label_column = choose_label(table, label, notes, id_column)
     feature_columns = [n for n in table.column_names if n != label_column]
@@ -426,6 +477,23 @@ def _build(
         sample_names = tuple(str(v) for v in table.column(id_column).to_pylist())
         feature_columns.remove(id_column)
         notes.append(f"column {id_column!r} holds sample identifiers")
+    group_values, groups_column = None, ""
+    if groups is not None:
+        found = [c for c in feature_columns if c == groups] or [
+            c for c in feature_columns if c.lower() == groups.lower()
+        ]
+        if not found:
+            raise FSEngineError(
+                f"{source_name} has no column {groups!r}"
+                + (" besides the label column" if groups == label_column else ""),
+                parameter="groups",
+            )
+        groups_column = found[0]
+        feature_columns.remove(groups_column)
+        group_values = _group_array(
+            groups_column, table.column(groups_column).to_pylist(), sample_names
+        )
+        notes.append(f"column {groups_column!r} holds the samples' groups")
     if not feature_columns:
         raise FSEngineError(
             f"{source_name} has no feature columns besides the label column "
@@ -477,4 +545,6 @@ def _build(
         constant_features=constant,
         dropped_features=dropped,
         notes=tuple(notes),
+        groups=group_values,
+        groups_column=groups_column,
     )

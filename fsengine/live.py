@@ -158,7 +158,7 @@ class LiveStream:
         self.holdout_problem = ""
         self.train_selector = None
         try:
-            self._train, self._test = stratified_splits(self.y, 1, holdout_seed)[0]
+            self._train, self._test = stratified_splits(self.y, 1, holdout_seed, task.groups)[0]
         except FSEngineError as exc:
             self.holdout_problem = str(exc)
         else:

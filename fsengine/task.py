@@ -171,12 +171,22 @@ class Task:
 
     def record(self) -> dict:
         """What a run record says of the data: ``data`` (the file), ``label_column`` and
-        ``minority`` (the class as stored), and ``preprocessing`` when the data set was
-        preprocessed (:func:`fsengine.preprocess.preprocess`)."""
+        ``minority`` (the class as stored), ``preprocessing`` when the data set was
+        preprocessed (:func:`fsengine.preprocess.preprocess`) and ``groups`` (the column)
+        when its splits keep groups apart."""
         record = {"data": self.source, "label_column": self.label_column, "minority": self.minority}
         if self.dataset is not None and self.dataset.preprocessing:
             record["preprocessing"] = self.dataset.preprocessing
+        if self.dataset is not None and self.dataset.groups_column:
+            record["groups"] = self.dataset.groups_column
         return record
+
+    @property
+    def groups(self):
+        """Each sample's group (patient, donor, batch) when the data set has them
+        (:attr:`fsengine.data.Dataset.groups`), else None: the protocol's splits keep a
+        group on one side."""
+        return None if self.dataset is None else self.dataset.groups
 
     def __reduce__(self):
         # Workers get the arrays and the facts, not the data set (its labels and notes).

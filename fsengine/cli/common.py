@@ -54,6 +54,7 @@ def task_of(args) -> Task:
             transpose=args.transpose,
             drop_constant=args.drop_constant,
             samples=args.samples,
+            groups=args.groups,
         ),
         preprocess_params(args),
     )

@@ -57,6 +57,12 @@ def add_data_options(p: argparse.ArgumentParser) -> None:
             help=f"preprocessing: {param.help} ({param.range_text()}; default: nothing done)",
         )
     p.add_argument(
+        "--groups",
+        metavar="COL",
+        help="the column (or sample line / obs column) naming each sample's patient, donor "
+        "or batch: not a feature, and the 50/50 splits keep each group on one side",
+    )
+    p.add_argument(
         "--samples",
         metavar="FILE",
         help="a sample sheet (CSV, TSV or Parquet, one row per sample) holding the class: "

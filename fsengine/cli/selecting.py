@@ -35,6 +35,7 @@ def cmd_info(args) -> None:
             transpose=args.transpose,
             drop_constant=args.drop_constant,
             samples=args.samples,
+            groups=args.groups,
         ),
         preprocess_params(args),
     )

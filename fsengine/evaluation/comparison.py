@@ -243,7 +243,7 @@ def evaluate(
     settings = method_settings(methods, params, task.n_train)
     if top is not None and not is_integer_in(top, 1, task.n_features):
         raise FSEngineError(f"top must be an integer from 1 to {task.n_features}, got {top!r}")
-    splits = stratified_splits(task.y, n_splits, seed)
+    splits = stratified_splits(task.y, n_splits, seed, task.groups)
     plan = Plan(tuple(methods), top, params, count_from)
     jobs = [(task, plan, split, train, test) for split, (train, test) in enumerate(splits)]
     on_done = progress_per_task(

@@ -40,11 +40,19 @@ RUN_IMPORTS = (
 Progress = Callable[[int, int, str], None]
 
 
-def stratified_splits(y, n_splits: int = 20, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
+def stratified_splits(
+    y, n_splits: int = 20, seed: int = 0, groups=None
+) -> list[tuple[np.ndarray, np.ndarray]]:
     """``n_splits`` random stratified halves: ceil(n / 2) samples to train, the rest to test.
 
     Both halves keep the class ratio (up to one sample per class, :func:`half_minority_sizes`);
     the same seed gives the same splits.
+
+    With ``groups`` (each sample's patient, donor or batch), a group is never on both
+    sides: each split is the first fold of scikit-learn's ``StratifiedGroupKFold`` with 2
+    folds, shuffled by a seed drawn from ``seed``, so the halves are as near to half and
+    to the class ratio as the groups allow. A split whose training half holds fewer than
+    2 minority samples, or whose test half holds none, is refused, naming the groups.
     """
     y = np.asarray(y)
     if not is_integer_in(n_splits, 1):
@@ -53,6 +61,8 @@ def stratified_splits(y, n_splits: int = 20, seed: int = 0) -> list[tuple[np.nda
             parameter="splits",
         )
     _check_splittable(y)
+    if groups is not None:
+        return _group_splits(y, np.asarray(groups), n_splits, seed)
     from sklearn.model_selection import StratifiedShuffleSplit
 
     n_train = training_size(len(y))
@@ -60,6 +70,43 @@ def stratified_splits(y, n_splits: int = 20, seed: int = 0) -> list[tuple[np.nda
         n_splits=n_splits, train_size=n_train, test_size=len(y) - n_train, random_state=seed
     )
     return list(splitter.split(np.zeros((len(y), 1)), y))
+
+
+def _group_splits(y, groups, n_splits: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The splits of :func:`stratified_splits` that keep each group on one side."""
+    from sklearn.model_selection import StratifiedGroupKFold
+
+    if len(groups) != len(y):
+        raise FSEngineError(
+            f"one group per sample is needed: {len(y)} samples, {len(groups)} groups",
+            parameter="groups",
+        )
+    minority_groups = sorted(set(groups[y == 1].tolist()))
+    if len(set(groups.tolist())) < 2 or len(minority_groups) < 2:
+        raise FSEngineError(
+            f"put the minority's {int(y.sum())} samples in {len(minority_groups)} group(s): "
+            "a split keeping each group on one side cannot give both halves minority "
+            "samples; the 50/50 comparison needs the minority in at least 2 groups",
+            parameter="groups",
+        )
+    seeds = np.random.default_rng(seed).integers(0, 2**31 - 1, size=n_splits)
+    splits = []
+    for k, split_seed in enumerate(seeds):
+        folds = StratifiedGroupKFold(n_splits=2, shuffle=True, random_state=int(split_seed))
+        train, test = next(folds.split(np.zeros((len(y), 1)), y, groups))
+        n_train, n_test = int(y[train].sum()), int(y[test].sum())
+        if n_train < MIN_MINORITY or n_test < 1:
+            raise FSEngineError(
+                f"leave split {k + 1} with {n_train} minority samples to train on and "
+                f"{n_test} to test (the minority's samples are in the groups "
+                f"{', '.join(map(str, minority_groups[:8]))}"
+                f"{' ...' if len(minority_groups) > 8 else ''}): too few for the protocol",
+                parameter="groups",
+                remedy="use coarser splits (fewer groups per patient) or no",
+                remedy_option="groups",
+            )
+        splits.append((np.sort(train), np.sort(test)))
+    return splits
 
 
 def _check_splittable(y: np.ndarray) -> None:
@@ -132,7 +179,9 @@ def select_on(
     return list(outcome.selection.columns)
 
 
-def protocol_minority_sizes(y, n_splits: int = 20, seed: int = 0) -> tuple[range, range]:
+def protocol_minority_sizes(
+    y, n_splits: int = 20, seed: int = 0, groups=None
+) -> tuple[range, range]:
     """How many minority samples the training and the test halves of the protocol hold,
     counted on the splits drawn (:func:`half_minority_sizes` says it without drawing them).
 
@@ -141,6 +190,8 @@ def protocol_minority_sizes(y, n_splits: int = 20, seed: int = 0) -> tuple[range
     y : array of 0/1
     n_splits, seed : int
         The splits of :func:`stratified_splits`.
+    groups : array, optional
+        Each sample's group (:func:`stratified_splits`).
 
     Returns
     -------
@@ -148,7 +199,7 @@ def protocol_minority_sizes(y, n_splits: int = 20, seed: int = 0) -> tuple[range
     as ``range(low, high + 1)``.
     """
     y = np.asarray(y)
-    splits = stratified_splits(y, n_splits, seed)
+    splits = stratified_splits(y, n_splits, seed, groups)
     train = [int(y[t].sum()) for t, _ in splits]
     test = [int(y[t].sum()) for _, t in splits]
     return range(min(train), max(train) + 1), range(min(test), max(test) + 1)
@@ -159,7 +210,11 @@ def _span(counts: range) -> str:
 
 
 def protocol_warnings(
-    y, methods: Sequence[str] = (), params: dict | None = None, n_splits: int | None = None
+    y,
+    methods: Sequence[str] = (),
+    params: dict | None = None,
+    n_splits: int | None = None,
+    groups=None,
 ) -> list[str]:
     """What makes the 50/50 protocol weak for these labels and methods, in words.
 
@@ -174,6 +229,10 @@ def protocol_warnings(
         Parameters per method.
     n_splits : int, optional
         Number of splits (a single split is warned about).
+    groups : array, optional
+        Each sample's group: the halves' sizes are then counted on the drawn splits
+        (:func:`stratified_splits`, seed 0), which raise when groups leave a half too few
+        minority samples.
 
     Returns
     -------
@@ -188,8 +247,13 @@ def protocol_warnings(
             f"the minority class has {n_minority} samples: the 50/50 protocol needs at least "
             f"{MIN_PROTOCOL_MINORITY} (2 in each training half); choose a larger class"
         ]
-    train_y, train = _training_labels(y)
-    _, test = half_minority_sizes(y)
+    if groups is None:
+        train_y, train = _training_labels(y)
+        _, test = half_minority_sizes(y)
+    else:
+        train, test = protocol_minority_sizes(y, n_splits or 20, 0, groups)
+        train_y = np.zeros(training_size(len(y)), dtype=np.int8)
+        train_y[: train[0]] = 1
     warnings = []
     if test[0] < 5:
         warnings.append(

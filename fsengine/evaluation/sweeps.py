@@ -121,7 +121,7 @@ def sweep_values(
         for v in values
     ]  # check the parameters first
     distinct = list(dict.fromkeys(values))
-    splits = stratified_splits(task.y, n_splits, seed)
+    splits = stratified_splits(task.y, n_splits, seed, task.groups)
     jobs = [
         (task, split, train, test, method, parameter, distinct, params)
         for split, (train, test) in enumerate(splits)
@@ -265,7 +265,7 @@ def sweep_top(
     if bad:
         raise FSEngineError(f"top must be an integer from 1 to {task.n_features}, got {bad[0]!r}")
     params = {m: dict(p) for m, p in (params or {}).items()}
-    splits = stratified_splits(task.y, n_splits, seed)
+    splits = stratified_splits(task.y, n_splits, seed, task.groups)
     jobs = [
         (task, split, train, test, methods, tops, params)
         for split, (train, test) in enumerate(splits)

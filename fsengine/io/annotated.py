@@ -35,6 +35,22 @@ def describe_annotations(annotations: dict[str, list]) -> str:
     return "; ".join(parts)
 
 
+def annotation(parsed: Table, name: str, source_name: str) -> tuple[str, list]:
+    """The annotation called ``name`` (case, '!' and 'Sample_' aside): (its name, its
+    values in the samples' order), or an error listing the annotations."""
+    annotations = parsed.annotations or {}
+    found = [a for a in annotations if _key(a) == _key(name)]
+    if not found:
+        kind = parsed.annotation_kind
+        raise FSEngineError(
+            f"{source_name} has no {kind} {name!r}; its {kind}s: "
+            + (describe_annotations(annotations) or "none"),
+            parameter="groups",
+            choices=tuple(annotations),
+        )
+    return found[0], annotations[found[0]]
+
+
 def label_table(parsed: Table, label: str | None, source_name: str) -> tuple[Table, str]:
     """The parsed matrix with the annotation named ``label`` as its last column.
 
