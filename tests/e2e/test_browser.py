@@ -9,6 +9,7 @@ import io
 import re
 import shlex
 import time
+from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
@@ -83,8 +84,30 @@ def open_page(page, title: str) -> None:
     idle(page)
 
 
+def _shows_file(page, name: str) -> bool:
+    """Whether the uploader's file chip names ``name``; a long name is shortened in the
+    middle ("brain_n...ows.tsv.gz")."""
+    for text in page.get_by_test_id("stFileChipName").all_inner_texts():
+        head, _, tail = text.strip().partition("...")
+        if text.strip() == name or (tail and name.startswith(head) and name.endswith(tail)):
+            return True
+    return False
+
+
 def upload(page, path) -> None:
-    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(path)
+    """Give the uploader ``path`` and wait until it shows the file's name. A file given
+    while a rerun replaces the uploader (a click's rerun that had not started when the app
+    looked idle) is lost: it is given again, up to three times."""
+    name = Path(path).name
+    for _ in range(3):
+        idle(page)
+        page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(path)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if _shows_file(page, name):
+                return
+            page.wait_for_timeout(200)
+    raise AssertionError(f"the uploader never showed {name}")
 
 
 def choose(page, label: str, option: str) -> None:
