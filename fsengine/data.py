@@ -241,7 +241,7 @@ def load_dataset(
     name: str | None = None,
     samples: Source | None = None,
     samples_name: str | None = None,
-    groups: str | None = None,
+    sample_groups: str | None = None,
 ) -> Dataset:
     """Read and validate a matrix of samples x genes with a class label column.
 
@@ -270,7 +270,7 @@ def load_dataset(
         column (:mod:`fsengine.io.sample_sheet`).
     samples_name : str, optional
         Name to report for the sheet (default: its file name).
-    groups : str, optional
+    sample_groups : str, optional
         The column (or sample annotation) naming each sample's group (patient, donor,
         batch): it is not a feature, and the protocol's splits keep each group on one
         side (``Dataset.groups``).
@@ -308,7 +308,7 @@ def load_dataset(
     try:
         if samples is not None:
             return _load_with_sheet(
-                source, samples, label, transpose, drop_constant, name, samples_name, groups
+                source, samples, label, transpose, drop_constant, name, samples_name, sample_groups
             )
         return _load(
             source,
@@ -316,7 +316,7 @@ def load_dataset(
             transpose=transpose,
             drop_constant=drop_constant,
             name=name,
-            groups=groups,
+            groups=sample_groups,
         )
     except FSEngineError:  # a ValueError too: let it through as it is
         raise
@@ -486,7 +486,7 @@ def _build(
             raise FSEngineError(
                 f"{source_name} has no column {groups!r}"
                 + (" besides the label column" if groups == label_column else ""),
-                parameter="groups",
+                parameter="sample_groups",
             )
         groups_column = found[0]
         feature_columns.remove(groups_column)

@@ -54,7 +54,7 @@ def task_of(args) -> Task:
             transpose=args.transpose,
             drop_constant=args.drop_constant,
             samples=args.samples,
-            groups=args.groups,
+            sample_groups=args.sample_groups,
         ),
         preprocess_params(args),
     )

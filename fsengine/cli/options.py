@@ -57,7 +57,7 @@ def add_data_options(p: argparse.ArgumentParser) -> None:
             help=f"preprocessing: {param.help} ({param.range_text()}; default: nothing done)",
         )
     p.add_argument(
-        "--groups",
+        "--sample-groups",
         metavar="COL",
         help="the column (or sample line / obs column) naming each sample's patient, donor "
         "or batch: not a feature, and the 50/50 splits keep each group on one side",

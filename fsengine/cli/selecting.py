@@ -35,7 +35,7 @@ def cmd_info(args) -> None:
             transpose=args.transpose,
             drop_constant=args.drop_constant,
             samples=args.samples,
-            groups=args.groups,
+            sample_groups=args.sample_groups,
         ),
         preprocess_params(args),
     )

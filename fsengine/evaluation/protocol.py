@@ -79,7 +79,7 @@ def _group_splits(y, groups, n_splits: int, seed: int) -> list[tuple[np.ndarray,
     if len(groups) != len(y):
         raise FSEngineError(
             f"one group per sample is needed: {len(y)} samples, {len(groups)} groups",
-            parameter="groups",
+            parameter="sample_groups",
         )
     minority_groups = sorted(set(groups[y == 1].tolist()))
     if len(set(groups.tolist())) < 2 or len(minority_groups) < 2:
@@ -87,7 +87,7 @@ def _group_splits(y, groups, n_splits: int, seed: int) -> list[tuple[np.ndarray,
             f"put the minority's {int(y.sum())} samples in {len(minority_groups)} group(s): "
             "a split keeping each group on one side cannot give both halves minority "
             "samples; the 50/50 comparison needs the minority in at least 2 groups",
-            parameter="groups",
+            parameter="sample_groups",
         )
     seeds = np.random.default_rng(seed).integers(0, 2**31 - 1, size=n_splits)
     splits = []
@@ -101,9 +101,9 @@ def _group_splits(y, groups, n_splits: int, seed: int) -> list[tuple[np.ndarray,
                 f"{n_test} to test (the minority's samples are in the groups "
                 f"{', '.join(map(str, minority_groups[:8]))}"
                 f"{' ...' if len(minority_groups) > 8 else ''}): too few for the protocol",
-                parameter="groups",
+                parameter="sample_groups",
                 remedy="use coarser splits (fewer groups per patient) or no",
-                remedy_option="groups",
+                remedy_option="sample_groups",
             )
         splits.append((np.sort(train), np.sort(test)))
     return splits

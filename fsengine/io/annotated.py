@@ -45,7 +45,7 @@ def annotation(parsed: Table, name: str, source_name: str) -> tuple[str, list]:
         raise FSEngineError(
             f"{source_name} has no {kind} {name!r}; its {kind}s: "
             + (describe_annotations(annotations) or "none"),
-            parameter="groups",
+            parameter="sample_groups",
             choices=tuple(annotations),
         )
     return found[0], annotations[found[0]]

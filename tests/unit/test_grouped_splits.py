@@ -64,12 +64,12 @@ def test_groups_that_cannot_give_both_halves_the_minority_are_refused(srbct):
     one_group = np.where(y == 1, "bl-patient", _patients(srbct.labels))
     with pytest.raises(FSEngineError) as caught:
         stratified_splits(y, 5, 0, one_group)
-    assert caught.value.parameter == "groups"
+    assert caught.value.parameter == "sample_groups"
     assert "minority's 11 samples in 1 group(s)" in caught.value.describe()
 
 
 def test_the_groups_column_is_not_a_feature_and_runs_use_it(grouped_csv, srbct):
-    ds = load_dataset(grouped_csv, groups="patient")
+    ds = load_dataset(grouped_csv, sample_groups="patient")
     assert ds.feature_names == srbct.feature_names and np.array_equal(ds.X, srbct.X)
     assert list(ds.groups) == list(_patients(srbct.labels))
     assert "column 'patient' holds the samples' groups" in ds.notes
@@ -92,7 +92,7 @@ def test_the_groups_column_is_not_a_feature_and_runs_use_it(grouped_csv, srbct):
     warnings = protocol_warnings(task.y, ["kofsd"], {"kofsd": {"k": 7}}, 20, task.groups)
     assert any("K = 7" in w for w in warnings)
     with pytest.raises(FSEngineError, match="has no column 'donor'"):
-        load_dataset(grouped_csv, groups="donor")
+        load_dataset(grouped_csv, sample_groups="donor")
 
 
 def test_groups_from_a_sample_sheet(tmp_path, srbct):
@@ -105,20 +105,26 @@ def test_groups_from_a_sample_sheet(tmp_path, srbct):
         tmp_path / "sheet.csv", index=False
     )
     ds = load_dataset(
-        tmp_path / "table.csv", samples=tmp_path / "sheet.csv", label="class", groups="patient"
+        tmp_path / "table.csv",
+        samples=tmp_path / "sheet.csv",
+        label="class",
+        sample_groups="patient",
     )
     assert list(ds.groups) == list(patients) and ds.groups_column == "patient"
     with pytest.raises(FSEngineError, match="has no sample sheet column 'donor'"):
         load_dataset(
-            tmp_path / "table.csv", samples=tmp_path / "sheet.csv", label="class", groups="donor"
+            tmp_path / "table.csv",
+            samples=tmp_path / "sheet.csv",
+            label="class",
+            sample_groups="donor",
         )
 
 
 def test_the_command_line_takes_groups(grouped_csv, capsys):
     argv = ["evaluate", str(grouped_csv), "--minority", "2", "--methods", "fisher"]
-    assert main([*argv, "--groups", "patient", "--splits", "2", "--jobs", "1"]) == 0
+    assert main([*argv, "--sample-groups", "patient", "--splits", "2", "--jobs", "1"]) == 0
     capsys.readouterr()
-    assert main([*argv, "--groups", "nurse"]) == 2
+    assert main([*argv, "--sample-groups", "nurse"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "has no column 'nurse'" in err
-    assert main(["select", str(SAMPLE), "--groups", "label"]) == 2
+    assert main(["select", str(SAMPLE), "--sample-groups", "label"]) == 2
