@@ -151,7 +151,8 @@ def preprocessing_text(settings: Mapping) -> str:
     nothing is done)."""
     spec = PREPROCESSING
     record = spec.record(spec.check(dict(settings)))
-    changed = {k: v for k, v in record.items() if v != spec.record(spec.defaults()).get(k)}
+    defaults = spec.record(spec.defaults())
+    changed = {k: v for k, v in record.items() if v != defaults.get(k)}
     return ", ".join(f"{k}={v}" for k, v in changed.items()) or "none"
 
 

@@ -210,7 +210,11 @@ elif refused:
         icon=":material/warning:",
     )
 running.show_protocol_warnings()
-unlogged = looks_unlogged(ds.X)
+checked = st.session_state.setdefault("_unlogged", {})  # a scan of X: once per data set
+key = session.task_key()
+if key not in checked:
+    checked[key] = looks_unlogged(ds.X)
+unlogged = checked[key]
 if unlogged:
     st.info(
         f"{unlogged[0].upper()}{unlogged[1:]}. The command line preprocesses them "

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from fsengine.cli.options import preprocess_params
-from fsengine.data import load_dataset
+from fsengine.data import Dataset, load_dataset
 from fsengine.errors import FSEngineError
 from fsengine.preprocess import looks_unlogged, preprocess
 from fsengine.task import Task
@@ -44,9 +44,9 @@ def chosen_minority(minority, ds):
     return label
 
 
-def task_of(args) -> Task:
-    """The task of the command: ``args.data`` read with the command's options, and the
-    class the run is for (:func:`chosen_minority`) versus the rest."""
+def dataset_of(args) -> Dataset:
+    """``args.data`` read with the command's loader and preprocessing options; a note on
+    stderr when the values look unlogged and were not preprocessed."""
     ds = preprocess(
         load_dataset(
             args.data,
@@ -61,6 +61,14 @@ def task_of(args) -> Task:
     unlogged = None if ds.preprocessing else looks_unlogged(ds.X)
     if unlogged:
         print(f"fsengine: note: {unlogged}", file=sys.stderr)
+    return ds
+
+
+def task_of(args) -> Task:
+    """The task of the command: ``args.data`` read with the command's options
+    (:func:`dataset_of`), and the class the run is for (:func:`chosen_minority`) versus
+    the rest."""
+    ds = dataset_of(args)
     return Task.from_dataset(ds, chosen_minority(args.minority, ds))
 
 

@@ -8,12 +8,10 @@ import sys
 import numpy as np
 
 from fsengine.adata import to_h5ad
-from fsengine.cli.common import task_of, write
+from fsengine.cli.common import dataset_of, task_of, write
 from fsengine.cli.options import (
     method_params,
-    preprocess_params,
 )
-from fsengine.data import load_dataset
 from fsengine.errors import FSEngineError
 from fsengine.export import (
     events_to_csv,
@@ -21,27 +19,13 @@ from fsengine.export import (
     stability_to_csv,
 )
 from fsengine.methods import get_method
-from fsengine.preprocess import looks_unlogged, preprocess
 from fsengine.progress import terminal_progress
 from fsengine.runs import run_selection
 from fsengine.stability import order_stability
 
 
 def cmd_info(args) -> None:
-    ds = preprocess(
-        load_dataset(
-            args.data,
-            label=args.label,
-            transpose=args.transpose,
-            drop_constant=args.drop_constant,
-            samples=args.samples,
-            sample_groups=args.sample_groups,
-        ),
-        preprocess_params(args),
-    )
-    unlogged = None if ds.preprocessing else looks_unlogged(ds.X)
-    if unlogged:
-        print(f"fsengine: note: {unlogged}", file=sys.stderr)
+    ds = dataset_of(args)
     lines = [
         f"data: {ds.source}",
         f"samples: {ds.n_samples}",
