@@ -35,8 +35,9 @@ MARKER_TESTS = ("welch", "wilcoxon")
 
 
 def dataset_from_anndata(adata, groupby: str | None = None, name: str = "AnnData") -> Dataset:
-    """The Dataset of an AnnData object: X (made dense), the class from ``obs[groupby]``
-    (None: the only class-like obs column, as for a file)."""
+    """The Dataset of an AnnData object: X (a sparse X kept sparse, as CSC: the selectors
+    read it a block of columns at a time), the class from ``obs[groupby]`` (None: the
+    only class-like obs column, as for a file)."""
     return annotated_dataset(table_from_anndata(adata), groupby, False, name)
 
 

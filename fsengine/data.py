@@ -19,8 +19,9 @@ import numpy as np
 import pyarrow as pa
 
 from fsengine import io as readers
+from fsengine._compute.sparse import column_constant, densified, is_sparse
 from fsengine.errors import FSEngineError
-from fsengine.io.annotated import annotation, label_table
+from fsengine.io.annotated import annotation, choose_annotation, label_table
 from fsengine.io.base import Source
 from fsengine.io.base import as_number as _as_number
 from fsengine.io.columns import (
@@ -52,7 +53,9 @@ class Dataset:
     Attributes
     ----------
     X : ndarray of float64, shape (n_samples, n_features)
-        Finite feature values (Fortran order: one feature is contiguous).
+        Finite feature values (Fortran order: one feature is contiguous); a scipy
+        sparse CSC array when the file's matrix is sparse and the loader was asked to
+        keep it so (``load_dataset(..., sparse=True)``).
     labels : ndarray, shape (n_samples,)
         Class labels as given: int64 for integral numbers, float64 for other
         numbers, str otherwise.
@@ -242,6 +245,9 @@ def load_dataset(
     samples: Source | None = None,
     samples_name: str | None = None,
     sample_groups: str | None = None,
+    layer: str | None = None,
+    gene_names: str | None = None,
+    sparse: bool = False,
 ) -> Dataset:
     """Read and validate a matrix of samples x genes with a class label column.
 
@@ -274,6 +280,14 @@ def load_dataset(
         The column (or sample annotation) naming each sample's group (patient, donor,
         batch): it is not a feature, and the protocol's splits keep each group on one
         side (``Dataset.groups``).
+    layer : str, optional
+        AnnData files: the ``layers`` entry to read instead of ``X`` (raw counts, say).
+    gene_names : str, optional
+        AnnData files: the ``var`` column that names the genes instead of ``var_names``.
+    sparse : bool
+        Keep a sparse matrix (an AnnData file's CSR or CSC) sparse, as CSC, for the
+        methods that read a block of columns at a time (the rankers that score each gene
+        on its own, the online selectors). Default: made dense, when it fits in memory.
 
     Returns
     -------
@@ -307,17 +321,23 @@ def load_dataset(
     """
     try:
         if samples is not None:
-            return _load_with_sheet(
+            dataset = _load_with_sheet(
                 source, samples, label, transpose, drop_constant, name, samples_name, sample_groups
             )
-        return _load(
-            source,
-            label=label,
-            transpose=transpose,
-            drop_constant=drop_constant,
-            name=name,
-            groups=sample_groups,
-        )
+        else:
+            dataset = _load(
+                source,
+                label=label,
+                transpose=transpose,
+                drop_constant=drop_constant,
+                name=name,
+                groups=sample_groups,
+                matrix_options={"layer": layer, "gene_names": gene_names},
+            )
+        if is_sparse(dataset.X) and not sparse:
+            dense = densified(dataset.X, dataset.source)
+            dataset = replace(dataset, X=dense, notes=(*dataset.notes, "made dense"))
+        return dataset
     except FSEngineError:  # a ValueError too: let it through as it is
         raise
     except (
@@ -357,9 +377,11 @@ def _load_with_sheet(
     )
 
 
-def _load(source: Source, *, label, transpose, drop_constant, name, groups=None) -> Dataset:
+def _load(
+    source: Source, *, label, transpose, drop_constant, name, groups=None, matrix_options=None
+) -> Dataset:
     source_name = name or _source_name(source)
-    parsed = readers.read(source, source_name, transpose)
+    parsed = readers.read(source, source_name, transpose, **(matrix_options or {}))
     if parsed.annotations is not None:  # the class beside the matrix (GEO, AnnData)
         return annotated_dataset(parsed, label, drop_constant, source_name, groups)
     table, notes, is_text = parsed.table, parsed.notes, parsed.line_numbers
@@ -413,18 +435,21 @@ def annotated_dataset(
     group_values, groups_column = None, ""
     if groups is not None:
         groups_column, group_values = annotation(parsed, groups, name)
-    labelled, label_column = label_table(parsed, label, name)
-    dataset = _build(
-        labelled.table,
-        label_column,
-        drop_constant,
-        labelled.notes,
-        False,
-        name,
-        labelled.sample_names,
-        None,
-        (labelled.matrix, labelled.matrix_columns),
-    )
+    if is_sparse(parsed.matrix):
+        dataset = _sparse_dataset(parsed, label, drop_constant, name)
+    else:
+        labelled, label_column = label_table(parsed, label, name)
+        dataset = _build(
+            labelled.table,
+            label_column,
+            drop_constant,
+            labelled.notes,
+            False,
+            name,
+            labelled.sample_names,
+            None,
+            (labelled.matrix, labelled.matrix_columns),
+        )
     if group_values is not None:
         dataset = replace(
             dataset,
@@ -432,6 +457,57 @@ def annotated_dataset(
             groups_column=groups_column,
         )
     return replace(dataset, label_choices=tuple(parsed.annotations))
+
+
+def _sparse_dataset(parsed, label: str | None, drop_constant: bool, name: str) -> Dataset:
+    """The Dataset of a sparse matrix (CSC, checked finite by its reader) and the class
+    annotation ``label``: the checks of any file, without a dense copy."""
+    label_column = choose_annotation(parsed, label, name)
+    values = [None if v is None else str(v) for v in parsed.annotations[label_column]]
+    labels = label_values(
+        label_column, pa.chunked_array([pa.array(values, pa.string())]), parsed.sample_names, False
+    )
+    check_label_is_a_class(label_column, labels)
+    _check_two_classes(label_column, labels)
+    X, features = parsed.matrix, tuple(parsed.matrix_columns)
+    constant_mask = column_constant(X)
+    _check_not_all_constant(constant_mask, X.shape[0])
+    constant = tuple(f for f, c in zip(features, constant_mask) if c)
+    dropped: tuple[str, ...] = ()
+    if drop_constant and constant:
+        keep = np.flatnonzero(~constant_mask)
+        X, features = X[:, keep], tuple(features[j] for j in keep)
+        dropped, constant = constant, ()
+    return Dataset(
+        X=X,
+        labels=labels,
+        feature_names=features,
+        label_column=label_column,
+        source=name,
+        sample_names=parsed.sample_names,
+        constant_features=constant,
+        dropped_features=dropped,
+        notes=tuple(parsed.notes),
+    )
+
+
+def _check_two_classes(label_column: str, labels: np.ndarray) -> None:
+    if len(np.unique(labels)) < 2:
+        raise FSEngineError(
+            f"label column {label_column!r} has a single class "
+            f"({labels[0].item()!r}); at least two classes are needed",
+            column=label_column,
+        )
+
+
+def _check_not_all_constant(constant_mask: np.ndarray, n_samples: int) -> None:
+    if constant_mask.all():
+        n = len(constant_mask)
+        raise FSEngineError(
+            f"every feature is constant ({n} of {n} have one value over all {n_samples} "
+            "samples): nothing can tell the classes apart; check that the right file "
+            "and columns were loaded"
+        )
 
 
 def _group_array(column: str, values, sample_names) -> np.ndarray:
@@ -515,21 +591,10 @@ def _build(
             values = feature_values(col, table.column(col), sample_names, is_text)
             X[:, j] = values
         constant_mask[j] = (values == values[0]).all()  # no n x p temporary
-    if len(np.unique(labels)) < 2:
-        raise FSEngineError(
-            f"label column {label_column!r} has a single class "
-            f"({labels[0].item()!r}); at least two classes are needed",
-            column=label_column,
-        )
+    _check_two_classes(label_column, labels)
+    _check_not_all_constant(constant_mask, X.shape[0])
     constant = tuple(feature_columns[j] for j in np.flatnonzero(constant_mask))
     dropped: tuple[str, ...] = ()
-    if len(constant) == len(feature_columns):
-        raise FSEngineError(
-            f"every feature is constant ({len(constant)} of {len(constant)} have "
-            f"one value over all {X.shape[0]} samples): "
-            "nothing can tell the classes apart; check that the right file "
-            "and columns were loaded"
-        )
     if drop_constant and constant:
         keep = ~constant_mask
         X = np.asfortranarray(X[:, keep])

@@ -119,7 +119,7 @@ def gene_statistics(data: Task | Dataset, minority, genes: Sequence[str]) -> pd.
     FSEngineError
         For an unknown class or gene, or an empty list of genes.
     """
-    task = as_task(data, minority)
+    task = as_task(data, minority).dense()
     columns = gene_columns(task, genes)
     y = task.y.astype(bool)
     values = task.X[:, columns]

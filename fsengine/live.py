@@ -136,7 +136,7 @@ class LiveStream:
         params: dict | None = None,
         holdout_seed: int = 0,
     ):
-        self.task = task = as_task(data, minority)
+        self.task = task = as_task(data, minority).dense()
         #: The data set the task came from (None for a task of arrays).
         self.dataset = task.dataset
         self.minority = task.minority

@@ -29,7 +29,7 @@ from fsengine.online import (
     stream_events,
     stream_selection,
 )
-from fsengine.rankers import RANKER_TABLE, default_clusters, rank_features
+from fsengine.rankers import RANKER_TABLE, default_clusters, rank_features, score_matrix
 from fsengine.spec import MethodSpec
 
 #: The online selectors, in the order the front ends list them
@@ -190,7 +190,7 @@ class Method:
     def scores(self, X, y, **params) -> np.ndarray:
         """A ranker's score of every column of ``X`` for binary labels ``y``."""
         values, _ = self.ranker_params(y, params)
-        return self.implementation(X, y, **values)
+        return score_matrix(self.name, X, y, values)
 
     def select(
         self,
@@ -277,7 +277,7 @@ class Method:
             params["seed"] = seed
         values, record = self.ranker_params(y, params)
         start = time.perf_counter()
-        scores = self.implementation(X, y, **values)
+        scores = score_matrix(self.name, X, y, values)
         seconds = time.perf_counter() - start
         ranking = rank_features(scores)[:top]
         selection = Selection(

@@ -22,6 +22,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from fsengine._compute.sparse import densified
 from fsengine.data import Dataset
 from fsengine.errors import FSEngineError
 from fsengine.spec import Choice, MethodSpec, Real
@@ -84,7 +85,8 @@ def preprocess(dataset: Dataset, params: Mapping | None = None) -> Dataset:
     Returns
     -------
     Dataset
-        A new data set (``dataset`` itself when nothing changes), with a note per step.
+        A new data set (``dataset`` itself when nothing changes), with a note per step; a
+        sparse matrix comes out dense, when it fits in memory.
 
     Raises
     ------
@@ -96,7 +98,7 @@ def preprocess(dataset: Dataset, params: Mapping | None = None) -> Dataset:
     settings = PREPROCESSING.check(dict(params or {}))
     if settings == PREPROCESSING.defaults():
         return dataset
-    X = np.array(dataset.X, dtype=np.float64, order="F")
+    X = np.array(densified(dataset.X, dataset.source or "the data"), dtype=np.float64, order="F")
     names = list(dataset.feature_names)
     notes = list(dataset.notes)
     low, high = settings["floor"], settings["ceiling"]
@@ -188,6 +190,9 @@ def looks_unlogged(X) -> str | None:
     scale): the largest value above 1,000 and the values spanning over three orders of
     magnitude, or negative values beside values above 1,000. None otherwise.
     """
+    if hasattr(X, "tocsc"):  # sparse: the stored values, and a zero for the others
+        stored = np.asarray(X.data, dtype=float)
+        X = np.append(stored, 0.0) if X.nnz < X.shape[0] * X.shape[1] else stored
     X = np.asarray(X, dtype=float)
     if X.size == 0:
         return None

@@ -34,7 +34,7 @@ class _StreamSelectorBase(SelectorMixin, BaseEstimator, metaclass=ABCMeta):
     def fit(self, X, y):
         """Stream the columns of X into the selector; y holds the class labels
         (binarised one versus rest for ``minority``)."""
-        X, y = validate_data(self, X, y, dtype=float)
+        X, y = validate_data(self, X, y, dtype=float, accept_sparse=("csr", "csc"))
         method, params = self._method_and_params()
         y01 = one_versus_rest(y, self.minority)
         names = (
@@ -63,6 +63,7 @@ class _StreamSelectorBase(SelectorMixin, BaseEstimator, metaclass=ABCMeta):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
+        tags.input_tags.sparse = True  # streamed a block of columns at a time
         return tags
 
 
@@ -183,7 +184,7 @@ class RankerSelector(SelectorMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Score every column of X against y (binarised one versus rest)."""
-        X, y = validate_data(self, X, y, dtype=float)
+        X, y = validate_data(self, X, y, dtype=float, accept_sparse=("csr", "csc"))
         if not is_integer_in(self.k, 1, X.shape[1]):
             raise FSEngineError(
                 f"k must be an integer from 1 to {X.shape[1]} (the number of "
@@ -198,6 +199,11 @@ class RankerSelector(SelectorMixin, BaseEstimator):
         self.scores_ = ranker.scores(X, y01, **(self.params or {}))
         self.ranking_ = rank_features(self.scores_)
         return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # columnwise rankers: a block of columns at a time
+        return tags
 
     def _get_support_mask(self):
         check_is_fitted(self, "scores_")

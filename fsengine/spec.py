@@ -266,6 +266,9 @@ class MethodSpec:
         Numeric codes of the actions in the authors' trace files, where they have them.
     event : type, optional
         The event dataclass an online selector's step returns.
+    columnwise : bool
+        Rankers: a feature's score depends on its own column alone (not on the others),
+        so a sparse matrix is scored a block of columns at a time, never made dense.
     """
 
     name: str
@@ -278,6 +281,7 @@ class MethodSpec:
     actions: dict[str, str] = field(default_factory=dict)
     action_codes: dict[str, int] = field(default_factory=dict)
     event: type | None = None
+    columnwise: bool = False
 
     def __post_init__(self):
         named = {name: p.named(name) for name, p in self.parameters.items()}

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import hashlib
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
 
+from fsengine._compute.sparse import as_columns, densified, is_sparse
 from fsengine.data import Dataset
 from fsengine.errors import FSEngineError
 from fsengine.labels import check_binary
@@ -52,6 +53,9 @@ class Task:
     Attributes
     ----------
     X : ndarray of float64, shape (n_samples, n_features)
+        Or a scipy sparse CSC array (a sparse matrix given sparse, CSR converted): the
+        rankers that score each gene on its own and the online selectors read it a block
+        of columns at a time; :meth:`dense` gives the task other drivers take.
     y : ndarray of int8, shape (n_samples,)
         1 for the minority class, 0 for every other class.
     names : tuple of str
@@ -76,7 +80,7 @@ class Task:
     dataset: Dataset | None = field(default=None, repr=False)
 
     def __post_init__(self):
-        X = np.asarray(self.X, dtype=np.float64)
+        X = as_columns(self.X) if is_sparse(self.X) else np.asarray(self.X, dtype=np.float64)
         if X.ndim != 2:
             raise FSEngineError(f"X must be two-dimensional, got shape {X.shape}")
         y = check_binary(self.y)
@@ -154,11 +158,31 @@ class Task:
     def digest(self) -> str:
         """SHA-256 of the matrix, the labels and the names: what a result depends on."""
         h = hashlib.sha256()
-        for array in (np.ascontiguousarray(self.X), np.ascontiguousarray(self.y)):
+        stored = (self.X.data, self.X.indices, self.X.indptr) if self.is_sparse else (self.X,)
+        for array in (*map(np.ascontiguousarray, stored), np.ascontiguousarray(self.y)):
             h.update(f"{array.dtype}{array.shape}".encode())
             h.update(array.tobytes())
         h.update("\x00".join(self.names).encode())
         return h.hexdigest()
+
+    @property
+    def is_sparse(self) -> bool:
+        """Whether ``X`` is a sparse (CSC) matrix."""
+        return is_sparse(self.X)
+
+    def dense(self) -> Task:
+        """This task with a dense ``X`` (itself when it is dense): for the drivers that
+        read whole rows (the evaluation's classifiers, the sweeps, the figures).
+
+        Raises
+        ------
+        FSEngineError
+            When the dense float64 copy would take more than half the available memory.
+        """
+        if not self.is_sparse:
+            return self
+        what = self.source or "the task"
+        return replace(self, X=densified(self.X, what))
 
     def is_for(self, minority) -> bool:
         """Whether ``minority`` (a label or its text) names this task's minority class."""

@@ -44,9 +44,17 @@ def chosen_minority(minority, ds):
     return label
 
 
-def dataset_of(args) -> Dataset:
+def dataset_of(args, sparse: bool = False) -> Dataset:
     """``args.data`` read with the command's loader and preprocessing options; a note on
-    stderr when the values look unlogged and were not preprocessed."""
+    stderr when the values look unlogged and were not preprocessed.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+    sparse : bool
+        Keep a sparse matrix sparse (the commands whose methods read a block of columns
+        at a time: ``select``, ``rank``).
+    """
     ds = preprocess(
         load_dataset(
             args.data,
@@ -55,6 +63,9 @@ def dataset_of(args) -> Dataset:
             drop_constant=args.drop_constant,
             samples=args.samples,
             sample_groups=args.sample_groups,
+            layer=args.layer,
+            gene_names=args.gene_names,
+            sparse=sparse,
         ),
         preprocess_params(args),
     )
@@ -64,11 +75,11 @@ def dataset_of(args) -> Dataset:
     return ds
 
 
-def task_of(args) -> Task:
+def task_of(args, sparse: bool = False) -> Task:
     """The task of the command: ``args.data`` read with the command's options
-    (:func:`dataset_of`), and the class the run is for (:func:`chosen_minority`) versus
-    the rest."""
-    ds = dataset_of(args)
+    (:func:`dataset_of`, ``sparse`` as there), and the class the run is for
+    (:func:`chosen_minority`) versus the rest."""
+    ds = dataset_of(args, sparse)
     return Task.from_dataset(ds, chosen_minority(args.minority, ds))
 
 

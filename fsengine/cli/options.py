@@ -69,6 +69,17 @@ def add_data_options(p: argparse.ArgumentParser) -> None:
         "DATA is then numbers only, with the sample identifiers as its first column (or, "
         "with --transpose, as its header); --label names the sheet's class column",
     )
+    p.add_argument(
+        "--layer",
+        metavar="NAME",
+        help="AnnData files: read the matrix from this layers entry (raw counts, say) instead of X",
+    )
+    p.add_argument(
+        "--gene-names",
+        metavar="COL",
+        help="AnnData files: name the genes by this var column (gene symbols, say) instead "
+        "of var_names",
+    )
 
 
 def preprocess_params(args) -> dict:

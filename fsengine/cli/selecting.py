@@ -25,7 +25,7 @@ from fsengine.stability import order_stability
 
 
 def cmd_info(args) -> None:
-    ds = dataset_of(args)
+    ds = dataset_of(args, sparse=True)
     lines = [
         f"data: {ds.source}",
         f"samples: {ds.n_samples}",
@@ -55,7 +55,7 @@ def cmd_info(args) -> None:
 
 
 def cmd_select(args) -> None:
-    task = task_of(args)
+    task = task_of(args, sparse=True)
     params = method_params(args)
     result = run_selection(
         task,

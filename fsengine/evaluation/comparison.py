@@ -239,7 +239,7 @@ def evaluate(
     methods = check_methods(methods)
     count_from = check_count_from(count_from)
     params = {m: dict(p) for m, p in (params or {}).items()}
-    task = as_task(data, minority)
+    task = as_task(data, minority).dense()
     settings = method_settings(methods, params, task.n_train)
     if top is not None and not is_integer_in(top, 1, task.n_features):
         raise FSEngineError(f"top must be an integer from 1 to {task.n_features}, got {top!r}")
@@ -306,7 +306,7 @@ def whole_data_runs(
     """
     params = params or {}
     methods = check_methods(methods)
-    task = as_task(data, minority)
+    task = as_task(data, minority).dense()
     runs = {}
     if top is None and any(is_ranker(m) for m in methods):
         count_from = check_count_from(count_from)

@@ -19,6 +19,7 @@ at fault). The modules:
 from __future__ import annotations
 
 import csv
+import io
 import zlib
 from pathlib import Path
 
@@ -102,16 +103,48 @@ def stream(source: Source, name: str, transpose: bool = False) -> Table | None:
         return None
 
 
-def read(source: Source, name: str, transpose: bool = False) -> Table:
+def read(
+    source: Source,
+    name: str,
+    transpose: bool = False,
+    *,
+    layer: str | None = None,
+    gene_names: str | None = None,
+) -> Table:
     """The streaming reader's result, else the whole-file reader's.
 
-    Raises FSEngineError for a missing file, a directory, or a file that its reader
-    cannot read.
+    ``layer`` and ``gene_names`` choose an AnnData file's matrix and gene names
+    (:meth:`fsengine.io.h5ad.H5adReader.read_from`).
+
+    Raises FSEngineError for a missing file, a directory, a file that its reader
+    cannot read, or ``layer`` or ``gene_names`` for a file that is not AnnData.
     """
     if hasattr(source, "read"):
         source = read_bytes(source)
+    if layer is not None or gene_names is not None:
+        return _read_anndata(source, name, layer, gene_names)
     parsed = stream(source, name, transpose)
     if parsed is None:
         data = read_bytes(source)
         parsed = reader_for(data[:HEAD]).read(data, name, transpose)
     return parsed
+
+
+def _read_anndata(source: Source, name: str, layer, gene_names) -> Table:
+    data = read_bytes(source) if isinstance(source, (bytes, bytearray)) else None
+    if data is None:
+        path = Path(source)
+        if not path.is_file():
+            read_bytes(source)  # the loader's message for a missing file or a folder
+        with open(path, "rb") as f:
+            head = f.read(HEAD)
+    else:
+        head = data[:HEAD]
+    reader = reader_for(head)
+    if not isinstance(reader, H5adReader):
+        option = "layer" if layer is not None else "gene_names"
+        raise FSEngineError(
+            f"{option} applies to AnnData (.h5ad) files; {name} is read as {reader.format}",
+            parameter=option,
+        )
+    return reader.read_from(io.BytesIO(data) if data is not None else path, name, layer, gene_names)

@@ -51,24 +51,10 @@ def annotation(parsed: Table, name: str, source_name: str) -> tuple[str, list]:
     return found[0], annotations[found[0]]
 
 
-def label_table(parsed: Table, label: str | None, source_name: str) -> tuple[Table, str]:
-    """The parsed matrix with the annotation named ``label`` as its last column.
-
-    Parameters
-    ----------
-    parsed : Table
-        A reader's result with :attr:`~fsengine.io.base.Table.annotations`.
-    label : str or None
-        The annotation that holds the class, by its name (case, a leading '!' and
-        'Sample_' aside: "disease state", "title", "!Sample_source_name_ch1"). None:
-        the only annotation with 2 to n - 1 values, if there is exactly one.
-    source_name : str
-
-    Returns
-    -------
-    (Table, str)
-        The table (the features, views of the parsed matrix, then the label) and the
-        label column's name.
+def choose_annotation(parsed: Table, label: str | None, source_name: str) -> str:
+    """The annotation that holds the class: the one named ``label`` (case, a leading '!'
+    and 'Sample_' aside: "disease state", "title", "!Sample_source_name_ch1"), or for
+    None the only annotation with 2 to n - 1 values, if there is exactly one.
 
     Raises
     ------
@@ -91,8 +77,8 @@ def label_table(parsed: Table, label: str | None, source_name: str) -> tuple[Tab
             raise FSEngineError(
                 f"{source_name} keeps the class in one of its {kind}s: {listed}", **choose
             )
-        chosen = classes[0]
         parsed.notes.append(f"the only {kind} with classes holds them")
+        chosen = classes[0]
     else:
         found = [a for a in annotations if _key(a) == _key(label)]
         if not found:
@@ -104,15 +90,41 @@ def label_table(parsed: Table, label: str | None, source_name: str) -> tuple[Tab
         raise FSEngineError(
             f"{source_name}: the {kind} {chosen!r} has the name of a gene; rename one of them"
         )
+    parsed.notes.append(f"class from the {kind} {chosen!r}")
+    return chosen
+
+
+def label_table(parsed: Table, label: str | None, source_name: str) -> tuple[Table, str]:
+    """The parsed matrix with the annotation named ``label`` as its last column.
+
+    Parameters
+    ----------
+    parsed : Table
+        A reader's result with :attr:`~fsengine.io.base.Table.annotations`.
+    label : str or None
+        The annotation that holds the class (:func:`choose_annotation`).
+    source_name : str
+
+    Returns
+    -------
+    (Table, str)
+        The table (the features, views of the parsed matrix, then the label) and the
+        label column's name.
+
+    Raises
+    ------
+    FSEngineError
+        As :func:`choose_annotation`.
+    """
+    chosen = choose_annotation(parsed, label, source_name)
     names = [*parsed.matrix_columns, chosen]
-    values = [None if v is None else str(v) for v in annotations[chosen]]
+    values = [None if v is None else str(v) for v in parsed.annotations[chosen]]
     table = assemble(
         names,
         list(range(len(parsed.matrix_columns))),
         parsed.matrix,
         {len(names) - 1: pa.chunked_array([pa.array(values, pa.string())])},
     )
-    parsed.notes.append(f"class from the {kind} {chosen!r}")
     return (
         Table(
             table,

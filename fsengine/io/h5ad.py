@@ -1,61 +1,66 @@
 """AnnData files (``.h5ad``: scanpy's format and that of most single-cell atlases), read
 through the ``anndata`` package.
 
-The matrix is ``X`` (dense, CSR or CSC, made dense), with the cells or samples in rows
-(``obs_names``) and the genes in columns (``var_names``); the class is an ``obs`` column
-(:mod:`fsengine.io.annotated`). The file's header gives the matrix's shape before anything
-is read: a matrix that would not fit in memory as float64 is refused with its size,
-instead of exhausting the machine.
+The matrix is ``X``, or a named entry of ``layers`` (raw counts are often kept there),
+with the cells or samples in rows (``obs_names``) and the genes in columns
+(``var_names``, or a named ``var`` column such as gene symbols); the class is an ``obs``
+column (:mod:`fsengine.io.annotated`). A dense matrix is read as float64; a sparse one
+(CSR or CSC) is kept sparse, as CSC: :func:`fsengine.data.load_dataset` makes it dense
+unless asked to keep it (``sparse=True``), for the methods that read it a block of columns
+at a time (:mod:`fsengine._compute.sparse`). The file's header gives the matrix's shape
+and storage before anything is read: a matrix that would not fit in memory is refused
+with its size, instead of exhausting the machine.
 """
 
 from __future__ import annotations
 
 import io
-import os
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 
+from fsengine._compute.sparse import as_columns, available_memory, check_dense_fits
 from fsengine.errors import FSEngineError
 from fsengine.io.base import Reader, Table
 from fsengine.io.orientation import raise_duplicates
 
 #: HDF5's signature; a file may start with a user block of 512, 1024, ... bytes.
 HDF5_MAGIC = b"\x89HDF\r\n\x1a\n"
-#: The share of the available memory a dense float64 copy of the matrix may take.
-MEMORY_SHARE = 0.5
-
-
-def available_memory() -> int | None:
-    """Bytes of memory available to this process now (Linux), or None when unknown."""
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
-
-
-def _gib(n_bytes: float) -> str:
-    return f"{n_bytes / 2**30:.1f} GB"
+#: Bytes per stored value of a sparse matrix read as CSC: float64 data, an int64 index.
+SPARSE_BYTES_PER_VALUE = 16
+#: What to do with a file too large for this machine.
+SUBSET_FIRST = (
+    "subset the file first (for instance the cells of interest and the highly variable "
+    "genes, with scanpy) and load that"
+)
 
 
 def check_size(shape: tuple[int, int], name: str, budget: int | None = None) -> None:
-    """Refuse a matrix whose float64 copy would take more than :data:`MEMORY_SHARE` of
-    the available memory (``budget`` bytes, default: measured), naming its size."""
+    """Refuse a dense matrix whose float64 copy would take more than half the available
+    memory (``budget`` bytes, default: measured), naming its size and what to do."""
+    try:
+        check_dense_fits(shape, name, budget)
+    except FSEngineError as exc:
+        raise FSEngineError(f"{exc.describe()}; {SUBSET_FIRST}") from None
+
+
+def check_sparse_size(shape, stored: int, name: str, budget: int | None = None) -> None:
+    """Refuse a sparse matrix whose ``stored`` values (as CSC, float64) would take more
+    than half the available memory."""
     budget = budget if budget is not None else available_memory()
-    needed = 8 * shape[0] * shape[1]
-    if budget is not None and needed > MEMORY_SHARE * budget:
+    needed = SPARSE_BYTES_PER_VALUE * stored
+    if budget is not None and needed > 0.5 * budget:
         raise FSEngineError(
-            f"{name} holds a matrix of {shape[0]:,} x {shape[1]:,}: {_gib(needed)} as the dense "
-            f"float64 matrix every method reads, more than half of this machine's available "
-            f"memory ({_gib(budget)}); subset the file first (for instance the cells of "
-            "interest and the highly variable genes, with scanpy) and load that"
+            f"{name} holds a sparse matrix of {shape[0]:,} x {shape[1]:,} with {stored:,} "
+            f"stored values: {needed / 2**30:.1f} GB in memory, more than half of this "
+            f"machine's available memory ({budget / 2**30:.1f} GB); {SUBSET_FIRST}"
         )
 
 
 class H5adReader(Reader):
-    """An AnnData file: ``X`` as the matrix, ``obs`` as the annotations."""
+    """An AnnData file: ``X`` (or a layer) as the matrix, ``obs`` as the annotations."""
 
     format = "AnnData (.h5ad)"
     stream_errors_are_final = True
@@ -69,17 +74,29 @@ class H5adReader(Reader):
     def read(self, data: bytes, name: str, transpose: bool) -> Table:
         return self.read_from(io.BytesIO(data), name)
 
-    def read_from(self, source, name: str) -> Table:
-        """The AnnData file at ``source`` (a path or a binary file object)."""
+    def read_from(
+        self, source, name: str, layer: str | None = None, gene_names: str | None = None
+    ) -> Table:
+        """The AnnData file at ``source`` (a path or a binary file object).
+
+        Parameters
+        ----------
+        source : path or binary file object
+        name : str
+            How messages name the file.
+        layer : str, optional
+            The ``layers`` entry to read instead of ``X``.
+        gene_names : str, optional
+            The ``var`` column to name the genes by instead of ``var_names``.
+        """
         import anndata
         import h5py
 
         try:
             with h5py.File(source, "r") as f:
-                shape = _stored_shape(f, name)
+                _check_stored(f, name, layer)
         except OSError as exc:
             raise FSEngineError(f"{name} is not a readable HDF5 file ({exc})") from None
-        check_size(shape, name)
         if hasattr(source, "seek"):
             source.seek(0)
         try:
@@ -90,40 +107,87 @@ class H5adReader(Reader):
             raise FSEngineError(
                 f"{name} is an HDF5 file that anndata cannot read as AnnData: {exc}"
             ) from None
-        return table_from_anndata(adata)
+        return table_from_anndata(adata, layer, gene_names, name)
 
 
-def table_from_anndata(adata) -> Table:
-    """An AnnData object's X (made dense, float64) with its names, and its class-like obs
-    columns as the annotations the class is chosen from (:mod:`fsengine.io.annotated`)."""
-    matrix = adata.X
-    values = matrix.toarray() if hasattr(matrix, "toarray") else np.asarray(matrix)
-    X = np.asfortranarray(values, dtype=np.float64)
-    genes = [str(g) for g in adata.var_names]
+def table_from_anndata(
+    adata, layer: str | None = None, gene_names: str | None = None, name: str = "AnnData"
+) -> Table:
+    """An AnnData object's matrix (X or ``layers[layer]``: dense as float64, sparse as
+    CSC) with its names (``var_names`` or ``var[gene_names]``), and its class-like obs
+    columns as the annotations the class is chosen from (:mod:`fsengine.io.annotated`).
+
+    Raises
+    ------
+    FSEngineError
+        For a layer or var column the object does not have (listing those it has), or
+        repeated gene names.
+    """
+    if layer is None:
+        matrix, where = adata.X, "X"
+    else:
+        if layer not in adata.layers:
+            have = ", ".join(repr(k) for k in adata.layers) or "none"
+            raise FSEngineError(
+                f"{name} has no layer {layer!r}; its layers: {have}", parameter="layer"
+            )
+        matrix, where = adata.layers[layer], f"layers[{layer!r}]"
+    if matrix is None:
+        raise FSEngineError(f"{name} has no matrix X; name one of its layers (--layer)")
+    sparse_kind = type(matrix).__name__ if hasattr(matrix, "tocsc") else None
+    X = as_columns(matrix, f"{name}'s {where}") if sparse_kind else _dense(matrix)
+    if gene_names is None:
+        genes = [str(g) for g in adata.var_names]
+        what = "gene names (var_names)"
+    else:
+        if gene_names not in adata.var.columns:
+            have = ", ".join(repr(str(c)) for c in adata.var.columns) or "none"
+            raise FSEngineError(
+                f"{name} has no var column {gene_names!r}; its var columns: {have}",
+                parameter="gene_names",
+            )
+        genes = [str(g) for g in adata.var[gene_names].tolist()]
+        what = f"gene names (var column {gene_names!r})"
     samples = [str(s) for s in adata.obs_names]
     if len(set(genes)) != len(genes):
-        raise_duplicates(genes, "gene names (var_names)")
+        raise_duplicates(genes, what)
     annotations = {
         str(column): [None if _missing(v) else v for v in adata.obs[column].tolist()]
         for column in adata.obs.columns
         if _is_class_like(adata.obs[column])
     }
-    notes = [H5adReader.format, "matrix: X"]
-    if hasattr(matrix, "toarray"):
-        notes.append(f"sparse ({type(matrix).__name__}) made dense")
+    notes = [H5adReader.format, f"matrix: {where}"]
+    if gene_names is not None:
+        notes.append(f"genes named by var column {gene_names!r}")
+    if sparse_kind:
+        notes.append(f"sparse ({sparse_kind}, {X.nnz:,} stored values)")
     return Table(
         pa.table({}), notes, False, X, tuple(genes), tuple(samples), annotations, "obs column"
     )
 
 
-def _stored_shape(f, name: str) -> tuple[int, int]:
-    """X's shape from the file's header (a dense dataset or a sparse group)."""
-    if "X" not in f:
-        raise FSEngineError(f"{name} has no matrix X (an HDF5 file, but not AnnData?)")
-    node = f["X"]
-    if hasattr(node, "shape"):
-        return tuple(int(n) for n in node.shape)
-    return tuple(int(n) for n in node.attrs["shape"])
+def _dense(matrix) -> np.ndarray:
+    return np.asfortranarray(np.asarray(matrix), dtype=np.float64)
+
+
+def _check_stored(f, name: str, layer: str | None) -> None:
+    """Refuse, from the file's header, a matrix that does not fit in memory."""
+    if layer is None:
+        if "X" not in f:
+            raise FSEngineError(f"{name} has no matrix X (an HDF5 file, but not AnnData?)")
+        node = f["X"]
+    else:
+        if "layers" not in f or layer not in f["layers"]:
+            have = ", ".join(repr(k) for k in f["layers"]) if "layers" in f else "none"
+            raise FSEngineError(
+                f"{name} has no layer {layer!r}; its layers: {have}", parameter="layer"
+            )
+        node = f["layers"][layer]
+    if hasattr(node, "shape"):  # dense: a dataset
+        check_size(tuple(int(n) for n in node.shape), name)
+        return
+    shape = tuple(int(n) for n in node.attrs["shape"])
+    check_sparse_size(shape, int(node["data"].shape[0]), name)
 
 
 def _is_class_like(column) -> bool:

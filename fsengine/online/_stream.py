@@ -17,6 +17,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from fsengine._compute.sparse import as_columns, block_width, dense_columns, is_sparse
 from fsengine.errors import FSEngineError
 from fsengine.labels import check_binary
 from fsengine.spec import MethodSpec
@@ -400,7 +401,8 @@ def stream_events(
     ----------
     selector : StreamingSelector
         A fresh selector (its state carries over between calls).
-    X : ndarray, shape (n_samples, n_features)
+    X : ndarray or scipy sparse matrix, shape (n_samples, n_features)
+        A sparse matrix is read a dense block of columns at a time (:func:`_blocks`).
     names : sequence of str
         Feature names, one per column.
     order : ndarray of int, optional
@@ -417,8 +419,11 @@ def stream_events(
         yield from selector.step_many(block, block_names, cols)
 
 
-def _blocks(X: np.ndarray, names: Sequence[str], order: np.ndarray | None, chunk: int):
-    """(block of columns, their names, their indices) in arrival order, ``chunk`` at a time."""
+def _blocks(X, names: Sequence[str], order: np.ndarray | None, chunk: int):
+    """(block of columns, their names, their indices) in arrival order, ``chunk`` at a time.
+
+    A sparse ``X`` (scipy CSR or CSC) is read a dense block of at most
+    :data:`fsengine._compute.sparse.BLOCK_ELEMENTS` values at a time, never whole."""
     if order is None:
         order = np.arange(X.shape[1])
     if len(order) == 0:
@@ -426,10 +431,15 @@ def _blocks(X: np.ndarray, names: Sequence[str], order: np.ndarray | None, chunk
     from fsengine._compute.budget import plan
 
     plan(X.shape[0] * X.shape[0] * len(order))  # N x N per feature at the most
+    sparse = is_sparse(X)
+    if sparse:
+        X = as_columns(X)
+        chunk = min(chunk, block_width(X.shape[0]))
     for lo in range(0, len(order), chunk):
         cols = np.asarray(order[lo : lo + chunk])
         consecutive = cols[-1] - cols[0] == len(cols) - 1 and np.all(np.diff(cols) == 1)
-        block = X[:, cols[0] : cols[-1] + 1] if consecutive else X[:, cols]  # a view if it can
+        where = slice(cols[0], cols[-1] + 1) if consecutive else cols  # a view if it can
+        block = dense_columns(X, where) if sparse else X[:, where]
         yield block, [names[c] for c in cols], cols.tolist()
 
 

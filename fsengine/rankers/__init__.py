@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from fsengine._compute.sparse import as_columns, by_column_blocks, densified, is_sparse
 from fsengine.errors import FSEngineError
 from fsengine.rankers._basic import (
     FISHER,
@@ -61,6 +62,38 @@ def rank_features(scores: np.ndarray) -> np.ndarray:
     return np.argsort(-np.asarray(scores, dtype=float), kind="stable")
 
 
+def score_matrix(method: str, X, y, values: dict) -> np.ndarray:
+    """The ranker ``method``'s scores of the columns of ``X`` (dense, or scipy sparse),
+    with its checked parameters ``values``.
+
+    A sparse matrix is scored a block of columns at a time by a columnwise ranker
+    (:attr:`fsengine.spec.MethodSpec.columnwise`: the same scores as on the dense matrix,
+    without it), and made dense for the others when it fits in memory.
+
+    Raises
+    ------
+    FSEngineError
+        For a sparse matrix whose dense copy a non-columnwise ranker would need and that
+        does not fit in memory.
+    """
+    function = RANKERS[method]
+    if not is_sparse(X):
+        return function(X, y, **values)
+    X = as_columns(X)
+    if RANKER_SPECS[method].columnwise:
+        return by_column_blocks(lambda block: function(block, y, **values), X)
+    try:
+        dense = densified(X, "the sparse matrix")
+    except FSEngineError as exc:
+        columnwise = ", ".join(name for name, spec in RANKER_SPECS.items() if spec.columnwise)
+        raise FSEngineError(
+            f"{exc.describe()}; {method} scores a gene with the others' values and needs "
+            f"it dense: use a ranker that scores each gene alone ({columnwise}) or an "
+            "online selector"
+        ) from None
+    return function(dense, y, **values)
+
+
 def score_features(method: str, X, y, **params) -> np.ndarray:
     """The ranker ``method``'s score of every column of X for binary labels y, its
     parameters checked by its specification first (as the registry's
@@ -74,7 +107,7 @@ def score_features(method: str, X, y, **params) -> np.ndarray:
     if method not in RANKERS:
         raise FSEngineError(f"unknown ranker {method!r}; choose one of {', '.join(RANKERS)}")
     values = RANKER_SPECS[method].check(params, n_samples=len(y))
-    return RANKERS[method](X, y, **values)
+    return score_matrix(method, X, y, values)
 
 
 def __getattr__(name):
@@ -117,6 +150,7 @@ __all__ = [
     "relieff_score",
     "s2n_score",
     "score_features",
+    "score_matrix",
     "welch_score",
     "wilcoxon_score",
 ]

@@ -129,7 +129,7 @@ def s2n_score(X, y) -> np.ndarray:
 def _pcc_binary(X: np.ndarray, y01: np.ndarray) -> np.ndarray:
     centred = X - X.mean(axis=0)
     yc = y01 - y01.mean()
-    num = yc @ centred
+    num = (yc[:, None] * centred).sum(axis=0)  # per column: the same for any block of columns
     den = np.sqrt((centred**2).sum(axis=0) * (yc @ yc))
     score = np.abs(_safe_ratio(num, den))
     score[_constant(X)] = 0.0
@@ -179,6 +179,7 @@ FISHER = MethodSpec(
     YIN + ", eqs. 5-9" + SECTION_44,
     RANKER,
     "Fisher score: between-class over within-class scatter",
+    columnwise=True,
 )
 S2N = MethodSpec(
     "s2n",
@@ -186,6 +187,7 @@ S2N = MethodSpec(
     "Golub et al. Molecular classification of cancer. Science 286 (1999)" + SECTION_44,
     RANKER,
     "signal-to-noise ratio |mean_1 - mean_0| / (sd_1 + sd_0)",
+    columnwise=True,
 )
 PCC = MethodSpec(
     "pcc",
@@ -193,6 +195,7 @@ PCC = MethodSpec(
     YIN + ", eq. 2" + SECTION_44,
     RANKER,
     "|Pearson correlation| of the feature with the class",
+    columnwise=True,
 )
 HELLINGER = MethodSpec(
     "hellinger",
@@ -201,4 +204,5 @@ HELLINGER = MethodSpec(
     RANKER,
     "Hellinger distance between the two classes' histograms",
     parameters={"bins": BINS},
+    columnwise=True,
 )

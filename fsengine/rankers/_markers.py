@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from fsengine._compute.sparse import as_columns, by_column_blocks, is_sparse
 from fsengine.errors import FSEngineError
 from fsengine.rankers._basic import check_scoring_input
 from fsengine.spec import RANKER, MethodSpec
@@ -29,6 +30,7 @@ WELCH = MethodSpec(
     "variances are involved. Biometrika 34 (1947); " + SCANPY,
     RANKER,
     "|Welch's t| of the minority against the rest",
+    columnwise=True,
 )
 WILCOXON = MethodSpec(
     "wilcoxon",
@@ -37,6 +39,7 @@ WILCOXON = MethodSpec(
     "larger than the other. Annals of Mathematical Statistics 18 (1947); " + SCANPY,
     RANKER,
     "|z| of the Wilcoxon rank-sum (Mann-Whitney) test of the minority against the rest",
+    columnwise=True,
 )
 
 
@@ -117,6 +120,26 @@ def marker_table(X, y, method: str) -> dict[str, np.ndarray]:
     """
     from scipy import stats
 
+    if method not in ("welch", "wilcoxon"):
+        raise FSEngineError(f"unknown marker test {method!r}: welch or wilcoxon")
+    if is_sparse(X):
+        X = as_columns(X)
+        columns = by_column_blocks(lambda block: _marker_columns(block, y, method), X)
+    else:
+        columns = _marker_columns(X, y, method)
+    pvals = columns["pvals"]
+    tested = np.isfinite(pvals)
+    adjusted = np.full(len(pvals), np.nan)
+    if tested.any():
+        adjusted[tested] = stats.false_discovery_control(pvals[tested], method="bh")
+    return {**columns, "pvals_adj": adjusted}
+
+
+def _marker_columns(X, y, method: str) -> dict[str, np.ndarray]:
+    """:func:`marker_table`'s values that each feature has on its own: ``scores``,
+    ``pvals`` and ``logfoldchanges``."""
+    from scipy import stats
+
     X, y, classes = check_scoring_input(X, y)
     group = _minority(y, classes)
     if method == "welch":
@@ -128,16 +151,10 @@ def marker_table(X, y, method: str) -> dict[str, np.ndarray]:
         with np.errstate(divide="ignore", invalid="ignore"):
             dof = (v1 + v0) ** 2 / (v1**2 / (n1 - 1) + v0**2 / (n0 - 1))
         pvals = 2 * stats.t.sf(np.abs(scores), dof)
-    elif method == "wilcoxon":
+    else:
         scores = wilcoxon_statistic(X, y)
         pvals = 2 * stats.norm.sf(np.abs(scores))
-    else:
-        raise FSEngineError(f"unknown marker test {method!r}: welch or wilcoxon")
-    tested = np.isfinite(pvals)
-    adjusted = np.full(len(pvals), np.nan)
-    if tested.any():
-        adjusted[tested] = stats.false_discovery_control(pvals[tested], method="bh")
     mean1, mean0 = X[group].mean(axis=0), X[~group].mean(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):  # a negative mean: NaN, as scanpy
         fold = np.log2((np.expm1(mean1) + 1e-9) / (np.expm1(mean0) + 1e-9))
-    return {"scores": scores, "pvals": pvals, "pvals_adj": adjusted, "logfoldchanges": fold}
+    return {"scores": scores, "pvals": pvals, "logfoldchanges": fold}

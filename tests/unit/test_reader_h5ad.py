@@ -79,7 +79,12 @@ def test_a_sparse_copy_reads_the_same(tmp_path, pbmc):
             ds = load_dataset(source, label="bulk_labels", name=path.name)
             assert np.array_equal(ds.X, pbmc.X) and ds.feature_names == pbmc.feature_names
             assert list(ds.labels) == list(pbmc.labels)
-            assert f"sparse ({kind.__name__}) made dense" in ds.notes
+            stored = f"sparse ({kind.__name__}, {np.count_nonzero(pbmc.X):,} stored values)"
+            assert stored in ds.notes and ds.notes[-1] == "made dense"
+            kept = load_dataset(source, label="bulk_labels", name=path.name, sparse=True)
+            assert sparse.issparse(kept.X) and kept.X.format == "csc"
+            assert np.array_equal(kept.X.toarray(), pbmc.X) and "made dense" not in kept.notes
+            assert list(kept.labels) == list(pbmc.labels)
 
 
 def test_the_selection_equals_the_parquet_copys(tmp_path, pbmc):
@@ -103,9 +108,9 @@ def test_a_matrix_too_large_for_memory_is_refused_from_the_header(tmp_path):
     with pytest.raises(FSEngineError) as caught:
         load_dataset(path)
     assert caught.value.describe().startswith(
-        "atlas.h5ad holds a matrix of 2,000,000 x 100,000: 1490.1 GB as the dense float64"
+        "atlas.h5ad holds a matrix of 2,000,000 x 100,000: 1490.1 GB as a dense float64"
     )
-    with pytest.raises(FSEngineError, match="2.0 GB as the dense float64 matrix"):
+    with pytest.raises(FSEngineError, match="2.0 GB as a dense float64 matrix"):
         check_size((16_384, 16_384), "two.h5ad", budget=3 * 2**30)
     check_size((16_384, 16_384), "two.h5ad", budget=5 * 2**30)  # fits: no error
 

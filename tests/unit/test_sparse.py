@@ -1,0 +1,281 @@
+"""Sparse matrices (issue 30, point 3): the rankers that score each gene alone and every
+online selector read a CSR or CSC matrix a dense block of columns at a time, never whole,
+and decide exactly as on the dense matrix; the loader keeps an AnnData file's sparse X
+sparse when asked; the command line selects on it; the layers and gene-name columns of an
+AnnData file are read by name.
+
+The truth is the dense matrix: every score, event and selection on the sparse copy must
+equal the dense run's, bit for bit, with blocks of a few columns (so that many blocks
+are joined)."""
+
+import anndata
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import sparse
+
+import fsengine._compute.sparse as sparse_blocks
+import fsengine.online._stream as stream_module
+from fsengine import FSEngineError, load_dataset, run_selection
+from fsengine._compute.sparse import as_columns, column_constant
+from fsengine.cli import main
+from fsengine.export import selection_to_csv
+from fsengine.methods import ONLINE_METHODS, RANKER_METHODS, get_method
+from fsengine.rankers import RANKER_SPECS, marker_table, score_features
+from fsengine.sklearn import OnlineSelector, RankerSelector
+from fsengine.task import Task
+
+N_SAMPLES, N_GENES = 120, 90
+#: Values per dense block in these tests: 7 columns of 120 samples.
+SMALL_BLOCK = 7 * N_SAMPLES
+
+
+def counts_like(seed: int = 0, n: int = N_SAMPLES, p: int = N_GENES, density: float = 0.2):
+    """Integer counts, most of them exact zeros, with a few genes shifted in the minority
+    (1 for the first 15 samples), and some all-zero genes."""
+    rng = np.random.default_rng(seed)
+    y = np.zeros(n, dtype=np.int8)
+    y[:15] = 1
+    rate = np.full((n, p), 2.0)
+    rate[:15, :6] *= 4
+    X = rng.poisson(rate) * (rng.random((n, p)) < density)
+    X[:, [10, 40]] = 0
+    return np.asfortranarray(X, dtype=np.float64), y, [f"g{j}" for j in range(p)]
+
+
+@pytest.fixture
+def small_blocks(monkeypatch):
+    """Blocks of 7 columns, and a record of every dense block the stream makes."""
+    monkeypatch.setattr(sparse_blocks, "BLOCK_ELEMENTS", SMALL_BLOCK)
+    widths = []
+    original = stream_module.dense_columns
+
+    def recording(X, columns):
+        block = original(X, columns)
+        widths.append(block.shape[1])
+        return block
+
+    monkeypatch.setattr(stream_module, "dense_columns", recording)
+    return widths
+
+
+@pytest.mark.parametrize("method", RANKER_METHODS)
+@pytest.mark.parametrize("kind", [sparse.csr_matrix, sparse.csc_array])
+def test_every_ranker_scores_a_sparse_matrix_as_the_dense_one(method, kind, small_blocks):
+    X, y, _ = counts_like()
+    dense = score_features(method, X, y)
+    assert np.array_equal(score_features(method, kind(X), y), dense)
+    assert np.array_equal(get_method(method).scores(kind(X), y), dense)
+
+
+def test_the_columnwise_rankers_are_those_whose_score_is_their_columns_alone():
+    """A columnwise ranker's score of a gene does not change when the other genes do; the
+    others (k-means over all genes, ReliefF's distances, MI's shared tie noise) are not
+    marked so."""
+    X, y, _ = counts_like(1)
+    other = X.copy()
+    other[:, 1:] = counts_like(2)[0][:, 1:]
+    for method in RANKER_METHODS:
+        if RANKER_SPECS[method].columnwise:
+            assert score_features(method, X, y)[0] == score_features(method, other, y)[0]
+    assert {m for m in RANKER_METHODS if RANKER_SPECS[m].columnwise} == {
+        "fisher",
+        "s2n",
+        "pcc",
+        "hellinger",
+        "welch",
+        "wilcoxon",
+    }
+
+
+def test_a_ranker_that_needs_every_gene_is_refused_when_the_dense_copy_does_not_fit(
+    monkeypatch,
+):
+    X, y, _ = counts_like()
+    monkeypatch.setattr(sparse_blocks, "available_memory", lambda: 100_000)
+    with pytest.raises(FSEngineError) as caught:
+        score_features("relieff", sparse.csc_array(X), y)
+    text = caught.value.describe()
+    assert "120 x 90" in text and "relieff scores a gene with the others' values" in text
+    assert "fisher, s2n, pcc" in text
+    # the columnwise ones never need the dense copy
+    assert np.array_equal(
+        score_features("fisher", sparse.csc_array(X), y), score_features("fisher", X, y)
+    )
+
+
+@pytest.mark.parametrize("method", ONLINE_METHODS)
+def test_every_online_selector_streams_a_sparse_matrix_as_the_dense_one(method, small_blocks):
+    """The same events (actions, sets, scores) in natural and in random order, from dense
+    blocks of at most 7 columns."""
+    X, y, names = counts_like()
+    selector = get_method(method)
+    for order, seed in (("natural", None), ("random", 3)):
+        on_dense = selector.select(X, y, names, order=order, seed=seed, events=True)
+        small_blocks.clear()
+        on_sparse = selector.select(
+            sparse.csc_matrix(X), y, names, order=order, seed=seed, events=True
+        )
+        assert small_blocks and max(small_blocks) <= 7 and sum(small_blocks) == N_GENES
+        assert repr(on_sparse.events) == repr(on_dense.events)
+        assert repr(on_sparse.selection) == repr(on_dense.selection)
+        quiet = selector.select(sparse.csr_matrix(X), y, names, order=order, seed=seed)
+        assert repr(quiet.selection) == repr(on_dense.selection)
+
+
+def test_marker_table_on_a_sparse_matrix_equals_the_dense_one(small_blocks):
+    X, y, _ = counts_like()
+    logged = np.log1p(X)
+    for test in ("welch", "wilcoxon"):
+        dense = marker_table(logged, y, test)
+        on_sparse = marker_table(sparse.csr_matrix(logged), y, test)
+        for key, values in dense.items():
+            assert np.array_equal(on_sparse[key], values, equal_nan=True), (test, key)
+
+
+@given(
+    st.lists(
+        st.lists(st.sampled_from([0.0, 0.0, 1.0, -2.5, 3.0]), min_size=5, max_size=5),
+        min_size=1,
+        max_size=6,
+    )
+)
+@settings(max_examples=200, deadline=None)
+def test_constant_columns_by_their_definition(rows):
+    """One value over all rows, zeros stored or not: the dense definition."""
+    X = np.array(rows, dtype=float)
+    csc = sparse.csc_array(X)
+    csc.data[csc.data == 1.0] = 0.0  # an explicitly stored zero
+    dense = csc.toarray()
+    expected = (dense == dense[0]).all(axis=0)
+    assert np.array_equal(column_constant(as_columns(csc)), expected)
+
+
+def test_a_missing_value_in_a_sparse_matrix_is_named_by_row_and_column():
+    X = sparse.csr_matrix(np.array([[0.0, 1.0, 0.0], [2.0, 0.0, np.nan]]))
+    with pytest.raises(FSEngineError, match=r"a missing value \(NaN\) at row 2, column 3"):
+        as_columns(X)
+    with pytest.raises(FSEngineError, match="row 2, column 3"):
+        score_features("fisher", X, np.array([0, 1]))
+
+
+def test_a_sparse_task_selects_and_evaluates_as_the_dense_task():
+    from fsengine.evaluation import evaluate
+
+    X, y, names = counts_like()
+    dense, on_sparse = Task(X, y, names), Task(sparse.csr_matrix(X), y, names)
+    assert on_sparse.is_sparse and on_sparse.X.format == "csc" and not dense.is_sparse
+    assert np.array_equal(on_sparse.dense().X, X) and dense.dense() is dense
+    for method in ("saola", "fisher"):
+        top = None if get_method(method).online else 5
+        assert repr(run_selection(on_sparse, None, method, top=top).selection) == repr(
+            run_selection(dense, None, method, top=top).selection
+        )
+    methods = ("saola", "fisher")
+
+    def without_time(evaluation):
+        return [{k: v for k, v in r.items() if k != "seconds"} for r in evaluation.records]
+
+    records = without_time(evaluate(on_sparse, None, methods, n_splits=3, n_jobs=1))
+    assert records == without_time(evaluate(dense, None, methods, n_splits=3, n_jobs=1))
+    assert len(records) == 6
+
+
+def test_the_scikit_learn_selectors_take_sparse_input():
+    X, y, _ = counts_like()
+    for selector in (RankerSelector("welch", k=5), OnlineSelector("saola")):
+        on_dense = selector.fit(X, y).get_support(indices=True)
+        on_sparse = selector.fit(sparse.csr_matrix(X), y).get_support(indices=True)
+        assert np.array_equal(on_sparse, on_dense)
+        assert sparse.issparse(selector.transform(sparse.csr_matrix(X)))
+
+
+@pytest.fixture
+def counts_file(tmp_path):
+    """An AnnData file: X log1p(counts) as CSR, the counts in layers['counts'], gene
+    symbols in var['symbol'] (the var_names are Ensembl-like ids), the class in obs."""
+    X, y, names = counts_like()
+    adata = anndata.AnnData(
+        X=sparse.csr_matrix(np.log1p(X)),
+        obs=pd.DataFrame(
+            {"cell_type": np.where(y == 1, "rare", "common")},
+            index=[f"cell{i}" for i in range(len(y))],
+        ),
+        var=pd.DataFrame(
+            {"symbol": [f"SYM{j}" for j in range(len(names))]},
+            index=[f"ENSG{j:05d}" for j in range(len(names))],
+        ),
+    )
+    adata.layers["counts"] = sparse.csc_matrix(X)
+    path = tmp_path / "counts.h5ad"
+    adata.write_h5ad(path)
+    return path, X
+
+
+def test_an_anndata_layer_and_a_var_column_are_read_by_name(counts_file):
+    path, X = counts_file
+    on_x = load_dataset(path, sparse=True)
+    assert np.array_equal(on_x.X.toarray(), np.log1p(X)) and on_x.feature_names[0] == "ENSG00000"
+    counts = load_dataset(path, layer="counts", gene_names="symbol")
+    assert isinstance(counts.X, np.ndarray) and np.array_equal(counts.X, X)
+    assert counts.feature_names[:2] == ("SYM0", "SYM1")
+    assert "matrix: layers['counts']" in counts.notes
+    assert counts.constant_features == ("SYM10", "SYM40")
+    dropped = load_dataset(path, layer="counts", drop_constant=True, sparse=True)
+    assert dropped.dropped_features == ("ENSG00010", "ENSG00040") and dropped.n_features == 88
+    assert np.array_equal(dropped.X.toarray(), np.delete(X, [10, 40], axis=1))
+
+
+def test_a_missing_layer_or_var_column_is_named_with_those_the_file_has(counts_file, tmp_path):
+    path, _ = counts_file
+    with pytest.raises(FSEngineError, match=r"has no layer 'raw'; its layers: 'counts'"):
+        load_dataset(path, layer="raw")
+    with pytest.raises(FSEngineError, match=r"has no var column 'gene'; its var columns: 'symbol'"):
+        load_dataset(path, gene_names="gene")
+    table = tmp_path / "table.csv"
+    table.write_text("a,b,label\n1,2,x\n3,4,y\n")
+    with pytest.raises(FSEngineError, match=r"layer applies to AnnData \(.h5ad\) files"):
+        load_dataset(table, layer="counts")
+
+
+def test_the_command_line_selects_on_the_sparse_file_as_on_its_dense_copy(
+    counts_file, tmp_path, capsys
+):
+    path, X = counts_file
+    dense = Task.from_dataset(load_dataset(path, layer="counts"), "rare")
+    for method, extra in (("saola", []), ("wilcoxon", ["--top", "5"])):
+        out = tmp_path / f"{method}.csv"
+        argv = ["select", str(path), "--layer", "counts", "--minority", "rare"]
+        assert main([*argv, "--method", method, "--out", str(out), *extra]) == 0
+        top = 5 if extra else None
+        expected = run_selection(dense, None, method, top=top).selection
+        assert out.read_text() == selection_to_csv(expected)
+    assert main(["select", str(path), "--layer", "raw", "--out", str(tmp_path / "x.csv")]) == 2
+    assert "has no layer 'raw'" in capsys.readouterr().err
+
+
+def test_select_on_an_anndata_object_keeps_its_sparse_x(counts_file, small_blocks):
+    """fsengine.adata.select on an object with a sparse X: no dense copy of X (the stream's
+    blocks are 7 columns), the same var columns as on a dense copy of the object."""
+    from fsengine.adata import select
+
+    path, _ = counts_file
+    on_sparse = anndata.read_h5ad(path)
+    on_dense = on_sparse.copy()
+    on_dense.X = on_dense.X.toarray()
+    select(on_sparse, "cell_type", "rare", "saola")
+    assert small_blocks and max(small_blocks) <= 7
+    select(on_dense, "cell_type", "rare", "saola")
+    assert sparse.issparse(on_sparse.X)
+    assert on_sparse.var.equals(on_dense.var)
+
+
+def test_preprocessing_a_sparse_data_set_gives_the_dense_result(counts_file):
+    from fsengine.preprocess import preprocess
+
+    path, X = counts_file
+    kept = load_dataset(path, layer="counts", sparse=True)
+    logged = preprocess(kept, {"transform": "log2", "offset": 1.0})
+    assert np.array_equal(logged.X, np.log2(X + 1.0))
