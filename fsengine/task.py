@@ -147,7 +147,9 @@ class Task:
 
     @property
     def n_train(self) -> int:
-        """The size of a protocol split's training half (:func:`training_size`)."""
+        """The size of a protocol split's training half (:func:`training_size`). With
+        sample groups (:attr:`groups`) the drawn halves vary around it: the checks of K
+        use the smallest drawn (:func:`fsengine.evaluation.training_halves`)."""
         return training_size(self.n_samples)
 
     @cached_property
