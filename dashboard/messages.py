@@ -5,6 +5,7 @@ API spells them (``transpose=True``) or the command line (``--transpose``)."""
 from __future__ import annotations
 
 from fsengine.errors import FSEngineError, library_words
+from fsengine.preprocess import PREPROCESSING
 
 #: The Data page's widgets, by the library name of the loader option or parameter each
 #: one sets: (the widget's label, what kind of widget it is). views/data.py labels its
@@ -14,6 +15,13 @@ WIDGETS = {
     "drop_constant": ("Drop constant features", "toggle"),
     "label": ("Label column", "box"),
     "minority": ("Minority class (one versus rest)", "box"),
+    "samples": ("Sample sheet (optional): class and groups by sample id", "uploader"),
+    "sample_groups": ("Sample groups (patient, donor, batch)", "box"),
+    # the preprocessing's widgets, labelled from its specification (dashboard.widgets)
+    **{
+        name: (p.label[0].upper() + p.label[1:], "box")
+        for name, p in PREPROCESSING.parameters.items()
+    },
 }
 
 

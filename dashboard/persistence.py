@@ -120,13 +120,7 @@ def _restore(found: Store, wid: str) -> None:
             )
         else:
             try:
-                session.load_into_session(
-                    stored[0],
-                    stored[1],
-                    label=data.get("label"),
-                    transpose=bool(data.get("transpose")),
-                    drop_constant=bool(data.get("drop_constant")),
-                )
+                session.load_into_session(stored[0], stored[1], **stored_options(found, wid, data))
             except Exception as exc:  # noqa: BLE001 - a stored file that no longer loads
                 st.session_state["workspace_notice"] = (
                     f"The saved data set could not be read: {exc}"
@@ -151,6 +145,30 @@ def _restore(found: Store, wid: str) -> None:
         for run_id in reversed(ids[:RESTORED_PER_STORE]):  # oldest first: newest ends last
             put_back(found, wid, run_id)
     st.session_state["_saved_state"] = dumps(saved, strict=False, sort_keys=True)
+
+
+def stored_options(found: Store, wid: str, data: dict) -> dict:
+    """:func:`dashboard.session.load_into_session`'s options from a stored record of
+    :attr:`dashboard.session.LoadedData.options`, with the sample sheet's bytes fetched
+    from the store (``samples``: its SHA-256). Older records read as without a sheet,
+    preprocessing and groups.
+
+    Raises
+    ------
+    LookupError
+        When the record names a sheet the store no longer has.
+    """
+    options = session.read_options(data)
+    sheet = data.get("samples")
+    if sheet:
+        stored = found.get_dataset(sheet, workspace_id=wid)
+        if stored is None:
+            raise LookupError(
+                f"its sample sheet {data.get('samples_name')!r} is no longer stored; upload "
+                "it again"
+            )
+        options["samples"] = stored[0]
+    return options
 
 
 #: Session key: task key -> (run id, payload) of the newest stored stream of each task,
@@ -208,6 +226,11 @@ def save() -> None:
         if st.session_state.get("_stored_sha") != sha:
             found.put_dataset(loaded.raw, loaded.name, workspace_id=wid)
             st.session_state["_stored_sha"] = sha
+        sheet = loaded.samples_sha256
+        if sheet and st.session_state.get("_stored_sheet") != sheet:
+            # the state names its SHA-256 too, which keeps it from eviction
+            found.put_dataset(loaded.samples, loaded.samples_name or "sheet", workspace_id=wid)
+            st.session_state["_stored_sheet"] = sheet
         current = {
             "dataset": {
                 "sha": sha,

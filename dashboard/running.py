@@ -16,7 +16,7 @@ from dashboard.messages import describe
 from dashboard.session import class_text, current, current_task, task_key
 from dashboard.widgets import last_set
 from fsengine import FSEngineError
-from fsengine.evaluation import protocol_refusal, protocol_warnings
+from fsengine.evaluation import protocol_refusal, protocol_warnings, stratified_splits
 from fsengine.methods import METHOD_LABELS
 
 
@@ -254,10 +254,16 @@ def refusal(protocol: bool = True) -> str | None:
 
 def _refusal(protocol: bool) -> str | None:
     try:
-        y = current_task().y
+        task = current_task()
     except FSEngineError as exc:
         return sentence(describe(exc))
+    y = task.y
     problem = protocol_refusal(y) if protocol else None
+    if problem is None and protocol and task.groups is not None:
+        try:  # groups that leave a half too few minority samples: the library's refusal
+            stratified_splits(y, 20, 0, task.groups)
+        except FSEngineError as exc:
+            return sentence(describe(exc))
     if problem is None:
         return None
     return sentence(describe(problem)) + _default_class_advice(int(y.sum()))
@@ -282,12 +288,12 @@ def show_protocol_warnings(
         method = st.session_state.get("stream_widgets", {}).get("stream_method", "kofsd")
         methods, params = [method], {method: last_set(method)}
     try:
-        y = current_task().y
+        task = current_task()
     except FSEngineError:
         return  # the refusal says it
     if refusal() is not None:
         return  # the run buttons say why
-    for text in protocol_warnings(y, methods, params, n_splits):
+    for text in protocol_warnings(task.y, methods, params, n_splits, groups=task.groups):
         if text.startswith("a test half holds only"):
             st.info(sentence(text), icon=":material/info:")
         else:

@@ -6,7 +6,7 @@ dashboard but its messages: the workspace (persistence), the widgets and running
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import streamlit as st
@@ -14,6 +14,7 @@ import streamlit as st
 from dashboard import messages
 from fsengine import Dataset, FSEngineError, load_dataset
 from fsengine.evaluation import protocol_defaults
+from fsengine.preprocess import PREPROCESSING, preprocess
 from fsengine.task import Task
 
 SAMPLE_PATH = Path(__file__).resolve().parent.parent / "sample_data" / "SRBCT.parquet"
@@ -21,9 +22,36 @@ SAMPLE_PATH = Path(__file__).resolve().parent.parent / "sample_data" / "SRBCT.pa
 SAMPLE_CLASS_NAMES = {"0": "EWS", "1": "RMS", "2": "BL", "3": "NB"}
 
 
+def preprocessing_changes(params: dict | None) -> dict:
+    """The :data:`~fsengine.preprocess.PREPROCESSING` parameters of ``params`` that differ
+    from their defaults, checked (a parameter that does not apply, such as the offset
+    without log2, is left out): ``{}`` for no preprocessing.
+
+    Raises
+    ------
+    FSEngineError
+        A bad value, named by the parameter.
+    """
+    checked = PREPROCESSING.check(dict(params or {}))
+    defaults = PREPROCESSING.defaults()
+    return {k: v for k, v in PREPROCESSING.record(checked).items() if v != defaults[k]}
+
+
 @dataclass(frozen=True)
 class LoadedData:
-    """What the user loaded: the raw bytes and options (to reload) and the result."""
+    """What the user loaded: the raw bytes and options (to reload) and the result.
+
+    Attributes
+    ----------
+    samples, samples_name : bytes or None, str or None
+        The sample sheet read with the table (:func:`fsengine.load_dataset`'s
+        ``samples``), and its file name.
+    preprocessing : dict
+        The preprocessing parameters that differ from their defaults
+        (:func:`preprocessing_changes`).
+    sample_groups : str or None
+        The column naming each sample's group (``sample_groups=``).
+    """
 
     name: str
     raw: bytes
@@ -33,25 +61,70 @@ class LoadedData:
     dataset: Dataset
     #: SHA-256 of ``raw``: the data set's key in the workspace and the report's checksum.
     sha256: str = ""
+    samples: bytes | None = None
+    samples_name: str | None = None
+    preprocessing: dict = field(default_factory=dict)
+    sample_groups: str | None = None
+
+    @property
+    def samples_sha256(self) -> str | None:
+        """SHA-256 of the sample sheet's bytes (its key in the workspace), or None."""
+        return None if self.samples is None else hashlib.sha256(self.samples).hexdigest()
 
     @property
     def options(self) -> dict:
-        """How the bytes were read, as the workspace records it: label, transpose,
-        drop_constant."""
+        """How the bytes were read, as the workspace and the run records keep it: label,
+        transpose, drop_constant, the sample sheet (``samples``: its SHA-256, and
+        ``samples_name``), ``preprocessing`` and ``sample_groups``."""
         return {
             "label": self.label,
             "transpose": self.transpose,
             "drop_constant": self.drop_constant,
+            "samples": self.samples_sha256,
+            "samples_name": self.samples_name,
+            "preprocessing": dict(self.preprocessing),
+            "sample_groups": self.sample_groups,
         }
+
+
+def read_options(record: dict | None) -> dict:
+    """The keyword arguments of :func:`load_into_session` (but the sheet's bytes) from a
+    stored record of :attr:`LoadedData.options`; fields missing from older records take
+    their defaults."""
+    record = record or {}
+    return {
+        "label": record.get("label"),
+        "transpose": bool(record.get("transpose")),
+        "drop_constant": bool(record.get("drop_constant")),
+        "samples_name": record.get("samples_name"),
+        "preprocessing": dict(record.get("preprocessing") or {}),
+        "sample_groups": record.get("sample_groups"),
+    }
 
 
 @st.cache_data(max_entries=4, show_spinner="Reading the data set ...")
 def _load(
-    raw: bytes, name: str, label: str | None, transpose: bool, drop_constant: bool
+    raw: bytes,
+    name: str,
+    label: str | None,
+    transpose: bool,
+    drop_constant: bool,
+    samples: bytes | None = None,
+    samples_name: str | None = None,
+    preprocessing: tuple = (),
+    sample_groups: str | None = None,
 ) -> Dataset:
-    return load_dataset(
-        raw, name=name, label=label, transpose=transpose, drop_constant=drop_constant
+    dataset = load_dataset(
+        raw,
+        name=name,
+        label=label,
+        transpose=transpose,
+        drop_constant=drop_constant,
+        samples=samples,
+        samples_name=samples_name,
+        sample_groups=sample_groups,
     )
+    return preprocess(dataset, dict(preprocessing))
 
 
 def load_into_session(
@@ -61,20 +134,58 @@ def load_into_session(
     label: str | None = None,
     transpose: bool = False,
     drop_constant: bool = False,
+    samples: bytes | None = None,
+    samples_name: str | None = None,
+    preprocessing: dict | None = None,
+    sample_groups: str | None = None,
 ) -> LoadedData:
     """Load and validate; on success make it the current data set.
 
+    Parameters
+    ----------
+    raw, name : bytes, str
+        The file and its name.
+    label, transpose, drop_constant, samples, samples_name, sample_groups
+        As :func:`fsengine.load_dataset` takes them (``samples``: the sheet's bytes).
+    preprocessing : dict, optional
+        Parameters of :data:`fsengine.preprocess.PREPROCESSING`, applied after reading.
+
     Raises FSEngineError and leaves the previous data set in place on failure.
     """
-    dataset = _load(raw, name, label, transpose, drop_constant)
+    changes = preprocessing_changes(preprocessing)
+    sample_groups = sample_groups or None
+    if samples is None:
+        samples_name = None
+    dataset = _load(
+        raw,
+        name,
+        label,
+        transpose,
+        drop_constant,
+        samples,
+        samples_name,
+        tuple(sorted(changes.items())),
+        sample_groups,
+    )
     loaded = LoadedData(
-        name, raw, label, transpose, drop_constant, dataset, hashlib.sha256(raw).hexdigest()
+        name,
+        raw,
+        label,
+        transpose,
+        drop_constant,
+        dataset,
+        hashlib.sha256(raw).hexdigest(),
+        samples,
+        samples_name,
+        changes,
+        sample_groups,
     )
     previous = st.session_state.get("data")
     st.session_state["data"] = loaded
     same_classes = (
         previous is not None
         and previous.raw == raw
+        and previous.samples == samples
         and previous.dataset.label_column == dataset.label_column
     )
     if not same_classes or st.session_state.get("minority") not in dataset.class_counts():
@@ -137,17 +248,19 @@ def task_defaults(method: str) -> dict:
     key = (task_key(), method)
     if key not in kept:
         try:
-            y = current_task().y
+            task = current_task()
         except FSEngineError:
             kept[key] = {}  # a class the label rule refuses: the pages say so
         else:
-            kept[key] = protocol_defaults(y, method)
+            kept[key] = protocol_defaults(task.y, method, groups=task.groups)
     return kept[key]
 
 
 def stored_task_key(sha256: str, record: dict) -> tuple:
     """:func:`task_key` of a stored stream: its data set's SHA-256 and its record's
-    loader options (``record["dataset"]``) and minority class."""
+    loader options (``record["dataset"]``, :attr:`LoadedData.options`; older records
+    without the sheet, preprocessing and groups read as without them) and minority
+    class."""
     data = record.get("dataset") or {}
     return task_key(
         sha256,
@@ -155,6 +268,9 @@ def stored_task_key(sha256: str, record: dict) -> tuple:
         bool(data.get("transpose")),
         bool(data.get("drop_constant")),
         record.get("minority"),
+        samples=data.get("samples"),
+        preprocessing=data.get("preprocessing"),
+        sample_groups=data.get("sample_groups"),
     )
 
 
@@ -164,9 +280,14 @@ def task_key(
     transpose: bool = False,
     drop_constant: bool = False,
     minority=None,
+    *,
+    samples: str | None = None,
+    preprocessing: dict | None = None,
+    sample_groups: str | None = None,
 ) -> tuple:
     """What identifies a task in the session and the workspace without building it: the
-    data set's bytes (SHA-256), how they were read and the minority class.
+    data set's bytes (SHA-256), how they were read (with the sample sheet's SHA-256, the
+    preprocessing and the groups column) and the minority class.
 
     With no arguments, the current task's; else the task of a stored run (the loader
     options and the minority class as its record keeps them).
@@ -179,8 +300,23 @@ def task_key(
             loaded.transpose,
             loaded.drop_constant,
         )
+        samples, preprocessing, sample_groups = (
+            loaded.samples_sha256,
+            loaded.preprocessing,
+            loaded.sample_groups,
+        )
         minority = st.session_state["minority"]
-    return (sha256, label, bool(transpose), bool(drop_constant), repr(minority))
+    steps = tuple(sorted((str(k), repr(v)) for k, v in (preprocessing or {}).items()))
+    return (
+        sha256,
+        label,
+        bool(transpose),
+        bool(drop_constant),
+        repr(minority),
+        samples or None,
+        steps,
+        sample_groups or None,
+    )
 
 
 def restore_widgets(store: str, defaults: dict) -> None:
@@ -218,11 +354,16 @@ def set_widget(store: str, key: str, value) -> None:
 def run_key(*params) -> tuple:
     """Cache key of a run on the current task: the task's content digest
     (:attr:`fsengine.task.Task.digest`: matrix, one-versus-rest labels and names) followed
-    by the run's own parameters. A result is shown only under the task it ran on."""
+    by the run's own parameters (with sample groups, the digest is followed by theirs: the
+    splits differ). A result is shown only under the task it ran on."""
     try:
-        digest = current_task().digest
+        task = current_task()
     except FSEngineError:
-        digest = repr(task_key())  # a class the label rule refuses: its runs are refused
+        return (repr(task_key()), *params)  # a class the label rule refuses: its runs are refused
+    digest = task.digest
+    if task.groups is not None:  # the same data split otherwise: other results
+        groups = hashlib.sha256("\x00".join(map(str, task.groups)).encode()).hexdigest()
+        digest = f"{digest}:groups:{groups}"
     return (digest, *params)
 
 

@@ -14,7 +14,7 @@ import streamlit as st
 
 from dashboard import session
 from fsengine.methods import get_method
-from fsengine.spec import Param
+from fsengine.spec import MethodSpec, Param
 
 #: Largest value an unbounded integer slider offers.
 INT_SLIDER_MAX = 50
@@ -96,8 +96,8 @@ def _help(param: Param) -> str:
     return text
 
 
-def _draw(param: Param, key: str, store: str, n_samples: int, container):
-    keep = session.persisted(store, key)
+def _draw(param: Param, key: str, store: str | None, n_samples: int, container):
+    keep = session.persisted(store, key) if store else {"key": key}
     label = param.label[0].upper() + param.label[1:]
     if param.kind == "choice":
         return container.selectbox(
@@ -119,12 +119,27 @@ def _draw(param: Param, key: str, store: str, n_samples: int, container):
             text = (text or "").strip() if isinstance(text, str) else text
             return None if text in ("", None) else _int_or_text(text)
         if value is not None and high is not None and value > high:
-            session.set_widget(store, key, high)  # a smaller data set than last time
+            if store:  # a smaller data set than last time
+                session.set_widget(store, key, high)
+            else:
+                st.session_state[key] = high
         if high is not None and high - low <= INT_SLIDER_MAX:
             return container.slider(label, low, max(high, low), help=_help(param), **keep)
         return int(container.number_input(label, low, high, step=1, help=_help(param), **keep))
     low = param.low if math.isfinite(param.low) else None
     high = param.high if math.isfinite(param.high) else None
+    if not math.isfinite(param.default):  # an empty box: no bound (a floor of -inf)
+        value = container.number_input(
+            label,
+            low,
+            high,
+            step=param.step or 1.0,
+            format="%g",
+            placeholder="none",
+            help=_help(param) + "  \nEmpty: none.",
+            **keep,
+        )
+        return param.default if value is None else value
     if (
         low is not None
         and high is not None
@@ -199,8 +214,54 @@ def method_widgets(
         The values of the parameters that apply (a parameter whose ``when`` is not met
         is not drawn and not returned).
     """
-    spec = get_method(method).spec
-    adjusted = session.task_defaults(method) if task else {}
+    return spec_widgets(
+        get_method(method).spec,
+        prefix,
+        n_samples,
+        store=store,
+        columns=columns,
+        skip=skip,
+        adjusted=session.task_defaults(method) if task else {},
+    )
+
+
+def spec_widgets(
+    spec: MethodSpec,
+    prefix: str,
+    n_samples: int,
+    *,
+    store: str | None = None,
+    columns: int = 4,
+    skip: Collection[str] = (),
+    adjusted: dict | None = None,
+) -> dict:
+    """Draw the widgets of a specification's parameters (a method's, or the
+    preprocessing's :data:`fsengine.preprocess.PREPROCESSING`) in rows of ``columns``.
+
+    Parameters
+    ----------
+    spec : MethodSpec
+    prefix : str
+        The page's widget prefix; the keys are :func:`widget_key` (prefix, spec name,
+        parameter).
+    n_samples : int
+        Bounds that depend on the data.
+    store : str, optional
+        The page's store of remembered widget values (:func:`dashboard.session.persisted`);
+        None: the widgets keep their values under their keys only.
+    columns : int
+    skip : collection of str
+        Parameters not to draw nor return.
+    adjusted : dict, optional
+        Parameter -> (value, why): a caption under the widget while it holds that value.
+
+    Returns
+    -------
+    dict
+        The values of the parameters that apply (a real parameter whose default is
+        infinite, drawn as a box left empty for none, gives that default when empty).
+    """
+    adjusted = adjusted or {}
     # A parameter's "when" reads the values drawn before it (its choice comes first).
     values: dict = {}
     cols = st.columns(columns) if spec.parameters else []
@@ -209,13 +270,20 @@ def method_widgets(
         if param.name in skip or not param.applies(values):
             continue
         container = cols[slot % columns]
-        values[param.name] = _draw(
-            param, widget_key(prefix, method, param.name), store, n_samples, container
-        )
+        key = widget_key(prefix, spec.name, param.name)
+        values[param.name] = _draw(param, key, store, n_samples, container)
         if param.name in adjusted and values[param.name] == adjusted[param.name][0]:
             container.caption(adjusted[param.name][1])
         slot += 1
     return values
+
+
+def widget_value(param: Param, value):
+    """``value`` as :func:`spec_widgets`' widget for ``param`` holds it: None (an empty
+    box) for an infinite default."""
+    if param.kind == "real" and not math.isfinite(param.default) and value == param.default:
+        return None
+    return value
 
 
 def protocol_method_settings(

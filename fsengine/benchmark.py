@@ -97,7 +97,11 @@ def read_study_data(study: Study, names=None) -> dict[str, Task]:
     for entry in study.datasets:
         if names is None or entry.name in names:
             ds = load_dataset(
-                entry.path, label=entry.label, transpose=entry.genes_in_rows, name=entry.name
+                entry.path,
+                label=entry.label,
+                transpose=entry.genes_in_rows,
+                name=entry.name,
+                sample_groups=entry.sample_groups,
             )
             data[entry.name] = Task.from_dataset(ds, entry.minority)
     return data
@@ -113,7 +117,7 @@ def run_task(task: Task, study: Study, method: str, split: int) -> dict:
     dict
         method, split, n_features, seconds, the metrics, features (``;``-joined names).
     """
-    train, test = stratified_splits(task.y, study.splits, study.seed)[split]
+    train, test = stratified_splits(task.y, study.splits, study.seed, task.groups)[split]
     plan = Plan((method,), study.top, study.params, study.count_from)
     [record] = evaluate_split(task, plan, split, train, test)
     return record
@@ -136,6 +140,13 @@ def _run_task_on_worker(data: Task, study: Study, method: str, split: int) -> di
         threadpool_limits(1)  # not a context: for the rest of the worker's life
         _worker_limited = True
     return run_task(data, study, method, split)
+
+
+def _groups_of(task: Task) -> str:
+    """The task's sample groups as part of its data's fingerprint ("" without groups)."""
+    if task.groups is None:
+        return ""
+    return " groups " + hashlib.sha256("\x00".join(map(str, task.groups)).encode()).hexdigest()
 
 
 def study_key(study: Study, digest: str) -> str:
@@ -458,7 +469,7 @@ def run_study(
         raise FSEngineError(f"no data for the data set {missing_data[0]} of the study")
     journal = None if out is None else journal_path(Path(out))
     keys = {  # the journal's check: not needed without one
-        d.name: study_key(study, f"{data[d.name].digest} {d.minority}")
+        d.name: study_key(study, f"{data[d.name].digest} {d.minority}{_groups_of(data[d.name])}")
         for d in (study.datasets if journal is not None else ())
     }
     done = {} if journal is None else _finished_tasks(journal, resume, keys, set(tasks))

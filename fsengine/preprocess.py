@@ -215,3 +215,33 @@ def looks_unlogged(X) -> str | None:
         "they look unlogged (raw intensities or counts); take log2 (with an offset of 1 if "
         "there are zeros), or log-CPM for counts"
     )
+
+
+def suggested_preprocessing(X) -> dict:
+    """The :data:`PREPROCESSING` parameters :func:`looks_unlogged`'s sentence suggests for
+    values ``X`` (``{}`` when the values look logged already).
+
+    Negative values beside large ones (background-corrected intensities): floor 20,
+    ceiling 16,000 and log2. Non-negative integers with zeros (counts): log-CPM. Other
+    values with zeros: log2 with an offset of 1. Else: log2.
+
+    Parameters
+    ----------
+    X : array-like of float, shape (n_samples, n_features)
+
+    Returns
+    -------
+    dict
+        Parameter -> value, only those that differ from the defaults.
+    """
+    if looks_unlogged(X) is None:
+        return {}
+    X = np.asarray(X, dtype=float)
+    low = float(np.min(X))
+    if low < 0:
+        return {"floor": 20.0, "ceiling": 16000.0, "transform": "log2"}
+    if low == 0 and bool(np.all(X == np.round(X))):
+        return {"transform": "log-cpm"}
+    if low == 0:
+        return {"transform": "log2", "offset": 1.0}
+    return {"transform": "log2"}

@@ -18,6 +18,8 @@ A manifest::
     minority = "2"
     # label = "label"            # the label column (default: found as `select` does)
     # genes_in_rows = false      # genes in rows, samples in columns
+    # sample_groups = "patient"  # a column naming each sample's patient, donor or batch:
+    #                            # the splits keep each group on one side
     # name = "SRBCT"             # default: the file name without its extension
 
 :func:`load_manifest` checks all of it (method names and parameters by their
@@ -46,18 +48,20 @@ HIGHER_IS_BETTER = {m: m not in ("n_features", "seconds") for m in STUDY_METRICS
 DEFAULT_METRICS = ("gmean_1nn", "gmean_svm", "n_features", "seconds")
 
 _STUDY_KEYS = {"methods", "splits", "seed", "count_from", "top", "metrics", "params"}
-_DATASET_KEYS = {"path", "minority", "label", "genes_in_rows", "name"}
+_DATASET_KEYS = {"path", "minority", "label", "genes_in_rows", "name", "sample_groups"}
 
 
 @dataclass(frozen=True)
 class StudyDataset:
-    """One data set of a study: where it is and how to read it."""
+    """One data set of a study: where it is and how to read it (``sample_groups``: the
+    column naming each sample's group, :func:`fsengine.load_dataset`'s, or None)."""
 
     name: str
     path: Path | None  # None: the data are given to run_study (e.g. uploaded)
     minority: str
     label: str | None = None
     genes_in_rows: bool = False
+    sample_groups: str | None = None
 
 
 @dataclass(frozen=True)
@@ -249,7 +253,10 @@ def _dataset_entry(entry: dict, here: str, folder: Path, names: set) -> StudyDat
     genes_in_rows = entry.get("genes_in_rows", False)
     if not isinstance(genes_in_rows, bool):
         _fail(f"{here} genes_in_rows", "must be true or false")
-    return StudyDataset(name, file, str(entry["minority"]), label, genes_in_rows)
+    groups = entry.get("sample_groups")
+    if groups is not None and not (isinstance(groups, str) and groups):
+        _fail(f"{here} sample_groups", "must be the name of the column naming the groups")
+    return StudyDataset(name, file, str(entry["minority"]), label, genes_in_rows, groups)
 
 
 def study_from(
@@ -315,6 +322,7 @@ def study_from(
                 entry["minority"],
                 entry.get("label"),
                 bool(entry.get("genes_in_rows", False)),
+                entry.get("sample_groups"),
             )
         if not isinstance(entry, StudyDataset):
             _fail(f"study data set #{i}", "must be a StudyDataset or a dict of its fields")
@@ -326,7 +334,12 @@ def study_from(
             _fail(f"study data set {entry.name!r} minority", "must name the minority class")
         entries.append(
             StudyDataset(
-                entry.name, entry.path, str(entry.minority), entry.label, entry.genes_in_rows
+                entry.name,
+                entry.path,
+                str(entry.minority),
+                entry.label,
+                entry.genes_in_rows,
+                entry.sample_groups or None,
             )
         )
         names.add(entry.name)
@@ -361,6 +374,7 @@ def study_record(study: Study) -> dict:
                     "minority": d.minority,
                     "label": d.label,
                     "genes_in_rows": d.genes_in_rows,
+                    **({"sample_groups": d.sample_groups} if d.sample_groups else {}),
                 }
                 for d in study.datasets
             ],

@@ -69,6 +69,10 @@ class Task:
     dataset : Dataset or None
         The data set it was built from (None for arrays, and in worker processes: a task
         pickles without it).
+    sample_groups : ndarray or None
+        Each sample's group (patient, donor, batch), from the data set's
+        :attr:`~fsengine.data.Dataset.groups`; kept when the task pickles (read it as
+        :attr:`groups`).
     """
 
     X: np.ndarray
@@ -78,6 +82,7 @@ class Task:
     minority: object = 1
     source: str = ""
     dataset: Dataset | None = field(default=None, repr=False)
+    sample_groups: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self):
         X = as_columns(self.X) if is_sparse(self.X) else np.asarray(self.X, dtype=np.float64)
@@ -123,6 +128,7 @@ class Task:
             label,
             dataset.source,
             dataset,
+            dataset.groups,
         )
 
     @classmethod
@@ -151,7 +157,9 @@ class Task:
 
     @property
     def n_train(self) -> int:
-        """The size of a protocol split's training half (:func:`training_size`)."""
+        """The size of a protocol split's training half (:func:`training_size`). With
+        sample groups (:attr:`groups`) the drawn halves vary around it: the checks of K
+        use the smallest drawn (:func:`fsengine.evaluation.training_halves`)."""
         return training_size(self.n_samples)
 
     @cached_property
@@ -210,13 +218,25 @@ class Task:
         """Each sample's group (patient, donor, batch) when the data set has them
         (:attr:`fsengine.data.Dataset.groups`), else None: the protocol's splits keep a
         group on one side."""
+        if self.sample_groups is not None:
+            return self.sample_groups
         return None if self.dataset is None else self.dataset.groups
 
     def __reduce__(self):
-        # Workers get the arrays and the facts, not the data set (its labels and notes).
+        # Workers get the arrays and the facts (the groups too: the splits depend on
+        # them), not the data set (its labels and notes).
         return (
             type(self),
-            (self.X, self.y, self.names, self.label_column, self.minority, self.source),
+            (
+                self.X,
+                self.y,
+                self.names,
+                self.label_column,
+                self.minority,
+                self.source,
+                None,
+                self.groups,
+            ),
         )
 
 

@@ -27,7 +27,12 @@ from dashboard.widgets import (
 )
 from fsengine import FSEngineError
 from fsengine.benchmark import compare_study, run_study, study_table
-from fsengine.evaluation import protocol_refusal, protocol_warnings, training_size
+from fsengine.evaluation import (
+    protocol_refusal,
+    protocol_warnings,
+    stratified_splits,
+    training_size,
+)
 from fsengine.export import RANK_ROWS, pairs_frame, rank_frame
 from fsengine.figures import critical_difference_figure, metric_heatmap_figure
 from fsengine.methods import METHOD_LABELS, METHODS, ONLINE_METHODS, RANKER_METHODS
@@ -198,6 +203,7 @@ if st.session_state["benchmark_current"]:
                 str(minority),
                 loaded.label,
                 loaded.transpose,
+                loaded.sample_groups,
             ),
             loaded.dataset,
             loaded.name,
@@ -313,16 +319,24 @@ if not methods:
 refusals = []  # a data set the protocol refuses: the run button is disabled, saying why
 for entry, ds, _, _ in entries:
     try:
-        y = Task.from_dataset(ds, entry.minority).y
+        task = Task.from_dataset(ds, entry.minority)
     except FSEngineError as exc:
         st.error(f"{entry.name}: {messages.describe(exc)}")
         refusals.append(f"{entry.name}: {running.sentence(messages.describe(exc))}")
         continue
+    y = task.y
     problem = protocol_refusal(y)
+    if problem is None and task.groups is not None:
+        try:  # groups leaving a half too few minority samples: the library refuses
+            stratified_splits(y, splits, seed, task.groups)
+        except FSEngineError as exc:
+            problem = exc
     if problem is not None:
         refusals.append(f"{entry.name}: {running.sentence(messages.describe(problem))}")
         continue
-    for text in protocol_warnings(y, list(dict.fromkeys([*methods, *params])), params, splits):
+    for text in protocol_warnings(
+        y, list(dict.fromkeys([*methods, *params])), params, splits, groups=task.groups
+    ):
         st.warning(f"{entry.name}: {text}.", icon=":material/warning:")
 if len(methods) < 2:
     st.info("Choose at least 2 methods: the tests compare methods.", icon=":material/info:")

@@ -3,32 +3,42 @@
 import pandas as pd
 import streamlit as st
 
-from dashboard import messages, running, session
+from dashboard import messages, running, session, widgets
 from fsengine import FSEngineError
-from fsengine.preprocess import looks_unlogged
+from fsengine.preprocess import (
+    PREPROCESSING,
+    looks_unlogged,
+    preprocessing_text,
+    suggested_preprocessing,
+)
 
 AUTO_LABEL = "(automatic)"
+NO_GROUPS = "(none: samples split one by one)"
+PREFIX = "data"  # the preprocessing widgets' keys: data_preprocess_<parameter>
 
 
-def _reload(raw: bytes, name: str, *, label=None, transpose=False, drop_constant=False) -> None:
-    """Load with the given options; on failure keep the previous data set and say why.
+def _reload(raw: bytes, name: str, **options) -> None:
+    """Load with the given options (:func:`dashboard.session.load_into_session`'s); on
+    failure keep the previous data set and say why.
 
     A failed file is kept as pending, so that changing an option (e.g. the "Genes in
     rows" toggle the error suggests) retries that file, not the previous data set; the
     options keep the user's choice.
     """
     try:
-        session.load_into_session(
-            raw, name, label=label, transpose=transpose, drop_constant=drop_constant
-        )
+        session.load_into_session(raw, name, **options)
     except FSEngineError as exc:
-        st.session_state["load_error"] = f"Could not load {name}: {messages.describe(exc)}"
+        sheet = options.get("samples_name")
+        with_sheet = f" with the sample sheet {sheet}" if options.get("samples") else ""
+        st.session_state["load_error"] = (
+            f"Could not load {name}{with_sheet}: {messages.describe(exc)}"
+        )
         st.session_state["pending_upload"] = (raw, name)
         st.session_state["pending_label_choices"] = exc.choices  # the file's own, if any
+        st.session_state["pending_column"] = exc.column  # a groups column, perhaps
     else:
-        st.session_state.pop("load_error", None)
-        st.session_state.pop("pending_upload", None)
-        st.session_state.pop("pending_label_choices", None)
+        for key in ("load_error", "pending_upload", "pending_label_choices", "pending_column"):
+            st.session_state.pop(key, None)
         _sync_widgets()
 
 
@@ -37,17 +47,70 @@ def _sync_widgets() -> None:
     st.session_state["transpose"] = loaded.transpose
     st.session_state["drop_constant"] = loaded.drop_constant
     st.session_state["label_column"] = loaded.label or AUTO_LABEL
+    st.session_state["sample_groups"] = loaded.sample_groups or NO_GROUPS
+    values = {**PREPROCESSING.defaults(), **loaded.preprocessing}
+    for name, param in PREPROCESSING.parameters.items():
+        key = widgets.widget_key(PREFIX, PREPROCESSING.name, name)
+        st.session_state[key] = widgets.widget_value(param, values[name])
+
+
+def _preprocessing_widgets() -> dict:
+    """The preprocessing widgets' values (an empty bound box: its default)."""
+    values = {}
+    for name, param in PREPROCESSING.parameters.items():
+        value = st.session_state.get(widgets.widget_key(PREFIX, PREPROCESSING.name, name))
+        values[name] = param.default if value is None else value
+    return values
+
+
+def _sheet(raw: bytes):
+    """The sample sheet to read ``raw`` with: the sheet uploader's file, else the current
+    data set's sheet when ``raw`` is its table; (bytes, name) or (None, None)."""
+    upload = st.session_state.get("sheet_uploader")
+    if upload is not None:
+        return upload.getvalue(), upload.name
+    loaded = session.current()
+    if loaded.samples is not None and raw == loaded.raw:
+        return loaded.samples, loaded.samples_name
+    return None, None
+
+
+def _options(raw: bytes, **changes) -> dict:
+    """Every loader option as the widgets hold it, with ``changes``."""
+    label = st.session_state.get("label_column", AUTO_LABEL)
+    groups = st.session_state.get("sample_groups", NO_GROUPS)
+    samples, samples_name = _sheet(raw)
+    options = {
+        "label": None if label == AUTO_LABEL else label,
+        "transpose": st.session_state.get("transpose", False),
+        "drop_constant": st.session_state.get("drop_constant", False),
+        "samples": samples,
+        "samples_name": samples_name,
+        "preprocessing": _preprocessing_widgets(),
+        "sample_groups": None if groups == NO_GROUPS else groups,
+    }
+    return {**options, **changes}
 
 
 def _on_upload() -> None:
     upload = st.session_state.get("uploader")
     if upload is not None:
-        _reload(
-            upload.getvalue(),
-            upload.name,
-            transpose=st.session_state.get("transpose", False),
-            drop_constant=st.session_state.get("drop_constant", False),
-        )
+        raw = upload.getvalue()
+        # a new table: its own label and groups columns, found again
+        _reload(raw, upload.name, **_options(raw, label=None, sample_groups=None))
+
+
+def _on_sheet() -> None:
+    """A sample sheet given (or removed): the table read again with it, keeping the label
+    and groups columns chosen (a corrected sheet has them; else the error lists its
+    columns), or without it, the label and groups found afresh."""
+    loaded = session.current()
+    raw, name = st.session_state.get("pending_upload", (loaded.raw, loaded.name))
+    if st.session_state.get("sheet_uploader") is None:
+        options = _options(raw, label=None, sample_groups=None, samples=None, samples_name=None)
+    else:
+        options = _options(raw)
+    _reload(raw, name, **options)
 
 
 def _on_minority() -> None:
@@ -60,17 +123,34 @@ def _on_options() -> None:
     transpose = st.session_state["transpose"]
     raw, name = st.session_state.get("pending_upload", (loaded.raw, loaded.name))
     pending_choices = st.session_state.get("pending_label_choices") or ()
+    changes = {}
     if transpose != loaded.transpose or (
         "pending_upload" in st.session_state and label not in pending_choices
     ):
-        label = AUTO_LABEL
-    _reload(
-        raw,
-        name,
-        label=None if label == AUTO_LABEL else label,
-        transpose=transpose,
-        drop_constant=st.session_state["drop_constant"],
-    )
+        changes["label"] = None
+    if transpose != loaded.transpose:
+        changes["sample_groups"] = None
+    _reload(raw, name, **_options(raw, **changes))
+
+
+def _flags(params: dict) -> str:
+    """The command line's options for preprocessing ``params`` ("`--floor 20 ...`")."""
+    parts = [
+        f"{PREPROCESSING.parameters[k].cli_flag} {v:g}"
+        if isinstance(v, float)
+        else f"{PREPROCESSING.parameters[k].cli_flag} {v}"
+        for k, v in params.items()
+    ]
+    return "`" + " ".join(parts) + "`"
+
+
+def _on_preprocess(params: dict | None = None) -> None:
+    """Read the data set again with the preprocessing widgets' values (or ``params``,
+    e.g. the suggested steps, which the widgets then show)."""
+    loaded = session.current()
+    raw, name = st.session_state.get("pending_upload", (loaded.raw, loaded.name))
+    chosen = _preprocessing_widgets() if params is None else params
+    _reload(raw, name, **_options(raw, preprocessing=chosen))
 
 
 loaded = session.current()
@@ -92,6 +172,21 @@ with upload_col:
         help="Samples in rows and genes in columns, with one label column; "
         "use the toggle for genes in rows.",
     )
+    st.file_uploader(
+        messages.label("samples"),
+        key="sheet_uploader",
+        on_change=_on_sheet,
+        help="A CSV, TSV or Parquet table of the samples: the class, and perhaps the "
+        "patient or batch, of each. With a sheet, the matrix above holds numbers only, "
+        "with the sample ids as its first column (or, genes in rows, as its header). "
+        "The sheet's column of those ids is found by itself and its rows are matched in "
+        "any order; choose the class in the label box and, if any, the groups in the groups box.",
+    )
+    if loaded.samples_name:
+        st.caption(
+            f"Sample sheet in use: **{loaded.samples_name}** (remove it above to read "
+            "the table alone, after giving it again)"
+        )
 with option_col:
     st.toggle(messages.label("transpose"), key="transpose", on_change=_on_options)
     st.toggle(messages.label("drop_constant"), key="drop_constant", on_change=_on_options)
@@ -113,6 +208,26 @@ with option_col:
         "line (a characteristic such as 'disease state', the title or the source name), an "
         "AnnData file in an obs column: choose it here; the default is the only one with "
         "classes.",
+    )
+    if ds.label_choices:  # a sheet's, a series matrix's or an AnnData file's annotations
+        group_options = [c for c in ds.label_choices if c != ds.label_column]
+    else:
+        group_options = [*((ds.groups_column,) if ds.groups_column else ()), *ds.feature_names]
+    if st.session_state.get("pending_column"):  # a failed file's column, perhaps the groups
+        group_options.insert(0, st.session_state["pending_column"])
+    group_options = list(dict.fromkeys(group_options))
+    if st.session_state.get("sample_groups") not in (NO_GROUPS, *group_options):
+        group_options.insert(0, st.session_state["sample_groups"])
+    st.selectbox(
+        messages.label("sample_groups"),
+        [NO_GROUPS, *group_options],
+        key="sample_groups",
+        on_change=_on_options,
+        accept_new_options=True,
+        help="The column (or sample annotation) naming each sample's patient, donor or "
+        "batch: it is not a feature, and the 50/50 splits of Compare, Sweep and Benchmark "
+        "keep each group on one side (as the command line's --sample-groups). Type a "
+        "column's name if it is not listed.",
     )
 
 if "load_error" in st.session_state:
@@ -204,24 +319,45 @@ refused = running.refusal()
 if unusable:
     st.error(unusable)
 elif refused:
+    why = (
+        f"with the groups of '{ds.groups_column}'"
+        if ds.groups_column
+        else "their 50/50 splits need at least 2 of it in each half"
+    )
     st.warning(
-        f"{refused} Compare and Sweep cannot run on class {minority}: their 50/50 splits "
-        "need at least 2 of it in each half.",
+        f"{refused} Compare and Sweep cannot run on class {minority}: {why}.",
         icon=":material/warning:",
     )
 running.show_protocol_warnings()
 checked = st.session_state.setdefault("_unlogged", {})  # a scan of X: once per data set
 key = session.task_key()
 if key not in checked:
-    checked[key] = looks_unlogged(ds.X)
-unlogged = checked[key]
+    checked[key] = (looks_unlogged(ds.X), suggested_preprocessing(ds.X))
+unlogged, suggested = checked[key]
 if unlogged:
+    steps = preprocessing_text(suggested)
     st.info(
-        f"{unlogged[0].upper()}{unlogged[1:]}. The command line preprocesses them "
-        "(`--floor 20 --transform log2`, or `--transform log-cpm` for counts; see the README); "
-        "the pages read the values as they are.",
+        f"{unlogged[0].upper()}{unlogged[1:]}. Suggested preprocessing: **{steps}** (the "
+        f"command line's {_flags(suggested)}); apply it below, or with the button.",
         icon=":material/info:",
     )
+    st.button(
+        f"Apply the suggested preprocessing ({steps})",
+        key="apply_suggested",
+        on_click=_on_preprocess,
+        args=(suggested,),
+    )
+with st.expander(
+    "Preprocessing: " + (ds.preprocessing or "none"),
+    expanded=bool(unlogged or loaded.preprocessing),
+):
+    st.caption(
+        "Thresholds, then a log transform, then a variance filter, in that order (the "
+        "command line's options of the same names); the defaults change nothing. The steps "
+        "applied are kept in every run's record."
+    )
+    widgets.spec_widgets(PREPROCESSING, PREFIX, ds.n_samples, columns=5)
+    st.button("Apply preprocessing", key="apply_preprocessing", on_click=_on_preprocess)
 
 # The classes as a table with a bar per row (no chart: the first page draws without
 # loading a chart library in the browser, about 0.7 s of the first page).
@@ -262,9 +398,18 @@ st.dataframe(
 )
 
 st.subheader("Preprocessing report")
+groups_line = (
+    f"- sample groups: column **{ds.groups_column}**, {len(set(ds.groups.tolist()))} groups "
+    "(each kept on one side of a split)\n"
+    if ds.groups_column
+    else ""
+)
 st.markdown(
     f"- label column: **{ds.label_column}**\n"
-    f"- constant features: **{len(ds.constant_features)}**"
+    + (f"- sample sheet: **{loaded.samples_name}**\n" if loaded.samples_name else "")
+    + f"- preprocessing: **{ds.preprocessing or 'none'}**\n"
+    + groups_line
+    + f"- constant features: **{len(ds.constant_features)}**"
     + (" (their distances are undefined; consider dropping them)" if ds.constant_features else "")
     + f"\n- dropped features: **{len(ds.dropped_features)}**\n"
     + "".join(f"- {note}\n" for note in ds.notes)

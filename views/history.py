@@ -5,7 +5,8 @@ import datetime as dt
 import pandas as pd
 import streamlit as st
 
-from dashboard import persistence, session, streams
+from dashboard import messages, persistence, session, streams
+from fsengine import FSEngineError
 
 #: The page that shows each kind of run.
 PAGE_OF = {
@@ -44,13 +45,11 @@ def _open(found, wid, run) -> None:
         return
     info, payload = loaded
     params = (payload or info.params or {}).get("dataset") or {}
-    options = {
-        "label": params.get("label"),
-        "transpose": bool(params.get("transpose")),
-        "drop_constant": bool(params.get("drop_constant")),
-    }
     current = st.session_state.get("data")
-    read_otherwise = bool(params) and current is not None and options != current.options
+    read_otherwise = current is not None and (
+        (bool(params) and session.read_options(params) != session.read_options(current.options))
+        or (params.get("samples") or None) != current.samples_sha256
+    )
     if info.dataset_sha and (info.dataset_sha != persistence.dataset_sha() or read_otherwise):
         stored = found.get_dataset(info.dataset_sha, workspace_id=wid)
         if stored is None:
@@ -59,7 +58,12 @@ def _open(found, wid, run) -> None:
                 "upload it again to rerun."
             )
             return
-        session.load_into_session(stored[0], stored[1], **options)
+        try:
+            options = persistence.stored_options(found, wid, params)
+            session.load_into_session(stored[0], stored[1], **options)
+        except (LookupError, FSEngineError) as exc:
+            st.error(f"The data set of this run could not be read: {messages.describe(exc)}")
+            return
     minority = (payload or info.params).get("minority")
     if minority in st.session_state["data"].dataset.class_counts():
         st.session_state["minority"] = minority

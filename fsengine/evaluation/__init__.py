@@ -52,6 +52,7 @@ from fsengine.evaluation.protocol import (
     protocol_warnings,
     select_on,
     stratified_splits,
+    training_halves,
 )
 from fsengine.evaluation.sweeps import sweep_k, sweep_top, sweep_values
 from fsengine.task import training_size
@@ -86,6 +87,7 @@ __all__ = [
     "sweep_k",
     "sweep_top",
     "sweep_values",
+    "training_halves",
     "training_size",
     "whole_data_runs",
     "whole_data_selections",

@@ -240,10 +240,11 @@ def evaluate(
     count_from = check_count_from(count_from)
     params = {m: dict(p) for m, p in (params or {}).items()}
     task = as_task(data, minority).dense()
-    settings = method_settings(methods, params, task.n_train)
+    splits = stratified_splits(task.y, n_splits, seed, task.groups)
+    # K against the smallest training half drawn (with groups, below task.n_train)
+    settings = method_settings(methods, params, min(len(t) for t, _ in splits))
     if top is not None and not is_integer_in(top, 1, task.n_features):
         raise FSEngineError(f"top must be an integer from 1 to {task.n_features}, got {top!r}")
-    splits = stratified_splits(task.y, n_splits, seed, task.groups)
     plan = Plan(tuple(methods), top, params, count_from)
     jobs = [(task, plan, split, train, test) for split, (train, test) in enumerate(splits)]
     on_done = progress_per_task(

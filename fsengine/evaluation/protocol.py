@@ -247,13 +247,11 @@ def protocol_warnings(
             f"the minority class has {n_minority} samples: the 50/50 protocol needs at least "
             f"{MIN_PROTOCOL_MINORITY} (2 in each training half); choose a larger class"
         ]
+    train_y, train = _training_labels(y, groups, n_splits or 20, 0)
     if groups is None:
-        train_y, train = _training_labels(y)
         _, test = half_minority_sizes(y)
     else:
-        train, test = protocol_minority_sizes(y, n_splits or 20, 0, groups)
-        train_y = np.zeros(training_size(len(y)), dtype=np.int8)
-        train_y[: train[0]] = 1
+        _, test = protocol_minority_sizes(y, n_splits or 20, 0, groups)
     warnings = []
     if test[0] < 5:
         warnings.append(
@@ -277,17 +275,58 @@ def protocol_warnings(
     return warnings
 
 
-def _training_labels(y) -> tuple[np.ndarray, range]:
-    """Labels of a training half with the fewest minority samples the protocol's splits
-    can give, and the range of those counts (:func:`half_minority_sizes`)."""
-    _check_splittable(np.asarray(y))
-    train, _ = half_minority_sizes(y)
-    train_y = np.zeros(training_size(len(y)), dtype=np.int8)
-    train_y[: train[0]] = 1
-    return train_y, train
+def training_halves(y, n_splits: int = 20, seed: int = 0, groups=None) -> tuple[int, int]:
+    """The smallest training half of the protocol and the fewest minority samples a
+    training half holds: what K-OFSD's K is checked against.
+
+    Without ``groups`` both come from the stratification's arithmetic
+    (:func:`fsengine.task.training_size`, :func:`half_minority_sizes`), whatever the
+    splits. With ``groups`` the halves vary with the groups: both are counted on the
+    splits :func:`stratified_splits` draws with ``n_splits`` and ``seed`` (the two minima
+    may come from different splits, so together they are a bound).
+
+    Parameters
+    ----------
+    y : array of 0/1
+    n_splits, seed : int
+    groups : array, optional
+
+    Returns
+    -------
+    (int, int)
+        Samples of the smallest training half, minority samples of the poorest one.
+
+    Raises
+    ------
+    FSEngineError
+        When the protocol refuses the labels or the groups (:func:`stratified_splits`).
+    """
+    y = np.asarray(y)
+    if groups is None:
+        _check_splittable(y)
+        return training_size(len(y)), half_minority_sizes(y)[0][0]
+    splits = stratified_splits(y, n_splits, seed, groups)
+    return min(len(t) for t, _ in splits), min(int(y[t].sum()) for t, _ in splits)
 
 
-def protocol_defaults(y, method: str) -> dict[str, tuple[object, str]]:
+def _training_labels(y, groups=None, n_splits: int = 20, seed: int = 0) -> tuple[np.ndarray, range]:
+    """Labels of a training half with the fewest samples and minority samples the
+    protocol's splits can give (:func:`training_halves`), and the range of the minority
+    counts."""
+    y = np.asarray(y)
+    size, fewest = training_halves(y, n_splits, seed, groups)
+    if groups is None:
+        counts = half_minority_sizes(y)[0]
+    else:
+        counts = protocol_minority_sizes(y, n_splits, seed, groups)[0]
+    train_y = np.zeros(size, dtype=np.int8)
+    train_y[:fewest] = 1
+    return train_y, counts
+
+
+def protocol_defaults(
+    y, method: str, groups=None, n_splits: int = 20, seed: int = 0
+) -> dict[str, tuple[object, str]]:
     """``method``'s defaults that suit the protocol's training halves of labels ``y``
     better than its specification's (K-OFSD: K below the halves' minority size).
 
@@ -296,6 +335,11 @@ def protocol_defaults(y, method: str) -> dict[str, tuple[object, str]]:
     y : array of 0/1
         One-versus-rest labels of the whole data set.
     method : str
+    groups : array, optional
+        Each sample's group: the halves are then counted on the splits drawn with
+        ``n_splits`` and ``seed`` (:func:`training_halves`), not on the arithmetic of
+        ungrouped splits.
+    n_splits, seed : int
 
     Returns
     -------
@@ -308,9 +352,9 @@ def protocol_defaults(y, method: str) -> dict[str, tuple[object, str]]:
     if not chosen.online:
         return {}
     try:
-        train_y, _ = _training_labels(y)
+        train_y, _ = _training_labels(y, groups, n_splits, seed)
     except FSEngineError:
-        return {}  # refused: protocol_refusal says why
+        return {}  # refused: protocol_refusal (or the group splits) say why
     return chosen.implementation.data_defaults(
         chosen.spec.defaults(), train_y, "a training half has as few as"
     )

@@ -132,10 +132,9 @@ def sweep_values(
         lambda i: [f"{parameter}={v} split {i + 1}/{len(splits)} {method}" for v in values],
     )
     by_split = run_tasks(_sweep_values_split, jobs, n_jobs, on_done)
+    n_train = min(len(t) for t, _ in splits)  # with groups, below task.n_train
     settings = {
-        v: chosen.spec.settings_text(
-            chosen.spec.check({**params, parameter: v}, n_samples=task.n_train)
-        )
+        v: chosen.spec.settings_text(chosen.spec.check({**params, parameter: v}, n_samples=n_train))
         for v in distinct
     }
     records = [
@@ -276,7 +275,7 @@ def sweep_top(
         lambda i: [f"top {t} split {i + 1}/{len(splits)} {m}" for m in methods for t in tops],
     )
     by_split = run_tasks(_sweep_top_split, jobs, n_jobs, on_done)
-    settings = method_settings(methods, params, task.n_train)
+    settings = method_settings(methods, params, min(len(t) for t, _ in splits))
     records = []
     for i, _t in enumerate(tops):
         for split in range(len(splits)):

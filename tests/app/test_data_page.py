@@ -103,7 +103,13 @@ def test_bad_upload_shows_the_loader_message_and_keeps_the_previous_data(app):
 
 
 def test_error_messages_name_the_widgets_as_the_page_shows_them(app):
-    labels = {w.label: "toggle" for w in app.toggle} | {w.label: "box" for w in app.selectbox}
+    # the offset is drawn only with log2 (its "when")
+    app.selectbox(key="data_preprocess_transform").set_value("log2").run()
+    labels = (
+        {w.label: "toggle" for w in app.toggle}
+        | {w.label: "box" for w in [*app.selectbox, *app.number_input]}
+        | {w.proto.label: "uploader" for w in app.get("file_uploader")}
+    )
     for name, (label, kind) in messages.WIDGETS.items():
         assert labels.get(label) == kind, name
         assert messages.words(name) == f"the '{label}' {kind}"

@@ -94,14 +94,15 @@ def _shows_file(page, name: str) -> bool:
     return False
 
 
-def upload(page, path) -> None:
-    """Give the uploader ``path`` and wait until it shows the file's name. A file given
-    while a rerun replaces the uploader (a click's rerun that had not started when the app
-    looked idle) is lost: it is given again, up to three times."""
+def upload(page, path, index: int = 0) -> None:
+    """Give the page's ``index``-th uploader (the Data page's second: its sample sheet)
+    ``path`` and wait until it shows the file's name. A file given while a rerun replaces
+    the uploader (a click's rerun that had not started when the app looked idle) is lost:
+    it is given again, up to three times."""
     name = Path(path).name
     for _ in range(3):
         idle(page)
-        page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(path)
+        page.get_by_test_id("stFileUploaderDropzoneInput").nth(index).set_input_files(path)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if _shows_file(page, name):

@@ -128,3 +128,21 @@ def test_the_run_record_states_the_preprocessing():
         Task.from_dataset(load_dataset(COLON), "tumour"), methods=["fisher"], n_splits=2
     )
     assert "preprocessing" not in plain.params
+
+
+def test_the_suggested_steps_follow_the_kind_of_values():
+    from fsengine.preprocess import suggested_preprocessing
+
+    intensities = np.array([[-40.0, 12000.0], [25.0, 300.0]])
+    counts = np.array([[0.0, 5000.0], [3.0, 12.0]])
+    with_zeros = np.array([[0.0, 5000.5], [3.25, 12.0]])
+    positive = np.array([[2.5, 5000.0], [3.0, 12.0]])
+    assert suggested_preprocessing(intensities) == {
+        "floor": 20.0,
+        "ceiling": 16000.0,
+        "transform": "log2",
+    }
+    assert suggested_preprocessing(counts) == {"transform": "log-cpm"}
+    assert suggested_preprocessing(with_zeros) == {"transform": "log2", "offset": 1.0}
+    assert suggested_preprocessing(positive) == {"transform": "log2"}
+    assert suggested_preprocessing(np.log2(positive)) == {}
