@@ -136,6 +136,8 @@ bench: $(VENV)/.bench-installed test-deps kernels bytecode browser
 	$(PY) benchmarks/bench_zhou_rhofs.py
 	$(PY) benchmarks/bench_rankers.py
 	$(PY) benchmarks/bench_memory.py
+	$(PY) benchmarks/bench_formats.py
+	$(PY) benchmarks/bench_sparse.py
 	$(PY) benchmarks/bench_real.py
 	$(PY) benchmarks/bench_study.py
 	$(PY) benchmarks/bench_sweep_browser.py

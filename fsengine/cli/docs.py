@@ -21,6 +21,11 @@ def methods_description() -> list[dict]:
                 "citation": spec.citation,
                 "score": spec.score,
                 "set_score": spec.set_score or None,
+                "sparse_input": (
+                    "read a dense block of columns at a time"
+                    if method.online or spec.columnwise
+                    else "made dense (when it fits in memory)"
+                ),
                 "actions": spec.actions or None,
                 "trace_columns": list(method.trace_columns()) if method.online else None,
                 "parameters": [
@@ -66,6 +71,7 @@ def methods_markdown() -> str:
         ]
         if m["set_score"]:
             lines.append(f"Score of the selected set: {m['set_score']}.")
+        lines.append(f"A sparse matrix (scipy CSR/CSC) is {m['sparse_input']}.")
         if m["actions"]:
             lines += ["", "| action | meaning |", "|---|---|"]
             lines += [f"| `{a}` | {_md_cell(d)} |" for a, d in m["actions"].items()]
