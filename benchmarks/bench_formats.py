@@ -12,8 +12,8 @@ Python process, as a user's command is:
 
 * ``process``: the wall time of ``python -c "...load_dataset(path, ...)"`` from outside
   (interpreter start, imports and the read), the median of ``--repeats`` runs;
-* ``read``: the time of the read alone inside that process, and the peak resident set
-  size increase during it (``VmHWM`` reset through ``/proc/self/clear_refs`` just before,
+* ``read``: the time of the read alone inside that process (the libraries it reads with,
+  pandas or anndata, imported before), and the peak resident set size increase during it (``VmHWM`` reset through ``/proc/self/clear_refs`` just before,
   as bench_memory measures it);
 * the baseline: the same file read in a new process by what its field uses, pandas
   (``read_parquet``, ``read_csv``; for the series matrix ``read_csv(comment="!")``) or
@@ -92,6 +92,10 @@ def read():
 t_import = time.perf_counter()
 if spec["mode"] == "fsengine":
     import fsengine.data  # noqa: F401
+else:
+    import pandas  # noqa: F401
+if spec["path"].endswith(".h5ad"):
+    import anndata  # noqa: F401
 imported = time.perf_counter() - t_import
 before = rss_now()
 with open("/proc/self/clear_refs", "w") as f:
