@@ -146,7 +146,7 @@ def test_groups_keep_patients_apart_and_refusals_are_the_librarys(with_sheet):
     assert "patient" not in ds.feature_names
     report = next(m.value for m in at.markdown if "label column" in m.value)
     assert "sample groups: column **patient**, 19 groups" in report
-    assert Task.from_dataset(ds, "tumour").record()["groups"] == "patient"
+    assert Task.from_dataset(ds, "tumour").record()["sample_groups"] == "patient"
 
     # every tumour from one patient: the library refuses the splits, the page says why
     one = ["t0"] * 10 + PATIENTS[10:]
