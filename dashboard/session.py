@@ -6,6 +6,7 @@ dashboard but its messages: the workspace (persistence), the widgets and running
 from __future__ import annotations
 
 import hashlib
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import streamlit as st
 from dashboard import messages
 from fsengine import Dataset, FSEngineError, load_dataset
 from fsengine.evaluation import protocol_defaults
+from fsengine.export import data_arguments
 from fsengine.preprocess import PREPROCESSING, preprocess
 from fsengine.task import Task
 
@@ -238,6 +240,19 @@ def current_task() -> Task:
         kept = (key, Task.from_dataset(loaded.dataset, st.session_state["minority"]))
         st.session_state["_task"] = kept
     return kept[1]
+
+
+def reading_arguments() -> str:
+    """The command line's options that read the current data set as it was read here
+    (:func:`fsengine.export.data_arguments`: label, sheet, groups, preprocessing), for
+    the report; "" when the minority class is refused (no task)."""
+    loaded = current()
+    try:
+        record = current_task().record()
+    except FSEngineError:
+        return ""
+    record.update(transpose=loaded.transpose, drop_constant=loaded.drop_constant)
+    return shlex.join(data_arguments(record))
 
 
 def task_defaults(method: str) -> dict:
