@@ -14,10 +14,10 @@ import streamlit as st
 
 from dashboard import messages
 from fsengine import Dataset, FSEngineError, load_dataset
-from fsengine.evaluation import protocol_defaults
+from fsengine.evaluation import protocol_defaults, training_halves
 from fsengine.export import data_arguments
 from fsengine.preprocess import PREPROCESSING, preprocess
-from fsengine.task import Task
+from fsengine.task import Task, training_size
 
 SAMPLE_PATH = Path(__file__).resolve().parent.parent / "sample_data" / "SRBCT.parquet"
 #: The sample's class names (sample_data/README.md: Khan et al. 2001).
@@ -240,6 +240,34 @@ def current_task() -> Task:
         kept = (key, Task.from_dataset(loaded.dataset, st.session_state["minority"]))
         st.session_state["_task"] = kept
     return kept[1]
+
+
+def training_half(n_splits: int, seed: int) -> tuple[int, str]:
+    """Samples of the smallest training half the protocol draws on the current task with
+    ``n_splits`` and ``seed`` (:func:`fsengine.evaluation.training_halves`: ceil(n / 2)
+    without sample groups, the smallest drawn half with them), and how a caption names
+    it. Kept per task and protocol.
+
+    A task the label rule or the groups refuse gets ceil(n / 2): the pages say why.
+    """
+    kept = st.session_state.setdefault("_training_half", {})
+    key = (task_key(), int(n_splits), int(seed))
+    if key not in kept:
+        n = training_size(current().dataset.n_samples)
+        grouped = False
+        try:
+            task = current_task()
+            if task.groups is not None:
+                n, grouped = training_halves(task.y, n_splits, seed, task.groups)[0], True
+        except FSEngineError:
+            pass
+        text = (
+            f"training halves of {n} samples or more (the groups' {n_splits} splits, seed {seed})"
+            if grouped
+            else f"a training half of {n} samples"
+        )
+        kept[key] = (n, text)
+    return kept[key]
 
 
 def reading_arguments() -> str:

@@ -11,7 +11,7 @@ from dashboard.widgets import (
     splits_seed_widgets,
     widget_defaults,
 )
-from fsengine.evaluation import PAPER_METHODS, evaluate, training_size, whole_data_runs
+from fsengine.evaluation import PAPER_METHODS, evaluate, whole_data_runs
 from fsengine.export import SUMMARY_COLUMNS, best_rows, records_to_csv, summary_frame
 from fsengine.figures import comparison_figure, jaccard_figure
 from fsengine.gene_figures import frequency_figure
@@ -61,7 +61,6 @@ def _styled(frame):
 
 loaded = session.current()
 ds, minority = loaded.dataset, st.session_state["minority"]
-n_train = training_size(ds.n_samples)
 session.restore_widgets(
     WIDGETS,
     {
@@ -100,9 +99,8 @@ with options_col:
     splits, seed = splits_seed_widgets("compare", WIDGETS)
 
 methods = tuple(st.session_state["compare_methods"])
-params = protocol_method_settings(
-    "compare", WIDGETS, methods, top, n_train, f"a training half of {n_train} samples"
-)
+n_train, training = session.training_half(splits, seed)  # groups: the drawn halves
+params = protocol_method_settings("compare", WIDGETS, methods, top, n_train, training)
 if methods:
     running.show_protocol_warnings(list(dict.fromkeys([*methods, *params])), params, splits)
 

@@ -39,7 +39,7 @@ WIDGETS = BY_NAME["sweep"].widgets
 loaded = session.current()
 ds, minority = loaded.dataset, st.session_state["minority"]
 top_max = min(30, ds.n_features)
-n_train = training_size(ds.n_samples)
+n_train = training_size(ds.n_samples)  # for the defaults; the drawn halves below
 
 
 def _over_key(method: str) -> str:
@@ -116,6 +116,7 @@ seed_col.number_input(
     help="Seed of the splits; every point uses the same splits.",
 )
 splits, seed = int(st.session_state["sweep_splits"]), int(st.session_state["sweep_seed"])
+n_train = session.training_half(splits, seed)[0]  # with groups: the smallest drawn half
 
 st.subheader("Online selectors: one parameter over a range")
 method_col, over_col = st.columns(2)
