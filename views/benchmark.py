@@ -335,7 +335,7 @@ for entry, ds, _, _ in entries:
         refusals.append(f"{entry.name}: {running.sentence(messages.describe(problem))}")
         continue
     for text in protocol_warnings(
-        y, list(dict.fromkeys([*methods, *params])), params, splits, groups=task.groups
+        y, list(dict.fromkeys([*methods, *params])), params, splits, groups=task.groups, seed=seed
     ):
         st.warning(f"{entry.name}: {text}.", icon=":material/warning:")
 if len(methods) < 2:

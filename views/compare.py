@@ -65,8 +65,8 @@ session.restore_widgets(
     WIDGETS,
     {
         "compare_methods": list(PAPER_METHODS),
-        "compare_splits": 20,
-        "compare_seed": 0,
+        "compare_splits": running.COMPARE_SPLITS,
+        "compare_seed": running.COMPARE_SEED,
         "compare_fixed_top": False,
         "compare_top": min(10, ds.n_features),
         # Until changed here, each method's settings are the ones last set on Stream.
@@ -102,7 +102,7 @@ methods = tuple(st.session_state["compare_methods"])
 n_train, training = session.training_half(splits, seed)  # groups: the drawn halves
 params = protocol_method_settings("compare", WIDGETS, methods, top, n_train, training)
 if methods:
-    running.show_protocol_warnings(list(dict.fromkeys([*methods, *params])), params, splits)
+    running.show_protocol_warnings(list(dict.fromkeys([*methods, *params])), params, splits, seed)
 
 key = session.run_key(
     methods, splits, seed, top, tuple(sorted((m, str(p)) for m, p in params.items()))
@@ -118,7 +118,7 @@ result = running.run_button(
     title=f"Compare {', '.join(METHOD_LABELS[m] for m in methods)}: {splits} splits, "
     f"seed {seed} ({loaded.name}, minority {minority})",
     widgets=WIDGETS,
-    refusal=running.refusal(),
+    refusal=running.refusal(True, splits, seed),
 )
 if result is None:
     st.info("Choose the methods and press **Run comparison**.")

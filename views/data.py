@@ -315,12 +315,14 @@ if counts[minority] > counts[default]:
         "the one you study."
     )
 unusable = running.refusal(protocol=False)  # the label rule: no run at all
-refused = running.refusal()
+compare_splits, compare_seed = running.compare_protocol()  # the groups' check: Compare's splits
+refused = running.refusal(True, compare_splits, compare_seed)
 if unusable:
     st.error(unusable)
 elif refused:
     why = (
-        f"with the groups of '{ds.groups_column}'"
+        f"with the groups of '{ds.groups_column}' (checked on the Compare page's "
+        f"{compare_splits} splits, seed {compare_seed}; Sweep checks its own)"
         if ds.groups_column
         else "their 50/50 splits need at least 2 of it in each half"
     )
@@ -328,7 +330,7 @@ elif refused:
         f"{refused} Compare and Sweep cannot run on class {minority}: {why}.",
         icon=":material/warning:",
     )
-running.show_protocol_warnings()
+running.show_protocol_warnings(n_splits=compare_splits, seed=compare_seed)
 checked = st.session_state.setdefault("_unlogged", {})  # a scan of X: once per data set
 key = session.task_key()
 if key not in checked:

@@ -65,3 +65,56 @@ def test_the_sweep_k_range_ends_below_the_smallest_drawn_half(grouped):
     [k_range] = [s for s in at.slider if s.key == "sweep_ks"]
     drawn = _smallest_half(splits, 0)
     assert drawn < 12 and k_range.max == drawn - 1
+
+
+#: 7 tumours from 3 patients (3, 3, 1), 28 normals from 10 patients (3 samples, one 1):
+#: Compare's default protocol (20 splits, seed 0) draws a training half with 3 tumours,
+#: 5 splits with seed 3 none with fewer than 4.
+UNEVEN = (["t0"] * 3 + ["t1"] * 3 + ["t2"], [f"n{k // 3}" for k in range(28)])
+
+
+def _fewest_tumours(n_splits: int, seed: int) -> int:
+    tumours, normals = UNEVEN
+    y = np.array([1] * len(tumours) + [0] * len(normals), dtype=np.int8)
+    splits = stratified_splits(y, n_splits, seed, np.array(tumours + normals, dtype=object))
+    return min(int(y[train].sum()) for train, _ in splits)
+
+
+def test_the_data_page_checks_the_groups_on_the_compare_pages_protocol():
+    tumours, normals = UNEVEN
+    n = len(tumours) + len(normals)
+    ids = [f"S{k:02d}" for k in range(n)]
+    rng = np.random.default_rng(2)
+    table = pd.DataFrame(rng.normal(size=(n, 6)), columns=[f"g{j}" for j in range(6)])
+    table.insert(0, "sample", ids)
+    sheet = pd.DataFrame(
+        {
+            "sample_id": ids,
+            "patient": tumours + normals,
+            "diagnosis": ["tumour"] * len(tumours) + ["normal"] * len(normals),
+        }
+    )
+    at = new_session()
+    for key, name, frame in (("uploader", "u.csv", table), ("sheet_uploader", "s.csv", sheet)):
+        at.file_uploader(key=key).set_value((name, frame.to_csv(index=False).encode(), "")).run()
+    if at.session_state["data"].label != "diagnosis":
+        at.selectbox(key="label_column").set_value("diagnosis").run()
+    at.session_state["minority"] = "tumour"
+    at.session_state["stream_widgets"] = {"stream_method": "kofsd", "stream_kofsd_k": 3}
+    at.selectbox(key="sample_groups").set_value("patient").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+
+    def k_warnings():
+        return [w.value for w in at.warning if "K = 3 is at or above" in w.value]
+
+    assert _fewest_tumours(20, 0) == 3  # Compare's defaults: K = 3 is too large
+    assert len(k_warnings()) == 1
+    # Compare set to 5 splits, seed 3: the Data page checks those splits
+    at.session_state["compare_widgets"] = {"compare_splits": 5, "compare_seed": 3}
+    at.run()
+    assert _fewest_tumours(5, 3) == 4
+    assert k_warnings() == []
+    at.switch_page("views/compare.py").run()
+    assert at.slider(key="compare_splits").value == 5
+    assert at.number_input(key="compare_seed").value == 3
+    assert k_warnings() == []  # the Compare page agrees
