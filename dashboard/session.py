@@ -396,18 +396,14 @@ def set_widget(store: str, key: str, value) -> None:
 
 def run_key(*params) -> tuple:
     """Cache key of a run on the current task: the task's content digest
-    (:attr:`fsengine.task.Task.digest`: matrix, one-versus-rest labels and names) followed
-    by the run's own parameters (with sample groups, the digest is followed by theirs: the
-    splits differ). A result is shown only under the task it ran on."""
+    (:attr:`fsengine.task.Task.digest`: matrix, one-versus-rest labels, names and sample
+    groups) followed by the run's own parameters. A result is shown only under the task
+    it ran on."""
     try:
         task = current_task()
     except FSEngineError:
         return (repr(task_key()), *params)  # a class the label rule refuses: its runs are refused
-    digest = task.digest
-    if task.groups is not None:  # the same data split otherwise: other results
-        groups = hashlib.sha256("\x00".join(map(str, task.groups)).encode()).hexdigest()
-        digest = f"{digest}:groups:{groups}"
-    return (digest, *params)
+    return (task.digest, *params)
 
 
 def legacy_key(key: tuple) -> tuple:

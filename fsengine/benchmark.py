@@ -142,13 +142,6 @@ def _run_task_on_worker(data: Task, study: Study, method: str, split: int) -> di
     return run_task(data, study, method, split)
 
 
-def _groups_of(task: Task) -> str:
-    """The task's sample groups as part of its data's fingerprint ("" without groups)."""
-    if task.groups is None:
-        return ""
-    return " groups " + hashlib.sha256("\x00".join(map(str, task.groups)).encode()).hexdigest()
-
-
 def study_key(study: Study, digest: str) -> str:
     """A fingerprint of what the records of a data set depend on besides their own key: the
     protocol (splits, seed, top, count_from, parameters) and the data (``digest``, see
@@ -469,7 +462,7 @@ def run_study(
         raise FSEngineError(f"no data for the data set {missing_data[0]} of the study")
     journal = None if out is None else journal_path(Path(out))
     keys = {  # the journal's check: not needed without one
-        d.name: study_key(study, f"{data[d.name].digest} {d.minority}{_groups_of(data[d.name])}")
+        d.name: study_key(study, f"{data[d.name].digest} {d.minority}")
         for d in (study.datasets if journal is not None else ())
     }
     done = {} if journal is None else _finished_tasks(journal, resume, keys, set(tasks))

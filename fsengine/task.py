@@ -164,13 +164,17 @@ class Task:
 
     @cached_property
     def digest(self) -> str:
-        """SHA-256 of the matrix, the labels and the names: what a result depends on."""
+        """SHA-256 of what a result depends on: the matrix, the labels, the names and,
+        when the splits keep sample groups apart, each sample's group (a task without
+        groups has the digest it had before groups existed)."""
         h = hashlib.sha256()
         stored = (self.X.data, self.X.indices, self.X.indptr) if self.is_sparse else (self.X,)
         for array in (*map(np.ascontiguousarray, stored), np.ascontiguousarray(self.y)):
             h.update(f"{array.dtype}{array.shape}".encode())
             h.update(array.tobytes())
         h.update("\x00".join(self.names).encode())
+        if self.groups is not None:  # other splits, other results
+            h.update(b"\x00groups\x00" + "\x00".join(map(str, self.groups)).encode())
         return h.hexdigest()
 
     @property
