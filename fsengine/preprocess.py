@@ -187,6 +187,22 @@ def preprocessing_params(text: str) -> dict:
     return {name: checked[name] for name in params}
 
 
+def preprocessing_notes(dataset: Dataset) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``dataset.notes`` split into the loader's and the steps of :func:`preprocess` ("log2(value
+    + 0)", "2 genes of variance below 0.5 dropped"), its closing "preprocessing: ..." line
+    left out (:attr:`Dataset.preprocessing` says it): to show the steps once."""
+    notes = dataset.notes
+    if not dataset.preprocessing or not notes or not notes[-1].startswith("preprocessing: "):
+        return notes, ()
+    params = preprocessing_params(dataset.preprocessing)
+    steps = (
+        ("floor" in params or "ceiling" in params)
+        + (params.get("transform", "none") != "none")
+        + (params.get("min_variance", 0) > 0)
+    )
+    return notes[: len(notes) - 1 - steps], notes[len(notes) - 1 - steps : -1]
+
+
 def _sample(dataset: Dataset, row: int) -> str:
     return repr(dataset.sample_names[row]) if dataset.sample_names else f"in row {row + 1}"
 

@@ -8,6 +8,7 @@ from fsengine import FSEngineError
 from fsengine.preprocess import (
     PREPROCESSING,
     looks_unlogged,
+    preprocessing_notes,
     preprocessing_text,
     suggested_preprocessing,
 )
@@ -400,6 +401,7 @@ st.dataframe(
 )
 
 st.subheader("Preprocessing report")
+reading_notes, steps = preprocessing_notes(ds)  # the steps once, on the preprocessing line
 groups_line = (
     f"- sample groups: column **{ds.groups_column}**, {len(set(ds.groups.tolist()))} groups "
     "(each kept on one side of a split)\n"
@@ -409,12 +411,14 @@ groups_line = (
 st.markdown(
     f"- label column: **{ds.label_column}**\n"
     + (f"- sample sheet: **{loaded.samples_name}**\n" if loaded.samples_name else "")
-    + f"- preprocessing: **{ds.preprocessing or 'none'}**\n"
+    + f"- preprocessing: **{ds.preprocessing or 'none'}**"
+    + (f" ({'; '.join(steps)})" if steps else "")
+    + "\n"
     + groups_line
     + f"- constant features: **{len(ds.constant_features)}**"
     + (" (their distances are undefined; consider dropping them)" if ds.constant_features else "")
     + f"\n- dropped features: **{len(ds.dropped_features)}**\n"
-    + "".join(f"- {note}\n" for note in ds.notes)
+    + "".join(f"- {note}\n" for note in reading_notes)
 )
 if ds.constant_features or ds.dropped_features:
     with st.expander("Constant / dropped features"):

@@ -106,7 +106,8 @@ def test_the_suggested_preprocessing_is_one_click_and_reaches_the_record(with_sh
         "transform=log2, offset=0.0"
     )
     report = next(m.value for m in at.markdown if "label column" in m.value)
-    assert "preprocessing: **transform=log2, offset=0.0**" in report
+    assert "preprocessing: **transform=log2, offset=0.0** (log2(value + 0))" in report
+    assert report.count("transform=log2") == 1 and report.count("log2(value") == 1  # once
     assert not any("look unlogged" in i.value for i in at.info)
     # another task: results computed before are not shown under it
     old = task_key(

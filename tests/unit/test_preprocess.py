@@ -172,3 +172,15 @@ def test_the_record_line_reads_back_to_its_parameters_and_flags():
     ]  # fmt: skip
     with pytest.raises(FSEngineError, match="not a step of the preprocessing"):
         preprocessing_params("scale=2")
+
+
+def test_the_notes_split_into_the_loaders_and_the_steps():
+    from fsengine.preprocess import preprocessing_notes
+
+    raw = _dataset(RAW)
+    assert preprocessing_notes(raw) == (raw.notes, ())
+    done = preprocess(raw, {"floor": 20.0, "transform": "log2", "min_variance": 1e-9})
+    reading, steps = preprocessing_notes(done)
+    assert reading == raw.notes
+    assert steps == ("thresholded to [20, inf]", "log2(value + 0)", steps[2])
+    assert steps[2].endswith("genes of variance below 1e-09 dropped")
