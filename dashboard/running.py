@@ -73,6 +73,8 @@ def run_once(
     reached = [""]
     params = {
         "key": key,
+        # how the data were read (sheet, preprocessing, groups): History reads it back
+        "dataset": current().options,
         "minority": st.session_state.get("minority"),
         "widgets": dict(st.session_state.get(widgets, {})) if widgets else {},
     }
