@@ -92,6 +92,7 @@ def read_study_data(study: Study, names=None) -> dict[str, Task]:
         data set name -> :class:`fsengine.task.Task` (the minority class versus the rest).
     """
     from fsengine.data import load_dataset
+    from fsengine.preprocess import preprocess, preprocessing_params
 
     data = {}
     for entry in study.datasets:
@@ -103,6 +104,7 @@ def read_study_data(study: Study, names=None) -> dict[str, Task]:
                 name=entry.name,
                 sample_groups=entry.sample_groups,
             )
+            ds = preprocess(ds, preprocessing_params(entry.preprocessing))
             data[entry.name] = Task.from_dataset(ds, entry.minority)
     return data
 

@@ -204,6 +204,7 @@ if st.session_state["benchmark_current"]:
                 loaded.label,
                 loaded.transpose,
                 loaded.sample_groups,
+                loaded.dataset.preprocessing,  # the record names it; the data are given
             ),
             loaded.dataset,
             loaded.name,

@@ -107,3 +107,23 @@ def test_the_report_names_how_the_data_were_read(exported):
         "--label diagnosis --samples samples.tsv --sample-groups patient "
         "--transform log2 --offset 0.0"
     ) in html
+
+
+def test_a_study_of_the_current_data_set_records_its_preprocessing(exported):
+    from conftest import GLIOMA
+
+    at = exported
+    at.switch_page("views/benchmark.py").run()
+    glioma = ("GLIOMA.parquet", GLIOMA.read_bytes(), "application/octet-stream")
+    at.file_uploader[0].set_value([glioma]).run()
+    at.multiselect(key="benchmark_methods").set_value(["fisher", "s2n"])
+    at.slider(key="benchmark_splits").set_value(2)
+    at.radio(key="benchmark_engine").set_value("serial").run()
+    click(at, "Run the study")
+    assert not at.error, [e.value for e in at.error]
+    [result] = at.session_state["benchmark_results"].values()
+    first = result["study"]["datasets"][0]
+    assert first["name"] == "expression.csv" or first["name"].startswith("expression")
+    assert first["preprocessing"] == "transform=log2, offset=0.0"
+    assert first["sample_groups"] == "patient"
+    assert "preprocessing" not in result["study"]["datasets"][1]  # GLIOMA: none
