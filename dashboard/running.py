@@ -13,6 +13,7 @@ import streamlit as st
 
 from dashboard import persistence
 from dashboard.messages import describe
+from dashboard.pages import BY_NAME
 from dashboard.session import class_text, current, current_task, task_key
 from dashboard.widgets import last_set
 from fsengine import FSEngineError
@@ -72,6 +73,8 @@ def run_once(
     reached = [""]
     params = {
         "key": key,
+        # how the data were read (sheet, preprocessing, groups): History reads it back
+        "dataset": current().options,
         "minority": st.session_state.get("minority"),
         "widgets": dict(st.session_state.get(widgets, {})) if widgets else {},
     }
@@ -232,27 +235,49 @@ def _default_class_advice(n_minority: int) -> str:
     return ""
 
 
-def refusal(protocol: bool = True) -> str | None:
+#: The Compare page's protocol until its widgets are changed: splits, seed.
+COMPARE_SPLITS, COMPARE_SEED = 20, 0
+
+
+def compare_protocol() -> tuple[int, int]:
+    """The splits and seed the Compare page will use: its remembered widgets' values, else
+    :data:`COMPARE_SPLITS` and :data:`COMPARE_SEED`."""
+    saved = st.session_state.get(BY_NAME["compare"].widgets) or {}
+    return int(saved.get("compare_splits", COMPARE_SPLITS)), int(
+        saved.get("compare_seed", COMPARE_SEED)
+    )
+
+
+def refusal(
+    protocol: bool = True, n_splits: int | None = None, seed: int | None = None
+) -> str | None:
     """Why a run on the current task would be refused, in sentences; None when it can run.
 
     Parameters
     ----------
     protocol : bool
         The run splits the data 50/50 (Compare, Sweep): a minority class too small to
-        split is refused (:func:`fsengine.evaluation.protocol_refusal`). Else only the
-        label rule applies (a class with too few samples, or every sample).
+        split is refused (:func:`fsengine.evaluation.protocol_refusal`), and so are sample
+        groups that leave a drawn half too few minority samples
+        (:func:`fsengine.evaluation.stratified_splits`). Else only the label rule applies
+        (a class with too few samples, or every sample).
+    n_splits, seed : int, optional
+        The protocol whose splits the groups are checked on (the page's); default: the
+        Compare page's (:func:`compare_protocol`).
 
-    Kept per task (the pages ask on every rerun, several times).
+    Kept per task and protocol (the pages ask on every rerun, several times).
     """
+    if n_splits is None or seed is None:
+        n_splits, seed = compare_protocol()
     names = tuple(sorted(st.session_state.get("class_names", {}).items()))
-    key = (task_key(), protocol, names)
+    key = (task_key(), protocol, names, int(n_splits), int(seed))
     kept = st.session_state.setdefault("_refusals", {})
     if key not in kept:
-        kept[key] = _refusal(protocol)
+        kept[key] = _refusal(protocol, int(n_splits), int(seed))
     return kept[key]
 
 
-def _refusal(protocol: bool) -> str | None:
+def _refusal(protocol: bool, n_splits: int, seed: int) -> str | None:
     try:
         task = current_task()
     except FSEngineError as exc:
@@ -261,7 +286,7 @@ def _refusal(protocol: bool) -> str | None:
     problem = protocol_refusal(y) if protocol else None
     if problem is None and protocol and task.groups is not None:
         try:  # groups that leave a half too few minority samples: the library's refusal
-            stratified_splits(y, 20, 0, task.groups)
+            stratified_splits(y, n_splits, seed, task.groups)
         except FSEngineError as exc:
             return sentence(describe(exc))
     if problem is None:
@@ -270,7 +295,7 @@ def _refusal(protocol: bool) -> str | None:
 
 
 def show_protocol_warnings(
-    methods=None, params: dict | None = None, n_splits: int | None = None
+    methods=None, params: dict | None = None, n_splits: int | None = None, seed: int | None = None
 ) -> None:
     """Warn (one box each) when a method's parameters do not suit a training half
     (:func:`protocol_warnings`), and note when the test halves hold few minority samples.
@@ -282,18 +307,22 @@ def show_protocol_warnings(
     methods, params : optional
         The methods about to run and their parameters; default: the Stream page's
         selector with the parameters last set there.
-    n_splits : int, optional
+    n_splits, seed : int, optional
+        The page's protocol (with sample groups the drawn halves depend on it); default:
+        the Compare page's (:func:`compare_protocol`).
     """
     if methods is None:
         method = st.session_state.get("stream_widgets", {}).get("stream_method", "kofsd")
         methods, params = [method], {method: last_set(method)}
+    if n_splits is None or seed is None:
+        n_splits, seed = compare_protocol()
     try:
         task = current_task()
     except FSEngineError:
         return  # the refusal says it
-    if refusal() is not None:
+    if refusal(True, n_splits, seed) is not None:
         return  # the run buttons say why
-    for text in protocol_warnings(task.y, methods, params, n_splits, groups=task.groups):
+    for text in protocol_warnings(task.y, methods, params, n_splits, groups=task.groups, seed=seed):
         if text.startswith("a test half holds only"):
             st.info(sentence(text), icon=":material/info:")
         else:

@@ -6,6 +6,7 @@ dashboard but its messages: the workspace (persistence), the widgets and running
 from __future__ import annotations
 
 import hashlib
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -13,9 +14,10 @@ import streamlit as st
 
 from dashboard import messages
 from fsengine import Dataset, FSEngineError, load_dataset
-from fsengine.evaluation import protocol_defaults
+from fsengine.evaluation import protocol_defaults, training_halves
+from fsengine.export import data_arguments
 from fsengine.preprocess import PREPROCESSING, preprocess
-from fsengine.task import Task
+from fsengine.task import Task, training_size
 
 SAMPLE_PATH = Path(__file__).resolve().parent.parent / "sample_data" / "SRBCT.parquet"
 #: The sample's class names (sample_data/README.md: Khan et al. 2001).
@@ -240,6 +242,47 @@ def current_task() -> Task:
     return kept[1]
 
 
+def training_half(n_splits: int, seed: int) -> tuple[int, str]:
+    """Samples of the smallest training half the protocol draws on the current task with
+    ``n_splits`` and ``seed`` (:func:`fsengine.evaluation.training_halves`: ceil(n / 2)
+    without sample groups, the smallest drawn half with them), and how a caption names
+    it. Kept per task and protocol.
+
+    A task the label rule or the groups refuse gets ceil(n / 2): the pages say why.
+    """
+    kept = st.session_state.setdefault("_training_half", {})
+    key = (task_key(), int(n_splits), int(seed))
+    if key not in kept:
+        n = training_size(current().dataset.n_samples)
+        grouped = False
+        try:
+            task = current_task()
+            if task.groups is not None:
+                n, grouped = training_halves(task.y, n_splits, seed, task.groups)[0], True
+        except FSEngineError:
+            pass
+        text = (
+            f"training halves of {n} samples or more (the groups' {n_splits} splits, seed {seed})"
+            if grouped
+            else f"a training half of {n} samples"
+        )
+        kept[key] = (n, text)
+    return kept[key]
+
+
+def reading_arguments() -> str:
+    """The command line's options that read the current data set as it was read here
+    (:func:`fsengine.export.data_arguments`: label, sheet, groups, preprocessing), for
+    the report; "" when the minority class is refused (no task)."""
+    loaded = current()
+    try:
+        record = current_task().record()
+    except FSEngineError:
+        return ""
+    record.update(transpose=loaded.transpose, drop_constant=loaded.drop_constant)
+    return shlex.join(data_arguments(record))
+
+
 def task_defaults(method: str) -> dict:
     """``method``'s defaults that suit the current task better than its specification's,
     for the protocol's training halves (:func:`fsengine.evaluation.protocol_defaults`:
@@ -353,18 +396,14 @@ def set_widget(store: str, key: str, value) -> None:
 
 def run_key(*params) -> tuple:
     """Cache key of a run on the current task: the task's content digest
-    (:attr:`fsengine.task.Task.digest`: matrix, one-versus-rest labels and names) followed
-    by the run's own parameters (with sample groups, the digest is followed by theirs: the
-    splits differ). A result is shown only under the task it ran on."""
+    (:attr:`fsengine.task.Task.digest`: matrix, one-versus-rest labels, names and sample
+    groups) followed by the run's own parameters. A result is shown only under the task
+    it ran on."""
     try:
         task = current_task()
     except FSEngineError:
         return (repr(task_key()), *params)  # a class the label rule refuses: its runs are refused
-    digest = task.digest
-    if task.groups is not None:  # the same data split otherwise: other results
-        groups = hashlib.sha256("\x00".join(map(str, task.groups)).encode()).hexdigest()
-        digest = f"{digest}:groups:{groups}"
-    return (digest, *params)
+    return (task.digest, *params)
 
 
 def legacy_key(key: tuple) -> tuple:

@@ -92,6 +92,7 @@ def read_study_data(study: Study, names=None) -> dict[str, Task]:
         data set name -> :class:`fsengine.task.Task` (the minority class versus the rest).
     """
     from fsengine.data import load_dataset
+    from fsengine.preprocess import preprocess, preprocessing_params
 
     data = {}
     for entry in study.datasets:
@@ -103,6 +104,7 @@ def read_study_data(study: Study, names=None) -> dict[str, Task]:
                 name=entry.name,
                 sample_groups=entry.sample_groups,
             )
+            ds = preprocess(ds, preprocessing_params(entry.preprocessing))
             data[entry.name] = Task.from_dataset(ds, entry.minority)
     return data
 
@@ -140,13 +142,6 @@ def _run_task_on_worker(data: Task, study: Study, method: str, split: int) -> di
         threadpool_limits(1)  # not a context: for the rest of the worker's life
         _worker_limited = True
     return run_task(data, study, method, split)
-
-
-def _groups_of(task: Task) -> str:
-    """The task's sample groups as part of its data's fingerprint ("" without groups)."""
-    if task.groups is None:
-        return ""
-    return " groups " + hashlib.sha256("\x00".join(map(str, task.groups)).encode()).hexdigest()
 
 
 def study_key(study: Study, digest: str) -> str:
@@ -469,7 +464,7 @@ def run_study(
         raise FSEngineError(f"no data for the data set {missing_data[0]} of the study")
     journal = None if out is None else journal_path(Path(out))
     keys = {  # the journal's check: not needed without one
-        d.name: study_key(study, f"{data[d.name].digest} {d.minority}{_groups_of(data[d.name])}")
+        d.name: study_key(study, f"{data[d.name].digest} {d.minority}")
         for d in (study.datasets if journal is not None else ())
     }
     done = {} if journal is None else _finished_tasks(journal, resume, keys, set(tasks))

@@ -88,6 +88,9 @@ class Dataset:
         (:func:`fsengine.evaluation.stratified_splits`).
     groups_column : str
         The column (or annotation) the groups came from ("" for none).
+    samples_source : str
+        The sample sheet's file name when the class came from one (``load_dataset``'s
+        ``samples``), else "".
     """
 
     X: np.ndarray
@@ -103,6 +106,7 @@ class Dataset:
     preprocessing: str = ""
     groups: np.ndarray | None = field(default=None, repr=False)
     groups_column: str = ""
+    samples_source: str = ""
 
     @property
     def n_samples(self) -> int:
@@ -372,9 +376,10 @@ def _load_with_sheet(
     parsed = readers.read(source, source_name, False)
     expression = expression_table(parsed, transpose, source_name)
     sheet = readers.read(samples, sheet_name, False).table
-    return annotated_dataset(
+    dataset = annotated_dataset(
         attach_sheet(expression, sheet, sheet_name), label, drop_constant, source_name, groups
     )
+    return replace(dataset, samples_source=sheet_name)
 
 
 def _load(

@@ -11,6 +11,7 @@ from fsengine.codec import dumps
 from fsengine.errors import FSEngineError
 from fsengine.methods import get_method
 from fsengine.online import Selection, StreamEvent
+from fsengine.preprocess import PREPROCESSING, preprocessing_params
 from fsengine.spec import RUN_FLAGS
 
 #: Header of the selected-features CSV.
@@ -397,18 +398,20 @@ def reduced_matrix(dataset, selection: Selection, fmt: str = "csv") -> bytes:
     return text.getvalue().encode("utf-8")
 
 
-#: Keys of a run's record that are not method parameters (see :func:`select_arguments`).
-_RUN_KEYS = (
-    "method",
-    "data",
+#: Keys of a run's record that say how the data were read, in the command line's order
+#: (:func:`data_arguments`): the loader's options, then the preprocessing.
+DATA_KEYS = (
     "label_column",
     "transpose",
     "drop_constant",
-    "minority",
-    "order",
-    "seed",
-    "top",
+    "samples",
+    "sample_groups",
+    "layer",
+    "gene_names",
+    "preprocessing",
 )
+#: Keys of a run's record that are not method parameters (see :func:`select_arguments`).
+_RUN_KEYS = ("method", "data", *DATA_KEYS, "minority", "order", "seed", "top")
 
 
 def _option(flag: str, value) -> list[str]:
@@ -418,6 +421,41 @@ def _option(flag: str, value) -> list[str]:
     return [f"{flag}={text}"] if text.startswith("-") else [flag, text]
 
 
+def data_arguments(params: dict) -> list[str]:
+    """The command line's options that read the data as a run's record says they were read:
+    ``--label``, ``--transpose``, ``--drop-constant``, ``--samples`` (the sheet's file name),
+    ``--sample-groups``, ``--layer``, ``--gene-names`` and the preprocessing's flags (from
+    :data:`fsengine.preprocess.PREPROCESSING`, for the record's ``preprocessing`` line).
+
+    Parameters
+    ----------
+    params : dict
+        A run's record (:meth:`fsengine.task.Task.record` and the loader's ``transpose`` and
+        ``drop_constant``); the keys it lacks are not given.
+
+    Returns
+    -------
+    list of str
+
+    Raises
+    ------
+    FSEngineError
+        A ``preprocessing`` line that is not :func:`fsengine.preprocess.preprocessing_text`'s.
+    """
+    args = []
+    if params.get("label_column") is not None:
+        args += _option(RUN_FLAGS["label"], params["label_column"])
+    for option in ("transpose", "drop_constant"):
+        if params.get(option):
+            args.append(RUN_FLAGS[option])
+    for key in ("samples", "sample_groups", "layer", "gene_names"):
+        if params.get(key):
+            args += _option(RUN_FLAGS[key], params[key])
+    for name, value in preprocessing_params(params.get("preprocessing") or "").items():
+        args += _option(PREPROCESSING.parameters[name].cli_flag, value)
+    return args
+
+
 def select_arguments(params: dict, data: str | None = None) -> list[str]:
     """The ``python -m fsengine`` arguments that repeat a run: ``select DATA --minority ...``.
 
@@ -425,7 +463,8 @@ def select_arguments(params: dict, data: str | None = None) -> list[str]:
     ----------
     params : dict
         A run's record (:attr:`fsengine.runs.RunResult.params`), optionally with the
-        loader's ``transpose`` and ``drop_constant`` flags.
+        loader's ``transpose`` and ``drop_constant`` flags; its data options
+        (:data:`DATA_KEYS`) are given as :func:`data_arguments` writes them.
     data : str, optional
         Path of the data file (default: the record's ``data``, the file name).
 
@@ -444,12 +483,7 @@ def select_arguments(params: dict, data: str | None = None) -> list[str]:
     method = params["method"]
     spec = get_method(method).spec
     data = str(params["data"] if data is None else data)
-    args = ["select", "./" + data if data.startswith("-") else data]
-    if params.get("label_column") is not None:
-        args += _option(RUN_FLAGS["label"], params["label_column"])
-    for option in ("transpose", "drop_constant"):
-        if params.get(option):
-            args.append(RUN_FLAGS[option])
+    args = ["select", "./" + data if data.startswith("-") else data, *data_arguments(params)]
     args += [*_option(RUN_FLAGS["minority"], params["minority"]), RUN_FLAGS["method"], method]
     if params.get("order", "natural") != "natural":
         args += [RUN_FLAGS["order"], str(params["order"])]

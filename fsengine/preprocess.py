@@ -158,6 +158,51 @@ def preprocessing_text(settings: Mapping) -> str:
     return ", ".join(f"{k}={v}" for k, v in changed.items()) or "none"
 
 
+def preprocessing_params(text: str) -> dict:
+    """The :data:`PREPROCESSING` parameters of a line of :func:`preprocessing_text` (as a run
+    record keeps it): ``"floor=20.0, transform=log2, offset=0.0"`` -> ``{"floor": 20.0,
+    "transform": "log2", "offset": 0.0}``; ``{}`` for "" or "none".
+
+    Raises
+    ------
+    FSEngineError
+        A part that is not ``name=value`` of a preprocessing parameter.
+    """
+    params = {}
+    for part in filter(None, (p.strip() for p in (text or "").split(","))):
+        name, _, value = part.partition("=")
+        if part == "none" and not params:
+            continue
+        if name not in PREPROCESSING.parameters or not value:
+            raise FSEngineError(
+                f"{part!r} is not a step of the preprocessing "
+                f"({', '.join(PREPROCESSING.parameters)})",
+                parameter="preprocessing",
+            )
+        try:
+            params[name] = PREPROCESSING.parameters[name].parse(value)
+        except ValueError:
+            raise FSEngineError(f"{part!r} has a bad value", parameter="preprocessing") from None
+    checked = PREPROCESSING.check(params)
+    return {name: checked[name] for name in params}
+
+
+def preprocessing_notes(dataset: Dataset) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``dataset.notes`` split into the loader's and the steps of :func:`preprocess` ("log2(value
+    + 0)", "2 genes of variance below 0.5 dropped"), its closing "preprocessing: ..." line
+    left out (:attr:`Dataset.preprocessing` says it): to show the steps once."""
+    notes = dataset.notes
+    if not dataset.preprocessing or not notes or not notes[-1].startswith("preprocessing: "):
+        return notes, ()
+    params = preprocessing_params(dataset.preprocessing)
+    steps = (
+        ("floor" in params or "ceiling" in params)
+        + (params.get("transform", "none") != "none")
+        + (params.get("min_variance", 0) > 0)
+    )
+    return notes[: len(notes) - 1 - steps], notes[len(notes) - 1 - steps : -1]
+
+
 def _sample(dataset: Dataset, row: int) -> str:
     return repr(dataset.sample_names[row]) if dataset.sample_names else f"in row {row + 1}"
 

@@ -309,6 +309,7 @@ def build_report_html(
     minority: Any,
     sections: Sequence[ReportSection],
     created: datetime | None = None,
+    reading: str = "",
 ) -> bytes:
     """The report as one self-contained HTML page.
 
@@ -330,6 +331,10 @@ def build_report_html(
         Shown in order after the data set; titles must be unique.
     created : datetime, optional
         The time shown as the report's creation; now (local time) by default.
+    reading : str, optional
+        The command line's options that read the data set as the results did (label,
+        sample sheet, groups, preprocessing: :func:`fsengine.export.data_arguments`),
+        shown as a row when given.
 
     Returns
     -------
@@ -371,6 +376,8 @@ def build_report_html(
         ("Shape", _e(shape)),
         ("Minority class", f'<span class="minority">{_e(minority)}</span>'),
     ]
+    if reading:
+        rows.append(("Read with", f'<span class="mono">{_e(reading)}</span>'))
     parts.append('<section id="dataset"><h2>Data set</h2><table class="kv">')
     parts += [f"<tr><th>{name}</th><td>{cell}</td></tr>" for name, cell in rows]
     parts.append("</table><h3>Class counts</h3><table><thead><tr>")

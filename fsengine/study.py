@@ -20,6 +20,8 @@ A manifest::
     # genes_in_rows = false      # genes in rows, samples in columns
     # sample_groups = "patient"  # a column naming each sample's patient, donor or batch:
     #                            # the splits keep each group on one side
+    # preprocessing = "floor=20.0, transform=log2"  # fsengine.preprocess's steps (a run
+    #                            # record's line; each --floor / --transform ... option)
     # name = "SRBCT"             # default: the file name without its extension
 
 :func:`load_manifest` checks all of it (method names and parameters by their
@@ -37,6 +39,7 @@ from fsengine.errors import FSEngineError
 from fsengine.evaluation import CLASSIFIERS, COUNT_FROM, METRICS
 from fsengine.io import file_stem
 from fsengine.methods import get_method
+from fsengine.preprocess import preprocessing_params, preprocessing_text
 
 #: Metrics a study can compare: per classifier, and the selection's size and time.
 STUDY_METRICS = tuple(f"{m}_{c}" for c in CLASSIFIERS for m in METRICS) + (
@@ -48,13 +51,23 @@ HIGHER_IS_BETTER = {m: m not in ("n_features", "seconds") for m in STUDY_METRICS
 DEFAULT_METRICS = ("gmean_1nn", "gmean_svm", "n_features", "seconds")
 
 _STUDY_KEYS = {"methods", "splits", "seed", "count_from", "top", "metrics", "params"}
-_DATASET_KEYS = {"path", "minority", "label", "genes_in_rows", "name", "sample_groups"}
+_DATASET_KEYS = {
+    "path",
+    "minority",
+    "label",
+    "genes_in_rows",
+    "name",
+    "sample_groups",
+    "preprocessing",
+}
 
 
 @dataclass(frozen=True)
 class StudyDataset:
     """One data set of a study: where it is and how to read it (``sample_groups``: the
-    column naming each sample's group, :func:`fsengine.load_dataset`'s, or None)."""
+    column naming each sample's group, :func:`fsengine.load_dataset`'s, or None;
+    ``preprocessing``: the steps applied after reading, as a run record states them,
+    :func:`fsengine.preprocess.preprocessing_text`, "" for none)."""
 
     name: str
     path: Path | None  # None: the data are given to run_study (e.g. uploaded)
@@ -62,6 +75,7 @@ class StudyDataset:
     label: str | None = None
     genes_in_rows: bool = False
     sample_groups: str | None = None
+    preprocessing: str = ""
 
 
 @dataclass(frozen=True)
@@ -256,7 +270,18 @@ def _dataset_entry(entry: dict, here: str, folder: Path, names: set) -> StudyDat
     groups = entry.get("sample_groups")
     if groups is not None and not (isinstance(groups, str) and groups):
         _fail(f"{here} sample_groups", "must be the name of the column naming the groups")
-    return StudyDataset(name, file, str(entry["minority"]), label, genes_in_rows, groups)
+    steps = _preprocessing(entry.get("preprocessing", ""), f"{here} preprocessing")
+    return StudyDataset(name, file, str(entry["minority"]), label, genes_in_rows, groups, steps)
+
+
+def _preprocessing(text, where: str) -> str:
+    """A data set's preprocessing line, checked and written as run records write it."""
+    if not isinstance(text, str):
+        _fail(where, 'must be a line like "floor=20.0, transform=log2"')
+    try:
+        return preprocessing_text(preprocessing_params(text)) if text else ""
+    except FSEngineError as exc:
+        _fail(where, exc.describe())
 
 
 def study_from(
@@ -323,6 +348,7 @@ def study_from(
                 entry.get("label"),
                 bool(entry.get("genes_in_rows", False)),
                 entry.get("sample_groups"),
+                entry.get("preprocessing") or "",
             )
         if not isinstance(entry, StudyDataset):
             _fail(f"study data set #{i}", "must be a StudyDataset or a dict of its fields")
@@ -340,6 +366,9 @@ def study_from(
                 entry.label,
                 entry.genes_in_rows,
                 entry.sample_groups or None,
+                _preprocessing(
+                    entry.preprocessing or "", f"study data set {entry.name!r} preprocessing"
+                ),
             )
         )
         names.add(entry.name)
@@ -375,6 +404,7 @@ def study_record(study: Study) -> dict:
                     "label": d.label,
                     "genes_in_rows": d.genes_in_rows,
                     **({"sample_groups": d.sample_groups} if d.sample_groups else {}),
+                    **({"preprocessing": d.preprocessing} if d.preprocessing else {}),
                 }
                 for d in study.datasets
             ],

@@ -164,13 +164,17 @@ class Task:
 
     @cached_property
     def digest(self) -> str:
-        """SHA-256 of the matrix, the labels and the names: what a result depends on."""
+        """SHA-256 of what a result depends on: the matrix, the labels, the names and,
+        when the splits keep sample groups apart, each sample's group (a task without
+        groups has the digest it had before groups existed)."""
         h = hashlib.sha256()
         stored = (self.X.data, self.X.indices, self.X.indptr) if self.is_sparse else (self.X,)
         for array in (*map(np.ascontiguousarray, stored), np.ascontiguousarray(self.y)):
             h.update(f"{array.dtype}{array.shape}".encode())
             h.update(array.tobytes())
         h.update("\x00".join(self.names).encode())
+        if self.groups is not None:  # other splits, other results
+            h.update(b"\x00groups\x00" + "\x00".join(map(str, self.groups)).encode())
         return h.hexdigest()
 
     @property
@@ -203,14 +207,17 @@ class Task:
 
     def record(self) -> dict:
         """What a run record says of the data: ``data`` (the file), ``label_column`` and
-        ``minority`` (the class as stored), ``preprocessing`` when the data set was
-        preprocessed (:func:`fsengine.preprocess.preprocess`) and ``groups`` (the column)
-        when its splits keep groups apart."""
+        ``minority`` (the class as stored), ``samples`` (the sample sheet's file name) when
+        the class came from one, ``preprocessing`` when the data set was
+        preprocessed (:func:`fsengine.preprocess.preprocess`) and ``sample_groups`` (the
+        column) when its splits keep groups apart (not ``groups``: Group-SAOLA's parameter)."""
         record = {"data": self.source, "label_column": self.label_column, "minority": self.minority}
+        if self.dataset is not None and self.dataset.samples_source:
+            record["samples"] = self.dataset.samples_source
         if self.dataset is not None and self.dataset.preprocessing:
             record["preprocessing"] = self.dataset.preprocessing
         if self.dataset is not None and self.dataset.groups_column:
-            record["groups"] = self.dataset.groups_column
+            record["sample_groups"] = self.dataset.groups_column
         return record
 
     @property

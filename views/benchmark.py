@@ -204,6 +204,7 @@ if st.session_state["benchmark_current"]:
                 loaded.label,
                 loaded.transpose,
                 loaded.sample_groups,
+                loaded.dataset.preprocessing,  # the record names it; the data are given
             ),
             loaded.dataset,
             loaded.name,
@@ -335,7 +336,7 @@ for entry, ds, _, _ in entries:
         refusals.append(f"{entry.name}: {running.sentence(messages.describe(problem))}")
         continue
     for text in protocol_warnings(
-        y, list(dict.fromkeys([*methods, *params])), params, splits, groups=task.groups
+        y, list(dict.fromkeys([*methods, *params])), params, splits, groups=task.groups, seed=seed
     ):
         st.warning(f"{entry.name}: {text}.", icon=":material/warning:")
 if len(methods) < 2:

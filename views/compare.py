@@ -11,7 +11,7 @@ from dashboard.widgets import (
     splits_seed_widgets,
     widget_defaults,
 )
-from fsengine.evaluation import PAPER_METHODS, evaluate, training_size, whole_data_runs
+from fsengine.evaluation import PAPER_METHODS, evaluate, whole_data_runs
 from fsengine.export import SUMMARY_COLUMNS, best_rows, records_to_csv, summary_frame
 from fsengine.figures import comparison_figure, jaccard_figure
 from fsengine.gene_figures import frequency_figure
@@ -61,13 +61,12 @@ def _styled(frame):
 
 loaded = session.current()
 ds, minority = loaded.dataset, st.session_state["minority"]
-n_train = training_size(ds.n_samples)
 session.restore_widgets(
     WIDGETS,
     {
         "compare_methods": list(PAPER_METHODS),
-        "compare_splits": 20,
-        "compare_seed": 0,
+        "compare_splits": running.COMPARE_SPLITS,
+        "compare_seed": running.COMPARE_SEED,
         "compare_fixed_top": False,
         "compare_top": min(10, ds.n_features),
         # Until changed here, each method's settings are the ones last set on Stream.
@@ -100,11 +99,10 @@ with options_col:
     splits, seed = splits_seed_widgets("compare", WIDGETS)
 
 methods = tuple(st.session_state["compare_methods"])
-params = protocol_method_settings(
-    "compare", WIDGETS, methods, top, n_train, f"a training half of {n_train} samples"
-)
+n_train, training = session.training_half(splits, seed)  # groups: the drawn halves
+params = protocol_method_settings("compare", WIDGETS, methods, top, n_train, training)
 if methods:
-    running.show_protocol_warnings(list(dict.fromkeys([*methods, *params])), params, splits)
+    running.show_protocol_warnings(list(dict.fromkeys([*methods, *params])), params, splits, seed)
 
 key = session.run_key(
     methods, splits, seed, top, tuple(sorted((m, str(p)) for m, p in params.items()))
@@ -120,7 +118,7 @@ result = running.run_button(
     title=f"Compare {', '.join(METHOD_LABELS[m] for m in methods)}: {splits} splits, "
     f"seed {seed} ({loaded.name}, minority {minority})",
     widgets=WIDGETS,
-    refusal=running.refusal(),
+    refusal=running.refusal(True, splits, seed),
 )
 if result is None:
     st.info("Choose the methods and press **Run comparison**.")

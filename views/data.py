@@ -8,6 +8,7 @@ from fsengine import FSEngineError
 from fsengine.preprocess import (
     PREPROCESSING,
     looks_unlogged,
+    preprocessing_notes,
     preprocessing_text,
     suggested_preprocessing,
 )
@@ -315,12 +316,14 @@ if counts[minority] > counts[default]:
         "the one you study."
     )
 unusable = running.refusal(protocol=False)  # the label rule: no run at all
-refused = running.refusal()
+compare_splits, compare_seed = running.compare_protocol()  # the groups' check: Compare's splits
+refused = running.refusal(True, compare_splits, compare_seed)
 if unusable:
     st.error(unusable)
 elif refused:
     why = (
-        f"with the groups of '{ds.groups_column}'"
+        f"with the groups of '{ds.groups_column}' (checked on the Compare page's "
+        f"{compare_splits} splits, seed {compare_seed}; Sweep checks its own)"
         if ds.groups_column
         else "their 50/50 splits need at least 2 of it in each half"
     )
@@ -328,7 +331,7 @@ elif refused:
         f"{refused} Compare and Sweep cannot run on class {minority}: {why}.",
         icon=":material/warning:",
     )
-running.show_protocol_warnings()
+running.show_protocol_warnings(n_splits=compare_splits, seed=compare_seed)
 checked = st.session_state.setdefault("_unlogged", {})  # a scan of X: once per data set
 key = session.task_key()
 if key not in checked:
@@ -398,6 +401,7 @@ st.dataframe(
 )
 
 st.subheader("Preprocessing report")
+reading_notes, steps = preprocessing_notes(ds)  # the steps once, on the preprocessing line
 groups_line = (
     f"- sample groups: column **{ds.groups_column}**, {len(set(ds.groups.tolist()))} groups "
     "(each kept on one side of a split)\n"
@@ -407,12 +411,14 @@ groups_line = (
 st.markdown(
     f"- label column: **{ds.label_column}**\n"
     + (f"- sample sheet: **{loaded.samples_name}**\n" if loaded.samples_name else "")
-    + f"- preprocessing: **{ds.preprocessing or 'none'}**\n"
+    + f"- preprocessing: **{ds.preprocessing or 'none'}**"
+    + (f" ({'; '.join(steps)})" if steps else "")
+    + "\n"
     + groups_line
     + f"- constant features: **{len(ds.constant_features)}**"
     + (" (their distances are undefined; consider dropping them)" if ds.constant_features else "")
     + f"\n- dropped features: **{len(ds.dropped_features)}**\n"
-    + "".join(f"- {note}\n" for note in ds.notes)
+    + "".join(f"- {note}\n" for note in reading_notes)
 )
 if ds.constant_features or ds.dropped_features:
     with st.expander("Constant / dropped features"):

@@ -247,8 +247,8 @@ if result is not None:
             key="export_params",
         )
         st.caption(
-            "Method, data file, label column, minority class, loader options and "
-            "every parameter of the method."
+            "Method, data file, label column, minority class, how the data were read "
+            "(sample sheet, groups, preprocessing) and every parameter of the method."
         )
     st.subheader("Command line")
     try:
@@ -256,9 +256,13 @@ if result is not None:
     except FSEngineError as exc:
         st.warning(f"No command line repeats this run: {describe(exc)}")
     else:
+        files_needed = record["data"] + (
+            f" and its sample sheet {record['samples']}" if record.get("samples") else ""
+        )
         st.caption(
-            f"Run it in the folder that holds {record['data']}: it writes the same CSV "
-            "to standard output (`--out FILE` for a file)."
+            f"Run it in the folder that holds {files_needed}: it reads them as this page "
+            "did (label, sample sheet, groups, preprocessing) and writes the same CSV to "
+            "standard output (`--out FILE` for a file)."
         )
 
 
@@ -282,6 +286,7 @@ if st.button("Build the report", key="export_report"):
         class_counts=ds.class_counts(),
         minority=minority,
         sections=sections,
+        reading=session.reading_arguments(),
     )
     stem = f"fsengine-report-{file_stem(loaded.name)}"
     st.session_state["export_report_files"] = (

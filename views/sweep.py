@@ -39,7 +39,7 @@ WIDGETS = BY_NAME["sweep"].widgets
 loaded = session.current()
 ds, minority = loaded.dataset, st.session_state["minority"]
 top_max = min(30, ds.n_features)
-n_train = training_size(ds.n_samples)
+n_train = training_size(ds.n_samples)  # for the defaults; the drawn halves below
 
 
 def _over_key(method: str) -> str:
@@ -116,6 +116,7 @@ seed_col.number_input(
     help="Seed of the splits; every point uses the same splits.",
 )
 splits, seed = int(st.session_state["sweep_splits"]), int(st.session_state["sweep_seed"])
+n_train = session.training_half(splits, seed)[0]  # with groups: the smallest drawn half
 
 st.subheader("Online selectors: one parameter over a range")
 method_col, over_col = st.columns(2)
@@ -202,7 +203,7 @@ if parameter is not None:
             others = method_widgets("sweep", WIDGETS, method, n_train, skip=(parameter,))
     if values is not None:
         running.show_protocol_warnings(
-            [method], {method: {**others, parameter: values[-1]}}, splits
+            [method], {method: {**others, parameter: values[-1]}}, splits, seed
         )
         if is_k:
             store, kind = K_STORE, "sweep-k"
@@ -256,7 +257,7 @@ if parameter is not None:
             title=f"{spec.label}, {symbol} {_values_text(values)}: {splits} splits, seed "
             f"{seed} ({loaded.name}, minority {minority})",
             widgets=WIDGETS,
-            refusal=running.refusal(),
+            refusal=running.refusal(True, splits, seed),
         )
         computed = list(values) if result is not None else (list(kept[-1][0]) if kept else None)
         if result is None and kept:
@@ -390,7 +391,7 @@ top_result = running.run_button(
     title=f"{', '.join(METHOD_LABELS[m] for m in rankers)}, top {tops[0]}..{tops[-1]}: "
     f"{splits} splits, seed {seed} ({loaded.name}, minority {minority})",
     widgets=WIDGETS,
-    refusal=running.refusal(),
+    refusal=running.refusal(True, splits, seed),
 )
 if top_result is None:
     st.info("Choose the rankers and the range of top-k and press **Run top-k sweep**.")

@@ -57,25 +57,25 @@ def add_data_options(p: argparse.ArgumentParser) -> None:
             help=f"preprocessing: {param.help} ({param.range_text()}; default: nothing done)",
         )
     p.add_argument(
-        "--sample-groups",
+        RUN_FLAGS["sample_groups"],
         metavar="COL",
         help="the column (or sample line / obs column) naming each sample's patient, donor "
         "or batch: not a feature, and the 50/50 splits keep each group on one side",
     )
     p.add_argument(
-        "--samples",
+        RUN_FLAGS["samples"],
         metavar="FILE",
         help="a sample sheet (CSV, TSV or Parquet, one row per sample) holding the class: "
         "DATA is then numbers only, with the sample identifiers as its first column (or, "
         "with --transpose, as its header); --label names the sheet's class column",
     )
     p.add_argument(
-        "--layer",
+        RUN_FLAGS["layer"],
         metavar="NAME",
         help="AnnData files: read the matrix from this layers entry (raw counts, say) instead of X",
     )
     p.add_argument(
-        "--gene-names",
+        RUN_FLAGS["gene_names"],
         metavar="COL",
         help="AnnData files: name the genes by this var column (gene symbols, say) instead "
         "of var_names",

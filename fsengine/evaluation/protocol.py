@@ -215,6 +215,7 @@ def protocol_warnings(
     params: dict | None = None,
     n_splits: int | None = None,
     groups=None,
+    seed: int = 0,
 ) -> list[str]:
     """What makes the 50/50 protocol weak for these labels and methods, in words.
 
@@ -231,8 +232,11 @@ def protocol_warnings(
         Number of splits (a single split is warned about).
     groups : array, optional
         Each sample's group: the halves' sizes are then counted on the drawn splits
-        (:func:`stratified_splits`, seed 0), which raise when groups leave a half too few
-        minority samples.
+        (:func:`stratified_splits` with ``n_splits`` (default 20) and ``seed``), which
+        raise when groups leave a half too few minority samples.
+    seed : int
+        Seed of the splits (with ``groups`` only: without, the halves' sizes do not
+        depend on it).
 
     Returns
     -------
@@ -247,7 +251,7 @@ def protocol_warnings(
             f"the minority class has {n_minority} samples: the 50/50 protocol needs at least "
             f"{MIN_PROTOCOL_MINORITY} (2 in each training half); choose a larger class"
         ]
-    train_y, train = _training_labels(y, groups, n_splits or 20, 0)
+    train_y, train = _training_labels(y, groups, n_splits or 20, seed)
     if groups is None:
         _, test = half_minority_sizes(y)
     else:

@@ -106,7 +106,8 @@ def test_the_suggested_preprocessing_is_one_click_and_reaches_the_record(with_sh
         "transform=log2, offset=0.0"
     )
     report = next(m.value for m in at.markdown if "label column" in m.value)
-    assert "preprocessing: **transform=log2, offset=0.0**" in report
+    assert "preprocessing: **transform=log2, offset=0.0** (log2(value + 0))" in report
+    assert report.count("transform=log2") == 1 and report.count("log2(value") == 1  # once
     assert not any("look unlogged" in i.value for i in at.info)
     # another task: results computed before are not shown under it
     old = task_key(
@@ -146,7 +147,7 @@ def test_groups_keep_patients_apart_and_refusals_are_the_librarys(with_sheet):
     assert "patient" not in ds.feature_names
     report = next(m.value for m in at.markdown if "label column" in m.value)
     assert "sample groups: column **patient**, 19 groups" in report
-    assert Task.from_dataset(ds, "tumour").record()["groups"] == "patient"
+    assert Task.from_dataset(ds, "tumour").record()["sample_groups"] == "patient"
 
     # every tumour from one patient: the library refuses the splits, the page says why
     one = ["t0"] * 10 + PATIENTS[10:]

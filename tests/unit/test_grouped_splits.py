@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from conftest import SAMPLE
-from fsengine import FSEngineError, load_dataset
+from fsengine import FSEngineError, load_dataset, run_selection
 from fsengine.cli import main
 from fsengine.evaluation import (
     Plan,
@@ -39,6 +39,13 @@ def grouped_csv(tmp_path_factory, srbct):
     path = tmp_path_factory.mktemp("groups") / "srbct_patients.csv"
     frame.to_csv(path, index=False)
     return path
+
+
+def test_group_saolas_groups_do_not_hide_the_sample_groups_in_the_record(grouped_csv):
+    # Group-SAOLA's own parameter is named groups (its number of feature groups)
+    task = Task.from_dataset(load_dataset(grouped_csv, sample_groups="patient"), 2)
+    record = run_selection(task, method="group-saola", groups=3).params
+    assert record["groups"] == 3 and record["sample_groups"] == "patient"
 
 
 def test_no_group_is_on_both_sides_and_the_minority_on_each(srbct):
@@ -74,9 +81,9 @@ def test_the_groups_column_is_not_a_feature_and_runs_use_it(grouped_csv, srbct):
     assert list(ds.groups) == list(_patients(srbct.labels))
     assert "column 'patient' holds the samples' groups" in ds.notes
     task = Task.from_dataset(ds, 2)
-    assert task.record()["groups"] == "patient"
+    assert task.record()["sample_groups"] == "patient"
     result = evaluate(task, methods=["fisher"], top=5, n_splits=3, seed=1, n_jobs=1)
-    assert result.params["groups"] == "patient"
+    assert result.params["sample_groups"] == "patient"
     plan = Plan(("fisher",), 5, {"fisher": {}})
     expected = [
         record

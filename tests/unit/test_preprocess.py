@@ -146,3 +146,41 @@ def test_the_suggested_steps_follow_the_kind_of_values():
     assert suggested_preprocessing(with_zeros) == {"transform": "log2", "offset": 1.0}
     assert suggested_preprocessing(positive) == {"transform": "log2"}
     assert suggested_preprocessing(np.log2(positive)) == {}
+
+
+def test_the_record_line_reads_back_to_its_parameters_and_flags():
+    from fsengine.errors import FSEngineError
+    from fsengine.export import data_arguments
+    from fsengine.preprocess import preprocessing_params, preprocessing_text
+
+    cases = [
+        ({"floor": 20.0, "transform": "log2"}, {"floor": 20.0, "transform": "log2", "offset": 0.0}),
+        (
+            {"transform": "log-cpm", "min_variance": 0.25},
+            {"transform": "log-cpm", "min_variance": 0.25},
+        ),
+        ({"ceiling": 16000.0, "offset": 3.0}, {"ceiling": 16000.0}),  # no offset without log2
+    ]
+    for settings, expected in cases:
+        assert preprocessing_params(preprocessing_text(settings)) == expected
+    assert preprocessing_params("none") == {} == preprocessing_params("")
+    assert data_arguments({"preprocessing": "floor=20.0, transform=log2, offset=1.0"}) == [
+        "--floor", "20.0", "--transform", "log2", "--offset", "1.0"
+    ]  # fmt: skip
+    assert data_arguments({"layer": "counts", "gene_names": "symbol", "label_column": "cell"}) == [
+        "--label", "cell", "--layer", "counts", "--gene-names", "symbol"
+    ]  # fmt: skip
+    with pytest.raises(FSEngineError, match="not a step of the preprocessing"):
+        preprocessing_params("scale=2")
+
+
+def test_the_notes_split_into_the_loaders_and_the_steps():
+    from fsengine.preprocess import preprocessing_notes
+
+    raw = _dataset(RAW)
+    assert preprocessing_notes(raw) == (raw.notes, ())
+    done = preprocess(raw, {"floor": 20.0, "transform": "log2", "min_variance": 1e-9})
+    reading, steps = preprocessing_notes(done)
+    assert reading == raw.notes
+    assert steps == ("thresholded to [20, inf]", "log2(value + 0)", steps[2])
+    assert steps[2].endswith("genes of variance below 1e-09 dropped")

@@ -99,3 +99,28 @@ def test_a_task_keeps_its_groups_in_a_worker(grouped):
     task = pickle.loads(pickle.dumps(Task.from_dataset(ds, 2)))
     assert task.dataset is None
     assert list(task.groups) == _patients(ds.labels)
+
+
+def test_a_data_sets_preprocessing_is_applied_and_recorded(tmp_path):
+    from fsengine.benchmark import read_study_data
+
+    srbct = load_dataset(SAMPLE)
+    raw = pd.DataFrame(2.0**srbct.X, columns=list(srbct.feature_names))  # unlogged
+    raw["label"] = srbct.labels
+    raw.to_csv(tmp_path / "raw.csv", index=False)
+    manifest = tmp_path / "study.toml"
+    manifest.write_text(
+        '[study]\nmethods = ["fisher", "s2n"]\nsplits = 2\n\n[[dataset]]\npath = "raw.csv"\n'
+        'minority = "2"\npreprocessing = "transform=log2"\n'
+    )
+    study = load_manifest(manifest)
+    assert study.datasets[0].preprocessing == "transform=log2, offset=0.0"
+    record = study_record(study)
+    assert record["datasets"][0]["preprocessing"] == "transform=log2, offset=0.0"
+    assert study_from(**record) == study
+    [task] = read_study_data(study).values()
+    assert np.allclose(task.X, srbct.X)  # log2(2 ** x), by hand
+    assert task.record()["preprocessing"] == "transform=log2, offset=0.0"
+    manifest.write_text(manifest.read_text().replace("transform=log2", "transform=log10"))
+    with pytest.raises(FSEngineError, match="preprocessing"):
+        load_manifest(manifest)

@@ -73,3 +73,16 @@ def test_bad_arrays_are_refused_with_what_is_wrong():
         Task(np.zeros((4, 2)), [0, 1, 1, 0], ("a",))
     task = Task.from_arrays(np.zeros((4, 2)), [0, 1, 1, 0])
     assert task.names == ("x0", "x1") and task.minority == 1 and task.n_train == 2
+
+
+def test_the_digest_includes_the_sample_groups_and_is_unchanged_without(srbct):
+    # the digest of SRBCT, minority 2, before groups existed (commit 868bd42)
+    plain = Task.from_dataset(srbct, "2")
+    assert plain.digest == "8bbbcc83571816c21c9506b1ee906e99eb2256bd100fdb26098e7e000b451f85"
+    halves = np.array([f"p{k // 2}" for k in range(srbct.n_samples)], dtype=object)
+    thirds = np.array([f"p{k // 3}" for k in range(srbct.n_samples)], dtype=object)
+    grouped = Task(plain.X, plain.y, plain.names, sample_groups=halves)
+    assert grouped.digest != plain.digest  # other splits, other results
+    assert Task(plain.X, plain.y, plain.names, sample_groups=halves.copy()).digest == grouped.digest
+    assert Task(plain.X, plain.y, plain.names, sample_groups=thirds).digest != grouped.digest
+    assert pickle.loads(pickle.dumps(grouped)).digest == grouped.digest  # a worker's
