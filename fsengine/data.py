@@ -91,6 +91,10 @@ class Dataset:
     samples_source : str
         The sample sheet's file name when the class came from one (``load_dataset``'s
         ``samples``), else "".
+    layer : str
+        The AnnData layer the matrix came from (``load_dataset``'s ``layer``), else "".
+    gene_names_column : str
+        The AnnData var column that named the genes (``gene_names``), else "".
     """
 
     X: np.ndarray
@@ -107,6 +111,8 @@ class Dataset:
     groups: np.ndarray | None = field(default=None, repr=False)
     groups_column: str = ""
     samples_source: str = ""
+    layer: str = ""
+    gene_names_column: str = ""
 
     @property
     def n_samples(self) -> int:
@@ -338,6 +344,8 @@ def load_dataset(
                 groups=sample_groups,
                 matrix_options={"layer": layer, "gene_names": gene_names},
             )
+        if layer is not None or gene_names is not None:
+            dataset = replace(dataset, layer=layer or "", gene_names_column=gene_names or "")
         if is_sparse(dataset.X) and not sparse:
             dense = densified(dataset.X, dataset.source)
             dataset = replace(dataset, X=dense, notes=(*dataset.notes, "made dense"))

@@ -208,12 +208,17 @@ class Task:
     def record(self) -> dict:
         """What a run record says of the data: ``data`` (the file), ``label_column`` and
         ``minority`` (the class as stored), ``samples`` (the sample sheet's file name) when
-        the class came from one, ``preprocessing`` when the data set was
+        the class came from one, ``layer`` and ``gene_names`` when an AnnData file's
+        layer and var column were read, ``preprocessing`` when the data set was
         preprocessed (:func:`fsengine.preprocess.preprocess`) and ``sample_groups`` (the
         column) when its splits keep groups apart (not ``groups``: Group-SAOLA's parameter)."""
         record = {"data": self.source, "label_column": self.label_column, "minority": self.minority}
         if self.dataset is not None and self.dataset.samples_source:
             record["samples"] = self.dataset.samples_source
+        if self.dataset is not None and self.dataset.layer:
+            record["layer"] = self.dataset.layer
+        if self.dataset is not None and self.dataset.gene_names_column:
+            record["gene_names"] = self.dataset.gene_names_column
         if self.dataset is not None and self.dataset.preprocessing:
             record["preprocessing"] = self.dataset.preprocessing
         if self.dataset is not None and self.dataset.groups_column:

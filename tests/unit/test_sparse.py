@@ -279,3 +279,22 @@ def test_preprocessing_a_sparse_data_set_gives_the_dense_result(counts_file):
     kept = load_dataset(path, layer="counts", sparse=True)
     logged = preprocess(kept, {"transform": "log2", "offset": 1.0})
     assert np.array_equal(logged.X, np.log2(X + 1.0))
+
+
+def test_the_run_record_and_its_command_line_name_the_layer_and_the_gene_column(
+    counts_file, tmp_path
+):
+    from fsengine.export import select_arguments
+
+    path, _ = counts_file
+    task = Task.from_dataset(
+        load_dataset(path, layer="counts", gene_names="symbol", sparse=True), "rare"
+    )
+    result = run_selection(task, None, "saola")
+    assert result.params["layer"] == "counts" and result.params["gene_names"] == "symbol"
+    argv = select_arguments(result.params, str(path))
+    assert argv[argv.index("--layer") + 1] == "counts"
+    assert argv[argv.index("--gene-names") + 1] == "symbol"
+    out = tmp_path / "again.csv"
+    assert main([*argv, "--out", str(out)]) == 0
+    assert out.read_text() == selection_to_csv(result.selection)
