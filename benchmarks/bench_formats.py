@@ -13,8 +13,9 @@ Python process, as a user's command is:
 * ``process``: the wall time of ``python -c "...load_dataset(path, ...)"`` from outside
   (interpreter start, imports and the read), the median of ``--repeats`` runs;
 * ``read``: the time of the read alone inside that process (the libraries it reads with,
-  pandas or anndata, imported before), and the peak resident set size increase during it (``VmHWM`` reset through ``/proc/self/clear_refs`` just before,
-  as bench_memory measures it);
+  pandas or anndata, imported before), and the peak resident set size increase during
+  it (``VmHWM`` reset through ``/proc/self/clear_refs`` just before, as bench_memory
+  measures it);
 * the baseline: the same file read in a new process by what its field uses, pandas
   (``read_parquet``, ``read_csv``; for the series matrix ``read_csv(comment="!")``) or
   anndata (``read_h5ad``), then its matrix as float64 numpy: the matrices must be equal.
