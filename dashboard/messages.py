@@ -17,6 +17,8 @@ WIDGETS = {
     "minority": ("Minority class (one versus rest)", "box"),
     "samples": ("Sample sheet (optional): class and groups by sample id", "uploader"),
     "sample_groups": ("Sample groups (patient, donor, batch)", "box"),
+    "layer": ("Matrix (AnnData: X or a layer)", "box"),
+    "gene_names": ("Gene names (AnnData: var_names or a var column)", "box"),
     # the preprocessing's widgets, labelled from its specification (dashboard.widgets)
     **{
         name: (p.label[0].upper() + p.label[1:], "box")

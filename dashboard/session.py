@@ -53,6 +53,9 @@ class LoadedData:
         (:func:`preprocessing_changes`).
     sample_groups : str or None
         The column naming each sample's group (``sample_groups=``).
+    anndata : dict
+        An AnnData file's ``layer`` and ``gene_names`` (var column) when not X and
+        var_names (:func:`fsengine.load_dataset`'s options of those names).
     """
 
     name: str
@@ -67,6 +70,7 @@ class LoadedData:
     samples_name: str | None = None
     preprocessing: dict = field(default_factory=dict)
     sample_groups: str | None = None
+    anndata: dict = field(default_factory=dict)
 
     @property
     def samples_sha256(self) -> str | None:
@@ -77,7 +81,7 @@ class LoadedData:
     def options(self) -> dict:
         """How the bytes were read, as the workspace and the run records keep it: label,
         transpose, drop_constant, the sample sheet (``samples``: its SHA-256, and
-        ``samples_name``), ``preprocessing`` and ``sample_groups``."""
+        ``samples_name``), ``preprocessing``, ``sample_groups`` and ``anndata``."""
         return {
             "label": self.label,
             "transpose": self.transpose,
@@ -86,6 +90,7 @@ class LoadedData:
             "samples_name": self.samples_name,
             "preprocessing": dict(self.preprocessing),
             "sample_groups": self.sample_groups,
+            "anndata": dict(self.anndata),
         }
 
 
@@ -101,6 +106,7 @@ def read_options(record: dict | None) -> dict:
         "samples_name": record.get("samples_name"),
         "preprocessing": dict(record.get("preprocessing") or {}),
         "sample_groups": record.get("sample_groups"),
+        "anndata": dict(record.get("anndata") or {}),
     }
 
 
@@ -115,6 +121,7 @@ def _load(
     samples_name: str | None = None,
     preprocessing: tuple = (),
     sample_groups: str | None = None,
+    anndata: tuple = (),
 ) -> Dataset:
     dataset = load_dataset(
         raw,
@@ -125,6 +132,7 @@ def _load(
         samples=samples,
         samples_name=samples_name,
         sample_groups=sample_groups,
+        **dict(anndata),
     )
     return preprocess(dataset, dict(preprocessing))
 
@@ -140,6 +148,7 @@ def load_into_session(
     samples_name: str | None = None,
     preprocessing: dict | None = None,
     sample_groups: str | None = None,
+    anndata: dict | None = None,
 ) -> LoadedData:
     """Load and validate; on success make it the current data set.
 
@@ -151,11 +160,14 @@ def load_into_session(
         As :func:`fsengine.load_dataset` takes them (``samples``: the sheet's bytes).
     preprocessing : dict, optional
         Parameters of :data:`fsengine.preprocess.PREPROCESSING`, applied after reading.
+    anndata : dict, optional
+        An AnnData file's ``layer`` and ``gene_names``; None values are left out.
 
     Raises FSEngineError and leaves the previous data set in place on failure.
     """
     changes = preprocessing_changes(preprocessing)
     sample_groups = sample_groups or None
+    anndata = {k: v for k, v in (anndata or {}).items() if v}
     if samples is None:
         samples_name = None
     dataset = _load(
@@ -168,6 +180,7 @@ def load_into_session(
         samples_name,
         tuple(sorted(changes.items())),
         sample_groups,
+        tuple(sorted(anndata.items())),
     )
     loaded = LoadedData(
         name,
@@ -181,6 +194,7 @@ def load_into_session(
         samples_name,
         changes,
         sample_groups,
+        anndata,
     )
     previous = st.session_state.get("data")
     st.session_state["data"] = loaded
@@ -314,6 +328,7 @@ def stored_task_key(sha256: str, record: dict) -> tuple:
         samples=data.get("samples"),
         preprocessing=data.get("preprocessing"),
         sample_groups=data.get("sample_groups"),
+        anndata=data.get("anndata"),
     )
 
 
@@ -327,6 +342,7 @@ def task_key(
     samples: str | None = None,
     preprocessing: dict | None = None,
     sample_groups: str | None = None,
+    anndata: dict | None = None,
 ) -> tuple:
     """What identifies a task in the session and the workspace without building it: the
     data set's bytes (SHA-256), how they were read (with the sample sheet's SHA-256, the
@@ -343,10 +359,11 @@ def task_key(
             loaded.transpose,
             loaded.drop_constant,
         )
-        samples, preprocessing, sample_groups = (
+        samples, preprocessing, sample_groups, anndata = (
             loaded.samples_sha256,
             loaded.preprocessing,
             loaded.sample_groups,
+            loaded.anndata,
         )
         minority = st.session_state["minority"]
     steps = tuple(sorted((str(k), repr(v)) for k, v in (preprocessing or {}).items()))
@@ -359,6 +376,7 @@ def task_key(
         samples or None,
         steps,
         sample_groups or None,
+        *(() if not anndata else (tuple(sorted(anndata.items())),)),
     )
 
 

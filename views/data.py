@@ -1,10 +1,13 @@
 """Data page: the loaded data set, its classes and imbalance; upload another one."""
 
+import hashlib
+
 import pandas as pd
 import streamlit as st
 
 from dashboard import messages, running, session, widgets
 from fsengine import FSEngineError
+from fsengine.io.h5ad import matrix_choices
 from fsengine.preprocess import (
     PREPROCESSING,
     looks_unlogged,
@@ -15,6 +18,8 @@ from fsengine.preprocess import (
 
 AUTO_LABEL = "(automatic)"
 NO_GROUPS = "(none: samples split one by one)"
+X_MATRIX = "X"
+VAR_NAMES = "var_names"
 PREFIX = "data"  # the preprocessing widgets' keys: data_preprocess_<parameter>
 
 
@@ -49,6 +54,8 @@ def _sync_widgets() -> None:
     st.session_state["drop_constant"] = loaded.drop_constant
     st.session_state["label_column"] = loaded.label or AUTO_LABEL
     st.session_state["sample_groups"] = loaded.sample_groups or NO_GROUPS
+    st.session_state["anndata_layer"] = loaded.anndata.get("layer") or X_MATRIX
+    st.session_state["anndata_gene_names"] = loaded.anndata.get("gene_names") or VAR_NAMES
     values = {**PREPROCESSING.defaults(), **loaded.preprocessing}
     for name, param in PREPROCESSING.parameters.items():
         key = widgets.widget_key(PREFIX, PREPROCESSING.name, name)
@@ -89,16 +96,38 @@ def _options(raw: bytes, **changes) -> dict:
         "samples_name": samples_name,
         "preprocessing": _preprocessing_widgets(),
         "sample_groups": None if groups == NO_GROUPS else groups,
+        "anndata": _anndata_widgets(),
     }
     return {**options, **changes}
+
+
+def _anndata_widgets() -> dict:
+    """The AnnData boxes' layer and gene-name column (X and var_names: none)."""
+    layer = st.session_state.get("anndata_layer", X_MATRIX)
+    genes = st.session_state.get("anndata_gene_names", VAR_NAMES)
+    return {
+        "layer": None if layer == X_MATRIX else layer,
+        "gene_names": None if genes == VAR_NAMES else genes,
+    }
+
+
+def _matrix_choices(raw: bytes) -> dict | None:
+    """An AnnData file's layers and var columns (:func:`fsengine.io.h5ad.matrix_choices`),
+    kept per file."""
+    kept = st.session_state.setdefault("_matrix_choices", {})
+    key = hashlib.sha256(raw).hexdigest()
+    if key not in kept:
+        kept.clear()
+        kept[key] = matrix_choices(raw)
+    return kept[key]
 
 
 def _on_upload() -> None:
     upload = st.session_state.get("uploader")
     if upload is not None:
         raw = upload.getvalue()
-        # a new table: its own label and groups columns, found again
-        _reload(raw, upload.name, **_options(raw, label=None, sample_groups=None))
+        # a new table: its own label, groups, layer and gene names, found again
+        _reload(raw, upload.name, **_options(raw, label=None, sample_groups=None, anndata={}))
 
 
 def _on_sheet() -> None:
@@ -230,6 +259,32 @@ with option_col:
         "keep each group on one side (as the command line's --sample-groups). Type a "
         "column's name if it is not listed.",
     )
+
+    pending = st.session_state.get("pending_upload")
+    choices = _matrix_choices(pending[0] if pending else loaded.raw)
+    if choices and (choices["layers"] or choices["var_columns"]):  # an AnnData file's
+        for key, first, found in (
+            ("anndata_layer", X_MATRIX, choices["layers"]),
+            ("anndata_gene_names", VAR_NAMES, choices["var_columns"]),
+        ):
+            if st.session_state.get(key) not in (first, *found):
+                st.session_state[key] = first
+        st.selectbox(
+            messages.label("layer"),
+            [X_MATRIX, *choices["layers"]],
+            key="anndata_layer",
+            on_change=_on_options,
+            help="The AnnData file's matrix: X, or one of its layers (raw counts are often "
+            "kept in one), as the command line's --layer.",
+        )
+        st.selectbox(
+            messages.label("gene_names"),
+            [VAR_NAMES, *choices["var_columns"]],
+            key="anndata_gene_names",
+            on_change=_on_options,
+            help="What names the genes: the file's var_names, or a var column (gene "
+            "symbols, say), as the command line's --gene-names.",
+        )
 
 if "load_error" in st.session_state:
     st.error(st.session_state["load_error"] + f"  \nStill using {loaded.name}.")

@@ -166,6 +166,54 @@ def table_from_anndata(
     )
 
 
+def matrix_choices(source) -> dict[str, tuple[str, ...]] | None:
+    """What an AnnData file offers to read, from its header (h5py, no matrix read): its
+    ``layers`` entries and its ``var`` columns of text (gene symbols, say); None for a
+    file that is not HDF5.
+
+    Parameters
+    ----------
+    source : bytes or path
+
+    Returns
+    -------
+    dict or None
+        ``{"layers": (...), "var_columns": (...)}``.
+    """
+    head = (
+        source[:2056]
+        if isinstance(source, (bytes, bytearray))
+        else Path(source).read_bytes()[:2056]
+    )
+    if not H5adReader().recognises(bytes(head)):
+        return None
+    import h5py
+
+    try:
+        with h5py.File(io.BytesIO(source) if isinstance(source, bytes) else source, "r") as f:
+            layers = tuple(str(k) for k in f["layers"]) if "layers" in f else ()
+            var = f["var"] if "var" in f else None
+            columns = ()
+            if isinstance(var, h5py.Group):
+                index = var.attrs.get("_index", "_index")
+                columns = tuple(
+                    str(k)
+                    for k in var
+                    if k != index and k != "__categories" and _is_text_column(var[k])
+                )
+    except (OSError, KeyError, TypeError):
+        return None
+    return {"layers": layers, "var_columns": columns}
+
+
+def _is_text_column(node) -> bool:
+    """A var column of strings or categories (names), as anndata stores them."""
+    encoding = node.attrs.get("encoding-type", "")
+    if encoding in ("string-array", "categorical"):
+        return True
+    return hasattr(node, "dtype") and node.dtype.kind in "OSU"
+
+
 def _dense(matrix) -> np.ndarray:
     return np.asfortranarray(np.asarray(matrix), dtype=np.float64)
 
