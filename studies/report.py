@@ -383,7 +383,8 @@ def section(table: pd.DataFrame, figures_rel: str | None) -> str:
         "",
         "The paper ranks eight online methods on six data sets by accuracy, sensitivity, "
         "precision and F-measure with KNN and CART. fsengine has five of its eight methods "
-        "(not OSFSMI, OFSFI, OFSV) and one of its data sets (Colon; its Leukemia is the "
+        "(not OSFSMI, OFSFI, OFSV: none has public code or a public printed algorithm, so "
+        "none can be run faithfully) and one of its data sets (Colon; its Leukemia is the "
         "Golub data, 7070 features, ours ALLAML has 7129), and reports G-mean, F1 and AUC of "
         "the minority class with 1-NN and an SVM. Its Table 12 as printed:",
         "",
