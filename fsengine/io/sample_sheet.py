@@ -93,10 +93,16 @@ def attach_sheet(expression: Table, sheet: pa.Table, sheet_name: str) -> Table:
         raise_duplicates(ids, f"sample identifiers in {sheet_name} (column {best!r})")
     missing = [s for s in samples if s not in set(ids)]
     if missing:
+        unmatched = [i for i in ids if i not in wanted]
+        hint = (
+            f"; its identifiers that match no sample of the table: {_shown(unmatched)}"
+            if unmatched
+            else ""
+        )
         raise FSEngineError(
             f"{len(missing)} of the {len(samples)} samples of the expression table are not in "
-            f"{sheet_name} (column {best!r}): {_shown(missing)}; add them to the sheet or "
-            "remove them from the table",
+            f"{sheet_name} (column {best!r}): {_shown(missing)}{hint}; add them to the sheet "
+            "or remove them from the table",
             column=str(best),
         )
     row = {sample: k for k, sample in enumerate(ids)}

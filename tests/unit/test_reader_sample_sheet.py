@@ -78,7 +78,23 @@ def test_samples_missing_from_the_sheet_are_named(files, tmp_path):
         load_dataset(files / "expression.csv", samples=tmp_path / "short.csv", label="diagnosis")
     assert caught.value.describe() == (
         "2 of the 50 samples of the expression table are not in short.csv (column "
-        "'patient'): 'P004', 'P017'; add them to the sheet or remove them from the table"
+        "'patient'): 'P004', 'P017'; its identifiers that match no sample of the table: "
+        "'P999'; add them to the sheet or remove them from the table"
+    )
+
+
+def test_the_sheets_unmatched_identifiers_are_named_with_the_missing_samples(files, tmp_path):
+    """A typo in the sheet: the table's sample it misses and the sheet's stray identifier
+    are both in the one message."""
+    sheet = pd.read_csv(files / "sheet.tsv", sep="\t")
+    sheet.loc[sheet["patient"] == "P004", "patient"] = "P04"
+    sheet.to_csv(tmp_path / "typo.csv", index=False)
+    with pytest.raises(FSEngineError) as caught:
+        load_dataset(files / "expression.csv", samples=tmp_path / "typo.csv", label="diagnosis")
+    assert caught.value.describe() == (
+        "1 of the 50 samples of the expression table are not in typo.csv (column "
+        "'patient'): 'P004'; its identifiers that match no sample of the table: 'P04', "
+        "'P999'; add them to the sheet or remove them from the table"
     )
 
 
