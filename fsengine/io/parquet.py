@@ -23,6 +23,26 @@ def _parquet():
     return pyarrow.parquet
 
 
+def pandas_index_columns(schema: pa.Schema) -> list[str]:
+    """The columns that hold a pandas DataFrame's index (``df.to_parquet`` stores an index
+    of sample names as ``__index_level_0__``, or under the index's name), from the
+    schema's pandas metadata; [] for other files and for a RangeIndex (stored as
+    metadata only)."""
+    try:
+        meta = schema.pandas_metadata or {}
+    except ValueError:  # metadata that is not JSON
+        return []
+    return [c for c in meta.get("index_columns", ()) if isinstance(c, str) and c in schema.names]
+
+
+def _index_first(table: pa.Table, index: list[str]) -> pa.Table:
+    """``table`` with the pandas index columns first: the loader then takes them as row
+    names or sample identifiers, as it does a CSV's first column."""
+    if not index:
+        return table
+    return table.select(index + [n for n in table.column_names if n not in index])
+
+
 class ParquetReader(Reader):
     """Parquet files, recognised by their magic bytes (whatever the file's name)."""
 
@@ -41,10 +61,12 @@ class ParquetReader(Reader):
         )
         schema = file.schema_arrow
         names = schema.names
+        index = pandas_index_columns(schema)
         numeric = [
             j
             for j, f in enumerate(schema)
-            if pa.types.is_integer(f.type) or pa.types.is_floating(f.type)
+            if (pa.types.is_integer(f.type) or pa.types.is_floating(f.type))
+            and names[j] not in index
         ]
         kept_positions = plan(names, numeric)
         if kept_positions is None or any(
@@ -62,7 +84,7 @@ class ParquetReader(Reader):
         kept = file.read(columns=[names[j] for j in kept_positions])
         kept = {j: kept.column(i) for i, j in enumerate(kept_positions)}
         return Table(
-            assemble(names, numeric, matrix, kept),
+            _index_first(assemble(names, numeric, matrix, kept), index),
             list(_NOTES),
             False,
             matrix,
@@ -71,7 +93,10 @@ class ParquetReader(Reader):
 
     def read(self, data: bytes, name: str, transpose: bool) -> Table:
         try:
-            return Table(_parquet().ParquetFile(io.BytesIO(data)).read(), list(_NOTES), False)
+            table = _parquet().ParquetFile(io.BytesIO(data)).read()
+            return Table(
+                _index_first(table, pandas_index_columns(table.schema)), list(_NOTES), False
+            )
         except (pa.ArrowException, OSError) as exc:
             raise FSEngineError(
                 f"{name} looks like Parquet but cannot be read ({exc}); is the file complete?"

@@ -203,6 +203,26 @@ def test_parquet_keeps_integer_and_float32_features_exactly():
     assert ds.labels.dtype == np.int64
 
 
+@pytest.mark.parametrize("index_name", [None, "sample"])
+@pytest.mark.parametrize("as_bytes", [False, True])
+def test_a_pandas_frames_index_of_sample_names_is_not_a_column(tmp_path, index_name, as_bytes):
+    """``df.to_parquet`` keeps the index (sample names) as a last column named
+    ``__index_level_0__`` (or the index's name): it is the samples' names, not a
+    nameless column or a feature (it was refused as 'column 5 has no name')."""
+    import pandas as pd
+
+    frame = pd.DataFrame(BASIC_X, columns=["g1", "g2", "g3"])
+    frame.index = pd.Index([f"s{k}" for k in range(len(frame))], name=index_name)
+    frame["label"] = BASIC_LABELS
+    frame.to_parquet(tmp_path / "frame.parquet")
+    source = (tmp_path / "frame.parquet").read_bytes() if as_bytes else tmp_path / "frame.parquet"
+    ds = load_dataset(source, name="frame.parquet")
+    assert ds.feature_names == ("g1", "g2", "g3")
+    np.testing.assert_array_equal(ds.X, BASIC_X)
+    assert ds.sample_names == tuple(frame.index)
+    assert ds.labels.tolist() == list(BASIC_LABELS)
+
+
 def test_parquet_string_features_are_parsed_as_numbers():
     ds = load(
         parquet({"g1": ["1.5", " 2 ", "-3e2"], "g2": [1.0, 2.0, 3.0], "label": [0, 1, 1]}),
