@@ -464,10 +464,12 @@ def annotated_dataset(
             (labelled.matrix, labelled.matrix_columns),
         )
     if group_values is not None:
+        group_array, group_note = _group_array(groups_column, group_values, dataset.sample_names)
         dataset = replace(
             dataset,
-            groups=_group_array(groups_column, group_values, dataset.sample_names),
+            groups=group_array,
             groups_column=groups_column,
+            notes=dataset.notes + ((group_note,) if group_note else ()),
         )
     return replace(dataset, label_choices=tuple(parsed.annotations))
 
@@ -523,15 +525,44 @@ def _check_not_all_constant(constant_mask: np.ndarray, n_samples: int) -> None:
         )
 
 
-def _group_array(column: str, values, sample_names) -> np.ndarray:
-    """The groups as strings, or an error naming the first sample without one."""
+def _group_array(column: str, values, sample_names) -> tuple[np.ndarray, str | None]:
+    """The groups as strings, and a note when some samples have none.
+
+    A sample without a group (an empty or missing cell: a healthy donor in a table of
+    patients' tumour and normal pairs, say) cannot share a group with another sample, so it
+    is a group of its own; the note names those samples.
+
+    Returns
+    -------
+    groups : ndarray of str
+    note : str or None
+    """
+    groups, alone = [], []
     for row, value in enumerate(values):
+        name = sample_names[row] if sample_names else f"row {row + 1}"
         if value is None or str(value).strip() == "":
-            where = f"sample {sample_names[row]!r}" if sample_names else f"row {row + 1}"
-            raise FSEngineError(
-                f"groups column {column!r}, {where}: missing group", column=column, row=row + 1
-            )
-    return np.array([str(v).strip() for v in values], dtype=object)
+            alone.append(name)
+            groups.append(None)
+        else:
+            groups.append(str(value).strip())
+    if not alone:
+        return np.array(groups, dtype=object), None
+    taken = {g for g in groups if g is not None}
+    for row, group in enumerate(groups):
+        if group is None:
+            own = f"(no group) {sample_names[row] if sample_names else f'row {row + 1}'}"
+            while own in taken:
+                own += "'"
+            groups[row] = own
+            taken.add(own)
+    shown = ", ".join(repr(a) for a in alone[:5]) + (
+        f" and {len(alone) - 5} more" if len(alone) > 5 else ""
+    )
+    note = (
+        f"{len(alone)} sample{'s' if len(alone) > 1 else ''} without a group in "
+        f"{column!r} ({shown}): each is a group of its own"
+    )
+    return np.array(groups, dtype=object), note
 
 
 def _matrix_view(matrix, feature_columns) -> np.ndarray | None:
@@ -579,10 +610,12 @@ def _build(
             )
         groups_column = found[0]
         feature_columns.remove(groups_column)
-        group_values = _group_array(
+        group_values, group_note = _group_array(
             groups_column, table.column(groups_column).to_pylist(), sample_names
         )
         notes.append(f"column {groups_column!r} holds the samples' groups")
+        if group_note:
+            notes.append(group_note)
     if not feature_columns:
         raise FSEngineError(
             f"{source_name} has no feature columns besides the label column "

@@ -21,17 +21,24 @@ def _key(name: str) -> str:
 
 def describe_annotations(annotations: dict[str, list]) -> str:
     """Each annotation with its values, for a list of choices: "'disease state' (2 values:
-    tumour (40), normal (22))", "'title' (62 values, one per sample)"."""
+    tumour (40), normal (22))", "'title' (62 values, one per sample)", "'individual' (41
+    values, one per sample; 2 empty)", "'characteristics_ch1' (empty in every sample)"."""
     parts = []
     for name, values in annotations.items():
-        counts = Counter(v for v in values if v is not None)
-        if len(counts) > 1 and len(counts) == len(values):
-            parts.append(f"{name!r} ({len(counts)} values, one per sample)")
+        present = [v for v in values if v is not None and str(v).strip() != ""]
+        if not present:
+            parts.append(f"{name!r} (empty in every sample)")
+            continue
+        counts = Counter(present)
+        empty = len(values) - len(present)
+        blank = f"; {empty} empty" if empty else ""
+        if len(counts) > 1 and len(counts) == len(present):
+            parts.append(f"{name!r} ({len(counts)} values, one per sample{blank})")
             continue
         shown = ", ".join(f"{v} ({n})" for v, n in counts.most_common(4))
         more = ", ..." if len(counts) > 4 else ""
         plural = "value" if len(counts) == 1 else "values"
-        parts.append(f"{name!r} ({len(counts)} {plural}: {shown}{more})")
+        parts.append(f"{name!r} ({len(counts)} {plural}: {shown}{more}{blank})")
     return "; ".join(parts)
 
 

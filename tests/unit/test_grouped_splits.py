@@ -41,6 +41,25 @@ def grouped_csv(tmp_path_factory, srbct):
     return path
 
 
+def test_a_sample_without_a_group_is_a_group_of_its_own(tmp_path, srbct):
+    """An empty cell in the groups column (a healthy donor among patients' pairs): that
+    sample shares a group with no other, and a note names it; before, the file was
+    refused ('missing group')."""
+    frame = pd.DataFrame(srbct.X, columns=list(srbct.feature_names))
+    patients = _patients(srbct.labels)
+    patients[[3, 40]] = None
+    frame.insert(0, "patient", patients)
+    frame["label"] = srbct.labels
+    frame.to_csv(tmp_path / "gaps.csv", index=False)
+    ds = load_dataset(tmp_path / "gaps.csv", sample_groups="patient")
+    assert ds.groups[3] == "(no group) row 4" and ds.groups[40] == "(no group) row 41"
+    assert list(ds.groups[[0, 1, 2]]) == list(patients[[0, 1, 2]])
+    assert (
+        "2 samples without a group in 'patient' ('row 4', 'row 41'): each is a group of its own"
+        in ds.notes
+    )
+
+
 def test_group_saolas_groups_do_not_hide_the_sample_groups_in_the_record(grouped_csv):
     # Group-SAOLA's own parameter is named groups (its number of feature groups)
     task = Task.from_dataset(load_dataset(grouped_csv, sample_groups="patient"), 2)
