@@ -225,7 +225,7 @@ def _check_positive(shifted, dataset, names, step: str, offset: float) -> None:
             f"is {lowest:g})",
             parameter="transform",
             remedy="set a floor above 0 (raw intensities: 20) or an offset above "
-            f"{max(-lowest, 0):g} with",
+            f"{abs(min(lowest, 0.0)):g} with",  # abs: never "-0"
             remedy_option="floor",
         )
 

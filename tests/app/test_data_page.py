@@ -102,17 +102,42 @@ def test_bad_upload_shows_the_loader_message_and_keeps_the_previous_data(app):
     assert _metrics(app)["Samples"] == "83"
 
 
-def test_error_messages_name_the_widgets_as_the_page_shows_them(app):
+def _widget_labels(at) -> dict:
+    return (
+        {w.label: "toggle" for w in at.toggle}
+        | {w.label: "box" for w in [*at.selectbox, *at.number_input]}
+        | {w.proto.label: "uploader" for w in at.get("file_uploader")}
+    )
+
+
+#: Widgets the Data page draws only for an AnnData upload with layers or var columns.
+ANNDATA_ONLY = ("layer", "gene_names")
+
+
+def test_error_messages_name_the_widgets_as_the_page_shows_them(app, tmp_path):
     # the offset is drawn only with log2 (its "when")
     app.selectbox(key="data_preprocess_transform").set_value("log2").run()
-    labels = (
-        {w.label: "toggle" for w in app.toggle}
-        | {w.label: "box" for w in [*app.selectbox, *app.number_input]}
-        | {w.proto.label: "uploader" for w in app.get("file_uploader")}
-    )
+    labels = _widget_labels(app)
     for name, (label, kind) in messages.WIDGETS.items():
-        assert labels.get(label) == kind, name
         assert messages.words(name) == f"the '{label}' {kind}"
+        if name not in ANNDATA_ONLY:
+            assert labels.get(label) == kind, name
+    import anndata
+
+    adata = anndata.AnnData(
+        X=np.arange(1, 49, dtype=float).reshape(12, 4),  # positive: log2 stays chosen
+        obs=pd.DataFrame({"kind": ["a"] * 4 + ["b"] * 8}, index=[f"c{i}" for i in range(12)]),
+        var=pd.DataFrame({"symbol": list("WXYZ")}, index=[f"g{j}" for j in range(4)]),
+    )
+    adata.layers["counts"] = adata.X * 2
+    adata.write_h5ad(tmp_path / "cells.h5ad")
+    upload = ("cells.h5ad", (tmp_path / "cells.h5ad").read_bytes(), "application/octet-stream")
+    app.file_uploader(key="uploader").set_value(upload).run()
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    labels = _widget_labels(app)
+    for name in ANNDATA_ONLY:
+        label, kind = messages.WIDGETS[name]
+        assert labels.get(label) == kind, name
 
 
 def test_a_label_column_error_names_the_label_column_box(app):

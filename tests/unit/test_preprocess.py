@@ -76,6 +76,10 @@ def test_bad_steps_are_named():
         preprocess(_dataset(RAW), {"transform": "log2"})
     message = caught.value.describe()
     assert "gene 'g1', sample 'd' is 0" in message and "remedy" not in message
+    assert message.endswith("or an offset above 0 with floor")  # not "above -0"
+    with pytest.raises(FSEngineError) as caught:
+        preprocess(_dataset([[-2.5, 1], [2, 1], [3, 1], [4, 2]]), {"transform": "log2"})
+    assert caught.value.describe().endswith("or an offset above 2.5 with floor")
     with pytest.raises(FSEngineError, match="gene 'g0', sample 'a' is -1"):
         preprocess(_dataset([[-1.0, 1], [2, 1], [3, 1], [4, 2]]), {"transform": "log-cpm"})
     with pytest.raises(FSEngineError, match="must not exceed the ceiling"):
