@@ -30,7 +30,7 @@ ADDED, REJECTED = "added", "rejected"
 GRADIENT_BLOCK = 512
 #: The optimality conditions of the weights and the bias hold within ``tol * lam`` times
 #: this (far inside the entry margin ``tol * lam``, so that a copy of a member never enters).
-SOLVE_FACTOR = 1e-2
+SOLVE_FACTOR = 1e-4
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +78,7 @@ class Grafting(StreamingSelector):
         Relative margin of the gradient test: a feature enters when
         ``|dL/dw| > (1 + tol) lam``. A copy of a member has ``|dL/dw| = lam`` exactly in
         exact arithmetic; the margin keeps rounding from letting it in. Each
-        re-optimisation holds the optimality conditions within ``tol * lam / 100``.
+        re-optimisation holds the optimality conditions within ``tol * lam * 1e-4``.
 
     Notes
     -----
@@ -121,7 +121,7 @@ class Grafting(StreamingSelector):
             "tol": Real(
                 1e-6,
                 "relative margin of the gradient test (|dL/dw| > (1 + tol) lambda) and "
-                "tolerance of the re-optimisation (tol * lambda / 100)",
+                "tolerance of the re-optimisation (tol * lambda * 1e-4)",
                 label="Tolerance",
                 source="a choice: rounding must not decide a test that is an equality "
                 "in exact arithmetic",

@@ -206,10 +206,12 @@ def _solve(H: np.ndarray, rhs: np.ndarray) -> np.ndarray | None:
         M = H + mu * np.eye(len(H)) if mu else H
         try:
             np.linalg.cholesky(M)  # positive definite: the step is a descent direction
+            step = np.linalg.solve(M, rhs)
         except np.linalg.LinAlgError:
-            mu = 1e-12 * scale if mu == 0 else mu * 100.0
-            continue
-        return np.linalg.solve(M, rhs)
+            step = None
+        if step is not None and np.all(np.isfinite(step)):
+            return step
+        mu = 1e-12 * scale if mu == 0 else mu * 100.0
     return None
 
 
