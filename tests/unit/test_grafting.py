@@ -224,10 +224,18 @@ def test_members_do_leave_when_a_better_copy_arrives():
 
 # --------------------------------------------------------------------------- scikit-learn
 def _sklearn_l1(X, y, lam):
+    """saga (its L1 penalty leaves the intercept free, unlike liblinear's), with a fixed
+    random order: its stopping rule can end at w = 0 after a few epochs from some orders
+    (random_state=2 on seed 0's first fit)."""
     from sklearn.linear_model import LogisticRegression
 
     model = LogisticRegression(
-        l1_ratio=1.0, C=1.0 / (len(y) * lam), solver="saga", tol=1e-13, max_iter=1_000_000
+        l1_ratio=1.0,
+        C=1.0 / (len(y) * lam),
+        solver="saga",
+        tol=1e-13,
+        max_iter=1_000_000,
+        random_state=0,
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -306,8 +314,8 @@ def test_the_optimality_conditions_hold_after_every_step(case):
         x = X[:, event.column]
         if x.max() == x.min():
             assert event.action == "rejected" and event.score == 0.0
-        if event.action == "added":
-            assert event.violation <= TOL * lam * 1e-4 + 1e-15
+        if event.action == "added":  # certified within tol * lam * 1e-4 or rounding
+            assert event.violation <= solver.attainable(X - X.mean(axis=0), TOL * lam * 1e-4)
             assert _kkt(X, y, cols, w, b, lam) <= 1e-6 * max(1.0, lam)
             assert np.all(w != 0) and np.all(np.isfinite(w))
             # the penalty bounds the weights: lam |w|_1 <= C(w) <= C(0) = the bias's loss

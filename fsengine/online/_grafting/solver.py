@@ -32,6 +32,11 @@ import numpy as np
 MAX_NEWTON, MAX_HALVINGS = 100, 60
 #: Armijo's constant: the decrease asked of a step, as a share of the predicted one.
 ARMIJO = 1e-4
+#: Objective values this close (relative) differ by rounding: the step is judged by the
+#: optimality conditions instead.
+FLAT = 1e-12
+#: A gradient ``x . r / n`` is known to about this many machine epsilons times max |x|.
+ROUNDING = 1000 * float(np.finfo(float).eps)
 
 
 @dataclass(frozen=True)
@@ -126,6 +131,7 @@ def reoptimise(
     -------
     Fit
     """
+    eps = attainable(X, eps)
     fit = _newton(X, t, lam, w0, b0, signs0, eps, slack)
     if fit is not None:
         return fit
@@ -138,6 +144,13 @@ def reoptimise(
     return Fit(w, b, f, p, violation(X, t, w, p, lam, slack), "l-bfgs-b")
 
 
+def attainable(X: np.ndarray, eps: float) -> float:
+    """``eps``, or what rounding allows if that is larger: a gradient ``x . r / n`` is known
+    to about ``1000 machine-epsilon max(1, max |x|)``."""
+    scale = max(1.0, float(np.max(np.abs(X)))) if X.size else 1.0
+    return max(eps, ROUNDING * scale)
+
+
 def _newton(X, t, lam, w0, b0, signs0, eps, slack) -> Fit | None:
     """Projected Newton on the orthant of the signs; None if it cannot certify its point."""
     n, k = X.shape
@@ -147,14 +160,8 @@ def _newton(X, t, lam, w0, b0, signs0, eps, slack) -> Fit | None:
     b = float(b0)
     f = X @ w + b
     value = objective(f, t, w, lam)
+    p, g, worst = _state(X, t, lam, f, signs)
     for _ in range(MAX_NEWTON):
-        p = sigmoid(f)
-        r = (p - t) / n
-        g = X.T @ r
-        on = np.flatnonzero(signs != 0)
-        ga = g[on] + lam * signs[on]
-        gb = float(np.sum(r))
-        worst = max(abs(gb), float(np.max(np.abs(ga))) if on.size else 0.0)
         if worst <= eps:
             off = np.flatnonzero(signs == 0)
             over = np.abs(g[off]) - (1.0 + slack) * lam
@@ -162,54 +169,80 @@ def _newton(X, t, lam, w0, b0, signs0, eps, slack) -> Fit | None:
                 return Fit(w, b, f, p, max(worst, 0.0), "newton")
             j = off[int(np.argmax(over))]  # held at 0 wrongly: free it on its side
             signs[j] = -np.sign(g[j])
+            p, g, worst = _state(X, t, lam, f, signs)
             continue
+        on = np.flatnonzero(signs != 0)
         A = np.empty((n, on.size + 1))
         A[:, :-1] = X if on.size == k else X[:, on]
         A[:, -1] = 1.0
         H = A.T @ (A * (p * (1.0 - p) / n)[:, None])
-        grad = np.append(ga, gb)
+        grad = np.append(g[on] + lam * signs[on], np.sum(p - t) / n)
         step = _solve(H, -grad)
         if step is None:
             return None
         predicted = float(grad @ step)  # < 0: a descent direction
-        if not predicted < 0:
-            return None
+        # The step along which the first weight reaches 0, if before the full step: where
+        # H is singular (more weights than the samples can fix), the loss is flat along
+        # the step and the penalty falls until a weight reaches 0.
+        toward = np.flatnonzero(step[:-1] * signs[on] < 0)
+        reach = -w[on][toward] / step[:-1][toward]
+        first = int(np.argmin(reach)) if toward.size else -1
+        alphas = [1.0] + ([float(reach[first])] if toward.size and reach[first] < 1 else [])
         alpha = 1.0
-        for _ in range(MAX_HALVINGS):
+        for attempt in range(MAX_HALVINGS):
+            alpha = alphas[attempt] if attempt < len(alphas) else alpha * 0.5
             trial = w.copy()
             trial[on] = w[on] + alpha * step[:-1]
+            if attempt == 1 and len(alphas) == 2:  # exactly at the breakpoint
+                trial[on[toward[first]]] = 0.0
             crossed = on[np.sign(trial[on]) != signs[on]]
             trial[crossed] = 0.0
             b_trial = b + alpha * step[-1]
             f_trial = X @ trial + b_trial
             v_trial = objective(f_trial, t, trial, lam)
-            # Armijo; near the optimum a full step that is no worse within rounding
-            if v_trial <= value + ARMIJO * alpha * predicted or (
-                alpha == 1.0 and crossed.size == 0 and v_trial <= value + 4e-16 * abs(value)
-            ):
+            if v_trial <= value + ARMIJO * alpha * predicted:
                 break
-            alpha *= 0.5
+            if alpha == 1.0 and crossed.size == 0 and v_trial - value <= FLAT * abs(value):
+                # the values differ by rounding alone: take the step if the conditions improve
+                if _state(X, t, lam, f_trial, signs)[2] < worst:
+                    break
         else:
             return None
-        w, b, f, value = trial, b_trial, f_trial, v_trial
+        if b_trial == b and np.array_equal(trial, w):
+            return None  # no step moves the point any more
         signs[crossed] = 0.0
+        w, b, f, value = trial, b_trial, f_trial, v_trial
+        p, g, worst = _state(X, t, lam, f, signs)
     return None
 
 
+def _state(X, t, lam, f, signs):
+    """Probabilities, the loss's gradient in every weight, and the largest violation of
+    the conditions on the weighted columns (signs != 0) and the bias."""
+    p = sigmoid(f)
+    r = (p - t) / len(t)
+    g = X.T @ r
+    on = signs != 0
+    worst = abs(float(np.sum(r)))
+    if on.any():
+        worst = max(worst, float(np.max(np.abs(g[on] + lam * signs[on]))))
+    return p, g, worst
+
+
 def _solve(H: np.ndarray, rhs: np.ndarray) -> np.ndarray | None:
-    """``H^-1 rhs`` by Cholesky; a damped ``H + mu I`` if H is (numerically) singular."""
+    """``H^-1 rhs``, H positive semi-definite by construction: accepted when finite and a
+    descent direction (``rhs . step > 0``, rhs the negative gradient); else ``H + mu I``
+    with a growing damping mu."""
     scale = float(np.max(np.diag(H))) if H.size else 1.0
     if not (scale > 0 and math.isfinite(scale)):
         return None
     mu = 0.0
     for _ in range(12):
-        M = H + mu * np.eye(len(H)) if mu else H
         try:
-            np.linalg.cholesky(M)  # positive definite: the step is a descent direction
-            step = np.linalg.solve(M, rhs)
+            step = np.linalg.solve(H + mu * np.eye(len(H)) if mu else H, rhs)
         except np.linalg.LinAlgError:
             step = None
-        if step is not None and np.all(np.isfinite(step)):
+        if step is not None and np.all(np.isfinite(step)) and float(rhs @ step) > 0:
             return step
         mu = 1e-12 * scale if mu == 0 else mu * 100.0
     return None
