@@ -10,7 +10,11 @@ model: at ``w_j = 0`` the penalised objective can only fall by giving it a weigh
 ``|dL/dw_j| > lam`` (L the mean loss; the gradient test, eq. 2). A feature that passes
 enters, every weight of the model is re-optimised (:func:`.solver.reoptimise`), and the
 features whose weight the optimum puts at 0 leave (they fail the gradient test at the new
-optimum). A feature is seen once: a rejected or removed feature never returns.
+optimum). A feature is seen once: a rejected or removed feature never returns (the
+survey's "reapplies the gradient test to all the selected features" is that removal: at the
+optimum a member's weight is 0 exactly when its ``|dL/dw| <= lam``).
+
+Every choice the printed text leaves open is listed in docs/ALGORITHMS.md ("Grafting").
 """
 
 from __future__ import annotations

@@ -14,7 +14,12 @@ certificate, the optimality conditions of the L1 problem checked on every column
 
 * a column with a weight: ``|dL/dw_j + lam * sign(w_j)| <= eps``;
 * a column at 0: ``|dL/dw_j| <= (1 + slack) * lam`` (else it is given a weight again);
-* the bias: ``|dL/db| <= eps``.
+* the bias: ``|dL/db| <= eps``,
+
+``eps`` raised to what rounding allows (:func:`attainable`). Each Newton step is tried whole,
+then (where it would take a weight past 0) up to the point where the first weight reaches 0,
+then halved (Armijo); where the Hessian is singular (more weights than the samples can fix)
+the loss is flat along the step and that point is where the penalty has fallen most.
 
 When the Newton method cannot certify its point, scipy's L-BFGS-B on the split
 ``w = w+ - w-`` (``w+, w- >= 0``, bias free) solves the problem and Newton polishes its
