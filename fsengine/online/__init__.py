@@ -5,11 +5,12 @@ The interface every selector implements, the stream loop and the events are in
 several families use in ``_columns``. Each family is a private subpackage with its
 selectors and their compiled kernels: ``_kofsd`` (K-OFSD), ``_lofs`` (Alpha-investing,
 OSFS, Fast-OSFS, SAOLA, group SAOLA), ``_zhou`` (OFS-A3M, OFS-Density, RHOFS),
-``_ofsfpd`` (OFS-FPD) and ``_cieosfs`` (CIE-OSFS). A selector is registered once, in
-:data:`SELECTORS`.
+``_ofsfpd`` (OFS-FPD), ``_cieosfs`` (CIE-OSFS) and ``_grafting`` (Grafting). A selector
+is registered once, in :data:`SELECTORS`.
 """
 
 from fsengine.online._cieosfs import CIEOSFS, CIEOSFSEvent
+from fsengine.online._grafting import Grafting, GraftingEvent
 from fsengine.online._kofsd import (
     ACTION_CODES,
     CARD_NAMES,
@@ -72,6 +73,7 @@ SELECTORS = (
     OFSA3M,
     OFSDensity,
     RHOFS,
+    Grafting,
 )
 
 __all__ = [
@@ -82,6 +84,8 @@ __all__ = [
     "OFSDensityEvent",
     "RHOFS",
     "RHOFSEvent",
+    "Grafting",
+    "GraftingEvent",
     "FastOSFS",
     "OSFS",
     "OSFSEvent",

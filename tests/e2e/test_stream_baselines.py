@@ -32,6 +32,7 @@ BASELINES = [
     "ofs-a3m",
     "ofs-density",
     "rhofs",
+    "grafting",
 ]
 
 

@@ -92,6 +92,7 @@ def test_method_labels_and_short_citations():
     assert short["s2n"] == "Golub et al., 1999"
     assert short["relieff"] == "Kononenko 1994"
     assert short["rhofs"] == "Sequential version of RHDOFS"  # no printed paper: its code
+    assert short["grafting"] == "Perkins et al., 2003"
     assert all(len(text) <= 40 and "(" not in text for text in short.values())
 
 
