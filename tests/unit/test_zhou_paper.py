@@ -575,3 +575,63 @@ def test_single_dependencies_equal_the_definition_on_users_columns(data):
             definition_dependency(X[:, [j]], y, rule, [weights[j]]) for j in range(X.shape[1])
         ]
         assert list(got) == expected
+
+
+@st.composite
+def wider_sets(draw):
+    """More samples than a row's first sorted batch (24): evenly spaced values (no gap, no
+    inflection point: the whole row), binary columns (ties across the batch's edge), levels,
+    tenths, normals."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    n, m = draw(st.integers(25, 70)), draw(st.integers(1, 6))
+    kind = draw(st.sampled_from(["even", "binary", "levels", "tenths", "normal"]))
+    if kind == "even":
+        X = np.column_stack([rng.permutation(n) * 1.0 for _ in range(m)])
+    elif kind == "binary":
+        X = (rng.random((n, m)) < 0.4).astype(float)
+    elif kind == "levels":
+        X = rng.integers(0, 4, (n, m)).astype(float)
+    elif kind == "tenths":
+        X = rng.integers(0, 6, (n, m)) * 0.1
+    else:
+        X = rng.standard_normal((n, m))
+    y = np.zeros(n, dtype=int)
+    y[rng.choice(n, draw(st.integers(2, n // 2)), replace=False)] = 1
+    return X, y
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=wider_sets(), metric=st.sampled_from(["seuclidean", "euclidean"]))
+def test_set_dependencies_at_more_samples_equal_the_definition(data, metric):
+    """The set kernel's nearest batch, the cut beyond it and the whole-row fallback."""
+    X, y = data
+    cls, rule = (OFSA3M, "gap") if metric == "seuclidean" else (OFSDensity, "density")
+    weights = definition_weights(X, metric)
+    selector = cls(variant="paper").start(y)
+    singles, w = selector._singles(X)
+    members = [
+        _Member(str(j), j, j, np.ascontiguousarray(X[:, j]), float(w[j]), singles[j])
+        for j in range(X.shape[1])
+    ]
+    for j in range(1, X.shape[1] + 1):
+        expected = definition_dependency(X[:, :j], y, rule, weights[:j])
+        assert selector._dependency(members[:j]) == expected
+        floor = expected + 0.01
+        assert selector._dependency(members[:j], floor) in (expected, -1.0)
+        assert selector._dependency(members[:j], expected) == expected
+        selector._set_members(members[:j])
+
+
+@pytest.mark.parametrize("method", list(METHODS))
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=wider_sets(), seed=st.integers(0, 3))
+def test_paper_streams_at_more_samples_equal_the_definition(method, data, seed):
+    X, y = data
+    X = np.column_stack([X, X[:, ::-1] + 0.5, np.round(X * 0.7, 0)])
+    expected, (single, actions) = definition_run(X, y, method, seed)
+    selection, events = events_of(METHODS[method], X, y, variant="paper", rand_state=seed)
+    assert list(selection.columns) == expected and [e.action for e in events] == actions
+    selector = METHODS[method](variant="paper", rand_state=seed).start(y)
+    selector.score_rejections = False
+    quiet = stream_selection(selector, X, [str(j) for j in range(X.shape[1])])
+    assert list(quiet.columns) == expected

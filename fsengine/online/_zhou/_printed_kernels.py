@@ -23,10 +23,17 @@ Distances: ``sqrt`` of the sum over the set's columns, in the set's order, of ``
 with ``g = x_a - x_b``; the caller gives ``w`` (A3M: ``1 / var``, 0 for a constant column;
 Density: 1).
 
-One feature (:func:`single_dependencies`): the distances from a sample grow along each side of
-the column's sorted order, so every neighbourhood (closed under equal distances) is a
-contiguous range of ranks, found by walking the groups of equal distance outwards; the walk
-sees the same sequence of distances, position by position, as a sort of the whole row.
+Exact paths that avoid sorting every row:
+
+* one feature (:func:`single_dependencies`): the distances from a sample grow along each side
+  of the column's sorted order, so every neighbourhood (closed under equal distances) is a
+  contiguous range of ranks, found by walking the groups of equal distance outwards, each
+  run's distance computed once; the walk sees the same sequence of distances, position by
+  position, as a sort of the whole row;
+* a set (:func:`set_dependency`): per row, the :data:`REACH` nearest distances (with every
+  distance equal to the last of them) are selected and sorted; the cut is taken there when it
+  is certain (a cut inside them, or a gap to anything beyond them), else the whole row is
+  sorted. With a floor, the rows stop once it cannot be reached.
 """
 
 from __future__ import annotations
@@ -35,27 +42,36 @@ import numpy as np
 from numba import njit
 
 from fsengine._compute.jit import kernel
-from fsengine.online._codes import ZHOU_DENSITY, ZHOU_GAP
+from fsengine.online._codes import ZHOU_BELOW_FLOOR, ZHOU_DENSITY, ZHOU_GAP
 
 GAP, DENSITY = ZHOU_GAP, ZHOU_DENSITY
 #: The printed factor of the mean gap (A3M: "1.5 is an empirical value").
 GAP_FACTOR = 1.5
+#: A row's cut is first sought among its nearest REACH samples.
+REACH = 24
+#: Returned by :func:`set_dependency` when the dependency cannot reach the floor asked.
+BELOW_FLOOR = ZHOU_BELOW_FLOOR
 
 
 @njit(cache=True)
-def _cut(d, m, n, rule):
-    """How many of the sorted distances ``d[:m]`` (the ``m = n - 1`` other samples) form
-    the neighbourhood under the printed ``rule``."""
-    if m <= 1:
-        return m
+def _cut(d, m, total, bound, dmax, n, rule):
+    """How many of the other samples form the neighbourhood under the printed ``rule``,
+    from the first ``m`` of the ``total = n - 1`` sorted distances ``d``; every other one
+    is farther than ``bound`` (``inf`` when ``m = total``). ``dmax``: the largest distance.
+    Returns -1 when the answer depends on the distances beyond ``bound``."""
+    if total <= 1:
+        return total
     if rule == GAP:
-        w_gap = GAP_FACTOR * ((d[m - 1] - d[0]) / (n - 1))
+        w_gap = GAP_FACTOR * ((dmax - d[0]) / (n - 1))
         for j in range(m - 1):
             step = d[j + 1] - d[j]
             if step > 0.0 and step >= w_gap:
                 return j + 1
-        return m
-    k = m
+        if m == total:
+            return m
+        step = bound - d[m - 1]  # the next step is at least this (rounding is monotone)
+        return m if step > 0.0 and step >= w_gap else -1
+    k = -1
     last = d[0]  # d(1) = D(1) / 1
     for p in range(2, m + 1):
         density = d[p - 1] / p
@@ -63,29 +79,73 @@ def _cut(d, m, n, rule):
             k = p - 1
             break
         last = density
-    while k < m and d[k] == d[k - 1]:  # equal distances together
+    if k < 0:
+        if m < total:
+            return -1
+        k = m
+    while k < m and d[k] == d[k - 1]:  # equal distances together (beyond bound: farther)
         k += 1
     return k
 
 
 @njit(cache=True)
-def _sorted_others(a, dist, d, idx):
-    """The distances of every sample but ``a`` sorted by (distance, index) into ``d`` and
-    their samples into ``idx``; returns their number."""
+def _sort_pairs(d, idx, c):
+    """Sort (d, idx)[:c] by distance, then index (``idx`` ascending on entry)."""
+    if c > 32:
+        order = np.argsort(d[:c], kind="mergesort")
+        dd = d[:c].copy()
+        ii = idx[:c].copy()
+        for q in range(c):
+            d[q] = dd[order[q]]
+            idx[q] = ii[order[q]]
+        return
+    for a in range(1, c):
+        dv, iv = d[a], idx[a]
+        b = a - 1
+        while b >= 0 and (d[b] > dv or (d[b] == dv and idx[b] > iv)):
+            d[b + 1] = d[b]
+            idx[b + 1] = idx[b]
+            b -= 1
+        d[b + 1] = dv
+        idx[b + 1] = iv
+
+
+@njit(cache=True)
+def _neighbours(a, dist, rule, d, idx):
+    """The printed neighbourhood of sample ``a`` from its distances ``dist`` (n,) to every
+    sample: its size k, with the neighbours in ``idx[:k]`` by (distance, index). The
+    nearest :data:`REACH` distances (and any equal to the last of them) are sorted first;
+    the whole row only when the cut lies beyond them."""
     n = dist.shape[0]
-    raw = np.empty(n - 1)
-    who = np.empty(n - 1, dtype=np.int64)
+    total = n - 1
+    raw = np.empty(total)
+    who = np.empty(total, dtype=np.int64)
     m = 0
+    dmax = -np.inf
     for t in range(n):
         if t != a:
             raw[m] = dist[t]
             who[m] = t
+            if dist[t] > dmax:
+                dmax = dist[t]
             m += 1
-    order = np.argsort(raw, kind="mergesort")
-    for q in range(m):
-        d[q] = raw[order[q]]
-        idx[q] = who[order[q]]
-    return m
+    if total > REACH:
+        bound = np.partition(raw, REACH - 1)[REACH - 1]
+        c = 0
+        for q in range(total):
+            if raw[q] <= bound:
+                d[c] = raw[q]
+                idx[c] = who[q]
+                c += 1
+        _sort_pairs(d, idx, c)
+        k = _cut(d, c, total, bound, dmax, n, rule)
+        if k >= 0:
+            return k
+    for q in range(total):
+        d[q] = raw[q]
+        idx[q] = who[q]
+    _sort_pairs(d, idx, total)
+    return _cut(d, total, total, np.inf, dmax, n, rule)
 
 
 @kernel("i8(f8[::1], i8, i8, i8[::1])")
@@ -96,38 +156,53 @@ def neighbourhood(dist, a, rule, out):
     n = dist.shape[0]
     d = np.empty(n)
     idx = np.empty(n, dtype=np.int64)
-    m = _sorted_others(a, dist, d, idx)
-    k = _cut(d, m, n, rule)
+    k = _neighbours(a, dist, rule, d, idx)
     for q in range(k):
         out[q] = idx[q]
     return k
 
 
-@kernel("f8(f8[:, ::1], f8[:, ::1], f8[::1], i8[::1], i8, f8[::1])")
-def set_dependency(base, extra, extra_w, y, rule, cards):
+@kernel("f8(f8[:, ::1], f8[:, ::1], f8[::1], i8[::1], i8, f8, i8[::1], f8[::1])")
+def set_dependency(base, extra, extra_w, y, rule, floor, rows, cards):
     """Dependency of a set whose squared distances are ``base`` (n, n; the sum over the
     set's first columns) plus the terms of the columns ``extra`` (e, n), added in order.
-    ``cards`` (n,) receives each sample's card; they are added in sample order."""
+
+    ``floor``: the caller only needs to know whether the dependency reaches it; the rows
+    stop as soon as it cannot (even with every card left at 1, by a margin of 1e-9) and
+    :data:`BELOW_FLOOR` is returned (``-inf``: always compute it). ``rows`` (n,) is the
+    order in which the rows are visited: a row whose card is below 1 moves to the front.
+    ``cards`` (n,) receives each card; they are added in sample order."""
     n = y.shape[0]
-    sq = np.empty(n)
+    dist = np.empty(n)
     d = np.empty(n)
     idx = np.empty(n, dtype=np.int64)
-    total = 0.0
-    for a in range(n):
+    need = floor * n - 1e-9 * n
+    done = 0.0
+    for q in range(n):
+        a = rows[q]
         for t in range(n):
             v = base[a, t]
             for c in range(extra.shape[0]):
                 g = extra[c, a] - extra[c, t]
                 v = v + (extra_w[c] * g) * g
-            sq[t] = np.sqrt(v)
-        m = _sorted_others(a, sq, d, idx)
-        k = _cut(d, m, n, rule)
+            dist[t] = np.sqrt(v)
+        k = _neighbours(a, dist, rule, d, idx)
         same = 0
-        for q in range(k):
-            if y[idx[q]] == y[a]:
+        for j in range(k):
+            if y[idx[j]] == y[a]:
                 same += 1
-        cards[a] = same / k
-        total += cards[a]
+        card = same / k
+        cards[a] = card
+        done += card
+        if card < 1.0 and q > 0:
+            for r in range(q, 0, -1):
+                rows[r] = rows[r - 1]
+            rows[0] = a
+        if done + (n - q - 1) < need:
+            return BELOW_FLOOR
+    total = 0.0
+    for i in range(n):
+        total += cards[i]
     return total / n
 
 
@@ -140,56 +215,54 @@ def _dist(w, a, b):
     return np.sqrt((w * g) * g)
 
 
-@njit(cache=True)
-def _next_group(xi, w, xs, run_start, run_end, lo, hi):
-    """The next group of equal distance from x_i beyond the ranks ``lo..hi`` already
-    taken: (its distance, the new lo, the new hi); distance -1 when none is left."""
+@njit(cache=True, inline="always")
+def _advance(xi, w, xs, run_start, run_end, lo, hi, dl, dr):
+    """Take the next group of equal distance from x_i beyond the ranks ``lo..hi``; ``dl``,
+    ``dr``: the distances of the next ranks on each side. Returns (found, its distance, the
+    new lo, hi, dl, dr)."""
     n = xs.shape[0]
     has_l, has_r = lo > 0, hi < n - 1
     if not has_l and not has_r:
-        return -1.0, lo, hi
-    dl = _dist(w, xi, xs[lo - 1]) if has_l else np.inf
-    dr = _dist(w, xi, xs[hi + 1]) if has_r else np.inf
-    v = dl if dl <= dr else dr
-    while lo > 0 and _dist(w, xi, xs[lo - 1]) == v:
+        return False, 0.0, lo, hi, dl, dr
+    v = dl if has_l and (not has_r or dl <= dr) else dr
+    while lo > 0 and dl == v:
         lo = run_start[lo - 1]
-    while hi < n - 1 and _dist(w, xi, xs[hi + 1]) == v:
+        dl = _dist(w, xi, xs[lo - 1]) if lo > 0 else np.inf
+    while hi < n - 1 and dr == v:
         hi = run_end[hi + 1]
-    return v, lo, hi
+        dr = _dist(w, xi, xs[hi + 1]) if hi < n - 1 else np.inf
+    return True, v, lo, hi, dl, dr
 
 
 @njit(cache=True)
 def _single_card(r, xs, run_start, run_end, ones, w, lab, rule):
-    """Card of the sample at sorted rank ``r`` on one feature of weight ``w``."""
+    """Card of the sample at sorted rank ``r`` on one feature of weight ``w``: the groups
+    of equal distance are taken outwards, position by position as in a sort of the row."""
     n = xs.shape[0]
     xi = xs[r]
     lo, hi = run_start[r], run_end[r]  # its equal values: the others are at distance 0
     pos = hi - lo  # positions taken (the sample itself is not one)
     dmax = max(_dist(w, xi, xs[0]), _dist(w, xi, xs[n - 1]))
+    dl = _dist(w, xi, xs[lo - 1]) if lo > 0 else np.inf
+    dr = _dist(w, xi, xs[hi + 1]) if hi < n - 1 else np.inf
+    stopped = False
     if pos == 0:  # position 1: always a neighbour
-        v, lo, hi = _next_group(xi, w, xs, run_start, run_end, lo, hi)
-        dmin = v
-        size = hi - lo
-        last = v
+        _, v, lo, hi, dl, dr = _advance(xi, w, xs, run_start, run_end, lo, hi, dl, dr)
+        dmin = prev = last = v
         if rule == DENSITY:
-            for p in range(2, size + 1):  # inside the first group
+            for p in range(2, hi - lo + 1):  # inside the first group
                 density = v / p
                 if density < last:
-                    size = -1  # an inflection point inside: the group, then stop
+                    stopped = True  # an inflection point inside: the group, then stop
                     break
                 last = density
         pos = hi - lo
-        prev = v
-        stopped = size < 0
     else:
-        dmin = 0.0
-        last = 0.0
-        prev = 0.0
-        stopped = False
+        dmin = prev = last = 0.0
     w_gap = GAP_FACTOR * ((dmax - dmin) / (n - 1))
     while not stopped:
-        v, nlo, nhi = _next_group(xi, w, xs, run_start, run_end, lo, hi)
-        if v < 0.0:
+        found, v, nlo, nhi, ndl, ndr = _advance(xi, w, xs, run_start, run_end, lo, hi, dl, dr)
+        if not found:
             break
         size = (lo - nlo) + (nhi - hi)
         if rule == GAP:
@@ -208,7 +281,7 @@ def _single_card(r, xs, run_start, run_end, ones, w, lab, rule):
             if cut == 0:
                 break  # at the group's first position: the group is not taken
             stopped = cut > 0  # inside: the group is taken whole, then stop
-        lo, hi = nlo, nhi
+        lo, hi, dl, dr = nlo, nhi, ndl, ndr
         pos += size
     ones_in = ones[hi + 1] - ones[lo]
     same = ones_in if lab == 1 else (hi - lo + 1) - ones_in

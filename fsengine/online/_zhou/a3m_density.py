@@ -234,14 +234,16 @@ class _NeighbourhoodSelector(StreamingSelector):
         """Dependency of the set ``members`` (in arrival order; a sub-list of S, possibly
         followed by a new feature). ``floor``: only whether it reaches ``floor`` matters;
         if it cannot, a negative number (:data:`._codes.ZHOU_BELOW_FLOOR`) is returned.
-        Paper variant: the printed neighbourhoods, always in full; the empty set's
-        dependency is 0 (Algorithm 2 starts with ``D_S = 0`` for ``S = {}``)."""
+        Paper variant: the printed neighbourhoods; the empty set's dependency is 0
+        (Algorithm 2 starts with ``D_S = 0`` for ``S = {}``)."""
         if self._paper:
             if not members:
                 return 0.0
             base, extra, weights = self._exact_parts(members)
             return float(
-                self._pkern.set_dependency(base, extra, weights, self._y64, self.rule, self._cards)
+                self._pkern.set_dependency(
+                    base, extra, weights, self._y64, self.rule, floor, self._rows, self._cards
+                )
             )
         zero_var = [not math.isfinite(m.weight) for m in members]
         if any(zero_var):
@@ -456,15 +458,16 @@ class _NeighbourhoodSelector(StreamingSelector):
         exactly 0 is removed, S shrinking as it goes. A removal leaves ``gamma(S)``
         unchanged, so it stays ``dep_with``.
 
-        Returns (kept, visited members, dependency without each)."""
+        Returns (kept, visited members, dependency without each; NaN where a computation
+        stopped once it was certainly below ``dep_with``)."""
         kept = list(together)
         visited = [together[k] for k in self._rng.randperm(len(together))]
         without = []
         for f in visited:
             rest = [m for m in kept if m is not f]
-            dep_f = self._dependency(rest)
-            without.append(dep_f)
-            if dep_with - dep_f == 0:
+            dep_f = self._dependency(rest, dep_with if self._early else -math.inf)
+            without.append(dep_f if dep_f >= 0 else math.nan)
+            if dep_f >= 0 and dep_with - dep_f == 0:
                 kept = rest
         return kept, visited, without
 
@@ -478,9 +481,11 @@ class _NeighbourhoodSelector(StreamingSelector):
             info["action"] = IRRELEVANT
             return info
         together = self._members + [new]
-        dep_new = self._dependency_with(new)
-        info["set_score_with_feature"] = dep_new
-        if dep_new > self.dep_set:
+        dep_new = self._dependency_with(new, self._printed_floor() if self._early else -math.inf)
+        info["set_score_with_feature"] = dep_new if dep_new >= 0 else math.nan
+        if dep_new < 0:  # certainly below what the other branches need
+            info["action"] = REJECTED
+        elif dep_new > self.dep_set:
             self._printed_update(together, dep_new)
             info["action"] = ADDED
         elif self._printed_near(dep_new):
@@ -495,6 +500,10 @@ class _NeighbourhoodSelector(StreamingSelector):
         else:
             info["action"] = REJECTED
         return info
+
+    @abstractmethod
+    def _printed_floor(self) -> float:
+        """Paper variant: a value below which S + new is certainly rejected."""
 
     @abstractmethod
     def _printed_near(self, dep_new: float) -> bool:
@@ -686,6 +695,9 @@ class OFSA3M(_NeighbourhoodSelector):
         """Algorithm 2, line 13: ``gamma(S + f) == D_S``."""
         return dep_new == self.dep_set
 
+    def _printed_floor(self) -> float:
+        return self.dep_set
+
     def _decide(self, new: _Member) -> dict:
         if self._paper:
             return self._decide_printed(new, TIED)
@@ -824,6 +836,11 @@ class OFSDensity(_NeighbourhoodSelector):
     def _removable(dep_kept: float, dep_without: float) -> bool:
         """OFS-Density's non_signf: removing the member does not lower the dependency."""
         return dep_kept - dep_without <= 0
+
+    def _printed_floor(self) -> float:
+        """Below ``Dep_S * (1 - lambda)`` (less the kernel's margin of 1e-9) the ratio of
+        eq. 15 is certainly above lambda."""
+        return self.dep_set * (1 - self._params["tolerance"])
 
     def _printed_near(self, dep_new: float) -> bool:
         """Algorithm 2, line 14 (eq. 15): ``|(Dep_S - gamma(S + f)) / Dep_S| <= lambda``;
