@@ -7,6 +7,7 @@ here from the printed Definitions and Algorithms (full distance matrix, Python's
 sample's distances, plain loops), with hypothesis on degenerate data.
 """
 
+import csv
 import math
 
 import numpy as np
@@ -14,7 +15,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import SAMPLE
+from fsengine import load_dataset, run_selection
+from fsengine.cli import main
 from fsengine.errors import FSEngineError
+from fsengine.export import select_arguments
 from fsengine.online import OFSA3M, OFSDensity, stream_events, stream_selection
 from fsengine.online._zhou.a3m_density import _Member, printed_neighbourhood
 from fsengine.online._zhou.octave_rng import OctaveRandom
@@ -355,6 +360,38 @@ def test_reference_variant_is_the_default_and_tolerance_applies_to_the_paper_onl
         OFSDensity(variant="paper", tolerance=-0.1)
     with pytest.raises(FSEngineError, match="variant"):
         OFSA3M(variant="printed")
+
+
+@pytest.mark.parametrize(
+    "method,params,expected",
+    [
+        ("ofs-a3m", [], ["g0", "g122", "g845"]),
+        ("ofs-density", [], ["g122", "g246"]),
+        ("ofs-density", ["--tolerance", "0"], None),
+    ],
+)
+def test_command_line_runs_the_paper_variant_on_srbct(method, params, expected, tmp_path):
+    """``select --variant paper`` end to end on SRBCT (minority 2): the same selection as
+    run_selection, a trace of the printed actions, and a run record that repeats it. The
+    selections were checked against the definition-level run of this file (2,308 features,
+    once: too slow for every run)."""
+    out, trace = tmp_path / "s.csv", tmp_path / "t.csv"
+    argv = ["select", str(SAMPLE), "--minority", "2", "--method", method, "--variant", "paper"]
+    assert main([*argv, *params, "--out", str(out), "--trace", str(trace)]) == 0
+    tolerance = {"tolerance": float(params[1])} if params else {}
+    run = run_selection(load_dataset(SAMPLE), 2, method=method, variant="paper", **tolerance)
+    lines = out.read_text().splitlines()[1:]
+    assert [line.split(",")[1] for line in lines] == list(run.selection.features)
+    if expected is not None:
+        assert list(run.selection.features) == expected
+    reference = run_selection(load_dataset(SAMPLE), 2, method=method)
+    assert run.selection.features != reference.selection.features
+    actions = {row["action"] for row in csv.DictReader(trace.open())}
+    assert actions <= {"irrelevant", "added", "tied", "tolerated", "rejected"}
+    assert run.params["variant"] == "paper"
+    repeat = select_arguments(run.params)
+    assert repeat[repeat.index("--variant") + 1] == "paper"
+    assert ("--tolerance" in repeat) == (method == "ofs-density")
 
 
 # ------------------------------------------------------------------ definition level

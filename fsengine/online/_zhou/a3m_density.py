@@ -77,14 +77,18 @@ _RAND_STATE = Int(
 )
 
 
-def _variant(paper: str) -> Choice:
-    """The ``variant`` parameter; ``paper`` says what the printed algorithm changes."""
+def _variant(label: str) -> Choice:
+    """The ``variant`` parameter of the method called ``label``."""
     return Choice(
         "reference",
-        "which algorithm to run: the authors' published code or the printed one",
+        f"which {label} to run: the authors' published code or the printed Algorithm 2 "
+        "(docs/ALGORITHMS.md lists the differences)",
         label="Variant",
         source="the authors' code (doodzhou/OSFS) / the paper's Algorithms 1 and 2",
-        choices={"reference": "the authors' published code (default)", "paper": paper},
+        choices={
+            "reference": "the authors' published code (default)",
+            "paper": "the algorithm as printed in the paper",
+        },
     )
 
 
@@ -673,11 +677,7 @@ class OFSA3M(_NeighbourhoodSelector):
         set_score="neighbourhood dependency of the set",
         parameters={
             "rand_state": _RAND_STATE,
-            "variant": _variant(
-                "the printed Algorithm 2 (gap divisor n - 1, x_i not its own neighbour, "
-                "threshold the mean single dependency, the new feature in the redundancy "
-                "loop, significance gamma(S) - gamma(S - f) = 0)"
-            ),
+            "variant": _variant("OFS-A3M"),
         },
         actions={
             IRRELEVANT: "dependency alone not above the set's dependency / |S| (paper: "
@@ -800,11 +800,7 @@ class OFSDensity(_NeighbourhoodSelector):
         set_score="neighbourhood dependency of the set (as recorded by the method)",
         parameters={
             "rand_state": _RAND_STATE,
-            "variant": _variant(
-                "the printed Algorithm 2 (the printed density neighbourhood on the Euclidean "
-                "distance, x_i not its own neighbour, the new feature in the redundancy "
-                "loop, significance exactly 0, no restore step, tolerance lambda)"
-            ),
+            "variant": _variant("OFS-Density"),
             "tolerance": Real(
                 DENSITY_TOLERANCE,
                 "fuzzy-equal tolerance lambda: the feature joins and the set is pruned when "
