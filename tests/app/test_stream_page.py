@@ -180,6 +180,28 @@ def test_conditional_parameters_follow_their_choice_and_reach_the_run(page, srbc
     assert list(_selected_table(page)["feature"]) == list(expected.selection.features)
 
 
+@pytest.mark.parametrize("method", ["ofs-a3m", "ofs-density"])
+def test_the_printed_variant_is_offered_and_reaches_the_run(page, srbct, method):
+    """OFS-A3M's and OFS-Density's ``variant="paper"`` from the page; the tolerance lambda
+    is offered only with it (OFS-Density)."""
+    page.selectbox(key="stream_method").set_value(method).run()
+    tolerance = f"stream_{method}_tolerance"
+    assert tolerance not in _widget_keys(page)
+    page.selectbox(key=f"stream_{method}_variant").set_value("paper").run()
+    params = {"variant": "paper"}
+    if method == "ofs-density":
+        page.slider(key=tolerance).set_value(0.1).run()
+        params["tolerance"] = 0.1
+    else:
+        assert tolerance not in _widget_keys(page)
+    _run_to_end(page)
+    (live,) = [kept.live for kept in page.session_state["streams"].values()]
+    assert {k: live.params[k] for k in params} == params
+    expected = run_selection(srbct, 2, method, **params)
+    assert list(_selected_table(page)["feature"]) == list(expected.selection.features)
+    assert expected.selection.features != run_selection(srbct, 2, method).selection.features
+
+
 def test_the_score_labels_keep_their_capitals(page):
     for method, label in (("ofs-fpd", "Mean correlation of S"), ("cie-osfs", "H(D|SF), bits")):
         page.selectbox(key="stream_method").set_value(method).run()

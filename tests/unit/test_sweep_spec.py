@@ -44,7 +44,7 @@ def test_each_online_selectors_sweepable_parameters_are_its_numbers():
         "saola": ["alpha"],
         "group-saola": ["alpha", "groups"],
         "ofs-a3m": ["rand_state"],
-        "ofs-density": ["rand_state"],
+        "ofs-density": ["rand_state", "tolerance"],
         "rhofs": ["rand_state"],
         "grafting": ["lam", "tol"],
     }
@@ -56,6 +56,10 @@ def test_each_online_selectors_sweepable_parameters_are_its_numbers():
 
 
 def test_a_parameter_that_does_not_apply_under_the_others_is_not_sweepable():
+    density = _spec("ofs-density")  # lambda (section 5.2) only in the printed algorithm
+    assert list(sweepable_parameters(density, density.defaults())) == ["rand_state"]
+    paper = {**density.defaults(), "variant": "paper"}
+    assert list(sweepable_parameters(density, paper)) == ["rand_state", "tolerance"]
     spec = _spec("kofsd")
     assert list(sweepable_parameters(spec, spec.defaults())) == ["k", "alpha"]
     weight = {**spec.defaults(), "card": "weight"}

@@ -105,7 +105,8 @@ class RHOFS(StreamingSelector):
     description does not state: the relevance threshold is ``dep_set / |S|`` with a strict
     ``>`` (an exact copy of a selected feature is dropped there), and at dependency 1 the
     single-member comparison uses single dependency + ``info_BN`` of each feature alone. No
-    ``variant="paper"`` is offered: the paper's printed rules could not be checked here.
+    printed algorithm is public (the RHDOFS paper, IEEE TPDS, is known only by its abstract;
+    SCU-Cloud/RHDOFS holds code and a README), so the code's behaviour is its only variant.
     """
 
     spec = MethodSpec(
