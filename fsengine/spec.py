@@ -357,6 +357,35 @@ class MethodSpec:
             for name, p in self.parameters.items()
         }
 
+    def unused(self, given: Mapping[str, Any]) -> list[str]:
+        """Sentences for the parameters in ``given`` that take no effect: set to other
+        than their default while the parameter they depend on (``when``) has a value
+        they do not apply with (OFS-Density's ``tolerance`` without ``variant="paper"``,
+        K-OFSD's ``gamma`` without ``card="weight"``), as scikit-learn warns of
+        ``l1_ratio`` without ``penalty="elasticnet"``.
+
+        Parameters
+        ----------
+        given : mapping
+            The parameters a caller set (checked values).
+
+        Returns
+        -------
+        list of str
+            One sentence per such parameter, in declaration order.
+        """
+        values = {**self.defaults(), **given}
+        found = []
+        for name, p in self.parameters.items():
+            if name in given and given[name] != p.default and not p.applies(values):
+                other, allowed = p.when
+                shown = " or ".join(repr(v) for v in allowed)
+                found.append(
+                    f"{name} = {given[name]!r} has no effect: it applies only when {other} "
+                    f"is {shown} ({other} is {values[other]!r})"
+                )
+        return found
+
     def check_swept(self, parameter: str, params: Mapping[str, Any]) -> None:
         """Refuse a single value for ``parameter`` when it is swept: the one rule of every
         sweep (the library's, the command line's and the Sweep page's).

@@ -165,6 +165,7 @@ class StreamingSelector(ABC):
 
     def __init__(self, **params):
         self._params = self.spec.check(params)
+        self._unused = self.spec.unused({k: self._params[k] for k in params})
         self.score_rejections = True
         self.y = None
         self.n_features: int | None = None
@@ -231,8 +232,9 @@ class StreamingSelector(ABC):
 
     def warnings(self) -> list[str]:
         """Warnings about the labels and parameters of the started stream
-        (:meth:`data_warnings`)."""
-        return self.data_warnings(self._params, self.y)
+        (:meth:`data_warnings`), and about parameters set that take no effect
+        (:meth:`fsengine.spec.MethodSpec.unused`)."""
+        return self.data_warnings(self._params, self.y) + self._unused
 
     @classmethod
     def data_warnings(cls, params: dict, y) -> list[str]:

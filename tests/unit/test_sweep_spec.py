@@ -2,6 +2,7 @@
 (fsengine.spec: sweepable_parameters, sweep_range, default_sweep_values,
 parse_sweep_values, check_sweep_values), and the generalised sweep figure."""
 
+import numpy as np
 import pytest
 
 from fsengine import FSEngineError
@@ -225,3 +226,28 @@ def test_a_swept_parameter_given_one_value_is_refused_the_same_way_everywhere(ca
     )
     with pytest.raises(FSEngineError, match="beta is not a parameter of kofsd"):
         get_method("kofsd").spec.check_swept("beta", {})
+
+
+def test_a_parameter_set_where_it_does_not_apply_is_warned_of():
+    """K-OFSD's gamma without card="weight", OFS-Density's tolerance without the paper
+    variant: set to other than the default, they change nothing, and the run says so
+    (the command line prints it on stderr); left at the default, or in effect, no word."""
+    y = np.array([1, 1, 1, 1, 0, 0, 0, 0, 0, 0])
+    X = np.random.default_rng(0).normal(size=(10, 4))
+    names = [f"g{j}" for j in range(4)]
+    kofsd = get_method("kofsd")
+    warned = kofsd.select(X, y, names, params={"k": 2, "gamma": 0.3}).warnings
+    assert warned == (
+        "gamma = 0.3 has no effect: it applies only when card is 'weight' (card is 'imbalanced')",
+    )
+    assert kofsd.select(X, y, names, params={"k": 2, "card": "weight", "gamma": 0.3}).warnings == ()
+    density = get_method("ofs-density")
+    assert density.select(X, y, names, params={"tolerance": 0.05}).warnings == ()
+    assert density.select(X, y, names, params={"tolerance": 0.1}).warnings == (
+        "tolerance = 0.1 has no effect: it applies only when variant is 'paper' "
+        "(variant is 'reference')",
+    )
+    selector = density.selector(tolerance=0.1)
+    assert selector.clone().start(y).warnings() == list(
+        density.select(X, y, names, params={"tolerance": 0.1}).warnings
+    )
