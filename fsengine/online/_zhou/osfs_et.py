@@ -168,8 +168,9 @@ class OSFSET(StreamingSelector):
                 info = {"action": IGNORED, "score": math.nan}
             else:
                 if datas is None:
-                    datas = self._model.prepare(block)
-                new = Member(names[j], columns[j], position, math.nan, datas[j])
+                    datas = self._model.column_data(block)
+                new = Member(names[j], columns[j], position, math.nan, block[:, j].copy())
+                new.data = datas[j]
                 info = self._decide(new)
             if events:
                 out.append(
@@ -188,6 +189,7 @@ class OSFSET(StreamingSelector):
         return out
 
     def _set_members(self, members) -> None:
+        self._model.select(members)
         self._members = list(members)
         self._set_selected([m.name for m in members], [m.column for m in members])
 
@@ -204,7 +206,7 @@ class OSFSET(StreamingSelector):
 
     def _decide(self, new: Member) -> dict:
         together = self._members + [new]
-        dep_new = self._model.dependency(together)
+        dep_new = self._model.dependency_with(new)
         new.dependency = dep_new
         self._history.append(dep_new)
         self._last = new

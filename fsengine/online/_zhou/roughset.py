@@ -26,6 +26,10 @@ computed exactly as the authors' code computes it in GNU Octave:
 
 The redundancy pass (``non_signf``) visits members in Octave's ``randperm`` order and removes
 those whose significance ``dep(R) - dep(R - f)`` passes the method's test.
+
+A model keeps what the selected set S needs between tests (its partition, its fuzzy matrix,
+the prefix sums of its squared distances), so that ``dep(S + f)`` costs one feature's work;
+the compiled kernels are in :mod:`._roughset_kernels`.
 """
 
 from __future__ import annotations
@@ -35,9 +39,11 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
+from fsengine._compute import kernels
 from fsengine.discretise import discretise
 from fsengine.errors import FSEngineError
 from fsengine.online._cieosfs.selector import refine
+from fsengine.online._codes import ROUGHSET_KNN, ROUGHSET_RADIUS, ZHOU_BELOW_FLOOR
 from fsengine.online._kofsd.neighbours import feature_weights
 
 CLASSICAL, FUZZY, K_NEAREST, RADIUS = "classical", "fuzzy", "k-nearest", "radius"
@@ -65,20 +71,37 @@ def octave_round(x: float, digits: int) -> float:
 
 class Member:
     """A feature held by a selector: name, column, arrival position, single-feature
-    dependency (or the score it joined with) and the model's data for it."""
+    dependency (or the score it joined with), its values and the model's data for it
+    (computed when the feature is first measured with others)."""
 
-    __slots__ = ("name", "column", "position", "dependency", "data")
+    __slots__ = ("name", "column", "position", "dependency", "values", "data")
 
-    def __init__(self, name, column, position, dependency, data):
+    def __init__(self, name, column, position, dependency, values):
         self.name = name
         self.column = column
         self.position = position
         self.dependency = dependency
-        self.data = data
+        self.values = values
+        self.data = None
+
+
+#: Returned by :meth:`DependencyModel.dependency` when the dependency cannot reach the floor.
+BELOW_FLOOR = ZHOU_BELOW_FLOOR
+
+
+def _common_prefix(members, selected) -> int:
+    """How many of ``members`` are, in order, the first members of ``selected``."""
+    p = 0
+    while p < len(members) and p < len(selected) and members[p] is selected[p]:
+        p += 1
+    return p
 
 
 class DependencyModel(ABC):
     """One rough-set model's dependency degree of feature sets on the 0/1 labels ``y``.
+
+    The model knows the selected set S (:meth:`select`) and measures any list of members
+    (:meth:`dependency`); sets that start with S's members reuse S's state.
 
     Parameters
     ----------
@@ -88,24 +111,45 @@ class DependencyModel(ABC):
     """
 
     def __init__(self, y: np.ndarray, label: str):
-        self.y = np.asarray(y, dtype=np.int64)
+        self.y = np.ascontiguousarray(y, dtype=np.int64)
         self.n = len(self.y)
         self.label = label
+        self.selected: list[Member] = []
+
+    @property
+    def _kern(self):
+        return kernels.load("online._zhou._roughset_kernels")
 
     @abstractmethod
-    def prepare(self, block: np.ndarray) -> list:
-        """The model's data for each column of ``block`` (n, b)."""
+    def singles(self, block: np.ndarray, datas: list | None = None) -> np.ndarray:
+        """The dependency of each column of ``block`` (n, b) alone (``datas``: its
+        :meth:`column_data`, when the caller has it)."""
 
     @abstractmethod
-    def singles(self, block: np.ndarray, datas: list) -> np.ndarray:
-        """The dependency of each column of ``block`` alone."""
+    def _data(self, values: np.ndarray):
+        """The model's data for one feature."""
+
+    def column_data(self, block: np.ndarray) -> list | None:
+        """The model's data for every column of ``block``, when it is cheap for a block
+        (else None: it is computed for a feature when first needed)."""
+        return None
+
+    def _ready(self, members) -> None:
+        for m in members:
+            if m.data is None:
+                m.data = self._data(m.values)
+
+    def select(self, members: list) -> None:
+        """``members`` (in arrival order) are now the selected set S."""
+        self._ready(members)
+        self.selected = list(members)
 
     @abstractmethod
-    def _dependency(self, datas: list) -> float:
-        """The dependency of a set (data in arrival order; possibly empty)."""
-
-    def dependency(self, members: list) -> float:
+    def dependency(self, members: list, floor: float = -math.inf) -> float:
         """The dependency of ``members`` (in arrival order), as the code computes it.
+
+        ``floor``: only whether it reaches ``floor`` matters; when it cannot,
+        :data:`BELOW_FLOOR` (negative) may be returned instead.
 
         The empty set (the redundancy check measures it when every member but the last
         was removed) is where the fuzzy, k-nearest and radius codes stop in Octave
@@ -113,7 +157,31 @@ class DependencyModel(ABC):
         with every sample indiscernible from every other: all distances 0 (k-nearest: the
         K samples of lowest index; radius: every sample), similarity 1 (fuzzy: dependency
         0); the classical code itself computes 0 (one block holding both classes)."""
-        return self._dependency([m.data for m in members])
+
+    def dependency_with(self, new: Member, floor: float = -math.inf) -> float:
+        """The dependency of S followed by ``new`` (as :meth:`dependency`)."""
+        return self.dependency(self.selected + [new], floor)
+
+    def redundancy(self, members, visited, removable, early=False):
+        """The loop of ``non_signf`` over R = ``members`` (S, or S followed by a new
+        feature): each of ``visited`` in turn leaves R when ``removable(dep(R),
+        dep(R - f))``. With ``early``, a dependency that cannot reach ``dep(R)`` (removal
+        needs ``dep(R - f) >= dep(R)``) may stop early and is reported as NaN.
+
+        Returns (kept members, dependency without each visited, removed members)."""
+        kept = list(members)
+        dep_kept = None
+        without, removed = [], []
+        for f in visited:
+            if dep_kept is None:
+                dep_kept = self.dependency(kept)
+            rest = [m for m in kept if m is not f]
+            dep_f = self.dependency(rest, dep_kept if early else -math.inf)
+            without.append(dep_f if dep_f >= 0 else math.nan)
+            if dep_f >= 0 and removable(dep_kept, dep_f):
+                kept, dep_kept = rest, dep_f
+                removed.append(f)
+        return kept, without, removed
 
 
 class ClassicalModel(DependencyModel):
@@ -123,23 +191,53 @@ class ClassicalModel(DependencyModel):
     def __init__(self, y, label, bins: int):
         super().__init__(y, label)
         self.bins = bins
+        self._partition = np.zeros(self.n, dtype=np.int64)
 
-    def prepare(self, block):
+    def _codes(self, block: np.ndarray) -> np.ndarray:
+        """(n, b) integer codes: equal values, equal codes (and nothing else)."""
         if self.bins:
-            codes = discretise(block, self.bins, "uniform")
-        else:
-            codes = np.empty(block.shape, dtype=np.int64)
-            for j in range(block.shape[1]):
-                codes[:, j] = np.unique(block[:, j], return_inverse=True)[1].ravel()
+            return discretise(block, self.bins, "uniform")
+        order = np.argsort(block, axis=0, kind="stable")
+        ranked = np.take_along_axis(block, order, axis=0)
+        starts = np.vstack([np.ones((1, block.shape[1]), bool), ranked[1:] != ranked[:-1]])
+        codes = np.empty(block.shape, dtype=np.int64)
+        np.put_along_axis(codes, order, np.cumsum(starts, axis=0) - 1, axis=0)
+        return codes
+
+    def singles(self, block, datas=None):
+        codes = self._codes(block)
+        n, b = codes.shape
+        flat = (codes + np.arange(b) * n).ravel(order="F")  # one code range per column
+        total = np.bincount(flat, minlength=n * b)
+        ones = np.bincount(flat, weights=np.tile(self.y, b), minlength=n * b)
+        pure = (ones == 0) | (ones == total)
+        return pure[flat].reshape(b, n).sum(axis=1) / n
+
+    def _data(self, values):
+        return self._codes(values[:, None])[:, 0]
+
+    def column_data(self, block):
+        codes = self._codes(block)
         return [np.ascontiguousarray(codes[:, j]) for j in range(block.shape[1])]
 
-    def singles(self, block, datas):
-        return np.array([self._dependency([d]) for d in datas])
+    def select(self, members):
+        partition = self._partition_of(members)
+        super().select(members)
+        self._partition = partition
 
-    def _dependency(self, datas):
-        partition = np.zeros(self.n, dtype=np.int64)
-        for codes in datas:
-            partition = refine(partition, codes)
+    def _partition_of(self, members) -> np.ndarray:
+        self._ready(members)
+        p = _common_prefix(members, self.selected)
+        partition = self._partition if p == len(self.selected) else None
+        if partition is None:
+            p = 0
+            partition = np.zeros(self.n, dtype=np.int64)
+        for m in members[p:]:
+            partition = refine(partition, m.data)
+        return partition
+
+    def dependency(self, members, floor=-math.inf):
+        partition = self._partition_of(members)
         m = int(partition.max()) + 1
         total = np.bincount(partition, minlength=m)
         ones = np.bincount(partition, weights=self.y, minlength=m)
@@ -148,33 +246,48 @@ class ClassicalModel(DependencyModel):
 
 
 class FuzzyModel(DependencyModel):
-    """Fuzzy rough set (``SFSF_F.m``): data = the matrix ``1 - similarity`` between the
-    minority (rows) and the other samples (columns)."""
+    """Fuzzy rough set (``SFSF_F.m``): a feature's data is the matrix ``1 - similarity``
+    between the minority samples (rows) and the others (columns); a set's is the
+    element-wise maximum (``1 - min`` of the similarities), kept for S."""
 
     def __init__(self, y, label):
         super().__init__(y, label)
         self.rows = np.flatnonzero(self.y == 1)
         self.cols = np.flatnonzero(self.y == 0)
+        self._matrix = np.zeros((len(self.rows), len(self.cols)))  # the empty set's
 
-    def prepare(self, block):
-        out = []
-        for j in range(block.shape[1]):
-            x = block[:, j]
-            interval = abs(x.max() - x.min())
-            if interval > 0:
-                diff = np.abs(x[self.rows][:, None] - x[self.cols][None, :])
-                out.append(1.0 - (1.0 - diff / interval))
-            else:
-                out.append(np.zeros((len(self.rows), len(self.cols))))
+    def singles(self, block, datas=None):
+        block = np.ascontiguousarray(block)
+        order = np.argsort(block, axis=0, kind="stable")
+        out = np.empty(block.shape[1])
+        self._kern.fuzzy_singles(block, order, self.y, out)
         return out
 
-    def singles(self, block, datas):
-        return np.array([self._dependency([d]) for d in datas])
+    def _data(self, values):
+        interval = abs(values.max() - values.min())
+        if not interval > 0:
+            return np.zeros((len(self.rows), len(self.cols)))
+        diff = np.abs(values[self.rows][:, None] - values[self.cols][None, :])
+        return 1.0 - (1.0 - diff / interval)
 
-    def _dependency(self, datas):
-        m = np.zeros((len(self.rows), len(self.cols)))  # the empty set: similarity 1
-        for d in datas:
-            m = np.maximum(m, d)
+    def select(self, members):
+        matrix = self._matrix_of(members)
+        super().select(members)
+        self._matrix = matrix
+
+    def _matrix_of(self, members) -> np.ndarray:
+        self._ready(members)
+        p = _common_prefix(members, self.selected)
+        if p == len(self.selected):
+            m = self._matrix
+        else:
+            p, m = 0, np.zeros((len(self.rows), len(self.cols)))
+        for f in members[p:]:
+            m = np.maximum(m, f.data)
+        return m
+
+    def dependency(self, members, floor=-math.inf):
+        m = self._matrix_of(members)
         low = np.empty(self.n)
         low[self.rows] = m.min(axis=1)
         low[self.cols] = m.min(axis=0)
@@ -182,93 +295,200 @@ class FuzzyModel(DependencyModel):
 
 
 class _DistanceModel(DependencyModel):
-    """What the k-nearest and radius models share: ``pdist(X_B, 'seuclidean')``."""
+    """What the k-nearest and radius models share: ``pdist(X_B, 'seuclidean')``, with S's
+    squared distances kept as prefix sums (``prefix[k]``: the first k members). A feature's
+    data is its weight ``1 / var`` (inf for a constant feature)."""
 
-    def prepare(self, block):
-        weights = feature_weights(block)
-        return [
-            (np.ascontiguousarray(block[:, j]), float(weights[j])) for j in range(block.shape[1])
-        ]
+    rule: int
+    k = 1
+    radius = 0.0
 
-    def singles(self, block, datas):
-        return np.array([self._dependency([d]) for d in datas])
+    def __init__(self, y, label):
+        super().__init__(y, label)
+        self._prefix = np.zeros((4, self.n, self.n))
+        self._rows = np.arange(self.n)
+        self._cards = np.empty(self.n)
 
-    def distances(self, datas) -> np.ndarray:
-        """The n x n distance matrix: per pair, the squared terms ``(w * d) * d`` summed
-        over the set's columns in order, then ``sqrt``; 0 on the diagonal."""
-        weights = [w for _, w in datas]
-        if len(datas) > 1 and not any(math.isfinite(w) for w in weights):
+    def _data(self, values):
+        return float(feature_weights(values[:, None])[0])
+
+    def column_data(self, block):
+        return feature_weights(block).tolist()
+
+    @staticmethod
+    def _weights(block, datas) -> np.ndarray:
+        return feature_weights(block) if datas is None else np.array(datas, dtype=float)
+
+    def select(self, members):
+        self._ready(members)
+        keep = _common_prefix(members, self.selected)
+        if len(members) + 1 > len(self._prefix):
+            grown = np.zeros((2 * len(members) + 1, self.n, self.n))
+            grown[: keep + 1] = self._prefix[: keep + 1]
+            self._prefix = grown
+        add_terms = kernels.load("online._zhou._zhou_kernels").add_terms
+        for j in range(keep, len(members)):
+            m = members[j]
+            add_terms(self._prefix[j + 1], self._prefix[j], m.values, m.data)
+        self.selected = list(members)
+
+    def _check(self, members) -> None:
+        if len(members) > 1 and not any(math.isfinite(m.data) for m in members):
             raise FSEngineError(
-                f"{self.label}: the set to measure holds only features with a single value; "
-                "the published code stops here in Octave ('inverse of the null matrix not "
-                "defined')",
+                f"{self.label}: the set to measure holds only features with a single value "
+                f"({', '.join(m.name for m in members)}); the published code stops here in "
+                "Octave ('inverse of the null matrix not defined')",
                 remedy="drop constant features before selecting (--drop-constant)",
             )
-        sq = np.zeros((self.n, self.n))
-        with np.errstate(invalid="ignore", over="ignore"):
-            for x, w in datas:
-                d = x[:, None] - x[None, :]
-                sq = sq + (w * d) * d
-            dist = np.sqrt(sq)
-        np.fill_diagonal(dist, 0.0)
-        return dist
 
-    def _dependency(self, datas):
-        dist = self.distances(datas)
-        cards = np.array([self._card(dist[:, i], i) for i in range(self.n)])
-        return in_order_sum(cards) / self.n
+    def _parts(self, members):
+        """(base, extra, weights): ``members``' squared distances are the prefix sums of the
+        S members they start with plus the terms of the columns ``extra``, in order."""
+        p = _common_prefix(members, self.selected)
+        rest = members[p:]
+        if rest:
+            extra = np.ascontiguousarray(np.vstack([m.values for m in rest]), dtype=float)
+        else:
+            extra = np.empty((0, self.n))
+        return self._prefix[p], extra, np.array([m.data for m in rest], dtype=float)
 
-    @abstractmethod
-    def _card(self, column: np.ndarray, i: int) -> float:
-        """Sample i's card from its distances to every sample."""
+    def dependency(self, members, floor=-math.inf):
+        self._ready(members)
+        self._check(members)
+        base, extra, weights = self._parts(members)
+        return float(
+            self._kern.set_dependency(
+                base,
+                extra,
+                weights,
+                self.y,
+                self.rule,
+                self.k,
+                self.radius,
+                floor,
+                self._rows,
+                self._cards,
+            )
+        )
+
+    def dependency_with(self, new, floor=-math.inf):
+        self._ready([new])
+        if new.data == math.inf and self.selected:
+            self._check(self.selected + [new])
+        return float(
+            self._kern.set_dependency(
+                self._prefix[len(self.selected)],
+                new.values[None, :],
+                np.array([new.data]),
+                self.y,
+                self.rule,
+                self.k,
+                self.radius,
+                floor,
+                self._rows,
+                self._cards,
+            )
+        )
+
+    def redundancy(self, members, visited, removable, early=False):
+        """As :meth:`DependencyModel.redundancy`, each ``dep(R - f)`` from running sums of
+        R's squared distances minus f's terms where that decides every card
+        (:func:`._roughset_kernels.set_dependency_without`), exactly otherwise."""
+        self._ready(members)
+        self._check(members)
+        s = len(self.selected)
+        if (
+            members[:s] != self.selected
+            or len(members) > s + 1
+            or not all(math.isfinite(m.data) for m in members)
+        ):
+            return super().redundancy(members, visited, removable, early)
+        zhou = kernels.load("online._zhou._zhou_kernels")
+        full = self._prefix[s].copy()
+        if len(members) > s:
+            new = members[-1]
+            zhou.add_terms(full, self._prefix[s], new.values, new.data)
+        scale = full.max(axis=1)
+        n_ops = 2 * len(members) + 4
+        kept = list(members)
+        dep_kept = self.dependency(kept)
+        without, removed = [], []
+        for f in visited:
+            rest = [m for m in kept if m is not f]
+            base, extra, weights = self._parts(rest)
+            dep_f = float(
+                self._kern.set_dependency_without(
+                    full,
+                    scale,
+                    f.values,
+                    f.data,
+                    n_ops,
+                    base,
+                    extra,
+                    weights,
+                    self.y,
+                    self.rule,
+                    self.k,
+                    self.radius,
+                    dep_kept if early else -math.inf,
+                    self._rows,
+                    self._cards,
+                )
+            )
+            without.append(dep_f if dep_f >= 0 else math.nan)
+            if dep_f >= 0 and removable(dep_kept, dep_f):
+                kept, dep_kept = rest, dep_f
+                removed.append(f)
+                zhou.subtract_terms(full, f.values, f.data)
+                n_ops += 1
+        return kept, without, removed
 
 
 class KNearestModel(_DistanceModel):
     """k-nearest neighbourhood (``SFSF_NK.m``, ``OSFS_ET_c.m``: ``dep_K``/``card_K``)."""
 
+    rule = ROUGHSET_KNN
+
     def __init__(self, y, label, k: int):
         super().__init__(y, label)
         self.k = k
 
-    def _card(self, column, i):
-        first = np.argsort(column, kind="stable")[: self.k]
-        return int(np.sum(self.y[first] == self.y[i])) / self.k
+    def singles(self, block, datas=None):
+        block = np.ascontiguousarray(block)
+        order = np.argsort(block, axis=0, kind="stable")
+        out = np.empty(block.shape[1])
+        self._kern.knn_singles(block, order, self._weights(block, datas), self.y, self.k, out)
+        return out
 
 
 class RadiusModel(_DistanceModel):
     """Neighbourhood radius (``SFSF_NR.m``: ``dep_R``/``card_R``)."""
 
+    rule = ROUGHSET_RADIUS
+
     def __init__(self, y, label, radius: float):
         super().__init__(y, label)
         self.radius = radius
 
-    def _card(self, column, i):
-        with np.errstate(invalid="ignore"):
-            inside = column <= self.radius * np.fmax(column, 1.0)
-        total = int(inside.sum())
-        same = int(np.sum(inside & (self.y == self.y[i])))
-        return same / total if total > 0 else 0.0
+    def singles(self, block, datas=None):
+        block = np.ascontiguousarray(block)
+        order = np.argsort(block, axis=0, kind="stable")
+        out = np.empty(block.shape[1])
+        self._kern.radius_singles(
+            block, order, self._weights(block, datas), self.y, self.radius, out
+        )
+        return out
 
 
-def non_signf(model, members, candidates, rng, removable):
+def non_signf(model, members, candidates, rng, removable, early=False):
     """The redundancy pass ``non_signf``: R = ``members``; the ``candidates`` (members, in
     arrival order) are visited in the order ``candidates(randperm(|candidates|))``; a
-    candidate f leaves R when ``removable(dep(R), dep(R - f))``.
+    candidate f leaves R when ``removable(dep(R), dep(R - f))``
+    (:meth:`DependencyModel.redundancy`).
 
     Returns (kept members, visited candidates, dependency without each, removed)."""
-    kept = list(members)
     visited = [candidates[k] for k in rng.randperm(len(candidates))]
-    dep_kept = None
-    without, removed = [], []
-    for f in visited:
-        if dep_kept is None:
-            dep_kept = model.dependency(kept)
-        rest = [m for m in kept if m is not f]
-        dep_f = model.dependency(rest)
-        without.append(dep_f)
-        if removable(dep_kept, dep_f):
-            kept, dep_kept = rest, dep_f
-            removed.append(f)
+    kept, without, removed = model.redundancy(members, visited, removable, early)
     return kept, visited, without, removed
 
 

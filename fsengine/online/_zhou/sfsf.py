@@ -212,6 +212,7 @@ class SFSF(StreamingSelector):
             self._model = RadiusModel(self.y, label, p["radius"])
         self._rng = OctaveRandom(p["rand_state"])
         self._members: list[Member] = []
+        self._early = False
         self.dep_set = 0.0
         self.dep_mean = 0.0
 
@@ -224,9 +225,11 @@ class SFSF(StreamingSelector):
             return dep > threshold
         return dep >= threshold
 
-    def _set_dependency(self, members) -> float:
-        dep = self._model.dependency(members)
-        return octave_round(dep, FUZZY_DIGITS) if self.model_name == FUZZY else dep
+    def _set_dependency(self, new: Member, floor: float = -math.inf) -> float:
+        """S's dependency with ``new`` (fuzzy: rounded to 4 decimals)."""
+        if self.model_name == FUZZY:
+            return octave_round(self._model.dependency_with(new), FUZZY_DIGITS)
+        return self._model.dependency_with(new, floor)
 
     def _removable(self, d_b: float, d_f: float) -> bool:
         if self.model_name == RADIUS:
@@ -243,13 +246,16 @@ class SFSF(StreamingSelector):
 
     def _run_block(self, block, names, columns, events: bool):
         block = np.ascontiguousarray(block)
-        datas = self._model.prepare(block)
+        datas = self._model.column_data(block)
         deps = self._model.singles(block, datas)
+        self._early = not (events and self.score_rejections)
         out = []
         for j in range(block.shape[1]):
             position = self.n_seen
             self.n_seen += 1
-            new = Member(names[j], columns[j], position, float(deps[j]), datas[j])
+            new = Member(names[j], columns[j], position, float(deps[j]), block[:, j].copy())
+            if datas is not None:
+                new.data = datas[j]
             info = self._decide(new)
             if events:
                 out.append(
@@ -269,6 +275,7 @@ class SFSF(StreamingSelector):
         return out
 
     def _set_members(self, members) -> None:
+        self._model.select(members)
         self._members = list(members)
         self._set_selected([m.name for m in members], [m.column for m in members])
 
@@ -279,8 +286,8 @@ class SFSF(StreamingSelector):
             info["action"] = IRRELEVANT
             return info
         together = self._members + [new]
-        dep_new = self._set_dependency(together)
-        info["set_score_with_feature"] = dep_new
+        dep_new = self._set_dependency(new, self.dep_set if self._early else -math.inf)
+        info["set_score_with_feature"] = dep_new if dep_new >= 0 else math.nan
         if dep_new > self.dep_set:
             self._set_members(together)
             self.dep_set = dep_new
@@ -288,7 +295,7 @@ class SFSF(StreamingSelector):
             info["action"] = ADDED
         elif dep_new == self.dep_set:
             kept, visited, without, removed = non_signf(
-                self._model, together, together, self._rng, self._removable
+                self._model, together, together, self._rng, self._removable, self._early
             )
             self._set_members(kept)
             self.dep_mean = selected_mean(self._members)
