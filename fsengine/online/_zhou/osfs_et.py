@@ -149,6 +149,7 @@ class OSFSET(StreamingSelector):
         self._last: Member | None = None
         self.stopped_at: int | None = None  # position of the feature that stopped the stream
         self._closed = False
+        self.final_check: dict | None = None
         self.dep_set = 0.0
 
     # -------------------------------------------------------------- stream
@@ -235,11 +236,11 @@ class OSFSET(StreamingSelector):
     def finish(self) -> Selection:
         """S in arrival order (the code returns ``find(mode == 1)``), after the final
         redundancy check when the stream ended without stopping (run once; the last
-        feature, if selected, is not a candidate). Scores: ``dep(S + f)`` when each
-        feature joined."""
+        feature, if selected, is not a candidate; what it visited, measured and removed is
+        kept in ``final_check``). Scores: ``dep(S + f)`` when each feature joined."""
         if self.stopped_at is None and not self._closed and self._last is not None:
             self._closed = True
-            self._prune([m for m in self._members if m is not self._last])
+            self.final_check = self._prune([m for m in self._members if m is not self._last])
         return Selection(
             self.method,
             tuple(m.name for m in self._members),

@@ -148,8 +148,6 @@ class SFSF(StreamingSelector):
                 "sorted distances)",
                 label="K (neighbours)",
                 source="section 6.3 (k = 7); SFSF_NK.m, card_K",
-                high=lambda n: n,
-                high_text="the number of samples",
                 ui_high=15,
                 when=("model", (K_NEAREST,)),
             ),
@@ -207,6 +205,12 @@ class SFSF(StreamingSelector):
         elif self.model_name == FUZZY:
             self._model = FuzzyModel(self.y, label)
         elif self.model_name == K_NEAREST:
+            if p["k"] > len(self.y):
+                raise FSEngineError(
+                    f"must be at most the number of samples ({len(self.y)}), got {p['k']}",
+                    parameter="k",
+                    method=self.spec.name,
+                )
             self._model = KNearestModel(self.y, label, p["k"])
         else:
             self._model = RadiusModel(self.y, label, p["radius"])
