@@ -12,7 +12,8 @@
 # TIMES    file the timings are appended to (default: $OUT/times.txt)
 # TIMEOUT  seconds allowed per Octave call (default 1200)
 # SEED     rand('state', SEED) is set just before each call (default 0)
-# METHODS  default: sfsf_c sfsf_c_raw sfsf_f sfsf_nk sfsf_nr osfs_et osfs_et_w10
+# METHODS  default: sfsf_c sfsf_c_raw sfsf_f sfsf_nk sfsf_nk_k3 sfsf_nr osfs_et osfs_et_w10
+#          (the references: all on ds1-ds7; SRBCT and GLIOMA without sfsf_c_raw and sfsf_nk_k3)
 # SETS (arguments) default: ds1 ds2 ds3 ds4 ds5 ds6 ds7 SRBCT GLIOMA
 # TRACE    1 (default) also runs the traced copies and checks they select the same features
 set -euo pipefail
@@ -23,7 +24,7 @@ PYTHON=${PYTHON:-python3}
 TIMES=${TIMES:-$OUT/times.txt}
 TIMEOUT=${TIMEOUT:-1200}
 SEED=${SEED:-0}
-METHODS=${METHODS:-"sfsf_c sfsf_c_raw sfsf_f sfsf_nk sfsf_nr osfs_et osfs_et_w10"}
+METHODS=${METHODS:-"sfsf_c sfsf_c_raw sfsf_f sfsf_nk sfsf_nk_k3 sfsf_nr osfs_et osfs_et_w10"}
 TRACE=${TRACE:-1}
 SETS=${*:-"ds1 ds2 ds3 ds4 ds5 ds6 ds7 SRBCT GLIOMA"}
 export OPENBLAS_NUM_THREADS=1

@@ -2,7 +2,7 @@ function run_one(method, ds, datadir, outdir, srcdir, timesfile, seed, traced)
 % Run one of the authors' selectors on one data set. Writes OUTDIR/<ds>_<method>_selected.csv
 % (1-based indices in the order returned, comma-separated, one line; an empty file when nothing
 % is selected) and appends one line to TIMESFILE.
-%   method : sfsf_c | sfsf_c_raw | sfsf_f | sfsf_nk | sfsf_nr | osfs_et | osfs_et_w10
+%   method : sfsf_c | sfsf_c_raw | sfsf_f | sfsf_nk | sfsf_nk_k3 | sfsf_nr | osfs_et | osfs_et_w10
 %   datadir: holds <ds>_X.csv (n x p, no header) and <ds>_y.csv (n labels, 1 = minority, 0 = rest)
 %   srcdir : folder with the authors' .m files (unmodified; or the traced copies, see run_trace.m)
 %   seed   : rand('state', seed) is called just before the selector (randperm in non_signf)
@@ -34,6 +34,9 @@ function run_one(method, ds, datadir, outdir, srcdir, timesfile, seed, traced)
     case 'sfsf_nk'       % K = 7 (paper, section 6.3)
       [sel, tin] = SFSF_NK(X, y, 7);
       extra = 'K=7';
+    case 'sfsf_nk_k3'    % K = 3: ties (the redundancy check) on ds1 and ds5
+      [sel, tin] = SFSF_NK(X, y, 3);
+      extra = 'K=3';
     case 'sfsf_nr'       % R = 0.3 (the middle of the paper's 0.1..0.5; it states no default)
       [sel, tin] = SFSF_NR(X, y, 0.3);
       extra = 'R=0.3';
