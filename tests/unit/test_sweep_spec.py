@@ -46,6 +46,8 @@ def test_each_online_selectors_sweepable_parameters_are_its_numbers():
         "ofs-a3m": ["rand_state"],
         "ofs-density": ["rand_state"],
         "rhofs": ["rand_state"],
+        "sfsf": ["k", "radius", "bins", "rand_state"],
+        "osfs-et": ["k", "width", "increase", "rand_state"],
     }
     for name, names in expected.items():
         assert list(sweepable_parameters(_spec(name))) == names, name
