@@ -17,8 +17,13 @@ compute the same numbers, bit for bit, without the n x n matrices of one feature
   bisection on each side and counted with prefix sums of the labels;
 * a set (:func:`set_dependency`): each row's squared distances are the sums ``base`` plus
   the terms of the columns ``extra`` in order, then ``sqrt``, 0 on the diagonal; the first
-  K by (distance, index), NaN last, or the samples within the radius. With a floor, the
-  rows stop once it cannot be reached.
+  K by (distance, index), NaN last, or the samples within the radius, selected on the
+  squares (roots taken only where two squares could have equal roots). With a floor, the
+  rows stop once it cannot be reached;
+* S + one feature (:func:`set_dependency_sorted`): only the prefix of each row of S sorted
+  (:func:`sort_rows`) that can still reach the first K + 1 (or the radius) is summed;
+* a set without one member (:func:`set_dependency_without`): rows from running sums minus
+  that member's terms, kept where no decision lies within their rounding error.
 
 The cards are added one at a time in sample order and divided by n, as the code does.
 """
@@ -53,15 +58,15 @@ def _in_order(cards):
 # ------------------------------------------------------------------ one feature
 
 
-@kernel("void(f8[:, ::1], i8[:, ::1], i8[::1], f8[::1])")
-def fuzzy_singles(block, order, y, out):
-    """Fuzzy dependency of each column of ``block`` (n, b) alone; ``order`` its stable
-    argsort per column. Writes ``out`` (b,)."""
-    n, b = block.shape
+@kernel("void(f8[:, ::1], i8[:, ::1], i8[::1], i8, i8, f8[::1])", nogil=True)
+def fuzzy_singles(block, order, y, lo, hi, out):
+    """Fuzzy dependency of columns ``lo..hi-1`` of ``block`` (n, b) alone; ``order`` its
+    stable argsort per column. Writes ``out[lo:hi]``."""
+    n = block.shape[0]
     xs = np.empty(n)
     ls = np.empty(n, dtype=np.int64)
     low = np.empty(n)
-    for f in range(b):
+    for f in range(lo, hi):
         for q in range(n):
             xs[q] = block[order[q, f], f]
             ls[q] = y[order[q, f]]
@@ -102,27 +107,34 @@ def _sort_ints(buf, k):
 
 @njit(cache=True)
 def _single_knn_card(r, xs, o, y, w, k, buf):
-    """Share of the first k of sample o[r]'s stable (distance, index) order with its label."""
+    """Share of the first k of sample o[r]'s stable (distance, index) order with its label:
+    the sorted column walked outwards, each side's next distance computed once, a batch of
+    equal distance (both sides) sorted by index."""
     n = xs.shape[0]
     xi = xs[r]
     lab = y[o[r]]
     lp, rp = r - 1, r + 1
+    dl = _dist(w, xi, xs[lp]) if lp >= 0 else np.inf
+    dr = _dist(w, xi, xs[rp]) if rp < n else np.inf
     # the first batch: distance 0 (the sample itself and any equal sample)
-    m = 0
-    buf[m] = o[r]
-    m += 1
-    while lp >= 0 and _dist(w, xi, xs[lp]) == 0.0:
-        buf[m] = o[lp]
-        m += 1
-        lp -= 1
-    while rp < n and _dist(w, xi, xs[rp]) == 0.0:
-        buf[m] = o[rp]
-        m += 1
-        rp += 1
+    m = 1
+    buf[0] = o[r]
+    v = 0.0
     taken = 0
     same = 0
     while True:
-        _sort_ints(buf, m)
+        while lp >= 0 and dl == v:
+            buf[m] = o[lp]
+            m += 1
+            lp -= 1
+            dl = _dist(w, xi, xs[lp]) if lp >= 0 else np.inf
+        while rp < n and dr == v:
+            buf[m] = o[rp]
+            m += 1
+            rp += 1
+            dr = _dist(w, xi, xs[rp]) if rp < n else np.inf
+        if m > 1:
+            _sort_ints(buf, m)
         for a in range(m):
             if taken == k:
                 break
@@ -131,31 +143,22 @@ def _single_knn_card(r, xs, o, y, w, k, buf):
                 same += 1
         if taken == k or (lp < 0 and rp >= n):
             break
-        dl = _dist(w, xi, xs[lp]) if lp >= 0 else np.inf
-        dr = _dist(w, xi, xs[rp]) if rp < n else np.inf
         v = dl if dl <= dr else dr
         m = 0
-        while lp >= 0 and _dist(w, xi, xs[lp]) == v:
-            buf[m] = o[lp]
-            m += 1
-            lp -= 1
-        while rp < n and _dist(w, xi, xs[rp]) == v:
-            buf[m] = o[rp]
-            m += 1
-            rp += 1
     return same / k
 
 
-@kernel("void(f8[:, ::1], i8[:, ::1], f8[::1], i8[::1], i8, f8[::1])")
-def knn_singles(block, order, weights, y, k, out):
-    """k-nearest dependency of each column of ``block`` (n, b) alone; ``order`` its stable
-    argsort per column, ``weights`` 1 / var (inf: a constant column). Writes ``out``."""
-    n, b = block.shape
+@kernel("void(f8[:, ::1], i8[:, ::1], f8[::1], i8[::1], i8, i8, i8, f8[::1])", nogil=True)
+def knn_singles(block, order, weights, y, k, lo, hi, out):
+    """k-nearest dependency of columns ``lo..hi-1`` of ``block`` (n, b) alone; ``order`` its
+    stable argsort per column, ``weights`` 1 / var (inf: a constant column). Writes
+    ``out[lo:hi]``."""
+    n = block.shape[0]
     xs = np.empty(n)
     o = np.empty(n, dtype=np.int64)
     buf = np.empty(n, dtype=np.int64)
     cards = np.empty(n)
-    for f in range(b):
+    for f in range(lo, hi):
         w = weights[f]
         if not np.isfinite(w):
             for i in range(n):  # itself, then the others by index (NaN distances)
@@ -185,16 +188,16 @@ def _within(d, radius):
     return d <= radius * (d if d > 1.0 else 1.0)
 
 
-@kernel("void(f8[:, ::1], i8[:, ::1], f8[::1], i8[::1], f8, f8[::1])")
-def radius_singles(block, order, weights, y, radius, out):
-    """Radius dependency of each column of ``block`` (n, b) alone; ``order`` its stable
-    argsort per column, ``weights`` 1 / var (inf: a constant column, whose only neighbour
-    of a sample is itself: dependency 1). Writes ``out``."""
-    n, b = block.shape
+@kernel("void(f8[:, ::1], i8[:, ::1], f8[::1], i8[::1], f8, i8, i8, f8[::1])", nogil=True)
+def radius_singles(block, order, weights, y, radius, lo, hi, out):
+    """Radius dependency of columns ``lo..hi-1`` of ``block`` (n, b) alone; ``order`` its
+    stable argsort per column, ``weights`` 1 / var (inf: a constant column, whose only
+    neighbour of a sample is itself: dependency 1). Writes ``out[lo:hi]``."""
+    n = block.shape[0]
     xs = np.empty(n)
     ones = np.zeros(n + 1, dtype=np.int64)
     cards = np.empty(n)
-    for f in range(b):
+    for f in range(lo, hi):
         w = weights[f]
         if not np.isfinite(w):
             out[f] = 1.0
@@ -463,3 +466,164 @@ def set_dependency_without(
         rows,
         cards,
     )
+
+
+# ------------------------------------------------------------------ S + f from S's sorted rows
+
+
+@kernel("void(f8[:, ::1], f8[:, ::1], i8[:, ::1])")
+def sort_rows(sq, values, index):
+    """Each row a of ``sq`` (0 put on the diagonal) sorted ascending (ties in any order),
+    into ``values`` and ``index``."""
+    n = sq.shape[0]
+    row = np.empty(n)
+    for a in range(n):
+        for t in range(n):
+            row[t] = sq[a, t]
+        row[a] = 0.0
+        order = np.argsort(row)  # the order of ties does not matter to the callers
+        for q in range(n):
+            index[a, q] = order[q]
+            values[a, q] = row[order[q]]
+
+
+@njit(cache=True)
+def _list_knn_card(lab, csq, cidx, size, y, k, bd, bi):
+    """:func:`_knn_card` (exact squares) over a list of candidates (csq, cidx)[:size] that
+    holds every sample whose square can be among the k + 1 smallest or tie with the k-th."""
+    m = 0  # the k + 1 smallest so far by (square, index), NaN last
+    for c in range(size):
+        d = csq[c]
+        t = cidx[c]
+        if m == k + 1 and not _before(d, t, bd[k], bi[k]):
+            continue
+        e = k if m == k + 1 else m
+        while e > 0 and _before(d, t, bd[e - 1], bi[e - 1]):
+            bd[e] = bd[e - 1]
+            bi[e] = bi[e - 1]
+            e -= 1
+        bd[e] = d
+        bi[e] = t
+        if m < k + 1:
+            m += 1
+    lo, hi = bd[k - 1], bd[k]
+    same = 0
+    if lo == lo and not (hi != hi or np.sqrt(hi) > np.sqrt(lo)):
+        r = np.sqrt(lo)
+        below = 0
+        for e in range(k):
+            if np.sqrt(bd[e]) < r:
+                below += 1
+                if y[bi[e]] == lab:
+                    same += 1
+        # the candidates whose root ties with r, by index
+        tied = np.empty(size, dtype=np.int64)
+        count = 0
+        for e in range(size):
+            v = csq[e]
+            if v >= lo * (1.0 - SQRT_BAND) and v <= lo * (1.0 + SQRT_BAND) and np.sqrt(v) == r:
+                tied[count] = cidx[e]
+                count += 1
+        _sort_ints(tied, count)
+        for e in range(min(count, k - below)):
+            if y[tied[e]] == lab:
+                same += 1
+        return same / k
+    for e in range(k):
+        if y[bi[e]] == lab:
+            same += 1
+    return same / k
+
+
+@kernel(
+    "f8(f8[:, ::1], f8[:, ::1], i8[:, ::1], f8[::1], f8, i8[::1], i8, i8, f8, f8, i8[::1], f8[::1])"
+)
+def set_dependency_sorted(base, values, index, x, w, y, rule, k, radius, floor, rows, cards):
+    """Dependency of S + one column (``x``, weight ``w``), as :func:`set_dependency` with
+    ``extra = x``, from S's squared distances ``base`` and its rows sorted (:func:`sort_rows`).
+
+    The column only adds non-negative terms, so a sample whose square on S is above the
+    largest new square of the row's first k + 1 on S (k-nearest) or above R squared (radius),
+    beyond the band where roots can tie, cannot enter: only the sorted prefix below that bound
+    is summed and examined. Rows holding NaN (a constant member) and k >= n take the full
+    path."""
+    n = y.shape[0]
+    sq = np.empty(n)
+    csq = np.empty(n)
+    cidx = np.empty(n, dtype=np.int64)
+    bd = np.empty(k + 1)
+    bi = np.empty(k + 1, dtype=np.int64)
+    extra = np.empty((1, n))
+    extra[0] = x
+    ew = np.empty(1)
+    ew[0] = w
+    early = floor > -np.inf
+    need = floor * n - 1e-9 * n
+    done = 0.0
+    r2 = radius * radius
+    for q in range(n):
+        a = rows[q]
+        xa = x[a]
+        if values[a, n - 1] != values[a, n - 1] or (rule == KNN and k >= n):
+            _exact_row(a, base, extra, ew, sq)
+            if rule == RADIUS:
+                card, ok = _radius_card(a, sq, y, radius, 0.0)
+            else:
+                card, ok = _knn_card(a, sq, y, k, bd, bi, 0.0)
+        else:
+            if rule == KNN:
+                bound = -np.inf
+                for c in range(k + 1):
+                    t = index[a, c]
+                    if t == a:
+                        v = 0.0
+                    else:
+                        g = xa - x[t]
+                        v = values[a, c] + (w * g) * g
+                    if v > bound:
+                        bound = v
+            else:
+                bound = r2
+            limit = bound * (1.0 + 4.0 * SQRT_BAND)
+            size = 0
+            for c in range(n):
+                if values[a, c] > limit:
+                    break
+                t = index[a, c]
+                if t == a:
+                    v = 0.0
+                else:
+                    g = xa - x[t]
+                    v = values[a, c] + (w * g) * g
+                csq[size] = v
+                cidx[size] = t
+                size += 1
+            if rule == RADIUS:
+                inside_below = r2 * (1.0 - SQRT_BAND)
+                total = 0
+                same = 0
+                for c in range(size):
+                    v = csq[c]
+                    if v < inside_below:
+                        hit = True
+                    elif v > r2 * (1.0 + SQRT_BAND):
+                        hit = False
+                    else:
+                        hit = _within(np.sqrt(v), radius)
+                    if hit:
+                        total += 1
+                        if y[cidx[c]] == y[a]:
+                            same += 1
+                card = same / total
+            else:
+                card = _list_knn_card(y[a], csq, cidx, size, y, k, bd, bi)
+        cards[a] = card
+        if early:
+            done += card
+            if card < 1.0 and q > 0:
+                for r in range(q, 0, -1):
+                    rows[r] = rows[r - 1]
+                rows[0] = a
+            if done + (n - q - 1) < need:
+                return BELOW_FLOOR
+    return _in_order(cards) / n

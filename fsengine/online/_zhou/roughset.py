@@ -45,6 +45,7 @@ from fsengine.errors import FSEngineError
 from fsengine.online._cieosfs.selector import refine
 from fsengine.online._codes import ROUGHSET_KNN, ROUGHSET_RADIUS, ZHOU_BELOW_FLOOR
 from fsengine.online._kofsd.neighbours import feature_weights
+from fsengine.parallel import run_chunks
 
 CLASSICAL, FUZZY, K_NEAREST, RADIUS = "classical", "fuzzy", "k-nearest", "radius"
 MODELS = (CLASSICAL, FUZZY, K_NEAREST, RADIUS)
@@ -87,6 +88,23 @@ class Member:
 
 #: Returned by :meth:`DependencyModel.dependency` when the dependency cannot reach the floor.
 BELOW_FLOOR = ZHOU_BELOW_FLOOR
+
+
+def _columnwise(kernel, block: np.ndarray, *args) -> np.ndarray:
+    """``kernel(block, order, *args, lo, hi, out)`` over the columns of ``block``, shared
+    among the kernel threads (:func:`fsengine.parallel.run_chunks`); ``order`` is the
+    stable argsort of each column. Returns ``out`` (b,)."""
+    block = np.ascontiguousarray(block)
+    n, b = block.shape
+    order = np.empty(block.shape, dtype=np.int64)
+    out = np.empty(b)
+
+    def chunk(lo, hi):
+        order[:, lo:hi] = np.argsort(block[:, lo:hi], axis=0, kind="stable")
+        kernel(block, order, *args, lo, hi, out)
+
+    run_chunks(chunk, b, min_chunk=max(1, 20000 // max(n, 1)))
+    return out
 
 
 def _common_prefix(members, selected) -> int:
@@ -257,11 +275,7 @@ class FuzzyModel(DependencyModel):
         self._matrix = np.zeros((len(self.rows), len(self.cols)))  # the empty set's
 
     def singles(self, block, datas=None):
-        block = np.ascontiguousarray(block)
-        order = np.argsort(block, axis=0, kind="stable")
-        out = np.empty(block.shape[1])
-        self._kern.fuzzy_singles(block, order, self.y, out)
-        return out
+        return _columnwise(self._kern.fuzzy_singles, block, self.y)
 
     def _data(self, values):
         interval = abs(values.max() - values.min())
@@ -308,6 +322,10 @@ class _DistanceModel(DependencyModel):
         self._prefix = np.zeros((4, self.n, self.n))
         self._rows = np.arange(self.n)
         self._cards = np.empty(self.n)
+        # S's rows sorted (when S is not empty and has no constant feature), for S + f
+        self._sorted_values = np.empty((self.n, self.n))
+        self._sorted_index = np.empty((self.n, self.n), dtype=np.int64)
+        self._sorted = False
 
     def _data(self, values):
         return float(feature_weights(values[:, None])[0])
@@ -330,7 +348,14 @@ class _DistanceModel(DependencyModel):
         for j in range(keep, len(members)):
             m = members[j]
             add_terms(self._prefix[j + 1], self._prefix[j], m.values, m.data)
+        changed = keep < len(members) or len(members) < len(self.selected)
         self.selected = list(members)
+        if changed:
+            self._sorted = bool(members) and all(math.isfinite(m.data) for m in members)
+            if self._sorted:
+                self._kern.sort_rows(
+                    self._prefix[len(members)], self._sorted_values, self._sorted_index
+                )
 
     def _check(self, members) -> None:
         if len(members) > 1 and not any(math.isfinite(m.data) for m in members):
@@ -375,6 +400,23 @@ class _DistanceModel(DependencyModel):
         self._ready([new])
         if new.data == math.inf and self.selected:
             self._check(self.selected + [new])
+        if self._sorted and math.isfinite(new.data):
+            return float(
+                self._kern.set_dependency_sorted(
+                    self._prefix[len(self.selected)],
+                    self._sorted_values,
+                    self._sorted_index,
+                    new.values,
+                    new.data,
+                    self.y,
+                    self.rule,
+                    self.k,
+                    self.radius,
+                    floor,
+                    self._rows,
+                    self._cards,
+                )
+            )
         return float(
             self._kern.set_dependency(
                 self._prefix[len(self.selected)],
@@ -454,11 +496,8 @@ class KNearestModel(_DistanceModel):
         self.k = k
 
     def singles(self, block, datas=None):
-        block = np.ascontiguousarray(block)
-        order = np.argsort(block, axis=0, kind="stable")
-        out = np.empty(block.shape[1])
-        self._kern.knn_singles(block, order, self._weights(block, datas), self.y, self.k, out)
-        return out
+        weights = self._weights(block, datas)
+        return _columnwise(self._kern.knn_singles, block, weights, self.y, self.k)
 
 
 class RadiusModel(_DistanceModel):
@@ -471,13 +510,8 @@ class RadiusModel(_DistanceModel):
         self.radius = radius
 
     def singles(self, block, datas=None):
-        block = np.ascontiguousarray(block)
-        order = np.argsort(block, axis=0, kind="stable")
-        out = np.empty(block.shape[1])
-        self._kern.radius_singles(
-            block, order, self._weights(block, datas), self.y, self.radius, out
-        )
-        return out
+        weights = self._weights(block, datas)
+        return _columnwise(self._kern.radius_singles, block, weights, self.y, self.radius)
 
 
 def non_signf(model, members, candidates, rng, removable, early=False):
