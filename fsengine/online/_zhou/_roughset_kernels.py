@@ -35,6 +35,7 @@ from numba import njit
 
 from fsengine._compute.jit import kernel
 from fsengine.online._codes import ROUGHSET_KNN, ROUGHSET_RADIUS, ZHOU_BELOW_FLOOR
+from fsengine.online._zhou._zhou_kernels import sum_in_order as _in_order
 
 KNN, RADIUS = ROUGHSET_KNN, ROUGHSET_RADIUS
 #: Returned by :func:`set_dependency` when the dependency cannot reach the floor asked.
@@ -42,17 +43,32 @@ BELOW_FLOOR = ZHOU_BELOW_FLOOR
 
 
 @njit(cache=True, inline="always")
-def _dist(w, a, b):
-    g = a - b
-    return np.sqrt((w * g) * g)
+def _before(da, a, db, b):
+    """(da, a) comes before (db, b) in the stable order, NaN last (private helpers are not
+    shared across packages: K-OFSD's kernels have the same rule)."""
+    if da != da:
+        return db != db and a < b
+    if db != db:
+        return True
+    return da < db or (da == db and a < b)
 
 
 @njit(cache=True)
-def _in_order(cards):
-    total = 0.0
-    for c in cards:
-        total += c
-    return total
+def _sort_ints(buf, k):
+    """Insertion sort of buf[:k] (a batch of sample indices; short)."""
+    for a in range(1, k):
+        v = buf[a]
+        c = a - 1
+        while c >= 0 and buf[c] > v:
+            buf[c + 1] = buf[c]
+            c -= 1
+        buf[c + 1] = v
+
+
+@njit(cache=True, inline="always")
+def _dist(w, a, b):
+    g = a - b
+    return np.sqrt((w * g) * g)
 
 
 # ------------------------------------------------------------------ one feature
@@ -92,17 +108,6 @@ def fuzzy_singles(block, order, y, lo, hi, out):
         for q in range(n):
             cards[order[q, f]] = 1.0 - (1.0 - low[q] / interval)
         out[f] = _in_order(cards) / n
-
-
-@njit(cache=True)
-def _sort_ints(buf, k):
-    for a in range(1, k):
-        v = buf[a]
-        c = a - 1
-        while c >= 0 and buf[c] > v:
-            buf[c + 1] = buf[c]
-            c -= 1
-        buf[c + 1] = v
 
 
 @njit(cache=True)
@@ -237,16 +242,6 @@ def radius_singles(block, order, weights, y, radius, lo, hi, out):
 SQRT_BAND = 1e-14
 
 
-@njit(cache=True, inline="always")
-def _before(da, a, db, b):
-    """(da, a) comes before (db, b) in the stable order, NaN distances last."""
-    if da != da:
-        return db != db and a < b
-    if db != db:
-        return True
-    return da < db or (da == db and a < b)
-
-
 @njit(cache=True)
 def _smallest(sq, m, bd, bi):
     """The m smallest of ``sq`` by (value, index), NaN last, into bd/bi (sorted)."""
@@ -347,6 +342,19 @@ def _radius_card(a, sq, y, radius, err):
     return same / total, True
 
 
+@njit(cache=True, inline="always")
+def _settle(q, a, card, rows, done, need):
+    """After row q (sample a) of a dependency with a floor: the running total, the row
+    moved to the front when its card is below 1, and whether the floor is out of reach."""
+    n = rows.shape[0]
+    done += card
+    if card < 1.0 and q > 0:
+        for r in range(q, 0, -1):
+            rows[r] = rows[r - 1]
+        rows[0] = a
+    return done, done + (n - q - 1) < need
+
+
 @njit(cache=True)
 def _exact_row(a, base, extra, extra_w, sq):
     """sq = row a of ``base`` plus the terms of the columns ``extra``, added in order."""
@@ -404,12 +412,8 @@ def _rows_dependency(
                 card, ok = _knn_card(a, sq, y, k, bd, bi, 0.0)
         cards[a] = card
         if early:
-            done += card
-            if card < 1.0 and q > 0:
-                for r in range(q, 0, -1):
-                    rows[r] = rows[r - 1]
-                rows[0] = a
-            if done + (n - q - 1) < need:
+            done, out_of_reach = _settle(q, a, card, rows, done, need)
+            if out_of_reach:
                 return BELOW_FLOOR
     return _in_order(cards) / n
 
@@ -619,11 +623,7 @@ def set_dependency_sorted(base, values, index, x, w, y, rule, k, radius, floor, 
                 card = _list_knn_card(y[a], csq, cidx, size, y, k, bd, bi)
         cards[a] = card
         if early:
-            done += card
-            if card < 1.0 and q > 0:
-                for r in range(q, 0, -1):
-                    rows[r] = rows[r - 1]
-                rows[0] = a
-            if done + (n - q - 1) < need:
+            done, out_of_reach = _settle(q, a, card, rows, done, need)
+            if out_of_reach:
                 return BELOW_FLOOR
     return _in_order(cards) / n
