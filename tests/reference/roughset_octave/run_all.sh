@@ -81,7 +81,7 @@ for s in $SETS; do
   for m in $METHODS; do
     rm -f "$OUT/${s}_${m}_"*.csv
     if ! oct "run_one('$m','$s','$DATA','$OUT','$TMP/src','$TIMES',$SEED)"; then
-      echo "$s $m: FAILED: $WHY"; status=1; echo "$s $m  FAILED: $WHY" >> "$TIMES"
+      echo "$s $m: FAILED: $WHY"; status=1; echo "$s $m rand('state',$SEED)  FAILED: $WHY" >> "$TIMES"
       rm -f "$OUT/${s}_${m}_selected.csv"
       if [ "$TRACE" = 1 ]; then  # the traced copy shows where it stopped
         oct "run_trace('$m','$s','$DATA','$OUT','$TMP/trace',$SEED)" || true
