@@ -51,6 +51,8 @@ METHODS = (
     "ofs-a3m",
     "ofs-density",
     "rhofs",
+    "sfsf",
+    "osfs-et",
     "fisher",
     "s2n",
     "relieff",

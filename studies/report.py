@@ -44,6 +44,8 @@ ONLINE = PAPER_ONLINE + [
     "ofs-a3m",
     "ofs-density",
     "rhofs",
+    "sfsf",
+    "osfs-et",
     "grafting",
 ]
 

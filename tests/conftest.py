@@ -29,6 +29,8 @@ REFERENCE = ROOT / "tests" / "reference" / "kofsd_octave"
 LOFS_REFERENCE = ROOT / "tests" / "reference" / "lofs_octave"
 ZHOU_REFERENCE = ROOT / "tests" / "reference" / "zhou_octave"
 RHOFS_REFERENCE = ROOT / "tests" / "reference" / "rhofs_octave"
+#: SFSF and OSFS-ET (doodzhou/OSFS) run in Octave.
+ROUGHSET_REFERENCE = ROOT / "tests" / "reference" / "roughset_octave"
 #: GLIOMA as the references read it (tests/reference/datasets/README.md).
 GLIOMA = ROOT / "tests" / "reference" / "datasets" / "GLIOMA.parquet"
 SAMPLE = ROOT / "sample_data" / "SRBCT.parquet"

@@ -4,9 +4,9 @@ The interface every selector implements, the stream loop and the events are in
 ``_stream``; integer codes the kernels share in ``_codes``; per-column statistics that
 several families use in ``_columns``. Each family is a private subpackage with its
 selectors and their compiled kernels: ``_kofsd`` (K-OFSD), ``_lofs`` (Alpha-investing,
-OSFS, Fast-OSFS, SAOLA, group SAOLA), ``_zhou`` (OFS-A3M, OFS-Density, RHOFS),
-``_ofsfpd`` (OFS-FPD), ``_cieosfs`` (CIE-OSFS) and ``_grafting`` (Grafting). A selector
-is registered once, in :data:`SELECTORS`.
+OSFS, Fast-OSFS, SAOLA, group SAOLA), ``_zhou`` (OFS-A3M, OFS-Density, RHOFS, SFSF,
+OSFS-ET), ``_ofsfpd`` (OFS-FPD), ``_cieosfs`` (CIE-OSFS) and ``_grafting`` (Grafting).
+A selector is registered once, in :data:`SELECTORS`.
 """
 
 from fsengine.online._cieosfs import CIEOSFS, CIEOSFSEvent
@@ -52,11 +52,15 @@ from fsengine.online._stream import (
 )
 from fsengine.online._zhou import (
     OFSA3M,
+    OSFSET,
     RHOFS,
+    SFSF,
     OFSA3MEvent,
     OFSDensity,
     OFSDensityEvent,
+    OSFSETEvent,
     RHOFSEvent,
+    SFSFEvent,
 )
 
 #: The online selectors, in the order the front ends list them: the one place a selector
@@ -73,6 +77,8 @@ SELECTORS = (
     OFSA3M,
     OFSDensity,
     RHOFS,
+    SFSF,
+    OSFSET,
     Grafting,
 )
 
@@ -84,6 +90,10 @@ __all__ = [
     "OFSDensityEvent",
     "RHOFS",
     "RHOFSEvent",
+    "SFSF",
+    "SFSFEvent",
+    "OSFSET",
+    "OSFSETEvent",
     "Grafting",
     "GraftingEvent",
     "FastOSFS",

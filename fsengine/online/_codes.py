@@ -19,3 +19,7 @@ ZHOU_GAP, ZHOU_DENSITY = 0, 1
 #: Returned by ``set_dependency`` when the dependency cannot reach the floor asked, and by
 #: ``column_dependency`` when it is certainly above the threshold asked.
 ZHOU_BELOW_FLOOR, ZHOU_ABOVE_THRESHOLD = -1.0, 2.0
+
+#: SFSF's and OSFS-ET's distance rules (``_roughset_kernels``): the first K samples, or the
+#: samples within a radius.
+ROUGHSET_KNN, ROUGHSET_RADIUS = 0, 1

@@ -47,6 +47,8 @@ def test_each_online_selectors_sweepable_parameters_are_its_numbers():
         "ofs-a3m": ["rand_state"],
         "ofs-density": ["rand_state", "tolerance"],
         "rhofs": ["rand_state"],
+        "sfsf": ["k", "radius", "bins", "rand_state"],
+        "osfs-et": ["k", "width", "increase", "rand_state"],
         "grafting": ["lam", "tol"],
     }
     for name, names in expected.items():
