@@ -5,11 +5,12 @@ The interface every selector implements, the stream loop and the events are in
 several families use in ``_columns``. Each family is a private subpackage with its
 selectors and their compiled kernels: ``_kofsd`` (K-OFSD), ``_lofs`` (Alpha-investing,
 OSFS, Fast-OSFS, SAOLA, group SAOLA), ``_zhou`` (OFS-A3M, OFS-Density, RHOFS),
-``_ofsfpd`` (OFS-FPD) and ``_cieosfs`` (CIE-OSFS). A selector is registered once, in
-:data:`SELECTORS`.
+``_ofsfpd`` (OFS-FPD), ``_cieosfs`` (CIE-OSFS) and ``_infotheo`` (SFS-FI, OSSFS-DD). A
+selector is registered once, in :data:`SELECTORS`.
 """
 
 from fsengine.online._cieosfs import CIEOSFS, CIEOSFSEvent
+from fsengine.online._infotheo import OSSFSDD, SFSFI, OSSFSDDEvent, SFSFIEvent
 from fsengine.online._kofsd import (
     ACTION_CODES,
     CARD_NAMES,
@@ -72,6 +73,8 @@ SELECTORS = (
     OFSA3M,
     OFSDensity,
     RHOFS,
+    SFSFI,
+    OSSFSDD,
 )
 
 __all__ = [
@@ -82,6 +85,10 @@ __all__ = [
     "OFSDensityEvent",
     "RHOFS",
     "RHOFSEvent",
+    "SFSFI",
+    "SFSFIEvent",
+    "OSSFSDD",
+    "OSSFSDDEvent",
     "FastOSFS",
     "OSFS",
     "OSFSEvent",
