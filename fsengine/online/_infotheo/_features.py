@@ -85,21 +85,25 @@ class Condition:
 
 class Store:
     """Features' states as the columns of one Fortran-ordered matrix, in order, with room
-    to grow: what the kernels read."""
+    to grow (what the kernels read), and one number per feature (``value``: a member's SU
+    with the class, an arrived feature's entropy)."""
 
     def __init__(self, n: int, capacity: int = 64):
         self._states = np.empty((n, capacity), dtype=np.int64, order="F")
         self._n_states = np.empty(capacity, dtype=np.int64)
+        self._value = np.empty(capacity)
         self.size = 0
 
-    def append(self, states: np.ndarray, n_states: int) -> None:
+    def append(self, states: np.ndarray, n_states: int, value: float = np.nan) -> None:
         if self.size == self._states.shape[1]:
             grown = np.empty((self._states.shape[0], 2 * self.size), dtype=np.int64, order="F")
             grown[:, : self.size] = self._states
             self._states = grown
             self._n_states = np.concatenate([self._n_states, np.empty(self.size, np.int64)])
+            self._value = np.concatenate([self._value, np.empty(self.size)])
         self._states[:, self.size] = states
         self._n_states[self.size] = n_states
+        self._value[self.size] = value
         self.size += 1
 
     def keep(self, mask) -> None:
@@ -108,6 +112,7 @@ class Store:
         m = len(keep)
         self._states[:, :m] = self._states[:, keep]
         self._n_states[:m] = self._n_states[keep]
+        self._value[:m] = self._value[keep]
         self.size = m
 
     @property
@@ -117,6 +122,10 @@ class Store:
     @property
     def n_states(self) -> np.ndarray:
         return self._n_states[: self.size]
+
+    @property
+    def value(self) -> np.ndarray:
+        return self._value[: self.size]
 
     def column(self, j: int) -> np.ndarray:
         return self._states[:, j]

@@ -135,8 +135,8 @@ class SFSFI(StreamingSelector):
         self._gamma = self._params["gamma"]
         self._members: list[_Member] = []
         self._member_states = Store(len(self.y))
-        self._arrived = Store(len(self.y))  # every feature, by arrival (the code's X(:, j))
-        self._arrived_entropy: list[float] = []
+        # every feature by arrival (the code's X(:, j)), with its entropy H(X_j)
+        self._arrived = Store(len(self.y))
 
     # -------------------------------------------------------------- stream
     def _step_block(self, block, names, columns) -> list[SFSFIEvent]:
@@ -153,8 +153,7 @@ class SFSFI(StreamingSelector):
             position = self.n_seen
             self.n_seen += 1
             states = measured.states[:, j]
-            self._arrived.append(states, int(measured.n_states[j]))
-            self._arrived_entropy.append(float(measured.entropy[j]))
+            self._arrived.append(states, int(measured.n_states[j]), float(measured.entropy[j]))
             info = self._decide(
                 _Member(names[j], columns[j], position, float(measured.su[j])),
                 states,
@@ -162,7 +161,8 @@ class SFSFI(StreamingSelector):
                 float(measured.entropy[j]),
             )
             if events:
-                su = [m.su for m in self._members]
+                self._publish()
+                su = self._member_states.value
                 out.append(
                     SFSFIEvent(
                         position,
@@ -172,15 +172,16 @@ class SFSFI(StreamingSelector):
                         info.pop("action"),
                         self._selected_names,
                         self._selected_columns,
-                        float(np.mean(su)) if su else math.nan,
+                        float(np.mean(su)) if len(su) else math.nan,
                         **info,
                     )
                 )
+        self._publish()  # without events, once a block: S can hold thousands of features
         return out
 
     def _add(self, member: _Member, states, n_states) -> None:
         self._members.append(member)
-        self._member_states.append(states, n_states)
+        self._member_states.append(states, n_states, member.su)
 
     def _publish(self) -> None:
         self._set_selected([m.name for m in self._members], [m.column for m in self._members])
@@ -191,13 +192,12 @@ class SFSFI(StreamingSelector):
             return {"action": IRRELEVANT}
         if not self._members:
             self._add(new, states, n_states)
-            self._publish()
             return {"action": FIRST}
         # interaction gain: (1/|S|) sum (I(s; Y | f) - SU(s)), term by term in arrival order
         cmi = conditional_mi(self._member_states, Condition(states, self._labels), self._labels)
         terms = np.empty(2 * len(cmi))
         terms[0::2] = cmi
-        terms[1::2] = [-m.su for m in self._members]
+        terms[1::2] = -self._member_states.value
         gain = float(np.cumsum(terms)[-1]) / len(cmi)  # cumsum adds one term after another
         info: dict = {"interaction_gain": gain}
         if gain >= self._gamma:
@@ -208,7 +208,6 @@ class SFSFI(StreamingSelector):
             info.update(self._redundancy(new, states, n_states, entropy))
         else:
             info["action"] = NEGATIVE
-        self._publish()
         return info
 
     def _redundancy(self, new: _Member, states, n_states: int, entropy: float) -> dict:
@@ -228,7 +227,7 @@ class SFSFI(StreamingSelector):
                 entropy,
                 self._arrived.column(j),
                 int(self._arrived.n_states[j]),
-                self._arrived_entropy[j],
+                float(self._arrived.value[j]),
             )
             if m.su > dep and su > dep:
                 keep[-1] = False
