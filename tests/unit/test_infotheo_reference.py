@@ -287,6 +287,37 @@ def definition_sfs_fi(X, y, gamma=0.01):
     return [k - 1 for k in range(1, p + 1) if mode[k]]
 
 
+def definition_sfs_fi_paper(X, y, gamma=0.01):
+    """The printed Algorithm 1 (eq. 3 a sum; MI throughout; the test against each member with
+    >=), started as the code starts: while S is empty a feature with I(f; D) > 0 joins."""
+    cols = [X[:, j].tolist() for j in range(X.shape[1])]
+    y = y.tolist()
+    S, dep = [], {}
+    for i in range(len(cols)):
+        d = Dense.mi(cols[i], y)
+        if not S:
+            if d > 0:
+                S, dep[i] = [i], d
+            continue
+        val = 0.0
+        for s in S:
+            val = val + Dense.cmi(cols[s], y, cols[i]) - dep[s]
+        if val >= gamma:
+            S, dep[i] = S + [i], d
+        elif val > 0:
+            dropped = False
+            for s in list(S):
+                both = Dense.mi(cols[i], cols[s])
+                if dep[s] > d and both >= d:
+                    dropped = True
+                    break
+                if d > dep[s] and both >= dep[s]:
+                    S.remove(s)
+            if not dropped:
+                S, dep[i] = S + [i], d
+    return S
+
+
 def definition_ossfs_dd(X, y, sig1=1.0, sig2=2.0, pool_size=100):
     """``OSFS_DD_mi2.m`` line by line (1-based indices kept)."""
     cols = [X[:, j].tolist() for j in range(X.shape[1])]
@@ -379,6 +410,46 @@ def test_sfs_fi_equals_the_definition(data, gamma):
     assert selected == expected
     names = [str(j) for j in range(X.shape[1])]
     assert list(stream_selection(SFSFI(gamma=gamma).start(y), X, names).columns) == expected
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=tie_heavy(), gamma=st.sampled_from([0.0, 0.01, 0.2, 1.0]))
+def test_sfs_fi_paper_variant_equals_the_printed_algorithm(data, gamma):
+    X, y = data
+    expected = definition_sfs_fi_paper(X, y, gamma)
+    assert run(SFSFI, X, y, gamma=gamma, variant="paper")[0] == expected
+
+
+def test_an_exact_copy_has_a_negative_interaction_gain():
+    """IG of a copy of the only member: I(f; Y | f) - score(f) = 0 - score(f)."""
+    X, y = load("ds7")
+    copy = np.column_stack([X[:, 0], X[:, 0]])
+    for variant in ("reference", "paper"):
+        selected, events = run(SFSFI, copy, y, variant=variant)
+        assert selected == [0] and events[1].action == "negative"
+        assert events[1].interaction_gain == -events[0].score
+
+
+def test_xor_partners_pass_the_paper_but_not_the_code():
+    """The paper's motivating case: y = a XOR b, each independent of y (I = 0 exactly).
+    The printed IG selects both after a relevant r (I(a; Y | b) = 1 bit); the code skips
+    both at its SU = 0 filter."""
+    a = np.array([0, 0, 1, 1, 0, 0, 1, 1.0])
+    b = np.array([0, 1, 0, 1, 0, 1, 0, 1.0])
+    y = (a + b) % 2
+    r = y.copy()
+    r[4] = 1  # agrees with y on 7 of 8 samples
+    X = np.column_stack([r, a, b])
+    i_r = 3 / 8 + 1 / 2 * math.log2(8 / 5) + 1 / 8 * math.log2(2 / 5)  # by hand
+    assert mt.mutual_information(r, y) == pytest.approx(i_r, abs=1e-15)
+    assert mt.mutual_information(a, y) == mt.mutual_information(b, y) == 0
+    assert mt.conditional_mutual_information(a, y, b) == 1
+    selected, events = run(SFSFI, X, y.astype(int), variant="paper")
+    assert selected == [0, 1, 2] and [e.action for e in events] == ["first", "strong", "strong"]
+    gain_r = mt.conditional_mutual_information(r, y, b) - i_r
+    assert events[2].interaction_gain == pytest.approx(gain_r + 1, abs=1e-14)
+    selected, events = run(SFSFI, X, y.astype(int))
+    assert selected == [0] and [e.action for e in events] == ["first", "irrelevant", "irrelevant"]
 
 
 @settings(max_examples=150, deadline=None)

@@ -157,3 +157,12 @@ def pair_su(a: np.ndarray, ka: int, ha: float, b: np.ndarray, kb: int, hb: float
             np.ascontiguousarray(a), int(ka), np.ascontiguousarray(b), int(kb), ha, hb
         )
     )
+
+
+def pair_mi(a: np.ndarray, ka: int, b: np.ndarray, kb: int) -> float:
+    """``I(A; B)`` (``mi/mi.m`` with A first) from the states."""
+    return float(
+        _kernels().pair_mutual_information(
+            np.ascontiguousarray(a), int(ka), np.ascontiguousarray(b), int(kb)
+        )
+    )

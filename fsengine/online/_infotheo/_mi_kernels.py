@@ -182,6 +182,20 @@ def pair_symmetric_uncertainty(sa, ka, sb, kb, ha, hb):
     return score / total
 
 
+@kernel("f8(i8[::1], i8, i8[::1], i8)", nogil=True)
+def pair_mutual_information(sa, ka, sb, kb):
+    """``I(A; B)`` (``mi/mi.m`` with A first) in bits."""
+    n = sa.shape[0]
+    keys = np.empty(n, dtype=np.int64)
+    uniq = np.empty(n, dtype=np.int64)
+    counts = np.empty(n, dtype=np.int64)
+    ux = np.empty(n, dtype=np.int64)
+    cx = np.empty(n, dtype=np.int64)
+    uy = np.empty(n, dtype=np.int64)
+    cy = np.empty(n, dtype=np.int64)
+    return _mutual_information(sa, ka, sb, kb, keys, uniq, counts, ux, cx, uy, cy)
+
+
 @njit(cache=True)
 def _group(keys, order, starts):
     """Samples grouped by ``keys`` ascending, by index within a group (a stable sort):

@@ -18,6 +18,14 @@ For each arriving feature f (the code's Algorithm 1):
   the stream** (the code's ``X(:, j)``, whatever it is), ``su = SU(f, X_j)``:
   if ``SU(m) > dep`` and ``su > dep``, f is dropped and the stage ends; if ``dep > SU(m)``
   and ``su > SU(m)``, m is dropped.
+
+``variant="paper"`` runs the printed Algorithm 1 instead: the relevance ``dep = I(f; Y)``
+(mutual information, bits); ``IG = sum_{s in S} [I(s; Y | f) - I(s; Y)]`` (eq. 3 by
+Theorem 4, a sum); no step skips a feature before IG; in the weak branch each member s of S
+(before f joins) is compared with f itself: ``I(s; Y) > dep`` and ``I(f; s) >= dep`` drop f,
+``dep > I(s; Y)`` and ``I(f; s) >= I(s; Y)`` drop s. The printed IG is not defined for an
+empty S; the one rule taken from the code: while S is empty, a feature with ``dep > 0``
+starts it (else it is skipped).
 """
 
 from __future__ import annotations
@@ -34,10 +42,11 @@ from fsengine.online._infotheo._features import (
     Measured,
     Store,
     conditional_mi,
+    pair_mi,
     pair_su,
 )
 from fsengine.online._stream import Selection, StreamEvent, StreamingSelector
-from fsengine.spec import ONLINE, MethodSpec, Real
+from fsengine.spec import ONLINE, Choice, MethodSpec, Real
 
 IRRELEVANT, FIRST, STRONG, WEAK, REDUNDANT, NEGATIVE = (
     "irrelevant",
@@ -55,9 +64,10 @@ ACTION_CODES = {IRRELEVANT: 0, FIRST: 1, STRONG: 2, WEAK: 3, REDUNDANT: 3, NEGAT
 class SFSFIEvent(StreamEvent):
     """One SFS-FI step (``OFSS_FI_mi.m``, loop body).
 
-    ``score`` is SU(f, class). ``interaction_gain`` is IG (NaN when not computed: a skipped
-    or first feature). ``removed`` are the members the redundancy stage dropped;
-    ``dropped_at`` the comparison (1-based j) that dropped the feature itself, 0 if none.
+    ``score`` is SU(f, class) (``variant="paper"``: I(f; class)). ``interaction_gain`` is
+    IG (NaN when not computed: a skipped or first feature). ``removed`` are the members the
+    redundancy stage dropped; ``dropped_at`` the comparison (1-based j) that dropped the
+    feature itself, 0 if none.
     """
 
     interaction_gain: float = math.nan
@@ -66,13 +76,13 @@ class SFSFIEvent(StreamEvent):
 
 
 class _Member:
-    __slots__ = ("name", "column", "position", "su")
+    __slots__ = ("name", "column", "position", "score")
 
-    def __init__(self, name, column, position, su):
+    def __init__(self, name, column, position, score):
         self.name = name
         self.column = column
         self.position = position
-        self.su = su
+        self.score = score  # SU(f, Y); variant paper: I(f; Y)
 
 
 class SFSFI(StreamingSelector):
@@ -83,6 +93,8 @@ class SFSFI(StreamingSelector):
     gamma : float, default 0.01
         Threshold of the interaction gain: at or above it a feature is selected at once,
         between 0 and it the redundancy stage decides.
+    variant : {"reference", "paper"}, default "reference"
+        The authors' code, or the printed Algorithm 1 (with the code's start).
 
     Notes
     -----
@@ -103,9 +115,9 @@ class SFSFI(StreamingSelector):
         kind=ONLINE,
         citation="Zhou, Li, Zhao, Wu. Feature Interaction for Streaming Feature Selection. "
         "IEEE TNNLS 32(10), 2021 (code: doodzhou/OSFS, OFSS_FI_mi.m)",
-        score="symmetric uncertainty SU(f, class) = 2 I / (H(f) + H(class)), MIToolbox's "
-        "states floor(x)",
-        set_score="mean SU of the selected set with the class",
+        score="symmetric uncertainty SU(f, class) = 2 I / (H(f) + H(class)) (variant paper: "
+        "mutual information I(f; class), bits), on MIToolbox's states floor(x)",
+        set_score="mean score of the selected set",
         parameters={
             "gamma": Real(
                 0.01,
@@ -115,7 +127,19 @@ class SFSFI(StreamingSelector):
                 source="paper section V-B/C: gamma = 0.01 in the experiments (0.01-0.09 studied)",
                 low=0.0,
                 high=1.0,
-            )
+            ),
+            "variant": Choice(
+                "reference",
+                "which SFS-FI to run",
+                label="Variant",
+                source="the authors' code (OFSS_FI_mi.m) / Algorithm 1",
+                choices={
+                    "reference": "the authors' published code (default)",
+                    "paper": "the printed Algorithm 1: IG a sum of I(s; class | f) - "
+                    "I(s; class), mutual information throughout, the redundancy test "
+                    "against each member with >= (S started as in the code)",
+                },
+            ),
         },
         actions={
             IRRELEVANT: "SU with the class is 0: skipped",
@@ -133,6 +157,7 @@ class SFSFI(StreamingSelector):
     def _start(self) -> None:
         self._labels = Labels(self.y)
         self._gamma = self._params["gamma"]
+        self._paper = self._params["variant"] == "paper"
         self._members: list[_Member] = []
         self._member_states = Store(len(self.y))
         # every feature by arrival (the code's X(:, j)), with its entropy H(X_j)
@@ -153,13 +178,15 @@ class SFSFI(StreamingSelector):
             position = self.n_seen
             self.n_seen += 1
             states = measured.states[:, j]
-            self._arrived.append(states, int(measured.n_states[j]), float(measured.entropy[j]))
-            info = self._decide(
-                _Member(names[j], columns[j], position, float(measured.su[j])),
-                states,
-                int(measured.n_states[j]),
-                float(measured.entropy[j]),
-            )
+            score = float(measured.mi[j] if self._paper else measured.su[j])
+            member = _Member(names[j], columns[j], position, score)
+            if self._paper:
+                info = self._decide_paper(member, states, int(measured.n_states[j]))
+            else:
+                self._arrived.append(states, int(measured.n_states[j]), float(measured.entropy[j]))
+                info = self._decide(
+                    member, states, int(measured.n_states[j]), float(measured.entropy[j])
+                )
             if events:
                 self._publish()
                 su = self._member_states.value
@@ -168,7 +195,7 @@ class SFSFI(StreamingSelector):
                         position,
                         names[j],
                         columns[j],
-                        float(measured.su[j]),
+                        score,
                         info.pop("action"),
                         self._selected_names,
                         self._selected_columns,
@@ -181,13 +208,13 @@ class SFSFI(StreamingSelector):
 
     def _add(self, member: _Member, states, n_states) -> None:
         self._members.append(member)
-        self._member_states.append(states, n_states, member.su)
+        self._member_states.append(states, n_states, member.score)
 
     def _publish(self) -> None:
         self._set_selected([m.name for m in self._members], [m.column for m in self._members])
 
     def _decide(self, new: _Member, states, n_states: int, entropy: float) -> dict:
-        dep = new.su
+        dep = new.score
         if dep == 0:
             return {"action": IRRELEVANT}
         if not self._members:
@@ -210,10 +237,50 @@ class SFSFI(StreamingSelector):
             info["action"] = NEGATIVE
         return info
 
+    def _decide_paper(self, new: _Member, states, n_states: int) -> dict:
+        """Algorithm 1 as printed (``dep`` = I(f; Y)), S started by the code's rule."""
+        dep = new.score
+        if not self._members:
+            if dep > 0:
+                self._add(new, states, n_states)
+                return {"action": FIRST}
+            return {"action": IRRELEVANT}
+        cmi = conditional_mi(self._member_states, Condition(states, self._labels), self._labels)
+        terms = np.empty(2 * len(cmi))
+        terms[0::2] = cmi
+        terms[1::2] = -self._member_states.value
+        gain = float(np.cumsum(terms)[-1])  # eq. 3: a sum
+        info: dict = {"interaction_gain": gain}
+        if gain >= self._gamma:
+            self._add(new, states, n_states)
+            info["action"] = STRONG
+        elif gain <= 0:
+            info["action"] = NEGATIVE
+        else:
+            keep = [True] * len(self._members)
+            removed: list[str] = []
+            info["action"] = WEAK
+            for j, m in enumerate(self._members):
+                both = pair_mi(states, n_states, self._member_states.column(j),
+                               int(self._member_states.n_states[j]))  # fmt: skip
+                if m.score > dep and both >= dep:
+                    info.update(action=REDUNDANT, dropped_at=j + 1)
+                    break
+                if dep > m.score and both >= m.score:
+                    keep[j] = False
+                    removed.append(m.name)
+            if not all(keep):
+                self._members = [m for m, k in zip(self._members, keep) if k]
+                self._member_states.keep(keep)
+            if info["action"] == WEAK:
+                self._add(new, states, n_states)
+            info["removed"] = tuple(removed)
+        return info
+
     def _redundancy(self, new: _Member, states, n_states: int, entropy: float) -> dict:
         """The weak branch's loop over j = 1 .. |S| - 1 (S with the new feature last, as it
         was before the loop: a member dropped on the way keeps its place)."""
-        dep = new.su
+        dep = new.score
         members = self._members
         keep = [True] * len(members)
         removed: list[str] = []
@@ -229,11 +296,11 @@ class SFSFI(StreamingSelector):
                 int(self._arrived.n_states[j]),
                 float(self._arrived.value[j]),
             )
-            if m.su > dep and su > dep:
+            if m.score > dep and su > dep:
                 keep[-1] = False
                 info = {"action": REDUNDANT, "dropped_at": j + 1}
                 break
-            if dep > m.su and su > m.su:
+            if dep > m.score and su > m.score:
                 keep[j] = False
                 removed.append(m.name)
         if not all(keep):
@@ -244,11 +311,11 @@ class SFSFI(StreamingSelector):
 
     def finish(self) -> Selection:
         """S in arrival order (the code returns ``find(Mode == 1)``); scores are SU(f,
-        class)."""
+        class) (``variant="paper"``: I(f; class))."""
         return Selection(
             self.method,
             tuple(m.name for m in self._members),
             tuple(m.column for m in self._members),
-            tuple(m.su for m in self._members),
+            tuple(m.score for m in self._members),
             "stream order",
         )
