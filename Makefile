@@ -134,6 +134,7 @@ bench: $(VENV)/.bench-installed test-deps kernels bytecode browser
 	$(PY) benchmarks/bench_osfs.py
 	$(PY) benchmarks/bench_alpha_saola.py
 	$(PY) benchmarks/bench_zhou_rhofs.py
+	$(PY) benchmarks/bench_infotheo.py
 	$(PY) benchmarks/bench_rankers.py
 	$(PY) benchmarks/bench_memory.py
 	$(PY) benchmarks/bench_formats.py
