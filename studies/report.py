@@ -37,7 +37,16 @@ BEGIN, END = "<!-- study:begin -->", "<!-- study:end -->"
 RANKERS = ["kofsd", "fisher", "s2n", "pcc", "relieff", "mi"]
 EXTRA_RANKERS = ["hellinger", "d-fisher", "d-s2n", "d-pcc", "d-mi"]
 PAPER_ONLINE = ["kofsd", "alpha-investing", "osfs", "fast-osfs", "saola"]
-ONLINE = PAPER_ONLINE + ["group-saola", "cie-osfs", "ofs-fpd", "ofs-a3m", "ofs-density", "rhofs"]
+ONLINE = PAPER_ONLINE + [
+    "group-saola",
+    "cie-osfs",
+    "ofs-fpd",
+    "ofs-a3m",
+    "ofs-density",
+    "rhofs",
+    "sfs-fi",
+    "ossfs-dd",
+]
 
 # Zhou et al. 2017 (K-OFSD), Tables 3, 4 (K-OFSD and the rankers), 6-9 (the online methods):
 # the two of its seven data sets that the project has.

@@ -61,8 +61,10 @@ def test_every_online_selector_can_be_chosen_and_kofsd_k_stays_the_default():
         "OFS-A3M",
         "OFS-Density",
         "RHOFS",
+        "SFS-FI",
+        "OSSFS-DD",
     ]
-    assert len(ONLINE_METHODS) == 11
+    assert len(ONLINE_METHODS) == 13
     assert at.selectbox(key="sweep_over_kofsd").value == "k"
     assert at.slider(key="sweep_ks").value == (1, SAMPLE_K)
     # the swept K is not also offered among K-OFSD's other settings

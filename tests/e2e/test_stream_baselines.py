@@ -32,6 +32,8 @@ BASELINES = [
     "ofs-a3m",
     "ofs-density",
     "rhofs",
+    "sfs-fi",
+    "ossfs-dd",
 ]
 
 

@@ -46,6 +46,8 @@ def test_each_online_selectors_sweepable_parameters_are_its_numbers():
         "ofs-a3m": ["rand_state"],
         "ofs-density": ["rand_state"],
         "rhofs": ["rand_state"],
+        "sfs-fi": ["gamma"],
+        "ossfs-dd": ["k1", "k2", "pool_size"],
     }
     for name, names in expected.items():
         assert list(sweepable_parameters(_spec(name))) == names, name
