@@ -181,10 +181,10 @@ def test_kernels_equal_the_octave_equivalent(name):
 @st.composite
 def columns(draw):
     """Small data with MIToolbox's awkward cases: negative and fractional values, wide
-    ranges (sorted paths), constants, copies, few samples."""
+    ranges (sorted paths), the ends of the int range, constants, copies, few samples."""
     n = draw(st.integers(2, 40))
     p = draw(st.integers(1, 6))
-    kind = draw(st.sampled_from(["levels", "normal", "wide", "fraction"]))
+    kind = draw(st.sampled_from(["levels", "normal", "wide", "fraction", "extreme"]))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     if kind == "levels":
         X = rng.integers(0, draw(st.integers(1, 5)), (n, p)).astype(float)
@@ -192,8 +192,10 @@ def columns(draw):
         X = rng.standard_normal((n, p)) * draw(st.sampled_from([0.5, 2.0, 30.0]))
     elif kind == "wide":
         X = rng.integers(-(10**6), 10**6, (n, p)).astype(float)
-    else:
+    elif kind == "fraction":
         X = rng.random((n, p)) * 1.5
+    else:  # both ends of MIToolbox's int range: a pair's joint index would not fit 64 bits
+        X = rng.choice([-(2.0**31), -(2.0**31) + 1, 0.0, 2.0**31 - 1], (n, p))
     for j in range(p):
         pick = draw(st.sampled_from(["plain", "plain", "constant", "copy"]))
         if pick == "constant":

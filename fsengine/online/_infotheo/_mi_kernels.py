@@ -29,6 +29,8 @@ from fsengine._compute.jit import kernel
 
 #: A dense table of counts is used when it has at most this many cells per sample.
 DENSE_CELLS_PER_SAMPLE = 4
+#: Joint-state keys stay below this (int64); beyond, the occupied states are ranked first.
+MAX_KEY = 2**62
 
 
 @njit(cache=True)
@@ -92,6 +94,20 @@ def _entropy(s, k, uniq, counts):
 
 
 @njit(cache=True)
+def _rank_of(values, m, v):
+    """The position of ``v`` among the ``m`` ascending ``values`` (binary search)."""
+    lo = 0
+    hi = m
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if values[mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True)
 def _count_of(values, counts, m, v):
     """The count of ``v`` among the ``m`` ascending ``values`` (binary search)."""
     lo = 0
@@ -110,11 +126,23 @@ def _mutual_information(sx, kx, sy, ky, keys, uniq, counts, ux, cx, uy, cy):
     """I(X; Y) in bits: joint index ``stateY * kx + stateX`` ascending."""
     n = sx.shape[0]
     nf = float(n)
+    mx = _runs(sx, kx, ux, cx)
+    my = _runs(sy, ky, uy, cy)
+    if ky > MAX_KEY // kx:
+        # kx * ky would overflow: the occupied states' ranks keep the order of the cells
+        for i in range(n):
+            keys[i] = _rank_of(uy, my, sy[i]) * mx + _rank_of(ux, mx, sx[i])
+        m = _runs(keys, mx * my, uniq, counts)
+        total = 0.0
+        for r in range(m):
+            joint = counts[r] / nf
+            px = cx[uniq[r] % mx] / nf
+            py = cy[uniq[r] // mx] / nf
+            total += joint * math.log(joint / px / py)
+        return total / math.log(2.0)
     for i in range(n):
         keys[i] = sy[i] * kx + sx[i]
     m = _runs(keys, kx * ky, uniq, counts)
-    mx = _runs(sx, kx, ux, cx)
-    my = _runs(sy, ky, uy, cy)
     total = 0.0
     for r in range(m):
         joint = counts[r] / nf

@@ -32,7 +32,8 @@ checked against the compiled C on every call of the reference runs). Python's
 MIToolbox keeps states and joint-state counts in C ``int``: values whose floor lies
 outside +-2^31 cannot be represented (:func:`check_range` refuses them), and a pair with
 2^31 joint states or more overflows its arithmetic; here counts are kept per occupied
-state, so such a pair gets the measure as defined.
+cell, ordered by (state, state) without forming the joint index, so such a pair gets the
+measure as defined.
 """
 
 from __future__ import annotations
@@ -102,6 +103,14 @@ def _occupied(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.unique(keys, return_counts=True)
 
 
+def _occupied_pairs(major: np.ndarray, minor: np.ndarray):
+    """The distinct (major, minor) pairs in MIToolbox's joint order (``major * numStates +
+    minor`` ascending, without forming that number, which may not fit 64 bits) and their
+    counts: ``(majors, minors, counts)``."""
+    pairs, counts = np.unique(np.column_stack([major, minor]), axis=0, return_counts=True)
+    return pairs[:, 0], pairs[:, 1], counts
+
+
 def entropy(x) -> float:
     """H(X) in bits, as MIToolbox's ``calculateEntropy``.
 
@@ -134,18 +143,18 @@ def mutual_information(x, y) -> float:
     -------
     float
     """
-    sx, kx = states(x)
+    sx, _ = states(x)
     sy, _ = states(y)
     n = len(sx)
-    keys, counts = _occupied(sy * kx + sx)
+    ys_joint, xs_joint, counts = _occupied_pairs(sy, sx)
     xs, cx = _occupied(sx)
     px = dict(zip(xs.tolist(), (cx / n).tolist()))
     ys, cy = _occupied(sy)
     py = dict(zip(ys.tolist(), (cy / n).tolist()))
     m = 0.0
-    for key, c in zip(keys.tolist(), counts.tolist()):
+    for a, b, c in zip(xs_joint.tolist(), ys_joint.tolist(), counts.tolist()):
         joint = c / n
-        m += joint * math.log(joint / px[key % kx] / py[key // kx])
+        m += joint * math.log(joint / px[a] / py[b])
     return m / LOG2
 
 
@@ -160,16 +169,16 @@ def conditional_entropy(x, z) -> float:
     -------
     float
     """
-    sx, kx = states(x)
+    sx, _ = states(x)
     sz, _ = states(z)
     n = len(sx)
-    keys, counts = _occupied(sz * kx + sx)
+    zs_joint, _, counts = _occupied_pairs(sz, sx)
     zs, cz = _occupied(sz)
     pz = dict(zip(zs.tolist(), (cz / n).tolist()))
     h = 0.0
-    for key, c in zip(keys.tolist(), counts.tolist()):
+    for b, c in zip(zs_joint.tolist(), counts.tolist()):
         joint = c / n
-        h -= joint * math.log(joint / pz[key // kx])
+        h -= joint * math.log(joint / pz[b])
     return h / LOG2
 
 
@@ -185,10 +194,11 @@ def joint_variable(first, second) -> np.ndarray:
     -------
     ndarray of float, shape (n,)
     """
-    s1, k1 = states(first)
+    s1, _ = states(first)
     s2, _ = states(second)
-    keys = s1 + s2 * k1
-    _, first_at, which = np.unique(keys, return_index=True, return_inverse=True)
+    _, first_at, which = np.unique(
+        np.column_stack([s2, s1]), axis=0, return_index=True, return_inverse=True
+    )
     number = np.empty(len(first_at), dtype=np.int64)
     number[np.argsort(first_at, kind="stable")] = np.arange(1, len(first_at) + 1)
     return number[which].astype(float)
