@@ -1,5 +1,5 @@
 """What SFS-FI and OSSFS-DD keep of the stream: the labels' states, features as MIToolbox
-states, and the compiled measures on them (:mod:`._mi_kernels`), equal to the definitions
+states, and the compiled measures on them (:mod:`._mitoolbox_kernels`), equal to the definitions
 in :mod:`.mitoolbox` bit for bit."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 from fsengine._compute import kernels
 from fsengine.online._infotheo import mitoolbox
 
-_FAMILY = "online._infotheo._mi_kernels"
+_FAMILY = "online._infotheo._mitoolbox_kernels"
 #: The table of conditional-entropy terms is built when it has at most this many cells
 #: ((n + 1)^2: 8 MB); beyond, each term is computed where it is needed (the same value).
 TERM_TABLE_CELLS = 1 << 20
@@ -60,7 +60,7 @@ class Measured:
 
 class Condition:
     """A feature prepared as the condition Z of ``I(A; Y | Z)``: the samples grouped by
-    Z's state and by the joint state YZ (:func:`._mi_kernels.prepare_condition`)."""
+    Z's state and by the joint state YZ (:func:`._mitoolbox_kernels.prepare_condition`)."""
 
     __slots__ = ("z_order", "z_starts", "yz_order", "yz_starts", "groups")
 
