@@ -189,7 +189,7 @@ class SFSFI(StreamingSelector):
                 )
             if events:
                 self._publish()
-                su = self._member_states.value
+                scores = self._member_states.value
                 out.append(
                     SFSFIEvent(
                         position,
@@ -199,7 +199,7 @@ class SFSFI(StreamingSelector):
                         info.pop("action"),
                         self._selected_names,
                         self._selected_columns,
-                        float(np.mean(su)) if len(su) else math.nan,
+                        float(np.mean(scores)) if len(scores) else math.nan,
                         **info,
                     )
                 )
@@ -213,6 +213,15 @@ class SFSFI(StreamingSelector):
     def _publish(self) -> None:
         self._set_selected([m.name for m in self._members], [m.column for m in self._members])
 
+    def _gain_sum(self, states) -> float:
+        """``sum_{s in S} (I(s; Y | f) - score(s))``, members in arrival order, one term after
+        another as the code's loop (``val = val + cmi - mi``; ``cumsum`` adds in order)."""
+        cmi = conditional_mi(self._member_states, Condition(states, self._labels), self._labels)
+        terms = np.empty(2 * len(cmi))
+        terms[0::2] = cmi
+        terms[1::2] = -self._member_states.value
+        return float(np.cumsum(terms)[-1])
+
     def _decide(self, new: _Member, states, n_states: int, entropy: float) -> dict:
         dep = new.score
         if dep == 0:
@@ -220,12 +229,7 @@ class SFSFI(StreamingSelector):
         if not self._members:
             self._add(new, states, n_states)
             return {"action": FIRST}
-        # interaction gain: (1/|S|) sum (I(s; Y | f) - SU(s)), term by term in arrival order
-        cmi = conditional_mi(self._member_states, Condition(states, self._labels), self._labels)
-        terms = np.empty(2 * len(cmi))
-        terms[0::2] = cmi
-        terms[1::2] = -self._member_states.value
-        gain = float(np.cumsum(terms)[-1]) / len(cmi)  # cumsum adds one term after another
+        gain = self._gain_sum(states) / len(self._members)  # the code's mean
         info: dict = {"interaction_gain": gain}
         if gain >= self._gamma:
             self._add(new, states, n_states)
@@ -245,11 +249,7 @@ class SFSFI(StreamingSelector):
                 self._add(new, states, n_states)
                 return {"action": FIRST}
             return {"action": IRRELEVANT}
-        cmi = conditional_mi(self._member_states, Condition(states, self._labels), self._labels)
-        terms = np.empty(2 * len(cmi))
-        terms[0::2] = cmi
-        terms[1::2] = -self._member_states.value
-        gain = float(np.cumsum(terms)[-1])  # eq. 3: a sum
+        gain = self._gain_sum(states)  # eq. 3: a sum
         info: dict = {"interaction_gain": gain}
         if gain >= self._gamma:
             self._add(new, states, n_states)
