@@ -132,7 +132,22 @@ class Store:
 
 
 def conditional_mi(store: Store, condition: Condition, labels: Labels) -> np.ndarray:
-    """``I(A; Y | Z)`` in bits for every feature A of ``store``, Z = ``condition``."""
+    """``I(A; Y | Z)`` in bits for every feature A of ``store`` (MIToolbox's
+    ``cmi(A, Y, Z)``).
+
+    Parameters
+    ----------
+    store : Store
+        The features A, in order.
+    condition : Condition
+        Z, prepared.
+    labels : Labels
+        Y.
+
+    Returns
+    -------
+    ndarray of float, shape (store.size,)
+    """
     out = np.empty(store.size)
     if store.size:
         _kernels().conditional_mi(
@@ -151,7 +166,22 @@ def conditional_mi(store: Store, condition: Condition, labels: Labels) -> np.nda
 
 
 def pair_su(a: np.ndarray, ka: int, ha: float, b: np.ndarray, kb: int, hb: float) -> float:
-    """``SU(A, B)`` (``mi/SU.m`` with A first) from the states and entropies."""
+    """``SU(A, B)`` (``mi/SU.m`` with A first).
+
+    Parameters
+    ----------
+    a, b : ndarray of int64, shape (n,)
+        The two features' states.
+    ka, kb : int
+        Their numbers of states.
+    ha, hb : float
+        Their entropies H(A), H(B).
+
+    Returns
+    -------
+    float
+        ``(2 I(A; B)) / (H(A) + H(B))`` (NaN for 0 / 0).
+    """
     return float(
         _kernels().pair_symmetric_uncertainty(
             np.ascontiguousarray(a), int(ka), np.ascontiguousarray(b), int(kb), ha, hb
@@ -160,7 +190,19 @@ def pair_su(a: np.ndarray, ka: int, ha: float, b: np.ndarray, kb: int, hb: float
 
 
 def pair_mi(a: np.ndarray, ka: int, b: np.ndarray, kb: int) -> float:
-    """``I(A; B)`` (``mi/mi.m`` with A first) from the states."""
+    """``I(A; B)`` in bits (``mi/mi.m`` with A first).
+
+    Parameters
+    ----------
+    a, b : ndarray of int64, shape (n,)
+        The two features' states.
+    ka, kb : int
+        Their numbers of states.
+
+    Returns
+    -------
+    float
+    """
     return float(
         _kernels().pair_mutual_information(
             np.ascontiguousarray(a), int(ka), np.ascontiguousarray(b), int(kb)
