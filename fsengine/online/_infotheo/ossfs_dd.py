@@ -35,8 +35,8 @@ from fsengine.online._infotheo._features import (
     Labels,
     Measured,
     Store,
-    _kernels,
     conditional_mi,
+    pool_pairs,
 )
 from fsengine.online._stream import Selection, StreamEvent, StreamingSelector
 from fsengine.spec import ONLINE, Int, MethodSpec, Real
@@ -302,41 +302,18 @@ class OSSFSDD(StreamingSelector):
         return {"action": SELECTED, "removed": tuple(m.name for m in dropped)}
 
     def _pool_choice(self) -> list[_Feature]:
-        """``flushDeterPool``: the pooled features that pair up, in arrival order."""
+        """``flushDeterPool``: the pooled features that pair up, in arrival order (``unique``
+        sorts them)."""
         pool = self._pool
-        m = len(pool)
-        if m < 2:
-            return []
-        n = len(self.y)
-        states = np.empty((n, m), dtype=np.int64, order="F")
-        z_order = np.empty((n, m), dtype=np.int64, order="F")
-        z_starts = np.empty((n + 1, m), dtype=np.int64, order="F")
-        yz_order = np.empty((n, m), dtype=np.int64, order="F")
-        yz_starts = np.empty((n + 1, m), dtype=np.int64, order="F")
-        gz = np.empty(m, dtype=np.int64)
-        gyz = np.empty(m, dtype=np.int64)
-        for j, f in enumerate(pool):
-            states[:, j] = f.states
-            c = f.condition
-            z_order[:, j], z_starts[:, j] = c.z_order, c.z_starts
-            yz_order[:, j], yz_starts[:, j] = c.yz_order, c.yz_starts
-            gz[j], gyz[j] = c.groups
-        chosen = np.zeros(m, dtype=bool)
-        _kernels().flush_pool(
-            states,
-            np.array([f.n_states for f in pool], dtype=np.int64),
-            z_order,
-            z_starts,
-            gz,
-            yz_order,
-            yz_starts,
-            gyz,
-            np.array([f.su for f in pool]),
+        chosen = pool_pairs(
+            [f.states for f in pool],
+            [f.n_states for f in pool],
+            [f.condition for f in pool],
+            [f.su for f in pool],
             2 * self.beta,
-            self._labels.table,
-            chosen,
+            self._labels,
         )
-        return [f for f, c in zip(pool, chosen) if c]  # unique() sorts: arrival order
+        return [f for f, c in zip(pool, chosen) if c]
 
     def _flush(self) -> tuple[str, ...]:
         moved = self._pool_choice()
