@@ -16,7 +16,7 @@ One whole stream of each selector (default parameters, column order) with
 * the seeded synthetic 181 x 12533 matrix of ``_common.make_data()`` rounded to 1 decimal,
   and its integer-valued copy ``rint(480 + 40 X)`` (target: <= 1 s each). SFS-FI runs on
   their first ``--fi-features`` (1000) columns only: on these matrices its interaction gain
-  stays above gamma, so it keeps nearly every feature (1000 of the first 1000), and each
+  stays above gamma, so it keeps nearly every feature (1000 and 997 of the first 1000), and each
   feature computes I(s; Y | f) for every member s: p^2 / 2 conditional informations of n
   samples, 78.5 million for the whole matrix, in any exact implementation (the authors' code
   also allocates ``Int_Array``, p x p doubles: 1.26 GB). The figure is reported, with that
