@@ -6,7 +6,8 @@
 # OSFS     a clone (bare or not) of github.com/doodzhou/OSFS, commit 6a38135 (required)
 # OUT      output folder (default: this folder)
 # DATA     folder with <SET>_X.csv and <SET>_y.csv; by default one is built in a temporary folder
-#          from ../kofsd_octave (ds1-ds5), ../lofs_octave (ds6, ds7) and ../../datasets (SRBCT, GLIOMA)
+#          from ../kofsd_octave (ds1-ds5), ../lofs_octave (ds6, ds7) and ../../datasets (SRBCT, GLIOMA;
+#          else the repository's copies ../datasets/GLIOMA.parquet, ../../../sample_data/SRBCT.parquet)
 # PYTHON   python with numpy + pandas + pyarrow (only used to convert the Parquet sets)
 # TIMES    file the timings are appended to (default: $OUT/times.txt)
 # TIMEOUT  seconds allowed per Octave call (default 1500)
@@ -59,7 +60,12 @@ if [ -z "${DATA:-}" ]; then
     case $s in
       ds[1-5]) cp "$HERE/../kofsd_octave/${s}_X.csv" "$HERE/../kofsd_octave/${s}_y.csv" "$DATA/" ;;
       ds6|ds7) cp "$HERE/../lofs_octave/${s}_X.csv" "$HERE/../lofs_octave/${s}_y.csv" "$DATA/" ;;
-      SRBCT|GLIOMA) "$PYTHON" "$HERE/../lofs_octave/parquet_to_csv.py" "$HERE/../../datasets/$s.parquet" 2 "$DATA/$s" ;;
+      SRBCT|GLIOMA)
+        # ../shared/datasets seen from ../shared/reference/<this folder>, else the repository's copies
+        for f in "$HERE/../../datasets/$s.parquet" "$HERE/../datasets/$s.parquet" "$HERE/../../../sample_data/$s.parquet"; do
+          [ -f "$f" ] && break
+        done
+        "$PYTHON" "$HERE/../lofs_octave/parquet_to_csv.py" "$f" 2 "$DATA/$s" ;;
       *) echo "no default data for $s: set DATA" >&2; exit 2 ;;
     esac
   done
@@ -68,7 +74,8 @@ fi
 # 4. run
 oct() {  # run one Octave call; on failure record why (the error message, or the timeout)
   local rc=0
-  timeout "$TIMEOUT" octave --no-gui --norc -q --eval "addpath('$TMP'); $1" > "$TMP/call.log" 2>&1 || rc=$?
+  # from the temporary folder: Octave 7.3 may leave an octave-workspace file where it runs
+  (cd "$TMP" && timeout "$TIMEOUT" octave --no-gui --norc -q --eval "addpath('$TMP'); $1") > "$TMP/call.log" 2>&1 || rc=$?
   cat "$TMP/call.log" >> "$TMP/octave.log"
   if [ $rc -ne 0 ]; then
     if [ $rc -eq 124 ]; then WHY="timed out after ${TIMEOUT} s"; else WHY=$(grep -m1 "^error:" "$TMP/call.log" || echo "exit $rc"); fi

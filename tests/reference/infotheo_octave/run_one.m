@@ -18,6 +18,7 @@ function run_one(method, ds, datadir, outdir, srcdir, timesfile, seed)
   [n, p] = size(X);
   rand('state', seed);
   s0 = rand('state');
+  c0 = cputime;
   t0 = tic;
   switch method
     case 'sfs_fi'
@@ -30,6 +31,7 @@ function run_one(method, ds, datadir, outdir, srcdir, timesfile, seed)
       error('unknown method %s', method);
   end
   wall = toc(t0);
+  cpu = cputime - c0;
   drew = ~isequal(s0, rand('state'));
   sel = full(sel(:)');
   f = fopen(fullfile(outdir, sprintf('%s_%s_selected.csv', ds, method)), 'w');
@@ -39,8 +41,8 @@ function run_one(method, ds, datadir, outdir, srcdir, timesfile, seed)
   end
   fclose(f);
   f = fopen(timesfile, 'a');
-  fprintf(f, '%s %d x %d  %s %s drew_random=%d  time=%.3f s (own timer %.3f s)  n_selected=%d  selected(1-based)=[%s]\n', ...
-          ds, n, p, method, call, drew, wall, tin, numel(sel), strtrim(sprintf('%d ', sel)));
+  fprintf(f, '%s %d x %d  %s %s drew_random=%d  time=%.3f s (own timer %.3f s, cpu %.3f s)  n_selected=%d  selected(1-based)=[%s]\n', ...
+          ds, n, p, method, call, drew, wall, tin, cpu, numel(sel), strtrim(sprintf('%d ', sel)));
   fclose(f);
   printf('%s %s: %d selected, %.3f s\n', ds, method, numel(sel), wall);
 end
