@@ -135,6 +135,7 @@ bench: $(VENV)/.bench-installed test-deps kernels bytecode browser
 	$(PY) benchmarks/bench_alpha_saola.py
 	$(PY) benchmarks/bench_zhou_rhofs.py
 	$(PY) benchmarks/bench_roughset.py
+	$(PY) benchmarks/bench_infotheo.py
 	$(PY) benchmarks/bench_grafting.py
 	$(PY) benchmarks/bench_rankers.py
 	$(PY) benchmarks/bench_memory.py

@@ -1,8 +1,8 @@
 """A benchmark study serially and on a local Dask cluster, and the Dask path's cost per task.
 
 The study: the real data sets (SRBCT, GLIOMA, ALLAML, Colon, Brain_Tumor1 from ../shared,
-SRBCT and GLIOMA from the repository when ../shared is absent) x 13 methods (the ten online
-selectors but group SAOLA, and Fisher, S2N, ReliefF) x 20 splits, as
+SRBCT and GLIOMA from the repository when ../shared is absent) x 15 methods (the twelve
+online selectors but group SAOLA, and Fisher, S2N, ReliefF) x 20 splits, as
 ``fsengine benchmark`` runs it:
 
 * serial: ``run_study(engine="serial")``, one task after the other in this process (the
@@ -53,6 +53,8 @@ METHODS = (
     "rhofs",
     "sfsf",
     "osfs-et",
+    "sfs-fi",
+    "ossfs-dd",
     "fisher",
     "s2n",
     "relieff",

@@ -46,6 +46,8 @@ ONLINE = PAPER_ONLINE + [
     "rhofs",
     "sfsf",
     "osfs-et",
+    "sfs-fi",
+    "ossfs-dd",
     "grafting",
 ]
 

@@ -5,12 +5,14 @@ The interface every selector implements, the stream loop and the events are in
 several families use in ``_columns``. Each family is a private subpackage with its
 selectors and their compiled kernels: ``_kofsd`` (K-OFSD), ``_lofs`` (Alpha-investing,
 OSFS, Fast-OSFS, SAOLA, group SAOLA), ``_zhou`` (OFS-A3M, OFS-Density, RHOFS, SFSF,
-OSFS-ET), ``_ofsfpd`` (OFS-FPD), ``_cieosfs`` (CIE-OSFS) and ``_grafting`` (Grafting).
-A selector is registered once, in :data:`SELECTORS`.
+OSFS-ET), ``_infotheo`` (SFS-FI, OSSFS-DD), ``_ofsfpd`` (OFS-FPD), ``_cieosfs``
+(CIE-OSFS) and ``_grafting`` (Grafting). A selector is registered once, in
+:data:`SELECTORS`.
 """
 
 from fsengine.online._cieosfs import CIEOSFS, CIEOSFSEvent
 from fsengine.online._grafting import Grafting, GraftingEvent
+from fsengine.online._infotheo import OSSFSDD, SFSFI, OSSFSDDEvent, SFSFIEvent
 from fsengine.online._kofsd import (
     ACTION_CODES,
     CARD_NAMES,
@@ -79,6 +81,8 @@ SELECTORS = (
     RHOFS,
     SFSF,
     OSFSET,
+    SFSFI,
+    OSSFSDD,
     Grafting,
 )
 
@@ -94,6 +98,10 @@ __all__ = [
     "SFSFEvent",
     "OSFSET",
     "OSFSETEvent",
+    "SFSFI",
+    "SFSFIEvent",
+    "OSSFSDD",
+    "OSSFSDDEvent",
     "Grafting",
     "GraftingEvent",
     "FastOSFS",

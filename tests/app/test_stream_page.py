@@ -112,7 +112,7 @@ def test_the_run_survives_a_page_switch(page):
     assert _metrics(page)["Features streamed"] == "2 / 2308"
 
 
-@pytest.mark.parametrize("method", ["ofs-fpd", "cie-osfs"])
+@pytest.mark.parametrize("method", ["ofs-fpd", "cie-osfs", "sfs-fi", "ossfs-dd"])
 def test_other_selectors_run_to_the_same_result_as_the_library(page, srbct, method):
     page.selectbox(key="stream_method").set_value(method).run()
     _run_to_end(page)

@@ -63,9 +63,11 @@ def test_every_online_selector_can_be_chosen_and_kofsd_k_stays_the_default():
         "RHOFS",
         "SFSF",
         "OSFS-ET",
+        "SFS-FI",
+        "OSSFS-DD",
         "Grafting",
     ]
-    assert len(ONLINE_METHODS) == 14
+    assert len(ONLINE_METHODS) == 16
     assert at.selectbox(key="sweep_over_kofsd").value == "k"
     assert at.slider(key="sweep_ks").value == (1, SAMPLE_K)
     # the swept K is not also offered among K-OFSD's other settings

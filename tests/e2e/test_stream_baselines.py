@@ -34,6 +34,8 @@ BASELINES = [
     "rhofs",
     "sfsf",
     "osfs-et",
+    "sfs-fi",
+    "ossfs-dd",
     "grafting",
 ]
 

@@ -49,6 +49,8 @@ def test_each_online_selectors_sweepable_parameters_are_its_numbers():
         "rhofs": ["rand_state"],
         "sfsf": ["k", "radius", "bins", "rand_state"],
         "osfs-et": ["k", "width", "increase", "rand_state"],
+        "sfs-fi": ["gamma"],
+        "ossfs-dd": ["k1", "k2", "pool_size"],
         "grafting": ["lam", "tol"],
     }
     for name, names in expected.items():

@@ -1,0 +1,264 @@
+"""What SFS-FI and OSSFS-DD keep of the stream: the labels' states, features as MIToolbox
+states, and the compiled measures on them (:mod:`._mitoolbox_kernels`), equal to the definitions
+in :mod:`.mitoolbox` bit for bit."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fsengine._compute import kernels
+from fsengine.online._infotheo import mitoolbox
+
+_FAMILY = "online._infotheo._mitoolbox_kernels"
+#: The table of conditional-entropy terms is built when it has at most this many cells
+#: ((n + 1)^2: 8 MB); beyond, each term is computed where it is needed (the same value).
+TERM_TABLE_CELLS = 1 << 20
+
+
+def _kernels():
+    return kernels.load(_FAMILY)
+
+
+class Labels:
+    """The 0/1 labels as MIToolbox states, H(Y) and the table of terms for n samples."""
+
+    def __init__(self, y: np.ndarray):
+        states, count = mitoolbox.states(y)
+        self.states = np.ascontiguousarray(states, dtype=np.int64)
+        self.count = count
+        self.n = len(y)
+        self.entropy = mitoolbox.entropy(y)
+        cells = (self.n + 1) ** 2
+        self.table = np.zeros(cells if cells <= TERM_TABLE_CELLS else 0)
+        if len(self.table):
+            _kernels().term_table(self.n, self.table)
+
+
+class Measured:
+    """A block of features as states, with H(X) and SU(X, Y) (``mi/SU.m``) of each."""
+
+    def __init__(self, block: np.ndarray, labels: Labels):
+        n, b = block.shape
+        self.states = np.empty((n, b), dtype=np.int64, order="F")
+        self.n_states = np.empty(b, dtype=np.int64)
+        self.entropy = np.empty(b)
+        self.mi = np.empty(b)
+        self.su = np.empty(b)
+        if b:
+            _kernels().column_measures(
+                block,
+                labels.states,
+                labels.count,
+                labels.entropy,
+                self.states,
+                self.n_states,
+                self.entropy,
+                self.mi,
+                self.su,
+            )
+
+
+class Condition:
+    """A feature prepared as the condition Z of ``I(A; Y | Z)``: the samples grouped by
+    Z's state and by the joint state YZ (:func:`._mitoolbox_kernels.prepare_condition`)."""
+
+    __slots__ = ("z_order", "z_starts", "yz_order", "yz_starts", "groups")
+
+    def __init__(self, states: np.ndarray, labels: Labels):
+        n = labels.n
+        self.z_order = np.empty(n, dtype=np.int64)
+        self.z_starts = np.empty(n + 1, dtype=np.int64)
+        self.yz_order = np.empty(n, dtype=np.int64)
+        self.yz_starts = np.empty(n + 1, dtype=np.int64)
+        self.groups = np.empty(2, dtype=np.int64)
+        _kernels().prepare_condition(
+            np.ascontiguousarray(states),
+            labels.states,
+            labels.count,
+            self.z_order,
+            self.z_starts,
+            self.yz_order,
+            self.yz_starts,
+            self.groups,
+        )
+
+
+class Store:
+    """Features' states as the columns of one Fortran-ordered matrix, in order, with room
+    to grow (what the kernels read), and one number per feature (``value``: a member's SU
+    with the class, an arrived feature's entropy)."""
+
+    def __init__(self, n: int, capacity: int = 64):
+        self._states = np.empty((n, capacity), dtype=np.int64, order="F")
+        self._n_states = np.empty(capacity, dtype=np.int64)
+        self._value = np.empty(capacity)
+        self.size = 0
+
+    def append(self, states: np.ndarray, n_states: int, value: float = np.nan) -> None:
+        if self.size == self._states.shape[1]:
+            grown = np.empty((self._states.shape[0], 2 * self.size), dtype=np.int64, order="F")
+            grown[:, : self.size] = self._states
+            self._states = grown
+            self._n_states = np.concatenate([self._n_states, np.empty(self.size, np.int64)])
+            self._value = np.concatenate([self._value, np.empty(self.size)])
+        self._states[:, self.size] = states
+        self._n_states[self.size] = n_states
+        self._value[self.size] = value
+        self.size += 1
+
+    def keep(self, mask) -> None:
+        """Keep the columns where ``mask`` (a sequence of bool, one per column) is true."""
+        keep = np.flatnonzero(np.asarray(mask, dtype=bool))
+        m = len(keep)
+        self._states[:, :m] = self._states[:, keep]
+        self._n_states[:m] = self._n_states[keep]
+        self._value[:m] = self._value[keep]
+        self.size = m
+
+    @property
+    def states(self) -> np.ndarray:
+        return self._states[:, : self.size]
+
+    @property
+    def n_states(self) -> np.ndarray:
+        return self._n_states[: self.size]
+
+    @property
+    def value(self) -> np.ndarray:
+        return self._value[: self.size]
+
+    def column(self, j: int) -> np.ndarray:
+        return self._states[:, j]
+
+
+def conditional_mi(store: Store, condition: Condition, labels: Labels) -> np.ndarray:
+    """``I(A; Y | Z)`` in bits for every feature A of ``store`` (MIToolbox's
+    ``cmi(A, Y, Z)``).
+
+    Parameters
+    ----------
+    store : Store
+        The features A, in order.
+    condition : Condition
+        Z, prepared.
+    labels : Labels
+        Y.
+
+    Returns
+    -------
+    ndarray of float, shape (store.size,)
+    """
+    out = np.empty(store.size)
+    if store.size:
+        _kernels().conditional_mi(
+            store.states,
+            store.n_states,
+            condition.z_order,
+            condition.z_starts,
+            int(condition.groups[0]),
+            condition.yz_order,
+            condition.yz_starts,
+            int(condition.groups[1]),
+            labels.table,
+            out,
+        )
+    return out
+
+
+def pair_su(a: np.ndarray, ka: int, ha: float, b: np.ndarray, kb: int, hb: float) -> float:
+    """``SU(A, B)`` (``mi/SU.m`` with A first).
+
+    Parameters
+    ----------
+    a, b : ndarray of int64, shape (n,)
+        The two features' states.
+    ka, kb : int
+        Their numbers of states.
+    ha, hb : float
+        Their entropies H(A), H(B).
+
+    Returns
+    -------
+    float
+        ``(2 I(A; B)) / (H(A) + H(B))`` (NaN for 0 / 0).
+    """
+    return float(
+        _kernels().pair_symmetric_uncertainty(
+            np.ascontiguousarray(a), int(ka), np.ascontiguousarray(b), int(kb), ha, hb
+        )
+    )
+
+
+def pair_mi(a: np.ndarray, ka: int, b: np.ndarray, kb: int) -> float:
+    """``I(A; B)`` in bits (``mi/mi.m`` with A first).
+
+    Parameters
+    ----------
+    a, b : ndarray of int64, shape (n,)
+        The two features' states.
+    ka, kb : int
+        Their numbers of states.
+
+    Returns
+    -------
+    float
+    """
+    return float(
+        _kernels().pair_mutual_information(
+            np.ascontiguousarray(a), int(ka), np.ascontiguousarray(b), int(kb)
+        )
+    )
+
+
+def pool_pairs(states, n_states, conditions, su, beta2: float, labels: Labels) -> np.ndarray:
+    """OSSFS-DD's ``flushDeterPool``: which pooled features pair up
+    (:func:`._mitoolbox_kernels.flush_pool`).
+
+    Parameters
+    ----------
+    states : sequence of ndarray of int64, shape (n,)
+        The pooled features' states, in arrival order.
+    n_states : sequence of int
+        Their numbers of states.
+    conditions : sequence of Condition
+        Each feature prepared as a condition.
+    su : sequence of float
+        Their SU with the class.
+    beta2 : float
+        ``2 * beta``.
+    labels : Labels
+
+    Returns
+    -------
+    ndarray of bool
+        For each pooled feature: moved into S.
+    """
+    m, n = len(states), labels.n
+    chosen = np.zeros(m, dtype=bool)
+    if m < 2:
+        return chosen
+    arrays = {
+        key: np.empty((rows, m), dtype=np.int64, order="F")
+        for key, rows in (("a", n), ("zo", n), ("zs", n + 1), ("yo", n), ("ys", n + 1))
+    }
+    gz, gyz = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64)
+    for j, (a, c) in enumerate(zip(states, conditions)):
+        arrays["a"][:, j] = a
+        arrays["zo"][:, j], arrays["zs"][:, j] = c.z_order, c.z_starts
+        arrays["yo"][:, j], arrays["ys"][:, j] = c.yz_order, c.yz_starts
+        gz[j], gyz[j] = c.groups
+    _kernels().flush_pool(
+        arrays["a"],
+        np.asarray(n_states, dtype=np.int64),
+        arrays["zo"],
+        arrays["zs"],
+        gz,
+        arrays["yo"],
+        arrays["ys"],
+        gyz,
+        np.asarray(su, dtype=float),
+        float(beta2),
+        labels.table,
+        chosen,
+    )
+    return chosen
