@@ -249,16 +249,11 @@ class _NeighbourhoodSelector(StreamingSelector):
                     base, extra, weights, self._y64, self.rule, floor, self._rows, self._cards
                 )
             )
-        zero_var = [not math.isfinite(m.weight) for m in members]
-        if any(zero_var):
-            if all(zero_var) and len(members) > 1:
-                raise FSEngineError(
-                    f"{self.spec.label}: the set to measure holds only features with a single "
-                    f"value ({', '.join(m.name for m in members)}); the published code stops "
-                    "here in Octave ('inverse of the null matrix not defined')",
-                    remedy="drop constant features before selecting (--drop-constant), or "
-                    "try another random seed",
-                )
+        if any(not math.isfinite(m.weight) for m in members):
+            # Octave makes every distance between two samples NaN for a set holding a
+            # constant feature; for a set of constant features alone (two or more) it stops
+            # ('inverse of the null matrix not defined'). That set is measured the same way:
+            # a stream must not stop where a training half happens to hold such features.
             return self._degenerate
         base, extra, weights = self._exact_parts(members)
         return float(

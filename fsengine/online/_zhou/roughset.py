@@ -41,7 +41,6 @@ import numpy as np
 
 from fsengine._compute import kernels
 from fsengine.discretise import discretise
-from fsengine.errors import FSEngineError
 from fsengine.online._cieosfs.selector import refine
 from fsengine.online._codes import ROUGHSET_KNN, ROUGHSET_RADIUS, ZHOU_BELOW_FLOOR
 from fsengine.online._kofsd.neighbours import feature_weights
@@ -311,7 +310,9 @@ class FuzzyModel(DependencyModel):
 class _DistanceModel(DependencyModel):
     """What the k-nearest and radius models share: ``pdist(X_B, 'seuclidean')``, with S's
     squared distances kept as prefix sums (``prefix[k]``: the first k members). A feature's
-    data is its weight ``1 / var`` (inf for a constant feature)."""
+    data is its weight ``1 / var`` (inf for a constant feature): a set holding one has every
+    distance between two samples NaN, as in Octave, also a set of constant features alone,
+    where Octave stops ('inverse of the null matrix not defined') and a stream here goes on."""
 
     rule: int
     k = 1
@@ -357,15 +358,6 @@ class _DistanceModel(DependencyModel):
                     self._prefix[len(members)], self._sorted_values, self._sorted_index
                 )
 
-    def _check(self, members) -> None:
-        if len(members) > 1 and not any(math.isfinite(m.data) for m in members):
-            raise FSEngineError(
-                f"{self.label}: the set to measure holds only features with a single value "
-                f"({', '.join(m.name for m in members)}); the published code stops here in "
-                "Octave ('inverse of the null matrix not defined')",
-                remedy="drop constant features before selecting (--drop-constant)",
-            )
-
     def _parts(self, members):
         """(base, extra, weights): ``members``' squared distances are the prefix sums of the
         S members they start with plus the terms of the columns ``extra``, in order."""
@@ -379,7 +371,6 @@ class _DistanceModel(DependencyModel):
 
     def dependency(self, members, floor=-math.inf):
         self._ready(members)
-        self._check(members)
         base, extra, weights = self._parts(members)
         return float(
             self._kern.set_dependency(
@@ -398,8 +389,6 @@ class _DistanceModel(DependencyModel):
 
     def dependency_with(self, new, floor=-math.inf):
         self._ready([new])
-        if new.data == math.inf and self.selected:
-            self._check(self.selected + [new])
         if self._sorted and math.isfinite(new.data):
             return float(
                 self._kern.set_dependency_sorted(
@@ -437,7 +426,6 @@ class _DistanceModel(DependencyModel):
         R's squared distances minus f's terms where that decides every card
         (:func:`._roughset_kernels.set_dependency_without`), exactly otherwise."""
         self._ready(members)
-        self._check(members)
         s = len(self.selected)
         if (
             members[:s] != self.selected
