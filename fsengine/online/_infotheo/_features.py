@@ -210,9 +210,9 @@ def pair_mi(a: np.ndarray, ka: int, b: np.ndarray, kb: int) -> float:
     )
 
 
-def pool_pairs(states, n_states, conditions, su, beta2: float, labels: Labels) -> np.ndarray:
+def pool_pairs(states, n_states, su, beta2: float, labels: Labels) -> np.ndarray:
     """OSSFS-DD's ``flushDeterPool``: which pooled features pair up
-    (:func:`._mitoolbox_kernels.flush_pool`).
+    (:func:`._mitoolbox_kernels.flush_pool`, which prepares each as a condition).
 
     Parameters
     ----------
@@ -220,8 +220,6 @@ def pool_pairs(states, n_states, conditions, su, beta2: float, labels: Labels) -
         The pooled features' states, in arrival order.
     n_states : sequence of int
         Their numbers of states.
-    conditions : sequence of Condition
-        Each feature prepared as a condition.
     su : sequence of float
         Their SU with the class.
     beta2 : float
@@ -237,25 +235,14 @@ def pool_pairs(states, n_states, conditions, su, beta2: float, labels: Labels) -
     chosen = np.zeros(m, dtype=bool)
     if m < 2:
         return chosen
-    arrays = {
-        key: np.empty((rows, m), dtype=np.int64, order="F")
-        for key, rows in (("a", n), ("zo", n), ("zs", n + 1), ("yo", n), ("ys", n + 1))
-    }
-    gz, gyz = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64)
-    for j, (a, c) in enumerate(zip(states, conditions)):
-        arrays["a"][:, j] = a
-        arrays["zo"][:, j], arrays["zs"][:, j] = c.z_order, c.z_starts
-        arrays["yo"][:, j], arrays["ys"][:, j] = c.yz_order, c.yz_starts
-        gz[j], gyz[j] = c.groups
+    matrix = np.empty((n, m), dtype=np.int64, order="F")
+    for j, a in enumerate(states):
+        matrix[:, j] = a
     _kernels().flush_pool(
-        arrays["a"],
+        matrix,
         np.asarray(n_states, dtype=np.int64),
-        arrays["zo"],
-        arrays["zs"],
-        gz,
-        arrays["yo"],
-        arrays["ys"],
-        gyz,
+        labels.states,
+        labels.count,
         np.asarray(su, dtype=float),
         float(beta2),
         labels.table,

@@ -246,6 +246,12 @@ def prepare_condition(sz, sy, ky, z_order, z_starts, yz_order, yz_starts, n_grou
     (``z_order``, ``z_starts``), and by the joint state YZ numbered by first appearance
     (``yz_order``, ``yz_starts``); each ``*_starts`` has n + 1 slots. ``n_groups`` (2,)
     receives the two numbers of groups."""
+    _prepare_condition(sz, sy, ky, z_order, z_starts, yz_order, yz_starts, n_groups)
+
+
+@njit(cache=True)
+def _prepare_condition(sz, sy, ky, z_order, z_starts, yz_order, yz_starts, n_groups):
+    """:func:`prepare_condition`'s work, for the kernels that prepare several."""
     n = sz.shape[0]
     n_groups[0] = _group(sz, z_order, z_starts)
     keys = np.empty(n, dtype=np.int64)
@@ -381,18 +387,12 @@ def conditional_mi(states, n_states, z_order, z_starts, gz, yz_order, yz_starts,
         )
 
 
-@kernel(
-    "i8(i8[::1, :], i8[::1], i8[::1, :], i8[::1, :], i8[::1], i8[::1, :], i8[::1, :], i8[::1],"
-    " f8[::1], f8, f8[::1], b1[::1])",
-    nogil=True,
-)
-def flush_pool(
-    states, n_states, z_order, z_starts, gz, yz_order, yz_starts, gyz, su, beta2, table, chosen
-):
+@kernel("i8(i8[::1, :], i8[::1], i8[::1], i8, f8[::1], f8, f8[::1], b1[::1])", nogil=True)
+def flush_pool(states, n_states, sy, ky, su, beta2, table, chosen):
     """OSSFS-DD's ``flushDeterPool``: for each pooled feature i in order, the first later
     one j with ``su[i] + I(i; Y | j) > beta2`` (``2 * beta``); both are chosen. The pool's
-    features are the columns of ``states``; each column of the ``z_*``/``yz_*`` arrays is
-    that feature prepared as a condition (:func:`prepare_condition`).
+    features are the columns of ``states``, each prepared here as a condition
+    (:func:`prepare_condition`; ``sy``, ``ky``: the labels' states and their number).
 
     Returns
     -------
@@ -400,6 +400,25 @@ def flush_pool(
         The number of conditional informations computed.
     """
     n, m = states.shape
+    z_order = np.empty((m, n), dtype=np.int64).T  # Fortran order: columns contiguous
+    z_starts = np.empty((m, n + 1), dtype=np.int64).T
+    yz_order = np.empty((m, n), dtype=np.int64).T
+    yz_starts = np.empty((m, n + 1), dtype=np.int64).T
+    gz = np.empty(m, dtype=np.int64)
+    gyz = np.empty(m, dtype=np.int64)
+    groups = np.empty(2, dtype=np.int64)
+    for j in range(1, m):  # the first is never a condition
+        _prepare_condition(
+            states[:, j],
+            sy,
+            ky,
+            z_order[:, j],
+            z_starts[:, j],
+            yz_order[:, j],
+            yz_starts[:, j],
+            groups,
+        )
+        gz[j], gyz[j] = groups[0], groups[1]
     buffer = np.empty(n, dtype=np.int64)
     k_max = 1
     for j in range(m):

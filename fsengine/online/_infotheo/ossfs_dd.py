@@ -74,7 +74,7 @@ class OSSFSDDEvent(StreamEvent):
 
 
 class _Feature:
-    __slots__ = ("name", "column", "position", "su", "states", "n_states", "condition")
+    __slots__ = ("name", "column", "position", "su", "states", "n_states")
 
     def __init__(self, name, column, position, su, states, n_states):
         self.name = name
@@ -83,7 +83,6 @@ class _Feature:
         self.su = su
         self.states = states
         self.n_states = n_states
-        self.condition = None
 
 
 def update_statistics(value: float, mean: float, std: float, t: int) -> tuple[float, float]:
@@ -212,6 +211,9 @@ class OSSFSDD(StreamingSelector):
     def _run_block(self, block, names, columns, events: bool):
         mitoolbox.check_range(block, names, self.spec.label)
         measured = Measured(block, self._labels)
+        if not events:
+            self._run_quiet(measured, names, columns)
+            return []
         out = []
         for j in range(block.shape[1]):
             position = self.n_seen
@@ -247,6 +249,55 @@ class OSSFSDD(StreamingSelector):
                 )
         return out
 
+    def _run_quiet(self, measured: Measured, names, columns) -> None:
+        """:meth:`_decide` over a block without events, the same arithmetic in one loop: a
+        discarded feature (most of them) costs the statistics' update and two comparisons,
+        no object."""
+        k1, k2 = self._params["k1"], self._params["k2"]
+        mean, std = self.mean, self.std
+        su_all = measured.su.tolist()
+        last = self.n_features
+        for j, su in enumerate(su_all):
+            position = self.n_seen
+            self.n_seen = t = position + 1
+            if t <= 2:
+                self._first.append(su)
+                mean, std = first_statistics(self._first)
+            else:
+                num = float(t)  # update_statistics, inlined
+                sn = (1 / (num - 1)) * ((num - 2) * std**2 + ((num - 1) / num) * (su - mean) ** 2)
+                mean = mean + (su - mean) / num
+                std = math.sqrt(sn)
+                alpha = mean + k1 * std
+                if su > alpha:
+                    self.mean, self.std, self.alpha = mean, std, alpha
+                    self.beta = mean + k2 * std
+                    feature = _Feature(
+                        names[j],
+                        columns[j],
+                        position,
+                        su,
+                        measured.states[:, j],
+                        int(measured.n_states[j]),
+                    )
+                    if su >= self.beta:
+                        self._accept(feature)
+                    else:
+                        feature.states = np.array(feature.states)
+                        self._pool.append(feature)
+                        if len(self._pool) >= self._params["pool_size"]:
+                            self._flush()
+                else:
+                    self.alpha = alpha
+            if last is not None and t == last and self._pool:
+                self.mean, self.std = mean, std
+                self.beta = mean + k2 * std
+                self._flush()
+        if self.n_seen > 2:
+            self.beta = mean + k2 * std
+            self.alpha = mean + k1 * std
+        self.mean, self.std = mean, std
+
     def _publish(self) -> None:
         self._set_selected([m.name for m in self._members], [m.column for m in self._members])
 
@@ -267,7 +318,6 @@ class OSSFSDD(StreamingSelector):
             info.update(self._accept(f))
         else:
             info["action"] = DELAYED
-            f.condition = Condition(f.states, self._labels)
             f.states = np.array(f.states)  # its own copy, not a view of the block's states
             self._pool.append(f)
             if len(self._pool) >= self._params["pool_size"]:
@@ -308,7 +358,6 @@ class OSSFSDD(StreamingSelector):
         chosen = pool_pairs(
             [f.states for f in pool],
             [f.n_states for f in pool],
-            [f.condition for f in pool],
             [f.su for f in pool],
             2 * self.beta,
             self._labels,
@@ -321,7 +370,7 @@ class OSSFSDD(StreamingSelector):
         for f in moved:
             self._members.append(f)
             self._member_states.append(f.states, f.n_states)
-            f.states, f.condition = None, None  # kept in the store
+            f.states = None  # kept in the store
         self._publish()
         return tuple(f.name for f in moved)
 
