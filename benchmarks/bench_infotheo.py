@@ -183,9 +183,14 @@ def data_sets(seed: int) -> list:
     return sets
 
 
+_NAMES: list[str] = []
+
+
 def engine(cls, X, y):
-    names = [str(j) for j in range(X.shape[1])]
-    return list(stream_selection(cls().start(y), X, names).columns)
+    """The selection of ``cls`` streaming the columns of X (names made once, as data)."""
+    while len(_NAMES) < X.shape[1]:
+        _NAMES.append(str(len(_NAMES)))
+    return list(stream_selection(cls().start(y), X, _NAMES[: X.shape[1]]).columns)
 
 
 def baseline(cls, X, y):

@@ -442,7 +442,8 @@ def _blocks(X, names: Sequence[str], order: np.ndarray | None, chunk: int):
         consecutive = cols[-1] - cols[0] == len(cols) - 1 and np.all(np.diff(cols) == 1)
         where = slice(cols[0], cols[-1] + 1) if consecutive else cols  # a view if it can
         block = dense_columns(X, where) if sparse else X[:, where]
-        yield block, [names[c] for c in cols], cols.tolist()
+        indices = cols.tolist()
+        yield block, [names[c] for c in indices], indices
 
 
 #: Values handed to a selector at once by :func:`stream_selection` (at least 256 features):

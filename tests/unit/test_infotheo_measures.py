@@ -20,7 +20,6 @@ from conftest import LOFS_REFERENCE, REFERENCE, ROOT
 from fsengine.errors import FSEngineError
 from fsengine.online._infotheo import mitoolbox as mt
 from fsengine.online._infotheo._features import (
-    Condition,
     Labels,
     Measured,
     Store,
@@ -150,7 +149,7 @@ def kernel_values(X, y):
     cmi, su_pair = [], []
     for i in range(p):
         j = (i + 1) % p
-        cmi.append(conditional_mi(store, Condition(measured.states[:, j], labels), labels)[i])
+        cmi.append(conditional_mi(store, measured.states[:, j], labels)[i])
         su_pair.append(
             pair_su(
                 measured.states[:, i],
@@ -222,7 +221,7 @@ def test_kernels_equal_the_definitions(data, use_table):
         assert same(measured.su[j], mt.symmetric_uncertainty(X[:, j], y))
         store.append(measured.states[:, j], int(measured.n_states[j]))
     for z in range(p):
-        got = conditional_mi(store, Condition(measured.states[:, z], labels), labels)
+        got = conditional_mi(store, measured.states[:, z], labels)
         for a in range(p):
             assert same(got[a], mt.conditional_mutual_information(X[:, a], y, X[:, z]))
             su = pair_su(

@@ -457,8 +457,9 @@ def test_xor_partners_pass_the_paper_but_not_the_code():
     data=tie_heavy(),
     k=st.sampled_from([(1.0, 2.0), (0.0, 0.5), (0.0, 1.0), (0.0, 3.0), (0.5, 0.5), (2.0, 1.0)]),
     pool=st.integers(1, 4),
+    chunk=st.integers(1, 5),
 )
-def test_ossfs_dd_equals_the_definition(data, k, pool):
+def test_ossfs_dd_equals_the_definition(data, k, pool, chunk):
     X, y = data
     expected = definition_ossfs_dd(X, y, k[0], k[1], pool)
     params = {"k1": k[0], "k2": k[1], "pool_size": pool}
@@ -467,3 +468,6 @@ def test_ossfs_dd_equals_the_definition(data, k, pool):
     names = [str(j) for j in range(X.shape[1])]
     quiet = stream_selection(OSSFSDD(**params).start(y), X, names)
     assert list(quiet.columns) == expected
+    # blocks of a few features: the warm-up, the statistics and the pool across blocks
+    announced = OSSFSDD(**params).start(y, n_features=X.shape[1])
+    assert list(stream_selection(announced, X, names, chunk=chunk).columns) == expected

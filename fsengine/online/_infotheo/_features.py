@@ -58,31 +58,6 @@ class Measured:
             )
 
 
-class Condition:
-    """A feature prepared as the condition Z of ``I(A; Y | Z)``: the samples grouped by
-    Z's state and by the joint state YZ (:func:`._mitoolbox_kernels.prepare_condition`)."""
-
-    __slots__ = ("z_order", "z_starts", "yz_order", "yz_starts", "groups")
-
-    def __init__(self, states: np.ndarray, labels: Labels):
-        n = labels.n
-        self.z_order = np.empty(n, dtype=np.int64)
-        self.z_starts = np.empty(n + 1, dtype=np.int64)
-        self.yz_order = np.empty(n, dtype=np.int64)
-        self.yz_starts = np.empty(n + 1, dtype=np.int64)
-        self.groups = np.empty(2, dtype=np.int64)
-        _kernels().prepare_condition(
-            np.ascontiguousarray(states),
-            labels.states,
-            labels.count,
-            self.z_order,
-            self.z_starts,
-            self.yz_order,
-            self.yz_starts,
-            self.groups,
-        )
-
-
 class Store:
     """Features' states as the columns of one Fortran-ordered matrix, in order, with room
     to grow (what the kernels read), and one number per feature (``value``: a member's SU
@@ -131,16 +106,16 @@ class Store:
         return self._states[:, j]
 
 
-def conditional_mi(store: Store, condition: Condition, labels: Labels) -> np.ndarray:
+def conditional_mi(store: Store, condition: np.ndarray, labels: Labels) -> np.ndarray:
     """``I(A; Y | Z)`` in bits for every feature A of ``store`` (MIToolbox's
-    ``cmi(A, Y, Z)``).
+    ``cmi(A, Y, Z)``; :func:`._mitoolbox_kernels.conditional_mi_given`).
 
     Parameters
     ----------
     store : Store
         The features A, in order.
-    condition : Condition
-        Z, prepared.
+    condition : ndarray of int64, shape (n,)
+        Z's states.
     labels : Labels
         Y.
 
@@ -150,15 +125,12 @@ def conditional_mi(store: Store, condition: Condition, labels: Labels) -> np.nda
     """
     out = np.empty(store.size)
     if store.size:
-        _kernels().conditional_mi(
+        _kernels().conditional_mi_given(
             store.states,
             store.n_states,
-            condition.z_order,
-            condition.z_starts,
-            int(condition.groups[0]),
-            condition.yz_order,
-            condition.yz_starts,
-            int(condition.groups[1]),
+            np.ascontiguousarray(condition, dtype=np.int64),
+            labels.states,
+            labels.count,
             labels.table,
             out,
         )
@@ -249,3 +221,33 @@ def pool_pairs(states, n_states, su, beta2: float, labels: Labels) -> np.ndarray
         chosen,
     )
     return chosen
+
+
+def running_statistics(su: np.ndarray, t0: int, mean: float, std: float, k1: float):
+    """OSSFS-DD's running mean and standard deviation of the degrees after each of
+    ``su`` (:func:`._mitoolbox_kernels.running_statistics`).
+
+    Parameters
+    ----------
+    su : ndarray of float
+        The degrees of features t0 + 1, t0 + 2, ... (t0 >= 2: past the first two).
+    t0 : int
+        How many degrees came before.
+    mean, std : float
+        The statistics of those t0.
+    k1 : float
+        ``alpha = mean + k1 * std``.
+
+    Returns
+    -------
+    (ndarray, ndarray, ndarray)
+        Mean, std and alpha after each degree.
+    """
+    m = len(su)
+    means, stds, alphas = np.empty(m), np.empty(m), np.empty(m)
+    if m:
+        _kernels().running_statistics(
+            np.ascontiguousarray(su, dtype=float), int(t0), mean, std, float(k1), 2.0,
+            means, stds, alphas,
+        )  # fmt: skip
+    return means, stds, alphas

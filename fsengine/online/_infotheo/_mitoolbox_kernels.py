@@ -8,7 +8,7 @@ it), one running sum, then ``/ log(2)``.
 
 ``I(A; Y | Z) = H(A | Z) - H(A | YZ)`` is the measure both selectors call most, always
 with the labels Y in the middle and a feature Z as the condition. A condition is prepared
-once (:func:`prepare_condition`): the samples grouped by Z's state in ascending order, and
+once (:func:`_prepare_condition`): the samples grouped by Z's state in ascending order, and
 grouped by the joint state YZ in the order of first appearance (MIToolbox's
 ``mergeArrays`` numbering); each group lists its samples by index. Then
 ``H(A | groups) = -sum_groups sum_a (c/n) log((c/n) / (g/n))`` runs over the groups in
@@ -16,6 +16,9 @@ order and, within a group of g samples, over A's states in ascending order with 
 counts c: MIToolbox's joint index ``group * numStatesA + stateA``. Within a group A's
 states are counted with a dense counter when A has few states for the groups, else sorted.
 A pure cell (c = g) adds ``-(c/n) * log(1) = -0``, which changes nothing: it is skipped.
+When the cells (YZ state, A's state) are few (at most :data:`COUNTED_CELLS`, as with most
+microarrays' floor(x) states), one pass counts them all and the same terms are summed in
+the same order from that table (:func:`_counted_cmi`); Z is then never grouped.
 """
 
 from __future__ import annotations
@@ -152,6 +155,38 @@ def _mutual_information(sx, kx, sy, ky, keys, uniq, counts, ux, cx, uy, cy):
     return total / math.log(2.0)
 
 
+@njit(cache=True)
+def _dense_entropy_and_mi(s, k, sy, ky, tally_x, tally_xy, tally_y):
+    """H(X) and I(X; Y) in bits from dense tallies, with :func:`_entropy`'s and
+    :func:`_mutual_information`'s sums in their order (states, then cells
+    ``stateY * k + stateX``, ascending). ``tally_y`` holds Y's counts; the other two
+    tallies have at least k and k * ky zeroed cells and are left zeroed."""
+    n = s.shape[0]
+    nf = float(n)
+    for i in range(n):
+        tally_x[s[i]] += 1
+        tally_xy[sy[i] * k + s[i]] += 1
+    h = 0.0
+    for v in range(k):
+        if tally_x[v] > 0:
+            p = tally_x[v] / nf
+            h -= p * math.log(p)
+    total = 0.0
+    for yv in range(ky):
+        base = yv * k
+        for v in range(k):
+            c = tally_xy[base + v]
+            if c > 0:
+                joint = c / nf
+                px = tally_x[v] / nf
+                py = tally_y[yv] / nf
+                total += joint * math.log(joint / px / py)
+                tally_xy[base + v] = 0
+    for v in range(k):
+        tally_x[v] = 0
+    return h / math.log(2.0), total / math.log(2.0)
+
+
 @kernel(
     "void(f8[:, :], i8[::1], i8, f8, i8[::1, :], i8[::1], f8[::1], f8[::1], f8[::1])",
     nogil=True,
@@ -177,12 +212,22 @@ def column_measures(block, y_states, y_count, y_entropy, states, n_states, h, mi
     cx = np.empty(n, dtype=np.int64)
     uy = np.empty(n, dtype=np.int64)
     cy = np.empty(n, dtype=np.int64)
+    # dense tallies, allocated once: X's states and the joint cells stateY * k + stateX
+    cells = DENSE_CELLS_PER_SAMPLE * n + 16
+    tally_x = np.zeros(cells, dtype=np.int64)
+    tally_xy = np.zeros(cells, dtype=np.int64)
+    tally_y = np.zeros(y_count, dtype=np.int64)
+    for i in range(n):
+        tally_y[y_states[i]] += 1
     for j in range(b):
         s = states[:, j]
         k = _states(block[:, j], s)
         n_states[j] = k
-        h[j] = _entropy(s, k, uniq, counts)
-        mi[j] = _mutual_information(s, k, y_states, y_count, keys, uniq, counts, ux, cx, uy, cy)
+        if k * y_count <= cells:
+            h[j], mi[j] = _dense_entropy_and_mi(s, k, y_states, y_count, tally_x, tally_xy, tally_y)
+        else:
+            h[j] = _entropy(s, k, uniq, counts)
+            mi[j] = _mutual_information(s, k, y_states, y_count, keys, uniq, counts, ux, cx, uy, cy)
         score = 2.0 * mi[j]
         total = h[j] + y_entropy
         if total == 0.0:
@@ -240,18 +285,12 @@ def _group(keys, order, starts):
     return g
 
 
-@kernel("void(i8[::1], i8[::1], i8, i8[::1], i8[::1], i8[::1], i8[::1], i8[::1])", nogil=True)
-def prepare_condition(sz, sy, ky, z_order, z_starts, yz_order, yz_starts, n_groups):
-    """The groups of a condition Z (:func:`conditional_mi`): by Z's state ascending
-    (``z_order``, ``z_starts``), and by the joint state YZ numbered by first appearance
-    (``yz_order``, ``yz_starts``); each ``*_starts`` has n + 1 slots. ``n_groups`` (2,)
-    receives the two numbers of groups."""
-    _prepare_condition(sz, sy, ky, z_order, z_starts, yz_order, yz_starts, n_groups)
-
-
 @njit(cache=True)
 def _prepare_condition(sz, sy, ky, z_order, z_starts, yz_order, yz_starts, n_groups):
-    """:func:`prepare_condition`'s work, for the kernels that prepare several."""
+    """The groups of a condition Z (:func:`_cmi`): by Z's state ascending (``z_order``,
+    ``z_starts``), and by the joint state YZ numbered by first appearance (``yz_order``,
+    ``yz_starts``); each ``*_starts`` has n + 1 slots. ``n_groups`` (2,) receives the two
+    numbers of groups."""
     n = sz.shape[0]
     n_groups[0] = _group(sz, z_order, z_starts)
     keys = np.empty(n, dtype=np.int64)
@@ -353,46 +392,150 @@ def _cmi(sa, ka, z_order, z_starts, gz, yz_order, yz_starts, gyz, buffer, tally,
     return first - second
 
 
-@kernel(
-    "void(i8[::1, :], i8[::1], i8[::1], i8[::1], i8, i8[::1], i8[::1], i8, f8[::1], f8[::1])",
-    nogil=True,
-)
-def conditional_mi(states, n_states, z_order, z_starts, gz, yz_order, yz_starts, gyz, table, out):
-    """``I(A; Y | Z) = H(A | Z) - H(A | YZ)`` in bits for every column A of ``states`` (its
-    number of states in ``n_states``), Z prepared by :func:`prepare_condition` (``gz``,
-    ``gyz`` its numbers of groups); into ``out``. ``table``: :func:`term_table`, or empty
-    to compute every term."""
+#: The table of a counted condition (:func:`_counted_cmi`) has at most this many cells.
+COUNTED_CELLS = 4096
+
+
+@njit(cache=True)
+def _count_plan(sz, kz, sy, ky, codes, plan):
+    """Z ready to be counted with any A (:func:`_counted_cmi`): ``codes[i] = Y's state +
+    Z's state * ky`` (MIToolbox's ``mergeArrays``) and, in ``plan`` (4 n + 2 slots):
+    ``plan[0]`` the number of YZ codes present, ``plan[1]`` of Z's states present; from
+    ``plan[2]`` the YZ codes in order of first appearance (the order of the YZ groups of
+    :func:`_prepare_condition`), then their sizes, then Z's states present ascending, then
+    their sizes (n slots each). ``plan[0] = -1`` when the ``kz * ky`` codes exceed
+    :data:`COUNTED_CELLS`: then Z is grouped instead (:func:`_condition_cmi`)."""
+    if kz > COUNTED_CELLS // ky:
+        plan[0] = -1
+        return
+    n = sz.shape[0]
+    size = np.zeros(kz * ky, dtype=np.int64)
+    n_yz = 0
+    for i in range(n):
+        code = sy[i] + sz[i] * ky
+        codes[i] = code
+        if size[code] == 0:
+            plan[2 + n_yz] = code
+            n_yz += 1
+        size[code] += 1
+    for r in range(n_yz):
+        plan[2 + n + r] = size[plan[2 + r]]
+    n_z = 0
+    for z in range(kz):
+        total = 0
+        for yv in range(ky):
+            total += size[z * ky + yv]
+        if total > 0:
+            plan[2 + 2 * n + n_z] = z
+            plan[2 + 3 * n + n_z] = total
+            n_z += 1
+    plan[0] = n_yz
+    plan[1] = n_z
+
+
+@njit(cache=True)
+def _counted_cmi(sa, ka, codes, ky, plan, cells, table):
+    """``I(A; Y | Z)`` in bits as :func:`_cmi` computes it (the same terms in the same
+    order) from one table of counts of the cells (YZ code, A's state): Z's groups by state
+    ascending, the YZ groups in order of first appearance, A's states ascending within
+    each, a group of one sample and a pure cell skipped. ``codes`` and ``plan`` from
+    :func:`_count_plan`; ``cells`` holds at least ``kz * ky * ka`` zeros and is left
+    zeroed."""
+    n = sa.shape[0]
+    nf = float(n)
+    width = n + 1
+    for i in range(n):
+        cells[codes[i] * ka + sa[i]] += 1
+    h = 0.0  # H(A | Z)
+    for r in range(plan[1]):
+        size = plan[2 + 3 * n + r]
+        if size <= 1:
+            continue
+        lo = plan[2 + 2 * n + r] * ky * ka
+        for a in range(ka):
+            c = 0
+            for yv in range(ky):
+                c += cells[lo + yv * ka + a]
+            if c > 0 and c != size:
+                h -= _term(c, size, nf, table, width)
+    first = h / math.log(2.0)
+    h = 0.0  # H(A | YZ)
+    for r in range(plan[0]):
+        size = plan[2 + n + r]
+        lo = plan[2 + r] * ka
+        if size == 1:
+            for a in range(ka):
+                cells[lo + a] = 0
+            continue
+        for a in range(ka):
+            c = cells[lo + a]
+            if c > 0:
+                cells[lo + a] = 0
+                if c != size:
+                    h -= _term(c, size, nf, table, width)
+    return first - h / math.log(2.0)
+
+
+@njit(cache=True)
+def _condition_cmi(sa, ka, sz, sy, ky, codes, kz, plan, cells, prepared, groups, grouping,
+                   buffer, tally, table):  # fmt: skip
+    """``I(A; Y | Z)`` in bits, Z given by its states (``kz`` of them), its codes and plan
+    (:func:`_count_plan`): counted (:func:`_counted_cmi`) when its table fits ``cells``,
+    else on the groups of Z, prepared here on first use (``prepared[0]``; ``groups`` their
+    numbers; ``grouping`` the four arrays of :func:`_prepare_condition`, 4 n + 2 slots)."""
+    if plan[0] >= 0 and ka <= cells.shape[0] // (kz * ky):
+        return _counted_cmi(sa, ka, codes, ky, plan, cells, table)
+    n = sa.shape[0]
+    z_order = grouping[:n]
+    z_starts = grouping[n : 2 * n + 1]
+    yz_order = grouping[2 * n + 1 : 3 * n + 1]
+    yz_starts = grouping[3 * n + 1 :]
+    if not prepared[0]:
+        _prepare_condition(sz, sy, ky, z_order, z_starts, yz_order, yz_starts, groups)
+        prepared[0] = True
+    return _cmi(
+        sa, ka, z_order, z_starts, groups[0], yz_order, yz_starts, groups[1], buffer, tally, table
+    )
+
+
+@kernel("void(i8[::1, :], i8[::1], i8[::1], i8[::1], i8, f8[::1], f8[::1])", nogil=True)
+def conditional_mi_given(states, n_states, sz, sy, ky, table, out):
+    """``I(A; Y | Z)`` in bits for every column A of ``states`` (its number of states in
+    ``n_states``), Z given by its states ``sz``, Y by ``sy`` (``ky`` states): the values of
+    :func:`_cmi` with Z prepared, without preparing Z when the counts fit a small table
+    (:func:`_counted_cmi`); into ``out``."""
     n, m = states.shape
     if m == 0:
         return
-    k_max = 0
+    kz = 0
+    for i in range(n):
+        kz = max(kz, sz[i] + 1)
+    k_max = 1
     for j in range(m):
-        if n_states[j] > k_max:
-            k_max = n_states[j]
+        k_max = max(k_max, n_states[j])
+    codes = np.empty(n, dtype=np.int64)
+    plan = np.empty(4 * n + 2, dtype=np.int64)
+    _count_plan(sz, kz, sy, ky, codes, plan)
+    cells = np.zeros(min(COUNTED_CELLS, kz * ky * k_max) if plan[0] >= 0 else 0, dtype=np.int64)
+    grouping = np.empty(4 * n + 2, dtype=np.int64)
+    groups = np.empty(2, dtype=np.int64)
+    prepared = np.zeros(1, dtype=np.bool_)
     buffer = np.empty(n, dtype=np.int64)
     tally = np.zeros(min(k_max, DENSE_CELLS_PER_SAMPLE * n + 16), dtype=np.int64)
     for j in range(m):
-        out[j] = _cmi(
-            states[:, j],
-            n_states[j],
-            z_order,
-            z_starts,
-            gz,
-            yz_order,
-            yz_starts,
-            gyz,
-            buffer,
-            tally,
-            table,
-        )
+        out[j] = _condition_cmi(
+            states[:, j], n_states[j], sz, sy, ky, codes, kz, plan, cells, prepared, groups,
+            grouping, buffer, tally, table,
+        )  # fmt: skip
 
 
 @kernel("i8(i8[::1, :], i8[::1], i8[::1], i8, f8[::1], f8, f8[::1], b1[::1])", nogil=True)
 def flush_pool(states, n_states, sy, ky, su, beta2, table, chosen):
     """OSSFS-DD's ``flushDeterPool``: for each pooled feature i in order, the first later
     one j with ``su[i] + I(i; Y | j) > beta2`` (``2 * beta``); both are chosen. The pool's
-    features are the columns of ``states``, each prepared here as a condition
-    (:func:`prepare_condition`; ``sy``, ``ky``: the labels' states and their number).
+    features are the columns of ``states`` (``n_states`` their numbers of states), each a
+    condition as in :func:`conditional_mi_given` (``sy``, ``ky``: the labels' states and
+    their number).
 
     Returns
     -------
@@ -400,50 +543,50 @@ def flush_pool(states, n_states, sy, ky, su, beta2, table, chosen):
         The number of conditional informations computed.
     """
     n, m = states.shape
-    z_order = np.empty((m, n), dtype=np.int64).T  # Fortran order: columns contiguous
-    z_starts = np.empty((m, n + 1), dtype=np.int64).T
-    yz_order = np.empty((m, n), dtype=np.int64).T
-    yz_starts = np.empty((m, n + 1), dtype=np.int64).T
-    gz = np.empty(m, dtype=np.int64)
-    gyz = np.empty(m, dtype=np.int64)
-    groups = np.empty(2, dtype=np.int64)
-    for j in range(1, m):  # the first is never a condition
-        _prepare_condition(
-            states[:, j],
-            sy,
-            ky,
-            z_order[:, j],
-            z_starts[:, j],
-            yz_order[:, j],
-            yz_starts[:, j],
-            groups,
-        )
-        gz[j], gyz[j] = groups[0], groups[1]
-    buffer = np.empty(n, dtype=np.int64)
+    codes = np.empty((m, n), dtype=np.int64).T  # Fortran order: columns contiguous
+    plans = np.empty((m, 4 * n + 2), dtype=np.int64).T
+    groupings = np.empty((m, 4 * n + 2), dtype=np.int64).T
+    groups = np.empty((m, 2), dtype=np.int64)
+    prepared = np.zeros((m, 1), dtype=np.bool_)
     k_max = 1
     for j in range(m):
-        if n_states[j] > k_max:
-            k_max = n_states[j]
+        k_max = max(k_max, n_states[j])
+    for j in range(1, m):  # the first is never a condition
+        _count_plan(states[:, j], n_states[j], sy, ky, codes[:, j], plans[:, j])
+    cells = np.zeros(COUNTED_CELLS, dtype=np.int64)
+    buffer = np.empty(n, dtype=np.int64)
     tally = np.zeros(min(k_max, DENSE_CELLS_PER_SAMPLE * n + 16), dtype=np.int64)
     computed = 0
     for i in range(m):
         for j in range(i + 1, m):
-            value = _cmi(
-                states[:, i],
-                n_states[i],
-                z_order[:, j],
-                z_starts[:, j],
-                gz[j],
-                yz_order[:, j],
-                yz_starts[:, j],
-                gyz[j],
-                buffer,
-                tally,
+            value = _condition_cmi(
+                states[:, i], n_states[i], states[:, j], sy, ky, codes[:, j], n_states[j],
+                plans[:, j], cells, prepared[j], groups[j], groupings[:, j], buffer, tally,
                 table,
-            )
+            )  # fmt: skip
             computed += 1
             if su[i] + value > beta2:
                 chosen[i] = True
                 chosen[j] = True
                 break
     return computed
+
+
+@kernel("void(f8[::1], i8, f8, f8, f8, f8, f8[::1], f8[::1], f8[::1])", nogil=True)
+def running_statistics(su, t0, mean, std, k1, two, means, stds, alphas):
+    """OSSFS-DD's ``updateMeanStd`` over a run of degrees, the t-th (t = t0 + 1, ... >= 3)
+    with :func:`.ossfs_dd.update_statistics`'s operations: after each, its mean, std and
+    ``alpha = mean + k1 * std`` into ``means``, ``stds``, ``alphas``. ``two`` is 2.0,
+    passed in so that ``pow(x, two)`` stays the C library's call as in Octave and Python
+    (a constant 2 would be compiled to ``x * x``, which differs in the last bit)."""
+    for j in range(su.shape[0]):
+        num = float(t0 + j + 1)
+        value = su[j]
+        sn = (1 / (num - 1)) * (
+            (num - 2) * math.pow(std, two) + ((num - 1) / num) * math.pow(value - mean, two)
+        )
+        mean = mean + (value - mean) / num
+        std = math.sqrt(sn)
+        means[j] = mean
+        stds[j] = std
+        alphas[j] = mean + k1 * std

@@ -31,12 +31,12 @@ import numpy as np
 
 from fsengine.online._infotheo import mitoolbox
 from fsengine.online._infotheo._features import (
-    Condition,
     Labels,
     Measured,
     Store,
     conditional_mi,
     pool_pairs,
+    running_statistics,
 )
 from fsengine.online._stream import Selection, StreamEvent, StreamingSelector
 from fsengine.spec import ONLINE, Int, MethodSpec, Real
@@ -250,53 +250,49 @@ class OSSFSDD(StreamingSelector):
         return out
 
     def _run_quiet(self, measured: Measured, names, columns) -> None:
-        """:meth:`_decide` over a block without events, the same arithmetic in one loop: a
-        discarded feature (most of them) costs the statistics' update and two comparisons,
-        no object."""
+        """:meth:`_decide` over a block without events, the same arithmetic: the running
+        statistics of the whole block first (they do not depend on the decisions; one
+        kernel, :func:`._features.running_statistics`), then the decisions on the
+        features above alpha only."""
         k1, k2 = self._params["k1"], self._params["k2"]
-        mean, std = self.mean, self.std
         su_all = measured.su.tolist()
-        last = self.n_features
-        for j, su in enumerate(su_all):
-            position = self.n_seen
-            self.n_seen = t = position + 1
-            if t <= 2:
-                self._first.append(su)
-                mean, std = first_statistics(self._first)
-            else:
-                num = float(t)  # update_statistics, inlined
-                sn = (1 / (num - 1)) * ((num - 2) * std**2 + ((num - 1) / num) * (su - mean) ** 2)
-                mean = mean + (su - mean) / num
-                std = math.sqrt(sn)
-                alpha = mean + k1 * std
-                if su > alpha:
-                    self.mean, self.std, self.alpha = mean, std, alpha
-                    self.beta = mean + k2 * std
-                    feature = _Feature(
-                        names[j],
-                        columns[j],
-                        position,
-                        su,
-                        measured.states[:, j],
-                        int(measured.n_states[j]),
-                    )
-                    if su >= self.beta:
-                        self._accept(feature)
-                    else:
-                        feature.states = np.array(feature.states)
-                        self._pool.append(feature)
-                        if len(self._pool) >= self._params["pool_size"]:
-                            self._flush()
-                else:
-                    self.alpha = alpha
-            if last is not None and t == last and self._pool:
-                self.mean, self.std = mean, std
-                self.beta = mean + k2 * std
-                self._flush()
-        if self.n_seen > 2:
+        start = 0
+        while start < len(su_all) and self.n_seen + start < 2:  # the first two features
+            self._first.append(su_all[start])
+            self.mean, self.std = first_statistics(self._first)
+            start += 1
+        rest = measured.su[start:]
+        means, stds, alphas = running_statistics(rest, self.n_seen + start, self.mean, self.std, k1)
+        above = (start + np.flatnonzero(rest > alphas)).tolist()
+        t0 = self.n_seen
+        pool_size = self._params["pool_size"]
+        for j in above:
+            mean, std = float(means[j - start]), float(stds[j - start])
+            self.mean, self.std = mean, std
             self.beta = mean + k2 * std
-            self.alpha = mean + k1 * std
-        self.mean, self.std = mean, std
+            su = su_all[j]
+            feature = _Feature(
+                names[j],
+                columns[j],
+                t0 + j,
+                su,
+                measured.states[:, j],
+                int(measured.n_states[j]),
+            )
+            if su >= self.beta:
+                self._accept(feature)
+            else:
+                feature.states = np.array(feature.states)
+                self._pool.append(feature)
+                if len(self._pool) >= pool_size:
+                    self._flush()
+        self.n_seen = t0 + len(su_all)
+        if len(rest):
+            self.mean, self.std = float(means[-1]), float(stds[-1])
+            self.alpha = float(alphas[-1])
+            self.beta = self.mean + k2 * self.std
+        if self.n_features is not None and self.n_seen == self.n_features and self._pool:
+            self._flush()
 
     def _publish(self) -> None:
         self._set_selected([m.name for m in self._members], [m.column for m in self._members])
@@ -328,9 +324,7 @@ class OSSFSDD(StreamingSelector):
         """``checkPoolRedundancy`` with f appended to S."""
         drop_new, dropped = False, []
         if self._members:
-            cmi = conditional_mi(
-                self._member_states, Condition(f.states, self._labels), self._labels
-            )
+            cmi = conditional_mi(self._member_states, f.states, self._labels)
             two_beta = 2 * self.beta
             for m, value in zip(self._members, cmi.tolist()):
                 if value + m.su < two_beta:

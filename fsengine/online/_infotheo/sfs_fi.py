@@ -37,7 +37,6 @@ import numpy as np
 
 from fsengine.online._infotheo import mitoolbox
 from fsengine.online._infotheo._features import (
-    Condition,
     Labels,
     Measured,
     Store,
@@ -216,7 +215,7 @@ class SFSFI(StreamingSelector):
     def _gain_sum(self, states) -> float:
         """``sum_{s in S} (I(s; Y | f) - score(s))``, members in arrival order, one term after
         another as the code's loop (``val = val + cmi - mi``; ``cumsum`` adds in order)."""
-        cmi = conditional_mi(self._member_states, Condition(states, self._labels), self._labels)
+        cmi = conditional_mi(self._member_states, states, self._labels)
         terms = np.empty(2 * len(cmi))
         terms[0::2] = cmi
         terms[1::2] = -self._member_states.value
