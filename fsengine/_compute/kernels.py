@@ -58,7 +58,7 @@ BUILD_FORMAT = 1
 #: Files whose content every build depends on, besides the family's own sources.
 _BUILD_SOURCES = ("_compute/_build.py", "_compute/jit.py")
 #: On a 2-core machine, the seconds a cold build of every family took (said on stderr).
-TYPICAL_BUILD_SECONDS = 40
+TYPICAL_BUILD_SECONDS = 60
 _IMPORT = re.compile(r"^\s*from (fsengine(?:\.\w+)+) import|^\s*import (fsengine(?:\.\w+)+)", re.M)
 _EXTENSION_SUFFIX = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
 

@@ -264,6 +264,6 @@ def build_parser() -> argparse.ArgumentParser:
     ker.add_argument(
         "--compile",
         action="store_true",
-        help="build every family missing from the cache (about 40 s on 2 cores)",
+        help="build every family missing from the cache (about a minute on 2 cores)",
     )
     return parser
