@@ -63,7 +63,7 @@ compiler: $(VENV)/.project-installed
 	     "(slower starts, the same results)."
 
 ## The kernels compiled ahead of time for this machine, into the user's cache (see
-## `fsengine kernels`): about 40 s on 2 cores the first time, then a check of a few
+## `fsengine kernels`): about a minute on 2 cores the first time, then a check of a few
 ## milliseconds. Where they cannot be built (no C compiler), fsengine says so and numba
 ## compiles each kernel when first used instead: slower starts, the same results.
 kernels: $(VENV)/.project-installed compiler
