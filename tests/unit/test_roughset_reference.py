@@ -122,11 +122,14 @@ def test_sfsf_reference_run_reproduced(name, method):
         assert size - removed == 1
 
 
-@pytest.mark.parametrize("name,method", sfsf_runs(), ids=[f"{s}-{m}" for s, m in sfsf_runs()])
+SELECTION_RUNS = [run for run in sfsf_runs() if run not in OCTAVE_STOPS]  # no Octave output
+
+
+@pytest.mark.parametrize("name,method", SELECTION_RUNS, ids=[f"{s}-{m}" for s, m in SELECTION_RUNS])
 def test_sfsf_selection_only_runs_select_the_same(name, method):
-    """stream_selection (no events: set dependencies stop once a decision is certain)."""
-    if (name, method) in OCTAVE_STOPS:
-        pytest.skip("Octave stops on this run")
+    """stream_selection (no events: set dependencies stop once a decision is certain); the
+    runs where Octave stops have no selection to compare and are checked against the slow
+    definitions instead."""
     X, y = load(name)
     selector = SFSF(**SFSF_RUNS[method]).start(y)
     selector.score_rejections = False
