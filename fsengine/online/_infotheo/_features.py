@@ -8,6 +8,7 @@ import numpy as np
 
 from fsengine._compute import kernels
 from fsengine.online._infotheo import mitoolbox
+from fsengine.parallel import run_chunks
 
 _FAMILY = "online._infotheo._mitoolbox_kernels"
 #: The table of conditional-entropy terms is built when it has at most this many cells
@@ -35,7 +36,9 @@ class Labels:
 
 
 class Measured:
-    """A block of features as states, with H(X) and SU(X, Y) (``mi/SU.m``) of each."""
+    """A block of features as states, with H(X) and SU(X, Y) (``mi/SU.m``) of each, the
+    columns split among the kernel threads (:func:`fsengine.parallel.run_chunks`; the
+    values do not depend on it)."""
 
     def __init__(self, block: np.ndarray, labels: Labels):
         n, b = block.shape
@@ -44,18 +47,24 @@ class Measured:
         self.entropy = np.empty(b)
         self.mi = np.empty(b)
         self.su = np.empty(b)
-        if b:
-            _kernels().column_measures(
-                block,
+        if not b:
+            return
+        kernel = _kernels().column_measures
+
+        def chunk(lo: int, hi: int) -> None:
+            kernel(
+                block[:, lo:hi],
                 labels.states,
                 labels.count,
                 labels.entropy,
-                self.states,
-                self.n_states,
-                self.entropy,
-                self.mi,
-                self.su,
+                self.states[:, lo:hi],
+                self.n_states[lo:hi],
+                self.entropy[lo:hi],
+                self.mi[lo:hi],
+                self.su[lo:hi],
             )
+
+        run_chunks(chunk, b, min_chunk=max(1, 20000 // max(n, 1)))
 
 
 class Store:
