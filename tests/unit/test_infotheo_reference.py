@@ -456,10 +456,11 @@ def test_xor_partners_pass_the_paper_but_not_the_code():
 @given(
     data=tie_heavy(),
     k=st.sampled_from([(1.0, 2.0), (0.0, 0.5), (0.0, 1.0), (0.0, 3.0), (0.5, 0.5), (2.0, 1.0)]),
-    pool=st.integers(1, 4),
+    pool=st.sampled_from([1, 2, 3, 4, 100]),
     chunk=st.integers(1, 5),
+    early=st.integers(1, 12),
 )
-def test_ossfs_dd_equals_the_definition(data, k, pool, chunk):
+def test_ossfs_dd_equals_the_definition(data, k, pool, chunk, early):
     X, y = data
     expected = definition_ossfs_dd(X, y, k[0], k[1], pool)
     params = {"k1": k[0], "k2": k[1], "pool_size": pool}
@@ -471,3 +472,25 @@ def test_ossfs_dd_equals_the_definition(data, k, pool, chunk):
     # blocks of a few features: the warm-up, the statistics and the pool across blocks
     announced = OSSFSDD(**params).start(y, n_features=X.shape[1])
     assert list(stream_selection(announced, X, names, chunk=chunk).columns) == expected
+    # a stream announced shorter than it is: the pool is flushed after the announced last
+    # feature, wherever a block ends, as one feature at a time does
+    short = min(early, X.shape[1])
+    one_by_one = run(OSSFSDD, X, y, n_features=short, **params)[0]
+    quiet = OSSFSDD(**params).start(y, n_features=short)
+    assert list(stream_selection(quiet, X, names, chunk=chunk).columns) == one_by_one
+
+
+@pytest.mark.parametrize("seed,announced", [(1, 3), (2, 3), (4, 4)])
+@pytest.mark.parametrize("chunk", [1, 5, 12])
+def test_ossfs_dd_announced_end_inside_a_block(seed, announced, chunk):
+    """A stream announced shorter than it is, its end inside a block: the pool is flushed
+    after the announced last feature as one feature at a time does (these seeds selected
+    differently when only a block's end was checked)."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 3, (20, 12)).astype(float)
+    y = rng.integers(0, 2, 20)
+    params = {"k1": 0.0, "k2": 2.0, "pool_size": 100}
+    expected = run(OSSFSDD, X, y, n_features=announced, **params)[0]
+    selector = OSSFSDD(**params).start(y, n_features=announced)
+    names = [str(j) for j in range(12)]
+    assert list(stream_selection(selector, X, names, chunk=chunk).columns) == expected

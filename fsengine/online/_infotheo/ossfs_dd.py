@@ -250,21 +250,33 @@ class OSSFSDD(StreamingSelector):
         return out
 
     def _run_quiet(self, measured: Measured, names, columns) -> None:
-        """:meth:`_decide` over a block without events, the same arithmetic: the running
-        statistics of the whole block first (they do not depend on the decisions; one
-        kernel, :func:`._features.running_statistics`), then the decisions on the
-        features above alpha only."""
+        """:meth:`_decide` over a block without events, the same decisions: the block is cut
+        after the announced last feature when that falls inside it (the pool is flushed
+        there, as :meth:`_run_block` does), and each part run by :meth:`_run_quiet_part`."""
+        b = len(measured.su)
+        cut = b
+        if self.n_features is not None and 0 < self.n_features - self.n_seen < b:
+            cut = self.n_features - self.n_seen
+        self._run_quiet_part(measured, names, columns, 0, cut)
+        if cut < b:
+            self._run_quiet_part(measured, names, columns, cut, b)
+
+    def _run_quiet_part(self, measured: Measured, names, columns, lo: int, hi: int) -> None:
+        """Columns ``lo`` to ``hi`` of a block without events: the running statistics of
+        them all first (they do not depend on the decisions; one kernel,
+        :func:`._features.running_statistics`), then the decisions on the features above
+        alpha only."""
         k1, k2 = self._params["k1"], self._params["k2"]
         su_all = measured.su.tolist()
-        start = 0
-        while start < len(su_all) and self.n_seen + start < 2:  # the first two features
+        t0 = self.n_seen - lo  # the stream position of the block's column 0
+        start = lo
+        while start < hi and t0 + start < 2:  # the first two features
             self._first.append(su_all[start])
             self.mean, self.std = first_statistics(self._first)
             start += 1
-        rest = measured.su[start:]
-        means, stds, alphas = running_statistics(rest, self.n_seen + start, self.mean, self.std, k1)
+        rest = measured.su[start:hi]
+        means, stds, alphas = running_statistics(rest, t0 + start, self.mean, self.std, k1)
         above = (start + np.flatnonzero(rest > alphas)).tolist()
-        t0 = self.n_seen
         pool_size = self._params["pool_size"]
         for j in above:
             mean, std = float(means[j - start]), float(stds[j - start])
@@ -286,7 +298,7 @@ class OSSFSDD(StreamingSelector):
                 self._pool.append(feature)
                 if len(self._pool) >= pool_size:
                     self._flush()
-        self.n_seen = t0 + len(su_all)
+        self.n_seen = t0 + hi
         if len(rest):
             self.mean, self.std = float(means[-1]), float(stds[-1])
             self.alpha = float(alphas[-1])
