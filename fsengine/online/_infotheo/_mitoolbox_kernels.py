@@ -111,22 +111,11 @@ def _rank_of(values, m, v):
 
 
 @njit(cache=True)
-def _count_of(values, counts, m, v):
-    """The count of ``v`` among the ``m`` ascending ``values`` (binary search)."""
-    lo = 0
-    hi = m
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if values[mid] < v:
-            lo = mid + 1
-        else:
-            hi = mid
-    return counts[lo]
-
-
-@njit(cache=True)
-def _mutual_information(sx, kx, sy, ky, keys, uniq, counts, ux, cx, uy, cy):
-    """I(X; Y) in bits: joint index ``stateY * kx + stateX`` ascending."""
+def _mutual_information(sx, kx, sy, ky, scratch):
+    """I(X; Y) in bits: joint index ``stateY * kx + stateX`` ascending (``scratch``: 7 x n
+    int64 working rows)."""
+    keys, uniq, counts = scratch[0], scratch[1], scratch[2]
+    ux, cx, uy, cy = scratch[3], scratch[4], scratch[5], scratch[6]
     n = sx.shape[0]
     nf = float(n)
     mx = _runs(sx, kx, ux, cx)
@@ -149,8 +138,8 @@ def _mutual_information(sx, kx, sy, ky, keys, uniq, counts, ux, cx, uy, cy):
     total = 0.0
     for r in range(m):
         joint = counts[r] / nf
-        px = _count_of(ux, cx, mx, uniq[r] % kx) / nf
-        py = _count_of(uy, cy, my, uniq[r] // kx) / nf
+        px = cx[_rank_of(ux, mx, uniq[r] % kx)] / nf
+        py = cy[_rank_of(uy, my, uniq[r] // kx)] / nf
         total += joint * math.log(joint / px / py)
     return total / math.log(2.0)
 
@@ -205,13 +194,7 @@ def column_measures(block, y_states, y_count, y_entropy, states, n_states, h, mi
     h, mi, su : float64 (b,) (out)
     """
     n, b = block.shape
-    keys = np.empty(n, dtype=np.int64)
-    uniq = np.empty(n, dtype=np.int64)
-    counts = np.empty(n, dtype=np.int64)
-    ux = np.empty(n, dtype=np.int64)
-    cx = np.empty(n, dtype=np.int64)
-    uy = np.empty(n, dtype=np.int64)
-    cy = np.empty(n, dtype=np.int64)
+    scratch = np.empty((7, n), dtype=np.int64)
     # dense tallies, allocated once: X's states and the joint cells stateY * k + stateX
     cells = DENSE_CELLS_PER_SAMPLE * n + 16
     tally_x = np.zeros(cells, dtype=np.int64)
@@ -226,8 +209,8 @@ def column_measures(block, y_states, y_count, y_entropy, states, n_states, h, mi
         if k * y_count <= cells:
             h[j], mi[j] = _dense_entropy_and_mi(s, k, y_states, y_count, tally_x, tally_xy, tally_y)
         else:
-            h[j] = _entropy(s, k, uniq, counts)
-            mi[j] = _mutual_information(s, k, y_states, y_count, keys, uniq, counts, ux, cx, uy, cy)
+            h[j] = _entropy(s, k, scratch[1], scratch[2])
+            mi[j] = _mutual_information(s, k, y_states, y_count, scratch)
         score = 2.0 * mi[j]
         total = h[j] + y_entropy
         if total == 0.0:
@@ -241,14 +224,8 @@ def pair_symmetric_uncertainty(sa, ka, sb, kb, ha, hb):
     """``SU(A, B) = (2 I(A; B)) / (H(A) + H(B))`` (``mi/SU.m`` on two features, A first),
     given their entropies."""
     n = sa.shape[0]
-    keys = np.empty(n, dtype=np.int64)
-    uniq = np.empty(n, dtype=np.int64)
-    counts = np.empty(n, dtype=np.int64)
-    ux = np.empty(n, dtype=np.int64)
-    cx = np.empty(n, dtype=np.int64)
-    uy = np.empty(n, dtype=np.int64)
-    cy = np.empty(n, dtype=np.int64)
-    score = 2.0 * _mutual_information(sa, ka, sb, kb, keys, uniq, counts, ux, cx, uy, cy)
+    scratch = np.empty((7, n), dtype=np.int64)
+    score = 2.0 * _mutual_information(sa, ka, sb, kb, scratch)
     total = ha + hb
     if total == 0.0:
         return np.nan if score == 0.0 else np.inf * score
@@ -259,14 +236,8 @@ def pair_symmetric_uncertainty(sa, ka, sb, kb, ha, hb):
 def pair_mutual_information(sa, ka, sb, kb):
     """``I(A; B)`` (``mi/mi.m`` with A first) in bits."""
     n = sa.shape[0]
-    keys = np.empty(n, dtype=np.int64)
-    uniq = np.empty(n, dtype=np.int64)
-    counts = np.empty(n, dtype=np.int64)
-    ux = np.empty(n, dtype=np.int64)
-    cx = np.empty(n, dtype=np.int64)
-    uy = np.empty(n, dtype=np.int64)
-    cy = np.empty(n, dtype=np.int64)
-    return _mutual_information(sa, ka, sb, kb, keys, uniq, counts, ux, cx, uy, cy)
+    scratch = np.empty((7, n), dtype=np.int64)
+    return _mutual_information(sa, ka, sb, kb, scratch)
 
 
 @njit(cache=True)
@@ -575,7 +546,7 @@ def flush_pool(states, n_states, sy, ky, su, beta2, table, chosen):
 @kernel("void(f8[::1], i8, f8, f8, f8, f8, f8[::1], f8[::1], f8[::1])", nogil=True)
 def running_statistics(su, t0, mean, std, k1, two, means, stds, alphas):
     """OSSFS-DD's ``updateMeanStd`` over a run of degrees, the t-th (t = t0 + 1, ... >= 3)
-    with :func:`.ossfs_dd.update_statistics`'s operations: after each, its mean, std and
+    with the code's operations: after each, its mean, std and
     ``alpha = mean + k1 * std`` into ``means``, ``stds``, ``alphas``. ``two`` is 2.0,
     passed in so that ``pow(x, two)`` stays the C library's call as in Octave and Python
     (a constant 2 would be compiled to ``x * x``, which differs in the last bit)."""
