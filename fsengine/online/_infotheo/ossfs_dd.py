@@ -85,29 +85,6 @@ class _Feature:
         self.n_states = n_states
 
 
-def update_statistics(value: float, mean: float, std: float, t: int) -> tuple[float, float]:
-    """``updateMeanStd`` of the code for the t-th value (t >= 3), with its operations.
-
-    Parameters
-    ----------
-    value : float
-        The new degree.
-    mean, std : float
-        Mean and standard deviation of the first t - 1 degrees.
-    t : int
-
-    Returns
-    -------
-    (float, float)
-        The new mean and standard deviation.
-    """
-    num = float(t)
-    new_mean = mean + (value - mean) / num
-    # Octave's scalar x^2 is pow(x, 2), which Python's ** calls too (not always x * x)
-    sn = (1 / (num - 1)) * ((num - 2) * std**2 + ((num - 1) / num) * (value - mean) ** 2)
-    return new_mean, math.sqrt(sn)
-
-
 def first_statistics(values: list[float]) -> tuple[float, float]:
     """Octave's ``mean`` and ``std`` of one or two values (the code's first two steps)."""
     if len(values) == 1:
@@ -214,40 +191,71 @@ class OSSFSDD(StreamingSelector):
         if not events:
             self._run_quiet(measured, names, columns)
             return []
+        means, stds, alphas = self._statistics(measured.su, self.n_seen)
         out = []
         for j in range(block.shape[1]):
             position = self.n_seen
             self.n_seen += 1
-            feature = _Feature(
-                names[j],
-                columns[j],
-                position,
-                float(measured.su[j]),
-                measured.states[:, j],
-                int(measured.n_states[j]),
-            )
-            info = self._decide(feature)
+            feature = self._feature(measured, names, columns, j, position)
+            info = self._decide(feature, means[j], stds[j], alphas[j])
             if self.n_features is not None and self.n_seen == self.n_features and self._pool:
                 info["flushed"] = info.get("flushed", ()) + self._flush()
-            if events:
-                su = [m.su for m in self._members]
-                out.append(
-                    OSSFSDDEvent(
-                        position,
-                        names[j],
-                        columns[j],
-                        feature.su,
-                        info.pop("action"),
-                        self._selected_names,
-                        self._selected_columns,
-                        float(np.mean(su)) if su else math.nan,
-                        mean=self.mean,
-                        std=self.std,
-                        pool=len(self._pool),
-                        **info,
-                    )
+            su = [m.su for m in self._members]
+            out.append(
+                OSSFSDDEvent(
+                    position,
+                    names[j],
+                    columns[j],
+                    feature.su,
+                    info.pop("action"),
+                    self._selected_names,
+                    self._selected_columns,
+                    float(np.mean(su)) if su else math.nan,
+                    mean=self.mean,
+                    std=self.std,
+                    pool=len(self._pool),
+                    **info,
                 )
+            )
         return out
+
+    def _statistics(self, su: np.ndarray, seen: int):
+        """The running statistics after each of ``su``, the degrees of the features after
+        the first ``seen`` (``updateMeanStd``): Octave's mean and std of the first two
+        (kept in ``_first``), then one kernel (:func:`._features.running_statistics`).
+        They do not depend on the decisions.
+
+        Returns
+        -------
+        (ndarray, ndarray, ndarray)
+            Mean, std and ``alpha = mean + k1 * std`` after each (alpha NaN for the first
+            two features).
+        """
+        m = len(su)
+        means, stds, alphas = np.empty(m), np.empty(m), np.full(m, math.nan)
+        mean, std = self.mean, self.std
+        start = 0
+        while start < m and seen + start < 2:
+            self._first.append(float(su[start]))
+            mean, std = first_statistics(self._first)
+            means[start], stds[start] = mean, std
+            start += 1
+        if start < m:
+            means[start:], stds[start:], alphas[start:] = running_statistics(
+                su[start:], seen + start, mean, std, self._params["k1"]
+            )
+        return means, stds, alphas
+
+    @staticmethod
+    def _feature(measured: Measured, names, columns, j: int, position: int) -> _Feature:
+        return _Feature(
+            names[j],
+            columns[j],
+            position,
+            float(measured.su[j]),
+            measured.states[:, j],
+            int(measured.n_states[j]),
+        )
 
     def _run_quiet(self, measured: Measured, names, columns) -> None:
         """:meth:`_decide` over a block without events, the same decisions: the block is cut
@@ -262,63 +270,33 @@ class OSSFSDD(StreamingSelector):
             self._run_quiet_part(measured, names, columns, cut, b)
 
     def _run_quiet_part(self, measured: Measured, names, columns, lo: int, hi: int) -> None:
-        """Columns ``lo`` to ``hi`` of a block without events: the running statistics of
-        them all first (they do not depend on the decisions; one kernel,
-        :func:`._features.running_statistics`), then the decisions on the features above
-        alpha only."""
-        k1, k2 = self._params["k1"], self._params["k2"]
-        su_all = measured.su.tolist()
+        """Columns ``lo`` to ``hi`` of a block without events: the statistics of them all
+        first (:meth:`_statistics`), then :meth:`_decide` on the features above alpha only
+        (the others are discarded, which changes nothing else)."""
         t0 = self.n_seen - lo  # the stream position of the block's column 0
-        start = lo
-        while start < hi and t0 + start < 2:  # the first two features
-            self._first.append(su_all[start])
-            self.mean, self.std = first_statistics(self._first)
-            start += 1
-        rest = measured.su[start:hi]
-        means, stds, alphas = running_statistics(rest, t0 + start, self.mean, self.std, k1)
-        above = (start + np.flatnonzero(rest > alphas)).tolist()
-        pool_size = self._params["pool_size"]
-        for j in above:
-            mean, std = float(means[j - start]), float(stds[j - start])
-            self.mean, self.std = mean, std
-            self.beta = mean + k2 * std
-            su = su_all[j]
-            feature = _Feature(
-                names[j],
-                columns[j],
-                t0 + j,
-                su,
-                measured.states[:, j],
-                int(measured.n_states[j]),
-            )
-            if su >= self.beta:
-                self._accept(feature)
-            else:
-                feature.states = np.array(feature.states)
-                self._pool.append(feature)
-                if len(self._pool) >= pool_size:
-                    self._flush()
+        means, stds, alphas = self._statistics(measured.su[lo:hi], self.n_seen)
+        for j in (lo + np.flatnonzero(measured.su[lo:hi] > alphas)).tolist():
+            feature = self._feature(measured, names, columns, j, t0 + j)
+            self._decide(feature, means[j - lo], stds[j - lo], alphas[j - lo])
         self.n_seen = t0 + hi
-        if len(rest):
+        if hi > lo:
             self.mean, self.std = float(means[-1]), float(stds[-1])
-            self.alpha = float(alphas[-1])
-            self.beta = self.mean + k2 * self.std
+            if self.n_seen > 2:
+                self.alpha = float(alphas[-1])
+                self.beta = self.mean + self._params["k2"] * self.std
         if self.n_features is not None and self.n_seen == self.n_features and self._pool:
             self._flush()
 
     def _publish(self) -> None:
         self._set_selected([m.name for m in self._members], [m.column for m in self._members])
 
-    def _decide(self, f: _Feature) -> dict:
-        t = self.n_seen  # 1-based
-        if t <= 2:
-            self._first.append(f.su)
-            self.mean, self.std = first_statistics(self._first)
+    def _decide(self, f: _Feature, mean: float, std: float, alpha: float) -> dict:
+        """The decision on f given the statistics after it (:meth:`_statistics`)."""
+        self.mean, self.std = float(mean), float(std)
+        if f.position < 2:
             return {"action": WARM_UP}
-        self.mean, self.std = update_statistics(f.su, self.mean, self.std, t)
-        k1, k2 = self._params["k1"], self._params["k2"]
-        self.alpha = self.mean + k1 * self.std
-        self.beta = self.mean + k2 * self.std
+        self.alpha = float(alpha)
+        self.beta = self.mean + self._params["k2"] * self.std
         info: dict = {"alpha": self.alpha, "beta": self.beta}
         if f.su <= self.alpha:
             info["action"] = DISCARDED
