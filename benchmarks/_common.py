@@ -14,6 +14,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+SHARED = ROOT.parent / "shared"
+
 N_SAMPLES, N_FEATURES, N_MINORITY = 181, 12533, 31
 N_INFORMATIVE, N_TIED = 40, 8
 
@@ -120,3 +122,34 @@ def print_table(rows: list[tuple[str, str]]) -> None:
     print()
     for label, value in rows:
         print(f"  {label:<{width}}  {value}")
+
+
+# ---------------------------------------------------------------- the sets the baselines run on
+REAL = ("SRBCT", "GLIOMA", "ALLAML", "Colon_alon", "Brain_Tumor1")
+SYNTHETIC = ("synthetic", "rounded", "integer")
+
+
+def data_sets(seed: int, only: str | None = None) -> list:
+    """(name, X, y): the real sets (SRBCT and GLIOMA from the repository if ../shared is
+    absent), then the synthetic 181 x 12533 matrix, its copy rounded to 1 decimal and an
+    integer-valued copy (``rint(480 + 40 X)``); ``only``: that one alone."""
+    sets = []
+    local = {"SRBCT": ROOT / "sample_data", "GLIOMA": ROOT / "tests" / "reference" / "datasets"}
+    for name in REAL if only in (None, *REAL) else ():
+        path = SHARED / "datasets" / f"{name}.parquet"
+        if not path.is_file() and name in local:
+            path = local[name] / f"{name}.parquet"
+        if path.is_file() and only in (None, name):
+            import pandas as pd
+
+            frame = pd.read_parquet(path)
+            labels = frame["label"]
+            minority = labels.value_counts().idxmin() if name not in local else 2
+            X = frame.drop(columns="label").to_numpy(float)
+            sets.append((name, X, (labels == minority).to_numpy(int)))
+    if only in (None, *SYNTHETIC):
+        X, y = make_data(seed)
+        y = y.astype(int)
+        copies = {"synthetic": X, "rounded": np.round(X, 1), "integer": np.rint(480 + 40 * X)}
+        sets += [(name, M, y) for name, M in copies.items() if only in (None, name)]
+    return sets

@@ -47,12 +47,11 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _common import ROOT, finish_report, machine, make_data, parse_options, timed
+from _common import ROOT, data_sets, finish_report, machine, parse_options, timed
 
 from fsengine.online import OSSFSDD, SFSFI, stream_selection  # noqa: E402
 from fsengine.online._infotheo import mitoolbox as mt  # noqa: E402
 
-SHARED = ROOT.parent / "shared"
 TARGET_S, OCTAVE_FACTOR = 1.0, 50.0
 TIMES = ROOT / "tests" / "reference" / "infotheo_octave" / "times.txt"
 TIMES_MEX = TIMES.with_name("times_mex.txt")
@@ -167,29 +166,6 @@ def octave_times() -> dict:
     return times
 
 
-def data_sets(seed: int) -> list:
-    """(name, X, y): the real sets (SRBCT and GLIOMA from the repository if ../shared is
-    absent), then the 181 x 12533 matrix rounded to 1 decimal and its integer copy."""
-    import pandas as pd
-
-    sets = []
-    local = {"SRBCT": ROOT / "sample_data", "GLIOMA": ROOT / "tests" / "reference" / "datasets"}
-    for name in ("SRBCT", "GLIOMA", "ALLAML", "Colon_alon", "Brain_Tumor1"):
-        path = SHARED / "datasets" / f"{name}.parquet"
-        if not path.is_file() and name in local:
-            path = local[name] / f"{name}.parquet"
-        if path.is_file():
-            frame = pd.read_parquet(path)
-            labels = frame["label"]
-            minority = labels.value_counts().idxmin() if name not in local else 2
-            X = frame.drop(columns="label").to_numpy(float)
-            sets.append((name, X, (labels == minority).to_numpy(int)))
-    X, y = make_data(seed)
-    y = y.astype(int)
-    sets += [("rounded", np.round(X, 1), y), ("integer", np.rint(480 + 40 * X), y)]
-    return sets
-
-
 _NAMES: list[str] = []
 
 
@@ -263,7 +239,7 @@ def main(argv=None) -> int:
     print(f"SFS-FI / OSSFS-DD benchmark; seed={args.seed}; {machine()}")
     octave = octave_times()
     record, problems, met = {}, [], True
-    sets = data_sets(args.seed)
+    sets = [s for s in data_sets(args.seed) if s[0] != "synthetic"]
     if own.sets:
         sets = [s for s in sets if s[0] in own.sets.split(",")]
     for name, X, y in sets:

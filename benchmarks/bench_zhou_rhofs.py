@@ -47,12 +47,11 @@ import statistics
 import sys
 
 import numpy as np
-from _common import ROOT, finish_report, machine, make_data, parse_options, timed
+from _common import ROOT, SHARED, data_sets, finish_report, machine, parse_options, timed
 
 from fsengine.online import OFSA3M, RHOFS, OFSDensity, stream_selection  # noqa: E402
 from fsengine.online._zhou.octave_rng import OctaveRandom  # noqa: E402
 
-SHARED = ROOT.parent / "shared"
 TARGET_S, OCTAVE_FACTOR = 1.0, 50.0
 
 
@@ -231,31 +230,6 @@ def octave_times() -> dict:
                         times[(m.group(1), m.group(2).replace("_", "-"))] = float(m.group(3))
                 break
     return times
-
-
-def data_sets(seed: int) -> list:
-    """(name, X, y): the real sets (SRBCT and GLIOMA from the repository if ../shared is
-    absent), then the synthetic 181 x 12533 matrix, its copy rounded to 1 decimal and an
-    integer-valued copy (``rint(480 + 40 X)``, about 300 distinct values per column)."""
-    import pandas as pd
-
-    sets = []
-    local = {"SRBCT": ROOT / "sample_data", "GLIOMA": ROOT / "tests" / "reference" / "datasets"}
-    for name in ("SRBCT", "GLIOMA", "ALLAML", "Colon_alon", "Brain_Tumor1"):
-        path = SHARED / "datasets" / f"{name}.parquet"
-        if not path.is_file() and name in local:
-            path = local[name] / f"{name}.parquet"
-        if path.is_file():
-            frame = pd.read_parquet(path)
-            labels = frame["label"]
-            minority = labels.value_counts().idxmin() if name not in local else 2
-            X = frame.drop(columns="label").to_numpy(float)
-            sets.append((name, X, (labels == minority).to_numpy(int)))
-    X, y = make_data(seed)
-    y = y.astype(int)
-    sets += [("synthetic", X, y), ("rounded", np.round(X, 1), y)]
-    sets.append(("integer", np.rint(480 + 40 * X), y))
-    return sets
 
 
 def engine(cls, X, y, **params):
