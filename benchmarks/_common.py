@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -153,3 +154,37 @@ def data_sets(seed: int, only: str | None = None) -> list:
         copies = {"synthetic": X, "rounded": np.round(X, 1), "integer": np.rint(480 + 40 * X)}
         sets += [(name, M, y) for name, M in copies.items() if only in (None, name)]
     return sets
+
+
+def against_baseline(
+    X: np.ndarray,
+    whole: bool,
+    prefix: int,
+    engine_s: float,
+    selected: list,
+    run_engine,
+    run_baseline,
+    repeats: int,
+    base_repeats: int,
+    ordered: bool = False,
+) -> tuple[str, dict, tuple]:
+    """The straightforward version timed against the engine: on all of X when ``whole``
+    (the engine's ``engine_s`` and ``selected`` reused), else on its first ``prefix``
+    columns (the engine timed again there). ``run_engine(B)`` and ``run_baseline(B)``
+    return selections; they must agree (as lists when ``ordered``, else as sets in order).
+
+    Returns
+    -------
+    (str, dict, tuple)
+        The text for the report line, the record's entries, and (engine's, baseline's)
+        selections when they differ, else ().
+    """
+    B = X if whole else X[:, :prefix]
+    t_b = engine_s if whole else statistics.median(timed(lambda: run_engine(B), repeats)[0])
+    base_times, expected = timed(lambda: run_baseline(B), base_repeats)
+    b = statistics.median(base_times)
+    text = f"; baseline {b:8.2f} s ({b / t_b:6.1f} x"
+    text += ")" if whole else f" on the first {B.shape[1]} features)"
+    got = selected if whole else run_engine(B)
+    differ = (got, expected) if (got if ordered else sorted(got)) != expected else ()
+    return text, {"baseline_s": b, "baseline_features": B.shape[1], "engine_prefix_s": t_b}, differ

@@ -47,7 +47,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _common import ROOT, data_sets, finish_report, machine, parse_options, timed
+from _common import ROOT, against_baseline, data_sets, finish_report, machine, parse_options, timed
 
 from fsengine.online import OSSFSDD, SFSFI, stream_selection  # noqa: E402
 from fsengine.online._infotheo import mitoolbox as mt  # noqa: E402
@@ -257,22 +257,22 @@ def main(argv=None) -> int:
             if grows:
                 line += f" [first {M.shape[1]} features: quadratic, see the docstring]"
             if name in ("SRBCT", "GLIOMA") or big:
-                B = M if name in ("SRBCT", "GLIOMA") else M[:, : own.baseline_features]
-                t_b = (
-                    t
-                    if B is M
-                    else statistics.median(
-                        timed(lambda cls=cls, B=B: engine(cls, B, y), args.repeats)[0]
-                    )
+                text, found, differ = against_baseline(
+                    M,
+                    name in ("SRBCT", "GLIOMA"),
+                    own.baseline_features,
+                    t,
+                    selected,
+                    lambda B, cls=cls: engine(cls, B, y),
+                    lambda B, cls=cls: baseline(cls, B, y),
+                    args.repeats,
+                    base_repeats,
+                    ordered=True,
                 )
-                base_times, expected = timed(lambda cls=cls, B=B: baseline(cls, B, y), base_repeats)
-                b = statistics.median(base_times)
-                line += f"; baseline {b:8.2f} s ({b / t_b:6.1f} x"
-                line += ")" if B is M else f" on the first {B.shape[1]} features)"
-                entry.update(baseline_s=b, baseline_features=B.shape[1], engine_prefix_s=t_b)
-                got = selected if B is M else engine(cls, B, y)
-                if expected != got:
-                    problems.append(f"{name} {method}: engine {got} != baseline {expected}")
+                line += text
+                entry.update(found)
+                if differ:
+                    problems.append(f"{name} {method}: engine {differ[0]} != baseline {differ[1]}")
             ref = octave.get((name, method), {})
             if "mex_s" in ref:
                 mex = ref["mex_s"]

@@ -34,7 +34,7 @@ import statistics
 import sys
 
 import numpy as np
-from _common import ROOT, data_sets, finish_report, machine, parse_options, timed
+from _common import ROOT, against_baseline, data_sets, finish_report, machine, parse_options, timed
 
 from fsengine.online import OSFSET, SFSF, stream_selection  # noqa: E402
 from fsengine.online._zhou.octave_rng import OctaveRandom  # noqa: E402
@@ -232,25 +232,21 @@ def main(argv=None) -> int:
             line = f"  {label:15s} engine {t:7.3f} s ({t / bound:6.1f} x argsort)"
             entry = {"engine_s": t, "argsort_s": bound, "features": X.shape[1]}
             if name in ("SRBCT", "GLIOMA") or big:
-                whole = name in ("SRBCT", "GLIOMA")
-                B = X if whole else X[:, : own.baseline_features]
-                t_b = (
-                    t
-                    if whole
-                    else statistics.median(
-                        timed(lambda c=cls, p=params, B=B: engine(c, p, B, y), args.repeats)[0]
-                    )
+                text, found, differ = against_baseline(
+                    X,
+                    name in ("SRBCT", "GLIOMA"),
+                    own.baseline_features,
+                    t,
+                    selected,
+                    lambda B, c=cls, p=params: engine(c, p, B, y),
+                    lambda B, c=cls, p=params: baseline(c, p, B, y),
+                    args.repeats,
+                    base_repeats,
                 )
-                base_times, expected = timed(
-                    lambda c=cls, p=params, B=B: baseline(c, p, B, y), base_repeats
-                )
-                b = statistics.median(base_times)
-                line += f"; baseline {b:8.2f} s ({b / t_b:6.1f} x"
-                line += ")" if whole else f" on the first {B.shape[1]} features)"
-                entry.update(baseline_s=b, baseline_features=B.shape[1], engine_prefix_s=t_b)
-                got = selected if whole else engine(cls, params, B, y)
-                if expected != sorted(got):
-                    problems.append(f"{name} {label}: engine {got} != baseline {expected}")
+                line += text
+                entry.update(found)
+                if differ:
+                    problems.append(f"{name} {label}: engine {differ[0]} != baseline {differ[1]}")
             if (name, key) in octave and not own.features:
                 o = octave[(name, key)]
                 line += f"; Octave {o:.1f} s ({o / t:.0f} x)"
