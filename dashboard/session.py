@@ -16,7 +16,7 @@ from dashboard import messages
 from fsengine import Dataset, FSEngineError, load_dataset
 from fsengine.evaluation import protocol_defaults, training_halves
 from fsengine.export import data_arguments
-from fsengine.preprocess import PREPROCESSING, preprocess
+from fsengine.preprocess import PREPROCESSING, preprocess, preprocessing_text
 from fsengine.task import Task, training_size
 
 SAMPLE_PATH = Path(__file__).resolve().parent.parent / "sample_data" / "SRBCT.parquet"
@@ -204,14 +204,85 @@ def load_into_session(
         and previous.samples == samples
         and previous.dataset.label_column == dataset.label_column
     )
-    if not same_classes or st.session_state.get("minority") not in dataset.class_counts():
-        # A new data set (or a new label column): the default class (the smallest the
-        # comparison can use), never the last choice.
-        st.session_state["minority"] = dataset.default_minority()
+    counts = dataset.class_counts()
+    # A file read here before with the same label column: its own class and names.
+    known = remembered(loaded.sha256, dataset.label_column)
+    if not same_classes or st.session_state.get("minority") not in counts:
+        # Else a new data set (or a new label column): the default class (the smallest
+        # the comparison can use), never the previous data set's choice.
+        mine = known.get("minority")
+        st.session_state["minority"] = mine if mine in counts else dataset.default_minority()
     if not same_classes:
         sample = name == SAMPLE_PATH.name and raw == _sample_bytes()
-        st.session_state["class_names"] = dict(SAMPLE_CLASS_NAMES) if sample else {}
+        names = dict(SAMPLE_CLASS_NAMES) if sample else {}
+        if isinstance(known.get("class_names"), dict):
+            codes = {str(c) for c in counts}
+            names = {k: v for k, v in known["class_names"].items() if k in codes}
+        st.session_state["class_names"] = names
     return loaded
+
+
+#: Session key: data set SHA-256 -> how it was last read here (:attr:`LoadedData.options`,
+#: its ``name`` and ``label_column``), its ``minority`` class and ``class_names``; kept in
+#: the workspace. A file uploaded again (or reopened) is read as it was last read.
+READINGS = "dataset_readings"
+#: Most data sets whose reading is remembered (the least recently used is forgotten).
+MAX_READINGS = 32
+
+
+def remember_reading() -> None:
+    """Keep how the current data set is read, its minority class and class names
+    (:data:`READINGS`), as the newest entry."""
+    loaded = st.session_state.get("data")
+    if loaded is None:
+        return
+    readings = st.session_state.setdefault(READINGS, {})
+    entry = {
+        "name": loaded.name,
+        **loaded.options,
+        "label_column": loaded.dataset.label_column,
+        "minority": st.session_state.get("minority"),
+        "class_names": dict(st.session_state.get("class_names", {})),
+    }
+    if readings.get(loaded.sha256) == entry and next(reversed(readings)) == loaded.sha256:
+        return
+    readings.pop(loaded.sha256, None)
+    readings[loaded.sha256] = entry
+    while len(readings) > MAX_READINGS:
+        readings.pop(next(iter(readings)))
+
+
+def remembered(sha256: str, label_column: str | None = None) -> dict:
+    """How the data set of SHA-256 ``sha256`` was last read here (:func:`remember_reading`),
+    ``{}`` when it was not; with ``label_column``, ``{}`` unless it was read with that
+    label column (its classes are others)."""
+    found = st.session_state.get(READINGS, {}).get(sha256) or {}
+    if label_column is not None and found.get("label_column") != label_column:
+        return {}
+    return dict(found)
+
+
+def reading_text(options: dict) -> str:
+    """How a data set was read (:attr:`LoadedData.options`), in words, its defaults left
+    out: "preprocessing transform=log2, offset=0.0; groups: patient"; "" for the
+    defaults."""
+    parts = []
+    if options.get("label"):
+        parts.append(f"label column {options['label']}")
+    if options.get("transpose"):
+        parts.append("genes in rows")
+    if options.get("drop_constant"):
+        parts.append("constant features dropped")
+    if options.get("samples_name"):
+        parts.append(f"sample sheet {options['samples_name']}")
+    if options.get("preprocessing"):
+        parts.append(f"preprocessing {preprocessing_text(options['preprocessing'])}")
+    if options.get("sample_groups"):
+        parts.append(f"groups: {options['sample_groups']}")
+    for name, value in (options.get("anndata") or {}).items():
+        if value:
+            parts.append(f"{name.replace('_', ' ')} {value}")
+    return "; ".join(parts)
 
 
 def _sample_bytes() -> bytes:
