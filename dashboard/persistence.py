@@ -137,6 +137,11 @@ def _restore(found: Store, wid: str) -> None:
     for name in WIDGET_STORES:
         if isinstance(saved.get("widgets", {}).get(name), dict):
             st.session_state[name] = widget_values(saved["widgets"][name])
+        others = saved.get("widgets_by_task", {}).get(name)
+        if isinstance(others, dict):
+            session.other_tasks(name).update(
+                {mark: widget_values(values) for mark, values in others.items()}
+            )
     newest: dict[str, list[int]] = {}  # page store -> run ids, newest first
     runs = found.list_runs(wid)
     for run in runs:
@@ -242,7 +247,7 @@ def put_back(found: Store, wid: str, run_id: int) -> tuple[str, tuple, dict] | N
 
 def save() -> None:
     """Write the workspace's state (data set, minority, how each data set was read, every
-    page's settings) when it changed; store the current data set's bytes once."""
+    page's settings per task) when it changed; store the current data set's bytes once."""
     session.remember_reading()  # also when nothing can be saved: the session keeps it
     found, wid = store(), workspace_id()
     loaded = st.session_state.get("data")
@@ -268,6 +273,9 @@ def save() -> None:
             "class_names": st.session_state.get("class_names", {}),
             "readings": st.session_state.get(session.READINGS, {}),
             "widgets": {name: st.session_state.get(name, {}) for name in WIDGET_STORES},
+            "widgets_by_task": {
+                name: st.session_state.get(f"{name}_by_task", {}) for name in WIDGET_STORES
+            },
         }
         text = dumps(current, strict=False, sort_keys=True)
         if st.session_state.get("_saved_state") != text:

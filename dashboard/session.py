@@ -13,6 +13,7 @@ from pathlib import Path
 import streamlit as st
 
 from dashboard import messages
+from dashboard.pages import TASK_STORES
 from fsengine import Dataset, FSEngineError, load_dataset
 from fsengine.evaluation import protocol_defaults, training_halves
 from fsengine.export import data_arguments
@@ -451,14 +452,88 @@ def task_key(
     )
 
 
+#: Key inside a page's store of widget values: the task the values belong to
+#: (:func:`task_mark`).
+TASK_OF = "_task"
+#: Most other tasks whose widget values a page keeps (the least recently left goes).
+MAX_TASK_SETTINGS = 16
+
+
+def task_mark() -> str:
+    """A short name of the current task (:func:`task_key`) for the stores of widget
+    values and the workspace's JSON: 32 hex digits of the SHA-256 of its ``repr`` (a
+    64-digit string in a workspace state names a stored data set)."""
+    return hashlib.sha256(repr(task_key()).encode()).hexdigest()[:32]
+
+
+def other_tasks(store: str) -> dict:
+    """The widget values ``store`` keeps for tasks other than the current one: task mark ->
+    values, least recently left first."""
+    return st.session_state.setdefault(f"{store}_by_task", {})
+
+
+def _stash(store: str, saved: dict) -> None:
+    owner = saved.get(TASK_OF)
+    if owner is None:
+        return
+    kept = other_tasks(store)
+    kept.pop(owner, None)
+    kept[owner] = saved
+    while len(kept) > MAX_TASK_SETTINGS:
+        kept.pop(next(iter(kept)))
+
+
+def widget_store(store: str) -> dict:
+    """The remembered widget values of the page store ``store`` for the current task.
+
+    A page whose settings belong to a task (:data:`dashboard.pages.TASK_STORES`) keeps
+    them per task: when the task has changed since the store was last used, its values
+    are put aside under their task and the current task's own come back (none for a task
+    not seen: the page's defaults, which may depend on the task), with the keys shared
+    across tasks (preferences such as the stream's speed). Values with no task (an
+    older workspace) are taken as the current task's.
+    """
+    saved = st.session_state.setdefault(store, {})
+    shared = TASK_STORES.get(store)
+    if shared is None:
+        return saved
+    mark = task_mark()
+    owner = saved.get(TASK_OF)
+    if owner == mark:
+        return saved
+    if owner is None:
+        saved[TASK_OF] = mark
+        return saved
+    _stash(store, saved)
+    own = other_tasks(store).pop(mark, {})
+    current_values = {**own, **{k: saved[k] for k in shared if k in saved}, TASK_OF: mark}
+    st.session_state[store] = current_values
+    return current_values
+
+
+def replace_widgets(store: str, values: dict) -> None:
+    """Make ``values`` the current task's remembered widget values of ``store`` (History's
+    Reopen), the values they replace kept with their own task."""
+    saved = st.session_state.get(store) or {}
+    if TASK_STORES.get(store) is None:
+        st.session_state[store] = dict(values)
+        return
+    mark = task_mark()
+    if saved.get(TASK_OF) != mark:
+        _stash(store, saved)
+    shared = {k: saved[k] for k in TASK_STORES[store] if k in saved}
+    st.session_state[store] = {**shared, **values, TASK_OF: mark}
+
+
 def restore_widgets(store: str, defaults: dict) -> None:
     """Set every widget (by key) to its remembered value before the widgets are drawn.
 
     Pair with ``on_change=remember(store, key)`` on each widget: the callback runs
     before the script, so a fresh change is what gets restored. This survives page
     switches and widgets that are only drawn sometimes (another method's parameters).
+    The remembered values are the current task's (:func:`widget_store`).
     """
-    saved = st.session_state.setdefault(store, {})
+    saved = widget_store(store)
     for key, default in defaults.items():
         st.session_state[key] = saved.get(key, default)
 
@@ -467,7 +542,7 @@ def remember(store: str, key: str):
     """An ``on_change`` callback keeping widget ``key``'s new value under ``store``."""
 
     def callback():
-        st.session_state.setdefault(store, {})[key] = st.session_state[key]
+        widget_store(store)[key] = st.session_state[key]
 
     return callback
 
@@ -480,7 +555,7 @@ def persisted(store: str, key: str) -> dict:
 def set_widget(store: str, key: str, value) -> None:
     """Change a remembered widget's value from the page's code (before it is drawn)."""
     st.session_state[key] = value
-    st.session_state.setdefault(store, {})[key] = value
+    widget_store(store)[key] = value
 
 
 def run_key(*params) -> tuple:
