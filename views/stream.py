@@ -229,8 +229,13 @@ def stream_view() -> None:
         streams.record_if_due(kept)  # stopped at this position until it goes further
     elif not live.done and live.position:
         st.caption(
-            f"Stopped at {live.position:,} of {live.total:,} features: Start continues it, "
-            "Reset clears the page for a new stream (this one stays in History, to reopen)."
+            f"Stopped at {live.position:,} of {live.total:,} features"
+            + (
+                ": a run of other settings than the boxes say (see above)."
+                if _other_settings(kept)
+                else ": Start continues it, Reset clears the page for a new stream (this one "
+                "stays in History, to reopen)."
+            )
         )
     last = live.events[-1] if live.events else None
     metrics = st.columns(4)

@@ -210,6 +210,7 @@ def test_start_after_choosing_another_selector_streams_that_one(stream_page):
     said = _infos(at)
     assert "K-OFSD" in said and "SAOLA" in said and "Start" in said
     assert "Reset" in said
+    assert not any("Start continues it" in c.value for c in at.caption)
     at.button(key="stream_start").click().run()
     live = _live(at)
     assert live.method == "saola"  # not K-OFSD continued under the SAOLA box
