@@ -31,6 +31,14 @@ class Page:
         reload (the newest of each kind).
     default : bool
         Whether it is the page the dashboard opens on.
+    per_task : bool
+        Whether its widget values belong to the current task (data set, reading, minority
+        class): each task keeps its own, and another task starts from the page's
+        defaults (:func:`dashboard.session.widget_store`). False for a page over several
+        data sets.
+    shared : tuple of str
+        Widget keys kept across tasks: preferences, not settings of a run (the stream's
+        speed).
     """
 
     name: str
@@ -40,12 +48,21 @@ class Page:
     widgets: str | None = None
     results: dict[str, str] = field(default_factory=dict)
     default: bool = False
+    per_task: bool = True
+    shared: tuple[str, ...] = ()
 
 
 #: Every page, in the navigation's order; the first is the default.
 PAGES = (
     Page("data", "views/data.py", "Data", ":material/table:", default=True),
-    Page("stream", "views/stream.py", "Stream", ":material/play_circle:", "stream_widgets"),
+    Page(
+        "stream",
+        "views/stream.py",
+        "Stream",
+        ":material/play_circle:",
+        "stream_widgets",
+        shared=("stream_speed",),
+    ),
     Page(
         "compare",
         "views/compare.py",
@@ -73,6 +90,7 @@ PAGES = (
         ":material/leaderboard:",
         "benchmark_widgets",
         {"benchmark": "benchmark_results"},
+        per_task=False,
     ),
     Page(
         "genes",
@@ -82,12 +100,21 @@ PAGES = (
         "genes_widgets",
         {"stability": "stability_results"},
     ),
-    Page("export", "views/export.py", "Export", ":material/download:", "export_widgets"),
+    Page(
+        "export",
+        "views/export.py",
+        "Export",
+        ":material/download:",
+        "export_widgets",
+        shared=("export_format",),
+    ),
     Page("history", "views/history.py", "History", ":material/history:"),
 )
 #: The pages by name.
 BY_NAME = {page.name: page for page in PAGES}
 #: The stores of remembered widget values that the workspace keeps.
 WIDGET_STORES = tuple(page.widgets for page in PAGES if page.widgets)
+#: The stores of widget values kept per task -> their keys kept across tasks.
+TASK_STORES = {page.widgets: page.shared for page in PAGES if page.widgets and page.per_task}
 #: Run kind -> the result store it is put back into on a reload.
 RESULT_KINDS = {kind: store for page in PAGES for kind, store in page.results.items()}

@@ -15,6 +15,7 @@ says once that nothing is being saved.
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from typing import Any
 
@@ -131,9 +132,16 @@ def _restore(found: Store, wid: str) -> None:
                     st.session_state["minority"] = saved["minority"]
                 if isinstance(saved.get("class_names"), dict):
                     st.session_state["class_names"] = saved["class_names"]
+    if isinstance(saved.get("readings"), dict):
+        st.session_state[session.READINGS] = dict(saved["readings"])
     for name in WIDGET_STORES:
         if isinstance(saved.get("widgets", {}).get(name), dict):
             st.session_state[name] = widget_values(saved["widgets"][name])
+        others = saved.get("widgets_by_task", {}).get(name)
+        if isinstance(others, dict):
+            session.other_tasks(name).update(
+                {mark: widget_values(values) for mark, values in others.items()}
+            )
     newest: dict[str, list[int]] = {}  # page store -> run ids, newest first
     runs = found.list_runs(wid)
     for run in runs:
@@ -145,6 +153,29 @@ def _restore(found: Store, wid: str) -> None:
         for run_id in reversed(ids[:RESTORED_PER_STORE]):  # oldest first: newest ends last
             put_back(found, wid, run_id)
     st.session_state["_saved_state"] = dumps(saved, strict=False, sort_keys=True)
+
+
+def known_reading(raw: bytes) -> dict | None:
+    """:func:`dashboard.session.load_into_session`'s options that read ``raw`` as it was
+    last read in this workspace (:func:`dashboard.session.remembered`), its sample sheet
+    fetched from the session or the store; None for a file not read here before, or
+    whose sheet is no longer stored (it is then read as a new file)."""
+    record = session.remembered(hashlib.sha256(raw).hexdigest())
+    if not record:
+        return None
+    options = session.read_options(record)
+    sheet = record.get("samples")
+    if sheet:
+        loaded = st.session_state.get("data")
+        if loaded is not None and loaded.samples_sha256 == sheet:
+            options["samples"] = loaded.samples
+        else:
+            found, wid = store(), workspace_id()
+            stored = found.get_dataset(sheet, workspace_id=wid) if found and wid else None
+            if stored is None:
+                return None
+            options["samples"] = stored[0]
+    return options
 
 
 def stored_options(found: Store, wid: str, data: dict) -> dict:
@@ -215,8 +246,9 @@ def put_back(found: Store, wid: str, run_id: int) -> tuple[str, tuple, dict] | N
 
 
 def save() -> None:
-    """Write the workspace's state (data set, minority, every page's settings) when it
-    changed; store the current data set's bytes once."""
+    """Write the workspace's state (data set, minority, how each data set was read, every
+    page's settings per task) when it changed; store the current data set's bytes once."""
+    session.remember_reading()  # also when nothing can be saved: the session keeps it
     found, wid = store(), workspace_id()
     loaded = st.session_state.get("data")
     if found is None or wid is None or loaded is None:
@@ -239,7 +271,11 @@ def save() -> None:
             },
             "minority": st.session_state.get("minority"),
             "class_names": st.session_state.get("class_names", {}),
+            "readings": st.session_state.get(session.READINGS, {}),
             "widgets": {name: st.session_state.get(name, {}) for name in WIDGET_STORES},
+            "widgets_by_task": {
+                name: st.session_state.get(f"{name}_by_task", {}) for name in WIDGET_STORES
+            },
         }
         text = dumps(current, strict=False, sort_keys=True)
         if st.session_state.get("_saved_state") != text:

@@ -14,7 +14,7 @@ import streamlit as st
 from dashboard import persistence
 from dashboard.messages import describe
 from dashboard.pages import BY_NAME
-from dashboard.session import class_text, current, current_task, task_key
+from dashboard.session import class_text, current, current_task, task_key, widget_store
 from dashboard.widgets import last_set
 from fsengine import FSEngineError
 from fsengine.evaluation import protocol_refusal, protocol_warnings, stratified_splits
@@ -240,9 +240,9 @@ COMPARE_SPLITS, COMPARE_SEED = 20, 0
 
 
 def compare_protocol() -> tuple[int, int]:
-    """The splits and seed the Compare page will use: its remembered widgets' values, else
-    :data:`COMPARE_SPLITS` and :data:`COMPARE_SEED`."""
-    saved = st.session_state.get(BY_NAME["compare"].widgets) or {}
+    """The splits and seed the Compare page will use: its remembered widgets' values for
+    the current task, else :data:`COMPARE_SPLITS` and :data:`COMPARE_SEED`."""
+    saved = widget_store(BY_NAME["compare"].widgets)
     return int(saved.get("compare_splits", COMPARE_SPLITS)), int(
         saved.get("compare_seed", COMPARE_SEED)
     )
@@ -312,7 +312,7 @@ def show_protocol_warnings(
         the Compare page's (:func:`compare_protocol`).
     """
     if methods is None:
-        method = st.session_state.get("stream_widgets", {}).get("stream_method", "kofsd")
+        method = widget_store(BY_NAME["stream"].widgets).get("stream_method", "kofsd")
         methods, params = [method], {method: last_set(method)}
     if n_splits is None or seed is None:
         n_splits, seed = compare_protocol()

@@ -13,10 +13,11 @@ from pathlib import Path
 import streamlit as st
 
 from dashboard import messages
+from dashboard.pages import TASK_STORES
 from fsengine import Dataset, FSEngineError, load_dataset
 from fsengine.evaluation import protocol_defaults, training_halves
 from fsengine.export import data_arguments
-from fsengine.preprocess import PREPROCESSING, preprocess
+from fsengine.preprocess import PREPROCESSING, preprocess, preprocessing_text
 from fsengine.task import Task, training_size
 
 SAMPLE_PATH = Path(__file__).resolve().parent.parent / "sample_data" / "SRBCT.parquet"
@@ -204,14 +205,85 @@ def load_into_session(
         and previous.samples == samples
         and previous.dataset.label_column == dataset.label_column
     )
-    if not same_classes or st.session_state.get("minority") not in dataset.class_counts():
-        # A new data set (or a new label column): the default class (the smallest the
-        # comparison can use), never the last choice.
-        st.session_state["minority"] = dataset.default_minority()
+    counts = dataset.class_counts()
+    # A file read here before with the same label column: its own class and names.
+    known = remembered(loaded.sha256, dataset.label_column)
+    if not same_classes or st.session_state.get("minority") not in counts:
+        # Else a new data set (or a new label column): the default class (the smallest
+        # the comparison can use), never the previous data set's choice.
+        mine = known.get("minority")
+        st.session_state["minority"] = mine if mine in counts else dataset.default_minority()
     if not same_classes:
         sample = name == SAMPLE_PATH.name and raw == _sample_bytes()
-        st.session_state["class_names"] = dict(SAMPLE_CLASS_NAMES) if sample else {}
+        names = dict(SAMPLE_CLASS_NAMES) if sample else {}
+        if isinstance(known.get("class_names"), dict):
+            codes = {str(c) for c in counts}
+            names = {k: v for k, v in known["class_names"].items() if k in codes}
+        st.session_state["class_names"] = names
     return loaded
+
+
+#: Session key: data set SHA-256 -> how it was last read here (:attr:`LoadedData.options`,
+#: its ``name`` and ``label_column``), its ``minority`` class and ``class_names``; kept in
+#: the workspace. A file uploaded again (or reopened) is read as it was last read.
+READINGS = "dataset_readings"
+#: Most data sets whose reading is remembered (the least recently used is forgotten).
+MAX_READINGS = 32
+
+
+def remember_reading() -> None:
+    """Keep how the current data set is read, its minority class and class names
+    (:data:`READINGS`), as the newest entry."""
+    loaded = st.session_state.get("data")
+    if loaded is None:
+        return
+    readings = st.session_state.setdefault(READINGS, {})
+    entry = {
+        "name": loaded.name,
+        **loaded.options,
+        "label_column": loaded.dataset.label_column,
+        "minority": st.session_state.get("minority"),
+        "class_names": dict(st.session_state.get("class_names", {})),
+    }
+    if readings.get(loaded.sha256) == entry and next(reversed(readings)) == loaded.sha256:
+        return
+    readings.pop(loaded.sha256, None)
+    readings[loaded.sha256] = entry
+    while len(readings) > MAX_READINGS:
+        readings.pop(next(iter(readings)))
+
+
+def remembered(sha256: str, label_column: str | None = None) -> dict:
+    """How the data set of SHA-256 ``sha256`` was last read here (:func:`remember_reading`),
+    ``{}`` when it was not; with ``label_column``, ``{}`` unless it was read with that
+    label column (its classes are others)."""
+    found = st.session_state.get(READINGS, {}).get(sha256) or {}
+    if label_column is not None and found.get("label_column") != label_column:
+        return {}
+    return dict(found)
+
+
+def reading_text(options: dict) -> str:
+    """How a data set was read (:attr:`LoadedData.options`), in words, its defaults left
+    out: "preprocessing transform=log2, offset=0.0; groups: patient"; "" for the
+    defaults."""
+    parts = []
+    if options.get("label"):
+        parts.append(f"label column {options['label']}")
+    if options.get("transpose"):
+        parts.append("genes in rows")
+    if options.get("drop_constant"):
+        parts.append("constant features dropped")
+    if options.get("samples_name"):
+        parts.append(f"sample sheet {options['samples_name']}")
+    if options.get("preprocessing"):
+        parts.append(f"preprocessing {preprocessing_text(options['preprocessing'])}")
+    if options.get("sample_groups"):
+        parts.append(f"groups: {options['sample_groups']}")
+    for name, value in (options.get("anndata") or {}).items():
+        if value:
+            parts.append(f"{name.replace('_', ' ')} {value}")
+    return "; ".join(parts)
 
 
 def _sample_bytes() -> bytes:
@@ -380,14 +452,88 @@ def task_key(
     )
 
 
+#: Key inside a page's store of widget values: the task the values belong to
+#: (:func:`task_mark`).
+TASK_OF = "_task"
+#: Most other tasks whose widget values a page keeps (the least recently left goes).
+MAX_TASK_SETTINGS = 16
+
+
+def task_mark() -> str:
+    """A short name of the current task (:func:`task_key`) for the stores of widget
+    values and the workspace's JSON: 32 hex digits of the SHA-256 of its ``repr`` (a
+    64-digit string in a workspace state names a stored data set)."""
+    return hashlib.sha256(repr(task_key()).encode()).hexdigest()[:32]
+
+
+def other_tasks(store: str) -> dict:
+    """The widget values ``store`` keeps for tasks other than the current one: task mark ->
+    values, least recently left first."""
+    return st.session_state.setdefault(f"{store}_by_task", {})
+
+
+def _stash(store: str, saved: dict) -> None:
+    owner = saved.get(TASK_OF)
+    if owner is None:
+        return
+    kept = other_tasks(store)
+    kept.pop(owner, None)
+    kept[owner] = saved
+    while len(kept) > MAX_TASK_SETTINGS:
+        kept.pop(next(iter(kept)))
+
+
+def widget_store(store: str) -> dict:
+    """The remembered widget values of the page store ``store`` for the current task.
+
+    A page whose settings belong to a task (:data:`dashboard.pages.TASK_STORES`) keeps
+    them per task: when the task has changed since the store was last used, its values
+    are put aside under their task and the current task's own come back (none for a task
+    not seen: the page's defaults, which may depend on the task), with the keys shared
+    across tasks (preferences such as the stream's speed). Values with no task (an
+    older workspace) are taken as the current task's.
+    """
+    saved = st.session_state.setdefault(store, {})
+    shared = TASK_STORES.get(store)
+    if shared is None:
+        return saved
+    mark = task_mark()
+    owner = saved.get(TASK_OF)
+    if owner == mark:
+        return saved
+    if owner is None:
+        saved[TASK_OF] = mark
+        return saved
+    _stash(store, saved)
+    own = other_tasks(store).pop(mark, {})
+    current_values = {**own, **{k: saved[k] for k in shared if k in saved}, TASK_OF: mark}
+    st.session_state[store] = current_values
+    return current_values
+
+
+def replace_widgets(store: str, values: dict) -> None:
+    """Make ``values`` the current task's remembered widget values of ``store`` (History's
+    Reopen), the values they replace kept with their own task."""
+    saved = st.session_state.get(store) or {}
+    if TASK_STORES.get(store) is None:
+        st.session_state[store] = dict(values)
+        return
+    mark = task_mark()
+    if saved.get(TASK_OF) != mark:
+        _stash(store, saved)
+    shared = {k: saved[k] for k in TASK_STORES[store] if k in saved}
+    st.session_state[store] = {**shared, **values, TASK_OF: mark}
+
+
 def restore_widgets(store: str, defaults: dict) -> None:
     """Set every widget (by key) to its remembered value before the widgets are drawn.
 
     Pair with ``on_change=remember(store, key)`` on each widget: the callback runs
     before the script, so a fresh change is what gets restored. This survives page
     switches and widgets that are only drawn sometimes (another method's parameters).
+    The remembered values are the current task's (:func:`widget_store`).
     """
-    saved = st.session_state.setdefault(store, {})
+    saved = widget_store(store)
     for key, default in defaults.items():
         st.session_state[key] = saved.get(key, default)
 
@@ -396,7 +542,7 @@ def remember(store: str, key: str):
     """An ``on_change`` callback keeping widget ``key``'s new value under ``store``."""
 
     def callback():
-        st.session_state.setdefault(store, {})[key] = st.session_state[key]
+        widget_store(store)[key] = st.session_state[key]
 
     return callback
 
@@ -409,7 +555,7 @@ def persisted(store: str, key: str) -> dict:
 def set_widget(store: str, key: str, value) -> None:
     """Change a remembered widget's value from the page's code (before it is drawn)."""
     st.session_state[key] = value
-    st.session_state.setdefault(store, {})[key] = value
+    widget_store(store)[key] = value
 
 
 def run_key(*params) -> tuple:

@@ -46,8 +46,6 @@ class Kept:
     live : LiveStream
     run_id : int or None
         Its record in the workspace (None when nothing is saved).
-    settings : tuple
-        The page's settings it was started with (to tell the user they changed).
     dataset_name : str
         The data set's name as loaded.
     dataset : dict
@@ -63,7 +61,6 @@ class Kept:
 
     live: LiveStream
     run_id: int | None
-    settings: tuple
     dataset_name: str
     dataset: dict
     recorded: tuple | None = None
@@ -78,6 +75,30 @@ class Kept:
             "finished" if live.done else f"stopped at {live.position:,} of {live.total:,} features"
         )
         return f"{label} on {self.dataset_name} (minority {live.minority}), {where}"
+
+
+def settings(method: str, order: str, seed: int | None, params: dict) -> tuple:
+    """A stream's settings as the Stream page's boxes give them: the selector, the order,
+    the seed (None in natural order: it plays no part) and the parameters."""
+    return (method, order, seed if order == "random" else None, tuple(sorted(params.items())))
+
+
+def settings_of(live: LiveStream) -> tuple:
+    """The :func:`settings` a stream runs with (also a stream brought back from the
+    workspace, whose record keeps them)."""
+    return settings(live.method, live.order_name, live.seed, live.params)
+
+
+def settings_text(method: str, order: str, seed: int | None, params: dict) -> str:
+    """ "K-OFSD (k=5, natural order)": a stream's settings in words."""
+    spec = get_method(method).spec
+    order_text = f"{order} order" + (f", seed {seed}" if order == "random" else "")
+    return f"{spec.label} ({', '.join(filter(None, (spec.settings_text(params), order_text)))})"
+
+
+def run_text(live: LiveStream) -> str:
+    """:func:`settings_text` of a stream."""
+    return settings_text(live.method, live.order_name, live.seed, live.params)
 
 
 def _kept() -> dict[tuple, Kept]:
@@ -143,7 +164,7 @@ def current() -> Kept | None:
     if position:
         with st.spinner(f"Bringing back your stream ({position:,} features) ..."):
             live.advance(max_features=position)
-    kept = Kept(live, run_id, (), session.current().name, dict(saved.get("dataset") or {}))
+    kept = Kept(live, run_id, session.current().name, dict(saved.get("dataset") or {}))
     kept.recorded = (run_id, live.position)
     _keep(key, kept)
     # dropped from the pending ones only once kept: a click during the replay stops this
@@ -175,7 +196,7 @@ def _keep(key: tuple, kept: Kept) -> None:
             persistence.pending_streams()[old_key] = (old.run_id, payload(old))
 
 
-def start(method: str, order: str, seed: int | None, params: dict, settings: tuple) -> Kept:
+def start(method: str, order: str, seed: int | None, params: dict) -> Kept:
     """A new stream of the current task (it replaces the task's previous one, whose
     record stays in the workspace), recorded as started.
 
@@ -189,7 +210,7 @@ def start(method: str, order: str, seed: int | None, params: dict, settings: tup
     previous = _kept().get(session.task_key())
     if previous is not None:
         record(previous)
-    kept = Kept(live, None, settings, loaded.name, loaded.options)
+    kept = Kept(live, None, loaded.name, loaded.options)
     spec = get_method(method).spec
     kept.run_id = persistence.start_run(
         "stream",

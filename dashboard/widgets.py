@@ -64,12 +64,13 @@ def default_value(method: str, name: str, task: bool = True):
 
 def last_set(method: str, task: bool = True) -> dict:
     """Every parameter of ``method`` as last set on the Stream page (online selectors) or
-    the Export page, else its default (all parameters, applicable or not)."""
+    the Export page for the current task, else its default (all parameters, applicable
+    or not)."""
     values = {}
     for name in get_method(method).spec.parameters:
         values[name] = default_value(method, name, task)
         for prefix, store in reversed(SETTING_PAGES):
-            saved = st.session_state.get(store, {})
+            saved = session.widget_store(store)  # the current task's
             if widget_key(prefix, method, name) in saved:
                 values[name] = saved[widget_key(prefix, method, name)]
     return values

@@ -5,7 +5,7 @@ import hashlib
 import pandas as pd
 import streamlit as st
 
-from dashboard import messages, running, session, widgets
+from dashboard import messages, persistence, running, session, widgets
 from fsengine import FSEngineError
 from fsengine.io.h5ad import matrix_choices
 from fsengine.preprocess import (
@@ -21,6 +21,7 @@ NO_GROUPS = "(none: samples split one by one)"
 X_MATRIX = "X"
 VAR_NAMES = "var_names"
 PREFIX = "data"  # the preprocessing widgets' keys: data_preprocess_<parameter>
+_NO_SHEET = {"samples": None, "samples_name": None}
 
 
 def _reload(raw: bytes, name: str, **options) -> None:
@@ -48,15 +49,20 @@ def _reload(raw: bytes, name: str, **options) -> None:
         _sync_widgets()
 
 
-def _sync_widgets() -> None:
-    loaded = session.current()
-    st.session_state["transpose"] = loaded.transpose
-    st.session_state["drop_constant"] = loaded.drop_constant
-    st.session_state["label_column"] = loaded.label or AUTO_LABEL
-    st.session_state["sample_groups"] = loaded.sample_groups or NO_GROUPS
-    st.session_state["anndata_layer"] = loaded.anndata.get("layer") or X_MATRIX
-    st.session_state["anndata_gene_names"] = loaded.anndata.get("gene_names") or VAR_NAMES
-    values = {**PREPROCESSING.defaults(), **loaded.preprocessing}
+def _sync_widgets(options: dict | None = None) -> None:
+    """The option widgets set to ``options`` (:func:`_options`' form), by default to how
+    the current data set was read."""
+    if options is None:
+        options = session.current().options
+    anndata = options.get("anndata") or {}
+    st.session_state["transpose"] = bool(options.get("transpose"))
+    st.session_state["drop_constant"] = bool(options.get("drop_constant"))
+    st.session_state["label_column"] = options.get("label") or AUTO_LABEL
+    st.session_state["sample_groups"] = options.get("sample_groups") or NO_GROUPS
+    st.session_state["anndata_layer"] = anndata.get("layer") or X_MATRIX
+    st.session_state["anndata_gene_names"] = anndata.get("gene_names") or VAR_NAMES
+    changes = session.preprocessing_changes(options.get("preprocessing"))
+    values = {**PREPROCESSING.defaults(), **changes}
     for name, param in PREPROCESSING.parameters.items():
         key = widgets.widget_key(PREFIX, PREPROCESSING.name, name)
         st.session_state[key] = widgets.widget_value(param, values[name])
@@ -71,10 +77,17 @@ def _preprocessing_widgets() -> dict:
     return values
 
 
+def _sheet_key() -> str:
+    """The sheet uploader's key: a new one empties it (Streamlit cannot clear an uploader),
+    when a new table is uploaded while it holds the previous table's sheet."""
+    emptied = st.session_state.get("sheet_uploads", 0)
+    return "sheet_uploader" if not emptied else f"sheet_uploader_{emptied}"
+
+
 def _sheet(raw: bytes):
     """The sample sheet to read ``raw`` with: the sheet uploader's file, else the current
     data set's sheet when ``raw`` is its table; (bytes, name) or (None, None)."""
-    upload = st.session_state.get("sheet_uploader")
+    upload = st.session_state.get(_sheet_key())
     if upload is not None:
         return upload.getvalue(), upload.name
     loaded = session.current()
@@ -122,12 +135,45 @@ def _matrix_choices(raw: bytes) -> dict | None:
     return kept[key]
 
 
-def _on_upload() -> None:
-    upload = st.session_state.get("uploader")
+def _new_file_options(raw: bytes) -> dict:
+    """How a file not read here before is read: as the loader finds it (its own label
+    column, no groups, no preprocessing, X and var_names), not as the previous data set
+    was read. A toggle the user set while the current data set was not read that way (a
+    re-read that failed: "Genes in rows" before a genes-in-rows upload) is kept for it,
+    and so is a sample sheet given for it; the current table's own sheet is not."""
+    loaded = session.current()
+    options = _options(
+        raw, label=None, sample_groups=None, anndata={}, preprocessing={}, **_NO_SHEET
+    )
+    for toggle in ("transpose", "drop_constant"):
+        chosen = bool(st.session_state.get(toggle, False))
+        options[toggle] = chosen and chosen != getattr(loaded, toggle)
+    upload = st.session_state.get(_sheet_key())
     if upload is not None:
-        raw = upload.getvalue()
-        # a new table: its own label, groups, layer and gene names, found again
-        _reload(raw, upload.name, **_options(raw, label=None, sample_groups=None, anndata={}))
+        given = upload.getvalue()
+        if given == loaded.samples:  # the previous table's: emptied, not used
+            st.session_state["sheet_uploads"] = st.session_state.get("sheet_uploads", 0) + 1
+        else:
+            options.update(samples=given, samples_name=upload.name)
+    return options
+
+
+def _on_upload() -> None:
+    """A table uploaded: read as it was last read here (a file read before, say after
+    another), else as a new file (:func:`_new_file_options`)."""
+    upload = st.session_state.get("uploader")
+    if upload is None:
+        return
+    raw = upload.getvalue()
+    known = persistence.known_reading(raw)
+    options = known if known is not None else _new_file_options(raw)
+    _reload(raw, upload.name, **options)
+    if "load_error" in st.session_state:
+        _sync_widgets(options)  # the boxes say how the failed file was read
+    elif known is not None and (text := session.reading_text(known)):
+        st.session_state["reading_note"] = (
+            f"{upload.name} is read as you last read it here: {text}. Change it below."
+        )
 
 
 def _on_sheet() -> None:
@@ -136,8 +182,8 @@ def _on_sheet() -> None:
     columns), or without it, the label and groups found afresh."""
     loaded = session.current()
     raw, name = st.session_state.get("pending_upload", (loaded.raw, loaded.name))
-    if st.session_state.get("sheet_uploader") is None:
-        options = _options(raw, label=None, sample_groups=None, samples=None, samples_name=None)
+    if st.session_state.get(_sheet_key()) is None:
+        options = _options(raw, label=None, sample_groups=None, **_NO_SHEET)
     else:
         options = _options(raw)
     _reload(raw, name, **options)
@@ -204,7 +250,7 @@ with upload_col:
     )
     st.file_uploader(
         messages.label("samples"),
-        key="sheet_uploader",
+        key=_sheet_key(),
         on_change=_on_sheet,
         help="A CSV, TSV or Parquet table of the samples: the class, and perhaps the "
         "patient or batch, of each. With a sheet, the matrix above holds numbers only, "
@@ -288,6 +334,8 @@ with option_col:
 
 if "load_error" in st.session_state:
     st.error(st.session_state["load_error"] + f"  \nStill using {loaded.name}.")
+elif "reading_note" in st.session_state:
+    st.info(st.session_state.pop("reading_note"), icon=":material/history:")
 
 counts = ds.class_counts()
 classes = list(counts)

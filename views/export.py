@@ -26,6 +26,8 @@ from fsengine.report import build_report_html, build_report_zip
 STREAM, COMPUTE = "Last Stream run", "Compute here"
 FORMATS = {"CSV": ("csv", "text/csv"), "Parquet": ("parquet", "application/vnd.apache.parquet")}
 STORE = "export_results"
+#: Other data sets (or readings) whose selections computed here are kept.
+MAX_READINGS_KEPT = 4
 WIDGETS = BY_NAME["export"].widgets
 
 
@@ -52,10 +54,18 @@ def _stream_result(live):
 
 
 def _computed_results(loaded) -> dict:
-    """Results computed on this page for the loaded data set (dropped when it changes)."""
+    """Results computed on this page for the loaded data set, as it is read; another
+    data set's (or reading's) are kept aside and come back with it (the newest few)."""
     kept = st.session_state.get(STORE)
     if kept is None or kept["data"] is not loaded:
-        kept = {"data": loaded, "results": {}}
+        others = st.session_state.setdefault(f"{STORE}_by_reading", {})
+        if kept is not None and kept["results"]:
+            others.pop(kept["reading"], None)
+            others[kept["reading"]] = kept["results"]
+            while len(others) > MAX_READINGS_KEPT:
+                others.pop(next(iter(others)))
+        reading = (loaded.sha256, repr(sorted(loaded.options.items())))
+        kept = {"data": loaded, "reading": reading, "results": others.pop(reading, {})}
         st.session_state[STORE] = kept
     return kept["results"]
 
@@ -295,8 +305,13 @@ if st.button("Build the report", key="export_report"):
         build_report_zip(html, sections, stem=stem),
         len(sections),
     )
+    st.session_state["export_report_task"] = session.task_key()
 files = st.session_state.get("export_report_files")
-if files is not None and files[0] == f"fsengine-report-{file_stem(loaded.name)}":
+if (
+    files is not None
+    and files[0] == f"fsengine-report-{file_stem(loaded.name)}"
+    and st.session_state.get("export_report_task") == session.task_key()  # built for this task
+):
     stem, html, archive, n_sections = files
     st.caption(f"{n_sections} sections" + ("" if n_sections else ": nothing has run yet"))
     left, right = st.columns(2)

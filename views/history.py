@@ -71,11 +71,11 @@ def _open(found, wid, run) -> None:
     page = PAGE_OF[info.kind]
     if widgets:
         name = WIDGETS_OF.get(page)
-        if name:
-            st.session_state[name] = persistence.widget_values(widgets)
+        if name:  # the run's task's settings, the ones they replace kept with theirs
+            session.replace_widgets(name, persistence.widget_values(widgets))
     if info.kind == "stream":
         stream = payload or info.params
-        saved = st.session_state.setdefault("stream_widgets", {})
+        saved = session.widget_store("stream_widgets")  # the run's task's
         saved.update(
             {
                 "stream_method": stream["method"],

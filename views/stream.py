@@ -107,34 +107,33 @@ speed = order_cols[2].select_slider(
     **keep("stream_speed"),
 )
 
-settings = (
-    method,
-    order,
-    seed if order == "random" else None,
-    tuple(sorted(params.items())),
-)
+settings = streams.settings(method, order, seed, params)
+
+
+def _other_settings(kept: streams.Kept | None) -> bool:
+    """Whether the task's stream runs with other settings than the boxes say."""
+    return kept is not None and streams.settings_of(kept.live) != settings
+
+
+if _other_settings(kept) and streams.is_running():
+    # a setting changed while it streamed: it stops where it is, never runs on under
+    # boxes that say otherwise
+    streams.set_running(False)
+    kept.live.stop_pacing()
+    streams.record(kept)
 if paused is not None:
     st.info(
         f"Paused: {paused.describe()}. It is kept under its own data set: load that data "
         "set again (Data page) to see or continue it.",
         icon=":material/pause_circle:",
     )
-if kept is None:
-    for other in streams.others():
-        st.caption(
-            f"Kept from another data set or minority class: {other.describe()}. It is not "
-            "shown here; load its data set and class to see it."
-        )
-elif kept.settings and kept.settings != settings:
-    st.info("The settings changed: Reset to stream with them (the current run keeps its own).")
+notice = st.container()  # filled after the buttons: what they did is what it says
 
 
 def _start() -> streams.Kept | None:
     """A new stream with the page's settings (None, with the reason kept, if refused)."""
     try:
-        started = streams.start(
-            method, order, seed if order == "random" else None, params, settings
-        )
+        started = streams.start(method, order, seed if order == "random" else None, params)
     except FSEngineError as exc:
         st.session_state["stream_error"] = describe(exc)
         return None
@@ -149,8 +148,8 @@ buttons = st.columns(4)
 if buttons[0].button(
     "Start", type="primary", key="stream_start", width="stretch", disabled=bool(refused)
 ):
-    if kept is None or kept.live.done:
-        kept = _start()
+    if kept is None or kept.live.done or _other_settings(kept):
+        kept = _start()  # the boxes' settings from the first feature
     if kept is not None:
         kept.live.stop_pacing()  # paced again from the first tick
     streams.set_running(kept is not None)
@@ -161,7 +160,7 @@ if buttons[1].button("Pause", key="stream_pause", width="stretch"):
         streams.record(kept)
 if buttons[2].button("Step", key="stream_step", width="stretch", disabled=bool(refused)):
     streams.set_running(False)
-    if kept is None or kept.live.done:
+    if kept is None or kept.live.done or _other_settings(kept):
         kept = _start()
     if kept is not None:
         with kept.lock:  # a tick of an earlier script run may still be advancing it
@@ -172,6 +171,25 @@ if buttons[3].button("Reset", key="stream_reset", width="stretch"):
     kept = None
 if "stream_error" in st.session_state:
     st.error(st.session_state["stream_error"])
+with notice:
+    if kept is None:
+        for other in streams.others():
+            st.caption(
+                f"Kept from another data set or minority class: {other.describe()}. It is "
+                "not shown here; load its data set and class to see it."
+            )
+    elif _other_settings(kept):
+        live = kept.live
+        where = (
+            "finished" if live.done else f"stopped at {live.position:,} of {live.total:,} features"
+        )
+        st.info(
+            f"Shown below: the **{streams.run_text(live)}** run, {where}. The boxes above "
+            f"say **{streams.settings_text(method, order, seed, params)}**: Start (or Step) "
+            "streams that from the first feature, and this run stays in History to "
+            "reopen; Reset clears the page.",
+            icon=":material/swap_horiz:",
+        )
 
 
 @st.fragment(run_every=TICK_SECONDS if streams.is_running() else None)
@@ -211,8 +229,13 @@ def stream_view() -> None:
         streams.record_if_due(kept)  # stopped at this position until it goes further
     elif not live.done and live.position:
         st.caption(
-            f"Stopped at {live.position:,} of {live.total:,} features: Start continues it, "
-            "Reset clears the page for a new stream (this one stays in History, to reopen)."
+            f"Stopped at {live.position:,} of {live.total:,} features"
+            + (
+                ": a run of other settings than the boxes say (see above)."
+                if _other_settings(kept)
+                else ": Start continues it, Reset clears the page for a new stream (this one "
+                "stays in History, to reopen)."
+            )
         )
     last = live.events[-1] if live.events else None
     metrics = st.columns(4)
@@ -277,7 +300,7 @@ def stream_view() -> None:
             ):
                 st.markdown(f"**{term}**: {TERMS[term]}")
     with right:
-        st.subheader("Selected genes")
+        st.subheader(f"Selected genes: {METHOD_LABELS[live.method]}")
         if live.done:
             selection = live.selection()
             if selection.fallback:

@@ -115,8 +115,9 @@ def test_streams_stay_with_their_data_set_and_come_back_after_a_reload(page, ser
     assert "nothing has run yet" not in _texts(page, "stCaptionContainer")
     no_exception(page, "Export after a reload")
 
-    # back to Colon (the toggle off again): its stopped stream, where it was
-    _load(page, COLON, transposed=False, click_toggle=True)
+    # back to Colon (read as it was, not with the nine-class file's 'Genes in rows'): its
+    # stopped stream, where it was
+    _load(page, COLON, transposed=False, click_toggle=False)
     open_page(page, "Stream")
     wait_for_metric(page, "Features streamed", "3 / 2000", timeout=180)
     assert "Stopped at 3 of 2,000 features" in _texts(page, "stCaptionContainer")
