@@ -18,11 +18,13 @@ weights included, is the same for any permutation of the rows, bit for bit.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from fsengine._compute import kernels
+from fsengine._compute.sparse import as_columns, block_width, dense_columns, is_sparse
 from fsengine.online._codes import TIE_CARD_CODES
 from fsengine.spec import Choice
 
@@ -319,3 +321,143 @@ TIES_PARAMETER = Choice(
         "average": "the expected card over every order of the tied samples (order-invariant)",
     },
 )
+
+
+def _column_blocks(X):
+    """``X``'s columns as dense float64 blocks of about a million values (sparse input a
+    block at a time, never whole)."""
+    n, p = X.shape
+    width = block_width(n)
+    sparse = is_sparse(X)
+    columns = as_columns(X) if sparse else X
+    for lo in range(0, p, width):
+        hi = min(lo + width, p)
+        if sparse:
+            yield dense_columns(columns, slice(lo, hi))
+        else:
+            yield np.asarray(columns[:, lo:hi], dtype=float)
+
+
+def ties_default(X) -> tuple[str, str]:
+    """The tie rule that suits the matrix ``X``, and why in a sentence.
+
+    "average" when ties are the rule rather than the exception: a sparse matrix, values
+    that are all integers (counts), or mostly zeros (normalised counts); there the
+    authors' rule decides many neighbourhoods by the order of the rows. Else "index", the
+    authors' rule, with no reason.
+
+    Parameters
+    ----------
+    X : ndarray or scipy sparse matrix, shape (n_samples, n_features)
+
+    Returns
+    -------
+    (rule, reason)
+    """
+    if is_sparse(X):
+        return "average", (
+            "the matrix is sparse (counts): most of a gene's samples share the value 0, and "
+            "under the authors' rule the order of the rows decides which of them are a "
+            "sample's neighbours"
+        )
+    total, integers, zeros = 0, True, 0
+    for block in _column_blocks(X):
+        total += block.size
+        zeros += int(np.count_nonzero(block == 0))
+        integers = integers and bool(np.all(block == np.round(block)))
+    if integers:
+        return "average", (
+            "every value is an integer (counts): tied values are common, and under the "
+            "authors' rule the order of the rows decides which tied samples are neighbours"
+        )
+    if total and zeros >= total / 2:
+        return "average", (
+            f"{100 * zeros / total:.0f} % of the values are 0: under the authors' rule the "
+            "order of the rows decides which of a gene's zeros are a sample's neighbours"
+        )
+    return "index", ""
+
+
+@dataclass(frozen=True)
+class OrderDependence:
+    """How much a run under the authors' tie rule was decided by the order of the rows.
+
+    Attributes
+    ----------
+    label : str
+        The method ("K-OFSD").
+    genes : float
+        The share of the samples whose card on a feature alone depends on the row order,
+        the mean over the features.
+    selected : float
+        The same on the selected set (NaN when nothing was selected).
+    n_features : int
+        Features measured.
+    """
+
+    label: str
+    genes: float
+    selected: float
+    n_features: int
+
+    @property
+    def depends(self) -> bool:
+        """Whether any card the run measured depends on the order of the rows."""
+        return self.genes > 0 or self.selected > 0
+
+    def sentence(self, switch: str = "--ties average") -> str:
+        """The note every front end shows (``switch``: how to choose the other rule)."""
+        on_set = (
+            ""
+            if math.isnan(self.selected)
+            else f", and {100 * self.selected:.1f} % on the selected set"
+        )
+        return (
+            f"under the authors' tie rule, the card of {100 * self.genes:.1f} % of the samples on "
+            f"a gene alone (mean over {self.n_features} genes){on_set} depends on which of "
+            f"several equally distant samples comes first in the file: {self.label}'s "
+            f"selection can depend on the order of the samples; {switch} gives the same "
+            "selection for any order"
+        )
+
+
+def order_dependence(
+    X, y, rule: NeighbourRule, metric: str, selected_columns, label: str
+) -> OrderDependence:
+    """The shares of :class:`OrderDependence` for a run under the authors' tie rule.
+
+    Parameters
+    ----------
+    X : ndarray or scipy sparse matrix, shape (n_samples, n_features)
+        The streamed features (sparse input is read a block of columns at a time).
+    y : ndarray of {0, 1}
+    rule : NeighbourRule
+        The run's list and card.
+    metric : {"seuclidean", "euclidean"}
+    selected_columns : sequence of int
+        The selected set, in its order.
+    label : str
+
+    Returns
+    -------
+    OrderDependence
+    """
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    total, count = 0.0, 0
+    for block in _column_blocks(X):
+        _, shares = single_dependencies(block, y, invariant_weights(block, metric), rule)
+        total += float(np.sum(shares))
+        count += len(shares)
+    selected = math.nan
+    columns = list(selected_columns)
+    if columns:
+        if is_sparse(X):
+            block = dense_columns(as_columns(X), columns)
+        else:
+            block = np.asarray(X[:, columns], dtype=float)
+        weights = invariant_weights(block, metric)
+        points = AveragedSet(y, rule)
+        for j in range(len(columns) - 1):
+            points.add(block[:, j], weights[j])
+        selected = points.dependency_with(block[:, -1], weights[-1])[1]
+    return OrderDependence(label, total / max(count, 1), selected, count)

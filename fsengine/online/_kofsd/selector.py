@@ -242,12 +242,14 @@ class KOFSD(StreamingSelector):
 
     @classmethod
     def data_defaults(
-        cls, defaults: dict, y, where: str = "the minority class has"
+        cls, defaults: dict, y, where: str = "the minority class has", X=None
     ) -> dict[str, tuple[object, str]]:
         """The paper's K = 7 unless it is at or above the minority class size of ``y``;
-        then the largest K below it (:func:`k_default`)."""
+        then the largest K below it (:func:`k_default`); on counts the order-invariant
+        tie rule (:meth:`StreamingSelector.data_defaults`)."""
+        found = super().data_defaults(defaults, y, where, X)
         k, why = k_default(y, defaults["k"], where)
-        return {"k": (k, why)} if why else {}
+        return {"k": (k, why), **found} if why else found
 
     @classmethod
     def selections_over(cls, X, y, names, parameter: str, values, params: dict):
@@ -268,6 +270,15 @@ class KOFSD(StreamingSelector):
             gamma1=p["gamma1"],
             gamma2=p["gamma2"],
         )
+
+    def tie_rule(self):
+        """K-OFSD's list and card under the authors' tie rule (None with ties="average")."""
+        p = self._params
+        if p["ties"] != "index":
+            return None
+        thresholds = {name: p[name] for name in ("gamma", "gamma1", "gamma2")}
+        rule = NeighbourRule.kofsd(p["k"], p["variant"], p["card"], **thresholds)
+        return rule, p["metric"]
 
     def _weights(self, block: np.ndarray) -> np.ndarray:
         """The block's distance weights; under ``ties="average"`` the same for any order

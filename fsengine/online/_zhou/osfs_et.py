@@ -24,7 +24,7 @@ import math
 from dataclasses import dataclass
 
 from fsengine.online._stream import Selection, StreamEvent, StreamingSelector
-from fsengine.online._tie_average import TIES_PARAMETER
+from fsengine.online._tie_average import TIES_PARAMETER, NeighbourRule
 from fsengine.online._zhou.octave_rng import OctaveRandom
 from fsengine.online._zhou.roughset import (
     AveragedKNearestModel,
@@ -164,6 +164,13 @@ class OSFSET(StreamingSelector):
         self._closed = False
         self.final_check: dict | None = None
         self.dep_set = 0.0
+
+    def tie_rule(self):
+        """The k-nearest list under the authors' tie rule (None otherwise)."""
+        p = self._params
+        if p["ties"] != "index":
+            return None
+        return NeighbourRule.k_nearest(p["k"]), "seuclidean"
 
     # -------------------------------------------------------------- stream
     def _step_block(self, block, names, columns) -> list[OSFSETEvent]:

@@ -26,7 +26,7 @@ import numpy as np
 
 from fsengine.errors import FSEngineError
 from fsengine.online._stream import Selection, StreamEvent, StreamingSelector
-from fsengine.online._tie_average import TIES_PARAMETER
+from fsengine.online._tie_average import TIES_PARAMETER, NeighbourRule
 from fsengine.online._zhou.a3m_density import members_selection
 from fsengine.online._zhou.octave_rng import OctaveRandom
 from fsengine.online._zhou.roughset import (
@@ -251,6 +251,13 @@ class SFSF(StreamingSelector):
             with np.errstate(divide="ignore", invalid="ignore"):
                 return bool(np.float64(d_b - d_f) / np.float64(d_b) == 0)
         return d_b - d_f <= 0
+
+    def tie_rule(self):
+        """The k-nearest list under the authors' tie rule (None otherwise)."""
+        p = self._params
+        if p["model"] != K_NEAREST or p["ties"] != "index":
+            return None
+        return NeighbourRule.k_nearest(p["k"]), "seuclidean"
 
     # -------------------------------------------------------------- stream
     def _step_block(self, block, names, columns) -> list[SFSFEvent]:
