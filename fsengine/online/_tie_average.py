@@ -201,9 +201,11 @@ class AveragedSet:
     """A feature set S under the average rule: its points, and what a test of S + f needs.
 
     S keeps each sample's point, the points' coordinates (one column per feature, in the
-    order they joined) and, while there are at most :data:`TERMS_MAX_POINTS` points, the
-    summed distance terms between them; ``dependency_with(f)`` then costs one feature's
-    terms and one pass over the points of S + f.
+    order they joined), their expected cards and, while there are at most
+    :data:`TERMS_MAX_POINTS` points, the summed distance terms between them;
+    ``dependency_with(f)`` then costs one feature's terms and one pass over the points of
+    S + f, measuring first the points whose samples lose most on S, so that a test that
+    cannot reach a floor stops early.
 
     Parameters
     ----------
@@ -223,6 +225,8 @@ class AveragedSet:
         self.coords = np.zeros((1, 0))
         self.weights = np.zeros(0)
         self.terms: np.ndarray | None = np.zeros((1, 1))
+        self._cards: np.ndarray | None = None  # S's expected cards per point and label
+        self._last = None  # (values, weight, expected cards) of the last whole S + f
 
     @property
     def size(self) -> int:
@@ -237,7 +241,47 @@ class AveragedSet:
         m0 = np.bincount(codes, minlength=P).astype(np.int64) - m1
         return codes, base_of, point_values, m1, m0
 
-    def dependency_with(self, values: np.ndarray, weight: float) -> tuple[float, float]:
+    def _measure(self, values, weight, floor=-math.inf):
+        """(dependency, share, expected cards per point) of S + f; NaNs once the sum of the
+        cards cannot reach ``floor``."""
+        codes, base_of, point_values, m1, m0 = self._points(values)
+        P = len(base_of)
+        expected = np.zeros((P, 2))
+        varies = np.zeros((P, 2), dtype=bool)
+        if floor > -math.inf and self._cards is not None:
+            lost = m1 * (1.0 - self._cards[base_of, 1]) + m0 * (1.0 - self._cards[base_of, 0])
+            visit = np.argsort(-lost, kind="stable").astype(np.int64)
+        else:
+            visit = np.arange(P, dtype=np.int64)
+        from_coords = self.terms is None
+        if from_coords:
+            coords = np.ascontiguousarray(
+                np.column_stack([self.coords[base_of], point_values]), dtype=float
+            )
+            weights = np.append(self.weights, float(weight))
+        else:
+            coords, weights = np.zeros((P, 0)), np.zeros(0)
+        dependency, share = tie_kernels().set_dependency(
+            self.terms if self.terms is not None else np.zeros((1, 1)),
+            base_of,
+            point_values,
+            float(weight),
+            coords,
+            weights,
+            from_coords,
+            m1,
+            m0,
+            *self.rule.arguments(),
+            visit,
+            float(floor),
+            expected,
+            varies,
+        )
+        return dependency, share, expected
+
+    def dependency_with(
+        self, values: np.ndarray, weight: float, floor: float = -math.inf
+    ) -> tuple[float, float]:
         """The dependency of S + f under the average rule, S unchanged.
 
         Parameters
@@ -246,30 +290,21 @@ class AveragedSet:
             The feature f.
         weight : float
             Its distance weight.
+        floor : float
+            Only whether the dependency reaches ``floor`` matters: once it certainly
+            cannot (by more than a rounding margin), the test stops and gives NaN.
 
         Returns
         -------
-        (dependency, share of the samples whose card depends on the row order)
+        (dependency, share of the samples whose card depends on the row order), or
+        (NaN, NaN) below the floor
         """
-        codes, base_of, point_values, m1, m0 = self._points(values)
-        P = len(base_of)
-        expected = np.zeros((P, 2))
-        varies = np.zeros((P, 2), dtype=bool)
-        kern = tie_kernels()
-        if self.terms is not None:
-            kern.set_point_cards(
-                self.terms, base_of, point_values, float(weight), m1, m0,
-                *self.rule.arguments(), expected, varies,
-            )  # fmt: skip
-        else:
-            coords = np.ascontiguousarray(
-                np.column_stack([self.coords[base_of], point_values]), dtype=float
-            )
-            kern.coordinate_point_cards(
-                coords, np.append(self.weights, float(weight)), m1, m0,
-                *self.rule.arguments(), expected, varies,
-            )  # fmt: skip
-        return kern.sample_mean(expected, varies, codes, self.y)
+        n = len(self.y)
+        total_floor = floor * n - (1e-9 * n + 1e-9) if floor > -math.inf else -math.inf
+        dependency, share, expected = self._measure(values, weight, total_floor)
+        if not math.isnan(dependency):  # S + f measured whole: add() may reuse its cards
+            self._last = (values, float(weight), expected)
+        return dependency, share
 
     def add(self, values: np.ndarray, weight: float) -> None:
         """S becomes S + f."""
@@ -280,7 +315,15 @@ class AveragedSet:
             self.terms = None
         self.coords = np.column_stack([self.coords[base_of], point_values])
         self.weights = np.append(self.weights, float(weight))
+        last = self._last
+        self._last = None
+        if last is not None and last[1] == float(weight) and np.array_equal(last[0], values):
+            cards = last[2]  # the test that admitted f measured S + f whole
+        else:
+            self.codes, self._cards = codes, None
+            cards = None
         self.codes = codes
+        self._cards = cards if cards is not None else self._measure(np.zeros(len(self.y)), 0.0)[2]
 
     def replace(self, values: np.ndarray, weight: float) -> None:
         """S becomes {f}."""
@@ -298,13 +341,7 @@ class AveragedSet:
     def copy(self) -> AveragedSet:
         """An independent copy of S (adding to it leaves this one unchanged)."""
         twin = AveragedSet.__new__(AveragedSet)
-        twin.y, twin.rule = self.y, self.rule
-        twin.codes, twin.coords, twin.weights, twin.terms = (
-            self.codes,
-            self.coords,
-            self.weights,
-            self.terms,
-        )
+        twin.__dict__.update(self.__dict__)
         return twin
 
 

@@ -328,15 +328,18 @@ def _cards_from_distances(
 
 
 @kernel(
-    "void(f8[:, ::1], i8[::1], f8[::1], f8, i8[::1], i8[::1], i8, i8, b1, b1, i8, f8, f8, f8,"
-    " f8[:, ::1], b1[:, ::1])",
+    "UniTuple(f8, 2)(f8[:, ::1], i8[::1], f8[::1], f8, f8[:, ::1], f8[::1], b1, i8[::1], i8[::1],"
+    " i8, i8, b1, b1, i8, f8, f8, f8, i8[::1], f8, f8[:, ::1], b1[:, ::1])",
     error_model="numpy",
 )
-def set_point_cards(
+def set_dependency(
     base,
     base_of,
     values,
     weight,
+    coords,
+    weights,
+    from_coords,
     m1,
     m0,
     k,
@@ -347,76 +350,78 @@ def set_point_cards(
     gamma,
     gamma1,
     gamma2,
+    visit,
+    floor,
     expected,
     varies,
 ):
-    """Expected cards of every distinct point of a set, its distances from summed terms.
+    """The dependency of a set from its distinct points, and the share of the samples whose
+    card differs between row orders; (NaN, NaN) once it certainly cannot reach ``floor``.
 
     Parameters
     ----------
     base : (Q, Q) the summed terms of the set's earlier features between their points.
     base_of : (P,) each point's point on the earlier features (its row of ``base``).
     values : (P,) each point's value on the newest feature; ``weight`` its weight.
+    coords, weights, from_coords : with ``from_coords``, the distances come from the
+        points' coordinates (P, s), one column per feature in the set's order, and the
+        features' weights (s,), each distance's terms summed from 0 (no P x P array is
+        kept); else from ``base`` and the newest feature.
     m1, m0 : (P,) each point's number of minority and majority samples.
     k : the card's K. need : the list's length (K + 1 for K-OFSD's reference, else K).
     with_self : the sample is in its own list (at distance 0).
-    skip_first : the list's first sample is dropped (K-OFSD's reference).
+    skip_first : the list's first element is dropped (K-OFSD's reference).
     card, gamma, gamma1, gamma2 : the card's code and thresholds.
-    expected, varies : (P, 2), written: per point and label (0, 1) the expected card and
-        whether it is not the same in every order (untouched where the point holds no
-        sample of that label).
+    visit : (P,) the order in which the points are measured (those likely to lose most
+        first, so that a set that cannot reach ``floor`` stops early).
+    floor : the least sum of the samples' cards that matters (-inf: measure all); the
+        sum so far plus one per sample left is its upper bound.
+    expected, varies : (P, 2), written for the points measured: per point and label
+        (0, 1) the expected card and whether it is not the same in every order.
+
+    Returns
+    -------
+    (the mean of the samples' expected cards, summed exactly, or NaN; the share of the
+    samples whose card differs between orders, or NaN)
     """
     P = len(values)
     dist = np.empty(P)
     bufs = (np.empty(P, np.int64), np.empty(P), np.empty(need + 2), expected, varies, np.empty(P))
+    partials = np.empty(MAX_PARTIALS)
+    n_partials = 0
+    left = 0
     for a in range(P):
-        row = base[base_of[a]]
-        va = values[a]
-        for b in range(P):
-            d = va - values[b]
-            dist[b] = math.sqrt(row[base_of[b]] + (weight * d) * d)
+        left += m1[a] + m0[a]
+    n = left
+    varying = 0
+    for q in range(P):
+        a = visit[q]
+        if from_coords:
+            for b in range(P):
+                total = 0.0
+                for f in range(coords.shape[1]):
+                    d = coords[a, f] - coords[b, f]
+                    total += (weights[f] * d) * d
+                dist[b] = math.sqrt(total)
+        else:
+            row = base[base_of[a]]
+            va = values[a]
+            for b in range(P):
+                d = va - values[b]
+                dist[b] = math.sqrt(row[base_of[b]] + (weight * d) * d)
         _cards_from_distances(
             a, dist, m1, m0, k, need, with_self, skip_first, card, gamma, gamma1, gamma2, bufs
         )
-
-
-@kernel(
-    "void(f8[:, ::1], f8[::1], i8[::1], i8[::1], i8, i8, b1, b1, i8, f8, f8, f8,"
-    " f8[:, ::1], b1[:, ::1])",
-    error_model="numpy",
-)
-def coordinate_point_cards(
-    coords,
-    weights,
-    m1,
-    m0,
-    k,
-    need,
-    with_self,
-    skip_first,
-    card,
-    gamma,
-    gamma1,
-    gamma2,
-    expected,
-    varies,
-):
-    """:func:`set_point_cards` from the points' coordinates ``coords`` (P, s), one column
-    per feature of the set in its order, and the features' ``weights`` (s,): each
-    distance's terms summed feature by feature from 0 (no P x P array is kept)."""
-    P, s = coords.shape
-    dist = np.empty(P)
-    bufs = (np.empty(P, np.int64), np.empty(P), np.empty(need + 2), expected, varies, np.empty(P))
-    for a in range(P):
-        for b in range(P):
-            total = 0.0
-            for f in range(s):
-                d = coords[a, f] - coords[b, f]
-                total += (weights[f] * d) * d
-            dist[b] = math.sqrt(total)
-        _cards_from_distances(
-            a, dist, m1, m0, k, need, with_self, skip_first, card, gamma, gamma1, gamma2, bufs
-        )
+        for label in range(2):
+            count = m1[a] if label == 1 else m0[a]
+            for _ in range(count):
+                n_partials = _add_exact(partials, n_partials, expected[a, label])
+            if count and varies[a, label]:
+                varying += count
+        left -= m1[a] + m0[a]
+        if left > 0 and _rounded_total(partials, n_partials) + left < floor:
+            return math.nan, math.nan
+    return _rounded_total(partials, n_partials) / n, varying / n
 
 
 @kernel("f8[:, ::1](f8[:, ::1], i8[::1], f8[::1], f8)", error_model="numpy")

@@ -364,7 +364,7 @@ class KOFSD(StreamingSelector):
         early and gets NaN (it is rejected all the same). With ``first_only``, only the
         first candidate that would be added is needed: those after it may get NaN."""
         if self.ties == "average":
-            return self._averaged_dependencies_with(block, weights, first_only)
+            return self._averaged_dependencies_with(block, weights, early, first_only)
         reject = None
         n = len(self.y)
         margin = 4.0 * n * n * 2.0**-53 + 1e-9  # rounding of the sums, with room
@@ -398,13 +398,15 @@ class KOFSD(StreamingSelector):
         return deps.tolist()
 
     def _averaged_dependencies_with(
-        self, block: np.ndarray, weights: np.ndarray, first_only: bool
+        self, block: np.ndarray, weights: np.ndarray, early: bool, first_only: bool
     ) -> list[float]:
         """:meth:`_dependencies_with` under ``ties="average"``: each S + f exactly (with
-        ``first_only``, NaN after the first that would be added)."""
+        ``early``, NaN for a candidate that cannot exceed S; with ``first_only``, NaN
+        after the first that would be added)."""
         deps = [math.nan] * block.shape[1]
+        floor = self._set_dependency if early else -math.inf
         for j in range(block.shape[1]):
-            deps[j] = self._terms.dependency_with(block[:, j], weights[j])[0]
+            deps[j] = self._terms.dependency_with(block[:, j], weights[j], floor)[0]
             if first_only and deps[j] > self._set_dependency:
                 break
         self._tested_cards = np.empty((0, block.shape[1]))

@@ -538,7 +538,8 @@ class AveragedKNearestModel(DependencyModel):
             return self._set_of([]).dependency()[0]
         last = members[-1]
         points = self._set_of(members[:-1])
-        return points.dependency_with(last.values, last.data)[0]
+        found = points.dependency_with(last.values, last.data, floor)[0]
+        return BELOW_FLOOR if math.isnan(found) else found
 
 
 class RadiusModel(_DistanceModel):
