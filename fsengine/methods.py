@@ -189,11 +189,12 @@ class Method:
         return values, record
 
     def order_dependence(
-        self, X, y, selection: Selection, params: dict | None = None
+        self, X, y, selection: Selection | None, params: dict | None = None
     ) -> OrderDependence | None:
-        """How much an online run (``params`` on ``X``, ``y``, giving ``selection``) was
-        decided by the order of the rows through tied distances: the shares of samples
-        whose card depends on it, on each feature alone and on the selected set
+        """How much an online run (``params`` on ``X``, ``y``, giving ``selection``; None:
+        no single selection, as in a comparison over splits) was decided by the order of
+        the rows through tied distances: the shares of samples whose card depends on it,
+        on each feature alone and on the selected set
         (:func:`fsengine.online._tie_average.order_dependence`). None for a ranker, and for
         a selector and settings that no row order changes this way (``ties="average"``)."""
         if not self.online:
@@ -202,7 +203,7 @@ class Method:
         if found is None:
             return None
         rule, metric = found
-        columns = () if selection.fallback else selection.columns
+        columns = () if selection is None or selection.fallback else selection.columns
         return order_dependence(X, y, rule, metric, columns, self.spec.label)
 
     def scores(self, X, y, **params) -> np.ndarray:

@@ -304,3 +304,57 @@ def test_sparse_input_gives_the_dense_events():
     sparse_run = method.select(sparse.csc_array(X), y, names, params={"ties": "average"})
     assert dense.selection == sparse_run.selection
     assert dense.events == sparse_run.events
+
+
+def _counts_file(tmp_path, perm=None):
+    X, y, names = sparse_log_counts(600, 40, seed=1)
+    counts = np.rint(np.expm1(X)).astype(int)
+    if perm is not None:
+        counts, y = counts[perm], y[perm]
+    lines = [",".join(names + ["label"])]
+    lines += [
+        ",".join(map(str, row)) + ("," + ("rare" if label else "common"))
+        for row, label in zip(counts, y)
+    ]
+    path = tmp_path / f"counts{'' if perm is None else '_permuted'}.csv"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _cli(capsys, *argv):
+    from fsengine.cli import main
+
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_command_line_says_when_the_row_order_decided(tmp_path, capsys):
+    """Under the authors' rule on counts: one line on stderr with the shares and the
+    switch; the same command with --ties average: no such line, and the same selection CSV
+    for the rows in another order."""
+    path = _counts_file(tmp_path)
+    code, _, err = _cli(capsys, "select", path, "--minority", "rare")
+    notes = [line for line in err.splitlines() if "depends on which of several" in line]
+    assert code == 0 and len(notes) == 1
+    assert notes[0].startswith("fsengine: note: under the authors' tie rule, the card of ")
+    assert notes[0].endswith("--ties average gives the same selection for any order")
+    share = float(notes[0].split("the card of ")[1].split(" %")[0])
+    X, y, _ = sparse_log_counts(600, 40, seed=1)
+    counts = np.rint(np.expm1(X))
+    rule = NeighbourRule.kofsd(7, "reference", "imbalanced")
+    expected = single_dependencies(counts, y, invariant_weights(counts), rule)[1].mean()
+    assert share == pytest.approx(100 * expected, abs=0.05)
+
+    code, averaged, err = _cli(capsys, "select", path, "--minority", "rare", "--ties", "average")
+    assert code == 0 and "depends on which of several" not in err
+    perm = np.random.default_rng(7).permutation(600)
+    code, permuted, _ = _cli(
+        capsys, "select", _counts_file(tmp_path, perm), "--minority", "rare", "--ties", "average"
+    )
+    assert code == 0 and permuted == averaged
+
+
+def test_continuous_values_give_no_note(capsys):
+    code, _, err = _cli(capsys, "select", SAMPLE, "--minority", "2")
+    assert code == 0 and "tie rule" not in err
