@@ -381,7 +381,7 @@ def task_defaults(method: str) -> dict:
         except FSEngineError:
             kept[key] = {}  # a class the label rule refuses: the pages say so
         else:
-            kept[key] = protocol_defaults(task.y, method, groups=task.groups)
+            kept[key] = protocol_defaults(task.y, method, groups=task.groups, X=task.X)
     return kept[key]
 
 

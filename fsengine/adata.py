@@ -14,6 +14,7 @@ The command line's ``select ... --out result.h5ad`` writes the same (:func:`to_h
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import tempfile
 import warnings
@@ -135,7 +136,10 @@ def select(
         A ranker's number of genes (default: 50, or every gene when there are fewer); an
         online selector decides its own.
     **params
-        The method's parameters.
+        The method's parameters. A selector with a ``ties`` parameter (K-OFSD, SFSF,
+        OSFS-ET) not given one takes the order-invariant ``"average"`` on counts (a sparse,
+        integer or mostly-zero X: :func:`fsengine.online._tie_average.ties_default`), said
+        in the result's ``warnings``; the authors' ``"index"`` otherwise.
 
     Returns
     -------
@@ -144,9 +148,17 @@ def select(
     """
     dataset = dataset_from_anndata(adata, groupby)
     task = Task.from_dataset(dataset, minority)
-    if not get_method(method).online and top is None:
+    chosen = get_method(method)
+    if not chosen.online and top is None:
         top = min(50, task.n_features)
+    notes = ()
+    if chosen.online and "ties" not in params:
+        proposed = chosen.implementation.data_defaults(chosen.spec.defaults(), task.y, X=task.X)
+        if "ties" in proposed:
+            params["ties"], why = proposed["ties"]
+            notes = (why,)
     result = run_selection(task, None, method, top=top, **params)
+    result = dataclasses.replace(result, warnings=notes + result.warnings)
     write_selection(adata, task, result.selection)
     return result
 

@@ -171,6 +171,7 @@ class LiveStream:
         self._holdout_cache: dict[tuple[int, ...], tuple[tuple[int, int, int, int], float]] = {}
         self.seconds = 0.0
         self._selection: Selection | None = None
+        self._order_note: str | None = None
         #: Seconds a feature costs (both selectors), a running mean over the chunks
         #: (:data:`COST_MEMORY`); None before the first chunk.
         self.feature_seconds: float | None = None
@@ -497,6 +498,24 @@ class LiveStream:
         if self._selection is None:  # pages ask on every rerun: finish once
             self._selection = self.selector.finish()
         return self._selection
+
+    def order_note(self) -> str:
+        """Once the stream is done under the authors' tie rule, the sentence saying how much
+        its result depended on the order of the rows
+        (:meth:`fsengine.methods.Method.order_dependence`); "" when nothing did, before
+        the end, and for selectors and settings no row order changes. Computed once."""
+        if not self.done:
+            return ""
+        if getattr(self, "_order_note", None) is None:  # (streams saved before it existed)
+            dependence = get_method(self.method).order_dependence(
+                self.task.X, self.y, self.selection(), self.params
+            )
+            self._order_note = (
+                dependence.sentence("'average' under Tied distances")
+                if dependence is not None and dependence.depends
+                else ""
+            )
+        return self._order_note
 
     def current_gmean(self) -> float:
         """The latest hold-out G-mean (NaN before the first feature, or with no hold-out)."""

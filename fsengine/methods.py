@@ -29,6 +29,7 @@ from fsengine.online import (
     stream_events,
     stream_selection,
 )
+from fsengine.online._tie_average import OrderDependence, order_dependence
 from fsengine.rankers import RANKER_TABLE, default_clusters, rank_features, score_matrix
 from fsengine.spec import MethodSpec
 
@@ -186,6 +187,24 @@ class Method:
         if "n_clusters" in record and record["n_clusters"] is None:
             record["n_clusters"] = default_clusters(y)
         return values, record
+
+    def order_dependence(
+        self, X, y, selection: Selection | None, params: dict | None = None
+    ) -> OrderDependence | None:
+        """How much an online run (``params`` on ``X``, ``y``, giving ``selection``; None:
+        no single selection, as in a comparison over splits) was decided by the order of
+        the rows through tied distances: the shares of samples whose card depends on it,
+        on each feature alone and on the selected set
+        (:func:`fsengine.online._tie_average.order_dependence`). None for a ranker, and for
+        a selector and settings that no row order changes this way (``ties="average"``)."""
+        if not self.online:
+            return None
+        found = self.selector(**dict(params or {})).tie_rule()
+        if found is None:
+            return None
+        rule, metric = found
+        columns = () if selection is None or selection.fallback else selection.columns
+        return order_dependence(X, y, rule, metric, columns, self.spec.label)
 
     def scores(self, X, y, **params) -> np.ndarray:
         """A ranker's score of every column of ``X`` for binary labels ``y``."""

@@ -310,6 +310,9 @@ def stream_view() -> None:
                 )
             elif selection.note not in ("", "stream order"):
                 st.caption(selection.note)
+            order_note = live.order_note()
+            if order_note:
+                st.warning(order_note[0].upper() + order_note[1:] + ".", icon=":material/shuffle:")
             st.dataframe(pd.DataFrame(selection_rows(selection)), hide_index=True, width="stretch")
             st.download_button(
                 "Download selected features (CSV)",

@@ -49,6 +49,12 @@ def cmd_evaluate(args) -> None:
         f"{data_line(task)}\n{args.splits} stratified 50/50 splits "
         f"(seed {args.seed}); rankers: {rule}\n\n" + summary_table(result.summary())
     )
+    for method in args.methods:
+        dependence = get_method(method).order_dependence(
+            task.X, task.y, None, params.get(method, {})
+        )
+        if dependence is not None and dependence.depends:
+            print(f"fsengine: note: {dependence.sentence()}", file=sys.stderr)
     if args.out:
         write(records_to_csv(result.records, ("method", "split")), args.out)
 

@@ -81,6 +81,9 @@ def cmd_select(args) -> None:
             )
         write(events_to_csv(result.events, args.method), args.trace)
     selection = result.selection
+    dependence = get_method(args.method).order_dependence(task.X, task.y, selection, params)
+    if dependence is not None and dependence.depends:
+        print(f"fsengine: note: {dependence.sentence()}", file=sys.stderr)
     if selection.fallback:
         print(
             f"fsengine: {selection.fallback_text()} ({task.n_features} features streamed "

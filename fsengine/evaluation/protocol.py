@@ -329,7 +329,7 @@ def _training_labels(y, groups=None, n_splits: int = 20, seed: int = 0) -> tuple
 
 
 def protocol_defaults(
-    y, method: str, groups=None, n_splits: int = 20, seed: int = 0
+    y, method: str, groups=None, n_splits: int = 20, seed: int = 0, X=None
 ) -> dict[str, tuple[object, str]]:
     """``method``'s defaults that suit the protocol's training halves of labels ``y``
     better than its specification's (K-OFSD: K below the halves' minority size).
@@ -344,6 +344,9 @@ def protocol_defaults(
         ``n_splits`` and ``seed`` (:func:`training_halves`), not on the arithmetic of
         ungrouped splits.
     n_splits, seed : int
+    X : ndarray or scipy sparse matrix, optional
+        The features: on counts a selector with a ``ties`` parameter is proposed the
+        order-invariant rule (:meth:`~fsengine.online.StreamingSelector.data_defaults`).
 
     Returns
     -------
@@ -360,7 +363,7 @@ def protocol_defaults(
     except FSEngineError:
         return {}  # refused: protocol_refusal (or the group splits) say why
     return chosen.implementation.data_defaults(
-        chosen.spec.defaults(), train_y, "a training half has as few as"
+        chosen.spec.defaults(), train_y, "a training half has as few as", X
     )
 
 

@@ -7,6 +7,10 @@ without loading numba; numba compiles them into the kernels as constants.
 #: K-OFSD's card functions (their codes, as the kernels compute them), and no card.
 CARD_IMBALANCED, CARD_CONSISTENCY, CARD_WEIGHT, NO_CARD = 0, 1, 2, -1
 CARD_CODES = {"imbalanced": CARD_IMBALANCED, "consistency": CARD_CONSISTENCY, "weight": CARD_WEIGHT}
+#: The order-invariant rule's kernels (``_tie_kernels``) also know Card_Distance and the
+#: rough-set k-nearest card (the share of the K listed samples that share the label).
+CARD_DISTANCE, CARD_SHARE = 3, 4
+TIE_CARD_CODES = {**CARD_CODES, "distance": CARD_DISTANCE, "share": CARD_SHARE}
 
 #: Alpha-investing: the outcome of a step of the compiled walk.
 ALPHA_REJECTED, ALPHA_ACCEPTED, ALPHA_TAKEN, ALPHA_COLLINEAR = 0, 1, 2, 3

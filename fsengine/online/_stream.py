@@ -20,6 +20,7 @@ import numpy as np
 from fsengine._compute.sparse import as_columns, block_width, dense_columns, is_sparse
 from fsengine.errors import FSEngineError
 from fsengine.labels import check_binary
+from fsengine.online._tie_average import ties_default
 from fsengine.spec import MethodSpec
 
 ORDERS = ("natural", "random")
@@ -236,6 +237,13 @@ class StreamingSelector(ABC):
         (:meth:`fsengine.spec.MethodSpec.unused`)."""
         return self.data_warnings(self._params, self.y) + self._unused
 
+    def tie_rule(self):
+        """The neighbour list and distance of a selector that judges samples by their first
+        K neighbours under the authors' tie rule (``ties="index"``), as
+        ``(NeighbourRule, metric)``; None for every other selector and setting (then no
+        result depends on the order of the rows through ties)."""
+        return None
+
     @classmethod
     def data_warnings(cls, params: dict, y) -> list[str]:
         """Warnings about checked parameters for the 0/1 labels ``y``, without starting a
@@ -244,9 +252,10 @@ class StreamingSelector(ABC):
 
     @classmethod
     def data_defaults(
-        cls, defaults: dict, y, where: str = "the minority class has"
+        cls, defaults: dict, y, where: str = "the minority class has", X=None
     ) -> dict[str, tuple[object, str]]:
-        """Defaults that suit the 0/1 labels ``y`` better than the specification's.
+        """Defaults that suit the 0/1 labels ``y`` (and the matrix ``X``) better than the
+        specification's.
 
         Parameters
         ----------
@@ -255,14 +264,22 @@ class StreamingSelector(ABC):
         y : array of 0/1
         where : str
             How the reason names the samples counted ("a training half has").
+        X : ndarray or scipy sparse matrix, optional
+            The features: a selector with a ``ties`` parameter is proposed the
+            order-invariant rule on counts (:func:`fsengine.online._tie_average.ties_default`).
 
         Returns
         -------
         dict
-            Parameter -> (value, why, a sentence); empty by default (K-OFSD lowers K
-            below a small minority class).
+            Parameter -> (value, why, a sentence); empty when the specification's defaults
+            suit (K-OFSD lowers K below a small minority class).
         """
-        return {}
+        if X is None or "ties" not in defaults:
+            return {}
+        rule, reason = ties_default(X)
+        if rule == defaults["ties"]:
+            return {}
+        return {"ties": (rule, f"Tied distances: '{rule}', not the authors' rule: {reason}.")}
 
     @abstractmethod
     def _start(self) -> None:

@@ -238,6 +238,7 @@ def test_run_parameters_record_every_effective_default(srbct):
         "card": "imbalanced",
         "variant": "reference",
         "metric": "seuclidean",
+        "ties": "index",
     }
 
 

@@ -34,6 +34,13 @@ from fsengine.online._stream import (
     feature_order,
     stream_events,
 )
+from fsengine.online._tie_average import (
+    TIES_PARAMETER,
+    AveragedSet,
+    NeighbourRule,
+    invariant_weights,
+    single_dependencies,
+)
 from fsengine.spec import ONLINE, Choice, Int, MethodSpec, Real
 
 DISCARDED, REPLACED, ADDED, REJECTED = "discarded", "replaced", "added", "rejected"
@@ -87,6 +94,12 @@ class KOFSD(StreamingSelector):
         Threshold of Card_Weight.
     gamma1, gamma2 : float, default 0.75, 0.25
         Thresholds of Card_Distance.
+    ties : {"index", "average"}, default "index"
+        "index": samples at equal distance enter a neighbour list by row index, as in
+        the authors' code (on counts the selection can then depend on the order of the
+        samples); "average": every card is its expectation over every order of the
+        tied samples (:mod:`fsengine.online._tie_average`), so the selection is the same
+        for any order of the rows.
 
     Notes
     -----
@@ -187,6 +200,7 @@ class KOFSD(StreamingSelector):
                 step=0.05,
                 when=("card", ("distance",)),
             ),
+            "ties": TIES_PARAMETER,
         },
         actions={
             DISCARDED: "dependency not above alpha (Algorithm 1, line 4)",
@@ -206,9 +220,13 @@ class KOFSD(StreamingSelector):
         self.card = make_card(p["card"], gamma=p["gamma"], gamma1=p["gamma1"], gamma2=p["gamma2"])
         self.variant = p["variant"]
         self.metric = p["metric"]
+        self.ties = p["ties"]
         self._selected: list[tuple[str, int, float]] = []
-        # The selected set's terms: an N x N matrix of sums, or its columns for many samples.
-        self._terms = DenseSetTerms(n) if n <= DENSE_MAX_SAMPLES else ColumnSetTerms(n)
+        if self.ties == "average":
+            self._terms = AveragedSet(self.y, self._rule(self.k))
+        else:
+            # The selected set's terms: an N x N matrix of sums, or its columns for many samples.
+            self._terms = DenseSetTerms(n) if n <= DENSE_MAX_SAMPLES else ColumnSetTerms(n)
         self._set_dependency = 0.0
         # Every feature seen (for the reference's fallback): names, columns, dependencies.
         self._seen_names: list[str] = []
@@ -224,12 +242,14 @@ class KOFSD(StreamingSelector):
 
     @classmethod
     def data_defaults(
-        cls, defaults: dict, y, where: str = "the minority class has"
+        cls, defaults: dict, y, where: str = "the minority class has", X=None
     ) -> dict[str, tuple[object, str]]:
         """The paper's K = 7 unless it is at or above the minority class size of ``y``;
-        then the largest K below it (:func:`k_default`)."""
+        then the largest K below it (:func:`k_default`); on counts the order-invariant
+        tie rule (:meth:`StreamingSelector.data_defaults`)."""
+        found = super().data_defaults(defaults, y, where, X)
         k, why = k_default(y, defaults["k"], where)
-        return {"k": (k, why)} if why else {}
+        return {"k": (k, why), **found} if why else found
 
     @classmethod
     def selections_over(cls, X, y, names, parameter: str, values, params: dict):
@@ -238,6 +258,34 @@ class KOFSD(StreamingSelector):
         if parameter != "k":
             return None
         return run_kofsd_for_ks(X, y, values, names, **params)
+
+    def _rule(self, k: int) -> NeighbourRule:
+        """The neighbour list and card of the average rule for ``k``."""
+        p = self._params
+        return NeighbourRule.kofsd(
+            k,
+            self.variant,
+            self.card.name,
+            gamma=p["gamma"],
+            gamma1=p["gamma1"],
+            gamma2=p["gamma2"],
+        )
+
+    def tie_rule(self):
+        """K-OFSD's list and card under the authors' tie rule (None with ties="average")."""
+        p = self._params
+        if p["ties"] != "index":
+            return None
+        thresholds = {name: p[name] for name in ("gamma", "gamma1", "gamma2")}
+        rule = NeighbourRule.kofsd(p["k"], p["variant"], p["card"], **thresholds)
+        return rule, p["metric"]
+
+    def _weights(self, block: np.ndarray) -> np.ndarray:
+        """The block's distance weights; under ``ties="average"`` the same for any order
+        of the rows (:func:`invariant_weights`)."""
+        if self.ties == "average":
+            return invariant_weights(block, self.metric)
+        return feature_weights(block, self.metric)
 
     @property
     def dependency(self) -> float:
@@ -256,7 +304,7 @@ class KOFSD(StreamingSelector):
         ndarray, shape (b,)
         """
         block = self._checked_block(block)
-        return self._single_for_ks(block, feature_weights(block, self.metric), [self.k])[0][0]
+        return self._single_for_ks(block, self._weights(block), [self.k])[0][0]
 
     def _single_for_ks(self, block: np.ndarray, weights: np.ndarray, ks):
         """The block's columns alone, for each K of ``ks`` (one sort per column).
@@ -270,6 +318,9 @@ class KOFSD(StreamingSelector):
         """
         ks = list(ks)
         y = self.y
+        if self.ties == "average":
+            deps = np.array([single_dependencies(block, y, weights, self._rule(k))[0] for k in ks])
+            return deps, lambda t, j: None
         codes = CARD_CODES
         if self.card.name in codes:
             same, deps = single_feature_counts(
@@ -294,7 +345,8 @@ class KOFSD(StreamingSelector):
     def _order_rows(self, cards: np.ndarray | None) -> None:
         """After S changed: the samples' card values on the new S (None: unknown), which
         order its set tests and let them reject early (:meth:`DenseSetTerms.set_cards`)."""
-        self._terms.set_cards(cards, self.y)
+        if self.ties != "average":
+            self._terms.set_cards(cards, self.y)
 
     def set_dependency(self, sq_dist: np.ndarray) -> float:
         """Dependency of a feature set from its summed distance terms (Algorithm 4)."""
@@ -311,6 +363,8 @@ class KOFSD(StreamingSelector):
         With ``early``, a candidate that cannot exceed the set's dependency is stopped
         early and gets NaN (it is rejected all the same). With ``first_only``, only the
         first candidate that would be added is needed: those after it may get NaN."""
+        if self.ties == "average":
+            return self._averaged_dependencies_with(block, weights, early, first_only)
         reject = None
         n = len(self.y)
         margin = 4.0 * n * n * 2.0**-53 + 1e-9  # rounding of the sums, with room
@@ -343,11 +397,26 @@ class KOFSD(StreamingSelector):
         deps[rejected] = math.nan
         return deps.tolist()
 
+    def _averaged_dependencies_with(
+        self, block: np.ndarray, weights: np.ndarray, early: bool, first_only: bool
+    ) -> list[float]:
+        """:meth:`_dependencies_with` under ``ties="average"``: each S + f exactly (with
+        ``early``, NaN for a candidate that cannot exceed S; with ``first_only``, NaN
+        after the first that would be added)."""
+        deps = [math.nan] * block.shape[1]
+        floor = self._set_dependency if early else -math.inf
+        for j in range(block.shape[1]):
+            deps[j] = self._terms.dependency_with(block[:, j], weights[j], floor)[0]
+            if first_only and deps[j] > self._set_dependency:
+                break
+        self._tested_cards = np.empty((0, block.shape[1]))
+        return deps
+
     def _step_block(
         self, block: np.ndarray, names: list[str], columns: list[int], want_events: bool = True
     ) -> list[KOFSDEvent]:
         """Single-feature dependencies of the block at once, then Algorithm 1 per feature."""
-        weights = feature_weights(block, self.metric)
+        weights = self._weights(block)
         deps, cards_of = self._single_for_ks(block, weights, [self.k])
         return self._decide_block(
             block, weights, deps[0].tolist(), names, columns, want_events, lambda j: cards_of(0, j)
@@ -678,7 +747,7 @@ def run_kofsd_for_ks(
         columns = list(range(lo, min(lo + chunk, X.shape[1])))
         block_names = names[lo : lo + chunk]
         block = first._checked_block(X[:, lo : lo + chunk], block_names)
-        weights = feature_weights(block, first.metric)
+        weights = first._weights(block)
         deps, cards_of = first._single_for_ks(block, weights, ks)
         for t, k in enumerate(ks):
             selectors[k]._decide_block(

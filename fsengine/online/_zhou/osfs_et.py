@@ -24,8 +24,14 @@ import math
 from dataclasses import dataclass
 
 from fsengine.online._stream import Selection, StreamEvent, StreamingSelector
+from fsengine.online._tie_average import TIES_PARAMETER, NeighbourRule
 from fsengine.online._zhou.octave_rng import OctaveRandom
-from fsengine.online._zhou.roughset import KNearestModel, Member, non_signf
+from fsengine.online._zhou.roughset import (
+    AveragedKNearestModel,
+    KNearestModel,
+    Member,
+    non_signf,
+)
 from fsengine.online._zhou.sfsf import RAND_STATE
 from fsengine.spec import ONLINE, Int, MethodSpec, Real
 
@@ -76,6 +82,11 @@ class OSFSET(StreamingSelector):
         stream going (paper, section 4.2).
     rand_state : int, default 0
         Seed of Octave's generator for the redundancy check's random order.
+    ties : {"index", "average"}, default "index"
+        Samples at equal distance enter the first K by row index, as in the code (on
+        counts the selection can then depend on the order of the samples), or each card
+        is its expectation over every order of the tied samples
+        (:class:`.roughset.AveragedKNearestModel`: the same selection for any order).
 
     Notes
     -----
@@ -126,6 +137,7 @@ class OSFSET(StreamingSelector):
                 step=0.005,
             ),
             "rand_state": RAND_STATE,
+            "ties": TIES_PARAMETER,
         },
         actions={
             ADDED: "the set's dependency rose with the feature",
@@ -139,7 +151,8 @@ class OSFSET(StreamingSelector):
 
     def _start(self) -> None:
         p = self._params
-        self._model = KNearestModel(self.y, self.spec.label, p["k"])
+        model = AveragedKNearestModel if p["ties"] == "average" else KNearestModel
+        self._model = model(self.y, self.spec.label, p["k"])
         self.width = p["width"]
         self.increase = p["increase"]
         self._rng = OctaveRandom(p["rand_state"])
@@ -151,6 +164,13 @@ class OSFSET(StreamingSelector):
         self._closed = False
         self.final_check: dict | None = None
         self.dep_set = 0.0
+
+    def tie_rule(self):
+        """The k-nearest list under the authors' tie rule (None otherwise)."""
+        p = self._params
+        if p["ties"] != "index":
+            return None
+        return NeighbourRule.k_nearest(p["k"]), "seuclidean"
 
     # -------------------------------------------------------------- stream
     def _step_block(self, block, names, columns) -> list[OSFSETEvent]:

@@ -44,6 +44,12 @@ from fsengine.discretise import discretise
 from fsengine.online._cieosfs.selector import refine
 from fsengine.online._codes import ROUGHSET_KNN, ROUGHSET_RADIUS, ZHOU_BELOW_FLOOR
 from fsengine.online._kofsd.neighbours import feature_weights
+from fsengine.online._tie_average import (
+    AveragedSet,
+    NeighbourRule,
+    invariant_weights,
+    single_dependencies,
+)
 from fsengine.parallel import run_chunks
 
 CLASSICAL, FUZZY, K_NEAREST, RADIUS = "classical", "fuzzy", "k-nearest", "radius"
@@ -486,6 +492,54 @@ class KNearestModel(_DistanceModel):
     def singles(self, block, datas=None):
         weights = self._weights(block, datas)
         return _columnwise(self._kern.knn_singles, block, weights, self.y, self.k)
+
+
+class AveragedKNearestModel(DependencyModel):
+    """The k-nearest model under ``ties="average"``: each sample's card is its expected
+    share of same-label samples among the first K of its list over every order of the
+    tied samples (:mod:`fsengine.online._tie_average`), so a dependency is the same for
+    any order of the rows. The same distances as :class:`KNearestModel` (weights
+    :func:`~fsengine.online._tie_average.invariant_weights`); S is kept as its points."""
+
+    def __init__(self, y, label, k: int):
+        super().__init__(y, label)
+        self.k = k
+        self.rule = NeighbourRule.k_nearest(k)
+        self._set = AveragedSet(self.y, self.rule)
+
+    def _data(self, values):
+        return float(invariant_weights(values[:, None])[0])
+
+    def column_data(self, block):
+        return invariant_weights(block).tolist()
+
+    def singles(self, block, datas=None):
+        weights = invariant_weights(block) if datas is None else np.array(datas, dtype=float)
+        return single_dependencies(block, self.y, weights, self.rule)[0]
+
+    def select(self, members):
+        self._set = self._set_of(members)
+        super().select(members)
+
+    def _set_of(self, members) -> AveragedSet:
+        """The points of ``members`` (in arrival order), from S's when they start with S."""
+        self._ready(members)
+        p = _common_prefix(members, self.selected)
+        if p == len(self.selected):
+            points = self._set.copy()
+        else:
+            p, points = 0, AveragedSet(self.y, self.rule)
+        for m in members[p:]:
+            points.add(m.values, m.data)
+        return points
+
+    def dependency(self, members, floor=-math.inf):
+        if not members:
+            return self._set_of([]).dependency()[0]
+        last = members[-1]
+        points = self._set_of(members[:-1])
+        found = points.dependency_with(last.values, last.data, floor)[0]
+        return BELOW_FLOOR if math.isnan(found) else found
 
 
 class RadiusModel(_DistanceModel):

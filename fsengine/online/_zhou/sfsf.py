@@ -18,6 +18,7 @@ tests/reference/roughset_octave. One loop, four dependency models (:mod:`.roughs
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -25,6 +26,7 @@ import numpy as np
 
 from fsengine.errors import FSEngineError
 from fsengine.online._stream import Selection, StreamEvent, StreamingSelector
+from fsengine.online._tie_average import TIES_PARAMETER, NeighbourRule
 from fsengine.online._zhou.a3m_density import members_selection
 from fsengine.online._zhou.octave_rng import OctaveRandom
 from fsengine.online._zhou.roughset import (
@@ -32,6 +34,7 @@ from fsengine.online._zhou.roughset import (
     FUZZY,
     K_NEAREST,
     RADIUS,
+    AveragedKNearestModel,
     ClassicalModel,
     FuzzyModel,
     KNearestModel,
@@ -108,6 +111,11 @@ class SFSF(StreamingSelector):
         values as given.
     rand_state : int, default 0
         Seed of Octave's generator for the redundancy check's random order.
+    ties : {"index", "average"}, default "index"
+        k-nearest: samples at equal distance enter the first K by row index, as in the
+        code (on counts the selection can then depend on the order of the samples), or
+        each card is its expectation over every order of the tied samples
+        (:class:`.roughset.AveragedKNearestModel`: the same selection for any order).
 
     Notes
     -----
@@ -177,6 +185,7 @@ class SFSF(StreamingSelector):
                 when=("model", (CLASSICAL,)),
             ),
             "rand_state": RAND_STATE,
+            "ties": dataclasses.replace(TIES_PARAMETER, when=("model", (K_NEAREST,))),
         },
         actions={
             IRRELEVANT: "dependency alone below the threshold from the selected features' mean",
@@ -211,7 +220,9 @@ class SFSF(StreamingSelector):
                     parameter="k",
                     method=self.spec.name,
                 )
-            self._model = KNearestModel(self.y, label, p["k"])
+            averaged = p["ties"] == "average"
+            model = AveragedKNearestModel if averaged else KNearestModel
+            self._model = model(self.y, label, p["k"])
         else:
             self._model = RadiusModel(self.y, label, p["radius"])
         self._rng = OctaveRandom(p["rand_state"])
@@ -240,6 +251,13 @@ class SFSF(StreamingSelector):
             with np.errstate(divide="ignore", invalid="ignore"):
                 return bool(np.float64(d_b - d_f) / np.float64(d_b) == 0)
         return d_b - d_f <= 0
+
+    def tie_rule(self):
+        """The k-nearest list under the authors' tie rule (None otherwise)."""
+        p = self._params
+        if p["model"] != K_NEAREST or p["ties"] != "index":
+            return None
+        return NeighbourRule.k_nearest(p["k"]), "seuclidean"
 
     # -------------------------------------------------------------- stream
     def _step_block(self, block, names, columns) -> list[SFSFEvent]:

@@ -1,0 +1,508 @@
+"""The order-invariant neighbour rule of the nearest-neighbour selectors (``ties="average"``).
+
+K-OFSD (Zhou et al. 2017), SFSF's k-nearest model and OSFS-ET judge a sample by the first
+samples of its list sorted by distance. The authors' code sorts stably, so among samples
+at the same distance the lower row index comes first (``ties="index"``): on counts, where
+a gene's zeros hold most samples, which of them are a sample's "nearest" is decided by the
+order of the rows, and so is the selection. The average rule keeps the authors' method and
+removes the order: a sample's card is its expectation over every order of the rows, which
+depends only on how many samples of each label lie nearer than the distance t where the
+list is cut, how many lie at t, and (K-OFSD's reference drops the list's first element)
+at distance 0. docs/ALGORITHMS.md derives it; the compiled kernels are in
+:mod:`._tie_kernels`.
+
+The average rule works on the distinct points of a set (samples with equal values on it)
+and their label counts, never on sample indices, so every quantity here, the feature
+weights included, is the same for any permutation of the rows, bit for bit.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from fsengine._compute import kernels
+from fsengine._compute.sparse import as_columns, block_width, dense_columns, is_sparse
+from fsengine.online._codes import TIE_CARD_CODES
+from fsengine.spec import Choice
+
+#: The tie rules: the authors' (lower row index first) and the expectation over orders.
+TIES = ("index", "average")
+#: The kernel family of the average rule.
+TIE_KERNELS = "online._tie_kernels"
+#: Up to this many distinct points a set keeps the P x P summed terms between them (32 MB);
+#: above, each test sums the terms from the points' coordinates.
+TERMS_MAX_POINTS = 2048
+
+
+def tie_kernels():
+    """The average rule's kernels (:mod:`._tie_kernels`)."""
+    return kernels.load(TIE_KERNELS)
+
+
+@dataclass(frozen=True)
+class NeighbourRule:
+    """Which list a sample is judged by, and its card function.
+
+    Attributes
+    ----------
+    k : int
+        The card's K.
+    need : int
+        The list's length: K + 1 for K-OFSD's reference (its first element is dropped),
+        K otherwise.
+    with_self : bool
+        The sample is in its own list, at distance 0 (K-OFSD's reference, the rough-set
+        k-nearest model); K-OFSD's paper variant lists the other samples only.
+    skip_first : bool
+        The list's first element is dropped (K-OFSD's reference).
+    card : str
+        "imbalanced", "consistency", "weight", "distance" (K-OFSD's cards) or "share"
+        (the rough-set card: the share of the K listed samples that share the label).
+    gamma, gamma1, gamma2 : float
+        The card's thresholds.
+    """
+
+    k: int
+    need: int
+    with_self: bool
+    skip_first: bool
+    card: str
+    gamma: float = 0.5
+    gamma1: float = 0.75
+    gamma2: float = 0.25
+
+    @classmethod
+    def kofsd(cls, k: int, variant: str, card, **thresholds) -> NeighbourRule:
+        """K-OFSD's list (Definition 1; the reference skips the first sorted element, the
+        paper's Algorithm 4 excludes the sample itself) with its card function."""
+        reference = variant == "reference"
+        return cls(k, k + 1 if reference else k, reference, reference, card, **thresholds)
+
+    @classmethod
+    def k_nearest(cls, k: int) -> NeighbourRule:
+        """The rough-set k-nearest model (``dep_K``): the first K of the list, the sample
+        included, scored by the share that shares its label."""
+        return cls(k, k, True, False, "share")
+
+    def arguments(self) -> tuple:
+        """The kernels' arguments after the points: k, need, with_self, skip_first, card's
+        code, gamma, gamma1, gamma2."""
+        return (
+            int(self.k),
+            int(self.need),
+            bool(self.with_self),
+            bool(self.skip_first),
+            TIE_CARD_CODES[self.card],
+            float(self.gamma),
+            float(self.gamma1),
+            float(self.gamma2),
+        )
+
+
+def invariant_weights(block: np.ndarray, metric: str = "seuclidean") -> np.ndarray:
+    """The features' distance weights ``1 / var`` (n - 1) computed whatever the row order.
+
+    As :func:`fsengine.online._kofsd.neighbours.feature_weights`, but each sum is taken
+    over the column's values in ascending order, so that a permutation of the rows gives
+    the same weights bit for bit (the authors' code sums in row order, which rounds
+    differently for different orders).
+
+    Parameters
+    ----------
+    block : ndarray, shape (n, b)
+    metric : {"seuclidean", "euclidean"}
+
+    Returns
+    -------
+    ndarray, shape (b,)
+        ``inf`` for a constant feature under "seuclidean"; 1 under "euclidean".
+    """
+    n, b = block.shape
+    if metric == "euclidean":
+        return np.ones(b)
+    ordered = np.sort(block, axis=0)
+    mean = np.cumsum(ordered, axis=0)[-1] / n
+    squares = np.sort((block - mean) ** 2, axis=0)
+    with np.errstate(divide="ignore"):
+        return 1.0 / (np.cumsum(squares, axis=0)[-1] / (n - 1))
+
+
+def single_dependencies(
+    block: np.ndarray, y: np.ndarray, weights: np.ndarray, rule: NeighbourRule
+) -> tuple[np.ndarray, np.ndarray]:
+    """The dependency of each column of ``block`` alone under the average rule.
+
+    Parameters
+    ----------
+    block : ndarray, shape (n, b)
+    y : ndarray of {0, 1}, shape (n,)
+    weights : ndarray, shape (b,)
+        From :func:`invariant_weights`.
+    rule : NeighbourRule
+
+    Returns
+    -------
+    deps : ndarray, shape (b,)
+        The mean over the samples of their expected cards.
+    shares : ndarray, shape (b,)
+        The share of the samples whose card under the authors' rule depends on the order
+        of the rows (:func:`order_dependence` reports it).
+    """
+    columns = np.ascontiguousarray(np.asarray(block, dtype=float).T)
+    b = columns.shape[0]
+    order = np.argsort(columns, axis=1, kind="stable").astype(np.int64, copy=False)
+    deps, shares = np.empty(b), np.empty(b)
+    tie_kernels().single_feature_dependencies(
+        columns,
+        order,
+        np.ascontiguousarray(y, dtype=np.int64),
+        np.ascontiguousarray(weights, dtype=float),
+        *rule.arguments(),
+        deps,
+        shares,
+    )
+    return deps, shares
+
+
+def refine(codes: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The points of a set once a feature joins it: samples that share a point and a value.
+
+    Parameters
+    ----------
+    codes : ndarray of int, shape (n,)
+        Each sample's point on the set (0 .. P - 1).
+    values : ndarray, shape (n,)
+        The new feature.
+
+    Returns
+    -------
+    new_codes : ndarray of int, shape (n,)
+        Each sample's point on the set with the feature, numbered in the order of
+        (old point, value): the same numbering for any order of the rows.
+    base_of : ndarray of int, shape (P',)
+        Each new point's old point.
+    point_values : ndarray, shape (P',)
+        Each new point's value of the feature.
+    """
+    order = np.lexsort((values, codes))
+    sorted_codes, sorted_values = codes[order], values[order]
+    starts = np.ones(len(order), dtype=bool)
+    starts[1:] = (sorted_codes[1:] != sorted_codes[:-1]) | (sorted_values[1:] != sorted_values[:-1])
+    new_codes = np.empty(len(order), dtype=np.int64)
+    new_codes[order] = np.cumsum(starts) - 1
+    first = order[starts]
+    return new_codes, codes[first].astype(np.int64), values[first].astype(float)
+
+
+class AveragedSet:
+    """A feature set S under the average rule: its points, and what a test of S + f needs.
+
+    S keeps each sample's point, the points' coordinates (one column per feature, in the
+    order they joined), their expected cards and, while there are at most
+    :data:`TERMS_MAX_POINTS` points, the summed distance terms between them;
+    ``dependency_with(f)`` then costs one feature's terms and one pass over the points of
+    S + f, measuring first the points whose samples lose most on S, so that a test that
+    cannot reach a floor stops early.
+
+    Parameters
+    ----------
+    y : ndarray of {0, 1}
+    rule : NeighbourRule
+    """
+
+    def __init__(self, y: np.ndarray, rule: NeighbourRule):
+        self.y = np.ascontiguousarray(y, dtype=np.int64)
+        self.rule = rule
+        self.clear()
+
+    def clear(self) -> None:
+        """Make S empty."""
+        n = len(self.y)
+        self.codes = np.zeros(n, dtype=np.int64)
+        self.coords = np.zeros((1, 0))
+        self.weights = np.zeros(0)
+        self.terms: np.ndarray | None = np.zeros((1, 1))
+        self._cards: np.ndarray | None = None  # S's expected cards per point and label
+        self._last = None  # (values, weight, expected cards) of the last whole S + f
+
+    @property
+    def size(self) -> int:
+        """Features in S."""
+        return len(self.weights)
+
+    def _points(self, values: np.ndarray):
+        values = np.ascontiguousarray(values, dtype=float)
+        codes, base_of, point_values = refine(self.codes, values)
+        P = len(base_of)
+        m1 = np.bincount(codes, weights=self.y, minlength=P).astype(np.int64)
+        m0 = np.bincount(codes, minlength=P).astype(np.int64) - m1
+        return codes, base_of, point_values, m1, m0
+
+    def _measure(self, values, weight, floor=-math.inf):
+        """(dependency, share, expected cards per point) of S + f; NaNs once the sum of the
+        cards cannot reach ``floor``."""
+        codes, base_of, point_values, m1, m0 = self._points(values)
+        P = len(base_of)
+        expected = np.zeros((P, 2))
+        varies = np.zeros((P, 2), dtype=bool)
+        if floor > -math.inf and self._cards is not None:
+            lost = m1 * (1.0 - self._cards[base_of, 1]) + m0 * (1.0 - self._cards[base_of, 0])
+            visit = np.argsort(-lost, kind="stable").astype(np.int64)
+        else:
+            visit = np.arange(P, dtype=np.int64)
+        from_coords = self.terms is None
+        if from_coords:
+            coords = np.ascontiguousarray(
+                np.column_stack([self.coords[base_of], point_values]), dtype=float
+            )
+            weights = np.append(self.weights, float(weight))
+        else:
+            coords, weights = np.zeros((P, 0)), np.zeros(0)
+        dependency, share = tie_kernels().set_dependency(
+            self.terms if self.terms is not None else np.zeros((1, 1)),
+            base_of,
+            point_values,
+            float(weight),
+            coords,
+            weights,
+            from_coords,
+            m1,
+            m0,
+            *self.rule.arguments(),
+            visit,
+            float(floor),
+            expected,
+            varies,
+        )
+        return dependency, share, expected
+
+    def dependency_with(
+        self, values: np.ndarray, weight: float, floor: float = -math.inf
+    ) -> tuple[float, float]:
+        """The dependency of S + f under the average rule, S unchanged.
+
+        Parameters
+        ----------
+        values : ndarray, shape (n,)
+            The feature f.
+        weight : float
+            Its distance weight.
+        floor : float
+            Only whether the dependency reaches ``floor`` matters: once it certainly
+            cannot (by more than a rounding margin), the test stops and gives NaN.
+
+        Returns
+        -------
+        (dependency, share of the samples whose card depends on the row order), or
+        (NaN, NaN) below the floor
+        """
+        n = len(self.y)
+        total_floor = floor * n - (1e-9 * n + 1e-9) if floor > -math.inf else -math.inf
+        dependency, share, expected = self._measure(values, weight, total_floor)
+        if not math.isnan(dependency):  # S + f measured whole: add() may reuse its cards
+            self._last = (values, float(weight), expected)
+        return dependency, share
+
+    def add(self, values: np.ndarray, weight: float) -> None:
+        """S becomes S + f."""
+        codes, base_of, point_values, _, _ = self._points(values)
+        if self.terms is not None and len(base_of) <= TERMS_MAX_POINTS:
+            self.terms = tie_kernels().point_terms(self.terms, base_of, point_values, float(weight))
+        else:
+            self.terms = None
+        self.coords = np.column_stack([self.coords[base_of], point_values])
+        self.weights = np.append(self.weights, float(weight))
+        last = self._last
+        self._last = None
+        if last is not None and last[1] == float(weight) and np.array_equal(last[0], values):
+            cards = last[2]  # the test that admitted f measured S + f whole
+        else:
+            self.codes, self._cards = codes, None
+            cards = None
+        self.codes = codes
+        self._cards = cards if cards is not None else self._measure(np.zeros(len(self.y)), 0.0)[2]
+
+    def replace(self, values: np.ndarray, weight: float) -> None:
+        """S becomes {f}."""
+        self.clear()
+        self.add(values, weight)
+
+    def dependency(self) -> tuple[float, float]:
+        """The dependency of S itself (the empty set: every sample at distance 0 from
+        every other), and the share of the samples whose card depends on the row order.
+
+        Measured as S + a feature of zeros with weight 0, whose terms are 0: the same
+        points and the same distances as S's."""
+        return self.dependency_with(np.zeros(len(self.y)), 0.0)
+
+    def copy(self) -> AveragedSet:
+        """An independent copy of S (adding to it leaves this one unchanged)."""
+        twin = AveragedSet.__new__(AveragedSet)
+        twin.__dict__.update(self.__dict__)
+        return twin
+
+
+#: The ``ties`` parameter of every selector that judges a sample by its first K neighbours.
+TIES_PARAMETER = Choice(
+    "index",
+    "how samples at equal distance are ordered when a neighbour list is cut: by row "
+    "index (the authors' code; on counts the selection can then depend on the order of "
+    "the samples) or averaged over every order (the same selection for any order)",
+    label="Tied distances",
+    source="the authors' code (stable sort) / docs/ALGORITHMS.md (expectation over orders)",
+    choices={
+        "index": "the lower row index first, as the authors' code (default)",
+        "average": "the expected card over every order of the tied samples (order-invariant)",
+    },
+)
+
+
+def _column_blocks(X):
+    """``X``'s columns as dense float64 blocks of about a million values (sparse input a
+    block at a time, never whole)."""
+    n, p = X.shape
+    width = block_width(n)
+    sparse = is_sparse(X)
+    columns = as_columns(X) if sparse else X
+    for lo in range(0, p, width):
+        hi = min(lo + width, p)
+        if sparse:
+            yield dense_columns(columns, slice(lo, hi))
+        else:
+            yield np.asarray(columns[:, lo:hi], dtype=float)
+
+
+def ties_default(X) -> tuple[str, str]:
+    """The tie rule that suits the matrix ``X``, and why in a sentence.
+
+    "average" when ties are the rule rather than the exception: a sparse matrix, values
+    that are all integers (counts), or mostly zeros (normalised counts); there the
+    authors' rule decides many neighbourhoods by the order of the rows. Else "index", the
+    authors' rule, with no reason.
+
+    Parameters
+    ----------
+    X : ndarray or scipy sparse matrix, shape (n_samples, n_features)
+
+    Returns
+    -------
+    (rule, reason)
+    """
+    if is_sparse(X):
+        return "average", (
+            "the matrix is sparse (counts): most of a gene's samples share the value 0, and "
+            "under the authors' rule the order of the rows decides which of them are a "
+            "sample's neighbours"
+        )
+    total, integers, zeros = 0, True, 0
+    for block in _column_blocks(X):
+        total += block.size
+        zeros += int(np.count_nonzero(block == 0))
+        integers = integers and bool(np.all(block == np.round(block)))
+    if integers:
+        return "average", (
+            "every value is an integer (counts): tied values are common, and under the "
+            "authors' rule the order of the rows decides which tied samples are neighbours"
+        )
+    if total and zeros >= total / 2:
+        return "average", (
+            f"{100 * zeros / total:.0f} % of the values are 0: under the authors' rule the "
+            "order of the rows decides which of a gene's zeros are a sample's neighbours"
+        )
+    return "index", ""
+
+
+#: The share of the samples on a gene alone (mean over the genes) from which the front ends
+#: say that the row order decided cards, when none on the selected set depends on it.
+NOTE_SHARE = 0.01
+
+
+@dataclass(frozen=True)
+class OrderDependence:
+    """How much a run under the authors' tie rule was decided by the order of the rows.
+
+    Attributes
+    ----------
+    label : str
+        The method ("K-OFSD").
+    genes : float
+        The share of the samples whose card on a feature alone depends on the row order,
+        the mean over the features.
+    selected : float
+        The same on the selected set (NaN when nothing was selected).
+    n_features : int
+        Features measured.
+    """
+
+    label: str
+    genes: float
+    selected: float
+    n_features: int
+
+    @property
+    def depends(self) -> bool:
+        """Whether the row order decided enough cards to say so: any sample's on the
+        selected set, or at least :data:`NOTE_SHARE` of the samples on a gene alone (on
+        continuous values a few ties remain: SRBCT 0.2 %, with the same selection for any
+        order)."""
+        return self.selected > 0 or self.genes >= NOTE_SHARE
+
+    def sentence(self, switch: str = "--ties average") -> str:
+        """The note every front end shows (``switch``: how to choose the other rule)."""
+        on_set = (
+            ""
+            if math.isnan(self.selected)
+            else f", and {100 * self.selected:.1f} % on the selected set"
+        )
+        return (
+            f"under the authors' tie rule, the card of {100 * self.genes:.1f} % of the samples on "
+            f"a gene alone (mean over {self.n_features} genes){on_set} depends on which of "
+            f"several equally distant samples comes first in the file: {self.label}'s "
+            f"selection can depend on the order of the samples; {switch} gives the same "
+            "selection for any order"
+        )
+
+
+def order_dependence(
+    X, y, rule: NeighbourRule, metric: str, selected_columns, label: str
+) -> OrderDependence:
+    """The shares of :class:`OrderDependence` for a run under the authors' tie rule.
+
+    Parameters
+    ----------
+    X : ndarray or scipy sparse matrix, shape (n_samples, n_features)
+        The streamed features (sparse input is read a block of columns at a time).
+    y : ndarray of {0, 1}
+    rule : NeighbourRule
+        The run's list and card.
+    metric : {"seuclidean", "euclidean"}
+    selected_columns : sequence of int
+        The selected set, in its order.
+    label : str
+
+    Returns
+    -------
+    OrderDependence
+    """
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    total, count = 0.0, 0
+    for block in _column_blocks(X):
+        _, shares = single_dependencies(block, y, invariant_weights(block, metric), rule)
+        total += float(np.sum(shares))
+        count += len(shares)
+    selected = math.nan
+    columns = list(selected_columns)
+    if columns:
+        if is_sparse(X):
+            block = dense_columns(as_columns(X), columns)
+        else:
+            block = np.asarray(X[:, columns], dtype=float)
+        weights = invariant_weights(block, metric)
+        points = AveragedSet(y, rule)
+        for j in range(len(columns) - 1):
+            points.add(block[:, j], weights[j])
+        selected = points.dependency_with(block[:, -1], weights[-1])[1]
+    return OrderDependence(label, total / max(count, 1), selected, count)

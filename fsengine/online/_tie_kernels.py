@@ -1,0 +1,620 @@
+"""Compiled (numba) kernels of the order-invariant neighbour rule (``ties="average"``).
+
+Under the authors' rule a sample's card depends on which of its equally distant samples
+come first in row order. The average rule replaces the card by its expectation over every
+order of the rows (:mod:`fsengine.online._tie_average`, docs/ALGORITHMS.md): the samples
+nearer than the distance t at which the neighbour list is cut are always in it, the r
+places left are drawn uniformly from the b samples at distance t (a hypergeometric draw
+over their labels), and K-OFSD's reference also drops the list's first sample, drawn
+uniformly from the samples at distance 0.
+
+Samples with equal values on the set are one *point* (with its number of samples of each
+label): they have the same distances to every other sample, so the kernels work on the P
+distinct points, not on the n samples (on sparse counts P is far below n). The distance
+between points a and b is ``sqrt(base[o_a, o_b] + (w * d) * d)``, d their difference on the
+newest feature and ``base`` the summed terms of the set's earlier features between their
+points (0 for a single feature), or, from coordinates, the terms summed feature by
+feature: either way the authors' ``pdist(X, 'seuclidean')`` arithmetic, in the set's order.
+
+The dependency is the mean of the samples' expected cards, summed exactly (the correctly
+rounded sum, whatever the order of the samples), so that equal multisets of card values
+give equal dependencies bit for bit.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from fsengine._compute.jit import kernel
+from fsengine.online._codes import (
+    CARD_CONSISTENCY,
+    CARD_IMBALANCED,
+    CARD_SHARE,
+    CARD_WEIGHT,
+)
+
+#: Card_Distance: same-label neighbours count as closer only by more than this relative
+#: margin (the constant of :data:`fsengine.online._kofsd.cards.CLOSER_TOLERANCE`).
+CLOSER_TOLERANCE = 1e-12
+#: Partial sums of the exact summation: doubles span about 2,100 binary orders, 53 a part.
+MAX_PARTIALS = 48
+
+
+@njit(cache=True)
+def _card(card, gamma, gamma1, gamma2, same, k, label, same_d, other_d):
+    """One sample's card value from its K neighbours (cards.py's rules; ``CARD_SHARE`` is
+    the rough-set k-nearest card: the share of the K listed samples that share the label)."""
+    fraction = same / k
+    if card == CARD_IMBALANCED:
+        if label == 1:
+            return fraction
+        return 1.0 if same == k else 0.0
+    if card == CARD_CONSISTENCY:
+        return 1.0 if same == k else 0.0
+    if card == CARD_WEIGHT:
+        return fraction if fraction > gamma else 0.0
+    if card == CARD_SHARE:
+        return fraction
+    # Card_Distance
+    if fraction >= gamma1:
+        return 1.0
+    if fraction <= gamma2:
+        return 0.0
+    mean_same = same_d / same if same > 0 else math.nan
+    mean_other = other_d / (k - same) if k - same > 0 else math.nan
+    bigger = mean_same if mean_same > mean_other else mean_other
+    return 1.0 if mean_other - mean_same > CLOSER_TOLERANCE * bigger else 0.0
+
+
+@njit(cache=True)
+def _hypergeometric(population, successes, draws, pmf):
+    """``pmf[h]``, h = 0..draws: the probability of h successes among ``draws`` drawn
+    without replacement from ``population`` holding ``successes``. The first possible h
+    as a product of ratios, the others by the ratio recurrence (no factorials)."""
+    for h in range(draws + 1):
+        pmf[h] = 0.0
+    failures = population - successes
+    low = draws - failures if draws > failures else 0
+    high = draws if draws < successes else successes
+    # One arrangement (draws - low failures, then low successes), times C(draws, low).
+    p = 1.0
+    for j in range(draws - low):
+        p *= (failures - j) / (population - j)
+    for j in range(low):
+        p *= (successes - j) / (population - (draws - low) - j)
+        p *= (draws - j) / (j + 1.0)
+    pmf[low] = p
+    for h in range(low, high):
+        p *= (successes - h) * (draws - h) / ((h + 1.0) * (failures - draws + h + 1.0))
+        pmf[h + 1] = p
+
+
+@njit(cache=True)
+def _expected(
+    card,
+    gamma,
+    gamma1,
+    gamma2,
+    k,
+    label,
+    full_same,
+    d_same,
+    d_other,
+    t,
+    tied,
+    tied_same,
+    draws,
+    zero,
+    zero_same,
+    skip_first,
+    pmf,
+):
+    """The expected card over every order of the tied samples, and whether it varies.
+
+    The list holds the samples nearer than ``t`` (``full_same`` of them share the label;
+    distance sums ``d_same``, ``d_other``) and ``draws`` of the ``tied`` samples at
+    distance t (``tied_same`` share the label). With ``skip_first`` (K-OFSD's reference)
+    the list's first sample is dropped, drawn from the ``zero`` samples at distance 0
+    (``zero_same`` share the label), independently of the draw at t.
+
+    Returns
+    -------
+    (expected card, True when the card is not the same in every order)
+    """
+    _hypergeometric(tied, tied_same, draws, pmf)
+    total = 0.0
+    low = math.inf
+    high = -math.inf
+    p_skip_same = zero_same / zero if skip_first else 0.0
+    for skipped_same in range(2):
+        p_skip = p_skip_same if skipped_same == 1 else 1.0 - p_skip_same
+        if p_skip == 0.0:
+            continue
+        for h in range(draws + 1):
+            p = pmf[h]
+            if p == 0.0:
+                continue
+            value = _card(
+                card,
+                gamma,
+                gamma1,
+                gamma2,
+                full_same - skipped_same + h,
+                k,
+                label,
+                d_same + t * h,
+                d_other + t * (draws - h),
+            )
+            total += p_skip * p * value
+            low = min(low, value)
+            high = max(high, value)
+    return total, high > low
+
+
+@njit(cache=True, inline="always")
+def _same_distance(d, t):
+    return d == t or (d != d and t != t)
+
+
+@njit(cache=True)
+def _write_point(
+    a,
+    cand,
+    cand_d,
+    n_cand,
+    t,
+    m1,
+    m0,
+    k,
+    need,
+    with_self,
+    skip_first,
+    card,
+    gamma,
+    gamma1,
+    gamma2,
+    pmf,
+    expected,
+    varies,
+):
+    """Expected cards of a minority and a majority sample at point ``a``.
+
+    ``cand[:n_cand]`` are the points (``a`` itself for its other samples) at distance at
+    most ``t`` from it, ``cand_d`` their distances (NaN greater than any number); ``t``
+    is where the list of length ``need`` ends. Writes ``expected[a, label]`` and
+    ``varies[a, label]`` for each label the point holds."""
+    t_is_nan = t != t
+    for label in range(2):
+        if (m1[a] if label == 1 else m0[a]) == 0:
+            continue
+        full_same = 0
+        full_other = 0
+        d_same = 0.0
+        d_other = 0.0
+        tied_same = 0
+        tied_other = 0
+        zero_same = 0
+        zero_other = 0
+        for q in range(n_cand):
+            b = cand[q]
+            d = cand_d[q]
+            s = m1[b] if label == 1 else m0[b]
+            o = m0[b] if label == 1 else m1[b]
+            if b == a:
+                s -= 1  # the sample itself: listed below, at distance 0, when it is
+            if d == 0.0:
+                zero_same += s
+                zero_other += o
+            if _same_distance(d, t):
+                tied_same += s
+                tied_other += o
+            elif t_is_nan or d < t:
+                full_same += s
+                full_other += o
+                d_same += s * d
+                d_other += o * d
+        if with_self:
+            zero_same += 1
+            if t == 0.0:
+                tied_same += 1
+            else:
+                full_same += 1
+        draws = need - (full_same + full_other)
+        zero = zero_same + zero_other
+        if skip_first and t == 0.0:
+            # The list ends among the samples at distance 0: the neighbours are a uniform
+            # K-subset of them (the first of the K + 1 drawn is dropped).
+            e, v = _expected(
+                card, gamma, gamma1, gamma2, k, label, 0, 0.0, 0.0, 0.0, zero, zero_same,
+                k, zero, zero_same, False, pmf,
+            )  # fmt: skip
+        else:
+            e, v = _expected(
+                card, gamma, gamma1, gamma2, k, label, full_same, d_same, d_other, t,
+                tied_same + tied_other, tied_same, draws, zero, zero_same, skip_first, pmf,
+            )  # fmt: skip
+        expected[a, label] = e
+        varies[a, label] = v
+
+
+@njit(cache=True)
+def _others(a, b, m1, m0):
+    """Samples of point ``b`` in the list of a sample of point ``a`` (not itself)."""
+    return m1[b] + m0[b] - (1 if b == a else 0)
+
+
+@njit(cache=True)
+def _cut_distance(a, dist, m1, m0, need, with_self, keys, idx):
+    """Where the list of a sample at point ``a`` reaches ``need`` samples: the smallest
+    distance t such that the sample itself (when listed) and the samples at distance at
+    most t number ``need`` or more. A weighted quickselect over the points (each weighs
+    its samples in the list), O(P) expected; NaN distances count as greater than any.
+
+    Returns
+    -------
+    t : float
+        0 when the sample itself fills the list.
+    """
+    count = 1 if with_self else 0
+    if count >= need:
+        return 0.0
+    P = len(dist)
+    n_idx = 0
+    for b in range(P):
+        if _others(a, b, m1, m0) > 0:
+            d = dist[b]
+            if d != d:
+                return d  # NaN: all distances are NaN (a constant feature in the set)
+            idx[n_idx] = b
+            keys[n_idx] = d
+            n_idx += 1
+    target = need - count
+    lo, hi = 0, n_idx
+    while True:
+        # Three-way partition of idx[lo:hi] around a pivot key (the middle one's).
+        pivot = keys[lo + (hi - lo) // 2]
+        lt, i, gt = lo, lo, hi
+        while i < gt:
+            key = keys[i]
+            if key < pivot:
+                keys[i], keys[lt] = keys[lt], keys[i]
+                idx[i], idx[lt] = idx[lt], idx[i]
+                lt += 1
+                i += 1
+            elif key > pivot:
+                gt -= 1
+                keys[i], keys[gt] = keys[gt], keys[i]
+                idx[i], idx[gt] = idx[gt], idx[i]
+            else:
+                i += 1
+        below = 0
+        for q in range(lo, lt):
+            below += _others(a, idx[q], m1, m0)
+        if target <= below:
+            hi = lt
+            continue
+        equal = 0
+        for q in range(lt, gt):
+            equal += _others(a, idx[q], m1, m0)
+        if target <= below + equal:
+            return pivot
+        target -= below + equal
+        lo = gt
+
+
+@njit(cache=True)
+def _cards_from_distances(
+    a, dist, m1, m0, k, need, with_self, skip_first, card, gamma, gamma1, gamma2, bufs
+):
+    """:func:`_write_point` for point ``a`` given its distances to every point: the cut
+    distance t (:func:`_cut_distance`), then every point at distance at most t."""
+    cand, cand_d, pmf, expected, varies, keys = bufs
+    t = _cut_distance(a, dist, m1, m0, need, with_self, keys, cand)
+    n_cand = 0
+    t_is_nan = t != t
+    for b in range(len(dist)):
+        d = dist[b]
+        if (t_is_nan or d <= t) and _others(a, b, m1, m0) > 0:
+            cand[n_cand] = b
+            cand_d[n_cand] = d
+            n_cand += 1
+    _write_point(
+        a, cand, cand_d, n_cand, t, m1, m0, k, need, with_self, skip_first, card, gamma,
+        gamma1, gamma2, pmf, expected, varies,
+    )  # fmt: skip
+
+
+@kernel(
+    "UniTuple(f8, 2)(f8[:, ::1], i8[::1], f8[::1], f8, f8[:, ::1], f8[::1], b1, i8[::1], i8[::1],"
+    " i8, i8, b1, b1, i8, f8, f8, f8, i8[::1], f8, f8[:, ::1], b1[:, ::1])",
+    error_model="numpy",
+)
+def set_dependency(
+    base,
+    base_of,
+    values,
+    weight,
+    coords,
+    weights,
+    from_coords,
+    m1,
+    m0,
+    k,
+    need,
+    with_self,
+    skip_first,
+    card,
+    gamma,
+    gamma1,
+    gamma2,
+    visit,
+    floor,
+    expected,
+    varies,
+):
+    """The dependency of a set from its distinct points, and the share of the samples whose
+    card differs between row orders; (NaN, NaN) once it certainly cannot reach ``floor``.
+
+    Parameters
+    ----------
+    base : (Q, Q) the summed terms of the set's earlier features between their points.
+    base_of : (P,) each point's point on the earlier features (its row of ``base``).
+    values : (P,) each point's value on the newest feature; ``weight`` its weight.
+    coords, weights, from_coords : with ``from_coords``, the distances come from the
+        points' coordinates (P, s), one column per feature in the set's order, and the
+        features' weights (s,), each distance's terms summed from 0 (no P x P array is
+        kept); else from ``base`` and the newest feature.
+    m1, m0 : (P,) each point's number of minority and majority samples.
+    k : the card's K. need : the list's length (K + 1 for K-OFSD's reference, else K).
+    with_self : the sample is in its own list (at distance 0).
+    skip_first : the list's first element is dropped (K-OFSD's reference).
+    card, gamma, gamma1, gamma2 : the card's code and thresholds.
+    visit : (P,) the order in which the points are measured (those likely to lose most
+        first, so that a set that cannot reach ``floor`` stops early).
+    floor : the least sum of the samples' cards that matters (-inf: measure all); the
+        sum so far plus one per sample left is its upper bound.
+    expected, varies : (P, 2), written for the points measured: per point and label
+        (0, 1) the expected card and whether it is not the same in every order.
+
+    Returns
+    -------
+    (the mean of the samples' expected cards, summed exactly, or NaN; the share of the
+    samples whose card differs between orders, or NaN)
+    """
+    P = len(values)
+    dist = np.empty(P)
+    bufs = (np.empty(P, np.int64), np.empty(P), np.empty(need + 2), expected, varies, np.empty(P))
+    partials = np.empty(MAX_PARTIALS)
+    n_partials = 0
+    left = 0
+    for a in range(P):
+        left += m1[a] + m0[a]
+    n = left
+    varying = 0
+    for q in range(P):
+        a = visit[q]
+        if from_coords:
+            for b in range(P):
+                total = 0.0
+                for f in range(coords.shape[1]):
+                    d = coords[a, f] - coords[b, f]
+                    total += (weights[f] * d) * d
+                dist[b] = math.sqrt(total)
+        else:
+            row = base[base_of[a]]
+            va = values[a]
+            for b in range(P):
+                d = va - values[b]
+                dist[b] = math.sqrt(row[base_of[b]] + (weight * d) * d)
+        _cards_from_distances(
+            a, dist, m1, m0, k, need, with_self, skip_first, card, gamma, gamma1, gamma2, bufs
+        )
+        for label in range(2):
+            count = m1[a] if label == 1 else m0[a]
+            for _ in range(count):
+                n_partials = _add_exact(partials, n_partials, expected[a, label])
+            if count and varies[a, label]:
+                varying += count
+        left -= m1[a] + m0[a]
+        if left > 0 and _rounded_total(partials, n_partials) + left < floor:
+            return math.nan, math.nan
+    return _rounded_total(partials, n_partials) / n, varying / n
+
+
+@kernel("f8[:, ::1](f8[:, ::1], i8[::1], f8[::1], f8)", error_model="numpy")
+def point_terms(base, base_of, values, weight):
+    """The summed terms between every two points once the newest feature is in the set:
+    ``base[o_a, o_b] + (w * d) * d`` (P, P), d their difference on it."""
+    P = len(values)
+    out = np.empty((P, P))
+    for a in range(P):
+        row = base[base_of[a]]
+        for b in range(P):
+            d = values[a] - values[b]
+            out[a, b] = row[base_of[b]] + (weight * d) * d
+    return out
+
+
+@njit(cache=True)
+def _add_exact(partials, n_partials, x):
+    """Add ``x`` to the non-overlapping partial sums ``partials[:n_partials]`` without
+    rounding error (Shewchuk's algorithm); returns their new number."""
+    i = 0
+    for j in range(n_partials):
+        y = partials[j]
+        if abs(x) < abs(y):
+            x, y = y, x
+        high = x + y
+        low = y - (high - x)
+        if low != 0.0:
+            partials[i] = low
+            i += 1
+        x = high
+    partials[i] = x
+    return i + 1
+
+
+@njit(cache=True)
+def _rounded_total(partials, n_partials):
+    """The partial sums' total correctly rounded to a double (half to even)."""
+    if n_partials == 0:
+        return 0.0
+    n_partials -= 1
+    high = partials[n_partials]
+    low = 0.0
+    while n_partials > 0:
+        x = high
+        n_partials -= 1
+        y = partials[n_partials]
+        high = x + y
+        low = y - (high - x)
+        if low != 0.0:
+            break
+    if n_partials > 0 and (
+        (low < 0.0 and partials[n_partials - 1] < 0.0)
+        or (low > 0.0 and partials[n_partials - 1] > 0.0)
+    ):
+        y = low * 2.0
+        x = high + y
+        if y == x - high:
+            high = x
+    return high
+
+
+@njit(cache=True)
+def _sample_mean(expected, varies, codes, y):
+    """The samples' mean expected card (exact sum over n) and the share of samples whose
+    card differs between orders."""
+    partials = np.empty(MAX_PARTIALS)
+    n_partials = 0
+    varying = 0
+    for i in range(len(codes)):
+        n_partials = _add_exact(partials, n_partials, expected[codes[i], y[i]])
+        if varies[codes[i], y[i]]:
+            varying += 1
+    n = len(codes)
+    return _rounded_total(partials, n_partials) / n, varying / n
+
+
+@kernel("UniTuple(f8, 2)(f8[:, ::1], b1[:, ::1], i8[::1], i8[::1])")
+def sample_mean(expected, varies, codes, y):
+    """The dependency of a set from its points' expected cards: the mean over the samples
+    (sample i at point ``codes[i]`` with label ``y[i]``), summed exactly; and the share of
+    the samples whose card differs between row orders."""
+    return _sample_mean(expected, varies, codes, y)
+
+
+@kernel(
+    "void(f8[:, ::1], i8[:, ::1], i8[::1], f8[::1], i8, i8, b1, b1, i8, f8, f8, f8, f8[::1],"
+    " f8[::1])",
+    error_model="numpy",
+)
+def single_feature_dependencies(
+    columns,
+    order,
+    y,
+    weights,
+    k,
+    need,
+    with_self,
+    skip_first,
+    card,
+    gamma,
+    gamma1,
+    gamma2,
+    deps,
+    shares,
+):
+    """The dependency of each single feature (a row of ``columns`` (b, n), ``order`` its
+    ascending argsort) under the average rule, and the share of samples whose card
+    differs between row orders; arguments as :func:`set_point_cards`.
+
+    On one feature the points are the distinct values in sorted order, and the points
+    nearest a point lie next to it: the list is found by walking outwards from it, taking
+    the nearer side first (distances grow along each side), O(P (K + 1)) per feature.
+    """
+    b, n = columns.shape
+    codes = np.empty(n, np.int64)
+    values = np.empty(n)
+    m1 = np.empty(n, np.int64)
+    m0 = np.empty(n, np.int64)
+    cand = np.empty(n, np.int64)
+    cand_d = np.empty(n)
+    pmf = np.empty(need + 2)
+    expected = np.zeros((n, 2))
+    varies = np.zeros((n, 2), np.bool_)
+    for j in range(b):
+        col = columns[j]
+        w = weights[j]
+        # The distinct values (points) in ascending order, with their label counts.
+        P = 0
+        for q in range(n):
+            i = order[j, q]
+            v = col[i]
+            if P == 0 or v != values[P - 1]:
+                values[P] = v
+                m1[P] = 0
+                m0[P] = 0
+                P += 1
+            codes[i] = P - 1
+            if y[i] == 1:
+                m1[P - 1] += 1
+            else:
+                m0[P - 1] += 1
+        for a in range(P):
+            expected[a, 0] = 0.0
+            expected[a, 1] = 0.0
+            varies[a, 0] = False
+            varies[a, 1] = False
+            va = values[a]
+            count = 1 if with_self else 0
+            found = count >= need
+            t = 0.0
+            n_cand = 0
+            left = a - 1
+            right = a + 1
+            # The point's own other samples first (distance 0; NaN on a constant feature).
+            d = va - va
+            d_own = math.sqrt(0.0 + (w * d) * d)
+            others = m1[a] + m0[a] - 1
+            if others > 0 and (not found or _same_distance(d_own, t)):
+                cand[n_cand] = a
+                cand_d[n_cand] = d_own
+                n_cand += 1
+                if not found:
+                    count += others
+                    if count >= need:
+                        found = True
+                        t = d_own
+            while left >= 0 or right < P:
+                if left >= 0:
+                    d = va - values[left]
+                    d_left = math.sqrt(0.0 + (w * d) * d)
+                if right < P:
+                    d = va - values[right]
+                    d_right = math.sqrt(0.0 + (w * d) * d)
+                take_left = right >= P or (left >= 0 and d_left <= d_right)
+                nxt = left if take_left else right
+                dn = d_left if take_left else d_right
+                if found and not _same_distance(dn, t):
+                    break
+                cand[n_cand] = nxt
+                cand_d[n_cand] = dn
+                n_cand += 1
+                if not found:
+                    count += m1[nxt] + m0[nxt]
+                    if count >= need:
+                        found = True
+                        t = dn
+                if take_left:
+                    left -= 1
+                else:
+                    right += 1
+            _write_point(
+                a, cand, cand_d, n_cand, t, m1, m0, k, need, with_self, skip_first, card,
+                gamma, gamma1, gamma2, pmf, expected, varies,
+            )  # fmt: skip
+        deps[j], shares[j] = _sample_mean(expected, varies, codes, y)

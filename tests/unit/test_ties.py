@@ -1,0 +1,360 @@
+"""The order-invariant tie rule (``ties="average"``) of K-OFSD, SFSF's k-nearest model and
+OSFS-ET, against a brute-force average over every order of the rows.
+
+The definition used here is independent of the engine: distances summed feature by feature
+as the authors' ``pdist(X, 'seuclidean')``, each sample's list by a stable sort of its
+distance row (ties to the lower row index, the authors' rule), its card by the card's
+formula; the average rule must equal the mean of that card over all n! orders of the rows.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from conftest import GLIOMA, SAMPLE
+from fsengine import load_dataset
+from fsengine.methods import get_method
+from fsengine.online._kofsd.selector import KOFSD, run_kofsd, run_kofsd_for_ks
+from fsengine.online._tie_average import (
+    AveragedSet,
+    NeighbourRule,
+    invariant_weights,
+    single_dependencies,
+    tie_kernels,
+)
+from fsengine.task import Task
+from synthetic import sparse_log_counts
+
+CARDS = ("imbalanced", "consistency", "weight", "distance")
+
+
+def _distances(X: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """The authors' distances: ((w * d) * d) summed over the features in order, the root,
+    a zero diagonal (NaN elsewhere when a feature is constant under 'seuclidean')."""
+    n = len(X)
+    sq = np.zeros((n, n))
+    for j in range(X.shape[1]):
+        d = X[:, j][:, None] - X[:, j][None, :]
+        with np.errstate(invalid="ignore"):
+            sq = sq + (weights[j] * d) * d
+    with np.errstate(invalid="ignore"):
+        dist = np.sqrt(sq)
+    np.fill_diagonal(dist, 0.0)
+    return dist
+
+
+def _card(rule: NeighbourRule, same: int, same_d: float, other_d: float, label: int) -> float:
+    """The card of a sample with ``same`` same-label neighbours among K (cards.py's
+    formulas, written out)."""
+    k = rule.k
+    fraction = same / k
+    if rule.card == "share":
+        return fraction
+    if rule.card == "imbalanced":
+        return fraction if label == 1 else float(same == k)
+    if rule.card == "consistency":
+        return float(same == k)
+    if rule.card == "weight":
+        return fraction if fraction > rule.gamma else 0.0
+    if fraction >= rule.gamma1:
+        return 1.0
+    if fraction <= rule.gamma2:
+        return 0.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_same = same_d / same if same else math.nan
+        mean_other = other_d / (k - same) if k - same else math.nan
+    return float(mean_other - mean_same > 1e-12 * max(mean_same, mean_other))
+
+
+def _index_cards(X, y, weights, rule: NeighbourRule) -> np.ndarray:
+    """Every sample's card under the authors' rule (stable sort, ties to the lower index)."""
+    dist = _distances(X, weights)
+    n = len(y)
+    cards = np.empty(n)
+    for i in range(n):
+        order = list(np.argsort(dist[i], kind="stable"))
+        if rule.with_self:
+            listed = order[: rule.need][1:] if rule.skip_first else order[: rule.need]
+        else:
+            listed = [j for j in order if j != i][: rule.need]
+        same = [j for j in listed if y[j] == y[i]]
+        other = [j for j in listed if y[j] != y[i]]
+        cards[i] = _card(
+            rule, len(same), sum(dist[i, j] for j in same), sum(dist[i, j] for j in other), y[i]
+        )
+    return cards
+
+
+def _over_all_orders(X, y, weights, rule):
+    """The mean over all row orders of each sample's card, and whether it varies."""
+    n = len(y)
+    total, low, high = np.zeros(n), np.full(n, np.inf), np.full(n, -np.inf)
+    count = 0
+    for perm in itertools.permutations(range(n)):
+        perm = np.array(perm)
+        cards = np.empty(n)
+        cards[perm] = _index_cards(X[perm], y[perm], weights, rule)
+        total += cards
+        low, high = np.minimum(low, cards), np.maximum(high, cards)
+        count += 1
+    return total / count, high > low
+
+
+def _rules(k: int, card: str) -> list[NeighbourRule]:
+    return [
+        NeighbourRule.kofsd(k, "reference", card),
+        NeighbourRule.kofsd(k, "paper", card),
+        NeighbourRule.k_nearest(k),
+    ]
+
+
+@st.composite
+def tie_heavy_cases(draw):
+    n = draw(st.integers(3, 6))
+    s = draw(st.integers(1, 3))
+    levels = draw(st.integers(1, 3))
+    X = np.array(
+        draw(st.lists(st.integers(0, levels), min_size=n * s, max_size=n * s)), dtype=float
+    ).reshape(n, s)
+    y = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+    y[draw(st.integers(0, n - 1))] = 1 - y[0] if y.min() == y.max() else y[0]
+    if y.min() == y.max():
+        y[0] = 1 - y[0]
+    k = draw(st.integers(1, n - 2)) if n > 2 else 1
+    card = draw(st.sampled_from(CARDS))
+    which = draw(st.integers(0, 2))
+    metric = draw(st.sampled_from(("seuclidean", "euclidean")))
+    return X, y, k, _rules(k, card)[which], metric
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tie_heavy_cases())
+def test_the_average_rule_is_the_mean_over_every_row_order(case):
+    """On small tie-heavy sets (integers 0..3, constant columns, duplicates), every rule
+    and card: the averaged dependency is the mean card over all n! orders of the rows, and
+    its share of order-dependent samples is the share whose card differs between orders."""
+    X, y, k, rule, metric = case
+    weights = invariant_weights(X, metric)
+    mean_cards, varies = _over_all_orders(X, y, weights, rule)
+    points = AveragedSet(y, rule)
+    for j in range(X.shape[1] - 1):
+        points.add(X[:, j], weights[j])
+    dependency, share = points.dependency_with(X[:, -1], weights[-1])
+    assert dependency == pytest.approx(mean_cards.mean(), abs=1e-12)
+    assert share == pytest.approx(varies.mean(), abs=1e-15)
+    if X.shape[1] == 1:  # the single-feature path gives the same numbers, bit for bit
+        deps, shares = single_dependencies(X, y, weights, rule)
+        assert (deps[0], shares[0]) == (dependency, share)
+
+
+def test_the_average_rule_on_a_hand_worked_case():
+    """Five samples on one feature, values 0 0 0 1 2, labels 1 1 0 0 0; K-OFSD's reference,
+    K = 2, Card_Imbalanced. Sample 0 (minority, value 0): its list is the three samples at
+    distance 0 (itself and samples 1, 2), the first of which is dropped; the two left are a
+    uniform pair of {0, 1, 2}: same-label pairs {0, 1} (1/3) give 2/2, the others 1/2:
+    E = 1/3 + 2/3 * 1/2 = 2/3. Sample 1: the same, 2/3. Sample 2 (majority): 1 only if
+    both are majority, impossible (it is the only majority sample at distance 0): 0 in
+    every order, so 4 of the 5 samples have a card that depends on the order. Sample 3
+    (value 1): its list is itself, then two of the four samples at distance 1 (samples 0,
+    1, 2 of value 0 and 4 of value 2); card 1 only if both are majority ({2, 4}: 1 of 6
+    pairs): 1/6. Sample 4 (value 2): itself, then sample 3 (distance 1), then one of the
+    three at distance 2 (majority: sample 2, 1 of 3): 1/3. Dependency (2/3 + 2/3 + 0 + 1/6
+    + 1/3) / 5 = 11/30."""
+    X = np.array([[0.0], [0.0], [0.0], [1.0], [2.0]])
+    y = np.array([1, 1, 0, 0, 0])
+    rule = NeighbourRule.kofsd(2, "reference", "imbalanced")
+    deps, shares = single_dependencies(X, y, np.ones(1), rule)
+    assert deps[0] == pytest.approx(11 / 30, abs=1e-15)
+    assert shares[0] == 4 / 5
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(1, 60).flatmap(
+        lambda pop: st.tuples(st.just(pop), st.integers(0, pop), st.integers(0, pop))
+    )
+)
+def test_the_hypergeometric_draw_matches_scipy(args):
+    from fsengine.online._tie_kernels import _hypergeometric
+
+    population, successes, draws = args
+    pmf = np.empty(draws + 1)
+    _hypergeometric(population, successes, draws, pmf)
+    expected = stats.hypergeom(population, successes, draws).pmf(np.arange(draws + 1))
+    np.testing.assert_allclose(pmf, expected, rtol=1e-12, atol=1e-300)
+
+
+def test_the_dependency_is_the_exactly_rounded_mean():
+    """The kernels sum the samples' cards exactly: math.fsum of them, over n, in any order."""
+    rng = np.random.default_rng(3)
+    expected = rng.random((50, 2))
+    codes = rng.integers(0, 50, 400)
+    y = rng.integers(0, 2, 400)
+    varies = np.zeros((50, 2), dtype=bool)
+    mean, _ = tie_kernels().sample_mean(expected, varies, codes, y)
+    assert mean == math.fsum(expected[codes, y]) / 400
+    perm = rng.permutation(400)
+    assert tie_kernels().sample_mean(expected, varies, codes[perm], y[perm])[0] == mean
+
+
+def _permuted_selections(method: str, X, y, names, params, seeds=(0, 1, 2)):
+    out = []
+    for seed in seeds:
+        perm = np.random.default_rng(seed).permutation(len(y))
+        result = get_method(method).select(X[perm], y[perm], names, params=params)
+        out.append(result.selection.features)
+    return out
+
+
+def _discrete_values(n=400, p=40, seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.zeros(n, dtype=np.int64)
+    y[rng.choice(n, 20, replace=False)] = 1
+    X = rng.integers(-2, 3, size=(n, p)).astype(float)
+    X[y == 1, :6] = np.clip(X[y == 1, :6] + 2, -2, 2)
+    return X, y, [f"g{j}" for j in range(p)]
+
+
+def _rounded_glioma():
+    task = Task.from_dataset(load_dataset(GLIOMA), None)
+    return np.round(task.X[:, :300], 0), task.y, list(task.names[:300])
+
+
+DATA = {
+    "counts": lambda: sparse_log_counts(600, 40, seed=1),
+    "discrete": _discrete_values,
+    "rounded GLIOMA": _rounded_glioma,
+}
+AVERAGED = [
+    ("kofsd", {"ties": "average"}),
+    ("kofsd", {"ties": "average", "variant": "paper", "card": "consistency", "k": 3}),
+    ("kofsd", {"ties": "average", "card": "distance", "k": 5}),
+    ("sfsf", {"ties": "average"}),
+    ("osfs-et", {"ties": "average"}),
+]
+
+
+@pytest.mark.parametrize("data", list(DATA))
+@pytest.mark.parametrize("method,params", AVERAGED)
+def test_averaged_selections_do_not_depend_on_the_row_order(data, method, params):
+    X, y, names = DATA[data]()
+    selections = _permuted_selections(method, X, y, names, params)
+    assert selections[0] == selections[1] == selections[2]
+    assert selections[0]  # something to compare
+
+
+def test_the_authors_rule_depends_on_the_row_order_on_counts():
+    """What the average rule is for: on sparse counts the authors' rule selects different
+    genes for different orders of the same samples."""
+    X, y, names = sparse_log_counts(600, 40, seed=1)
+    selections = _permuted_selections("kofsd", X, y, names, {})
+    assert len(set(selections)) > 1
+
+
+def test_a_real_microarray_gene_depends_on_the_row_order_and_the_average_is_its_mean():
+    """GLIOMA's gene g15 has 27 distinct values over 50 samples (24 share one): its
+    dependency under the authors' rule ranges widely over row orders, and the average
+    rule is the mean over orders (2,000 random orders, within 4 standard errors)."""
+    task = Task.from_dataset(load_dataset(GLIOMA), None)
+    column, y = task.X[:, [15]], task.y
+    averaged = KOFSD(ties="average").start(y).single_dependencies(column)[0]
+    rng = np.random.default_rng(0)
+    values = []
+    for _ in range(2000):
+        perm = rng.permutation(len(y))
+        values.append(KOFSD().start(y[perm]).single_dependencies(column[perm])[0])
+    values = np.array(values)
+    assert values.max() - values.min() > 0.3
+    assert abs(values.mean() - averaged) < 4 * values.std() / math.sqrt(len(values))
+
+
+def test_without_ties_the_average_rule_selects_as_the_authors_rule():
+    """On SRBCT (continuous values) and on normal draws no tie decides a neighbourhood:
+    both rules select the same genes."""
+    task = Task.from_dataset(load_dataset(SAMPLE), "2")
+    for X, y, names in (
+        (task.X, task.y, list(task.names)),
+        (np.random.default_rng(4).normal(size=(60, 300)), task.y[:60], None),
+    ):
+        index, _ = run_kofsd(X, y, names)
+        average, _ = run_kofsd(X, y, names, ties="average")
+        assert index.features == average.features
+
+
+def test_a_sweep_over_k_equals_each_k_run_alone():
+    X, y, names = sparse_log_counts(300, 30, seed=2)
+    swept = run_kofsd_for_ks(X, y, [1, 3, 5], names, ties="average")
+    for k in (1, 3, 5):
+        assert swept[k].features == run_kofsd(X, y, names, k=k, ties="average")[0].features
+
+
+def test_sparse_input_gives_the_dense_events():
+    from scipy import sparse
+
+    X, y, names = sparse_log_counts(300, 30, seed=3)
+    method = get_method("kofsd")
+    dense = method.select(X, y, names, params={"ties": "average"})
+    sparse_run = method.select(sparse.csc_array(X), y, names, params={"ties": "average"})
+    assert dense.selection == sparse_run.selection
+    assert dense.events == sparse_run.events
+
+
+def _counts_file(tmp_path, perm=None):
+    X, y, names = sparse_log_counts(600, 40, seed=1)
+    counts = np.rint(np.expm1(X)).astype(int)
+    if perm is not None:
+        counts, y = counts[perm], y[perm]
+    lines = [",".join(names + ["label"])]
+    lines += [
+        ",".join(map(str, row)) + ("," + ("rare" if label else "common"))
+        for row, label in zip(counts, y)
+    ]
+    path = tmp_path / f"counts{'' if perm is None else '_permuted'}.csv"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _cli(capsys, *argv):
+    from fsengine.cli import main
+
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_command_line_says_when_the_row_order_decided(tmp_path, capsys):
+    """Under the authors' rule on counts: one line on stderr with the shares and the
+    switch; the same command with --ties average: no such line, and the same selection CSV
+    for the rows in another order."""
+    path = _counts_file(tmp_path)
+    code, _, err = _cli(capsys, "select", path, "--minority", "rare")
+    notes = [line for line in err.splitlines() if "depends on which of several" in line]
+    assert code == 0 and len(notes) == 1
+    assert notes[0].startswith("fsengine: note: under the authors' tie rule, the card of ")
+    assert notes[0].endswith("--ties average gives the same selection for any order")
+    share = float(notes[0].split("the card of ")[1].split(" %")[0])
+    X, y, _ = sparse_log_counts(600, 40, seed=1)
+    counts = np.rint(np.expm1(X))
+    rule = NeighbourRule.kofsd(7, "reference", "imbalanced")
+    expected = single_dependencies(counts, y, invariant_weights(counts), rule)[1].mean()
+    assert share == pytest.approx(100 * expected, abs=0.05)
+
+    code, averaged, err = _cli(capsys, "select", path, "--minority", "rare", "--ties", "average")
+    assert code == 0 and "depends on which of several" not in err
+    perm = np.random.default_rng(7).permutation(600)
+    code, permuted, _ = _cli(
+        capsys, "select", _counts_file(tmp_path, perm), "--minority", "rare", "--ties", "average"
+    )
+    assert code == 0 and permuted == averaged
+
+
+def test_continuous_values_give_no_note(capsys):
+    code, _, err = _cli(capsys, "select", SAMPLE, "--minority", "2")
+    assert code == 0 and "tie rule" not in err
