@@ -8,6 +8,7 @@ from pathlib import Path
 from fsengine.cli.options import preprocess_params
 from fsengine.data import Dataset, load_dataset
 from fsengine.errors import FSEngineError
+from fsengine.evaluation.group_splits import repeated_splits_warning
 from fsengine.preprocess import looks_unlogged, preprocess
 from fsengine.task import Task
 
@@ -81,6 +82,24 @@ def task_of(args, sparse: bool = False) -> Task:
     (:func:`chosen_minority`) versus the rest."""
     ds = dataset_of(args, sparse)
     return Task.from_dataset(ds, chosen_minority(args.minority, ds))
+
+
+def warn_repeated_splits(task: Task, n_splits: int, seed: int) -> None:
+    """One line on stderr when the task's sample groups allow fewer distinct splits than
+    ``n_splits`` (:func:`fsengine.evaluation.group_splits.repeated_splits_warning`)."""
+    if task.groups is None:
+        return
+    warning = repeated_splits_warning(task.y, task.groups, n_splits, seed)
+    if warning:
+        print(f"fsengine: warning: {warning}", file=sys.stderr)
+
+
+def groups_text(task: Task) -> str:
+    """ ", each 'donor' group on one side" for a task with sample groups, else ""."""
+    if task.groups is None:
+        return ""
+    column = task.dataset.groups_column if task.dataset is not None else ""
+    return f", each {column!r} group on one side" if column else ", each group on one side"
 
 
 def data_line(task: Task) -> str:
