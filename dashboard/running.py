@@ -19,6 +19,7 @@ from dashboard.widgets import last_set
 from fsengine import FSEngineError
 from fsengine.evaluation import protocol_refusal, protocol_warnings, stratified_splits
 from fsengine.methods import METHOD_LABELS
+from fsengine.preprocess import counts_warning, parametric_rankers, raw_counts_zeros
 
 
 def run_once(
@@ -292,6 +293,28 @@ def _refusal(protocol: bool, n_splits: int, seed: int) -> str | None:
     if problem is None:
         return None
     return sentence(describe(problem)) + _default_class_advice(int(y.sum()))
+
+
+def show_counts_warning(methods) -> None:
+    """Warn (one box) when rankers that assume normalised values are among ``methods``
+    and the current data look like raw counts (:func:`fsengine.preprocess.counts_warning`);
+    the data are scanned once per data set."""
+    if not [m for m in methods if m in parametric_rankers()]:
+        return
+    try:
+        task = current_task()
+    except FSEngineError:
+        return  # the refusal says it
+    kept = st.session_state.setdefault("_raw_counts_zeros", {})
+    key = task_key()
+    if key not in kept:
+        kept.clear()
+        kept[key] = raw_counts_zeros(task.X)
+    text = counts_warning(None, methods, kept[key])
+    if text:
+        st.warning(
+            sentence(text + " (the Data page's Preprocessing box)"), icon=":material/warning:"
+        )
 
 
 def show_protocol_warnings(

@@ -10,6 +10,7 @@ from fsengine import FSEngineError
 from fsengine.io.h5ad import matrix_choices
 from fsengine.preprocess import (
     PREPROCESSING,
+    looks_like_counts,
     looks_unlogged,
     preprocessing_notes,
     preprocessing_text,
@@ -389,8 +390,9 @@ elif refused:
 running.show_protocol_warnings(n_splits=compare_splits, seed=compare_seed)
 checked = st.session_state.setdefault("_unlogged", {})  # a scan of X: once per data set
 key = session.task_key()
-if key not in checked:
-    checked[key] = (looks_unlogged(ds.X), suggested_preprocessing(ds.X))
+if key not in checked:  # raw intensities or counts, else single cells' raw counts
+    said = looks_unlogged(ds.X) or looks_like_counts(ds.X)
+    checked[key] = (said, suggested_preprocessing(ds.X) if said else {})
 unlogged, suggested = checked[key]
 if unlogged:
     steps = preprocessing_text(suggested)

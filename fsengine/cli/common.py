@@ -9,7 +9,7 @@ from fsengine.cli.options import preprocess_params
 from fsengine.data import Dataset, load_dataset
 from fsengine.errors import FSEngineError
 from fsengine.evaluation.group_splits import repeated_splits_warning
-from fsengine.preprocess import looks_unlogged, preprocess
+from fsengine.preprocess import counts_warning, looks_like_counts, looks_unlogged, preprocess
 from fsengine.task import Task
 
 
@@ -47,7 +47,8 @@ def chosen_minority(minority, ds):
 
 def dataset_of(args, sparse: bool = False) -> Dataset:
     """``args.data`` read with the command's loader and preprocessing options; a note on
-    stderr when the values look unlogged and were not preprocessed.
+    stderr when the values look unlogged or like raw counts and were not preprocessed (a
+    warning instead when the command runs a ranker that assumes normalised values).
 
     Parameters
     ----------
@@ -73,7 +74,16 @@ def dataset_of(args, sparse: bool = False) -> Dataset:
     unlogged = None if ds.preprocessing else looks_unlogged(ds.X)
     if unlogged:
         print(f"fsengine: note: {unlogged}", file=sys.stderr)
+    counts = None if ds.preprocessing or unlogged else looks_like_counts(ds.X)
+    if counts:  # one line: the warning for the rankers that assume normalised values, or the note
+        warning = counts_warning(ds.X, _methods_of(args))
+        print(f"fsengine: {'warning' if warning else 'note'}: {warning or counts}", file=sys.stderr)
     return ds
+
+
+def _methods_of(args) -> list[str]:
+    """The methods a command runs (``--method``, ``--methods``), for the data checks."""
+    return [*(getattr(args, "methods", None) or ()), *filter(None, [getattr(args, "method", None)])]
 
 
 def task_of(args, sparse: bool = False) -> Task:
