@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 
 from fsengine.errors import FSEngineError
-from fsengine.io.base import Reader, Table, assemble, numbers, plan
+from fsengine.io.base import HEAD, Reader, Table, assemble, numbers, plan
 from fsengine.io.sniff import PARQUET_MAGIC
 
 _GROUP = 1024  # Parquet columns read at a time
@@ -92,12 +92,36 @@ class ParquetReader(Reader):
         )
 
     def read(self, data: bytes, name: str, transpose: bool) -> Table:
-        try:
-            table = _parquet().ParquetFile(io.BytesIO(data)).read()
-            return Table(
-                _index_first(table, pandas_index_columns(table.schema)), list(_NOTES), False
-            )
-        except (pa.ArrowException, OSError) as exc:
-            raise FSEngineError(
-                f"{name} looks like Parquet but cannot be read ({exc}); is the file complete?"
-            ) from None
+        return read_parquet(data, name)
+
+
+def read_parquet(data: bytes, name: str, notes: tuple[str, ...] = ()) -> Table:
+    """A Parquet file's bytes as a Table, or FSEngineError saying the file is damaged, with
+    pyarrow's reason in brief (:func:`damaged_parquet`). pyarrow reads a file by its
+    footer, so one whose first bytes were overwritten may still be read."""
+    try:
+        table = _parquet().ParquetFile(io.BytesIO(data)).read()
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise damaged_parquet(name, exc) from None
+    return Table(_index_first(table, pandas_index_columns(table.schema)), [*notes, *_NOTES], False)
+
+
+def damaged_parquet(name: str, exc: Exception) -> FSEngineError:
+    """The error for a Parquet file pyarrow cannot read: damaged or incomplete, with the
+    first sentence of pyarrow's message ("Parquet magic bytes not found in footer")."""
+    reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    reason = reason.split(". ")[0].rstrip(".")
+    reason = reason if len(reason) <= 120 else reason[:119] + "\u2026"
+    return FSEngineError(
+        f"{name} is a damaged or unreadable Parquet file (pyarrow: {reason}); save it again "
+        "from its source, or give a CSV or TSV file"
+    )
+
+
+def damaged_parquet_bytes(name: str, data: bytes) -> bool:
+    """Whether a file that does not start like Parquet is one whose start is damaged,
+    rather than a text table: it ends with Parquet's footer magic, or it is named
+    ``.parquet`` and holds binary data (a NUL byte in its head, which text never has)."""
+    return data[-4:] == PARQUET_MAGIC or (
+        name.lower().endswith(".parquet") and b"\x00" in data[:HEAD]
+    )
