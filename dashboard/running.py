@@ -310,7 +310,7 @@ def show_counts_warning(methods) -> None:
     if key not in kept:
         kept.clear()
         kept[key] = raw_counts_zeros(task.X)
-    text = counts_warning(None, methods, kept[key])
+    text = counts_warning(None, methods, kept[key], METHOD_LABELS)
     if text:
         st.warning(
             sentence(text + " (the Data page's Preprocessing box)"), icon=":material/warning:"

@@ -390,8 +390,8 @@ def parametric_rankers() -> list[str]:
     return [name for name, spec in RANKER_SPECS.items() if spec.parametric]
 
 
-def _listed(names) -> str:
-    names = list(names)
+def _listed(names, labels: Mapping[str, str] | None = None) -> str:
+    names = [(labels or {}).get(n, n) for n in names]
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
@@ -406,11 +406,11 @@ def raw_counts_zeros(X) -> float | None:
     return zeros
 
 
-def looks_like_counts(X) -> str | None:
+def looks_like_counts(X, labels: Mapping[str, str] | None = None) -> str | None:
     """A sentence when the values look like raw counts (:func:`raw_counts_zeros`), naming
-    their share of zeros, the step to take and the rankers that assume normalised values;
-    None otherwise. The counterpart of :func:`looks_unlogged` for counts whose largest
-    value is small.
+    their share of zeros, the step to take and the rankers that assume normalised values
+    (by their names, or by ``labels`` of them: a page's "Welch t"); None otherwise. The
+    counterpart of :func:`looks_unlogged` for counts whose largest value is small.
     """
     zeros = raw_counts_zeros(X)
     if zeros is None:
@@ -419,13 +419,16 @@ def looks_like_counts(X) -> str | None:
         f"the values are non-negative integers, {zeros:.0%} of them zeros: they look like raw "
         "counts (single-cell UMIs or reads); normalise and log-transform them first, as "
         "scanpy's normalize_total then log1p: transform log1p-cpm (ln of counts per million "
-        f"+ 1). {_listed(parametric_rankers())} assume normalised values (scores from class "
+        f"+ 1). {_listed(parametric_rankers(), labels)} assume normalised values (scores "
+        "from class "
         "means and variances); on raw counts, cells with many counts and a class's zero "
         "variance decide them"
     )
 
 
-def counts_warning(X, methods, zeros: float | None = None) -> str | None:
+def counts_warning(
+    X, methods, zeros: float | None = None, labels: Mapping[str, str] | None = None
+) -> str | None:
     """A sentence when ``methods`` include rankers that assume normalised values
     (:func:`parametric_rankers`) and ``X`` looks like raw counts
     (:func:`raw_counts_zeros`); None otherwise.
@@ -439,6 +442,8 @@ def counts_warning(X, methods, zeros: float | None = None) -> str | None:
     zeros : float, optional
         :func:`raw_counts_zeros` of ``X`` when known (a page keeps it per data set); with
         it, ``X`` is not read.
+    labels : mapping, optional
+        How to name the methods (default: their names).
     """
     chosen = [m for m in dict.fromkeys(methods) if m in parametric_rankers()]
     if not chosen:
@@ -449,7 +454,8 @@ def counts_warning(X, methods, zeros: float | None = None) -> str | None:
         return None
     verb = "assumes" if len(chosen) == 1 else "assume"
     return (
-        f"{_listed(chosen)} {verb} normalised values, and the values look like raw counts "
+        f"{_listed(chosen, labels)} {verb} normalised values, and the values look like raw "
+        "counts "
         f"(non-negative integers, {zeros:.0%} zeros): cells with many counts and genes a "
         "class does not express (zero variance) decide the ranking; preprocess with "
         "transform log1p-cpm (scanpy: normalize_total, then log1p)"

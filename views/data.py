@@ -8,6 +8,7 @@ import streamlit as st
 from dashboard import messages, running, session, widgets
 from fsengine import FSEngineError
 from fsengine.io.h5ad import matrix_choices
+from fsengine.methods import METHOD_LABELS
 from fsengine.preprocess import (
     PREPROCESSING,
     looks_like_counts,
@@ -391,7 +392,7 @@ running.show_protocol_warnings(n_splits=compare_splits, seed=compare_seed)
 checked = st.session_state.setdefault("_unlogged", {})  # a scan of X: once per data set
 key = session.task_key()
 if key not in checked:  # raw intensities or counts, else single cells' raw counts
-    said = looks_unlogged(ds.X) or looks_like_counts(ds.X)
+    said = looks_unlogged(ds.X) or looks_like_counts(ds.X, METHOD_LABELS)
     checked[key] = (said, suggested_preprocessing(ds.X) if said else {})
 unlogged, suggested = checked[key]
 if unlogged:

@@ -33,7 +33,10 @@ def test_the_data_page_suggests_log1p_cpm_for_raw_counts(counts_bytes):
     assert not at.exception and not at.error, [e.value for e in at.error]
     note = next(i.value for i in at.info if "look like raw counts" in i.value)
     assert note.startswith("The values are non-negative integers, ")
-    assert "of them zeros" in note and "fisher, s2n, pcc, welch" in note
+    assert (
+        "of them zeros" in note
+        and "Fisher, S2N, PCC, Welch t, D-Fisher, D-PCC and D-S2N assume" in note
+    )
     assert "**transform=log1p-cpm**" in note and "`--transform log1p-cpm`" in note
     raw = at.session_state["data"].dataset.X
     at.session_state["minority"] = RARE_TYPE
