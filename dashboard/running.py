@@ -18,6 +18,7 @@ from dashboard.session import class_text, current, current_task, task_key
 from dashboard.widgets import last_set
 from fsengine import FSEngineError
 from fsengine.evaluation import protocol_refusal, protocol_warnings, stratified_splits
+from fsengine.evaluation.group_splits import plan_group_splits
 from fsengine.methods import METHOD_LABELS
 from fsengine.preprocess import counts_warning, parametric_rankers, raw_counts_zeros
 
@@ -293,6 +294,19 @@ def _refusal(protocol: bool, n_splits: int, seed: int) -> str | None:
     if problem is None:
         return None
     return sentence(describe(problem)) + _default_class_advice(int(y.sum()))
+
+
+def group_splits_text() -> str:
+    """ "; they allow 66 distinct splits" for the current task's sample groups
+    (:func:`fsengine.evaluation.group_splits.plan_group_splits`), "" without groups or
+    when they are refused (the refusal says why)."""
+    try:
+        task = current_task()
+        if task.groups is None:
+            return ""
+        return f"; they allow {plan_group_splits(task.y, task.groups).count_text}"
+    except FSEngineError:
+        return ""
 
 
 def show_counts_warning(methods) -> None:

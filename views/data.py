@@ -462,7 +462,7 @@ st.subheader("Preprocessing report")
 reading_notes, steps = preprocessing_notes(ds)  # the steps once, on the preprocessing line
 groups_line = (
     f"- sample groups: column **{ds.groups_column}**, {len(set(ds.groups.tolist()))} groups "
-    "(each kept on one side of a split)\n"
+    f"(each kept on one side of a split{running.group_splits_text()})\n"
     if ds.groups_column
     else ""
 )

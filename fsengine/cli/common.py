@@ -8,7 +8,7 @@ from pathlib import Path
 from fsengine.cli.options import preprocess_params
 from fsengine.data import Dataset, load_dataset
 from fsengine.errors import FSEngineError
-from fsengine.evaluation.group_splits import repeated_splits_warning
+from fsengine.evaluation.group_splits import plan_group_splits, repeated_splits_warning
 from fsengine.preprocess import counts_warning, looks_like_counts, looks_unlogged, preprocess
 from fsengine.task import Task
 
@@ -105,11 +105,14 @@ def warn_repeated_splits(task: Task, n_splits: int, seed: int) -> None:
 
 
 def groups_text(task: Task) -> str:
-    """ ", each 'donor' group on one side" for a task with sample groups, else ""."""
+    """The splits' groups for the header of ``evaluate`` and ``sweep``: ", each 'donor'
+    group on one side of 66 distinct splits"
+    (:func:`fsengine.evaluation.group_splits.plan_group_splits`); "" without groups."""
     if task.groups is None:
         return ""
     column = task.dataset.groups_column if task.dataset is not None else ""
-    return f", each {column!r} group on one side" if column else ", each group on one side"
+    allowed = plan_group_splits(task.y, task.groups).count_text
+    return f", each {f'{column!r} ' if column else ''}group on one side of {allowed}"
 
 
 def data_line(task: Task) -> str:

@@ -146,6 +146,8 @@ def test_compare_warns_when_the_groups_allow_fewer_splits_than_asked():
     at.session_state["minority"] = "tumour"
     at.selectbox(key="sample_groups").set_value("patient").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
+    report = next(m.value for m in at.markdown if "sample groups: column" in m.value)
+    assert "6 groups (each kept on one side of a split; they allow 12 distinct splits)" in report
     at.switch_page("views/compare.py").run()
     assert not at.exception
     assert at.slider(key="compare_splits").value == 20

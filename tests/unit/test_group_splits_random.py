@@ -215,6 +215,22 @@ def single_cell_file(tmp_path_factory):
     return path
 
 
+def _donor_spec(obs) -> list[tuple[int, int]]:
+    """(rare cells, other cells) per donor, donors in name order."""
+    rare = obs["cell_type"] == RARE_TYPE
+    return [
+        (int(rare[obs["donor"] == d].sum()), int((~rare)[obs["donor"] == d].sum()))
+        for d in sorted(obs["donor"].astype(str).unique())
+    ]
+
+
+def test_the_eight_donors_allow_66_splits_by_brute_force(donors):
+    y, groups = donors
+    _, obs, _ = single_cell_counts(n_genes=40)
+    assert len(_brute_force(_donor_spec(obs))) == 66
+    assert plan_group_splits(y, groups).count_text == "66 distinct splits"
+
+
 def test_the_g_means_over_grouped_splits_spread(single_cell_file, tmp_path, capsys):
     """The issue's command: every standard deviation printed as 0.0000 before."""
     out = tmp_path / "records.csv"
@@ -222,7 +238,12 @@ def test_the_g_means_over_grouped_splits_spread(single_cell_file, tmp_path, caps
     argv += ["donor", "--minority", RARE_TYPE, "--methods", "fisher,welch,wilcoxon,saola"]
     argv += ["--top", "10", "--splits", "7", "--jobs", "1", "--out", str(out)]
     assert main(argv) == 0
-    capsys.readouterr()
+    _, obs, _ = single_cell_counts(n_cells=4000, n_genes=200)
+    allowed = len(_brute_force(_donor_spec(obs)))
+    assert (
+        f"7 stratified 50/50 splits (seed 0, each 'donor' group on one side of {allowed} "
+        "distinct splits)" in capsys.readouterr().out
+    )
     records = pd.read_csv(out)
     assert len(records) == 4 * 7
     for method, rows in records.groupby("method"):
