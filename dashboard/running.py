@@ -18,7 +18,9 @@ from dashboard.session import class_text, current, current_task, task_key, widge
 from dashboard.widgets import last_set
 from fsengine import FSEngineError
 from fsengine.evaluation import protocol_refusal, protocol_warnings, stratified_splits
+from fsengine.evaluation.group_splits import plan_group_splits
 from fsengine.methods import METHOD_LABELS
+from fsengine.preprocess import counts_warning, parametric_rankers, raw_counts_zeros
 
 
 def run_once(
@@ -292,6 +294,41 @@ def _refusal(protocol: bool, n_splits: int, seed: int) -> str | None:
     if problem is None:
         return None
     return sentence(describe(problem)) + _default_class_advice(int(y.sum()))
+
+
+def group_splits_text() -> str:
+    """ "; they allow 66 distinct splits" for the current task's sample groups
+    (:func:`fsengine.evaluation.group_splits.plan_group_splits`), "" without groups or
+    when they are refused (the refusal says why)."""
+    try:
+        task = current_task()
+        if task.groups is None:
+            return ""
+        return f"; they allow {plan_group_splits(task.y, task.groups).count_text}"
+    except FSEngineError:
+        return ""
+
+
+def show_counts_warning(methods) -> None:
+    """Warn (one box) when rankers that assume normalised values are among ``methods``
+    and the current data look like raw counts (:func:`fsengine.preprocess.counts_warning`);
+    the data are scanned once per data set."""
+    if not [m for m in methods if m in parametric_rankers()]:
+        return
+    try:
+        task = current_task()
+    except FSEngineError:
+        return  # the refusal says it
+    kept = st.session_state.setdefault("_raw_counts_zeros", {})
+    key = task_key()
+    if key not in kept:
+        kept.clear()
+        kept[key] = raw_counts_zeros(task.X)
+    text = counts_warning(None, methods, kept[key], METHOD_LABELS)
+    if text:
+        st.warning(
+            sentence(text + " (the Data page's Preprocessing box)"), icon=":material/warning:"
+        )
 
 
 def show_protocol_warnings(

@@ -27,6 +27,7 @@ from fsengine.errors import FSEngineError
 from fsengine.io.h5ad import table_from_anndata
 from fsengine.methods import RunResult, get_method
 from fsengine.online import Selection
+from fsengine.preprocess import counts_warning
 from fsengine.rankers import marker_table
 from fsengine.runs import run_selection
 from fsengine.task import Task
@@ -47,7 +48,7 @@ def uns_key(method: str) -> str:
     return f"fsengine_{method}"
 
 
-def write_selection(adata, task: Task, selection: Selection) -> None:
+def write_selection(adata, task: Task, selection: Selection, params: dict | None = None) -> None:
     """Write ``selection`` (made on ``task``, whose features are ``adata``'s var_names) into
     ``adata``: the var columns and the uns entry described in the module's docstring.
 
@@ -58,6 +59,10 @@ def write_selection(adata, task: Task, selection: Selection) -> None:
     task : Task
         The selection problem (its label column is the obs column grouped by).
     selection : Selection
+    params : dict, optional
+        The run's record (:attr:`fsengine.runs.RunResult.params`): the method's parameters
+        go into the uns entry's ``params`` (a marker test's ``direction``, say); without
+        it, a marker test's default direction is assumed.
     """
     method = selection.method
     if list(map(str, adata.var_names)) != list(task.names):
@@ -79,6 +84,10 @@ def write_selection(adata, task: Task, selection: Selection) -> None:
         )
     adata.obs[groupby] = adata.obs[groupby].astype(str).astype("category")
     columns = list(selection.columns)
+    spec = get_method(method).spec
+    settings = {k: v for k, v in (params or {}).items() if k in spec.parameters}
+    if method in MARKER_TESTS:
+        settings = spec.check(settings)
     entry = {
         "params": {
             "groupby": groupby,
@@ -87,6 +96,7 @@ def write_selection(adata, task: Task, selection: Selection) -> None:
             "use_raw": False,
             "corr_method": "benjamini-hochberg",
             "fsengine_status": selection.status,
+            **{k: v for k, v in settings.items() if v is not None},
         },
         "names": np.rec.fromarrays([np.array(selection.features, dtype=object)], names=[group]),
         "scores": np.rec.fromarrays(
@@ -97,7 +107,7 @@ def write_selection(adata, task: Task, selection: Selection) -> None:
     # own, else Welch's t-test's (as the Genes page shows) for the method's genes
     test = method if method in MARKER_TESTS else "welch"
     entry["params"]["pvals_from"] = test
-    table = marker_table(task.X, task.y, test)
+    table = marker_table(task.X, task.y, test, settings.get("direction", "up"))
     for field in ("pvals", "pvals_adj", "logfoldchanges"):
         entry[field] = np.rec.fromarrays(
             [np.asarray(table[field][columns], dtype=np.float64)], names=[group]
@@ -144,7 +154,9 @@ def select(
     Returns
     -------
     RunResult
-        As :func:`fsengine.run_selection`.
+        As :func:`fsengine.run_selection`; its ``warnings`` also say when a ranker that
+        assumes normalised values ran on raw counts
+        (:func:`fsengine.preprocess.counts_warning`).
     """
     dataset = dataset_from_anndata(adata, groupby)
     task = Task.from_dataset(dataset, minority)
@@ -158,12 +170,15 @@ def select(
             params["ties"], why = proposed["ties"]
             notes = (why,)
     result = run_selection(task, None, method, top=top, **params)
-    result = dataclasses.replace(result, warnings=notes + result.warnings)
-    write_selection(adata, task, result.selection)
+    write_selection(adata, task, result.selection, result.params)
+    raw_counts = counts_warning(task.X, [method])
+    result = dataclasses.replace(
+        result, warnings=(*notes, *result.warnings, *((raw_counts,) if raw_counts else ()))
+    )
     return result
 
 
-def with_selection(task: Task, selection: Selection, source=None):
+def with_selection(task: Task, selection: Selection, source=None, params: dict | None = None):
     """An AnnData object with ``selection`` in it (:func:`write_selection`).
 
     Parameters
@@ -171,6 +186,8 @@ def with_selection(task: Task, selection: Selection, source=None):
     task : Task
         The selection's problem.
     selection : Selection
+    params : dict, optional
+        The run's record (:func:`write_selection`).
     source : str, path or bytes, optional
         The ``.h5ad`` file (or its bytes) the task was read from: the selection is added to
         that object, everything else in it kept. Else the object is built from the task:
@@ -200,22 +217,24 @@ def with_selection(task: Task, selection: Selection, source=None):
             index=[str(n) for n in (names or range(task.n_samples))],
         )
         adata = anndata.AnnData(X=task.X, obs=obs, var=pd.DataFrame(index=list(task.names)))
-    write_selection(adata, task, selection)
+    write_selection(adata, task, selection, params)
     return adata
 
 
-def to_h5ad(task: Task, selection: Selection, path, source=None) -> None:
+def to_h5ad(
+    task: Task, selection: Selection, path, source=None, params: dict | None = None
+) -> None:
     """Write :func:`with_selection`'s object to the ``.h5ad`` file ``path``."""
-    adata = with_selection(task, selection, source)
+    adata = with_selection(task, selection, source, params)
     try:
         adata.write_h5ad(path)
     except OSError as exc:
         raise FSEngineError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
-def h5ad_bytes(task: Task, selection: Selection, source=None) -> bytes:
+def h5ad_bytes(task: Task, selection: Selection, source=None, params: dict | None = None) -> bytes:
     """:func:`with_selection`'s object as the bytes of an ``.h5ad`` file (a download)."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "selection.h5ad"
-        to_h5ad(task, selection, path, source)
+        to_h5ad(task, selection, path, source, params)
         return path.read_bytes()

@@ -40,7 +40,7 @@ from fsengine.io.orientation import (
     transposed,
     unnamed_columns,
 )
-from fsengine.io.sample_sheet import attach_sheet, expression_table
+from fsengine.io.sample_sheet import attach_sheet, expression_table, sheet_orientation
 from fsengine.labels import default_minority, default_minority_reason, one_versus_rest
 
 __all__ = ["LABEL_NAMES", "Dataset", "Source", "load_dataset"]
@@ -281,9 +281,11 @@ def load_dataset(
     samples : path, bytes or binary file object, optional
         A sample sheet (CSV, TSV, Parquet; one row per sample) that holds the class:
         ``source`` is then a table of numbers with the sample identifiers as its first
-        column (or, with ``transpose``, as its header), the sheet's column of those
-        identifiers matches its rows in any order, and ``label`` names the sheet's class
-        column (:mod:`fsengine.io.sample_sheet`).
+        column or as its header (genes in rows): when the sheet holds the identifiers of
+        one of the two only, that orientation is read, whatever ``transpose`` says, and a
+        note says so. The sheet's column of those identifiers matches its rows in any
+        order, and ``label`` names the sheet's class column
+        (:mod:`fsengine.io.sample_sheet`).
     samples_name : str, optional
         Name to report for the sheet (default: its file name).
     sample_groups : str, optional
@@ -382,8 +384,11 @@ def _load_with_sheet(
     source_name = name or _source_name(source)
     sheet_name = samples_name or _source_name(samples)
     parsed = readers.read(source, source_name, False)
-    expression = expression_table(parsed, transpose, source_name)
     sheet = readers.read(samples, sheet_name, False).table
+    transpose, turned = sheet_orientation(parsed, sheet, transpose, sheet_name)
+    expression = expression_table(parsed, transpose, source_name)
+    if turned:
+        expression = replace(expression, notes=[*expression.notes, turned])
     dataset = annotated_dataset(
         attach_sheet(expression, sheet, sheet_name), label, drop_constant, source_name, groups
     )

@@ -6,12 +6,19 @@ run in this order on a samples x genes matrix:
 
 1. ``floor`` and ``ceiling``: values below / above are set to them (thresholding raw
    Affymetrix intensities, commonly 20 and 16,000);
-2. ``transform``: ``log2`` of value + ``offset``, or ``log-cpm``, log2 of counts per
-   million plus 1 (each sample's values over its total, times 10^6);
+2. ``transform``: ``log2`` of value + ``offset``; ``log-cpm``, log2 of counts per
+   million plus 1 (each sample's values over its total, times 10^6); or ``log1p-cpm``,
+   the natural log of counts per million plus 1 (scanpy's ``normalize_total(target_sum=1e6)``
+   then ``log1p``: the scale scanpy's fold changes assume);
 3. ``min_variance``: genes whose variance (ddof = 0) is below it are dropped.
 
-The defaults change nothing. :func:`looks_unlogged` says when values look like raw
-intensities or counts, and which step to take.
+The defaults change nothing. A sparse matrix stays sparse through steps that keep a zero
+at zero (thresholds around 0, the counts-per-million transforms, log2 with an offset of
+1, the variance filter); otherwise it is made dense. :func:`looks_unlogged` says when values
+look like raw intensities or counts, :func:`looks_like_counts` when they look like raw
+counts of single cells (non-negative integers, mostly zeros), and
+:func:`suggested_preprocessing` which step to take; :func:`counts_warning` names the rankers
+that assume normalised values (:attr:`fsengine.spec.MethodSpec.parametric`).
 """
 
 from __future__ import annotations
@@ -22,10 +29,19 @@ from dataclasses import replace
 
 import numpy as np
 
-from fsengine._compute.sparse import densified
+from fsengine._compute.sparse import as_columns, column_constant, densified, is_sparse
 from fsengine.data import Dataset
 from fsengine.errors import FSEngineError
+from fsengine.rankers import RANKER_SPECS
 from fsengine.spec import Choice, MethodSpec, Real
+
+#: Raw counts: non-negative integers whose share of zeros is at least this
+#: (:func:`looks_like_counts`; single-cell UMI counts: about 90 %).
+COUNTS_ZERO_SHARE = 0.5
+#: ... and whose largest value is at least this (0/1/2: discrete levels, not counts).
+COUNTS_HIGHEST = 3
+#: The transforms that take counts, by name: what each computes from counts per million.
+CPM_TRANSFORMS = {"log-cpm": np.log2, "log1p-cpm": np.log}
 
 PREPROCESSING = MethodSpec(
     "preprocess",
@@ -52,6 +68,8 @@ PREPROCESSING = MethodSpec(
                 "none": "the values as they are",
                 "log2": "log2(value + offset): intensities",
                 "log-cpm": "log2(counts per million + 1): counts",
+                "log1p-cpm": "ln(counts per million + 1): counts, as scanpy's "
+                "normalize_total then log1p",
             },
         ),
         "offset": Real(
@@ -98,14 +116,16 @@ def preprocess(dataset: Dataset, params: Mapping | None = None) -> Dataset:
     settings = PREPROCESSING.check(dict(params or {}))
     if settings == PREPROCESSING.defaults():
         return dataset
-    X = np.array(densified(dataset.X, dataset.source or "the data"), dtype=np.float64, order="F")
-    names = list(dataset.feature_names)
-    notes = list(dataset.notes)
     low, high = settings["floor"], settings["ceiling"]
     if low > high:
         raise FSEngineError(
             f"must not exceed the ceiling ({high:g}), got {low:g}", parameter="floor"
         )
+    if is_sparse(dataset.X) and _keeps_zeros(settings):
+        return _preprocess_sparse(dataset, settings)
+    X = np.array(densified(dataset.X, dataset.source or "the data"), dtype=np.float64, order="F")
+    names = list(dataset.feature_names)
+    notes = list(dataset.notes)
     if low > -math.inf or high < math.inf:
         np.clip(X, low, high, out=X)
         notes.append(f"thresholded to [{low:g}, {high:g}]")
@@ -114,29 +134,23 @@ def preprocess(dataset: Dataset, params: Mapping | None = None) -> Dataset:
         _check_positive(shifted, dataset, names, "log2", settings["offset"])
         X = np.asfortranarray(np.log2(shifted))
         notes.append(f"log2(value + {settings['offset']:g})")
-    elif settings["transform"] == "log-cpm":
+    elif settings["transform"] in CPM_TRANSFORMS:
         if (X < 0).any():
             _raise_at(X < 0, X, dataset, names, "log-CPM needs counts (no negative value)")
-        totals = X.sum(axis=1, keepdims=True)
-        if (totals <= 0).any():
-            row = int(np.flatnonzero(totals[:, 0] <= 0)[0])
-            raise FSEngineError(
-                f"sample {_sample(dataset, row)} has no counts: log-CPM is undefined"
-            )
-        X = np.asfortranarray(np.log2(X / totals * 1e6 + 1))
-        notes.append("log2(counts per million + 1)")
+        factor = _per_million(X.sum(axis=1), dataset, settings["transform"], notes)
+        X = np.asfortranarray(CPM_TRANSFORMS[settings["transform"]](X * factor[:, None] + 1))
+        notes.append(_transform_note(settings["transform"]))
     if settings["min_variance"] > 0:
-        keep = X.var(axis=0) >= settings["min_variance"]
-        if not keep.any():
-            raise FSEngineError(
-                f"drops every gene ({X.shape[1]} of {X.shape[1]} have a lower variance)",
-                parameter="min_variance",
-            )
+        keep = _variance_kept(X.var(axis=0), settings["min_variance"])
         dropped = X.shape[1] - int(keep.sum())
         X = np.asfortranarray(X[:, keep])
         names = [n for n, k in zip(names, keep) if k]
         notes.append(f"{dropped} genes of variance below {settings['min_variance']:g} dropped")
     constant = tuple(n for n, j in zip(names, range(X.shape[1])) if np.ptp(X[:, j]) == 0)
+    return _preprocessed(dataset, X, names, constant, notes, settings)
+
+
+def _preprocessed(dataset, X, names, constant, notes, settings) -> Dataset:
     text = preprocessing_text(settings)
     return replace(
         dataset,
@@ -146,6 +160,89 @@ def preprocess(dataset: Dataset, params: Mapping | None = None) -> Dataset:
         notes=(*notes, "preprocessing: " + text),
         preprocessing=text,
     )
+
+
+def _transform_note(transform: str) -> str:
+    return (
+        "log2(counts per million + 1)" if transform == "log-cpm" else "ln(counts per million + 1)"
+    )
+
+
+def _keeps_zeros(settings: Mapping) -> bool:
+    """Whether every step maps 0 to 0, so that a sparse matrix can stay sparse:
+    thresholds around 0, no transform or a counts-per-million one."""
+    return settings["floor"] <= 0 <= settings["ceiling"] and settings["transform"] in (
+        "none",
+        *CPM_TRANSFORMS,
+    )
+
+
+def _variance_kept(variances: np.ndarray, least: float) -> np.ndarray:
+    keep = variances >= least
+    if not keep.any():
+        raise FSEngineError(
+            f"drops every gene ({len(keep)} of {len(keep)} have a lower variance)",
+            parameter="min_variance",
+        )
+    return keep
+
+
+def _per_million(totals: np.ndarray, dataset: Dataset, transform: str, notes: list) -> np.ndarray:
+    """Each sample's factor to counts per million, 10^6 / its total. A sample without
+    counts: log-CPM is refused, naming it; log1p-CPM keeps it at 0 and notes it, as scanpy's
+    ``normalize_total`` does."""
+    empty = totals <= 0
+    if empty.any():
+        row = int(np.flatnonzero(empty)[0])
+        if transform == "log-cpm":
+            raise FSEngineError(
+                f"sample {_sample(dataset, row)} has no counts: log-CPM is undefined"
+            )
+        notes.append(
+            f"{int(empty.sum())} samples without counts (the first: {_sample(dataset, row)}) "
+            "stay 0, as scanpy's normalize_total leaves them"
+        )
+    return 1e6 / np.where(empty, 1.0, totals)
+
+
+def _preprocess_sparse(dataset: Dataset, settings: Mapping) -> Dataset:
+    """:func:`preprocess` on a sparse matrix whose steps keep a zero at zero: only the
+    stored values change (a CSC matrix comes out)."""
+    X = as_columns(dataset.X, dataset.source or "the data").copy()
+    names = list(dataset.feature_names)
+    notes = list(dataset.notes)
+    low, high = settings["floor"], settings["ceiling"]
+    if low > -math.inf or high < math.inf:
+        np.clip(X.data, low, high, out=X.data)
+        notes.append(f"thresholded to [{low:g}, {high:g}]")
+    transform = settings["transform"]
+    if transform in CPM_TRANSFORMS:
+        if (X.data < 0).any():
+            k = int(np.flatnonzero(X.data < 0)[0])
+            column = int(np.searchsorted(X.indptr, k, side="right") - 1)
+            raise FSEngineError(
+                f"log-CPM needs counts (no negative value): gene {names[column]!r}, sample "
+                f"{_sample(dataset, int(X.indices[k]))} is {X.data[k]:g}"
+            )
+        totals = np.bincount(X.indices, weights=X.data, minlength=X.shape[0])
+        factor = _per_million(totals, dataset, transform, notes)
+        X.data = CPM_TRANSFORMS[transform](X.data * factor[X.indices] + 1)
+        notes.append(_transform_note(transform))
+    if settings["min_variance"] > 0:
+        n, stored = X.shape[0], np.diff(X.indptr)
+        column_of = np.repeat(np.arange(X.shape[1]), stored)
+        means = np.bincount(column_of, weights=X.data, minlength=X.shape[1]) / n
+        deviations = X.data - means[column_of]  # the zeros' deviations are -mean each
+        squares = np.bincount(column_of, weights=deviations**2, minlength=X.shape[1])
+        variances = (squares + (n - stored) * means**2) / n
+        keep = _variance_kept(variances, settings["min_variance"])
+        dropped = X.shape[1] - int(keep.sum())
+        X = X[:, np.flatnonzero(keep)]
+        names = [n for n, k in zip(names, keep) if k]
+        notes.append(f"{dropped} genes of variance below {settings['min_variance']:g} dropped")
+    X.eliminate_zeros()
+    constant = tuple(n for n, c in zip(names, column_constant(X)) if c)
+    return _preprocessed(dataset, X, names, constant, notes, settings)
 
 
 def preprocessing_text(settings: Mapping) -> str:
@@ -262,17 +359,122 @@ def looks_unlogged(X) -> str | None:
     )
 
 
-def suggested_preprocessing(X) -> dict:
-    """The :data:`PREPROCESSING` parameters :func:`looks_unlogged`'s sentence suggests for
-    values ``X`` (``{}`` when the values look logged already).
+def _count_profile(X) -> tuple[bool, float, float]:
+    """(every value a non-negative integer, the share of zeros, the largest value) of
+    ``X``, read a block of columns at a time (sparse: its stored values, the others
+    zeros), stopping at the first value that is not a count."""
+    if is_sparse(X):
+        stored = np.asarray(X.data, dtype=float)
+        size = X.shape[0] * X.shape[1]
+        if stored.size and ((stored < 0).any() or (stored != np.round(stored)).any()):
+            return False, 0.0, 0.0
+        zeros = size - int(np.count_nonzero(stored))
+        return True, zeros / max(size, 1), float(stored.max()) if stored.size else 0.0
+    X = np.asarray(X)
+    if X.ndim != 2 or X.size == 0:
+        return False, 0.0, 0.0
+    width = max(1, 1_000_000 // max(X.shape[0], 1))
+    zeros, high = 0, 0.0
+    for lo in range(0, X.shape[1], width):
+        block = np.asarray(X[:, lo : lo + width], dtype=float)
+        if (block < 0).any() or (block != np.round(block)).any():
+            return False, 0.0, 0.0
+        zeros += int(block.size - np.count_nonzero(block))
+        high = max(high, float(block.max()))
+    return True, zeros / X.size, high
 
-    Negative values beside large ones (background-corrected intensities): floor 20,
-    ceiling 16,000 and log2. Non-negative integers with zeros (counts): log-CPM. Other
-    values with zeros: log2 with an offset of 1. Else: log2.
+
+def parametric_rankers() -> list[str]:
+    """The rankers that assume normalised values (:attr:`fsengine.spec.MethodSpec.parametric`:
+    scores from class means and variances), in the registry's order."""
+    return [name for name, spec in RANKER_SPECS.items() if spec.parametric]
+
+
+def _listed(names, labels: Mapping[str, str] | None = None) -> str:
+    names = [(labels or {}).get(n, n) for n in names]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def raw_counts_zeros(X) -> float | None:
+    """The share of zeros when the values look like raw counts (single-cell UMIs, reads):
+    every value a non-negative integer, at least :data:`COUNTS_ZERO_SHARE` of them zeros
+    and the largest at least :data:`COUNTS_HIGHEST`; None otherwise. One pass over ``X``,
+    a block of columns at a time (sparse: its stored values)."""
+    counts, zeros, high = _count_profile(X)
+    if not counts or zeros < COUNTS_ZERO_SHARE or high < COUNTS_HIGHEST:
+        return None
+    return zeros
+
+
+def looks_like_counts(X, labels: Mapping[str, str] | None = None) -> str | None:
+    """A sentence when the values look like raw counts (:func:`raw_counts_zeros`), naming
+    their share of zeros, the step to take and the rankers that assume normalised values
+    (by their names, or by ``labels`` of them: a page's "Welch t"); None otherwise. The
+    counterpart of :func:`looks_unlogged` for counts whose largest value is small.
+    """
+    zeros = raw_counts_zeros(X)
+    if zeros is None:
+        return None
+    return (
+        f"the values are non-negative integers, {zeros:.0%} of them zeros: they look like raw "
+        "counts (single-cell UMIs or reads); normalise and log-transform them first, as "
+        "scanpy's normalize_total then log1p: transform log1p-cpm (ln of counts per million "
+        f"+ 1). {_listed(parametric_rankers(), labels)} assume normalised values (scores "
+        "from class "
+        "means and variances); on raw counts, cells with many counts and a class's zero "
+        "variance decide them"
+    )
+
+
+def counts_warning(
+    X, methods, zeros: float | None = None, labels: Mapping[str, str] | None = None
+) -> str | None:
+    """A sentence when ``methods`` include rankers that assume normalised values
+    (:func:`parametric_rankers`) and ``X`` looks like raw counts
+    (:func:`raw_counts_zeros`); None otherwise.
 
     Parameters
     ----------
-    X : array-like of float, shape (n_samples, n_features)
+    X : array or scipy sparse matrix, or None
+        The values; read only when such a ranker is among ``methods`` and ``zeros`` is
+        not given.
+    methods : sequence of str
+    zeros : float, optional
+        :func:`raw_counts_zeros` of ``X`` when known (a page keeps it per data set); with
+        it, ``X`` is not read.
+    labels : mapping, optional
+        How to name the methods (default: their names).
+    """
+    chosen = [m for m in dict.fromkeys(methods) if m in parametric_rankers()]
+    if not chosen:
+        return None
+    if zeros is None:
+        zeros = raw_counts_zeros(X)
+    if zeros is None:
+        return None
+    verb = "assumes" if len(chosen) == 1 else "assume"
+    return (
+        f"{_listed(chosen, labels)} {verb} normalised values, and the values look like raw "
+        "counts "
+        f"(non-negative integers, {zeros:.0%} zeros): cells with many counts and genes a "
+        "class does not express (zero variance) decide the ranking; preprocess with "
+        "transform log1p-cpm (scanpy: normalize_total, then log1p)"
+    )
+
+
+def suggested_preprocessing(X) -> dict:
+    """The :data:`PREPROCESSING` parameters :func:`looks_unlogged`'s or
+    :func:`looks_like_counts`'s sentence suggests for values ``X`` (``{}`` when the values
+    look logged already).
+
+    Negative values beside large ones (background-corrected intensities): floor 20,
+    ceiling 16,000 and log2. Non-negative integers with zeros (counts): log-CPM, or, for
+    counts whose largest value is small and most of them zeros (single cells), log1p-CPM,
+    scanpy's scale. Other values with zeros: log2 with an offset of 1. Else: log2.
+
+    Parameters
+    ----------
+    X : array-like of float, shape (n_samples, n_features), or a scipy sparse matrix
 
     Returns
     -------
@@ -280,7 +482,8 @@ def suggested_preprocessing(X) -> dict:
         Parameter -> value, only those that differ from the defaults.
     """
     if looks_unlogged(X) is None:
-        return {}
+        return {"transform": "log1p-cpm"} if looks_like_counts(X) else {}
+    X = densified(X)
     X = np.asarray(X, dtype=float)
     low = float(np.min(X))
     if low < 0:

@@ -273,6 +273,12 @@ class MethodSpec:
     columnwise : bool
         Rankers: a feature's score depends on its own column alone (not on the others),
         so a sparse matrix is scored a block of columns at a time, never made dense.
+    parametric : bool
+        Rankers: the score is built from class means and variances (Fisher, S2N, PCC,
+        Welch's t), which assume normalised, roughly symmetric values: on raw counts a few
+        cells with large counts (library size) and a class's zero variance (genes it does
+        not express) decide the ranking. On raw counts a run of such a ranker is warned
+        about (:func:`fsengine.preprocess.counts_warning`).
     """
 
     name: str
@@ -286,6 +292,7 @@ class MethodSpec:
     action_codes: dict[str, int] = field(default_factory=dict)
     event: type | None = None
     columnwise: bool = False
+    parametric: bool = False
 
     def __post_init__(self):
         named = {name: p.named(name) for name, p in self.parameters.items()}

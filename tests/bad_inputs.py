@@ -177,6 +177,9 @@ def corpus(tmp_dir, large: bool = False, huge: bool = False) -> list[Case]:
     tmp_dir = Path(tmp_dir)
     csv = base_csv()
     head = BASE_X[:3]
+    base_parquet = _parquet(
+        pa.table({**{g: BASE_X[:, j] for j, g in enumerate(GENES)}, "label": CLASSES})
+    )
     E, U = "error", "usable"
     cases = [
         Case("empty", "empty.csv", b"", E, "is empty"),
@@ -432,11 +435,38 @@ def corpus(tmp_dir, large: bool = False, huge: bool = False) -> list[Case]:
         Case(
             "truncated-parquet",
             "cut.parquet",
-            _parquet(
-                pa.table({**{g: BASE_X[:, j] for j, g in enumerate(GENES)}, "label": CLASSES})
-            )[:300],
+            base_parquet[:300],
             E,
-            "looks like Parquet but cannot be read",
+            "cut.parquet is a damaged or unreadable Parquet file (pyarrow: Parquet magic bytes "
+            "not found in footer)",
+        ),
+        # issue 40: a .parquet file that does not start like Parquet was read as text and
+        # answered "not a text table ... give a CSV, TSV or Parquet file"
+        Case(
+            "corrupt-parquet",
+            "broken.parquet",
+            b"\x07" + np.random.default_rng(1).integers(0, 256, 4096, dtype=np.uint8).tobytes(),
+            E,
+            "broken.parquet is a damaged or unreadable Parquet file (pyarrow: Parquet magic "
+            "bytes not found in footer); save it again from its source, or give a CSV or TSV "
+            "file",
+        ),
+        Case(
+            "parquet-damaged-pages",
+            "damaged.parquet",
+            base_parquet[:4] + bytes(200) + base_parquet[204:],
+            E,
+            "damaged.parquet is a damaged or unreadable Parquet file (pyarrow: Couldn't "
+            "deserialize thrift: TProtocolException: Invalid data)",
+        ),
+        Case(  # its first bytes overwritten, its footer whole: pyarrow reads it
+            "parquet-head-lost",
+            "headless.parquet",
+            bytes(4) + base_parquet[4:],
+            U,
+            shape=(N, P),
+            class_counts=BASE_COUNTS,
+            X_head=head,
         ),
         Case(
             "genes-in-rows-named-label-row",

@@ -103,6 +103,7 @@ n_train, training = session.training_half(splits, seed)  # groups: the drawn hal
 params = protocol_method_settings("compare", WIDGETS, methods, top, n_train, training)
 if methods:
     running.show_protocol_warnings(list(dict.fromkeys([*methods, *params])), params, splits, seed)
+    running.show_counts_warning(methods)
 
 key = session.run_key(
     methods, splits, seed, top, tuple(sorted((m, str(p)) for m, p in params.items()))

@@ -8,8 +8,10 @@ import streamlit as st
 from dashboard import messages, persistence, running, session, widgets
 from fsengine import FSEngineError
 from fsengine.io.h5ad import matrix_choices
+from fsengine.methods import METHOD_LABELS
 from fsengine.preprocess import (
     PREPROCESSING,
+    looks_like_counts,
     looks_unlogged,
     preprocessing_notes,
     preprocessing_text,
@@ -437,8 +439,9 @@ elif refused:
 running.show_protocol_warnings(n_splits=compare_splits, seed=compare_seed)
 checked = st.session_state.setdefault("_unlogged", {})  # a scan of X: once per data set
 key = session.task_key()
-if key not in checked:
-    checked[key] = (looks_unlogged(ds.X), suggested_preprocessing(ds.X))
+if key not in checked:  # raw intensities or counts, else single cells' raw counts
+    said = looks_unlogged(ds.X) or looks_like_counts(ds.X, METHOD_LABELS)
+    checked[key] = (said, suggested_preprocessing(ds.X) if said else {})
 unlogged, suggested = checked[key]
 if unlogged:
     steps = preprocessing_text(suggested)
@@ -507,7 +510,7 @@ st.subheader("Preprocessing report")
 reading_notes, steps = preprocessing_notes(ds)  # the steps once, on the preprocessing line
 groups_line = (
     f"- sample groups: column **{ds.groups_column}**, {len(set(ds.groups.tolist()))} groups "
-    "(each kept on one side of a split)\n"
+    f"(each kept on one side of a split{running.group_splits_text()})\n"
     if ds.groups_column
     else ""
 )

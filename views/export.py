@@ -5,7 +5,7 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from dashboard import session, streams
+from dashboard import running, session, streams
 from dashboard.messages import describe
 from dashboard.pages import BY_NAME
 from dashboard.reporting import report_sections
@@ -152,6 +152,7 @@ else:
             )
         )
     params = method_widgets("export", WIDGETS, method, ds.n_samples)
+    running.show_counts_warning([method])
     results = _computed_results(loaded)
     key = (minority, method, top, tuple(sorted(params.items(), key=lambda kv: kv[0])))
     if cols[2].button("Compute selection", type="primary", key="export_compute", width="stretch"):
@@ -209,7 +210,7 @@ if result is not None:
         source = loaded.raw if loaded.name.lower().endswith(".h5ad") else None
         st.download_button(
             "Download as AnnData (.h5ad)",
-            partial(h5ad_bytes, task, selection, source),
+            partial(h5ad_bytes, task, selection, source, result.params),
             file_name=f"{method}-selected.h5ad",
             mime="application/x-hdf5",
             on_click="ignore",

@@ -361,6 +361,7 @@ if top_max > 1:
     )
 tops = tuple(range(st.session_state["sweep_tops"][0], st.session_state["sweep_tops"][1] + 1))
 rankers = tuple(st.session_state["sweep_rankers"])
+running.show_counts_warning(rankers)
 configurable = [m for m in rankers if get_method(m).spec.parameters]
 ranker_params = {}
 if configurable:

@@ -8,7 +8,8 @@ from pathlib import Path
 from fsengine.cli.options import preprocess_params
 from fsengine.data import Dataset, load_dataset
 from fsengine.errors import FSEngineError
-from fsengine.preprocess import looks_unlogged, preprocess
+from fsengine.evaluation.group_splits import plan_group_splits, repeated_splits_warning
+from fsengine.preprocess import counts_warning, looks_like_counts, looks_unlogged, preprocess
 from fsengine.task import Task
 
 
@@ -46,7 +47,8 @@ def chosen_minority(minority, ds):
 
 def dataset_of(args, sparse: bool = False) -> Dataset:
     """``args.data`` read with the command's loader and preprocessing options; a note on
-    stderr when the values look unlogged and were not preprocessed.
+    stderr when the values look unlogged or like raw counts and were not preprocessed (a
+    warning instead when the command runs a ranker that assumes normalised values).
 
     Parameters
     ----------
@@ -72,7 +74,16 @@ def dataset_of(args, sparse: bool = False) -> Dataset:
     unlogged = None if ds.preprocessing else looks_unlogged(ds.X)
     if unlogged:
         print(f"fsengine: note: {unlogged}", file=sys.stderr)
+    counts = None if ds.preprocessing or unlogged else looks_like_counts(ds.X)
+    if counts:  # one line: the warning for the rankers that assume normalised values, or the note
+        warning = counts_warning(ds.X, _methods_of(args))
+        print(f"fsengine: {'warning' if warning else 'note'}: {warning or counts}", file=sys.stderr)
     return ds
+
+
+def _methods_of(args) -> list[str]:
+    """The methods a command runs (``--method``, ``--methods``), for the data checks."""
+    return [*(getattr(args, "methods", None) or ()), *filter(None, [getattr(args, "method", None)])]
 
 
 def task_of(args, sparse: bool = False) -> Task:
@@ -81,6 +92,27 @@ def task_of(args, sparse: bool = False) -> Task:
     (:func:`chosen_minority`) versus the rest."""
     ds = dataset_of(args, sparse)
     return Task.from_dataset(ds, chosen_minority(args.minority, ds))
+
+
+def warn_repeated_splits(task: Task, n_splits: int, seed: int) -> None:
+    """One line on stderr when the task's sample groups allow fewer distinct splits than
+    ``n_splits`` (:func:`fsengine.evaluation.group_splits.repeated_splits_warning`)."""
+    if task.groups is None:
+        return
+    warning = repeated_splits_warning(task.y, task.groups, n_splits, seed)
+    if warning:
+        print(f"fsengine: warning: {warning}", file=sys.stderr)
+
+
+def groups_text(task: Task) -> str:
+    """The splits' groups for the header of ``evaluate`` and ``sweep``: ", each 'donor'
+    group on one side of 66 distinct splits"
+    (:func:`fsengine.evaluation.group_splits.plan_group_splits`); "" without groups."""
+    if task.groups is None:
+        return ""
+    column = task.dataset.groups_column if task.dataset is not None else ""
+    allowed = plan_group_splits(task.y, task.groups).count_text
+    return f", each {f'{column!r} ' if column else ''}group on one side of {allowed}"
 
 
 def data_line(task: Task) -> str:

@@ -26,6 +26,7 @@ def methods_description() -> list[dict]:
                     if method.online or spec.columnwise
                     else "made dense (when it fits in memory)"
                 ),
+                "assumes_normalised": spec.parametric,
                 "actions": spec.actions or None,
                 "trace_columns": list(method.trace_columns()) if method.online else None,
                 "parameters": [
@@ -60,6 +61,13 @@ def methods_markdown() -> str:
         "Generated from the method specifications by `python -m fsengine methods "
         "--markdown`; do not edit by hand (a test compares this file with the specs).",
         "",
+        "Counts (single-cell UMIs, RNA-seq reads): normalise and log-transform them first, "
+        "as scanpy users do (`normalize_total`, then `log1p`): `--transform log1p-cpm` (or "
+        "`log-cpm`). The rankers whose entry says they assume normalised values score a "
+        "gene by class means and variances; on raw counts a few cells with many counts and "
+        "a class's zero variance (genes it does not express) decide their ranking, and a "
+        "run warns.",
+        "",
     ]
     for m in methods_description():
         lines += [
@@ -72,6 +80,11 @@ def methods_markdown() -> str:
         if m["set_score"]:
             lines.append(f"Score of the selected set: {m['set_score']}.")
         lines.append(f"A sparse matrix (scipy CSR/CSC) is {m['sparse_input']}.")
+        if m["assumes_normalised"]:
+            lines.append(
+                "It assumes normalised values: a parametric score (class means and variances);"
+                " normalise and log-transform counts first (a run on raw counts warns)."
+            )
         if m["actions"]:
             lines += ["", "| action | meaning |", "|---|---|"]
             lines += [f"| `{a}` | {_md_cell(d)} |" for a, d in m["actions"].items()]

@@ -66,8 +66,9 @@ def add_data_options(p: argparse.ArgumentParser) -> None:
         RUN_FLAGS["samples"],
         metavar="FILE",
         help="a sample sheet (CSV, TSV or Parquet, one row per sample) holding the class: "
-        "DATA is then numbers only, with the sample identifiers as its first column (or, "
-        "with --transpose, as its header); --label names the sheet's class column",
+        "DATA is then numbers only, with the sample identifiers as its first column or as "
+        "its header (genes in rows: found from the sheet's identifiers); --label names the "
+        "sheet's class column",
     )
     p.add_argument(
         RUN_FLAGS["layer"],

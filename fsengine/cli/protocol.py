@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import sys
 
-from fsengine.cli.common import data_line, start_workers, task_of, write
+from fsengine.cli.common import (
+    data_line,
+    groups_text,
+    start_workers,
+    task_of,
+    warn_repeated_splits,
+    write,
+)
 from fsengine.cli.options import (
     method_params,
     params_per_method,
@@ -23,6 +30,7 @@ from fsengine.progress import terminal_progress
 def cmd_evaluate(args) -> None:
     start_workers(args)
     task = task_of(args)
+    warn_repeated_splits(task, args.splits, args.seed)
     counted = (
         args.top is None
         and args.count_from not in args.methods
@@ -47,7 +55,8 @@ def cmd_evaluate(args) -> None:
     rule = f"top {args.top}" if args.top else f"as many features as {label} selected on each split"
     sys.stdout.write(
         f"{data_line(task)}\n{args.splits} stratified 50/50 splits "
-        f"(seed {args.seed}); rankers: {rule}\n\n" + summary_table(result.summary())
+        f"(seed {args.seed}{groups_text(task)}); rankers: {rule}\n\n"
+        + summary_table(result.summary())
     )
     for method in args.methods:
         dependence = get_method(method).order_dependence(
@@ -62,6 +71,7 @@ def cmd_evaluate(args) -> None:
 def cmd_sweep(args) -> None:
     start_workers(args)
     task = task_of(args)
+    warn_repeated_splits(task, args.splits, args.seed)
     if args.methods:
         if args.k is not None or args.over or args.values:
             raise FSEngineError(
@@ -129,7 +139,7 @@ def cmd_sweep(args) -> None:
         first = (over, "split")
     sys.stdout.write(
         f"{data_line(task)}\n{args.splits} stratified 50/50 splits "
-        f"(seed {args.seed})\n\n" + summary_table(rows, key="setting")
+        f"(seed {args.seed}{groups_text(task)})\n\n" + summary_table(rows, key="setting")
     )
     if args.out:
         write(records_to_csv(result.records, first), args.out)

@@ -70,7 +70,13 @@ def cmd_select(args) -> None:
         print(f"fsengine: warning: {warning}", file=sys.stderr)
     if str(args.out).lower().endswith(".h5ad"):  # the AnnData object, with the selection
         is_h5ad = str(args.data).lower().endswith(".h5ad")
-        to_h5ad(task, result.selection, args.out, source=args.data if is_h5ad else None)
+        to_h5ad(
+            task,
+            result.selection,
+            args.out,
+            source=args.data if is_h5ad else None,
+            params=result.params,
+        )
     else:
         write(selection_to_csv(result.selection), args.out)
     if args.trace:

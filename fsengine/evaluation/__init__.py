@@ -12,6 +12,8 @@ One concern per module:
   1-NN and linear SVM classifiers;
 - :mod:`~fsengine.evaluation.protocol`: the splits, selection on a training half, the
   protocol's warnings and the parameters in effect;
+- :mod:`~fsengine.evaluation.group_splits`: the splits with sample groups (random,
+  class-balanced assignments of whole groups to the halves, and how many there are);
 - :mod:`~fsengine.evaluation.comparison`: :func:`evaluate` (methods compared over the
   splits, :class:`Evaluation`), one split's records, selections on the whole data;
 - :mod:`~fsengine.evaluation.sweeps`: a parameter or the number of features swept.

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from fsengine.errors import FSEngineError, is_integer_in
+from fsengine.evaluation.group_splits import group_splits, repeated_splits_warning
 from fsengine.labels import MIN_MINORITY, MIN_PROTOCOL_MINORITY
 from fsengine.methods import get_method
 from fsengine.task import training_size
@@ -49,10 +50,13 @@ def stratified_splits(
     the same seed gives the same splits.
 
     With ``groups`` (each sample's patient, donor or batch), a group is never on both
-    sides: each split is the first fold of scikit-learn's ``StratifiedGroupKFold`` with 2
-    folds, shuffled by a seed drawn from ``seed``, so the halves are as near to half and
-    to the class ratio as the groups allow. A split whose training half holds fewer than
-    2 minority samples, or whose test half holds none, is refused, naming the groups.
+    sides: each split is a seeded random assignment of whole groups to the halves, drawn
+    uniformly from those that give every class a training share within 40-60 % (or as
+    near to half as the groups allow), with 2 or more minority samples to train on and
+    each class in both halves (:mod:`fsengine.evaluation.group_splits`). The splits are
+    distinct while the groups allow enough of them
+    (:func:`fsengine.evaluation.group_splits.repeated_splits_warning` says when not);
+    groups that allow no split are refused, naming them.
     """
     y = np.asarray(y)
     if not is_integer_in(n_splits, 1):
@@ -73,9 +77,8 @@ def stratified_splits(
 
 
 def _group_splits(y, groups, n_splits: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The splits of :func:`stratified_splits` that keep each group on one side."""
-    from sklearn.model_selection import StratifiedGroupKFold
-
+    """The splits of :func:`stratified_splits` that keep each group on one side
+    (:mod:`fsengine.evaluation.group_splits`)."""
     if len(groups) != len(y):
         raise FSEngineError(
             f"one group per sample is needed: {len(y)} samples, {len(groups)} groups",
@@ -89,24 +92,7 @@ def _group_splits(y, groups, n_splits: int, seed: int) -> list[tuple[np.ndarray,
             "samples; the 50/50 comparison needs the minority in at least 2 groups",
             parameter="sample_groups",
         )
-    seeds = np.random.default_rng(seed).integers(0, 2**31 - 1, size=n_splits)
-    splits = []
-    for k, split_seed in enumerate(seeds):
-        folds = StratifiedGroupKFold(n_splits=2, shuffle=True, random_state=int(split_seed))
-        train, test = next(folds.split(np.zeros((len(y), 1)), y, groups))
-        n_train, n_test = int(y[train].sum()), int(y[test].sum())
-        if n_train < MIN_MINORITY or n_test < 1:
-            raise FSEngineError(
-                f"leave split {k + 1} with {n_train} minority samples to train on and "
-                f"{n_test} to test (the minority's samples are in the groups "
-                f"{', '.join(map(str, minority_groups[:8]))}"
-                f"{' ...' if len(minority_groups) > 8 else ''}): too few for the protocol",
-                parameter="sample_groups",
-                remedy="use coarser splits (fewer groups per patient) or no",
-                remedy_option="sample_groups",
-            )
-        splits.append((np.sort(train), np.sort(test)))
-    return splits
+    return group_splits(y, groups, n_splits, seed)
 
 
 def _check_splittable(y: np.ndarray) -> None:
@@ -233,7 +219,8 @@ def protocol_warnings(
     groups : array, optional
         Each sample's group: the halves' sizes are then counted on the drawn splits
         (:func:`stratified_splits` with ``n_splits`` (default 20) and ``seed``), which
-        raise when groups leave a half too few minority samples.
+        raise when groups leave a half too few minority samples; and groups that allow
+        fewer distinct splits than ``n_splits`` are warned about (the splits repeat).
     seed : int
         Seed of the splits (with ``groups`` only: without, the halves' sizes do not
         depend on it).
@@ -255,7 +242,7 @@ def protocol_warnings(
     if groups is None:
         _, test = half_minority_sizes(y)
     else:
-        _, test = protocol_minority_sizes(y, n_splits or 20, 0, groups)
+        _, test = protocol_minority_sizes(y, n_splits or 20, seed, groups)
     warnings = []
     if test[0] < 5:
         warnings.append(
@@ -274,6 +261,10 @@ def protocol_warnings(
             f"{len(train_y)}): {text}"
             for text in found
         ]
+    if groups is not None:
+        repeated = repeated_splits_warning(y, np.asarray(groups), n_splits or 20, seed)
+        if repeated:
+            warnings.append(repeated)
     if n_splits == 1:
         warnings.append("a single split gives no standard deviation; use 10 or more")
     return warnings

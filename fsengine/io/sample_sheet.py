@@ -2,7 +2,9 @@
 matched to the table's samples by their identifiers, in any order.
 
 The table holds numbers only, with the samples' identifiers as its first column (samples
-in rows) or as its header (genes in rows, the first column the genes' names). The sheet is
+in rows) or as its header (genes in rows, the first column the genes' names); when the
+sheet holds the identifiers of one of the two only, that is the orientation read
+(:func:`sheet_orientation`). The sheet is
 any table the readers take (CSV, TSV, Parquet), one row per sample: the column whose values
 are the table's sample identifiers matches them, the other columns are the annotations the
 class is chosen from (:mod:`fsengine.io.annotated`).
@@ -26,6 +28,71 @@ def _ids(values) -> list[str]:
 def _shown(ids, limit: int = 5) -> str:
     listed = ", ".join(repr(i) for i in ids[:limit])
     return listed + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
+
+
+def _best_column(sheet: pa.Table, wanted: set[str]) -> tuple[str | None, int]:
+    """The sheet column holding the most of ``wanted`` (ties: the first), and how many."""
+    best, best_hits = None, 0
+    for column in sheet.column_names:
+        hits = len(wanted & set(_ids(sheet.column(column).to_pylist())))
+        if hits > best_hits:
+            best, best_hits = column, hits
+    return best, best_hits
+
+
+def sheet_orientation(
+    parsed: Table, sheet: pa.Table, transpose: bool, sheet_name: str
+) -> tuple[bool, str | None]:
+    """Whether the table has genes in rows, as the sheet names it: the sheet's identifiers
+    are either the table's first column's values (samples in rows) or its column headers
+    (genes in rows).
+
+    Parameters
+    ----------
+    parsed : Table
+        The expression table as read (its first column and its header).
+    sheet : pyarrow.Table
+    transpose : bool
+        The orientation given (genes in rows).
+    sheet_name : str
+
+    Returns
+    -------
+    (bool, str or None)
+        The orientation to read, and a note when it is not the one given: when the sheet
+        holds identifiers of one orientation only, that one; when it holds some of both,
+        the one given.
+
+    Raises
+    ------
+    FSEngineError
+        When the sheet holds neither the first column's values nor the headers, showing
+        both.
+    """
+    table = parsed.table
+    if table.num_columns < 2:
+        return transpose, None  # expression_table names the problem
+    rows = _ids(table.column(0).to_pylist())
+    headers = [str(c).strip() for c in table.column_names[1:]]
+    in_rows = _best_column(sheet, set(rows))[1] > 0
+    in_headers = _best_column(sheet, set(headers))[1] > 0
+    if not in_rows and not in_headers:
+        raise FSEngineError(
+            f"no column of {sheet_name} holds the expression table's sample identifiers, "
+            f"neither its first column's values ({_shown(rows, 3)}) nor its column headers "
+            f"({_shown(headers, 3)}); the sheet needs one row per sample with its identifier"
+        )
+    if in_rows == in_headers or in_headers == transpose:
+        return transpose, None
+    if in_headers:
+        return True, (
+            f"read with genes in rows: the sample sheet {sheet_name} holds the table's column "
+            f"headers ({_shown(headers, 3)}) as sample identifiers, not its first column's values"
+        )
+    return False, (
+        f"read with samples in rows: the sample sheet {sheet_name} holds the table's first "
+        f"column's values ({_shown(rows, 3)}) as sample identifiers, not its column headers"
+    )
 
 
 def expression_table(parsed: Table, transpose: bool, name: str) -> Table:
@@ -78,11 +145,7 @@ def attach_sheet(expression: Table, sheet: pa.Table, sheet_name: str) -> Table:
     """
     samples = list(expression.sample_names)
     wanted = set(samples)
-    best, best_hits = None, 0
-    for column in sheet.column_names:
-        hits = len(wanted & set(_ids(sheet.column(column).to_pylist())))
-        if hits > best_hits:
-            best, best_hits = column, hits
+    best, _ = _best_column(sheet, wanted)
     if best is None:
         raise FSEngineError(
             f"no column of {sheet_name} holds the expression table's sample identifiers "

@@ -24,6 +24,7 @@ from fsengine.io.base import (
     plan,
     python_stream,
 )
+from fsengine.io.parquet import damaged_parquet_bytes, read_parquet
 from fsengine.io.sniff import (
     GZIP_MAGIC,
     UTF8_BOM,
@@ -86,6 +87,8 @@ class TextReader(Reader):
                 f"{name} looks like an Excel workbook (or another zip/OLE file); "
                 "save the sheet as CSV and load that"
             )
+        if not compressed and damaged_parquet_bytes(name, data):  # not text at all
+            return read_parquet(data, name, ("the file does not start like Parquet",))
         if data[:3] == UTF8_BOM:
             data = data[3:]
         elif data.startswith(UTF16_BOMS):

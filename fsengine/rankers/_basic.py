@@ -180,6 +180,7 @@ FISHER = MethodSpec(
     RANKER,
     "Fisher score: between-class over within-class scatter",
     columnwise=True,
+    parametric=True,
 )
 S2N = MethodSpec(
     "s2n",
@@ -188,6 +189,7 @@ S2N = MethodSpec(
     RANKER,
     "signal-to-noise ratio |mean_1 - mean_0| / (sd_1 + sd_0)",
     columnwise=True,
+    parametric=True,
 )
 PCC = MethodSpec(
     "pcc",
@@ -196,6 +198,7 @@ PCC = MethodSpec(
     RANKER,
     "|Pearson correlation| of the feature with the class",
     columnwise=True,
+    parametric=True,
 )
 HELLINGER = MethodSpec(
     "hellinger",

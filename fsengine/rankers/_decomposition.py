@@ -136,4 +136,5 @@ def decomposed_spec(base: MethodSpec) -> MethodSpec:
             ),
             "seed": Int(0, "seed of k-means", label="k-means seed", low=0, source="ours"),
         },
+        parametric=base.parametric,
     )

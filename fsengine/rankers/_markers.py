@@ -4,10 +4,17 @@ Wilcoxon rank-sum (Mann-Whitney U) test, one class against the rest.
 Both follow scanpy's ``rank_genes_groups`` (methods ``t-test`` and ``wilcoxon``): Welch's
 t with ddof = 1 variances; the rank-sum test's z-score from the minority's rank sum with
 average ranks for ties and no tie correction of the variance (scanpy's default
-``tie_correct=False``). A ranker's score is the statistic's absolute value (a gene lower in
-the minority separates the classes as well as a higher one); :func:`marker_table` gives
-the signed statistics, two-sided p-values, Benjamini-Hochberg adjusted p-values and log2
-fold changes, as scanpy reports them.
+``tie_correct=False``). A ranker's score follows its ``direction`` (:data:`DIRECTIONS`):
+``"up"`` (the default) is the signed statistic, so genes higher in the minority come
+first, as ``rank_genes_groups`` orders a group's genes and as someone looking for a rare
+type's markers wants; ``"down"`` its negative; ``"both"`` its absolute value (a gene lower
+in the minority separates the classes as well as a higher one). On raw counts ``"both"``
+puts first the genes the minority does not express: their variance in it is 0, so
+|t| is large for a tiny mean elsewhere. :func:`marker_table` gives the signed statistics,
+two-sided p-values, Benjamini-Hochberg adjusted p-values and log2 fold changes, as scanpy
+reports them. Welch's t is parametric (it compares means over standard errors) and
+assumes normalised, log-scale values (scanpy: ``normalize_total`` then ``log1p``); the
+rank-sum test only the ranks of a gene's values across the cells.
 """
 
 from __future__ import annotations
@@ -17,11 +24,24 @@ import numpy as np
 from fsengine._compute.sparse import as_columns, by_column_blocks, is_sparse
 from fsengine.errors import FSEngineError
 from fsengine.rankers._basic import check_scoring_input
-from fsengine.spec import RANKER, MethodSpec
+from fsengine.spec import RANKER, Choice, MethodSpec
 
 SCANPY = (
     "as scanpy's rank_genes_groups computes it (Wolf, Angerer, Theis. SCANPY: large-scale "
     "single-cell gene expression data analysis. Genome Biology 19, 15 (2018))"
+)
+#: The directions a marker test ranks by, and what each puts first.
+DIRECTIONS = {
+    "up": "higher in the minority first (the signed statistic, as scanpy ranks a group's genes)",
+    "down": "lower in the minority first (the statistic's negative)",
+    "both": "either way (the statistic's absolute value)",
+}
+DIRECTION = Choice(
+    "up",
+    "which genes rank first: up in the minority, down, or both ways",
+    source="scanpy's rank_genes_groups (up); both: |statistic|, fsengine 0.1",
+    label="Direction",
+    choices=DIRECTIONS,
 )
 WELCH = MethodSpec(
     "welch",
@@ -29,8 +49,10 @@ WELCH = MethodSpec(
     "Welch. The generalization of Student's problem when several different population "
     "variances are involved. Biometrika 34 (1947); " + SCANPY,
     RANKER,
-    "|Welch's t| of the minority against the rest",
+    "Welch's t of the minority against the rest, by direction: t (up), -t (down), |t| (both)",
+    parameters={"direction": DIRECTION},
     columnwise=True,
+    parametric=True,
 )
 WILCOXON = MethodSpec(
     "wilcoxon",
@@ -38,7 +60,9 @@ WILCOXON = MethodSpec(
     "Mann, Whitney. On a test of whether one of two random variables is stochastically "
     "larger than the other. Annals of Mathematical Statistics 18 (1947); " + SCANPY,
     RANKER,
-    "|z| of the Wilcoxon rank-sum (Mann-Whitney) test of the minority against the rest",
+    "z of the Wilcoxon rank-sum (Mann-Whitney) test of the minority against the rest, by "
+    "direction: z (up), -z (down), |z| (both)",
+    parameters={"direction": DIRECTION},
     columnwise=True,
 )
 
@@ -89,17 +113,39 @@ def wilcoxon_statistic(X, y) -> np.ndarray:
     return (rank_sum - n1 * (n + 1) / 2) / np.sqrt(n1 * (n - n1) * (n + 1) / 12)
 
 
-def welch_score(X, y) -> np.ndarray:
-    """|Welch's t| (:func:`welch_statistic`), 0 for an undefined t."""
-    return np.nan_to_num(np.abs(welch_statistic(X, y)), nan=0.0, posinf=np.inf)
+def directed(statistic: np.ndarray, direction: str = "up") -> np.ndarray:
+    """A signed statistic as a ranker's score for ``direction`` (:data:`DIRECTIONS`):
+    itself (up), its negative (down) or its absolute value (both); an undefined (NaN)
+    statistic scores 0, as scanpy scores it.
+
+    Raises
+    ------
+    FSEngineError
+        For a direction not in :data:`DIRECTIONS`.
+    """
+    if direction not in DIRECTIONS:
+        raise FSEngineError(
+            f"must be one of {', '.join(DIRECTIONS)}, got {direction!r}", parameter="direction"
+        )
+    statistic = np.nan_to_num(statistic, nan=0.0, posinf=np.inf, neginf=-np.inf)
+    if direction == "both":
+        return np.abs(statistic)
+    return statistic if direction == "up" else -statistic
 
 
-def wilcoxon_score(X, y) -> np.ndarray:
-    """|z| of the rank-sum test (:func:`wilcoxon_statistic`)."""
-    return np.abs(wilcoxon_statistic(X, y))
+def welch_score(X, y, direction: str = "up") -> np.ndarray:
+    """Welch's t (:func:`welch_statistic`) for ``direction`` (:func:`directed`): t, -t or
+    |t|; 0 for an undefined t."""
+    return directed(welch_statistic(X, y), direction)
 
 
-def marker_table(X, y, method: str) -> dict[str, np.ndarray]:
+def wilcoxon_score(X, y, direction: str = "up") -> np.ndarray:
+    """The rank-sum test's z (:func:`wilcoxon_statistic`) for ``direction``
+    (:func:`directed`): z, -z or |z|."""
+    return directed(wilcoxon_statistic(X, y), direction)
+
+
+def marker_table(X, y, method: str, direction: str = "up") -> dict[str, np.ndarray]:
     """A marker test's results per feature, as scanpy's ``rank_genes_groups`` reports them.
 
     Parameters
@@ -109,19 +155,24 @@ def marker_table(X, y, method: str) -> dict[str, np.ndarray]:
     y : array of 0/1
         1 = the minority (the group), 0 = the rest (the reference).
     method : {"welch", "wilcoxon"}
+    direction : {"up", "down", "both"}
+        Which genes rank first (:data:`DIRECTIONS`): ``rank_scores`` follows it.
 
     Returns
     -------
-    dict
+    dict of ndarray
         ``scores`` (signed t or z), ``pvals`` (two-sided: Student's t with Welch's degrees
-        of freedom, or the normal for z), ``pvals_adj`` (Benjamini-Hochberg over the
-        features, scipy's ``false_discovery_control``) and ``logfoldchanges``
-        (log2((expm1(mean1) + 1e-9) / (expm1(mean0) + 1e-9)), scanpy's formula).
+        of freedom, or the normal for z, whatever the direction, as scanpy's),
+        ``pvals_adj`` (Benjamini-Hochberg over the features, scipy's
+        ``false_discovery_control``), ``logfoldchanges`` (log2((expm1(mean1) + 1e-9) /
+        (expm1(mean0) + 1e-9)), scanpy's formula) and ``rank_scores`` (the ranker's score
+        for ``direction``, :func:`directed`: sort by it, descending, for the ranking).
     """
     from scipy import stats
 
     if method not in ("welch", "wilcoxon"):
         raise FSEngineError(f"unknown marker test {method!r}: welch or wilcoxon")
+    directed(np.zeros(0), direction)  # a bad direction: before any work
     if is_sparse(X):
         X = as_columns(X)
         columns = by_column_blocks(lambda block: _marker_columns(block, y, method), X)
@@ -132,7 +183,11 @@ def marker_table(X, y, method: str) -> dict[str, np.ndarray]:
     adjusted = np.full(len(pvals), np.nan)
     if tested.any():
         adjusted[tested] = stats.false_discovery_control(pvals[tested], method="bh")
-    return {**columns, "pvals_adj": adjusted}
+    return {
+        **columns,
+        "pvals_adj": adjusted,
+        "rank_scores": directed(columns["scores"], direction),
+    }
 
 
 def _marker_columns(X, y, method: str) -> dict[str, np.ndarray]:

@@ -205,3 +205,23 @@ def test_a_workspace_saved_before_these_options_still_loads():
     assert loaded.name == "old.csv" and loaded.samples is None
     assert loaded.preprocessing == {} and loaded.sample_groups is None
     assert not again.error
+
+
+def test_a_genes_in_rows_table_is_turned_by_its_sheet():
+    """Issue 40, point 10: the sheet's identifiers are the table's column headers, so the
+    table is read with genes in rows without the toggle, and the report says so."""
+    genes = pd.DataFrame(_values().T, columns=IDS)
+    genes.insert(0, "gene", [f"g{j}" for j in range(P)])
+    at = new_session()
+    _upload(at, "uploader", "genes_in_rows.csv", genes.to_csv(index=False).encode())
+    _upload(at, "sheet_uploader", "samples.tsv", _sheet())
+    if at.session_state["data"].label != "diagnosis":
+        at.selectbox(key="label_column").set_value("diagnosis").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    ds = at.session_state["data"].dataset
+    assert np.array_equal(ds.X, _values()) and ds.sample_names == tuple(IDS)
+    assert list(ds.labels) == DIAGNOSIS and at.toggle(key="transpose").value is False
+    report = next(m.value for m in at.markdown if "label column" in m.value)
+    assert "read with genes in rows: the sample sheet samples.tsv holds the table's column" in (
+        report
+    )

@@ -69,7 +69,7 @@ def test_the_sweep_k_range_ends_below_the_smallest_drawn_half(grouped):
 
 #: 7 tumours from 3 patients (3, 3, 1), 28 normals from 10 patients (3 samples, one 1):
 #: Compare's default protocol (20 splits, seed 0) draws a training half with 3 tumours,
-#: 5 splits with seed 3 none with fewer than 4.
+#: 5 splits with seed 20 none with fewer than 4.
 UNEVEN = (["t0"] * 3 + ["t1"] * 3 + ["t2"], [f"n{k // 3}" for k in range(28)])
 
 
@@ -109,12 +109,50 @@ def test_the_data_page_checks_the_groups_on_the_compare_pages_protocol():
 
     assert _fewest_tumours(20, 0) == 3  # Compare's defaults: K = 3 is too large
     assert len(k_warnings()) == 1
-    # Compare set to 5 splits, seed 3: the Data page checks those splits
-    at.session_state["compare_widgets"] = {"compare_splits": 5, "compare_seed": 3}
+    # Compare set to 5 splits, seed 20: the Data page checks those splits
+    at.session_state["compare_widgets"] = {"compare_splits": 5, "compare_seed": 20}
     at.run()
-    assert _fewest_tumours(5, 3) == 4
+    assert _fewest_tumours(5, 20) == 4
     assert k_warnings() == []
     at.switch_page("views/compare.py").run()
     assert at.slider(key="compare_splits").value == 5
-    assert at.number_input(key="compare_seed").value == 3
+    assert at.number_input(key="compare_seed").value == 20
     assert k_warnings() == []  # the Compare page agrees
+
+
+def test_compare_warns_when_the_groups_allow_fewer_splits_than_asked():
+    """Issue 40, point 1: 8 tumours from 4 patients (2 each) and 12 normals from 2 patients
+    (6 each) allow 12 distinct splits (2 of the 4 tumour patients and 1 of the 2 normal
+    patients train: 6 x 2); Compare's 20 would repeat 8 of them, and the page says so."""
+    tumours = [f"t{k // 2}" for k in range(8)]
+    normals = [f"n{k // 6}" for k in range(12)]
+    n = len(tumours) + len(normals)
+    ids = [f"S{k:02d}" for k in range(n)]
+    rng = np.random.default_rng(5)
+    table = pd.DataFrame(rng.normal(size=(n, 6)), columns=[f"g{j}" for j in range(6)])
+    table.insert(0, "sample", ids)
+    sheet = pd.DataFrame(
+        {
+            "sample_id": ids,
+            "patient": tumours + normals,
+            "diagnosis": ["tumour"] * len(tumours) + ["normal"] * len(normals),
+        }
+    )
+    at = new_session()
+    for key, name, frame in (("uploader", "u.csv", table), ("sheet_uploader", "s.csv", sheet)):
+        at.file_uploader(key=key).set_value((name, frame.to_csv(index=False).encode(), "")).run()
+    if at.session_state["data"].label != "diagnosis":
+        at.selectbox(key="label_column").set_value("diagnosis").run()
+    at.session_state["minority"] = "tumour"
+    at.selectbox(key="sample_groups").set_value("patient").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    report = next(m.value for m in at.markdown if "sample groups: column" in m.value)
+    assert "6 groups (each kept on one side of a split; they allow 12 distinct splits)" in report
+    at.switch_page("views/compare.py").run()
+    assert not at.exception
+    assert at.slider(key="compare_splits").value == 20
+    repeated = [w.value for w in at.warning if "distinct splits" in w.value]
+    assert len(repeated) == 1
+    assert repeated[0].startswith("The 6 sample groups allow only 12 distinct splits")
+    at.slider(key="compare_splits").set_value(12).run()
+    assert not [w.value for w in at.warning if "distinct splits" in w.value]

@@ -32,7 +32,8 @@ def test_welch_equals_scipys_test(task):
     table = marker_table(task.X, task.y, "welch")
     assert np.allclose(table["scores"], expected.statistic, rtol=1e-10, equal_nan=True)
     assert np.allclose(table["pvals"], expected.pvalue, rtol=1e-8, equal_nan=True)
-    assert np.array_equal(welch_score(task.X, task.y), np.abs(table["scores"]))
+    assert np.array_equal(welch_score(task.X, task.y, "both"), np.abs(table["scores"]))
+    assert np.array_equal(welch_score(task.X, task.y), np.nan_to_num(table["scores"]))  # up
 
 
 def test_the_rank_sum_z_by_its_definition_and_scipys_p_without_ties():
@@ -47,7 +48,10 @@ def test_the_rank_sum_z_by_its_definition_and_scipys_p_without_ties():
         assert z[j] == pytest.approx((r1 - 8 * 31 / 2) / np.sqrt(8 * 22 * 31 / 12))
         mw = stats.mannwhitneyu(X[:8, j], X[8:, j], method="asymptotic", use_continuity=False)
         assert 2 * stats.norm.sf(abs(z[j])) == pytest.approx(mw.pvalue, rel=1e-10)
-    assert np.array_equal(wilcoxon_score(X, y), np.abs(z))
+    assert np.array_equal(wilcoxon_score(X, y, "both"), np.abs(z))
+    assert np.array_equal(wilcoxon_score(X, y), z) and np.array_equal(
+        wilcoxon_score(X, y, "down"), -z
+    )
 
 
 def test_ties_take_average_ranks_and_a_constant_feature_scores_zero():
@@ -88,12 +92,20 @@ def test_the_same_as_scanpys_rank_genes_groups(task, method, scanpy_method):
             ours[column][order], theirs[column].to_numpy(), rtol=1e-5, atol=1e-8, equal_nan=True
         ), column
     assert np.isfinite(ours["logfoldchanges"]).sum() > 100
+    # scanpy's order of the group's genes is the "up" ranking (issue 40): down our signed
+    # score, up to scanpy's float32 scores (near-equal ones may swap)
+    along = ours["rank_scores"][order]
+    assert np.all(np.diff(along) <= 1e-5 * np.abs(along).max())
 
 
 def test_the_rankers_select_through_the_registry(task):
     """Both are methods like any ranker: the CLI's names, scores from the spec, the top
-    genes by |statistic|, ties to the lower column."""
+    genes by the statistic in the direction asked (up by default: scanpy's order; both:
+    |statistic|, the ranking before issue 40), ties to the lower column."""
     for method, statistic in (("welch", welch_statistic), ("wilcoxon", wilcoxon_statistic)):
-        result = run_selection(task, None, method, top=5)
-        expected = np.argsort(-np.abs(np.nan_to_num(statistic(task.X, task.y))), kind="stable")
-        assert list(result.selection.columns) == expected[:5].tolist()
+        signed = np.nan_to_num(statistic(task.X, task.y))
+        for direction, score in (("up", signed), ("down", -signed), ("both", np.abs(signed))):
+            result = run_selection(task, None, method, top=5, direction=direction)
+            expected = np.argsort(-score, kind="stable")
+            assert list(result.selection.columns) == expected[:5].tolist()
+        assert run_selection(task, None, method, top=5).params["direction"] == "up"

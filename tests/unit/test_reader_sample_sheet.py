@@ -124,3 +124,77 @@ def test_the_command_line_takes_the_sheet(files, tmp_path, capsys, glioma):
     assert main([*argv, "--label", "grade"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "has no sample sheet column 'grade'" in err and "--label" in err
+
+
+def test_the_sheet_names_the_orientation_of_the_table(files, glioma):
+    """Issue 40, point 10: genes in rows with a sheet whose identifiers are the table's
+    column headers was refused ("no column of sheet.tsv holds the expression table's sample
+    identifiers ('g0', ...)") unless transpose was given; the sheet names the orientation."""
+    turned = load_dataset(
+        files / "expression_genes_in_rows.tsv", samples=files / "sheet.tsv", label="diagnosis"
+    )
+    given = load_dataset(
+        files / "expression_genes_in_rows.tsv",
+        samples=files / "sheet.tsv",
+        label="diagnosis",
+        transpose=True,
+    )
+    assert np.array_equal(turned.X, glioma.X) and turned.feature_names == glioma.feature_names
+    assert list(turned.labels) == list(given.labels)
+    assert turned.sample_names == given.sample_names
+    note = (
+        "read with genes in rows: the sample sheet sheet.tsv holds the table's column headers "
+        "('P000', 'P001', 'P002' and 47 more) as sample identifiers, not its first column's "
+        "values"
+    )
+    assert note in turned.notes and note not in given.notes
+    # and the other way round: transpose given, but the sheet holds the first column's ids
+    rows = load_dataset(
+        files / "expression.csv", samples=files / "sheet.tsv", label="diagnosis", transpose=True
+    )
+    assert np.array_equal(rows.X, glioma.X)
+    assert any(n.startswith("read with samples in rows: the sample sheet") for n in rows.notes)
+
+
+def test_a_sheet_matching_neither_or_both_orientations(files, tmp_path):
+    pd.DataFrame({"id": ["x", "y"], "class": ["a", "b"]}).to_csv(
+        tmp_path / "other.csv", index=False
+    )
+    with pytest.raises(FSEngineError) as caught:
+        load_dataset(
+            files / "expression_genes_in_rows.tsv", samples=tmp_path / "other.csv", label="class"
+        )
+    assert caught.value.describe().startswith(
+        "no column of other.csv holds the expression table's sample identifiers, neither "
+        "its first column's values ('"
+    )
+    assert "nor its column headers ('P000', 'P001', 'P002' and 47 more)" in caught.value.describe()
+    # a table whose first column and header both hold the ids: the orientation given stays
+    ids = ["S0", "S1", "S2", "S3"]
+    table = pd.DataFrame(np.arange(16.0).reshape(4, 4) % 5, columns=ids)
+    table.insert(0, "sample", ids)
+    table.to_csv(tmp_path / "square.csv", index=False)
+    pd.DataFrame({"sample": ids, "class": ["a", "a", "b", "b"]}).to_csv(
+        tmp_path / "square_sheet.csv", index=False
+    )
+    for transpose in (False, True):
+        ds = load_dataset(
+            tmp_path / "square.csv",
+            samples=tmp_path / "square_sheet.csv",
+            label="class",
+            transpose=transpose,
+        )
+        expected = table[ids].to_numpy()
+        assert np.array_equal(ds.X, expected.T if transpose else expected)
+        assert not any(n.startswith("read with") for n in ds.notes)
+
+
+def test_the_command_line_reads_genes_in_rows_by_the_sheet(files, tmp_path, capsys, glioma):
+    out = tmp_path / "selected.csv"
+    argv = ["select", str(files / "expression_genes_in_rows.tsv"), "--samples"]
+    argv += [str(files / "sheet.tsv"), "--label", "diagnosis", "--minority", "class 2"]
+    assert main([*argv, "--out", str(out)]) == 0
+    expected = run_selection(glioma, 2, "kofsd").selection
+    assert [line.split(",")[1] for line in out.read_text().splitlines()[1:]] == list(
+        expected.features
+    )
