@@ -9,14 +9,18 @@ is loaded, the Stream page pauses it where it is, recorded as stopped under its 
 set (a stream only advances while the Stream page is drawn).
 
 A stream is recorded in the workspace as it goes (stopped at its position until it
-reaches the end, then finished). After a reload, a bookmarked link or a server restart,
-the newest stream of each task (:func:`dashboard.persistence.pending_streams`) is
-replayed to the position it had reached when its task is current, as History's Reopen
-does, and keeps its record.
+reaches the end, then finished), with a snapshot of its selectors and events
+(:meth:`fsengine.live.LiveStream.snapshot`, taken every :data:`SNAPSHOT_SECONDS` while it
+runs and whenever it pauses or ends). After a reload, a bookmarked link or a server
+restart, the newest stream of each task (:func:`dashboard.persistence.pending_streams`)
+is brought back when its task is current, as History's Reopen does, and keeps its
+record: from its snapshot at once (only the features after the snapshot, if any, are
+streamed again), else replayed to its position.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from dataclasses import dataclass, field
@@ -35,6 +39,9 @@ RUNNING = "stream_running"
 RECORD_SECONDS = 2.0
 #: Most streams kept in the session (the oldest other task's is dropped first).
 MAX_KEPT = 4
+#: A running stream's snapshot (selectors and events) is taken this often at most, and
+#: never more often than every 20 times the last one took to write.
+SNAPSHOT_SECONDS = 10.0
 
 
 @dataclass
@@ -56,6 +63,11 @@ class Kept:
         (run id, position) last written to the workspace.
     recorded_at : float
         When (``time.monotonic``).
+    snapshot : dict or None
+        The stream's last snapshot (:meth:`LiveStream.snapshot`), written with every
+        record; None when its selector's state cannot be written.
+    snapshot_at, snapshot_cost : float
+        When it was taken (``time.monotonic``), and the seconds it took.
     lock : threading.Lock
         Held while the stream advances: a button press starts a new script run while the
         previous one's tick may still be computing (Streamlit's fast reruns).
@@ -68,6 +80,9 @@ class Kept:
     dataset: dict
     recorded: tuple | None = None
     recorded_at: float = 0.0
+    snapshot: dict | None = None
+    snapshot_at: float = -math.inf
+    snapshot_cost: float = 0.0
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def describe(self) -> str:
@@ -84,8 +99,25 @@ def _kept() -> dict[tuple, Kept]:
     return st.session_state.setdefault(STORE, {})
 
 
+def _take_snapshot(kept: Kept, now: bool) -> None:
+    """Take the stream's snapshot when ``now`` or when the last one is old enough."""
+    clock = time.monotonic()
+    wait = max(SNAPSHOT_SECONDS, 20 * kept.snapshot_cost)
+    if kept.snapshot is not None and kept.snapshot["position"] == kept.live.position:
+        return
+    if not now and clock - kept.snapshot_at < wait:
+        return
+    try:
+        kept.snapshot = kept.live.snapshot()
+    except TypeError:  # a state the format cannot hold: the stream is replayed instead
+        kept.snapshot = None
+    kept.snapshot_at = time.monotonic()
+    kept.snapshot_cost = kept.snapshot_at - clock
+
+
 def payload(kept: Kept) -> dict:
-    """What the workspace keeps of a stream: enough to replay it, and its outcome."""
+    """What the workspace keeps of a stream: enough to bring it back (its settings and,
+    when it can be taken, a snapshot to resume from), and its outcome."""
     live = kept.live
     last = live.events[-1] if live.events else None
     return {
@@ -100,16 +132,19 @@ def payload(kept: Kept) -> dict:
         "fallback": bool(live.done and live.selection().fallback),
         "holdout_gmean": live.current_gmean() if live.gmeans else None,
         "dataset": dict(kept.dataset),
+        "snapshot": kept.snapshot,
     }
 
 
-def record(kept: Kept) -> None:
+def record(kept: Kept, snapshot: bool = True) -> None:
     """Write the stream to the workspace: finished at its end, else stopped where it is
-    (a paused stream, a closed tab and a reset are never shown as finished)."""
+    (a paused stream, a closed tab and a reset are never shown as finished), with a
+    snapshot taken now (``snapshot``), else the last one if recent enough."""
     kept.recorded_at = time.monotonic()
     live = kept.live
     if kept.run_id is None or kept.recorded == (kept.run_id, live.position):
         return
+    _take_snapshot(kept, snapshot or live.done)
     if live.done:
         persistence.finish_run(kept.run_id, payload(kept), live.seconds)
     else:
@@ -120,7 +155,7 @@ def record(kept: Kept) -> None:
 def record_if_due(kept: Kept) -> None:
     """:func:`record` when the last write is :data:`RECORD_SECONDS` old."""
     if time.monotonic() - kept.recorded_at >= RECORD_SECONDS:
-        record(kept)
+        record(kept, snapshot=False)
 
 
 def current() -> Kept | None:
@@ -140,10 +175,18 @@ def current() -> Kept | None:
         persistence.pending_streams().pop(key, None)
         return None
     position = int(saved.get("position", live.total) or 0)
-    if position:
-        with st.spinner(f"Bringing back your stream ({position:,} features) ..."):
-            live.advance(max_features=position)
+    snapshot = saved.get("snapshot")
+    if snapshot and int(snapshot.get("position", 0)) <= position:
+        try:
+            live.resume(snapshot)  # seconds, whatever the position
+        except (ValueError, KeyError, TypeError):
+            live = _stream(saved)  # replayed below
+    if position > live.position:
+        with st.spinner(f"Bringing back your stream ({position - live.position:,} features) ..."):
+            live.advance(max_features=position - live.position)
     kept = Kept(live, run_id, (), session.current().name, dict(saved.get("dataset") or {}))
+    if snapshot and snapshot.get("position") == live.position:
+        kept.snapshot = snapshot
     kept.recorded = (run_id, live.position)
     _keep(key, kept)
     # dropped from the pending ones only once kept: a click during the replay stops this
