@@ -20,7 +20,7 @@ from dashboard.pages import BY_NAME
 from dashboard.session import class_text, current, current_task, task_key
 from dashboard.widgets import last_set
 from fsengine import FSEngineError
-from fsengine.estimates import Estimate, density_of, duration_text
+from fsengine.estimates import Estimate, density_of, duration_text, is_counts
 from fsengine.evaluation import protocol_refusal, protocol_warnings, stratified_splits
 from fsengine.methods import METHOD_LABELS
 from fsengine.parallel import Cancellation, RunCancelled, cancellable
@@ -433,9 +433,10 @@ def _show_active_elsewhere(store: str) -> None:
         )
 
 
-def task_size() -> tuple[int, int, float]:
-    """The current task's samples, features and share of non-zero values (what the cost
-    models of :mod:`fsengine.estimates` take), kept for the current task only.
+def task_size() -> tuple[int, int, float, bool]:
+    """The current task's samples, features, share of non-zero values and whether it holds
+    counts (what the cost models of :mod:`fsengine.estimates` take), kept for the current
+    task only.
 
     Raises
     ------
@@ -446,13 +447,14 @@ def task_size() -> tuple[int, int, float]:
     kept = st.session_state.get("_task_size")
     if kept is None or kept[0] != key:
         task = current_task()
-        kept = (key, (task.n_samples, task.n_features, density_of(task.X)))
+        size = (task.n_samples, task.n_features, density_of(task.X), is_counts(task.X))
+        kept = (key, size)
         st.session_state["_task_size"] = kept
     return kept[1]
 
 
-def estimate_for(model: Callable[[int, int, float], Estimate]) -> Estimate | None:
-    """``model(n_samples, n_features, density)`` on the current task: a run's
+def estimate_for(model: Callable[[int, int, float, bool], Estimate]) -> Estimate | None:
+    """``model(n_samples, n_features, density, counts)`` on the current task: a run's
     :class:`~fsengine.estimates.Estimate`; None when the task cannot be built or a method
     has no cost model."""
     try:

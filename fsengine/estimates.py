@@ -5,16 +5,19 @@ Each method's selection time is modelled as a power law fitted on measured runs
 (``benchmarks/bench_estimates.py`` re-measures it and rewrites
 :mod:`fsengine._estimates_fit`)::
 
-    log t = b0 + bn log n + bp log p + bd log d + bk log(K / K0)
+    log t = b0 + bn log n + bp log p + bd log d + bk log(K / K0) + bc c
 
 with n samples, p features, d the share of non-zero values (1 for a dense matrix of
-continuous values), and K the method's neighbourhood size where it has one
-(:data:`PARAMETER_TERMS`, K0 its default). The time also depends on what the data make the
-method do (how many features it selects and tests against each other), which no size
-measure knows: an estimate is a range, :class:`Estimate`, whose width is the largest misfit
-of the measured runs, times :data:`MACHINE_FACTOR` for another or a busier machine, widened
-further by ``(size / largest measured size) ** EXTRAPOLATION_EXPONENT`` in each dimension
-when the data are larger than anything measured. A fitted exponent of n or p below 0 (noise
+continuous values), K the method's neighbourhood size where it has one
+(:data:`PARAMETER_TERMS`, K0 its default), and c 1 for counts (non-negative integers,
+:func:`is_counts`: ties everywhere, which cost the neighbourhood selectors dearly), else 0.
+Every estimate takes ``density`` and ``counts`` of the data. The time also depends on what
+the data make the method do (how many features it selects and tests against each other),
+which no size measure knows: an estimate is a range, :class:`Estimate`, whose width is
+the largest misfit of the measured runs, times :data:`MACHINE_FACTOR` for another or a
+busier machine, widened further by
+``(size / largest measured size) ** EXTRAPOLATION_EXPONENT`` in each dimension when the
+data are larger than anything measured. A fitted exponent of n or p below 0 (noise
 on runs of milliseconds) counts as 0: more data never cost less.
 """
 
@@ -113,6 +116,16 @@ def density_of(X) -> float:
     return max(1e-3, min(1.0, nonzero / size))
 
 
+def is_counts(X, most: int = 100_000) -> bool:
+    """Whether a matrix (dense or scipy sparse) holds non-negative integers (raw counts),
+    judged on up to ``most`` of its stored values, evenly spaced."""
+    values = np.asarray(X.data if hasattr(X, "nnz") else X).ravel()
+    if not values.size:
+        return False
+    values = values[:: max(1, values.size // most)]
+    return bool(np.all(values >= 0) and np.all(values == np.round(values)))
+
+
 def _model(method: str) -> dict:
     try:
         return COST_MODELS[method]
@@ -126,6 +139,7 @@ def selection_seconds(
     n_features: int,
     density: float = 1.0,
     params: Mapping | None = None,
+    counts: bool = False,
 ) -> Estimate:
     """The time of one selection by ``method`` (a whole stream without events, or a
     ranking) on an ``n_samples`` x ``n_features`` matrix.
@@ -139,13 +153,15 @@ def selection_seconds(
         The share of non-zero values (1: dense, continuous).
     params : mapping, optional
         The method's parameters; its :data:`PARAMETER_TERMS` one enters the model.
+    counts : bool
+        The matrix holds counts (:func:`is_counts`).
 
     Returns
     -------
     Estimate
     """
     model = _model(method)
-    b0, bn, bp, bd, bk = model["coef"]
+    b0, bn, bp, bd, bk, bc = [*model["coef"], 0.0, 0.0][:6]
     bn, bp = max(bn, 0.0), max(bp, 0.0)  # a noisy fit never makes more data cheaper
     n, p = max(2, int(n_samples)), max(1, int(n_features))
     d = min(1.0, max(1e-3, float(density)))
@@ -153,7 +169,14 @@ def selection_seconds(
     term = PARAMETER_TERMS.get(method)
     if term is not None and params and params.get(term[0]) is not None:
         k_ratio = max(1e-3, float(params[term[0]]) / term[1])
-    log_t = b0 + bn * math.log(n) + bp * math.log(p) + bd * math.log(d) + bk * math.log(k_ratio)
+    log_t = (
+        b0
+        + bn * math.log(n)
+        + bp * math.log(p)
+        + bd * math.log(d)
+        + bk * math.log(k_ratio)
+        + bc * float(counts)
+    )
     seconds = math.exp(log_t)
     widen = (max(1.0, n / model["max_samples"]) * max(1.0, p / model["max_features"])) ** (
         EXTRAPOLATION_EXPONENT
@@ -174,11 +197,14 @@ def stream_seconds(
     n_features: int,
     density: float = 1.0,
     params: Mapping | None = None,
+    counts: bool = False,
 ) -> Estimate:
     """The computing time of a dashboard stream: the selector on all samples and its copy
     on a training half (the hold-out G-mean), feature by feature."""
-    return selection_seconds(method, n_samples, n_features, density, params) + selection_seconds(
-        method, max(2, n_samples // 2), n_features, density, params
+    return selection_seconds(
+        method, n_samples, n_features, density, params, counts=counts
+    ) + selection_seconds(
+        method, max(2, n_samples // 2), n_features, density, params, counts=counts
     )
 
 
@@ -194,6 +220,7 @@ def evaluate_seconds(
     methods: Sequence[str],
     *,
     density: float = 1.0,
+    counts: bool = False,
     params: Mapping | None = None,
     n_splits: int = 20,
     top: int | None = None,
@@ -217,13 +244,15 @@ def evaluate_seconds(
         counted.append(count_from)
     split = ZERO
     for method in counted:
-        split = split + selection_seconds(method, n_train, n_features, density, params.get(method))
+        split = split + selection_seconds(
+            method, n_train, n_features, density, params.get(method), counts=counts
+        )
     split = split + len(methods) * selection_seconds("_scoring", n_samples, 10)
     total = split * (n_splits / _workers(n_jobs, n_splits))
     if whole_data:
         for method in counted:
             total = total + selection_seconds(
-                method, n_samples, n_features, density, params.get(method)
+                method, n_samples, n_features, density, params.get(method), counts=counts
             )
     return total
 
@@ -236,6 +265,7 @@ def sweep_values_seconds(
     values: Sequence,
     *,
     density: float = 1.0,
+    counts: bool = False,
     params: Mapping | None = None,
     n_splits: int = 20,
     n_jobs: int | None = None,
@@ -246,7 +276,12 @@ def sweep_values_seconds(
     split = ZERO
     for value in values:
         split = split + selection_seconds(
-            method, n_train, n_features, density, {**(params or {}), parameter: value}
+            method,
+            n_train,
+            n_features,
+            density,
+            {**(params or {}), parameter: value},
+            counts=counts,
         )
         split = split + selection_seconds("_scoring", n_samples, 10)
     return split * (n_splits / _workers(n_jobs, n_splits))
@@ -259,6 +294,7 @@ def sweep_top_seconds(
     tops: Sequence[int],
     *,
     density: float = 1.0,
+    counts: bool = False,
     params: Mapping | None = None,
     n_splits: int = 20,
     n_jobs: int | None = None,
@@ -269,7 +305,9 @@ def sweep_top_seconds(
     n_train = max(2, n_samples // 2)
     split = ZERO
     for method in methods:
-        split = split + selection_seconds(method, n_train, n_features, density, params.get(method))
+        split = split + selection_seconds(
+            method, n_train, n_features, density, params.get(method), counts=counts
+        )
         split = split + len(tops) * selection_seconds("_scoring", n_samples, 10)
     return split * (n_splits / _workers(n_jobs, n_splits))
 
@@ -280,6 +318,7 @@ def sweep_k_seconds(
     ks: Sequence[int],
     *,
     density: float = 1.0,
+    counts: bool = False,
     params: Mapping | None = None,
     n_splits: int = 20,
     n_jobs: int | None = None,
@@ -289,7 +328,7 @@ def sweep_k_seconds(
     selection is scored."""
     n_train = max(2, n_samples // 2)
     params = {**(params or {}), "k": max(ks)}
-    split = selection_seconds("kofsd", n_train, n_features, density, params) + len(
+    split = selection_seconds("kofsd", n_train, n_features, density, params, counts=counts) + len(
         ks
     ) * selection_seconds("_scoring", n_samples, 10)
     return split * (n_splits / _workers(n_jobs, n_splits))

@@ -18,8 +18,8 @@ Two bounds keep a page that calls :meth:`LiveStream.advance` on a timer responsi
 
 * a time budget (``max_seconds``) is kept by sizing each chunk from the measured cost
   of a feature (a running mean, :data:`COST_MEMORY`), at most twice the last chunk, and
-  the first chunk of a stream, whose cost is not known yet, is at most
-  :data:`FIRST_CHUNK` features;
+  the first chunk of a stream, whose cost is not measured yet, from the expected cost
+  (:attr:`LiveStream.expected_feature_seconds`), at most :data:`FIRST_CHUNK` features;
 * :meth:`LiveStream.advance_paced` ends the stream at a wall-clock time (about 8 s after
   Start, say): each call takes the share of the remaining features that the remaining
   time calls for (:func:`paced_features`), whatever the drawing between calls costs, and
@@ -175,6 +175,10 @@ class LiveStream:
         #: Seconds a feature costs (both selectors), a running mean over the chunks
         #: (:data:`COST_MEMORY`); None before the first chunk.
         self.feature_seconds: float | None = None
+        #: What a feature is expected to cost before any is measured (seconds, both
+        #: selectors; e.g. from :func:`fsengine.estimates.stream_seconds`): the first chunk
+        #: under a time budget is sized from it (None: :data:`FIRST_CHUNK` features).
+        self.expected_feature_seconds: float | None = None
         self._last_take = FIRST_CHUNK  # features in the last chunk
         #: The pace of :meth:`advance_paced`: (its seconds for a whole stream, the wall-clock
         #: time it should end); None when not paced.
@@ -324,7 +328,9 @@ class LiveStream:
         """Features that fit in ``seconds_left`` at the measured cost: at least 1, at most
         twice the last chunk (the cost may have been measured on cheap features)."""
         if self.feature_seconds is None:
-            return FIRST_CHUNK
+            if self.expected_feature_seconds is None:
+                return FIRST_CHUNK
+            return max(1, min(FIRST_CHUNK, int(seconds_left / self.expected_feature_seconds)))
         if seconds_left <= 0:
             return 1
         most = 2 * self._last_take

@@ -27,7 +27,7 @@ from dashboard.widgets import (
 )
 from fsengine import FSEngineError
 from fsengine.benchmark import compare_study, run_study, study_table
-from fsengine.estimates import Estimate, density_of, evaluate_seconds
+from fsengine.estimates import Estimate, density_of, evaluate_seconds, is_counts
 from fsengine.evaluation import (
     protocol_refusal,
     protocol_warnings,
@@ -86,6 +86,7 @@ def _estimate(entries, methods, splits: int, top, params) -> Estimate | None:
                 ds.n_features,
                 methods,
                 density=density_of(ds.X),
+                counts=is_counts(ds.X),
                 params=params,
                 n_splits=splits,
                 top=top,

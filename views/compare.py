@@ -123,8 +123,8 @@ result = running.run_button(
     widgets=WIDGETS,
     refusal=running.refusal(True, splits, seed),
     estimate=running.estimate_for(
-        lambda n, p, density: evaluate_seconds(
-            n, p, methods, density=density, params=params, n_splits=splits, top=top
+        lambda n, p, density, counts: evaluate_seconds(
+            n, p, methods, density=density, counts=counts, params=params, n_splits=splits, top=top
         )
     )
     if methods

@@ -12,6 +12,7 @@ from dashboard.messages import describe
 from dashboard.pages import BY_NAME
 from dashboard.widgets import method_widgets, widget_defaults
 from fsengine import FSEngineError
+from fsengine.estimates import stream_seconds
 from fsengine.export import events_to_csv, selection_rows, selection_to_csv
 from fsengine.figures import stream_figure
 from fsengine.live import duration_text
@@ -145,12 +146,42 @@ def _start() -> streams.Kept | None:
 refused = running.refusal(protocol=False)
 if refused:
     st.caption(f":material/block: {refused}")
+fresh = kept is None or kept.live.done
+estimate = (
+    running.estimate_for(
+        lambda n, p, density, counts: stream_seconds(method, n, p, density, params, counts=counts)
+    )
+    if fresh and not refused
+    else None
+)
 buttons = st.columns(4)
-if buttons[0].button(
+start = buttons[0].button(
     "Start", type="primary", key="stream_start", width="stretch", disabled=bool(refused)
-):
+)
+if start and fresh and estimate is not None and estimate.long:
+    st.session_state["stream_confirm"] = settings  # a long stream starts once confirmed
+    start = False
+if st.session_state.get("stream_confirm") is not None:
+    if st.session_state["stream_confirm"] != settings or estimate is None:
+        st.session_state.pop("stream_confirm")
+    else:
+        st.warning(
+            f"{get_method(method).spec.label} on this data set would compute for "
+            f"{estimate.text()}: a long time. Start it anyway? Pause stops it at any moment.",
+            icon=":material/hourglass_top:",
+        )
+        yes, no, _ = st.columns([1, 1, 3])
+        if yes.button("Start anyway", type="primary", key="stream_confirm_start"):
+            st.session_state.pop("stream_confirm")
+            start = True
+        elif no.button("Don't start", key="stream_confirm_cancel"):
+            st.session_state.pop("stream_confirm")
+            st.rerun()
+if start:
     if kept is None or kept.live.done:
         kept = _start()
+        if kept is not None and estimate is not None:  # a small first chunk
+            kept.live.expected_feature_seconds = estimate.high / max(kept.live.total, 1)
     if kept is not None:
         kept.live.stop_pacing()  # paced again from the first tick
     streams.set_running(kept is not None)
@@ -172,6 +203,11 @@ if buttons[3].button("Reset", key="stream_reset", width="stretch"):
     kept = None
 if "stream_error" in st.session_state:
     st.error(st.session_state["stream_error"])
+if estimate is not None:
+    st.caption(
+        f":material/schedule: The whole stream's computation: {estimate.text()} on this "
+        "server (from the selector's measured cost on data of this size)."
+    )
 
 
 @st.fragment(run_every=TICK_SECONDS if streams.is_running() else None)

@@ -260,8 +260,10 @@ if parameter is not None:
             widgets=WIDGETS,
             refusal=running.refusal(True, splits, seed),
             estimate=running.estimate_for(
-                lambda n, p, density: (
-                    sweep_k_seconds(n, p, values, density=density, params=others, n_splits=splits)
+                lambda n, p, density, counts: (
+                    sweep_k_seconds(
+                        n, p, values, density=density, counts=counts, params=others, n_splits=splits
+                    )
                     if is_k
                     else sweep_values_seconds(
                         n,
@@ -270,6 +272,7 @@ if parameter is not None:
                         parameter,
                         values,
                         density=density,
+                        counts=counts,
                         params=others,
                         n_splits=splits,
                     )
@@ -410,8 +413,15 @@ top_result = running.run_button(
     widgets=WIDGETS,
     refusal=running.refusal(True, splits, seed),
     estimate=running.estimate_for(
-        lambda n, p, density: sweep_top_seconds(
-            n, p, rankers, tops, density=density, params=ranker_params, n_splits=splits
+        lambda n, p, density, counts: sweep_top_seconds(
+            n,
+            p,
+            rankers,
+            tops,
+            density=density,
+            counts=counts,
+            params=ranker_params,
+            n_splits=splits,
         )
     )
     if rankers

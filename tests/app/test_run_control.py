@@ -16,7 +16,7 @@ from apptest_helpers import click, session, workspace_id
 
 from conftest import SLOW_SECONDS
 from dashboard import workspace
-from fsengine.estimates import density_of, evaluate_seconds
+from fsengine.estimates import density_of, evaluate_seconds, is_counts
 from fsengine.parallel import current_cancellation
 
 
@@ -62,6 +62,7 @@ def test_a_long_comparison_says_its_time_and_waits_for_a_confirmation():
         X.shape[1],
         methods,
         density=density_of(X),
+        counts=is_counts(X),
         params={"kofsd": {"k": k}} if k is not None else None,
         n_splits=50,
     )
@@ -153,3 +154,43 @@ def test_a_running_record_no_one_computes_is_shown_stopped_with_how_far_it_got()
     table = at.dataframe[0].value
     assert list(table["status"]) == ["stopped"]
     assert list(table["reached"]) == ["12 of 300 (split 1/20 kofsd)"]
+
+
+def test_a_long_stream_says_its_time_and_starts_once_confirmed_with_a_small_first_step():
+    from fsengine.estimates import stream_seconds
+    from fsengine.live import FIRST_CHUNK
+
+    at = session()
+    _upload(at, "cells.csv", _sparse_csv(3000, 150))
+    at.switch_page("views/stream.py").run()
+    at.selectbox(key="stream_method").set_value("sfsf").run()
+    X = at.session_state["data"].dataset.X
+    params = {
+        key.removeprefix("stream_sfsf_"): value
+        for key, value in at.session_state["stream_widgets"].items()
+        if key.startswith("stream_sfsf_")
+    }
+    expected = stream_seconds(
+        "sfsf", X.shape[0], X.shape[1], density_of(X), params, counts=is_counts(X)
+    )
+    assert expected.long  # the case of the test
+    assert f"The whole stream's computation: {expected.text()}" in _texts(at.caption)
+
+    at.button(key="stream_start").click().run()
+    assert "would compute for" in _texts(at.warning)
+    state = at.session_state
+    assert "stream_running" not in state or not state["stream_running"]
+    assert "streams" not in state or not state["streams"]  # nothing started
+    assert not _runs(at, "stream")
+    click(at, "Don't start")
+    assert "would compute for" not in _texts(at.warning)
+
+    at.button(key="stream_start").click().run()
+    click(at, "Start anyway")
+    (kept,) = at.session_state["streams"].values()
+    live = kept.live
+    assert live.expected_feature_seconds == expected.high / 150
+    # the first step is cut to what the estimate says fits in a tick (at least a feature)
+    assert 1 <= live.position <= max(1, min(FIRST_CHUNK, int(0.2 / live.expected_feature_seconds)))
+    at.button(key="stream_pause").click().run()
+    assert not at.exception

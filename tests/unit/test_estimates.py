@@ -101,3 +101,29 @@ def test_the_words():
     assert Estimate(0.2, 0.05, 3).text() == "under a second (up to 3 s)"
     assert Estimate(0.2, 0.05, 0.5).text() == "under a second"
     assert Estimate(90, 30, 300).long and not Estimate(40, 15, 120).long
+
+
+def test_the_command_line_says_a_long_evaluation_s_estimate(capsys, monkeypatch, srbct):
+    from conftest import SAMPLE
+    from fsengine.cli import main, protocol
+    from fsengine.task import Task
+
+    task = Task.from_dataset(srbct, 2)
+    expected = evaluate_seconds(
+        task.n_samples,
+        task.n_features,
+        ["fisher"],
+        density=estimates.density_of(task.X),
+        counts=estimates.is_counts(task.X),
+        n_splits=2,
+        n_jobs=1,
+        whole_data=False,
+    )
+    argv = ["evaluate", str(SAMPLE), "--minority", "2", "--methods", "fisher", "--splits", "2"]
+    monkeypatch.setattr(protocol, "LONG_SECONDS", expected.seconds / 2)  # long, here
+    assert main([*argv, "--jobs", "1"]) in (0, None)
+    err = capsys.readouterr().err
+    assert f"fsengine: the evaluation is estimated to take {expected.text()}\n" in err
+    monkeypatch.setattr(protocol, "LONG_SECONDS", expected.seconds * 2)  # short: quiet
+    assert main([*argv, "--jobs", "1"]) in (0, None)
+    assert "estimated" not in capsys.readouterr().err
