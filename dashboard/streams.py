@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass, field
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
 from dashboard import persistence, session
 from fsengine.live import LiveStream
@@ -70,7 +71,12 @@ class Kept:
         When it was taken (``time.monotonic``), and the seconds it took.
     lock : threading.Lock
         Held while the stream advances: a button press starts a new script run while the
-        previous one's tick may still be computing (Streamlit's fast reruns).
+        previous one's tick may still be computing (Streamlit's fast reruns), and a chunk
+        may compute off the script thread (:func:`advance_in_background`).
+    worker : threading.Thread or None
+        The thread of its last chunk.
+    record_pending : bool
+        A record asked for while a chunk computed: the chunk's thread writes it.
     """
 
     live: LiveStream
@@ -84,6 +90,8 @@ class Kept:
     snapshot_at: float = -math.inf
     snapshot_cost: float = 0.0
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    worker: threading.Thread | None = field(default=None, repr=False, compare=False)
+    record_pending: bool = False
 
     def describe(self) -> str:
         """ "K-OFSD on leukemia.csv (minority 1), stopped at 1,200 of 7,129 features"."""
@@ -140,6 +148,16 @@ def record(kept: Kept, snapshot: bool = True) -> None:
     """Write the stream to the workspace: finished at its end, else stopped where it is
     (a paused stream, a closed tab and a reset are never shown as finished), with a
     snapshot taken now (``snapshot``), else the last one if recent enough."""
+    if not kept.lock.acquire(blocking=False):  # a chunk computes: written after it
+        kept.record_pending = True
+        return
+    try:
+        _record(kept, snapshot)
+    finally:
+        kept.lock.release()
+
+
+def _record(kept: Kept, snapshot: bool) -> None:
     kept.recorded_at = time.monotonic()
     live = kept.live
     if kept.run_id is None or kept.recorded == (kept.run_id, live.position):
@@ -150,6 +168,38 @@ def record(kept: Kept, snapshot: bool = True) -> None:
     else:
         persistence.stop_run(kept.run_id, payload(kept), live.seconds)
     kept.recorded = (kept.run_id, live.position)
+
+
+def busy(kept: Kept) -> bool:
+    """Whether a chunk of the stream computes (:func:`advance_in_background`)."""
+    return kept.worker is not None and kept.worker.is_alive()
+
+
+def advance_in_background(kept: Kept, chunk, wait: float) -> bool:
+    """Advance the stream by ``chunk(live)`` in a thread of its own and wait up to ``wait``
+    seconds for it; returns whether it still computes (the page then draws the stream as
+    it was, and stays live: Pause, another page). While a chunk computes, no other
+    starts. A record asked for meanwhile is written when it ends."""
+    if busy(kept):
+        kept.worker.join(wait)
+        return busy(kept)
+    ctx = get_script_run_ctx()
+
+    def run() -> None:
+        with kept.lock:
+            chunk(kept.live)
+        if kept.record_pending:
+            kept.record_pending = False
+            try:
+                record(kept)
+            except Exception:  # noqa: BLE001 - the session may be gone; the next record
+                pass
+
+    kept.worker = threading.Thread(target=run, name="fsengine-stream-chunk", daemon=True)
+    add_script_run_ctx(kept.worker, ctx)  # its record reads the session
+    kept.worker.start()
+    kept.worker.join(wait)
+    return busy(kept)
 
 
 def record_if_due(kept: Kept) -> None:

@@ -29,6 +29,9 @@ PACED_SECONDS = 8.0
 TICK_BUDGET = 0.2
 #: The most a tick computes at "about 8 s" when it is behind that time (a busy machine).
 CATCH_UP_BUDGET = 0.6
+#: Seconds a tick waits for its chunk: a chunk still computing then (a selector whose one
+#: feature takes longer than a tick) goes on off the script thread, and the page stays live.
+CHUNK_WAIT = 1.0
 
 WIDGETS = BY_NAME["stream"].widgets
 #: Every widget of the page and its first value (kept across page switches); each
@@ -231,29 +234,50 @@ def stream_view() -> None:
                 "selector's ahead of time). Once only: seconds to a minute."
             )
         )
-        with compiling, kept.lock:  # one script thread advances the stream at a time
+
+        def chunk(live) -> None:
             if per_tick == "auto":  # ends PACED_SECONDS after Start, whatever a tick costs
                 live.advance_paced(PACED_SECONDS, TICK_SECONDS, TICK_BUDGET, CATCH_UP_BUDGET)
-                late = live.paced_note()
             else:
                 live.stop_pacing()
                 live.advance(max_features=per_tick, max_seconds=TICK_BUDGET)
-        if not ready:
-            live.stop_pacing()  # the compiling took its time: pace the rest from here
-        if live.done:
-            streams.set_running(False)
-            streams.record(kept)
-            st.rerun()  # stop the timer, show the final result
-        streams.record_if_due(kept)  # stopped at this position until it goes further
+
+        with compiling:  # a chunk longer than a tick goes on off the script thread
+            computing = streams.advance_in_background(kept, chunk, CHUNK_WAIT)
+        if computing:
+            cost = live.feature_seconds or live.expected_feature_seconds
+            st.caption(
+                f":material/hourglass_top: Computing the next features: "
+                f"{get_method(live.method).spec.label} takes "
+                + (
+                    f"about {cost:.1f} s a feature here"
+                    if cost and cost >= 1
+                    else f"about {1000 * cost:.0f} ms a feature here"
+                    if cost
+                    else "long here"
+                )
+                + "; the page shows the stream as it was until they are done. Pause stops it "
+                "after them."
+            )
+        else:
+            late = live.paced_note() if per_tick == "auto" else ""
+            if not ready:
+                live.stop_pacing()  # the compiling took its time: pace the rest from here
+            if live.done:
+                streams.set_running(False)
+                streams.record(kept)
+                st.rerun()  # stop the timer, show the final result
+            streams.record_if_due(kept)  # stopped at this position until it goes further
     elif not live.done and live.position:
         st.caption(
             f"Stopped at {live.position:,} of {live.total:,} features: Start continues it, "
             "Reset clears the page for a new stream (this one stays in History, to reopen)."
         )
+    done = live.done and not streams.busy(kept)
     last = live.events[-1] if live.events else None
     metrics = st.columns(4)
     metrics[0].metric("Features streamed", f"{live.position} / {live.total}")
-    fallback = live.selection().fallback_text(METHOD_LABELS[live.method]) if live.done else None
+    fallback = live.selection().fallback_text(METHOD_LABELS[live.method]) if done else None
     metrics[1].metric(
         "Selected",
         len(last.selected) if last else 0,
@@ -314,7 +338,7 @@ def stream_view() -> None:
                 st.markdown(f"**{term}**: {TERMS[term]}")
     with right:
         st.subheader("Selected genes")
-        if live.done:
+        if done:
             selection = live.selection()
             if selection.fallback:
                 st.warning(

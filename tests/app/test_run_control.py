@@ -194,3 +194,35 @@ def test_a_long_stream_says_its_time_and_starts_once_confirmed_with_a_small_firs
     assert 1 <= live.position <= max(1, min(FIRST_CHUNK, int(0.2 / live.expected_feature_seconds)))
     at.button(key="stream_pause").click().run()
     assert not at.exception
+
+
+def test_a_slow_step_of_a_stream_computes_off_the_page_and_pause_answers_at_once(monkeypatch):
+    """A feature that takes longer than a tick (K-OFSD's first on 20,000 cells: 22 s)
+    computes off the script thread: the page is drawn meanwhile and Pause answers at once;
+    the pause is recorded when the step ends."""
+    from fsengine.live import LiveStream
+
+    release = threading.Event()
+    advance = LiveStream.advance
+
+    def slow(self, *args, **kwargs):
+        release.wait(SLOW_SECONDS)
+        return advance(self, max_features=1)
+
+    at = session(page="views/stream.py")
+    at.select_slider(key="stream_speed").set_value("1").run()
+    monkeypatch.setattr(LiveStream, "advance", slow)
+    at.button(key="stream_start").click().run()  # drawn while the step computes
+    assert "Computing the next features" in _texts(at.caption)
+    (kept,) = at.session_state["streams"].values()
+    assert kept.live.position == 0
+    at.button(key="stream_pause").click().run()  # answers before the step ends
+    assert not at.session_state["stream_running"]
+    assert kept.worker.is_alive()
+    release.set()
+    kept.worker.join(SLOW_SECONDS)
+    monkeypatch.undo()
+    assert kept.live.position == 1
+    (run,) = _runs(at, "stream")
+    _, payload = workspace.default_store().load_run(workspace_id(at), run.id)
+    assert (run.status, payload["position"]) == ("stopped", 1)  # written after the step
