@@ -245,7 +245,7 @@ def run_once(
             if isinstance(exc, FSEngineError):  # refused: a message, not a run
                 persistence.delete_run(run_id, found=found, wid=wid)
             else:
-                _note_reached(found, run_id, active)
+                _note_reached(found, run_id, active, final=True)
                 persistence.stop_run(run_id, None, seconds, found=found)
                 status["stopped_run"] = (key, run_id)
         with _ACTIVE_LOCK:  # once recorded: History waits for this
@@ -286,13 +286,14 @@ def run_once(
     return result
 
 
-def _note_reached(found, run_id: int | None, active: ActiveRun) -> None:
+def _note_reached(found, run_id: int | None, active: ActiveRun, final: bool = False) -> None:
     """Write how far a running run got to its record (History shows it, also after the
-    server is gone)."""
-    if run_id is None or not active.reached[1]:
+    server is gone); ``final`` (it stops): also when no step had ended."""
+    if run_id is None or not (active.reached[1] or final):
         return
+    reached = active.reached_text() if active.reached[1] else "before its first step ended"
     try:
-        found.note_reached(run_id, active.reached_text())
+        found.note_reached(run_id, reached)
     except Exception:  # noqa: BLE001 - only a note; the run goes on
         pass
 
@@ -372,18 +373,22 @@ def run_button(
         if st.session_state[confirm_key] != key:
             st.session_state.pop(confirm_key)  # the settings changed: ask again
         elif estimate is not None:
-            st.warning(
-                f"This run would take {estimate.text()}: a long time. Run it anyway? It "
-                "can be cancelled at any moment.",
-                icon=":material/hourglass_top:",
-            )
-            yes, no, _ = st.columns([1, 1, 3])
-            if yes.button("Run anyway", type="primary", key=store + "_confirm_run"):
-                st.session_state.pop(confirm_key)
-                pressed = True
-            elif no.button("Don't run", key=store + "_confirm_cancel"):
-                st.session_state.pop(confirm_key)
-                st.rerun()
+            box = st.empty()  # emptied once answered: the run's progress takes its place
+            with box.container():
+                st.warning(
+                    f"This run would take {estimate.text()}: a long time. Run it anyway? It "
+                    "can be cancelled at any moment.",
+                    icon=":material/hourglass_top:",
+                )
+                yes, no, _ = st.columns([1, 1, 3])
+                if yes.button("Run anyway", type="primary", key=store + "_confirm_run"):
+                    st.session_state.pop(confirm_key)
+                    pressed = True
+                elif no.button("Don't run", key=store + "_confirm_cancel"):
+                    st.session_state.pop(confirm_key)
+                    st.rerun()
+            if pressed:
+                box.empty()
     _show_active_elsewhere(store)
     if pressed:
         try:

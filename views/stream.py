@@ -168,18 +168,23 @@ if st.session_state.get("stream_confirm") is not None:
     if st.session_state["stream_confirm"] != settings or estimate is None:
         st.session_state.pop("stream_confirm")
     else:
-        st.warning(
-            f"{get_method(method).spec.label} on this data set would compute for "
-            f"{estimate.text()}: a long time. Start it anyway? Pause stops it at any moment.",
-            icon=":material/hourglass_top:",
-        )
-        yes, no, _ = st.columns([1, 1, 3])
-        if yes.button("Start anyway", type="primary", key="stream_confirm_start"):
-            st.session_state.pop("stream_confirm")
-            start = True
-        elif no.button("Don't start", key="stream_confirm_cancel"):
-            st.session_state.pop("stream_confirm")
-            st.rerun()
+        asking = st.empty()  # emptied once answered
+        with asking.container():
+            st.warning(
+                f"{get_method(method).spec.label} on this data set would compute for "
+                f"{estimate.text()}: a long time. Start it anyway? Pause stops it at any "
+                "moment.",
+                icon=":material/hourglass_top:",
+            )
+            yes, no, _ = st.columns([1, 1, 3])
+            if yes.button("Start anyway", type="primary", key="stream_confirm_start"):
+                st.session_state.pop("stream_confirm")
+                start = True
+            elif no.button("Don't start", key="stream_confirm_cancel"):
+                st.session_state.pop("stream_confirm")
+                st.rerun()
+        if start:
+            asking.empty()
 if start:
     if kept is None or kept.live.done:
         kept = _start()

@@ -191,6 +191,9 @@ def test_a_long_stream_says_its_time_and_starts_once_confirmed_with_a_small_firs
     live = kept.live
     assert live.expected_feature_seconds == expected.high / 150
     # the first step is cut to what the estimate says fits in a tick (at least a feature)
+    at.button(key="stream_pause").click().run()
+    if kept.worker is not None:
+        kept.worker.join(SLOW_SECONDS)
     assert 1 <= live.position <= max(1, min(FIRST_CHUNK, int(0.2 / live.expected_feature_seconds)))
     at.button(key="stream_pause").click().run()
     assert not at.exception
