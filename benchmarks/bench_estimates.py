@@ -3,22 +3,22 @@
 Every registered method selects on seeded synthetic matrices over a grid of sizes: dense
 continuous values and sparse log counts (a 10 % minority class with five genes up in it),
 and raw single-cell counts (tests/synthetic.py, a rare type of 1 %). The median of the
-repeats is fitted per method as
-``log t = b0 + bn log n + bp log p + bd log d + bk log(K / K0) + bc counts`` by least
-squares (n samples, p features, d the share of non-zero values, K the method's
-neighbourhood size where it has one, counts 1 for non-negative integers). Sizes grow until
-a run takes longer than ``--max-seconds``, so slow methods are fitted on smaller matrices.
+repeats is fitted per method and kind of data as ``log t = b0 + bn log n + bp log p`` by
+least squares (n samples, p features), with a shared ``bk log(K / K0)`` for the method's
+neighbourhood size K where it has one. Sizes grow until a run takes longer than
+``--max-seconds``, so slow methods are fitted on smaller matrices.
 The scoring of a split (1-NN and a linear SVM on the test half) is fitted the same way, as
 ``_scoring``.
 
-Run ``python benchmarks/bench_estimates.py --write`` to rewrite
-``fsengine/_estimates_fit.py`` (a few minutes to half an hour on two cores); without
-``--write`` it prints the fit and how far each measured run is from the new model.
+Run ``python benchmarks/bench_estimates.py --write --save runs.json`` to rewrite
+``fsengine/_estimates_fit.py`` (about an hour on two cores), ``--refit runs.json --write``
+to fit saved runs again; without ``--write`` it prints the fit.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import statistics
 import sys
@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from fsengine.estimates import PARAMETER_TERMS, density_of, is_counts  # noqa: E402
+from fsengine.estimates import PARAMETER_TERMS  # noqa: E402
 from fsengine.evaluation.metrics import score_columns  # noqa: E402
 from fsengine.methods import METHODS  # noqa: E402
 from fsengine.runs import run_selection  # noqa: E402
@@ -92,24 +92,79 @@ def measure(method: str, task: Task, params: dict, repeats: int) -> float:
     return statistics.median(times)
 
 
-def fit(rows: list[tuple]) -> tuple[list[float], float]:
-    """Least squares of log t on (1, log n, log p, log d, log K, counts); coefficients of
-    columns that do not vary are 0. Returns (b0, bn, bp, bd, bk, bc) and the residuals'
-    largest absolute value (natural log)."""
-    A = np.array(
-        [
-            [1.0, math.log(n), math.log(p), math.log(d), math.log(k), float(c)]
-            for n, p, d, k, c, _ in rows
-        ]
-    )
-    t = np.log(np.array([max(r[-1], 1e-5) for r in rows]))
-    varies = [0] + [j for j in range(1, 6) if np.ptp(A[:, j]) > 0]
-    coef, *_ = np.linalg.lstsq(A[:, varies], t, rcond=None)
-    full = [0.0] * 6
-    for j, c in zip(varies, coef):
-        full[j] = float(c)
-    residuals = t - A @ np.array(full)
-    return full, float(np.max(np.abs(residuals))) if len(residuals) else 0.0
+def fit(rows: list[dict]) -> dict:
+    """The model of one method from its measured ``rows`` (kind, n, p, k_ratio, seconds).
+
+    Per kind of data: least squares of log t on (1, log n, log p) over its runs at the
+    default K, and the largest absolute residual (natural log) as its spread; the K term
+    (log t against log K / K0 at one size) is shared. A coefficient of a column that does
+    not vary is 0."""
+    model: dict = {"kinds": {}, "bk": 0.0}
+    for kind in KINDS:
+        mine = [r for r in rows if r["kind"] == kind and r["k_ratio"] == 1.0]
+        if not mine:
+            continue
+        A = np.array([[1.0, math.log(r["n"]), math.log(r["p"])] for r in mine])
+        t = np.log(np.array([max(r["seconds"], 1e-5) for r in mine]))
+        varies = [0] + [j for j in (1, 2) if np.ptp(A[:, j]) > 0]
+        coef, *_ = np.linalg.lstsq(A[:, varies], t, rcond=None)
+        full = [0.0, 0.0, 0.0]
+        for j, c in zip(varies, coef):
+            full[j] = float(c)
+        residuals = t - A @ np.array(full)
+        model["kinds"][kind] = {
+            "coef": [round(c, 4) for c in full],
+            "spread": round(float(np.max(np.abs(residuals))), 3),
+            "max_samples": max(r["n"] for r in mine),
+            "max_features": max(r["p"] for r in mine),
+        }
+    ks = [r for r in rows if r["k_ratio"] != 1.0 or (r["kind"] == "k")]
+    if len(ks) >= 2:
+        x = np.log([r["k_ratio"] for r in ks])
+        y = np.log([max(r["seconds"], 1e-5) for r in ks])
+        model["bk"] = round(float(np.polyfit(x, y, 1)[0]), 4)
+    return model
+
+
+def measure_method(method: str, options) -> list[dict]:
+    """Every measured run of ``method``: each kind and number of features, samples growing
+    until a run takes longer than ``options.max_seconds``; then its K term."""
+    rows = []
+    for kind in KINDS:
+        for p in FEATURES:
+            for n in SAMPLES:
+                task = matrix(n, p, kind)
+                seconds = measure(method, task, {}, options.repeats)
+                rows.append(
+                    {
+                        "method": method,
+                        "kind": kind,
+                        "n": n,
+                        "p": p,
+                        "k_ratio": 1.0,
+                        "seconds": seconds,
+                    }
+                )
+                print(f"{method:16s} {kind:6s} n={n:5d} p={p:4d} {seconds:9.3f} s", flush=True)
+                if seconds > options.max_seconds:
+                    break
+    term = PARAMETER_TERMS.get(method)
+    if term is not None:  # the neighbourhood size, at one middle size
+        name, default = term
+        for k in (max(1, default // 2), default, 2 * default):
+            seconds = measure(method, matrix(400, 100, "dense"), {name: k}, options.repeats)
+            rows.append(
+                {
+                    "method": method,
+                    "kind": "k",
+                    "n": 400,
+                    "p": 100,
+                    "k_ratio": k / default,
+                    "seconds": seconds,
+                }
+            )
+            print(f"{method:16s} {name}={k} {seconds:9.3f} s", flush=True)
+    return rows
 
 
 def main(argv=None) -> int:
@@ -118,39 +173,21 @@ def main(argv=None) -> int:
     parser.add_argument("--max-seconds", type=float, default=10.0)
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--methods", default=",".join(("_scoring", *METHODS)))
+    parser.add_argument("--save", type=Path, help="write the measured runs to this JSON file")
+    parser.add_argument(
+        "--refit", type=Path, help="fit the runs of this JSON file (from --save) instead"
+    )
     options = parser.parse_args(argv)
+    if options.refit:
+        rows = json.loads(options.refit.read_text())
+    else:
+        measure("_scoring", matrix(200, 100, "dense"), {}, 1)  # imports: not measured
+        rows = [r for m in options.methods.split(",") for r in measure_method(m, options)]
+        if options.save:
+            options.save.write_text(json.dumps(rows, indent=0))
     fitted = {}
-    for method in options.methods.split(","):
-        rows = []
-        term = PARAMETER_TERMS.get(method)
-        for kind in KINDS:
-            for p in FEATURES:
-                for n in SAMPLES:
-                    task = matrix(n, p, kind)
-                    density, counts = density_of(task.X), is_counts(task.X)
-                    seconds = measure(method, task, {}, options.repeats)
-                    rows.append((n, p, density, 1.0, counts, seconds))
-                    print(
-                        f"{method:16s} {kind:6s} n={n:5d} p={p:4d} d={density:.2f} "
-                        f"{seconds:9.3f} s",
-                        flush=True,
-                    )
-                    if seconds > options.max_seconds:
-                        break
-        if term is not None:  # the neighbourhood size, at the middle size
-            name, default = term
-            for k in (max(1, default // 2), default, 2 * default):
-                task = matrix(400, 100, "dense")
-                seconds = measure(method, task, {name: k}, options.repeats)
-                rows.append((400, 100, 1.0, k / default, False, seconds))
-                print(f"{method:16s} {name}={k} {seconds:9.3f} s", flush=True)
-        coef, spread = fit(rows)
-        fitted[method] = {
-            "coef": [round(c, 4) for c in coef],
-            "spread": round(spread, 3),
-            "max_samples": max(r[0] for r in rows),
-            "max_features": max(r[1] for r in rows),
-        }
+    for method in dict.fromkeys(r["method"] for r in rows):
+        fitted[method] = fit([r for r in rows if r["method"] == method])
         print(f"{method}: {fitted[method]}", flush=True)
     if options.write:
         lines = [
@@ -160,10 +197,9 @@ def main(argv=None) -> int:
             f"Measured on: {sys.platform}, {time.strftime('%Y-%m-%d')}.",
             '"""',
             "",
-            "#: method -> coef (b0, bn, bp, bd, bk, bc) of log seconds on (1, log n, log p,",
-            "#: log density, log K / default K, counts), spread (largest |residual|, natural",
-            "#: log),",
-            "#: and the largest samples and features measured.",
+            "#: method -> per kind of data (dense, sparse, counts): coef (b0, bn, bp) of log",
+            "#: seconds on (1, log n, log p), spread (largest |residual|, natural log) and the",
+            "#: largest samples and features measured; bk: of log K / default K.",
             "COST_MODELS = {",
         ]
         for method, model in fitted.items():

@@ -3,22 +3,23 @@ built on them (a selection, a stream, a comparison, a sweep).
 
 Each method's selection time is modelled as a power law fitted on measured runs
 (``benchmarks/bench_estimates.py`` re-measures it and rewrites
-:mod:`fsengine._estimates_fit`)::
+:mod:`fsengine._estimates_fit`), one per kind of data::
 
-    log t = b0 + bn log n + bp log p + bd log d + bk log(K / K0) + bc c
+    log t = b0 + bn log n + bp log p + bk log(K / K0)
 
-with n samples, p features, d the share of non-zero values (1 for a dense matrix of
-continuous values), K the method's neighbourhood size where it has one
-(:data:`PARAMETER_TERMS`, K0 its default), and c 1 for counts (non-negative integers,
-:func:`is_counts`: ties everywhere, which cost the neighbourhood selectors dearly), else 0.
-Every estimate takes ``density`` and ``counts`` of the data. The time also depends on what
-the data make the method do (how many features it selects and tests against each other),
-which no size measure knows: an estimate is a range, :class:`Estimate`, whose width is
-the largest misfit of the measured runs, times :data:`MACHINE_FACTOR` for another or a
-busier machine, widened further by
+with n samples, p features and K the method's neighbourhood size where it has one
+(:data:`PARAMETER_TERMS`, K0 its default). The kind of data is what its values make the
+methods do (:func:`data_kind`): "dense" (continuous values, most non-zero: microarrays),
+"sparse" (mostly zeros: normalised single-cell data) or "counts" (non-negative integers,
+:func:`is_counts`: ties everywhere, which cost the neighbourhood selectors dearly).
+
+The time also depends on what the data make the method do (how many features it selects
+and tests against each other), which no size measure knows: an estimate is a range,
+:class:`Estimate`, whose width is the largest misfit of the kind's measured runs, times
+:data:`MACHINE_FACTOR` for another or a busier machine, widened further by
 ``(size / largest measured size) ** EXTRAPOLATION_EXPONENT`` in each dimension when the
-data are larger than anything measured. A fitted exponent of n or p below 0 (noise
-on runs of milliseconds) counts as 0: more data never cost less.
+data are larger than anything measured. A fitted exponent of n or p below 0 (noise on runs
+of milliseconds) counts as 0: more data never cost less.
 """
 
 from __future__ import annotations
@@ -126,6 +127,17 @@ def is_counts(X, most: int = 100_000) -> bool:
     return bool(np.all(values >= 0) and np.all(values == np.round(values)))
 
 
+#: Below this share of non-zero values, data that are not counts are "sparse".
+SPARSE_BELOW = 0.5
+
+
+def data_kind(density: float, counts: bool) -> str:
+    """The kind of data of the cost models: "counts", "sparse" or "dense"."""
+    if counts:
+        return "counts"
+    return "sparse" if density < SPARSE_BELOW else "dense"
+
+
 def _model(method: str) -> dict:
     try:
         return COST_MODELS[method]
@@ -150,7 +162,8 @@ def selection_seconds(
         A registered method.
     n_samples, n_features : int
     density : float
-        The share of non-zero values (1: dense, continuous).
+        The share of non-zero values (1: dense); with ``counts``, the kind of data
+        (:func:`data_kind`).
     params : mapping, optional
         The method's parameters; its :data:`PARAMETER_TERMS` one enters the model.
     counts : bool
@@ -161,27 +174,22 @@ def selection_seconds(
     Estimate
     """
     model = _model(method)
-    b0, bn, bp, bd, bk, bc = [*model["coef"], 0.0, 0.0][:6]
+    kinds = model["kinds"]
+    kind = data_kind(density, counts)
+    fitted = kinds.get(kind) or kinds.get("dense") or next(iter(kinds.values()))
+    b0, bn, bp = fitted["coef"]
     bn, bp = max(bn, 0.0), max(bp, 0.0)  # a noisy fit never makes more data cheaper
     n, p = max(2, int(n_samples)), max(1, int(n_features))
-    d = min(1.0, max(1e-3, float(density)))
     k_ratio = 1.0
     term = PARAMETER_TERMS.get(method)
     if term is not None and params and params.get(term[0]) is not None:
         k_ratio = max(1e-3, float(params[term[0]]) / term[1])
-    log_t = (
-        b0
-        + bn * math.log(n)
-        + bp * math.log(p)
-        + bd * math.log(d)
-        + bk * math.log(k_ratio)
-        + bc * float(counts)
-    )
+    log_t = b0 + bn * math.log(n) + bp * math.log(p) + model["bk"] * math.log(k_ratio)
     seconds = math.exp(log_t)
-    widen = (max(1.0, n / model["max_samples"]) * max(1.0, p / model["max_features"])) ** (
+    widen = (max(1.0, n / fitted["max_samples"]) * max(1.0, p / fitted["max_features"])) ** (
         EXTRAPOLATION_EXPONENT
     )
-    factor = math.exp(model["spread"]) * MACHINE_FACTOR * widen
+    factor = math.exp(fitted["spread"]) * MACHINE_FACTOR * widen
     return Estimate(seconds, seconds / factor, seconds * factor)
 
 

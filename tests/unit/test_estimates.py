@@ -45,15 +45,40 @@ def test_an_estimate_holds_its_value_and_grows_with_the_data(method):
 
 @pytest.mark.parametrize("method", ["kofsd", "relieff", "saola", "fisher"])
 def test_the_ratio_between_two_sizes_is_the_model_s_power_law(method):
-    b0, bn, bp, bd, bk = COST_MODELS[method]["coef"]
-    a, b = selection_seconds(method, 400, 200), selection_seconds(method, 800, 600)
-    assert math.isclose(b.seconds / a.seconds, 2**bn * 3**bp, rel_tol=1e-9)
-    sparse = selection_seconds(method, 400, 200, density=0.1)
-    assert math.isclose(sparse.seconds / a.seconds, 0.1**bd, rel_tol=1e-9)
+    for kind, density, counts in (
+        ("dense", 1.0, False),
+        ("sparse", 0.1, False),
+        ("counts", 0.1, True),
+    ):
+        b0, bn, bp = COST_MODELS[method]["kinds"][kind]["coef"]
+        a = selection_seconds(method, 400, 200, density, counts=counts)
+        b = selection_seconds(method, 800, 600, density, counts=counts)
+        expected = 2 ** max(bn, 0) * 3 ** max(bp, 0)
+        assert math.isclose(b.seconds / a.seconds, expected, rel_tol=1e-9)
+
+
+def test_the_kind_of_data_chooses_the_model():
+    assert estimates.data_kind(1.0, False) == "dense"
+    assert estimates.data_kind(0.1, False) == "sparse"
+    assert estimates.data_kind(0.1, True) == estimates.data_kind(1.0, True) == "counts"
+    counts = selection_seconds("kofsd", 3000, 300, 0.1, counts=True)
+    b0, bn, bp = COST_MODELS["kofsd"]["kinds"]["counts"]["coef"]
+    assert math.isclose(counts.seconds, math.exp(b0) * 3000**bn * 300**bp, rel_tol=1e-9)
+
+
+def test_is_counts_and_density_read_the_values():
+    import numpy as np
+    from scipy import sparse
+
+    X = np.array([[0.0, 2.0, 0.0], [1.0, 0.0, 0.0]])
+    assert estimates.is_counts(X) and estimates.density_of(X) == 2 / 6
+    assert estimates.is_counts(sparse.csr_matrix(X))
+    assert estimates.density_of(sparse.csr_matrix(X)) == 2 / 6
+    assert not estimates.is_counts(X + 0.5) and not estimates.is_counts(-X)
 
 
 def test_the_neighbourhood_size_enters_k_ofsd_s_model():
-    bk = COST_MODELS["kofsd"]["coef"][4]
+    bk = COST_MODELS["kofsd"]["bk"]
     three = selection_seconds("kofsd", 400, 200, params={"k": 3})
     seven = selection_seconds("kofsd", 400, 200, params={"k": 7})
     assert math.isclose(three.seconds / seven.seconds, (3 / 7) ** bk, rel_tol=1e-9)
