@@ -59,9 +59,9 @@ class ActiveRun:
     reached: tuple = (0, 0, "starting")
 
     def reached_text(self) -> str:
-        """ "40 of 300 (split 3/20 kofsd)", or "starting"."""
+        """ "40 of 300 (split 3/20 kofsd)", or "no step ended yet"."""
         done, total, message = self.reached
-        return f"{done} of {total} ({message})" if total else message
+        return f"{done} of {total} ({message})" if total else "no step ended yet"
 
 
 #: The runs computing in this process, by a serial number (History cancels them).
@@ -289,9 +289,11 @@ def run_once(
 def _note_reached(found, run_id: int | None, active: ActiveRun, final: bool = False) -> None:
     """Write how far a running run got to its record (History shows it, also after the
     server is gone); ``final`` (it stops): also when no step had ended."""
-    if run_id is None or not (active.reached[1] or final):
+    if run_id is None:
         return
-    reached = active.reached_text() if active.reached[1] else "before its first step ended"
+    reached = active.reached_text()
+    if final and not active.reached[1]:
+        reached = "before its first step ended"
     try:
         found.note_reached(run_id, reached)
     except Exception:  # noqa: BLE001 - only a note; the run goes on
@@ -426,7 +428,7 @@ def _show_active_elsewhere(store: str) -> None:
             continue
         left, right = st.columns([3, 1], vertical_alignment="center")
         left.info(
-            f"Running in another tab of this workspace: {run.title}, at "
+            f"Running in another tab of this workspace: {run.title}; "
             f"{run.reached_text()} after {duration_text(time.monotonic() - run.started)}.",
             icon=":material/pending:",
         )
