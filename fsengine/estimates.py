@@ -32,6 +32,8 @@ import numpy as np
 
 from fsengine._estimates_fit import COST_MODELS
 from fsengine.errors import FSEngineError
+from fsengine.methods import get_method
+from fsengine.parallel import resolve_jobs
 
 #: A run whose estimate is longer than this many seconds is said to be long: the pages ask
 #: before starting it, the command line says it on standard error.
@@ -194,8 +196,6 @@ def selection_seconds(
 
 
 def _ranker(method: str) -> bool:
-    from fsengine.methods import get_method
-
     return not get_method(method).online
 
 
@@ -217,8 +217,6 @@ def stream_seconds(
 
 
 def _workers(n_jobs: int | None, n_tasks: int) -> int:
-    from fsengine.parallel import resolve_jobs
-
     return max(1, min(resolve_jobs(n_jobs), n_tasks))
 
 

@@ -39,8 +39,13 @@ from fsengine.data import Dataset
 from fsengine.errors import FSEngineError
 from fsengine.evaluation import confusion, gmean, make_classifier, stratified_splits
 from fsengine.methods import get_method
-from fsengine.online import Selection, StreamEvent, feature_order
-from fsengine.online._snapshot import decode_state, encode_state
+from fsengine.online import (
+    Selection,
+    StreamEvent,
+    decode_state,
+    encode_state,
+    feature_order,
+)
 from fsengine.task import Task, as_task
 
 #: Most features in the first chunk of a stream advanced under a time budget: the cost of

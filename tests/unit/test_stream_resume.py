@@ -8,7 +8,7 @@ import pytest
 
 from fsengine.live import LiveStream
 from fsengine.methods import ONLINE_METHODS
-from fsengine.online._snapshot import decode_state, encode_state
+from fsengine.online import decode_state, encode_state
 from fsengine.task import Task
 
 
