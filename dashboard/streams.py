@@ -69,6 +69,8 @@ class Kept:
         record; None when its selector's state cannot be written.
     snapshot_at, snapshot_cost : float
         When it was taken (``time.monotonic``), and the seconds it took.
+    record_cost : float
+        The seconds the last write to the workspace took.
     lock : threading.Lock
         Held while the stream advances: a button press starts a new script run while the
         previous one's tick may still be computing (Streamlit's fast reruns), and a chunk
@@ -89,6 +91,7 @@ class Kept:
     snapshot: dict | None = None
     snapshot_at: float = -math.inf
     snapshot_cost: float = 0.0
+    record_cost: float = 0.0
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
     worker: threading.Thread | None = field(default=None, repr=False, compare=False)
     record_pending: bool = False
@@ -163,11 +166,13 @@ def _record(kept: Kept, snapshot: bool) -> None:
     if kept.run_id is None or kept.recorded == (kept.run_id, live.position):
         return
     _take_snapshot(kept, snapshot or live.done)
+    began = time.monotonic()
     if live.done:
         persistence.finish_run(kept.run_id, payload(kept), live.seconds)
     else:
         persistence.stop_run(kept.run_id, payload(kept), live.seconds)
     kept.recorded = (kept.run_id, live.position)
+    kept.record_cost = time.monotonic() - began
 
 
 def busy(kept: Kept) -> bool:
@@ -203,8 +208,9 @@ def advance_in_background(kept: Kept, chunk, wait: float) -> bool:
 
 
 def record_if_due(kept: Kept) -> None:
-    """:func:`record` when the last write is :data:`RECORD_SECONDS` old."""
-    if time.monotonic() - kept.recorded_at >= RECORD_SECONDS:
+    """:func:`record` when the last write is :data:`RECORD_SECONDS` old, or 20 times the
+    last write's time (a large snapshot) if longer."""
+    if time.monotonic() - kept.recorded_at >= max(RECORD_SECONDS, 20 * kept.record_cost):
         record(kept, snapshot=False)
 
 
