@@ -1,15 +1,18 @@
 """Running work on a page: a computation run once per key with a progress bar and a
-Cancel button, recorded in the workspace (:mod:`dashboard.persistence`), and the protocol
-warnings shown before a run."""
+Cancel button from its start, said before it starts how long it will take (and asked to
+confirm when long), recorded in the workspace (:mod:`dashboard.persistence`), and the
+protocol warnings shown before a run."""
 
 from __future__ import annotations
 
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
 from dashboard import persistence
 from dashboard.messages import describe
@@ -17,10 +20,112 @@ from dashboard.pages import BY_NAME
 from dashboard.session import class_text, current, current_task, task_key, widget_store
 from dashboard.widgets import last_set
 from fsengine import FSEngineError
+from fsengine.estimates import Estimate, density_of, duration_text, is_counts
 from fsengine.evaluation import protocol_refusal, protocol_warnings, stratified_splits
 from fsengine.evaluation.group_splits import plan_group_splits
 from fsengine.methods import METHOD_LABELS
+from fsengine.parallel import Cancellation, RunCancelled, cancellable
 from fsengine.preprocess import counts_warning, parametric_rankers, raw_counts_zeros
+
+
+@dataclass
+class ActiveRun:
+    """A run computing in this server process (:func:`run_once`).
+
+    Attributes
+    ----------
+    run_id : int or None
+        Its record in the workspace (None when nothing is saved).
+    workspace : str or None
+        The workspace it belongs to.
+    session : str or None
+        The Streamlit session that started it.
+    store : str
+        The page's result store.
+    title : str
+    token : Cancellation
+        Cancels it (its Cancel button, History's, a closed tab).
+    started : float
+        ``time.monotonic()`` at its start.
+    reached : tuple
+        (done, total, message) of its last progress report.
+    """
+
+    run_id: int | None
+    workspace: str | None
+    session: str | None
+    store: str
+    title: str
+    token: Cancellation
+    started: float
+    reached: tuple = (0, 0, "starting")
+
+    def reached_text(self) -> str:
+        """ "40 of 300 (split 3/20 kofsd)", or "no step ended yet"."""
+        done, total, message = self.reached
+        return f"{done} of {total} ({message})" if total else "no step ended yet"
+
+
+#: The runs computing in this process, by a serial number (History cancels them).
+_ACTIVE: dict[int, ActiveRun] = {}
+_ACTIVE_LOCK = threading.Lock()
+_SERIAL = iter(range(1, 2**62))
+#: Seconds between two writes of a running run's progress to its record.
+REACHED_SECONDS = 2.0
+#: Seconds between two redraws of a running run's progress bar (each is also where
+#: Streamlit stops the script: Cancel, another widget, a closed tab).
+POLL_SECONDS = 0.2
+
+
+def active_runs(workspace: str | None, store: str | None = None) -> list[ActiveRun]:
+    """The runs of ``workspace`` computing in this process (of the page ``store`` if
+    given), oldest first."""
+    with _ACTIVE_LOCK:
+        return [
+            run
+            for run in _ACTIVE.values()
+            if run.workspace == workspace and (store is None or run.store == store)
+        ]
+
+
+def cancel_run(run_id: int, workspace: str | None) -> bool:
+    """Cancel the workspace's run ``run_id``: ends its computation and its worker processes
+    (it is then recorded as stopped by its own page). A "running" record that no run of
+    this process computes is marked stopped. Returns whether a computing run was found."""
+    with _ACTIVE_LOCK:
+        found = [r for r in _ACTIVE.values() if r.run_id == run_id and r.workspace == workspace]
+    for run in found:
+        run.token.cancel()
+    if not found:
+        persistence.stop_run(run_id)
+    return bool(found)
+
+
+def cancel_and_wait(run_id: int, workspace: str | None, wait_seconds: float = 30.0) -> None:
+    """:func:`cancel_run`, then wait (at most ``wait_seconds``) until its page has
+    recorded it as stopped: a button's callback, so that the page drawn next shows it."""
+    cancel_run(run_id, workspace)
+    deadline = time.monotonic() + wait_seconds
+    while any(r.run_id == run_id for r in active_runs(workspace)):
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+
+
+def _time_left(active: ActiveRun, estimate: Estimate | None) -> str:
+    """ "about 3 min left": from the progress so far once a step has ended, else from
+    the estimate ("" without either)."""
+    elapsed = time.monotonic() - active.started
+    done, total, _ = active.reached
+    if total and done:
+        left = elapsed * (total - done) / done
+    elif estimate is not None:
+        left = max(0.0, estimate.seconds - elapsed)
+        if left <= 0:
+            return "longer than estimated"
+    else:
+        return ""
+    return f"about {duration_text(left)} left"
 
 
 def run_once(
@@ -34,27 +139,32 @@ def run_once(
     widgets: str | None = None,
     datasets: str | None = None,
     max_entries: int = 8,
-    delay: float = 0.5,
+    estimate: Estimate | None = None,
 ) -> Any:
     """``compute(progress)`` once per key and session; later calls return the kept result.
 
     Results live in ``st.session_state[store]`` (a dict, at most ``max_entries``, oldest
     dropped first) and ``st.session_state[store + "_computed"]`` counts computations.
-    ``progress(done, total, message)`` drives a progress bar and a Cancel button, shown
-    once the run has taken ``delay`` seconds and redrawn at most ten times a second.
-    Errors (FSEngineError) propagate and nothing is kept.
+    ``compute`` runs in a thread of its own under a :class:`fsengine.parallel.Cancellation`
+    (the library's worker processes are killed when it is cancelled), while this script
+    run shows a progress bar and a Cancel button from the start and redraws them every
+    :data:`POLL_SECONDS`: ``progress(done, total, message)`` sets what the bar says, with
+    the time left (from ``estimate`` until a step has ended). Errors (FSEngineError)
+    propagate and nothing is kept.
 
-    Cancel, Streamlit's Stop, a closed tab or any other widget pressed meanwhile ends the
-    run at its next progress report (Streamlit raises there). Nothing of it is kept or
-    shown as finished, and :func:`stopped_message` then says how far it got. After Stop,
-    every Streamlit call raises again, ``st.session_state`` included: the stopped path
-    only touches objects fetched before the run.
+    Cancel, Streamlit's Stop, a closed tab or any other widget pressed meanwhile stops
+    this script run at its next redraw (Streamlit raises there); the computation is then
+    cancelled, nothing of it is kept or shown as finished, and :func:`stopped_message`
+    says how far it got. After Stop, every Streamlit call raises again,
+    ``st.session_state`` included: the stopped path only touches objects fetched before
+    the run. A cancellation from elsewhere (History's Cancel) ends it the same way.
 
     With ``kind``, the run is recorded in the workspace (:mod:`dashboard.persistence`):
-    running, then finished with its result, parameters and time, or stopped. ``widgets``
-    names the page's store of widget values, kept with the run so that reopening it
-    restores the page's settings; ``datasets`` names the data sets of a run over several
-    (see :func:`dashboard.persistence.start_run`).
+    running (with how far it got, every :data:`REACHED_SECONDS`), then finished with its
+    result, parameters and time, or stopped. ``widgets`` names the page's store of
+    widget values, kept with the run so that reopening it restores the page's settings;
+    ``datasets`` names the data sets of a run over several (see
+    :func:`dashboard.persistence.start_run`).
 
     One click is one run in History: a run the library refuses (FSEngineError) leaves no
     record, and a run stopped because the same run was asked for again (a double click)
@@ -70,9 +180,6 @@ def run_once(
         persistence.delete_run(superseded[1])
     status["running"] = threading.get_ident()
     bar_slot, cancel_slot = st.empty(), st.empty()
-    start = time.perf_counter()
-    last = [0.0]
-    reached = [""]
     params = {
         "key": key,
         # how the data were read (sheet, preprocessing, groups): History reads it back
@@ -83,35 +190,72 @@ def run_once(
     found = persistence.store() if kind else None
     wid = persistence.workspace_id()
     run_id = persistence.start_run(kind, title or text, params, datasets) if kind else None
+    token = Cancellation()
+    ctx = get_script_run_ctx()
+    session_id = ctx.session_id if ctx is not None else None
+    active = ActiveRun(run_id, wid, session_id, store, title or text, token, time.monotonic())
+    serial = next(_SERIAL)
+    with _ACTIVE_LOCK:
+        _ACTIVE[serial] = active
+    cancel_slot.button(
+        "Cancel",
+        key=f"{store}_cancel",
+        icon=":material/stop_circle:",
+        help="Stop this run now; nothing of it is kept.",
+    )
 
     def progress(done: int, total: int, message: str) -> None:
-        now = time.perf_counter()
-        reached[0] = f"{done} of {total} ({message})"
-        if now - start >= delay and (now - last[0] >= 0.1 or done == total):
-            if not last[0]:
-                cancel_slot.button(
-                    "Cancel",
-                    key=f"{store}_cancel",
-                    icon=":material/stop_circle:",
-                    help="Stop this run; nothing of it is kept.",
-                )
-            last[0] = now
-            bar_slot.progress(min(done / total, 1.0) if total else 1.0, text=f"{text}: {message}")
+        token.check()
+        active.reached = (done, total, message)
 
+    outcome: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            with cancellable(token):
+                outcome["result"] = compute(progress)
+        except BaseException as exc:  # noqa: BLE001 - handed to the script thread
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=work, name=f"fsengine-run-{serial}", daemon=True)
+    add_script_run_ctx(worker, ctx)  # compute may read the session
+    written = time.monotonic()
     try:
-        result = compute(progress)
+        worker.start()
+        while True:
+            worker.join(POLL_SECONDS)
+            if not worker.is_alive():
+                break
+            done, total, message = active.reached
+            left = _time_left(active, estimate)
+            elapsed = duration_text(time.monotonic() - active.started)
+            bar_slot.progress(  # Streamlit stops the script here when asked to
+                min(done / total, 1.0) if total else 0.0,
+                text=f"{text}: {message} ({elapsed}" + (f", {left}" if left else "") + ")",
+            )
+            if found is not None and time.monotonic() - written >= REACHED_SECONDS:
+                written = time.monotonic()
+                _note_reached(found, run_id, active)
+        if "error" in outcome:
+            raise outcome["error"]
+        result = outcome["result"]
     except BaseException as exc:
-        seconds = time.perf_counter() - start
+        token.cancel()  # kills the run's worker processes
+        seconds = time.monotonic() - active.started
+        reached = active.reached_text() if active.reached[1] else ""
         if run_id is not None and found is not None:
             if isinstance(exc, FSEngineError):  # refused: a message, not a run
                 persistence.delete_run(run_id, found=found, wid=wid)
             else:
+                _note_reached(found, run_id, active, final=True)
                 persistence.stop_run(run_id, None, seconds, found=found)
                 status["stopped_run"] = (key, run_id)
+        with _ACTIVE_LOCK:  # once recorded: History waits for this
+            _ACTIVE.pop(serial, None)
         if not isinstance(exc, FSEngineError):
             status["stopped"] = (
-                f"{text} was stopped after {seconds:.0f} s"
-                + (f", at {reached[0]}" if reached[0] else "")
+                f"{text} was stopped after {duration_text(seconds)}"
+                + (f", at {reached}" if reached else "")
                 + "; nothing of it is kept. Press the button to run it again."
             )
         status.pop("running", None)
@@ -120,10 +264,14 @@ def run_once(
             cancel_slot.empty()
         except BaseException:  # noqa: BLE001 - after Stop, Streamlit refuses further output
             pass
+        if isinstance(exc, RunCancelled):  # cancelled from elsewhere: this page goes on
+            return None
         raise
+    with _ACTIVE_LOCK:
+        _ACTIVE.pop(serial, None)
     # Keep the finished result before drawing anything: Stop (or a closed tab) raises at
     # the next Streamlit call, and a complete result must not be lost there.
-    seconds = time.perf_counter() - start
+    seconds = time.monotonic() - active.started
     if run_id is not None:
         persistence.finish_run(
             run_id,
@@ -138,6 +286,20 @@ def run_once(
     bar_slot.empty()
     cancel_slot.empty()
     return result
+
+
+def _note_reached(found, run_id: int | None, active: ActiveRun, final: bool = False) -> None:
+    """Write how far a running run got to its record (History shows it, also after the
+    server is gone); ``final`` (it stops): also when no step had ended."""
+    if run_id is None:
+        return
+    reached = active.reached_text()
+    if final and not active.reached[1]:
+        reached = "before its first step ended"
+    try:
+        found.note_reached(run_id, reached)
+    except Exception:  # noqa: BLE001 - only a note; the run goes on
+        pass
 
 
 def _run_status(store: str, wait_seconds: float = 30.0) -> dict:
@@ -176,6 +338,7 @@ def run_button(
     widgets: str | None = None,
     datasets: str | None = None,
     refusal: str | None = None,
+    estimate: Estimate | None = None,
 ) -> Any:
     """A primary button running ``compute`` once per key (see :func:`run_once`).
 
@@ -183,17 +346,55 @@ def run_button(
     shown in an error box prefixed with ``failure``, and the page goes on. A run
     stopped before it finished is said so (no frozen progress bar is left behind).
     With ``refusal`` (why the run would be refused, a sentence), the button is disabled
-    and the reason shown beside it.
+    and the reason shown beside it. With ``estimate`` (:mod:`fsengine.estimates`), the
+    time it will take is said beside the button, and a long run
+    (:attr:`Estimate.long`) is started only once confirmed ("Run anyway"). A run of
+    this page that computes in another session of the workspace (another tab) is shown
+    with its progress and a Cancel button.
     """
+    confirm_key = store + "_confirm"
     if refusal:
         left, right = st.columns([1, 3], vertical_alignment="center")
         left.button(label, type="primary", disabled=True, help=refusal)
         right.caption(f":material/block: {refusal}")
-    elif not st.button(label, type="primary"):
-        # a run stopped by anything but the same button pressed again (Cancel, another
-        # widget) stays in History: only an immediate second press replaces it
-        _run_status(store).pop("stopped_run", None)
+        pressed = False
     else:
+        left, right = st.columns([1, 3], vertical_alignment="center")
+        pressed = left.button(label, type="primary", key=store + "_run")
+        if estimate is not None and key not in st.session_state.get(store, {}):
+            right.caption(
+                f":material/schedule: Estimated time: {estimate.text()} on this server "
+                "(from the method's measured cost on data of this size)."
+            )
+        if not pressed:
+            # a run stopped by anything but the same button pressed again (Cancel, another
+            # widget) stays in History: only an immediate second press replaces it
+            _run_status(store).pop("stopped_run", None)
+    if pressed and estimate is not None and estimate.long and not _known(store, key):
+        st.session_state[confirm_key] = key
+        pressed = False
+    if st.session_state.get(confirm_key) is not None:
+        if st.session_state[confirm_key] != key:
+            st.session_state.pop(confirm_key)  # the settings changed: ask again
+        elif estimate is not None:
+            box = st.empty()  # emptied once answered: the run's progress takes its place
+            with box.container():
+                st.warning(
+                    f"This run would take {estimate.text()}: a long time. Run it anyway? It "
+                    "can be cancelled at any moment.",
+                    icon=":material/hourglass_top:",
+                )
+                yes, no, _ = st.columns([1, 1, 3])
+                if yes.button("Run anyway", type="primary", key=store + "_confirm_run"):
+                    st.session_state.pop(confirm_key)
+                    pressed = True
+                elif no.button("Don't run", key=store + "_confirm_cancel"):
+                    st.session_state.pop(confirm_key)
+                    st.rerun()
+            if pressed:
+                box.empty()
+    _show_active_elsewhere(store)
+    if pressed:
         try:
             run_once(
                 store,
@@ -204,6 +405,7 @@ def run_button(
                 title=title,
                 widgets=widgets,
                 datasets=datasets,
+                estimate=estimate,
             )
         except FSEngineError as exc:
             st.error(f"{failure}: {describe(exc)}")
@@ -211,6 +413,63 @@ def run_button(
     if stopped and key not in st.session_state.get(store, {}):
         st.warning(stopped, icon=":material/stop_circle:")
     return st.session_state.get(store, {}).get(key)
+
+
+def _known(store: str, key: tuple) -> bool:
+    """Whether ``key``'s result is kept already (pressing shows it: nothing to confirm)."""
+    return key in st.session_state.get(store, {})
+
+
+def _show_active_elsewhere(store: str) -> None:
+    """The runs of this page computing for this workspace in another session (a tab
+    closed and opened again, a second tab): what each has reached, and Cancel."""
+    ctx = get_script_run_ctx()
+    mine = ctx.session_id if ctx is not None else None
+    for run in active_runs(persistence.workspace_id(), store):
+        if run.session == mine:
+            continue
+        left, right = st.columns([3, 1], vertical_alignment="center")
+        left.info(
+            f"Running in another tab of this workspace: {run.title}; "
+            f"{run.reached_text()} after {duration_text(time.monotonic() - run.started)}.",
+            icon=":material/pending:",
+        )
+        right.button(
+            "Cancel that run",
+            key=f"{store}_cancel_other_{run.run_id}",
+            on_click=cancel_and_wait,
+            args=(run.run_id, run.workspace),
+        )
+
+
+def task_size() -> tuple[int, int, float, bool]:
+    """The current task's samples, features, share of non-zero values and whether it holds
+    counts (what the cost models of :mod:`fsengine.estimates` take), kept for the current
+    task only.
+
+    Raises
+    ------
+    FSEngineError
+        When the task cannot be built (the refusal says why).
+    """
+    key = task_key()
+    kept = st.session_state.get("_task_size")
+    if kept is None or kept[0] != key:
+        task = current_task()
+        size = (task.n_samples, task.n_features, density_of(task.X), is_counts(task.X))
+        kept = (key, size)
+        st.session_state["_task_size"] = kept
+    return kept[1]
+
+
+def estimate_for(model: Callable[[int, int, float, bool], Estimate]) -> Estimate | None:
+    """``model(n_samples, n_features, density, counts)`` on the current task: a run's
+    :class:`~fsengine.estimates.Estimate`; None when the task cannot be built or a method
+    has no cost model."""
+    try:
+        return model(*task_size())
+    except FSEngineError:
+        return None
 
 
 def sentence(text: str) -> str:

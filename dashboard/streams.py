@@ -9,19 +9,24 @@ is loaded, the Stream page pauses it where it is, recorded as stopped under its 
 set (a stream only advances while the Stream page is drawn).
 
 A stream is recorded in the workspace as it goes (stopped at its position until it
-reaches the end, then finished). After a reload, a bookmarked link or a server restart,
-the newest stream of each task (:func:`dashboard.persistence.pending_streams`) is
-replayed to the position it had reached when its task is current, as History's Reopen
-does, and keeps its record.
+reaches the end, then finished), with a snapshot of its selectors and events
+(:meth:`fsengine.live.LiveStream.snapshot`, taken every :data:`SNAPSHOT_SECONDS` while it
+runs and whenever it pauses or ends). After a reload, a bookmarked link or a server
+restart, the newest stream of each task (:func:`dashboard.persistence.pending_streams`)
+is brought back when its task is current, as History's Reopen does, and keeps its
+record: from its snapshot at once (only the features after the snapshot, if any, are
+streamed again), else replayed to its position.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from dataclasses import dataclass, field
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
 from dashboard import persistence, session
 from fsengine.live import LiveStream
@@ -35,6 +40,9 @@ RUNNING = "stream_running"
 RECORD_SECONDS = 2.0
 #: Most streams kept in the session (the oldest other task's is dropped first).
 MAX_KEPT = 4
+#: A running stream's snapshot (selectors and events) is taken this often at most, and
+#: never more often than every 20 times the last one took to write.
+SNAPSHOT_SECONDS = 10.0
 
 
 @dataclass
@@ -54,9 +62,21 @@ class Kept:
         (run id, position) last written to the workspace.
     recorded_at : float
         When (``time.monotonic``).
+    snapshot : dict or None
+        The stream's last snapshot (:meth:`LiveStream.snapshot`), written with every
+        record; None when its selector's state cannot be written.
+    snapshot_at, snapshot_cost : float
+        When it was taken (``time.monotonic``), and the seconds it took.
+    record_cost : float
+        The seconds the last write to the workspace took.
     lock : threading.Lock
         Held while the stream advances: a button press starts a new script run while the
-        previous one's tick may still be computing (Streamlit's fast reruns).
+        previous one's tick may still be computing (Streamlit's fast reruns), and a chunk
+        may compute off the script thread (:func:`advance_in_background`).
+    worker : threading.Thread or None
+        The thread of its last chunk.
+    record_pending : bool
+        A record asked for while a chunk computed: the chunk's thread writes it.
     """
 
     live: LiveStream
@@ -65,7 +85,13 @@ class Kept:
     dataset: dict
     recorded: tuple | None = None
     recorded_at: float = 0.0
+    snapshot: dict | None = None
+    snapshot_at: float = -math.inf
+    snapshot_cost: float = 0.0
+    record_cost: float = 0.0
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    worker: threading.Thread | None = field(default=None, repr=False, compare=False)
+    record_pending: bool = False
 
     def describe(self) -> str:
         """ "K-OFSD on leukemia.csv (minority 1), stopped at 1,200 of 7,129 features"."""
@@ -105,8 +131,25 @@ def _kept() -> dict[tuple, Kept]:
     return st.session_state.setdefault(STORE, {})
 
 
+def _take_snapshot(kept: Kept, now: bool) -> None:
+    """Take the stream's snapshot when ``now`` or when the last one is old enough."""
+    clock = time.monotonic()
+    wait = max(SNAPSHOT_SECONDS, 20 * kept.snapshot_cost)
+    if kept.snapshot is not None and kept.snapshot["position"] == kept.live.position:
+        return
+    if not now and clock - kept.snapshot_at < wait:
+        return
+    try:
+        kept.snapshot = kept.live.snapshot()
+    except TypeError:  # a state the format cannot hold: the stream is replayed instead
+        kept.snapshot = None
+    kept.snapshot_at = time.monotonic()
+    kept.snapshot_cost = kept.snapshot_at - clock
+
+
 def payload(kept: Kept) -> dict:
-    """What the workspace keeps of a stream: enough to replay it, and its outcome."""
+    """What the workspace keeps of a stream: enough to bring it back (its settings and,
+    when it can be taken, a snapshot to resume from), and its outcome."""
     live = kept.live
     last = live.events[-1] if live.events else None
     return {
@@ -121,27 +164,75 @@ def payload(kept: Kept) -> dict:
         "fallback": bool(live.done and live.selection().fallback),
         "holdout_gmean": live.current_gmean() if live.gmeans else None,
         "dataset": dict(kept.dataset),
+        "snapshot": kept.snapshot,
     }
 
 
-def record(kept: Kept) -> None:
+def record(kept: Kept, snapshot: bool = True) -> None:
     """Write the stream to the workspace: finished at its end, else stopped where it is
-    (a paused stream, a closed tab and a reset are never shown as finished)."""
+    (a paused stream, a closed tab and a reset are never shown as finished), with a
+    snapshot taken now (``snapshot``), else the last one if recent enough."""
+    if not kept.lock.acquire(blocking=False):  # a chunk computes: written after it
+        kept.record_pending = True
+        return
+    try:
+        _record(kept, snapshot)
+    finally:
+        kept.lock.release()
+
+
+def _record(kept: Kept, snapshot: bool) -> None:
     kept.recorded_at = time.monotonic()
     live = kept.live
     if kept.run_id is None or kept.recorded == (kept.run_id, live.position):
         return
+    _take_snapshot(kept, snapshot or live.done)
+    began = time.monotonic()
     if live.done:
         persistence.finish_run(kept.run_id, payload(kept), live.seconds)
     else:
         persistence.stop_run(kept.run_id, payload(kept), live.seconds)
     kept.recorded = (kept.run_id, live.position)
+    kept.record_cost = time.monotonic() - began
+
+
+def busy(kept: Kept) -> bool:
+    """Whether a chunk of the stream computes (:func:`advance_in_background`)."""
+    return kept.worker is not None and kept.worker.is_alive()
+
+
+def advance_in_background(kept: Kept, chunk, wait: float) -> bool:
+    """Advance the stream by ``chunk(live)`` in a thread of its own and wait up to ``wait``
+    seconds for it; returns whether it still computes (the page then draws the stream as
+    it was, and stays live: Pause, another page). While a chunk computes, no other
+    starts. A record asked for meanwhile is written when it ends."""
+    if busy(kept):
+        kept.worker.join(wait)
+        return busy(kept)
+    ctx = get_script_run_ctx()
+
+    def run() -> None:
+        with kept.lock:
+            chunk(kept.live)
+        if kept.record_pending:
+            kept.record_pending = False
+            try:
+                record(kept)
+            except Exception:  # noqa: BLE001 - the session may be gone; the next record
+                pass
+
+    kept.worker = threading.Thread(target=run, name="fsengine-stream-chunk", daemon=True)
+    add_script_run_ctx(kept.worker, ctx)  # its record reads the session
+    kept.worker.start()
+    kept.worker.join(wait)
+    return busy(kept)
 
 
 def record_if_due(kept: Kept) -> None:
-    """:func:`record` when the last write is :data:`RECORD_SECONDS` old."""
-    if time.monotonic() - kept.recorded_at >= RECORD_SECONDS:
-        record(kept)
+    """:func:`record` when the last write is :data:`RECORD_SECONDS` old, or 20 times the
+    last write's time (a large snapshot) if longer."""
+    if time.monotonic() - kept.recorded_at >= max(RECORD_SECONDS, 20 * kept.record_cost):
+        record(kept, snapshot=False)
 
 
 def current() -> Kept | None:
@@ -161,10 +252,18 @@ def current() -> Kept | None:
         persistence.pending_streams().pop(key, None)
         return None
     position = int(saved.get("position", live.total) or 0)
-    if position:
-        with st.spinner(f"Bringing back your stream ({position:,} features) ..."):
-            live.advance(max_features=position)
+    snapshot = saved.get("snapshot")
+    if snapshot and int(snapshot.get("position", 0)) <= position:
+        try:
+            live.resume(snapshot)  # seconds, whatever the position
+        except (ValueError, KeyError, TypeError):
+            live = _stream(saved)  # replayed below
+    if position > live.position:
+        with st.spinner(f"Bringing back your stream ({position - live.position:,} features) ..."):
+            live.advance(max_features=position - live.position)
     kept = Kept(live, run_id, session.current().name, dict(saved.get("dataset") or {}))
+    if snapshot and snapshot.get("position") == live.position:
+        kept.snapshot = snapshot
     kept.recorded = (run_id, live.position)
     _keep(key, kept)
     # dropped from the pending ones only once kept: a click during the replay stops this

@@ -42,10 +42,11 @@ TypeError: the caller converts its objects to and from dicts.
 Runs that outlive their process
 -------------------------------
 A run is "running" from :meth:`Store.start_run` until :meth:`Store.finish_run` or
-:meth:`Store.stop_run`. The runs started in this process are kept in a module-level set; a
-"running" run outside it was left by a process that is gone (a server restart) and is shown,
-and saved, as "stopped" by :meth:`Store.list_runs` and :meth:`Store.load_run`. This assumes
-one server process per store folder. Callers should finish or stop a run in a ``finally``.
+:meth:`Store.stop_run`; meanwhile :meth:`Store.note_reached` keeps how far it got. The runs
+started in this process are kept in a module-level set; a "running" run outside it was left
+by a process that is gone (a server restart) and is shown, and saved, as "stopped" (with how
+far it got) by :meth:`Store.list_runs` and :meth:`Store.load_run`. This assumes one server
+process per store folder. Callers should finish or stop a run in a ``finally``.
 
 Disk cap
 --------
@@ -206,7 +207,8 @@ class RunInfo:
     created : float
         When it started, seconds since the epoch.
     seconds : float or None
-        Its duration, when finished (or stopped with a duration).
+        Its duration, when finished (or stopped with a duration); while running, its
+        time so far when last noted (:meth:`Store.note_reached`).
     dataset_name, dataset_sha : str or None
         The data set it ran on (the name as it was at the start).
     size : int
@@ -755,7 +757,7 @@ class Store:
         payload : dict or None
             What it had computed (JSON-able), or None.
         seconds : float or None
-            How long it ran.
+            How long it ran (None: the time last noted is kept).
 
         Returns
         -------
@@ -764,6 +766,28 @@ class Store:
             stopped takes the new partial result (a paused stream saved further on).
         """
         return self._end_run(run_id, "stopped", payload, seconds)
+
+    def note_reached(self, run_id: int, reached: str, seconds: float | None = None) -> None:
+        """Note how far a running run got: its parameters' ``reached`` (a sentence, e.g.
+        "40 of 300 (split 3/20 kofsd)") and its seconds so far (None: the time since its
+        start). History shows both, and keeps them when the run is found stopped (its
+        process gone, see "Runs that outlive their process"). A run no longer running is
+        left as it is."""
+        with self._write() as conn:
+            row = conn.execute(
+                "SELECT params, created FROM runs WHERE id = ? AND status = 'running'",
+                (int(run_id),),
+            ).fetchone()
+            if row is None:
+                return
+            params = json.loads(row[0])
+            params["reached"] = str(reached)
+            if seconds is None:
+                seconds = max(0.0, time.time() - row[1])
+            conn.execute(
+                "UPDATE runs SET params = ?, seconds = ? WHERE id = ? AND status = 'running'",
+                (_dumps(params, "params"), float(seconds), int(run_id)),
+            )
 
     def _end_run(
         self, run_id: int, status: RunStatus, payload: Any, seconds: float | None
@@ -780,7 +804,8 @@ class Store:
             allowed = ("running", "stopped")
             with self._write() as conn:
                 row = conn.execute(
-                    "UPDATE runs SET status = ?, payload = ?, size = ?, seconds = ? "
+                    "UPDATE runs SET status = ?, payload = ?, size = ?, "
+                    "seconds = COALESCE(?, seconds) "
                     f"WHERE id = ? AND status IN ({','.join('?' * len(allowed))}) "
                     "RETURNING workspace",
                     (status, blob, len(blob or b""), seconds, int(run_id), *allowed),

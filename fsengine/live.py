@@ -18,8 +18,8 @@ Two bounds keep a page that calls :meth:`LiveStream.advance` on a timer responsi
 
 * a time budget (``max_seconds``) is kept by sizing each chunk from the measured cost
   of a feature (a running mean, :data:`COST_MEMORY`), at most twice the last chunk, and
-  the first chunk of a stream, whose cost is not known yet, is at most
-  :data:`FIRST_CHUNK` features;
+  the first chunk of a stream, whose cost is not measured yet, from the expected cost
+  (:attr:`LiveStream.expected_feature_seconds`), at most :data:`FIRST_CHUNK` features;
 * :meth:`LiveStream.advance_paced` ends the stream at a wall-clock time (about 8 s after
   Start, say): each call takes the share of the remaining features that the remaining
   time calls for (:func:`paced_features`), whatever the drawing between calls costs, and
@@ -39,7 +39,13 @@ from fsengine.data import Dataset
 from fsengine.errors import FSEngineError
 from fsengine.evaluation import confusion, gmean, make_classifier, stratified_splits
 from fsengine.methods import get_method
-from fsengine.online import Selection, StreamEvent, feature_order
+from fsengine.online import (
+    Selection,
+    StreamEvent,
+    decode_state,
+    encode_state,
+    feature_order,
+)
 from fsengine.task import Task, as_task
 
 #: Most features in the first chunk of a stream advanced under a time budget: the cost of
@@ -175,6 +181,10 @@ class LiveStream:
         #: Seconds a feature costs (both selectors), a running mean over the chunks
         #: (:data:`COST_MEMORY`); None before the first chunk.
         self.feature_seconds: float | None = None
+        #: What a feature is expected to cost before any is measured (seconds, both
+        #: selectors; e.g. from :func:`fsengine.estimates.stream_seconds`): the first chunk
+        #: under a time budget is sized from it (None: :data:`FIRST_CHUNK` features).
+        self.expected_feature_seconds: float | None = None
         self._last_take = FIRST_CHUNK  # features in the last chunk
         #: The pace of :meth:`advance_paced`: (its seconds for a whole stream, the wall-clock
         #: time it should end); None when not paced.
@@ -183,6 +193,67 @@ class LiveStream:
         self._tick_seconds = 0.0  # the measured interval between paced calls
         self._gap = 0.0  # the measured time between the end of a paced call and the next
         self._budget: float | None = None  # the most a paced call may compute
+
+    def snapshot(self) -> dict:
+        """What the stream needs to go on from where it is, as JSON data: both selectors'
+        states (:mod:`fsengine.online._snapshot`), the events so far and the hold-out
+        curve. :meth:`resume` takes it back on a stream of the same task and settings,
+        without streaming a feature again.
+
+        Raises
+        ------
+        TypeError
+            When a selector's state cannot be written (then replay the stream instead).
+        """
+        return {
+            "method": self.method,
+            "total": self.total,
+            "position": self.position,
+            "seconds": self.seconds,
+            "feature_seconds": self.feature_seconds,
+            "last_take": self._last_take,
+            "selector": encode_state(self.selector),
+            "train_selector": (
+                None if self.train_selector is None else encode_state(self.train_selector)
+            ),
+            "events": encode_state(self.events),
+            "gmean_steps": list(self.gmean_steps),
+            "gmeans": list(self.gmeans),
+        }
+
+    def resume(self, snapshot: dict) -> None:
+        """Put this new stream where :meth:`snapshot`'s stream was (same task, method,
+        order and parameters): it goes on with the events the other would have given.
+
+        Raises
+        ------
+        ValueError
+            When the snapshot is of another stream, or cannot be read.
+        """
+        if self.position:
+            raise ValueError("the stream has started: resume a new one")
+        if snapshot.get("method") != self.method or snapshot.get("total") != self.total:
+            raise ValueError("the snapshot is of another stream")
+        selector = decode_state(snapshot["selector"])
+        train = snapshot.get("train_selector")
+        if (train is None) != (self.train_selector is None):
+            raise ValueError("the snapshot's hold-out does not match this stream's")
+        if type(selector) is not type(self.selector):
+            raise ValueError("the snapshot is of another selector")
+        self.selector = selector
+        if train is not None:
+            self.train_selector = decode_state(train)
+        self.events = list(decode_state(snapshot["events"]))
+        self.position = int(snapshot["position"])
+        if len(self.events) != self.position:
+            raise ValueError("the snapshot's events do not match its position")
+        self.sizes = [len(e.selected) for e in self.events]
+        self.scores = [float(e.selected_score) for e in self.events]
+        self.gmean_steps = [int(s) for s in snapshot.get("gmean_steps", [])]
+        self.gmeans = [float(g) for g in snapshot.get("gmeans", [])]
+        self.seconds = float(snapshot.get("seconds") or 0.0)
+        self.feature_seconds = snapshot.get("feature_seconds")
+        self._last_take = int(snapshot.get("last_take") or FIRST_CHUNK)
 
     def kernels_ready(self) -> bool:
         """Whether the selector's compiled kernels load at once (built ahead of time for
@@ -263,7 +334,9 @@ class LiveStream:
         """Features that fit in ``seconds_left`` at the measured cost: at least 1, at most
         twice the last chunk (the cost may have been measured on cheap features)."""
         if self.feature_seconds is None:
-            return FIRST_CHUNK
+            if self.expected_feature_seconds is None:
+                return FIRST_CHUNK
+            return max(1, min(FIRST_CHUNK, int(seconds_left / self.expected_feature_seconds)))
         if seconds_left <= 0:
             return 1
         most = 2 * self._last_take

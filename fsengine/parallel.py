@@ -1,16 +1,23 @@
-"""Independent tasks (splits of an evaluation or a sweep) on the machine's cores.
+"""Independent tasks (splits of an evaluation or a sweep) on the machine's cores, and their
+cancellation.
 
 Results come back in task order whatever the number of processes, so a parallel run
 gives the same records as a serial one.
+
+A run that may have to stop before its end (a dashboard's run: its Cancel button, a closed
+tab) runs under :func:`cancellable` with a :class:`Cancellation`: :func:`run_tasks` then
+computes in worker processes even for one task, and :meth:`Cancellation.cancel`, from any
+thread, kills those processes at once; the run raises :class:`RunCancelled`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from fsengine.config import get_config, set_config
 from fsengine.errors import FSEngineError, is_integer_in
@@ -37,6 +44,88 @@ def resolve_jobs(n_jobs: int | None) -> int:
     if not is_integer_in(n_jobs, 1):
         raise FSEngineError(f"the number of jobs must be a positive integer, got {n_jobs!r}")
     return int(n_jobs)
+
+
+class RunCancelled(Exception):
+    """The run was cancelled (:meth:`Cancellation.cancel`) before its end."""
+
+
+class Cancellation:
+    """A token that ends a run from another thread.
+
+    The run checks it (:meth:`check`) where it can stop, and registers what stops its
+    current work (:meth:`on_cancel`: :func:`run_tasks` kills its worker processes).
+    """
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self._lock = threading.Lock()
+        self._callbacks: list[Callable[[], None]] = []
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether :meth:`cancel` was called."""
+        return self._event.is_set()
+
+    def cancel(self) -> None:
+        """Cancel the run: the registered callbacks run now, in this thread (once)."""
+        with self._lock:
+            if self._event.is_set():
+                return
+            self._event.set()
+            callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            try:
+                callback()
+            except Exception:  # noqa: BLE001 - stopping is best effort; the run still ends
+                pass
+
+    def check(self) -> None:
+        """Raise :class:`RunCancelled` if the run was cancelled."""
+        if self._event.is_set():
+            raise RunCancelled("the run was cancelled")
+
+    def wait(self, seconds: float) -> bool:
+        """Wait up to ``seconds`` for a cancellation; whether it came."""
+        return self._event.wait(seconds)
+
+    @contextlib.contextmanager
+    def on_cancel(self, callback: Callable[[], None]) -> Iterator[None]:
+        """Within the block, :meth:`cancel` calls ``callback`` (at once if already
+        cancelled)."""
+        with self._lock:
+            now = self._event.is_set()
+            if not now:
+                self._callbacks.append(callback)
+        if now:
+            callback()
+        try:
+            yield
+        finally:
+            with self._lock:
+                if callback in self._callbacks:
+                    self._callbacks.remove(callback)
+
+
+_CANCELLATION: contextvars.ContextVar[Cancellation | None] = contextvars.ContextVar(
+    "fsengine_cancellation", default=None
+)
+
+
+@contextlib.contextmanager
+def cancellable(token: Cancellation) -> Iterator[Cancellation]:
+    """Run the block under ``token``: the :func:`run_tasks` calls within it (in this
+    thread) compute in worker processes that ``token.cancel()`` kills."""
+    reset = _CANCELLATION.set(token)
+    try:
+        yield token
+    finally:
+        _CANCELLATION.reset(reset)
+
+
+def current_cancellation() -> Cancellation | None:
+    """The token of the enclosing :func:`cancellable` block, if any."""
+    return _CANCELLATION.get()
 
 
 _executor = None
@@ -141,10 +230,20 @@ def run_tasks(
     -------
     list
         The results in task order. An exception raised by a task is raised here.
+
+    Raises
+    ------
+    RunCancelled
+        Under :func:`cancellable`, when its token is cancelled: the worker processes are
+        killed at once (the tasks then compute in worker processes even when
+        ``n_jobs`` is 1, so that they can be).
     """
+    token = current_cancellation()
     jobs = min(resolve_jobs(n_jobs), len(tasks))
     results = []
-    if jobs <= 1:
+    if token is not None:
+        token.check()
+    if jobs <= 1 and token is None:
         for i, task in enumerate(tasks):
             results.append(function(*task))
             if on_done:
@@ -152,15 +251,58 @@ def run_tasks(
         return results
     from joblib import Parallel, delayed
 
-    with _POOL_LOCK:  # one parallel run at a time per process (several sessions)
+    if token is not None and jobs <= 1:
+        # joblib runs n_jobs=1 in this process, where nothing could stop it: the pool of
+        # the warm-up (every core) computes it instead, one worker busy
+        jobs = max(2, available_cores())
+    with _pool(token):  # one parallel run at a time per process (several sessions)
         parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator")
-        for i, result in enumerate(
-            parallel(delayed(_single_threaded)(function, task) for task in tasks)
-        ):
-            results.append(result)
-            if on_done:
-                on_done(i)
+        outputs = parallel(delayed(_single_threaded)(function, task) for task in tasks)
+        with token.on_cancel(lambda: _kill_workers(parallel)) if token else _nothing():
+            try:
+                for i, result in enumerate(outputs):
+                    if token is not None:
+                        token.check()
+                    results.append(result)
+                    if on_done:
+                        on_done(i)
+            except Exception as exc:
+                if token is not None and token.cancelled:
+                    raise RunCancelled("the run was cancelled") from exc
+                raise
+            finally:
+                outputs.close()
     return results
+
+
+@contextlib.contextmanager
+def _nothing() -> Iterator[None]:
+    yield
+
+
+@contextlib.contextmanager
+def _pool(token: Cancellation | None) -> Iterator[None]:
+    """Hold :data:`_POOL_LOCK`; waiting for it ends when ``token`` is cancelled."""
+    if token is None:
+        with _POOL_LOCK:
+            yield
+        return
+    while not _POOL_LOCK.acquire(timeout=0.1):
+        token.check()
+    try:
+        token.check()
+        yield
+    finally:
+        _POOL_LOCK.release()
+
+
+def _kill_workers(parallel) -> None:
+    """Kill the worker processes of a running ``joblib.Parallel`` (its abort on an error,
+    without a new pool): their tasks end at once, and the iteration raises."""
+    backend = getattr(parallel, "_backend", None)
+    abort = getattr(backend, "abort_everything", None)
+    if abort is not None:
+        abort(ensure_ready=False)
 
 
 _warmed = False

@@ -27,6 +27,7 @@ from dashboard.widgets import (
 )
 from fsengine import FSEngineError
 from fsengine.benchmark import compare_study, run_study, study_table
+from fsengine.estimates import Estimate, density_of, evaluate_seconds, is_counts
 from fsengine.evaluation import (
     protocol_refusal,
     protocol_warnings,
@@ -73,6 +74,28 @@ def _metric_text(metric: str) -> str:
 
 
 # ---------------------------------------------------------------- the run
+
+
+def _estimate(entries, methods, splits: int, top, params) -> Estimate | None:
+    """The study's time: the evaluation of every data set (:mod:`fsengine.estimates`)."""
+    total = None
+    try:
+        for _, ds, _, _ in entries:
+            one = evaluate_seconds(
+                ds.n_samples,
+                ds.n_features,
+                methods,
+                density=density_of(ds.X),
+                counts=is_counts(ds.X),
+                params=params,
+                n_splits=splits,
+                top=top,
+                whole_data=False,
+            )
+            total = one if total is None else total + one
+    except FSEngineError:
+        return None
+    return total
 
 
 def _compute(study, datasets: list, engine: str, scheduler: str):
@@ -386,6 +409,7 @@ if study is not None and enough_data:
         widgets=WIDGETS,
         datasets=", ".join(e.name for e, *_ in entries),
         refusal=" ".join(refusals) or None,
+        estimate=_estimate(entries, methods, splits, top, params),
     )
 if result is None:
     if study is not None and enough_data and not refusals:

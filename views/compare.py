@@ -11,6 +11,7 @@ from dashboard.widgets import (
     splits_seed_widgets,
     widget_defaults,
 )
+from fsengine.estimates import evaluate_seconds
 from fsengine.evaluation import PAPER_METHODS, evaluate, whole_data_runs
 from fsengine.export import SUMMARY_COLUMNS, best_rows, records_to_csv, summary_frame
 from fsengine.figures import comparison_figure, jaccard_figure
@@ -27,6 +28,7 @@ BEST_COLOUR = "background-color: #c7e9c0; font-weight: bold"
 def _compute(methods, splits, seed, top, params):
     def compute(progress):
         task = session.current_task()
+        steps = splits * len(methods) + 1  # the last: the selections on the whole data
         evaluation = evaluate(
             task,
             None,
@@ -35,8 +37,9 @@ def _compute(methods, splits, seed, top, params):
             seed=seed,
             top=top,
             params=params,
-            progress=progress,
+            progress=lambda done, _total, message: progress(done, steps, message),
         )
+        progress(steps - 1, steps, "selecting on the whole data set for the overlap")
         runs, count = whole_data_runs(task, None, methods, top, params)
         return {
             "evaluation": evaluation,
@@ -120,6 +123,13 @@ result = running.run_button(
     f"seed {seed} ({loaded.name}, minority {minority})",
     widgets=WIDGETS,
     refusal=running.refusal(True, splits, seed),
+    estimate=running.estimate_for(
+        lambda n, p, density, counts: evaluate_seconds(
+            n, p, methods, density=density, counts=counts, params=params, n_splits=splits, top=top
+        )
+    )
+    if methods
+    else None,
 )
 if result is None:
     st.info("Choose the methods and press **Run comparison**.")

@@ -5,7 +5,7 @@ import datetime as dt
 import pandas as pd
 import streamlit as st
 
-from dashboard import messages, persistence, session, streams
+from dashboard import messages, persistence, running, session, streams
 from fsengine import FSEngineError
 
 #: The page that shows each kind of run.
@@ -112,6 +112,7 @@ table = pd.DataFrame(
         "kind": [r.kind for r in runs],
         "run": [r.title for r in runs],
         "status": [r.status for r in runs],
+        "reached": [r.params.get("reached", "") if r.status != "finished" else "" for r in runs],
         "time (s)": [r.seconds for r in runs],
         "data set": [r.dataset_name or "-" for r in runs],
         "stored": [_size(r.size) for r in runs],
@@ -132,8 +133,9 @@ if not rows:
     st.caption("Select a run (the box at the left of its row) to reopen or delete it.")
 else:
     run = runs[rows[0]]
-    st.markdown(f"**{run.title}**: {run.status}")
-    left, right, _ = st.columns([1, 1, 3])
+    reached = run.params.get("reached") if run.status != "finished" else None
+    st.markdown(f"**{run.title}**: {run.status}" + (f", at {reached}" if reached else ""))
+    left, right, stop = st.columns([1, 1, 1, 2])[:3]
     if left.button(
         "Reopen",
         type="primary",
@@ -142,9 +144,18 @@ else:
         help="Loads its data set and settings and shows its result on its page.",
     ):
         _open(found, wid, run)
-    if right.button("Delete", key="history_delete"):
+    if right.button("Delete", key="history_delete", disabled=run.status == "running"):
         found.delete_run(wid, run.id)
         st.rerun()
+    if run.status == "running":
+        stop.button(
+            "Cancel",
+            key="history_cancel",
+            icon=":material/stop_circle:",
+            help="Stop this run now (its worker processes too); it is kept as stopped.",
+            on_click=running.cancel_and_wait,  # before the table is drawn again
+            args=(run.id, wid),
+        )
     if run.status == "stopped" and run.kind == "stream":
         st.caption(
             "A stopped stream keeps where it was: Reopen brings it back there, and Start on "

@@ -12,6 +12,7 @@ from dashboard.messages import describe
 from dashboard.pages import BY_NAME
 from dashboard.widgets import method_widgets, widget_defaults
 from fsengine import FSEngineError
+from fsengine.estimates import stream_seconds
 from fsengine.export import events_to_csv, selection_rows, selection_to_csv
 from fsengine.figures import stream_figure
 from fsengine.live import duration_text
@@ -28,6 +29,9 @@ PACED_SECONDS = 8.0
 TICK_BUDGET = 0.2
 #: The most a tick computes at "about 8 s" when it is behind that time (a busy machine).
 CATCH_UP_BUDGET = 0.6
+#: Seconds a tick waits for its chunk: a chunk still computing then (a selector whose one
+#: feature takes longer than a tick) goes on off the script thread, and the page stays live.
+CHUNK_WAIT = 1.0
 
 WIDGETS = BY_NAME["stream"].widgets
 #: Every widget of the page and its first value (kept across page switches); each
@@ -144,12 +148,47 @@ def _start() -> streams.Kept | None:
 refused = running.refusal(protocol=False)
 if refused:
     st.caption(f":material/block: {refused}")
+fresh = kept is None or kept.live.done or _other_settings(kept)
+estimate = (
+    running.estimate_for(
+        lambda n, p, density, counts: stream_seconds(method, n, p, density, params, counts=counts)
+    )
+    if fresh and not refused
+    else None
+)
 buttons = st.columns(4)
-if buttons[0].button(
+start = buttons[0].button(
     "Start", type="primary", key="stream_start", width="stretch", disabled=bool(refused)
-):
+)
+if start and fresh and estimate is not None and estimate.long:
+    st.session_state["stream_confirm"] = settings  # a long stream starts once confirmed
+    start = False
+if st.session_state.get("stream_confirm") is not None:
+    if st.session_state["stream_confirm"] != settings or estimate is None:
+        st.session_state.pop("stream_confirm")
+    else:
+        asking = st.empty()  # emptied once answered
+        with asking.container():
+            st.warning(
+                f"{get_method(method).spec.label} on this data set would compute for "
+                f"{estimate.text()}: a long time. Start it anyway? Pause stops it at any "
+                "moment.",
+                icon=":material/hourglass_top:",
+            )
+            yes, no, _ = st.columns([1, 1, 3])
+            if yes.button("Start anyway", type="primary", key="stream_confirm_start"):
+                st.session_state.pop("stream_confirm")
+                start = True
+            elif no.button("Don't start", key="stream_confirm_cancel"):
+                st.session_state.pop("stream_confirm")
+                st.rerun()
+        if start:
+            asking.empty()
+if start:
     if kept is None or kept.live.done or _other_settings(kept):
         kept = _start()  # the boxes' settings from the first feature
+        if kept is not None and estimate is not None:  # a small first chunk
+            kept.live.expected_feature_seconds = estimate.high / max(kept.live.total, 1)
     if kept is not None:
         kept.live.stop_pacing()  # paced again from the first tick
     streams.set_running(kept is not None)
@@ -190,6 +229,11 @@ with notice:
             "reopen; Reset clears the page.",
             icon=":material/swap_horiz:",
         )
+if estimate is not None:
+    st.caption(
+        f":material/schedule: The whole stream's computation: {estimate.text()} on this "
+        "server (from the selector's measured cost on data of this size)."
+    )
 
 
 @st.fragment(run_every=TICK_SECONDS if streams.is_running() else None)
@@ -213,20 +257,40 @@ def stream_view() -> None:
                 "selector's ahead of time). Once only: seconds to a minute."
             )
         )
-        with compiling, kept.lock:  # one script thread advances the stream at a time
+
+        def chunk(live) -> None:
             if per_tick == "auto":  # ends PACED_SECONDS after Start, whatever a tick costs
                 live.advance_paced(PACED_SECONDS, TICK_SECONDS, TICK_BUDGET, CATCH_UP_BUDGET)
-                late = live.paced_note()
             else:
                 live.stop_pacing()
                 live.advance(max_features=per_tick, max_seconds=TICK_BUDGET)
-        if not ready:
-            live.stop_pacing()  # the compiling took its time: pace the rest from here
-        if live.done:
-            streams.set_running(False)
-            streams.record(kept)
-            st.rerun()  # stop the timer, show the final result
-        streams.record_if_due(kept)  # stopped at this position until it goes further
+
+        with compiling:  # a chunk longer than a tick goes on off the script thread
+            computing = streams.advance_in_background(kept, chunk, CHUNK_WAIT)
+        if computing:
+            cost = live.feature_seconds or live.expected_feature_seconds
+            st.caption(
+                f":material/hourglass_top: Computing the next features: "
+                f"{get_method(live.method).spec.label} takes "
+                + (
+                    f"about {cost:.1f} s a feature here"
+                    if cost and cost >= 1
+                    else f"about {1000 * cost:.0f} ms a feature here"
+                    if cost
+                    else "long here"
+                )
+                + "; the page shows the stream as it was until they are done. Pause stops it "
+                "after them."
+            )
+        else:
+            late = live.paced_note() if per_tick == "auto" else ""
+            if not ready:
+                live.stop_pacing()  # the compiling took its time: pace the rest from here
+            if live.done:
+                streams.set_running(False)
+                streams.record(kept)
+                st.rerun()  # stop the timer, show the final result
+            streams.record_if_due(kept)  # stopped at this position until it goes further
     elif not live.done and live.position:
         st.caption(
             f"Stopped at {live.position:,} of {live.total:,} features"
@@ -237,10 +301,11 @@ def stream_view() -> None:
                 "stays in History, to reopen)."
             )
         )
+    done = live.done and not streams.busy(kept)
     last = live.events[-1] if live.events else None
     metrics = st.columns(4)
     metrics[0].metric("Features streamed", f"{live.position} / {live.total}")
-    fallback = live.selection().fallback_text(METHOD_LABELS[live.method]) if live.done else None
+    fallback = live.selection().fallback_text(METHOD_LABELS[live.method]) if done else None
     metrics[1].metric(
         "Selected",
         len(last.selected) if last else 0,
@@ -301,7 +366,7 @@ def stream_view() -> None:
                 st.markdown(f"**{term}**: {TERMS[term]}")
     with right:
         st.subheader(f"Selected genes: {METHOD_LABELS[live.method]}")
-        if live.done:
+        if done:
             selection = live.selection()
             if selection.fallback:
                 st.warning(

@@ -8,6 +8,7 @@ from dashboard.messages import describe
 from dashboard.pages import BY_NAME
 from dashboard.widgets import current_values, method_widgets, widget_defaults
 from fsengine import FSEngineError
+from fsengine.estimates import sweep_k_seconds, sweep_top_seconds, sweep_values_seconds
 from fsengine.evaluation import (
     PAPER_METHODS,
     feature_frequencies,
@@ -258,6 +259,25 @@ if parameter is not None:
             f"{seed} ({loaded.name}, minority {minority})",
             widgets=WIDGETS,
             refusal=running.refusal(True, splits, seed),
+            estimate=running.estimate_for(
+                lambda n, p, density, counts: (
+                    sweep_k_seconds(
+                        n, p, values, density=density, counts=counts, params=others, n_splits=splits
+                    )
+                    if is_k
+                    else sweep_values_seconds(
+                        n,
+                        p,
+                        method,
+                        parameter,
+                        values,
+                        density=density,
+                        counts=counts,
+                        params=others,
+                        n_splits=splits,
+                    )
+                )
+            ),
         )
         computed = list(values) if result is not None else (list(kept[-1][0]) if kept else None)
         if result is None and kept:
@@ -393,6 +413,20 @@ top_result = running.run_button(
     f"{splits} splits, seed {seed} ({loaded.name}, minority {minority})",
     widgets=WIDGETS,
     refusal=running.refusal(True, splits, seed),
+    estimate=running.estimate_for(
+        lambda n, p, density, counts: sweep_top_seconds(
+            n,
+            p,
+            rankers,
+            tops,
+            density=density,
+            counts=counts,
+            params=ranker_params,
+            n_splits=splits,
+        )
+    )
+    if rankers
+    else None,
 )
 if top_result is None:
     st.info("Choose the rankers and the range of top-k and press **Run top-k sweep**.")

@@ -18,6 +18,7 @@ from fsengine.cli.options import (
     values_of,
 )
 from fsengine.errors import FSEngineError
+from fsengine.estimates import LONG_SECONDS, density_of, evaluate_seconds, is_counts
 from fsengine.evaluation import evaluate, sweep_top, sweep_values
 from fsengine.export import (
     records_to_csv,
@@ -25,6 +26,20 @@ from fsengine.export import (
 )
 from fsengine.methods import get_method
 from fsengine.progress import terminal_progress
+
+
+def say_estimate(what: str, model, task) -> None:
+    """Say on standard error how long ``what`` will take when the estimate
+    (:mod:`fsengine.estimates`; ``model(n, p, density, counts)``) passes
+    :data:`~fsengine.estimates.LONG_SECONDS`: "fsengine: estimated about 2 h ...". A
+    method without a cost model says nothing."""
+    try:
+        found = model(task.n_samples, task.n_features, density_of(task.X), is_counts(task.X))
+    except FSEngineError:
+        return
+    if found.seconds > LONG_SECONDS:
+        sys.stderr.write(f"fsengine: {what} is estimated to take {found.text()}\n")
+        sys.stderr.flush()
 
 
 def cmd_evaluate(args) -> None:
@@ -39,6 +54,23 @@ def cmd_evaluate(args) -> None:
     # The --count-from selector sets the rankers' number of features, so its options apply
     # even when it is not itself compared.
     params = params_per_method(args, args.methods + ([args.count_from] if counted else []))
+    say_estimate(
+        "the evaluation",
+        lambda n, p, density, counts: evaluate_seconds(
+            n,
+            p,
+            args.methods,
+            density=density,
+            counts=counts,
+            params=params,
+            n_splits=args.splits,
+            top=args.top,
+            count_from=args.count_from,
+            n_jobs=args.jobs,
+            whole_data=False,
+        ),
+        task,
+    )
     result = evaluate(
         task,
         None,

@@ -309,28 +309,33 @@ def whole_data_runs(
     methods = check_methods(methods)
     task = as_task(data, minority).dense()
     runs = {}
+    # through run_tasks (serial here: n_jobs=1), so that a cancellable run's selections
+    # compute in a worker process that a cancellation kills (fsengine.parallel)
     if top is None and any(is_ranker(m) for m in methods):
         count_from = check_count_from(count_from)
-        runs[count_from] = run_selection(
-            task, method=count_from, events=False, **params.get(count_from, {})
+        (runs[count_from],) = run_tasks(
+            _whole_data_run, [(task, count_from, None, params.get(count_from, {}))], n_jobs=1
         )
         top = len(runs[count_from].selection)
     selections = {}
+    todo = [m for m in methods if m not in runs and not (is_ranker(m) and top == 0)]
+    done = run_tasks(
+        _whole_data_run,
+        [(task, m, top if is_ranker(m) else None, params.get(m, {})) for m in todo],
+        n_jobs=1,
+    )
+    runs.update(zip(todo, done))
     for method in methods:
-        ranker = is_ranker(method)
-        if ranker and top == 0:
+        if is_ranker(method) and top == 0:
             selections[method] = Selection(method, (), (), (), "ranked by descending score")
             continue
-        if method not in runs:
-            runs[method] = run_selection(
-                task,
-                method=method,
-                top=top if ranker else None,
-                events=False,
-                **params.get(method, {}),
-            )
         selections[method] = runs[method].selection
     return selections, top
+
+
+def _whole_data_run(task: Task, method: str, top: int | None, params: dict):
+    """``method``'s run on the whole task without events (a task of :func:`run_tasks`)."""
+    return run_selection(task, method=method, top=top, events=False, **params)
 
 
 def whole_data_selections(

@@ -42,6 +42,7 @@ from fsengine.online._lofs import (
     SAOLAEvent,
 )
 from fsengine.online._ofsfpd import OFSFPD, OFSFPDEvent
+from fsengine.online._snapshot import decode_state, encode_state
 from fsengine.online._stream import (
     ORDERS,
     Selection,
@@ -87,6 +88,8 @@ SELECTORS = (
 )
 
 __all__ = [
+    "decode_state",
+    "encode_state",
     "SELECTORS",
     "OFSA3M",
     "OFSA3MEvent",

@@ -124,7 +124,8 @@ def test_a_stopped_run_is_said_so_and_never_shown_as_finished(monkeypatch):
     monkeypatch.undo()
     at.run()
     assert not at.exception
-    assert any("stopped" in w.value and "1 of 2" in w.value for w in at.warning)
+    # 1 of 3: the two splits, then the selections on the whole data set
+    assert any("stopped" in w.value and "1 of 3" in w.value for w in at.warning)
     runs = workspace.default_store().list_runs(_ws(at))
     assert [r.status for r in runs if r.kind == "compare"] == ["stopped"]
     assert not at.get("plotly_chart")  # nothing of it is shown

@@ -20,6 +20,7 @@ PACKAGE = ROOT / "fsengine"
 LAYERS = [
     (0, r"fsengine\.(errors|spec|labels|discretise|progress|figures|parallel|statistics)$"),
     (0, r"fsengine\.(version|config|codec)$"),
+    (0, r"fsengine\._estimates_fit$"),  # the cost models' coefficients: data
     (0, r"fsengine\._compute(\..*)?$"),  # compiled kernels: built, loaded, when they run
     (1, r"fsengine\.(io(\..*)?|data)$"),
     (1, r"fsengine\.online(\..*)?$"),
@@ -28,6 +29,7 @@ LAYERS = [
     (3, r"fsengine\.(runs|evaluation(\..*)?|stability|live|sklearn)$"),
     (3, r"fsengine\.(study|benchmark)$"),  # benchmark studies: over data and evaluation
     (3, r"fsengine\.(genes|gene_figures)$"),  # the Genes view: over data and evaluation
+    (3, r"fsengine\.estimates$"),  # how long a run takes: over the registry
     (4, r"fsengine\.(export|report|adata|cli(\..*)?|__main__)$"),
     (4, r"fsengine$"),
 ]
