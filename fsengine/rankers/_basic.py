@@ -5,6 +5,12 @@ score per feature, higher = better, never NaN: a constant feature scores 0. With
 binary labels (the one-versus-rest problem) they follow Yin et al. (2013) and the
 K-OFSD paper's baselines; with several classes (the decomposition-based variants'
 pseudo-labels) each has a documented multi-class form.
+
+Fisher, S2N and PCC compute on each column's values sorted within each class
+(:func:`fsengine.rankers._order.sorted_within_classes`), so that their sums over samples
+run in an order of the data's own: the scores are equal bit for bit under any
+permutation of the samples, and two features with the same values per class tie exactly
+(then the lower column index ranks first). Hellinger counts, which no order changes.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import numpy as np
 
 from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.rankers._common import BINS, SECTION_44, YIN
+from fsengine.rankers._order import sorted_within_classes
 from fsengine.spec import RANKER, MethodSpec
 
 
@@ -89,6 +96,7 @@ def fisher_score(X, y) -> np.ndarray:
     class means scores ``inf`` (it separates the classes perfectly).
     """
     X, y, classes = check_scoring_input(X, y)
+    X, y = sorted_within_classes(X, y)  # sums in an order the rows' order cannot change
     sizes, means, scatters = _class_stats(X, y, classes)
     within = scatters.sum(axis=0)
     if len(classes) == 2:
@@ -121,6 +129,7 @@ def s2n_score(X, y) -> np.ndarray:
     S2N of c.
     """
     X, y, classes = check_scoring_input(X, y)
+    X, y = sorted_within_classes(X, y)
     if len(classes) == 2:
         return _s2n_binary(X, (y == classes[1]).astype(np.int8))
     return _one_vs_rest(_s2n_binary, X, y, classes)
@@ -142,6 +151,7 @@ def pcc_score(X, y) -> np.ndarray:
     With more than two classes: the maximum over classes c of ``|corr(f, [y == c])|``.
     """
     X, y, classes = check_scoring_input(X, y)
+    X, y = sorted_within_classes(X, y)
     if len(classes) == 2:
         return _pcc_binary(X, (y == classes[1]).astype(np.int8))
     return _one_vs_rest(_pcc_binary, X, y, classes)

@@ -8,6 +8,10 @@ average ranks for ties and no tie correction of the variance (scanpy's default
 the minority separates the classes as well as a higher one); :func:`marker_table` gives
 the signed statistics, two-sided p-values, Benjamini-Hochberg adjusted p-values and log2
 fold changes, as scanpy reports them.
+
+Welch's means and variances are summed over each column's values sorted within each class
+(:func:`fsengine.rankers._order.sorted_within_classes`), so they are equal bit for bit under
+any permutation of the samples; the rank sums are exact (sums of halves) in any order.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import numpy as np
 from fsengine._compute.sparse import as_columns, by_column_blocks, is_sparse
 from fsengine.errors import FSEngineError
 from fsengine.rankers._basic import check_scoring_input
+from fsengine.rankers._order import sorted_within_classes
 from fsengine.spec import RANKER, MethodSpec
 
 SCANPY = (
@@ -58,6 +63,7 @@ def welch_statistic(X, y) -> np.ndarray:
     variances with ddof = 1; NaN where both groups are constant and their means equal,
     +-inf where both are constant and the means differ."""
     X, y, classes = check_scoring_input(X, y)
+    X, y = sorted_within_classes(X, y)  # sums in an order the rows' order cannot change
     group = _minority(y, classes)
     a, b = X[group], X[~group]
     n1, n0 = len(a), len(b)
@@ -141,6 +147,7 @@ def _marker_columns(X, y, method: str) -> dict[str, np.ndarray]:
     from scipy import stats
 
     X, y, classes = check_scoring_input(X, y)
+    X, y = sorted_within_classes(X, y)
     group = _minority(y, classes)
     if method == "welch":
         scores = welch_statistic(X, y)
