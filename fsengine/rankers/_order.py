@@ -3,15 +3,15 @@ the order of the rows (issue 40).
 
 A score that sums over samples in row order changes in its last bits when the rows are
 permuted (floating-point addition is not associative), and a rule that takes "the first"
-of equal values or distances changes outright. The rankers therefore never use the row
-order: they compute in one of two canonical orders, functions of the data alone.
+of equal values or distances changes outright. Where a ranker needs an order of the
+samples it takes one of these two, functions of the data alone (the column rankers that
+only sum use :mod:`fsengine.rankers._sums` instead, which needs no order).
 
-* A ranker that scores each feature on its own column (Fisher, S2N, PCC, Welch's t, the
-  kNN mutual information) sees the classes one after the other, in sorted order of their
-  labels, and within each class the column's values in ascending order
-  (:func:`sorted_within_classes`). Samples of equal value and label are interchangeable
-  there, so every sum runs in the same order whatever the rows' order, and a feature's
-  score still depends on its own column alone.
+* The kNN mutual information, which scores each feature on its own column, sees the
+  classes one after the other, in sorted order of their labels, and within each class the
+  column's values in ascending order (:func:`sorted_within_classes`). Samples of equal
+  value and label are interchangeable there, so its tie noise and its sums go the same way
+  whatever the rows' order, and a feature's score still depends on its own column alone.
 * A ranker that compares whole samples (ReliefF, the decomposition's k-means) takes the rows
   sorted by their label, then by their bytes (:func:`canonical_row_order`): rows that tie
   are identical, label included, so exchanging them changes nothing.

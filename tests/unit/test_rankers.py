@@ -635,6 +635,46 @@ def test_scores_are_the_same_in_any_order_of_the_samples(
         assert np.array_equal(RANKERS[method](X[rows], y[rows], **params), expected), seed
 
 
+@st.composite
+def summed_block(draw):
+    """A block of values of very different magnitudes and signs (zeros, -0.0, repeats),
+    the rows summed (a subset, some repeated), a centre and whether to square."""
+    m, p = draw(st.integers(1, 40)), draw(st.integers(1, 4))
+    value = st.one_of(
+        st.floats(-1e6, 1e6, allow_nan=False, allow_subnormal=True),
+        st.sampled_from([0.0, -0.0, 0.1, 1 / 3, 1e-300, 2.0**52, 1e15 + 0.5]),
+        st.integers(-5, 5).map(float),
+    )
+    X = np.array(draw(st.lists(value, min_size=m * p, max_size=m * p))).reshape(m, p)
+    rows = np.array(draw(st.lists(st.integers(0, m - 1), min_size=1, max_size=2 * m)))
+    centre = draw(st.one_of(st.none(), st.just(X.mean(axis=0))))
+    return X, rows, centre, draw(st.booleans())
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(case=summed_block(), seed=st.integers(0, 2**32 - 1))
+def test_column_sums_are_the_same_in_any_order_and_near_exact(case, seed, compiled_kernels):
+    """The rankers' sums: equal bit for bit in any order of the rows, compiled or numpy,
+    and within m^3 2^-104 max|v| (plus the result's rounding) of the exact sum."""
+    from fsengine.rankers._sums import column_sums
+
+    X, rows, centre, square = case
+    compiled_kernels(True)
+    expected = column_sums(X, rows, centre, square)
+    shuffled = np.random.default_rng(seed).permutation(rows)
+    assert np.array_equal(column_sums(X, shuffled, centre, square), expected)
+    compiled_kernels(False)
+    assert np.array_equal(column_sums(X, shuffled, centre, square), expected)
+    for j in range(X.shape[1]):
+        values = [X[r, j] - (0.0 if centre is None else centre[j]) for r in rows]
+        values = [v * v for v in values] if square else values
+        exact = math.fsum(values)
+        bound = len(values) ** 3 * 2.0**-104 * max(abs(v) for v in values)
+        assert abs(expected[j] - exact) <= bound + math.ulp(exact), (j, expected[j], exact)
+
+
 def test_mi_tie_free_columns_stay_scikit_learns_beside_tied_ones():
     """Tie noise goes only to columns with ties: the others give scikit-learn's
     per-column estimate (to the rounding of its final means), in any row order."""
