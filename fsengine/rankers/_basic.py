@@ -46,11 +46,12 @@ def check_scoring_input(X, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return X, y, classes
 
 
-def _class_stats(X: np.ndarray, y: np.ndarray, classes: np.ndarray):
-    """Per-class sizes, means and sums of squared deviations (S^2 of eq. 6)."""
+def _class_stats(X: np.ndarray, y: np.ndarray, classes: np.ndarray, extremes):
+    """Per-class sizes, means and sums of squared deviations (S^2 of eq. 6); ``extremes``:
+    every column's (min, max)."""
     groups = [np.flatnonzero(y == c) for c in classes]
     sizes = np.array([len(g) for g in groups], dtype=float)
-    stats = [mean_and_scatter(X, g) for g in groups]
+    stats = [mean_and_scatter(X, g, extremes) for g in groups]
     return sizes, np.stack([m for m, _ in stats]), np.stack([s for _, s in stats])
 
 
@@ -96,12 +97,13 @@ def fisher_score(X, y) -> np.ndarray:
     class means scores ``inf`` (it separates the classes perfectly).
     """
     X, y, classes = check_scoring_input(X, y)
-    sizes, means, scatters = _class_stats(X, y, classes)
+    extremes = X.min(axis=0), X.max(axis=0)
+    sizes, means, scatters = _class_stats(X, y, classes, extremes)
     within = scatters.sum(axis=0)
     if len(classes) == 2:
         between = (means[1] - means[0]) ** 2
     else:
-        overall = column_sums(X) / len(y)
+        overall = column_sums(X, extremes=extremes) / len(y)
         between = (sizes[:, None] * (means - overall) ** 2).sum(axis=0)
     return _perfect_or_constant(_safe_ratio(between, within), X, [y == c for c in classes])
 
@@ -112,8 +114,9 @@ def _one_vs_rest(score_binary, X, y, classes):
 
 
 def _s2n_binary(X: np.ndarray, y01: np.ndarray) -> np.ndarray:
+    extremes = X.min(axis=0), X.max(axis=0)
     (mean_a, scatter_a), (mean_b, scatter_b) = (
-        mean_and_scatter(X, np.flatnonzero(y01 == label)) for label in (1, 0)
+        mean_and_scatter(X, np.flatnonzero(y01 == label), extremes) for label in (1, 0)
     )
     n_a, n_b = int(np.sum(y01 == 1)), int(np.sum(y01 == 0))
     spread = np.sqrt(scatter_a / max(n_a - 1, 1)) + np.sqrt(scatter_b / max(n_b - 1, 1))
@@ -138,16 +141,18 @@ def s2n_score(X, y) -> np.ndarray:
 
 def _pcc_binary(X: np.ndarray, y01: np.ndarray) -> np.ndarray:
     n = len(y01)
-    mean = column_sums(X) / n
+    extremes = X.min(axis=0), X.max(axis=0)
+    mean = column_sums(X, extremes=extremes) / n
     ones, zeros = np.flatnonzero(y01 == 1), np.flatnonzero(y01 == 0)
     y_mean = len(ones) / n
     high, low = 1.0 - y_mean, 0.0 - y_mean  # the centred labels
     # sum over samples of (y - y_mean) (x - mean), class by class; per column, the same
     # for any block of columns
-    num = high * column_sums(X, ones, mean) + low * column_sums(X, zeros, mean)
-    den = np.sqrt(
-        column_sums(X, None, mean, square=True) * (len(ones) * high * high + len(zeros) * low * low)
+    num = high * column_sums(X, ones, mean, extremes=extremes) + low * column_sums(
+        X, zeros, mean, extremes=extremes
     )
+    spread = column_sums(X, None, mean, square=True, extremes=extremes)
+    den = np.sqrt(spread * (len(ones) * high * high + len(zeros) * low * low))
     score = np.abs(_safe_ratio(num, den))
     score[_constant(X)] = 0.0
     return score

@@ -62,8 +62,9 @@ def _means_and_variances(X: np.ndarray, group: np.ndarray):
     """((mean, variance) of the group, (mean, variance) of the rest), every column; the
     variances with ddof = 1, 0 for a single sample."""
     found = []
+    extremes = X.min(axis=0), X.max(axis=0)
     for rows in (np.flatnonzero(group), np.flatnonzero(~group)):
-        mean, scatter = mean_and_scatter(X, rows)
+        mean, scatter = mean_and_scatter(X, rows, extremes)
         found.append((mean, scatter / (len(rows) - 1) if len(rows) > 1 else np.zeros(len(mean))))
     return found
 
@@ -166,8 +167,9 @@ def _marker_columns(X, y, method: str) -> dict[str, np.ndarray]:
     else:
         scores = wilcoxon_statistic(X, y)
         pvals = 2 * stats.norm.sf(np.abs(scores))
-        mean1 = column_sums(X, np.flatnonzero(group)) / n1
-        mean0 = column_sums(X, np.flatnonzero(~group)) / n0
+        extremes = X.min(axis=0), X.max(axis=0)
+        mean1 = column_sums(X, np.flatnonzero(group), extremes=extremes) / n1
+        mean0 = column_sums(X, np.flatnonzero(~group), extremes=extremes) / n0
     with np.errstate(invalid="ignore", divide="ignore"):  # a negative mean: NaN, as scanpy
         fold = np.log2((np.expm1(mean1) + 1e-9) / (np.expm1(mean0) + 1e-9))
     return {"scores": scores, "pvals": pvals, "logfoldchanges": fold}

@@ -656,8 +656,9 @@ def summed_block(draw):
 )
 @given(case=summed_block(), seed=st.integers(0, 2**32 - 1))
 def test_column_sums_are_the_same_in_any_order_and_near_exact(case, seed, compiled_kernels):
-    """The rankers' sums: equal bit for bit in any order of the rows, compiled or numpy,
-    and within m^3 2^-104 max|v| (plus the result's rounding) of the exact sum."""
+    """The rankers' sums: equal bit for bit in any order of the rows, compiled (C or
+    Fortran order) or numpy, and within (4 m)^4 2^-161 b (b: the column's bound on |v| over all rows) plus the
+    result's rounding of the exact sum."""
     from fsengine.rankers._sums import column_sums
 
     X, rows, centre, square = case
@@ -665,14 +666,31 @@ def test_column_sums_are_the_same_in_any_order_and_near_exact(case, seed, compil
     expected = column_sums(X, rows, centre, square)
     shuffled = np.random.default_rng(seed).permutation(rows)
     assert np.array_equal(column_sums(X, shuffled, centre, square), expected)
+    assert np.array_equal(column_sums(np.asfortranarray(X), shuffled, centre, square), expected)
     compiled_kernels(False)
     assert np.array_equal(column_sums(X, shuffled, centre, square), expected)
     for j in range(X.shape[1]):
-        values = [X[r, j] - (0.0 if centre is None else centre[j]) for r in rows]
-        values = [v * v for v in values] if square else values
+        every = [x - (0.0 if centre is None else centre[j]) for x in X[:, j]]
+        every = [v * v for v in every] if square else every
+        values = [every[r] for r in rows]
         exact = math.fsum(values)
-        bound = len(values) ** 3 * 2.0**-104 * max(abs(v) for v in values)
+        bound = (4 * len(values)) ** 4 * 2.0**-161 * max(abs(v) for v in every)
         assert abs(expected[j] - exact) <= bound + math.ulp(exact), (j, expected[j], exact)
+
+
+def test_column_sums_near_the_top_of_the_double_range_are_summed_sorted(compiled_kernels):
+    """A column whose folds would overflow (|v| near 2^1000 / m) is summed in sorted order:
+    still the same in any order of the rows, and equal to the sorted sum."""
+    from fsengine.rankers._sums import column_sums
+
+    X = np.column_stack([np.array([3e305, -1e305, 2.5e304, 1e290, -7e300]), np.arange(5.0)])
+    for compiled in (True, False):
+        compiled_kernels(compiled)
+        expected = column_sums(X)
+        assert expected.tolist() == [np.sort(X[:, 0]).sum(), 10.0]
+        for seed in range(4):
+            rows = np.random.default_rng(seed).permutation(5)
+            assert np.array_equal(column_sums(X[rows]), expected)
 
 
 def test_mi_tie_free_columns_stay_scikit_learns_beside_tied_ones():
