@@ -657,8 +657,8 @@ def summed_block(draw):
 @given(case=summed_block(), seed=st.integers(0, 2**32 - 1))
 def test_column_sums_are_the_same_in_any_order_and_near_exact(case, seed, compiled_kernels):
     """The rankers' sums: equal bit for bit in any order of the rows, compiled (C or
-    Fortran order) or numpy, and within (4 m)^4 2^-161 b (b: the column's bound on |v| over all rows) plus the
-    result's rounding of the exact sum."""
+    Fortran order) or numpy, and within (4 m)^4 2^-161 b (b: the column's bound on |v|
+    over all rows) plus the result's rounding of the exact sum."""
     from fsengine.rankers._sums import column_sums
 
     X, rows, centre, square = case
