@@ -81,6 +81,7 @@ from fsengine.rankers import (  # noqa: E402  (after _common)
     score_features,
 )
 from fsengine.rankers._mi import break_ties  # noqa: E402
+from fsengine.rankers._order import sorted_within_classes  # noqa: E402
 
 TOTAL_TARGET_S, RATIO_TARGET = 2.0, 20.0
 MI_NEIGHBORS, RELIEFF_NEIGHBORS = 3, 7
@@ -139,8 +140,9 @@ def check_mi(X, y, ours: np.ndarray, seed: int):
     """Our MI against ``_compute_mi_cd`` on sampled, tied and top columns.
 
     Columns with tied values are compared after the same deterministic tie-breaking
-    noise that our estimator adds (``break_ties``): the estimator itself must agree bit
-    for bit everywhere.
+    noise that our estimator adds (``break_ties`` on the columns sorted within each
+    class, where each draw goes by the sample's (label, value) place): the estimator
+    itself must agree everywhere.
 
     Returns (columns, reference values, number of tied columns, problems).
     """
@@ -150,8 +152,9 @@ def check_mi(X, y, ours: np.ndarray, seed: int):
     tied = np.flatnonzero(np.all(X == np.round(X, 1), axis=0))  # make_data's rounded columns
     best = rank_features(ours)[:N_TOP_CHECKED]
     columns = np.unique(np.concatenate([sample, tied, best]))
-    untied_x = break_ties(X)
-    reference = np.array([_compute_mi_cd(untied_x[:, j], y, MI_NEIGHBORS) for j in columns])
+    X_sorted, y_sorted = sorted_within_classes(X, y)
+    untied_x = break_ties(X_sorted)
+    reference = np.array([_compute_mi_cd(untied_x[:, j], y_sorted, MI_NEIGHBORS) for j in columns])
     diff = np.abs(ours[columns] - reference)
     problems = [
         f"MI column {j}: ours {ours[j]!r}, _compute_mi_cd {ref!r} "

@@ -5,6 +5,12 @@ score per feature, higher = better, never NaN: a constant feature scores 0. With
 binary labels (the one-versus-rest problem) they follow Yin et al. (2013) and the
 K-OFSD paper's baselines; with several classes (the decomposition-based variants'
 pseudo-labels) each has a documented multi-class form.
+
+Fisher, S2N and PCC sum over samples with :func:`fsengine.rankers._sums.column_sums`,
+whose result does not depend on the order of the samples: the scores are equal bit for
+bit under any permutation of the rows, and two features with the same values per class
+tie exactly (then the lower column index ranks first). Hellinger counts, which no order
+changes.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import numpy as np
 
 from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.rankers._common import BINS, SECTION_44, YIN
+from fsengine.rankers._sums import column_sums, mean_and_scatter
 from fsengine.spec import RANKER, MethodSpec
 
 
@@ -39,12 +46,13 @@ def check_scoring_input(X, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return X, y, classes
 
 
-def _class_stats(X: np.ndarray, y: np.ndarray, classes: np.ndarray):
-    """Per-class sizes, means and sums of squared deviations (S^2 of eq. 6)."""
-    sizes = np.array([np.sum(y == c) for c in classes], dtype=float)
-    means = np.stack([X[y == c].mean(axis=0) for c in classes])
-    scatters = np.stack([((X[y == c] - means[i]) ** 2).sum(axis=0) for i, c in enumerate(classes)])
-    return sizes, means, scatters
+def _class_stats(X: np.ndarray, y: np.ndarray, classes: np.ndarray, extremes):
+    """Per-class sizes, means and sums of squared deviations (S^2 of eq. 6); ``extremes``:
+    every column's (min, max)."""
+    groups = [np.flatnonzero(y == c) for c in classes]
+    sizes = np.array([len(g) for g in groups], dtype=float)
+    stats = [mean_and_scatter(X, g, extremes) for g in groups]
+    return sizes, np.stack([m for m, _ in stats]), np.stack([s for _, s in stats])
 
 
 def _constant(X: np.ndarray) -> np.ndarray:
@@ -89,12 +97,13 @@ def fisher_score(X, y) -> np.ndarray:
     class means scores ``inf`` (it separates the classes perfectly).
     """
     X, y, classes = check_scoring_input(X, y)
-    sizes, means, scatters = _class_stats(X, y, classes)
+    extremes = X.min(axis=0), X.max(axis=0)
+    sizes, means, scatters = _class_stats(X, y, classes, extremes)
     within = scatters.sum(axis=0)
     if len(classes) == 2:
         between = (means[1] - means[0]) ** 2
     else:
-        overall = X.mean(axis=0)
+        overall = column_sums(X, extremes=extremes) / len(y)
         between = (sizes[:, None] * (means - overall) ** 2).sum(axis=0)
     return _perfect_or_constant(_safe_ratio(between, within), X, [y == c for c in classes])
 
@@ -105,9 +114,13 @@ def _one_vs_rest(score_binary, X, y, classes):
 
 
 def _s2n_binary(X: np.ndarray, y01: np.ndarray) -> np.ndarray:
-    a, b = X[y01 == 1], X[y01 == 0]
-    spread = a.std(axis=0, ddof=1 if len(a) > 1 else 0) + b.std(axis=0, ddof=1 if len(b) > 1 else 0)
-    score = np.abs(_safe_ratio(a.mean(axis=0) - b.mean(axis=0), spread))
+    extremes = X.min(axis=0), X.max(axis=0)
+    (mean_a, scatter_a), (mean_b, scatter_b) = (
+        mean_and_scatter(X, np.flatnonzero(y01 == label), extremes) for label in (1, 0)
+    )
+    n_a, n_b = int(np.sum(y01 == 1)), int(np.sum(y01 == 0))
+    spread = np.sqrt(scatter_a / max(n_a - 1, 1)) + np.sqrt(scatter_b / max(n_b - 1, 1))
+    score = np.abs(_safe_ratio(mean_a - mean_b, spread))
     return _perfect_or_constant(score, X, [y01 == 1, y01 == 0])
 
 
@@ -127,10 +140,19 @@ def s2n_score(X, y) -> np.ndarray:
 
 
 def _pcc_binary(X: np.ndarray, y01: np.ndarray) -> np.ndarray:
-    centred = X - X.mean(axis=0)
-    yc = y01 - y01.mean()
-    num = (yc[:, None] * centred).sum(axis=0)  # per column: the same for any block of columns
-    den = np.sqrt((centred**2).sum(axis=0) * (yc @ yc))
+    n = len(y01)
+    extremes = X.min(axis=0), X.max(axis=0)
+    mean = column_sums(X, extremes=extremes) / n
+    ones, zeros = np.flatnonzero(y01 == 1), np.flatnonzero(y01 == 0)
+    y_mean = len(ones) / n
+    high, low = 1.0 - y_mean, 0.0 - y_mean  # the centred labels
+    # sum over samples of (y - y_mean) (x - mean), class by class; per column, the same
+    # for any block of columns
+    num = high * column_sums(X, ones, mean, extremes=extremes) + low * column_sums(
+        X, zeros, mean, extremes=extremes
+    )
+    spread = column_sums(X, None, mean, square=True, extremes=extremes)
+    den = np.sqrt(spread * (len(ones) * high * high + len(zeros) * low * low))
     score = np.abs(_safe_ratio(num, den))
     score[_constant(X)] = 0.0
     return score

@@ -14,6 +14,7 @@ import numpy as np
 from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.rankers._basic import check_scoring_input
 from fsengine.rankers._common import SECTION_44, YIN
+from fsengine.rankers._order import canonical_row_order
 from fsengine.spec import RANKER, Int, MethodSpec
 
 
@@ -73,6 +74,11 @@ def compute_pseudo_labels(X, y, n_clusters: int | None = None, seed: int = 0) ->
     For high-dimensional data Yin et al. cluster with cosine similarity; here the
     majority rows are scaled to unit Euclidean length first, so that k-means' squared
     Euclidean distance is ``2 - 2 cos`` (all-zero rows are left as they are).
+
+    k-means sees the majority rows sorted by their bytes
+    (:func:`fsengine.rankers._order.canonical_row_order`), not in the order they come:
+    its initialisation picks rows by position, so in row order a permutation of the
+    samples would change the clusters (issue 40).
     """
     X, y, classes = check_scoring_input(X, y)
     if set(classes.tolist()) != {0, 1}:
@@ -88,6 +94,9 @@ def compute_pseudo_labels(X, y, n_clusters: int | None = None, seed: int = 0) ->
     if k == 1:
         labels[majority] = 1
         return labels
+    # k-means++ draws its first centres by position: the rows go in an order of their
+    # own (by their bytes), so that the clusters do not depend on the order of the samples
+    majority = majority[canonical_row_order(X[majority])]
     rows = X[majority]
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
     unit = rows / np.where(norms > 0, norms, 1.0)

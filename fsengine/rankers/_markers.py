@@ -15,6 +15,10 @@ two-sided p-values, Benjamini-Hochberg adjusted p-values and log2 fold changes, 
 reports them. Welch's t is parametric (it compares means over standard errors) and
 assumes normalised, log-scale values (scanpy: ``normalize_total`` then ``log1p``); the
 rank-sum test only the ranks of a gene's values across the cells.
+
+Welch's means and variances are sums over samples that do not depend on their order
+(:func:`fsengine.rankers._sums.column_sums`), so they are equal bit for bit under any
+permutation of the samples; the rank sums are exact (sums of halves) in any order.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import numpy as np
 from fsengine._compute.sparse import as_columns, by_column_blocks, is_sparse
 from fsengine.errors import FSEngineError
 from fsengine.rankers._basic import check_scoring_input
+from fsengine.rankers._sums import column_sums, mean_and_scatter
 from fsengine.spec import RANKER, Choice, MethodSpec
 
 SCANPY = (
@@ -77,17 +82,26 @@ def _minority(y, classes) -> np.ndarray:
     return y == (1 if 1 in classes.tolist() else classes[0])
 
 
+def _means_and_variances(X: np.ndarray, group: np.ndarray):
+    """((mean, variance) of the group, (mean, variance) of the rest), every column; the
+    variances with ddof = 1, 0 for a single sample."""
+    found = []
+    extremes = X.min(axis=0), X.max(axis=0)
+    for rows in (np.flatnonzero(group), np.flatnonzero(~group)):
+        mean, scatter = mean_and_scatter(X, rows, extremes)
+        found.append((mean, scatter / (len(rows) - 1) if len(rows) > 1 else np.zeros(len(mean))))
+    return found
+
+
 def welch_statistic(X, y) -> np.ndarray:
     """Welch's t of every feature, minority minus rest: (m1 - m0) / sqrt(v1/n1 + v0/n0),
     variances with ddof = 1; NaN where both groups are constant and their means equal,
     +-inf where both are constant and the means differ."""
     X, y, classes = check_scoring_input(X, y)
     group = _minority(y, classes)
+    (mean1, var1), (mean0, var0) = _means_and_variances(X, group)
+    n1, n0 = int(group.sum()), int((~group).sum())
     a, b = X[group], X[~group]
-    n1, n0 = len(a), len(b)
-    mean1, mean0 = a.mean(axis=0), b.mean(axis=0)
-    var1 = a.var(axis=0, ddof=1) if n1 > 1 else np.zeros(X.shape[1])
-    var0 = b.var(axis=0, ddof=1) if n0 > 1 else np.zeros(X.shape[1])
     with np.errstate(divide="ignore", invalid="ignore"):
         t = (mean1 - mean0) / np.sqrt(var1 / n1 + var0 / n0)
     # Exact cases, not rounding noise over rounding noise: a feature with one value in each
@@ -197,19 +211,20 @@ def _marker_columns(X, y, method: str) -> dict[str, np.ndarray]:
 
     X, y, classes = check_scoring_input(X, y)
     group = _minority(y, classes)
+    n1, n0 = int(group.sum()), int((~group).sum())
     if method == "welch":
         scores = welch_statistic(X, y)
-        a, b = X[group], X[~group]
-        n1, n0 = len(a), len(b)
-        v1 = a.var(axis=0, ddof=1) / n1
-        v0 = b.var(axis=0, ddof=1) / n0
+        (mean1, var1), (mean0, var0) = _means_and_variances(X, group)
+        v1, v0 = var1 / n1, var0 / n0
         with np.errstate(divide="ignore", invalid="ignore"):
             dof = (v1 + v0) ** 2 / (v1**2 / (n1 - 1) + v0**2 / (n0 - 1))
         pvals = 2 * stats.t.sf(np.abs(scores), dof)
     else:
         scores = wilcoxon_statistic(X, y)
         pvals = 2 * stats.norm.sf(np.abs(scores))
-    mean1, mean0 = X[group].mean(axis=0), X[~group].mean(axis=0)
+        extremes = X.min(axis=0), X.max(axis=0)
+        mean1 = column_sums(X, np.flatnonzero(group), extremes=extremes) / n1
+        mean0 = column_sums(X, np.flatnonzero(~group), extremes=extremes) / n0
     with np.errstate(invalid="ignore", divide="ignore"):  # a negative mean: NaN, as scanpy
         fold = np.log2((np.expm1(mean1) + 1e-9) / (np.expm1(mean0) + 1e-9))
     return {"scores": scores, "pvals": pvals, "logfoldchanges": fold}

@@ -10,12 +10,22 @@ Two estimators:
   1e-10 noise to break ties), vectorised over the features instead of building two
   trees per feature. Columns with tied values get the same kind of tiny seeded noise
   (:func:`break_ties`), because the estimator needs distinct values. To give the same
-  numbers it computes what scikit-learn computes:
+  numbers (to the rounding of the final means) it computes what scikit-learn computes:
   within a class of more than 2k + 1 samples the k-th neighbour distance is exact
   (scikit-learn uses a KD-tree there); in a smaller class scikit-learn's brute-force
   search measures squared distances as ``x_i^2 - 2 x_i x_j + x_j^2``, and so does
   this code, rounding included. Neighbour counts follow the KD-tree's test,
   ``(x_j - x_i)^2 <= r^2``.
+
+  The order of the samples plays no part (issue 40): the estimator works on each column's
+  values sorted within each class (:func:`fsengine.rankers._order.sorted_within_classes`),
+  which hold the same (value, label) pairs as the column. So the tie noise goes to each
+  sample by its place in that order, (label, value), not by its row: samples of equal
+  value and label are interchangeable for the column's estimate, so the noisy (value,
+  label) pairs are the same set whatever the rows' order; and the means over samples run
+  in that order too. The scores are equal bit for bit under any permutation of the rows.
+  Without ties nothing is drawn, and the values are scikit-learn's ``_compute_mi_cd``
+  (which breaks equal squared distances to the lower row: here the lower value).
 * ``estimator="binned"``: the plug-in estimate from equal-frequency bins (default 10),
   ``sum p(v, c) log(p(v, c) / (p(v) p(c)))``. Fast and robust to tied values (integer
   data), biased upwards for few samples per bin.
@@ -33,6 +43,7 @@ from fsengine.discretise import BINNINGS, discretise
 from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.rankers._basic import check_scoring_input
 from fsengine.rankers._common import BINS, SECTION_44, YIN
+from fsengine.rankers._order import sorted_within_classes
 from fsengine.spec import RANKER, Bool, Choice, Int, MethodSpec
 
 #: The kernel family of the estimator's neighbour counts.
@@ -161,6 +172,10 @@ def break_ties(X: np.ndarray, seed: int = 0) -> np.ndarray:
     times a standard normal draw (scikit-learn adds ``1e-10 * max(1, mean |x|)`` after
     scaling each column to unit sd: the same amplitude). Columns without ties are
     returned unchanged, and so are constant columns (their MI stays 0).
+
+    The i-th draw of a column goes to its i-th row, so :func:`mi_score` passes the
+    columns sorted within each class: the noise then follows the samples' (label, value)
+    order, not the order in which they came.
     """
     ordered = np.sort(X, axis=0)
     has_ties = (ordered[1:] == ordered[:-1]).any(axis=0)
@@ -201,17 +216,20 @@ def mi_score(
         Bins of the binned estimator: equal-frequency or equal-width.
     tie_noise : bool, default True
         kNN estimator: break tied values with tiny seeded noise (:func:`break_ties`),
-        only in the columns that have ties; columns without ties give exactly
-        scikit-learn's ``_compute_mi_cd``. False estimates on the raw values.
+        only in the columns that have ties, each draw going to a sample by its place in
+        the column's (label, value) order; columns without ties give scikit-learn's
+        ``_compute_mi_cd``. False estimates on the raw values.
 
     Returns
     -------
     ndarray, shape (n_features,)
+        Equal bit for bit under any permutation of the samples (rows of X with y).
     """
     X, y, classes = check_scoring_input(X, y)
     if estimator == "knn":
         if not is_integer_in(n_neighbors, 1):
             raise FSEngineError(f"n_neighbors must be a positive integer, got {n_neighbors!r}")
+        X, y = sorted_within_classes(X, y)  # noise and sums by (label, value), not by row
         return _mi_knn(break_ties(X) if tie_noise else X, y, classes, int(n_neighbors))
     if estimator == "binned":
         if not is_integer_in(bins, 2):

@@ -1,5 +1,6 @@
 """ReliefF (Kononenko 1994; Robnik-Sikonja and Kononenko 2003), as in the K-OFSD paper's
-baselines (K = 7 nearest hits and misses)."""
+baselines (K = 7 nearest hits and misses), with neighbours at equal distance averaged so
+that the order of the samples plays no part."""
 
 from __future__ import annotations
 
@@ -10,10 +11,43 @@ from fsengine._compute.budget import use_compiled
 from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.rankers._basic import check_scoring_input
 from fsengine.rankers._common import SECTION_44
+from fsengine.rankers._order import canonical_row_order
 from fsengine.spec import RANKER, Int, MethodSpec
 
 #: Rows whose differences are summed together before they are added to the weights.
 ROWS_SUMMED = 32
+
+
+def neighbour_shares(distances: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """Which of the candidates are a sample's k nearest, as the average over every order
+    of the candidates at equal distance.
+
+    Parameters
+    ----------
+    distances : float array (m,)
+        The sample's distances to its m candidates (hits or misses of one class).
+    k : int
+        1 <= k <= m; the candidates at distance inf are never needed.
+
+    Returns
+    -------
+    nearer : bool array (m,)
+        The candidates nearer than the k-th distance: all of them are neighbours.
+    tied : bool array (m,)
+        The candidates at the k-th distance: ``k - nearer.sum()`` of them are.
+    share : float
+        The chance of each tied candidate to be one: ``(k - nearer.sum()) / tied.sum()``.
+    """
+    kth = np.partition(distances, k - 1)[k - 1]
+    nearer = distances < kth
+    tied = distances == kth
+    return nearer, tied, (k - int(nearer.sum())) / int(tied.sum())
+
+
+def _summed_in_order(rows: np.ndarray, p: int) -> np.ndarray:
+    """The rows of a (r, p) array added one after the other from 0 (zeros when r = 0): the
+    compiled kernel's order (numpy's ``sum`` may add in pairs)."""
+    return np.cumsum(rows, axis=0)[-1] if len(rows) else np.zeros(p)
 
 
 def relieff_score(X, y, n_neighbors: int = 7) -> np.ndarray:
@@ -22,9 +56,9 @@ def relieff_score(X, y, n_neighbors: int = 7) -> np.ndarray:
     Features are min-max scaled to [0, 1] (a constant feature is 0 everywhere);
     distances between samples are Manhattan distances over all scaled features. For
     every sample R (all samples are used, none drawn at random), its k nearest hits H
-    (same class) and, for every other class C, its k nearest misses M(C) are found
-    (ties to the lower sample index; fewer when a class has fewer samples). Then, for
-    each feature A, with diff = |R_A - X_A| on the scaled values::
+    (same class, R itself excluded) and, for every other class C, its k nearest misses
+    M(C) are found (fewer when a class has fewer samples). Then, for each feature A,
+    with diff = |R_A - X_A| on the scaled values::
 
         W[A] = 1/n * sum over R of ( - mean over H of diff(A, R, H)
                + sum over C != class(R) of P(C) / (1 - P(class(R)))
@@ -33,6 +67,18 @@ def relieff_score(X, y, n_neighbors: int = 7) -> np.ndarray:
     which is Robnik-Sikonja and Kononenko's update with m = n samples, the sums over
     the k neighbours divided by the number actually found. Higher is better; the
     weight lies in [-1, 1].
+
+    Neighbours at equal distance: when the k-th nearest distance is shared by t
+    candidates of which only r < t fit in the k, the mean over the k takes every
+    candidate nearer than it whole and each of the t tied ones with weight r / t
+    (:func:`neighbour_shares`). That is the expectation of the mean over every order of
+    the tied candidates, exactly (the mean is linear in which ones are taken), and the
+    ordinary mean when there is no tie. A rule that took the first r by sample index
+    would let the order of the rows decide: on counts, where whole groups of samples sit
+    at one distance, the weights changed with the rows' order (issue 40). The samples are
+    also visited, and their contributions added, in an order of the data's own (rows
+    sorted by label and value, :func:`fsengine.rankers._order.canonical_row_order`), so
+    the weights are equal bit for bit under any permutation of the samples.
 
     Parameters
     ----------
@@ -50,6 +96,8 @@ def relieff_score(X, y, n_neighbors: int = 7) -> np.ndarray:
         raise FSEngineError(
             f"ReliefF needs a positive integer number of neighbours, got {n_neighbors!r}"
         )
+    order = canonical_row_order(X, y)
+    X, y = X[order], y[order]
     n, p = X.shape
     low, span = X.min(axis=0), X.max(axis=0) - X.min(axis=0)
     scaled = np.where(span > 0, (X - low) / np.where(span > 0, span, 1.0), 0.0)
@@ -68,25 +116,31 @@ def relieff_score(X, y, n_neighbors: int = 7) -> np.ndarray:
         rows = np.flatnonzero(y == own)
         for other in classes:
             members = np.flatnonzero(y == other)
+            members_dist = np.ascontiguousarray(dist[np.ix_(rows, members)])
             if other == own:
-                members_dist = dist[np.ix_(rows, members)]
                 members_dist[members[None, :] == rows[:, None]] = np.inf  # not itself
                 k = min(n_neighbors, len(members) - 1)
                 factor = -1.0
             else:
-                members_dist = dist[np.ix_(rows, members)]
                 k = min(n_neighbors, len(members))
                 factor = prior[other] / (1.0 - prior[own])
             if k < 1:
                 continue
-            nearest = members[np.argsort(members_dist, axis=1, kind="stable")[:, :k]]
-            if compiled:  # the same sums in the same order, without the (32, k, p) arrays
-                kern.add_neighbour_diffs(by_sample, rows, nearest, factor, ROWS_SUMMED, weights)
+            if compiled:  # the same sums in the same order, row by row
+                kern.add_neighbour_diffs(
+                    by_sample, rows, members, members_dist, k, factor, ROWS_SUMMED, weights
+                )
                 continue
-            for lo in range(0, len(rows), ROWS_SUMMED):  # bounded memory: 32 x k x p
-                block = slice(lo, lo + ROWS_SUMMED)
-                diffs = np.abs(scaled[rows[block]][:, None, :] - scaled[nearest[block]])
-                weights += factor * diffs.mean(axis=1).sum(axis=0)
+            for lo in range(0, len(rows), ROWS_SUMMED):  # 32 rows summed, then added
+                total = np.zeros(p)
+                for b in range(lo, min(lo + ROWS_SUMMED, len(rows))):
+                    nearer, tied, share = neighbour_shares(members_dist[b], k)
+                    sample = scaled[rows[b]]
+                    near_sum = _summed_in_order(np.abs(sample - scaled[members[nearer]]), p)
+                    tied_sum = _summed_in_order(np.abs(sample - scaled[members[tied]]), p)
+                    mean = (near_sum + share * tied_sum) / k
+                    total = mean if b == lo else total + mean
+                weights += factor * total
     return weights / n
 
 

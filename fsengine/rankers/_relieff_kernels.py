@@ -31,43 +31,60 @@ def cityblock(columns):
     return dist
 
 
-@kernel("void(f8[:, ::1], i8[::1], i8[:, ::1], f8, i8, f8[::1])")
-def add_neighbour_diffs(scaled, rows, nearest, factor, block, weights):
-    """``weights += factor * (mean over j of |scaled[rows[b]] - scaled[nearest[b, j]]|)``
-    summed over each ``block`` of rows, in numpy's order for the same expression on a
-    (block, k, p) array: the k differences added in order then divided by k, the block's
-    rows added in order, then scaled by ``factor`` and added to ``weights``, block by block,
-    so that the weights are numpy's to the last bit.
+@kernel("void(f8[:, ::1], i8[::1], i8[::1], f8[:, ::1], i8, f8, i8, f8[::1])")
+def add_neighbour_diffs(scaled, rows, members, member_dist, k, factor, block, weights):
+    """``weights += factor * (mean over the k nearest members of |scaled[R] - scaled[M]|)``
+    for every sample R = ``rows[b]``, the candidates tied at the k-th distance each
+    weighing (k - number nearer) / (number tied): ``relieff_score``'s numpy loop, in its
+    order to the last bit. For each R the members nearer than the k-th distance are added
+    in their order from 0, then those at it, and the mean is
+    ``(nearer + share * tied) / k``; the means of each ``block`` of rows are added in
+    order, then scaled by ``factor`` and added to ``weights``, block by block.
 
     Parameters
     ----------
     scaled : (n, p) the min-max scaled features.
     rows : (r,) the samples R.
-    nearest : (r, k) each one's k nearest hits or misses of one class.
+    members : (m,) the candidates (hits or misses of one class).
+    member_dist : (r, m) the distance of each R to each candidate (inf: never one).
+    k : int
+        1 <= k <= the number of finite distances of every row.
     factor, block : float, int
         -1 for hits, P(C) / (1 - P(class(R))) for misses; rows summed together.
     weights : (p,) updated in place.
     """
-    r, k = nearest.shape
+    r = rows.shape[0]
+    m = members.shape[0]
     p = scaled.shape[1]
-    mean = np.empty(p)
+    nearer = np.empty(p)
+    tied = np.empty(p)
     total = np.empty(p)
     for lo in range(0, r, block):
         for b in range(lo, min(lo + block, r)):
+            d = member_dist[b]
+            kth = np.sort(d)[k - 1]
             x = scaled[rows[b]]
-            first = scaled[nearest[b, 0]]
+            nearer[:] = 0.0
+            tied[:] = 0.0
+            n_nearer = 0
+            n_tied = 0
+            for j in range(m):
+                if d[j] < kth:
+                    other = scaled[members[j]]
+                    for a in range(p):
+                        nearer[a] += abs(x[a] - other[a])
+                    n_nearer += 1
+                elif d[j] == kth:
+                    other = scaled[members[j]]
+                    for a in range(p):
+                        tied[a] += abs(x[a] - other[a])
+                    n_tied += 1
+            share = (k - n_nearer) / n_tied
             for a in range(p):
-                mean[a] = abs(x[a] - first[a])
-            for j in range(1, k):
-                other = scaled[nearest[b, j]]
-                for a in range(p):
-                    mean[a] += abs(x[a] - other[a])
-            for a in range(p):
-                mean[a] = mean[a] / k
-            if b == lo:
-                total[:] = mean
-            else:
-                for a in range(p):
-                    total[a] += mean[a]
+                mean = (nearer[a] + share * tied[a]) / k
+                if b == lo:
+                    total[a] = mean
+                else:
+                    total[a] += mean
         for a in range(p):
             weights[a] += factor * total[a]

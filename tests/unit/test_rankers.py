@@ -8,6 +8,7 @@ Tests named ``test_bug_...`` demonstrate defects of the library; they fail until
 library is fixed.
 """
 
+import itertools
 import math
 import statistics
 import warnings
@@ -15,6 +16,8 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from sklearn.cluster import KMeans
 from sklearn.feature_selection._mutual_info import _compute_mi_cd
 from sklearn.linear_model import LogisticRegression
@@ -144,10 +147,62 @@ def plug_in_mi(codes, labels):
     )
 
 
+def relieff_terms(X, y):
+    """What ReliefF's docstring computes before choosing neighbours, in plain Python: the
+    min-max scaled values' |differences| diff(i, j, a), the Manhattan distances dist(i, j),
+    the labels and the class priors."""
+    rows = [[float(v) for v in r] for r in X]
+    labels = [int(c) for c in y]
+    n, p = len(rows), len(rows[0])
+    low = [min(r[a] for r in rows) for a in range(p)]
+    high = [max(r[a] for r in rows) for a in range(p)]
+    scaled = [
+        [(r[a] - low[a]) / (high[a] - low[a]) if high[a] > low[a] else 0.0 for a in range(p)]
+        for r in rows
+    ]
+    diff = [
+        [[abs(scaled[i][a] - scaled[j][a]) for a in range(p)] for j in range(n)] for i in range(n)
+    ]
+    dist = [[sum(diff[i][j]) for j in range(n)] for i in range(n)]
+    prior = {c: labels.count(c) / n for c in set(labels)}
+    return diff, dist, labels, prior
+
+
+def relieff_by_order(X, y, k, rank, terms=None):
+    """ReliefF from its docstring with the authors' tie rule, one sample R at a time: k
+    nearest hits and k nearest misses per other class, candidates at equal distance taken
+    by ascending ``rank`` (each sample's position in some order of the rows),
+    W[A] = 1/n sum_R (-mean_H diff + sum_C P(C) / (1 - P(class R)) mean_M diff)."""
+    diff, dist, labels, prior = terms or relieff_terms(X, y)
+    n, p = len(labels), len(diff[0][0])
+    weights = [0.0] * p
+    for r in range(n):
+        own = labels[r]
+        for c in sorted(prior):
+            others = [j for j in range(n) if labels[j] == c and j != r]
+            nearest = sorted(others, key=lambda j: (dist[r][j], rank[j]))[:k]
+            if not nearest:
+                continue
+            factor = -1.0 if c == own else prior[c] / (1 - prior[own])
+            for a in range(p):
+                weights[a] += factor * sum(diff[r][j][a] for j in nearest) / len(nearest)
+    return [w / n for w in weights]
+
+
+def relieff_over_every_order(X, y, k):
+    """The mean of :func:`relieff_by_order` over every order of the rows (n! of them): the
+    expectation over every order of the tied samples, by brute force."""
+    terms = relieff_terms(X, y)
+    runs = [
+        relieff_by_order(X, y, k, rank, terms) for rank in itertools.permutations(range(len(y)))
+    ]
+    return [math.fsum(w[a] for w in runs) / len(runs) for a in range(len(runs[0]))]
+
+
 def slow_relieff(X, y, k):
-    """ReliefF from its docstring, one sample R at a time: min-max scaling, Manhattan
-    distance, k nearest hits and k nearest misses per other class (ties to the lower
-    index), W[A] = 1/n sum_R (-mean_H diff + sum_C P(C) / (1 - P(class R)) mean_M diff)."""
+    """ReliefF from its docstring with ties averaged, one sample R at a time: of the
+    candidates of a class sorted by distance, those nearer than the k-th distance whole,
+    the t at it each with weight (k - number nearer) / t."""
     rows = [[float(v) for v in r] for r in X]
     labels = [int(c) for c in y]
     n, p = len(rows), len(rows[0])
@@ -170,12 +225,19 @@ def slow_relieff(X, y, k):
         own = labels[r]
         for c in sorted(prior):
             others = [j for j in range(n) if labels[j] == c and j != r]
-            nearest = sorted(others, key=lambda j: (dist(r, j), j))[:k]
-            if not nearest:
+            found = min(k, len(others))
+            if not found:
                 continue
+            kth = sorted(dist(r, j) for j in others)[found - 1]
+            nearer = [j for j in others if dist(r, j) < kth]
+            tied = [j for j in others if dist(r, j) == kth]
+            share = (found - len(nearer)) / len(tied)
             factor = -1.0 if c == own else prior[c] / (1 - prior[own])
             for a in range(p):
-                weights[a] += factor * sum(diff(r, j, a) for j in nearest) / len(nearest)
+                mean = (
+                    sum(diff(r, j, a) for j in nearer) + share * sum(diff(r, j, a) for j in tied)
+                ) / found
+                weights[a] += factor * mean
     return [w / n for w in weights]
 
 
@@ -459,16 +521,20 @@ CORNERS_X = np.array([[3.0, -2.0], [7.0, -2.0], [3.0, 10.0], [7.0, 10.0]])
 CORNERS_Y = np.array([0, 1, 1, 1])
 
 
-def test_relieff_by_hand_k1_with_ties_to_lower_index():
+def test_relieff_by_hand_k1_with_ties_averaged():
     # P(0)/(1-P(1)) = P(1)/(1-P(0)) = 1. Per sample (hit diffs, miss diffs) with k = 1:
-    #   R0 (0,0): no hit; misses 1, 2 tie at distance 1 -> sample 1: (1,0)      -> +(1, 0)
-    #   R1 (1,0): hit 3 (distance 1): (0,1); miss 0: (1,0)                      -> (1, -1)
-    #   R2 (0,1): hit 3: (1,0); miss 0: (0,1)                                   -> (-1, 1)
-    #   R3 (1,1): hits 1, 2 tie -> sample 1: (0,1); miss 0: (1,1)               -> (1, 0)
-    # W = (2, 0) / 4. (Ties to the higher index would give (0, 0.5).)
+    #   R0 (0,0): no hit; misses 1, 2 tie at distance 1, half each: (1,0)/2 + (0,1)/2
+    #                                                                  -> +(1/2, 1/2)
+    #   R1 (1,0): hit 3 (distance 1): (0,1); miss 0: (1,0)             -> (1, -1)
+    #   R2 (0,1): hit 3: (1,0); miss 0: (0,1)                          -> (-1, 1)
+    #   R3 (1,1): hits 1, 2 tie, half each: (1/2, 1/2); miss 0: (1,1)  -> (1/2, 1/2)
+    # W = (1, 1) / 4. (Ties to the lower index gave (2, 0) / 4, to the higher (0, 2) / 4:
+    # their mean, as over the two orders of the tied samples.)
     np.testing.assert_allclose(
-        relieff_score(CORNERS_X, CORNERS_Y, n_neighbors=1), [0.5, 0.0], atol=TOL
+        relieff_score(CORNERS_X, CORNERS_Y, n_neighbors=1), [0.25, 0.25], atol=TOL
     )
+    for rank, expected in (([0, 1, 2, 3], [0.5, 0.0]), ([3, 2, 1, 0], [0.0, 0.5])):
+        assert relieff_by_order(CORNERS_X, CORNERS_Y, 1, rank) == pytest.approx(expected)
 
 
 def test_relieff_by_hand_k2_and_a_class_smaller_than_k():
@@ -504,6 +570,145 @@ def test_relieff_against_slow_loop_with_many_exact_ties():
         np.testing.assert_allclose(
             relieff_score(X, y, n_neighbors=k), slow_relieff(X, y, k), rtol=1e-12, atol=TOL
         )
+
+
+@st.composite
+def tie_heavy_relieff_case(draw):
+    """3-7 samples of 1-3 features with values in {0, 1, 2} (equal distances everywhere,
+    duplicate rows across classes), 2 or 3 classes (one may hold a single sample), and k."""
+    n = draw(st.integers(3, 7))
+    p = draw(st.integers(1, 3))
+    values = draw(st.lists(st.integers(0, 2), min_size=n * p, max_size=n * p))
+    labels = draw(st.lists(st.integers(0, 2), min_size=n, max_size=n))
+    if len(set(labels)) < 2:
+        labels[0] = 1 - labels[1] if labels[1] < 2 else 0
+    return np.array(values, dtype=float).reshape(n, p), np.array(labels), draw(st.integers(1, 4))
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(case=tie_heavy_relieff_case(), compiled=st.booleans())
+def test_relieff_is_the_mean_over_every_order_of_the_samples(case, compiled, compiled_kernels):
+    """Ties averaged: the weights equal the authors' rule (ties to the lower index) averaged
+    over every order of the rows, by brute force; so does the slow loop the tests on larger
+    data use."""
+    compiled_kernels(compiled)
+    X, y, k = case
+    expected = relieff_over_every_order(X, y, k)
+    np.testing.assert_allclose(relieff_score(X, y, n_neighbors=k), expected, rtol=1e-12, atol=TOL)
+    np.testing.assert_allclose(slow_relieff(X, y, k), expected, rtol=1e-12, atol=TOL)
+
+
+@pytest.mark.parametrize(
+    "method, params",
+    [
+        ("relieff", {"n_neighbors": 1}),
+        ("relieff", {"n_neighbors": 3}),
+        ("mi", {"n_neighbors": 1}),
+        ("mi", {"estimator": "binned"}),
+        ("mi", {"estimator": "binned", "binning": "uniform", "bins": 4}),
+        ("mi", {"tie_noise": False}),
+        ("d-mi", {"n_neighbors": 5, "n_clusters": 3}),
+    ],
+)
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "numpy"])
+def test_scores_are_the_same_in_any_order_of_the_samples(
+    method, params, compiled, compiled_kernels
+):
+    """MI's and ReliefF's other settings on integer data of a few values, three classes
+    and exact duplicate rows: equal bit for bit under permutations of the rows (the
+    defaults: tests/unit/test_row_order.py)."""
+    compiled_kernels(compiled)
+    rng = np.random.default_rng(4)
+    y = labels_of((9, 14, 37))
+    X = rng.integers(-2, 3, (len(y), 12)).astype(float)
+    X[:, :3] += y[:, None]
+    X[10:20] = X[0]  # identical rows of several classes
+    if method.startswith("d-"):
+        y = (y == 0).astype(int)
+    expected = RANKERS[method](X, y, **params)
+    for seed in range(3):
+        rows = np.random.default_rng(seed).permutation(len(y))
+        assert np.array_equal(RANKERS[method](X[rows], y[rows], **params), expected), seed
+
+
+@st.composite
+def summed_block(draw):
+    """A block of values of very different magnitudes and signs (zeros, -0.0, repeats),
+    the rows summed (a subset, some repeated), a centre and whether to square."""
+    m, p = draw(st.integers(1, 40)), draw(st.integers(1, 4))
+    value = st.one_of(
+        st.floats(-1e6, 1e6, allow_nan=False, allow_subnormal=True),
+        st.sampled_from([0.0, -0.0, 0.1, 1 / 3, 1e-300, 2.0**52, 1e15 + 0.5]),
+        st.integers(-5, 5).map(float),
+    )
+    X = np.array(draw(st.lists(value, min_size=m * p, max_size=m * p))).reshape(m, p)
+    rows = np.array(draw(st.lists(st.integers(0, m - 1), min_size=1, max_size=2 * m)))
+    centre = draw(st.one_of(st.none(), st.just(X.mean(axis=0))))
+    return X, rows, centre, draw(st.booleans())
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(case=summed_block(), seed=st.integers(0, 2**32 - 1))
+def test_column_sums_are_the_same_in_any_order_and_near_exact(case, seed, compiled_kernels):
+    """The rankers' sums: equal bit for bit in any order of the rows, compiled (C or
+    Fortran order) or numpy, and within (4 m)^4 2^-161 b (b: the column's bound on |v|
+    over all rows) plus the result's rounding of the exact sum."""
+    from fsengine.rankers._sums import column_sums
+
+    X, rows, centre, square = case
+    compiled_kernels(True)
+    expected = column_sums(X, rows, centre, square)
+    shuffled = np.random.default_rng(seed).permutation(rows)
+    assert np.array_equal(column_sums(X, shuffled, centre, square), expected)
+    assert np.array_equal(column_sums(np.asfortranarray(X), shuffled, centre, square), expected)
+    compiled_kernels(False)
+    assert np.array_equal(column_sums(X, shuffled, centre, square), expected)
+    for j in range(X.shape[1]):
+        every = [x - (0.0 if centre is None else centre[j]) for x in X[:, j]]
+        every = [v * v for v in every] if square else every
+        values = [every[r] for r in rows]
+        exact = math.fsum(values)
+        bound = (4 * len(values)) ** 4 * 2.0**-161 * max(abs(v) for v in every)
+        assert abs(expected[j] - exact) <= bound + math.ulp(exact), (j, expected[j], exact)
+
+
+def test_column_sums_near_the_top_of_the_double_range_are_summed_sorted(compiled_kernels):
+    """A column whose folds would overflow (|v| near 2^1000 / m) is summed in sorted order:
+    still the same in any order of the rows, and equal to the sorted sum."""
+    from fsengine.rankers._sums import column_sums
+
+    X = np.column_stack([np.array([3e305, -1e305, 2.5e304, 1e290, -7e300]), np.arange(5.0)])
+    for compiled in (True, False):
+        compiled_kernels(compiled)
+        expected = column_sums(X)
+        assert expected.tolist() == [np.sort(X[:, 0]).sum(), 10.0]
+        for seed in range(4):
+            rows = np.random.default_rng(seed).permutation(5)
+            assert np.array_equal(column_sums(X[rows]), expected)
+
+
+def test_mi_tie_free_columns_stay_scikit_learns_beside_tied_ones():
+    """Tie noise goes only to columns with ties: the others give scikit-learn's
+    per-column estimate (to the rounding of its final means), in any row order."""
+    y = labels_of((12, 50))
+    rng = np.random.default_rng(2)
+    X = np.column_stack(
+        [random_matrix(len(y), 6, seed=3), np.round(rng.normal(size=(len(y), 3)) + y[:, None], 1)]
+    )
+    tie_free = [j for j in range(X.shape[1]) if len(np.unique(X[:, j])) == len(y)]
+    assert tie_free == list(range(6))
+    expected = [_compute_mi_cd(X[:, j].copy(), y, 3) for j in tie_free]
+    for seed in range(3):
+        rows = np.random.default_rng(seed).permutation(len(y))
+        got = mi_score(X[rows], y[rows])
+        np.testing.assert_allclose(got[tie_free], expected, rtol=1e-13, atol=1e-15)
+        assert got[6:].min() > 0  # the tied, informative columns are not lost to ties
 
 
 # ------------------------------------------------------------------ Hellinger
