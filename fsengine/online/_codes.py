@@ -11,6 +11,9 @@ CARD_CODES = {"imbalanced": CARD_IMBALANCED, "consistency": CARD_CONSISTENCY, "w
 #: rough-set k-nearest card (the share of the K listed samples that share the label).
 CARD_DISTANCE, CARD_SHARE = 3, 4
 TIE_CARD_CODES = {**CARD_CODES, "distance": CARD_DISTANCE, "share": CARD_SHARE}
+#: The neighbourhoods of the order-invariant rule: the first K of a sample's list (K-OFSD,
+#: the rough-set k-nearest model) or OFS-A3M's gap and OFS-Density's density rules.
+TIE_FIRST_K, TIE_GAP, TIE_DENSITY = 0, 1, 2
 
 #: Alpha-investing: the outcome of a step of the compiled walk.
 ALPHA_REJECTED, ALPHA_ACCEPTED, ALPHA_TAKEN, ALPHA_COLLINEAR = 0, 1, 2, 3

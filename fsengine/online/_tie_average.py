@@ -25,7 +25,13 @@ import numpy as np
 
 from fsengine._compute import kernels
 from fsengine._compute.sparse import as_columns, block_width, dense_columns, is_sparse
-from fsengine.online._codes import TIE_CARD_CODES
+from fsengine.online._codes import (
+    TIE_CARD_CODES,
+    TIE_DENSITY,
+    TIE_FIRST_K,
+    TIE_GAP,
+    ZHOU_GAP,
+)
 from fsengine.spec import Choice
 
 #: The tie rules: the authors' (lower row index first) and the expectation over orders.
@@ -73,6 +79,7 @@ class NeighbourRule:
     gamma: float = 0.5
     gamma1: float = 0.75
     gamma2: float = 0.25
+    kind: int = TIE_FIRST_K
 
     @classmethod
     def kofsd(cls, k: int, variant: str, card, **thresholds) -> NeighbourRule:
@@ -82,6 +89,13 @@ class NeighbourRule:
         return cls(k, k + 1 if reference else k, reference, reference, card, **thresholds)
 
     @classmethod
+    def neighbourhood(cls, rule: int) -> NeighbourRule:
+        """OFS-A3M's gap rule (:data:`~fsengine.online._codes.ZHOU_GAP`) or OFS-Density's
+        density rule: a neighbourhood whose length the sorted distances decide, the
+        list's first element dropped, the card the share of same-label neighbours."""
+        return cls(0, 0, True, True, "share", kind=TIE_GAP if rule == ZHOU_GAP else TIE_DENSITY)
+
+    @classmethod
     def k_nearest(cls, k: int) -> NeighbourRule:
         """The rough-set k-nearest model (``dep_K``): the first K of the list, the sample
         included, scored by the share that shares its label."""
@@ -89,7 +103,7 @@ class NeighbourRule:
 
     def arguments(self) -> tuple:
         """The kernels' arguments after the points: k, need, with_self, skip_first, card's
-        code, gamma, gamma1, gamma2."""
+        code, gamma, gamma1, gamma2, the neighbourhood's kind."""
         return (
             int(self.k),
             int(self.need),
@@ -99,6 +113,7 @@ class NeighbourRule:
             float(self.gamma),
             float(self.gamma1),
             float(self.gamma2),
+            int(self.kind),
         )
 
 

@@ -16,6 +16,13 @@ newest feature and ``base`` the summed terms of the set's earlier features betwe
 points (0 for a single feature), or, from coordinates, the terms summed feature by
 feature: either way the authors' ``pdist(X, 'seuclidean')`` arithmetic, in the set's order.
 
+OFS-A3M's gap rule and OFS-Density's density rule (``kind``) decide a neighbourhood's length
+from the sorted distances alone, so only which samples fill it depends on the order: the
+list's first element (dropped) is drawn from the samples at distance 0, and where the cut
+falls inside a group of equal distances (A3M with a gap of 0) its places are drawn from
+that group; the card, a share of same-label neighbours, is linear in the draws
+(:func:`_zhou_cards`).
+
 The dependency is the mean of the samples' expected cards, summed exactly (the correctly
 rounded sum, whatever the order of the samples), so that equal multisets of card values
 give equal dependencies bit for bit.
@@ -34,6 +41,9 @@ from fsengine.online._codes import (
     CARD_IMBALANCED,
     CARD_SHARE,
     CARD_WEIGHT,
+    TIE_DENSITY,
+    TIE_FIRST_K,
+    TIE_GAP,
 )
 
 #: Card_Distance: same-label neighbours count as closer only by more than this relative
@@ -246,6 +256,131 @@ def _others(a, b, m1, m0):
     return m1[b] + m0[b] - (1 if b == a else 0)
 
 
+#: OFS-A3M's factor of the mean gap between sorted distances (``card`` in OFS_A3M.m).
+GAP_FACTOR = 1.5
+
+
+@njit(cache=True)
+def _zhou_cards(a, gd, g1, g0, g, n, kind, m1, m0, expected, varies):
+    """Expected cards of a minority and a majority sample at point ``a`` under OFS-A3M's gap
+    rule or OFS-Density's density rule, from its groups of equal distance: ``gd[:g]``
+    ascending (group 0 at distance 0 holds the sample itself), ``g1``, ``g0`` their
+    numbers of minority and majority samples, n samples in all.
+
+    The list's length L comes from the distances alone (:mod:`._zhou_kernels`' rules):
+    GAP, position 2 and then positions while ``D(j) - D(j - 1) < 1.5 (D(n) - D(2)) /
+    (n - 2)``; DENSITY, positions while ``D(j) / (j - 1)`` is 0 or at most the last one's.
+    Inside a group the steps are 0 and the densities fall, so the list ends at a group's
+    end, except with a gap that is not positive (A3M keeps position 2 only). Of positions
+    1..L the first is dropped: in a random order a uniform draw from the z samples at
+    distance 0; the expected number of same-label neighbours is then the same-label count
+    of the whole groups in the list, plus r b_s / b for r places drawn from a group of b
+    split by the cut, minus z_s / z; the card is that over L - 1."""
+    total = 0
+    for k in range(g):
+        total += g1[k] + g0[k]
+    second = 0 if g1[0] + g0[0] >= 2 else 1  # the group of position 2
+    d2 = gd[second]
+    dn = gd[g - 1]
+    end = 0  # the list's last group (cut at its end), or the group split by the cut
+    split = False
+    if kind == TIE_GAP:
+        gap = GAP_FACTOR * (dn - d2) / (n - 2) if n > 2 else 0.0
+        if gap > 0.0:
+            end = second
+            while end + 1 < g and gd[end + 1] - gd[end] < gap:
+                end += 1
+        else:
+            end = second
+            split = True  # position 2 only
+    else:
+        end = second
+        length = 0
+        for k in range(end + 1):
+            length += g1[k] + g0[k]
+        last = gd[end] / (length - 1)
+        while end + 1 < g:
+            density = gd[end + 1] / length  # the next group's first position is length + 1
+            if not (density == 0.0 or density <= last):
+                break
+            end += 1
+            length += g1[end] + g0[end]
+            last = gd[end] / (length - 1)
+    for label in range(2):
+        if (m1[a] if label == 1 else m0[a]) == 0:
+            continue
+        zero_same = g1[0] if label == 1 else g0[0]
+        zero = g1[0] + g0[0]
+        if split:
+            # positions 1 and 2: the sample and one of group 1, or two of group 0
+            if second == 0:
+                same = zero_same / zero  # the one left of two drawn from group 0
+                mixed = 0 < zero_same < zero
+            else:
+                group_same = g1[1] if label == 1 else g0[1]
+                group = g1[1] + g0[1]
+                same = group_same / group
+                mixed = 0 < group_same < group
+            expected[a, label] = same
+            varies[a, label] = mixed
+            continue
+        listed_same = 0
+        listed = 0
+        for k in range(end + 1):
+            listed_same += g1[k] if label == 1 else g0[k]
+            listed += g1[k] + g0[k]
+        expected[a, label] = (listed_same - zero_same / zero) / (listed - 1)
+        varies[a, label] = 0 < zero_same < zero
+
+
+@njit(cache=True)
+def _zhou_degenerate(a, n, kind, m1, m0, expected, varies):
+    """Cards when every distance between two samples is NaN (a constant feature in the
+    set): the sample itself first, the others at NaN. GAP: one neighbour, drawn from the
+    others; DENSITY: none (NaN, as the authors' code gives)."""
+    n1 = 0
+    for b in range(len(m1)):
+        n1 += m1[b]
+    for label in range(2):
+        if (m1[a] if label == 1 else m0[a]) == 0:
+            continue
+        if kind == TIE_DENSITY:
+            expected[a, label] = math.nan
+            varies[a, label] = False
+            continue
+        others_same = (n1 if label == 1 else n - n1) - 1
+        expected[a, label] = others_same / (n - 1)
+        varies[a, label] = 0 < others_same < n - 1
+
+
+@njit(cache=True)
+def _zhou_cards_from_distances(a, dist, m1, m0, kind, bufs):
+    """:func:`_zhou_cards` for point ``a`` given its distances to every point (``dist[a]``,
+    its own samples', is 0): the points sorted by distance and merged into groups."""
+    _, _, _, expected, varies, keys, gd, g1, g0 = bufs
+    P = len(dist)
+    n = 0
+    for b in range(P):
+        n += m1[b] + m0[b]
+    for b in range(P):
+        if dist[b] != dist[b]:
+            _zhou_degenerate(a, n, kind, m1, m0, expected, varies)
+            return
+    order = np.argsort(dist)
+    g = 0
+    for q in range(P):
+        b = order[q]
+        d = 0.0 if b == a else dist[b]
+        if g == 0 or d != gd[g - 1]:
+            gd[g] = d
+            g1[g] = 0
+            g0[g] = 0
+            g += 1
+        g1[g - 1] += m1[b]
+        g0[g - 1] += m0[b]
+    _zhou_cards(a, gd, g1, g0, g, n, kind, m1, m0, expected, varies)
+
+
 @njit(cache=True)
 def _cut_distance(a, dist, m1, m0, need, with_self, keys, idx):
     """Where the list of a sample at point ``a`` reaches ``need`` samples: the smallest
@@ -311,7 +446,7 @@ def _cards_from_distances(
 ):
     """:func:`_write_point` for point ``a`` given its distances to every point: the cut
     distance t (:func:`_cut_distance`), then every point at distance at most t."""
-    cand, cand_d, pmf, expected, varies, keys = bufs
+    cand, cand_d, pmf, expected, varies, keys, _, _, _ = bufs
     t = _cut_distance(a, dist, m1, m0, need, with_self, keys, cand)
     n_cand = 0
     t_is_nan = t != t
@@ -329,7 +464,7 @@ def _cards_from_distances(
 
 @kernel(
     "UniTuple(f8, 2)(f8[:, ::1], i8[::1], f8[::1], f8, f8[:, ::1], f8[::1], b1, i8[::1], i8[::1],"
-    " i8, i8, b1, b1, i8, f8, f8, f8, i8[::1], f8, f8[:, ::1], b1[:, ::1])",
+    " i8, i8, b1, b1, i8, f8, f8, f8, i8, i8[::1], f8, f8[:, ::1], b1[:, ::1])",
     error_model="numpy",
 )
 def set_dependency(
@@ -350,6 +485,7 @@ def set_dependency(
     gamma,
     gamma1,
     gamma2,
+    kind,
     visit,
     floor,
     expected,
@@ -372,6 +508,9 @@ def set_dependency(
     with_self : the sample is in its own list (at distance 0).
     skip_first : the list's first element is dropped (K-OFSD's reference).
     card, gamma, gamma1, gamma2 : the card's code and thresholds.
+    kind : the neighbourhood: TIE_FIRST_K (the first K), TIE_GAP or TIE_DENSITY
+        (OFS-A3M's and OFS-Density's rules, :func:`_zhou_cards`; k, need, with_self,
+        skip_first and the card are then unused).
     visit : (P,) the order in which the points are measured (those likely to lose most
         first, so that a set that cannot reach ``floor`` stops early).
     floor : the least sum of the samples' cards that matters (-inf: measure all); the
@@ -386,7 +525,17 @@ def set_dependency(
     """
     P = len(values)
     dist = np.empty(P)
-    bufs = (np.empty(P, np.int64), np.empty(P), np.empty(need + 2), expected, varies, np.empty(P))
+    bufs = (
+        np.empty(P, np.int64),
+        np.empty(P),
+        np.empty(need + 2),
+        expected,
+        varies,
+        np.empty(P),
+        np.empty(P),
+        np.empty(P, np.int64),
+        np.empty(P, np.int64),
+    )
     partials = np.empty(MAX_PARTIALS)
     n_partials = 0
     left = 0
@@ -409,9 +558,12 @@ def set_dependency(
             for b in range(P):
                 d = va - values[b]
                 dist[b] = math.sqrt(row[base_of[b]] + (weight * d) * d)
-        _cards_from_distances(
-            a, dist, m1, m0, k, need, with_self, skip_first, card, gamma, gamma1, gamma2, bufs
-        )
+        if kind == TIE_FIRST_K:
+            _cards_from_distances(
+                a, dist, m1, m0, k, need, with_self, skip_first, card, gamma, gamma1, gamma2, bufs
+            )
+        else:
+            _zhou_cards_from_distances(a, dist, m1, m0, kind, bufs)
         for label in range(2):
             count = m1[a] if label == 1 else m0[a]
             for _ in range(count):
@@ -507,8 +659,51 @@ def sample_mean(expected, varies, codes, y):
     return _sample_mean(expected, varies, codes, y)
 
 
+@njit(cache=True)
+def _zhou_single_point(a, values, w, m1, m0, n, kind, gd, g1, g0, expected, varies):
+    """:func:`_zhou_cards` for point ``a`` of one feature (``values`` its P distinct values,
+    ascending): the groups of equal distance by walking outwards from it, the nearer side
+    first (distances grow along each side), O(P)."""
+    P = len(values)
+    va = values[a]
+    d = va - va
+    if math.sqrt(0.0 + (w * d) * d) != 0.0:  # NaN: a constant feature (infinite weight)
+        _zhou_degenerate(a, n, kind, m1, m0, expected, varies)
+        return
+    gd[0] = 0.0
+    g1[0] = m1[a]
+    g0[0] = m0[a]
+    g = 1
+    left, right = a - 1, a + 1
+    d_left = d_right = 0.0
+    while left >= 0 or right < P:
+        if left >= 0:
+            d = va - values[left]
+            d_left = math.sqrt(0.0 + (w * d) * d)
+        if right < P:
+            d = va - values[right]
+            d_right = math.sqrt(0.0 + (w * d) * d)
+        take_left = left >= 0 and (right >= P or d_left <= d_right)
+        take_right = right < P and (left < 0 or d_right <= d_left)
+        dn = d_left if take_left else d_right
+        if dn != gd[g - 1]:
+            gd[g] = dn
+            g1[g] = 0
+            g0[g] = 0
+            g += 1
+        if take_left:
+            g1[g - 1] += m1[left]
+            g0[g - 1] += m0[left]
+            left -= 1
+        if take_right:
+            g1[g - 1] += m1[right]
+            g0[g - 1] += m0[right]
+            right += 1
+    _zhou_cards(a, gd, g1, g0, g, n, kind, m1, m0, expected, varies)
+
+
 @kernel(
-    "void(f8[:, ::1], i8[:, ::1], i8[::1], f8[::1], i8, i8, b1, b1, i8, f8, f8, f8, f8[::1],"
+    "void(f8[:, ::1], i8[:, ::1], i8[::1], f8[::1], i8, i8, b1, b1, i8, f8, f8, f8, i8, f8[::1],"
     " f8[::1])",
     error_model="numpy",
 )
@@ -525,16 +720,18 @@ def single_feature_dependencies(
     gamma,
     gamma1,
     gamma2,
+    kind,
     deps,
     shares,
 ):
     """The dependency of each single feature (a row of ``columns`` (b, n), ``order`` its
     ascending argsort) under the average rule, and the share of samples whose card
-    differs between row orders; arguments as :func:`set_point_cards`.
+    differs between row orders; arguments as :func:`set_dependency`.
 
     On one feature the points are the distinct values in sorted order, and the points
     nearest a point lie next to it: the list is found by walking outwards from it, taking
-    the nearer side first (distances grow along each side), O(P (K + 1)) per feature.
+    the nearer side first (distances grow along each side), O(P (K + 1)) per feature for
+    the first K, O(P) per point for the gap and density rules.
     """
     b, n = columns.shape
     codes = np.empty(n, np.int64)
@@ -546,6 +743,9 @@ def single_feature_dependencies(
     pmf = np.empty(need + 2)
     expected = np.zeros((n, 2))
     varies = np.zeros((n, 2), np.bool_)
+    gd = np.empty(n)
+    g1 = np.empty(n, np.int64)
+    g0 = np.empty(n, np.int64)
     for j in range(b):
         col = columns[j]
         w = weights[j]
@@ -569,6 +769,11 @@ def single_feature_dependencies(
             expected[a, 1] = 0.0
             varies[a, 0] = False
             varies[a, 1] = False
+            if kind != TIE_FIRST_K:
+                _zhou_single_point(
+                    a, values[:P], w, m1[:P], m0[:P], n, kind, gd, g1, g0, expected, varies
+                )
+                continue
             va = values[a]
             count = 1 if with_self else 0
             found = count >= need

@@ -31,7 +31,7 @@ from tests.synthetic import sparse_log_counts
 PERMUTATION_SEEDS = (0, 1, 2)
 #: Methods whose default is the authors' order-dependent tie rule, kept by design: checked
 #: with ties="average" (their invariant variant) only.
-ORDER_DEPENDENT_BY_DESIGN = ("kofsd", "sfsf", "osfs-et")
+ORDER_DEPENDENT_BY_DESIGN = ("kofsd", "sfsf", "osfs-et", "ofs-a3m", "ofs-density")
 DATA = ("log_counts", "raw_counts", "rounded_microarray", "discrete")
 
 

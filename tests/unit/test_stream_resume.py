@@ -24,7 +24,9 @@ def _round_trip(data):
 
 
 #: The selectors again under the order-invariant tie rule, whose set keeps its points.
-AVERAGED = [(m, {"ties": "average"}) for m in ("kofsd", "sfsf", "osfs-et")]
+AVERAGED = [
+    (m, {"ties": "average"}) for m in ("kofsd", "sfsf", "osfs-et", "ofs-a3m", "ofs-density")
+]
 
 
 @pytest.mark.parametrize(

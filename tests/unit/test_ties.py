@@ -21,6 +21,7 @@ from scipy import stats
 from conftest import GLIOMA, SAMPLE
 from fsengine import load_dataset
 from fsengine.methods import get_method
+from fsengine.online._codes import ZHOU_DENSITY, ZHOU_GAP
 from fsengine.online._kofsd.selector import KOFSD, run_kofsd, run_kofsd_for_ks
 from fsengine.online._tie_average import (
     AveragedSet,
@@ -154,6 +155,68 @@ def test_the_average_rule_is_the_mean_over_every_row_order(case):
         assert (deps[0], shares[0]) == (dependency, share)
 
 
+def _zhou_index_cards(X, y, weights, rule: int) -> np.ndarray:
+    """Every sample's card under OFS-A3M's gap rule or OFS-Density's density rule, as the
+    authors' ``dep_an`` computes it: the sorted distances D (stable sort), positions 2..L
+    (GAP: position 2, then while D(j) - D(j-1) < 1.5 (D(n) - D(2)) / (n - 2); DENSITY:
+    while D(j) / (j - 1) is 0 or at most the last one's), the share of same-label ones."""
+    dist = _distances(X, weights)
+    n = len(y)
+    cards = np.empty(n)
+    for i in range(n):
+        order = np.argsort(dist[i], kind="stable")
+        d = dist[i][order]
+        if rule == ZHOU_GAP:
+            gap = 1.5 * (d[n - 1] - d[1]) / (n - 2) if n > 2 else 0.0
+            length = 2
+            while length < n and d[length] - d[length - 1] < gap:
+                length += 1
+        else:
+            last, length = d[1], 1
+            while length < n:
+                density = d[length] / length
+                if not (density == 0.0 or density <= last):
+                    break
+                last, length = density, length + 1
+        listed = order[1:length]
+        cards[i] = np.mean(y[listed] == y[i]) if len(listed) else np.nan
+    return cards
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tie_heavy_cases(), st.sampled_from((ZHOU_GAP, ZHOU_DENSITY)))
+def test_the_gap_and_density_rules_average_over_every_row_order(case, rule):
+    """OFS-A3M's and OFS-Density's neighbourhoods: the averaged dependency is the mean card
+    over all n! orders of the rows (NaN where OFS-Density finds no neighbour), and the
+    single-feature path gives the same numbers."""
+    X, y, _, _, metric = case
+    weights = invariant_weights(X, metric)
+    n = len(y)
+    total, low, high = np.zeros(n), np.full(n, np.inf), np.full(n, -np.inf)
+    count = 0
+    for perm in itertools.permutations(range(n)):
+        perm = np.array(perm)
+        cards = np.empty(n)
+        cards[perm] = _zhou_index_cards(X[perm], y[perm], weights, rule)
+        total, count = total + cards, count + 1
+        low, high = np.fmin(low, cards), np.fmax(high, cards)
+    averaged = NeighbourRule.neighbourhood(rule)
+    points = AveragedSet(y, averaged)
+    for j in range(X.shape[1] - 1):
+        points.add(X[:, j], weights[j])
+    dependency, share = points.dependency_with(X[:, -1], weights[-1])
+    expected = (total / count).mean()
+    if math.isnan(expected):
+        assert math.isnan(dependency)
+    else:
+        assert dependency == pytest.approx(expected, abs=1e-12)
+        assert share == pytest.approx(np.mean(high > low), abs=1e-15)
+    if X.shape[1] == 1:
+        deps, shares = single_dependencies(X, y, weights, averaged)
+        assert deps[0] == dependency or (math.isnan(deps[0]) and math.isnan(dependency))
+        assert shares[0] == share or math.isnan(expected)
+
+
 def test_the_average_rule_on_a_hand_worked_case():
     """Five samples on one feature, values 0 0 0 1 2, labels 1 1 0 0 0; K-OFSD's reference,
     K = 2, Card_Imbalanced. Sample 0 (minority, value 0): its list is the three samples at
@@ -233,6 +296,8 @@ DATA = {
     "rounded GLIOMA": _rounded_glioma,
 }
 AVERAGED = [
+    ("ofs-a3m", {"ties": "average"}),
+    ("ofs-density", {"ties": "average"}),
     ("kofsd", {"ties": "average"}),
     ("kofsd", {"ties": "average", "variant": "paper", "card": "consistency", "k": 3}),
     ("kofsd", {"ties": "average", "card": "distance", "k": 5}),

@@ -350,7 +350,7 @@ def test_paper_variant_constant_feature_adds_nothing_to_a_distance():
 
 
 def test_reference_variant_is_the_default_and_tolerance_applies_to_the_paper_only():
-    assert OFSDensity().params == {"rand_state": 0, "variant": "reference"}
+    assert OFSDensity().params == {"rand_state": 0, "variant": "reference", "ties": "index"}
     assert OFSDensity(variant="paper").params == {
         "rand_state": 0,
         "variant": "paper",

@@ -143,7 +143,7 @@ def test_seed_changes_the_selection_and_is_recorded():
     first, _ = run(OFSA3M, X, y, rand_state=0)
     others = {tuple(run(OFSA3M, X, y, rand_state=s)[0]) for s in range(1, 10)}
     assert len(others | {tuple(first)}) > 1
-    assert OFSA3M(rand_state=3).params == {"rand_state": 3, "variant": "reference"}
+    assert OFSA3M(rand_state=3).params == {"rand_state": 3, "variant": "reference", "ties": "index"}
 
 
 def test_reference_runs_cover_every_action():

@@ -34,6 +34,7 @@ significance ``gamma(S) - gamma(S - f)`` is exactly 0 (A3M Definition 10, Densit
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from abc import abstractmethod
 from dataclasses import dataclass
@@ -45,6 +46,13 @@ from fsengine.errors import FSEngineError
 from fsengine.online._codes import ZHOU_ABOVE_THRESHOLD, ZHOU_BELOW_FLOOR, ZHOU_DENSITY, ZHOU_GAP
 from fsengine.online._kofsd.neighbours import feature_weights
 from fsengine.online._stream import Selection, StreamEvent, StreamingSelector
+from fsengine.online._tie_average import (
+    TIES_PARAMETER,
+    AveragedSet,
+    NeighbourRule,
+    invariant_weights,
+    single_dependencies,
+)
 from fsengine.online._zhou.octave_rng import OctaveRandom
 from fsengine.spec import ONLINE, Choice, Int, MethodSpec, Real
 
@@ -75,6 +83,11 @@ _RAND_STATE = Int(
     low=0,
     high=2**32 - 1,
 )
+
+
+#: The ``ties`` parameter of both methods: the authors' rule drops a sample's first sorted
+#: element, the lowest row index at distance 0 (the order-invariant rule draws it).
+_TIES = dataclasses.replace(TIES_PARAMETER, when=("variant", ("reference",)))
 
 
 def _variant(label: str) -> Choice:
@@ -197,14 +210,19 @@ class _NeighbourhoodSelector(StreamingSelector):
 
     def _start(self) -> None:
         self._paper = self._params["variant"] == "paper"
+        # ties="average": each card the expectation over every order of the rows, S kept
+        # as its points (:class:`fsengine.online._tie_average.AveragedSet`)
+        self._averaged = not self._paper and self._params["ties"] == "average"
+        self._points = AveragedSet(self.y, NeighbourRule.neighbourhood(self.rule))
         kern = self._kern
         self._y64 = self.y.astype(np.int64)
         self._rng = OctaveRandom(self._params["rand_state"])
         self._members: list[_Member] = []
         self._any_zero_var = False
         n = len(self.y)
-        # prefix[k]: squared distances summed over the first k members, in order
-        self._prefix = np.zeros((4, n, n))
+        # prefix[k]: squared distances summed over the first k members, in order (the
+        # average rule keeps S's points instead)
+        self._prefix = np.zeros((1, 1, 1) if self._averaged else (4, n, n))
         self._degenerate = float(kern.sum_in_order(kern.degenerate_cards(self._y64, self.rule))) / n
         self._cards = np.empty(n)
         # samples of the larger class first: their cards settle a comparison sooner
@@ -212,6 +230,13 @@ class _NeighbourhoodSelector(StreamingSelector):
         self._rows = np.arange(n)  # visiting order of the rows, losers first
         self.dep_set = 0.0
         self.dep_mean = 0.0
+
+    def tie_rule(self):
+        """The neighbourhood under the authors' tie rule (None with ties="average" and for
+        the paper variant, whose printed neighbourhoods this rule does not describe)."""
+        if self._params["variant"] != "reference" or self._params["ties"] != "index":
+            return None
+        return NeighbourRule.neighbourhood(self.rule), "seuclidean"
 
     # -------------------------------------------------------------- dependencies
     def single_dependencies(self, block: np.ndarray) -> np.ndarray:
@@ -222,6 +247,9 @@ class _NeighbourhoodSelector(StreamingSelector):
         """Single dependencies and weights ``1 / var`` (inf: zero variance) of a block
         (paper variant: :func:`paper_weights`)."""
         block = np.ascontiguousarray(block)
+        if self._averaged:
+            weights = invariant_weights(block)
+            return single_dependencies(block, self._y64, weights, self._points.rule)[0], weights
         if self._paper:
             weights = paper_weights(block, self.paper_metric)
             order = np.argsort(block, axis=0, kind="stable")
@@ -240,6 +268,8 @@ class _NeighbourhoodSelector(StreamingSelector):
         if it cannot, a negative number (:data:`._codes.ZHOU_BELOW_FLOOR`) is returned.
         Paper variant: the printed neighbourhoods; the empty set's dependency is 0
         (Algorithm 2 starts with ``D_S = 0`` for ``S = {}``)."""
+        if self._averaged:
+            return self._averaged_dependency(self._points_of(members[:-1]), members[-1:], floor)
         if self._paper:
             if not members:
                 return 0.0
@@ -262,6 +292,32 @@ class _NeighbourhoodSelector(StreamingSelector):
             )
         )
 
+    def _points_of(self, members: list[_Member]) -> AveragedSet:
+        """ties="average": the points of ``members`` (in arrival order), from S's when they
+        start with S's members."""
+        p = 0
+        while p < len(members) and p < len(self._members) and members[p] is self._members[p]:
+            p += 1
+        if p == len(self._members):
+            points = self._points.copy()
+        else:
+            p, points = 0, AveragedSet(self.y, self._points.rule)
+        for m in members[p:]:
+            points.add(m.values, m.weight)
+        return points
+
+    @staticmethod
+    def _averaged_dependency(points: AveragedSet, last: list[_Member], floor: float) -> float:
+        """ties="average": the dependency of ``points`` followed by the member in ``last``
+        (none: of ``points`` alone); :data:`ZHOU_BELOW_FLOOR` once it cannot reach
+        ``floor`` (a NaN dependency, OFS-Density's on a constant feature, is kept)."""
+        if not last:
+            return points.dependency()[0]
+        dependency, share = points.dependency_with(last[0].values, last[0].weight, floor)
+        if math.isnan(dependency) and math.isnan(share):
+            return ZHOU_BELOW_FLOOR
+        return dependency
+
     def _exact_parts(self, members: list[_Member]):
         """(base, extra, weights): the squared distances of ``members`` are the prefix sums
         ``base`` of S's members they start with, plus the terms of the columns ``extra``."""
@@ -278,7 +334,7 @@ class _NeighbourhoodSelector(StreamingSelector):
         by subtraction, and how many roundings they carry. None when a member has a single
         value (those sets take the exact path)."""
         new = together[-1]
-        if self._any_zero_var or not math.isfinite(new.weight):
+        if self._averaged or self._any_zero_var or not math.isfinite(new.weight):
             return None
         full = np.empty_like(self._prefix[0])
         self._kern.add_terms(full, self._prefix[len(self._members)], new.values, new.weight)
@@ -316,6 +372,8 @@ class _NeighbourhoodSelector(StreamingSelector):
 
     def _dependency_with(self, new: _Member, floor: float = -math.inf) -> float:
         """Dependency of S followed by ``new`` (as :meth:`_dependency`), from S's sums."""
+        if self._averaged:
+            return self._averaged_dependency(self._points, [new], floor)
         if self._paper or self._any_zero_var or not math.isfinite(new.weight):
             return self._dependency(self._members + [new], floor)
         return float(
@@ -332,7 +390,17 @@ class _NeighbourhoodSelector(StreamingSelector):
         )
 
     def _set_members(self, members: list[_Member]) -> None:
-        """Make ``members`` the selected set; update the prefix sums from the first change."""
+        """Make ``members`` the selected set; update the prefix sums from the first change
+        (ties="average": S's points)."""
+        if self._averaged:
+            for m in members:
+                if m.dependency in (ZHOU_ABOVE_THRESHOLD, ZHOU_BELOW_FLOOR):
+                    m.dependency = float(self._singles(m.values[:, None])[0][0])
+            self._points = self._points_of(members)
+            self._members = list(members)
+            self._any_zero_var = not all(math.isfinite(m.weight) for m in members)
+            self._set_selected([m.name for m in members], [m.column for m in members])
+            return
         keep = 0
         while (
             keep < len(members)
@@ -375,7 +443,7 @@ class _NeighbourhoodSelector(StreamingSelector):
         kern = self._kern
         block = np.ascontiguousarray(block)
         deps = None
-        if self._paper:  # every dependency in full
+        if self._paper or self._averaged:  # every dependency in full
             deps, weights = self._singles(block)
         else:
             weights = feature_weights(block)
@@ -673,6 +741,7 @@ class OFSA3M(_NeighbourhoodSelector):
         parameters={
             "rand_state": _RAND_STATE,
             "variant": _variant("OFS-A3M"),
+            "ties": _TIES,
         },
         actions={
             IRRELEVANT: "dependency alone not above the set's dependency / |S| (paper: "
@@ -796,6 +865,7 @@ class OFSDensity(_NeighbourhoodSelector):
         parameters={
             "rand_state": _RAND_STATE,
             "variant": _variant("OFS-Density"),
+            "ties": _TIES,
             "tolerance": Real(
                 DENSITY_TOLERANCE,
                 "fuzzy-equal tolerance lambda: the feature joins and the set is pruned when "
