@@ -53,6 +53,7 @@ def test_k_warning_counts_the_drawn_training_half():
     assert found == [
         f"kofsd on a training half ({fewest} minority samples of {size}): K = 5 is at or "
         f"above the minority class size ({fewest}): no minority sample can have only "
-        f"minority neighbours; consider K < {fewest}"
+        f"minority neighbours, which takes K < {fewest}; this is the method's rule, not a "
+        "measurement (a K sweep measures which K selects best)"
     ]
     assert not protocol_warnings(Y, ["kofsd"], {"kofsd": {"k": 3}}, n_splits=10, groups=GROUPS)
