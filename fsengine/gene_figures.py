@@ -61,6 +61,9 @@ _FIGURE_PX = 900
 _CHAR_PX = 6.5
 #: Lines a class name may be wrapped into on an axis; beyond, the labels are angled.
 _TICK_LINES = 3
+#: Categories at least this wide take labels at -45 degrees; narrower ones, upright
+#: labels (-90), which do not reach into the next panel.
+_SLANT_PX = 28
 
 
 def _classes(dataset: Dataset) -> list:
@@ -304,7 +307,7 @@ def _bold(text: str) -> str:
 def class_ticks(classes: Sequence[str], panel_px: float, bold: int | None = None) -> dict:
     """Tick labels of a class axis that are never cut: whole names, wrapped at separators
     into at most :data:`_TICK_LINES` lines when every name fits its category's width so,
-    else angled (-45 degrees; -90 when a category is narrower than a tick label is high).
+    else angled (-45 degrees; -90 when a category is narrower than :data:`_SLANT_PX`).
 
     Parameters
     ----------
@@ -330,7 +333,7 @@ def class_ticks(classes: Sequence[str], panel_px: float, bold: int | None = None
         reach = 14 * lines
     else:
         texts = [str(c) for c in classes]
-        angle = -45 if category >= 18 else -90
+        angle = -45 if category >= _SLANT_PX else -90
         lines = 1
         reach = max(len(c) for c in texts) * _CHAR_PX * abs(math.sin(math.radians(angle))) + 12
     if bold is not None:

@@ -52,8 +52,8 @@ _OPTIMAL_ORDERING_MAX = 400
 #: Above this many samples the box, violin and PCA figures draw a seeded sample of each
 #: class (:func:`class_sample`): 20,000 points a panel are slow to send and unreadable.
 DRAWN_SAMPLES = 2_000
-#: The heat map draws at most this many samples (columns): about two pixels each.
-HEATMAP_SAMPLES = 600
+#: The heat map draws at most this many samples (columns): about a pixel each.
+HEATMAP_SAMPLES = 1_000
 #: PCA's full SVD above this size on both sides costs seconds: a seeded randomized one.
 _FULL_SVD_MAX = 500
 
@@ -90,8 +90,8 @@ class ClassSample:
         return len(self.rows) < self.total
 
     def text(self, what: str = "samples") -> str:
-        """What is drawn, in words: "all 83 samples", or "a seeded sample (seed 0) of 600
-        of 20,000 samples, up to 100 of each class"."""
+        """What is drawn, in words: "all 83 samples", or "a seeded sample (seed 0) of 1,000
+        of 20,000 samples, up to 167 of each class"."""
         if not self.sampled:
             return f"all {self.total:,} {what}"
         return (

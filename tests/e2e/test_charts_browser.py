@@ -112,12 +112,12 @@ def test_the_genes_page_on_20000_cells_draws_a_sample_and_summaries(
     open_page(page, "Genes")
     page.get_by_role("heading", name="10 genes").wait_for(timeout=TIMEOUT_MS)
     heat, boxes, projection = _figures(page, 3)[:3]
-    # the heat map: 600 of the 20,000 cells, a hundred of each type, said in its title
+    # the heat map: 1,000 of the 20,000 cells, about 167 of each type, said in its title
     assert [t["type"] for t in heat["traces"]] == ["heatmap", "heatmap"]
-    assert heat["traces"][1]["columns"] == 600
-    assert "600 of 20,000 samples" in heat["title"] and "seeded" in heat["title"]
+    assert heat["traces"][1]["columns"] == 1000
+    assert "1,000 of 20,000 samples" in heat["title"] and "seeded" in heat["title"]
     main = page.get_by_test_id("stMain").inner_text()
-    assert f"{RARE_TYPE} 100 of 187" in main
+    assert f"{RARE_TYPE} 166 of 187" in main  # 1,000 / 6, by hand
     # the boxes: over every cell (their own quartiles), no 20,000 points a panel
     assert len(boxes["traces"]) == 10
     assert all(t["type"] == "box" and t["points"] == 0 for t in boxes["traces"])
