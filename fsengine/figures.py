@@ -194,25 +194,23 @@ def sweep_figure(
     Returns
     -------
     plotly.graph_objects.Figure
-        Three panels sharing the parameter's axis; error bars are one standard deviation
-        over the splits, cut at the possible range (G-mean in [0, 1], counts and times
-        from 0). Integer values a tick each (up to 21 of them); positive values spanning two
-        orders of magnitude or more (significance levels 0.001 to 0.1) a log axis. When
-        the time is the same at every value (a sweep that times one run over all the
-        values and divides it by their number), the time panel says so and draws a
-        dashed line.
+        Panels sharing the parameter's axis: G-mean, selected features and the selection
+        time; error bars are one standard deviation over the splits, cut at the possible
+        range (G-mean in [0, 1], counts and times from 0). Integer values a tick each (up
+        to 21 of them); positive values spanning two orders of magnitude or more
+        (significance levels 0.001 to 0.1) a log axis. When the time is the same at every
+        value (one pass timed for all the values and divided by their number, as K-OFSD's
+        sweep of K), there is no time panel, a flat line that would say nothing about the
+        values: the title says what the pass took a split instead.
     """
     from plotly.subplots import make_subplots
 
     xs = [row[parameter] for row in summary]
     times = [r["seconds_mean"] for r in summary]
     shared = len(xs) > 1 and len(set(times)) == 1
-    time_title = (
-        "selection time (s):<br>one run for all values / their number"
-        if shared
-        else "selection time (s)"
-    )
-    fig = make_subplots(rows=1, cols=3, subplot_titles=("G-mean", "selected features", time_title))
+    symbol = label or parameter
+    panels = ("G-mean", "selected features") + (() if shared else ("selection time (s)",))
+    fig = make_subplots(rows=1, cols=len(panels), subplot_titles=panels)
     for name, legend, colour in (
         ("gmean_1nn", "1-NN", "#1f77b4"),
         ("gmean_svm", "SVM", "#d62728"),
@@ -230,7 +228,7 @@ def sweep_figure(
             1,
             1,
         )
-    for col, name in ((2, "n_features"), (3, "seconds")):
+    for col, name in enumerate(("n_features", "seconds")[: len(panels) - 1], 2):
         means = [r[f"{name}_mean"] for r in summary]
         fig.add_trace(
             go.Scatter(
@@ -238,19 +236,13 @@ def sweep_figure(
                 y=means,
                 showlegend=False,
                 mode="lines+markers",
-                line=dict(color="#2ca02c", dash="dash" if col == 3 and shared else None),
+                line=dict(color="#2ca02c"),
                 error_y=error_bars(means, [r[f"{name}_std"] for r in summary], 0.0),
-                hovertemplate=(
-                    "%{y:.3g} s a value: one run over every value, divided by their number "
-                    "(not timed per value)<extra></extra>"
-                    if col == 3 and shared
-                    else None
-                ),
             ),
             1,
             col,
         )
-    axis = {"title_text": label or parameter}
+    axis = {"title_text": symbol}
     if xs and all(isinstance(x, int) and not isinstance(x, bool) for x in xs):
         if max(xs) - min(xs) <= 20:
             axis["dtick"] = 1
@@ -258,15 +250,21 @@ def sweep_figure(
         axis["type"] = "log"
     fig.update_xaxes(**axis)
     if cursor is not None:
-        for col in (1, 2, 3):
+        for col in range(1, len(panels) + 1):
             fig.add_vline(x=cursor, line_dash="dot", line_color="#7f7f7f", row=1, col=col)
     fig.update_yaxes(range=[0, 1.05], row=1, col=1)
-    fig.update_yaxes(rangemode="tozero", row=1, col=2)
-    fig.update_yaxes(rangemode="tozero", row=1, col=3)
+    for col in range(2, len(panels) + 1):
+        fig.update_yaxes(rangemode="tozero", row=1, col=col)
+    if shared:
+        note = (
+            f"Selection time: one pass serves all {len(xs)} values of {symbol}, "
+            f"{times[0] * len(xs):.2g} s a split (not timed per {symbol})"
+        )
+        title = f"{title}<br><sup>{note}</sup>" if title else note
     fig.update_layout(
-        title=title,
+        title=dict(text=title, font=dict(size=13)),
         height=360,
-        margin=dict(l=40, r=20, t=88 if shared else 70, b=40),  # room for a 2-line title
+        margin=dict(l=40, r=20, t=88 if "<br>" in title else 70, b=40),
         legend=dict(orientation="h", y=-0.2),
         uirevision=f"{parameter}-sweep",
     )
@@ -341,7 +339,9 @@ def stream_figure(
     -------
     plotly.graph_objects.Figure
         Size on the left axis (integer ticks from 0, :func:`count_axis`), score and
-        G-mean (both in [0, 1] or so) on the right.
+        G-mean (both in [0, 1] or so) on the right. The G-mean is measured only at each
+        refresh (every few features, or hundreds of them at speed): drawn as those
+        points, not as slopes between them.
     """
     fig = go.Figure()
     fig.add_trace(
@@ -367,10 +367,10 @@ def stream_figure(
         go.Scatter(
             x=curves["gmean_step"],
             y=curves["gmean"],
-            name="hold-out G-mean (1-NN, selected on the training half)",
-            mode="lines+markers",
-            marker_size=4,
-            line=dict(color="#2ca02c"),
+            name="hold-out G-mean (1-NN, selected on the training half), measured at each refresh",
+            mode="markers",
+            marker=dict(color="#2ca02c", size=6),
+            hovertemplate="hold-out G-mean %{y:.3f}, measured after %{x} features<extra></extra>",
             yaxis="y2",
         )
     )
@@ -442,6 +442,39 @@ def jaccard_figure(
     return fig
 
 
+def identical_curves(
+    summary: list[dict], fields: tuple[str, ...] = ("gmean_1nn", "gmean_svm")
+) -> list[list[str]]:
+    """Groups of methods whose curves are identical in every panel of a sweep.
+
+    Fisher's score and the Pearson correlation rank the genes alike on one-versus-rest
+    labels, so their top-k curves coincide exactly and one line hides the other.
+
+    Parameters
+    ----------
+    summary : list of dict
+        ``Evaluation.summary(("method", "top"))`` of :func:`fsengine.evaluation.sweep_top`.
+    fields : tuple of str
+        The measures compared (``<field>_mean`` and ``<field>_std`` at every top-k).
+
+    Returns
+    -------
+    list of list of str
+        Each group of two or more methods with the same top-k values and the same means
+        and standard deviations there, in the order the methods first appear; methods
+        that match no other are left out.
+    """
+    curves: dict[str, tuple] = {}
+    for row in sorted(summary, key=lambda r: r["top"]):
+        point = (row["top"], *(row[f"{f}_{s}"] for f in fields for s in ("mean", "std")))
+        curves.setdefault(row["method"], ())
+        curves[row["method"]] += (point,)
+    groups: dict[tuple, list[str]] = {}
+    for method, curve in curves.items():
+        groups.setdefault(curve, []).append(method)
+    return [group for group in groups.values() if len(group) > 1]
+
+
 def topk_sweep_figure(
     summary: list[dict], title: str = "", labels: Mapping[str, str] | None = None
 ) -> go.Figure:
@@ -459,13 +492,20 @@ def topk_sweep_figure(
     -------
     plotly.graph_objects.Figure
         One colour per method, the same in both panels (one legend entry per method,
-        toggling both; ``legendgroup`` is the method id); error bars are one standard
-        deviation over the splits, cut at 0 and 1. The y axes fit the data. Trace names
-        are ``"<label> 1-NN"`` / ``"<label> SVM"``.
+        named by its label and toggling both panels; ``legendgroup`` is the method id);
+        the classifier is the panel's title and in the hover text. Error bars are one
+        standard deviation over the splits, cut at 0 and 1. The y axes fit the data. A
+        method whose curves are identical to an earlier one's (:func:`identical_curves`)
+        is named "<label> (same curves as <label>)" and drawn dashed with open markers
+        larger than the earlier one's filled ones, so that both stay visible.
     """
     from plotly.subplots import make_subplots
 
     methods = list(dict.fromkeys(row["method"] for row in summary))
+    same_as = {}
+    for group in identical_curves(summary):
+        for method in group[1:]:
+            same_as[method] = group[0]
     fig = make_subplots(
         rows=1,
         cols=2,
@@ -477,21 +517,29 @@ def topk_sweep_figure(
         rows = sorted((r for r in summary if r["method"] == method), key=lambda r: r["top"])
         colour = PALETTE[i % len(PALETTE)]
         shown = method_label(method, labels)
-        for col, (name, label) in enumerate((("gmean_1nn", "1-NN"), ("gmean_svm", "SVM")), 1):
-            means = [r[f"{name}_mean"] for r in rows]
-            stds = [r[f"{name}_std"] for r in rows]
+        name = shown
+        line = dict(color=colour, width=1.5)
+        marker = dict(size=5)
+        if method in same_as:
+            name = f"{shown} (same curves as {method_label(same_as[method], labels)})"
+            line["dash"] = "dash"
+            marker = dict(size=10, symbol="circle-open", line=dict(width=1.5))
+        for col, (field, classifier) in enumerate((("gmean_1nn", "1-NN"), ("gmean_svm", "SVM")), 1):
+            means = [r[f"{field}_mean"] for r in rows]
+            stds = [r[f"{field}_std"] for r in rows]
             fig.add_trace(
                 go.Scatter(
                     x=[r["top"] for r in rows],
                     y=means,
-                    name=f"{shown} {label}",
+                    name=name,
                     legendgroup=method,
                     showlegend=col == 1,
                     mode="lines+markers",
-                    marker_size=5,
-                    line=dict(color=colour, width=1.5),
+                    marker=marker,
+                    line=line,
                     error_y=error_bars(means, stds, 0.0, 1.0, thickness=0.8, width=2),
-                    hovertemplate=f"{shown} {label}, top %{{x}}: G-mean %{{y:.3f}}<extra></extra>",
+                    hovertemplate=f"{name}, {classifier}, top %{{x}}: G-mean %{{y:.3f}}"
+                    "<extra></extra>",
                 ),
                 1,
                 col,

@@ -7,6 +7,7 @@ often a method selected each gene; the numbers come from :mod:`fsengine.genes`.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -14,14 +15,27 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from fsengine._compute.sparse import is_sparse
 from fsengine.data import Dataset
 from fsengine.errors import FSEngineError
 from fsengine.figures import PALETTE
-from fsengine.genes import cluster_order, gene_columns, pca_coordinates, zscore_columns
+from fsengine.genes import (
+    DRAWN_SAMPLES,
+    HEATMAP_SAMPLES,
+    class_sample,
+    cluster_order,
+    column_values,
+    gene_columns,
+    grouped_cluster_order,
+    pca_coordinates,
+    row_values,
+    zscore_columns,
+)
 
 __all__ = [
     "MINORITY_COLOUR",
     "class_colours",
+    "class_ticks",
     "frequency_figure",
     "gene_box_figure",
     "gene_heatmap_figure",
@@ -40,6 +54,16 @@ _TICK_FONT = dict(size=11)
 _TITLE_SIZE = 13
 #: Characters after which a long name may break.
 _BREAKS = " _-/.|;,"
+#: What a figure is taken to be wide when laying out its labels: the dashboard's wide
+#: layout gives a chart about 900 px in a 1400 px window.
+_FIGURE_PX = 900
+#: What a tick label's character is taken to be wide at 11 px.
+_CHAR_PX = 6.5
+#: Lines a class name may be wrapped into on an axis; beyond, the labels are angled.
+_TICK_LINES = 3
+#: Categories at least this wide take labels at -45 degrees; narrower ones, upright
+#: labels (-90), which do not reach into the next panel.
+_SLANT_PX = 28
 
 
 def _classes(dataset: Dataset) -> list:
@@ -71,24 +95,42 @@ def _sample_names(dataset: Dataset) -> list[str]:
     return [f"#{i}" for i in range(dataset.n_samples)]
 
 
-def gene_heatmap_figure(dataset: Dataset, minority, genes: Sequence[str]) -> go.Figure:
+def gene_heatmap_figure(
+    dataset: Dataset,
+    minority,
+    genes: Sequence[str],
+    most: int = HEATMAP_SAMPLES,
+    seed: int = 0,
+) -> go.Figure:
     """Heat map of samples x genes, z-scored per gene and clustered, with a class bar.
+
+    Up to ``most`` samples, every sample is drawn and the samples are clustered
+    (:func:`fsengine.genes.cluster_order`). Above, a seeded sample of each class is drawn
+    (:func:`fsengine.genes.class_sample`: the classes share ``most`` equally), grouped by
+    class (the minority first) and clustered within each class
+    (:func:`fsengine.genes.grouped_cluster_order`); the title says how many of how many.
+    The z-scores are always over all samples, so a colour means the same in both cases.
 
     Parameters
     ----------
     dataset : Dataset
+        Its matrix may be dense or sparse: only the genes' columns are read.
     minority : label or str
         The class drawn in red in the class bar.
     genes : sequence of str
         Gene names (at least one).
+    most : int, default :data:`fsengine.genes.HEATMAP_SAMPLES`
+        Samples drawn at most.
+    seed : int, default 0
+        Seed of the sample above ``most``.
 
     Returns
     -------
     plotly.graph_objects.Figure
         Two traces sharing the sample axis: a one-row heat map of the samples' classes
         on top (trace 0, ``text`` = class of each sample) and the genes' z-scores
-        (per gene over all samples, clipped at +-3) below (trace 1, one row per gene).
-        Samples and genes are in :func:`fsengine.genes.cluster_order`.
+        (per gene over all samples, clipped at +-3) below (trace 1, one row per gene;
+        ``customdata[gene, sample]`` = sample name, class, value).
 
     Raises
     ------
@@ -97,12 +139,23 @@ def gene_heatmap_figure(dataset: Dataset, minority, genes: Sequence[str]) -> go.
     """
     columns = gene_columns(dataset, genes)
     colours = class_colours(dataset, minority)
-    values = dataset.X[:, columns]
-    rows, cols = cluster_order(values)
-    z = zscore_columns(values, clip=3.0)[np.ix_(rows, cols)]
+    label = dataset.resolve_class(minority)
+    values = column_values(dataset.X, columns)
+    drawn = class_sample(dataset.labels, most, seed)
+    if drawn.sampled:
+        z_all = zscore_columns(values, clip=3.0)  # over every sample, then drawn
+        order, cols = grouped_cluster_order(
+            z_all[drawn.rows], dataset.labels[drawn.rows], first=label
+        )
+        rows = drawn.rows[order]
+        z = z_all[np.ix_(rows, cols)]
+    else:
+        rows, cols = cluster_order(values)
+        z = zscore_columns(values, clip=3.0)[np.ix_(rows, cols)]
     raw = values[np.ix_(rows, cols)]
     names = [dataset.feature_names[columns[c]] for c in cols]
-    samples = [_sample_names(dataset)[r] for r in rows]
+    all_samples = _sample_names(dataset)
+    samples = [all_samples[r] for r in rows]
     classes = [dataset.labels[r] for r in rows]
     x = list(range(len(rows)))
 
@@ -145,7 +198,8 @@ def gene_heatmap_figure(dataset: Dataset, minority, genes: Sequence[str]) -> go.
             "<br>value %{customdata[2]} (z %{z:.2f})<extra></extra>"
         ),
     )
-    height = max(320, 110 + 20 * len(names))
+    top = 60 if drawn.sampled else 30
+    height = max(320, 80 + top + 20 * len(names))
     bar_share = min(0.25, 28 / height)
     fig = make_subplots(
         rows=2,
@@ -157,7 +211,15 @@ def gene_heatmap_figure(dataset: Dataset, minority, genes: Sequence[str]) -> go.
     fig.add_trace(bar, 1, 1)
     fig.add_trace(heat, 2, 1)
     fig.update_xaxes(showticklabels=False, ticks="")
-    fig.update_xaxes(title_text=f"samples ({len(rows)}, clustered)", row=2, col=1)
+    if drawn.sampled:
+        axis_title = (
+            f"samples ({len(rows):,} of {drawn.total:,}): grouped by class, {label} first, "
+            "clustered within each class"
+        )
+        fig.update_layout(title=dict(text=drawn.text()[0].upper() + drawn.text()[1:], x=0))
+    else:
+        axis_title = f"samples ({len(rows)}, clustered)"
+    fig.update_xaxes(title_text=axis_title, row=2, col=1)
     fig.update_yaxes(type="category", tickfont=_TICK_FONT, row=1, col=1)
     fig.update_yaxes(
         type="category",
@@ -171,7 +233,7 @@ def gene_heatmap_figure(dataset: Dataset, minority, genes: Sequence[str]) -> go.
     )
     fig.update_layout(
         height=height,
-        margin=dict(l=10, r=10, t=30, b=30),
+        margin=dict(l=10, r=10, t=top, b=30),
         uirevision="gene-heatmap",
     )
     return fig
@@ -224,6 +286,77 @@ def _panel_title(gene: str, statistics: pd.DataFrame | None, width: int) -> str:
     return f"{name}<br>g = {g}, p(BH) = {p}"
 
 
+def _word_lines(text: str, width: int) -> list[str] | None:
+    """``text`` in lines of at most ``width`` characters broken only after a separator
+    (:data:`_BREAKS`; spaces at the breaks dropped), or None when a word is longer."""
+    words = re.findall(f"[^{re.escape(_BREAKS)}]*[{re.escape(_BREAKS)}]*", str(text))
+    lines = [""]
+    for word in filter(None, words):
+        if len(word.rstrip()) > width:
+            return None
+        if lines[-1] and len(lines[-1] + word.rstrip()) > width:
+            lines.append("")
+        lines[-1] += word
+    return [line.strip() for line in lines]
+
+
+def _bold(text: str) -> str:
+    return "<br>".join(f"<b>{line}</b>" for line in text.split("<br>"))
+
+
+def class_ticks(classes: Sequence[str], panel_px: float, bold: int | None = None) -> dict:
+    """Tick labels of a class axis that are never cut: whole names, wrapped at separators
+    into at most :data:`_TICK_LINES` lines when every name fits its category's width so,
+    else angled (-45 degrees; -90 when a category is narrower than :data:`_SLANT_PX`).
+
+    Parameters
+    ----------
+    classes : sequence of str
+        The class names, in axis order.
+    panel_px : float
+        The panel's width in pixels (an estimate: the figure's width is the browser's).
+    bold : int, optional
+        The position of the class shown in bold (the minority).
+
+    Returns
+    -------
+    dict
+        ``ticktext``, ``tickangle`` (0 or negative), ``lines`` (text lines a label takes)
+        and ``reach`` (pixels the labels take below the axis).
+    """
+    category = panel_px / max(1, len(classes))
+    width = max(1, int(category // _CHAR_PX))
+    wrapped = [_word_lines(c, width) for c in classes]
+    if all(w is not None and len(w) <= _TICK_LINES for w in wrapped):
+        texts = ["<br>".join(w) for w in wrapped]
+        angle, lines = 0, max(len(w) for w in wrapped)
+        reach = 14 * lines
+    else:
+        texts = [str(c) for c in classes]
+        angle = -45 if category >= _SLANT_PX else -90
+        lines = 1
+        reach = max(len(c) for c in texts) * _CHAR_PX * abs(math.sin(math.radians(angle))) + 12
+    if bold is not None:
+        texts[bold] = _bold(texts[bold])
+    return dict(ticktext=texts, tickangle=angle, lines=lines, reach=int(math.ceil(reach)))
+
+
+def _box_statistics(values: np.ndarray) -> dict:
+    """Plotly's box of ``values`` computed here: linear quartiles (numpy's default, as
+    plotly's ``quartilemethod="linear"``), whiskers at the furthest values within 1.5 IQR
+    of the box, and the mean."""
+    q1, median, q3 = np.percentile(values, [25, 50, 75])
+    reach = 1.5 * (q3 - q1)
+    return dict(
+        q1=q1,
+        median=median,
+        q3=q3,
+        lowerfence=values[values >= q1 - reach].min(),
+        upperfence=values[values <= q3 + reach].max(),
+        mean=values.mean(),
+    )
+
+
 def gene_box_figure(
     dataset: Dataset,
     minority,
@@ -231,12 +364,20 @@ def gene_box_figure(
     kind: str = "box",
     statistics: pd.DataFrame | None = None,
     columns: int = 4,
+    most: int = DRAWN_SAMPLES,
+    seed: int = 0,
 ) -> go.Figure:
     """A grid of small panels, one per gene: its values per class as a box or violin.
+
+    Up to ``most`` samples, every sample is drawn as a point over its class's box or
+    violin. Above, boxes summarise every sample (quartiles and whiskers computed here,
+    no point drawn) and violins are drawn from a seeded sample of each class
+    (:func:`fsengine.genes.class_sample`); the figure's title says which.
 
     Parameters
     ----------
     dataset : Dataset
+        Its matrix may be dense or sparse: only the genes' columns are read.
     minority : label or str
         The class whose category is shaded red (and its tick label bold).
     genes : sequence of str
@@ -247,15 +388,20 @@ def gene_box_figure(
         shows Hedges' g and the Benjamini-Hochberg adjusted p.
     columns : int, default 4
         Panels per row (at most the number of genes).
+    most : int, default :data:`fsengine.genes.DRAWN_SAMPLES`
+        Samples drawn as points at most.
+    seed : int, default 0
+        Seed of the violins' sample above ``most``.
 
     Returns
     -------
     plotly.graph_objects.Figure
-        Exactly one trace per gene (``go.Box`` or ``go.Violin``, named by the gene;
-        x = class label as text for every sample, all points shown; each point's hover
-        text names its sample and its whole class). Panel titles are 13 px, long gene
-        names wrapped to the panel's width; long class names are wrapped (two lines at
-        most, then cut with "…") on the axes only.
+        Exactly one trace per gene (``go.Box`` or ``go.Violin``, named by the gene).
+        Drawn samples: x = class label as text for every sample, all points shown; each
+        point's hover text names its sample and its whole class. Boxes above ``most``:
+        x = the classes, with ``q1``, ``median``, ``q3``, ``lowerfence``, ``upperfence``
+        and ``mean`` over all samples. Panel titles are 13 px, long gene names wrapped to
+        the panel's width; class names are whole on the axes (:func:`class_ticks`).
 
     Raises
     ------
@@ -266,52 +412,75 @@ def gene_box_figure(
         raise FSEngineError(f"must be 'box' or 'violin', got {kind!r}", parameter="kind")
     indices = gene_columns(dataset, genes)
     label = dataset.resolve_class(minority)
-    order = [str(c) for c in _classes(dataset)]
+    classes = _classes(dataset)
+    order = [str(c) for c in classes]
     minority_at = order.index(str(label))
-    x = [str(c) for c in dataset.labels]
-    samples = _sample_names(dataset)
+    values = column_values(dataset.X, indices)
+    drawn = class_sample(dataset.labels, most, seed)
+    summarised = drawn.sampled and kind == "box"
+    rows = drawn.rows
+    x = [str(c) for c in dataset.labels[rows]]
+    all_samples = _sample_names(dataset)
+    samples = [all_samples[r] for r in rows]
     ncols = max(1, min(columns, len(indices)))
     nrows = math.ceil(len(indices) / ncols)
     names = [dataset.feature_names[c] for c in indices]
     # About 7 px a character at 13 px and a panel of about 1000 / ncols px.
     titles = [_panel_title(g, statistics, max(12, 130 // ncols)) for g in names]
-    # Class ticks: the panel's width shared by the classes, about 6 px a character.
-    short = [wrap_text(c, max(6, 160 // (ncols * len(order))), lines=2) for c in order]
+    spacing = 0.06
+    ticks = class_ticks(order, _FIGURE_PX * (1 - spacing * (ncols - 1)) / ncols, bold=minority_at)
     title_lines = max(t.count("<br>") + 1 for t in titles)
-    tick_lines = max(t.count("<br>") + 1 for t in short)
-    top, bottom, panel = 20 + 17 * title_lines, 10 + 14 * tick_lines, 200
-    gap = 17 * title_lines + 14 * tick_lines + 16  # the titles below, the ticks above
+    figure_title = None
+    if summarised:
+        figure_title = (
+            f"Boxes over all {drawn.total:,} samples (quartiles; whiskers: the furthest "
+            f"values within 1.5 IQR); no points above {most:,} samples"
+        )
+    elif drawn.sampled:
+        figure_title = "Violins of " + drawn.text()
+    top = 20 + 17 * title_lines + (30 if figure_title else 0)
+    bottom = 10 + ticks["reach"]
+    panel = 200
+    gap = 17 * title_lines + ticks["reach"] + 16  # the titles below, the ticks above
     plot = nrows * panel + (nrows - 1) * gap
     fig = make_subplots(
         rows=nrows,
         cols=ncols,
         subplot_titles=titles,
-        horizontal_spacing=0.06,
+        horizontal_spacing=spacing,
         vertical_spacing=gap / plot if nrows > 1 else 0.1,
     )
-    ticktext = [
-        "<br>".join(f"<b>{line}</b>" for line in c.split("<br>")) if i == minority_at else c
-        for i, c in enumerate(short)
-    ]
     hover = [f"{sample}<br>class {c}" for sample, c in zip(samples, x)]
-    for i, (gene, column) in enumerate(zip(names, indices)):
+    shades = []
+    for i, gene in enumerate(names):
         row, col = divmod(i, ncols)
-        common = dict(
-            x=x,
-            y=dataset.X[:, column],
+        style = dict(
             name=gene,
-            text=samples,
-            hovertext=hover,
             showlegend=False,
             marker=dict(color=REST_COLOUR, size=4),
             line=dict(color=REST_COLOUR),
         )
-        if kind == "box":
-            trace = go.Box(boxpoints="all", jitter=0.4, pointpos=0, **common)
-        else:
-            trace = go.Violin(
-                points="all", jitter=0.4, pointpos=0, box_visible=True, spanmode="hard", **common
+        if summarised:
+            boxes = [_box_statistics(values[dataset.labels == c, i]) for c in classes]
+            trace = go.Box(
+                x=order,
+                boxpoints=False,
+                **{key: [b[key] for b in boxes] for key in boxes[0]},
+                **style,
             )
+        else:
+            common = dict(x=x, y=values[rows, i], text=samples, hovertext=hover, **style)
+            if kind == "box":
+                trace = go.Box(boxpoints="all", jitter=0.4, pointpos=0, **common)
+            else:
+                trace = go.Violin(
+                    points="all",
+                    jitter=0.4,
+                    pointpos=0,
+                    box_visible=True,
+                    spanmode="hard",
+                    **common,
+                )
         fig.add_trace(trace, row + 1, col + 1)
         fig.update_xaxes(
             type="category",
@@ -319,23 +488,34 @@ def gene_box_figure(
             categoryarray=order,
             tickmode="array",
             tickvals=order,
-            ticktext=ticktext,
+            ticktext=ticks["ticktext"],
+            tickangle=ticks["tickangle"],
             tickfont=_TICK_FONT,
             row=row + 1,
             col=col + 1,
         )
-        fig.add_vrect(
-            x0=minority_at - 0.5,
-            x1=minority_at + 0.5,
-            fillcolor=MINORITY_COLOUR,
-            opacity=0.12,
-            line_width=0,
-            layer="below",
-            row=row + 1,
-            col=col + 1,
+        axis = "" if i == 0 else str(i + 1)
+        shades.append(
+            dict(
+                type="rect",
+                xref=f"x{axis}",
+                yref=f"y{axis} domain",
+                x0=minority_at - 0.5,
+                x1=minority_at + 0.5,
+                y0=0,
+                y1=1,
+                fillcolor=MINORITY_COLOUR,
+                opacity=0.12,
+                line_width=0,
+                layer="below",
+            )
         )
+    # the minority's shade in every panel, set at once (add_vrect per panel: seconds)
+    fig.update_layout(shapes=shades)
     fig.update_yaxes(tickfont=_TICK_FONT)
     fig.update_annotations(font_size=_TITLE_SIZE)
+    if figure_title:
+        fig.update_layout(title=dict(text=figure_title, x=0, font=dict(size=13)))
     fig.update_layout(
         height=top + bottom + plot,
         margin=dict(l=10, r=10, t=top, b=bottom),
@@ -344,10 +524,11 @@ def gene_box_figure(
     return fig
 
 
-def _class_scatter(fig, coordinates, dataset, colours, col, legend, samples) -> None:
-    """One marker trace per class into panel ``col``."""
+def _class_scatter(fig, coordinates, labels, colours, col, legend, samples) -> None:
+    """One marker trace per class into panel ``col`` (rows of ``coordinates``, their
+    ``labels`` and ``samples`` names)."""
     for label, colour in colours.items():
-        mask = dataset.labels == label
+        mask = labels == label
         fig.add_trace(
             go.Scatter(
                 x=coordinates[mask, 0],
@@ -369,7 +550,13 @@ def _pc_title(ratio: np.ndarray, i: int) -> str:
     return f"PC{i + 1} ({100 * ratio[i]:.1f}%)" if i < len(ratio) else f"PC{i + 1}"
 
 
-def pca_figure(dataset: Dataset, minority, genes: Sequence[str]) -> go.Figure:
+def pca_figure(
+    dataset: Dataset,
+    minority,
+    genes: Sequence[str],
+    most: int = DRAWN_SAMPLES,
+    seed: int = 0,
+) -> go.Figure:
     """PCA of the samples over the selected genes and over all genes, side by side.
 
     Each panel is :func:`fsengine.genes.pca_coordinates` (standardised columns, constant
@@ -377,13 +564,21 @@ def pca_figure(dataset: Dataset, minority, genes: Sequence[str]) -> go.Figure:
     When fewer than two selected genes vary, the left panel plots the (first varying)
     gene's values against the sample index instead, and its title says so.
 
+    Above ``most`` samples, a seeded sample of each class is drawn
+    (:func:`fsengine.genes.class_sample`): the selected genes' PCA is still fit on all
+    samples, the PCA of all genes on the drawn samples only (no copy of the whole
+    matrix); the title says so.
+
     Parameters
     ----------
     dataset : Dataset
+        Its matrix may be dense or sparse.
     minority : label or str
         The class drawn in red.
     genes : sequence of str
         The selected genes (at least one).
+    most : int, default :data:`fsengine.genes.DRAWN_SAMPLES`
+    seed : int, default 0
 
     Returns
     -------
@@ -398,8 +593,12 @@ def pca_figure(dataset: Dataset, minority, genes: Sequence[str]) -> go.Figure:
     """
     indices = gene_columns(dataset, genes)
     colours = class_colours(dataset, minority)
-    samples = _sample_names(dataset)
-    selected = dataset.X[:, indices]
+    drawn = class_sample(dataset.labels, most, seed)
+    rows = drawn.rows
+    all_samples = _sample_names(dataset)
+    samples = [all_samples[r] for r in rows]
+    labels = dataset.labels[rows]
+    selected = column_values(dataset.X, indices)
     coords, ratio, used = pca_coordinates(selected)
     index_plot = coords.shape[1] < 2 or dataset.n_samples < 2
     if index_plot:
@@ -410,19 +609,26 @@ def pca_figure(dataset: Dataset, minority, genes: Sequence[str]) -> go.Figure:
         coords = np.column_stack([selected[:, pick], np.arange(dataset.n_samples)])
     else:
         left_title = f"selected genes ({len(indices)})"
-    all_coords, all_ratio, _ = pca_coordinates(dataset.X)
+    right_title = f"all genes ({dataset.n_features})"
+    if drawn.sampled:
+        all_coords, all_ratio, _ = pca_coordinates(row_values(dataset.X, rows))
+        right_title += ", fit on the drawn samples"
+    else:
+        whole = row_values(dataset.X, rows) if is_sparse(dataset.X) else dataset.X
+        all_coords, all_ratio, _ = pca_coordinates(whole)
+        all_coords = all_coords[rows]
     if all_coords.shape[1] < 2:
         all_coords = np.column_stack(
-            [all_coords, np.zeros((dataset.n_samples, 2 - all_coords.shape[1]))]
+            [all_coords, np.zeros((len(all_coords), 2 - all_coords.shape[1]))]
         )
     fig = make_subplots(
         rows=1,
         cols=2,
-        subplot_titles=(left_title, f"all genes ({dataset.n_features})"),
+        subplot_titles=(left_title, right_title),
         horizontal_spacing=0.08,
     )
-    _class_scatter(fig, coords, dataset, colours, 1, True, samples)
-    _class_scatter(fig, all_coords, dataset, colours, 2, False, samples)
+    _class_scatter(fig, coords[rows], labels, colours, 1, True, samples)
+    _class_scatter(fig, all_coords, labels, colours, 2, False, samples)
     if index_plot:
         fig.update_xaxes(title_text=gene, row=1, col=1)
         fig.update_yaxes(title_text="sample index", row=1, col=1)
@@ -432,9 +638,14 @@ def pca_figure(dataset: Dataset, minority, genes: Sequence[str]) -> go.Figure:
     fig.update_xaxes(title_text=_pc_title(all_ratio, 0), row=1, col=2)
     fig.update_yaxes(title_text=_pc_title(all_ratio, 1), row=1, col=2)
     fig.update_annotations(font_size=13)
+    top = 40
+    if drawn.sampled:
+        text = drawn.text()
+        fig.update_layout(title=dict(text=text[0].upper() + text[1:], x=0, font=dict(size=13)))
+        top = 70
     fig.update_layout(
-        height=420,
-        margin=dict(l=10, r=10, t=40, b=10),
+        height=420 + top - 40,
+        margin=dict(l=10, r=10, t=top, b=10),
         legend=dict(orientation="h", y=-0.15),
         uirevision="gene-pca",
     )

@@ -1,9 +1,13 @@
 """Per-gene computations behind the dashboard's Genes view (no Streamlit here).
 
 Statistics of selected genes (minority versus rest), the hierarchical-clustering order
-of a heat map, a 2-D PCA of the samples and how often a method selected each gene over
-the splits of an :class:`~fsengine.evaluation.Evaluation`. The figures over these are
-in :mod:`fsengine.gene_figures`.
+of a heat map, a 2-D PCA of the samples, a seeded sample of each class for figures of many
+samples, and how often a method selected each gene over the splits of an
+:class:`~fsengine.evaluation.Evaluation`. The figures over these are in
+:mod:`fsengine.gene_figures`.
+
+Everything here reads the selected genes' columns (and, for the PCA over all genes of many
+samples, a sample's rows) of a dense or sparse matrix: never a dense copy of all of it.
 """
 
 from __future__ import annotations
@@ -11,22 +15,31 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from fsengine._compute.sparse import is_sparse
 from fsengine.data import Dataset
 from fsengine.errors import FSEngineError
 from fsengine.evaluation import Evaluation, feature_frequencies
 from fsengine.task import Task, as_task
 
 __all__ = [
+    "DRAWN_SAMPLES",
+    "HEATMAP_SAMPLES",
     "P_VALUE_NOTE",
+    "ClassSample",
+    "class_sample",
     "cluster_order",
+    "column_values",
     "gene_columns",
     "gene_statistics",
+    "grouped_cluster_order",
     "p_value_note",
     "pca_coordinates",
+    "row_values",
     "selection_frequencies",
     "zscore_columns",
 ]
@@ -36,6 +49,124 @@ P_VALUE_NOTE = "Welch's t-test, two-sided; Benjamini-Hochberg adjusted over the 
 
 #: Leaf ordering that minimises neighbour distances is O(n^2) or worse: only up to this many.
 _OPTIMAL_ORDERING_MAX = 400
+#: Above this many samples the box, violin and PCA figures draw a seeded sample of each
+#: class (:func:`class_sample`): 20,000 points a panel are slow to send and unreadable.
+DRAWN_SAMPLES = 2_000
+#: The heat map draws at most this many samples (columns): about a pixel each.
+HEATMAP_SAMPLES = 1_000
+#: PCA's full SVD above this size on both sides costs seconds: a seeded randomized one.
+_FULL_SVD_MAX = 500
+
+
+@dataclass(frozen=True)
+class ClassSample:
+    """The samples a figure draws: every sample, or a seeded sample of each class.
+
+    Attributes
+    ----------
+    rows : ndarray of int
+        The drawn samples' row indices, ascending.
+    shown : dict
+        Class label -> samples drawn, in sorted label order.
+    counts : dict
+        Class label -> samples of the data, in sorted label order.
+    seed : int
+        The seed of the draw.
+    """
+
+    rows: np.ndarray
+    shown: dict
+    counts: dict
+    seed: int
+
+    @property
+    def total(self) -> int:
+        """Samples of the data."""
+        return sum(self.counts.values())
+
+    @property
+    def sampled(self) -> bool:
+        """Whether some samples are left out."""
+        return len(self.rows) < self.total
+
+    def text(self, what: str = "samples") -> str:
+        """What is drawn, in words: "all 83 samples", or "a seeded sample (seed 0) of 1,000
+        of 20,000 samples, up to 167 of each class"."""
+        if not self.sampled:
+            return f"all {self.total:,} {what}"
+        return (
+            f"a seeded sample (seed {self.seed}) of {len(self.rows):,} of {self.total:,} "
+            f"{what}, up to {max(self.shown.values()):,} of each class"
+        )
+
+    def class_text(self) -> str:
+        """Drawn of each class: "Plasmacytoid_DC 100 of 187, T_cell 100 of 8,012, ..."."""
+        return ", ".join(f"{c} {self.shown[c]:,} of {n:,}" for c, n in self.counts.items())
+
+
+def class_sample(labels, most: int, seed: int = 0) -> ClassSample:
+    """A seeded sample of at most ``most`` samples that shares them equally among the
+    classes: a class smaller than its share is drawn whole, and what it leaves goes to
+    the larger classes (smallest class first, each taking ``left // classes_left``).
+
+    Parameters
+    ----------
+    labels : array, shape (n_samples,)
+    most : int
+        Samples drawn at most; with this many samples or fewer, all are drawn.
+    seed : int
+        Seed of ``numpy.random.default_rng``; the classes are drawn in sorted label order.
+
+    Returns
+    -------
+    ClassSample
+    """
+    labels = np.asarray(labels)
+    classes, counts = np.unique(labels, return_counts=True)
+    count_of = dict(zip(classes.tolist(), counts.tolist()))
+    if len(labels) <= most:
+        return ClassSample(np.arange(len(labels)), count_of, count_of, seed)
+    take = {}
+    left = int(most)
+    for i, c in enumerate(sorted(count_of, key=lambda c: (count_of[c], str(c)))):
+        take[c] = min(count_of[c], left // (len(count_of) - i))
+        left -= take[c]
+    rng = np.random.default_rng(seed)
+    rows = []
+    for c in count_of:
+        members = np.flatnonzero(labels == c)
+        rows.append(
+            members if take[c] == len(members) else rng.choice(members, size=take[c], replace=False)
+        )
+    drawn = np.sort(np.concatenate(rows)) if rows else np.zeros(0, dtype=int)
+    return ClassSample(drawn, {c: take[c] for c in count_of}, count_of, seed)
+
+
+def column_values(X, columns) -> np.ndarray:
+    """Columns ``columns`` of a dense or sparse matrix as a dense float64 block (the
+    selected genes of a data set: no copy of the other columns).
+
+    Parameters
+    ----------
+    X : ndarray or scipy sparse matrix, shape (n_samples, n_features)
+    columns : sequence of int
+
+    Returns
+    -------
+    ndarray, shape (n_samples, len(columns))
+    """
+    columns = list(columns)
+    if is_sparse(X):
+        return np.asarray(X[:, columns].toarray(), dtype=np.float64)
+    return np.asarray(X[:, columns], dtype=np.float64)
+
+
+def row_values(X, rows) -> np.ndarray:
+    """Rows ``rows`` of a dense or sparse matrix as a dense float64 block."""
+    rows = np.asarray(rows)
+    if is_sparse(X):
+        return np.asarray(X[rows, :].toarray(), dtype=np.float64)
+    return np.asarray(X[rows], dtype=np.float64)
 
 
 def p_value_note(n: int) -> str:
@@ -119,10 +250,10 @@ def gene_statistics(data: Task | Dataset, minority, genes: Sequence[str]) -> pd.
     FSEngineError
         For an unknown class or gene, or an empty list of genes.
     """
-    task = as_task(data, minority).dense()
+    task = as_task(data, minority)
     columns = gene_columns(task, genes)
     y = task.y.astype(bool)
-    values = task.X[:, columns]
+    values = column_values(task.X, columns)
     a, b = values[y], values[~y]
     n1, n0 = len(a), len(b)
     mean1, mean0 = a.mean(axis=0), b.mean(axis=0)
@@ -219,12 +350,48 @@ def cluster_order(matrix) -> tuple[np.ndarray, np.ndarray]:
     return _leaf_order(z), _leaf_order(z.T)
 
 
+def grouped_cluster_order(z: np.ndarray, labels, first=None) -> tuple[np.ndarray, np.ndarray]:
+    """Heat-map order of already z-scored rows grouped by class, and of the columns.
+
+    The rows are grouped by class (``first`` first, then the others in sorted label
+    order) and ordered within each class by average-linkage clustering on Euclidean
+    distances, as :func:`cluster_order` orders all rows; the columns are clustered over
+    all rows.
+
+    Parameters
+    ----------
+    z : ndarray, shape (n_rows, n_genes)
+        Values already scaled (e.g. z-scores over a larger set of samples).
+    labels : array, shape (n_rows,)
+        Each row's class.
+    first : label, optional
+        The class drawn first (the minority).
+
+    Returns
+    -------
+    (row_order, column_order) : two int ndarrays
+    """
+    z = np.asarray(z, dtype=float)
+    labels = np.asarray(labels)
+    classes = np.unique(labels).tolist()
+    if first is not None and first in classes:
+        classes.remove(first)
+        classes.insert(0, first)
+    rows = []
+    for c in classes:
+        members = np.flatnonzero(labels == c)
+        rows.append(members[_leaf_order(z[members])])
+    order = np.concatenate(rows) if rows else np.zeros(0, dtype=int)
+    return order, _leaf_order(z.T)
+
+
 def pca_coordinates(X, n_components: int = 2) -> tuple[np.ndarray, np.ndarray, int]:
     """Principal components of the samples on standardised columns.
 
     Constant columns are dropped; the rest are scaled to unit variance
     (``sklearn.preprocessing.StandardScaler``) before ``sklearn.decomposition.PCA``
-    (full SVD, deterministic signs).
+    (deterministic signs): a full SVD, or a randomized one with seed 0 when both sides
+    exceed 500 (2,000 samples x 3,000 genes: a fraction of a second instead of seconds).
 
     Parameters
     ----------
@@ -246,7 +413,10 @@ def pca_coordinates(X, n_components: int = 2) -> tuple[np.ndarray, np.ndarray, i
     k = min(n_components, kept.shape[1], X.shape[0])
     if k == 0:
         return np.zeros((X.shape[0], 0)), np.zeros(0), kept.shape[1]
-    pca = PCA(n_components=k, svd_solver="full")
+    if min(kept.shape) > _FULL_SVD_MAX:
+        pca = PCA(n_components=k, svd_solver="randomized", random_state=0)
+    else:
+        pca = PCA(n_components=k, svd_solver="full")
     coordinates = pca.fit_transform(StandardScaler().fit_transform(kept))
     return coordinates, pca.explained_variance_ratio_, kept.shape[1]
 

@@ -52,11 +52,15 @@ def _compute(methods, splits, seed, top, params):
 
 
 def _styled(frame):
-    """The summary with 4/1/3 decimals and the best mean of each measure shaded."""
-    formats = {}
+    """The means as numbers (so the columns sort as numbers), each shown as "mean ± sd"
+    with 4/1/3 decimals, the best mean of each measure shaded; the standard-deviation
+    columns are dropped from the table (they are in its cells)."""
+    table = frame.drop(columns=[f"{title} sd" for title, *_ in SUMMARY_COLUMNS])
+    styler = table.style
     for title, _field, digits, _better in SUMMARY_COLUMNS:
-        formats[title] = formats[f"{title} sd"] = f"{{:.{digits}f}}"
-    styler = frame.style.format(formats)
+        for i, sd in zip(frame.index, frame[f"{title} sd"]):
+            # a fixed text per cell, "{:.4f}" the cell's own mean: "0.8977 ± 0.1149"
+            styler = styler.format(f"{{:.{digits}f}} ± {sd:.{digits}f}", subset=([i], [title]))
     for title, rows in best_rows(frame).items():
         styler = styler.map(lambda _v: BEST_COLOUR, subset=(frame.index[rows], [title]))
     return styler
@@ -154,13 +158,25 @@ st.caption(
 )
 frame = summary_frame(summary, settings)
 frame["method"] = frame["method"].map(METHOD_LABELS).fillna(frame["method"])
+spread = "Mean ± standard deviation over the splits; sorts by the mean."
 st.dataframe(
-    _styled(frame),
+    _styled(frame.drop(columns=["settings"])),
     hide_index=True,
     width="stretch",
     height=35 * (len(frame) + 1) + 3,
-    column_config={"method": st.column_config.TextColumn("method", pinned=True)},
+    column_config={
+        "method": st.column_config.TextColumn("method", pinned=True),
+        **{title: st.column_config.Column(title, help=spread) for title, *_ in SUMMARY_COLUMNS},
+        "splits": st.column_config.NumberColumn("splits", width="small"),
+    },
 )
+with st.expander("Settings of each method (every parameter in effect)"):
+    st.table(
+        frame[["method", "settings"]].assign(
+            settings=frame["settings"].replace("", "(no parameters)")
+        ),
+        hide_index=True,
+    )
 
 chart_col, overlap_col = st.columns(2)
 with chart_col:

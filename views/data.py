@@ -237,6 +237,18 @@ if "transpose" not in st.session_state:
 ds = loaded.dataset
 
 st.title("Data")
+sample = loaded.name == session.SAMPLE_PATH.name and loaded.raw == session.SAMPLE_PATH.read_bytes()
+st.markdown(
+    "**Start here, in three steps:** **1. Upload** your matrix below"
+    + (" (until then, the bundled SRBCT sample is loaded)" if sample else "")
+    + " · **2. Choose the minority class**, the rare class to find genes for (the "
+    "smallest usable one is chosen for you) · **3. Stream** it on the Stream page: watch a "
+    "method select genes one at a time."
+)
+st.caption(
+    "Then Compare, Sweep and Benchmark measure the methods, Genes shows the selected genes "
+    "sample by sample, and Export gives the files and the command line that repeats a run."
+)
 limit = st.get_option("server.maxUploadSize")
 upload_col, option_col = st.columns([3, 2])
 with upload_col:

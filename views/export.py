@@ -53,6 +53,39 @@ def _stream_result(live):
     return kept[1]
 
 
+def _flag_text(param, value) -> str:
+    if param.kind == "bool":
+        return param.cli_flag if value else "--no-" + param.cli_flag[2:]
+    text = f"{value:g}" if isinstance(value, float) else str(value)
+    return f"{param.cli_flag} {text}"
+
+
+def _from_the_dashboard(record: dict) -> list[str]:
+    """A line for every parameter of the run that differs from the command line's default
+    (the method's specification): the dashboard's own default for this minority class
+    (K-OFSD's K below a small training half's minority, with why), or a value set in the
+    dashboard. The command line gives them all explicitly; this says which ones matter."""
+    method = get_method(record["method"])
+    adjusted = session.task_defaults(record["method"])
+    lines = []
+    for name, param in method.spec.parameters.items():
+        value = record.get(name)
+        if value is None or value == param.default:
+            continue
+        default = _flag_text(param, param.default).split(" ", 1)[-1]
+        if name in adjusted and adjusted[name][0] == value:
+            lines.append(
+                f"`{_flag_text(param, value)}` is the dashboard's default for this minority "
+                f"class; the command line's default is {default}. {adjusted[name][1]}"
+            )
+        else:
+            lines.append(
+                f"`{_flag_text(param, value)}` was set in the dashboard; the command line's "
+                f"default is {default}."
+            )
+    return lines
+
+
 def _computed_results(loaded) -> dict:
     """Results computed on this page for the loaded data set, as it is read; another
     data set's (or reading's) are kept aside and come back with it (the newest few)."""
@@ -267,6 +300,9 @@ if result is not None:
     except FSEngineError as exc:
         st.warning(f"No command line repeats this run: {describe(exc)}")
     else:
+        differences = _from_the_dashboard(record)
+        if differences:
+            st.info("  \n".join(differences), icon=":material/info:")
         files_needed = record["data"] + (
             f" and its sample sheet {record['samples']}" if record.get("samples") else ""
         )

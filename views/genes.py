@@ -7,7 +7,13 @@ from dashboard.pages import BY_NAME
 from dashboard.widgets import method_widgets, widget_defaults
 from fsengine.export import records_to_csv
 from fsengine.gene_figures import gene_box_figure, gene_heatmap_figure, pca_figure
-from fsengine.genes import gene_statistics, p_value_note
+from fsengine.genes import (
+    DRAWN_SAMPLES,
+    HEATMAP_SAMPLES,
+    class_sample,
+    gene_statistics,
+    p_value_note,
+)
 from fsengine.methods import METHOD_LABELS, ONLINE_METHODS, get_method
 from fsengine.stability import order_stability
 
@@ -118,10 +124,19 @@ else:
         )
         st.subheader("Heat map")
         st.plotly_chart(heat_map, width="stretch")
-        st.caption(
-            "Values z-scored per gene (clipped at ±3); samples and genes ordered by "
-            "average-linkage clustering; the bar on top is each sample's class."
-        )
+        drawn = class_sample(ds.labels, HEATMAP_SAMPLES)
+        if drawn.sampled:
+            st.caption(
+                f"{ds.n_samples:,} samples are too many to draw one by one: {drawn.text()} "
+                f"({drawn.class_text()}), grouped by class and ordered within each by "
+                "average-linkage clustering. Values z-scored per gene over all samples "
+                "(clipped at ±3); the bar on top is each sample's class."
+            )
+        else:
+            st.caption(
+                "Values z-scored per gene (clipped at ±3); samples and genes ordered by "
+                "average-linkage clustering; the bar on top is each sample's class."
+            )
         st.subheader("By class")
         kind = st.radio("Plot", ["box", "violin"], horizontal=True, key="genes_kind")
         shown = list(genes[:BOX_LIMIT])
@@ -131,11 +146,26 @@ else:
             gene_box_figure(ds, minority, shown, kind=kind, statistics=statistics),
             width="stretch",
         )
+        drawn = class_sample(ds.labels, DRAWN_SAMPLES)
+        if drawn.sampled and kind == "box":
+            st.caption(
+                f"Each box summarises all {ds.n_samples:,} samples of its class (quartiles, "
+                "whiskers to the furthest value within 1.5 IQR); the points are not drawn "
+                f"above {DRAWN_SAMPLES:,} samples. The violins draw a seeded sample's points."
+            )
+        elif drawn.sampled:
+            st.caption(f"Violins and points of {drawn.text()} ({drawn.class_text()}).")
         st.subheader("Projection")
         st.plotly_chart(projection, width="stretch")
         st.caption(
             "PCA of the samples (standardised genes) on the selected genes, next to all "
             "genes: a selection that separates the minority should make it stand apart."
+            + (
+                f" Drawn: {drawn.text()}; the selected genes' PCA is fit on all samples, "
+                "the PCA of all genes on the drawn ones."
+                if drawn.sampled
+                else ""
+            )
         )
 
 st.subheader("Order stability")

@@ -11,14 +11,16 @@ from fsengine import FSEngineError
 from fsengine.estimates import sweep_k_seconds, sweep_top_seconds, sweep_values_seconds
 from fsengine.evaluation import (
     PAPER_METHODS,
+    best_sweep_values,
     feature_frequencies,
     sweep_k,
     sweep_top,
     sweep_values,
+    training_halves,
     training_size,
 )
 from fsengine.export import records_to_csv
-from fsengine.figures import sweep_figure, topk_sweep_figure
+from fsengine.figures import identical_curves, sweep_figure, topk_sweep_figure
 from fsengine.io import file_stem
 from fsengine.methods import METHOD_LABELS, ONLINE_METHODS, RANKER_METHODS, get_method
 from fsengine.spec import (
@@ -75,6 +77,40 @@ def _value_defaults() -> dict:
                 (values[0], values[-1]) if param.kind == "int" else _values_text(values)
             )
     return defaults
+
+
+def _listed(values) -> str:
+    return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in values)
+
+
+def _measured_best(summary, parameter, symbol, splits, seed, is_k) -> str:
+    """Which values of the sweep measured best, and, for K-OFSD's K, how that compares
+    with the method's rule of K below a training half's minority size (the rule the
+    warnings state): advice that follows the measurements, not the rule alone."""
+    best_nn, top_nn = best_sweep_values(summary, parameter, "gmean_1nn")
+    best_svm, top_svm = best_sweep_values(summary, parameter, "gmean_svm")
+    text = (
+        f"Measured on these {splits} splits: the mean G-mean is highest at {symbol} = "
+        f"{_listed(best_nn)} with 1-NN ({top_nn:.3f}) and at {symbol} = {_listed(best_svm)} "
+        "with the SVM "
+        f"({top_svm:.3f}); a difference smaller than the standard deviations may be chance."
+    )
+    if not is_k:
+        return text
+    task = session.current_task()
+    fewest = training_halves(task.y, splits, seed, task.groups)[1]
+    if max(row[parameter] for row in summary) < fewest:
+        return text
+    if min(best_nn) >= fewest:
+        return text + (
+            f" K-OFSD's rule of K below a training half's {fewest} minority samples (so that "
+            "a minority sample can have only minority neighbours) is about neighbourhoods, "
+            f"not a measurement: on these splits K = {_listed(best_nn)}, at or above it, "
+            "measured best."
+        )
+    return text + (
+        f" In line with K-OFSD's rule of K below a training half's {fewest} minority samples."
+    )
 
 
 session.restore_widgets(
@@ -318,11 +354,10 @@ if parameter is not None:
                 f"Computed once for {symbol} {_values_text(computed)}, {splits} splits "
                 f"(seed {seed}); mean over the splits, error bars one standard deviation. "
                 + (
-                    "One sorted pass per split serves every K, so the selection time is that "
-                    "pass divided by the number of K. "
+                    "One sorted pass per split serves every K: its time is in the chart's "
+                    "title, not drawn per K. "
                     if is_k
-                    else "The selection time is a split's time for all the values divided by "
-                    "their number. "
+                    else "The selection time is each value's own, on the training half. "
                 )
                 + f"Moving the shown {symbol} or choosing fewer of the computed values does "
                 "not recompute."
@@ -344,6 +379,7 @@ if parameter is not None:
                 help=f"Held-out halves; sd {row['gmean_svm_std']:.3f} over {splits} splits.",
             )
             right.metric("Selected features (mean)", f"{row['n_features_mean']:.1f}")
+            st.info(_measured_best(summary, parameter, symbol, splits, seed, is_k))
             genes = feature_frequencies(result.records, **{parameter: shown})
             if genes:
                 st.dataframe(
@@ -431,15 +467,38 @@ top_result = running.run_button(
 if top_result is None:
     st.info("Choose the rankers and the range of top-k and press **Run top-k sweep**.")
 else:
-    st.plotly_chart(
-        topk_sweep_figure(top_result.summary(("method", "top")), labels=METHOD_LABELS),
-        width="stretch",
-    )
+    top_summary = top_result.summary(("method", "top"))
+    st.plotly_chart(topk_sweep_figure(top_summary, labels=METHOD_LABELS), width="stretch")
     st.caption(
         f"Mean G-mean on the test halves over {splits} splits (seed {seed}), 1-NN and "
-        "linear SVM in their own panels; bands: one standard deviation. Click a ranker in "
-        "the legend to hide it, double-click to show it alone."
+        "linear SVM in their own panels; error bars: one standard deviation. Click a ranker "
+        "in the legend to hide it, double-click to show it alone."
     )
+    genes_of = {(r["method"], r["top"], r["split"]): r["features"] for r in top_result.records}
+    for group in identical_curves(top_summary):
+        names = [METHOD_LABELS.get(m, m) for m in group]
+        same_genes = all(
+            genes_of[(m, t, split)] == genes_of[(group[0], t, split)]
+            for (m, t, split) in genes_of
+            if m in group
+        )
+        st.info(
+            f"{' and '.join(names)} have identical curves: "
+            + (
+                "they kept the same genes on every split and top-k"
+                + (
+                    " (on two classes Fisher's score and |PCC| are increasing functions of "
+                    "each other: they order genes alike)"
+                    if {"fisher", "pcc"} <= set(group)
+                    else ""
+                )
+                if same_genes
+                else "the same G-means at every top-k, from different genes"
+            )
+            + f". {', '.join(names[1:])}: drawn dashed, with open markers, over "
+            f"{names[0]}'s line.",
+            icon=":material/info:",
+        )
     st.download_button(
         "Download the top-k sweep records (CSV)",
         records_to_csv(top_result.records, ("method", "top", "split")),

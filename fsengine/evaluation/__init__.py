@@ -56,7 +56,7 @@ from fsengine.evaluation.protocol import (
     stratified_splits,
     training_halves,
 )
-from fsengine.evaluation.sweeps import sweep_k, sweep_top, sweep_values
+from fsengine.evaluation.sweeps import best_sweep_values, sweep_k, sweep_top, sweep_values
 from fsengine.task import training_size
 
 __all__ = [
@@ -68,6 +68,7 @@ __all__ = [
     "PAPER_METHODS",
     "Plan",
     "RUN_IMPORTS",
+    "best_sweep_values",
     "classify",
     "confusion",
     "evaluate",

@@ -205,6 +205,37 @@ def sweep_k(
     )
 
 
+def best_sweep_values(
+    summary: list[dict], parameter: str, field: str = "gmean_1nn"
+) -> tuple[list, float]:
+    """The values of a sweep with the highest mean of a measure, and that mean.
+
+    Parameters
+    ----------
+    summary : list of dict
+        ``Evaluation.summary((parameter,))`` of :func:`sweep_values` or :func:`sweep_k`.
+    parameter : str
+        The swept parameter (the rows' field holding its value).
+    field : str, default "gmean_1nn"
+        A measure where larger is better (``<field>_mean`` in the rows).
+
+    Returns
+    -------
+    (values, mean)
+        Every value whose mean equals the highest (ties: all of them, in the rows'
+        order), and that mean.
+
+    Raises
+    ------
+    ValueError
+        For an empty summary.
+    """
+    if not summary:
+        raise ValueError("an empty sweep has no best value")
+    best = max(row[f"{field}_mean"] for row in summary)
+    return [row[parameter] for row in summary if row[f"{field}_mean"] == best], best
+
+
 def _sweep_top_split(
     task: Task,
     split: int,

@@ -53,6 +53,18 @@ def test_sample_data_set_is_loaded_on_start(app):
     assert "SRBCT.parquet" in app.sidebar.markdown[0].value
 
 
+def test_the_first_page_tells_a_newcomer_what_to_do_next(app):
+    """Three steps under the title (issue 40, point 10): upload, choose the class, stream;
+    the bundled sample is named as such until a file is uploaded."""
+    steps = next(m.value for m in app.markdown if "three steps" in m.value)
+    positions = [steps.index(step) for step in ("1. Upload", "2. Choose the minority", "3. Stream")]
+    assert positions == sorted(positions)
+    assert "the bundled SRBCT sample is loaded" in steps
+    app.file_uploader(key="uploader").set_value(("mine.csv", _csv_bytes(), "text/csv")).run()
+    steps = next(m.value for m in app.markdown if "three steps" in m.value)
+    assert "1. Upload" in steps and "SRBCT" not in steps
+
+
 def test_choosing_another_minority_class_updates_ratio_and_chart(app):
     minority = next(s for s in app.selectbox if s.label.startswith("Minority"))
     minority.set_value(3).run()

@@ -41,7 +41,7 @@ def _selected_table(at):
     return next(d.value for d in at.dataframe if "rank" in d.value.columns)
 
 
-HOLDOUT = "hold-out G-mean (1-NN, selected on the training half)"
+HOLDOUT = "hold-out G-mean (1-NN, selected on the training half), measured at each refresh"
 
 
 def _run_to_end(at, limit=40):

@@ -48,8 +48,8 @@ def test_compare_takes_k_from_the_stream_page_and_the_records_carry_it(first_ses
     (result,) = first_session.session_state["compare_results"].values()
     kofsd = [r for r in result["evaluation"].records if r["method"] == "kofsd"]
     assert kofsd and all(r["settings"].startswith("k=5, ") for r in kofsd)
-    table = first_session.dataframe[0].value
-    assert table.loc[table["method"] == "K-OFSD", "settings"].iloc[0].startswith("k=5, ")
+    settings = first_session.table[0].value  # the settings view below the results table
+    assert settings.loc[settings["method"] == "K-OFSD", "settings"].iloc[0].startswith("k=5, ")
 
 
 def test_a_reload_brings_back_the_data_set_settings_and_results(first_session):

@@ -166,14 +166,34 @@ def run_compare(page) -> None:
     no_exception(page, "Compare")
 
 
+def settings_table(page) -> dict[str, str]:
+    """Compare's settings view (the st.table under the results): method -> settings
+    ("" for a method without parameters, which the page shows as "(no parameters)")."""
+    found = {}
+    for row in page.get_by_test_id("stTable").first.locator("tbody tr").all():
+        cells = [cell.text_content().strip() for cell in row.locator("th, td").all()]
+        method, settings = cells[-2], cells[-1]
+        found[IDS.get(method, method)] = "" if settings == "(no parameters)" else settings
+    return found
+
+
 def compare_table(page) -> dict[str, dict[str, str]]:
     """Compare's results table (the first st.dataframe): method -> column title -> cell
-    text, read until two reads agree (a rerun redraws the grid)."""
+    text, with the method's "settings" from the settings view, read until two reads agree
+    (a rerun redraws the grid)."""
     grid = page.get_by_test_id("stDataFrame").first
 
     def read() -> dict[str, dict[str, str]]:
         titles = [h.text_content().strip() for h in grid.locator("[role=columnheader]").all()]
-        return {IDS.get(row[0], row[0]): dict(zip(titles, row)) for row in table_rows(grid) if row}
+        settings = settings_table(page)
+        return {
+            IDS.get(row[0], row[0]): {
+                **dict(zip(titles, row)),
+                "settings": settings.get(IDS.get(row[0], row[0])),
+            }
+            for row in table_rows(grid)
+            if row
+        }
 
     deadline = time.monotonic() + 30
     shown = read()

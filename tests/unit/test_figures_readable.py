@@ -133,15 +133,15 @@ def test_error_bars_without_a_deviation_draw_none():
     assert bars["array"] == [0.0, 0.0, 0.0] and bars["arrayminus"] == [0.0, 0.0, 0.0]
 
 
-def test_the_time_panel_says_when_the_time_was_not_taken_per_value():
+def test_the_time_panel_is_not_drawn_when_the_time_was_not_taken_per_value():
     """A sweep that times one run over all values and divides it by their number gives the
-    same time at every value: the panel says so instead of showing it as measured."""
+    same time at every value: no panel for that flat line (issue 40); the title says what
+    the run took instead of showing it as measured per value."""
     shared = sweep_figure(_sweep_rows([1, 2, 3], [0.2, 0.2, 0.2]), "k", "K")
     titles = [a.text for a in shared.layout.annotations]
-    assert "one run for all values" in titles[2]
-    time = shared.data[3]
-    assert time.line.dash == "dash" and "not timed per value" in time.hovertemplate
-    assert list(time.y) == [0.2, 0.2, 0.2]
+    assert titles == ["G-mean", "selected features"]
+    assert "one pass serves all 3 values of K, 0.6 s a split" in shared.layout.title.text
+    assert len(shared.data) == 3
     measured = sweep_figure(_sweep_rows([1, 2, 3], [0.1, 0.3, 0.5]), "k", "K")
     assert [a.text for a in measured.layout.annotations][2] == "selection time (s)"
     assert list(measured.data[3].y) == [0.1, 0.3, 0.5]  # the measured times, per value
@@ -218,14 +218,17 @@ def test_box_titles_are_legible_and_long_names_wrap(named):
 
 
 def test_long_class_names_are_wrapped_on_the_axis_and_whole_in_the_hover(named):
+    """Wrapped at their spaces, never cut (issue 40: "Dendri", "Monocy")."""
     fig = gene_box_figure(named, LONG_CLASS, list(named.feature_names))
     axis = fig.layout.xaxis
     assert list(axis.tickvals) == [LONG_CLASS, "Well differentiated liposarcoma"]
     for full, shown in zip(axis.tickvals, axis.ticktext):
         plain = shown.replace("<b>", "").replace("</b>", "")
+        assert "…" not in plain
+        assert plain.replace("<br>", " ") == full  # broken at its spaces only
         assert plain != full and all(len(line) <= 20 for line in plain.split("<br>"))
-        assert plain.count("<br>") <= 1
     assert axis.ticktext[0].startswith("<b>")  # the minority in bold, on every line
+    assert fig.layout.margin.b >= 14 * 3  # room for three lines
     trace = fig.data[0]
     assert list(trace.x) == [LONG_CLASS] * 3 + ["Well differentiated liposarcoma"] * 5
     assert trace.hovertext[0] == f"s0<br>class {LONG_CLASS}"
@@ -255,11 +258,13 @@ def test_top_k_legend_names_are_the_specs_labels():
         for m in ("s2n", "pcc", "mi")
         for t in (1, 2)
     ]  # fmt: skip
+    rows = [{**r, "gmean_svm_mean": 0.6 + 0.1 * i} for i, r in enumerate(rows)]  # distinct
     fig = topk_sweep_figure(rows, labels=LABELS)
     legend = [t.name for t in fig.data if t.showlegend]
-    assert legend == [f"{get_method(m).spec.label} 1-NN" for m in ("s2n", "pcc", "mi")]
+    assert legend == [get_method(m).spec.label for m in ("s2n", "pcc", "mi")]
     assert [t.legendgroup for t in fig.data[::2]] == ["s2n", "pcc", "mi"]  # ids kept
-    assert fig.data[0].hovertemplate.startswith("S2N 1-NN")
+    assert fig.data[0].hovertemplate.startswith("S2N, 1-NN")
+    assert fig.data[1].hovertemplate.startswith("S2N, SVM")
 
 
 def test_comparison_and_overlap_axes_show_the_labels():

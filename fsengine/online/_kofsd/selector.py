@@ -658,14 +658,15 @@ def k_warning(y, k: int) -> str | None:
 
     Then no minority sample can have only minority neighbours, so every minority card
     value is below 1 and K-OFSD leans on the majority class. The paper's own protocol
-    meets this (GLIOMA: 3 or 4 minority samples in a training half, K = 7), so it is a
-    warning, not an error.
+    meets this (GLIOMA: 3 or 4 minority samples in a training half, K = 7), and a larger K
+    may still measure better, so it is a warning stated as the rule, not advice.
     """
     minority = int(np.sum(np.asarray(y) == 1))
     if k >= minority:
         return (
             f"K = {k} is at or above the minority class size ({minority}): no minority sample "
-            f"can have only minority neighbours; consider K < {minority}"
+            f"can have only minority neighbours, which takes K < {minority}; this is the "
+            "method's rule, not a measurement (a K sweep measures which K selects best)"
         )
     return None
 
