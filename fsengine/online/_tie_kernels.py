@@ -49,7 +49,8 @@ from fsengine.online._codes import (
 #: Card_Distance: same-label neighbours count as closer only by more than this relative
 #: margin (the constant of :data:`fsengine.online._kofsd.cards.CLOSER_TOLERANCE`).
 CLOSER_TOLERANCE = 1e-12
-#: Partial sums of the exact summation: doubles span about 2,100 binary orders, 53 a part.
+#: Partial sums of the exact summation: doubles span about 2,100 binary orders, 53 a part;
+#: the last slot sums the NaN and infinite values apart.
 MAX_PARTIALS = 48
 
 
@@ -536,7 +537,7 @@ def set_dependency(
         np.empty(P, np.int64),
         np.empty(P, np.int64),
     )
-    partials = np.empty(MAX_PARTIALS)
+    partials = np.zeros(MAX_PARTIALS)
     n_partials = 0
     left = 0
     for a in range(P):
@@ -593,7 +594,13 @@ def point_terms(base, base_of, values, weight):
 @njit(cache=True)
 def _add_exact(partials, n_partials, x):
     """Add ``x`` to the non-overlapping partial sums ``partials[:n_partials]`` without
-    rounding error (Shewchuk's algorithm); returns their new number."""
+    rounding error (Shewchuk's algorithm); returns their new number. A NaN or infinite
+    ``x`` (OFS-Density's card of a sample without neighbours) goes to the last slot,
+    ``partials[-1]`` (zeroed by the caller), whose sum is the total's then: finite
+    values leave at most about 40 partials, special ones would add one each."""
+    if x - x != 0.0:  # NaN or +-inf
+        partials[len(partials) - 1] += x
+        return n_partials
     i = 0
     for j in range(n_partials):
         y = partials[j]
@@ -611,7 +618,11 @@ def _add_exact(partials, n_partials, x):
 
 @njit(cache=True)
 def _rounded_total(partials, n_partials):
-    """The partial sums' total correctly rounded to a double (half to even)."""
+    """The partial sums' total correctly rounded to a double (half to even); NaN or an
+    infinity when one was added (:func:`_add_exact`)."""
+    special = partials[len(partials) - 1]
+    if special != 0.0:  # NaN compares unequal too
+        return special
     if n_partials == 0:
         return 0.0
     n_partials -= 1
@@ -640,7 +651,7 @@ def _rounded_total(partials, n_partials):
 def _sample_mean(expected, varies, codes, y):
     """The samples' mean expected card (exact sum over n) and the share of samples whose
     card differs between orders."""
-    partials = np.empty(MAX_PARTIALS)
+    partials = np.zeros(MAX_PARTIALS)
     n_partials = 0
     varying = 0
     for i in range(len(codes)):

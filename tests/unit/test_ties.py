@@ -267,6 +267,36 @@ def test_the_dependency_is_the_exactly_rounded_mean():
     assert tie_kernels().sample_mean(expected, varies, codes[perm], y[perm])[0] == mean
 
 
+def test_nan_cards_sum_to_nan_without_growing_the_partial_sums():
+    """OFS-Density gives a sample without neighbours a NaN card (a constant feature): a
+    thousand of them sum to NaN. Each once took a slot of the exact sum's fixed array of
+    partial sums, writing past its end (a crash of the process, 'malloc(): smallbin double
+    linked list corrupted', in the estimates' benchmark)."""
+    y = np.zeros(1000, dtype=np.int64)
+    y[:50] = 1
+    rule = NeighbourRule.neighbourhood(ZHOU_DENSITY)
+    deps, _ = single_dependencies(np.ones((1000, 3)), y, np.full(3, np.inf), rule)
+    assert np.isnan(deps).all()
+    points = AveragedSet(y, rule)
+    assert math.isnan(points.dependency_with(np.ones(1000), np.inf)[0])
+    expected = np.full((1, 2), np.nan)
+    assert math.isnan(
+        tie_kernels().sample_mean(expected, np.zeros((1, 2), bool), np.zeros(1000, np.int64), y)[0]
+    )
+    # the summation itself, in Python (numba's compiled code does not check bounds)
+    from fsengine.online._tie_kernels import MAX_PARTIALS, _add_exact, _rounded_total
+
+    partials, count = np.zeros(MAX_PARTIALS), 0
+    for value in [0.1, math.nan, 1e300, math.nan] * 100:
+        count = _add_exact.py_func(partials, count, value)
+    assert count < MAX_PARTIALS - 1 and math.isnan(_rounded_total.py_func(partials, count))
+    expected = np.array([[np.inf, 1.0]])
+    assert (
+        tie_kernels().sample_mean(expected, np.zeros((1, 2), bool), np.zeros(1000, np.int64), y)[0]
+        == np.inf
+    )
+
+
 def _permuted_selections(method: str, X, y, names, params, seeds=(0, 1, 2)):
     out = []
     for seed in seeds:
