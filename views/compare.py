@@ -143,13 +143,17 @@ evaluation = result["evaluation"]
 summary = evaluation.summary()
 st.subheader("Results")
 settings = evaluation.params["settings"]
+counter = get_method(evaluation.params.get("count_from", "kofsd")).spec
+counter_settings = settings.get(counter.name) or counter.record(
+    counter.check(dict(evaluation.params["params"].get(counter.name, {})))
+)
 rule = (
-    f"every ranker keeps its top {top} features"
+    "no ranker compared"
+    if not any(m in RANKER_METHODS for m in evaluation.params["methods"])
+    else f"every ranker keeps its top {top} features"
     if top is not None
-    else "every ranker keeps as many features as K-OFSD "
-    f"({get_method('kofsd').spec.settings_text(settings['kofsd'])}) selected on the same split"
-    if "kofsd" in settings
-    else "no ranker compared"
+    else f"every ranker keeps as many features as {counter.label} "
+    f"({counter.settings_text(counter_settings)}) selected on the same split"
 )
 st.caption(
     f"Mean and standard deviation over {splits} splits (seed {seed}), measured on the "

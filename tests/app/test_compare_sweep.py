@@ -168,6 +168,19 @@ def test_compare_fixed_top_gives_every_ranker_k_features():
     assert any("top 3" in c.value for c in at.caption)
 
 
+def test_rankers_alone_are_said_to_keep_k_ofsds_count():
+    """Rankers compared without K-OFSD still keep as many genes as K-OFSD selects on each
+    split (the caption once said "no ranker compared")."""
+    at = _open("views/compare.py")
+    _compare(at, methods=["fisher", "s2n"], splits=2, seed=0)
+    assert not at.error
+    captions = [c.value for c in at.caption]
+    assert not any("no ranker compared" in c for c in captions)
+    assert any(
+        f"every ranker keeps as many features as K-OFSD (k={SAMPLE_K}" in c for c in captions
+    )
+
+
 def test_compare_without_methods_shows_an_error_and_keeps_working():
     at = _open("views/compare.py")
     _compare(at, methods=[], splits=2)
