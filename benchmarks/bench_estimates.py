@@ -190,6 +190,11 @@ def measure_method(key: str, options) -> list[dict]:
     return rows
 
 
+def runs_json(rows: list[dict]) -> str:
+    """The measured runs as JSON, one run a line (diffs show the runs that changed)."""
+    return "[\n" + ",\n".join(json.dumps(r) for r in rows) + "\n]\n"
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help=f"rewrite {OUT.name}")
@@ -215,12 +220,12 @@ def main(argv=None) -> int:
         measured = {r["method"] for r in new}
         earlier = json.loads(options.add.read_text()) if options.add.exists() else []
         rows = [r for r in earlier if r["method"] not in measured] + new
-        options.add.write_text(json.dumps(rows, indent=0))
+        options.add.write_text(runs_json(rows))
     else:
         measure("_scoring", matrix(200, 100, "dense"), {}, 1)  # imports: not measured
         rows = [r for m in options.methods.split(",") for r in measure_method(m, options)]
         if options.save:
-            options.save.write_text(json.dumps(rows, indent=0))
+            options.save.write_text(runs_json(rows))
     fitted = {}
     for method in dict.fromkeys(r["method"] for r in rows):
         fitted[method] = fit([r for r in rows if r["method"] == method])
