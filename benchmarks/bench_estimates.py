@@ -12,7 +12,10 @@ The scoring of a split (1-NN and a linear SVM on the test half) is fitted the sa
 
 Run ``python benchmarks/bench_estimates.py --write --save runs.json`` to rewrite
 ``fsengine/_estimates_fit.py`` (about an hour on two cores), ``--refit runs.json --write``
-to fit saved runs again; without ``--write`` it prints the fit.
+to fit saved runs again, ``--methods kofsd:ties=average --add runs.json --write`` to
+measure some methods again beside the saved runs of the others; without ``--write`` it
+prints the fit. A selector with a ``ties`` parameter is also measured under
+``ties="average"`` (``kofsd:ties=average``), a model of its own.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ if str(ROOT) not in sys.path:
 
 from fsengine.estimates import PARAMETER_TERMS  # noqa: E402
 from fsengine.evaluation.metrics import score_columns  # noqa: E402
-from fsengine.methods import METHODS  # noqa: E402
+from fsengine.methods import METHODS, get_method  # noqa: E402
 from fsengine.runs import run_selection  # noqa: E402
 from fsengine.task import Task  # noqa: E402
 
@@ -126,18 +129,36 @@ def fit(rows: list[dict]) -> dict:
     return model
 
 
-def measure_method(method: str, options) -> list[dict]:
-    """Every measured run of ``method``: each kind and number of features, samples growing
-    until a run takes longer than ``options.max_seconds``; then its K term."""
+#: The methods measured again under their order-invariant tie rule (``kofsd:ties=average``:
+#: another cost, another model; :func:`fsengine.estimates.model_key`).
+TIE_VARIANTS = tuple(
+    f"{name}:ties=average" for name in METHODS if "ties" in get_method(name).spec.parameters
+)
+
+
+def _method_and_params(key: str) -> tuple[str, dict]:
+    """``"kofsd:ties=average"`` -> ("kofsd", {"ties": "average"})."""
+    method, _, setting = key.partition(":")
+    if not setting:
+        return method, {}
+    name, _, value = setting.partition("=")
+    return method, {name: value}
+
+
+def measure_method(key: str, options) -> list[dict]:
+    """Every measured run of ``key`` (a method, or a method and one setting,
+    ``kofsd:ties=average``): each kind and number of features, samples growing until a
+    run takes longer than ``options.max_seconds``; then its K term."""
+    method, fixed = _method_and_params(key)
     rows = []
     for kind in KINDS:
         for p in FEATURES:
             for n in SAMPLES:
                 task = matrix(n, p, kind)
-                seconds = measure(method, task, {}, options.repeats)
+                seconds = measure(method, task, fixed, options.repeats)
                 rows.append(
                     {
-                        "method": method,
+                        "method": key,
                         "kind": kind,
                         "n": n,
                         "p": p,
@@ -145,17 +166,19 @@ def measure_method(method: str, options) -> list[dict]:
                         "seconds": seconds,
                     }
                 )
-                print(f"{method:16s} {kind:6s} n={n:5d} p={p:4d} {seconds:9.3f} s", flush=True)
+                print(f"{key:24s} {kind:6s} n={n:5d} p={p:4d} {seconds:9.3f} s", flush=True)
                 if seconds > options.max_seconds:
                     break
     term = PARAMETER_TERMS.get(method)
     if term is not None:  # the neighbourhood size, at one middle size
         name, default = term
         for k in (max(1, default // 2), default, 2 * default):
-            seconds = measure(method, matrix(400, 100, "dense"), {name: k}, options.repeats)
+            seconds = measure(
+                method, matrix(400, 100, "dense"), {**fixed, name: k}, options.repeats
+            )
             rows.append(
                 {
-                    "method": method,
+                    "method": key,
                     "kind": "k",
                     "n": 400,
                     "p": 100,
@@ -163,8 +186,13 @@ def measure_method(method: str, options) -> list[dict]:
                     "seconds": seconds,
                 }
             )
-            print(f"{method:16s} {name}={k} {seconds:9.3f} s", flush=True)
+            print(f"{key:24s} {name}={k} {seconds:9.3f} s", flush=True)
     return rows
+
+
+def runs_json(rows: list[dict]) -> str:
+    """The measured runs as JSON, one run a line (diffs show the runs that changed)."""
+    return "[\n" + ",\n".join(json.dumps(r) for r in rows) + "\n]\n"
 
 
 def main(argv=None) -> int:
@@ -172,7 +200,13 @@ def main(argv=None) -> int:
     parser.add_argument("--write", action="store_true", help=f"rewrite {OUT.name}")
     parser.add_argument("--max-seconds", type=float, default=10.0)
     parser.add_argument("--repeats", type=int, default=1)
-    parser.add_argument("--methods", default=",".join(("_scoring", *METHODS)))
+    parser.add_argument("--methods", default=",".join(("_scoring", *METHODS, *TIE_VARIANTS)))
+    parser.add_argument(
+        "--add",
+        type=Path,
+        help="measure --methods, add their runs to those of this JSON file (replacing a "
+        "method's earlier runs), save it there and fit them all",
+    )
     parser.add_argument("--save", type=Path, help="write the measured runs to this JSON file")
     parser.add_argument(
         "--refit", type=Path, help="fit the runs of this JSON file (from --save) instead"
@@ -180,11 +214,18 @@ def main(argv=None) -> int:
     options = parser.parse_args(argv)
     if options.refit:
         rows = json.loads(options.refit.read_text())
+    elif options.add:
+        measure("_scoring", matrix(200, 100, "dense"), {}, 1)  # imports: not measured
+        new = [r for m in options.methods.split(",") for r in measure_method(m, options)]
+        measured = {r["method"] for r in new}
+        earlier = json.loads(options.add.read_text()) if options.add.exists() else []
+        rows = [r for r in earlier if r["method"] not in measured] + new
+        options.add.write_text(runs_json(rows))
     else:
         measure("_scoring", matrix(200, 100, "dense"), {}, 1)  # imports: not measured
         rows = [r for m in options.methods.split(",") for r in measure_method(m, options)]
         if options.save:
-            options.save.write_text(json.dumps(rows, indent=0))
+            options.save.write_text(runs_json(rows))
     fitted = {}
     for method in dict.fromkeys(r["method"] for r in rows):
         fitted[method] = fit([r for r in rows if r["method"] == method])

@@ -675,4 +675,119 @@ COST_MODELS = {
         },
         "bk": 0.0,
     },
+    "kofsd:ties=average": {
+        "kinds": {
+            "dense": {
+                "coef": [-13.015, 1.3017, 0.4583],
+                "spread": 0.578,
+                "max_samples": 6400,
+                "max_features": 400,
+            },
+            "sparse": {
+                "coef": [-15.6918, 1.0842, 0.7436],
+                "spread": 0.282,
+                "max_samples": 6400,
+                "max_features": 400,
+            },
+            "counts": {
+                "coef": [-16.0897, 0.8056, 1.4678],
+                "spread": 2.642,
+                "max_samples": 6400,
+                "max_features": 400,
+            },
+        },
+        "bk": -1.3047,
+    },
+    "sfsf:ties=average": {
+        "kinds": {
+            "dense": {
+                "coef": [-15.9903, 1.6593, 0.4917],
+                "spread": 0.715,
+                "max_samples": 6400,
+                "max_features": 400,
+            },
+            "sparse": {
+                "coef": [-13.6727, 1.1573, 0.3946],
+                "spread": 0.574,
+                "max_samples": 6400,
+                "max_features": 400,
+            },
+            "counts": {
+                "coef": [-13.8445, 0.8447, 0.8399],
+                "spread": 0.922,
+                "max_samples": 6400,
+                "max_features": 400,
+            },
+        },
+        "bk": 0.1244,
+    },
+    "osfs-et:ties=average": {
+        "kinds": {
+            "dense": {
+                "coef": [-14.7104, 1.7258, 0.8437],
+                "spread": 0.321,
+                "max_samples": 3200,
+                "max_features": 400,
+            },
+            "sparse": {
+                "coef": [-17.2905, 1.8183, 0.8199],
+                "spread": 0.578,
+                "max_samples": 6400,
+                "max_features": 400,
+            },
+            "counts": {
+                "coef": [-13.2004, 0.9029, 0.921],
+                "spread": 1.137,
+                "max_samples": 6400,
+                "max_features": 400,
+            },
+        },
+        "bk": -0.3506,
+    },
+    "ofs-a3m:ties=average": {
+        "kinds": {
+            "dense": {
+                "coef": [-15.9124, 2.2873, 0.4362],
+                "spread": 1.376,
+                "max_samples": 1600,
+                "max_features": 400,
+            },
+            "sparse": {
+                "coef": [-23.866, 2.4694, 1.5005],
+                "spread": 3.857,
+                "max_samples": 3200,
+                "max_features": 400,
+            },
+            "counts": {
+                "coef": [-12.9984, 0.8597, 1.0811],
+                "spread": 0.833,
+                "max_samples": 6400,
+                "max_features": 400,
+            },
+        },
+        "bk": 0.0,
+    },
+    "ofs-density:ties=average": {
+        "kinds": {
+            "dense": {
+                "coef": [-17.9371, 1.9738, 0.9628],
+                "spread": 0.091,
+                "max_samples": 3200,
+                "max_features": 400,
+            },
+            "sparse": {
+                "coef": [-15.8403, 1.0157, 0.8636],
+                "spread": 0.421,
+                "max_samples": 6400,
+                "max_features": 400,
+            },
+            "counts": {
+                "coef": [-12.1786, 0.7393, 0.5774],
+                "spread": 0.865,
+                "max_samples": 6400,
+                "max_features": 400,
+            },
+        },
+        "bk": 0.0,
+    },
 }

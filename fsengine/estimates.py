@@ -140,6 +140,14 @@ def data_kind(density: float, counts: bool) -> str:
     return "sparse" if density < SPARSE_BELOW else "dense"
 
 
+def model_key(method: str, params: Mapping | None = None) -> str:
+    """The cost model of ``method`` with ``params``: its own, or its order-invariant tie
+    rule's (``"kofsd:ties=average"``), which costs differently, when it has one."""
+    if params and params.get("ties") == "average" and f"{method}:ties=average" in COST_MODELS:
+        return f"{method}:ties=average"
+    return method
+
+
 def _model(method: str) -> dict:
     try:
         return COST_MODELS[method]
@@ -167,7 +175,8 @@ def selection_seconds(
         The share of non-zero values (1: dense); with ``counts``, the kind of data
         (:func:`data_kind`).
     params : mapping, optional
-        The method's parameters; its :data:`PARAMETER_TERMS` one enters the model.
+        The method's parameters; its :data:`PARAMETER_TERMS` one enters the model, and
+        ``ties="average"`` selects that rule's model (:func:`model_key`).
     counts : bool
         The matrix holds counts (:func:`is_counts`).
 
@@ -175,7 +184,7 @@ def selection_seconds(
     -------
     Estimate
     """
-    model = _model(method)
+    model = _model(model_key(method, params))
     kinds = model["kinds"]
     kind = data_kind(density, counts)
     fitted = kinds.get(kind) or kinds.get("dense") or next(iter(kinds.values()))

@@ -17,13 +17,28 @@ from fsengine.estimates import (
     stream_seconds,
     sweep_top_seconds,
 )
-from fsengine.methods import METHODS
+from fsengine.methods import METHODS, get_method
 
 SIZES = [(50, 100), (100, 100), (100, 1000), (1000, 1000), (20_000, 3_000)]
 
 
 def test_every_method_and_the_scoring_have_a_cost_model():
-    assert set(COST_MODELS) == {"_scoring", *METHODS}
+    averaged = {f"{m}:ties=average" for m in METHODS if "ties" in get_method(m).spec.parameters}
+    assert averaged  # K-OFSD and the others with a tie rule
+    assert set(COST_MODELS) == {"_scoring", *METHODS, *averaged}
+
+
+def test_the_average_tie_rule_has_its_own_model():
+    """On counts the two rules cost very differently (SFSF: days against seconds on the
+    single-cell file's size): each setting is estimated from its own measured runs."""
+    from fsengine.estimates import model_key
+
+    assert model_key("sfsf", {"ties": "average"}) == "sfsf:ties=average"
+    assert model_key("sfsf", {"ties": "index"}) == model_key("sfsf", None) == "sfsf"
+    assert model_key("fisher", {"ties": "average"}) == "fisher"
+    index = selection_seconds("sfsf", 20_000, 3_000, 0.08, {"ties": "index"}, counts=True)
+    average = selection_seconds("sfsf", 20_000, 3_000, 0.08, {"ties": "average"}, counts=True)
+    assert average.high < index.low
 
 
 @pytest.mark.parametrize("method", METHODS)
