@@ -97,7 +97,7 @@ def gene_heatmap_figure(dataset: Dataset, minority, genes: Sequence[str]) -> go.
     """
     columns = gene_columns(dataset, genes)
     colours = class_colours(dataset, minority)
-    values = dataset.X[:, columns]
+    values = dataset.dense_values(columns)
     rows, cols = cluster_order(values)
     z = zscore_columns(values, clip=3.0)[np.ix_(rows, cols)]
     raw = values[np.ix_(rows, cols)]
@@ -298,7 +298,7 @@ def gene_box_figure(
         row, col = divmod(i, ncols)
         common = dict(
             x=x,
-            y=dataset.X[:, column],
+            y=dataset.dense_values([column])[:, 0],
             name=gene,
             text=samples,
             hovertext=hover,
@@ -399,7 +399,7 @@ def pca_figure(dataset: Dataset, minority, genes: Sequence[str]) -> go.Figure:
     indices = gene_columns(dataset, genes)
     colours = class_colours(dataset, minority)
     samples = _sample_names(dataset)
-    selected = dataset.X[:, indices]
+    selected = dataset.dense_values(indices)
     coords, ratio, used = pca_coordinates(selected)
     index_plot = coords.shape[1] < 2 or dataset.n_samples < 2
     if index_plot:

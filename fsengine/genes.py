@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from fsengine._compute.sparse import as_columns, block_width, dense_block, is_sparse
 from fsengine.data import Dataset
 from fsengine.errors import FSEngineError
 from fsengine.evaluation import Evaluation, feature_frequencies
@@ -119,10 +120,10 @@ def gene_statistics(data: Task | Dataset, minority, genes: Sequence[str]) -> pd.
     FSEngineError
         For an unknown class or gene, or an empty list of genes.
     """
-    task = as_task(data, minority).dense()
+    task = as_task(data, minority)
     columns = gene_columns(task, genes)
     y = task.y.astype(bool)
-    values = task.X[:, columns]
+    values = dense_block(task.X, columns)  # these genes only, also of a sparse matrix
     a, b = values[y], values[~y]
     n1, n0 = len(a), len(b)
     mean1, mean0 = a.mean(axis=0), b.mean(axis=0)
@@ -219,16 +220,27 @@ def cluster_order(matrix) -> tuple[np.ndarray, np.ndarray]:
     return _leaf_order(z), _leaf_order(z.T)
 
 
+#: Values (samples x genes) up to which :func:`pca_coordinates` takes a full SVD of the
+#: standardised copy (scikit-learn's PCA); above, the components of the matrix as it is
+#: (sparse, or dense without a copy) from an iterative solver: a few products with it, not
+#: three dense copies and a full SVD (20,000 x 3,000: 2 GB and minutes).
+FULL_SVD_ELEMENTS = 4_000_000
+
+
 def pca_coordinates(X, n_components: int = 2) -> tuple[np.ndarray, np.ndarray, int]:
     """Principal components of the samples on standardised columns.
 
     Constant columns are dropped; the rest are scaled to unit variance
     (``sklearn.preprocessing.StandardScaler``) before ``sklearn.decomposition.PCA``
-    (full SVD, deterministic signs).
+    (full SVD, deterministic signs). A matrix of more than :data:`FULL_SVD_ELEMENTS`
+    values, or a sparse one, is not copied: the leading singular vectors of the
+    standardised matrix come from ARPACK (``scipy.sparse.linalg.svds``, to machine
+    precision) through its products with ``X``, with the same signs as scikit-learn's
+    (the largest loading of each component positive).
 
     Parameters
     ----------
-    X : array-like, shape (n_samples, n_features)
+    X : array-like or scipy sparse matrix, shape (n_samples, n_features)
     n_components : int, default 2
         At most; fewer when there are fewer non-constant columns or samples.
 
@@ -238,6 +250,8 @@ def pca_coordinates(X, n_components: int = 2) -> tuple[np.ndarray, np.ndarray, i
         Coordinates of shape (n_samples, k), the ratio per component (k,), and the
         number of non-constant columns used.
     """
+    if is_sparse(X) or np.asarray(X).size > FULL_SVD_ELEMENTS:
+        return _pca_without_copy(X, n_components)
     from sklearn.decomposition import PCA
     from sklearn.preprocessing import StandardScaler
 
@@ -249,6 +263,65 @@ def pca_coordinates(X, n_components: int = 2) -> tuple[np.ndarray, np.ndarray, i
     pca = PCA(n_components=k, svd_solver="full")
     coordinates = pca.fit_transform(StandardScaler().fit_transform(kept))
     return coordinates, pca.explained_variance_ratio_, kept.shape[1]
+
+
+def _pca_without_copy(X, n_components: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """:func:`pca_coordinates` of a large or sparse ``X`` through products with it: the
+    standardised matrix Z = (X - mean) / sd (population sd, constant columns dropped) is
+    a linear operator, Z v = X (v / sd) - (mean . v / sd) and Z' u = (X' u - mean sum(u)) /
+    sd, whose leading singular triplets ARPACK finds; the coordinates are U S and the
+    ratios S^2 / (n p), the variance of a component over that of p unit-variance columns."""
+    from scipy.sparse.linalg import LinearOperator, svds
+
+    n, p = X.shape
+    sparse = is_sparse(X)
+    if sparse:
+        X = as_columns(X)
+    mean, sd = np.empty(p), np.empty(p)
+    width = block_width(n)
+    for lo in range(0, p, width):
+        block = dense_block(X, slice(lo, min(lo + width, p)))
+        mean[lo : lo + width] = block.mean(axis=0)
+        sd[lo : lo + width] = block.std(axis=0)
+    kept = np.flatnonzero(sd > 0)
+    k = min(n_components, len(kept), n)
+    if k == 0:
+        return np.zeros((n, 0)), np.zeros(0), len(kept)
+    scale = np.zeros(p)
+    scale[kept] = 1.0 / sd[kept]
+    centre = mean * scale
+
+    def times(v):  # Z v, v over the kept columns
+        w = np.zeros(p)
+        w[kept] = np.ravel(v)
+        return X @ (w * scale) - centre @ w
+
+    def times_transposed(u):  # Z' u
+        u = np.ravel(u)
+        return ((X.T @ u) * scale - centre * u.sum())[kept]
+
+    def many(function):
+        return lambda M: np.column_stack([function(c) for c in np.asarray(M).T])
+
+    operator = LinearOperator(
+        (n, len(kept)),
+        matvec=times,
+        rmatvec=times_transposed,
+        matmat=many(times),
+        rmatmat=many(times_transposed),
+        dtype=float,
+    )
+    if k >= min(n, len(kept)):  # every component: the operator made dense is small then
+        u, singular, vt = np.linalg.svd(operator @ np.eye(len(kept)), full_matrices=False)
+        u, singular, vt = u[:, :k], singular[:k], vt[:k]
+    else:
+        start = np.full(min(n, len(kept)), 1.0)  # a fixed start: the same result every time
+        u, singular, vt = svds(operator, k=k, tol=0, v0=start, solver="arpack")
+        order = np.argsort(-singular)
+        u, singular, vt = u[:, order], singular[order], vt[order]
+    signs = np.sign(vt[np.arange(k), np.argmax(np.abs(vt), axis=1)])
+    coordinates = u * (singular * signs)
+    return coordinates, singular**2 / (n * len(kept)), len(kept)
 
 
 def selection_frequencies(
