@@ -11,6 +11,7 @@ the dense matrix: the comparison, the stream and the statistics are checked agai
 on the dense copy. benchmarks/bench_dashboard_memory.py measures the real server.
 """
 
+import gc
 import hashlib
 import tracemalloc
 from dataclasses import replace
@@ -21,6 +22,7 @@ from scipy import sparse
 
 import fsengine._compute.sparse as sparse_blocks
 import fsengine.online._stream as stream_module
+from dashboard.memory import DatasetCache, matrix_bytes
 from fsengine import Dataset, load_dataset
 from fsengine import task as task_module
 from fsengine.evaluation import evaluate, whole_data_runs
@@ -181,3 +183,55 @@ def test_the_pca_of_a_sparse_matrix_is_that_of_the_dense_one():
         np.testing.assert_allclose(got[1], want[1], atol=1e-12)
         assert got[2] == want[2]
 
+
+# ---------------------------------------------------------------- the server's data sets
+def small_dataset(seed: int = 0, **changes) -> Dataset:
+    rng = np.random.default_rng(seed)
+    labels = np.array(["a"] * 6 + ["b"] * 14)
+    X = sparse.csc_array(rng.poisson(0.5, (20, 8)).astype(float))
+    dataset = Dataset(X, labels, tuple(f"g{j}" for j in range(8)), "label")
+    return replace(dataset, **changes)
+
+
+def test_a_data_set_is_read_once_and_shared():
+    """The same bytes and options give every session the same object (no copy); the
+    options that leave the matrix alone (another groups column, another label of an
+    AnnData file) give a data set of their own that holds the same matrix."""
+    cache = DatasetCache()
+    reads = []
+
+    def read(seed=0, **changes):
+        def reading():
+            reads.append((seed, changes))
+            return small_dataset(seed, **changes)
+
+        return reading
+
+    first = cache.get(("file", None), read(), family="file")
+    assert cache.get(("file", None), read(), family="file") is first
+    assert len(reads) == 1
+    grouped = cache.get(("file", "donor"), read(groups_column="donor"), family="file")
+    assert grouped is not first and grouped.groups_column == "donor"
+    assert grouped.X is first.X  # the equal matrix, held once
+    other = cache.get(("other", None), read(seed=1), family="other")
+    assert other.X is not first.X
+    same_values = cache.get(("copy", None), read(), family="copy")
+    assert same_values.X is not first.X  # another file's bytes: never mixed up
+    assert len(reads) == 4
+
+
+def test_the_data_sets_kept_are_bounded_and_those_in_use_found_again():
+    matrix = matrix_bytes(small_dataset().X)
+    cache = DatasetCache(max_entries=2, max_bytes=10 * matrix)
+    held = [cache.get(k, lambda k=k: small_dataset(k)) for k in range(3)]
+    assert len(cache) == 2  # the oldest is no longer kept ...
+    assert cache.get(0, lambda: pytest.fail("read again")) is held[0]  # ... but still in use
+    del held
+    gc.collect()
+    bytes_bound = DatasetCache(max_entries=10, max_bytes=2 * matrix)
+    for k in range(5):
+        bytes_bound.get(k, lambda k=k: small_dataset(k))
+    assert len(bytes_bound) == 2 and bytes_bound.kept_bytes() <= 2 * matrix
+    reads = []
+    bytes_bound.get(0, lambda: reads.append(0) or small_dataset(0))
+    assert reads == [0]  # dropped and no longer used: read again
