@@ -22,7 +22,7 @@ from fsengine.progress import terminal_progress
 
 def cmd_evaluate(args) -> None:
     start_workers(args)
-    task = task_of(args)
+    task = task_of(args, sparse=True)
     counted = (
         args.top is None
         and args.count_from not in args.methods
@@ -55,7 +55,7 @@ def cmd_evaluate(args) -> None:
 
 def cmd_sweep(args) -> None:
     start_workers(args)
-    task = task_of(args)
+    task = task_of(args, sparse=True)
     if args.methods:
         if args.k is not None or args.over or args.values:
             raise FSEngineError(

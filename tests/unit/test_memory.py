@@ -11,8 +11,10 @@ the dense matrix: the comparison, the stream and the statistics are checked agai
 on the dense copy. benchmarks/bench_dashboard_memory.py measures the real server.
 """
 
+import csv
 import gc
 import hashlib
+import io
 import tracemalloc
 from dataclasses import replace
 
@@ -25,7 +27,9 @@ import fsengine.online._stream as stream_module
 from dashboard.memory import DatasetCache, matrix_bytes
 from fsengine import Dataset, load_dataset
 from fsengine import task as task_module
+from fsengine.cli import main
 from fsengine.evaluation import evaluate, whole_data_runs
+from fsengine.export import records_to_csv
 from fsengine.gene_figures import gene_box_figure, pca_figure
 from fsengine.genes import gene_statistics, pca_coordinates
 from fsengine.live import LiveStream
@@ -38,16 +42,22 @@ METHODS = ["fisher", "welch", "saola"]
 
 
 @pytest.fixture(scope="module")
-def cells(tmp_path_factory) -> Dataset:
+def cells_path(tmp_path_factory):
     """A reduced single-cell file (3,000 cells x 400 genes, 60 rare cells with 12 markers,
-    6 donors), read sparse as the dashboard reads it."""
+    6 donors) of log1p counts."""
     adata = single_cell_anndata(
         n_cells=N_CELLS, n_genes=N_GENES, n_rare=60, n_markers=12, n_donors=6
     )
     adata.X = sparse.csr_matrix(np.log1p(adata.X.toarray()))  # normalised-like values
     path = tmp_path_factory.mktemp("cells") / "cells.h5ad"
     adata.write_h5ad(path)
-    return load_dataset(path, label="cell_type", sample_groups="donor", sparse=True)
+    return path
+
+
+@pytest.fixture(scope="module")
+def cells(cells_path) -> Dataset:
+    """The reduced file read sparse, as the dashboard reads it."""
+    return load_dataset(cells_path, label="cell_type", sample_groups="donor", sparse=True)
 
 
 @pytest.fixture
@@ -130,6 +140,29 @@ def test_the_dashboards_steps_give_the_dense_matrixs_numbers(cells, small_blocks
     for got, want in zip(on_sparse["pca"].data, on_dense["pca"].data):
         np.testing.assert_allclose(np.asarray(got.x), np.asarray(want.x), atol=1e-9)
         np.testing.assert_allclose(np.asarray(got.y), np.asarray(want.y), atol=1e-9)
+
+
+def test_the_command_lines_evaluate_keeps_a_sparse_file_sparse(cells_path, small_blocks, tmp_path):
+    """``fsengine evaluate`` on an AnnData file reads it sparse, as the dashboard does: the
+    records of the dense matrix, without its dense copy."""
+    out = tmp_path / "records.csv"
+    arguments = ["evaluate", str(cells_path), "--label", "cell_type", "--minority", RARE_TYPE]
+    arguments += ["--methods", "fisher,saola", "--top", "5", "--splits", "2", "--jobs", "1"]
+    main([*arguments, "--out", str(out)])  # imports and kernels loaded
+    peak, _ = peak_bytes(lambda: main([*arguments, "--out", str(out)]))
+    dense = load_dataset(cells_path, label="cell_type")
+    # reading the file peaks at about twice its sparse matrix; a dense copy alone is more
+    assert peak < dense.X.nbytes, f"peak {peak / 2**20:.1f} MB"
+    expected = evaluate(dense, RARE_TYPE, ["fisher", "saola"], n_splits=2, top=5, n_jobs=1)
+    written = records_to_csv(expected.records, ("method", "split"))
+
+    def without_times(text: str) -> list[dict]:
+        return [
+            {k: v for k, v in row.items() if k != "seconds"}
+            for row in csv.DictReader(io.StringIO(text))
+        ]
+
+    assert without_times(out.read_text()) == without_times(written)
 
 
 def old_digest(task: Task) -> str:
