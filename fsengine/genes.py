@@ -184,10 +184,23 @@ def zscore_columns(matrix, clip: float | None = None) -> np.ndarray:
     return np.clip(scaled, -clip, clip) if clip is not None else scaled
 
 
+#: Rows up to which :func:`cluster_order` clusters them by average linkage (its n (n - 1) / 2
+#: distances: 36 MB at 3,000 rows, 1.6 GB and a minute at 20,000); more rows are ordered
+#: along their first principal component instead.
+LINKAGE_MAX = 3_000
+
+
 def _leaf_order(points: np.ndarray) -> np.ndarray:
-    """Leaves of the average-linkage (Euclidean) tree of the rows of ``points``."""
+    """Leaves of the average-linkage (Euclidean) tree of the rows of ``points``; above
+    :data:`LINKAGE_MAX` rows, the rows by their score on the first principal component
+    (the largest loading positive; ties by row)."""
     if len(points) < 2:
         return np.arange(len(points))
+    if len(points) > LINKAGE_MAX:
+        centred = points - points.mean(axis=0)
+        _, _, vt = np.linalg.svd(centred, full_matrices=False)
+        first = vt[0] * np.sign(vt[0][np.argmax(np.abs(vt[0]))] or 1.0)
+        return np.argsort(centred @ first, kind="stable")
     from scipy.cluster import hierarchy
 
     tree = hierarchy.linkage(
@@ -204,8 +217,10 @@ def cluster_order(matrix) -> tuple[np.ndarray, np.ndarray]:
 
     The columns are z-scored (constant columns become zeros), then the samples and the
     genes are each clustered by average linkage on Euclidean distances
-    (``scipy.cluster.hierarchy``), with optimal leaf ordering up to 400 items. A single
-    row or column, or constant columns, give a valid (deterministic) order.
+    (``scipy.cluster.hierarchy``), with optimal leaf ordering up to 400 items; above
+    :data:`LINKAGE_MAX` samples (or genes), ordered along their first principal component
+    instead (linkage's pairwise distances would not fit). A single row or column, or
+    constant columns, give a valid (deterministic) order.
 
     Parameters
     ----------
