@@ -17,7 +17,13 @@ from plotly.subplots import make_subplots
 from fsengine.data import Dataset
 from fsengine.errors import FSEngineError
 from fsengine.figures import PALETTE
-from fsengine.genes import cluster_order, gene_columns, pca_coordinates, zscore_columns
+from fsengine.genes import (
+    LINKAGE_MAX,
+    cluster_order,
+    gene_columns,
+    pca_coordinates,
+    zscore_columns,
+)
 
 __all__ = [
     "MINORITY_COLOUR",
@@ -157,7 +163,8 @@ def gene_heatmap_figure(dataset: Dataset, minority, genes: Sequence[str]) -> go.
     fig.add_trace(bar, 1, 1)
     fig.add_trace(heat, 2, 1)
     fig.update_xaxes(showticklabels=False, ticks="")
-    fig.update_xaxes(title_text=f"samples ({len(rows)}, clustered)", row=2, col=1)
+    ordered = "clustered" if len(rows) <= LINKAGE_MAX else "along their first principal component"
+    fig.update_xaxes(title_text=f"samples ({len(rows)}, {ordered})", row=2, col=1)
     fig.update_yaxes(type="category", tickfont=_TICK_FONT, row=1, col=1)
     fig.update_yaxes(
         type="category",

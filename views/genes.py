@@ -7,7 +7,7 @@ from dashboard.pages import BY_NAME
 from dashboard.widgets import method_widgets, widget_defaults
 from fsengine.export import records_to_csv
 from fsengine.gene_figures import gene_box_figure, gene_heatmap_figure, pca_figure
-from fsengine.genes import gene_statistics, p_value_note
+from fsengine.genes import LINKAGE_MAX, gene_statistics, p_value_note
 from fsengine.methods import METHOD_LABELS, ONLINE_METHODS, get_method
 from fsengine.stability import order_stability
 
@@ -120,7 +120,8 @@ else:
         st.plotly_chart(heat_map, width="stretch")
         st.caption(
             "Values z-scored per gene (clipped at ±3); samples and genes ordered by "
-            "average-linkage clustering; the bar on top is each sample's class."
+            f"average-linkage clustering (above {LINKAGE_MAX:,} samples, along their first "
+            "principal component); the bar on top is each sample's class."
         )
         st.subheader("By class")
         kind = st.radio("Plot", ["box", "violin"], horizontal=True, key="genes_kind")

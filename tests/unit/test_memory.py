@@ -30,7 +30,7 @@ from fsengine import task as task_module
 from fsengine.cli import main
 from fsengine.evaluation import evaluate, whole_data_runs
 from fsengine.export import records_to_csv
-from fsengine.gene_figures import gene_box_figure, pca_figure
+from fsengine.gene_figures import gene_box_figure, gene_heatmap_figure, pca_figure
 from fsengine.genes import cluster_order, gene_statistics, pca_coordinates
 from fsengine.live import LiveStream
 from fsengine.preprocess import looks_unlogged, suggested_preprocessing
@@ -231,6 +231,11 @@ def test_the_heat_maps_order_of_many_samples_needs_no_pairwise_distances():
     ends = {frozenset(rows[:150].tolist()), frozenset(rows[-150:].tolist())}
     assert frozenset(apart.tolist()) in ends
     assert peak < 20 * values.nbytes  # the pairs' distances alone: 12,000 x as much
+    labels = np.where(np.isin(np.arange(len(values)), apart), "rare", "common")
+    many = Dataset(values, labels, tuple(f"g{j}" for j in range(12)), "label")
+    figure = gene_heatmap_figure(many, "rare", ["g0", "g1"])
+    title = figure.layout.xaxis2.title.text
+    assert title == "samples (6000, along their first principal component)", title
 
 
 # ---------------------------------------------------------------- the server's data sets
