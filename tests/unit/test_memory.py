@@ -28,14 +28,14 @@ from dashboard.memory import DatasetCache, matrix_bytes
 from fsengine import Dataset, load_dataset
 from fsengine import task as task_module
 from fsengine.cli import main
-from fsengine.evaluation import evaluate, whole_data_runs
+from fsengine.evaluation import evaluate, sweep_k, sweep_top, whole_data_runs
 from fsengine.export import records_to_csv
 from fsengine.gene_figures import gene_box_figure, gene_heatmap_figure, pca_figure
 from fsengine.genes import cluster_order, gene_statistics, pca_coordinates
 from fsengine.live import LiveStream
 from fsengine.preprocess import looks_unlogged, suggested_preprocessing
 from fsengine.task import Task
-from synthetic import RARE_TYPE, single_cell_anndata
+from synthetic import RARE_TYPE, single_cell_anndata, single_cell_counts
 
 N_CELLS, N_GENES = 3000, 400
 METHODS = ["fisher", "welch", "saola"]
@@ -163,6 +163,26 @@ def test_the_command_lines_evaluate_keeps_a_sparse_file_sparse(cells_path, small
         ]
 
     assert without_times(out.read_text()) == without_times(written)
+
+
+def test_the_sweeps_on_a_sparse_task_give_the_dense_ones_records(small_blocks):
+    """The Sweep page's K sweep (K-OFSD's shared pass over every K, reading a sparse matrix
+    a block at a time) and top-k sweep (a columnwise ranker and ReliefF, which makes each
+    training half dense) on the sparse matrix: the dense matrix's records."""
+    X, obs, _ = single_cell_counts(n_cells=400, n_genes=40, n_rare=30, n_markers=5, n_donors=4)
+    y = (obs["cell_type"] == RARE_TYPE).to_numpy().astype(np.int8)
+    names = [f"g{j}" for j in range(40)]
+    on_sparse = Task(sparse.csc_array(np.log1p(X.toarray())), y, names)
+    on_dense = Task(np.asfortranarray(np.log1p(X.toarray())), y, names)
+
+    def records(run):
+        return [{k: v for k, v in r.items() if k != "seconds"} for r in run.records]
+
+    for sweep in (
+        lambda task: sweep_k(task, ks=[1, 3, 5], n_splits=2, n_jobs=1),
+        lambda task: sweep_top(task, None, ["fisher", "relieff"], [2, 5], n_splits=2, n_jobs=1),
+    ):
+        assert records(sweep(on_sparse)) == records(sweep(on_dense))
 
 
 def old_digest(task: Task) -> str:
