@@ -27,11 +27,12 @@ from dataclasses import replace
 import numpy as np
 
 from fsengine import Dataset
-from fsengine._compute.sparse import is_sparse
+from fsengine._compute.sparse import is_sparse  # imports scipy only for a sparse matrix
 
-#: Data sets kept when no session holds them (the newest always stays).
+#: Data sets kept for later reads, the least recently used dropped first (the newest always
+#: stays; one that a session still holds is found again anyway).
 MAX_ENTRIES = 4
-#: Bytes of matrices kept when no session holds them (the newest always stays).
+#: Bytes of the matrices kept for later reads, as for :data:`MAX_ENTRIES`.
 MAX_BYTES = 1 << 30
 
 
