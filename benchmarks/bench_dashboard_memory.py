@@ -314,13 +314,12 @@ def matrix_sizes(path: Path) -> dict[str, int]:
     """The matrix's shape and its dense (float64) and sparse (CSC) sizes in bytes."""
     from fsengine import load_dataset
 
-    X = load_dataset(path, label=LABEL, sparse=True).X
-    sparse = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
+    dataset = load_dataset(path, label=LABEL, sparse=True)
     return {
-        "samples": X.shape[0],
-        "features": X.shape[1],
-        "dense": 8 * X.shape[0] * X.shape[1],
-        "sparse": sparse,
+        "samples": dataset.n_samples,
+        "features": dataset.n_features,
+        "dense": 8 * dataset.n_samples * dataset.n_features,
+        "sparse": dataset.matrix_bytes,
     }
 
 

@@ -27,7 +27,6 @@ from dataclasses import replace
 import numpy as np
 
 from fsengine import Dataset
-from fsengine._compute.sparse import is_sparse  # imports scipy only for a sparse matrix
 
 #: Data sets kept for later reads, the least recently used dropped first (the newest always
 #: stays; one that a session still holds is found again anyway).
@@ -36,27 +35,19 @@ MAX_ENTRIES = 4
 MAX_BYTES = 1 << 30
 
 
-def matrix_bytes(X) -> int:
-    """Bytes of a matrix's values: a dense array's, or a sparse one's stored values, row
-    (or column) indices and pointers."""
-    if is_sparse(X):
-        return sum(getattr(X, part).nbytes for part in ("data", "indices", "indptr"))
-    return int(np.asarray(X).nbytes)
-
-
-def same_matrix(a, b) -> bool:
-    """Whether two matrices hold the same values in the same form (both dense, or both
-    sparse of one format with the same stored entries)."""
-    if a is b:
+def same_matrix(a: Dataset, b: Dataset) -> bool:
+    """Whether two data sets' matrices hold the same values in the same form (both dense,
+    or both sparse of one format with the same stored entries)."""
+    if a.X is b.X:
         return True
-    if is_sparse(a) != is_sparse(b) or a.shape != b.shape or a.dtype != b.dtype:
+    if a.is_sparse != b.is_sparse or a.X.shape != b.X.shape or a.X.dtype != b.X.dtype:
         return False
-    if is_sparse(a):
-        return a.format == b.format and all(
-            np.array_equal(getattr(a, part), getattr(b, part))
+    if a.is_sparse:
+        return a.X.format == b.X.format and all(
+            np.array_equal(getattr(a.X, part), getattr(b.X, part))
             for part in ("indptr", "indices", "data")
         )
-    return np.array_equal(a, b)
+    return np.array_equal(a.X, b.X)
 
 
 class DatasetCache:
@@ -127,7 +118,7 @@ class DatasetCache:
         for key in [k for k in self._family if k not in self._alive]:
             del self._family[key]
         for key, other in list(self._alive.items()):
-            if self._family.get(key) == family and same_matrix(other.X, dataset.X):
+            if self._family.get(key) == family and same_matrix(other, dataset):
                 return replace(dataset, X=other.X)
         return dataset
 
@@ -141,8 +132,8 @@ class DatasetCache:
 
     def kept_bytes(self) -> int:
         """Bytes of the kept data sets' matrices, a shared matrix counted once."""
-        matrices = {id(d.X): d.X for d in self._kept.values()}
-        return sum(matrix_bytes(X) for X in matrices.values())
+        matrices = {id(d.X): d.matrix_bytes for d in self._kept.values()}
+        return sum(matrices.values())
 
     def __len__(self) -> int:
         return len(self._kept)

@@ -129,6 +129,14 @@ class Dataset:
         """Whether ``X`` is a scipy sparse (CSC) matrix."""
         return is_sparse(self.X)
 
+    @property
+    def matrix_bytes(self) -> int:
+        """Bytes of ``X``'s values: a dense array's, or a sparse matrix's stored values,
+        row indices and column pointers."""
+        if self.is_sparse:
+            return sum(part.nbytes for part in (self.X.data, self.X.indices, self.X.indptr))
+        return int(self.X.nbytes)
+
     def dense_values(self, columns, rows=None) -> np.ndarray:
         """The values of ``columns`` of ``X`` (on ``rows`` only, if given) as a dense
         float64 array: of a sparse ``X``, those columns made dense, never the whole.

@@ -24,7 +24,7 @@ from scipy import sparse
 
 import fsengine._compute.sparse as sparse_blocks
 import fsengine.online._stream as stream_module
-from dashboard.memory import DatasetCache, matrix_bytes
+from dashboard.memory import DatasetCache
 from fsengine import Dataset, load_dataset
 from fsengine import task as task_module
 from fsengine.cli import main
@@ -295,7 +295,7 @@ def test_a_data_set_is_read_once_and_shared():
 
 
 def test_the_data_sets_kept_are_bounded_and_those_in_use_found_again():
-    matrix = matrix_bytes(small_dataset().X)
+    matrix = small_dataset().matrix_bytes
     cache = DatasetCache(max_entries=2, max_bytes=10 * matrix)
     held = [cache.get(k, lambda k=k: small_dataset(k)) for k in range(3)]
     assert len(cache) == 2  # the oldest is no longer kept ...
