@@ -126,7 +126,8 @@ $(VENV)/.bench-installed: requirements-bench.txt $(VENV)/.runtime-installed
 ## selectors and rankers against straightforward implementations and the
 ## scikit-learn / skrebate baselines (medians, ratios); measure the loader's peak memory;
 ## the real data sets and the N series; a 5-data-set x 13-method x 20-split study serially
-## and on a local Dask cluster (and Dask's cost per task); the Sweep page in Chromium.
+## and on a local Dask cluster (and Dask's cost per task); the Sweep page in Chromium; the
+## dashboard's memory on the 20,000 x 3,000 single-cell file (load, stream, compare, genes).
 bench: $(VENV)/.bench-installed test-deps kernels bytecode browser
 	$(PY) benchmarks/bench_startup.py
 	$(PY) benchmarks/bench_kofsd.py
@@ -145,6 +146,7 @@ bench: $(VENV)/.bench-installed test-deps kernels bytecode browser
 	$(PY) benchmarks/bench_study.py
 	$(PY) benchmarks/bench_sweep_browser.py
 	$(PY) benchmarks/bench_dashboard_browser.py
+	$(PY) benchmarks/bench_dashboard_memory.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache test-artifacts build dist *.egg-info

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from dashboard import persistence, session
+from dashboard.memory import give_back_freed_memory
 from dashboard.pages import PAGES
 from fsengine.evaluation import RUN_IMPORTS
 from fsengine.parallel import import_in_background, warm_up
@@ -37,6 +38,7 @@ def main() -> None:
         navigation.run()
     finally:
         persistence.save()  # also after st.stop() and Stop
+        give_back_freed_memory()  # what the run freed (a file read, a comparison)
         # The first page draws without scikit-learn; a stream's Start and Compare need
         # it: import it here while the user reads. Compare and Sweep run splits in
         # worker processes: start them a few seconds after the first page is drawn,

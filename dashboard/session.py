@@ -1,7 +1,7 @@
 """The session: the current data set (it survives reruns and page switches), the class
 names the user gave, and the widgets' remembered values. Imports nothing else of the
-dashboard but its messages: the workspace (persistence), the widgets and running work
-(running) build on it."""
+dashboard but its messages and the server's data sets (memory): the workspace
+(persistence), the widgets and running work (running) build on it."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from pathlib import Path
 import streamlit as st
 
 from dashboard import messages
+from dashboard.memory import DATASETS, reading_key
 from dashboard.pages import TASK_STORES
 from fsengine import Dataset, FSEngineError, load_dataset
 from fsengine.evaluation import protocol_defaults, training_halves
@@ -111,7 +112,6 @@ def read_options(record: dict | None) -> dict:
     }
 
 
-@st.cache_data(max_entries=4, show_spinner="Reading the data set ...")
 def _load(
     raw: bytes,
     name: str,
@@ -123,19 +123,41 @@ def _load(
     preprocessing: tuple = (),
     sample_groups: str | None = None,
     anndata: tuple = (),
+    sha256: str | None = None,
 ) -> Dataset:
-    dataset = load_dataset(
-        raw,
-        name=name,
-        label=label,
-        transpose=transpose,
-        drop_constant=drop_constant,
-        samples=samples,
-        samples_name=samples_name,
-        sample_groups=sample_groups,
-        **dict(anndata),
+    """The data set these bytes and options give, read once per server
+    (:data:`dashboard.memory.DATASETS`: one copy for every session, a sparse matrix kept
+    sparse); preprocessed from the data set as read, itself kept."""
+    sha256 = sha256 or hashlib.sha256(raw).hexdigest()
+    sheet = None if samples is None else hashlib.sha256(samples).hexdigest()
+    reading = reading_key(
+        sha256, name, label, transpose, drop_constant, sheet, samples_name, sample_groups, anndata
     )
-    return preprocess(dataset, dict(preprocessing))
+
+    def read() -> Dataset:
+        with st.spinner("Reading the data set ..."):
+            return load_dataset(
+                raw,
+                name=name,
+                label=label,
+                transpose=transpose,
+                drop_constant=drop_constant,
+                samples=samples,
+                samples_name=samples_name,
+                sample_groups=sample_groups,
+                sparse=True,
+                **dict(anndata),
+            )
+
+    dataset = DATASETS.get(reading, read, family=sha256)
+    if not preprocessing:
+        return dataset
+
+    def preprocessed() -> Dataset:
+        with st.spinner("Preprocessing the data set ..."):
+            return preprocess(dataset, dict(preprocessing))
+
+    return DATASETS.get((*reading, preprocessing), preprocessed, family=sha256)
 
 
 def load_into_session(
@@ -171,6 +193,7 @@ def load_into_session(
     anndata = {k: v for k, v in (anndata or {}).items() if v}
     if samples is None:
         samples_name = None
+    sha256 = hashlib.sha256(raw).hexdigest()
     dataset = _load(
         raw,
         name,
@@ -182,6 +205,7 @@ def load_into_session(
         tuple(sorted(changes.items())),
         sample_groups,
         tuple(sorted(anndata.items())),
+        sha256,
     )
     loaded = LoadedData(
         name,
@@ -190,7 +214,7 @@ def load_into_session(
         transpose,
         drop_constant,
         dataset,
-        hashlib.sha256(raw).hexdigest(),
+        sha256,
         samples,
         samples_name,
         changes,

@@ -8,6 +8,7 @@ import hashlib
 import streamlit as st
 
 from dashboard import messages, persistence, session
+from dashboard.memory import DATASETS, reading_key
 from dashboard.pages import BY_NAME
 from fsengine import FSEngineError, load_dataset
 from fsengine.io import file_stem
@@ -81,13 +82,19 @@ def fetcher(sha: str):
     return fetch
 
 
-@st.cache_data(max_entries=8, show_spinner="Reading the data set ...")
-def _read(sha: str, name: str, label: str | None, transpose: bool, _fetch) -> object:
-    """The data set of hash ``sha`` read by the library's loader (as the Data page does)."""
-    raw = _fetch()
-    if raw is None:
-        raise FSEngineError(f"{name} is no longer stored in this workspace; upload it again")
-    return load_dataset(raw, name=name, label=label, transpose=transpose)
+def _read(sha: str, name: str, label: str | None, transpose: bool, fetch) -> object:
+    """The data set of hash ``sha`` read by the library's loader as the Data page reads
+    it, once per server (:data:`dashboard.memory.DATASETS`: the Data page's copy when
+    it has read the file with these options)."""
+
+    def read():
+        raw = fetch()
+        if raw is None:
+            raise FSEngineError(f"{name} is no longer stored in this workspace; upload it again")
+        with st.spinner("Reading the data set ..."):
+            return load_dataset(raw, name=name, label=label, transpose=transpose, sparse=True)
+
+    return DATASETS.get(reading_key(sha, name, label, transpose), read, family=sha)
 
 
 def _option_keys(sha: str) -> dict[str, str]:

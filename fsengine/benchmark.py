@@ -369,7 +369,7 @@ def _dask_records(client, data, study, tasks) -> Iterator[tuple[tuple, dict]]:
     batches = task_batches(tasks, sum(client.nthreads().values()))
     # Larger data sets first: their tasks tend to be the longest, and a long task started
     # last would leave the other workers idle at the end (the order changes no result).
-    batches.sort(key=lambda b: -data[b[0]].X.size)
+    batches.sort(key=lambda b: -data[b[0]].n_samples * data[b[0]].n_features)
     futures = {
         client.submit(
             _run_tasks_on_worker,

@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from fsengine import io as readers
-from fsengine._compute.sparse import column_constant, densified, is_sparse
+from fsengine._compute.sparse import column_constant, dense_block, densified, is_sparse
 from fsengine.errors import FSEngineError
 from fsengine.io.annotated import annotation, choose_annotation, label_table
 from fsengine.io.base import Source
@@ -123,6 +123,34 @@ class Dataset:
     def n_features(self) -> int:
         """Number of feature columns."""
         return self.X.shape[1]
+
+    @property
+    def is_sparse(self) -> bool:
+        """Whether ``X`` is a scipy sparse (CSC) matrix."""
+        return is_sparse(self.X)
+
+    @property
+    def matrix_bytes(self) -> int:
+        """Bytes of ``X``'s values: a dense array's, or a sparse matrix's stored values,
+        row indices and column pointers."""
+        if self.is_sparse:
+            return sum(part.nbytes for part in (self.X.data, self.X.indices, self.X.indptr))
+        return int(self.X.nbytes)
+
+    def dense_values(self, columns, rows=None) -> np.ndarray:
+        """The values of ``columns`` of ``X`` (on ``rows`` only, if given) as a dense
+        float64 array: of a sparse ``X``, those columns made dense, never the whole.
+
+        Parameters
+        ----------
+        columns : slice or sequence of int
+        rows : sequence of int, optional
+
+        Returns
+        -------
+        ndarray, shape (n_rows, n_columns)
+        """
+        return dense_block(self.X, columns, rows)
 
     def class_counts(self) -> dict:
         """Number of samples per class, largest class first (ties by label)."""

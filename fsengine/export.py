@@ -379,8 +379,9 @@ def reduced_matrix(dataset, selection: Selection, fmt: str = "csv") -> bytes:
         while sample in names or sample == dataset.label_column:
             sample += "_"
         arrays[sample] = pa.array(list(dataset.sample_names), type=pa.string())
-    for name, c in zip(names, columns):
-        arrays[name] = pa.array(dataset.X[:, c], type=pa.float64())
+    values = dataset.dense_values(columns)  # the selected columns only
+    for j, name in enumerate(names):
+        arrays[name] = pa.array(values[:, j], type=pa.float64())
     labels = dataset.labels
     arrays[dataset.label_column] = pa.array(
         labels.tolist() if labels.dtype.kind in "OU" else labels

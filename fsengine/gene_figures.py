@@ -610,12 +610,13 @@ def pca_figure(
     else:
         left_title = f"selected genes ({len(indices)})"
     right_title = f"all genes ({dataset.n_features})"
+    # every gene: a sparse matrix stays sparse (pca_coordinates multiplies by it, no copy)
     if drawn.sampled:
-        all_coords, all_ratio, _ = pca_coordinates(row_values(dataset.X, rows))
+        drawn_rows = dataset.X[rows] if is_sparse(dataset.X) else row_values(dataset.X, rows)
+        all_coords, all_ratio, _ = pca_coordinates(drawn_rows)
         right_title += ", fit on the drawn samples"
     else:
-        whole = row_values(dataset.X, rows) if is_sparse(dataset.X) else dataset.X
-        all_coords, all_ratio, _ = pca_coordinates(whole)
+        all_coords, all_ratio, _ = pca_coordinates(dataset.X)
         all_coords = all_coords[rows]
     if all_coords.shape[1] < 2:
         all_coords = np.column_stack(

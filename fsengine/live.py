@@ -35,6 +35,7 @@ import time
 import numpy as np
 
 from fsengine._compute import kernels
+from fsengine._compute.sparse import block_width, dense_block
 from fsengine.data import Dataset
 from fsengine.errors import FSEngineError
 from fsengine.evaluation import confusion, gmean, make_classifier, stratified_splits
@@ -142,7 +143,7 @@ class LiveStream:
         params: dict | None = None,
         holdout_seed: int = 0,
     ):
-        self.task = task = as_task(data, minority).dense()
+        self.task = task = as_task(data, minority)  # a sparse X stays sparse
         #: The data set the task came from (None for a task of arrays).
         self.dataset = task.dataset
         self.minority = task.minority
@@ -290,6 +291,8 @@ class LiveStream:
         time. The chunks never change the events. Returns the new events.
         """
         start = time.perf_counter()
+        if self.task.is_sparse:  # a dense block of columns at a time, as stream_events reads
+            chunk = min(chunk, block_width(self.task.n_samples))
         limit = self.total - self.position if max_features is None else max_features
         new: list[StreamEvent] = []
         while limit > 0 and not self.done:
@@ -299,14 +302,14 @@ class LiveStream:
             begun = time.perf_counter()
             columns = self.order[self.position : self.position + take]
             events = self.selector.step_many(
-                self.task.X[:, columns],
+                dense_block(self.task.X, columns),
                 [self.task.names[c] for c in columns],
                 columns.tolist(),
             )
             new += events
             if self.train_selector is not None:
                 self.train_selector.step_many(
-                    self.task.X[np.ix_(self._train, columns)],
+                    dense_block(self.task.X, columns, self._train),
                     [self.task.names[c] for c in columns],
                     columns.tolist(),
                 )
@@ -483,7 +486,7 @@ class LiveStream:
             if not key:
                 predicted = np.zeros(len(y_test), dtype=int)
             else:
-                X = self.task.X[:, list(key)]
+                X = dense_block(self.task.X, list(key))
                 model = make_classifier("1nn").fit(X[self._train], self.y[self._train])
                 predicted = model.predict(X[self._test])
             self._holdout_cache[key] = (confusion(y_test, predicted), gmean(y_test, predicted))

@@ -123,7 +123,8 @@ def preprocess(dataset: Dataset, params: Mapping | None = None) -> Dataset:
         )
     if is_sparse(dataset.X) and _keeps_zeros(settings):
         return _preprocess_sparse(dataset, settings)
-    X = np.array(densified(dataset.X, dataset.source or "the data"), dtype=np.float64, order="F")
+    X = densified(dataset.X, dataset.source or "the data")  # a sparse matrix: a new one
+    X = np.array(X, dtype=np.float64, order="F", copy=True if X is dataset.X else None)
     names = list(dataset.feature_names)
     notes = list(dataset.notes)
     if low > -math.inf or high < math.inf:
@@ -327,15 +328,21 @@ def _check_positive(shifted, dataset, names, step: str, offset: float) -> None:
         )
 
 
+def _values(X) -> np.ndarray:
+    """The values of ``X`` as floats; of a sparse matrix, its stored values and a zero for
+    the others (the same minimum, maximum and integer check, without a dense copy)."""
+    if hasattr(X, "tocsc"):
+        stored = np.asarray(X.data, dtype=float)
+        return np.append(stored, 0.0) if X.nnz < X.shape[0] * X.shape[1] else stored
+    return np.asarray(X, dtype=float)
+
+
 def looks_unlogged(X) -> str | None:
     """A sentence when the values look like raw intensities or counts (not on a log
     scale): the largest value above 1,000 and the values spanning over three orders of
     magnitude, or negative values beside values above 1,000. None otherwise.
     """
-    if hasattr(X, "tocsc"):  # sparse: the stored values, and a zero for the others
-        stored = np.asarray(X.data, dtype=float)
-        X = np.append(stored, 0.0) if X.nnz < X.shape[0] * X.shape[1] else stored
-    X = np.asarray(X, dtype=float)
+    X = _values(X)
     if X.size == 0:
         return None
     high = float(np.max(X))
@@ -483,8 +490,7 @@ def suggested_preprocessing(X) -> dict:
     """
     if looks_unlogged(X) is None:
         return {"transform": "log1p-cpm"} if looks_like_counts(X) else {}
-    X = densified(X)
-    X = np.asarray(X, dtype=float)
+    X = _values(X)
     low = float(np.min(X))
     if low < 0:
         return {"floor": 20.0, "ceiling": 16000.0, "transform": "log2"}

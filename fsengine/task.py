@@ -169,9 +169,9 @@ class Task:
         groups has the digest it had before groups existed)."""
         h = hashlib.sha256()
         stored = (self.X.data, self.X.indices, self.X.indptr) if self.is_sparse else (self.X,)
-        for array in (*map(np.ascontiguousarray, stored), np.ascontiguousarray(self.y)):
+        for array in (*stored, self.y):
             h.update(f"{array.dtype}{array.shape}".encode())
-            h.update(array.tobytes())
+            _hash_c_order(h, array)
         h.update("\x00".join(self.names).encode())
         if self.groups is not None:  # other splits, other results
             h.update(b"\x00groups\x00" + "\x00".join(map(str, self.groups)).encode())
@@ -250,6 +250,22 @@ class Task:
                 self.groups,
             ),
         )
+
+
+#: Bytes of a matrix hashed at a time by :func:`_hash_c_order` (a row block's C copy).
+HASH_BLOCK_BYTES = 8 * 2**20
+
+
+def _hash_c_order(h, array: np.ndarray) -> None:
+    """Feed ``h`` the bytes of ``array`` in C order (those of ``array.tobytes()``) without
+    a copy of the whole: a C-contiguous array as it is, another one block of rows at a
+    time (a Fortran-ordered matrix of 480 MB would otherwise be copied whole)."""
+    if array.flags.c_contiguous:
+        h.update(memoryview(array.reshape(-1).view(np.uint8)))
+        return
+    rows = max(1, HASH_BLOCK_BYTES // max(array[:1].nbytes, 1))
+    for lo in range(0, array.shape[0], rows):
+        h.update(memoryview(np.ascontiguousarray(array[lo : lo + rows]).reshape(-1).view(np.uint8)))
 
 
 def as_task(data, minority=None) -> Task:

@@ -542,4 +542,6 @@ if ds.constant_features or ds.dropped_features:
     with st.expander("Constant / dropped features"):
         st.write(", ".join(ds.constant_features or ds.dropped_features))
 with st.expander("Preview (first 10 samples, first 20 features)"):
-    st.dataframe(pd.DataFrame(ds.X[:10, :20], columns=list(ds.feature_names[:20])))
+    shown = range(min(20, ds.n_features))
+    preview = ds.dense_values(list(shown), list(range(min(10, ds.n_samples))))
+    st.dataframe(pd.DataFrame(preview, columns=list(ds.feature_names[: len(shown)])))

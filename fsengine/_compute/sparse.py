@@ -81,6 +81,35 @@ def dense_columns(X, columns) -> np.ndarray:
     return np.asarray(X[:, columns].toarray(order="F"), dtype=np.float64)
 
 
+def dense_block(X, columns, rows=None) -> np.ndarray:
+    """Columns ``columns`` of ``X`` (dense, or scipy sparse), on ``rows`` only if given, as
+    a dense float64 array: what a driver hands a classifier, a figure or a selector (a
+    block of columns), never the whole of a sparse matrix.
+
+    Parameters
+    ----------
+    X : ndarray or scipy sparse matrix, shape (n_samples, n_features)
+    columns : slice or sequence of int
+    rows : sequence of int, optional
+        Default: every row.
+
+    Returns
+    -------
+    ndarray, shape (n_rows, n_columns)
+        The values of the dense matrix's ``X[np.ix_(rows, columns)]``, bit for bit.
+    """
+    if is_sparse(X):
+        picked = X[:, columns]
+        if rows is not None:
+            picked = picked[np.asarray(rows)]
+        return np.asarray(picked.toarray(order="F"), dtype=np.float64)
+    if rows is None:
+        return X[:, columns]
+    if isinstance(columns, slice):
+        return X[np.asarray(rows)][:, columns]
+    return X[np.ix_(np.asarray(rows), np.asarray(columns))]
+
+
 def block_width(n_samples: int, elements: int | None = None) -> int:
     """Columns per block so that a dense block holds about ``elements`` values (default:
     :data:`BLOCK_ELEMENTS`), at least one column."""

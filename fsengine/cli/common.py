@@ -54,8 +54,8 @@ def dataset_of(args, sparse: bool = False) -> Dataset:
     ----------
     args : argparse.Namespace
     sparse : bool
-        Keep a sparse matrix sparse (the commands whose methods read a block of columns
-        at a time: ``select``, ``rank``).
+        Keep a sparse matrix sparse (every command that runs methods: they read a block of
+        columns at a time, the classifiers only the selected columns).
     """
     ds = preprocess(
         load_dataset(

@@ -44,7 +44,7 @@ def say_estimate(what: str, model, task) -> None:
 
 def cmd_evaluate(args) -> None:
     start_workers(args)
-    task = task_of(args)
+    task = task_of(args, sparse=True)
     warn_repeated_splits(task, args.splits, args.seed)
     counted = (
         args.top is None
@@ -102,7 +102,7 @@ def cmd_evaluate(args) -> None:
 
 def cmd_sweep(args) -> None:
     start_workers(args)
-    task = task_of(args)
+    task = task_of(args, sparse=True)
     warn_repeated_splits(task, args.splits, args.seed)
     if args.methods:
         if args.k is not None or args.over or args.values:

@@ -107,7 +107,7 @@ def cmd_select(args) -> None:
 
 def cmd_stability(args) -> None:
     params = method_params(args)
-    task = task_of(args)
+    task = task_of(args, sparse=True)
     result = order_stability(
         task,
         method=args.method,

@@ -239,7 +239,7 @@ def evaluate(
     methods = check_methods(methods)
     count_from = check_count_from(count_from)
     params = {m: dict(p) for m, p in (params or {}).items()}
-    task = as_task(data, minority).dense()
+    task = as_task(data, minority)
     splits = stratified_splits(task.y, n_splits, seed, task.groups)
     # K against the smallest training half drawn (with groups, below task.n_train)
     settings = method_settings(methods, params, min(len(t) for t, _ in splits))
@@ -307,7 +307,7 @@ def whole_data_runs(
     """
     params = params or {}
     methods = check_methods(methods)
-    task = as_task(data, minority).dense()
+    task = as_task(data, minority)
     runs = {}
     # through run_tasks (serial here: n_jobs=1), so that a cancellable run's selections
     # compute in a worker process that a cancellation kills (fsengine.parallel)

@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 
+from fsengine._compute.sparse import dense_block
 from fsengine.errors import FSEngineError
 
 #: The classifiers every selection is scored with.
@@ -130,10 +131,14 @@ def split_record(
 
 
 def score_columns(X_train, y_train, X_test, y_test, columns: list[int]) -> dict:
-    """Every metric of every classifier on the selected columns (``<metric>_<classifier>``)."""
+    """Every metric of every classifier on the selected columns (``<metric>_<classifier>``).
+
+    The halves may be sparse: only the selected columns are made dense
+    (:func:`fsengine._compute.sparse.dense_block`)."""
     record = {}
+    train, test = dense_block(X_train, columns), dense_block(X_test, columns)
     for classifier in CLASSIFIERS:
-        scores = classify(classifier, X_train[:, columns], y_train, X_test[:, columns], y_test)
+        scores = classify(classifier, train, y_train, test, y_test)
         for metric, value in scores.items():
             record[f"{metric}_{classifier}"] = value
     return record

@@ -115,7 +115,7 @@ def sweep_values(
         raise FSEngineError(f"no value of {parameter} to sweep")
     params = dict(params or {})
     chosen.spec.check_swept(parameter, params)
-    task = as_task(data, minority).dense()
+    task = as_task(data, minority)
     values = [
         chosen.spec.check({**params, parameter: v}, n_samples=task.n_samples)[parameter]
         for v in values
@@ -179,7 +179,7 @@ def sweep_k(
         raise FSEngineError("no K to sweep")
     if "k" in params:
         raise FSEngineError("give the values of K as ks, not k")
-    task = as_task(data, minority).dense()
+    task = as_task(data, minority)
     result = sweep_values(
         task,
         None,
@@ -290,7 +290,7 @@ def sweep_top(
     tops = [int(t) for t in tops]
     if not tops:
         raise FSEngineError("no top-k to sweep")
-    task = as_task(data, minority).dense()
+    task = as_task(data, minority)
     bad = [t for t in tops if not is_integer_in(t, 1, task.n_features)]
     if bad:
         raise FSEngineError(f"top must be an integer from 1 to {task.n_features}, got {bad[0]!r}")

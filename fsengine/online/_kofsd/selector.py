@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fsengine._compute.sparse import as_columns, block_width, dense_block, is_sparse
 from fsengine.errors import FSEngineError
 from fsengine.online._codes import CARD_CODES
 from fsengine.online._kofsd.cards import dependency_from_cards, make_card
@@ -735,7 +736,11 @@ def run_kofsd_for_ks(
     dict
         K -> the final :class:`Selection`.
     """
-    X = np.asarray(X, dtype=float)
+    if is_sparse(X):  # a dense block of columns at a time, as stream_events reads it
+        X = as_columns(X)
+        chunk = min(chunk, block_width(X.shape[0]))
+    else:
+        X = np.asarray(X, dtype=float)
     ks = sorted({int(k) for k in ks})
     if not ks:
         raise FSEngineError("no K to run")
@@ -747,7 +752,7 @@ def run_kofsd_for_ks(
     for lo in range(0, X.shape[1], chunk):
         columns = list(range(lo, min(lo + chunk, X.shape[1])))
         block_names = names[lo : lo + chunk]
-        block = first._checked_block(X[:, lo : lo + chunk], block_names)
+        block = first._checked_block(dense_block(X, slice(lo, lo + chunk)), block_names)
         weights = first._weights(block)
         deps, cards_of = first._single_for_ks(block, weights, ks)
         for t, k in enumerate(ks):
