@@ -133,9 +133,9 @@ class Task:
 
     @classmethod
     def from_arrays(cls, X, y, names=None) -> Task:
-        """The task of a matrix and its 0/1 labels (1: minority); ``names`` default to
-        ``x0``, ``x1``, ..."""
-        X = np.asarray(X, dtype=np.float64)
+        """The task of a matrix (dense, or a scipy sparse matrix kept sparse) and its 0/1
+        labels (1: minority); ``names`` default to ``x0``, ``x1``, ..."""
+        X = X if is_sparse(X) else np.asarray(X, dtype=np.float64)
         if names is None:
             names = tuple(f"x{j}" for j in range(X.shape[1] if X.ndim == 2 else 0))
         return cls(X, y, tuple(str(n) for n in names))
