@@ -148,7 +148,7 @@ def select(
     **params
         The method's parameters. A selector with a ``ties`` parameter (K-OFSD, SFSF,
         OSFS-ET) not given one takes the order-invariant ``"average"`` on counts (a sparse,
-        integer or mostly-zero X: :func:`fsengine.online._tie_average.ties_default`), said
+        integer or mostly-zero X: :func:`fsengine.online.ties_default`), said
         in the result's ``warnings``; the authors' ``"index"`` otherwise.
 
     Returns

@@ -21,15 +21,16 @@ import numpy as np
 from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.online import (
     SELECTORS,
+    OrderDependence,
     Selection,
     StreamEvent,
     StreamingSelector,
     event_columns,
     feature_order,
+    order_dependence,
     stream_events,
     stream_selection,
 )
-from fsengine.online._tie_average import OrderDependence, order_dependence
 from fsengine.rankers import RANKER_TABLE, default_clusters, rank_features, score_matrix
 from fsengine.spec import MethodSpec
 
@@ -195,7 +196,7 @@ class Method:
         no single selection, as in a comparison over splits) was decided by the order of
         the rows through tied distances: the shares of samples whose card depends on it,
         on each feature alone and on the selected set
-        (:func:`fsengine.online._tie_average.order_dependence`). None for a ranker, and for
+        (:func:`fsengine.online.order_dependence`). None for a ranker, and for
         a selector and settings that no row order changes this way (``ties="average"``)."""
         if not self.online:
             return None

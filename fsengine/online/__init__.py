@@ -53,6 +53,13 @@ from fsengine.online._stream import (
     stream_events,
     stream_selection,
 )
+from fsengine.online._tie_average import (
+    TIES,
+    NeighbourRule,
+    OrderDependence,
+    order_dependence,
+    ties_default,
+)
 from fsengine.online._zhou import (
     OFSA3M,
     OSFSET,
@@ -88,6 +95,11 @@ SELECTORS = (
 )
 
 __all__ = [
+    "TIES",
+    "NeighbourRule",
+    "OrderDependence",
+    "order_dependence",
+    "ties_default",
     "decode_state",
     "encode_state",
     "SELECTORS",

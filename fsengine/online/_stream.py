@@ -266,7 +266,7 @@ class StreamingSelector(ABC):
             How the reason names the samples counted ("a training half has").
         X : ndarray or scipy sparse matrix, optional
             The features: a selector with a ``ties`` parameter is proposed the
-            order-invariant rule on counts (:func:`fsengine.online._tie_average.ties_default`).
+            order-invariant rule on counts (:func:`fsengine.online.ties_default`).
 
         Returns
         -------
