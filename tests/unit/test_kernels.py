@@ -78,7 +78,7 @@ def test_every_family_declares_signatures_the_checker_reads():
 
     from fsengine._compute.jit import entry_points
 
-    assert len(kernels.families()) == 15
+    assert len(kernels.families()) == 16
     for family in kernels.families():
         entries = entry_points(importlib.import_module(f"fsengine.{family}"))
         assert entries, family
@@ -130,8 +130,13 @@ def test_the_digest_follows_a_family_s_sources_and_what_it_imports(tmp_path, mon
     monkeypatch.setattr(kernels, "_digests", {})
     after = {f: kernels.digest(f) for f in kernels.families()}
     changed = {f for f in after if after[f] != before[f]}
-    # _set_kernels imports _knn_kernels: both are rebuilt, nothing else.
-    assert changed == {"online._kofsd._knn_kernels", "online._kofsd._set_kernels"}
+    # _set_kernels and _point_kernels import _knn_kernels: all three are rebuilt, nothing
+    # else.
+    assert changed == {
+        "online._kofsd._knn_kernels",
+        "online._kofsd._set_kernels",
+        "online._kofsd._point_kernels",
+    }
     (copy / "_compute" / "_build.py").write_text("# another build\n")
     monkeypatch.setattr(kernels, "_digests", {})
     assert all(kernels.digest(f) != after[f] for f in kernels.families())

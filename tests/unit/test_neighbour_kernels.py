@@ -22,6 +22,7 @@ from fsengine.online import KOFSD, stream_events
 from fsengine.online._kofsd import _set_kernels
 from fsengine.online._kofsd import common as _common
 from fsengine.online._kofsd import neighbours as _neighbours
+from fsengine.online._kofsd import points as _points
 from fsengine.online._kofsd import selector as _kofsd
 from fsengine.online._kofsd import set_terms as _set_terms
 from fsengine.online._kofsd.neighbours import (
@@ -155,6 +156,20 @@ SET_PATHS = {
         (_set_terms, "COLUMN_LIST_MIN"): 2,
     },
     "numpy": {},
+    # The set tests on distinct points (cards of the kernels): every point against every
+    # other; from k-d tree candidates, one point a kernel call (the early rejection then
+    # stops between calls), on three threads.
+    "points": {(_points, "POINT_MIN_SAMPLES"): 0},
+    "tree points": {
+        (_points, "POINT_MIN_SAMPLES"): 0,
+        (_points, "BRUTE_MAX_POINTS"): 0,
+        (_points, "FIRST_CHUNK"): 1,
+    },
+    "threaded tree points": {
+        (_points, "POINT_MIN_SAMPLES"): 0,
+        (_points, "BRUTE_MAX_POINTS"): 0,
+        (_points, "FIRST_CHUNK"): 1,
+    },
     # Kernels split over three threads however small the work (rows, candidates).
     "threads": {(_set_terms, "THREAD_MIN_WORK"): 1},
     "threaded columns": {
@@ -172,6 +187,7 @@ PATH_CONFIG = {
     "numpy": {"compiled": False},
     "threads": {"kernel_threads": 3},
     "threaded columns": {"kernel_threads": 3},
+    "threaded tree points": {"kernel_threads": 3},
 }
 
 
@@ -213,6 +229,8 @@ def test_stream_equals_the_oracle_on_every_set_path(
         selector = KOFSD(k=k, alpha=alpha, variant=variant, **params).start(y)
         columns = isinstance(selector._terms, _neighbours.ColumnSetTerms)
         assert columns is path.endswith("columns")
+        on_points = isinstance(selector._terms, _points.PointSetTerms)
+        assert on_points is (path.endswith("points") and params.get("card") != "distance")
         assert _events(selector, X, order) == expected_events
         assert ("online._kofsd._knn_kernels" in kernels.loaded()) or path == "numpy"
     assert list(selector.finish().columns) == expected_selected
@@ -371,7 +389,10 @@ def test_large_n_set_path_equals_the_dense_path(rounding):
             assert np.array_equal(dense.other_distance, scan.other_distance)
 
 
-def test_large_n_needs_no_n_by_n_memory():
+@pytest.mark.parametrize("engine", ["columns", "points"])
+def test_large_n_needs_no_n_by_n_memory(engine, monkeypatch):
+    if engine == "columns":
+        monkeypatch.setattr(_points, "POINT_MIN_SAMPLES", 10**9)
     n = 20000  # an N x N float matrix: 3.2 GB
     rng = np.random.default_rng(0)
     X = np.round(rng.standard_normal((n, 6)), 1)  # tied values
@@ -386,6 +407,13 @@ def test_large_n_needs_no_n_by_n_memory():
     list(stream_events(selector, X, [str(j) for j in range(6)]))
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
+    if engine == "points":
+        # The points' summed terms (at most TERMS_MAX_POINTS squared), their coordinates,
+        # members and candidate lists: O(P (|S| + K)) besides.
+        assert isinstance(selector._terms, _points.PointSetTerms)
+        assert peak < 2 * _points.TERMS_MAX_POINTS**2 * 8 + n * 8 * 60
+        assert peak < n * n * 8 / 20
+        return
     assert isinstance(selector._terms, _neighbours.ColumnSetTerms)
     # O(N (L + |S|)): the lists (indices, terms, roots: 24 bytes an entry), a few
     # per-sample arrays, and each thread's rows of approximate terms; N * N * 8 would be

@@ -18,6 +18,7 @@ import numpy as np
 from fsengine._compute.sparse import as_columns, block_width, dense_block, is_sparse
 from fsengine.errors import FSEngineError
 from fsengine.online._codes import CARD_CODES
+from fsengine.online._kofsd import points
 from fsengine.online._kofsd.cards import dependency_from_cards, make_card
 from fsengine.online._kofsd.neighbours import (
     ColumnSetTerms,
@@ -225,6 +226,9 @@ class KOFSD(StreamingSelector):
         self._selected: list[tuple[str, int, float]] = []
         if self.ties == "average":
             self._terms = AveragedSet(self.y, self._rule(self.k))
+        elif n >= points.POINT_MIN_SAMPLES and self.card.name in CARD_CODES:
+            # Many samples: the set tests on the distinct points of S + f.
+            self._terms = points.PointSetTerms(n)
         else:
             # The selected set's terms: an N x N matrix of sums, or its columns for many samples.
             self._terms = DenseSetTerms(n) if n <= DENSE_MAX_SAMPLES else ColumnSetTerms(n)
