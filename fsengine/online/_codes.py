@@ -14,6 +14,9 @@ TIE_CARD_CODES = {**CARD_CODES, "distance": CARD_DISTANCE, "share": CARD_SHARE}
 #: The neighbourhoods of the order-invariant rule: the first K of a sample's list (K-OFSD,
 #: the rough-set k-nearest model) or OFS-A3M's gap and OFS-Density's density rules.
 TIE_FIRST_K, TIE_GAP, TIE_DENSITY = 0, 1, 2
+#: Partial sums of the order-invariant rule's exact summation: doubles span about 2,100
+#: binary orders, 53 a part; the last slot sums the NaN and infinite values apart.
+MAX_PARTIALS = 48
 
 #: Alpha-investing: the outcome of a step of the compiled walk.
 ALPHA_REJECTED, ALPHA_ACCEPTED, ALPHA_TAKEN, ALPHA_COLLINEAR = 0, 1, 2, 3

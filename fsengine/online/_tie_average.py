@@ -25,7 +25,9 @@ import numpy as np
 
 from fsengine._compute import kernels
 from fsengine._compute.sparse import as_columns, block_width, dense_columns, is_sparse
+from fsengine.online import _point_search
 from fsengine.online._codes import (
+    MAX_PARTIALS,
     TIE_CARD_CODES,
     TIE_DENSITY,
     TIE_FIRST_K,
@@ -38,6 +40,7 @@ from fsengine.spec import Choice
 TIES = ("index", "average")
 #: The kernel family of the average rule.
 TIE_KERNELS = "online._tie_kernels"
+
 #: Up to this many distinct points a set keeps the P x P summed terms between them (32 MB);
 #: above, each test sums the terms from the points' coordinates.
 TERMS_MAX_POINTS = 2048
@@ -269,14 +272,13 @@ class AveragedSet:
         else:
             visit = np.arange(P, dtype=np.int64)
         from_coords = self.terms is None
+        all_coords = np.column_stack([self.coords[base_of], point_values])
+        all_weights = np.append(self.weights, float(weight))
         if from_coords:
-            coords = np.ascontiguousarray(
-                np.column_stack([self.coords[base_of], point_values]), dtype=float
-            )
-            weights = np.append(self.weights, float(weight))
+            coords, weights = np.ascontiguousarray(all_coords, dtype=float), all_weights
         else:
             coords, weights = np.zeros((P, 0)), np.zeros(0)
-        dependency, share = tie_kernels().set_dependency(
+        arguments = (
             self.terms if self.terms is not None else np.zeros((1, 1)),
             base_of,
             point_values,
@@ -287,12 +289,29 @@ class AveragedSet:
             m1,
             m0,
             *self.rule.arguments(),
-            visit,
-            float(floor),
-            expected,
-            varies,
         )
-        return dependency, share, expected
+        kern = tie_kernels()
+        if self.rule.kind != TIE_FIRST_K or P <= _point_search.BRUTE_MAX_POINTS:
+            dependency, share = kern.set_dependency(
+                *arguments, visit, float(floor), expected, varies
+            )
+            return dependency, share, expected
+        # Many points: each point's list among its nearest points (a k-d tree).
+        partials = np.zeros(MAX_PARTIALS)
+        state = np.array([0, 0, len(self.y)], dtype=np.int64)
+
+        def measure(points, cand, far, missed) -> bool:
+            done = kern.points_expected_cards(
+                *arguments[:-1], points, cand, far, float(floor), expected, varies, partials,
+                state, missed,
+            )  # fmt: skip
+            return not math.isnan(done)
+
+        search = _point_search.PointSearch(all_coords, all_weights)
+        if not search.measure(visit, self.rule.need + 1, measure):
+            return math.nan, math.nan, expected
+        n = len(self.y)
+        return kern.rounded_total(partials, int(state[0])) / n, int(state[1]) / n, expected
 
     def dependency_with(
         self, values: np.ndarray, weight: float, floor: float = -math.inf

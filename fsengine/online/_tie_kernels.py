@@ -41,6 +41,7 @@ from fsengine.online._codes import (
     CARD_IMBALANCED,
     CARD_SHARE,
     CARD_WEIGHT,
+    MAX_PARTIALS,
     TIE_DENSITY,
     TIE_FIRST_K,
     TIE_GAP,
@@ -49,9 +50,6 @@ from fsengine.online._codes import (
 #: Card_Distance: same-label neighbours count as closer only by more than this relative
 #: margin (the constant of :data:`fsengine.online._kofsd.cards.CLOSER_TOLERANCE`).
 CLOSER_TOLERANCE = 1e-12
-#: Partial sums of the exact summation: doubles span about 2,100 binary orders, 53 a part;
-#: the last slot sums the NaN and infinite values apart.
-MAX_PARTIALS = 48
 
 
 @njit(cache=True)
@@ -383,11 +381,13 @@ def _zhou_cards_from_distances(a, dist, m1, m0, kind, bufs):
 
 
 @njit(cache=True)
-def _cut_distance(a, dist, m1, m0, need, with_self, keys, idx):
+def _cut_distance(a, dist, pts, m1, m0, need, with_self, keys, idx):
     """Where the list of a sample at point ``a`` reaches ``need`` samples: the smallest
     distance t such that the sample itself (when listed) and the samples at distance at
-    most t number ``need`` or more. A weighted quickselect over the points (each weighs
-    its samples in the list), O(P) expected; NaN distances count as greater than any.
+    most t number ``need`` or more, among the points ``pts`` (at distances ``dist``). A
+    weighted quickselect over the points (each weighs its samples in the list), O(P)
+    expected; NaN distances count as greater than any; +inf when the points hold too few
+    samples.
 
     Returns
     -------
@@ -397,17 +397,21 @@ def _cut_distance(a, dist, m1, m0, need, with_self, keys, idx):
     count = 1 if with_self else 0
     if count >= need:
         return 0.0
-    P = len(dist)
     n_idx = 0
-    for b in range(P):
+    listed = 0
+    for q in range(len(dist)):
+        b = pts[q]
         if _others(a, b, m1, m0) > 0:
-            d = dist[b]
+            d = dist[q]
             if d != d:
                 return d  # NaN: all distances are NaN (a constant feature in the set)
             idx[n_idx] = b
             keys[n_idx] = d
             n_idx += 1
+            listed += _others(a, b, m1, m0)
     target = need - count
+    if listed < target:
+        return np.inf
     lo, hi = 0, n_idx
     while True:
         # Three-way partition of idx[lo:hi] around a pivot key (the middle one's).
@@ -443,16 +447,21 @@ def _cut_distance(a, dist, m1, m0, need, with_self, keys, idx):
 
 @njit(cache=True)
 def _cards_from_distances(
-    a, dist, m1, m0, k, need, with_self, skip_first, card, gamma, gamma1, gamma2, bufs
+    a, dist, pts, m1, m0, k, need, with_self, skip_first, card, gamma, gamma1, gamma2, bufs
 ):
-    """:func:`_write_point` for point ``a`` given its distances to every point: the cut
-    distance t (:func:`_cut_distance`), then every point at distance at most t."""
+    """:func:`_write_point` for point ``a`` given its distances ``dist`` to the points
+    ``pts`` (every point, or candidates that hold its list): the cut distance t
+    (:func:`_cut_distance`), then every point at distance at most t. Returns t (+inf,
+    nothing written, when the points hold too few samples)."""
     cand, cand_d, pmf, expected, varies, keys, _, _, _ = bufs
-    t = _cut_distance(a, dist, m1, m0, need, with_self, keys, cand)
+    t = _cut_distance(a, dist, pts, m1, m0, need, with_self, keys, cand)
+    if t == np.inf:
+        return t
     n_cand = 0
     t_is_nan = t != t
-    for b in range(len(dist)):
-        d = dist[b]
+    for q in range(len(dist)):
+        b = pts[q]
+        d = dist[q]
         if (t_is_nan or d <= t) and _others(a, b, m1, m0) > 0:
             cand[n_cand] = b
             cand_d[n_cand] = d
@@ -461,6 +470,7 @@ def _cards_from_distances(
         a, cand, cand_d, n_cand, t, m1, m0, k, need, with_self, skip_first, card, gamma,
         gamma1, gamma2, pmf, expected, varies,
     )  # fmt: skip
+    return t
 
 
 @kernel(
@@ -526,6 +536,7 @@ def set_dependency(
     """
     P = len(values)
     dist = np.empty(P)
+    every = np.arange(P)
     bufs = (
         np.empty(P, np.int64),
         np.empty(P),
@@ -561,8 +572,9 @@ def set_dependency(
                 dist[b] = math.sqrt(row[base_of[b]] + (weight * d) * d)
         if kind == TIE_FIRST_K:
             _cards_from_distances(
-                a, dist, m1, m0, k, need, with_self, skip_first, card, gamma, gamma1, gamma2, bufs
-            )
+                a, dist, every, m1, m0, k, need, with_self, skip_first, card, gamma, gamma1,
+                gamma2, bufs,
+            )  # fmt: skip
         else:
             _zhou_cards_from_distances(a, dist, m1, m0, kind, bufs)
         for label in range(2):
@@ -575,6 +587,117 @@ def set_dependency(
         if left > 0 and _rounded_total(partials, n_partials) + left < floor:
             return math.nan, math.nan
     return _rounded_total(partials, n_partials) / n, varying / n
+
+
+@kernel(
+    "f8(f8[:, ::1], i8[::1], f8[::1], f8, f8[:, ::1], f8[::1], b1, i8[::1], i8[::1], i8, i8, b1,"
+    " b1, i8, f8, f8, f8, i8[::1], i8[:, ::1], f8[::1], f8, f8[:, ::1], b1[:, ::1], f8[::1],"
+    " i8[::1], b1[::1])",
+    error_model="numpy",
+)
+def points_expected_cards(
+    base,
+    base_of,
+    values,
+    weight,
+    coords,
+    weights,
+    from_coords,
+    m1,
+    m0,
+    k,
+    need,
+    with_self,
+    skip_first,
+    card,
+    gamma,
+    gamma1,
+    gamma2,
+    points,
+    cand,
+    far,
+    floor,
+    expected,
+    varies,
+    partials,
+    state,
+    missed,
+):
+    """:func:`set_dependency` for the first-K neighbourhood, over the points ``points``
+    only, each among its candidate points: a call of a test made in several.
+
+    Parameters
+    ----------
+    base, base_of, values, weight, coords, weights, from_coords, m1, m0, k, need,
+    with_self, skip_first, card, gamma, gamma1, gamma2, floor, expected, varies
+        As in :func:`set_dependency`.
+    points : (c,) the points measured, in this order.
+    cand : (c, m) for each, the points among which its list is sought (every point when
+        m = P); ``far`` (c,): every other point is at this distance or more, up to
+        rounding (inf when m = P).
+    partials, state : the exact sum's partials (MAX_PARTIALS,) and (its number of
+        partials, samples whose card varies, samples left), carried between calls.
+    missed : (c,) written: the point's candidates may not hold its list (nothing of it is
+        added; measure it again with more candidates).
+
+    Returns
+    -------
+    float
+        1.0, or NaN once the sum cannot reach ``floor``.
+    """
+    m = cand.shape[1]
+    dist = np.empty(m)
+    bufs = (
+        np.empty(m, np.int64),
+        np.empty(m),
+        np.empty(need + 2),
+        expected,
+        varies,
+        np.empty(m),
+        np.empty(0),
+        np.empty(0, np.int64),
+        np.empty(0, np.int64),
+    )
+    for q in range(points.shape[0]):
+        a = points[q]
+        row_cand = cand[q]
+        for j in range(m):
+            b = row_cand[j]
+            if from_coords:
+                total = 0.0
+                for f in range(coords.shape[1]):
+                    d = coords[a, f] - coords[b, f]
+                    total += (weights[f] * d) * d
+                dist[j] = math.sqrt(total)
+            else:
+                d = values[a] - values[b]
+                dist[j] = math.sqrt(base[base_of[a], base_of[b]] + (weight * d) * d)
+        t = _cards_from_distances(
+            a, dist, row_cand, m1, m0, k, need, with_self, skip_first, card, gamma, gamma1,
+            gamma2, bufs,
+        )  # fmt: skip
+        if far[q] != np.inf and not (t < far[q] * (1.0 - 1e-9)):
+            missed[q] = True  # a point beyond the candidates may be as near as the cut
+            continue
+        missed[q] = False
+        n_partials = state[0]
+        for label in range(2):
+            count = m1[a] if label == 1 else m0[a]
+            for _ in range(count):
+                n_partials = _add_exact(partials, n_partials, expected[a, label])
+            if count and varies[a, label]:
+                state[1] += count
+        state[0] = n_partials
+        state[2] -= m1[a] + m0[a]
+        if state[2] > 0 and _rounded_total(partials, n_partials) + state[2] < floor:
+            return math.nan
+    return 1.0
+
+
+@kernel("f8(f8[::1], i8)")
+def rounded_total(partials, n_partials):
+    """The correctly rounded sum of the exact summation's partials (:func:`_add_exact`)."""
+    return _rounded_total(partials, n_partials)
 
 
 @kernel("f8[:, ::1](f8[:, ::1], i8[::1], f8[::1], f8)", error_model="numpy")

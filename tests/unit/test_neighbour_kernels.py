@@ -18,7 +18,7 @@ import kofsd_oracle
 from fsengine import config
 from fsengine._compute import budget, kernels
 from fsengine.config import config_context
-from fsengine.online import KOFSD, stream_events
+from fsengine.online import KOFSD, _point_search, stream_events
 from fsengine.online._kofsd import _set_kernels
 from fsengine.online._kofsd import common as _common
 from fsengine.online._kofsd import neighbours as _neighbours
@@ -162,13 +162,13 @@ SET_PATHS = {
     "points": {(_points, "POINT_MIN_SAMPLES"): 0},
     "tree points": {
         (_points, "POINT_MIN_SAMPLES"): 0,
-        (_points, "BRUTE_MAX_POINTS"): 0,
-        (_points, "FIRST_CHUNK"): 1,
+        (_point_search, "BRUTE_MAX_POINTS"): 0,
+        (_point_search, "FIRST_CHUNK"): 1,
     },
     "threaded tree points": {
         (_points, "POINT_MIN_SAMPLES"): 0,
-        (_points, "BRUTE_MAX_POINTS"): 0,
-        (_points, "FIRST_CHUNK"): 1,
+        (_point_search, "BRUTE_MAX_POINTS"): 0,
+        (_point_search, "FIRST_CHUNK"): 1,
     },
     # Kernels split over three threads however small the work (rows, candidates).
     "threads": {(_set_terms, "THREAD_MIN_WORK"): 1},

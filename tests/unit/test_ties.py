@@ -9,6 +9,7 @@ formula; the average rule must equal the mean of that card over all n! orders of
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 
@@ -21,6 +22,7 @@ from scipy import stats
 from conftest import GLIOMA, SAMPLE
 from fsengine import load_dataset
 from fsengine.methods import get_method
+from fsengine.online import _point_search
 from fsengine.online._codes import ZHOU_DENSITY, ZHOU_GAP
 from fsengine.online._kofsd.selector import KOFSD, run_kofsd, run_kofsd_for_ks
 from fsengine.online._tie_average import (
@@ -31,7 +33,7 @@ from fsengine.online._tie_average import (
     tie_kernels,
 )
 from fsengine.task import Task
-from synthetic import sparse_log_counts
+from synthetic import RARE_TYPE, single_cell_counts, sparse_log_counts
 
 CARDS = ("imbalanced", "consistency", "weight", "distance")
 
@@ -153,6 +155,60 @@ def test_the_average_rule_is_the_mean_over_every_row_order(case):
     if X.shape[1] == 1:  # the single-feature path gives the same numbers, bit for bit
         deps, shares = single_dependencies(X, y, weights, rule)
         assert (deps[0], shares[0]) == (dependency, share)
+
+
+@contextlib.contextmanager
+def _tree_candidates():
+    """Every set of more than one point finds its lists among k-d tree candidates, one
+    point a kernel call (:mod:`fsengine.online._point_search`)."""
+    saved = _point_search.BRUTE_MAX_POINTS, _point_search.FIRST_CHUNK
+    _point_search.BRUTE_MAX_POINTS, _point_search.FIRST_CHUNK = 1, 1
+    try:
+        yield
+    finally:
+        _point_search.BRUTE_MAX_POINTS, _point_search.FIRST_CHUNK = saved
+
+
+def _tests_both_ways(X, y, rule, metric, floor=-math.inf):
+    weights = invariant_weights(X, metric)
+    results = []
+    for search in (contextlib.nullcontext, _tree_candidates):
+        with search():
+            points = AveragedSet(y, rule)
+            for j in range(X.shape[1] - 1):
+                points.add(X[:, j], weights[j])
+            results.append(points.dependency_with(X[:, -1], weights[-1], floor))
+    return results
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tie_heavy_cases())
+def test_lists_among_tree_candidates_give_every_point_s_result(case):
+    """The lists of a set's points found among k-d tree candidates (checked exactly, more
+    candidates where ties or rounding leave a doubt): the dependency and the share of
+    every point compared with every other, bit for bit."""
+    X, y, k, rule, metric = case
+    every, tree = _tests_both_ways(X, y, rule, metric)
+    assert tree == every
+
+
+@pytest.mark.parametrize("k", [1, 3, 7])
+@pytest.mark.parametrize("variant", ["reference", "paper"])
+def test_tree_candidates_on_counts_give_every_point_s_result(k, variant):
+    """Counts (integers: many ties at the cut) and log counts of 600 cells on 2 to 6
+    genes: the same dependency and share from tree candidates, and with a floor the same
+    or NaN only below it."""
+    X, obs, _ = single_cell_counts(n_cells=600, n_genes=40, n_rare=12, seed=k)
+    y = (obs["cell_type"] == RARE_TYPE).to_numpy().astype(int)
+    X = X.toarray().astype(float)
+    for data in (X, np.log1p(X)):
+        for genes in ([0, 1], [0, 5, 31, 2], [3, 4, 5, 6, 7, 39]):
+            rule = NeighbourRule.kofsd(k, variant, "imbalanced")
+            every, tree = _tests_both_ways(data[:, genes], y, rule, "seuclidean")
+            assert tree == every
+            floor = every[0] + 1e-6
+            every, tree = _tests_both_ways(data[:, genes], y, rule, "seuclidean", floor)
+            assert every == tree or (math.isnan(tree[0]) or math.isnan(every[0]))
 
 
 def _zhou_index_cards(X, y, weights, rule: int) -> np.ndarray:

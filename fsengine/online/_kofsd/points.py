@@ -15,51 +15,24 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.spatial import cKDTree
 
 from fsengine._compute import kernels
 from fsengine.online._codes import CARD_CODES
 from fsengine.online._kofsd.common import set_kernels
 from fsengine.online._kofsd.set_terms import ColumnSetTerms
+from fsengine.online._point_search import PointSearch, point_members
 from fsengine.online._tie_average import TERMS_MAX_POINTS, refine, tie_kernels
-from fsengine.parallel import kernel_threads
 
 #: The kernel family of the set tests on points.
 POINT_KERNELS = "online._kofsd._point_kernels"
 #: From this many samples K-OFSD's stream tests sets on their distinct points (below, the
 #: sample-wise kernels, tuned on microarrays, are as fast; the results are the same).
 POINT_MIN_SAMPLES = 3000
-#: Up to this many points a test compares every point with every other (no tree).
-BRUTE_MAX_POINTS = 256
-#: Points measured per kernel call: at first (a test that cannot pass stops after few),
-#: and at most (each call's candidate lists take memory).
-FIRST_CHUNK, MAX_CHUNK = 256, 8192
 
 
 def point_kernels():
     """The set-test kernels on points (:mod:`._point_kernels`)."""
     return kernels.load(POINT_KERNELS)
-
-
-def point_members(codes: np.ndarray, n_points: int) -> tuple[np.ndarray, np.ndarray]:
-    """The samples of each point, in increasing row order.
-
-    Parameters
-    ----------
-    codes : ndarray of int, shape (n,)
-        Each sample's point (0 .. n_points - 1).
-    n_points : int
-
-    Returns
-    -------
-    start : ndarray of int, shape (n_points + 1,)
-    members : ndarray of int, shape (n,)
-        Point a's samples are ``members[start[a]:start[a + 1]]``.
-    """
-    members = np.argsort(codes, kind="stable").astype(np.int64)
-    start = np.zeros(n_points + 1, dtype=np.int64)
-    np.cumsum(np.bincount(codes, minlength=n_points), out=start[1:])
-    return start, members
 
 
 class PointSetTerms:
@@ -200,10 +173,9 @@ class PointSetTerms:
         ``floor``.
 
         The points are measured in chunks, those whose samples lose most on S first (a test
-        that cannot reach ``floor`` stops sooner). Each point's list is sought among its
-        K + 2 nearest points found by a k-d tree (scipy's ``cKDTree`` on the coordinates
-        scaled by the roots of the weights); where rounding or ties leave a doubt that
-        they hold the whole list, among more of them, up to every point."""
+        that cannot reach ``floor`` stops sooner), each one's list among its K + 2 nearest
+        points and more where needed (:class:`fsengine.online._point_search.PointSearch`).
+        """
         values = np.ascontiguousarray(values, dtype=float)
         codes, base_of, point_values = refine(self.codes, values)
         P = len(base_of)
@@ -216,10 +188,8 @@ class PointSetTerms:
             visit = np.arange(P, dtype=np.int64)
         coords = np.column_stack([self.coords[base_of], point_values])
         all_weights = np.append(np.asarray(self.weights, dtype=float), weight)
+        search = PointSearch(coords, all_weights)
         from_coords = self.terms is None
-        tree = None
-        if P > BRUTE_MAX_POINTS and np.all(np.isfinite(all_weights)):
-            tree = cKDTree(coords * np.sqrt(all_weights))
         coords = np.ascontiguousarray(coords) if from_coords else np.zeros((P, 0))
         arguments = (
             self.terms if self.terms is not None else np.zeros((1, 1)),
@@ -240,31 +210,9 @@ class PointSetTerms:
         )
         kern = point_kernels()
         state = np.array([0.0, float(self.n)])
-        lo, chunk = 0, FIRST_CHUNK
-        while lo < P:
-            pending = visit[lo : lo + chunk]
-            lo, chunk = lo + chunk, min(2 * chunk, MAX_CHUNK)
-            want = k + 2
-            while len(pending):
-                if tree is None or want >= P:
-                    cand = np.broadcast_to(np.arange(P, dtype=np.int64), (len(pending), P))
-                    far = np.full(len(pending), np.inf)
-                else:
-                    workers = kernel_threads() if len(pending) >= MAX_CHUNK // 4 else 1
-                    near, cand = tree.query(tree.data[pending], k=want, workers=workers)
-                    far = np.ascontiguousarray(near[:, -1])
-                missed = np.zeros(len(pending), dtype=bool)
-                done = kern.point_set_cards(
-                    *arguments,
-                    pending,
-                    np.ascontiguousarray(cand, dtype=np.int64),
-                    far,
-                    state,
-                    floor,
-                    out,
-                    missed,
-                )
-                if math.isnan(done):
-                    return False
-                pending, want = pending[missed], 4 * want
-        return True
+
+        def measure(points, cand, far, missed) -> bool:
+            done = kern.point_set_cards(*arguments, points, cand, far, state, floor, out, missed)
+            return not math.isnan(done)
+
+        return search.measure(visit, int(k) + 2, measure)
