@@ -1,15 +1,20 @@
 """The candidates of a point's neighbour list, for the selectors that work on the distinct
 points of a set (K-OFSD's set tests on counts, the order-invariant tie rule).
 
-A point's list (its samples' nearest samples up to a cut) is sought among its nearest
-points found by a k-d tree (scipy's ``cKDTree``, on the coordinates scaled by the roots
-of the distance weights). The tree's distances are not the kernels' arithmetic (the
-authors' ``pdist`` order of summation), so the kernels recompute every candidate's
-distance exactly and check that no point left out can be as near as the cut (every
-point left out is at least as far as the farthest candidate, up to rounding); where the
-check fails (ties at the cut, rounding), the point is measured again among four times
-as many candidates, up to every point. Few points, or a weight that is not a positive
-finite number (a constant feature: NaN distances), compare every point with every other.
+A test of S + f measures every point of S + f; each one's list (the samples up to the
+cut) is sought among candidate points, which the kernels check exactly in their own
+arithmetic (the authors' ``pdist`` order of summation): a point's candidates either
+certainly hold its list, or every point left out is at least as far as a distance
+``far`` and the cut must be below it (up to rounding). Candidates come from, in turn:
+
+1. S's lists (:class:`SetLists`): each point of S keeps its nearest points on S with their
+   exact terms; a point (a, v) of S + f walks a's list (:mod:`._search_kernels`), which
+   holds its list unless f moves it further than the listed points reach;
+2. a k-d tree over the points of S + f (scipy's ``cKDTree``, on the coordinates scaled by
+   the roots of the weights): the K + 2 nearest, then four times as many, up to every
+   point, where ties at the cut or rounding leave a doubt;
+3. every point, for few points or a weight that is not a positive finite number (a
+   constant feature: NaN distances).
 """
 
 from __future__ import annotations
@@ -19,14 +24,24 @@ from collections.abc import Callable
 import numpy as np
 from scipy.spatial import cKDTree
 
+from fsengine._compute import kernels
 from fsengine.parallel import kernel_threads
 
+#: The kernel family of the search.
+SEARCH_KERNELS = "online._search_kernels"
 #: Up to this many points every point is compared with every other (no tree): on 6,400 x
 #: 400 counts 256 took 2.2 s, 1,024 4.0 s; on 20,000 x 200 log-CPM 6.0 s and 5.9 s.
 BRUTE_MAX_POINTS = 256
 #: Points measured per kernel call: at first (a test that cannot pass stops after few),
 #: and at most (each call's candidate lists take memory).
 FIRST_CHUNK, MAX_CHUNK = 256, 8192
+#: Points of S listed per point of S.
+LIST_LENGTH = 48
+
+
+def search_kernels():
+    """The search kernels (:mod:`._search_kernels`)."""
+    return kernels.load(SEARCH_KERNELS)
 
 
 def point_members(codes: np.ndarray, n_points: int) -> tuple[np.ndarray, np.ndarray]:
@@ -50,48 +65,129 @@ def point_members(codes: np.ndarray, n_points: int) -> tuple[np.ndarray, np.ndar
     return start, members
 
 
+def _usable(weights: np.ndarray) -> bool:
+    return bool(np.all(np.isfinite(weights) & (weights >= 0)))
+
+
+def _scaled(coords: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    return np.asarray(coords, dtype=float) * np.sqrt(np.asarray(weights, dtype=float))
+
+
+class SetLists:
+    """Each point of a set S and its :data:`LIST_LENGTH` nearest points on S, with their
+    summed terms, sorted (every point when S has no more).
+
+    Parameters
+    ----------
+    coords : ndarray, shape (Q, s)
+        S's points, one column per feature in the set's order.
+    weights : ndarray, shape (s,)
+        The features' distance weights (positive and finite).
+    """
+
+    def __init__(self, coords: np.ndarray, weights: np.ndarray):
+        coords = np.ascontiguousarray(coords, dtype=float)
+        weights = np.asarray(weights, dtype=float)
+        Q = len(coords)
+        if Q <= LIST_LENGTH:
+            listed = np.ascontiguousarray(np.broadcast_to(np.arange(Q), (Q, Q)), dtype=np.int64)
+            self.far = np.full(Q, np.inf)
+        else:
+            scaled = _scaled(coords, weights)
+            near, listed = cKDTree(scaled).query(scaled, k=LIST_LENGTH, workers=kernel_threads())
+            listed = np.ascontiguousarray(listed, dtype=np.int64)
+            self.far = np.ascontiguousarray(near[:, -1])
+        self.listed = listed
+        self.sq = np.empty(listed.shape)
+        search_kernels().listed_terms(coords, weights, self.listed, self.sq)
+
+
 class PointSearch:
-    """Candidate points for the lists of a set's points.
+    """Candidate points for the lists of the points of S + f.
 
     Parameters
     ----------
     coords : ndarray, shape (P, s)
-        The points' coordinates, one column per feature.
+        The points of S + f, one column per feature (f last).
     weights : ndarray, shape (s,)
         The features' distance weights.
+    lists : SetLists, optional
+        S's lists, with ``base_of`` (each point's point on S), ``values`` (its value of
+        f) and ``sizes`` (its number of samples).
     """
 
-    def __init__(self, coords: np.ndarray, weights: np.ndarray):
+    def __init__(
+        self,
+        coords: np.ndarray,
+        weights: np.ndarray,
+        lists: SetLists | None = None,
+        base_of: np.ndarray | None = None,
+        values: np.ndarray | None = None,
+        sizes: np.ndarray | None = None,
+    ):
+        self.coords = coords
+        self.weights = np.asarray(weights, dtype=float)
         self.n_points = len(coords)
-        self.tree = None
-        weights = np.asarray(weights, dtype=float)
-        if self.n_points > BRUTE_MAX_POINTS and np.all(np.isfinite(weights) & (weights >= 0)):
-            self.tree = cKDTree(np.asarray(coords, dtype=float) * np.sqrt(weights))
+        self._tree = None
+        self.usable = self.n_points > BRUTE_MAX_POINTS and _usable(self.weights)
+        self.lists = lists if self.usable else None
+        if self.lists is not None:
+            self._base_of = np.ascontiguousarray(base_of, dtype=np.int64)
+            self._values = np.ascontiguousarray(values, dtype=float)
+            self._sizes = np.ascontiguousarray(sizes, dtype=np.int64)
+            self._sub_start = np.zeros(len(lists.listed) + 1, dtype=np.int64)
+            np.cumsum(
+                np.bincount(self._base_of, minlength=len(lists.listed)), out=self._sub_start[1:]
+            )
 
-    def candidates(self, points: np.ndarray, want: int) -> tuple[np.ndarray, np.ndarray]:
-        """The ``want`` nearest points of each of ``points`` (every point, when the tree
-        is not used or ``want`` reaches their number).
+    def candidates(
+        self, points: np.ndarray, want: int
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Candidates for ``points``: ``want`` from the tree (or every point), or with
+        ``want`` 0 from S's lists.
 
         Returns
         -------
-        cand : ndarray of int, shape (len(points), m)
+        cand_start, cand : ndarray of int
+            The candidates of ``points[q]`` are ``cand[cand_start[q]:cand_start[q + 1]]``.
         far : ndarray, shape (len(points),)
-            The distance of each one's farthest candidate in the tree's arithmetic (inf
-            when every point is a candidate).
+            Every other point is at this distance or more in the tree's arithmetic (inf:
+            they hold the list; -1: S's list did not reach far enough).
         """
-        P = self.n_points
-        if self.tree is None or want >= P:
-            every = np.broadcast_to(np.arange(P, dtype=np.int64), (len(points), P))
-            return np.ascontiguousarray(every), np.full(len(points), np.inf)
-        workers = kernel_threads() if len(points) >= MAX_CHUNK // 4 else 1
-        near, cand = self.tree.query(self.tree.data[points], k=want, workers=workers)
-        return np.ascontiguousarray(cand, dtype=np.int64), np.ascontiguousarray(near[:, -1])
+        P, c = self.n_points, len(points)
+        if want == 0:
+            cand_start = np.empty(c + 1, dtype=np.int64)
+            far = np.empty(c)
+            cand = np.empty(max(16, c * 8 * LIST_LENGTH), dtype=np.int64)
+            while True:
+                count = search_kernels().candidates_from_lists(
+                    points, self._base_of, self._values, float(self.weights[-1]),
+                    self._sub_start, self._sizes, self.lists.listed, self.lists.sq,
+                    self.lists.far, int(self._need), cand_start, cand, far,
+                )  # fmt: skip
+                if count >= 0:
+                    return cand_start, cand[:count], far
+                cand = np.empty(2 * len(cand), dtype=np.int64)
+        if not self.usable or want >= P:
+            cand = np.tile(np.arange(P, dtype=np.int64), c)
+            return np.arange(c + 1, dtype=np.int64) * P, cand, np.full(c, np.inf)
+        if self._tree is None:
+            self._tree = cKDTree(_scaled(self.coords, self.weights))
+        workers = kernel_threads() if c >= MAX_CHUNK // 4 else 1
+        near, cand = self._tree.query(self._tree.data[points], k=want, workers=workers)
+        cand_start = np.arange(c + 1, dtype=np.int64) * want
+        return (
+            cand_start,
+            np.ascontiguousarray(cand, dtype=np.int64).ravel(),
+            np.ascontiguousarray(near[:, -1]),
+        )
 
     def measure(
         self,
         visit: np.ndarray,
         want: int,
-        measure: Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], bool],
+        measure: Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], bool],
+        need: int | None = None,
     ) -> bool:
         """Measure every point, in chunks in the order ``visit``.
 
@@ -100,25 +196,30 @@ class PointSearch:
         visit : ndarray of int
             The points in the order they are measured.
         want : int
-            Candidates sought at first for each.
+            Candidates sought at first for each from the tree.
         measure : callable
-            ``measure(points, cand, far, missed)``: a kernel call; writes which points'
-            candidates may not hold their list into ``missed``; False stops the test.
+            ``measure(points, cand_start, cand, far, missed)``: a kernel call; writes which
+            points' candidates may not hold their list into ``missed``; False stops the
+            test.
+        need : int, optional
+            With S's lists: the cut is certainly within the distance at which this many
+            samples are found.
 
         Returns
         -------
         bool
             False if a call stopped the test.
         """
+        self._need = need if need is not None else want
         lo, chunk = 0, FIRST_CHUNK
         while lo < len(visit):
             pending = visit[lo : lo + chunk]
             lo, chunk = lo + chunk, min(2 * chunk, MAX_CHUNK)
-            tried = want
+            tried = 0 if self.lists is not None else want
             while len(pending):
-                cand, far = self.candidates(pending, tried)
+                cand_start, cand, far = self.candidates(pending, tried)
                 missed = np.zeros(len(pending), dtype=bool)
-                if not measure(pending, cand, far, missed):
+                if not measure(pending, cand_start, cand, far, missed):
                     return False
-                pending, tried = pending[missed], 4 * tried
+                pending, tried = pending[missed], (want if tried == 0 else 4 * tried)
         return True

@@ -245,6 +245,7 @@ class AveragedSet:
         self.terms: np.ndarray | None = np.zeros((1, 1))
         self._cards: np.ndarray | None = None  # S's expected cards per point and label
         self._last = None  # (values, weight, expected cards) of the last whole S + f
+        self._lists: _point_search.SetLists | None = None
 
     @property
     def size(self) -> int:
@@ -300,18 +301,27 @@ class AveragedSet:
         partials = np.zeros(MAX_PARTIALS)
         state = np.array([0, 0, len(self.y)], dtype=np.int64)
 
-        def measure(points, cand, far, missed) -> bool:
+        def measure(points, cand_start, cand, far, missed) -> bool:
             done = kern.points_expected_cards(
-                *arguments[:-1], points, cand, far, float(floor), expected, varies, partials,
-                state, missed,
+                *arguments[:-1], points, cand_start, cand, far, float(floor), expected,
+                varies, partials, state, missed,
             )  # fmt: skip
             return not math.isnan(done)
 
-        search = _point_search.PointSearch(all_coords, all_weights)
-        if not search.measure(visit, self.rule.need + 1, measure):
+        search = _point_search.PointSearch(
+            all_coords, all_weights, self._set_lists(), base_of, point_values, m1 + m0
+        )
+        need = self.rule.need + 1
+        if not search.measure(visit, need, measure, need=need):
             return math.nan, math.nan, expected
         n = len(self.y)
         return kern.rounded_total(partials, int(state[0])) / n, int(state[1]) / n, expected
+
+    def _set_lists(self) -> _point_search.SetLists | None:
+        """S's lists (made at the first test on S), or None where they cannot serve."""
+        if self._lists is None and self.size and np.all(np.isfinite(self.weights)):
+            self._lists = _point_search.SetLists(self.coords, self.weights)
+        return self._lists
 
     def dependency_with(
         self, values: np.ndarray, weight: float, floor: float = -math.inf
@@ -349,6 +359,7 @@ class AveragedSet:
             self.terms = None
         self.coords = np.column_stack([self.coords[base_of], point_values])
         self.weights = np.append(self.weights, float(weight))
+        self._lists = None
         last = self._last
         self._last = None
         if last is not None and last[1] == float(weight) and np.array_equal(last[0], values):

@@ -591,7 +591,7 @@ def set_dependency(
 
 @kernel(
     "f8(f8[:, ::1], i8[::1], f8[::1], f8, f8[:, ::1], f8[::1], b1, i8[::1], i8[::1], i8, i8, b1,"
-    " b1, i8, f8, f8, f8, i8[::1], i8[:, ::1], f8[::1], f8, f8[:, ::1], b1[:, ::1], f8[::1],"
+    " b1, i8, f8, f8, f8, i8[::1], i8[::1], i8[::1], f8[::1], f8, f8[:, ::1], b1[:, ::1], f8[::1],"
     " i8[::1], b1[::1])",
     error_model="numpy",
 )
@@ -614,6 +614,7 @@ def points_expected_cards(
     gamma1,
     gamma2,
     points,
+    cand_start,
     cand,
     far,
     floor,
@@ -632,9 +633,9 @@ def points_expected_cards(
     with_self, skip_first, card, gamma, gamma1, gamma2, floor, expected, varies
         As in :func:`set_dependency`.
     points : (c,) the points measured, in this order.
-    cand : (c, m) for each, the points among which its list is sought (every point when
-        m = P); ``far`` (c,): every other point is at this distance or more, up to
-        rounding (inf when m = P).
+    cand_start, cand : the points among which the list of ``points[q]`` is sought are
+        ``cand[cand_start[q]:cand_start[q + 1]]``; ``far`` (c,): every other point is at
+        this distance or more, up to rounding (inf: the candidates hold the list).
     partials, state : the exact sum's partials (MAX_PARTIALS,) and (its number of
         partials, samples whose card varies, samples left), carried between calls.
     missed : (c,) written: the point's candidates may not hold its list (nothing of it is
@@ -645,7 +646,7 @@ def points_expected_cards(
     float
         1.0, or NaN once the sum cannot reach ``floor``.
     """
-    m = cand.shape[1]
+    m = len(values)
     dist = np.empty(m)
     bufs = (
         np.empty(m, np.int64),
@@ -660,8 +661,8 @@ def points_expected_cards(
     )
     for q in range(points.shape[0]):
         a = points[q]
-        row_cand = cand[q]
-        for j in range(m):
+        row_cand = cand[cand_start[q] : cand_start[q + 1]]
+        for j in range(len(row_cand)):
             b = row_cand[j]
             if from_coords:
                 total = 0.0
@@ -673,8 +674,8 @@ def points_expected_cards(
                 d = values[a] - values[b]
                 dist[j] = math.sqrt(base[base_of[a], base_of[b]] + (weight * d) * d)
         t = _cards_from_distances(
-            a, dist, row_cand, m1, m0, k, need, with_self, skip_first, card, gamma, gamma1,
-            gamma2, bufs,
+            a, dist[: len(row_cand)], row_cand, m1, m0, k, need, with_self, skip_first, card,
+            gamma, gamma1, gamma2, bufs,
         )  # fmt: skip
         if far[q] != np.inf and not (t < far[q] * (1.0 - 1e-9)):
             missed[q] = True  # a point beyond the candidates may be as near as the cut

@@ -157,18 +157,26 @@ SET_PATHS = {
     },
     "numpy": {},
     # The set tests on distinct points (cards of the kernels): every point against every
-    # other; from k-d tree candidates, one point a kernel call (the early rejection then
-    # stops between calls), on three threads.
+    # other; from S's lists and k-d tree candidates, one point a kernel call (the early
+    # rejection then stops between calls); lists of 2 or 3 points (most walks leave them:
+    # the tree then), on three threads.
     "points": {(_points, "POINT_MIN_SAMPLES"): 0},
     "tree points": {
         (_points, "POINT_MIN_SAMPLES"): 0,
         (_point_search, "BRUTE_MAX_POINTS"): 0,
         (_point_search, "FIRST_CHUNK"): 1,
     },
-    "threaded tree points": {
+    "short lists points": {
         (_points, "POINT_MIN_SAMPLES"): 0,
         (_point_search, "BRUTE_MAX_POINTS"): 0,
         (_point_search, "FIRST_CHUNK"): 1,
+        (_point_search, "LIST_LENGTH"): 2,
+    },
+    "threaded tree points": {
+        (_points, "POINT_MIN_SAMPLES"): 0,
+        (_point_search, "BRUTE_MAX_POINTS"): 0,
+        (_point_search, "FIRST_CHUNK"): 3,
+        (_point_search, "LIST_LENGTH"): 3,
     },
     # Kernels split over three threads however small the work (rows, candidates).
     "threads": {(_set_terms, "THREAD_MIN_WORK"): 1},

@@ -158,21 +158,32 @@ def test_the_average_rule_is_the_mean_over_every_row_order(case):
 
 
 @contextlib.contextmanager
-def _tree_candidates():
-    """Every set of more than one point finds its lists among k-d tree candidates, one
-    point a kernel call (:mod:`fsengine.online._point_search`)."""
-    saved = _point_search.BRUTE_MAX_POINTS, _point_search.FIRST_CHUNK
-    _point_search.BRUTE_MAX_POINTS, _point_search.FIRST_CHUNK = 1, 1
+def _tree_candidates(list_length):
+    """Every set of more than one point finds its lists among candidates from S's lists of
+    ``list_length`` points and a k-d tree, one point a kernel call
+    (:mod:`fsengine.online._point_search`)."""
+    names = ("BRUTE_MAX_POINTS", "FIRST_CHUNK", "LIST_LENGTH")
+    saved = [getattr(_point_search, name) for name in names]
+    for name, value in zip(names, (1, 1, list_length)):
+        setattr(_point_search, name, value)
     try:
         yield
     finally:
-        _point_search.BRUTE_MAX_POINTS, _point_search.FIRST_CHUNK = saved
+        for name, value in zip(names, saved):
+            setattr(_point_search, name, value)
 
 
 def _tests_both_ways(X, y, rule, metric, floor=-math.inf):
+    """The test of S + f (S the first columns, f the last) comparing every point with every
+    other, then from candidates (S's lists of 2 points, then 48)."""
     weights = invariant_weights(X, metric)
     results = []
-    for search in (contextlib.nullcontext, _tree_candidates):
+    searches = (
+        contextlib.nullcontext,
+        lambda: _tree_candidates(2),
+        lambda: _tree_candidates(48),
+    )
+    for search in searches:
         with search():
             points = AveragedSet(y, rule)
             for j in range(X.shape[1] - 1):
@@ -188,8 +199,8 @@ def test_lists_among_tree_candidates_give_every_point_s_result(case):
     candidates where ties or rounding leave a doubt): the dependency and the share of
     every point compared with every other, bit for bit."""
     X, y, k, rule, metric = case
-    every, tree = _tests_both_ways(X, y, rule, metric)
-    assert tree == every
+    every, *searched = _tests_both_ways(X, y, rule, metric)
+    assert searched == [every, every]
 
 
 @pytest.mark.parametrize("k", [1, 3, 7])
@@ -204,11 +215,12 @@ def test_tree_candidates_on_counts_give_every_point_s_result(k, variant):
     for data in (X, np.log1p(X)):
         for genes in ([0, 1], [0, 5, 31, 2], [3, 4, 5, 6, 7, 39]):
             rule = NeighbourRule.kofsd(k, variant, "imbalanced")
-            every, tree = _tests_both_ways(data[:, genes], y, rule, "seuclidean")
-            assert tree == every
+            every, *searched = _tests_both_ways(data[:, genes], y, rule, "seuclidean")
+            assert searched == [every, every]
             floor = every[0] + 1e-6
-            every, tree = _tests_both_ways(data[:, genes], y, rule, "seuclidean", floor)
-            assert every == tree or (math.isnan(tree[0]) or math.isnan(every[0]))
+            every, *searched = _tests_both_ways(data[:, genes], y, rule, "seuclidean", floor)
+            for result in searched:
+                assert result == every or math.isnan(result[0]) or math.isnan(every[0])
 
 
 def _zhou_index_cards(X, y, weights, rule: int) -> np.ndarray:

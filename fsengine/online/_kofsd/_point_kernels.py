@@ -184,7 +184,7 @@ def _point_cards(a, cand, dist, n_cand, far, start, members, y, m1, k, paper, ca
 
 @kernel(
     "f8(f8[:, ::1], i8[::1], f8[::1], f8, f8[:, ::1], f8[::1], b1, i8[::1], i8[::1], i8[::1],"
-    " i8[::1], i8, b1, i8, f8, i8[::1], i8[:, ::1], f8[::1], f8[::1], f8, f8[::1], b1[::1])",
+    " i8[::1], i8, b1, i8, f8, i8[::1], i8[::1], i8[::1], f8[::1], f8[::1], f8, f8[::1], b1[::1])",
     error_model="numpy",
 )
 def point_set_cards(
@@ -204,6 +204,7 @@ def point_set_cards(
     card,
     gamma,
     points,
+    cand_start,
     cand,
     far,
     state,
@@ -228,9 +229,9 @@ def point_set_cards(
         than the reference (the list's first element dropped).
     card, gamma : the card function's code and Card_Weight's threshold.
     points : (c,) the points measured, in this order.
-    cand : (c, m) for each, the points among which its list is sought (every point when
-        m = P); ``far`` (c,): every other point is at this distance or more, up to
-        rounding (inf when m = P).
+    cand_start, cand : the points among which the list of ``points[q]`` is sought are
+        ``cand[cand_start[q]:cand_start[q + 1]]``; ``far`` (c,): every other point is at
+        this distance or more, up to rounding (inf: the candidates hold the list).
     state : (2,) the cards summed so far and the samples left, carried between calls.
     floor : once ``state``'s sum plus one per sample left falls below it, the test stops.
     cards : (n,) written: the cards of the samples of the points measured.
@@ -242,7 +243,7 @@ def point_set_cards(
     float
         1.0, or NaN when the test stopped below ``floor``.
     """
-    m = cand.shape[1]
+    m = len(values)
     dist = np.empty(m)
     bufs = (
         np.empty(m),
@@ -252,8 +253,8 @@ def point_set_cards(
     )
     for q in range(points.shape[0]):
         a = points[q]
-        row_cand = cand[q]
-        for j in range(m):
+        row_cand = cand[cand_start[q] : cand_start[q + 1]]
+        for j in range(len(row_cand)):
             b = row_cand[j]
             if from_coords:
                 total = 0.0
@@ -264,8 +265,8 @@ def point_set_cards(
             else:
                 d = values[a] - values[b]
                 dist[j] = math.sqrt(base[base_of[a], base_of[b]] + (weight * d) * d)
-        got = _point_cards(a, row_cand, dist, m, far[q], start, members, y, m1, k, paper,
-                           card, gamma, bufs, cards)  # fmt: skip
+        got = _point_cards(a, row_cand, dist, len(row_cand), far[q], start, members, y, m1,
+                           k, paper, card, gamma, bufs, cards)  # fmt: skip
         if got != got:
             missed[q] = True
             continue

@@ -20,7 +20,7 @@ from fsengine._compute import kernels
 from fsengine.online._codes import CARD_CODES
 from fsengine.online._kofsd.common import set_kernels
 from fsengine.online._kofsd.set_terms import ColumnSetTerms
-from fsengine.online._point_search import PointSearch, point_members
+from fsengine.online._point_search import PointSearch, SetLists, point_members
 from fsengine.online._tie_average import TERMS_MAX_POINTS, refine, tie_kernels
 
 #: The kernel family of the set tests on points.
@@ -60,6 +60,7 @@ class PointSetTerms:
         self._cards: np.ndarray | None = None
         self._n_low = -1
         self._labels: np.ndarray | None = None
+        self._lists: SetLists | None = None
 
     @property
     def weights(self) -> list[float]:
@@ -102,6 +103,7 @@ class PointSetTerms:
             self.terms = None
         self.coords = np.ascontiguousarray(np.column_stack([self.coords[base_of], point_values]))
         self.codes = codes
+        self._lists = None
 
     def stats_with(self, *args, **kwargs):
         """:meth:`ColumnSetTerms.stats_with` (neighbour statistics, any card), on a
@@ -188,7 +190,8 @@ class PointSetTerms:
             visit = np.arange(P, dtype=np.int64)
         coords = np.column_stack([self.coords[base_of], point_values])
         all_weights = np.append(np.asarray(self.weights, dtype=float), weight)
-        search = PointSearch(coords, all_weights)
+        sizes = start[1:] - start[:-1]
+        search = PointSearch(coords, all_weights, self._set_lists(), base_of, point_values, sizes)
         from_coords = self.terms is None
         coords = np.ascontiguousarray(coords) if from_coords else np.zeros((P, 0))
         arguments = (
@@ -211,8 +214,16 @@ class PointSetTerms:
         kern = point_kernels()
         state = np.array([0.0, float(self.n)])
 
-        def measure(points, cand, far, missed) -> bool:
-            done = kern.point_set_cards(*arguments, points, cand, far, state, floor, out, missed)
+        def measure(points, cand_start, cand, far, missed) -> bool:
+            done = kern.point_set_cards(
+                *arguments, points, cand_start, cand, far, state, floor, out, missed
+            )
             return not math.isnan(done)
 
-        return search.measure(visit, int(k) + 2, measure)
+        return search.measure(visit, int(k) + 2, measure, need=int(k) + 2)
+
+    def _set_lists(self) -> SetLists | None:
+        """S's lists (made at the first test on S), or None where they cannot serve."""
+        if self._lists is None and all(0.0 <= w < np.inf for w in self._weights):
+            self._lists = SetLists(self.coords, np.asarray(self._weights))
+        return self._lists
