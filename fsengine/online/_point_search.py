@@ -22,7 +22,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from scipy.spatial import cKDTree
 
 from fsengine._compute import kernels
 from fsengine.parallel import kernel_threads
@@ -59,10 +58,8 @@ def point_members(codes: np.ndarray, n_points: int) -> tuple[np.ndarray, np.ndar
     members : ndarray of int, shape (n,)
         Point a's samples are ``members[start[a]:start[a + 1]]``.
     """
-    members = np.argsort(codes, kind="stable").astype(np.int64)
-    start = np.zeros(n_points + 1, dtype=np.int64)
-    np.cumsum(np.bincount(codes, minlength=n_points), out=start[1:])
-    return start, members
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    return search_kernels().members_of_points(codes, int(n_points))
 
 
 def _usable(weights: np.ndarray) -> bool:
@@ -71,6 +68,14 @@ def _usable(weights: np.ndarray) -> bool:
 
 def _scaled(coords: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return np.asarray(coords, dtype=float) * np.sqrt(np.asarray(weights, dtype=float))
+
+
+def _tree(coords: np.ndarray, weights: np.ndarray):
+    """A k-d tree over the points scaled by the roots of the weights (scipy is imported
+    here: the dashboard's first page loads this module without it)."""
+    from scipy.spatial import cKDTree
+
+    return cKDTree(_scaled(coords, weights))
 
 
 class SetLists:
@@ -93,8 +98,8 @@ class SetLists:
             listed = np.ascontiguousarray(np.broadcast_to(np.arange(Q), (Q, Q)), dtype=np.int64)
             self.far = np.full(Q, np.inf)
         else:
-            scaled = _scaled(coords, weights)
-            near, listed = cKDTree(scaled).query(scaled, k=LIST_LENGTH, workers=kernel_threads())
+            tree = _tree(coords, weights)
+            near, listed = tree.query(tree.data, k=LIST_LENGTH, workers=kernel_threads())
             listed = np.ascontiguousarray(listed, dtype=np.int64)
             self.far = np.ascontiguousarray(near[:, -1])
         self.listed = listed
@@ -172,7 +177,7 @@ class PointSearch:
             cand = np.tile(np.arange(P, dtype=np.int64), c)
             return np.arange(c + 1, dtype=np.int64) * P, cand, np.full(c, np.inf)
         if self._tree is None:
-            self._tree = cKDTree(_scaled(self.coords, self.weights))
+            self._tree = _tree(self.coords, self.weights)
         workers = kernel_threads() if c >= MAX_CHUNK // 4 else 1
         near, cand = self._tree.query(self._tree.data[points], k=want, workers=workers)
         cand_start = np.arange(c + 1, dtype=np.int64) * want

@@ -155,3 +155,101 @@ def candidates_from_lists(
         far[q] = np.inf if complete else -1.0
         cand_start[q + 1] = count
     return count
+
+
+@kernel("Tuple((i8[::1], i8[::1], f8[::1]))(i8[::1], f8[::1], i8)", nogil=True)
+def refine_points(codes, values, n_points):
+    """The points of a set once a feature joins it (samples that share a point and a
+    value), numbered in the order of (old point, value); O(n + z log z) for z non-zero
+    values (a sparse gene: most samples keep their point with the value 0).
+
+    Parameters
+    ----------
+    codes : (n,) each sample's point on the set, 0 .. n_points - 1.
+    values : (n,) the new feature (finite).
+    n_points : the set's number of points.
+
+    Returns
+    -------
+    (new_codes (n,), base_of (P',): each new point's old point, point_values (P',))
+    """
+    n = codes.shape[0]
+    nonzero = 0
+    for i in range(n):
+        if values[i] != 0.0:
+            nonzero += 1
+    # The non-zero samples sorted by value, then (stably) by point.
+    which = np.empty(nonzero, np.int64)
+    v = np.empty(nonzero)
+    j = 0
+    for i in range(n):
+        if values[i] != 0.0:
+            which[j] = i
+            v[j] = values[i]
+            j += 1
+    by_value = which[np.argsort(v, kind="mergesort")]
+    per_point = np.zeros(n_points + 1, np.int64)
+    has_zero = np.zeros(n_points, np.bool_)
+    for i in range(n):
+        if values[i] != 0.0:
+            per_point[codes[i] + 1] += 1
+        else:
+            has_zero[codes[i]] = True
+    for c in range(n_points):
+        per_point[c + 1] += per_point[c]
+    ordered = np.empty(nonzero, np.int64)
+    fill = per_point[:-1].copy()
+    for j in range(nonzero):
+        i = by_value[j]
+        ordered[fill[codes[i]]] = i
+        fill[codes[i]] += 1
+    new_codes = np.empty(n, np.int64)
+    base_of = np.empty(n, np.int64)
+    point_values = np.empty(n)
+    zero_point = np.full(n_points, -1, np.int64)
+    P = 0
+    for c in range(n_points):
+        lo, hi = per_point[c], per_point[c + 1]
+        j = lo
+        while j < hi and values[ordered[j]] < 0.0:  # negative values, then 0, then positive
+            if j == lo or values[ordered[j]] != values[ordered[j - 1]]:
+                base_of[P] = c
+                point_values[P] = values[ordered[j]]
+                P += 1
+            new_codes[ordered[j]] = P - 1
+            j += 1
+        if has_zero[c]:
+            base_of[P] = c
+            point_values[P] = 0.0
+            zero_point[c] = P
+            P += 1
+        first = j
+        while j < hi:
+            if j == first or values[ordered[j]] != values[ordered[j - 1]]:
+                base_of[P] = c
+                point_values[P] = values[ordered[j]]
+                P += 1
+            new_codes[ordered[j]] = P - 1
+            j += 1
+    for i in range(n):
+        if values[i] == 0.0:
+            new_codes[i] = zero_point[codes[i]]
+    return new_codes, base_of[:P].copy(), point_values[:P].copy()
+
+
+@kernel("Tuple((i8[::1], i8[::1]))(i8[::1], i8)", nogil=True)
+def members_of_points(codes, n_points):
+    """Each point's samples in increasing row order (a counting sort): point a's samples
+    are ``members[start[a]:start[a + 1]]``; returns (start, members)."""
+    n = codes.shape[0]
+    start = np.zeros(n_points + 1, np.int64)
+    for i in range(n):
+        start[codes[i] + 1] += 1
+    for a in range(n_points):
+        start[a + 1] += start[a]
+    fill = start[:-1].copy()
+    members = np.empty(n, np.int64)
+    for i in range(n):
+        members[fill[codes[i]]] = i
+        fill[codes[i]] += 1
+    return start, members

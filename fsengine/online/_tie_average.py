@@ -204,15 +204,14 @@ def refine(codes: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarra
         Each new point's old point.
     point_values : ndarray, shape (P',)
         Each new point's value of the feature.
+
+    O(n + z log z) for z non-zero values (:func:`._search_kernels.refine_points`).
     """
-    order = np.lexsort((values, codes))
-    sorted_codes, sorted_values = codes[order], values[order]
-    starts = np.ones(len(order), dtype=bool)
-    starts[1:] = (sorted_codes[1:] != sorted_codes[:-1]) | (sorted_values[1:] != sorted_values[:-1])
-    new_codes = np.empty(len(order), dtype=np.int64)
-    new_codes[order] = np.cumsum(starts) - 1
-    first = order[starts]
-    return new_codes, codes[first].astype(np.int64), values[first].astype(float)
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    n_points = int(codes.max()) + 1 if len(codes) else 0
+    return _point_search.search_kernels().refine_points(
+        codes, np.ascontiguousarray(values, dtype=float), n_points
+    )
 
 
 class AveragedSet:
