@@ -116,34 +116,40 @@ class PointSearch:
         The points of S + f, one column per feature (f last).
     weights : ndarray, shape (s,)
         The features' distance weights.
-    lists : SetLists, optional
-        S's lists, with ``base_of`` (each point's point on S), ``values`` (its value of
-        f) and ``sizes`` (its number of samples).
     """
 
-    def __init__(
-        self,
-        coords: np.ndarray,
-        weights: np.ndarray,
-        lists: SetLists | None = None,
-        base_of: np.ndarray | None = None,
-        values: np.ndarray | None = None,
-        sizes: np.ndarray | None = None,
-    ):
+    def __init__(self, coords: np.ndarray, weights: np.ndarray):
         self.coords = coords
         self.weights = np.asarray(weights, dtype=float)
         self.n_points = len(coords)
         self._tree = None
+        #: Candidates are sought (else every point is compared with every other).
         self.usable = self.n_points > BRUTE_MAX_POINTS and _usable(self.weights)
-        self.lists = lists if self.usable else None
-        if self.lists is not None:
-            self._base_of = np.ascontiguousarray(base_of, dtype=np.int64)
-            self._values = np.ascontiguousarray(values, dtype=float)
-            self._sizes = np.ascontiguousarray(sizes, dtype=np.int64)
-            self._sub_start = np.zeros(len(lists.listed) + 1, dtype=np.int64)
-            np.cumsum(
-                np.bincount(self._base_of, minlength=len(lists.listed)), out=self._sub_start[1:]
-            )
+        self.lists: SetLists | None = None
+
+    def use_lists(
+        self, lists: SetLists, base_of: np.ndarray, values: np.ndarray, sizes: np.ndarray
+    ) -> None:
+        """Seek candidates in S's lists first.
+
+        Parameters
+        ----------
+        lists : SetLists
+            S's lists.
+        base_of : ndarray of int, shape (P,)
+            Each point's point on S.
+        values : ndarray, shape (P,)
+            Its value of f.
+        sizes : ndarray of int, shape (P,)
+            Its number of samples.
+        """
+        self.lists = lists
+        self._base_of = np.ascontiguousarray(base_of, dtype=np.int64)
+        self._values = np.ascontiguousarray(values, dtype=float)
+        self._sizes = np.ascontiguousarray(sizes, dtype=np.int64)
+        n_set_points = len(lists.listed)
+        self._sub_start = np.zeros(n_set_points + 1, dtype=np.int64)
+        np.cumsum(np.bincount(self._base_of, minlength=n_set_points), out=self._sub_start[1:])
 
     def candidates(
         self, points: np.ndarray, want: int

@@ -25,7 +25,6 @@ import numpy as np
 
 from fsengine._compute import kernels
 from fsengine._compute.sparse import as_columns, block_width, dense_columns, is_sparse
-from fsengine.online import _point_search
 from fsengine.online._codes import (
     MAX_PARTIALS,
     TIE_CARD_CODES,
@@ -34,6 +33,7 @@ from fsengine.online._codes import (
     TIE_GAP,
     ZHOU_GAP,
 )
+from fsengine.online._point_search import PointSearch, SetLists, search_kernels
 from fsengine.spec import Choice
 
 #: The tie rules: the authors' (lower row index first) and the expectation over orders.
@@ -209,7 +209,7 @@ def refine(codes: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarra
     """
     codes = np.ascontiguousarray(codes, dtype=np.int64)
     n_points = int(codes.max()) + 1 if len(codes) else 0
-    return _point_search.search_kernels().refine_points(
+    return search_kernels().refine_points(
         codes, np.ascontiguousarray(values, dtype=float), n_points
     )
 
@@ -244,7 +244,7 @@ class AveragedSet:
         self.terms: np.ndarray | None = np.zeros((1, 1))
         self._cards: np.ndarray | None = None  # S's expected cards per point and label
         self._last = None  # (values, weight, expected cards) of the last whole S + f
-        self._lists: _point_search.SetLists | None = None
+        self._lists: SetLists | None = None
 
     @property
     def size(self) -> int:
@@ -291,12 +291,14 @@ class AveragedSet:
             *self.rule.arguments(),
         )
         kern = tie_kernels()
-        if self.rule.kind != TIE_FIRST_K or P <= _point_search.BRUTE_MAX_POINTS:
+        search = PointSearch(all_coords, all_weights)
+        if self.rule.kind != TIE_FIRST_K or not search.usable:
             dependency, share = kern.set_dependency(
                 *arguments, visit, float(floor), expected, varies
             )
             return dependency, share, expected
-        # Many points: each point's list among its nearest points (a k-d tree).
+        search.use_lists(self._set_lists(), base_of, point_values, m1 + m0)
+        # Many points: each point's list among candidates (S's lists, a k-d tree).
         partials = np.zeros(MAX_PARTIALS)
         state = np.array([0, 0, len(self.y)], dtype=np.int64)
 
@@ -307,19 +309,16 @@ class AveragedSet:
             )  # fmt: skip
             return not math.isnan(done)
 
-        search = _point_search.PointSearch(
-            all_coords, all_weights, self._set_lists(), base_of, point_values, m1 + m0
-        )
         need = self.rule.need + 1
         if not search.measure(visit, need, measure, need=need):
             return math.nan, math.nan, expected
         n = len(self.y)
         return kern.rounded_total(partials, int(state[0])) / n, int(state[1]) / n, expected
 
-    def _set_lists(self) -> _point_search.SetLists | None:
-        """S's lists (made at the first test on S), or None where they cannot serve."""
-        if self._lists is None and self.size and np.all(np.isfinite(self.weights)):
-            self._lists = _point_search.SetLists(self.coords, self.weights)
+    def _set_lists(self) -> SetLists:
+        """S's lists (made at the first test on S that uses them)."""
+        if self._lists is None:
+            self._lists = SetLists(self.coords, self.weights)
         return self._lists
 
     def dependency_with(

@@ -191,7 +191,9 @@ class PointSetTerms:
         coords = np.column_stack([self.coords[base_of], point_values])
         all_weights = np.append(np.asarray(self.weights, dtype=float), weight)
         sizes = start[1:] - start[:-1]
-        search = PointSearch(coords, all_weights, self._set_lists(), base_of, point_values, sizes)
+        search = PointSearch(coords, all_weights)
+        if search.usable:
+            search.use_lists(self._set_lists(), base_of, point_values, sizes)
         from_coords = self.terms is None
         coords = np.ascontiguousarray(coords) if from_coords else np.zeros((P, 0))
         arguments = (
@@ -222,8 +224,8 @@ class PointSetTerms:
 
         return search.measure(visit, int(k) + 2, measure, need=int(k) + 2)
 
-    def _set_lists(self) -> SetLists | None:
-        """S's lists (made at the first test on S), or None where they cannot serve."""
-        if self._lists is None and all(0.0 <= w < np.inf for w in self._weights):
+    def _set_lists(self) -> SetLists:
+        """S's lists (made at the first test on S that uses them)."""
+        if self._lists is None:
             self._lists = SetLists(self.coords, np.asarray(self._weights))
         return self._lists
