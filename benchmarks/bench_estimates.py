@@ -11,7 +11,7 @@ The scoring of a split (1-NN and a linear SVM on the test half) is fitted the sa
 ``_scoring``.
 
 Run ``python benchmarks/bench_estimates.py --write --save runs.json`` to rewrite
-``fsengine/_estimates_fit.py`` (about an hour on two cores), ``--refit runs.json --write``
+``fsengine/_estimates_fit.py`` (about 1.5 hours on two cores), ``--refit runs.json --write``
 to fit saved runs again, ``--methods kofsd:ties=average --add runs.json --write`` to
 measure some methods again beside the saved runs of the others; without ``--write`` it
 prints the fit. A selector with a ``ties`` parameter is also measured under
@@ -41,7 +41,7 @@ from fsengine.runs import run_selection  # noqa: E402
 from fsengine.task import Task  # noqa: E402
 
 OUT = ROOT / "fsengine" / "_estimates_fit.py"
-SAMPLES = (200, 400, 800, 1600, 3200, 6400)
+SAMPLES = (200, 400, 800, 1600, 3200, 6400, 12800, 25600)
 FEATURES = (100, 400, 1600)
 #: The kinds of data measured: dense continuous values, sparse log counts (density 0.1),
 #: and raw single-cell counts (tests/synthetic.py: about 90 % zeros, a 1 % rare type).
