@@ -36,6 +36,9 @@ BRUTE_MAX_POINTS = 256
 FIRST_CHUNK, MAX_CHUNK = 256, 8192
 #: Points of S listed per point of S.
 LIST_LENGTH = 48
+#: Candidates of one kernel call at most, when each point has many (every point: 8
+#: bytes each, 32 MB).
+CANDIDATES_MAX = 1 << 22
 
 
 def search_kernels():
@@ -66,16 +69,23 @@ def _usable(weights: np.ndarray) -> bool:
     return bool(np.all(np.isfinite(weights) & (weights >= 0)))
 
 
-def _scaled(coords: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    return np.asarray(coords, dtype=float) * np.sqrt(np.asarray(weights, dtype=float))
-
-
 def _tree(coords: np.ndarray, weights: np.ndarray):
-    """A k-d tree over the points scaled by the roots of the weights (scipy is imported
-    here: the dashboard's first page loads this module without it)."""
+    """A k-d tree over the points, centred and scaled by the roots of the weights, and the
+    most its distances can be below the kernels' (scipy is imported here: the dashboard's
+    first page loads this module without it).
+
+    The tree's coordinates carry a rounding error of a few units in the last place of
+    their size, so two near points far from the origin (a feature on a large offset) get a
+    distance off by far more than its own last place: the slack is 8 sqrt(s) eps times the
+    largest centred scaled coordinate."""
     from scipy.spatial import cKDTree
 
-    return cKDTree(_scaled(coords, weights))
+    coords = np.asarray(coords, dtype=float)
+    centred = coords - (coords.max(axis=0) + coords.min(axis=0)) / 2 if len(coords) else coords
+    scaled = centred * np.sqrt(np.asarray(weights, dtype=float))
+    largest = float(np.abs(scaled).max()) if scaled.size else 0.0
+    slack = 8.0 * np.sqrt(max(1, scaled.shape[1])) * np.finfo(float).eps * largest
+    return cKDTree(scaled), slack
 
 
 class SetLists:
@@ -95,13 +105,13 @@ class SetLists:
         weights = np.asarray(weights, dtype=float)
         Q = len(coords)
         if Q <= LIST_LENGTH:
-            listed = np.ascontiguousarray(np.broadcast_to(np.arange(Q), (Q, Q)), dtype=np.int64)
+            listed = np.tile(np.arange(Q, dtype=np.int64), (Q, 1))
             self.far = np.full(Q, np.inf)
         else:
-            tree = _tree(coords, weights)
+            tree, slack = _tree(coords, weights)
             near, listed = tree.query(tree.data, k=LIST_LENGTH, workers=kernel_threads())
             listed = np.ascontiguousarray(listed, dtype=np.int64)
-            self.far = np.ascontiguousarray(near[:, -1])
+            self.far = np.ascontiguousarray(near[:, -1] - slack)
         self.listed = listed
         self.sq = np.empty(listed.shape)
         search_kernels().listed_terms(coords, weights, self.listed, self.sq)
@@ -162,8 +172,8 @@ class PointSearch:
         cand_start, cand : ndarray of int
             The candidates of ``points[q]`` are ``cand[cand_start[q]:cand_start[q + 1]]``.
         far : ndarray, shape (len(points),)
-            Every other point is at this distance or more in the tree's arithmetic (inf:
-            they hold the list; -1: S's list did not reach far enough).
+            Every other point is at this distance or more, the tree's rounding deducted
+            (inf: they hold the list; -1: S's list did not reach far enough).
         """
         P, c = self.n_points, len(points)
         if want == 0:
@@ -184,13 +194,14 @@ class PointSearch:
             return np.arange(c + 1, dtype=np.int64) * P, cand, np.full(c, np.inf)
         if self._tree is None:
             self._tree = _tree(self.coords, self.weights)
+        tree, slack = self._tree
         workers = kernel_threads() if c >= MAX_CHUNK // 4 else 1
-        near, cand = self._tree.query(self._tree.data[points], k=want, workers=workers)
+        near, cand = tree.query(tree.data[points], k=want, workers=workers)
         cand_start = np.arange(c + 1, dtype=np.int64) * want
         return (
             cand_start,
             np.ascontiguousarray(cand, dtype=np.int64).ravel(),
-            np.ascontiguousarray(near[:, -1]),
+            np.ascontiguousarray(near[:, -1] - slack),
         )
 
     def measure(
@@ -228,9 +239,16 @@ class PointSearch:
             lo, chunk = lo + chunk, min(2 * chunk, MAX_CHUNK)
             tried = 0 if self.lists is not None else want
             while len(pending):
-                cand_start, cand, far = self.candidates(pending, tried)
-                missed = np.zeros(len(pending), dtype=bool)
-                if not measure(pending, cand_start, cand, far, missed):
-                    return False
-                pending, tried = pending[missed], (want if tried == 0 else 4 * tried)
+                # Every point's candidates (or its tree's) at most CANDIDATES_MAX in a call.
+                width = self.n_points if (not self.usable or tried >= self.n_points) else tried
+                step = max(1, CANDIDATES_MAX // max(1, width)) if tried else len(pending)
+                missed_parts = []
+                for part in (pending[i : i + step] for i in range(0, len(pending), step)):
+                    cand_start, cand, far = self.candidates(part, tried)
+                    missed = np.zeros(len(part), dtype=bool)
+                    if not measure(part, cand_start, cand, far, missed):
+                        return False
+                    missed_parts.append(part[missed])
+                pending = np.concatenate(missed_parts)
+                tried = want if tried == 0 else 4 * tried
         return True

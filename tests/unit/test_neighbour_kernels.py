@@ -177,6 +177,7 @@ SET_PATHS = {
         (_point_search, "BRUTE_MAX_POINTS"): 0,
         (_point_search, "FIRST_CHUNK"): 3,
         (_point_search, "LIST_LENGTH"): 3,
+        (_point_search, "CANDIDATES_MAX"): 7,  # a call per point or two
     },
     # Kernels split over three threads however small the work (rows, candidates).
     "threads": {(_set_terms, "THREAD_MIN_WORK"): 1},

@@ -4,12 +4,17 @@ their definitions in numpy."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+import fsengine.online._point_search as _point_search
+from fsengine.online._kofsd.points import PointSetTerms
+from fsengine.online._kofsd.reference import feature_weights
+from fsengine.online._kofsd.set_terms import ColumnSetTerms
 from fsengine.online._point_search import point_members
-from fsengine.online._tie_average import refine
+from fsengine.online._tie_average import AveragedSet, NeighbourRule, refine
 
 
 def _refine_by_definition(codes, values):
@@ -54,3 +59,59 @@ def test_members_are_each_point_s_samples_in_row_order(case):
     start, members = point_members(codes, n_points)
     for a in range(n_points):
         assert members[start[a] : start[a + 1]].tolist() == np.flatnonzero(codes == a).tolist()
+
+
+def _offset_case(perm):
+    """3,000 samples on two features at 1.7e9 plus small integers (a third, f, near 0):
+    sample 20's nearest points are four at exactly equal distance (offsets +-1, +-1), and a
+    cluster of 60 points fills its list on S, so its list comes from the k-d tree, whose
+    coordinates round at 1.7e9 far more than the distances' last place."""
+    rng = np.random.default_rng(1)
+    n, offset = 3000, 1.7e9
+    X = np.empty((n, 3))
+    y = np.zeros(n, dtype=np.int64)
+    filler = np.arange(80, n)
+    X[filler, 0] = offset + rng.uniform(-300, 300, len(filler)).round(3)
+    X[filler, 1] = offset + rng.uniform(-300, 300, len(filler)).round(3)
+    X[filler, 2] = rng.uniform(100, 1000, len(filler))
+    y[filler] = rng.random(len(filler)) < 0.3
+    X[20] = (offset, offset, 0.0)
+    for q, row in enumerate(range(21, 81)):
+        X[row] = (offset + 0.001 * (q % 8 + 1), offset + 0.001 * (q // 8 + 1), 50.0 + q)
+    for (dx, dy), row in zip([(1, 1), (1, -1), (-1, 1), (-1, -1)], [10 + p for p in perm]):
+        X[row] = (offset + dx, offset + dy, 0.0)
+    y[10] = 1
+    X[:10] = X[filler[:10]]
+    X[14:20] = X[filler[10:16]] + [0, 0, 1]
+    return X, y
+
+
+@pytest.mark.parametrize("perm", [(0, 1, 2, 3), (3, 2, 1, 0), (1, 3, 0, 2)])
+@pytest.mark.parametrize("variant", ["reference", "paper"])
+def test_features_on_a_large_offset_keep_every_tied_point(perm, variant):
+    """The tree's rounding is deducted from its distances (the reviewer's case: before, a
+    point tied at the cut was left out and sample 20's card differed, under both rules)."""
+    X, y = _offset_case(perm)
+    w = feature_weights(X)
+    by_points, by_samples = PointSetTerms(len(y)), ColumnSetTerms(len(y))
+    for terms in (by_points, by_samples):
+        terms.replace(X[:, 0], w[0])
+        terms.add(X[:, 1], w[1])
+    got = [
+        terms.dependencies_with(X[:, 2:], w[2:], y, 1, variant, "imbalanced")
+        for terms in (by_points, by_samples)
+    ]
+    assert got[0][1].tolist() == got[1][1].tolist()  # every sample's card
+    assert got[0][0].tolist() == got[1][0].tolist()
+    rule = NeighbourRule.kofsd(1, variant, "imbalanced")
+    results = []
+    for brute_max in (10**9, _point_search.BRUTE_MAX_POINTS):
+        saved, _point_search.BRUTE_MAX_POINTS = _point_search.BRUTE_MAX_POINTS, brute_max
+        try:
+            points = AveragedSet(y, rule)
+            points.add(X[:, 0], w[0])
+            points.add(X[:, 1], w[1])
+            results.append(points.dependency_with(X[:, 2], w[2]))
+        finally:
+            _point_search.BRUTE_MAX_POINTS = saved
+    assert results[0] == results[1]
