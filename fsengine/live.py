@@ -153,6 +153,10 @@ class LiveStream:
         self.selector = (
             get_method(method).selector(**self.params).start(self.y, n_features=task.n_features)
         )
+        # The pages draw the set and its score, never a rejected feature's score with the
+        # set: a test that cannot change the decision may stop early (K-OFSD on 20,000
+        # cells: 380 ms a feature scored, 19 ms not).
+        self.selector.score_rejections = False
         self.order = feature_order(task.n_features, order, seed)
         self.order_name, self.seed = order, seed
         self.position = 0
@@ -174,6 +178,7 @@ class LiveStream:
                 .selector(**self.params)
                 .start(self.y[self._train], n_features=task.n_features)
             )
+            self.train_selector.score_rejections = False
         #: columns -> ((TP, FN, TN, FP), G-mean) of 1-NN on the held-out half.
         self._holdout_cache: dict[tuple[int, ...], tuple[tuple[int, int, int, int], float]] = {}
         self.seconds = 0.0
@@ -242,8 +247,10 @@ class LiveStream:
         if type(selector) is not type(self.selector):
             raise ValueError("the snapshot is of another selector")
         self.selector = selector
+        self.selector.score_rejections = False
         if train is not None:
             self.train_selector = decode_state(train)
+            self.train_selector.score_rejections = False
         self.events = list(decode_state(snapshot["events"]))
         self.position = int(snapshot["position"])
         if len(self.events) != self.position:
