@@ -93,11 +93,13 @@ def test_streams_stay_with_their_data_set_and_come_back_after_a_reload(page, ser
     page.get_by_test_id("stDownloadButton").filter(has_text="Download selected features").wait_for(
         timeout=TIMEOUT_MS
     )
+    idle(page)  # the run that drew the button may still be replacing the running stream's table
     selected = table_rows(page.get_by_test_id("stDataFrame").last)
 
     page.reload()  # same address: same ?ws=, the Stream page
     try:
         wait_for_metric(page, "Features streamed", "1500 / 1500", timeout=120)
+        idle(page)
     except AssertionError:
         screenshot(page, screenshots, "issue29-debug-reload")
         raise

@@ -68,3 +68,29 @@ def test_no_holdout_when_the_minority_cannot_be_split():
     live.advance()
     assert live.done and math.isnan(live.current_gmean())
     assert "3 samples" in live.holdout_problem and live.gmeans == []
+
+
+@pytest.mark.parametrize("scored", [True, False])
+def test_rejections_are_scored_as_the_command_line_traces_them_up_to_a_size(
+    srbct, scored, monkeypatch
+):
+    """Up to SCORED_REJECTIONS_MAX_SAMPLES samples a stream's events are the command line's
+    trace (every rejected feature scored with the set); above, those scores are left empty
+    (NaN) where a test stopped early, and every decision and set score is the same."""
+    import fsengine.live as live_module
+
+    monkeypatch.setattr(live_module, "SCORED_REJECTIONS_MAX_SAMPLES", 1000 if scored else 10)
+    live = LiveStream(srbct, 2, "kofsd")
+    while not live.done:
+        live.advance(max_features=1000)
+    trace = run_selection(srbct, 2, "kofsd", events=True).events
+    assert [(e.action, e.selected, e.selected_score) for e in live.events] == [
+        (e.action, e.selected, e.selected_score) for e in trace
+    ]
+    live_scores = [e.set_score_with_feature for e in live.events if e.action == "rejected"]
+    trace_scores = [e.set_score_with_feature for e in trace if e.action == "rejected"]
+    if scored:
+        assert live_scores == trace_scores
+    else:
+        assert any(math.isnan(s) for s in live_scores)
+        assert all(math.isnan(a) or a == b for a, b in zip(live_scores, trace_scores))
