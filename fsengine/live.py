@@ -185,7 +185,7 @@ class LiveStream:
                 .selector(**self.params)
                 .start(self.y[self._train], n_features=task.n_features)
             )
-            self.train_selector.score_rejections = False
+            self.train_selector.score_rejections = self.selector.score_rejections
         #: columns -> ((TP, FN, TN, FP), G-mean) of 1-NN on the held-out half.
         self._holdout_cache: dict[tuple[int, ...], tuple[tuple[int, int, int, int], float]] = {}
         self.seconds = 0.0
@@ -257,7 +257,7 @@ class LiveStream:
         self.selector.score_rejections = self.task.n_samples <= SCORED_REJECTIONS_MAX_SAMPLES
         if train is not None:
             self.train_selector = decode_state(train)
-            self.train_selector.score_rejections = False
+            self.train_selector.score_rejections = self.selector.score_rejections
         self.events = list(decode_state(snapshot["events"]))
         self.position = int(snapshot["position"])
         if len(self.events) != self.position:
