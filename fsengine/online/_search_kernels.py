@@ -17,8 +17,28 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import njit
 
 from fsengine._compute.jit import kernel
+
+
+@njit(cache=True)
+def candidate_distances(a, cand, base, base_of, values, weight, coords, weights, from_coords, out):
+    """The distances of point ``a`` to the points ``cand`` of S + f, into ``out``: from the
+    coordinates (P, s) and weights (s,) in the set's order, or from S's summed terms
+    ``base`` between its points (``base_of``) plus f's term (``values``, ``weight``): the
+    authors' ``pdist`` arithmetic either way."""
+    for j in range(len(cand)):
+        b = cand[j]
+        if from_coords:
+            total = 0.0
+            for f in range(coords.shape[1]):
+                d = coords[a, f] - coords[b, f]
+                total += (weights[f] * d) * d
+            out[j] = math.sqrt(total)
+        else:
+            d = values[a] - values[b]
+            out[j] = math.sqrt(base[base_of[a], base_of[b]] + (weight * d) * d)
 
 
 @kernel("void(f8[:, ::1], f8[::1], i8[:, ::1], f8[:, ::1])", nogil=True, error_model="numpy")

@@ -46,6 +46,7 @@ from fsengine.online._codes import (
     TIE_FIRST_K,
     TIE_GAP,
 )
+from fsengine.online._search_kernels import candidate_distances
 
 #: Card_Distance: same-label neighbours count as closer only by more than this relative
 #: margin (the constant of :data:`fsengine.online._kofsd.cards.CLOSER_TOLERANCE`).
@@ -662,17 +663,9 @@ def points_expected_cards(
     for q in range(points.shape[0]):
         a = points[q]
         row_cand = cand[cand_start[q] : cand_start[q + 1]]
-        for j in range(len(row_cand)):
-            b = row_cand[j]
-            if from_coords:
-                total = 0.0
-                for f in range(coords.shape[1]):
-                    d = coords[a, f] - coords[b, f]
-                    total += (weights[f] * d) * d
-                dist[j] = math.sqrt(total)
-            else:
-                d = values[a] - values[b]
-                dist[j] = math.sqrt(base[base_of[a], base_of[b]] + (weight * d) * d)
+        candidate_distances(
+            a, row_cand, base, base_of, values, weight, coords, weights, from_coords, dist
+        )
         t = _cards_from_distances(
             a, dist[: len(row_cand)], row_cand, m1, m0, k, need, with_self, skip_first, card,
             gamma, gamma1, gamma2, bufs,

@@ -27,6 +27,7 @@ from numba import njit
 
 from fsengine._compute.jit import kernel
 from fsengine.online._kofsd._knn_kernels import card_value
+from fsengine.online._search_kernels import candidate_distances
 
 
 @njit(cache=True, inline="always")
@@ -254,17 +255,9 @@ def point_set_cards(
     for q in range(points.shape[0]):
         a = points[q]
         row_cand = cand[cand_start[q] : cand_start[q + 1]]
-        for j in range(len(row_cand)):
-            b = row_cand[j]
-            if from_coords:
-                total = 0.0
-                for f in range(coords.shape[1]):
-                    d = coords[a, f] - coords[b, f]
-                    total += (weights[f] * d) * d
-                dist[j] = math.sqrt(total)
-            else:
-                d = values[a] - values[b]
-                dist[j] = math.sqrt(base[base_of[a], base_of[b]] + (weight * d) * d)
+        candidate_distances(
+            a, row_cand, base, base_of, values, weight, coords, weights, from_coords, dist
+        )
         got = _point_cards(a, row_cand, dist, len(row_cand), far[q], start, members, y, m1,
                            k, paper, card, gamma, bufs, cards)  # fmt: skip
         if got != got:
