@@ -22,6 +22,8 @@ from fsengine.task import Task
 pytestmark = pytest.mark.e2e
 
 PAGES = ("Data", "Stream", "Compare", "Sweep", "Export")
+#: The Stream page's table of a finished stream's selection (fsengine.export.selection_rows).
+SELECTION_COLUMNS = ["rank", "feature", "column", "score", "status"]
 #: The app is idle: no script or fragment run in progress.
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 #: The bound on one wait in the browser, sized for a cold start on 2 busy cores.
@@ -117,14 +119,29 @@ def choose(page, label: str, option: str) -> None:
     page.get_by_role("option").filter(has_text=re.compile("^" + re.escape(option))).click()
 
 
-def table_rows(frame) -> list[list[str]]:
+def table_rows(frame, columns: list[str] | None = None) -> list[list[str]]:
     """The cell texts of an st.dataframe, row by row: its glide grid draws on a canvas and
-    keeps an accessible table of the rendered cells in the DOM."""
+    keeps an accessible table of the rendered cells in the DOM.
+
+    That table follows the script's output a few frames late: when a run replaces a
+    table by one of other columns, the old one (or a half-drawn new one) can still be
+    read after the app is idle. With ``columns``, wait (bounded by ``TIMEOUT_MS``) until
+    the headers are these and every row has as many cells; a table that never becomes
+    so fails here."""
     frame.locator("[role=gridcell]").first.wait_for(state="attached", timeout=TIMEOUT_MS)
-    return [
-        [cell.text_content().strip() for cell in row.locator("[role=gridcell]").all()]
-        for row in frame.locator("tbody [role=row]").all()
-    ]
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while True:
+        rows = [
+            [cell.text_content().strip() for cell in row.locator("[role=gridcell]").all()]
+            for row in frame.locator("tbody [role=row]").all()
+        ]
+        if columns is None:
+            return rows
+        titles = [h.text_content().strip() for h in frame.locator("[role=columnheader]").all()]
+        if titles == columns and all(len(row) == len(columns) for row in rows):
+            return rows
+        assert time.monotonic() < deadline, f"table columns {titles}, not {columns}"
+        time.sleep(0.2)
 
 
 def download(page, label: str) -> bytes:
@@ -217,14 +234,10 @@ def test_stream_kofsd_to_the_end_then_every_page(
     # The first chart of a session loads plotly.js in the browser: wait until it is drawn.
     chart.locator(".main-svg").first.wait_for(timeout=TIMEOUT_MS)
     assert chart.is_visible()
-    # "Selected genes", after "Latest events". The final rerun replaces the table, and a
-    # read during the redraw can mix cells of both: poll until it shows the CLI's features.
-    deadline = time.monotonic() + 30
-    rows = table_rows(page.get_by_test_id("stDataFrame").last)
-    while [row[1] for row in rows] != features and time.monotonic() < deadline:
-        time.sleep(0.2)
-        rows = table_rows(page.get_by_test_id("stDataFrame").last)
-    assert [row[1] for row in rows] == features  # rank, feature, column, score
+    # "Selected genes", after "Latest events": the finished stream's table, which replaces
+    # the running one's (its grid can show the old one for a few frames)
+    rows = table_rows(page.get_by_test_id("stDataFrame").last, SELECTION_COLUMNS)
+    assert [row[1] for row in rows] == features
     assert [row[0] for row in rows] == [str(i) for i in range(1, len(features) + 1)]
     assert download(page, "Download selected features") == expected
     no_exception(page, "Stream")
