@@ -147,6 +147,7 @@ bench: $(VENV)/.bench-installed test-deps kernels bytecode browser
 	$(PY) benchmarks/bench_sweep_browser.py
 	$(PY) benchmarks/bench_dashboard_browser.py
 	$(PY) benchmarks/bench_dashboard_memory.py
+	$(PY) benchmarks/bench_singlecell.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache test-artifacts build dist *.egg-info

@@ -86,7 +86,7 @@ def single_cell_counts(
         fold[t, own] = 12.0  # each common type's own genes ...
         fold[common, own] = 0.0  # ... silent in the rare type
     marker_mean = rng.uniform(1.5, 4.0, size=n_markers)
-    rows, cols, vals = [], [], []
+    indptr, cols, vals = [np.zeros(1, dtype=np.int64)], [], []
     for lo in range(0, n_cells, 2000):
         hi = min(lo + 2000, n_cells)
         mean = library[lo:hi, None] * base[None, :] * fold[cell_type[lo:hi]]
@@ -95,14 +95,13 @@ def single_cell_counts(
         # Gamma-Poisson (negative binomial, dispersion 0.5): counts with extra zeros.
         lam = rng.gamma(2.0, mean / 2.0)
         block = rng.poisson(lam).astype(np.int32)
-        r, c = np.nonzero(block)
-        rows.append(r + lo)
-        cols.append(c)
+        r, c = np.nonzero(block)  # row by row: the block's CSR order
+        indptr.append(indptr[-1][-1] + np.cumsum(np.bincount(r, minlength=hi - lo)))
+        cols.append(c.astype(np.int32))
         vals.append(block[r, c])
     X = sparse.csr_matrix(
-        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+        (np.concatenate(vals), np.concatenate(cols), np.concatenate(indptr)),
         shape=(n_cells, n_genes),
-        dtype=np.int32,
     )
     obs = pd.DataFrame(
         {
