@@ -115,3 +115,30 @@ def test_features_on_a_large_offset_keep_every_tied_point(perm, variant):
         finally:
             _point_search.BRUTE_MAX_POINTS = saved
     assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("variant", ["reference", "paper"])
+@pytest.mark.parametrize("constant_in", ["candidate", "set"])
+def test_a_constant_feature_gives_the_sample_wise_cards(variant, constant_in):
+    """A constant feature (infinite weight: every distance NaN) on S + f, with many more
+    points than the search compares whole: every sample's card and the dependency are the
+    sample-wise engine's, on either side of the test (its candidates are then each point
+    and the points of the K + 1 lowest rows)."""
+    rng = np.random.default_rng(3)
+    n = 900
+    X = rng.poisson(3.0, size=(n, 4)).astype(float)
+    X[:, 2 if constant_in == "candidate" else 1] = 0.0
+    y = (rng.random(n) < 0.1).astype(np.int64)
+    w = feature_weights(X)
+    assert np.isinf(w[2 if constant_in == "candidate" else 1])
+    by_points, by_samples = PointSetTerms(n), ColumnSetTerms(n)
+    for terms in (by_points, by_samples):
+        terms.replace(X[:, 0], w[0])
+        terms.add(X[:, 1], w[1])
+    assert len(np.unique(X[:, :2], axis=0)) > 9  # more points than the K + 2 sought first
+    got = [
+        terms.dependencies_with(X[:, 2:], w[2:], y, 3, variant, "imbalanced")
+        for terms in (by_points, by_samples)
+    ]
+    assert got[0][1].tolist() == got[1][1].tolist()
+    assert got[0][0].tolist() == got[1][0].tolist()

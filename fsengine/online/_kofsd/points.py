@@ -222,6 +222,13 @@ class PointSetTerms:
             )
             return not math.isnan(done)
 
+        if not np.all(np.isfinite(all_weights)):
+            # A constant feature (an infinite weight): every distance is NaN, and each
+            # sample's list is itself and the K + 1 lowest rows (the kernel's NaN branch),
+            # found among the point itself and the points of those rows.
+            cand_start, cand = _points_and_lowest_rows(codes, visit, int(k) + 1)
+            missed = np.zeros(P, dtype=bool)
+            return measure(visit, cand_start, cand, np.full(P, np.inf), missed)
         return search.measure(visit, int(k) + 2, measure, need=int(k) + 2)
 
     def _set_lists(self) -> SetLists:
@@ -229,3 +236,27 @@ class PointSetTerms:
         if self._lists is None:
             self._lists = SetLists(self.coords, np.asarray(self._weights))
         return self._lists
+
+
+def _points_and_lowest_rows(
+    codes: np.ndarray, visit: np.ndarray, rows: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Candidates of each point of ``visit``: the points of the samples 0 .. rows - 1 and
+    the point itself (once).
+
+    Returns
+    -------
+    cand_start, cand : ndarray of int
+        The candidates of ``visit[q]`` are ``cand[cand_start[q]:cand_start[q + 1]]``.
+    """
+    lowest = np.unique(codes[:rows]).astype(np.int64)
+    own = ~np.isin(visit, lowest)
+    sizes = len(lowest) + own
+    cand_start = np.zeros(len(visit) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=cand_start[1:])
+    cand = np.empty(cand_start[-1], dtype=np.int64)
+    at = cand_start[:-1]
+    for j, point in enumerate(lowest):
+        cand[at + j] = point
+    cand[at[own] + len(lowest)] = visit[own]
+    return cand_start, cand
