@@ -24,7 +24,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from fsengine._compute import kernels
-from fsengine._compute.sparse import as_columns, block_width, dense_columns, is_sparse
+from fsengine._compute.sparse import (
+    as_columns,
+    block_width,
+    dense_columns,
+    is_sparse,
+    stable_order,
+)
 from fsengine.online._codes import (
     MAX_PARTIALS,
     TIE_CARD_CODES,
@@ -171,7 +177,7 @@ def single_dependencies(
     """
     columns = np.ascontiguousarray(np.asarray(block, dtype=float).T)
     b = columns.shape[0]
-    order = np.argsort(columns, axis=1, kind="stable").astype(np.int64, copy=False)
+    order = stable_order(columns, axis=1)
     deps, shares = np.empty(b), np.empty(b)
     tie_kernels().single_feature_dependencies(
         columns,

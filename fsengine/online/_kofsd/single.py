@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from fsengine._compute.budget import use_compiled
+from fsengine._compute.sparse import stable_order
 from fsengine.online._kofsd.common import (
     KNN_KERNELS,
     checked_ks,
@@ -138,7 +139,7 @@ def single_feature_counts(
 
     def chunk(lo: int, hi: int) -> None:
         columns = np.ascontiguousarray(block[:, lo:hi].T, dtype=float)  # on each thread
-        order = np.argsort(columns, axis=1).astype(np.int64, copy=False)
+        order = stable_order(columns, axis=1)
         part = same[:, lo:hi]
         kern.single_feature_stats(
             columns,
