@@ -144,14 +144,33 @@ def invariant_weights(block: np.ndarray, metric: str = "seuclidean") -> np.ndarr
     ndarray, shape (b,)
         ``inf`` for a constant feature under "seuclidean"; 1 under "euclidean".
     """
+    block = np.asarray(block, dtype=float)
     n, b = block.shape
     if metric == "euclidean":
         return np.ones(b)
-    ordered = np.sort(block, axis=0)
-    mean = np.cumsum(ordered, axis=0)[-1] / n
-    squares = np.sort((block - mean) ** 2, axis=0)
+    variances = np.empty(b)
+    for j in range(b):
+        column = block[:, j]
+        nonzero = column[column != 0]
+        mean = _ascending_sum(nonzero, 0.0, n - len(nonzero)) / n
+        squares = (nonzero - mean) ** 2
+        variances[j] = _ascending_sum(squares, mean * mean, n - len(nonzero)) / (n - 1)
     with np.errstate(divide="ignore"):
-        return 1.0 / (np.cumsum(squares, axis=0)[-1] / (n - 1))
+        return 1.0 / variances
+
+
+def _ascending_sum(values: np.ndarray, fill: float, count: int) -> float:
+    """``values`` and ``count`` copies of ``fill`` added one at a time in ascending order:
+    the sum over the sorted column that :func:`invariant_weights` takes, with a gene's
+    zeros (``count`` of them, each adding ``fill``) as one run, so only its non-zero
+    values are sorted."""
+    ordered = np.sort(values)
+    at = int(np.searchsorted(ordered, fill))
+    if count and fill != 0.0:
+        ordered = np.concatenate([ordered[:at], np.full(count, fill), ordered[at:]])
+    elif count:  # adding +0.0 changes no sum but -0.0 + 0.0
+        ordered = np.concatenate([ordered[:at], np.zeros(1), ordered[at:]])
+    return float(np.cumsum(ordered)[-1]) if len(ordered) else 0.0
 
 
 def single_dependencies(

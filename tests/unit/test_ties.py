@@ -521,3 +521,33 @@ def test_the_command_line_says_when_the_row_order_decided(tmp_path, capsys):
 def test_continuous_values_give_no_note(capsys):
     code, _, err = _cli(capsys, "select", SAMPLE, "--minority", "2")
     assert code == 0 and "tie rule" not in err
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    n=st.integers(2, 80),
+    share=st.floats(0.0, 1.0),
+    seed=st.integers(0, 10**6),
+    scale=st.sampled_from([1.0, 1e-3, 7.3, 1e6]),
+)
+def test_invariant_weights_are_the_sums_over_each_sorted_column(n, share, seed, scale):
+    """Counts with zeros (and -0.0), negative and repeated values: each weight is the
+    definition's bit for bit, the mean and the squared deviations summed one at a time
+    over the whole sorted column (the zeros' run included)."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-3, 6, size=(n, 5)).astype(float) * scale / 3
+    X[rng.random((n, 5)) > share] = 0.0
+    X[rng.random((n, 5)) < 0.1] = -0.0
+    X[:, 4] = 0.0  # a constant column: infinite weight
+    expected = np.empty(5)
+    for j in range(5):
+        total = 0.0
+        for v in np.sort(X[:, j]):
+            total += v
+        mean = total / n
+        total = 0.0
+        for v in np.sort((X[:, j] - mean) ** 2):
+            total += v
+        with np.errstate(divide="ignore"):
+            expected[j] = 1.0 / (total / (n - 1))
+    assert invariant_weights(X).tolist() == expected.tolist()
