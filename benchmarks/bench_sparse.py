@@ -18,9 +18,8 @@ builds the matrix with the same seed (not timed), then:
 Cases: the columnwise rankers Fisher, Welch's t and Wilcoxon (a dense block of 1M values
 at a time), and the online selectors whose work grows linearly with the samples (SAOLA,
 Fast-OSFS). The neighbourhood selectors (K-OFSD, OFS-FPD, CIE-OSFS, OFS-A3M,
-OFS-Density, RHOFS) compare every pair of samples, N^2 = 2.5e9 distances a feature: on
-this machine K-OFSD took 149 s for 20 genes of 50,000 samples, so they are not run here;
-they read sparse input the same way, and scale with the samples squared.
+OFS-Density, RHOFS) are not run here: their single-cell figures (K-OFSD's set tests on
+the distinct points of its set, a rare type, marker recovery) are bench_singlecell.py's.
 
 Beside it, the same two rankers on the first ``--dense-genes`` genes (default 2,000) as a
 dense matrix made from the CSC copy (what a reader that densifies does): time and peak
