@@ -17,7 +17,14 @@ from typing import ClassVar
 
 import numpy as np
 
-from fsengine._compute.sparse import as_columns, block_width, dense_columns, is_sparse
+from fsengine._compute.sparse import (
+    MEMORY_SHARE,
+    as_columns,
+    available_memory,
+    block_width,
+    dense_columns,
+    is_sparse,
+)
 from fsengine.errors import FSEngineError
 from fsengine.labels import check_binary
 from fsengine.online._tie_average import ties_default
@@ -228,8 +235,44 @@ class StreamingSelector(ABC):
         self.n_seen = 0
         self._selected_names = ()
         self._selected_columns = ()
+        self._check_pairwise_memory(len(y))
         self._start()
         return self
+
+    def _pairwise_matrices(self) -> int:
+        """How many N x N matrices (8 bytes a value) the stream keeps with its checked
+        parameters: the set's distances between samples, for the selectors that keep
+        them (0 for the others)."""
+        return 0
+
+    def _check_pairwise_memory(self, n: int, budget: int | None = None) -> None:
+        """Refuse a stream whose N x N matrices (:meth:`_pairwise_matrices`) would take
+        more than :data:`~fsengine._compute.sparse.MEMORY_SHARE` of the available memory
+        (``budget`` bytes, default: measured), naming their size and what to do instead.
+
+        Raises
+        ------
+        FSEngineError
+        """
+        count = self._pairwise_matrices()
+        budget = available_memory() if budget is None else budget
+        needed = count * 8 * n * n
+        if not count or budget is None or needed <= MEMORY_SHARE * budget:
+            return
+        gib = lambda size: f"{size / 2**30:.1f} GB"  # noqa: E731
+        averaged = self._params.get("ties") == "index"  # the order-invariant rule keeps none
+        raise FSEngineError(
+            f"{self.spec.label} keeps {count} matrices of {n:,} x {n:,} values (distances "
+            f"between samples): {gib(needed)}, more than half of this machine's available "
+            f"memory ({gib(budget)})",
+            remedy=(
+                "the order-invariant rule measures on the set's distinct points and keeps "
+                "none: use fewer samples, or choose average for"
+                if averaged
+                else "use fewer samples"
+            ),
+            remedy_option="ties" if averaged else None,
+        )
 
     def warnings(self) -> list[str]:
         """Warnings about the labels and parameters of the started stream

@@ -25,7 +25,7 @@ from scipy import sparse
 import fsengine._compute.sparse as sparse_blocks
 import fsengine.online._stream as stream_module
 from dashboard.memory import DatasetCache
-from fsengine import Dataset, load_dataset
+from fsengine import Dataset, FSEngineError, load_dataset
 from fsengine import task as task_module
 from fsengine.cli import main
 from fsengine.evaluation import evaluate, sweep_k, sweep_top, whole_data_runs
@@ -310,3 +310,64 @@ def test_the_data_sets_kept_are_bounded_and_those_in_use_found_again():
     reads = []
     bytes_bound.get(0, lambda: reads.append(0) or small_dataset(0))
     assert reads == [0]  # dropped and no longer used: read again
+
+
+#: The selectors that keep N x N matrices of distances under the authors' tie rule, with
+#: the parameters that do, and how many.
+PAIRWISE = [
+    ("ofs-a3m", {"ties": "index"}, 4),
+    ("ofs-density", {"ties": "index"}, 4),
+    ("ofs-a3m", {"variant": "paper"}, 4),
+    ("sfsf", {"model": "k-nearest", "ties": "index"}, 6),
+    ("sfsf", {"model": "radius"}, 6),
+    ("osfs-et", {"ties": "index"}, 6),
+]
+
+
+@pytest.mark.parametrize("method, params, matrices", PAIRWISE)
+def test_a_stream_whose_distance_matrices_do_not_fit_is_refused_with_their_size(
+    method, params, matrices
+):
+    """Their N x N matrices are counted before they are made: a budget one byte below
+    twice their size (the share a stream may take) refuses the stream, naming the
+    selector, the samples and the size; at twice their size it starts. The same
+    selectors with ties="average" (their set tests on points) keep none."""
+    from fsengine.methods import get_method
+
+    n = 1000
+    y = np.zeros(n, dtype=int)
+    y[:50] = 1
+    selector = get_method(method).selector(**params)
+    selector.y, selector._params = y, selector.spec.check(selector._params, n_samples=n)
+    size = matrices * 8 * n * n
+    assert selector._pairwise_matrices() == matrices
+    with pytest.raises(FSEngineError) as refused:
+        selector._check_pairwise_memory(n, budget=2 * size - 1)
+    text = str(refused.value)
+    label = get_method(method).spec.label
+    assert text.startswith(f"{label} keeps {matrices} matrices of 1,000 x 1,000 values")
+    assert f"{size / 2**30:.1f} GB" in text
+    selector._check_pairwise_memory(n, budget=2 * size)  # fits: no error
+    if params.get("ties") == "index":
+        assert "choose average for ties" in text
+        averaged = get_method(method).selector(**{**params, "ties": "average"})
+        averaged._params = averaged.spec.check(averaged._params, n_samples=n)
+        assert averaged._pairwise_matrices() == 0
+
+
+def test_the_command_line_refuses_such_a_stream_in_one_line(monkeypatch, tmp_path, capsys):
+    """From the command line: one line on stderr naming the size and the --ties option,
+    exit status 2, no traceback; K-OFSD, which keeps no such matrix, runs."""
+    X, obs, names = single_cell_counts(n_cells=400, n_genes=12, n_rare=20, n_markers=2)
+    path = tmp_path / "cells.csv"
+    table = obs[["cell_type"]].copy()
+    for j, name in enumerate(names):
+        table[name] = X[:, j].toarray().ravel()
+    table.to_csv(path, index=False)
+    monkeypatch.setattr(stream_module, "available_memory", lambda: 1_000_000)
+    argv = ["select", str(path), "--label", "cell_type", "--minority", RARE_TYPE]
+    assert main([*argv, "--method", "ofs-a3m", "--ties", "index"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("fsengine: error: OFS-A3M keeps 4 matrices of 400 x 400 values")
+    assert err[-1].endswith("choose average for --ties")
+    assert main([*argv, "--method", "kofsd", "--out", str(tmp_path / "k.csv")]) == 0

@@ -208,6 +208,12 @@ class _NeighbourhoodSelector(StreamingSelector):
         """The printed neighbourhoods' kernels (:mod:`._printed_kernels`)."""
         return kernels.load("online._zhou._printed_kernels")
 
+    def _pairwise_matrices(self) -> int:
+        """The set's squared distances as prefix sums: 4 N x N matrices (none with
+        ties="average", which keeps the set's points)."""
+        averaged = self._params["variant"] != "paper" and self._params["ties"] == "average"
+        return 0 if averaged else 4
+
     def _start(self) -> None:
         self._paper = self._params["variant"] == "paper"
         # ties="average": each card the expectation over every order of the rows, S kept

@@ -27,6 +27,7 @@ from fsengine.online._stream import Selection, StreamEvent, StreamingSelector
 from fsengine.online._tie_average import TIES_PARAMETER, NeighbourRule
 from fsengine.online._zhou.octave_rng import OctaveRandom
 from fsengine.online._zhou.roughset import (
+    DISTANCE_MATRICES,
     AveragedKNearestModel,
     KNearestModel,
     Member,
@@ -148,6 +149,11 @@ class OSFSET(StreamingSelector):
         action_codes=ACTION_CODES,
         event=OSFSETEvent,
     )
+
+    def _pairwise_matrices(self) -> int:
+        """The k-nearest model's N x N matrices under ties="index"
+        (:data:`~fsengine.online._zhou.roughset.DISTANCE_MATRICES`)."""
+        return DISTANCE_MATRICES if self._params["ties"] == "index" else 0
 
     def _start(self) -> None:
         p = self._params

@@ -313,6 +313,11 @@ class FuzzyModel(DependencyModel):
         return in_order_sum(low) / self.n
 
 
+#: N x N matrices a distance model keeps: S's squared distances as prefix sums (4), and
+#: S's rows sorted (values and indices).
+DISTANCE_MATRICES = 6
+
+
 class _DistanceModel(DependencyModel):
     """What the k-nearest and radius models share: ``pdist(X_B, 'seuclidean')``, with S's
     squared distances kept as prefix sums (``prefix[k]``: the first k members). A feature's

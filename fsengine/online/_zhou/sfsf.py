@@ -31,6 +31,7 @@ from fsengine.online._zhou.a3m_density import members_selection
 from fsengine.online._zhou.octave_rng import OctaveRandom
 from fsengine.online._zhou.roughset import (
     CLASSICAL,
+    DISTANCE_MATRICES,
     FUZZY,
     K_NEAREST,
     RADIUS,
@@ -197,6 +198,14 @@ class SFSF(StreamingSelector):
         action_codes=ACTION_CODES,
         event=SFSFEvent,
     )
+
+    def _pairwise_matrices(self) -> int:
+        """The k-nearest (ties="index") and radius models' N x N matrices
+        (:data:`~fsengine.online._zhou.roughset.DISTANCE_MATRICES`); none for the others."""
+        p = self._params
+        if p["model"] == RADIUS or (p["model"] == K_NEAREST and p["ties"] == "index"):
+            return DISTANCE_MATRICES
+        return 0
 
     def _start(self) -> None:
         p = self._params
