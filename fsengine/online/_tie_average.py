@@ -289,6 +289,9 @@ class AveragedSet:
         cards cannot reach ``floor``."""
         codes, base_of, point_values, m1, m0 = self._points(values)
         P = len(base_of)
+        all_weights = np.append(self.weights, float(weight))
+        if not np.all(np.isfinite(all_weights)):
+            return self._measure_all_tied(P, int(m1.sum()), int(m0.sum()), floor)
         expected = np.zeros((P, 2))
         varies = np.zeros((P, 2), dtype=bool)
         if floor > -math.inf and self._cards is not None:
@@ -298,7 +301,6 @@ class AveragedSet:
             visit = np.arange(P, dtype=np.int64)
         from_coords = self.terms is None
         all_coords = np.column_stack([self.coords[base_of], point_values])
-        all_weights = np.append(self.weights, float(weight))
         if from_coords:
             coords, weights = np.ascontiguousarray(all_coords, dtype=float), all_weights
         else:
@@ -339,6 +341,29 @@ class AveragedSet:
             return math.nan, math.nan, expected
         n = len(self.y)
         return kern.rounded_total(partials, int(state[0])) / n, int(state[1]) / n, expected
+
+    def _measure_all_tied(self, P: int, m1: int, m0: int, floor: float):
+        """:meth:`_measure` when S + f holds a constant feature (an infinite weight): every
+        distance between two samples is NaN, so every sample's other samples are tied, as
+        are those of one point holding them all. Its expected cards, per label, are every
+        point's: O(1) instead of every point against every other.
+
+        Returns
+        -------
+        (dependency, share, expected cards per point) as :meth:`_measure`; NaNs when the
+        cards' sum is below ``floor``.
+        """
+        expected = np.zeros((1, 2))
+        varies = np.zeros((1, 2), dtype=bool)
+        one = np.zeros(1, dtype=np.int64)
+        dependency, share = tie_kernels().set_dependency(
+            np.zeros((1, 1)), one, np.zeros(1), math.inf, np.zeros((1, 0)), np.zeros(0),
+            False, np.array([m1], dtype=np.int64), np.array([m0], dtype=np.int64),
+            *self.rule.arguments(), one, -math.inf, expected, varies,
+        )  # fmt: skip
+        if dependency * (m1 + m0) < floor:
+            return math.nan, math.nan, np.repeat(expected, P, axis=0)
+        return dependency, share, np.repeat(expected, P, axis=0)
 
     def _set_lists(self) -> SetLists:
         """S's lists (made at the first test on S that uses them)."""

@@ -551,3 +551,60 @@ def test_invariant_weights_are_the_sums_over_each_sorted_column(n, share, seed, 
         with np.errstate(divide="ignore"):
             expected[j] = 1.0 / (total / (n - 1))
     assert invariant_weights(X).tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("constant", [0, 1, 2])
+@pytest.mark.parametrize("card", ["imbalanced", "consistency"])
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_a_set_with_a_constant_feature_is_the_mean_over_every_row_order(constant, card, k):
+    """A constant feature in S or as f (infinite weight under "seuclidean": every distance
+    between two samples NaN, each sample's others all tied): the dependency and the share
+    are the mean over all n! orders of the rows, for every first-K rule."""
+    rng = np.random.default_rng(10 * k + constant)
+    for _ in range(3):
+        X = rng.integers(0, 3, size=(6, 3)).astype(float)
+        X[:, constant] = 1.0
+        y = rng.integers(0, 2, 6)
+        y[:2] = (0, 1)
+        weights = invariant_weights(X, "seuclidean")
+        assert np.isinf(weights[constant])
+        for rule in _rules(k, card):
+            mean_cards, varies = _over_all_orders(X, y, weights, rule)
+            points = AveragedSet(y, rule)
+            for j in range(2):
+                points.add(X[:, j], weights[j])
+            dependency, share = points.dependency_with(X[:, 2], weights[2])
+            assert dependency == pytest.approx(mean_cards.mean(), abs=1e-12)
+            assert share == pytest.approx(varies.mean(), abs=1e-15)
+
+
+@pytest.mark.parametrize("constant", [0, 2])
+@pytest.mark.parametrize("rule", [ZHOU_GAP, ZHOU_DENSITY])
+def test_the_gap_and_density_rules_with_a_constant_feature_average_every_order(constant, rule):
+    """OFS-A3M's and OFS-Density's neighbourhoods on a set holding a constant feature (in
+    S, or as f): the mean card over all n! orders of the rows."""
+    rng = np.random.default_rng(constant + rule)
+    for _ in range(3):
+        X = rng.integers(0, 3, size=(6, 3)).astype(float)
+        X[:, constant] = 1.0
+        y = rng.integers(0, 2, 6)
+        y[:2] = (0, 1)
+        weights = invariant_weights(X, "seuclidean")
+        total, count = np.zeros(6), 0
+        low, high = np.full(6, np.inf), np.full(6, -np.inf)
+        for perm in itertools.permutations(range(6)):
+            perm = np.array(perm)
+            cards = np.empty(6)
+            cards[perm] = _zhou_index_cards(X[perm], y[perm], weights, rule)
+            total, count = total + cards, count + 1
+            low, high = np.fmin(low, cards), np.fmax(high, cards)
+        points = AveragedSet(y, NeighbourRule.neighbourhood(rule))
+        for j in range(2):
+            points.add(X[:, j], weights[j])
+        dependency, share = points.dependency_with(X[:, 2], weights[2])
+        expected = (total / count).mean()
+        if math.isnan(expected):
+            assert math.isnan(dependency)
+        else:
+            assert dependency == pytest.approx(expected, abs=1e-12)
+            assert share == pytest.approx(np.mean(high > low), abs=1e-15)
