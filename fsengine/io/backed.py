@@ -11,9 +11,10 @@ genes (columns) at a time. :class:`BackedColumns` is such a matrix, opened from 
 - stored as CSR (cells contiguous, anndata's default): columns cannot be sliced without
   reading every row, so the matrix is first copied column by column to a temporary
   folder, in one pass over bands of rows (:func:`column_copy`): a band's entries are
-  sorted by column and appended, a block of columns at a time, then each block's pieces
-  are joined in column order. Memory holds one band or one block, never a CSR and a CSC
-  copy of the matrix; the folder goes when the matrix is closed or garbage-collected.
+  sorted by column and appended, then each group of columns' parts are joined in column
+  order. Memory holds one band or one group (about a dense block of values each, or one
+  gene's stored values when it holds more), never a CSR and a CSC copy of the matrix;
+  the folder goes when the matrix is closed or garbage-collected.
 
 Every value read is the one the in-memory reader gives (the stored values as float64),
 checked finite in the first pass over them (:meth:`BackedColumns.profile`), which also
@@ -43,9 +44,12 @@ from fsengine.errors import FSEngineError
 
 #: Stored values of a band of rows of a CSR matrix copied column by column, as a share of
 #: a dense block's values (:data:`fsengine._compute.sparse.BLOCK_ELEMENTS`): a band's
-#: entries (some 40 bytes each while sorted) take about what a dense block (8 bytes a
+#: entries (some 30 bytes each while sorted) take about what a dense block (8 bytes a
 #: value) does.
 BAND_SHARE = 0.25
+#: Stored values of a group of columns joined at a time, as a share of a dense block's:
+#: some 40 bytes each while sorted, about two dense blocks in all.
+GROUP_SHARE = 0.5
 #: The files of a Zarr store that mark its root (Zarr format 2 and 3).
 ZARR_MARKERS = (".zgroup", ".zattrs", "zarr.json")
 
@@ -317,14 +321,16 @@ def _pread(file, start: int, stop: int) -> np.ndarray:
 
 def column_copy(node, shape, folder: Path, elements: int | None = None):
     """A CSR matrix on disk copied column by column (as CSC) into ``folder``, in bounded
-    memory: one band of rows, then one block of columns, at a time.
+    memory: one band of rows, then one group of columns, at a time.
 
-    Pass 1 counts each column's stored values (the CSC pointers). Pass 2 reads bands of
-    rows of about :data:`BAND_SHARE` of a dense block's values, sorts a band's entries by column
-    (stably: rows stay ascending) and appends each block of columns' part to a file of
-    pieces. Pass 3 joins each block's pieces (one per band, in band order), sorts them by
-    column, stably, and appends them to the copy's data and row-index files: the CSC
-    layout, each column's rows ascending.
+    Pass 1 counts each column's stored values (the CSC pointers) and cuts the columns into
+    groups of consecutive columns holding about :data:`GROUP_SHARE` of a dense block's
+    values each (a column alone when it holds more). Pass 2 reads bands of rows of about
+    :data:`BAND_SHARE` of a dense block's values, sorts a band's entries by column
+    (stably: rows stay ascending) and appends them to a file of pieces, noting where each
+    group's part starts. Pass 3 reads each group's parts (one per band, in band order),
+    sorts them by column, stably, and appends them to the copy's data and row-index files:
+    the CSC layout, each column's rows ascending.
 
     Parameters
     ----------
@@ -334,8 +340,8 @@ def column_copy(node, shape, folder: Path, elements: int | None = None):
     folder : Path
         Where the files go.
     elements : int, optional
-        Values of a dense block (:func:`fsengine._compute.sparse.block_width`): a block of
-        columns' entries fit in it.
+        Values of a dense block (default:
+        :data:`fsengine._compute.sparse.BLOCK_ELEMENTS`).
 
     Returns
     -------
@@ -345,80 +351,95 @@ def column_copy(node, shape, folder: Path, elements: int | None = None):
         Of the stored values (as in the file) and of the row indices.
     """
     n, p = shape
+    elements = elements or sparse_blocks.BLOCK_ELEMENTS
     data_node, index_node = node["data"], node["indices"]
     row_pointers = np.asarray(node["indptr"][:], dtype=np.int64)
     stored = int(row_pointers[-1])
     value_type = np.dtype(data_node.dtype)
     index_type = np.dtype(np.int32 if max(n, p) < 2**31 else np.int64)
-    band = max(1024, int(BAND_SHARE * (elements or sparse_blocks.BLOCK_ELEMENTS)))
+    band = max(1024, int(BAND_SHARE * elements))
     counts = np.zeros(p, dtype=np.int64)
     for lo in range(0, stored, band):
         counts += np.bincount(np.asarray(index_node[lo : lo + band]), minlength=p)[:p]
     indptr = np.concatenate([[0], np.cumsum(counts)])
-    width = block_width(n, elements)
-    edges = np.arange(0, p + width, width).clip(max=p)
-    edges = np.unique(edges)
+    edges = _groups(indptr, max(1024, int(GROUP_SHARE * elements)))
+    bands = _bands(row_pointers, band)
+    # where each band's sorted entries start in the pieces file, and each group's part
+    starts = np.zeros(len(bands) - 1, dtype=np.int64)
+    cuts = np.zeros((len(bands) - 1, len(edges)), dtype=np.int64)
     pieces_path = folder / "pieces.bin"
-    pieces: list[list[tuple[int, int]]] = [[] for _ in range(len(edges) - 1)]
-    piece_size = 2 * index_type.itemsize + value_type.itemsize
     with open(pieces_path, "wb") as out:
-        row = 0
-        while row < n:
-            stop = int(np.searchsorted(row_pointers, row_pointers[row] + band, side="right"))
-            stop = min(max(stop - 1, row + 1), n)
+        for k in range(len(bands) - 1):
+            row, stop = int(bands[k]), int(bands[k + 1])
             start, end = int(row_pointers[row]), int(row_pointers[stop])
-            if end > start:
-                columns = np.asarray(index_node[start:end], dtype=np.int64)
-                values = np.asarray(data_node[start:end], dtype=value_type)
-                rows = np.repeat(
-                    np.arange(row, stop, dtype=index_type),
-                    np.diff(row_pointers[row : stop + 1]),
-                )
-                order = np.argsort(columns, kind="stable")
-                columns, values, rows = columns[order], values[order], rows[order]
-                del order
-                cuts = np.searchsorted(columns, edges)
-                for b in range(len(edges) - 1):
-                    a, z = int(cuts[b]), int(cuts[b + 1])
-                    if z > a:
-                        offset = out.tell()
-                        rows[a:z].tofile(out)
-                        columns[a:z].astype(index_type).tofile(out)
-                        values[a:z].tofile(out)
-                        pieces[b].append((offset, z - a))
-                del columns, values, rows
-            row = stop
+            starts[k] = out.tell()
+            if end == start:
+                continue
+            columns = np.asarray(index_node[start:end], dtype=index_type)
+            order = np.argsort(columns, kind="stable")
+            columns = columns[order]
+            cuts[k] = np.searchsorted(columns, edges)
+            rows = np.repeat(
+                np.arange(row, stop, dtype=index_type), np.diff(row_pointers[row : stop + 1])
+            )
+            rows[order].tofile(out)
+            del rows
+            columns.tofile(out)
+            del columns
+            np.asarray(data_node[start:end], dtype=value_type)[order].tofile(out)
+            del order
     data_path, indices_path = folder / "data.bin", folder / "indices.bin"
+    index_size, value_size = index_type.itemsize, value_type.itemsize
     with (
         open(pieces_path, "rb") as source,
         open(data_path, "wb") as data_out,
         open(indices_path, "wb") as index_out,
     ):
         fd = source.fileno()
-        for b in range(len(edges) - 1):
-            parts = []
-            for offset, count in pieces[b]:
-                raw = os.pread(fd, count * piece_size, offset)
-                k = count * index_type.itemsize
-                parts.append(
-                    (
-                        np.frombuffer(raw, index_type, count, 0),
-                        np.frombuffer(raw, index_type, count, k),
-                        np.frombuffer(raw, value_type, count, 2 * k),
-                    )
-                )
-            if not parts:
+        for g in range(len(edges) - 1):
+            rows, columns, values = [], [], []
+            for k in range(len(bands) - 1):
+                a, z = int(cuts[k, g]), int(cuts[k, g + 1])
+                if z == a:
+                    continue
+                size = int(cuts[k, -1])  # the band's entries
+                base = int(starts[k])
+                rows.append(_read_at(fd, index_type, base + a * index_size, z - a))
+                base += size * index_size
+                columns.append(_read_at(fd, index_type, base + a * index_size, z - a))
+                base += size * index_size
+                values.append(_read_at(fd, value_type, base + a * value_size, z - a))
+            if not rows:
                 continue
-            rows = np.concatenate([part[0] for part in parts])
-            columns = np.concatenate([part[1] for part in parts])
-            values = np.concatenate([part[2] for part in parts])
-            del parts
+            rows, columns, values = (np.concatenate(part) for part in (rows, columns, values))
             order = np.argsort(columns, kind="stable")
+            del columns
             rows[order].tofile(index_out)
             values[order].tofile(data_out)
-            del rows, columns, values, order
+            del rows, values, order
     pieces_path.unlink()
     return indptr, data_path, indices_path, (value_type, index_type)
+
+
+def _read_at(fd: int, dtype, offset: int, count: int) -> np.ndarray:
+    return np.frombuffer(os.pread(fd, count * np.dtype(dtype).itemsize, offset), dtype=dtype)
+
+
+def _groups(indptr: np.ndarray, budget: int) -> np.ndarray:
+    """Edges of groups of consecutive columns of about ``budget`` stored values each (a
+    column alone when it holds more), from the CSC pointers."""
+    edges, at, p = [0], 0, len(indptr) - 1
+    while at < p:
+        stop = int(np.searchsorted(indptr, indptr[at] + budget, side="right")) - 1
+        at = min(max(stop, at + 1), p)
+        edges.append(at)
+    return np.asarray(edges, dtype=np.int64)
+
+
+def _bands(row_pointers: np.ndarray, budget: int) -> np.ndarray:
+    """Edges of bands of consecutive rows of about ``budget`` stored values each (a row
+    alone when it holds more)."""
+    return _groups(row_pointers, budget)
 
 
 class BackedColumns(BackedMatrix):
