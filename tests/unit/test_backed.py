@@ -285,6 +285,30 @@ def test_the_command_line_selects_backed_as_in_memory(files, tmp_path, capsys):
     assert "note: read from disk a block of genes at a time (backed; stored as CSR" in printed
 
 
+def test_the_command_lines_anndata_output_copies_the_file_backed(files, tmp_path):
+    """--out result.h5ad on a matrix read backed: the input object opened backed, its X
+    copied by anndata, the selection's var columns and uns entry as in memory."""
+    outputs = {}
+    for kind in ("csr", "zarr"):
+        for flag in ("--backed", "--no-backed"):
+            out = tmp_path / f"{kind}{flag}.h5ad"
+            argv = ["select", str(files[kind]), "--label", "cell_type", "--minority", RARE]
+            assert main([*argv, flag, "--method", "welch", "--top", "5", "--out", str(out)]) == 0
+            outputs[kind, flag] = anndata.read_h5ad(out)
+    truth = anndata.read_h5ad(files["csr"])
+    for written in outputs.values():
+        assert (written.X != truth.X).nnz == 0
+        assert written.var.equals(outputs["csr", "--no-backed"].var)
+        assert list(written.uns["fsengine_welch"]["names"][RARE]) == list(
+            outputs["csr", "--no-backed"].uns["fsengine_welch"]["names"][RARE]
+        )
+    same = tmp_path / "same.h5ad"
+    same.write_bytes(files["csr"].read_bytes())
+    argv = ["select", str(same), "--label", "cell_type", "--minority", RARE, "--backed"]
+    assert main([*argv, "--method", "welch", "--out", str(same)]) == 2
+    assert same.read_bytes() == files["csr"].read_bytes()
+
+
 def test_large_matrices_are_read_backed_by_default(files, monkeypatch):
     assert not load_dataset(files["csr"], label="cell_type", backed=None).is_backed
     monkeypatch.setattr(h5ad_module, "BACKED_FROM_BYTES", 1000)
