@@ -164,13 +164,17 @@ def read_frames(root, name: str):
     (obs, var) : pandas.DataFrame
     """
     import anndata
+    import pandas as pd
 
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return anndata.io.read_elem(root["obs"]), anndata.io.read_elem(root["var"])
-    except Exception:  # an older layout (obs as a table of codes): anndata's reader
+            frames = anndata.io.read_elem(root["obs"]), anndata.io.read_elem(root["var"])
+        if all(isinstance(frame, pd.DataFrame) for frame in frames):
+            return frames
+    except Exception:  # anndata's and zarr's errors have no common base
         pass
+    # an older layout (obs as a table of codes, its categories in uns): anndata's reader
     path = getattr(root, "filename", None)
     if path is None or "obs" not in root or "var" not in root:
         raise FSEngineError(

@@ -134,6 +134,24 @@ def test_the_selections_are_those_of_the_matrix_in_memory(files, kind, small_blo
     assert ties_default(backed.X) == ties_default(memory.X)
 
 
+def test_an_older_layout_is_read_backed_too():
+    """scanpy's pbmc68k_reduced (anndata's old layout: obs a table of codes, X dense)."""
+    from conftest import ROOT
+
+    path = ROOT / "tests" / "data" / "pbmc68k_reduced.h5ad"
+    backed = load_dataset(path, label="bulk_labels", backed=True)
+    memory = load_dataset(path, label="bulk_labels")
+    assert backed.is_backed and backed.X.layout == "dense"
+    assert np.array_equal(backed.X.columns(slice(None)), memory.X)
+    assert backed.feature_names == memory.feature_names
+    assert backed.sample_names == memory.sample_names
+    assert backed.label_choices == memory.label_choices
+    rare = "CD4+/CD45RA+/CD25- Naive T"
+    for method, top in (("kofsd", None), ("welch", 10)):
+        found = run_selection(backed, rare, method, top=top).selection
+        assert found == run_selection(memory, rare, method, top=top).selection
+
+
 def test_a_dense_file_judges_its_tie_rule_by_its_values(files):
     ds = _load(files, "dense", True)
     assert not ds.X.sparse
