@@ -152,8 +152,7 @@ def _anndata_path(source: Source, name: str, backed: bool | None) -> Path | None
     if isinstance(source, (bytes, bytearray)):
         if backed:
             raise FSEngineError(
-                f"backed reading needs the file on disk; {name} was given as bytes",
-                parameter="backed",
+                f"needs the file on disk; {name} was given as bytes", parameter="backed"
             )
         return None
     path = Path(source)
@@ -168,8 +167,7 @@ def _anndata_path(source: Source, name: str, backed: bool | None) -> Path | None
         return path
     if backed:
         raise FSEngineError(
-            f"backed applies to AnnData files (.h5ad) and Zarr stores; {name} is read as "
-            f"{reader.format}",
+            f"applies to AnnData files (.h5ad) and Zarr stores; {name} is read as {reader.format}",
             parameter="backed",
         )
     return None

@@ -355,13 +355,13 @@ def test_bad_input_is_one_line(files, tmp_path, capsys):
     fails(r"empty\.zarr has no matrix X \(a Zarr store, but not AnnData\?\)", empty)
     folder = tmp_path / "folder"
     folder.mkdir()
-    fails(r"folder is a directory \(not an AnnData Zarr store\)", folder)
+    fails(r"folder is a directory, not an AnnData Zarr store", folder)
     with pytest.raises(FSEngineError, match=r"folder is a folder but not a Zarr store"):
         BackedColumns.open(folder)
     table = tmp_path / "table.csv"
     table.write_text("a,b,cell_type\n1,2,x\n3,4,y\n")
     fails(r"backed applies to AnnData files \(\.h5ad\) and Zarr stores; table\.csv is read", table)
-    fails(r"backed reading needs the file on disk", files["csr"].read_bytes())
+    fails(r"backed needs the file on disk", files["csr"].read_bytes())
     broken = tmp_path / "nan.h5ad"
     X = sparse.csr_matrix(np.array([[1.0, 0.0], [0.0, np.nan], [2.0, 1.0]]))
     obs = pd.DataFrame({"cell_type": ["a", "b", "a"]}, index=["x", "y", "z"])
