@@ -299,8 +299,16 @@ class _Store:
             pointers,
         )
 
-    def read_dense(self, lo: int, hi: int) -> np.ndarray:
-        return self.values[:, lo:hi]
+    def read_dense(self, runs) -> np.ndarray:
+        """Columns of a dense matrix: the runs ``[(lo, hi), ...]`` (ascending) joined, as
+        stored. Several runs are one selection (h5py's list of columns, zarr's orthogonal
+        selection): stored row by row, the file is then read once, not once per run."""
+        if len(runs) == 1:
+            return self.values[:, runs[0][0] : runs[0][1]]
+        columns = np.concatenate([np.arange(lo, hi) for lo, hi in runs])
+        if hasattr(self.values, "get_orthogonal_selection"):  # zarr
+            return self.values.get_orthogonal_selection((slice(None), columns))
+        return self.values[:, columns]
 
 
 def _release(root, files: dict, folder: list) -> None:
@@ -640,10 +648,8 @@ class BackedColumns(BackedMatrix):
             block = _densify(np.asarray(data, dtype=np.float64), rows, pointers, n)
         else:
             block = np.empty((n, sum(hi - lo for lo, hi in runs)), dtype=np.float64, order="F")
-            at = 0
-            for lo, hi in runs:
-                block[:, at : at + hi - lo] = self._store.read_dense(lo, hi)
-                at += hi - lo
+            if runs:
+                block[:] = self._store.read_dense(runs)
             if where is not None:
                 block = np.asfortranarray(block[:, where])
         if self._transform is not None:
