@@ -538,11 +538,9 @@ class BackedColumns(BackedMatrix):
         return cls(store)
 
     @classmethod
-    def from_anndata(cls, adata, layer: str | None = None, name: str = "AnnData") -> BackedColumns:
+    def from_anndata(cls, adata, name: str = "AnnData") -> BackedColumns:
         """X of an AnnData object opened backed (``anndata.read_h5ad(path, backed="r")``),
-        read from its open file (the object keeps it open)."""
-        if layer is not None:
-            return cls.open(adata.filename, layer, name)
+        read from its open file (the object keeps it open; its layers are in memory)."""
         X = adata.X
         node = getattr(X, "group", X)  # a sparse dataset's group, or the dense dataset
         matrix = cls.from_node(node, name)

@@ -154,7 +154,7 @@ def table_from_anndata(
     if matrix is None:
         raise FSEngineError(f"{name} has no matrix X; name one of its layers (--layer)")
     if getattr(adata, "isbacked", False) and layer is None:
-        X = BackedColumns.from_anndata(adata, None, name)
+        X = BackedColumns.from_anndata(adata, name)
         matrix_notes = backed_notes(X)
     else:
         sparse_kind = type(matrix).__name__ if hasattr(matrix, "tocsc") else None
