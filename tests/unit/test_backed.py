@@ -272,6 +272,18 @@ def test_a_copy_in_another_process_opens_the_file_again(files, cells):
     assert np.array_equal(again.columns(slice(None)), cells.X.toarray()[:, [4, 9, 2]])
 
 
+def test_a_tasks_digest_is_of_the_values_whatever_the_layout(files):
+    """The digest of a task read from disk hashes its dense blocks: the same for the same
+    values stored as CSR, CSC or dense, another for other labels."""
+    digests = {
+        kind: Task.from_dataset(_load(files, kind, True), RARE).digest
+        for kind in ("csr", "csc", "dense")
+    }
+    assert len(set(digests.values())) == 1
+    other = Task.from_dataset(_load(files, "csr", True), "T_cell").digest
+    assert other != digests["csr"]
+
+
 def test_select_on_an_anndata_object_opened_backed(files, small_blocks):
     """fsengine.adata.select on ``anndata.read_h5ad(path, backed="r")``: X stays on disk,
     the var columns and the uns entry are those of the object in memory."""
