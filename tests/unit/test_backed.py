@@ -319,6 +319,13 @@ def test_the_command_line_selects_backed_as_in_memory(files, tmp_path, capsys):
     assert main(["info", str(files["csr"]), "--label", "cell_type", "--backed"]) == 0
     printed = capsys.readouterr().out
     assert "note: read from disk a block of genes at a time (backed; stored as CSR" in printed
+    printed = {}
+    for flag in ("--backed", "--no-backed"):
+        argv = ["stability", str(files["csc"]), "--label", "cell_type", "--minority", RARE]
+        assert main([*argv, "--method", "saola", "--orders", "3", flag]) == 0
+        printed[flag] = capsys.readouterr().out
+    assert printed["--backed"] == printed["--no-backed"]
+    assert "mean pairwise Jaccard" in printed["--backed"]
 
 
 def test_the_command_lines_anndata_output_copies_the_file_backed(files, tmp_path):
