@@ -24,6 +24,7 @@ import numpy as np
 
 from fsengine.data import Dataset, annotated_dataset
 from fsengine.errors import FSEngineError
+from fsengine.io.backed import is_zarr_store
 from fsengine.io.h5ad import table_from_anndata
 from fsengine.methods import RunResult, get_method
 from fsengine.online import Selection
@@ -38,7 +39,8 @@ MARKER_TESTS = ("welch", "wilcoxon")
 
 def dataset_from_anndata(adata, groupby: str | None = None, name: str = "AnnData") -> Dataset:
     """The Dataset of an AnnData object: X (a sparse X kept sparse, as CSC: the selectors
-    read it a block of columns at a time), the class from ``obs[groupby]`` (None: the
+    read it a block of columns at a time; the X of an object opened backed left on disk,
+    :class:`fsengine.io.backed.BackedColumns`), the class from ``obs[groupby]`` (None: the
     only class-like obs column, as for a file)."""
     return annotated_dataset(table_from_anndata(adata), groupby, False, name)
 
@@ -134,7 +136,11 @@ def select(
     Parameters
     ----------
     adata : anndata.AnnData
-        Cells or samples in rows; changed in place (var columns, an uns entry).
+        Cells or samples in rows; changed in place (var columns, an uns entry). An object
+        opened backed (``anndata.read_h5ad(path, backed="r")``) keeps X on disk: the online
+        selectors and the rankers that score each gene on its own read it a block of genes
+        at a time, in bounded memory (a CSR X is first copied gene by gene to a temporary
+        folder: :mod:`fsengine.io.backed`); the others read it into memory when it fits.
     groupby : str, optional
         The obs column of the classes (default: the only class-like one).
     minority : optional
@@ -189,9 +195,11 @@ def with_selection(task: Task, selection: Selection, source=None, params: dict |
     params : dict, optional
         The run's record (:func:`write_selection`).
     source : str, path or bytes, optional
-        The ``.h5ad`` file (or its bytes) the task was read from: the selection is added to
-        that object, everything else in it kept. Else the object is built from the task:
-        X, the class as the obs column of the task's label, the genes as var_names.
+        The ``.h5ad`` file (or its bytes, or an AnnData Zarr store) the task was read from:
+        the selection is added to that object, everything else in it kept (a task whose
+        matrix stayed on disk: the object opened backed, its X left on disk). Else the
+        object is built from the task: X, the class as the obs column of the task's label,
+        the genes as var_names.
 
     Returns
     -------
@@ -200,10 +208,17 @@ def with_selection(task: Task, selection: Selection, source=None, params: dict |
     import anndata
     import pandas as pd
 
-    if source is not None:
+    if source is not None and not isinstance(source, bytes) and is_zarr_store(source):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            adata = anndata.read_zarr(str(source))
+    elif source is not None:
+        backed = "r" if task.is_backed and not isinstance(source, bytes) else None
         with warnings.catch_warnings():  # an older layout's notices
             warnings.simplefilter("ignore")
-            adata = anndata.read_h5ad(io.BytesIO(source) if isinstance(source, bytes) else source)
+            adata = anndata.read_h5ad(
+                io.BytesIO(source) if isinstance(source, bytes) else source, backed=backed
+            )
     else:
         dataset = task.dataset
         labels = (
@@ -216,7 +231,8 @@ def with_selection(task: Task, selection: Selection, source=None, params: dict |
             {task.label_column or "class": [str(v) for v in labels]},
             index=[str(n) for n in (names or range(task.n_samples))],
         )
-        adata = anndata.AnnData(X=task.X, obs=obs, var=pd.DataFrame(index=list(task.names)))
+        X = task.dense().X if task.is_backed else task.X  # a matrix on disk: read, if it fits
+        adata = anndata.AnnData(X=X, obs=obs, var=pd.DataFrame(index=list(task.names)))
     write_selection(adata, task, selection, params)
     return adata
 
@@ -224,12 +240,24 @@ def with_selection(task: Task, selection: Selection, source=None, params: dict |
 def to_h5ad(
     task: Task, selection: Selection, path, source=None, params: dict | None = None
 ) -> None:
-    """Write :func:`with_selection`'s object to the ``.h5ad`` file ``path``."""
+    """Write :func:`with_selection`'s object to the ``.h5ad`` file ``path`` (a task whose
+    matrix stayed on disk: its source opened backed, X copied to ``path`` by anndata a
+    chunk at a time)."""
+    if (
+        source is not None
+        and task.is_backed
+        and not isinstance(source, bytes)
+        and Path(source).resolve() == Path(path).resolve()
+    ):
+        raise FSEngineError(f"cannot write {path}: it is the file the matrix is read from")
     adata = with_selection(task, selection, source, params)
     try:
         adata.write_h5ad(path)
     except OSError as exc:
         raise FSEngineError(f"cannot write {path}: {exc.strerror or exc}") from None
+    finally:
+        if adata.isbacked:
+            adata.file.close()
 
 
 def h5ad_bytes(task: Task, selection: Selection, source=None, params: dict | None = None) -> bytes:

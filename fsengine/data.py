@@ -19,7 +19,14 @@ import numpy as np
 import pyarrow as pa
 
 from fsengine import io as readers
-from fsengine._compute.sparse import column_constant, dense_block, densified, is_sparse
+from fsengine._compute.sparse import (
+    by_columns,
+    column_constant,
+    dense_block,
+    densified,
+    is_backed,
+    is_sparse,
+)
 from fsengine.errors import FSEngineError
 from fsengine.io.annotated import annotation, choose_annotation, label_table
 from fsengine.io.base import Source
@@ -55,7 +62,9 @@ class Dataset:
     X : ndarray of float64, shape (n_samples, n_features)
         Finite feature values (Fortran order: one feature is contiguous); a scipy
         sparse CSC array when the file's matrix is sparse and the loader was asked to
-        keep it so (``load_dataset(..., sparse=True)``).
+        keep it so (``load_dataset(..., sparse=True)``); a matrix left on disk, read a
+        block of columns at a time (:class:`fsengine.io.backed.BackedColumns`), when
+        an AnnData file was read backed (``load_dataset(..., backed=True)``).
     labels : ndarray, shape (n_samples,)
         Class labels as given: int64 for integral numbers, float64 for other
         numbers, str otherwise.
@@ -126,20 +135,30 @@ class Dataset:
 
     @property
     def is_sparse(self) -> bool:
-        """Whether ``X`` is a scipy sparse (CSC) matrix."""
+        """Whether ``X`` is a scipy sparse (CSC) matrix (not a matrix on disk: see
+        :attr:`is_backed`)."""
         return is_sparse(self.X)
 
     @property
+    def is_backed(self) -> bool:
+        """Whether ``X`` stays on disk, read a block of columns at a time
+        (:class:`fsengine.io.backed.BackedColumns`)."""
+        return is_backed(self.X)
+
+    @property
     def matrix_bytes(self) -> int:
-        """Bytes of ``X``'s values: a dense array's, or a sparse matrix's stored values,
-        row indices and column pointers."""
+        """Bytes of ``X``'s values in memory: a dense array's, or a sparse matrix's stored
+        values, row indices and column pointers; none for a matrix on disk."""
+        if self.is_backed:
+            return self.X.nbytes
         if self.is_sparse:
             return sum(part.nbytes for part in (self.X.data, self.X.indices, self.X.indptr))
         return int(self.X.nbytes)
 
     def dense_values(self, columns, rows=None) -> np.ndarray:
         """The values of ``columns`` of ``X`` (on ``rows`` only, if given) as a dense
-        float64 array: of a sparse ``X``, those columns made dense, never the whole.
+        float64 array: of a sparse ``X``, those columns made dense, never the whole; of
+        one on disk, those columns read from the file.
 
         Parameters
         ----------
@@ -286,6 +305,7 @@ def load_dataset(
     layer: str | None = None,
     gene_names: str | None = None,
     sparse: bool = False,
+    backed: bool | None = False,
 ) -> Dataset:
     """Read and validate a matrix of samples x genes with a class label column.
 
@@ -328,6 +348,15 @@ def load_dataset(
         Keep a sparse matrix (an AnnData file's CSR or CSC) sparse, as CSC, for the
         methods that read a block of columns at a time (the rankers that score each gene
         on its own, the online selectors). Default: made dense, when it fits in memory.
+    backed : bool or None
+        AnnData files and Zarr stores: leave the matrix on disk, read a block of genes at a
+        time by the methods that need no more (the online selectors, the rankers that
+        score each gene on its own), in bounded memory (:mod:`fsengine.io.backed`); the
+        data set's ``X`` is then a :class:`fsengine.io.backed.BackedColumns`, whatever
+        ``sparse`` says. None: backed when the matrix in memory would take more than
+        1 GiB or a quarter of the available memory
+        (:func:`fsengine.io.h5ad.wants_backed`). Default: read into memory. The values,
+        and every selection made on them, are the same either way.
 
     Returns
     -------
@@ -372,7 +401,7 @@ def load_dataset(
                 drop_constant=drop_constant,
                 name=name,
                 groups=sample_groups,
-                matrix_options={"layer": layer, "gene_names": gene_names},
+                matrix_options={"layer": layer, "gene_names": gene_names, "backed": backed},
             )
         if layer is not None or gene_names is not None:
             dataset = replace(dataset, layer=layer or "", gene_names_column=gene_names or "")
@@ -481,7 +510,7 @@ def annotated_dataset(
     group_values, groups_column = None, ""
     if groups is not None:
         groups_column, group_values = annotation(parsed, groups, name)
-    if is_sparse(parsed.matrix):
+    if by_columns(parsed.matrix):
         dataset = _sparse_dataset(parsed, label, drop_constant, name)
     else:
         labelled, label_column = label_table(parsed, label, name)
@@ -508,8 +537,9 @@ def annotated_dataset(
 
 
 def _sparse_dataset(parsed, label: str | None, drop_constant: bool, name: str) -> Dataset:
-    """The Dataset of a sparse matrix (CSC, checked finite by its reader) and the class
-    annotation ``label``: the checks of any file, without a dense copy."""
+    """The Dataset of a sparse matrix (CSC, checked finite by its reader) or of one on disk
+    (checked finite in its first pass, :meth:`fsengine.io.backed.BackedColumns.profile`)
+    and the class annotation ``label``: the checks of any file, without a dense copy."""
     label_column = choose_annotation(parsed, label, name)
     values = [None if v is None else str(v) for v in parsed.annotations[label_column]]
     labels = label_values(
@@ -524,7 +554,8 @@ def _sparse_dataset(parsed, label: str | None, drop_constant: bool, name: str) -
     dropped: tuple[str, ...] = ()
     if drop_constant and constant:
         keep = np.flatnonzero(~constant_mask)
-        X, features = X[:, keep], tuple(features[j] for j in keep)
+        X = X.take(keep) if is_backed(X) else X[:, keep]
+        features = tuple(features[j] for j in keep)
         dropped, constant = constant, ()
     return Dataset(
         X=X,

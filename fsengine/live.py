@@ -35,7 +35,7 @@ import time
 import numpy as np
 
 from fsengine._compute import kernels
-from fsengine._compute.sparse import block_width, dense_block
+from fsengine._compute.sparse import block_width, by_columns, dense_block
 from fsengine.data import Dataset
 from fsengine.errors import FSEngineError
 from fsengine.evaluation import confusion, gmean, make_classifier, stratified_splits
@@ -305,7 +305,7 @@ class LiveStream:
         time. The chunks never change the events. Returns the new events.
         """
         start = time.perf_counter()
-        if self.task.is_sparse:  # a dense block of columns at a time, as stream_events reads
+        if by_columns(self.task.X):  # a dense block of columns at a time, as stream_events reads
             chunk = min(chunk, block_width(self.task.n_samples))
         limit = self.total - self.position if max_features is None else max_features
         new: list[StreamEvent] = []

@@ -14,7 +14,11 @@ run in this order on a samples x genes matrix:
 
 The defaults change nothing. A sparse matrix stays sparse through steps that keep a zero
 at zero (thresholds around 0, the counts-per-million transforms, log2 with an offset of
-1, the variance filter); otherwise it is made dense. :func:`looks_unlogged` says when values
+1, the variance filter); otherwise it is made dense. A matrix on disk (an AnnData file
+read backed) stays there: the steps make a view that transforms each block of genes as it
+is read, with the same operations value by value (the same numbers, bit for bit), after a
+pass over the file for each cell's total (counts per million) and one for the genes'
+variances or constant genes. :func:`looks_unlogged` says when values
 look like raw intensities or counts, :func:`looks_like_counts` when they look like raw
 counts of single cells (non-negative integers, mostly zeros), and
 :func:`suggested_preprocessing` which step to take; :func:`counts_warning` names the rankers
@@ -29,9 +33,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from fsengine._compute.sparse import as_columns, column_constant, densified, is_sparse
+from fsengine._compute.sparse import as_columns, column_constant, densified, is_backed, is_sparse
 from fsengine.data import Dataset
 from fsengine.errors import FSEngineError
+from fsengine.io.backed import Transform
 from fsengine.rankers import RANKER_SPECS
 from fsengine.spec import Choice, MethodSpec, Real
 
@@ -121,6 +126,8 @@ def preprocess(dataset: Dataset, params: Mapping | None = None) -> Dataset:
         raise FSEngineError(
             f"must not exceed the ceiling ({high:g}), got {low:g}", parameter="floor"
         )
+    if is_backed(dataset.X):
+        return _preprocess_backed(dataset, settings)
     if is_sparse(dataset.X) and _keeps_zeros(settings):
         return _preprocess_sparse(dataset, settings)
     X = densified(dataset.X, dataset.source or "the data")  # a sparse matrix: a new one
@@ -246,6 +253,83 @@ def _preprocess_sparse(dataset: Dataset, settings: Mapping) -> Dataset:
     return _preprocessed(dataset, X, names, constant, notes, settings)
 
 
+def _preprocess_backed(dataset: Dataset, settings: Mapping) -> Dataset:
+    """:func:`preprocess` on a matrix on disk: a view that applies the steps to each block
+    read (:meth:`fsengine.io.backed.BackedColumns.transformed`), with the in-memory path's
+    operations, its checks and its notes; the matrix stays on disk."""
+    X = dataset.X
+    names = list(dataset.feature_names)
+    notes = list(dataset.notes)
+    low, high = settings["floor"], settings["ceiling"]
+    thresholds = {"low": low, "high": high}
+    clipped = X
+    if low > -math.inf or high < math.inf:
+        clipped = X.transformed(Transform(low, high))
+        notes.append(f"thresholded to [{low:g}, {high:g}]")
+    transform = settings["transform"]
+    final = clipped
+    if transform == "log2":
+        offset = settings["offset"]
+        profile = clipped.profile()
+        if ((profile.low + offset) <= 0).any():
+            _raise_backed_positive(clipped, dataset, names, offset, profile)
+        final = X.transformed(Transform(**thresholds, kind="log2", offset=offset))
+        notes.append(f"log2(value + {offset:g})")
+    elif transform in CPM_TRANSFORMS:
+        profile = clipped.profile()
+        if (profile.low < 0).any():
+            row, column, value = _first_backed(clipped, profile.low < 0, lambda b: b < 0)
+            raise FSEngineError(
+                f"log-CPM needs counts (no negative value): gene {names[column]!r}, sample "
+                f"{_sample(dataset, row)} is {value:g}"
+            )
+        factor = _per_million(clipped.row_totals(), dataset, transform, notes)
+        final = X.transformed(Transform(**thresholds, kind=transform, factor=factor))
+        notes.append(_transform_note(transform))
+    if settings["min_variance"] > 0:
+        keep = _variance_kept(final.profile(variances=True).variances, settings["min_variance"])
+        dropped = final.shape[1] - int(keep.sum())
+        final = final.take(np.flatnonzero(keep))
+        names = [n for n, k in zip(names, keep) if k]
+        notes.append(f"{dropped} genes of variance below {settings['min_variance']:g} dropped")
+    constant = tuple(n for n, c in zip(names, column_constant(final)) if c)
+    return _preprocessed(dataset, final, names, constant, notes, settings)
+
+
+def _first_backed(X, columns: np.ndarray, test) -> tuple[int, int, float]:
+    """(row, column, value) of the first value of the matrix on disk ``X`` for which
+    ``test`` holds, among the columns marked in ``columns``: by columns, then rows, when
+    it is stored sparse (the order of a CSC matrix's stored values), else by rows, then
+    columns (numpy's ``nonzero`` on the dense matrix)."""
+    found = None
+    candidates = np.flatnonzero(columns)
+    for lo in range(0, len(candidates), 64):
+        chosen = candidates[lo : lo + 64]
+        block = X.columns(chosen)
+        for j, column in enumerate(chosen.tolist()):
+            rows = np.flatnonzero(test(block[:, j]))
+            if len(rows) and (found is None or rows[0] < found[0]):
+                found = (int(rows[0]), column, float(block[rows[0], j]))
+            if X.sparse and found is not None:
+                return found
+    return found
+
+
+def _raise_backed_positive(X, dataset, names, offset: float, profile) -> None:
+    """:func:`_check_positive`'s error, for a matrix on disk."""
+    row, column, value = _first_backed(X, (profile.low + offset) <= 0, lambda b: b + offset <= 0)
+    lowest = float((profile.low.min() + offset) - offset)
+    raise FSEngineError(
+        f"log2 needs positive values: gene {names[column]!r}, sample "
+        f"{_sample(dataset, row)} is {(value + offset) - offset:g} (the lowest value "
+        f"is {lowest:g})",
+        parameter="transform",
+        remedy="set a floor above 0 (raw intensities: 20) or an offset above "
+        f"{abs(min(lowest, 0.0)):g} with",
+        remedy_option="floor",
+    )
+
+
 def preprocessing_text(settings: Mapping) -> str:
     """The steps in effect, as a line for notes, records and the report ("none" when
     nothing is done)."""
@@ -337,26 +421,45 @@ def _values(X) -> np.ndarray:
     return np.asarray(X, dtype=float)
 
 
+def _extremes(X):
+    """(lowest value, highest value, smallest value above 0 or else 0.0: a function) of
+    ``X``, None when it has no values; of a matrix on disk, from its profile (one pass
+    over the file)."""
+    if is_backed(X):
+        if X.shape[0] * X.shape[1] == 0:
+            return None
+        profile = X.profile()
+        smallest = profile.smallest_positive if math.isfinite(profile.smallest_positive) else 0.0
+        return float(profile.low.min()), float(profile.high.max()), lambda: float(smallest)
+    X = _values(X)
+    if X.size == 0:
+        return None
+
+    def smallest() -> float:  # a copy of the positive values: only when needed
+        positive = X[X > 0]
+        return float(positive.min()) if positive.size else 0.0
+
+    return float(np.min(X)), float(np.max(X)), smallest
+
+
 def looks_unlogged(X) -> str | None:
     """A sentence when the values look like raw intensities or counts (not on a log
     scale): the largest value above 1,000 and the values spanning over three orders of
     magnitude, or negative values beside values above 1,000. None otherwise.
     """
-    X = _values(X)
-    if X.size == 0:
+    found = _extremes(X)
+    if found is None:
         return None
-    high = float(np.max(X))
+    low, high, smallest_positive = found
     if high <= 1000:
         return None
-    low = float(np.min(X))
     if low < 0:
         return (
             f"the values range from {low:,.6g} to {high:,.6g}: they look like raw intensities "
             "with negative background-corrected values; threshold them (floor 20, ceiling "
             "16000 are common) and take log2"
         )
-    positive = X[X > 0]
-    smallest = float(positive.min()) if positive.size else 0.0
+    smallest = smallest_positive()
     if smallest > 0 and high / smallest < 1000:
         return None
     return (
@@ -369,7 +472,13 @@ def looks_unlogged(X) -> str | None:
 def _count_profile(X) -> tuple[bool, float, float]:
     """(every value a non-negative integer, the share of zeros, the largest value) of
     ``X``, read a block of columns at a time (sparse: its stored values, the others
-    zeros), stopping at the first value that is not a count."""
+    zeros; on disk: its profile), stopping at the first value that is not a count."""
+    if is_backed(X):
+        profile = X.profile()
+        size = X.shape[0] * X.shape[1]
+        if not size or profile.low.min() < 0 or not profile.integers:
+            return False, 0.0, 0.0
+        return True, profile.zeros(X.shape[0]) / size, float(profile.high.max())
     if is_sparse(X):
         stored = np.asarray(X.data, dtype=float)
         size = X.shape[0] * X.shape[1]
@@ -490,11 +599,15 @@ def suggested_preprocessing(X) -> dict:
     """
     if looks_unlogged(X) is None:
         return {"transform": "log1p-cpm"} if looks_like_counts(X) else {}
-    X = _values(X)
-    low = float(np.min(X))
+    low = _extremes(X)[0]
     if low < 0:
         return {"floor": 20.0, "ceiling": 16000.0, "transform": "log2"}
-    if low == 0 and bool(np.all(X == np.round(X))):
+    if is_backed(X):
+        integers = X.profile().integers
+    else:
+        values = _values(X)
+        integers = bool(np.all(values == np.round(values)))
+    if low == 0 and integers:
         return {"transform": "log-cpm"}
     if low == 0:
         return {"transform": "log2", "offset": 1.0}

@@ -19,7 +19,7 @@ from functools import cached_property
 
 import numpy as np
 
-from fsengine._compute.sparse import as_columns, densified, is_sparse
+from fsengine._compute.sparse import as_columns, by_columns, densified, is_backed, is_sparse
 from fsengine.data import Dataset
 from fsengine.errors import FSEngineError
 from fsengine.labels import check_binary
@@ -53,9 +53,10 @@ class Task:
     Attributes
     ----------
     X : ndarray of float64, shape (n_samples, n_features)
-        Or a scipy sparse CSC array (a sparse matrix given sparse, CSR converted): the
-        rankers that score each gene on its own and the online selectors read it a block
-        of columns at a time; :meth:`dense` gives the task other drivers take.
+        Or a scipy sparse CSC array (a sparse matrix given sparse, CSR converted), or a
+        matrix on disk (:class:`fsengine.io.backed.BackedColumns`): the rankers that score
+        each gene on its own and the online selectors read it a block of columns at a
+        time; :meth:`dense` gives the task other drivers take.
     y : ndarray of int8, shape (n_samples,)
         1 for the minority class, 0 for every other class.
     names : tuple of str
@@ -85,7 +86,7 @@ class Task:
     sample_groups: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self):
-        X = as_columns(self.X) if is_sparse(self.X) else np.asarray(self.X, dtype=np.float64)
+        X = as_columns(self.X) if by_columns(self.X) else np.asarray(self.X, dtype=np.float64)
         if X.ndim != 2:
             raise FSEngineError(f"X must be two-dimensional, got shape {X.shape}")
         y = check_binary(self.y)
@@ -135,7 +136,7 @@ class Task:
     def from_arrays(cls, X, y, names=None) -> Task:
         """The task of a matrix (dense, or a scipy sparse matrix kept sparse) and its 0/1
         labels (1: minority); ``names`` default to ``x0``, ``x1``, ..."""
-        X = X if is_sparse(X) else np.asarray(X, dtype=np.float64)
+        X = X if by_columns(X) else np.asarray(X, dtype=np.float64)
         if names is None:
             names = tuple(f"x{j}" for j in range(X.shape[1] if X.ndim == 2 else 0))
         return cls(X, y, tuple(str(n) for n in names))
@@ -166,9 +167,18 @@ class Task:
     def digest(self) -> str:
         """SHA-256 of what a result depends on: the matrix, the labels, the names and,
         when the splits keep sample groups apart, each sample's group (a task without
-        groups has the digest it had before groups existed)."""
+        groups has the digest it had before groups existed). A matrix on disk is hashed a
+        dense block of columns at a time (a pass over the file)."""
         h = hashlib.sha256()
-        stored = (self.X.data, self.X.indices, self.X.indptr) if self.is_sparse else (self.X,)
+        if self.is_backed:
+            stored = ()
+            h.update(f"backed{self.X.shape}".encode())
+            for _, _, block in self.X.blocks():
+                h.update(memoryview(np.ascontiguousarray(block).reshape(-1).view(np.uint8)))
+        elif self.is_sparse:
+            stored = (self.X.data, self.X.indices, self.X.indptr)
+        else:
+            stored = (self.X,)
         for array in (*stored, self.y):
             h.update(f"{array.dtype}{array.shape}".encode())
             _hash_c_order(h, array)
@@ -182,6 +192,11 @@ class Task:
         """Whether ``X`` is a sparse (CSC) matrix."""
         return is_sparse(self.X)
 
+    @property
+    def is_backed(self) -> bool:
+        """Whether ``X`` stays on disk (:class:`fsengine.io.backed.BackedColumns`)."""
+        return is_backed(self.X)
+
     def dense(self) -> Task:
         """This task with a dense ``X`` (itself when it is dense): for the drivers that
         read whole rows (the evaluation's classifiers, the sweeps, the figures).
@@ -191,7 +206,7 @@ class Task:
         FSEngineError
             When the dense float64 copy would take more than half the available memory.
         """
-        if not self.is_sparse:
+        if not by_columns(self.X):  # a sparse matrix, or one on disk: read into memory
             return self
         what = self.source or "the task"
         return replace(self, X=densified(self.X, what))

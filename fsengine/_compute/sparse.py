@@ -1,4 +1,5 @@
-"""Sparse matrices (scipy's CSR and CSC) read a block of columns at a time.
+"""Sparse matrices (scipy's CSR and CSC), and matrices on disk, read a block of columns
+at a time.
 
 Single-cell and RNA-seq counts come sparse: a 50,000 x 20,000 matrix at 7 % non-zeros
 takes 0.8 GB as CSC and 8 GB dense. The rankers that score each column on its own and the
@@ -6,10 +7,17 @@ online selectors, which receive one feature at a time, read such a matrix throug
 :func:`dense_columns`: one block of columns made dense at a time, in column order
 (Fortran), so a block's values are exactly those of the dense matrix's columns.
 
+A matrix that stays on disk (an AnnData file read backed, :mod:`fsengine.io.backed`) is a
+:class:`BackedMatrix`: the same functions read it a block of columns at a time, from the
+file; :func:`by_columns` says whether a matrix is read that way (sparse or backed).
+
 scipy is imported only when a sparse matrix is given.
 """
 
 from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -24,6 +32,107 @@ MEMORY_SHARE = 0.5
 def is_sparse(X) -> bool:
     """Whether ``X`` is a scipy sparse matrix or array (without importing scipy)."""
     return type(X).__module__.startswith("scipy.sparse") and hasattr(X, "tocsc")
+
+
+@dataclass(frozen=True)
+class ValueProfile:
+    """What one pass over a matrix's values finds, a block of columns at a time: enough to
+    check it, to find its constant columns and to say whether it looks like counts,
+    without holding it.
+
+    Attributes
+    ----------
+    low, high : ndarray of float64, shape (n_features,)
+        Each column's smallest and largest value (an unstored value is a zero).
+    nonzero : ndarray of int64, shape (n_features,)
+        Each column's number of values other than 0.
+    smallest_positive : float
+        The smallest value above 0 (inf when there is none).
+    integers : bool
+        Whether every value is an integer.
+    row_totals : ndarray of float64, shape (n_samples,) or None
+        Each row's sum, added in column order (as ``np.bincount`` adds a CSC matrix's
+        stored values), when asked for.
+    variances : ndarray of float64, shape (n_features,) or None
+        Each column's variance (ddof = 0), when asked for.
+    column_positive : ndarray of float64, shape (n_features,) or None
+        Each column's smallest value above 0 (inf for none).
+    column_integers : ndarray of bool, shape (n_features,) or None
+        Whether each column's values are all integers.
+    """
+
+    low: np.ndarray
+    high: np.ndarray
+    nonzero: np.ndarray
+    smallest_positive: float
+    integers: bool
+    row_totals: np.ndarray | None = None
+    variances: np.ndarray | None = None
+    column_positive: np.ndarray | None = None
+    column_integers: np.ndarray | None = None
+
+    def zeros(self, n_samples: int) -> int:
+        """How many values are 0."""
+        return n_samples * len(self.nonzero) - int(self.nonzero.sum())
+
+
+class BackedMatrix(ABC):
+    """A matrix that stays on disk, read a block of columns at a time (an AnnData file
+    read backed: :class:`fsengine.io.backed.BackedColumns`).
+
+    The functions of this module (:func:`dense_columns`, :func:`dense_block`,
+    :func:`column_constant`, :func:`by_column_blocks`, :func:`densified`) read it as they
+    read a sparse matrix: a dense float64 block of columns at a time, never whole.
+
+    Attributes
+    ----------
+    shape : tuple of int
+        (n_samples, n_features).
+    sparse : bool
+        Whether its values are stored sparse (zeros not stored).
+    """
+
+    shape: tuple[int, int]
+    sparse: bool = False
+    ndim = 2
+    dtype = np.dtype(np.float64)
+
+    @abstractmethod
+    def columns(self, columns) -> np.ndarray:
+        """Columns ``columns`` (a slice or a sequence of int) as a dense float64 block in
+        Fortran order, of shape (n_samples, number of columns)."""
+
+    @abstractmethod
+    def profile(self) -> ValueProfile:
+        """The :class:`ValueProfile` of its values (one pass over the file, kept)."""
+
+    @abstractmethod
+    def take(self, columns) -> BackedMatrix:
+        """The matrix of columns ``columns`` (a sequence of int) only: a view, no copy."""
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held in memory for the matrix's values: none (they stay on disk)."""
+        return 0
+
+    def blocks(self, elements: int | None = None):
+        """``(lo, hi, block)``: columns ``lo:hi`` as a dense float64 block, in column
+        order, about ``elements`` values (:func:`block_width`) at a time."""
+        width = block_width(self.shape[0], elements)
+        for lo in range(0, self.shape[1], width):
+            hi = min(lo + width, self.shape[1])
+            yield lo, hi, self.columns(slice(lo, hi))
+
+
+def is_backed(X) -> bool:
+    """Whether ``X`` is a matrix on disk (:class:`BackedMatrix`)."""
+    return isinstance(X, BackedMatrix)
+
+
+def by_columns(X) -> bool:
+    """Whether ``X`` is read a block of columns at a time, never whole: a scipy sparse
+    matrix or a matrix on disk."""
+    return is_sparse(X) or is_backed(X)
 
 
 def as_columns(X, what: str = "X"):
@@ -47,6 +156,8 @@ def as_columns(X, what: str = "X"):
         For a matrix that is not two-dimensional, or a missing or infinite stored value
         (naming its row and column, 1-based).
     """
+    if is_backed(X):  # on disk, read by columns already (checked when opened)
+        return X
     from scipy import sparse
 
     if X.ndim != 2:
@@ -78,6 +189,8 @@ def dense_columns(X, columns) -> np.ndarray:
     -------
     ndarray, shape (n_samples, len(columns))
     """
+    if is_backed(X):
+        return X.columns(columns)
     return np.asarray(X[:, columns].toarray(order="F"), dtype=np.float64)
 
 
@@ -98,6 +211,9 @@ def dense_block(X, columns, rows=None) -> np.ndarray:
     ndarray, shape (n_rows, n_columns)
         The values of the dense matrix's ``X[np.ix_(rows, columns)]``, bit for bit.
     """
+    if is_backed(X):
+        block = X.columns(columns)
+        return block if rows is None else block[np.asarray(rows)]
     if is_sparse(X):
         picked = X[:, columns]
         if rows is not None:
@@ -151,12 +267,16 @@ def block_width(n_samples: int, elements: int | None = None) -> int:
 
 
 def column_constant(X) -> np.ndarray:
-    """Whether each column of the CSC matrix ``X`` holds one value over all rows.
+    """Whether each column of the CSC matrix ``X`` (or of a matrix on disk, from its
+    :class:`ValueProfile`) holds one value over all rows.
 
     Returns
     -------
     ndarray of bool, shape (n_features,)
     """
+    if is_backed(X):
+        profile = X.profile()
+        return profile.low == profile.high
     n = X.shape[0]
     stored = np.diff(X.indptr)
     lo = np.full(X.shape[1], np.inf)
@@ -206,8 +326,15 @@ def check_dense_fits(shape: tuple[int, int], what: str, budget: int | None = Non
 
 
 def densified(X, what: str = "X") -> np.ndarray:
-    """A sparse ``X`` as a dense float64 matrix in Fortran order, when it fits in memory
-    (:func:`check_dense_fits`); a dense ``X`` as it is."""
+    """A sparse ``X`` (or one on disk, read a block of columns at a time) as a dense
+    float64 matrix in Fortran order, when it fits in memory (:func:`check_dense_fits`); a
+    dense ``X`` as it is."""
+    if is_backed(X):
+        check_dense_fits(X.shape, what)
+        dense = np.empty(X.shape, dtype=np.float64, order="F")
+        for lo, hi, block in X.blocks():
+            dense[:, lo:hi] = block
+        return dense
     if not is_sparse(X):
         return X
     check_dense_fits(X.shape, what)
@@ -215,7 +342,8 @@ def densified(X, what: str = "X") -> np.ndarray:
 
 
 def by_column_blocks(function, X, elements: int | None = None):
-    """``function(block)`` over dense blocks of the columns of a sparse ``X``, joined:
+    """``function(block)`` over dense blocks of the columns of a sparse ``X`` (or of one on
+    disk), joined:
     the result ``function(X.toarray())`` would give for a ``function`` that treats each
     column on its own, without the dense matrix.
 
@@ -224,7 +352,7 @@ def by_column_blocks(function, X, elements: int | None = None):
     function : callable
         Takes a dense block (n_samples, b) and returns an array of b values, or a dict of
         such arrays.
-    X : scipy sparse matrix (CSC)
+    X : scipy sparse matrix (CSC), or a :class:`BackedMatrix`
     elements : int, optional
         Values per dense block (:func:`block_width`).
 

@@ -56,6 +56,10 @@ def dataset_of(args, sparse: bool = False) -> Dataset:
     sparse : bool
         Keep a sparse matrix sparse (every command that runs methods: they read a block of
         columns at a time, the classifiers only the selected columns).
+
+    An AnnData file's matrix stays on disk with ``--backed``, and by default when it is
+    large (``args.backed`` None: :func:`fsengine.io.h5ad.wants_backed`), for the commands
+    that have the option (info, select, stability).
     """
     ds = preprocess(
         load_dataset(
@@ -68,6 +72,7 @@ def dataset_of(args, sparse: bool = False) -> Dataset:
             layer=args.layer,
             gene_names=args.gene_names,
             sparse=sparse,
+            backed=getattr(args, "backed", False),
         ),
         preprocess_params(args),
     )

@@ -83,6 +83,21 @@ def add_data_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_backed_option(p: argparse.ArgumentParser) -> None:
+    """``--backed`` / ``--no-backed``: an AnnData file's matrix left on disk, read a block of
+    genes at a time (the commands whose methods need no more: info, select, stability)."""
+    p.add_argument(
+        "--backed",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="AnnData files (.h5ad) and Zarr stores: leave the matrix on disk and read it a "
+        "block of genes at a time, in bounded memory (a CSR matrix is first copied gene by "
+        "gene to a temporary folder); --no-backed reads it into memory. Default: backed "
+        "when the matrix in memory would take more than 1 GiB or a quarter of the "
+        "available memory",
+    )
+
+
 def preprocess_params(args) -> dict:
     """The preprocessing options given on the command line (:data:`PREPROCESSING`)."""
     return {

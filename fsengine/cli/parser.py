@@ -6,6 +6,7 @@ import argparse
 
 from fsengine.cli.options import (
     Parser,
+    add_backed_option,
     add_data_options,
     add_method_options,
     add_protocol_options,
@@ -34,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Show a data set's shape, class counts and imbalance ratio.",
     )
     add_data_options(info)
+    add_backed_option(info)
     info.add_argument(
         "--minority",
         metavar="CLASS",
@@ -49,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
         "when the selector selected nothing and its fallback rule listed the features).",
     )
     add_data_options(sel)
+    add_backed_option(sel)
     sel.add_argument(
         "--out",
         metavar="FILE",
@@ -92,6 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
         "pairwise Jaccard and Kuncheva indices of the selected sets.",
     )
     add_data_options(stab)
+    add_backed_option(stab)
     stab.add_argument(
         "--orders", type=int, default=10, metavar="R", help="number of random orders (default: 10)"
     )

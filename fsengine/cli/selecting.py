@@ -18,6 +18,7 @@ from fsengine.export import (
     selection_to_csv,
     stability_to_csv,
 )
+from fsengine.io.backed import is_zarr_store
 from fsengine.methods import get_method
 from fsengine.progress import terminal_progress
 from fsengine.runs import run_selection
@@ -69,7 +70,7 @@ def cmd_select(args) -> None:
     for warning in result.warnings:
         print(f"fsengine: warning: {warning}", file=sys.stderr)
     if str(args.out).lower().endswith(".h5ad"):  # the AnnData object, with the selection
-        is_h5ad = str(args.data).lower().endswith(".h5ad")
+        is_h5ad = str(args.data).lower().endswith(".h5ad") or is_zarr_store(args.data)
         to_h5ad(
             task,
             result.selection,

@@ -9,7 +9,8 @@ at fault). The modules:
   shared by the readers;
 - ``sniff``: format magic, encoding and delimiter;
 - ``text``: CSV/TSV (also gzip-compressed); ``parquet``: Parquet; ``geo``: GEO series
-  matrices; ``h5ad``: AnnData files; ``annotated``: the class chosen among a file's sample
+  matrices; ``h5ad``: AnnData files and Zarr stores; ``backed``: their matrices read from
+  disk a block of genes at a time; ``annotated``: the class chosen among a file's sample
   annotations;
 - ``orientation``: genes in rows, row names, sample identifiers and the hint for a file
   that looks like genes in rows;
@@ -26,9 +27,10 @@ from pathlib import Path
 import pyarrow as pa
 
 from fsengine.errors import FSEngineError
+from fsengine.io.backed import is_zarr_store
 from fsengine.io.base import HEAD, Reader, Source, Table, read_bytes
 from fsengine.io.geo import GeoSeriesMatrixReader
-from fsengine.io.h5ad import H5adReader
+from fsengine.io.h5ad import H5adReader, read_backed, read_zarr, wants_backed
 from fsengine.io.parquet import ParquetReader
 from fsengine.io.text import TextReader
 
@@ -110,17 +112,31 @@ def read(
     *,
     layer: str | None = None,
     gene_names: str | None = None,
+    backed: bool | None = False,
 ) -> Table:
     """The streaming reader's result, else the whole-file reader's.
 
     ``layer`` and ``gene_names`` choose an AnnData file's matrix and gene names
-    (:meth:`fsengine.io.h5ad.H5adReader.read_from`).
+    (:meth:`fsengine.io.h5ad.H5adReader.read_from`). An AnnData Zarr store (a folder) is
+    read too. ``backed=True`` leaves an AnnData file's (or store's) matrix on disk, read
+    a block of genes at a time (:func:`fsengine.io.h5ad.read_backed`); ``None`` does so
+    when the matrix is large (:func:`fsengine.io.h5ad.wants_backed`) and reads other
+    formats as usual.
 
-    Raises FSEngineError for a missing file, a directory, a file that its reader
-    cannot read, or ``layer`` or ``gene_names`` for a file that is not AnnData.
+    Raises FSEngineError for a missing file, a directory that is not a Zarr store, a file
+    that its reader cannot read, or ``layer``, ``gene_names`` or ``backed=True`` for a
+    file that is not AnnData.
     """
     if hasattr(source, "read"):
         source = read_bytes(source)
+    if not isinstance(source, (bytes, bytearray)) and is_zarr_store(source):
+        if backed is True or (backed is None and wants_backed(source, layer)):
+            return read_backed(source, name, layer, gene_names)
+        return read_zarr(source, name, layer, gene_names)
+    if backed is not False:
+        anndata_path = _anndata_path(source, name, backed)
+        if anndata_path is not None and (backed is True or wants_backed(anndata_path, layer)):
+            return read_backed(anndata_path, name, layer, gene_names)
     if layer is not None or gene_names is not None:
         return _read_anndata(source, name, layer, gene_names)
     parsed = stream(source, name, transpose)
@@ -128,6 +144,33 @@ def read(
         data = read_bytes(source)
         parsed = reader_for(data[:HEAD]).read(data, name, transpose)
     return parsed
+
+
+def _anndata_path(source: Source, name: str, backed: bool | None) -> Path | None:
+    """The path of an AnnData file to read backed, or None for another format (an error
+    when ``backed`` is True: it applies to AnnData files only, on disk)."""
+    if isinstance(source, (bytes, bytearray)):
+        if backed:
+            raise FSEngineError(
+                f"needs the file on disk; {name} was given as bytes", parameter="backed"
+            )
+        return None
+    path = Path(source)
+    if not path.is_file():
+        if backed:
+            read_bytes(source)  # the loader's message for a missing file or a folder
+        return None
+    with open(path, "rb") as f:
+        head = f.read(HEAD)
+    reader = reader_for(head)
+    if isinstance(reader, H5adReader):
+        return path
+    if backed:
+        raise FSEngineError(
+            f"applies to AnnData files (.h5ad) and Zarr stores; {name} is read as {reader.format}",
+            parameter="backed",
+        )
+    return None
 
 
 def _read_anndata(source: Source, name: str, layer, gene_names) -> Table:

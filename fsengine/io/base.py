@@ -103,7 +103,10 @@ def read_bytes(source: Source) -> bytes:
     if not path.exists():
         raise FSEngineError(f"file not found: {path}")
     if path.is_dir():
-        raise FSEngineError(f"{path} is a directory; give a CSV, TSV or Parquet file")
+        raise FSEngineError(
+            f"{path} is a directory, not an AnnData Zarr store; give a CSV, TSV, Parquet or "
+            ".h5ad file, or a Zarr store"
+        )
     return path.read_bytes()
 
 

@@ -1,5 +1,5 @@
-"""AnnData files (``.h5ad``: scanpy's format and that of most single-cell atlases), read
-through the ``anndata`` package.
+"""AnnData files (``.h5ad``: scanpy's format and that of most single-cell atlases) and
+AnnData Zarr stores (a folder), read through the ``anndata`` package.
 
 The matrix is ``X``, or a named entry of ``layers`` (raw counts are often kept there),
 with the cells or samples in rows (``obs_names``) and the genes in columns
@@ -10,6 +10,12 @@ unless asked to keep it (``sparse=True``), for the methods that read it a block 
 at a time (:mod:`fsengine._compute.sparse`). The file's header gives the matrix's shape
 and storage before anything is read: a matrix that would not fit in memory is refused
 with its size, instead of exhausting the machine.
+
+Read backed (:func:`read_backed`, ``load_dataset(..., backed=True)``), the matrix stays
+on disk and is read a block of genes at a time (:mod:`fsengine.io.backed`); only obs and
+var are read into memory. :func:`wants_backed` is the rule of ``backed=None``: backed
+when the in-memory copy would take more than :data:`BACKED_FROM_BYTES` or a quarter of
+the available memory.
 """
 
 from __future__ import annotations
@@ -23,6 +29,14 @@ import pyarrow as pa
 
 from fsengine._compute.sparse import as_columns, available_memory, check_dense_fits
 from fsengine.errors import FSEngineError
+from fsengine.io.backed import (
+    BackedColumns,
+    is_zarr_store,
+    matrix_node,
+    open_root,
+    read_frames,
+    stored_layout,
+)
 from fsengine.io.base import Reader, Table
 from fsengine.io.orientation import raise_duplicates
 
@@ -30,6 +44,9 @@ from fsengine.io.orientation import raise_duplicates
 HDF5_MAGIC = b"\x89HDF\r\n\x1a\n"
 #: Bytes per stored value of a sparse matrix read as CSC: float64 data, an int64 index.
 SPARSE_BYTES_PER_VALUE = 16
+#: ``backed=None`` reads a matrix backed when its in-memory copy would take more than this
+#: (1 GiB), or more than a quarter of the available memory.
+BACKED_FROM_BYTES = 2**30
 #: What to do with a file too large for this machine.
 SUBSET_FIRST = (
     "subset the file first (for instance the cells of interest and the highly variable "
@@ -114,8 +131,10 @@ def table_from_anndata(
     adata, layer: str | None = None, gene_names: str | None = None, name: str = "AnnData"
 ) -> Table:
     """An AnnData object's matrix (X or ``layers[layer]``: dense as float64, sparse as
-    CSC) with its names (``var_names`` or ``var[gene_names]``), and its class-like obs
-    columns as the annotations the class is chosen from (:mod:`fsengine.io.annotated`).
+    CSC; an object opened backed, ``anndata.read_h5ad(path, backed="r")``, keeps X on
+    disk, read a block of genes at a time: :class:`fsengine.io.backed.BackedColumns`)
+    with its names (``var_names`` or ``var[gene_names]``), and its class-like obs columns
+    as the annotations the class is chosen from (:mod:`fsengine.io.annotated`).
 
     Raises
     ------
@@ -134,36 +153,153 @@ def table_from_anndata(
         matrix, where = adata.layers[layer], f"layers[{layer!r}]"
     if matrix is None:
         raise FSEngineError(f"{name} has no matrix X; name one of its layers (--layer)")
-    sparse_kind = type(matrix).__name__ if hasattr(matrix, "tocsc") else None
-    X = as_columns(matrix, f"{name}'s {where}") if sparse_kind else _dense(matrix)
+    if getattr(adata, "isbacked", False) and layer is None:
+        X = BackedColumns.from_anndata(adata, name)
+        matrix_notes = backed_notes(X)
+    else:
+        sparse_kind = type(matrix).__name__ if hasattr(matrix, "tocsc") else None
+        X = as_columns(matrix, f"{name}'s {where}") if sparse_kind else _dense(matrix)
+        matrix_notes = [f"sparse ({sparse_kind}, {X.nnz:,} stored values)"] if sparse_kind else []
+    return annotated_table(X, where, adata.obs, adata.var, gene_names, name, matrix_notes)
+
+
+def annotated_table(
+    X, where: str, obs, var, gene_names: str | None, name: str, matrix_notes=()
+) -> Table:
+    """The :class:`Table` of a matrix ``X`` (cells x genes; ``where``: "X" or the layer it
+    came from) and its AnnData ``obs`` and ``var`` data frames: the genes named by
+    ``var``'s index or its column ``gene_names``, the class-like obs columns as
+    annotations; the notes say where the matrix came from, then ``matrix_notes``."""
     if gene_names is None:
-        genes = [str(g) for g in adata.var_names]
+        genes = [str(g) for g in var.index]
         what = "gene names (var_names)"
     else:
-        if gene_names not in adata.var.columns:
-            have = ", ".join(repr(str(c)) for c in adata.var.columns) or "none"
+        if gene_names not in var.columns:
+            have = ", ".join(repr(str(c)) for c in var.columns) or "none"
             raise FSEngineError(
                 f"{name} has no var column {gene_names!r}; its var columns: {have}",
                 parameter="gene_names",
             )
-        genes = [str(g) for g in adata.var[gene_names].tolist()]
+        genes = [str(g) for g in var[gene_names].tolist()]
         what = f"gene names (var column {gene_names!r})"
-    samples = [str(s) for s in adata.obs_names]
+    samples = [str(s) for s in obs.index]
     if len(set(genes)) != len(genes):
         raise_duplicates(genes, what)
     annotations = {
-        str(column): [None if _missing(v) else v for v in adata.obs[column].tolist()]
-        for column in adata.obs.columns
-        if _is_class_like(adata.obs[column])
+        str(column): [None if _missing(v) else v for v in obs[column].tolist()]
+        for column in obs.columns
+        if _is_class_like(obs[column])
     }
     notes = [H5adReader.format, f"matrix: {where}"]
     if gene_names is not None:
         notes.append(f"genes named by var column {gene_names!r}")
-    if sparse_kind:
-        notes.append(f"sparse ({sparse_kind}, {X.nnz:,} stored values)")
+    notes += list(matrix_notes)
     return Table(
         pa.table({}), notes, False, X, tuple(genes), tuple(samples), annotations, "obs column"
     )
+
+
+def in_memory_bytes(path, layer: str | None = None) -> int:
+    """Bytes the in-memory reader's copy of the file's matrix would take (float64 values;
+    a sparse matrix's values with their int64 row indices), from the header alone.
+
+    Raises
+    ------
+    FSEngineError
+        As :func:`read_backed` does for a store it cannot read.
+    """
+    name = Path(path).name
+    root = open_root(path, name)
+    try:
+        layout, shape, stored = stored_layout(matrix_node(root, name, layer), name)
+    finally:
+        if hasattr(root, "close"):
+            root.close()
+    return 8 * shape[0] * shape[1] if layout == "dense" else SPARSE_BYTES_PER_VALUE * stored
+
+
+def wants_backed(path, layer: str | None = None, budget: int | None = None) -> bool:
+    """Whether ``backed=None`` reads this AnnData file (or Zarr store) backed: when its
+    matrix in memory (:func:`in_memory_bytes`) would take more than
+    :data:`BACKED_FROM_BYTES` or more than a quarter of the available memory (``budget``
+    bytes, default: measured)."""
+    budget = budget if budget is not None else available_memory()
+    needed = in_memory_bytes(path, layer)
+    return needed > BACKED_FROM_BYTES or (budget is not None and needed > budget / 4)
+
+
+def backed_notes(X: BackedColumns) -> list[str]:
+    """What the notes say of a matrix read from disk: its layout and, for CSR, the
+    column copy."""
+    kind = {"csr": "CSR", "csc": "CSC", "dense": "dense"}[X.layout]
+    notes = [
+        f"read from disk a block of genes at a time (backed; stored as {kind}, "
+        f"{X.stored:,} stored values)"
+    ]
+    if X.layout == "csr":
+        notes.append(
+            "stored by cells (CSR): copied gene by gene to a temporary folder (as CSC) "
+            "before the first block is read; deleted when the matrix is closed"
+        )
+    return notes
+
+
+def read_backed(path, name: str, layer: str | None = None, gene_names: str | None = None) -> Table:
+    """The AnnData file or Zarr store at ``path`` with its matrix left on disk
+    (:class:`fsengine.io.backed.BackedColumns`): obs and var are read, the matrix's
+    layout from its metadata; its values when a method reads them.
+
+    Raises
+    ------
+    FSEngineError
+        For a path that is not an AnnData file or store, a missing X or layer (naming
+        the layers it has), or a missing var column.
+    """
+    X = BackedColumns.open(path, layer, name)
+    try:
+        obs, var = read_frames(X.root, name)
+    except BaseException:
+        X.close()
+        raise
+    where = "X" if layer is None else f"layers[{layer!r}]"
+    if (len(obs), len(var)) != X.shape:
+        X.close()
+        raise FSEngineError(
+            f"{name}'s {where} has shape {X.shape[0]:,} x {X.shape[1]:,}, but its obs and var "
+            f"name {len(obs):,} cells and {len(var):,} genes"
+        )
+    table = annotated_table(X, where, obs, var, gene_names, name, backed_notes(X))
+    if is_zarr_store(path):
+        table.notes[0] = ZARR_FORMAT
+    return table
+
+
+#: A Zarr store's format, as notes name it.
+ZARR_FORMAT = "AnnData (Zarr store)"
+
+
+def read_zarr(path, name: str, layer: str | None = None, gene_names: str | None = None) -> Table:
+    """An AnnData Zarr store (a folder) read into memory (``anndata.read_zarr``), as an
+    ``.h5ad`` file is; the header's size check first.
+
+    Raises
+    ------
+    FSEngineError
+        As :func:`read_backed`, or for a matrix too large for memory.
+    """
+    import anndata
+
+    root = open_root(path, name)
+    _check_stored(root, name, layer)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            adata = anndata.read_zarr(str(path))
+    except Exception as exc:  # zarr's and anndata's errors have no common base
+        raise FSEngineError(f"{name} is a Zarr store that anndata cannot read: {exc}") from None
+    table = table_from_anndata(adata, layer, gene_names, name)
+    table.notes[0] = ZARR_FORMAT
+    return table
 
 
 def matrix_choices(source) -> dict[str, tuple[str, ...]] | None:
@@ -220,22 +356,12 @@ def _dense(matrix) -> np.ndarray:
 
 def _check_stored(f, name: str, layer: str | None) -> None:
     """Refuse, from the file's header, a matrix that does not fit in memory."""
-    if layer is None:
-        if "X" not in f:
-            raise FSEngineError(f"{name} has no matrix X (an HDF5 file, but not AnnData?)")
-        node = f["X"]
+    node = matrix_node(f, name, layer)
+    layout, shape, stored = stored_layout(node, name)
+    if layout == "dense":
+        check_size(shape, name)
     else:
-        if "layers" not in f or layer not in f["layers"]:
-            have = ", ".join(repr(k) for k in f["layers"]) if "layers" in f else "none"
-            raise FSEngineError(
-                f"{name} has no layer {layer!r}; its layers: {have}", parameter="layer"
-            )
-        node = f["layers"][layer]
-    if hasattr(node, "shape"):  # dense: a dataset
-        check_size(tuple(int(n) for n in node.shape), name)
-        return
-    shape = tuple(int(n) for n in node.attrs["shape"])
-    check_sparse_size(shape, int(node["data"].shape[0]), name)
+        check_sparse_size(shape, stored, name)
 
 
 def _is_class_like(column) -> bool:

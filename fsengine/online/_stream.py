@@ -22,8 +22,8 @@ from fsengine._compute.sparse import (
     as_columns,
     available_memory,
     block_width,
+    by_columns,
     dense_columns,
-    is_sparse,
 )
 from fsengine.errors import FSEngineError
 from fsengine.labels import check_binary
@@ -463,8 +463,9 @@ def stream_events(
     ----------
     selector : StreamingSelector
         A fresh selector (its state carries over between calls).
-    X : ndarray or scipy sparse matrix, shape (n_samples, n_features)
-        A sparse matrix is read a dense block of columns at a time (:func:`_blocks`).
+    X : ndarray, scipy sparse matrix or matrix on disk, shape (n_samples, n_features)
+        A sparse matrix, or one on disk, is read a dense block of columns at a time
+        (:func:`_blocks`).
     names : sequence of str
         Feature names, one per column.
     order : ndarray of int, optional
@@ -484,7 +485,8 @@ def stream_events(
 def _blocks(X, names: Sequence[str], order: np.ndarray | None, chunk: int):
     """(block of columns, their names, their indices) in arrival order, ``chunk`` at a time.
 
-    A sparse ``X`` (scipy CSR or CSC) is read a dense block of at most
+    A sparse ``X`` (scipy CSR or CSC), or one on disk
+    (:class:`fsengine._compute.sparse.BackedMatrix`), is read a dense block of at most
     :data:`fsengine._compute.sparse.BLOCK_ELEMENTS` values at a time, never whole."""
     if order is None:
         order = np.arange(X.shape[1])
@@ -493,7 +495,7 @@ def _blocks(X, names: Sequence[str], order: np.ndarray | None, chunk: int):
     from fsengine._compute.budget import plan
 
     plan(X.shape[0] * X.shape[0] * len(order))  # N x N per feature at the most
-    sparse = is_sparse(X)
+    sparse = by_columns(X)
     if sparse:
         X = as_columns(X)
         chunk = min(chunk, block_width(X.shape[0]))

@@ -27,7 +27,9 @@ from fsengine._compute import kernels
 from fsengine._compute.sparse import (
     as_columns,
     block_width,
+    by_columns,
     dense_columns,
+    is_backed,
     is_sparse,
     stable_order,
 )
@@ -454,11 +456,11 @@ TIES_PARAMETER = Choice(
 
 
 def _column_blocks(X):
-    """``X``'s columns as dense float64 blocks of about a million values (sparse input a
-    block at a time, never whole)."""
+    """``X``'s columns as dense float64 blocks of about a million values (sparse input, or
+    a matrix on disk, a block at a time, never whole)."""
     n, p = X.shape
     width = block_width(n)
-    sparse = is_sparse(X)
+    sparse = by_columns(X)
     columns = as_columns(X) if sparse else X
     for lo in range(0, p, width):
         hi = min(lo + width, p)
@@ -478,23 +480,30 @@ def ties_default(X) -> tuple[str, str]:
 
     Parameters
     ----------
-    X : ndarray or scipy sparse matrix, shape (n_samples, n_features)
+    X : ndarray, scipy sparse matrix or matrix on disk, shape (n_samples, n_features)
+        A matrix on disk stored sparse counts as sparse; one stored dense is judged by its
+        values' profile (:meth:`fsengine._compute.sparse.BackedMatrix.profile`).
 
     Returns
     -------
     (rule, reason)
     """
-    if is_sparse(X):
+    if is_sparse(X) or (is_backed(X) and X.sparse):
         return "average", (
             "the matrix is sparse (counts): most of a gene's samples share the value 0, and "
             "under the authors' rule the order of the rows decides which of them are a "
             "sample's neighbours"
         )
-    total, integers, zeros = 0, True, 0
-    for block in _column_blocks(X):
-        total += block.size
-        zeros += int(np.count_nonzero(block == 0))
-        integers = integers and bool(np.all(block == np.round(block)))
+    if is_backed(X):  # stored dense: its profile, one pass over the file
+        profile = X.profile()
+        total, integers = X.shape[0] * X.shape[1], profile.integers
+        zeros = profile.zeros(X.shape[0])
+    else:
+        total, integers, zeros = 0, True, 0
+        for block in _column_blocks(X):
+            total += block.size
+            zeros += int(np.count_nonzero(block == 0))
+            integers = integers and bool(np.all(block == np.round(block)))
     if integers:
         return "average", (
             "every value is an integer (counts): tied values are common, and under the "
@@ -589,7 +598,7 @@ def order_dependence(
     selected = math.nan
     columns = list(selected_columns)
     if columns:
-        if is_sparse(X):
+        if by_columns(X):
             block = dense_columns(as_columns(X), columns)
         else:
             block = np.asarray(X[:, columns], dtype=float)

@@ -10,7 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from fsengine._compute.sparse import as_columns, by_column_blocks, densified, is_sparse
+from fsengine._compute.sparse import (
+    as_columns,
+    by_column_blocks,
+    by_columns,
+    densified,
+    is_backed,
+)
 from fsengine.errors import FSEngineError
 from fsengine.rankers._basic import (
     FISHER,
@@ -63,10 +69,11 @@ def rank_features(scores: np.ndarray) -> np.ndarray:
 
 
 def score_matrix(method: str, X, y, values: dict) -> np.ndarray:
-    """The ranker ``method``'s scores of the columns of ``X`` (dense, or scipy sparse),
-    with its checked parameters ``values``.
+    """The ranker ``method``'s scores of the columns of ``X`` (dense, scipy sparse, or on
+    disk), with its checked parameters ``values``.
 
-    A sparse matrix is scored a block of columns at a time by a columnwise ranker
+    A sparse matrix, or one on disk, is scored a block of columns at a time by a columnwise
+    ranker
     (:attr:`fsengine.spec.MethodSpec.columnwise`: the same scores as on the dense matrix,
     without it), and made dense for the others when it fits in memory.
 
@@ -77,13 +84,13 @@ def score_matrix(method: str, X, y, values: dict) -> np.ndarray:
         does not fit in memory.
     """
     function = RANKERS[method]
-    if not is_sparse(X):
+    if not by_columns(X):
         return function(X, y, **values)
     X = as_columns(X)
     if RANKER_SPECS[method].columnwise:
         return by_column_blocks(lambda block: function(block, y, **values), X)
     try:
-        dense = densified(X, "the sparse matrix")
+        dense = densified(X, "the matrix on disk" if is_backed(X) else "the sparse matrix")
     except FSEngineError as exc:
         columnwise = ", ".join(name for name, spec in RANKER_SPECS.items() if spec.columnwise)
         raise FSEngineError(

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fsengine._compute.sparse import as_columns, by_column_blocks, is_sparse
+from fsengine._compute.sparse import as_columns, by_column_blocks, by_columns
 from fsengine.errors import FSEngineError
 from fsengine.rankers._basic import check_scoring_input
 from fsengine.rankers._sums import column_sums, mean_and_scatter
@@ -187,7 +187,7 @@ def marker_table(X, y, method: str, direction: str = "up") -> dict[str, np.ndarr
     if method not in ("welch", "wilcoxon"):
         raise FSEngineError(f"unknown marker test {method!r}: welch or wilcoxon")
     directed(np.zeros(0), direction)  # a bad direction: before any work
-    if is_sparse(X):
+    if by_columns(X):  # sparse, or on disk: a block of columns at a time
         X = as_columns(X)
         columns = by_column_blocks(lambda block: _marker_columns(block, y, method), X)
     else:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fsengine._compute.sparse import as_columns, block_width, dense_block, is_sparse
+from fsengine._compute.sparse import as_columns, block_width, by_columns, dense_block
 from fsengine.errors import FSEngineError
 from fsengine.online._codes import CARD_CODES
 from fsengine.online._kofsd import points
@@ -740,7 +740,7 @@ def run_kofsd_for_ks(
     dict
         K -> the final :class:`Selection`.
     """
-    if is_sparse(X):  # a dense block of columns at a time, as stream_events reads it
+    if by_columns(X):  # a dense block of columns at a time, as stream_events reads it
         X = as_columns(X)
         chunk = min(chunk, block_width(X.shape[0]))
     else:

@@ -1,0 +1,868 @@
+"""AnnData matrices read from disk a block of genes at a time, never whole.
+
+An atlas of 10^5 to 10^6 cells does not fit in memory, or leaves no room for the work;
+the online selectors and the rankers that score each gene on its own need only a block of
+genes (columns) at a time. :class:`BackedColumns` is such a matrix, opened from the
+``X`` (or a ``layers`` entry) of an ``.h5ad`` file (h5py), of a Zarr AnnData store
+(zarr), or of an AnnData object opened with ``anndata.read_h5ad(path, backed="r")``:
+
+- stored as CSC (genes contiguous) or dense: a block of columns is read straight from
+  the file (a dense matrix stored row by row costs one read per row and block);
+- stored as CSR (cells contiguous, anndata's default): columns cannot be sliced without
+  reading every row, so the matrix is first copied column by column to a temporary
+  folder, in one pass over bands of rows (:func:`column_copy`): a band's entries are
+  sorted by column and appended, then each group of columns' parts are joined in column
+  order. Memory holds one band or one group (about a dense block of values each, or one
+  gene's stored values when it holds more), never a CSR and a CSC copy of the matrix;
+  the folder goes when the matrix is closed or garbage-collected.
+
+Every value read is the one the in-memory reader gives (the stored values as float64),
+checked finite in the first pass over them (:meth:`BackedColumns.profile`), which also
+gives each column's extremes (its constant columns), the share of zeros (counts) and each
+cell's total (counts per million). Preprocessing makes a view that transforms each block
+as it is read (:meth:`BackedColumns.transformed`), with the operations of the in-memory
+path, value by value, so that the results are the same bit for bit; dropping genes makes
+a view of the others (:meth:`BackedColumns.take`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import tempfile
+import warnings
+import weakref
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from fsengine._compute import sparse as sparse_blocks
+from fsengine._compute.sparse import BackedMatrix, ValueProfile, block_width
+from fsengine.errors import FSEngineError
+
+#: Stored values of a band of rows of a CSR matrix copied column by column, as a share of
+#: a dense block's values (:data:`fsengine._compute.sparse.BLOCK_ELEMENTS`): a band's
+#: entries (some 30 bytes each while sorted) take about what a dense block (8 bytes a
+#: value) does.
+BAND_SHARE = 0.25
+#: Stored values of a group of columns joined at a time, as a share of a dense block's:
+#: some 40 bytes each while sorted, about two dense blocks in all.
+GROUP_SHARE = 0.5
+#: The files of a Zarr store that mark its root (Zarr format 2 and 3).
+ZARR_MARKERS = (".zgroup", ".zattrs", "zarr.json")
+
+
+def is_zarr_store(path) -> bool:
+    """Whether ``path`` is a folder that holds a Zarr store (its root's metadata file)."""
+    path = Path(path)
+    return path.is_dir() and any((path / marker).is_file() for marker in ZARR_MARKERS)
+
+
+def open_root(path, name: str):
+    """The root group of an AnnData file (``.h5ad``, h5py) or Zarr store (a folder, zarr),
+    open for reading.
+
+    Raises
+    ------
+    FSEngineError
+        For a missing path, a folder that is not a Zarr store, or a file HDF5 cannot open.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FSEngineError(f"file not found: {path}")
+    if path.is_dir():
+        if not is_zarr_store(path):
+            raise FSEngineError(
+                f"{name} is a folder but not a Zarr store (no .zgroup or zarr.json in it); "
+                "give an .h5ad file or an AnnData Zarr store"
+            )
+        import zarr
+
+        try:
+            return zarr.open_group(str(path), mode="r")
+        except Exception as exc:  # zarr's errors have no common base
+            raise FSEngineError(f"{name} is not a readable Zarr store ({exc})") from None
+    import h5py
+
+    try:
+        return h5py.File(path, "r")
+    except OSError as exc:
+        raise FSEngineError(f"{name} is not a readable HDF5 file ({exc})") from None
+
+
+def store_kind(root) -> str:
+    """ "a Zarr store" or "an HDF5 file", for messages."""
+    return "an HDF5 file" if type(root).__module__.startswith("h5py") else "a Zarr store"
+
+
+def matrix_node(root, name: str, layer: str | None = None):
+    """The node (a dense array, or a sparse matrix's group) of ``X`` or ``layers[layer]``.
+
+    Raises
+    ------
+    FSEngineError
+        For a store without X, or without that layer (naming those it has).
+    """
+    if layer is None:
+        if "X" not in root:
+            kind = store_kind(root)
+            raise FSEngineError(f"{name} has no matrix X ({kind}, but not AnnData?)")
+        return root["X"]
+    layers = root["layers"] if "layers" in root else None
+    if layers is None or layer not in layers:
+        have = ", ".join(repr(str(k)) for k in layers) if layers is not None else ""
+        raise FSEngineError(
+            f"{name} has no layer {layer!r}; its layers: {have or 'none'}", parameter="layer"
+        )
+    return layers[layer]
+
+
+def _attribute(node, key: str, default=None):
+    value = node.attrs.get(key, default)
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def stored_layout(node, what: str) -> tuple[str, tuple[int, int], int]:
+    """(``"csr"``, ``"csc"`` or ``"dense"``, shape, stored values) of a matrix node, from
+    its metadata alone (anndata's encoding, or the older h5sparse attributes).
+
+    Raises
+    ------
+    FSEngineError
+        For a node that is not a two-dimensional matrix anndata writes.
+    """
+    if hasattr(node, "shape") and hasattr(node, "dtype"):  # an array: dense
+        shape = tuple(int(n) for n in node.shape)
+        if len(shape) != 2:
+            raise FSEngineError(f"{what} must be two-dimensional, got shape {shape}")
+        return "dense", shape, shape[0] * shape[1]
+    encoding = _attribute(node, "encoding-type") or (
+        f"{_attribute(node, 'h5sparse_format')}_matrix"
+        if _attribute(node, "h5sparse_format")
+        else None
+    )
+    if encoding not in ("csr_matrix", "csc_matrix") or not all(
+        part in node for part in ("data", "indices", "indptr")
+    ):
+        raise FSEngineError(
+            f"{what} is stored as {encoding or 'an unknown encoding'}, not as a dense, CSR "
+            "or CSC matrix"
+        )
+    shape = _attribute(node, "shape", _attribute(node, "h5sparse_shape"))
+    shape = tuple(int(n) for n in shape)
+    return encoding[:3], shape, int(node["data"].shape[0])
+
+
+def read_frames(root, name: str):
+    """The ``obs`` and ``var`` data frames of an AnnData store, read without its matrices
+    (``anndata.io.read_elem``); for an older layout, anndata's own reader opened backed.
+
+    Returns
+    -------
+    (obs, var) : pandas.DataFrame
+    """
+    import anndata
+    import pandas as pd
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            frames = anndata.io.read_elem(root["obs"]), anndata.io.read_elem(root["var"])
+        if all(isinstance(frame, pd.DataFrame) for frame in frames):
+            return frames
+    except Exception:  # anndata's and zarr's errors have no common base
+        pass
+    # an older layout (obs as a table of codes, its categories in uns): anndata's reader
+    path = getattr(root, "filename", None)
+    if path is None or "obs" not in root or "var" not in root:
+        raise FSEngineError(
+            f"{name} has no obs and var that anndata can read: not an AnnData store?"
+        )
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            adata = anndata.read_h5ad(path, backed="r")
+        obs, var = adata.obs.copy(), adata.var.copy()
+        adata.file.close()
+    except (OSError, KeyError, ValueError, TypeError) as exc:
+        raise FSEngineError(
+            f"{name} is an HDF5 file that anndata cannot read as AnnData: {exc}"
+        ) from None
+    return obs, var
+
+
+@dataclass(frozen=True)
+class Transform:
+    """The preprocessing of :mod:`fsengine.preprocess` as a view applies it to each block
+    read: thresholds, then ``log2(x + offset)`` or counts per million and a log
+    (``factor``: 10^6 over each row's total).
+
+    The operations are those of the in-memory path, value by value: on a sparse matrix's
+    stored values when every step keeps a zero at zero (:meth:`keeps_zeros`), as the
+    in-memory path treats a sparse matrix, else on the dense block."""
+
+    low: float = -math.inf
+    high: float = math.inf
+    kind: str = "none"
+    offset: float = 0.0
+    factor: np.ndarray | None = None
+
+    def keeps_zeros(self) -> bool:
+        """Whether every step maps 0 to 0 (a sparse matrix stays sparse)."""
+        return self.low <= 0 <= self.high and self.kind in ("none", "log-cpm", "log1p-cpm")
+
+    def _log(self):
+        return np.log2 if self.kind == "log-cpm" else np.log
+
+    def on_stored(self, data: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """The stored values ``data`` of rows ``rows`` transformed (a new array)."""
+        data = np.array(data, dtype=np.float64)
+        if self.low > -math.inf or self.high < math.inf:
+            np.clip(data, self.low, self.high, out=data)
+        if self.kind in ("log-cpm", "log1p-cpm"):
+            data = self._log()(data * self.factor[rows] + 1)
+        return data
+
+    def on_dense(self, block: np.ndarray) -> np.ndarray:
+        """A dense block transformed (Fortran order)."""
+        block = np.array(block, dtype=np.float64, order="F")
+        if self.low > -math.inf or self.high < math.inf:
+            np.clip(block, self.low, self.high, out=block)
+        if self.kind == "log2":
+            block = np.asfortranarray(np.log2(block + self.offset))
+        elif self.kind in ("log-cpm", "log1p-cpm"):
+            block = np.asfortranarray(self._log()(block * self.factor[:, None] + 1))
+        return block
+
+
+class _Store:
+    """An open matrix on disk: its layout and how to read a run of columns. Shared by the
+    views made from it; closed (and its column copy deleted) by :meth:`close` or when no
+    view holds it any more."""
+
+    def __init__(self, root, node, layout, shape, stored, description, owns_root, elements):
+        self.reopen: tuple | None = None  # (path, layer, name): where a copy opens it again
+        self.root = root
+        self.node = node
+        self.layout = layout
+        self.shape = shape
+        self.stored = stored
+        self.description = description
+        self.sparse = layout != "dense"
+        self.copy_bytes = 0
+        self.elements = elements
+        self.indptr: np.ndarray | None = None
+        self._files: dict = {}
+        self._folder: list = [None]
+        self._finalizer = weakref.finalize(
+            self, _release, root if owns_root else None, self._files, self._folder
+        )
+        if layout == "csc":
+            self.indptr = np.asarray(node["indptr"][:], dtype=np.int64)
+            self.data, self.indices = node["data"], node["indices"]
+        elif layout == "dense":
+            self.values = node
+
+    def prepare(self) -> None:
+        """The column copy of a CSR matrix, made once (:func:`column_copy`)."""
+        if self.layout != "csr" or self.indptr is not None:
+            return
+        folder = Path(tempfile.mkdtemp(prefix="fsengine-columns-"))
+        self._folder[0] = folder
+        indptr, data_path, indices_path, dtypes = column_copy(
+            self.node, self.shape, folder, self.elements
+        )
+        self._files["data"] = (open(data_path, "rb"), dtypes[0])
+        self._files["indices"] = (open(indices_path, "rb"), dtypes[1])
+        self.copy_bytes = data_path.stat().st_size + indices_path.stat().st_size
+        self.indptr = indptr
+
+    def close(self) -> None:
+        self._finalizer()
+
+    @property
+    def closed(self) -> bool:
+        return not self._finalizer.alive
+
+    def read_sparse(self, lo: int, hi: int):
+        """(data, row indices, pointers from 0) of columns ``lo:hi`` of a sparse matrix."""
+        self.prepare()
+        start, stop = int(self.indptr[lo]), int(self.indptr[hi])
+        pointers = self.indptr[lo : hi + 1] - start
+        if self.layout == "csc":
+            return self.data[start:stop], self.indices[start:stop], pointers
+        return (
+            _pread(self._files["data"], start, stop),
+            _pread(self._files["indices"], start, stop),
+            pointers,
+        )
+
+    def read_dense(self, runs) -> np.ndarray:
+        """Columns of a dense matrix: the runs ``[(lo, hi), ...]`` (ascending) joined, as
+        stored. Several runs are one selection (h5py's list of columns, zarr's orthogonal
+        selection): stored row by row, the file is then read once, not once per run."""
+        if len(runs) == 1:
+            return self.values[:, runs[0][0] : runs[0][1]]
+        columns = np.concatenate([np.arange(lo, hi) for lo, hi in runs])
+        if hasattr(self.values, "get_orthogonal_selection"):  # zarr
+            return self.values.get_orthogonal_selection((slice(None), columns))
+        return self.values[:, columns]
+
+
+def _release(root, files: dict, folder: list) -> None:
+    for handle, _ in files.values():
+        handle.close()
+    files.clear()
+    if root is not None and hasattr(root, "close"):
+        try:
+            root.close()
+        except Exception:  # already closed with its file
+            pass
+    if folder[0] is not None:
+        shutil.rmtree(folder[0], ignore_errors=True)
+
+
+def _pread(file, start: int, stop: int) -> np.ndarray:
+    handle, dtype = file
+    size = np.dtype(dtype).itemsize
+    raw = os.pread(handle.fileno(), (stop - start) * size, start * size)
+    return np.frombuffer(raw, dtype=dtype)
+
+
+def column_copy(node, shape, folder: Path, elements: int | None = None):
+    """A CSR matrix on disk copied column by column (as CSC) into ``folder``, in bounded
+    memory: one band of rows, then one group of columns, at a time.
+
+    Pass 1 counts each column's stored values (the CSC pointers) and cuts the columns into
+    groups of consecutive columns holding about :data:`GROUP_SHARE` of a dense block's
+    values each (a column alone when it holds more). Pass 2 reads bands of rows of about
+    :data:`BAND_SHARE` of a dense block's values, sorts a band's entries by column
+    (stably: rows stay ascending) and appends them to a file of pieces, noting where each
+    group's part starts. Pass 3 reads each group's parts (one per band, in band order),
+    sorts them by column, stably, and appends them to the copy's data and row-index files:
+    the CSC layout, each column's rows ascending.
+
+    Parameters
+    ----------
+    node : h5py or zarr group
+        With ``data``, ``indices`` and ``indptr`` (CSR).
+    shape : (int, int)
+    folder : Path
+        Where the files go.
+    elements : int, optional
+        Values of a dense block (default:
+        :data:`fsengine._compute.sparse.BLOCK_ELEMENTS`).
+
+    Returns
+    -------
+    indptr : ndarray of int64, shape (n_features + 1,)
+    data_path, indices_path : Path
+    dtypes : (numpy dtype, numpy dtype)
+        Of the stored values (as in the file) and of the row indices.
+    """
+    n, p = shape
+    elements = elements or sparse_blocks.BLOCK_ELEMENTS
+    data_node, index_node = node["data"], node["indices"]
+    row_pointers = np.asarray(node["indptr"][:], dtype=np.int64)
+    stored = int(row_pointers[-1])
+    value_type = np.dtype(data_node.dtype)
+    index_type = np.dtype(np.int32 if max(n, p) < 2**31 else np.int64)
+    band = max(1024, int(BAND_SHARE * elements))
+    counts = np.zeros(p, dtype=np.int64)
+    for lo in range(0, stored, band):
+        counts += np.bincount(np.asarray(index_node[lo : lo + band]), minlength=p)[:p]
+    indptr = np.concatenate([[0], np.cumsum(counts)])
+    edges = _groups(indptr, max(1024, int(GROUP_SHARE * elements)))
+    bands = _bands(row_pointers, band)
+    # where each band's sorted entries start in the pieces file, and each group's part
+    starts = np.zeros(len(bands) - 1, dtype=np.int64)
+    cuts = np.zeros((len(bands) - 1, len(edges)), dtype=np.int64)
+    pieces_path = folder / "pieces.bin"
+    with open(pieces_path, "wb") as out:
+        for k in range(len(bands) - 1):
+            row, stop = int(bands[k]), int(bands[k + 1])
+            start, end = int(row_pointers[row]), int(row_pointers[stop])
+            starts[k] = out.tell()
+            if end == start:
+                continue
+            columns = np.asarray(index_node[start:end], dtype=index_type)
+            order = np.argsort(columns, kind="stable")
+            columns = columns[order]
+            cuts[k] = np.searchsorted(columns, edges)
+            rows = np.repeat(
+                np.arange(row, stop, dtype=index_type), np.diff(row_pointers[row : stop + 1])
+            )
+            rows[order].tofile(out)
+            del rows
+            columns.tofile(out)
+            del columns
+            np.asarray(data_node[start:end], dtype=value_type)[order].tofile(out)
+            del order
+    data_path, indices_path = folder / "data.bin", folder / "indices.bin"
+    index_size, value_size = index_type.itemsize, value_type.itemsize
+    with (
+        open(pieces_path, "rb") as source,
+        open(data_path, "wb") as data_out,
+        open(indices_path, "wb") as index_out,
+    ):
+        fd = source.fileno()
+        for g in range(len(edges) - 1):
+            rows, columns, values = [], [], []
+            for k in range(len(bands) - 1):
+                a, z = int(cuts[k, g]), int(cuts[k, g + 1])
+                if z == a:
+                    continue
+                size = int(cuts[k, -1])  # the band's entries
+                base = int(starts[k])
+                rows.append(_read_at(fd, index_type, base + a * index_size, z - a))
+                base += size * index_size
+                columns.append(_read_at(fd, index_type, base + a * index_size, z - a))
+                base += size * index_size
+                values.append(_read_at(fd, value_type, base + a * value_size, z - a))
+            if not rows:
+                continue
+            rows, columns, values = (np.concatenate(part) for part in (rows, columns, values))
+            order = np.argsort(columns, kind="stable")
+            del columns
+            rows[order].tofile(index_out)
+            values[order].tofile(data_out)
+            del rows, values, order
+    pieces_path.unlink()
+    return indptr, data_path, indices_path, (value_type, index_type)
+
+
+def _read_at(fd: int, dtype, offset: int, count: int) -> np.ndarray:
+    return np.frombuffer(os.pread(fd, count * np.dtype(dtype).itemsize, offset), dtype=dtype)
+
+
+def _groups(indptr: np.ndarray, budget: int) -> np.ndarray:
+    """Edges of groups of consecutive columns of about ``budget`` stored values each (a
+    column alone when it holds more), from the CSC pointers."""
+    edges, at, p = [0], 0, len(indptr) - 1
+    while at < p:
+        stop = int(np.searchsorted(indptr, indptr[at] + budget, side="right")) - 1
+        at = min(max(stop, at + 1), p)
+        edges.append(at)
+    return np.asarray(edges, dtype=np.int64)
+
+
+def _bands(row_pointers: np.ndarray, budget: int) -> np.ndarray:
+    """Edges of bands of consecutive rows of about ``budget`` stored values each (a row
+    alone when it holds more)."""
+    return _groups(row_pointers, budget)
+
+
+class BackedColumns(BackedMatrix):
+    """A matrix on disk (an AnnData ``X`` or layer), read a block of columns at a time.
+
+    Open one with :meth:`open` (a path and an element), :meth:`from_anndata` (an object
+    opened backed) or :meth:`from_node`. :meth:`columns` gives a dense float64 block of
+    columns, the values the in-memory reader gives; :meth:`take` and
+    :meth:`transformed` give views (some columns; preprocessed values) that read the same
+    file. :meth:`close` closes the file for every view (and deletes a CSR matrix's column
+    copy); so does the garbage collector once no view is left.
+
+    Attributes
+    ----------
+    shape : (int, int)
+    sparse : bool
+        Stored sparse, and zeros stay zeros under the view's transform.
+    layout : {"csr", "csc", "dense"}
+        How the file stores the matrix.
+    stored : int
+        Values stored in the file (non-zeros of a sparse matrix, all of a dense one).
+    description : str
+        The file and element, for messages ("atlas.h5ad's X").
+    """
+
+    def __init__(self, store: _Store, columns=None, transform: Transform | None = None):
+        self._store = store
+        self._map = None if columns is None else np.asarray(columns, dtype=np.int64)
+        self._transform = transform
+        self._profile: ValueProfile | None = None
+        width = store.shape[1] if self._map is None else len(self._map)
+        self.shape = (store.shape[0], width)
+        self.sparse = store.sparse and (transform is None or transform.keeps_zeros())
+        self.layout = store.layout
+        self.stored = store.stored
+        self.description = store.description
+
+    # -- opening ------------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls, path, layer: str | None = None, name: str | None = None, elements: int | None = None
+    ) -> BackedColumns:
+        """``X`` (or ``layers[layer]``) of the ``.h5ad`` file or Zarr store at ``path``.
+
+        Parameters
+        ----------
+        path : str or Path
+        layer : str, optional
+        name : str, optional
+            How messages name the file (default: its name).
+        elements : int, optional
+            Values of a dense block, for a CSR matrix's column copy (default:
+            :data:`fsengine._compute.sparse.BLOCK_ELEMENTS`).
+
+        Raises
+        ------
+        FSEngineError
+            For a path that is not an AnnData store, a missing matrix or layer, or a
+            matrix stored otherwise than dense, CSR or CSC.
+        """
+        name = name or Path(path).name
+        root = open_root(path, name)
+        try:
+            node = matrix_node(root, name, layer)
+            matrix = cls.from_node(node, name, layer, root=root, elements=elements)
+        except BaseException:
+            if hasattr(root, "close"):
+                root.close()
+            raise
+        matrix._store.reopen = (str(path), layer, name)
+        return matrix
+
+    @classmethod
+    def from_node(
+        cls, node, name: str, layer: str | None = None, root=None, elements: int | None = None
+    ) -> BackedColumns:
+        """The matrix of an h5py or zarr node (a dense array or a sparse group); ``root``,
+        when given, is closed with the matrix."""
+        where = "X" if layer is None else f"layers[{layer!r}]"
+        description = f"{name}'s {where}"
+        layout, shape, stored = stored_layout(node, description)
+        store = _Store(root, node, layout, shape, stored, description, root is not None, elements)
+        return cls(store)
+
+    @classmethod
+    def from_anndata(cls, adata, name: str = "AnnData") -> BackedColumns:
+        """X of an AnnData object opened backed (``anndata.read_h5ad(path, backed="r")``),
+        read from its open file (the object keeps it open; its layers are in memory)."""
+        X = adata.X
+        node = getattr(X, "group", X)  # a sparse dataset's group, or the dense dataset
+        matrix = cls.from_node(node, name)
+        matrix._store.reopen = (str(adata.filename), None, name)
+        return matrix
+
+    # -- the matrix -----------------------------------------------------------------------
+
+    @property
+    def root(self):
+        """The open file's (or store's) root group, None when opened from a node alone."""
+        return self._store.root
+
+    @property
+    def copy_bytes(self) -> int:
+        """Bytes of the column copy on disk (a CSR matrix's), 0 for none."""
+        return self._store.copy_bytes
+
+    def close(self) -> None:
+        """Close the file (every view of it) and delete a column copy."""
+        self._store.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self) -> str:
+        n, p = self.shape
+        return f"BackedColumns({self.description}, {n} x {p}, stored as {self.layout})"
+
+    def __reduce__(self):
+        # A copy in another process opens the file again (a CSR matrix is copied column by
+        # column again there): the file handles and the column copy stay with this one.
+        if self._store.reopen is None:
+            raise TypeError(f"{self.description} has no path to open it again from")
+        return (_reopened, (*self._store.reopen, self._store.elements, self._map, self._transform))
+
+    def take(self, columns) -> BackedColumns:
+        """The view of columns ``columns`` (of this view) only."""
+        columns = np.asarray(columns, dtype=np.int64)
+        mapped = columns if self._map is None else self._map[columns]
+        view = BackedColumns(self._store, mapped, self._transform)
+        if self._profile is not None:
+            view._profile = _restricted(self._profile, columns)
+        return view
+
+    def transformed(self, transform: Transform) -> BackedColumns:
+        """The view of these columns with ``transform`` applied to every value read (on a
+        view without a transform)."""
+        if self._transform is not None:
+            raise FSEngineError("the matrix is preprocessed already")
+        return BackedColumns(self._store, self._map, transform)
+
+    def _source_runs(self, columns):
+        """(source columns as runs ``[(lo, hi), ...]``, where each of ``columns`` is in the
+        runs' concatenation, or None for "in order")."""
+        n_columns = self.shape[1]
+        if isinstance(columns, slice):
+            positions = np.arange(n_columns)[columns]
+        else:
+            positions = np.asarray(columns, dtype=np.int64).reshape(-1)
+            if positions.size and (positions.min() < -n_columns or positions.max() >= n_columns):
+                raise IndexError(f"column index out of range for {n_columns} columns")
+            positions = np.where(positions < 0, positions + n_columns, positions)
+        source = positions if self._map is None else self._map[positions]
+        if source.size == 0:
+            return [], None, 0
+        if np.all(np.diff(source) == 1):
+            return [(int(source[0]), int(source[-1]) + 1)], None, len(source)
+        unique, where = np.unique(source, return_inverse=True)
+        breaks = np.flatnonzero(np.diff(unique) != 1) + 1
+        runs = [(int(r[0]), int(r[-1]) + 1) for r in np.split(unique, breaks)]
+        return runs, where, len(source)
+
+    def _read(self, columns):
+        """The columns as stored: ("sparse", data, rows, pointers) with the transform
+        applied to the stored values when it keeps zeros, else ("dense", block)."""
+        if self._store.closed:
+            raise FSEngineError(f"{self.description} is closed: open the file again")
+        runs, where, count = self._source_runs(columns)
+        n = self.shape[0]
+        if self._store.sparse:
+            parts = [self._store.read_sparse(lo, hi) for lo, hi in runs]
+            data = np.concatenate([np.asarray(p[0]) for p in parts]) if parts else np.zeros(0)
+            rows = (
+                np.concatenate([np.asarray(p[1], dtype=np.int64) for p in parts])
+                if parts
+                else np.zeros(0, dtype=np.int64)
+            )
+            pointers = _joined_pointers([p[2] for p in parts])
+            if where is not None:
+                data, rows, pointers = _pick(data, rows, pointers, where)
+            data, rows, pointers = _canonical(data, rows, pointers, n)
+            if self.sparse:
+                data = (
+                    self._transform.on_stored(data, rows)
+                    if self._transform is not None
+                    else np.asarray(data, dtype=np.float64)
+                )
+                return "sparse", data, rows, pointers
+            block = _densify(np.asarray(data, dtype=np.float64), rows, pointers, n)
+        else:
+            block = np.empty((n, sum(hi - lo for lo, hi in runs)), dtype=np.float64, order="F")
+            if runs:
+                block[:] = self._store.read_dense(runs)
+            if where is not None:
+                block = np.asfortranarray(block[:, where])
+        if self._transform is not None:
+            block = self._transform.on_dense(block)
+        return "dense", block
+
+    def columns(self, columns) -> np.ndarray:
+        """Columns ``columns`` (a slice or a sequence of int) as a dense float64 block in
+        Fortran order: the values of the in-memory matrix's columns, bit for bit."""
+        found = self._read(columns)
+        if found[0] == "dense":
+            return found[1]
+        _, data, rows, pointers = found
+        return _densify(data, rows, pointers, self.shape[0])
+
+    # -- one pass over the values --------------------------------------------------------
+
+    def profile(self, variances: bool = False) -> ValueProfile:
+        """The :class:`ValueProfile` of the values (one pass over the file, kept; another
+        when ``variances`` are asked for and not yet known).
+
+        Raises
+        ------
+        FSEngineError
+            For a missing or infinite value, naming its row and column (1-based).
+        """
+        if self._profile is None or (variances and self._profile.variances is None):
+            self._profile = self._pass(variances)
+        return self._profile
+
+    def row_totals(self) -> np.ndarray:
+        """Each row's sum over these columns, added in column order, as the in-memory
+        path adds them (a sparse matrix's stored values as ``np.bincount`` does, a dense
+        one's columns one after the other)."""
+        if self._profile is None or self._profile.row_totals is None:
+            # a view of some columns profiled by its parent: its own pass
+            keep = self._profile is not None and self._profile.variances is not None
+            self._profile = self._pass(keep)
+        return self._profile.row_totals
+
+    def _pass(self, variances: bool) -> ValueProfile:
+        n, p = self.shape
+        low, high = np.empty(p), np.empty(p)
+        nonzero = np.zeros(p, dtype=np.int64)
+        positive = np.full(p, np.inf)
+        integer = np.ones(p, dtype=bool)
+        spread = np.empty(p) if variances else None
+        totals = np.zeros(n)
+        width = block_width(n)
+        for lo in range(0, p, width):
+            hi = min(lo + width, p)
+            found = self._read(slice(lo, hi))
+            if found[0] == "sparse":
+                _sparse_stats(
+                    found[1:],
+                    n,
+                    lo,
+                    hi,
+                    low,
+                    high,
+                    nonzero,
+                    positive,
+                    integer,
+                    spread,
+                    totals,
+                    self.description,
+                )
+            else:
+                _dense_stats(
+                    found[1],
+                    lo,
+                    hi,
+                    low,
+                    high,
+                    nonzero,
+                    positive,
+                    integer,
+                    spread,
+                    totals,
+                    self.description,
+                )
+        return ValueProfile(
+            low,
+            high,
+            nonzero,
+            float(positive.min()) if p else math.inf,
+            bool(integer.all()),
+            totals,
+            spread,
+            positive,
+            integer,
+        )
+
+
+def _reopened(path, layer, name, elements, columns, transform) -> BackedColumns:
+    """:meth:`BackedColumns.__reduce__`'s other half: the view, on the file opened again."""
+    opened = BackedColumns.open(path, layer, name, elements)
+    return BackedColumns(opened._store, columns, transform)
+
+
+def _restricted(profile: ValueProfile, columns: np.ndarray) -> ValueProfile:
+    """A profile of some columns only (row totals unknown: they sum every column)."""
+    positive = profile.column_positive[columns]
+    integer = profile.column_integers[columns]
+    return ValueProfile(
+        profile.low[columns],
+        profile.high[columns],
+        profile.nonzero[columns],
+        float(positive.min()) if len(positive) else math.inf,
+        bool(integer.all()),
+        None,
+        None if profile.variances is None else profile.variances[columns],
+        positive,
+        integer,
+    )
+
+
+def _raise_not_finite(what: str, row: int, column: int, value: float) -> None:
+    kind = "a missing value (NaN)" if np.isnan(value) else "an infinite value"
+    raise FSEngineError(f"{what} has {kind} at row {row + 1}, column {column + 1}", row=row + 1)
+
+
+def _sparse_stats(parts, n, lo, hi, low, high, nonzero, positive, integer, spread, totals, what):
+    data, rows, pointers = parts
+    width = hi - lo
+    stored = np.diff(pointers)
+    bad = ~np.isfinite(data)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        column = int(np.searchsorted(pointers, k, side="right")) - 1
+        _raise_not_finite(what, int(rows[k]), lo + column, float(data[k]))
+    column_of = np.repeat(np.arange(width), stored)
+    has = stored > 0
+    starts = pointers[:-1][has]
+    lows, highs = np.full(width, np.inf), np.full(width, -np.inf)
+    if data.size:
+        lows[has] = np.minimum.reduceat(data, starts)
+        highs[has] = np.maximum.reduceat(data, starts)
+        above = np.where(data > 0, data, np.inf)
+        smallest = np.full(width, np.inf)
+        smallest[has] = np.minimum.reduceat(above, starts)
+        positive[lo:hi] = smallest
+        whole = data == np.round(data)
+        integer[lo:hi] = np.bincount(column_of, weights=~whole, minlength=width) == 0
+        nonzero[lo:hi] = np.bincount(column_of, weights=data != 0, minlength=width).astype(np.int64)
+        np.add.at(totals, rows, data)  # in order: the bits of np.bincount over the whole
+    zero_present = stored < n
+    low[lo:hi] = np.where(zero_present, np.minimum(lows, 0.0), lows)
+    high[lo:hi] = np.where(zero_present, np.maximum(highs, 0.0), highs)
+    if spread is not None:  # fsengine.preprocess's formula for a sparse matrix
+        means = np.bincount(column_of, weights=data, minlength=width) / n
+        deviations = data - means[column_of]
+        squares = np.bincount(column_of, weights=deviations**2, minlength=width)
+        spread[lo:hi] = (squares + (n - stored) * means**2) / n
+
+
+def _dense_stats(block, lo, hi, low, high, nonzero, positive, integer, spread, totals, what):
+    finite = np.isfinite(block)
+    if not finite.all():
+        column = int(np.flatnonzero(~finite.all(axis=0))[0])
+        row = int(np.flatnonzero(~finite[:, column])[0])
+        _raise_not_finite(what, row, lo + column, float(block[row, column]))
+    low[lo:hi] = block.min(axis=0)
+    high[lo:hi] = block.max(axis=0)
+    nonzero[lo:hi] = np.count_nonzero(block, axis=0)
+    positive[lo:hi] = np.where(block > 0, block, np.inf).min(axis=0)
+    integer[lo:hi] = (block == np.round(block)).all(axis=0)
+    for j in range(block.shape[1]):  # column after column, as X.sum(axis=1) adds them
+        totals += block[:, j]
+    if spread is not None:
+        spread[lo:hi] = block.var(axis=0)
+
+
+def _joined_pointers(pointer_list) -> np.ndarray:
+    if not pointer_list:
+        return np.zeros(1, dtype=np.int64)
+    joined, at = [np.zeros(1, dtype=np.int64)], 0
+    for pointers in pointer_list:
+        joined.append(np.asarray(pointers[1:], dtype=np.int64) + at)
+        at += int(pointers[-1])
+    return np.concatenate(joined)
+
+
+def _pick(data, rows, pointers, where):
+    """The columns ``where`` (positions among those read) of a CSC block, in that order."""
+    starts, counts = pointers[where], np.diff(pointers)[where]
+    take = np.repeat(starts - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts)
+    take = take + np.arange(int(counts.sum()))
+    return data[take], rows[take], np.concatenate([[0], np.cumsum(counts)])
+
+
+def _canonical(data, rows, pointers, n):
+    """A CSC block with each column's rows ascending and no row twice (duplicates summed,
+    as scipy's ``sum_duplicates`` does for the in-memory reader)."""
+    if len(rows) < 2:
+        return data, rows, pointers
+    steps = np.diff(rows)
+    starts = pointers[1:-1]
+    inside = np.ones(len(steps), dtype=bool)
+    inside[starts[(starts > 0) & (starts < len(rows))] - 1] = False
+    if np.all(steps[inside] > 0):
+        return data, rows, pointers
+    from scipy import sparse
+
+    block = sparse.csc_array(
+        (np.asarray(data, dtype=np.float64), rows, pointers), shape=(n, len(pointers) - 1)
+    )
+    block.sum_duplicates()
+    return block.data, block.indices.astype(np.int64), block.indptr.astype(np.int64)
+
+
+def _densify(data, rows, pointers, n) -> np.ndarray:
+    width = len(pointers) - 1
+    block = np.zeros((n, width), dtype=np.float64, order="F")
+    if len(data):
+        columns = np.repeat(np.arange(width), np.diff(pointers))
+        block[rows, columns] = data
+    return block
