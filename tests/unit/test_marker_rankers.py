@@ -5,10 +5,13 @@ the same data (scanpy's bundled PBMC file, the rarest cell type against the rest
 import numpy as np
 import pytest
 import scanpy as sc
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from conftest import ROOT
 from fsengine import load_dataset, run_selection
+from fsengine._compute import kernels
 from fsengine.rankers import marker_table, welch_score, wilcoxon_score
 from fsengine.rankers._markers import welch_statistic, wilcoxon_statistic
 from fsengine.task import Task
@@ -109,3 +112,24 @@ def test_the_rankers_select_through_the_registry(task):
             expected = np.argsort(-score, kind="stable")
             assert list(result.selection.columns) == expected[:5].tolist()
         assert run_selection(task, None, method, top=5).params["direction"] == "up"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    n=st.integers(1, 80),
+    b=st.integers(1, 4),
+    zeros=st.floats(0.0, 1.0),
+    scale=st.sampled_from([1.0, 0.37, 1e6]),
+    seed=st.integers(0, 10**6),
+)
+def test_the_group_rank_sums_are_scipy_s_average_ranks_summed(n, b, zeros, scale, seed):
+    """Negative, repeated and zero values (-0.0 among them), any share of zeros: the
+    kernel's rank sums (a gene's zeros one run of tied ranks, only its other values sorted)
+    are scipy's rankdata summed over the group, exactly."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-3, 4, size=(n, b)).astype(float) * scale
+    X[rng.random((n, b)) < zeros] = 0.0
+    X[rng.random((n, b)) < 0.1] = -0.0
+    group = rng.random(n) < 0.3
+    got = kernels.load("rankers._sums_kernels").group_rank_sums(np.asfortranarray(X), group)
+    assert np.array_equal(got, stats.rankdata(X, axis=0)[group].sum(axis=0))
