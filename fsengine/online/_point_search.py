@@ -9,7 +9,9 @@ certainly hold its list, or every point left out is at least as far as a distanc
 
 1. S's lists (:class:`SetLists`): each point of S keeps its nearest points on S with their
    exact terms; a point (a, v) of S + f walks a's list (:mod:`._search_kernels`), which
-   holds its list unless f moves it further than the listed points reach;
+   holds its list unless f moves it further than the listed points reach; a point with
+   v != 0 that it leaves unsettled then looks among the points with v != 0 alone (a k-d
+   tree over them: on counts, a gene's expressing cells, a few of the points);
 2. a k-d tree over the points of S + f (scipy's ``cKDTree``, on the coordinates scaled by
    the roots of the weights): the K + 2 nearest, then four times as many, up to every
    point, where ties at the cut or rounding leave a doubt;
@@ -39,6 +41,10 @@ LIST_LENGTH = 48
 #: Candidates of one kernel call at most, when each point has many (every point: 8
 #: bytes each, 32 MB).
 CANDIDATES_MAX = 1 << 22
+#: The stages of the candidates before the k-d tree over every point of S + f
+#: (:meth:`PointSearch.measure`): S's lists, then a tree over the points whose value of f
+#: is not 0.
+FIRST_LISTS, NONZERO_TREE = 0, -1
 
 
 def search_kernels():
@@ -138,6 +144,7 @@ class PointSearch:
         #: Candidates are sought (else every point is compared with every other).
         self.usable = self.n_points > BRUTE_MAX_POINTS and _usable(self.weights)
         self.lists: SetLists | None = None
+        self._nonzero = None
 
     def use_lists(
         self, lists: SetLists, base_of: np.ndarray, values: np.ndarray, sizes: np.ndarray
@@ -178,7 +185,9 @@ class PointSearch:
             (inf: they hold the list; -1: S's list did not reach far enough).
         """
         P, c = self.n_points, len(points)
-        if want == 0:
+        if want == NONZERO_TREE:
+            return self._nonzero_candidates(points)
+        if want == FIRST_LISTS:
             cand_start = np.empty(c + 1, dtype=np.int64)
             far = np.empty(c)
             cand = np.empty(max(16, c * 8 * LIST_LENGTH), dtype=np.int64)
@@ -205,6 +214,36 @@ class PointSearch:
             np.ascontiguousarray(cand, dtype=np.int64).ravel(),
             np.ascontiguousarray(near[:, -1] - slack),
         )
+
+    def _nonzero_candidates(self, points: np.ndarray):
+        """:meth:`candidates` of ``points`` among the points whose value of f is not 0, from
+        a k-d tree over those alone (on counts, a gene's expressing cells: the points that
+        S's lists leave unsettled, whose nearest points are others with a value near theirs).
+
+        A point with value v is at distance ``sqrt((w v) v)`` or more from every point of
+        value 0 (its terms on S are not negative, and the kernels add them in this
+        arithmetic), so the candidates hold its list up to the lesser of that and the
+        tree's reach; a point of value 0 gets none (``far`` -1: the full tree then)."""
+        if self._nonzero is None:
+            nonzero = np.flatnonzero(self._values != 0)
+            tree = _tree(self.coords[nonzero], self.weights) if len(nonzero) else None
+            self._nonzero = nonzero, tree
+        nonzero, tree = self._nonzero
+        values = self._values[points]
+        on = values != 0
+        k = min(self._want, len(nonzero))
+        cand_start = np.zeros(len(points) + 1, dtype=np.int64)
+        np.cumsum(np.where(on, k, 0), out=cand_start[1:])
+        far = np.full(len(points), -1.0)
+        if not on.any():
+            return cand_start, np.empty(0, dtype=np.int64), far
+        (tree, slack), asked = tree, np.searchsorted(nonzero, points[on])
+        near, found = tree.query(tree.data[asked], k=k)
+        near, found = near.reshape(len(asked), k), found.reshape(len(asked), k)
+        reach = near[:, -1] - slack if k < len(nonzero) else np.full(len(asked), np.inf)
+        weight, v = float(self.weights[-1]), values[on]
+        far[on] = np.minimum(reach, np.sqrt((weight * v) * v))
+        return cand_start, np.ascontiguousarray(nonzero[found].ravel()), far
 
     def measure(
         self,
@@ -235,14 +274,16 @@ class PointSearch:
             False if a call stopped the test.
         """
         self._need = need if need is not None else want
+        self._want = want
         lo, chunk = 0, FIRST_CHUNK
         while lo < len(visit):
             pending = visit[lo : lo + chunk]
             lo, chunk = lo + chunk, min(2 * chunk, MAX_CHUNK)
-            tried = 0 if self.lists is not None else want
+            tried = FIRST_LISTS if self.lists is not None else want
             while len(pending):
                 # Every point's candidates (or its tree's) at most CANDIDATES_MAX in a call.
                 width = self.n_points if (not self.usable or tried >= self.n_points) else tried
+                width = want if tried == NONZERO_TREE else width
                 step = max(1, CANDIDATES_MAX // max(1, width)) if tried else len(pending)
                 missed_parts = []
                 for part in (pending[i : i + step] for i in range(0, len(pending), step)):
@@ -252,5 +293,8 @@ class PointSearch:
                         return False
                     missed_parts.append(part[missed])
                 pending = np.concatenate(missed_parts)
-                tried = want if tried == 0 else 4 * tried
+                if tried == FIRST_LISTS:
+                    tried = NONZERO_TREE
+                else:
+                    tried = want if tried == NONZERO_TREE else 4 * tried
         return True
