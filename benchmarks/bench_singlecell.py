@@ -192,13 +192,19 @@ def field_genes(tool: str, path: Path, budget: float, rare: str, label: str):
     return measured, genes
 
 
+def recovered(genes: list[str], truth: set[str], online: bool) -> int:
+    """How many of ``truth`` a method's genes hold: an online selector's whole selection,
+    a ranker's top :data:`TOP`."""
+    return len(truth & set(genes if online else genes[:TOP]))
+
+
 def describe(measured: dict, genes: list[str], truth: set[str], online: bool) -> str:
     """One table cell: seconds, peak RSS, and the truth recovered."""
     if measured["status"] == "budget":
         return f"stopped at the budget ({measured['seconds']:.0f} s)"
     if measured["status"] == "failed":
         return "failed: " + measured["stderr"].strip().splitlines()[-1][:120]
-    found = len(truth & set(genes[: None if online else TOP]))
+    found = recovered(genes, truth, online)
     size = f" of {len(genes)} selected" if online else f" in the top {TOP}"
     return (
         f"{measured['seconds']:7.1f} s, {measured['peak'] / 2**30:5.2f} GB, "
@@ -259,7 +265,7 @@ def main(argv=None) -> int:
                 "peak_bytes": m["peak"],
                 "status": m["status"],
                 "genes": g,
-                "markers_found": len(MARKERS & set(g if label in ONLINE else g[:TOP])),
+                "markers_found": recovered(g, MARKERS, label in ONLINE),
             }
             for label, (m, g) in results.items()
         }
@@ -319,7 +325,7 @@ def _targets(cells: int, results: dict) -> bool:
             print(f"  fsengine Wilcoxon / illico: {ratio:.2f} (target <= 2)")
     average, index = (results.get(f"fsengine K-OFSD, ties {r}") for r in ("average", "index"))
     if average and index and average[0]["status"] == index[0]["status"] == "ok":
-        a, i = (len(MARKERS & set(r[1])) for r in (average, index))
+        a, i = (recovered(r[1], MARKERS, True) for r in (average, index))
         met &= a >= i
         print(f"  markers recovered, ties average {a} >= ties index {i}: {a >= i}")
     return met

@@ -302,8 +302,16 @@ def available_memory() -> int | None:
         return None
 
 
-def _gib(n_bytes: float) -> str:
+def gigabytes(n_bytes: float) -> str:
+    """``n_bytes`` as messages state a size: "74.5 GB" (GiB, one decimal)."""
     return f"{n_bytes / 2**30:.1f} GB"
+
+
+def memory_exceeded(needed: int, budget: int | None = None) -> int | None:
+    """The available memory (``budget`` bytes, default: measured) when ``needed`` bytes
+    are more than :data:`MEMORY_SHARE` of it, else None (it fits, or it is unknown)."""
+    budget = budget if budget is not None else available_memory()
+    return budget if budget is not None and needed > MEMORY_SHARE * budget else None
 
 
 def check_dense_fits(shape: tuple[int, int], what: str, budget: int | None = None) -> None:
@@ -315,13 +323,12 @@ def check_dense_fits(shape: tuple[int, int], what: str, budget: int | None = Non
     FSEngineError
         Naming the matrix, its shape, the copy's size and the memory available.
     """
-    budget = budget if budget is not None else available_memory()
     needed = 8 * shape[0] * shape[1]
-    if budget is not None and needed > MEMORY_SHARE * budget:
+    if (available := memory_exceeded(needed, budget)) is not None:
         raise FSEngineError(
-            f"{what} holds a matrix of {shape[0]:,} x {shape[1]:,}: {_gib(needed)} as a dense "
-            f"float64 matrix, more than half of this machine's available memory "
-            f"({_gib(budget)})"
+            f"{what} holds a matrix of {shape[0]:,} x {shape[1]:,}: {gigabytes(needed)} as a "
+            f"dense float64 matrix, more than half of this machine's available memory "
+            f"({gigabytes(available)})"
         )
 
 

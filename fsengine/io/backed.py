@@ -700,35 +700,13 @@ class BackedColumns(BackedMatrix):
         for lo in range(0, p, width):
             hi = min(lo + width, p)
             found = self._read(slice(lo, hi))
-            if found[0] == "sparse":
-                _sparse_stats(
-                    found[1:],
-                    n,
-                    lo,
-                    hi,
-                    low,
-                    high,
-                    nonzero,
-                    positive,
-                    integer,
-                    spread,
-                    totals,
-                    self.description,
-                )
-            else:
-                _dense_stats(
-                    found[1],
-                    lo,
-                    hi,
-                    low,
-                    high,
-                    nonzero,
-                    positive,
-                    integer,
-                    spread,
-                    totals,
-                    self.description,
-                )
+            stats = _sparse_stats if found[0] == "sparse" else _dense_stats
+            parts = found[1:] if found[0] == "sparse" else found[1]
+            block = stats(parts, n, lo, variances, totals, self.description)
+            for out, values in zip((low, high, nonzero, positive, integer), block):
+                out[lo:hi] = values
+            if variances:
+                spread[lo:hi] = block[-1]
         return ValueProfile(
             low,
             high,
@@ -770,9 +748,12 @@ def _raise_not_finite(what: str, row: int, column: int, value: float) -> None:
     raise FSEngineError(f"{what} has {kind} at row {row + 1}, column {column + 1}", row=row + 1)
 
 
-def _sparse_stats(parts, n, lo, hi, low, high, nonzero, positive, integer, spread, totals, what):
+def _sparse_stats(parts, n, lo, variances, totals, what):
+    """A CSC block's columns: (low, high, non-zeros, least positive value, integer,
+    variance or None), its values added to the cells' ``totals``; a value that is not
+    finite is named by row and column."""
     data, rows, pointers = parts
-    width = hi - lo
+    width = len(pointers) - 1
     stored = np.diff(pointers)
     bad = ~np.isfinite(data)
     if bad.any():
@@ -783,42 +764,51 @@ def _sparse_stats(parts, n, lo, hi, low, high, nonzero, positive, integer, sprea
     has = stored > 0
     starts = pointers[:-1][has]
     lows, highs = np.full(width, np.inf), np.full(width, -np.inf)
+    smallest = np.full(width, np.inf)
+    integer = np.ones(width, dtype=bool)
+    nonzero = np.zeros(width, dtype=np.int64)
     if data.size:
         lows[has] = np.minimum.reduceat(data, starts)
         highs[has] = np.maximum.reduceat(data, starts)
-        above = np.where(data > 0, data, np.inf)
-        smallest = np.full(width, np.inf)
-        smallest[has] = np.minimum.reduceat(above, starts)
-        positive[lo:hi] = smallest
+        smallest[has] = np.minimum.reduceat(np.where(data > 0, data, np.inf), starts)
         whole = data == np.round(data)
-        integer[lo:hi] = np.bincount(column_of, weights=~whole, minlength=width) == 0
-        nonzero[lo:hi] = np.bincount(column_of, weights=data != 0, minlength=width).astype(np.int64)
+        integer = np.bincount(column_of, weights=~whole, minlength=width) == 0
+        nonzero = np.bincount(column_of, weights=data != 0, minlength=width).astype(np.int64)
         np.add.at(totals, rows, data)  # in order: the bits of np.bincount over the whole
     zero_present = stored < n
-    low[lo:hi] = np.where(zero_present, np.minimum(lows, 0.0), lows)
-    high[lo:hi] = np.where(zero_present, np.maximum(highs, 0.0), highs)
-    if spread is not None:  # fsengine.preprocess's formula for a sparse matrix
+    spread = None
+    if variances:  # fsengine.preprocess's formula for a sparse matrix
         means = np.bincount(column_of, weights=data, minlength=width) / n
         deviations = data - means[column_of]
         squares = np.bincount(column_of, weights=deviations**2, minlength=width)
-        spread[lo:hi] = (squares + (n - stored) * means**2) / n
+        spread = (squares + (n - stored) * means**2) / n
+    return (
+        np.where(zero_present, np.minimum(lows, 0.0), lows),
+        np.where(zero_present, np.maximum(highs, 0.0), highs),
+        nonzero,
+        smallest,
+        integer,
+        spread,
+    )
 
 
-def _dense_stats(block, lo, hi, low, high, nonzero, positive, integer, spread, totals, what):
+def _dense_stats(block, n, lo, variances, totals, what):
+    """:func:`_sparse_stats` for a dense block."""
     finite = np.isfinite(block)
     if not finite.all():
         column = int(np.flatnonzero(~finite.all(axis=0))[0])
         row = int(np.flatnonzero(~finite[:, column])[0])
         _raise_not_finite(what, row, lo + column, float(block[row, column]))
-    low[lo:hi] = block.min(axis=0)
-    high[lo:hi] = block.max(axis=0)
-    nonzero[lo:hi] = np.count_nonzero(block, axis=0)
-    positive[lo:hi] = np.where(block > 0, block, np.inf).min(axis=0)
-    integer[lo:hi] = (block == np.round(block)).all(axis=0)
     for j in range(block.shape[1]):  # column after column, as X.sum(axis=1) adds them
         totals += block[:, j]
-    if spread is not None:
-        spread[lo:hi] = block.var(axis=0)
+    return (
+        block.min(axis=0),
+        block.max(axis=0),
+        np.count_nonzero(block, axis=0),
+        np.where(block > 0, block, np.inf).min(axis=0),
+        (block == np.round(block)).all(axis=0),
+        block.var(axis=0) if variances else None,
+    )
 
 
 def _joined_pointers(pointer_list) -> np.ndarray:

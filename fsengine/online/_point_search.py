@@ -71,6 +71,13 @@ def point_members(codes: np.ndarray, n_points: int) -> tuple[np.ndarray, np.ndar
     return search_kernels().members_of_points(codes, int(n_points))
 
 
+def every_distance_nan(weights: np.ndarray) -> bool:
+    """Whether a set with these distance weights has NaN between every two samples: a
+    constant feature's infinite weight (``"seuclidean"``) times its zero differences, as
+    in the authors' Octave."""
+    return not bool(np.all(np.isfinite(weights)))
+
+
 def _usable(weights: np.ndarray) -> bool:
     return bool(np.all(np.isfinite(weights) & (weights >= 0)))
 
@@ -282,8 +289,12 @@ class PointSearch:
             tried = FIRST_LISTS if self.lists is not None else want
             while len(pending):
                 # Every point's candidates (or its tree's) at most CANDIDATES_MAX in a call.
-                width = self.n_points if (not self.usable or tried >= self.n_points) else tried
-                width = want if tried == NONZERO_TREE else width
+                if tried == NONZERO_TREE:
+                    width = want
+                elif not self.usable or tried >= self.n_points:
+                    width = self.n_points
+                else:
+                    width = tried
                 step = max(1, CANDIDATES_MAX // max(1, width)) if tried else len(pending)
                 missed_parts = []
                 for part in (pending[i : i + step] for i in range(0, len(pending), step)):

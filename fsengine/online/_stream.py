@@ -18,12 +18,12 @@ from typing import ClassVar
 import numpy as np
 
 from fsengine._compute.sparse import (
-    MEMORY_SHARE,
     as_columns,
-    available_memory,
     block_width,
     by_columns,
     dense_columns,
+    gigabytes,
+    memory_exceeded,
 )
 from fsengine.errors import FSEngineError
 from fsengine.labels import check_binary
@@ -255,16 +255,15 @@ class StreamingSelector(ABC):
         FSEngineError
         """
         count = self._pairwise_matrices()
-        budget = available_memory() if budget is None else budget
         needed = count * 8 * n * n
-        if not count or budget is None or needed <= MEMORY_SHARE * budget:
+        available = memory_exceeded(needed, budget) if count else None
+        if available is None:
             return
-        gib = lambda size: f"{size / 2**30:.1f} GB"  # noqa: E731
         averaged = self._params.get("ties") == "index"  # the order-invariant rule keeps none
         raise FSEngineError(
             f"{self.spec.label} keeps {count} matrices of {n:,} x {n:,} values (distances "
-            f"between samples): {gib(needed)}, more than half of this machine's available "
-            f"memory ({gib(budget)})",
+            f"between samples): {gigabytes(needed)}, more than half of this machine's "
+            f"available memory ({gigabytes(available)})",
             remedy=(
                 "the order-invariant rule measures on the set's distinct points and keeps "
                 "none: use fewer samples, or choose average for"

@@ -41,7 +41,12 @@ from fsengine.online._codes import (
     TIE_GAP,
     ZHOU_GAP,
 )
-from fsengine.online._point_search import PointSearch, SetLists, search_kernels
+from fsengine.online._point_search import (
+    PointSearch,
+    SetLists,
+    every_distance_nan,
+    search_kernels,
+)
 from fsengine.spec import Choice
 
 #: The tie rules: the authors' (lower row index first) and the expectation over orders.
@@ -292,7 +297,7 @@ class AveragedSet:
         codes, base_of, point_values, m1, m0 = self._points(values)
         P = len(base_of)
         all_weights = np.append(self.weights, float(weight))
-        if not np.all(np.isfinite(all_weights)):
+        if every_distance_nan(all_weights):
             return self._measure_all_tied(P, int(m1.sum()), int(m0.sum()), floor)
         expected = np.zeros((P, 2))
         varies = np.zeros((P, 2), dtype=bool)

@@ -558,19 +558,9 @@ def set_dependency(
     varying = 0
     for q in range(P):
         a = visit[q]
-        if from_coords:
-            for b in range(P):
-                total = 0.0
-                for f in range(coords.shape[1]):
-                    d = coords[a, f] - coords[b, f]
-                    total += (weights[f] * d) * d
-                dist[b] = math.sqrt(total)
-        else:
-            row = base[base_of[a]]
-            va = values[a]
-            for b in range(P):
-                d = va - values[b]
-                dist[b] = math.sqrt(row[base_of[b]] + (weight * d) * d)
+        candidate_distances(
+            a, every, base, base_of, values, weight, coords, weights, from_coords, dist
+        )
         if kind == TIE_FIRST_K:
             _cards_from_distances(
                 a, dist, every, m1, m0, k, need, with_self, skip_first, card, gamma, gamma1,

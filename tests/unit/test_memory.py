@@ -364,7 +364,7 @@ def test_the_command_line_refuses_such_a_stream_in_one_line(monkeypatch, tmp_pat
     for j, name in enumerate(names):
         table[name] = X[:, j].toarray().ravel()
     table.to_csv(path, index=False)
-    monkeypatch.setattr(stream_module, "available_memory", lambda: 1_000_000)
+    monkeypatch.setattr(sparse_blocks, "available_memory", lambda: 1_000_000)
     argv = ["select", str(path), "--label", "cell_type", "--minority", RARE_TYPE]
     assert main([*argv, "--method", "ofs-a3m", "--ties", "index"]) == 2
     err = capsys.readouterr().err.strip().splitlines()

@@ -251,14 +251,9 @@ def _zhou_index_cards(X, y, weights, rule: int) -> np.ndarray:
     return cards
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(tie_heavy_cases(), st.sampled_from((ZHOU_GAP, ZHOU_DENSITY)))
-def test_the_gap_and_density_rules_average_over_every_row_order(case, rule):
-    """OFS-A3M's and OFS-Density's neighbourhoods: the averaged dependency is the mean card
-    over all n! orders of the rows (NaN where OFS-Density finds no neighbour), and the
-    single-feature path gives the same numbers."""
-    X, y, _, _, metric = case
-    weights = invariant_weights(X, metric)
+def _zhou_over_all_orders(X, y, weights, rule):
+    """Each sample's mean card over all n! row orders under the gap or density rule (NaN
+    where the density rule finds no neighbour), and whether it differs between orders."""
     n = len(y)
     total, low, high = np.zeros(n), np.full(n, np.inf), np.full(n, -np.inf)
     count = 0
@@ -268,17 +263,44 @@ def test_the_gap_and_density_rules_average_over_every_row_order(case, rule):
         cards[perm] = _zhou_index_cards(X[perm], y[perm], weights, rule)
         total, count = total + cards, count + 1
         low, high = np.fmin(low, cards), np.fmax(high, cards)
-    averaged = NeighbourRule.neighbourhood(rule)
-    points = AveragedSet(y, averaged)
+    return total / count, high > low
+
+
+def _averaged_dependency(X, y, weights, rule):
+    """The average rule's (dependency, share) of S + f: S the first columns, f the last."""
+    points = AveragedSet(y, rule)
     for j in range(X.shape[1] - 1):
         points.add(X[:, j], weights[j])
-    dependency, share = points.dependency_with(X[:, -1], weights[-1])
-    expected = (total / count).mean()
+    return points.dependency_with(X[:, -1], weights[-1])
+
+
+def _with_a_constant_column(rng, constant: int):
+    """Six samples, three columns of 0..2, column ``constant`` set to 1: (X, y, weights
+    under "seuclidean", the constant's infinite)."""
+    X = rng.integers(0, 3, size=(6, 3)).astype(float)
+    X[:, constant] = 1.0
+    y = rng.integers(0, 2, 6)
+    y[:2] = (0, 1)
+    return X, y, invariant_weights(X, "seuclidean")
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tie_heavy_cases(), st.sampled_from((ZHOU_GAP, ZHOU_DENSITY)))
+def test_the_gap_and_density_rules_average_over_every_row_order(case, rule):
+    """OFS-A3M's and OFS-Density's neighbourhoods: the averaged dependency is the mean card
+    over all n! orders of the rows (NaN where OFS-Density finds no neighbour), and the
+    single-feature path gives the same numbers."""
+    X, y, _, _, metric = case
+    weights = invariant_weights(X, metric)
+    mean_cards, varies = _zhou_over_all_orders(X, y, weights, rule)
+    averaged = NeighbourRule.neighbourhood(rule)
+    dependency, share = _averaged_dependency(X, y, weights, averaged)
+    expected = mean_cards.mean()
     if math.isnan(expected):
         assert math.isnan(dependency)
     else:
         assert dependency == pytest.approx(expected, abs=1e-12)
-        assert share == pytest.approx(np.mean(high > low), abs=1e-15)
+        assert share == pytest.approx(np.mean(varies), abs=1e-15)
     if X.shape[1] == 1:
         deps, shares = single_dependencies(X, y, weights, averaged)
         assert deps[0] == dependency or (math.isnan(deps[0]) and math.isnan(dependency))
@@ -562,18 +584,11 @@ def test_a_set_with_a_constant_feature_is_the_mean_over_every_row_order(constant
     are the mean over all n! orders of the rows, for every first-K rule."""
     rng = np.random.default_rng(10 * k + constant)
     for _ in range(3):
-        X = rng.integers(0, 3, size=(6, 3)).astype(float)
-        X[:, constant] = 1.0
-        y = rng.integers(0, 2, 6)
-        y[:2] = (0, 1)
-        weights = invariant_weights(X, "seuclidean")
+        X, y, weights = _with_a_constant_column(rng, constant)
         assert np.isinf(weights[constant])
         for rule in _rules(k, card):
             mean_cards, varies = _over_all_orders(X, y, weights, rule)
-            points = AveragedSet(y, rule)
-            for j in range(2):
-                points.add(X[:, j], weights[j])
-            dependency, share = points.dependency_with(X[:, 2], weights[2])
+            dependency, share = _averaged_dependency(X, y, weights, rule)
             assert dependency == pytest.approx(mean_cards.mean(), abs=1e-12)
             assert share == pytest.approx(varies.mean(), abs=1e-15)
 
@@ -585,26 +600,12 @@ def test_the_gap_and_density_rules_with_a_constant_feature_average_every_order(c
     S, or as f): the mean card over all n! orders of the rows."""
     rng = np.random.default_rng(constant + rule)
     for _ in range(3):
-        X = rng.integers(0, 3, size=(6, 3)).astype(float)
-        X[:, constant] = 1.0
-        y = rng.integers(0, 2, 6)
-        y[:2] = (0, 1)
-        weights = invariant_weights(X, "seuclidean")
-        total, count = np.zeros(6), 0
-        low, high = np.full(6, np.inf), np.full(6, -np.inf)
-        for perm in itertools.permutations(range(6)):
-            perm = np.array(perm)
-            cards = np.empty(6)
-            cards[perm] = _zhou_index_cards(X[perm], y[perm], weights, rule)
-            total, count = total + cards, count + 1
-            low, high = np.fmin(low, cards), np.fmax(high, cards)
-        points = AveragedSet(y, NeighbourRule.neighbourhood(rule))
-        for j in range(2):
-            points.add(X[:, j], weights[j])
-        dependency, share = points.dependency_with(X[:, 2], weights[2])
-        expected = (total / count).mean()
+        X, y, weights = _with_a_constant_column(rng, constant)
+        mean_cards, varies = _zhou_over_all_orders(X, y, weights, rule)
+        dependency, share = _averaged_dependency(X, y, weights, NeighbourRule.neighbourhood(rule))
+        expected = mean_cards.mean()
         if math.isnan(expected):
             assert math.isnan(dependency)
         else:
             assert dependency == pytest.approx(expected, abs=1e-12)
-            assert share == pytest.approx(np.mean(high > low), abs=1e-15)
+            assert share == pytest.approx(np.mean(varies), abs=1e-15)

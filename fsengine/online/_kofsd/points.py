@@ -20,7 +20,12 @@ from fsengine._compute import kernels
 from fsengine.online._codes import CARD_CODES
 from fsengine.online._kofsd.common import set_kernels
 from fsengine.online._kofsd.set_terms import ColumnSetTerms
-from fsengine.online._point_search import PointSearch, SetLists, point_members
+from fsengine.online._point_search import (
+    PointSearch,
+    SetLists,
+    every_distance_nan,
+    point_members,
+)
 from fsengine.online._tie_average import TERMS_MAX_POINTS, refine, tie_kernels
 
 #: The kernel family of the set tests on points.
@@ -222,7 +227,7 @@ class PointSetTerms:
             )
             return not math.isnan(done)
 
-        if not np.all(np.isfinite(all_weights)):
+        if every_distance_nan(all_weights):
             # A constant feature (an infinite weight): every distance is NaN, and each
             # sample's list is itself and the K + 1 lowest rows (the kernel's NaN branch),
             # found among the point itself and the points of those rows.
