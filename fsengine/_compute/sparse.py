@@ -102,6 +102,11 @@ class BackedMatrix(ABC):
         """Columns ``columns`` (a slice or a sequence of int) as a dense float64 block in
         Fortran order, of shape (n_samples, number of columns)."""
 
+    def stored_columns(self, columns):
+        """Columns ``columns`` as they are stored: a scipy CSC array (float64, canonical) when
+        the values are stored sparse, else the dense block of :meth:`columns`."""
+        return self.columns(columns)
+
     @abstractmethod
     def profile(self) -> ValueProfile:
         """The :class:`ValueProfile` of its values (one pass over the file, kept)."""
@@ -372,6 +377,40 @@ def by_column_blocks(function, X, elements: int | None = None):
         function(dense_columns(X, slice(lo, min(lo + width, X.shape[1]))))
         for lo in range(0, X.shape[1], width)
     ]
+    return _joined(parts)
+
+
+def _joined(parts: list):
+    """Per-column results of blocks, concatenated (arrays, or dicts of arrays)."""
     if parts and isinstance(parts[0], dict):
         return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
     return np.concatenate(parts)
+
+
+def by_stored_blocks(function, X, elements: int | None = None):
+    """:func:`by_column_blocks` for a ``function`` that also takes a CSC block: a sparse
+    ``X`` is handed over whole as CSC (no dense block at all), one on disk a block of
+    columns at a time as it is stored (CSC when stored sparse, else dense).
+
+    Parameters
+    ----------
+    function : callable
+        Takes a block (n_samples, b), dense or scipy CSC, and returns b values or a dict of
+        such arrays, each column's on its own.
+    X : scipy sparse matrix, or a :class:`BackedMatrix`
+    elements : int, optional
+        Values per block read from disk (:func:`block_width`).
+
+    Returns
+    -------
+    ndarray or dict of ndarray, one value per column
+    """
+    if not is_backed(X):
+        return function(as_columns(X))
+    width = block_width(X.shape[0], elements)
+    return _joined(
+        [
+            function(X.stored_columns(slice(lo, min(lo + width, X.shape[1]))))
+            for lo in range(0, X.shape[1], width)
+        ]
+    )

@@ -388,7 +388,7 @@ def column_copy(node, shape, folder: Path, elements: int | None = None):
             if end == start:
                 continue
             columns = np.asarray(index_node[start:end], dtype=index_type)
-            order = np.argsort(columns, kind="stable")
+            order = _stable_order(columns, p)
             columns = columns[order]
             cuts[k] = np.searchsorted(columns, edges)
             rows = np.repeat(
@@ -424,13 +424,22 @@ def column_copy(node, shape, folder: Path, elements: int | None = None):
             if not rows:
                 continue
             rows, columns, values = (np.concatenate(part) for part in (rows, columns, values))
-            order = np.argsort(columns, kind="stable")
+            first = int(edges[g])
+            order = _stable_order(columns - first, int(edges[g + 1]) - first)
             del columns
             rows[order].tofile(index_out)
             values[order].tofile(data_out)
             del rows, values, order
     pieces_path.unlink()
     return indptr, data_path, indices_path, (value_type, index_type)
+
+
+def _stable_order(keys: np.ndarray, span: int) -> np.ndarray:
+    """The stable ascending order of integer ``keys`` in ``[0, span)``: numpy's radix sort
+    on 16-bit keys when they fit (several times faster than its merge sort on 32 bits)."""
+    if span <= 2**16:
+        keys = keys.astype(np.uint16)
+    return np.argsort(keys, kind="stable")
 
 
 def _read_at(fd: int, dtype, offset: int, count: int) -> np.ndarray:
@@ -662,6 +671,18 @@ class BackedColumns(BackedMatrix):
             return found[1]
         _, data, rows, pointers = found
         return _densify(data, rows, pointers, self.shape[0])
+
+    def stored_columns(self, columns):
+        """Columns ``columns`` as stored: a CSC array (float64, canonical, the transform
+        applied) when X is stored sparse and the transform keeps zeros, else the dense
+        block of :meth:`columns`."""
+        from scipy import sparse
+
+        found = self._read(columns)
+        if found[0] == "dense":
+            return found[1]
+        _, data, rows, pointers = found
+        return sparse.csc_array((data, rows, pointers), shape=(self.shape[0], len(pointers) - 1))
 
     # -- one pass over the values --------------------------------------------------------
 

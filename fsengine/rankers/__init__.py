@@ -14,6 +14,7 @@ from fsengine._compute.sparse import (
     as_columns,
     by_column_blocks,
     by_columns,
+    by_stored_blocks,
     densified,
     is_backed,
 )
@@ -58,6 +59,9 @@ RANKER_TABLE = [
     (decomposed_spec(PCC), d_pcc_score),
     (decomposed_spec(S2N), d_s2n_score),
 ]
+#: The rankers whose score function also takes a CSC block: a sparse matrix is scored as
+#: it is stored, its non-zeros only (:func:`fsengine._compute.sparse.by_stored_blocks`).
+STORED_BLOCK_RANKERS = ("welch", "wilcoxon")
 #: Rankers by their command-line name: their score functions and their specifications.
 RANKERS = {spec.name: function for spec, function in RANKER_TABLE}
 RANKER_SPECS = {spec.name: spec for spec, _ in RANKER_TABLE}
@@ -86,6 +90,8 @@ def score_matrix(method: str, X, y, values: dict) -> np.ndarray:
     function = RANKERS[method]
     if not by_columns(X):
         return function(X, y, **values)
+    if method in STORED_BLOCK_RANKERS:
+        return by_stored_blocks(lambda block: function(block, y, **values), X)
     X = as_columns(X)
     if RANKER_SPECS[method].columnwise:
         return by_column_blocks(lambda block: function(block, y, **values), X)

@@ -26,10 +26,10 @@ from __future__ import annotations
 import numpy as np
 
 from fsengine._compute import kernels
-from fsengine._compute.sparse import as_columns, by_column_blocks, by_columns
+from fsengine._compute.sparse import as_columns, by_columns, by_stored_blocks, is_sparse
 from fsengine.errors import FSEngineError
 from fsengine.rankers._basic import check_scoring_input
-from fsengine.rankers._sums import SUMS_KERNELS, column_sums, mean_and_scatter
+from fsengine.rankers._sums import LARGEST_BOUND, SUMS_KERNELS, mean_and_scatter
 from fsengine.spec import RANKER, Choice, MethodSpec
 
 SCANPY = (
@@ -83,49 +83,117 @@ def _minority(y, classes) -> np.ndarray:
     return y == (1 if 1 in classes.tolist() else classes[0])
 
 
-def _means_and_variances(X: np.ndarray, group: np.ndarray):
-    """((mean, variance) of the group, (mean, variance) of the rest), every column; the
-    variances with ddof = 1, 0 for a single sample."""
-    found = []
-    extremes = X.min(axis=0), X.max(axis=0)
-    for rows in (np.flatnonzero(group), np.flatnonzero(~group)):
-        mean, scatter = mean_and_scatter(X, rows, extremes)
-        found.append((mean, scatter / (len(rows) - 1) if len(rows) > 1 else np.zeros(len(mean))))
-    return found
+def _marker_input(X, y) -> tuple:
+    """X checked (dense float64, or a canonical CSC array without stored zeros) and the
+    minority's mask."""
+    if not is_sparse(X):
+        X, y, classes = check_scoring_input(X, y)
+        return X, _minority(y, classes)
+    X = as_columns(X)
+    if not (X.data != 0).all():  # a stored zero ranks and counts as a zero
+        X = X.copy()
+        X.eliminate_zeros()
+    y = np.asarray(y)
+    if y.ndim != 1 or len(y) != X.shape[0]:
+        raise FSEngineError(
+            f"y must hold one label per sample: {X.shape[0]} samples, labels of shape {y.shape}"
+        )
+    classes = np.unique(y)
+    if len(classes) < 2:
+        raise FSEngineError("ranking needs at least two classes in y")
+    return X, _minority(y, classes)
+
+
+def group_moments(X, group: np.ndarray) -> dict[str, np.ndarray]:
+    """Every column's mean, variance (ddof = 1; 0 for a single sample) and extremes in the
+    group and in the rest, in one pass over the non-zeros of a CSC ``X`` (or each column
+    of a dense one); the means and variances are those of
+    :func:`fsengine.rankers._sums.mean_and_scatter` bit for bit, in any order of the rows.
+
+    Parameters
+    ----------
+    X : float64 array (n, p), or a canonical CSC array storing no zero
+    group : bool array (n,)
+        The group; it and the rest are non-empty.
+
+    Returns
+    -------
+    dict of float arrays (p,)
+        ``mean1``, ``var1``, ``low1``, ``high1`` of the group; ``mean0``, ``var0``,
+        ``low0``, ``high0`` of the rest.
+    """
+    family = kernels.load(SUMS_KERNELS)
+    group = np.ascontiguousarray(group, dtype=np.bool_)
+    if is_sparse(X):
+        out = family.group_moments(X.data, X.indices, X.indptr, group, LARGEST_BOUND)
+    else:
+        out = family.group_moments_dense(np.asfortranarray(X), group, LARGEST_BOUND)
+    moments = dict(zip(("mean1", "var1", "mean0", "var0", "low1", "high1", "low0", "high0"), out))
+    huge = np.flatnonzero(out[8])
+    if huge.size:  # values near the top of the double range: the sums' own fallback
+        dense = X[:, huge].toarray() if is_sparse(X) else X[:, huge]
+        extremes = dense.min(axis=0), dense.max(axis=0)
+        for name, rows in (("1", np.flatnonzero(group)), ("0", np.flatnonzero(~group))):
+            mean, scatter = mean_and_scatter(dense, rows, extremes)
+            moments["mean" + name][huge], moments["var" + name][huge] = mean, scatter
+    for name, count in (("1", int(group.sum())), ("0", int((~group).sum()))):
+        moments["var" + name] = (
+            moments["var" + name] / (count - 1) if count > 1 else np.zeros(X.shape[1])
+        )
+    return moments
+
+
+def _welch_t(moments: dict, n1: int, n0: int) -> np.ndarray:
+    """Welch's t from :func:`group_moments`: (m1 - m0) / sqrt(v1/n1 + v0/n0); NaN where the
+    feature has one value, +-inf where each group has one value and they differ."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = (moments["mean1"] - moments["mean0"]) / np.sqrt(
+            moments["var1"] / n1 + moments["var0"] / n0
+        )
+    # Exact cases, not rounding noise over rounding noise: a feature with one value in each
+    # group separates them (+-inf) unless it has one value overall (undefined, NaN).
+    low1, high1, low0, high0 = (moments[k] for k in ("low1", "high1", "low0", "high0"))
+    constant = np.maximum(high1, high0) == np.minimum(low1, low0)
+    flat = (high1 == low1) & (high0 == low0) & ~constant
+    t[flat] = np.copysign(np.inf, low1 - low0)[flat]
+    t[constant] = np.nan
+    return t
 
 
 def welch_statistic(X, y) -> np.ndarray:
     """Welch's t of every feature, minority minus rest: (m1 - m0) / sqrt(v1/n1 + v0/n0),
     variances with ddof = 1; NaN where both groups are constant and their means equal,
-    +-inf where both are constant and the means differ."""
-    X, y, classes = check_scoring_input(X, y)
-    group = _minority(y, classes)
-    (mean1, var1), (mean0, var0) = _means_and_variances(X, group)
-    n1, n0 = int(group.sum()), int((~group).sum())
-    a, b = X[group], X[~group]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = (mean1 - mean0) / np.sqrt(var1 / n1 + var0 / n0)
-    # Exact cases, not rounding noise over rounding noise: a feature with one value in each
-    # group separates them (+-inf) unless it has one value overall (undefined, NaN).
-    constant = X.max(axis=0) == X.min(axis=0)
-    flat = (a.max(axis=0) == a.min(axis=0)) & (b.max(axis=0) == b.min(axis=0))
-    t[flat & ~constant] = np.copysign(np.inf, a[0] - b[0])[flat & ~constant]
-    t[constant] = np.nan
-    return t
+    +-inf where both are constant and the means differ.
+
+    Parameters
+    ----------
+    X : array (n_samples, n_features), or a scipy sparse matrix (read as CSC, its
+        non-zeros only)
+    y : labels of two classes (:func:`_minority`)
+    """
+    X, group = _marker_input(X, y)
+    return _welch_t(group_moments(X, group), int(group.sum()), int((~group).sum()))
 
 
 def wilcoxon_statistic(X, y) -> np.ndarray:
     """The rank-sum test's z of every feature: (R1 - n1 (n + 1) / 2) /
     sqrt(n1 n0 (n + 1) / 12), R1 the minority's sum of average ranks over all samples;
     0 for a constant feature."""
-    X, y, classes = check_scoring_input(X, y)
-    group = _minority(y, classes)
-    n1, n = int(group.sum()), len(y)
+    X, group = _marker_input(X, y)
+    return _rank_sum_z(X, group)
+
+
+def _rank_sum_z(X, group: np.ndarray) -> np.ndarray:
+    """:func:`wilcoxon_statistic` of a checked X (:func:`_marker_input`) and the group."""
+    n1, n = int(group.sum()), len(group)
     # average ranks for ties, per feature; a gene's zeros are one run (only its non-zero
     # values are sorted)
-    rank_sum = kernels.load(SUMS_KERNELS).group_rank_sums(
-        np.asfortranarray(X, dtype=np.float64), np.ascontiguousarray(group, dtype=np.bool_)
-    )
+    family = kernels.load(SUMS_KERNELS)
+    group = np.ascontiguousarray(group, dtype=np.bool_)
+    if is_sparse(X):
+        rank_sum = family.group_rank_sums_sparse(X.data, X.indices, X.indptr, group)
+    else:
+        rank_sum = family.group_rank_sums(np.asfortranarray(X, dtype=np.float64), group)
     return (rank_sum - n1 * (n + 1) / 2) / np.sqrt(n1 * (n - n1) * (n + 1) / 12)
 
 
@@ -189,9 +257,8 @@ def marker_table(X, y, method: str, direction: str = "up") -> dict[str, np.ndarr
     if method not in ("welch", "wilcoxon"):
         raise FSEngineError(f"unknown marker test {method!r}: welch or wilcoxon")
     directed(np.zeros(0), direction)  # a bad direction: before any work
-    if by_columns(X):  # sparse, or on disk: a block of columns at a time
-        X = as_columns(X)
-        columns = by_column_blocks(lambda block: _marker_columns(block, y, method), X)
+    if by_columns(X):  # sparse, or on disk: as stored, a block of columns at a time
+        columns = by_stored_blocks(lambda block: _marker_columns(block, y, method), X)
     else:
         columns = _marker_columns(X, y, method)
     pvals = columns["pvals"]
@@ -211,22 +278,19 @@ def _marker_columns(X, y, method: str) -> dict[str, np.ndarray]:
     ``pvals`` and ``logfoldchanges``."""
     from scipy import stats
 
-    X, y, classes = check_scoring_input(X, y)
-    group = _minority(y, classes)
+    X, group = _marker_input(X, y)
     n1, n0 = int(group.sum()), int((~group).sum())
+    moments = group_moments(X, group)
     if method == "welch":
-        scores = welch_statistic(X, y)
-        (mean1, var1), (mean0, var0) = _means_and_variances(X, group)
-        v1, v0 = var1 / n1, var0 / n0
+        scores = _welch_t(moments, n1, n0)
+        v1, v0 = moments["var1"] / n1, moments["var0"] / n0
         with np.errstate(divide="ignore", invalid="ignore"):
             dof = (v1 + v0) ** 2 / (v1**2 / (n1 - 1) + v0**2 / (n0 - 1))
         pvals = 2 * stats.t.sf(np.abs(scores), dof)
     else:
-        scores = wilcoxon_statistic(X, y)
+        scores = _rank_sum_z(X, group)
         pvals = 2 * stats.norm.sf(np.abs(scores))
-        extremes = X.min(axis=0), X.max(axis=0)
-        mean1 = column_sums(X, np.flatnonzero(group), extremes=extremes) / n1
-        mean0 = column_sums(X, np.flatnonzero(~group), extremes=extremes) / n0
+    mean1, mean0 = moments["mean1"], moments["mean0"]
     with np.errstate(invalid="ignore", divide="ignore"):  # a negative mean: NaN, as scanpy
         fold = np.log2((np.expm1(mean1) + 1e-9) / (np.expm1(mean0) + 1e-9))
     return {"scores": scores, "pvals": pvals, "logfoldchanges": fold}

@@ -3,6 +3,8 @@ order of the rows (:mod:`fsengine.rankers._sums`)."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -85,6 +87,202 @@ def column_sums_by_column(X, rows, centre, square, splits):
     return out
 
 
+@njit(cache=True, inline="always")
+def _power_above(bound):
+    """The least power of two above ``bound`` (>= 0); 1 for 0
+    (:func:`fsengine.rankers._sums._power_above`)."""
+    return math.ldexp(1.0, math.frexp(bound)[1])
+
+
+@njit(cache=True)
+def _group_sums(values, rows, z, group, member, count, centre, square, zeros, low, high, largest):
+    """The sum over the samples of one group (``group[r] == member``, ``count`` of them) of
+    one column's ``v = x - centre`` (squared when asked), in the three exact folds of
+    :func:`column_sums` with the splits of :func:`fsengine.rankers._sums.splits` for the
+    column's extremes ``low``, ``high``: the same bits. The column is given by its ``z``
+    non-zero ``values`` and their ``rows``; its ``zeros`` zeros in the group add one
+    folded value ``zeros`` times, which is exact since every partial sum of a fold is.
+
+    Returns
+    -------
+    (sum, huge)
+        ``huge``: the bound is beyond the folds' range (the caller sums otherwise).
+    """
+    reach = max(abs(low - centre), abs(high - centre))
+    bound = reach * reach if square else reach
+    if not bound < largest / count:
+        return 0.0, True
+    s1 = _power_above(bound * (2.0 * count))
+    step = _power_above(2.0 * count * 2.0**-53)
+    s2 = s1 * step
+    s3 = s2 * step
+    first = second = third = 0.0
+    for q in range(z):
+        if group[rows[q]] == member:
+            v = values[q] - centre
+            if square:
+                v = v * v
+            h1, h2, h3 = _folded(v, s1, s2, s3)
+            first += h1
+            second += h2
+            third += h3
+    if zeros > 0:
+        v = 0.0 - centre
+        if square:
+            v = v * v
+        h1, h2, h3 = _folded(v, s1, s2, s3)
+        first += zeros * h1
+        second += zeros * h2
+        third += zeros * h3
+    return (first + second) + third, False
+
+
+@njit(cache=True)
+def _column_moments(values, rows, z, group, n1, n0, largest, out, j):
+    """One column's two-group moments into ``out[:, j]`` (:func:`group_moments`) from its
+    ``z`` non-zero ``values`` at ``rows``."""
+    inf = math.inf
+    low1, high1, low0, high0 = inf, -inf, inf, -inf
+    z1 = 0
+    for q in range(z):
+        v = values[q]
+        if group[rows[q]]:
+            z1 += 1
+            low1 = min(low1, v)
+            high1 = max(high1, v)
+        else:
+            low0 = min(low0, v)
+            high0 = max(high0, v)
+    zeros1 = n1 - z1
+    zeros0 = n0 - (z - z1)
+    if zeros1 > 0:
+        low1 = min(low1, 0.0)
+        high1 = max(high1, 0.0)
+    if zeros0 > 0:
+        low0 = min(low0, 0.0)
+        high0 = max(high0, 0.0)
+    low = min(low1, low0)
+    high = max(high1, high0)
+    huge = False
+    for member, count, zeros, at in ((True, n1, zeros1, 0), (False, n0, zeros0, 2)):
+        total, beyond = _group_sums(
+            values, rows, z, group, member, count, 0.0, False, zeros, low, high, largest
+        )
+        mean = total / count
+        scatter, beyond_squares = _group_sums(
+            values, rows, z, group, member, count, mean, True, zeros, low, high, largest
+        )
+        huge = huge or beyond or beyond_squares
+        out[at, j] = mean
+        out[at + 1, j] = scatter
+    out[4, j] = low1
+    out[5, j] = high1
+    out[6, j] = low0
+    out[7, j] = high0
+    out[8, j] = 1.0 if huge else 0.0
+
+
+@kernel(
+    "f8[:, ::1](f8[::1], i4[::1], i4[::1], b1[::1], f8)",
+    "f8[:, ::1](f8[::1], i8[::1], i8[::1], b1[::1], f8)",
+)
+def group_moments(data, indices, indptr, group, largest):
+    """Each column's mean and scatter (sum of squared deviations from the mean) in the
+    group (``group`` true) and in the rest, and each group's extremes, from a CSC matrix,
+    in one pass over its non-zeros: the bits of
+    :func:`fsengine.rankers._sums.mean_and_scatter` with the matrix's column extremes.
+
+    Parameters
+    ----------
+    data, indices, indptr : a CSC matrix's arrays (n = ``group.shape[0]`` rows).
+    group : (n,) the group's samples; both groups are non-empty.
+    largest : the folds' largest bound (:data:`fsengine.rankers._sums.LARGEST_BOUND`).
+
+    Returns
+    -------
+    (9, b) rows: mean and scatter of the group, mean and scatter of the rest, the group's
+    lowest and highest value, the rest's lowest and highest, and 1 where a bound is beyond
+    the folds' range (those columns' sums are not valid).
+    """
+    n = group.shape[0]
+    n1 = _members(group)
+    b = indptr.shape[0] - 1
+    out = np.empty((9, b))
+    for j in range(b):
+        lo = indptr[j]
+        hi = indptr[j + 1]
+        _column_moments(data[lo:hi], indices[lo:hi], hi - lo, group, n1, n - n1, largest, out, j)
+    return out
+
+
+@kernel("f8[:, ::1](f8[::1, :], b1[::1], f8)")
+def group_moments_dense(X, group, largest):
+    """:func:`group_moments` of a dense matrix (Fortran order): the same values."""
+    n, b = X.shape
+    n1 = _members(group)
+    out = np.empty((9, b))
+    values = np.empty(n)
+    rows = np.empty(n, np.int64)
+    for j in range(b):
+        z = _nonzeros(X, j, values, rows)
+        _column_moments(values, rows, z, group, n1, n - n1, largest, out, j)
+    return out
+
+
+@njit(cache=True)
+def _members(group):
+    """How many samples are in ``group``."""
+    n1 = 0
+    for i in range(group.shape[0]):
+        if group[i]:
+            n1 += 1
+    return n1
+
+
+@njit(cache=True)
+def _nonzeros(X, j, values, rows):
+    """Column j's non-zero values and their rows into ``values``, ``rows``; their count."""
+    z = 0
+    for i in range(X.shape[0]):
+        v = X[i, j]
+        if v != 0.0:
+            values[z] = v
+            rows[z] = i
+            z += 1
+    return z
+
+
+@njit(cache=True)
+def _rank_sum(values, rows, z, n, group, n1):
+    """The sum of the average ranks (1 .. n) of the ``n1`` samples in ``group`` for one
+    column given by its ``z`` non-zero ``values`` at ``rows`` (its zeros are one run of
+    ties)."""
+    zeros_in_group = n1
+    negative = 0
+    for q in range(z):
+        if group[rows[q]]:
+            zeros_in_group -= 1
+        if values[q] < 0.0:
+            negative += 1
+    n_zero = n - z
+    # The zeros hold ranks negative + 1 .. negative + n_zero.
+    total = zeros_in_group * ((2.0 * negative + n_zero + 1.0) / 2.0)
+    order = np.argsort(values[:z])
+    q = 0
+    while q < z:
+        v = values[order[q]]
+        r = q
+        while r + 1 < z and values[order[r + 1]] == v:
+            r += 1
+        base = 0.0 if v < 0.0 else float(n_zero)  # the positives rank after the zeros
+        rank = base + (q + r + 2) / 2.0
+        for t in range(q, r + 1):
+            if group[rows[order[t]]]:
+                total += rank
+        q = r + 1
+    return total
+
+
 @kernel("f8[::1](f8[::1, :], b1[::1])")
 def group_rank_sums(X, group):
     """For each column, the sum of the average ranks (1 .. n, ties sharing their mean) of
@@ -98,38 +296,29 @@ def group_rank_sums(X, group):
     group : (n,) the samples whose ranks are summed.
     """
     n, b = X.shape
+    n1 = _members(group)
     out = np.empty(b)
     values = np.empty(n)
     rows = np.empty(n, np.int64)
     for j in range(b):
-        z = 0
-        zeros_in_group = 0
-        negative = 0
-        for i in range(n):
-            v = X[i, j]
-            if v != 0.0:
-                values[z] = v
-                rows[z] = i
-                z += 1
-                if v < 0.0:
-                    negative += 1
-            elif group[i]:
-                zeros_in_group += 1
-        n_zero = n - z
-        # The zeros hold ranks negative + 1 .. negative + n_zero.
-        total = zeros_in_group * ((2.0 * negative + n_zero + 1.0) / 2.0)
-        order = np.argsort(values[:z])
-        q = 0
-        while q < z:
-            v = values[order[q]]
-            r = q
-            while r + 1 < z and values[order[r + 1]] == v:
-                r += 1
-            base = 0.0 if v < 0.0 else float(n_zero)  # the positives rank after the zeros
-            rank = base + (q + r + 2) / 2.0
-            for t in range(q, r + 1):
-                if group[rows[order[t]]]:
-                    total += rank
-            q = r + 1
-        out[j] = total
+        z = _nonzeros(X, j, values, rows)
+        out[j] = _rank_sum(values, rows, z, n, group, n1)
+    return out
+
+
+@kernel(
+    "f8[::1](f8[::1], i4[::1], i4[::1], b1[::1])",
+    "f8[::1](f8[::1], i8[::1], i8[::1], b1[::1])",
+)
+def group_rank_sums_sparse(data, indices, indptr, group):
+    """:func:`group_rank_sums` of a CSC matrix that stores no zero (explicit zeros removed
+    first), in O(z log z) a column after one pass over ``group``."""
+    n = group.shape[0]
+    n1 = _members(group)
+    b = indptr.shape[0] - 1
+    out = np.empty(b)
+    for j in range(b):
+        lo = indptr[j]
+        hi = indptr[j + 1]
+        out[j] = _rank_sum(data[lo:hi], indices[lo:hi], hi - lo, n, group, n1)
     return out

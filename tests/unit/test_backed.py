@@ -399,3 +399,39 @@ def test_bad_input_is_one_line(files, tmp_path, capsys):
     assert main(["select", str(empty), "--label", "cell_type"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "has no matrix X (a Zarr store" in err
+
+
+@pytest.mark.parametrize("kind", ["csr", "csc", "dense", "zarr"])
+def test_stored_columns_are_the_columns_as_stored(files, cells, kind, small_blocks):
+    """A block as stored (what Welch and Wilcoxon read): CSC of the drawn counts when X is
+    stored sparse, the dense block otherwise; any columns, in the order asked."""
+    X = _load(files, kind, True).X
+    truth = cells.X.toarray().astype(np.float64)
+    picked = [89, 3, 3, 40, 0]
+    block = X.stored_columns(picked)
+    assert sparse.issparse(block) == (kind != "dense")
+    if sparse.issparse(block):
+        assert block.format == "csc" and block.has_canonical_format
+        block = block.toarray()
+    assert np.array_equal(block, truth[:, picked])
+
+
+def test_a_csr_file_wider_than_16_bit_column_numbers_is_copied_exactly(tmp_path):
+    """Column numbers past 65,536 (sorted on 32 bits, not numpy's 16-bit radix sort): the
+    copy's columns are the file's, and Welch's scores the in-memory ones."""
+    rng = np.random.default_rng(3)
+    counts = sparse.random(40, 70_000, density=0.01, format="csr", random_state=rng)
+    counts.data = np.ceil(counts.data * 9)
+    cell_type = np.where(np.arange(40) < 6, "rare", "common")
+    path = tmp_path / "wide.h5ad"
+    anndata.AnnData(X=counts, obs=pd.DataFrame({"cell_type": cell_type})).write_h5ad(path)
+    ds = load_dataset(path, label="cell_type", sparse=True, backed=True)
+    truth = counts.toarray()
+    picked = [69_999, 0, 65_536, 65_535, 12]
+    assert np.array_equal(ds.X.columns(picked), truth[:, picked])
+    backed = run_selection(Task.from_dataset(ds, "rare"), None, "welch", top=20)
+    in_memory = load_dataset(path, label="cell_type", sparse=True, backed=False)
+    assert (
+        backed.selection
+        == run_selection(Task.from_dataset(in_memory, "rare"), None, "welch", top=20).selection
+    )

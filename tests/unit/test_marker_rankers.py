@@ -7,13 +7,14 @@ import pytest
 import scanpy as sc
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import stats
+from scipy import sparse, stats
 
 from conftest import ROOT
 from fsengine import load_dataset, run_selection
 from fsengine._compute import kernels
 from fsengine.rankers import marker_table, welch_score, wilcoxon_score
-from fsengine.rankers._markers import welch_statistic, wilcoxon_statistic
+from fsengine.rankers._markers import group_moments, welch_statistic, wilcoxon_statistic
+from fsengine.rankers._sums import mean_and_scatter
 from fsengine.task import Task
 
 PBMC = ROOT / "tests" / "data" / "pbmc68k_reduced.h5ad"
@@ -133,3 +134,91 @@ def test_the_group_rank_sums_are_scipy_s_average_ranks_summed(n, b, zeros, scale
     group = rng.random(n) < 0.3
     got = kernels.load("rankers._sums_kernels").group_rank_sums(np.asfortranarray(X), group)
     assert np.array_equal(got, stats.rankdata(X, axis=0)[group].sum(axis=0))
+
+
+def _sparse_with_stored_zeros(X: np.ndarray, rng) -> sparse.csc_array:
+    """X as CSC with some of its zeros stored explicitly (0.0 and -0.0), as files hold them."""
+    rows, cols = np.nonzero((X != 0) | (rng.random(X.shape) < 0.2))
+    return sparse.csc_array((X[rows, cols], (rows, cols)), shape=X.shape)
+
+
+def _welch_by_definition(X: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Welch's t written out: the order-free sums' means and ddof = 1 variances of each
+    group, NaN for a feature with one value, +-inf for one value in each group."""
+    extremes = X.min(axis=0), X.max(axis=0)
+    (m1, s1), (m0, s0) = (mean_and_scatter(X, np.flatnonzero(g), extremes) for g in (group, ~group))
+    n1, n0 = group.sum(), (~group).sum()
+    v1 = s1 / (n1 - 1) if n1 > 1 else np.zeros(X.shape[1])
+    v0 = s0 / (n0 - 1) if n0 > 1 else np.zeros(X.shape[1])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = (m1 - m0) / np.sqrt(v1 / n1 + v0 / n0)
+    a, b = X[group], X[~group]
+    constant = extremes[1] == extremes[0]
+    flat = (a.max(axis=0) == a.min(axis=0)) & (b.max(axis=0) == b.min(axis=0)) & ~constant
+    t[flat] = np.copysign(np.inf, a[0] - b[0])[flat]
+    t[constant] = np.nan
+    return t
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    n=st.integers(2, 80),
+    b=st.integers(1, 5),
+    zeros=st.floats(0.0, 1.0),
+    scale=st.sampled_from([1.0, 0.37, 1e6, 1e150]),
+    seed=st.integers(0, 10**6),
+)
+def test_the_one_pass_moments_are_the_order_free_sums_bit_for_bit(n, b, zeros, scale, seed):
+    """The kernel's means and variances from a gene's non-zeros (its zeros added as one
+    folded value times their count) are those of the order-free sums over every sample,
+    bit for bit: dense or CSC with stored zeros, in any order of the rows, and near the
+    top of the double range (the sums' sorted fallback)."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-3, 4, size=(n, b)).astype(float) * scale * rng.random((n, b)).round(2)
+    X[rng.random((n, b)) < zeros] = 0.0
+    X[rng.random((n, b)) < 0.1] = -0.0
+    y = np.zeros(n, dtype=int)
+    y[rng.choice(n, int(rng.integers(1, n)), replace=False)] = 1
+    expected = _welch_by_definition(X, y == 1)
+    permutation = rng.permutation(n)
+    for matrix, labels in (
+        (X, y),
+        (_sparse_with_stored_zeros(X, rng), y),
+        (_sparse_with_stored_zeros(X[permutation], rng), y[permutation]),
+    ):
+        assert np.array_equal(welch_statistic(matrix, labels), expected, equal_nan=True)
+    moments = group_moments(X, y == 1)
+    extremes = X.min(axis=0), X.max(axis=0)
+    mean, scatter = mean_and_scatter(X, np.flatnonzero(y == 1), extremes)
+    assert np.array_equal(moments["mean1"], mean)
+    if (y == 1).sum() > 1:
+        assert np.array_equal(moments["var1"], scatter / ((y == 1).sum() - 1))
+
+
+@settings(max_examples=200, deadline=None)
+@given(n=st.integers(2, 60), b=st.integers(1, 4), seed=st.integers(0, 10**6))
+def test_the_rank_sums_of_a_csc_matrix_with_stored_zeros_are_scipy_s(n, b, seed):
+    """Stored zeros (0.0 and -0.0) rank with the other zeros: the z of a CSC matrix is the
+    dense matrix's, which is scipy's average ranks summed."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-2, 3, size=(n, b)).astype(float)
+    X[rng.random((n, b)) < 0.1] = -0.0
+    y = (rng.random(n) < 0.3).astype(int)
+    y[0], y[-1] = 1, 0
+    assert np.array_equal(
+        wilcoxon_statistic(_sparse_with_stored_zeros(X, rng), y), wilcoxon_statistic(X, y)
+    )
+    n1 = y.sum()
+    rank_sum = stats.rankdata(X, axis=0)[y == 1].sum(axis=0)
+    z = (rank_sum - n1 * (n + 1) / 2) / np.sqrt(n1 * (n - n1) * (n + 1) / 12)
+    assert np.array_equal(wilcoxon_statistic(X, y), z)
+
+
+def test_the_marker_table_of_a_sparse_matrix_is_the_dense_one(task):
+    """marker_table scores a CSC matrix as stored, with the dense matrix's values."""
+    counts = np.where(task.X > 0.5, task.X, 0.0)
+    for method in ("welch", "wilcoxon"):
+        dense = marker_table(counts, task.y, method)
+        stored = marker_table(sparse.csr_matrix(counts), task.y, method)
+        for key, values in dense.items():
+            assert np.array_equal(stored[key], values, equal_nan=True), (method, key)
