@@ -252,13 +252,14 @@ def stable_order(values: np.ndarray, axis: int = 0) -> np.ndarray:
     n = lines.shape[1]
     for r in range(lines.shape[0]):
         line = lines[r]
-        nonzero = np.flatnonzero(line)
+        zero = line == 0
+        nonzero = np.flatnonzero(~zero)  # (numpy's nonzero on floats is several times slower)
         if 2 * len(nonzero) > n:  # mostly non-zero: one sort
             order[r] = np.argsort(line, kind="stable")
             continue
         by_value = nonzero[np.argsort(line[nonzero], kind="stable")]
         negative = int(np.searchsorted(line[by_value], 0.0))
-        zeros = np.flatnonzero(line == 0)
+        zeros = np.flatnonzero(zero)
         order[r, :negative] = by_value[:negative]
         order[r, negative : negative + len(zeros)] = zeros
         order[r, negative + len(zeros) :] = by_value[negative:]
