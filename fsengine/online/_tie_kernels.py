@@ -570,8 +570,7 @@ def set_dependency(
             _zhou_cards_from_distances(a, dist, m1, m0, kind, bufs)
         for label in range(2):
             count = m1[a] if label == 1 else m0[a]
-            for _ in range(count):
-                n_partials = _add_exact(partials, n_partials, expected[a, label])
+            n_partials = _add_copies(partials, n_partials, expected[a, label], count)
             if count and varies[a, label]:
                 varying += count
         left -= m1[a] + m0[a]
@@ -667,8 +666,7 @@ def points_expected_cards(
         n_partials = state[0]
         for label in range(2):
             count = m1[a] if label == 1 else m0[a]
-            for _ in range(count):
-                n_partials = _add_exact(partials, n_partials, expected[a, label])
+            n_partials = _add_copies(partials, n_partials, expected[a, label], count)
             if count and varies[a, label]:
                 state[1] += count
         state[0] = n_partials
@@ -721,6 +719,61 @@ def _add_exact(partials, n_partials, x):
         x = high
     partials[i] = x
     return i + 1
+
+
+#: Veltkamp's splitter for doubles: 2^27 + 1.
+_SPLITTER = 134217729.0
+
+
+@njit(cache=True, inline="always")
+def _halves(a):
+    """``a`` as ``high + low``, each with at most 26 significant bits (Veltkamp)."""
+    c = _SPLITTER * a
+    high = c - (c - a)
+    return high, a - high
+
+
+@njit(cache=True)
+def _add_copies(partials, n_partials, x, count):
+    """Add ``count`` copies of ``x`` to the partial sums (:func:`_add_exact`) without
+    rounding error: ``count * x`` as the rounded product and its exact error (Dekker's
+    product), two additions instead of ``count``; the same exact sum, so the same rounded
+    total. One at a time where the product's error could under- or overflow (|x| beyond
+    2^+-900); a NaN or infinity once (its sum is itself)."""
+    if count <= 0:
+        return n_partials
+    if count == 1 or x - x != 0.0:
+        return _add_exact(partials, n_partials, x)
+    size = abs(x)
+    if size == 0.0:
+        return _add_exact(partials, n_partials, x)
+    if not (2.0**-900 < size < 2.0**900):
+        for _ in range(count):
+            n_partials = _add_exact(partials, n_partials, x)
+        return n_partials
+    times = float(count)
+    product = times * x
+    th, tl = _halves(times)
+    xh, xl = _halves(x)
+    error = ((th * xh - product) + th * xl + tl * xh) + tl * xl
+    n_partials = _add_exact(partials, n_partials, product)
+    return _add_exact(partials, n_partials, error)
+
+
+@njit(cache=True)
+def _point_mean(expected, varies, m1, m0, P, n):
+    """:func:`_sample_mean` from the points' label counts (point a holds ``m1[a]``
+    samples of label 1 and ``m0[a]`` of label 0): the same exact sum, O(P)."""
+    partials = np.zeros(MAX_PARTIALS)
+    n_partials = 0
+    varying = 0
+    for a in range(P):
+        for label in range(2):
+            count = m1[a] if label == 1 else m0[a]
+            n_partials = _add_copies(partials, n_partials, expected[a, label], count)
+            if count and varies[a, label]:
+                varying += count
+    return _rounded_total(partials, n_partials) / n, varying / n
 
 
 @njit(cache=True)
@@ -852,7 +905,6 @@ def single_feature_dependencies(
     the first K, O(P) per point for the gap and density rules.
     """
     b, n = columns.shape
-    codes = np.empty(n, np.int64)
     values = np.empty(n)
     m1 = np.empty(n, np.int64)
     m0 = np.empty(n, np.int64)
@@ -877,7 +929,6 @@ def single_feature_dependencies(
                 m1[P] = 0
                 m0[P] = 0
                 P += 1
-            codes[i] = P - 1
             if y[i] == 1:
                 m1[P - 1] += 1
             else:
@@ -940,4 +991,4 @@ def single_feature_dependencies(
                 a, cand, cand_d, n_cand, t, m1, m0, k, need, with_self, skip_first, card,
                 gamma, gamma1, gamma2, pmf, expected, varies,
             )  # fmt: skip
-        deps[j], shares[j] = _sample_mean(expected, varies, codes, y)
+        deps[j], shares[j] = _point_mean(expected, varies, m1, m0, P, n)

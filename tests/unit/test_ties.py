@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -609,3 +610,35 @@ def test_the_gap_and_density_rules_with_a_constant_feature_average_every_order(c
         else:
             assert dependency == pytest.approx(expected, abs=1e-12)
             assert share == pytest.approx(np.mean(varies), abs=1e-15)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    terms=st.lists(
+        st.tuples(
+            st.one_of(
+                st.floats(0.0, 1.0),
+                st.floats(-1e6, 1e6, allow_subnormal=False),
+                st.sampled_from([0.0, 1e-310, 2.0**-901, 3.0**600, 1 / 3, 7 / 11]),
+            ),
+            st.integers(0, 5000),
+        ),
+        max_size=12,
+    )
+)
+def test_copies_add_exactly_as_one_at_a_time(terms):
+    """``count`` copies of a value added in two exact steps (the product and its error)
+    leave the same correctly rounded total as adding them one at a time, also for values
+    too small or too large for the product's error (added one at a time then)."""
+    from fsengine.online._codes import MAX_PARTIALS
+    from fsengine.online._tie_kernels import _add_copies, _add_exact, _rounded_total
+
+    one_at_a_time, copies = np.zeros(MAX_PARTIALS), np.zeros(MAX_PARTIALS)
+    n_one = n_copies = 0
+    for value, count in terms:
+        for _ in range(count):
+            n_one = _add_exact(one_at_a_time, n_one, value)
+        n_copies = _add_copies(copies, n_copies, value, count)
+    expected = _rounded_total(one_at_a_time, n_one)
+    assert _rounded_total(copies, n_copies) == expected
+    assert expected == float(sum(Fraction(v) * c for v, c in terms))
