@@ -20,6 +20,15 @@ def _folded(v, s1, s2, s3):
     return h1, h2, (s3 + (v - h2)) - s3
 
 
+@njit(cache=True, inline="always")
+def _folded_term(x, centre, square, s1, s2, s3):
+    """The three folds of ``v = x - centre``, squared when asked."""
+    v = x - centre
+    if square:
+        v = v * v
+    return _folded(v, s1, s2, s3)
+
+
 @kernel("f8[::1](f8[:, ::1], i8[::1], f8[::1], b1, f8[:, ::1])")
 def column_sums(X, rows, centre, square, splits):
     """For each column j, the sum over ``rows`` of ``v = X[r, j] - centre[j]`` (``v * v``
@@ -51,10 +60,7 @@ def column_sums(X, rows, centre, square, splits):
     for q in range(m):
         x = X[rows[q]]
         for j in range(p):
-            v = x[j] - centre[j]
-            if square:
-                v = v * v
-            h1, h2, h3 = _folded(v, s1[j], s2[j], s3[j])
+            h1, h2, h3 = _folded_term(x[j], centre[j], square, s1[j], s2[j], s3[j])
             first[j] += h1
             second[j] += h2
             third[j] += h3
@@ -76,10 +82,7 @@ def column_sums_by_column(X, rows, centre, square, splits):
         s3 = splits[2, j]
         first = second = third = 0.0
         for q in range(m):
-            v = x[rows[q]] - c
-            if square:
-                v = v * v
-            h1, h2, h3 = _folded(v, s1, s2, s3)
+            h1, h2, h3 = _folded_term(x[rows[q]], c, square, s1, s2, s3)
             first += h1
             second += h2
             third += h3
@@ -119,18 +122,12 @@ def _group_sums(values, rows, z, group, member, count, centre, square, zeros, lo
     first = second = third = 0.0
     for q in range(z):
         if group[rows[q]] == member:
-            v = values[q] - centre
-            if square:
-                v = v * v
-            h1, h2, h3 = _folded(v, s1, s2, s3)
+            h1, h2, h3 = _folded_term(values[q], centre, square, s1, s2, s3)
             first += h1
             second += h2
             third += h3
     if zeros > 0:
-        v = 0.0 - centre
-        if square:
-            v = v * v
-        h1, h2, h3 = _folded(v, s1, s2, s3)
+        h1, h2, h3 = _folded_term(0.0, centre, square, s1, s2, s3)
         first += zeros * h1
         second += zeros * h2
         third += zeros * h3
