@@ -13,6 +13,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 
+from fsengine._compute.sparse import block_width, dense_block, is_backed
 from fsengine.errors import FSEngineError
 from fsengine.parallel import resolve_jobs, set_kernel_threads
 from fsengine.version import __version__
@@ -139,3 +140,67 @@ def dask_client(scheduler: str | None = None, n_jobs: int | None = None):
                 remedy="start the workers from the same environment as this command",
             )
         yield client
+
+
+#: Values of X read by one worker task of :func:`map_column_blocks` (whole columns).
+TASK_ELEMENTS = 4_000_000
+
+
+def _on_block(function, source, columns, *args):
+    """On a worker: ``function(block, *args)`` for the dense block ``source[:, columns]`` (a
+    matrix on disk is read here)."""
+    limit_worker_threads()
+    return function(dense_block(source, columns), *args)
+
+
+def task_bounds(n_samples: int, n_features: int, n_workers: int) -> list[tuple[int, int]]:
+    """Column ranges of the worker tasks: about TASK_ELEMENTS values each, and at least
+    four tasks per worker while there are columns for them (the last ones then balance).
+
+    Returns
+    -------
+    list of (lo, hi)
+        Consecutive, covering ``range(n_features)``.
+    """
+    width = block_width(n_samples, TASK_ELEMENTS)
+    width = max(1, min(width, -(-n_features // (4 * max(n_workers, 1)))))
+    return [(lo, min(lo + width, n_features)) for lo in range(0, n_features, width)]
+
+
+def map_column_blocks(client, function, X, *args) -> tuple[list[tuple[int, int]], list]:
+    """``function(block, *args)`` over blocks of consecutive columns of ``X`` on the workers
+    of ``client``, as Dask futures in column order.
+
+    Parameters
+    ----------
+    client : distributed.Client
+    function : callable
+        Module-level (it is pickled); takes a dense float64 block (n_samples, b) first.
+    X : ndarray, scipy CSC matrix or BackedMatrix, shape (n_samples, n_features)
+        A matrix on disk is opened once by each worker, which reads its blocks itself (a
+        CSR file's column copy is made once per worker); another is sent a block per task.
+    *args
+        Passed on after the block (scatter large ones first).
+
+    Returns
+    -------
+    bounds : list of (lo, hi)
+        Each task's columns (:func:`task_bounds`).
+    futures : list of distributed.Future
+        Each task's result, in the order of ``bounds``.
+    """
+    n_workers = len(client.scheduler_info().get("workers", {}))
+    bounds = task_bounds(X.shape[0], X.shape[1], n_workers)
+    on_disk = client.scatter(X, broadcast=True) if is_backed(X) else None
+    futures = [
+        client.submit(
+            _on_block,
+            function,
+            on_disk if on_disk is not None else X[:, lo:hi],
+            slice(lo, hi) if on_disk is not None else slice(None),
+            *args,
+            pure=False,
+        )
+        for lo, hi in bounds
+    ]
+    return bounds, futures

@@ -18,14 +18,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from fsengine._compute.budget import plan
-from fsengine._compute.sparse import as_columns, block_width, by_columns, dense_block, is_backed
-from fsengine.cluster import limit_worker_threads
+from fsengine._compute.sparse import as_columns, block_width, by_columns, dense_block
+from fsengine.cluster import map_column_blocks
 from fsengine.errors import FSEngineError
 from fsengine.online._kofsd.selector import KOFSD
 from fsengine.online._stream import QUIET_BLOCK_ELEMENTS, Selection, StreamingSelector
-
-#: Values of X read by one worker task (a block of whole columns, at least one).
-TASK_ELEMENTS = 4_000_000
 
 
 @dataclass(frozen=True)
@@ -47,31 +44,21 @@ class GenePass:
     seconds: float
 
 
-def _block_values(prototype: KOFSD, source, columns) -> tuple[np.ndarray, np.ndarray]:
-    """On a worker: the weights and single dependencies of ``source[:, columns]`` (a file
-    on disk is read here), computed as :meth:`KOFSD._step_block` computes them."""
-    limit_worker_threads()
-    block = prototype._checked_block(dense_block(source, columns))
+def _block_values(block: np.ndarray, prototype: KOFSD) -> tuple[np.ndarray, np.ndarray]:
+    """On a worker: the block's weights and single dependencies, computed as
+    :meth:`KOFSD._step_block` computes them."""
+    block = prototype._checked_block(block)
     plan(block.shape[0] * block.shape[0] * block.shape[1])  # the kernels from the start
     weights = prototype._weights(block)
-    dependencies = prototype._single_for_ks(block, weights, [prototype.k])[0][0]
-    return weights, dependencies
-
-
-def _task_bounds(n_samples: int, n_features: int, n_workers: int) -> list[tuple[int, int]]:
-    """Column ranges of the worker tasks: about TASK_ELEMENTS values each, and at least
-    four tasks per worker while there are columns for them (the last ones then balance)."""
-    width = block_width(n_samples, TASK_ELEMENTS)
-    width = max(1, min(width, -(-n_features // (4 * max(n_workers, 1)))))
-    return [(lo, min(lo + width, n_features)) for lo in range(0, n_features, width)]
+    return weights, prototype._single_for_ks(block, weights, [prototype.k])[0][0]
 
 
 def _prototype(selector: StreamingSelector) -> KOFSD:
     """A started, empty copy of ``selector`` to ship to the workers."""
     if not isinstance(selector, KOFSD):
         raise FSEngineError(
-            f"the gene-parallel pass on Dask runs K-OFSD (kofsd); {selector.method} runs "
-            "on this machine only (leave out --workers and --scheduler)"
+            f"the gene-parallel pass on Dask runs K-OFSD (kofsd) and the rankers that score "
+            f"each gene alone; {selector.method} runs on this machine only (without Dask)"
         )
     if selector.y is None:
         raise FSEngineError("start(y) the selector before its gene-parallel pass")
@@ -82,24 +69,10 @@ class _PassFutures:
     """The worker tasks of one pass, gathered in column order as they are needed."""
 
     def __init__(self, client, selector: StreamingSelector, X):
-        n, p = X.shape
+        p = X.shape[1]
         self.start = time.perf_counter()
         prototype = client.scatter(_prototype(selector), broadcast=True)
-        n_workers = max(1, len(client.scheduler_info().get("workers", {})))
-        self.bounds = _task_bounds(n, p, n_workers)
-        # A file on disk is opened once per worker (a CSR matrix's column copy made once
-        # there); other matrices are sent a block per task.
-        on_disk = client.scatter(X, broadcast=True) if is_backed(X) else None
-        self.futures = [
-            client.submit(
-                _block_values,
-                prototype,
-                on_disk if on_disk is not None else X[:, lo:hi],
-                slice(lo, hi) if on_disk is not None else slice(None),
-                pure=False,
-            )
-            for lo, hi in self.bounds
-        ]
+        self.bounds, self.futures = map_column_blocks(client, _block_values, X, prototype)
         self.weights = np.empty(p)
         self.dependencies = np.empty(p)
         self.gathered = 0  # tasks whose values are in the arrays
