@@ -12,6 +12,7 @@ import signal
 import threading
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 
 from fsengine._compute.sparse import block_width, dense_block, is_backed
 from fsengine.errors import FSEngineError
@@ -167,7 +168,27 @@ def task_bounds(n_samples: int, n_features: int, n_workers: int) -> list[tuple[i
     return [(lo, min(lo + width, n_features)) for lo in range(0, n_features, width)]
 
 
-def map_column_blocks(client, function, X, *args) -> tuple[list[tuple[int, int]], list]:
+@dataclass(frozen=True)
+class BlockTasks:
+    """The Dask tasks of :func:`map_column_blocks`: keep it until their results are in.
+
+    Attributes
+    ----------
+    bounds : list of (lo, hi)
+        Each task's columns (:func:`task_bounds`).
+    futures : list of distributed.Future
+        Each task's result, in the order of ``bounds``.
+    inputs : tuple of distributed.Future
+        What was scattered for them (held: data scattered and then released is lost to
+        the tasks still waiting for it).
+    """
+
+    bounds: list[tuple[int, int]]
+    futures: list
+    inputs: tuple
+
+
+def map_column_blocks(client, function, X, *args) -> BlockTasks:
     """``function(block, *args)`` over blocks of consecutive columns of ``X`` on the workers
     of ``client``, as Dask futures in column order.
 
@@ -180,27 +201,27 @@ def map_column_blocks(client, function, X, *args) -> tuple[list[tuple[int, int]]
         A matrix on disk is opened once by each worker, which reads its blocks itself (a
         CSR file's column copy is made once per worker); another is sent a block per task.
     *args
-        Passed on after the block (scatter large ones first).
+        Passed on after the block; each is scattered to every worker once.
 
     Returns
     -------
-    bounds : list of (lo, hi)
-        Each task's columns (:func:`task_bounds`).
-    futures : list of distributed.Future
-        Each task's result, in the order of ``bounds``.
+    BlockTasks
     """
     n_workers = len(client.scheduler_info().get("workers", {}))
     bounds = task_bounds(X.shape[0], X.shape[1], n_workers)
-    on_disk = client.scatter(X, broadcast=True) if is_backed(X) else None
+    # Keys of their own (hash=False): a key named by the contents would be shared with an
+    # earlier call's, whose release could then drop it under this call's tasks.
+    on_disk = client.scatter(X, broadcast=True, hash=False) if is_backed(X) else None
+    shared = client.scatter(list(args), broadcast=True, hash=False)  # each one whole
     futures = [
         client.submit(
             _on_block,
             function,
             on_disk if on_disk is not None else X[:, lo:hi],
             slice(lo, hi) if on_disk is not None else slice(None),
-            *args,
+            *shared,
             pure=False,
         )
         for lo, hi in bounds
     ]
-    return bounds, futures
+    return BlockTasks(bounds, futures, (on_disk, *shared))

@@ -104,9 +104,8 @@ def score_matrix(method: str, X, y, values: dict, client=None) -> np.ndarray:
                 f"gene blocks on Dask; rankers that do: {_columnwise_names()}"
             )
         X = as_columns(X) if by_columns(X) else np.asarray(X, dtype=float)
-        labels = client.scatter(np.asarray(y), broadcast=True)
-        _, futures = map_column_blocks(client, _block_scores, X, method, labels, values)
-        return np.concatenate(client.gather(futures))
+        tasks = map_column_blocks(client, _block_scores, X, method, np.asarray(y), values)
+        return np.concatenate(client.gather(tasks.futures))
     if not by_columns(X):
         return function(X, y, **values)
     X = as_columns(X)

@@ -71,8 +71,8 @@ class _PassFutures:
     def __init__(self, client, selector: StreamingSelector, X):
         p = X.shape[1]
         self.start = time.perf_counter()
-        prototype = client.scatter(_prototype(selector), broadcast=True)
-        self.bounds, self.futures = map_column_blocks(client, _block_values, X, prototype)
+        self.tasks = map_column_blocks(client, _block_values, X, _prototype(selector))
+        self.bounds, self.futures = self.tasks.bounds, list(self.tasks.futures)
         self.weights = np.empty(p)
         self.dependencies = np.empty(p)
         self.gathered = 0  # tasks whose values are in the arrays
