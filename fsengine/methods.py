@@ -20,6 +20,7 @@ import numpy as np
 
 from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.online import (
+    KOFSD,
     SELECTORS,
     OrderDependence,
     Selection,
@@ -27,12 +28,11 @@ from fsengine.online import (
     StreamingSelector,
     event_columns,
     feature_order,
+    gene_parallel_selection,
     order_dependence,
     stream_events,
     stream_selection,
 )
-from fsengine.online._kofsd.gene_pass import gene_parallel_selection
-from fsengine.online._kofsd.selector import KOFSD
 from fsengine.rankers import RANKER_TABLE, default_clusters, rank_features, score_matrix
 from fsengine.spec import MethodSpec
 
