@@ -171,7 +171,6 @@ class Method:
         (a ``client``): K-OFSD, and the rankers that score each gene alone."""
         return self.implementation is KOFSD if self.online else bool(self.spec.columnwise)
 
-    @property
     def trace_columns(self) -> tuple[str, ...]:
         """The fields this method's events add to every event's (its trace columns)."""
         return event_columns(self.spec.event) if self.spec.event is not None else ()
