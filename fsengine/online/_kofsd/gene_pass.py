@@ -72,7 +72,7 @@ class _PassFutures:
         p = X.shape[1]
         self.start = time.perf_counter()
         self.tasks = map_column_blocks(client, _block_values, X, _prototype(selector))
-        self.bounds, self.futures = self.tasks.bounds, list(self.tasks.futures)
+        self.bounds, self.futures = self.tasks.bounds, self.tasks.futures
         self.weights = np.empty(p)
         self.dependencies = np.empty(p)
         self.gathered = 0  # tasks whose values are in the arrays
@@ -83,7 +83,7 @@ class _PassFutures:
         while self.gathered < len(self.bounds) and self.bounds[self.gathered][0] <= column:
             lo, hi = self.bounds[self.gathered]
             self.weights[lo:hi], self.dependencies[lo:hi] = self.futures[self.gathered].result()
-            self.futures[self.gathered] = None  # its memory on the worker is released
+            self.futures[self.gathered] = None  # its result is released on the worker
             self.gathered += 1
             if self.gathered == len(self.bounds):
                 self.seconds = time.perf_counter() - self.start
