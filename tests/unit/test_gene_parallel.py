@@ -171,6 +171,26 @@ def test_select_on_a_local_cluster_writes_the_serial_csv(files, tmp_path, capsys
     pd.testing.assert_frame_equal(pd.read_csv(parallel), pd.read_csv(serial))
 
 
+def test_select_on_an_existing_cluster_whose_workers_open_the_file(files, tmp_path, capsys):
+    """`dask scheduler` and two `dask worker` processes started here in an empty folder:
+    given the file's absolute path, they open it themselves; the CSV is the serial one."""
+    from test_benchmark_cluster import Cluster
+
+    folder = tmp_path / "cluster"
+    folder.mkdir()
+    existing = Cluster(folder, n_workers=2)
+    try:
+        serial, parallel = tmp_path / "serial.csv", tmp_path / "parallel.csv"
+        common = [str(files["csc"]), "--label", "cell_type", "--minority", RARE, "--backed"]
+        options = ["--ties", "average", "--order", "random", "--seed", "2"]
+        assert main(["select", *common, *options, "--out", str(serial)]) == 0
+        on_cluster = ["--scheduler", existing.address, "--out", str(parallel)]
+        assert main(["select", *common, *options, *on_cluster]) == 0
+        pd.testing.assert_frame_equal(pd.read_csv(parallel), pd.read_csv(serial))
+    finally:
+        existing.close()
+
+
 def _one_error_line(capsys) -> str:
     err = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
     assert len(err) == 1 and "Traceback" not in err[0]
