@@ -1,9 +1,11 @@
 """Dask clusters for fsengine: a client of a new local cluster or of an existing one
-(:func:`dask_client`), checked to run this version of fsengine, and the one-thread limit
-each worker task sets on its process (:func:`limit_worker_threads`).
+(:func:`dask_client`), checked to run this version of fsengine; the one-thread limit each
+worker task sets on its process (:func:`limit_worker_threads`); and a function over blocks
+of genes on the workers, which read a matrix on disk themselves (:func:`map_column_blocks`).
 
 Used by the benchmark studies (:mod:`fsengine.benchmark`) and by the gene-parallel pass of
-a selection (:mod:`fsengine.online._kofsd.gene_pass`, :mod:`fsengine.rankers.gene_pass`).
+a selection (:mod:`fsengine.online._kofsd.gene_pass`; the columnwise rankers'
+:func:`fsengine.rankers.score_matrix`).
 """
 
 from __future__ import annotations
