@@ -148,6 +148,7 @@ bench: $(VENV)/.bench-installed test-deps kernels bytecode browser
 	$(PY) benchmarks/bench_dashboard_browser.py
 	$(PY) benchmarks/bench_dashboard_memory.py
 	$(PY) benchmarks/bench_singlecell.py
+	$(PY) benchmarks/bench_dask.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache test-artifacts build dist *.egg-info

@@ -134,6 +134,20 @@ anndata.AnnData(X=X, obs=a.obs[["bulk_labels"]], var=a.raw.var[[]]).write_h5ad(s
 """
 
 
+def atlas_file(folder: Path, cells: int, genes: int, seed: int) -> Path:
+    """The atlas h5ad of ``cells`` x ``genes`` in ``folder``, written (in a new process,
+    untimed) unless it is there already."""
+    path = folder / f"atlas-{cells}x{genes}-seed{seed}.h5ad"
+    if not path.exists():
+        t0 = time.perf_counter()
+        spec = {"cells": cells, "genes": genes, "seed": seed, "path": str(path)}
+        subprocess.run(
+            [sys.executable, "-c", _WRITE, str(ROOT), json.dumps(spec)], check=True, cwd=ROOT
+        )
+        print(f"\n{path.name} written in {time.perf_counter() - t0:.0f} s")
+    return path
+
+
 def run_measured(argv: list[str], budget: float) -> dict:
     """Run ``argv`` as a new process, timed from outside; stop it after ``budget`` seconds.
 
@@ -246,14 +260,7 @@ def main(argv=None) -> int:
     problems: list[str] = []
     targets_met = True
     for cells, genes in sizes:
-        path = args.folder / f"atlas-{cells}x{genes}-seed{args.seed}.h5ad"
-        if not path.exists():
-            t0 = time.perf_counter()
-            spec = {"cells": cells, "genes": genes, "seed": args.seed, "path": str(path)}
-            subprocess.run(
-                [sys.executable, "-c", _WRITE, str(ROOT), json.dumps(spec)], check=True, cwd=ROOT
-            )
-            print(f"\n{path.name} written in {time.perf_counter() - t0:.0f} s")
+        path = atlas_file(args.folder, cells, genes, args.seed)
         rows, results = [], {}
         for label, options in FSENGINE:
             if chosen(label):

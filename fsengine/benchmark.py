@@ -28,16 +28,16 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager, nullcontext
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from fsengine.cluster import dask_client, limit_worker_threads
 from fsengine.codec import dumps
 from fsengine.errors import FSEngineError
 from fsengine.evaluation import Plan, evaluate_split, stratified_splits
 from fsengine.study import Study
 from fsengine.task import Task
-from fsengine.version import __version__
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -47,8 +47,6 @@ TASK_KEYS = ("dataset", "method", "split")
 #: progress(done, total, message), message with the time left and the task.
 StudyProgress = Callable[[int, int, str], None]
 ENGINES = ("dask", "serial")
-#: Seconds to wait for a scheduler to answer and for its first worker to join.
-CONNECT_TIMEOUT = 20
 #: The most splits of one method that one Dask task runs (see task_batches).
 MAX_BATCH = 5
 
@@ -125,22 +123,10 @@ def run_task(task: Task, study: Study, method: str, split: int) -> dict:
     return record
 
 
-_worker_limited = False
-
-
 def _run_task_on_worker(data: Task, study: Study, method: str, split: int) -> dict:
-    """:func:`run_task` with the compiled kernels and BLAS on one thread (each Dask worker
-    thread is one task; more threads per task would oversubscribe the cores). The limits
-    are set once per worker process: setting them around each task cost 3 ms a task."""
-    global _worker_limited
-    if not _worker_limited:
-        from threadpoolctl import threadpool_limits
-
-        from fsengine.parallel import set_kernel_threads
-
-        set_kernel_threads(1)
-        threadpool_limits(1)  # not a context: for the rest of the worker's life
-        _worker_limited = True
+    """:func:`run_task` with the compiled kernels and BLAS on one thread
+    (:func:`fsengine.cluster.limit_worker_threads`)."""
+    limit_worker_threads()
     return run_task(data, study, method, split)
 
 
@@ -215,115 +201,6 @@ def _finished_tasks(journal: Path, resume: bool, keys: dict, wanted: set) -> dic
 def _serial_records(data, study, tasks) -> Iterator[tuple[tuple, dict]]:
     for name, method, split in tasks:
         yield (name, method, split), run_task(data[name], study, method, split)
-
-
-def _worker_versions() -> str:
-    return __version__
-
-
-@contextmanager
-def _interrupt_deferred(interrupted: list) -> Iterator[None]:
-    """Ctrl-C (SIGINT) during the block is noted in ``interrupted`` instead of raised, in
-    the main thread (elsewhere the block runs as it is): a local Dask cluster interrupted
-    half-started cannot be closed, and distributed then prints tracebacks at exit."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: interrupted.append(signum))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
-@contextmanager
-def dask_client(scheduler: str | None = None, n_jobs: int | None = None):
-    """A :class:`distributed.Client`: of the cluster at ``scheduler`` (checked to answer, to
-    have a worker and to run this version of fsengine), or of a new in-process LocalCluster
-    of ``n_jobs`` single-threaded worker processes (None: every available core), closed on
-    exit.
-
-    Raises
-    ------
-    FSEngineError
-        If the scheduler cannot be reached, has no worker, or a worker cannot import
-        fsengine or runs another version of it.
-    """
-    import logging
-
-    from distributed import Client, LocalCluster
-
-    from fsengine.parallel import resolve_jobs
-
-    if scheduler is None:
-        import dask
-
-        # Dask's nanny starts workers with MALLOC_TRIM_THRESHOLD_=65536, which also fixes
-        # glibc's mmap threshold: every temporary array above 128 KB is then mapped and
-        # unmapped, page faults included (Fisher, S2N and ReliefF ran twice as slowly in a
-        # worker as in this process). The workers keep glibc's defaults, as this process,
-        # and do without the statistical profiler (a stack sample every 10 ms) that only
-        # Dask's dashboard shows.
-        environ = dict(dask.config.get("distributed.nanny.pre-spawn-environ", {}))
-        environ.pop("MALLOC_TRIM_THRESHOLD_", None)
-        settings = {
-            "distributed.nanny.pre-spawn-environ": environ,
-            "distributed.worker.profile.enabled": False,
-        }
-        interrupted: list = []
-        with ExitStack() as stack:
-            # Each part is closed on the way out as soon as it exists; Ctrl-C while they
-            # start takes effect once both can be closed.
-            with _interrupt_deferred(interrupted), dask.config.set(settings):
-                cluster = stack.enter_context(
-                    LocalCluster(
-                        n_workers=resolve_jobs(n_jobs),
-                        threads_per_worker=1,
-                        processes=True,
-                        host="127.0.0.1",
-                        dashboard_address="127.0.0.1:0",
-                        silence_logs=logging.CRITICAL,  # e.g. a worker's last heartbeat
-                    )
-                )
-                client = stack.enter_context(Client(cluster))
-            if interrupted:
-                raise KeyboardInterrupt
-            yield client
-        return
-    try:
-        client = Client(scheduler, timeout=f"{CONNECT_TIMEOUT}s")
-    except Exception as exc:  # noqa: BLE001 - OSError, TimeoutError, ValueError (address)
-        raise FSEngineError(
-            f"cannot reach the Dask scheduler at {scheduler}: {exc}",
-            remedy="start one with 'dask scheduler' and workers with 'dask worker ADDRESS', "
-            "or check the address (tcp://HOST:PORT)",
-        ) from None
-    with client:
-        try:
-            client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
-            versions = client.run(_worker_versions)
-        except TimeoutError:
-            raise FSEngineError(
-                f"the Dask scheduler at {scheduler} has no worker "
-                f"(none joined within {CONNECT_TIMEOUT} s)",
-                remedy=f"start workers with 'dask worker {scheduler}'",
-            ) from None
-        except Exception as exc:  # noqa: BLE001 - raised on a worker
-            raise FSEngineError(
-                f"a Dask worker of {scheduler} cannot run fsengine: {exc}",
-                remedy="start the workers from an environment with fsengine installed",
-            ) from None
-        other = {w: v for w, v in versions.items() if v != __version__}
-        if other:
-            worker, version = next(iter(other.items()))
-            raise FSEngineError(
-                f"the Dask worker {worker} runs fsengine {version}, this is {__version__}",
-                remedy="start the workers from the same environment as this command",
-            )
-        yield client
 
 
 def _run_tasks_on_worker(data: Task, study: Study, method: str, splits) -> list[dict]:

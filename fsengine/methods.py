@@ -20,6 +20,7 @@ import numpy as np
 
 from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.online import (
+    KOFSD,
     SELECTORS,
     OrderDependence,
     Selection,
@@ -27,6 +28,7 @@ from fsengine.online import (
     StreamingSelector,
     event_columns,
     feature_order,
+    gene_parallel_selection,
     order_dependence,
     stream_events,
     stream_selection,
@@ -163,6 +165,12 @@ class Method:
         """Whether the method streams features (else it ranks them)."""
         return self.spec.online
 
+    @property
+    def on_dask(self) -> bool:
+        """Whether :meth:`select` runs the method's per-gene work on a Dask cluster
+        (a ``client``): K-OFSD, and the rankers that score each gene alone."""
+        return self.implementation is KOFSD if self.online else bool(self.spec.columnwise)
+
     def trace_columns(self) -> tuple[str, ...]:
         """The fields this method's events add to every event's (its trace columns)."""
         return event_columns(self.spec.event) if self.spec.event is not None else ()
@@ -223,6 +231,7 @@ class Method:
         seed: int | None = None,
         top: int | None = None,
         events: bool = False,
+        client=None,
     ) -> RunResult:
         """Select features of ``X`` for the 0/1 labels ``y``: the one way to run a method.
 
@@ -246,6 +255,10 @@ class Method:
         events : bool
             Online selectors: keep every step's event (a trace). Without events the
             selector may skip work only events need; the selection is the same.
+        client : distributed.Client, optional
+            Run the per-gene work over gene blocks on this Dask cluster's workers (K-OFSD:
+            each gene's dependency alone and the alpha filter, the set tests here in stream
+            order; a columnwise ranker: its scores). The same selection as without.
 
         Returns
         -------
@@ -267,7 +280,15 @@ class Method:
             selector = self.selector(**params).start(y, n_features=X.shape[1])
             arrival = feature_order(X.shape[1], order, seed)
             start = time.perf_counter()
-            if events:
+            if client is not None:
+                if events:
+                    raise FSEngineError(
+                        "a trace of every step is written by a run on this machine only; "
+                        "leave out the Dask cluster (or the trace)"
+                    )
+                kept = []
+                selection = gene_parallel_selection(client, selector, X, names, arrival).selection
+            elif events:
                 kept = list(stream_events(selector, X, names, arrival))
                 selection = selector.finish()
             else:
@@ -297,7 +318,7 @@ class Method:
             params["seed"] = seed
         values, record = self.ranker_params(y, params)
         start = time.perf_counter()
-        scores = score_matrix(self.name, X, y, values)
+        scores = score_matrix(self.name, X, y, values, client)
         seconds = time.perf_counter() - start
         ranking = rank_features(scores)[:top]
         selection = Selection(

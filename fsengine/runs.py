@@ -24,6 +24,7 @@ def run_selection(
     seed: int | None = None,
     top: int | None = None,
     events: bool = True,
+    client=None,
     **params,
 ) -> RunResult:
     """Select features with ``method`` for a task: ``minority`` versus the rest of a data set.
@@ -46,6 +47,9 @@ def run_selection(
     events : bool, default True
         Keep the online method's events (a trace). False returns no events and lets the
         selector skip work only events need: the same selection, sooner.
+    client : distributed.Client, optional
+        Run the per-gene work on this Dask cluster (:meth:`Method.select`; K-OFSD and the
+        columnwise rankers): the same selection.
     **params
         The method's parameters (see ``python -m fsengine methods``).
 
@@ -66,6 +70,7 @@ def run_selection(
         seed=seed,
         top=top,
         events=events,
+        client=client,
     )
     record = {"method": method, **task.record()}
     if spec_method.online:

@@ -86,6 +86,25 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="rankers: how many of the best features to write (default: all, in rank order)",
     )
+    cluster = sel.add_argument_group(
+        "Dask cluster",
+        "the per-gene work (K-OFSD: each gene's dependency alone and the alpha filter; the "
+        "rankers that score each gene alone) over gene blocks on Dask workers, which read a "
+        "file given with --backed themselves; K-OFSD's set tests stay here, in stream order. "
+        "The same selection as without. Default: neither, the run stays in this process",
+    ).add_mutually_exclusive_group()
+    cluster.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help="on a new local Dask cluster of N single-threaded worker processes",
+    )
+    cluster.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="on an existing Dask cluster (tcp://HOST:PORT of 'dask scheduler'; its workers "
+        "need fsengine and, with --backed, the file at the same path)",
+    )
     add_method_options(sel)
 
     stab = sub.add_parser(

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import sys
+from contextlib import nullcontext
 
 import numpy as np
 
@@ -12,6 +13,7 @@ from fsengine.cli.common import dataset_of, task_of, write
 from fsengine.cli.options import (
     method_params,
 )
+from fsengine.cluster import dask_client
 from fsengine.errors import FSEngineError
 from fsengine.export import (
     events_to_csv,
@@ -19,7 +21,7 @@ from fsengine.export import (
     stability_to_csv,
 )
 from fsengine.io.backed import is_zarr_store
-from fsengine.methods import get_method
+from fsengine.methods import METHODS, get_method
 from fsengine.progress import terminal_progress
 from fsengine.runs import run_selection
 from fsengine.stability import order_stability
@@ -55,18 +57,39 @@ def cmd_info(args) -> None:
     sys.stdout.write("\n".join(lines) + "\n")
 
 
+def _cluster(args):
+    """The Dask client that ``--workers`` or ``--scheduler`` ask for (a context), or a
+    context of None when neither is given."""
+    if args.workers is None and args.scheduler is None:
+        return nullcontext()
+    if args.workers is not None and args.workers < 1:
+        raise FSEngineError(f"--workers must be 1 or more, got {args.workers}")
+    if args.trace:
+        raise FSEngineError(
+            "--trace is written by a run in this process only; leave out --workers/--scheduler"
+        )
+    if not get_method(args.method).on_dask:
+        on_dask = ", ".join(name for name in METHODS if get_method(name).on_dask)
+        raise FSEngineError(
+            f"{args.method} runs in this process only; on Dask (--workers, --scheduler): {on_dask}"
+        )
+    return dask_client(args.scheduler, args.workers)
+
+
 def cmd_select(args) -> None:
     task = task_of(args, sparse=True)
     params = method_params(args)
-    result = run_selection(
-        task,
-        method=args.method,
-        order=args.order,
-        seed=args.seed,
-        top=args.top,
-        events=bool(args.trace),
-        **params,
-    )
+    with _cluster(args) as client:
+        result = run_selection(
+            task,
+            method=args.method,
+            order=args.order,
+            seed=args.seed,
+            top=args.top,
+            events=bool(args.trace),
+            client=client,
+            **params,
+        )
     for warning in result.warnings:
         print(f"fsengine: warning: {warning}", file=sys.stderr)
     if str(args.out).lower().endswith(".h5ad"):  # the AnnData object, with the selection

@@ -18,6 +18,7 @@ from fsengine._compute.sparse import (
     densified,
     is_backed,
 )
+from fsengine.cluster import map_column_blocks
 from fsengine.errors import FSEngineError
 from fsengine.rankers._basic import (
     FISHER,
@@ -72,22 +73,43 @@ def rank_features(scores: np.ndarray) -> np.ndarray:
     return np.argsort(-np.asarray(scores, dtype=float), kind="stable")
 
 
-def score_matrix(method: str, X, y, values: dict) -> np.ndarray:
+def _block_scores(block: np.ndarray, method: str, y: np.ndarray, values: dict) -> np.ndarray:
+    """On a Dask worker: the ranker ``method``'s scores of the columns of ``block``."""
+    return RANKERS[method](block, y, **values)
+
+
+def _columnwise_names() -> str:
+    return ", ".join(name for name, spec in RANKER_SPECS.items() if spec.columnwise)
+
+
+def score_matrix(method: str, X, y, values: dict, client=None) -> np.ndarray:
     """The ranker ``method``'s scores of the columns of ``X`` (dense, scipy sparse, or on
     disk), with its checked parameters ``values``.
 
     A sparse matrix, or one on disk, is scored a block of columns at a time by a columnwise
     ranker
     (:attr:`fsengine.spec.MethodSpec.columnwise`: the same scores as on the dense matrix,
-    without it), and made dense for the others when it fits in memory.
+    without it), and made dense for the others when it fits in memory. With a Dask
+    ``client``, a columnwise ranker scores the blocks on its workers
+    (:func:`fsengine.cluster.map_column_blocks`: they read a matrix on disk themselves):
+    the same scores.
 
     Raises
     ------
     FSEngineError
         For a sparse matrix whose dense copy a non-columnwise ranker would need and that
-        does not fit in memory.
+        does not fit in memory, or a non-columnwise ranker with a ``client``.
     """
     function = RANKERS[method]
+    if client is not None:
+        if not RANKER_SPECS[method].columnwise:
+            raise FSEngineError(
+                f"{method} scores a gene with the others' values, so it does not run over "
+                f"gene blocks on Dask; rankers that do: {_columnwise_names()}"
+            )
+        X = as_columns(X) if by_columns(X) else np.asarray(X, dtype=float)
+        tasks = map_column_blocks(client, _block_scores, X, method, np.asarray(y), values)
+        return np.concatenate(client.gather(tasks.futures))
     if not by_columns(X):
         return function(X, y, **values)
     if method in STORED_BLOCK_RANKERS:
@@ -98,10 +120,9 @@ def score_matrix(method: str, X, y, values: dict) -> np.ndarray:
     try:
         dense = densified(X, "the matrix on disk" if is_backed(X) else "the sparse matrix")
     except FSEngineError as exc:
-        columnwise = ", ".join(name for name, spec in RANKER_SPECS.items() if spec.columnwise)
         raise FSEngineError(
             f"{exc.describe()}; {method} scores a gene with the others' values and needs "
-            f"it dense: use a ranker that scores each gene alone ({columnwise}) or an "
+            f"it dense: use a ranker that scores each gene alone ({_columnwise_names()}) or an "
             "online selector"
         ) from None
     return function(dense, y, **values)

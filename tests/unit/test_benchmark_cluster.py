@@ -325,9 +325,9 @@ def test_an_unreachable_scheduler_is_one_line_and_status_2(manifest, capsys):
 
 
 def test_a_scheduler_without_workers_is_refused(study, tmp_path, monkeypatch):
-    import fsengine.benchmark as benchmark
+    import fsengine.cluster as cluster
 
-    monkeypatch.setattr(benchmark, "CONNECT_TIMEOUT", 3)
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", 3)
     folder = tmp_path / "empty"
     folder.mkdir()
     empty = Cluster(folder, n_workers=0)

@@ -20,6 +20,7 @@ PACKAGE = ROOT / "fsengine"
 LAYERS = [
     (0, r"fsengine\.(errors|spec|labels|discretise|progress|figures|parallel|statistics)$"),
     (0, r"fsengine\.(version|config|codec)$"),
+    (0, r"fsengine\.cluster$"),  # Dask clients and gene blocks on the workers
     (0, r"fsengine\._estimates_fit$"),  # the cost models' coefficients: data
     (0, r"fsengine\._compute(\..*)?$"),  # compiled kernels: built, loaded, when they run
     (1, r"fsengine\.(io(\..*)?|data)$"),

@@ -1,7 +1,8 @@
 """K-OFSD (Zhou, Hu, Li and Wu, 2017): the selector (:mod:`.selector`), the neighbour
 machinery it stands on (:mod:`.neighbours`: the reference definitions, the single-feature
 path and the set tests), the card functions (:mod:`.cards`) and their compiled kernels
-(``_knn_kernels``: one feature's neighbours; ``_set_kernels``: the set tests)."""
+(``_knn_kernels``: one feature's neighbours; ``_set_kernels``: the set tests), and its
+per-gene work on a Dask cluster (:mod:`.gene_pass`)."""
 
 from fsengine.online._kofsd.cards import (
     CARD_NAMES,
@@ -11,6 +12,12 @@ from fsengine.online._kofsd.cards import (
     CardWeight,
     dependency_from_cards,
     make_card,
+)
+from fsengine.online._kofsd.gene_pass import (
+    GeneParallelRun,
+    GenePass,
+    gene_parallel_selection,
+    gene_pass,
 )
 from fsengine.online._kofsd.neighbours import nearest_neighbours, pairwise_distances
 from fsengine.online._kofsd.selector import (
@@ -30,8 +37,12 @@ __all__ = [
     "CardDistance",
     "CardImbalanced",
     "CardWeight",
+    "GenePass",
+    "GeneParallelRun",
     "KOFSDEvent",
     "dependency_from_cards",
+    "gene_parallel_selection",
+    "gene_pass",
     "k_warning",
     "make_card",
     "nearest_neighbours",

@@ -453,8 +453,7 @@ class KOFSD(StreamingSelector):
         events: list[KOFSDEvent] = []
         b = len(deps)
         dep_array = np.asarray(deps, dtype=float)
-        passes = dep_array > self.alpha if self.variant == "reference" else dep_array >= self.alpha
-        passing_array = np.flatnonzero(passes)
+        passing_array = np.flatnonzero(self._passes_alpha_all(dep_array))
         passing_deps = dep_array[passing_array]
         passing = passing_array.tolist()
         q, j = 0, 0
@@ -559,6 +558,10 @@ class KOFSD(StreamingSelector):
 
     def _passes_alpha(self, dep: float) -> bool:
         return dep > self.alpha if self.variant == "reference" else dep >= self.alpha
+
+    def _passes_alpha_all(self, deps: np.ndarray) -> np.ndarray:
+        """:meth:`_passes_alpha` for each of the dependencies ``deps`` (a boolean array)."""
+        return deps > self.alpha if self.variant == "reference" else deps >= self.alpha
 
     def _decide(
         self,
