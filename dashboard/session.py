@@ -12,7 +12,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboard import messages
+from dashboard import datadir, messages
 from dashboard.memory import DATASETS, reading_key
 from dashboard.pages import TASK_STORES
 from fsengine import Dataset, FSEngineError, load_dataset
@@ -135,9 +135,14 @@ def _load(
     )
 
     def read() -> Dataset:
+        source, backed = raw, False
+        if datadir.is_reference(raw):  # a file of the data directory: read there, not copied
+            source, entry = datadir.referenced(raw)
+            backed = datadir.backed_option(entry)
         with st.spinner("Reading the data set ..."):
             return load_dataset(
-                raw,
+                source,
+                backed=backed,
                 name=name,
                 label=label,
                 transpose=transpose,
