@@ -185,6 +185,12 @@ def referenced(raw: bytes) -> tuple[Path, DataFile]:
     return path, entry
 
 
+def source(raw: bytes):
+    """What to read for ``raw``: the path a :func:`reference` names (checked by
+    :func:`referenced`), else the bytes themselves."""
+    return referenced(raw)[0] if is_reference(raw) else raw
+
+
 def backed_option(entry: DataFile) -> bool | None:
     """``load_dataset``'s ``backed`` for ``entry``: True for an AnnData file or Zarr store
     of :data:`BACKED_FROM_MB` or more, None (the size rule) for a smaller one, False for

@@ -75,6 +75,12 @@ class LoadedData:
     anndata: dict = field(default_factory=dict)
 
     @property
+    def source(self):
+        """What the file is read from: its bytes, or the path of a data-directory file
+        (:mod:`dashboard.datadir`; FSEngineError when it has gone or changed)."""
+        return datadir.source(self.raw)
+
+    @property
     def samples_sha256(self) -> str | None:
         """SHA-256 of the sample sheet's bytes (its key in the workspace), or None."""
         return None if self.samples is None else hashlib.sha256(self.samples).hexdigest()

@@ -134,9 +134,7 @@ def _matrix_choices(raw: bytes) -> dict | None:
     if key not in kept:
         kept.clear()
         try:  # a data-directory file's header read there
-            kept[key] = matrix_choices(
-                datadir.referenced(raw)[0] if datadir.is_reference(raw) else raw
-            )
+            kept[key] = matrix_choices(datadir.source(raw))
         except FSEngineError:  # gone: the load error says so
             kept[key] = None
     return kept[key]

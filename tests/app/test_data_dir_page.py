@@ -6,11 +6,11 @@ import shutil
 
 import anndata
 import pytest
-from apptest_helpers import open_page
+from apptest_helpers import figures, open_page
 from scipy import sparse
 
 from conftest import ROOT
-from dashboard import datadir
+from dashboard import datadir, running
 from fsengine import FSEngineError, load_dataset, run_selection
 
 PBMC = ROOT / "tests" / "data" / "pbmc68k_reduced.h5ad"
@@ -77,7 +77,7 @@ def test_pbmc_opens_backed_with_its_obs_columns(data_dir):
     assert not at.exception and not at.error
 
 
-def test_atlas_streams_to_the_library_selection(data_dir):
+def test_atlas_streams_to_the_library_selection(data_dir, monkeypatch):
     rare = (data_dir / "rare").read_text()
     at = open_page("views/data.py")
     _open(at, ATLAS)
@@ -101,6 +101,26 @@ def test_atlas_streams_to_the_library_selection(data_dir):
     expected = run_selection(library, rare, "kofsd", k=K, ties="average").selection
     table = next(d.value for d in at.dataframe if "rank" in d.value.columns)
     assert list(table["feature"]) == list(expected.features)
+
+    # Genes: the selected genes' columns only, read from the file
+    at.switch_page("views/genes.py").run()
+    assert not at.exception and not at.error
+    assert f"{len(expected.features)} genes" in [h.value for h in at.subheader]
+
+    # Compare: said and refused before starting when the copy is over the budget ...
+    at.switch_page("views/compare.py").run()
+    monkeypatch.setenv(running.RUN_MEMORY_MB, "0.5")
+    at.run()
+    run = next(b for b in at.button if b.label == "Run comparison")
+    assert run.disabled
+    said = " ".join(c.value for c in at.caption)
+    assert "its copy in memory (600 x 200) would take 937.5 kB" in said
+    # ... and run on its copy in memory when it fits
+    monkeypatch.delenv(running.RUN_MEMORY_MB)
+    at.run()
+    next(b for b in at.button if b.label == "Run comparison").click().run()
+    assert not at.exception and not at.error
+    assert any(t.get("name") == "1-NN" for f in figures(at) for t in f["data"])
 
 
 def test_a_name_outside_the_list_is_refused(data_dir, tmp_path):
