@@ -176,7 +176,7 @@ def referenced(raw: bytes) -> tuple[Path, DataFile]:
     except FSEngineError as exc:
         raise FSEngineError(f"{name} cannot be found: {exc}") from exc
     if name not in entries:
-        raise FSEngineError(f"{name} is no longer in the data directory {data_dir()}")
+        raise FSEngineError(f"{name} is no longer in the data directory")
     path, entry = data_dir() / name, entries[name]
     if (entry.size, entry.mtime_ns) != (record.get("size"), record.get("mtime_ns")):
         raise FSEngineError(

@@ -140,11 +140,12 @@ def _load(
         sha256, name, label, transpose, drop_constant, sheet, samples_name, sample_groups, anndata
     )
 
+    source, backed = raw, False
+    if datadir.is_reference(raw):  # a file of the data directory: read there, not copied;
+        source, entry = datadir.referenced(raw)  # still there and the same, even when kept
+        backed = datadir.backed_option(entry)
+
     def read() -> Dataset:
-        source, backed = raw, False
-        if datadir.is_reference(raw):  # a file of the data directory: read there, not copied
-            source, entry = datadir.referenced(raw)
-            backed = datadir.backed_option(entry)
         with st.spinner("Reading the data set ..."):
             return load_dataset(
                 source,

@@ -6,7 +6,7 @@ import shutil
 
 import anndata
 import pytest
-from apptest_helpers import figures, open_page
+from apptest_helpers import figures, open_page, session, workspace_id
 from scipy import sparse
 
 from conftest import ROOT
@@ -151,16 +151,19 @@ def test_a_name_outside_the_list_is_refused(data_dir, tmp_path):
         (data_dir / "link.h5ad").unlink()
 
 
-def test_a_file_gone_since_it_was_opened_is_named(data_dir):
+def test_a_workspace_finds_its_file_again_or_says_it_has_gone(data_dir):
     copy = data_dir / "gone.csv"
     shutil.copy(data_dir / "small.csv", copy)
     at = open_page("views/data.py")
     _open(at, "gone.csv")
-    assert at.session_state["data"].name == "gone.csv"
-    raw = at.session_state["data"].raw
+    ws = workspace_id(at)
+    again = session(ws, "views/data.py")  # come back later: read from the folder again
+    assert again.session_state["data"].name == "gone.csv"
+    assert datadir.is_reference(again.session_state["data"].raw)
     copy.unlink()
-    with pytest.raises(FSEngineError, match="gone.csv is no longer in the data directory"):
-        datadir.referenced(raw)
+    gone = session(ws)  # the notice is shown once, on the first page
+    assert any("gone.csv is no longer in the data directory" in i.value for i in gone.info)
+    assert gone.session_state["data"].name == "SRBCT.parquet"
 
 
 def test_a_missing_folder_is_said(monkeypatch, tmp_path):
