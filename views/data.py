@@ -225,7 +225,7 @@ def _data_dir_section() -> None:
         f"{datadir.DEFAULT_BACKED_FROM_MB} MB or more stays on disk (backed) and is read "
         "a block of genes at a time.",
     )
-    press.button("Open", key="data_dir_open", on_click=_on_open_data_file)
+    press.button("Open file", key="data_dir_open", on_click=_on_open_data_file)
 
 
 def _on_sheet() -> None:
