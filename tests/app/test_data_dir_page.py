@@ -6,7 +6,7 @@ import shutil
 
 import anndata
 import pytest
-from apptest_helpers import figures, open_page, session, workspace_id
+from apptest_helpers import figures, open_page, session, stream_at_max_speed, workspace_id
 from scipy import sparse
 
 from conftest import ROOT
@@ -87,12 +87,7 @@ def test_atlas_streams_to_the_library_selection(data_dir, monkeypatch):
     assert at.session_state["minority"] == rare
     at.switch_page("views/stream.py").run()
     at.slider(key="stream_kofsd_k").set_value(K).run()
-    at.select_slider(key="stream_speed").set_value("max").run()
-    at.button(key="stream_start").click().run()
-    for _ in range(60):
-        if not at.session_state["stream_running"]:
-            break
-        at.run()
+    stream_at_max_speed(at)
     assert not at.exception and not at.error
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Features streamed"].startswith("200 /")

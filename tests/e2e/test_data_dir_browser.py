@@ -25,6 +25,7 @@ from tests.e2e.test_browser import (
     idle,
     no_exception,
     open_page,
+    stream_to_end,
     wait_for_metric,
 )
 
@@ -121,14 +122,7 @@ def test_open_from_the_data_directory_and_stream_to_the_end(page, server):
         no_exception(page, "Data")
         opened = time.monotonic() - start
 
-        open_page(page, "Stream")
-        page.get_by_test_id("stSlider").last.locator("input[type=range]").focus()
-        page.keyboard.press("End")  # speed: max
-        idle(page)
-        start = time.monotonic()
-        page.get_by_role("button", name="Start").click()
-        shown = wait_for_metric(page, "Features streamed", f"{n_genes} / {n_genes}")
-        streamed = time.monotonic() - start
+        shown, streamed = stream_to_end(page, n_genes)
         no_exception(page, "Stream")
         switch = time.monotonic()
         open_page(page, "Genes")
