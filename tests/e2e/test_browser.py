@@ -86,15 +86,18 @@ def open_page(page, title: str) -> None:
     idle(page)
 
 
-def stream_to_end(page, n: int) -> tuple[dict[str, str], float]:
-    """Open the Stream page, set the speed to max, press Start and wait until all ``n``
-    features have streamed; the metrics then shown and the seconds it took."""
+def stream_to_end(page, n: int, meanwhile=None) -> tuple[dict[str, str], float]:
+    """Open the Stream page, set the speed to max, press Start (then call ``meanwhile()``,
+    if given) and wait until all ``n`` features have streamed; the metrics then shown and
+    the seconds it took."""
     open_page(page, "Stream")
     page.get_by_test_id("stSlider").last.locator("input[type=range]").focus()
     page.keyboard.press("End")  # speed: max
     idle(page)
     start = time.monotonic()
     page.get_by_role("button", name="Start").click()
+    if meanwhile is not None:
+        meanwhile()
     shown = wait_for_metric(page, "Features streamed", f"{n} / {n}", timeout=TIMEOUT_MS / 1000)
     return shown, time.monotonic() - start
 
