@@ -457,7 +457,8 @@ if ds.is_backed:
         f"Read from disk a block of genes at a time (backed): {ds.n_samples:,} x "
         f"{ds.n_features:,}, whose dense copy would take "
         f"{datadir.size_text(8 * ds.n_samples * ds.n_features)} of memory. Stream reads a "
-        "block of genes at a time; Compare and Genes say what they need before they start."
+        "block of genes at a time and Genes the selected genes only; Compare and Sweep say "
+        "before they start whether a run's copy in memory fits."
     )
 cols = st.columns([1, 1, 1, 2, 1])
 cols[0].metric("Samples", ds.n_samples)
