@@ -5,6 +5,7 @@ protocol warnings shown before a run."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -15,6 +16,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
 from dashboard import persistence
+from dashboard.datadir import size_text
 from dashboard.messages import describe
 from dashboard.pages import BY_NAME
 from dashboard.session import class_text, current, current_task, task_key, widget_store
@@ -507,6 +509,47 @@ def compare_protocol() -> tuple[int, int]:
     return int(saved.get("compare_splits", COMPARE_SPLITS)), int(
         saved.get("compare_seed", COMPARE_SEED)
     )
+
+
+#: The environment variable of the most memory (MB) a run that reads whole rows (Compare,
+#: Sweep) may take for its copy of a data set read backed (its matrix on disk).
+RUN_MEMORY_MB = "FSENGINE_RUN_MEMORY_MB"
+#: :data:`RUN_MEMORY_MB`'s default.
+DEFAULT_RUN_MEMORY_MB = 512
+
+
+def _run_memory_bytes() -> int:
+    try:
+        return int(float(os.environ.get(RUN_MEMORY_MB, DEFAULT_RUN_MEMORY_MB)) * 2**20)
+    except ValueError:
+        return DEFAULT_RUN_MEMORY_MB * 2**20
+
+
+def memory_refusal(what: str) -> str | None:
+    """Why ``what`` (a run that reads whole rows of the matrix: the protocol's halves) is
+    refused on the current data set, in a sentence naming the memory it would take; None
+    when the matrix is in memory, or its copy fits in :data:`RUN_MEMORY_MB`."""
+    dataset = current().dataset
+    if not dataset.is_backed:
+        return None
+    needed = 8 * dataset.n_samples * dataset.n_features
+    budget = _run_memory_bytes()
+    if needed <= budget:
+        return None
+    return (
+        f"{what} reads whole samples of the matrix, which is on disk: its copy in memory "
+        f"({dataset.n_samples:,} x {dataset.n_features:,}) would take {size_text(needed)}, "
+        f"more than the {size_text(budget)} a run may take on this server ({RUN_MEMORY_MB}). "
+        f"Stream and Genes work on it; for {what}, subset the file (the highly variable "
+        "genes, say) and open that."
+    )
+
+
+def in_memory_task():
+    """The current task with its matrix in memory (a data set read backed: read now, for
+    one run, when :func:`memory_refusal` allows it)."""
+    task = current_task()
+    return task.dense() if task.is_backed else task
 
 
 def refusal(

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboard import messages
+from dashboard import datadir, messages
 from dashboard.memory import DATASETS, reading_key
 from dashboard.pages import TASK_STORES
 from fsengine import Dataset, FSEngineError, load_dataset
@@ -75,6 +75,12 @@ class LoadedData:
     anndata: dict = field(default_factory=dict)
 
     @property
+    def source(self):
+        """What the file is read from: its bytes, or the path of a data-directory file
+        (:mod:`dashboard.datadir`; FSEngineError when it has gone or changed)."""
+        return datadir.source(self.raw)
+
+    @property
     def samples_sha256(self) -> str | None:
         """SHA-256 of the sample sheet's bytes (its key in the workspace), or None."""
         return None if self.samples is None else hashlib.sha256(self.samples).hexdigest()
@@ -134,10 +140,16 @@ def _load(
         sha256, name, label, transpose, drop_constant, sheet, samples_name, sample_groups, anndata
     )
 
+    source, backed = raw, False
+    if datadir.is_reference(raw):  # a file of the data directory: read there, not copied;
+        source, entry = datadir.referenced(raw)  # still there and the same, even when kept
+        backed = datadir.backed_option(entry)
+
     def read() -> Dataset:
         with st.spinner("Reading the data set ..."):
             return load_dataset(
-                raw,
+                source,
+                backed=backed,
                 name=name,
                 label=label,
                 transpose=transpose,

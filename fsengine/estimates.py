@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fsengine._compute.sparse import is_backed
 from fsengine._estimates_fit import COST_MODELS
 from fsengine.errors import FSEngineError
 from fsengine.methods import get_method
@@ -111,17 +112,25 @@ def duration_text(seconds: float) -> str:
 
 
 def density_of(X) -> float:
-    """The share of non-zero values of a matrix (dense or scipy sparse), at least 1e-3."""
+    """The share of non-zero values of a matrix (dense, scipy sparse or on disk: from its
+    profile), at least 1e-3."""
     size = X.shape[0] * X.shape[1]
     if not size:
         return 1.0
-    nonzero = X.nnz if hasattr(X, "nnz") else np.count_nonzero(X)
+    if is_backed(X):
+        nonzero = int(X.profile().nonzero.sum())
+    else:
+        nonzero = X.nnz if hasattr(X, "nnz") else np.count_nonzero(X)
     return max(1e-3, min(1.0, nonzero / size))
 
 
 def is_counts(X, most: int = 100_000) -> bool:
     """Whether a matrix (dense or scipy sparse) holds non-negative integers (raw counts),
-    judged on up to ``most`` of its stored values, evenly spaced."""
+    judged on up to ``most`` of its stored values, evenly spaced; on disk, on all of them
+    (its profile)."""
+    if is_backed(X):
+        profile = X.profile()
+        return bool(profile.integers and profile.low.size and profile.low.min() >= 0)
     values = np.asarray(X.data if hasattr(X, "nnz") else X).ravel()
     if not values.size:
         return False

@@ -610,11 +610,12 @@ def pca_figure(
     else:
         left_title = f"selected genes ({len(indices)})"
     right_title = f"all genes ({dataset.n_features})"
-    # every gene: a sparse matrix stays sparse (pca_coordinates multiplies by it, no copy)
-    if drawn.sampled:
+    # every gene: a sparse matrix stays sparse (pca_coordinates multiplies by it, no copy);
+    # one on disk gives the drawn rows only
+    if drawn.sampled or dataset.is_backed:
         drawn_rows = dataset.X[rows] if is_sparse(dataset.X) else row_values(dataset.X, rows)
         all_coords, all_ratio, _ = pca_coordinates(drawn_rows)
-        right_title += ", fit on the drawn samples"
+        right_title += ", fit on the drawn samples" if drawn.sampled else ""
     else:
         all_coords, all_ratio, _ = pca_coordinates(dataset.X)
         all_coords = all_coords[rows]

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from fsengine._compute.sparse import as_columns, block_width, dense_block, is_sparse
+from fsengine._compute.sparse import as_columns, block_width, dense_block, is_backed, is_sparse
 from fsengine.data import Dataset
 from fsengine.errors import FSEngineError
 from fsengine.evaluation import Evaluation, feature_frequencies
@@ -143,27 +143,31 @@ def class_sample(labels, most: int, seed: int = 0) -> ClassSample:
 
 
 def column_values(X, columns) -> np.ndarray:
-    """Columns ``columns`` of a dense or sparse matrix as a dense float64 block (the
-    selected genes of a data set: no copy of the other columns).
+    """Columns ``columns`` of a dense, sparse or on-disk matrix as a dense float64 block
+    (the selected genes of a data set: no copy of the other columns; on disk, only those
+    columns read).
 
     Parameters
     ----------
-    X : ndarray or scipy sparse matrix, shape (n_samples, n_features)
+    X : ndarray, scipy sparse matrix or BackedColumns, shape (n_samples, n_features)
     columns : sequence of int
 
     Returns
     -------
     ndarray, shape (n_samples, len(columns))
     """
-    columns = list(columns)
-    if is_sparse(X):
-        return np.asarray(X[:, columns].toarray(), dtype=np.float64)
-    return np.asarray(X[:, columns], dtype=np.float64)
+    return np.asarray(dense_block(X, list(columns)), dtype=np.float64)
 
 
 def row_values(X, rows) -> np.ndarray:
-    """Rows ``rows`` of a dense or sparse matrix as a dense float64 block."""
+    """Rows ``rows`` of a dense, sparse or on-disk matrix as a dense float64 block (on
+    disk: read a block of genes at a time, only those rows kept)."""
     rows = np.asarray(rows)
+    if is_backed(X):
+        values = np.empty((len(rows), X.shape[1]))
+        for lo, hi, block in X.blocks():
+            values[:, lo:hi] = block[rows]
+        return values
     if is_sparse(X):
         return np.asarray(X[rows, :].toarray(), dtype=np.float64)
     return np.asarray(X[rows], dtype=np.float64)

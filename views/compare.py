@@ -27,7 +27,7 @@ BEST_COLOUR = "background-color: #c7e9c0; font-weight: bold"
 
 def _compute(methods, splits, seed, top, params):
     def compute(progress):
-        task = session.current_task()
+        task = running.in_memory_task()
         steps = splits * len(methods) + 1  # the last: the selections on the whole data
         evaluation = evaluate(
             task,
@@ -126,7 +126,7 @@ result = running.run_button(
     title=f"Compare {', '.join(METHOD_LABELS[m] for m in methods)}: {splits} splits, "
     f"seed {seed} ({loaded.name}, minority {minority})",
     widgets=WIDGETS,
-    refusal=running.refusal(True, splits, seed),
+    refusal=running.refusal(True, splits, seed) or running.memory_refusal("Compare"),
     estimate=running.estimate_for(
         lambda n, p, density, counts: evaluate_seconds(
             n, p, methods, density=density, counts=counts, params=params, n_splits=splits, top=top

@@ -5,7 +5,7 @@ import hashlib
 import pandas as pd
 import streamlit as st
 
-from dashboard import messages, persistence, running, session, widgets
+from dashboard import datadir, messages, persistence, running, session, widgets
 from fsengine import FSEngineError
 from fsengine.io.h5ad import matrix_choices
 from fsengine.methods import METHOD_LABELS
@@ -133,7 +133,10 @@ def _matrix_choices(raw: bytes) -> dict | None:
     key = hashlib.sha256(raw).hexdigest()
     if key not in kept:
         kept.clear()
-        kept[key] = matrix_choices(raw)
+        try:  # a data-directory file's header read there
+            kept[key] = matrix_choices(datadir.source(raw))
+        except FSEngineError:  # gone: the load error says so
+            kept[key] = None
     return kept[key]
 
 
@@ -176,6 +179,53 @@ def _on_upload() -> None:
         st.session_state["reading_note"] = (
             f"{upload.name} is read as you last read it here: {text}. Change it below."
         )
+
+
+def _on_open_data_file() -> None:
+    """A file of the data directory opened: read there (never copied), as it was last
+    read here, else as a new file; a name not in the directory's list is refused."""
+    name = st.session_state.get("data_dir_file")
+    try:
+        _, entry = datadir.resolve(name)
+    except FSEngineError as exc:
+        st.session_state["load_error"] = f"Could not open {name}: {messages.describe(exc)}"
+        return
+    raw = datadir.reference(entry)
+    known = persistence.known_reading(raw)
+    _reload(raw, entry.name, **(known if known is not None else _new_file_options(raw)))
+
+
+def _data_dir_section() -> None:
+    """The data directory's files, a box to choose one and Open; or how to set one up."""
+    if datadir.data_dir() is None:
+        st.caption(
+            f"Larger files (an atlas as a backed .h5ad): set `{datadir.DATA_DIR}` to a folder "
+            "on the server and restart the app; its files are listed here."
+        )
+        return
+    try:
+        files = datadir.listing()
+    except FSEngineError as exc:
+        st.error(f"Data directory: {messages.describe(exc)}.")
+        return
+    if not files:
+        st.info(f"The data directory {datadir.data_dir()} holds no data file.")
+        return
+    sizes = {f.name: datadir.size_text(f.size) for f in files}
+    if st.session_state.get("data_dir_file") not in sizes:
+        st.session_state["data_dir_file"] = files[0].name
+    choose, press = st.columns([4, 1], vertical_alignment="bottom")
+    choose.selectbox(
+        "Or open a file of the server's data directory",
+        list(sizes),
+        key="data_dir_file",
+        format_func=lambda name: f"{name} ({sizes.get(name, '?')})",
+        help="Files too large to upload, in the server's folder FSENGINE_DATA_DIR: read "
+        "there, never copied. An AnnData file or Zarr store of "
+        f"{datadir.DEFAULT_BACKED_FROM_MB} MB or more stays on disk (backed) and is read "
+        "a block of genes at a time.",
+    )
+    press.button("Open file", key="data_dir_open", on_click=_on_open_data_file)
 
 
 def _on_sheet() -> None:
@@ -277,6 +327,7 @@ with upload_col:
             f"Sample sheet in use: **{loaded.samples_name}** (remove it above to read "
             "the table alone, after giving it again)"
         )
+    _data_dir_section()
 with option_col:
     st.toggle(messages.label("transpose"), key="transpose", on_change=_on_options)
     st.toggle(messages.label("drop_constant"), key="drop_constant", on_change=_on_options)
@@ -401,6 +452,14 @@ if named != names_text:
         st.rerun()
 
 st.subheader(loaded.name)
+if ds.is_backed:
+    st.caption(
+        f"Read from disk a block of genes at a time (backed): {ds.n_samples:,} x "
+        f"{ds.n_features:,}, whose dense copy would take "
+        f"{datadir.size_text(8 * ds.n_samples * ds.n_features)} of memory. Stream reads a "
+        "block of genes at a time and Genes the selected genes only; Compare and Sweep say "
+        "before they start whether a run's copy in memory fits."
+    )
 cols = st.columns([1, 1, 1, 2, 1])
 cols[0].metric("Samples", ds.n_samples)
 cols[1].metric("Features", ds.n_features)

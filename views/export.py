@@ -240,7 +240,7 @@ if result is not None:
             "rank, feature, column_index, score, method: the bytes of the command line's `select`."
         )
         task = session.current_task()
-        source = loaded.raw if loaded.name.lower().endswith(".h5ad") else None
+        source = loaded.source if loaded.name.lower().endswith(".h5ad") else None
         st.download_button(
             "Download as AnnData (.h5ad)",
             partial(h5ad_bytes, task, selection, source, result.params),

@@ -316,11 +316,13 @@ def matrix_choices(source) -> dict[str, tuple[str, ...]] | None:
     dict or None
         ``{"layers": (...), "var_columns": (...)}``.
     """
-    head = (
-        source[:2056]
-        if isinstance(source, (bytes, bytearray))
-        else Path(source).read_bytes()[:2056]
-    )
+    if isinstance(source, (bytes, bytearray)):
+        head = source[:2056]
+    elif Path(source).is_dir():  # a Zarr store: no HDF5 header
+        return None
+    else:
+        with open(source, "rb") as f:  # the header only, not a file of gigabytes
+            head = f.read(2056)
     if not H5adReader().recognises(bytes(head)):
         return None
     import h5py

@@ -86,6 +86,22 @@ def open_page(page, title: str) -> None:
     idle(page)
 
 
+def stream_to_end(page, n: int, meanwhile=None) -> tuple[dict[str, str], float]:
+    """Open the Stream page, set the speed to max, press Start (then call ``meanwhile()``,
+    if given) and wait until all ``n`` features have streamed; the metrics then shown and
+    the seconds it took."""
+    open_page(page, "Stream")
+    page.get_by_test_id("stSlider").last.locator("input[type=range]").focus()
+    page.keyboard.press("End")  # speed: max
+    idle(page)
+    start = time.monotonic()
+    page.get_by_role("button", name="Start").click()
+    if meanwhile is not None:
+        meanwhile()
+    shown = wait_for_metric(page, "Features streamed", f"{n} / {n}", timeout=TIMEOUT_MS / 1000)
+    return shown, time.monotonic() - start
+
+
 def _shows_file(page, name: str) -> bool:
     """Whether the uploader's file chip names ``name``; a long name is shortened in the
     middle ("brain_n...ows.tsv.gz")."""
@@ -219,14 +235,7 @@ def test_stream_kofsd_to_the_end_then_every_page(
     assert f"minority class: {upload_csv.minority}" in page.get_by_test_id("stSidebar").inner_text()
     no_exception(page, "Data")
 
-    open_page(page, "Stream")
-    page.get_by_test_id("stSlider").last.locator("input[type=range]").focus()
-    page.keyboard.press("End")  # speed: max
-    idle(page)
-    start = time.monotonic()
-    page.get_by_role("button", name="Start").click()
-    shown = wait_for_metric(page, "Features streamed", f"{n} / {n}", timeout=TIMEOUT_MS / 1000)
-    stream_seconds = time.monotonic() - start
+    shown, stream_seconds = stream_to_end(page, n)
     idle(page)  # the rerun that shows the final selection
     assert shown["Selected"] == str(len(features))
 

@@ -1,0 +1,212 @@
+"""The server's data directory (``FSENGINE_DATA_DIR``): data files too large for a browser
+upload, listed by name and opened by the server, never copied.
+
+The browser only ever sends a name chosen from :func:`listing`; :func:`resolve` refuses any
+other (a path, ``..``, a symbolic link leading out of the folder). An opened file is kept
+in the session and the workspace as a *reference* (:func:`reference`): a few bytes naming
+the file, its size and modification time, whose SHA-256 stands for the file's, so that a
+workspace reopened later finds the file again, or says it has gone or changed.
+
+Imports nothing of Streamlit.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from fsengine import FSEngineError
+
+#: The environment variable naming the folder.
+DATA_DIR = "FSENGINE_DATA_DIR"
+#: The environment variable of the size (MB) from which an AnnData file or Zarr store is
+#: read backed, whatever its in-memory size (below it, ``load_dataset``'s ``backed=None``
+#: rule decides: backed when the copy would take more than 1 GiB or a quarter of the memory).
+BACKED_FROM_MB = "FSENGINE_BACKED_FROM_MB"
+#: :data:`BACKED_FROM_MB`'s default.
+DEFAULT_BACKED_FROM_MB = 256
+#: The name endings listed: the formats the upload accepts, and Zarr stores (folders).
+SUFFIXES = (
+    ".h5ad",
+    ".zarr",
+    ".csv",
+    ".tsv",
+    ".txt",
+    ".csv.gz",
+    ".tsv.gz",
+    ".txt.gz",
+    ".parquet",
+    ".pq",
+)
+#: What a reference's bytes start with (an upload cannot be mistaken for one by chance).
+MAGIC = b"fsengine data-directory reference\n"
+
+
+@dataclass(frozen=True)
+class DataFile:
+    """A file (or Zarr store) of the data directory.
+
+    Attributes
+    ----------
+    name : str
+        Its name in the folder (no path).
+    size : int
+        Bytes (a Zarr store's: every file under it).
+    mtime_ns : int
+        Its modification time (nanoseconds).
+    """
+
+    name: str
+    size: int
+    mtime_ns: int
+
+    @property
+    def is_anndata(self) -> bool:
+        """Whether it is an AnnData file or a Zarr store (which can be read backed)."""
+        return self.name.lower().endswith((".h5ad", ".zarr"))
+
+
+def data_dir() -> Path | None:
+    """The folder ``FSENGINE_DATA_DIR`` names, None when it is not set (or empty)."""
+    value = os.environ.get(DATA_DIR, "").strip()
+    return Path(value).expanduser() if value else None
+
+
+def _inside(root: Path, path: Path) -> bool:
+    """Whether ``path`` resolves (symbolic links followed) to a place inside ``root``."""
+    try:
+        return path.resolve().is_relative_to(root.resolve())
+    except OSError:
+        return False
+
+
+def _size(path: Path) -> int:
+    if path.is_dir():
+        return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+    return path.stat().st_size
+
+
+def listing(root: Path | None = None) -> list[DataFile]:
+    """The readable data files directly in the data directory, by name.
+
+    Parameters
+    ----------
+    root : Path, optional
+        Default: :func:`data_dir`.
+
+    Returns
+    -------
+    list of DataFile
+
+    Raises
+    ------
+    FSEngineError
+        When the variable is not set, or the folder is missing or unreadable.
+    """
+    root = data_dir() if root is None else root
+    if root is None:
+        raise FSEngineError(f"{DATA_DIR} is not set")
+    if not root.is_dir():
+        raise FSEngineError(
+            f"the data directory {DATA_DIR}={root} does not exist or is not a folder",
+        )
+    found = []
+    try:
+        entries = sorted(root.iterdir(), key=lambda p: p.name)
+    except OSError as exc:
+        raise FSEngineError(f"the data directory {root} cannot be read ({exc.strerror})") from exc
+    for path in entries:
+        zarr = path.name.lower().endswith(".zarr")
+        if path.name.startswith(".") or not path.name.lower().endswith(SUFFIXES):
+            continue
+        if not _inside(root, path) or not os.access(path, os.R_OK):
+            continue
+        if not (path.is_dir() if zarr else path.is_file()):
+            continue
+        try:
+            found.append(DataFile(path.name, _size(path), path.stat().st_mtime_ns))
+        except OSError:
+            continue
+    return found
+
+
+def resolve(name: str, root: Path | None = None) -> tuple[Path, DataFile]:
+    """The path and entry of ``name``, a name of :func:`listing`; any other is refused.
+
+    Raises
+    ------
+    FSEngineError
+        When ``name`` is not one of the listed names (a path, ``..``, a link leading out
+        of the folder, a file that has gone).
+    """
+    root = data_dir() if root is None else root
+    entries = {f.name: f for f in listing(root)}
+    if not isinstance(name, str) or name not in entries:
+        raise FSEngineError(
+            f"{name!r} is not a data file of the data directory; choose one of its list",
+        )
+    return root / name, entries[name]
+
+
+def reference(entry: DataFile) -> bytes:
+    """The bytes that stand for ``entry`` in the session and the workspace."""
+    record = {"name": entry.name, "size": entry.size, "mtime_ns": entry.mtime_ns}
+    return MAGIC + json.dumps(record, sort_keys=True).encode()
+
+
+def is_reference(raw: bytes) -> bool:
+    """Whether ``raw`` is a :func:`reference` rather than a file's bytes."""
+    return isinstance(raw, (bytes, bytearray)) and bytes(raw[: len(MAGIC)]) == MAGIC
+
+
+def referenced(raw: bytes) -> tuple[Path, DataFile]:
+    """The file a :func:`reference` names, checked to be the same file (size and time).
+
+    Raises
+    ------
+    FSEngineError
+        When it is no longer in the data directory, or has changed since it was opened.
+    """
+    record = json.loads(bytes(raw[len(MAGIC) :]))
+    name = str(record.get("name"))
+    try:
+        entries = {f.name: f for f in listing()}
+    except FSEngineError as exc:
+        raise FSEngineError(f"{name} cannot be found: {exc}") from exc
+    if name not in entries:
+        raise FSEngineError(f"{name} is no longer in the data directory")
+    path, entry = data_dir() / name, entries[name]
+    if (entry.size, entry.mtime_ns) != (record.get("size"), record.get("mtime_ns")):
+        raise FSEngineError(
+            f"{name} in the data directory has changed since it was opened; open it again",
+        )
+    return path, entry
+
+
+def source(raw: bytes):
+    """What to read for ``raw``: the path a :func:`reference` names (checked by
+    :func:`referenced`), else the bytes themselves."""
+    return referenced(raw)[0] if is_reference(raw) else raw
+
+
+def backed_option(entry: DataFile) -> bool | None:
+    """``load_dataset``'s ``backed`` for ``entry``: True for an AnnData file or Zarr store
+    of :data:`BACKED_FROM_MB` or more, None (the size rule) for a smaller one, False for
+    the other formats."""
+    if not entry.is_anndata:
+        return False
+    try:
+        limit = float(os.environ.get(BACKED_FROM_MB, DEFAULT_BACKED_FROM_MB))
+    except ValueError:
+        limit = DEFAULT_BACKED_FROM_MB
+    return True if entry.size >= limit * 2**20 else None
+
+
+def size_text(size: int) -> str:
+    """Bytes as a person reads them: "512 B", "3.4 MB", "1.2 GB"."""
+    for unit, scale in (("GB", 2**30), ("MB", 2**20), ("kB", 2**10)):
+        if size >= scale:
+            return f"{size / scale:.1f} {unit}"
+    return f"{size} B"

@@ -1,0 +1,155 @@
+"""A synthetic atlas in the server's data directory (FSENGINE_DATA_DIR), in a real browser:
+opened by name (read backed), its label column and rare type chosen, K-OFSD streamed to
+the end; the server's resident memory sampled meanwhile and printed.
+
+The atlas is 2,000 cells x 300 genes; FSENGINE_E2E_ATLAS="10000x2000" measures a larger one
+(the README's figure)."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+import anndata
+import psutil
+import pytest
+from scipy import sparse
+
+from synthetic import RARE_TYPE, single_cell_anndata
+from tests.e2e.conftest import streamlit_server
+from tests.e2e.test_browser import (
+    TIMEOUT_MS,
+    choose,
+    idle,
+    no_exception,
+    open_page,
+    stream_to_end,
+    wait_for_metric,
+)
+
+pytestmark = pytest.mark.e2e
+
+ATLAS = "atlas.h5ad"
+#: Seconds to wait for the Data page to show a choice.
+WAIT = 120
+
+
+def _shape() -> tuple[int, int]:
+    cells, genes = os.environ.get("FSENGINE_E2E_ATLAS", "2000x300").lower().split("x")
+    return int(cells), int(genes)
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    """The data directory, holding the atlas written as CSR."""
+    n_cells, n_genes = _shape()
+    root = tmp_path_factory.mktemp("data-dir")
+    cells = single_cell_anndata(
+        n_cells=n_cells, n_genes=n_genes, n_rare=max(24, n_cells // 100), n_markers=10, seed=1
+    )
+    anndata.AnnData(X=sparse.csr_matrix(cells.X), obs=cells.obs, var=cells.var).write_h5ad(
+        root / ATLAS
+    )
+    return root
+
+
+@pytest.fixture(scope="module")
+def server(folder, tmp_path_factory):
+    """`streamlit run app.py` with the data directory, every AnnData file read backed."""
+    saved = {k: os.environ.get(k) for k in ("FSENGINE_DATA_DIR", "FSENGINE_BACKED_FROM_MB")}
+    os.environ.update(FSENGINE_DATA_DIR=str(folder), FSENGINE_BACKED_FROM_MB="0")
+    try:
+        with streamlit_server(tmp_path_factory.mktemp("streamlit") / "server.log") as url:
+            yield url
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+class PeakMemory:
+    """The largest resident memory of this process's streamlit children, sampled every
+    0.2 s in a thread."""
+
+    def __init__(self):
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _servers(self):
+        return [p for p in psutil.Process().children() if "streamlit" in " ".join(p.cmdline())]
+
+    def _sample(self):
+        while not self._stop.is_set():
+            for process in self._servers():
+                try:
+                    self.peak = max(self.peak, process.memory_info().rss)
+                except psutil.Error:
+                    pass
+            time.sleep(0.2)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_):
+        self._stop.set()
+        self._thread.join()
+
+
+def test_open_from_the_data_directory_and_stream_to_the_end(page, server):
+    n_cells, n_genes = _shape()
+    page.goto(server)
+    page.get_by_role("heading", name="Data", exact=True).first.wait_for(timeout=TIMEOUT_MS)
+    idle(page)
+    with PeakMemory() as memory:
+        start = time.monotonic()
+        choose(page, "Or open a file of the server's data directory", ATLAS)
+        idle(page)
+        page.get_by_role("button", name="Open file", exact=True).click()
+        idle(page)
+        choose(page, "Label column", "cell_type")
+        wait_for_metric(page, "Samples", f"{n_cells}", timeout=WAIT)
+        choose(page, "Minority class (one versus rest)", f"{RARE_TYPE}:")
+        page.get_by_test_id("stSidebar").get_by_text(f"minority class: {RARE_TYPE}").wait_for(
+            timeout=WAIT * 1000
+        )
+        idle(page)
+        no_exception(page, "Data")
+        opened = time.monotonic() - start
+
+        switches = []
+
+        def switch_pages():  # a second into the stream: away to the Data page and back
+            page.wait_for_timeout(1000)
+            for title in ("Data", "Stream"):
+                begun = time.monotonic()
+                page.get_by_test_id("stSidebarNavLink").filter(has_text=title).click()
+                page.get_by_role("heading", name=title, exact=True).first.wait_for(
+                    timeout=TIMEOUT_MS
+                )
+                switches.append(time.monotonic() - begun)
+
+        shown, streamed = stream_to_end(page, n_genes, switch_pages)
+        no_exception(page, "Stream")
+        switch = time.monotonic()
+        open_page(page, "Genes")
+        switched = time.monotonic() - switch
+        no_exception(page, "Genes")
+    assert int(shown["Selected"]) > 0
+    print(
+        f"data directory, {n_cells} x {n_genes} backed: opened in {opened:.1f} s, K-OFSD "
+        f"streamed in {streamed:.1f} s (Data and back to Stream meanwhile: "
+        f"{switches[0]:.1f} s and {switches[1]:.1f} s), Genes page in {switched:.1f} s; "
+        "server peak RSS "
+        f"{memory.peak / 2**20:.0f} MB"
+    )
+    Path(os.environ.get("FSENGINE_E2E_REPORT", os.devnull)).write_text(
+        f"{n_cells}x{n_genes} open {opened:.1f}s stream {streamed:.1f}s genes {switched:.1f}s "
+        f"switches {switches[0]:.1f}s {switches[1]:.1f}s "
+        f"peak_rss_mb {memory.peak / 2**20:.0f}\n"
+    )
