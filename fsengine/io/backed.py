@@ -486,13 +486,15 @@ class BackedColumns(BackedMatrix):
         The file and element, for messages ("atlas.h5ad's X").
     """
 
-    def __init__(self, store: _Store, columns=None, transform: Transform | None = None):
+    def __init__(self, store: _Store, columns=None, transform: Transform | None = None, rows=None):
         self._store = store
         self._map = None if columns is None else np.asarray(columns, dtype=np.int64)
         self._transform = transform
+        self._rows = None if rows is None else np.asarray(rows, dtype=np.int64)
         self._profile: ValueProfile | None = None
         width = store.shape[1] if self._map is None else len(self._map)
-        self.shape = (store.shape[0], width)
+        height = store.shape[0] if self._rows is None else len(self._rows)
+        self.shape = (height, width)
         self.sparse = store.sparse and (transform is None or transform.keeps_zeros())
         self.layout = store.layout
         self.stored = store.stored
@@ -587,22 +589,61 @@ class BackedColumns(BackedMatrix):
         # column again there): the file handles and the column copy stay with this one.
         if self._store.reopen is None:
             raise TypeError(f"{self.description} has no path to open it again from")
-        return (_reopened, (*self._store.reopen, self._store.elements, self._map, self._transform))
+        reopen = (*self._store.reopen, self._store.elements, self._map, self._transform)
+        return (_reopened, (*reopen, self._rows))
 
     def take(self, columns) -> BackedColumns:
         """The view of columns ``columns`` (of this view) only."""
         columns = np.asarray(columns, dtype=np.int64)
         mapped = columns if self._map is None else self._map[columns]
-        view = BackedColumns(self._store, mapped, self._transform)
+        view = BackedColumns(self._store, mapped, self._transform, self._rows)
         if self._profile is not None:
             view._profile = _restricted(self._profile, columns)
         return view
 
+    def take_rows(self, rows) -> BackedColumns:
+        """The view of rows ``rows`` (of this view; distinct, in the order given) only, as
+        ``X[rows]`` of the matrix in memory: a training half, read a block of columns at a
+        time like the whole. The transform applies to the file's rows first.
+
+        Raises
+        ------
+        FSEngineError
+            For a row out of range or given twice.
+        """
+        rows = np.asarray(rows).reshape(-1)
+        n = self.shape[0]
+        if rows.dtype == bool:
+            if len(rows) != n:
+                raise FSEngineError(f"a row mask of {len(rows)} values for {n} rows")
+            rows = np.flatnonzero(rows)
+        rows = rows.astype(np.int64)
+        if rows.size and (rows.min() < -n or rows.max() >= n):
+            raise FSEngineError(f"a row index out of range for {n} rows")
+        rows = np.where(rows < 0, rows + n, rows)
+        if len(np.unique(rows)) != len(rows):
+            raise FSEngineError("a view of the matrix on disk takes each row once")
+        source = rows if self._rows is None else self._rows[rows]
+        return BackedColumns(self._store, self._map, self._transform, source)
+
+    def __getitem__(self, rows) -> BackedColumns:
+        """``X[rows]``: :meth:`take_rows` (rows only: an int array, a mask or a slice)."""
+        if isinstance(rows, tuple):
+            raise TypeError(
+                "a matrix on disk is indexed by rows only (X[rows]); read columns with "
+                ".columns(...)"
+            )
+        if isinstance(rows, slice):
+            rows = np.arange(self.shape[0])[rows]
+        return self.take_rows(rows)
+
     def transformed(self, transform: Transform) -> BackedColumns:
         """The view of these columns with ``transform`` applied to every value read (on a
-        view without a transform)."""
+        view of every row, without a transform)."""
         if self._transform is not None:
             raise FSEngineError("the matrix is preprocessed already")
+        if self._rows is not None:
+            raise FSEngineError("preprocess the whole matrix, then take its rows")
         return BackedColumns(self._store, self._map, transform)
 
     def _source_runs(self, columns):
@@ -632,7 +673,7 @@ class BackedColumns(BackedMatrix):
         if self._store.closed:
             raise FSEngineError(f"{self.description} is closed: open the file again")
         runs, where, count = self._source_runs(columns)
-        n = self.shape[0]
+        n = self._store.shape[0]
         if self._store.sparse:
             parts = [self._store.read_sparse(lo, hi) for lo, hi in runs]
             data = np.concatenate([np.asarray(p[0]) for p in parts]) if parts else np.zeros(0)
@@ -651,6 +692,8 @@ class BackedColumns(BackedMatrix):
                     if self._transform is not None
                     else np.asarray(data, dtype=np.float64)
                 )
+                if self._rows is not None:
+                    data, rows, pointers = _rows_taken(data, rows, pointers, self._rows, n)
                 return "sparse", data, rows, pointers
             block = _densify(np.asarray(data, dtype=np.float64), rows, pointers, n)
         else:
@@ -661,6 +704,8 @@ class BackedColumns(BackedMatrix):
                 block = np.asfortranarray(block[:, where])
         if self._transform is not None:
             block = self._transform.on_dense(block)
+        if self._rows is not None:
+            block = np.asfortranarray(block[self._rows])
         return "dense", block
 
     def columns(self, columns) -> np.ndarray:
@@ -741,10 +786,24 @@ class BackedColumns(BackedMatrix):
         )
 
 
-def _reopened(path, layer, name, elements, columns, transform) -> BackedColumns:
+def _reopened(path, layer, name, elements, columns, transform, rows=None) -> BackedColumns:
     """:meth:`BackedColumns.__reduce__`'s other half: the view, on the file opened again."""
     opened = BackedColumns.open(path, layer, name, elements)
-    return BackedColumns(opened._store, columns, transform)
+    return BackedColumns(opened._store, columns, transform, rows)
+
+
+def _rows_taken(data, rows, pointers, taken: np.ndarray, n: int):
+    """A CSC block's rows ``taken`` (source rows, distinct) only, renumbered 0.. in that
+    order, each column's rows ascending again."""
+    number = np.full(n, -1, dtype=np.int64)
+    number[taken] = np.arange(len(taken))
+    renumbered = number[rows]
+    kept = renumbered >= 0
+    width = len(pointers) - 1
+    column = np.repeat(np.arange(width), np.diff(pointers))
+    counts = np.bincount(column[kept], minlength=width)
+    pointers = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    return _canonical(data[kept], renumbered[kept], pointers, len(taken))
 
 
 def _restricted(profile: ValueProfile, columns: np.ndarray) -> ValueProfile:

@@ -435,3 +435,50 @@ def test_a_csr_file_wider_than_16_bit_column_numbers_is_copied_exactly(tmp_path)
         backed.selection
         == run_selection(Task.from_dataset(in_memory, "rare"), None, "welch", top=20).selection
     )
+
+
+@pytest.mark.parametrize("kind", ["csr", "csc", "dense", "layer", "zarr"])
+def test_a_view_of_some_rows_is_those_rows_of_the_matrix(files, cells, kind, small_blocks):
+    """X[rows] of a matrix on disk (a training half, in any order) reads as the in-memory
+    matrix's rows: every block, its stored form, its profile, and a pickled copy;
+    preprocessed (log1p of a layer's counts) before the rows are taken."""
+    ds = _load(files, kind, True)
+    memory = _load(files, kind, False).X
+    truth = np.asarray(memory.toarray() if sparse.issparse(memory) else memory, dtype=float)
+    rng = np.random.default_rng(5)
+    rows = rng.permutation(N_CELLS)[: N_CELLS // 2]
+    view = ds.X[rows]
+    assert isinstance(view, BackedColumns) and view.shape == (len(rows), N_GENES)
+    for lo, hi, block in view.blocks():
+        assert np.array_equal(block, truth[rows, lo:hi])
+    stored = view.stored_columns([4, 1, 60])
+    stored = stored.toarray() if sparse.issparse(stored) else stored
+    assert np.array_equal(stored, truth[np.ix_(rows, [4, 1, 60])])
+    again = view[np.arange(10)[::-1]]
+    assert np.array_equal(again.columns(slice(0, 5)), truth[rows[:10][::-1], :5])
+    profile = view.profile()
+    assert np.array_equal(profile.low, truth[rows].min(axis=0))
+    assert np.array_equal(profile.nonzero, (truth[rows] != 0).sum(axis=0))
+    assert np.array_equal(view.row_totals(), truth[rows].sum(axis=1))
+    copy = pickle.loads(pickle.dumps(view))
+    assert np.array_equal(copy.columns([7, 3]), truth[np.ix_(rows, [7, 3])])
+    with pytest.raises(FSEngineError, match="each row once"):
+        ds.X[[1, 1]]
+    with pytest.raises(TypeError, match="rows only"):
+        ds.X[1:3, 2]
+
+
+def test_a_training_half_on_disk_selects_as_in_memory(files):
+    """K-OFSD (both rules) and Welch on a half of the cells read from disk: the selection
+    of the same half in memory."""
+    rows = np.random.default_rng(2).permutation(N_CELLS)[: N_CELLS // 2]
+    halves = []
+    for backed in (True, False):
+        task = Task.from_dataset(_load(files, "csr", backed), RARE)
+        halves.append(Task.from_arrays(task.X[rows], task.y[rows], task.names))
+    assert isinstance(halves[0].X, BackedColumns)
+    for method, params in (("kofsd", {"ties": "average"}), ("kofsd", {"ties": "index"})):
+        found = [run_selection(half, None, method, **params).selection for half in halves]
+        assert found[0] == found[1] and len(found[0]), method
+    found = [run_selection(half, None, "welch", top=10).selection for half in halves]
+    assert found[0] == found[1]
