@@ -28,6 +28,7 @@ from fsengine.evaluation.group_splits import plan_group_splits
 from fsengine.methods import METHOD_LABELS
 from fsengine.parallel import Cancellation, RunCancelled, cancellable
 from fsengine.preprocess import counts_warning, parametric_rankers, raw_counts_zeros
+from fsengine.rankers import RANKER_SPECS
 
 
 @dataclass
@@ -511,8 +512,8 @@ def compare_protocol() -> tuple[int, int]:
     )
 
 
-#: The environment variable of the most memory (MB) a run that reads whole rows (Compare,
-#: Sweep) may take for its copy of a data set read backed (its matrix on disk).
+#: The environment variable of the most memory (MB) a run (Compare, Sweep) may take for a
+#: copy in memory of a data set read backed; above, the run reads the matrix on disk.
 RUN_MEMORY_MB = "FSENGINE_RUN_MEMORY_MB"
 #: :data:`RUN_MEMORY_MB`'s default.
 DEFAULT_RUN_MEMORY_MB = 512
@@ -525,31 +526,54 @@ def _run_memory_bytes() -> int:
         return DEFAULT_RUN_MEMORY_MB * 2**20
 
 
-def memory_refusal(what: str) -> str | None:
-    """Why ``what`` (a run that reads whole rows of the matrix: the protocol's halves) is
-    refused on the current data set, in a sentence naming the memory it would take; None
-    when the matrix is in memory, or its copy fits in :data:`RUN_MEMORY_MB`."""
+def _copy_fits() -> bool:
+    """Whether the current data set is in memory, or its copy fits :data:`RUN_MEMORY_MB`."""
     dataset = current().dataset
-    if not dataset.is_backed:
-        return None
-    needed = 8 * dataset.n_samples * dataset.n_features
-    budget = _run_memory_bytes()
-    if needed <= budget:
-        return None
-    return (
-        f"{what} reads whole samples of the matrix, which is on disk: its copy in memory "
-        f"({dataset.n_samples:,} x {dataset.n_features:,}) would take {size_text(needed)}, "
-        f"more than the {size_text(budget)} a run may take on this server ({RUN_MEMORY_MB}). "
-        f"Stream and Genes work on it; for {what}, subset the file (the highly variable "
-        "genes, say) and open that."
+    return not dataset.is_backed or 8 * dataset.n_samples * dataset.n_features <= (
+        _run_memory_bytes()
     )
 
 
-def in_memory_task():
-    """The current task with its matrix in memory (a data set read backed: read now, for
-    one run, when :func:`memory_refusal` allows it)."""
+def _needing_memory(methods) -> list[str]:
+    """The methods of ``methods`` that score every gene at once (rankers not
+    ``columnwise``) when the current data set's copy would be over :data:`RUN_MEMORY_MB`."""
+    if _copy_fits():
+        return []
+    return [m for m in methods if m in RANKER_SPECS and not RANKER_SPECS[m].columnwise]
+
+
+def methods_from_disk(methods) -> list[str]:
+    """``methods`` less those :func:`memory_refusal` would refuse on the current data set:
+    the defaults of a page that runs the protocol."""
+    refused = _needing_memory(methods)
+    return [m for m in methods if m not in refused]
+
+
+def memory_refusal(what: str, methods=()) -> str | None:
+    """Why ``what`` (a run over the protocol's halves) is refused on the current data set:
+    a method of ``methods`` that scores every gene at once needs the matrix in memory, and
+    its copy would be over :data:`RUN_MEMORY_MB`; None otherwise (the other methods read
+    the halves from disk, a block of genes at a time)."""
+    whole = _needing_memory(methods)
+    if not whole:
+        return None
+    dataset = current().dataset
+    needed = 8 * dataset.n_samples * dataset.n_features
+    return (
+        f"{what} with {', '.join(METHOD_LABELS[m] for m in whole)} needs the matrix in "
+        f"memory ({dataset.n_samples:,} x {dataset.n_features:,}: {size_text(needed)}), more "
+        f"than the {size_text(_run_memory_bytes())} a run may take on this server "
+        f"({RUN_MEMORY_MB}). Leave {'it' if len(whole) == 1 else 'them'} out: the other "
+        "methods read the matrix from disk, a block of genes at a time."
+    )
+
+
+def run_task():
+    """The current task for one run: a data set read backed is read into memory when its
+    copy fits :data:`RUN_MEMORY_MB` (faster), else its halves are read from disk
+    (``X[rows]`` of :class:`fsengine.io.backed.BackedColumns`)."""
     task = current_task()
-    return task.dense() if task.is_backed else task
+    return task.dense() if task.is_backed and _copy_fits() else task
 
 
 def refusal(

@@ -27,7 +27,7 @@ BEST_COLOUR = "background-color: #c7e9c0; font-weight: bold"
 
 def _compute(methods, splits, seed, top, params):
     def compute(progress):
-        task = running.in_memory_task()
+        task = running.run_task()
         steps = splits * len(methods) + 1  # the last: the selections on the whole data
         evaluation = evaluate(
             task,
@@ -71,7 +71,7 @@ ds, minority = loaded.dataset, st.session_state["minority"]
 session.restore_widgets(
     WIDGETS,
     {
-        "compare_methods": list(PAPER_METHODS),
+        "compare_methods": running.methods_from_disk(PAPER_METHODS),
         "compare_splits": running.COMPARE_SPLITS,
         "compare_seed": running.COMPARE_SEED,
         "compare_fixed_top": False,
@@ -126,7 +126,7 @@ result = running.run_button(
     title=f"Compare {', '.join(METHOD_LABELS[m] for m in methods)}: {splits} splits, "
     f"seed {seed} ({loaded.name}, minority {minority})",
     widgets=WIDGETS,
-    refusal=running.refusal(True, splits, seed) or running.memory_refusal("Compare"),
+    refusal=running.refusal(True, splits, seed) or running.memory_refusal("Compare", methods),
     estimate=running.estimate_for(
         lambda n, p, density, counts: evaluate_seconds(
             n, p, methods, density=density, counts=counts, params=params, n_splits=splits, top=top

@@ -248,7 +248,7 @@ if parameter is not None:
 
             def compute(progress):
                 return sweep_k(
-                    running.in_memory_task(),
+                    running.run_task(),
                     None,
                     tuple(values),
                     n_splits=splits,
@@ -265,7 +265,7 @@ if parameter is not None:
 
             def compute(progress):
                 return sweep_values(
-                    running.in_memory_task(),
+                    running.run_task(),
                     None,
                     method,
                     parameter,
@@ -294,7 +294,8 @@ if parameter is not None:
             title=f"{spec.label}, {symbol} {_values_text(values)}: {splits} splits, seed "
             f"{seed} ({loaded.name}, minority {minority})",
             widgets=WIDGETS,
-            refusal=running.refusal(True, splits, seed) or running.memory_refusal("Sweep"),
+            refusal=running.refusal(True, splits, seed)
+            or running.memory_refusal("Sweep", [method]),
             estimate=running.estimate_for(
                 lambda n, p, density, counts: (
                     sweep_k_seconds(
@@ -433,7 +434,7 @@ top_result = running.run_button(
     TOP_STORE,
     top_key,
     lambda progress: sweep_top(
-        running.in_memory_task(),
+        running.run_task(),
         None,
         rankers,
         tops,
@@ -448,7 +449,7 @@ top_result = running.run_button(
     title=f"{', '.join(METHOD_LABELS[m] for m in rankers)}, top {tops[0]}..{tops[-1]}: "
     f"{splits} splits, seed {seed} ({loaded.name}, minority {minority})",
     widgets=WIDGETS,
-    refusal=running.refusal(True, splits, seed) or running.memory_refusal("Sweep"),
+    refusal=running.refusal(True, splits, seed) or running.memory_refusal("Sweep", rankers),
     estimate=running.estimate_for(
         lambda n, p, density, counts: sweep_top_seconds(
             n,

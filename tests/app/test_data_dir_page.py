@@ -3,6 +3,7 @@
 outside the list, a missing folder and a file gone since are refused in words."""
 
 import shutil
+from types import SimpleNamespace
 
 import anndata
 import pytest
@@ -102,20 +103,33 @@ def test_atlas_streams_to_the_library_selection(data_dir, monkeypatch):
     assert not at.exception and not at.error
     assert f"{len(expected.features)} genes" in [h.value for h in at.subheader]
 
-    # Compare: said and refused before starting when the copy is over the budget ...
+    # Compare: over the budget for a copy in memory, its halves are read from disk ...
     at.switch_page("views/compare.py").run()
     monkeypatch.setenv(running.RUN_MEMORY_MB, "0.5")
     at.run()
     run = next(b for b in at.button if b.label == "Run comparison")
-    assert run.disabled
-    said = " ".join(c.value for c in at.caption)
-    assert "its copy in memory (600 x 200) would take 937.5 kB" in said
-    # ... and run on its copy in memory when it fits
-    monkeypatch.delenv(running.RUN_MEMORY_MB)
-    at.run()
-    next(b for b in at.button if b.label == "Run comparison").click().run()
+    assert not run.disabled
+    # the default methods, less ReliefF and MI (they score every gene at once)
+    assert "mi" not in at.session_state["compare_methods"]
+    run.click().run()
     assert not at.exception and not at.error
     assert any(t.get("name") == "1-NN" for f in figures(at) for t in f["data"])
+
+
+def test_only_a_ranker_of_every_gene_at_once_is_refused_over_the_budget(monkeypatch):
+    """Over the budget for a copy, the protocol reads the halves from disk: only a ranker
+    that scores every gene at once (mi, relieff, the D- variants) is refused, in words
+    naming the memory; within the budget, nothing is."""
+    atlas = SimpleNamespace(is_backed=True, n_samples=50_000, n_features=20_000)
+    monkeypatch.setattr(running, "current", lambda: SimpleNamespace(dataset=atlas))
+    assert running.memory_refusal("Compare", ["kofsd", "welch", "wilcoxon", "fisher"]) is None
+    said = running.memory_refusal("Compare", ["kofsd", "mi"])
+    assert said.startswith("Compare with MI needs the matrix in memory (50,000 x 20,000: ")
+    assert "FSENGINE_RUN_MEMORY_MB" in said and "Leave it out" in said
+    assert running.methods_from_disk(["kofsd", "mi", "welch", "relieff"]) == ["kofsd", "welch"]
+    monkeypatch.setenv(running.RUN_MEMORY_MB, "9000")
+    assert running.memory_refusal("Compare", ["kofsd", "mi"]) is None
+    assert running.methods_from_disk(["kofsd", "mi"]) == ["kofsd", "mi"]
 
 
 def test_a_name_outside_the_list_is_refused(data_dir, tmp_path):
