@@ -105,6 +105,12 @@ def listing(root: Path | None = None) -> list[DataFile]:
     FSEngineError
         When the variable is not set, or the folder is missing or unreadable.
     """
+    return [entry for path in _names(root).values() if (entry := _entry(root, path))]
+
+
+def _names(root: Path | None) -> dict[str, Path]:
+    """Every name directly in the data directory (``root``, default :func:`data_dir`),
+    sorted, with its path; nothing checked or measured yet."""
     root = data_dir() if root is None else root
     if root is None:
         raise FSEngineError(f"{DATA_DIR} is not set")
@@ -112,24 +118,36 @@ def listing(root: Path | None = None) -> list[DataFile]:
         raise FSEngineError(
             f"the data directory {DATA_DIR}={root} does not exist or is not a folder",
         )
-    found = []
     try:
-        entries = sorted(root.iterdir(), key=lambda p: p.name)
+        return {p.name: p for p in sorted(root.iterdir(), key=lambda p: p.name)}
     except OSError as exc:
         raise FSEngineError(f"the data directory {root} cannot be read ({exc.strerror})") from exc
-    for path in entries:
-        zarr = path.name.lower().endswith(".zarr")
-        if path.name.startswith(".") or not path.name.lower().endswith(SUFFIXES):
-            continue
-        if not _inside(root, path) or not os.access(path, os.R_OK):
-            continue
-        if not (path.is_dir() if zarr else path.is_file()):
-            continue
-        try:
-            found.append(DataFile(path.name, _size(path), path.stat().st_mtime_ns))
-        except OSError:
-            continue
-    return found
+
+
+def _entry(root: Path | None, path: Path) -> DataFile | None:
+    """``path``'s :class:`DataFile` when it is a readable data file (or Zarr store) of the
+    folder, not hidden and not a link leading out of it; else None."""
+    root = data_dir() if root is None else root
+    zarr = path.name.lower().endswith(".zarr")
+    if path.name.startswith(".") or not path.name.lower().endswith(SUFFIXES):
+        return None
+    if not _inside(root, path) or not os.access(path, os.R_OK):
+        return None
+    if not (path.is_dir() if zarr else path.is_file()):
+        return None
+    try:
+        return DataFile(path.name, _size(path), path.stat().st_mtime_ns)
+    except OSError:
+        return None
+
+
+def _named(name, root: Path | None = None) -> DataFile | None:
+    """The listed :class:`DataFile` called ``name``, measured alone (not the whole
+    folder), or None when ``name`` is not one of :func:`listing`'s."""
+    names = _names(root)
+    if not isinstance(name, str) or name not in names:
+        return None
+    return _entry(root, names[name])
 
 
 def resolve(name: str, root: Path | None = None) -> tuple[Path, DataFile]:
@@ -142,12 +160,12 @@ def resolve(name: str, root: Path | None = None) -> tuple[Path, DataFile]:
         of the folder, a file that has gone).
     """
     root = data_dir() if root is None else root
-    entries = {f.name: f for f in listing(root)}
-    if not isinstance(name, str) or name not in entries:
+    entry = _named(name, root)
+    if entry is None:
         raise FSEngineError(
             f"{name!r} is not a data file of the data directory; choose one of its list",
         )
-    return root / name, entries[name]
+    return root / name, entry
 
 
 def reference(entry: DataFile) -> bytes:
@@ -172,12 +190,12 @@ def referenced(raw: bytes) -> tuple[Path, DataFile]:
     record = json.loads(bytes(raw[len(MAGIC) :]))
     name = str(record.get("name"))
     try:
-        entries = {f.name: f for f in listing()}
+        entry = _named(name)
     except FSEngineError as exc:
         raise FSEngineError(f"{name} cannot be found: {exc}") from exc
-    if name not in entries:
+    if entry is None:
         raise FSEngineError(f"{name} is no longer in the data directory")
-    path, entry = data_dir() / name, entries[name]
+    path = data_dir() / name
     if (entry.size, entry.mtime_ns) != (record.get("size"), record.get("mtime_ns")):
         raise FSEngineError(
             f"{name} in the data directory has changed since it was opened; open it again",

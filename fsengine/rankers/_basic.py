@@ -30,20 +30,37 @@ def check_scoring_input(X, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     classes.
     """
     X = np.asarray(X, dtype=float)
-    y = np.asarray(y)
     if X.ndim != 2:
         raise FSEngineError(f"X must be a 2-D matrix of samples x features, got shape {X.shape}")
-    if y.ndim != 1 or len(y) != X.shape[0]:
-        raise FSEngineError(
-            f"y must hold one label per sample: {X.shape[0]} samples, labels of shape {y.shape}"
-        )
+    y = checked_labels(y, X.shape[0])
     if not np.isfinite(X).all():
         row, col = np.argwhere(~np.isfinite(X))[0]
         raise FSEngineError(f"feature {col} has a missing or infinite value at row {row + 1}")
+    return X, y, checked_classes(y)
+
+
+def checked_labels(y, n_samples: int) -> np.ndarray:
+    """``y`` as an array, checked to hold one label per sample.
+
+    Raises
+    ------
+    FSEngineError
+        For labels of another shape.
+    """
+    y = np.asarray(y)
+    if y.ndim != 1 or len(y) != n_samples:
+        raise FSEngineError(
+            f"y must hold one label per sample: {n_samples} samples, labels of shape {y.shape}"
+        )
+    return y
+
+
+def checked_classes(y: np.ndarray) -> np.ndarray:
+    """The sorted classes of ``y``; FSEngineError for fewer than two."""
     classes = np.unique(y)
     if len(classes) < 2:
         raise FSEngineError("ranking needs at least two classes in y")
-    return X, y, classes
+    return classes
 
 
 def _class_stats(X: np.ndarray, y: np.ndarray, classes: np.ndarray, extremes):

@@ -28,7 +28,7 @@ import numpy as np
 from fsengine._compute import kernels
 from fsengine._compute.sparse import as_columns, by_columns, by_stored_blocks, is_sparse
 from fsengine.errors import FSEngineError
-from fsengine.rankers._basic import check_scoring_input
+from fsengine.rankers._basic import check_scoring_input, checked_classes, checked_labels
 from fsengine.rankers._sums import LARGEST_BOUND, SUMS_KERNELS, mean_and_scatter
 from fsengine.spec import RANKER, Choice, MethodSpec
 
@@ -93,15 +93,8 @@ def _marker_input(X, y) -> tuple:
     if not (X.data != 0).all():  # a stored zero ranks and counts as a zero
         X = X.copy()
         X.eliminate_zeros()
-    y = np.asarray(y)
-    if y.ndim != 1 or len(y) != X.shape[0]:
-        raise FSEngineError(
-            f"y must hold one label per sample: {X.shape[0]} samples, labels of shape {y.shape}"
-        )
-    classes = np.unique(y)
-    if len(classes) < 2:
-        raise FSEngineError("ranking needs at least two classes in y")
-    return X, _minority(y, classes)
+    y = checked_labels(y, X.shape[0])
+    return X, _minority(y, checked_classes(y))
 
 
 def group_moments(X, group: np.ndarray) -> dict[str, np.ndarray]:
