@@ -114,19 +114,32 @@ def _shows_file(page, name: str) -> bool:
 
 def upload(page, path, index: int = 0) -> None:
     """Give the page's ``index``-th uploader (the Data page's second: its sample sheet)
-    ``path`` and wait until it shows the file's name. A file given while a rerun replaces
-    the uploader (a click's rerun that had not started when the app looked idle) is lost:
-    it is given again, up to three times."""
+    ``path`` and wait until it shows the file's name.
+
+    Streamlit's uploader shows a file only once the server has answered the browser's
+    request for an upload address over the websocket. A file given while a rerun
+    replaces the uploader (a click's rerun that had not started when the app looked
+    idle) is lost, and a request sent while the websocket reconnects is never answered:
+    the file is given again after 60 s without its name, and the page is reloaded (the
+    same address: the same workspace and page) before the last two tries."""
     name = Path(path).name
-    for _ in range(3):
+    for attempt in range(4):
+        if attempt >= 2:
+            page.reload()
+            page.get_by_test_id("stFileUploaderDropzoneInput").nth(index).wait_for(
+                state="attached", timeout=TIMEOUT_MS
+            )
         idle(page)
         page.get_by_test_id("stFileUploaderDropzoneInput").nth(index).set_input_files(path)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if _shows_file(page, name):
                 return
             page.wait_for_timeout(200)
-    raise AssertionError(f"the uploader never showed {name}")
+    status = " ".join(page.get_by_test_id("stStatusWidget").all_inner_texts())
+    raise AssertionError(
+        f"the uploader never showed {name} (4 tries; the app's status: {status!r})"
+    )
 
 
 def choose(page, label: str, option: str) -> None:
