@@ -107,6 +107,11 @@ class BackedMatrix(ABC):
         the values are stored sparse, else the dense block of :meth:`columns`."""
         return self.columns(columns)
 
+    def reads_rows(self) -> bool:
+        """Whether it can also be read a band of rows at a time (``row_bands``, a CSR
+        file's), which the row-wise kernels prefer to a copy by columns."""
+        return False
+
     @abstractmethod
     def profile(self) -> ValueProfile:
         """The :class:`ValueProfile` of its values (one pass over the file, kept)."""

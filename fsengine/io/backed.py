@@ -14,7 +14,9 @@ genes (columns) at a time. :class:`BackedColumns` is such a matrix, opened from 
   sorted by column and appended, then each group of columns' parts are joined in column
   order. Memory holds one band or one group (about a dense block of values each, or one
   gene's stored values when it holds more), never a CSR and a CSC copy of the matrix;
-  the folder goes when the matrix is closed or garbage-collected.
+  the folder goes when the matrix is closed or garbage-collected. What can be computed
+  row by row needs no copy: the first pass (:meth:`BackedColumns.profile`) and Welch's
+  moments read a CSR file a band of rows at a time (:meth:`BackedColumns.row_bands`).
 
 Every value read is the one the in-memory reader gives (the stored values as float64),
 checked finite in the first pass over them (:meth:`BackedColumns.profile`), which also
@@ -38,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
+from fsengine._compute import kernels
 from fsengine._compute import sparse as sparse_blocks
 from fsengine._compute.sparse import BackedMatrix, ValueProfile, block_width
 from fsengine.errors import FSEngineError
@@ -50,6 +53,8 @@ BAND_SHARE = 0.25
 #: Stored values of a group of columns joined at a time, as a share of a dense block's:
 #: some 40 bytes each while sorted, about two dense blocks in all.
 GROUP_SHARE = 0.5
+#: The kernel family of the first pass over a CSR file by bands of rows.
+BAND_KERNELS = "io._band_kernels"
 #: The files of a Zarr store that mark its root (Zarr format 2 and 3).
 ZARR_MARKERS = (".zgroup", ".zattrs", "zarr.json")
 
@@ -254,6 +259,7 @@ class _Store:
         self.copy_bytes = 0
         self.elements = elements
         self.indptr: np.ndarray | None = None
+        self.row_pointers: np.ndarray | None = None  # a CSR matrix's, once read
         self._files: dict = {}
         self._folder: list = [None]
         self._finalizer = weakref.finalize(
@@ -298,6 +304,27 @@ class _Store:
             _pread(self._files["indices"], start, stop),
             pointers,
         )
+
+    def row_bands(self, budget: int):
+        """``(first_row, data, indices, pointers)`` of a CSR matrix, one band of rows of
+        about ``budget`` stored values at a time (a row alone when it holds more), as
+        stored (pointers from 0)."""
+        if self.row_pointers is None:
+            self.row_pointers = np.asarray(self.node["indptr"][:], dtype=np.int64)
+        data_node, index_node = self.node["data"], self.node["indices"]
+        bands = _bands(self.row_pointers, budget)
+        for k in range(len(bands) - 1):
+            row, stop = int(bands[k]), int(bands[k + 1])
+            start, end = int(self.row_pointers[row]), int(self.row_pointers[stop])
+            indices = np.asarray(index_node[start:end])
+            if indices.dtype not in (np.int32, np.int64):
+                indices = indices.astype(np.int64)
+            yield (
+                row,
+                np.asarray(data_node[start:end]),
+                indices,
+                (self.row_pointers[row : stop + 1] - start),
+            )
 
     def read_dense(self, runs) -> np.ndarray:
         """Columns of a dense matrix: the runs ``[(lo, hi), ...]`` (ascending) joined, as
@@ -729,6 +756,51 @@ class BackedColumns(BackedMatrix):
         _, data, rows, pointers = found
         return sparse.csc_array((data, rows, pointers), shape=(self.shape[0], len(pointers) - 1))
 
+    # -- a CSR file, a band of rows at a time --------------------------------------------
+
+    def reads_rows(self) -> bool:
+        """Whether this view can be read a band of rows at a time (:meth:`row_bands`), with
+        no column copy: the file stores the matrix by rows (CSR), and the view takes every
+        row and stays sparse under its transform."""
+        return self._store.layout == "csr" and self._rows is None and self.sparse
+
+    def column_positions(self) -> np.ndarray | None:
+        """Each of the file's columns' column in this view (-1 for one it leaves out), or
+        None when the view takes a column twice."""
+        p = self._store.shape[1]
+        if self._map is None:
+            return np.arange(p, dtype=np.int64)
+        if len(np.unique(self._map)) != len(self._map):
+            return None
+        position = np.full(p, -1, dtype=np.int64)
+        position[self._map] = np.arange(len(self._map))
+        return position
+
+    def row_bands(self, elements: int | None = None):
+        """A CSR file's bands of rows, each of about ``elements`` stored values (default:
+        a dense block's), as ``(first_row, data, indices, pointers)``: the stored values as
+        float64 with the view's transform applied, the file's column of each
+        (:meth:`column_positions` maps them to this view's), pointers from 0. Each row's
+        columns are as stored (ascending in a canonical file; the caller checks).
+
+        Raises
+        ------
+        FSEngineError
+            For a view that is not read by rows (:meth:`reads_rows`), or a closed file.
+        """
+        if self._store.closed:
+            raise FSEngineError(f"{self.description} is closed: open the file again")
+        if not self.reads_rows():
+            raise FSEngineError(f"{self.description} is not read a band of rows at a time")
+        budget = elements or self._store.elements or sparse_blocks.BLOCK_ELEMENTS
+        for row, data, indices, pointers in self._store.row_bands(budget):
+            if self._transform is not None:
+                rows = np.repeat(np.arange(row, row + len(pointers) - 1), np.diff(pointers))
+                data = self._transform.on_stored(data, rows)
+            else:
+                data = np.asarray(data, dtype=np.float64)
+            yield row, data, indices, pointers
+
     # -- one pass over the values --------------------------------------------------------
 
     def profile(self, variances: bool = False) -> ValueProfile:
@@ -755,6 +827,10 @@ class BackedColumns(BackedMatrix):
         return self._profile.row_totals
 
     def _pass(self, variances: bool) -> ValueProfile:
+        if not variances and self._map is None and self._transform is None and self.reads_rows():
+            found = self._pass_by_rows()
+            if found is not None:
+                return found
         n, p = self.shape
         low, high = np.empty(p), np.empty(p)
         nonzero = np.zeros(p, dtype=np.int64)
@@ -781,6 +857,38 @@ class BackedColumns(BackedMatrix):
             bool(integer.all()),
             totals,
             spread,
+            positive,
+            integer,
+        )
+
+    def _pass_by_rows(self) -> ValueProfile | None:
+        """:meth:`_pass` of a whole CSR file, a band of rows at a time (no column copy):
+        the same profile bit for bit; None for a file with a value that is not finite or
+        a row whose columns are not strictly ascending (the pass by columns then names
+        the value, or sorts and sums duplicates)."""
+        n, p = self.shape
+        low, high = np.full(p, np.inf), np.full(p, -np.inf)
+        stored = np.zeros(p, dtype=np.int64)
+        nonzero = np.zeros(p, dtype=np.int64)
+        positive = np.full(p, np.inf)
+        integer = np.ones(p, dtype=bool)
+        totals = np.zeros(n)
+        band_profile = kernels.load(BAND_KERNELS).band_profile
+        for row, data, indices, pointers in self.row_bands():
+            rows = slice(row, row + len(pointers) - 1)
+            if not band_profile(
+                data, indices, pointers, low, high, stored, nonzero, positive, integer, totals[rows]
+            ):
+                return None
+        zero_present = stored < n
+        return ValueProfile(
+            np.where(zero_present, np.minimum(low, 0.0), low),
+            np.where(zero_present, np.maximum(high, 0.0), high),
+            nonzero,
+            float(positive.min()) if p else math.inf,
+            bool(integer.all()),
+            totals,
+            None,
             positive,
             integer,
         )

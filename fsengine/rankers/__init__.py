@@ -63,6 +63,8 @@ RANKER_TABLE = [
 #: The rankers whose score function also takes a CSC block: a sparse matrix is scored as
 #: it is stored, its non-zeros only (:func:`fsengine._compute.sparse.by_stored_blocks`).
 STORED_BLOCK_RANKERS = ("welch", "wilcoxon")
+#: The rankers that read a CSR file on disk a band of rows at a time (no column copy).
+ROW_BAND_RANKERS = ("welch",)
 #: Rankers by their command-line name: their score functions and their specifications.
 RANKERS = {spec.name: function for spec, function in RANKER_TABLE}
 RANKER_SPECS = {spec.name: spec for spec, _ in RANKER_TABLE}
@@ -112,6 +114,8 @@ def score_matrix(method: str, X, y, values: dict, client=None) -> np.ndarray:
         return np.concatenate(client.gather(tasks.futures))
     if not by_columns(X):
         return function(X, y, **values)
+    if method in ROW_BAND_RANKERS and is_backed(X) and X.reads_rows():
+        return function(X, y, **values)  # a CSR file by bands of rows: no column copy
     if method in STORED_BLOCK_RANKERS:
         return by_stored_blocks(lambda block: function(block, y, **values), X)
     X = as_columns(X)

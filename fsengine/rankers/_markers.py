@@ -26,10 +26,16 @@ from __future__ import annotations
 import numpy as np
 
 from fsengine._compute import kernels
-from fsengine._compute.sparse import as_columns, by_columns, by_stored_blocks, is_sparse
+from fsengine._compute.sparse import (
+    as_columns,
+    by_columns,
+    by_stored_blocks,
+    is_backed,
+    is_sparse,
+)
 from fsengine.errors import FSEngineError
 from fsengine.rankers._basic import check_scoring_input, checked_classes, checked_labels
-from fsengine.rankers._sums import LARGEST_BOUND, SUMS_KERNELS, mean_and_scatter
+from fsengine.rankers._sums import LARGEST_BOUND, SUMS_KERNELS, mean_and_scatter, splits
 from fsengine.spec import RANKER, Choice, MethodSpec
 
 SCANPY = (
@@ -136,6 +142,86 @@ def group_moments(X, group: np.ndarray) -> dict[str, np.ndarray]:
     return moments
 
 
+def group_moments_by_rows(X, group: np.ndarray) -> dict[str, np.ndarray] | None:
+    """:func:`group_moments` of a matrix on disk stored by rows (CSR; ``X.reads_rows()``),
+    in three passes over its bands of rows and no column copy: each group's extremes and
+    non-zero count, then the exact folds of its sum, then those of its squared deviations
+    from its mean (:func:`_group_sums`' splits, from the column's extremes and the group's
+    size): the same bits as by columns, since every fold's sum is exact in any order.
+
+    Parameters
+    ----------
+    X : a :class:`fsengine._compute.sparse.BackedMatrix` with ``reads_rows()``
+    group : bool array (n,)
+
+    Returns
+    -------
+    dict of float arrays (p,), or None
+        As :func:`group_moments`; None when a row of the file has its columns out of
+        order or twice, or the view takes a column twice (read it by columns).
+    """
+    family = kernels.load(SUMS_KERNELS)
+    group = np.ascontiguousarray(group, dtype=np.bool_)
+    position = X.column_positions()
+    if position is None:
+        return None
+    p = X.shape[1]
+    counts = np.array([int((~group).sum()), int(group.sum())])  # the rest, the group
+    low, high = np.full((2, p), np.inf), np.full((2, p), -np.inf)
+    stored = np.zeros((2, p), dtype=np.int64)
+    for row, data, indices, pointers in X.row_bands():
+        if not family.band_group_extremes(
+            data, indices, pointers, row, position, group, low, high, stored
+        ):
+            return None
+    zeros = counts[:, None] - stored
+    low = np.where(zeros > 0, np.minimum(low, 0.0), low)
+    high = np.where(zeros > 0, np.maximum(high, 0.0), high)
+    extremes = low.min(axis=0), high.max(axis=0)
+
+    def folded_sums(centre: np.ndarray, square: bool) -> tuple[np.ndarray, np.ndarray]:
+        reach = np.maximum(np.abs(extremes[0] - centre), np.abs(extremes[1] - centre))
+        bound = reach * reach if square else reach
+        huge = ~(bound < LARGEST_BOUND / counts[:, None])
+        cuts = np.stack([splits(np.where(huge[g], 0.0, bound[g]), counts[g]) for g in (0, 1)])
+        cuts = np.ascontiguousarray(cuts.transpose(0, 2, 1))  # (group, column, fold)
+        folds = np.zeros((2, p, 3))
+        for row, data, indices, pointers in X.row_bands():
+            family.band_group_folds(
+                data, indices, pointers, row, position, group, centre, square, cuts, folds
+            )
+        zero = 0.0 - centre  # the zeros' term, added once per zero (exact in each fold)
+        if square:
+            zero = zero * zero
+        s1, s2, s3 = cuts[..., 0], cuts[..., 1], cuts[..., 2]
+        first = (s1 + zero) - s1
+        zero = zero - first
+        second = (s2 + zero) - s2
+        third = (s3 + (zero - second)) - s3
+        sums = [folds[..., k] + zeros * term for k, term in enumerate((first, second, third))]
+        return (sums[0] + sums[1]) + sums[2], huge.any(axis=0)
+
+    with np.errstate(over="ignore", invalid="ignore"):  # huge columns: summed below
+        total, huge = folded_sums(np.zeros((2, p)), False)
+        mean = total / counts[:, None]
+        scatter, huge_squares = folded_sums(np.ascontiguousarray(mean), True)
+    huge = np.flatnonzero(huge | huge_squares)
+    moments = {
+        "mean1": mean[1], "var1": scatter[1], "mean0": mean[0], "var0": scatter[0],
+        "low1": low[1], "high1": high[1], "low0": low[0], "high0": high[0],
+    }  # fmt: skip
+    for name, count in (("1", counts[1]), ("0", counts[0])):
+        moments["var" + name] = moments["var" + name] / (count - 1) if count > 1 else np.zeros(p)
+    if huge.size:  # values near the top of the double range: those columns by columns
+        block = X.take(huge).stored_columns(slice(None))
+        if is_sparse(block):
+            block = block.copy()
+            block.eliminate_zeros()
+        for name, values in group_moments(block, group).items():
+            moments[name][huge] = values
+    return moments
+
+
 def _welch_t(moments: dict, n1: int, n0: int) -> np.ndarray:
     """Welch's t from :func:`group_moments`: (m1 - m0) / sqrt(v1/n1 + v0/n0); NaN where the
     feature has one value, +-inf where each group has one value and they differ."""
@@ -160,10 +246,18 @@ def welch_statistic(X, y) -> np.ndarray:
 
     Parameters
     ----------
-    X : array (n_samples, n_features), or a scipy sparse matrix (read as CSC, its
-        non-zeros only)
+    X : array (n_samples, n_features), a scipy sparse matrix (read as CSC, its
+        non-zeros only), or a matrix on disk (a CSR file a band of rows at a time:
+        :func:`group_moments_by_rows`; else a block of columns at a time)
     y : labels of two classes (:func:`_minority`)
     """
+    if is_backed(X) and X.reads_rows():
+        y = checked_labels(y, X.shape[0])
+        group = _minority(y, checked_classes(y))
+        moments = group_moments_by_rows(X, group)
+        if moments is None:  # a file with rows out of order: by blocks of columns
+            return by_stored_blocks(lambda block: welch_statistic(block, y), X)
+        return _welch_t(moments, int(group.sum()), int((~group).sum()))
     X, group = _marker_input(X, y)
     return _welch_t(group_moments(X, group), int(group.sum()), int((~group).sum()))
 

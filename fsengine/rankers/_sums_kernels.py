@@ -319,3 +319,85 @@ def group_rank_sums_sparse(data, indices, indptr, group):
         hi = indptr[j + 1]
         out[j] = _rank_sum(data[lo:hi], indices[lo:hi], hi - lo, n, group, n1)
     return out
+
+
+@kernel(
+    "b1(f8[::1], i4[::1], i8[::1], i8, i8[::1], b1[::1], f8[:, ::1], f8[:, ::1], i8[:, ::1])",
+    "b1(f8[::1], i8[::1], i8[::1], i8, i8[::1], b1[::1], f8[:, ::1], f8[:, ::1], i8[:, ::1])",
+)
+def band_group_extremes(data, indices, pointers, first_row, position, group, low, high, stored):
+    """One band of rows of a CSR matrix, added to each column's extremes and count of
+    non-zero values in the group (row 1 of ``low``, ``high``, ``stored``) and in the rest
+    (row 0); zeros, stored or not, are left out (the caller counts them).
+
+    Parameters
+    ----------
+    data, indices, pointers : the band's CSR arrays (pointers from 0).
+    first_row : the band's first row in the matrix (``group``'s index).
+    position : (n_columns of the file,) each stored column's column in the result, -1
+        for a column left out.
+    group : (n,) the group's rows.
+    low, high, stored : (2, p) updated in place.
+
+    Returns
+    -------
+    bool
+        Whether every row's columns were strictly ascending and in range (else the
+        caller reads the matrix otherwise: what was added is not valid).
+    """
+    width = position.shape[0]
+    for r in range(pointers.shape[0] - 1):
+        g = 1 if group[first_row + r] else 0
+        last = -1
+        for q in range(pointers[r], pointers[r + 1]):
+            c = indices[q]
+            if c <= last or c >= width:
+                return False
+            last = c
+            j = position[c]
+            v = data[q]
+            if j < 0 or v == 0.0:
+                continue
+            stored[g, j] += 1
+            low[g, j] = min(low[g, j], v)
+            high[g, j] = max(high[g, j], v)
+    return True
+
+
+@kernel(
+    "void(f8[::1], i4[::1], i8[::1], i8, i8[::1], b1[::1], f8[:, ::1], b1, f8[:, :, ::1],"
+    " f8[:, :, ::1])",
+    "void(f8[::1], i8[::1], i8[::1], i8, i8[::1], b1[::1], f8[:, ::1], b1, f8[:, :, ::1],"
+    " f8[:, :, ::1])",
+)
+def band_group_folds(
+    data, indices, pointers, first_row, position, group, centre, square, splits, folds
+):
+    """One band of rows of a CSR matrix (columns ascending in each row, checked by
+    :func:`band_group_extremes`) added to the three exact folds of each column's sum of
+    ``v - centre`` (squared when asked) over its non-zero values in the group (index 1)
+    and the rest (index 0): :func:`_group_sums` row by row; each fold's sum is exact, so
+    the rows' order does not change it.
+
+    Parameters
+    ----------
+    data, indices, pointers, first_row, position, group : as :func:`band_group_extremes`.
+    centre : (2, p) subtracted from each group's values.
+    square : whether the differences are squared.
+    splits : (2, p, 3) the folds' powers of two (:func:`fsengine.rankers._sums.splits`),
+        a column's three side by side.
+    folds : (2, p, 3) the three folds' sums, updated in place.
+    """
+    for r in range(pointers.shape[0] - 1):
+        g = 1 if group[first_row + r] else 0
+        for q in range(pointers[r], pointers[r + 1]):
+            j = position[indices[q]]
+            v = data[q]
+            if j < 0 or v == 0.0:
+                continue
+            h1, h2, h3 = _folded_term(
+                v, centre[g, j], square, splits[g, j, 0], splits[g, j, 1], splits[g, j, 2]
+            )
+            folds[g, j, 0] += h1
+            folds[g, j, 1] += h2
+            folds[g, j, 2] += h3
