@@ -21,8 +21,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fsengine._compute import kernels
+from fsengine._compute.budget import use_compiled
 from fsengine.errors import FSEngineError
 
+#: The kernel family of :func:`stable_order`.
+ORDER_KERNELS = "_compute._order_kernels"
 #: Values in one dense block read from a sparse matrix (8 MB of float64).
 BLOCK_ELEMENTS = 1_000_000
 #: The share of the available memory a dense float64 copy of a matrix may take.
@@ -255,6 +259,15 @@ def stable_order(values: np.ndarray, axis: int = 0) -> np.ndarray:
     lines = lines.T if axis == 0 else lines
     order = np.empty(lines.shape, dtype=np.int64)
     n = lines.shape[1]
+    if use_compiled(lines.size, ORDER_KERNELS):
+        family = kernels.load(ORDER_KERNELS)
+        lines = np.ascontiguousarray(lines)
+        values, rows, counts = nonzero_lines(lines)
+        by_value = np.empty(lines.shape, dtype=np.int64)
+        for r, z in enumerate(counts):  # numpy's (vectorised) sort, then ties in order
+            by_value[r, :z] = np.argsort(values[r, :z])
+        family.orders_from_argsort(values, rows, by_value, counts, order)
+        return order.T if axis == 0 else order
     for r in range(lines.shape[0]):
         line = lines[r]
         zero = line == 0
@@ -269,6 +282,28 @@ def stable_order(values: np.ndarray, axis: int = 0) -> np.ndarray:
         order[r, negative : negative + len(zeros)] = zeros
         order[r, negative + len(zeros) :] = by_value[negative:]
     return order.T if axis == 0 else order
+
+
+def nonzero_lines(lines: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each line's non-zero values and their positions, in order (a compiled pass).
+
+    Parameters
+    ----------
+    lines : ndarray of float64, shape (b, n), C-contiguous
+
+    Returns
+    -------
+    values : ndarray of float64, shape (b, n)
+        Line r's ``counts[r]`` non-zero values first (the rest unset).
+    rows : ndarray of int64, shape (b, n)
+        Their positions.
+    counts : ndarray of int64, shape (b,)
+    """
+    values = np.empty(lines.shape)
+    rows = np.empty(lines.shape, dtype=np.int64)
+    counts = np.empty(lines.shape[0], dtype=np.int64)
+    kernels.load(ORDER_KERNELS).nonzero_lines(lines, values, rows, counts)
+    return values, rows, counts
 
 
 def block_width(n_samples: int, elements: int | None = None) -> int:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fsengine._compute import kernels
+from fsengine._compute.budget import use_compiled
 from fsengine._compute.sparse import (
     as_columns,
     block_width,
@@ -31,7 +32,7 @@ from fsengine._compute.sparse import (
     dense_columns,
     is_backed,
     is_sparse,
-    stable_order,
+    nonzero_lines,
 )
 from fsengine.online._codes import (
     MAX_PARTIALS,
@@ -155,6 +156,13 @@ def invariant_weights(block: np.ndarray, metric: str = "seuclidean") -> np.ndarr
     n, b = block.shape
     if metric == "euclidean":
         return np.ones(b)
+    if use_compiled(n * b, TIE_KERNELS):
+        ordered, _, counts = nonzero_lines(np.ascontiguousarray(block.T))
+        for j, z in enumerate(counts):
+            ordered[j, :z].sort()
+        weights = np.empty(b)
+        tie_kernels().invariant_weights(ordered, counts, n, weights)
+        return weights
     variances = np.empty(b)
     for j in range(b):
         column = block[:, j]
@@ -203,16 +211,16 @@ def single_dependencies(
     """
     columns = np.ascontiguousarray(np.asarray(block, dtype=float).T)
     b = columns.shape[0]
-    order = stable_order(columns, axis=1)
     deps, shares = np.empty(b), np.empty(b)
-    tie_kernels().single_feature_dependencies(
-        columns,
-        order,
-        np.ascontiguousarray(y, dtype=np.int64),
-        np.ascontiguousarray(weights, dtype=float),
-        *rule.arguments(),
-        deps,
-        shares,
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    weights = np.ascontiguousarray(weights, dtype=float)
+    # a feature's points: its zeros one, its non-zero values sorted (numpy's sort)
+    values, rows, counts = nonzero_lines(columns)
+    by_value = np.empty(columns.shape, dtype=np.int64)
+    for j, z in enumerate(counts):
+        by_value[j, :z] = np.argsort(values[j, :z])
+    tie_kernels().nonzero_feature_dependencies(
+        values, rows, by_value, counts, y, weights, *rule.arguments(), deps, shares
     )
     return deps, shares
 

@@ -31,6 +31,7 @@ give equal dependencies bit for bit.
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
@@ -874,13 +875,15 @@ def _zhou_single_point(a, values, w, m1, m0, n, kind, gd, g1, g0, expected, vari
 
 
 @kernel(
-    "void(f8[:, ::1], i8[:, ::1], i8[::1], f8[::1], i8, i8, b1, b1, i8, f8, f8, f8, i8, f8[::1],"
-    " f8[::1])",
+    "void(f8[:, ::1], i8[:, ::1], i8[:, ::1], i8[::1], i8[::1], f8[::1], i8, i8, b1, b1, i8,"
+    " f8, f8, f8, i8, f8[::1], f8[::1])",
     error_model="numpy",
 )
-def single_feature_dependencies(
-    columns,
-    order,
+def nonzero_feature_dependencies(
+    values,
+    rows,
+    by_value,
+    counts,
     y,
     weights,
     k,
@@ -895,100 +898,231 @@ def single_feature_dependencies(
     deps,
     shares,
 ):
-    """The dependency of each single feature (a row of ``columns`` (b, n), ``order`` its
-    ascending argsort) under the average rule, and the share of samples whose card
-    differs between row orders; arguments as :func:`set_dependency`.
+    """The dependency of each single feature under the average rule, and the share of
+    its samples whose card differs between row orders; the rule's arguments as
+    :func:`set_dependency`. A feature is given by its non-zero values: line j's first
+    ``counts[j]`` of ``values`` at ``rows`` (:func:`fsengine._compute.sparse.nonzero_lines`),
+    ``by_value`` an argsort of them (ties in any order).
 
-    On one feature the points are the distinct values in sorted order, and the points
-    nearest a point lie next to it: the list is found by walking outwards from it, taking
-    the nearer side first (distances grow along each side), O(P (K + 1)) per feature for
-    the first K, O(P) per point for the gap and density rules.
+    On one feature the points are the distinct values in sorted order, its zeros one
+    point between the negative and the positive values (O(z) for z non-zero values, never
+    O(n)), and the points nearest a point lie next to it: the list is found by walking
+    outwards from it, taking the nearer side first (distances grow along each side),
+    O(P (K + 1)) per feature for the first K, O(P) per point for the gap and density
+    rules.
     """
-    b, n = columns.shape
-    values = np.empty(n)
-    m1 = np.empty(n, np.int64)
-    m0 = np.empty(n, np.int64)
-    cand = np.empty(n, np.int64)
-    cand_d = np.empty(n)
-    pmf = np.empty(need + 2)
-    expected = np.zeros((n, 2))
-    varies = np.zeros((n, 2), np.bool_)
-    gd = np.empty(n)
-    g1 = np.empty(n, np.int64)
-    g0 = np.empty(n, np.int64)
+    b = values.shape[0]
+    n = y.shape[0]
+    n1 = 0
+    for i in range(n):
+        if y[i] == 1:
+            n1 += 1
+    work = _single_work(n, need)
     for j in range(b):
-        col = columns[j]
-        w = weights[j]
-        # The distinct values (points) in ascending order, with their label counts.
-        P = 0
-        for q in range(n):
-            i = order[j, q]
-            v = col[i]
-            if P == 0 or v != values[P - 1]:
-                values[P] = v
-                m1[P] = 0
-                m0[P] = 0
-                P += 1
-            if y[i] == 1:
-                m1[P - 1] += 1
+        P = _points_from_nonzeros(values[j], rows[j], by_value[j], counts[j], y, n, n1, work)
+        deps[j], shares[j] = _single_from_points(
+            P, weights[j], n, k, need, with_self, skip_first, card, gamma, gamma1, gamma2, kind,
+            work,
+        )  # fmt: skip
+
+
+#: The working arrays of the single-feature dependencies (n samples): the points' values
+#: and label counts, the candidates of a point's list, the card's distribution, the
+#: points' expected cards, and the distance groups of the gap and density rules.
+SingleWork = namedtuple("SingleWork", "values m1 m0 cand cand_d pmf expected varies gd g1 g0")
+
+
+@njit(cache=True)
+def _single_work(n, need):
+    """A :data:`SingleWork` for ``n`` samples and lists of ``need`` samples."""
+    return SingleWork(
+        np.empty(n),
+        np.empty(n, np.int64),
+        np.empty(n, np.int64),
+        np.empty(n, np.int64),
+        np.empty(n),
+        np.empty(need + 2),
+        np.zeros((n, 2)),
+        np.zeros((n, 2), np.bool_),
+        np.empty(n),
+        np.empty(n, np.int64),
+        np.empty(n, np.int64),
+    )
+
+
+@njit(cache=True)
+def _points_from_nonzeros(line, rows, by, z, y, n, n1, work):
+    """The points of one feature (its distinct values, ascending) and their label counts
+    into ``work``; how many. The feature is given by its ``z`` non-zero values
+    ``line[:z]`` at ``rows``, ``by`` an argsort of them (ties in any order): its zeros
+    (``n - z`` samples, of which ``n1`` less the non-zero ones' are of label 1) are one
+    point between the negative and the positive values; O(z)."""
+    values, m1, m0 = work.values, work.m1, work.m0
+    ones = 0
+    for q in range(z):
+        if y[rows[q]] == 1:
+            ones += 1
+    zeros = n - z
+    placed = zeros == 0
+    P = 0
+    for q in range(z):
+        i = by[q]
+        v = line[i]
+        if not placed and v > 0.0:
+            values[P] = 0.0
+            m1[P] = n1 - ones
+            m0[P] = zeros - (n1 - ones)
+            P += 1
+            placed = True
+        if P == 0 or v != values[P - 1]:
+            values[P] = v
+            m1[P] = 0
+            m0[P] = 0
+            P += 1
+        if y[rows[i]] == 1:
+            m1[P - 1] += 1
+        else:
+            m0[P - 1] += 1
+    if not placed:
+        values[P] = 0.0
+        m1[P] = n1 - ones
+        m0[P] = zeros - (n1 - ones)
+        P += 1
+    return P
+
+
+@njit(cache=True)
+def _single_from_points(
+    P, w, n, k, need, with_self, skip_first, card, gamma, gamma1, gamma2, kind, work
+):
+    """One feature's dependency under the average rule and the share of its samples whose
+    card depends on the order of the rows, from its ``P`` points in ``work``
+    (:func:`nonzero_feature_dependencies`)."""
+    values, m1, m0 = work.values, work.m1, work.m0
+    cand, cand_d, pmf = work.cand, work.cand_d, work.pmf
+    expected, varies, gd, g1, g0 = work.expected, work.varies, work.gd, work.g1, work.g0
+    for a in range(P):
+        expected[a, 0] = 0.0
+        expected[a, 1] = 0.0
+        varies[a, 0] = False
+        varies[a, 1] = False
+        if kind != TIE_FIRST_K:
+            _zhou_single_point(
+                a, values[:P], w, m1[:P], m0[:P], n, kind, gd, g1, g0, expected, varies
+            )
+            continue
+        va = values[a]
+        count = 1 if with_self else 0
+        found = count >= need
+        t = 0.0
+        n_cand = 0
+        left = a - 1
+        right = a + 1
+        # The point's own other samples first (distance 0; NaN on a constant feature).
+        d = va - va
+        d_own = math.sqrt(0.0 + (w * d) * d)
+        others = m1[a] + m0[a] - 1
+        if others > 0 and (not found or _same_distance(d_own, t)):
+            cand[n_cand] = a
+            cand_d[n_cand] = d_own
+            n_cand += 1
+            if not found:
+                count += others
+                if count >= need:
+                    found = True
+                    t = d_own
+        while left >= 0 or right < P:
+            if left >= 0:
+                d = va - values[left]
+                d_left = math.sqrt(0.0 + (w * d) * d)
+            if right < P:
+                d = va - values[right]
+                d_right = math.sqrt(0.0 + (w * d) * d)
+            take_left = right >= P or (left >= 0 and d_left <= d_right)
+            nxt = left if take_left else right
+            dn = d_left if take_left else d_right
+            if found and not _same_distance(dn, t):
+                break
+            cand[n_cand] = nxt
+            cand_d[n_cand] = dn
+            n_cand += 1
+            if not found:
+                count += m1[nxt] + m0[nxt]
+                if count >= need:
+                    found = True
+                    t = dn
+            if take_left:
+                left -= 1
             else:
-                m0[P - 1] += 1
-        for a in range(P):
-            expected[a, 0] = 0.0
-            expected[a, 1] = 0.0
-            varies[a, 0] = False
-            varies[a, 1] = False
-            if kind != TIE_FIRST_K:
-                _zhou_single_point(
-                    a, values[:P], w, m1[:P], m0[:P], n, kind, gd, g1, g0, expected, varies
-                )
-                continue
-            va = values[a]
-            count = 1 if with_self else 0
-            found = count >= need
-            t = 0.0
-            n_cand = 0
-            left = a - 1
-            right = a + 1
-            # The point's own other samples first (distance 0; NaN on a constant feature).
-            d = va - va
-            d_own = math.sqrt(0.0 + (w * d) * d)
-            others = m1[a] + m0[a] - 1
-            if others > 0 and (not found or _same_distance(d_own, t)):
-                cand[n_cand] = a
-                cand_d[n_cand] = d_own
-                n_cand += 1
-                if not found:
-                    count += others
-                    if count >= need:
-                        found = True
-                        t = d_own
-            while left >= 0 or right < P:
-                if left >= 0:
-                    d = va - values[left]
-                    d_left = math.sqrt(0.0 + (w * d) * d)
-                if right < P:
-                    d = va - values[right]
-                    d_right = math.sqrt(0.0 + (w * d) * d)
-                take_left = right >= P or (left >= 0 and d_left <= d_right)
-                nxt = left if take_left else right
-                dn = d_left if take_left else d_right
-                if found and not _same_distance(dn, t):
-                    break
-                cand[n_cand] = nxt
-                cand_d[n_cand] = dn
-                n_cand += 1
-                if not found:
-                    count += m1[nxt] + m0[nxt]
-                    if count >= need:
-                        found = True
-                        t = dn
-                if take_left:
+                right += 1
+        _write_point(
+            a, cand, cand_d, n_cand, t, m1, m0, k, need, with_self, skip_first, card,
+            gamma, gamma1, gamma2, pmf, expected, varies,
+        )  # fmt: skip
+    return _point_mean(expected, varies, m1, m0, P, n)
+
+
+@njit(cache=True)
+def _ascending_total(ordered, z, fill, count):
+    """``ordered[:z]`` (ascending) and ``count`` copies of ``fill`` added one at a time in
+    ascending order, the copies before the first value not below ``fill``; one +0.0 for
+    them when ``fill`` is 0 (:func:`fsengine.online._tie_average._ascending_sum`)."""
+    copies = count if fill != 0.0 else min(count, 1)
+    total = 0.0
+    placed = False
+    for q in range(z):
+        v = ordered[q]
+        if not placed and v >= fill:
+            for _ in range(copies):
+                total += fill
+            placed = True
+        total += v
+    if not placed:
+        for _ in range(copies):
+            total += fill
+    return total
+
+
+@kernel("void(f8[:, ::1], i8[::1], i8, f8[::1])", error_model="numpy")
+def invariant_weights(ordered, counts, n, out):
+    """Each column's weight ``1 / var`` (ddof 1), its sums taken over its values in
+    ascending order, its zeros one run (:func:`fsengine.online._tie_average.invariant_weights`
+    bit for bit), from its non-zero values sorted: their squared deviations from the mean,
+    ascending, are the merge of the two runs on either side of the mean.
+
+    Parameters
+    ----------
+    ordered : (b, n) line j's first ``counts[j]``: column j's non-zero values, ascending.
+    counts : (b,) each column's non-zero values.
+    n : the samples.
+    out : (b,) written: the weights (inf for a constant column).
+    """
+    b = ordered.shape[0]
+    squares = np.empty(n)
+    for j in range(b):
+        z = counts[j]
+        line = ordered[j]
+        mean = _ascending_total(line, z, 0.0, n - z) / n
+        split = 0  # the first value not below the mean
+        while split < z and line[split] < mean:
+            split += 1
+        left, right, at = split - 1, split, 0
+        while left >= 0 or right < z:  # the squares ascending: the two runs merged
+            if right >= z:
+                d = line[left] - mean
+                left -= 1
+            elif left < 0:
+                d = line[right] - mean
+                right += 1
+            else:
+                below = line[left] - mean
+                above = line[right] - mean
+                if below * below <= above * above:
+                    d = below
                     left -= 1
                 else:
+                    d = above
                     right += 1
-            _write_point(
-                a, cand, cand_d, n_cand, t, m1, m0, k, need, with_self, skip_first, card,
-                gamma, gamma1, gamma2, pmf, expected, varies,
-            )  # fmt: skip
-        deps[j], shares[j] = _point_mean(expected, varies, m1, m0, P, n)
+            squares[at] = d * d
+            at += 1
+        out[j] = 1.0 / (_ascending_total(squares, z, mean * mean, n - z) / (n - 1))

@@ -78,7 +78,7 @@ def test_every_family_declares_signatures_the_checker_reads():
 
     from fsengine._compute.jit import entry_points
 
-    assert len(kernels.families()) == 18
+    assert len(kernels.families()) == 19
     for family in kernels.families():
         entries = entry_points(importlib.import_module(f"fsengine.{family}"))
         assert entries, family

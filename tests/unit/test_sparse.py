@@ -21,6 +21,7 @@ import fsengine.online._stream as stream_module
 from fsengine import FSEngineError, load_dataset, run_selection
 from fsengine._compute.sparse import as_columns, column_constant, stable_order
 from fsengine.cli import main
+from fsengine.config import config_context
 from fsengine.export import selection_to_csv
 from fsengine.methods import ONLINE_METHODS, RANKER_METHODS, get_method
 from fsengine.rankers import RANKER_SPECS, marker_table, score_features
@@ -300,23 +301,30 @@ def test_the_run_record_and_its_command_line_name_the_layer_and_the_gene_column(
     assert out.read_text() == selection_to_csv(result.selection)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(
-    n=st.integers(1, 60),
+    n=st.integers(1, 90),
     b=st.integers(1, 4),
     share=st.floats(0.0, 1.0),
     seed=st.integers(0, 10**6),
     axis=st.sampled_from([0, 1]),
+    continuous=st.booleans(),
+    compiled=st.booleans(),
 )
-def test_stable_order_is_numpy_s_stable_argsort(n, b, share, seed, axis):
-    """Lines of counts (mostly zeros, or mostly not), negative values, -0.0 beside 0.0 and
-    repeated values: the order of every line is numpy's stable argsort's, index for index."""
+def test_stable_order_is_numpy_s_stable_argsort(n, b, share, seed, axis, continuous, compiled):
+    """Lines of counts (mostly zeros, or mostly not; runs of ties longer and shorter than
+    the kernel's insertion sort takes) or of continuous values, negative values, -0.0
+    beside 0.0: the order of every line is numpy's stable argsort's, index for index, in
+    numpy and in the compiled kernels."""
     rng = np.random.default_rng(seed)
     values = rng.integers(-3, 4, size=(n, b)).astype(float)
+    if continuous:
+        values *= rng.random((n, b))
     values[rng.random((n, b)) > share] = 0.0
     values[rng.random((n, b)) < 0.1] = -0.0
     values = values if axis == 0 else values.T.copy()
     expected = np.argsort(values, axis=axis, kind="stable")
-    got = stable_order(values, axis=axis)
+    with config_context(compiled=compiled):
+        got = stable_order(values, axis=axis)
     assert got.dtype == np.int64 and got.shape == values.shape
     assert np.array_equal(got, expected)
