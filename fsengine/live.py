@@ -7,12 +7,14 @@ budget. Between chunks it keeps the curves to draw: the selected set's size and 
 after every step, and a hold-out G-mean.
 
 The hold-out G-mean is honest: a second copy of the selector streams the same features
-over the samples of a stratified training half only, and a 1-NN classifier trained on
-that half's selection is scored on the held-out half (refreshed once per chunk). The
-selection shown and exported uses all samples, as the command line does, and is never
-scored on samples it has seen. When that G-mean is 0, :meth:`LiveStream.holdout_note` says
-why in a sentence (no gene selected on the training half yet, or the recall of a class
-that is 0); :meth:`LiveStream.selection_note` says why nothing is selected.
+over the samples of a stratified training half only (making no events: only its selected
+set is used), and a 1-NN classifier trained on that half's selection is scored on the
+held-out half (refreshed once per call, computed once per selected set: the G-mean is a
+function of the set). The selection shown and exported uses all samples, as the command
+line does, and is never scored on samples it has seen. When that G-mean is 0,
+:meth:`LiveStream.holdout_note` says why in a sentence (no gene selected on the training
+half yet, or the recall of a class that is 0); :meth:`LiveStream.selection_note` says why
+nothing is selected.
 
 Two bounds keep a page that calls :meth:`LiveStream.advance` on a timer responsive:
 
@@ -303,6 +305,10 @@ class LiveStream:
         the last chunk), and the first chunk of the stream (no cost measured yet) is at
         most :data:`FIRST_CHUNK` features, so a budget is overrun by at most one chunk's
         time. The chunks never change the events. Returns the new events.
+
+        Another thread may read the stream while a call runs (a page draws it while it
+        computes): each chunk's events and curves are published before the position
+        that counts them.
         """
         start = time.perf_counter()
         if by_columns(self.task.X):  # a dense block of columns at a time, as stream_events reads
@@ -321,11 +327,15 @@ class LiveStream:
                 columns.tolist(),
             )
             new += events
-            if self.train_selector is not None:
+            self.events += events
+            self.sizes += [len(e.selected) for e in events]
+            self.scores += [float(e.selected_score) for e in events]
+            if self.train_selector is not None:  # its selected set is all it needs
                 self.train_selector.step_many(
                     dense_block(self.task.X, columns, self._train),
                     [self.task.names[c] for c in columns],
                     columns.tolist(),
+                    events=False,
                 )
             spent = time.perf_counter() - begun
             self.feature_seconds = (
@@ -338,9 +348,6 @@ class LiveStream:
             limit -= take
             if max_seconds is not None and time.perf_counter() - start >= max_seconds:
                 break
-        self.events += new
-        self.sizes += [len(e.selected) for e in new]
-        self.scores += [float(e.selected_score) for e in new]
         if new and self.train_selector is not None:
             self.gmean_steps.append(self.position)
             self.gmeans.append(self.holdout_gmean(self.train_selector.selected_columns))
@@ -572,13 +579,15 @@ class LiveStream:
 
     def curves(self) -> dict[str, np.ndarray]:
         """Arrays to draw: ``step`` (1-based), ``size``, ``score`` per step; ``gmean_step``,
-        ``gmean`` per refresh."""
+        ``gmean`` per refresh. Read while another thread advances the stream, each pair
+        stops at what both of its lists hold."""
+        n, m = min(len(self.sizes), len(self.scores)), min(len(self.gmean_steps), len(self.gmeans))
         return {
-            "step": np.arange(1, len(self.sizes) + 1),
-            "size": np.array(self.sizes),
-            "score": np.array(self.scores, dtype=float),
-            "gmean_step": np.array(self.gmean_steps),
-            "gmean": np.array(self.gmeans),
+            "step": np.arange(1, n + 1),
+            "size": np.array(self.sizes[:n]),
+            "score": np.array(self.scores[:n], dtype=float),
+            "gmean_step": np.array(self.gmean_steps[:m]),
+            "gmean": np.array(self.gmeans[:m]),
         }
 
     def selection(self) -> Selection:
