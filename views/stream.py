@@ -1,5 +1,7 @@
 """Stream page: watch genes arrive one at a time into an online selector."""
 
+import math
+import time
 from contextlib import nullcontext
 from functools import partial
 
@@ -29,9 +31,15 @@ PACED_SECONDS = 8.0
 TICK_BUDGET = 0.2
 #: The most a tick computes at "about 8 s" when it is behind that time (a busy machine).
 CATCH_UP_BUDGET = 0.6
-#: Seconds a tick waits for its chunk: a chunk still computing then (a selector whose one
-#: feature takes longer than a tick) goes on off the script thread, and the page stays live.
+#: Seconds a tick waits for the next chunk to end: the chunks compute off the script
+#: thread, one after the other while the page ticks (and draws); a chunk still computing
+#: then (a selector whose one feature takes longer than a tick) goes on, and the page stays
+#: live.
 CHUNK_WAIT = 1.0
+#: While a stream computes as fast as it can (at 'max', or paced when its selector cannot
+#: keep the time), a tick draws the page this long after the last at the soonest: the
+#: drawing (the server's and the browser's) would take the computation's cores.
+BUSY_DRAW_SECONDS = 1.0
 
 WIDGETS = BY_NAME["stream"].widgets
 #: Every widget of the page and its first value (kept across page switches); each
@@ -107,7 +115,8 @@ speed = order_cols[2].select_slider(
     "whatever the number of features (after a pause, the rest takes its share of the 8 s). "
     "A selector whose computation on the loaded data set needs longer says so while it "
     "streams, with the time it needs, and the label then names that time. 'max' streams "
-    f"as many features as {TICK_BUDGET:g} s of computation allows in each tick.",
+    f"as fast as the selector computes, in steps of {TICK_BUDGET:g} s, the page drawn "
+    "meanwhile.",
     **keep("stream_speed"),
 )
 
@@ -236,9 +245,20 @@ if estimate is not None:
     )
 
 
+def _leave_the_cores(kept: streams.Kept) -> None:
+    """Wait while the stream computes until :data:`BUSY_DRAW_SECONDS` have passed since the
+    last drawing, answering a click meanwhile (Pause, another page) within 0.1 s."""
+    drawn_at = st.session_state.get("stream_drawn_at", -math.inf)
+    slot = st.empty()
+    while streams.busy(kept) and (left := BUSY_DRAW_SECONDS - (time.monotonic() - drawn_at)) > 0:
+        time.sleep(min(0.1, left))
+        slot.empty()  # Streamlit stops the run here when a click asked for another
+
+
 @st.fragment(run_every=TICK_SECONDS if streams.is_running() else None)
 def stream_view() -> None:
-    """One animation tick: advance a time-boxed chunk, then draw the state."""
+    """One animation tick: keep the stream advancing (time-boxed chunks off the script
+    thread, one after the other while the page ticks), then draw its state."""
     kept = streams.current()
     if kept is None:
         st.info("Press Start to stream the features, or Step to take one at a time.")
@@ -266,7 +286,12 @@ def stream_view() -> None:
                 live.advance(max_features=per_tick, max_seconds=TICK_BUDGET)
 
         with compiling:  # a chunk longer than a tick goes on off the script thread
-            computing = streams.advance_in_background(kept, chunk, CHUNK_WAIT)
+            computing = streams.advance_in_background(
+                kept, chunk, CHUNK_WAIT, every=None if per_tick is None else TICK_SECONDS
+            )
+            if per_tick is None or (per_tick == "auto" and live.paced_note()):
+                _leave_the_cores(kept)
+            st.session_state["stream_drawn_at"] = time.monotonic()
         if computing:
             cost = live.feature_seconds or live.expected_feature_seconds
             st.caption(
@@ -322,7 +347,8 @@ def stream_view() -> None:
         f"{live.current_gmean():.3f}" if last and live.gmeans else "-",
         help="Honest: a copy of the selector streams the same genes over a stratified "
         "training half only; 1-NN trained there is scored on the held-out half "
-        f"(refreshed every tick; {len(live.holdout_selected)} genes selected on the "
+        "(refreshed after each step of the computation, computed once per selected set; "
+        f"{len(live.holdout_selected)} genes selected on the "
         "training half so far). The genes listed below are selected on all samples.",
     )
     for note in (late, live.selection_note(), live.holdout_note()):
@@ -396,7 +422,8 @@ def stream_view() -> None:
                 key="download_events",
             )
         elif last:
-            scores = {e.feature: e.score for e in live.events if e.feature in set(last.selected)}
+            chosen = set(last.selected)
+            scores = {e.feature: e.score for e in live.events if e.feature in chosen}
             st.dataframe(
                 pd.DataFrame(
                     {
