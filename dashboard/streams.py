@@ -153,7 +153,10 @@ def _take_snapshot(kept: Kept, now: bool) -> None:
     """Take the stream's snapshot when ``now`` or when the last one is old enough."""
     clock = time.monotonic()
     wait = max(SNAPSHOT_SECONDS, 20 * kept.snapshot_cost)
-    if kept.snapshot is not None and kept.snapshot["position"] == kept.live.position:
+    if kept.snapshot is not None and (
+        kept.snapshot["position"],
+        kept.snapshot.get("holdout_position"),
+    ) == (kept.live.position, kept.live.holdout_position):
         return
     if not now and clock - kept.snapshot_at < wait:
         return
@@ -202,15 +205,16 @@ def record(kept: Kept, snapshot: bool = True) -> None:
 def _record(kept: Kept, snapshot: bool) -> None:
     kept.recorded_at = time.monotonic()
     live = kept.live
-    if kept.run_id is None or kept.recorded == (kept.run_id, live.position):
+    where = (kept.run_id, live.position, live.holdout_position)
+    if kept.run_id is None or kept.recorded == where:
         return
-    _take_snapshot(kept, snapshot or live.done)
+    _take_snapshot(kept, snapshot or live.finished)
     began = time.monotonic()
-    if live.done:
+    if live.finished:  # a finish is final: not before the hold-out copy's end
         persistence.finish_run(kept.run_id, payload(kept), live.seconds)
     else:
         persistence.stop_run(kept.run_id, payload(kept), live.seconds)
-    kept.recorded = (kept.run_id, live.position)
+    kept.recorded = where
     kept.record_cost = time.monotonic() - began
 
 
@@ -227,8 +231,8 @@ def advance_in_background(kept: Kept, chunk, wait: float, every: float | None = 
 
     Each call renews the thread's lease (:data:`LEASE_SECONDS`): the thread computes
     chunk after chunk, one every ``every`` seconds at most (None: back to back, as fast as
-    the selector goes), also while the page draws, until the stream is done, or the lease
-    runs out (the page is no longer drawn), or
+    the selector goes), also while the page draws, until the stream and its hold-out copy
+    are finished, or the lease runs out (the page is no longer drawn), or
     :func:`stop_advancing`. One thread at a time; a record asked for meanwhile is written
     after the chunk.
 
@@ -257,7 +261,7 @@ def advance_in_background(kept: Kept, chunk, wait: float, every: float | None = 
             while True:
                 began = time.monotonic()
                 with kept.lock:
-                    if not kept.live.done:
+                    if not kept.live.finished:
                         chunk(kept.live)
                 kept.progress.set()
                 if kept.record_pending:
@@ -266,7 +270,7 @@ def advance_in_background(kept: Kept, chunk, wait: float, every: float | None = 
                         record(kept)
                     except Exception:  # noqa: BLE001 - the session may be gone; the next record
                         pass
-                if kept.live.done or time.monotonic() >= kept.lease:
+                if kept.live.finished or time.monotonic() >= kept.lease:
                     return
                 if every is not None:
                     kept.wake.wait(max(0.0, every - (time.monotonic() - began)))
@@ -325,7 +329,7 @@ def current() -> Kept | None:
     kept = Kept(live, run_id, session.current().name, dict(saved.get("dataset") or {}))
     if snapshot and snapshot.get("position") == live.position:
         kept.snapshot = snapshot
-    kept.recorded = (run_id, live.position)
+    kept.recorded = (run_id, live.position, live.holdout_position)
     _keep(key, kept)
     # dropped from the pending ones only once kept: a click during the replay stops this
     # script run, and the next run replays it again

@@ -40,6 +40,10 @@ CHUNK_WAIT = 1.0
 #: keep the time), a tick draws the page this long after the last at the soonest: the
 #: drawing (the server's and the browser's) would take the computation's cores.
 BUSY_DRAW_SECONDS = 1.0
+#: The most of the main stream's computing time its hold-out copy (the training half) and
+#: its G-mean take while the main stream runs (:attr:`fsengine.live.LiveStream.holdout_share`):
+#: the copy may lag behind (the page says so) and catches up once the main stream is done.
+HOLDOUT_SHARE = 0.25
 
 WIDGETS = BY_NAME["stream"].widgets
 #: Every widget of the page and its first value (kept across page switches); each
@@ -157,7 +161,8 @@ def _start() -> streams.Kept | None:
 refused = running.refusal(protocol=False)
 if refused:
     st.caption(f":material/block: {refused}")
-fresh = kept is None or kept.live.done or _other_settings(kept)
+# (a stream whose hold-out copy has not reached the end is continued, not started again)
+fresh = kept is None or kept.live.finished or _other_settings(kept)
 estimate = (
     running.estimate_for(
         lambda n, p, density, counts: stream_seconds(method, n, p, density, params, counts=counts)
@@ -194,7 +199,7 @@ if st.session_state.get("stream_confirm") is not None:
         if start:
             asking.empty()
 if start:
-    if kept is None or kept.live.done or _other_settings(kept):
+    if kept is None or kept.live.finished or _other_settings(kept):
         kept = _start()  # the boxes' settings from the first feature
         if kept is not None and estimate is not None:  # a small first chunk
             kept.live.expected_feature_seconds = estimate.high / max(kept.live.total, 1)
@@ -265,7 +270,7 @@ def stream_view() -> None:
         return
     live = kept.live
     late = ""
-    if streams.is_running() and not live.done:
+    if streams.is_running() and not live.finished:  # (the hold-out copy may go on)
         per_tick = SPEEDS.get(st.session_state.get("stream_speed"), "auto")
         ready = live.position > 0 or live.kernels_ready()  # compiled at the first use
         compiling = (
@@ -279,6 +284,7 @@ def stream_view() -> None:
         )
 
         def chunk(live) -> None:
+            live.holdout_share = HOLDOUT_SHARE
             if per_tick == "auto":  # ends PACED_SECONDS after Start, whatever a tick costs
                 live.advance_paced(PACED_SECONDS, TICK_SECONDS, TICK_BUDGET, CATCH_UP_BUDGET)
             else:
@@ -311,11 +317,13 @@ def stream_view() -> None:
             late = live.paced_note() if per_tick == "auto" else ""
             if not ready:
                 live.stop_pacing()  # the compiling took its time: pace the rest from here
-            if live.done:
+            if live.finished:  # the hold-out copy too
                 streams.set_running(False)
                 streams.record(kept)
                 st.rerun()  # stop the timer, show the final result
             streams.record_if_due(kept)  # stopped at this position until it goes further
+    elif live.done and live.holdout_lags:
+        st.caption("Paused before the hold-out copy reached the end: Start finishes it.")
     elif not live.done and live.position:
         st.caption(
             f"Stopped at {live.position:,} of {live.total:,} features"
@@ -326,7 +334,8 @@ def stream_view() -> None:
                 "stays in History, to reopen)."
             )
         )
-    done = live.done and not streams.busy(kept)
+    # the main stream's events are all there once it is done (its hold-out copy may go on)
+    done = live.done
     last = live.events[-1] if live.events else None
     metrics = st.columns(4)
     metrics[0].metric("Features streamed", f"{live.position} / {live.total}")
@@ -347,11 +356,12 @@ def stream_view() -> None:
         f"{live.current_gmean():.3f}" if last and live.gmeans else "-",
         help="Honest: a copy of the selector streams the same genes over a stratified "
         "training half only; 1-NN trained there is scored on the held-out half "
-        "(refreshed after each step of the computation, computed once per selected set; "
-        f"{len(live.holdout_selected)} genes selected on the "
-        "training half so far). The genes listed below are selected on all samples.",
+        "(refreshed when the copy has streamed further, computed once per selected set; "
+        f"the copy is at feature {live.holdout_position:,} of {live.total:,}, with "
+        f"{len(live.holdout_selected)} genes selected on the training half). The genes "
+        "listed below are selected on all samples.",
     )
-    for note in (late, live.selection_note(), live.holdout_note()):
+    for note in (late, live.selection_note(), live.holdout_lag_note(), live.holdout_note()):
         if note:
             st.caption(note)
     st.plotly_chart(stream_figure(live.curves(), set_score, live.total), width="stretch")
