@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import streamlit as st
@@ -88,10 +89,18 @@ class Kept:
     lease : float
         Until when (``time.monotonic``) the thread may start another chunk: renewed by
         each tick of the page, 0 once paused.
+    ending : bool
+        The thread has decided to end (its lease ran out): a tick starts another.
+    lease_lock : threading.Lock
+        Held while the lease is renewed, and while the thread decides to end.
     wake : threading.Event
         Set to end the thread's wait for its next chunk (a pause).
     progress : threading.Event
         Set by the thread after each chunk (a tick waits for it).
+    step : callable or None
+        What the thread calls for its next chunk, and ``every``, the least seconds from
+        one chunk's start to the next (None: none): the last tick's (the speed may change
+        while it runs).
     """
 
     live: LiveStream
@@ -110,6 +119,10 @@ class Kept:
     lease: float = 0.0
     wake: threading.Event = field(default_factory=threading.Event, repr=False, compare=False)
     progress: threading.Event = field(default_factory=threading.Event, repr=False, compare=False)
+    step: Callable[[LiveStream], None] | None = field(default=None, repr=False, compare=False)
+    every: float | None = None
+    ending: bool = False
+    lease_lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def describe(self) -> str:
         """ "K-OFSD on leukemia.csv (minority 1), stopped at 1,200 of 7,129 features"."""
@@ -251,18 +264,30 @@ def advance_in_background(kept: Kept, chunk, wait: float, every: float | None = 
     bool
         Whether no chunk ended within ``wait``.
     """
-    kept.lease = time.monotonic() + LEASE_SECONDS
+    kept.step, kept.every = chunk, every  # the thread takes them at its next chunk
     kept.progress.clear()
-    if not busy(kept):
-        kept.wake.clear()
+    with kept.lease_lock:
+        kept.lease = time.monotonic() + LEASE_SECONDS
+        going_on = busy(kept) and not kept.ending
+        if not going_on:
+            kept.ending = False
+            kept.wake.clear()
+    if not going_on:
         ctx = get_script_run_ctx()
+
+        def ends() -> bool:
+            with kept.lease_lock:
+                kept.ending = (
+                    kept.live.finished or kept.wake.is_set() or time.monotonic() >= kept.lease
+                )
+                return kept.ending
 
         def run() -> None:
             while True:
                 began = time.monotonic()
                 with kept.lock:
                     if not kept.live.finished:
-                        chunk(kept.live)
+                        kept.step(kept.live)
                 kept.progress.set()
                 if kept.record_pending:
                     kept.record_pending = False
@@ -270,12 +295,12 @@ def advance_in_background(kept: Kept, chunk, wait: float, every: float | None = 
                         record(kept)
                     except Exception:  # noqa: BLE001 - the session may be gone; the next record
                         pass
-                if kept.live.finished or time.monotonic() >= kept.lease:
+                if ends():
                     return
-                if every is not None:
-                    kept.wake.wait(max(0.0, every - (time.monotonic() - began)))
-                if kept.wake.is_set() or time.monotonic() >= kept.lease:
-                    return
+                if kept.every is not None:
+                    kept.wake.wait(max(0.0, kept.every - (time.monotonic() - began)))
+                    if ends():
+                        return
 
         kept.worker = threading.Thread(target=run, name="fsengine-stream-chunk", daemon=True)
         add_script_run_ctx(kept.worker, ctx)  # its record reads the session
@@ -286,8 +311,9 @@ def advance_in_background(kept: Kept, chunk, wait: float, every: float | None = 
 def stop_advancing(kept: Kept, wait: float = STOP_WAIT) -> bool:
     """Stop the stream's thread after the chunk in hand (a pause), waiting up to ``wait``
     seconds for it; returns whether it still computes."""
-    kept.lease = 0.0
-    kept.wake.set()
+    with kept.lease_lock:
+        kept.lease = 0.0
+        kept.wake.set()
     if busy(kept):
         kept.worker.join(wait)
     return busy(kept)

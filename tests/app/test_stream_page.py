@@ -125,6 +125,19 @@ def test_the_stream_computes_between_ticks_and_stops_when_the_page_is_not_drawn(
     assert kept.live.events[:stopped] == events
 
 
+def test_a_speed_changed_while_it_streams_is_the_one_it_goes_on_at(page):
+    """Speed 1 (a feature a tick), then max while it streams: the stream's thread takes the
+    new speed at its next chunk (a thread of the old speed would stream about 4 features
+    in its lease of a second; at max, a chunk is 64 features or more)."""
+    page.select_slider(key="stream_speed").set_value("1").run()
+    page.button(key="stream_start").click().run()
+    (kept,) = page.session_state["streams"].values()
+    page.select_slider(key="stream_speed").set_value("max").run()
+    slow = kept.live.position
+    kept.worker.join(SLOW_SECONDS)
+    assert kept.live.position >= min(slow + 64, kept.live.total)
+
+
 def test_pause_stops_the_streams_thread_at_once(page):
     page.select_slider(key="stream_speed").set_value("1").run()
     page.button(key="stream_start").click().run()
