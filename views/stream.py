@@ -250,14 +250,28 @@ if estimate is not None:
     )
 
 
-def _leave_the_cores(kept: streams.Kept) -> None:
-    """Wait while the stream computes until :data:`BUSY_DRAW_SECONDS` have passed since the
-    last drawing, answering a click meanwhile (Pause, another page) within 0.1 s."""
-    drawn_at = st.session_state.get("stream_drawn_at", -math.inf)
+def _wait(done, seconds: float) -> bool:
+    """Wait up to ``seconds`` until ``done()``, answering a click meanwhile (Pause, another
+    page) within 0.05 s: Streamlit ends a run that a click replaces at its next element.
+
+    Parameters
+    ----------
+    done : callable
+        No argument; whether to stop waiting.
+    seconds : float
+        The longest wait.
+
+    Returns
+    -------
+    bool
+        ``done()`` at the end.
+    """
     slot = st.empty()
-    while streams.busy(kept) and (left := BUSY_DRAW_SECONDS - (time.monotonic() - drawn_at)) > 0:
-        time.sleep(min(0.1, left))
-        slot.empty()  # Streamlit stops the run here when a click asked for another
+    end = time.monotonic() + seconds
+    while not done() and (left := end - time.monotonic()) > 0:
+        time.sleep(min(0.05, left))
+        slot.empty()  # where a click's new run takes over
+    return done()
 
 
 @st.fragment(run_every=TICK_SECONDS if streams.is_running() else None)
@@ -292,11 +306,17 @@ def stream_view() -> None:
                 live.advance(max_features=per_tick, max_seconds=TICK_BUDGET)
 
         with compiling:  # a chunk longer than a tick goes on off the script thread
-            computing = streams.advance_in_background(
-                kept, chunk, CHUNK_WAIT, every=None if per_tick is None else TICK_SECONDS
+            streams.advance_in_background(
+                kept, chunk, 0.0, every=None if per_tick is None else TICK_SECONDS
             )
+            computing = not _wait(kept.progress.is_set, CHUNK_WAIT)  # the next chunk's end
             if per_tick is None or (per_tick == "auto" and live.paced_note()):
-                _leave_the_cores(kept)
+                # the page is drawn less often: the cores go to the computation
+                drawn_at = st.session_state.get("stream_drawn_at", -math.inf)
+                _wait(
+                    lambda: not streams.busy(kept),
+                    BUSY_DRAW_SECONDS - (time.monotonic() - drawn_at),
+                )
             st.session_state["stream_drawn_at"] = time.monotonic()
         if computing:
             cost = live.feature_seconds or live.expected_feature_seconds
