@@ -6,7 +6,8 @@ pages and the report show only the current task's stream; another task's stream 
 and can be named, but it is never shown, continued or exported under the current data
 set's name. Only one stream runs: after another data set (or another minority class)
 is loaded, the Stream page pauses it where it is, recorded as stopped under its own data
-set (a stream only advances while the Stream page is drawn).
+set (a stream only advances while the Stream page is drawn: its thread starts no chunk
+:data:`LEASE_SECONDS` after the page's last tick).
 
 A stream is recorded in the workspace as it goes (stopped at its position until it
 reaches the end, then finished), with a snapshot of its selectors and events
@@ -23,6 +24,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import streamlit as st
@@ -43,6 +45,13 @@ MAX_KEPT = 4
 #: A running stream's snapshot (selectors and events) is taken this often at most, and
 #: never more often than every 20 times the last one took to write.
 SNAPSHOT_SECONDS = 10.0
+#: While the Stream page ticks, its running stream computes on in a thread of its own,
+#: chunk after chunk, and starts no new chunk once this long has passed since the page's
+#: last tick (another page, a closed tab); Pause stops it after the chunk in hand.
+LEASE_SECONDS = 1.0
+#: Seconds a pause waits for the chunk in hand to end (a chunk is time-boxed: 0.6 s at
+#: most but for one slow feature).
+STOP_WAIT = 1.0
 
 
 @dataclass
@@ -74,9 +83,24 @@ class Kept:
         previous one's tick may still be computing (Streamlit's fast reruns), and a chunk
         may compute off the script thread (:func:`advance_in_background`).
     worker : threading.Thread or None
-        The thread of its last chunk.
+        The thread that advances it (:func:`advance_in_background`).
     record_pending : bool
         A record asked for while a chunk computed: the chunk's thread writes it.
+    lease : float
+        Until when (``time.monotonic``) the thread may start another chunk: renewed by
+        each tick of the page, 0 once paused.
+    ending : bool
+        The thread has decided to end (its lease ran out): a tick starts another.
+    lease_lock : threading.Lock
+        Held while the lease is renewed, and while the thread decides to end.
+    wake : threading.Event
+        Set to end the thread's wait for its next chunk (a pause).
+    progress : threading.Event
+        Set by the thread after each chunk (a tick waits for it).
+    step : callable or None
+        What the thread calls for its next chunk, and ``every``, the least seconds from
+        one chunk's start to the next (None: none): the last tick's (the speed may change
+        while it runs).
     """
 
     live: LiveStream
@@ -92,6 +116,13 @@ class Kept:
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
     worker: threading.Thread | None = field(default=None, repr=False, compare=False)
     record_pending: bool = False
+    lease: float = 0.0
+    wake: threading.Event = field(default_factory=threading.Event, repr=False, compare=False)
+    progress: threading.Event = field(default_factory=threading.Event, repr=False, compare=False)
+    step: Callable[[LiveStream], None] | None = field(default=None, repr=False, compare=False)
+    every: float | None = None
+    ending: bool = False
+    lease_lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def describe(self) -> str:
         """ "K-OFSD on leukemia.csv (minority 1), stopped at 1,200 of 7,129 features"."""
@@ -135,7 +166,10 @@ def _take_snapshot(kept: Kept, now: bool) -> None:
     """Take the stream's snapshot when ``now`` or when the last one is old enough."""
     clock = time.monotonic()
     wait = max(SNAPSHOT_SECONDS, 20 * kept.snapshot_cost)
-    if kept.snapshot is not None and kept.snapshot["position"] == kept.live.position:
+    if kept.snapshot is not None and (
+        kept.snapshot["position"],
+        kept.snapshot.get("holdout_position"),
+    ) == (kept.live.position, kept.live.holdout_position):
         return
     if not now and clock - kept.snapshot_at < wait:
         return
@@ -184,15 +218,16 @@ def record(kept: Kept, snapshot: bool = True) -> None:
 def _record(kept: Kept, snapshot: bool) -> None:
     kept.recorded_at = time.monotonic()
     live = kept.live
-    if kept.run_id is None or kept.recorded == (kept.run_id, live.position):
+    where = (kept.run_id, live.position, live.holdout_position)
+    if kept.run_id is None or kept.recorded == where:
         return
-    _take_snapshot(kept, snapshot or live.done)
+    _take_snapshot(kept, snapshot or live.finished)
     began = time.monotonic()
-    if live.done:
+    if live.finished:  # a finish is final: not before the hold-out copy's end
         persistence.finish_run(kept.run_id, payload(kept), live.seconds)
     else:
         persistence.stop_run(kept.run_id, payload(kept), live.seconds)
-    kept.recorded = (kept.run_id, live.position)
+    kept.recorded = where
     kept.record_cost = time.monotonic() - began
 
 
@@ -201,30 +236,86 @@ def busy(kept: Kept) -> bool:
     return kept.worker is not None and kept.worker.is_alive()
 
 
-def advance_in_background(kept: Kept, chunk, wait: float) -> bool:
-    """Advance the stream by ``chunk(live)`` in a thread of its own and wait up to ``wait``
-    seconds for it; returns whether it still computes (the page then draws the stream as
-    it was, and stays live: Pause, another page). While a chunk computes, no other
-    starts. A record asked for meanwhile is written when it ends."""
+def advance_in_background(kept: Kept, chunk, wait: float, every: float | None = None) -> bool:
+    """Keep the stream advancing by ``chunk(live)`` in a thread of its own while the page
+    ticks, and wait up to ``wait`` seconds for its next chunk to end; returns whether none
+    ended by then (the page then draws the stream as it was, and stays live: Pause,
+    another page).
+
+    Each call renews the thread's lease (:data:`LEASE_SECONDS`): the thread computes
+    chunk after chunk, one every ``every`` seconds at most (None: back to back, as fast as
+    the selector goes), also while the page draws, until the stream and its hold-out copy
+    are finished, or the lease runs out (the page is no longer drawn), or
+    :func:`stop_advancing`. One thread at a time; a record asked for meanwhile is written
+    after the chunk.
+
+    Parameters
+    ----------
+    kept : Kept
+    chunk : callable
+        ``chunk(live)`` advances the :class:`~fsengine.live.LiveStream` a time-boxed step.
+    wait : float
+        Seconds to wait for a chunk to end.
+    every : float, optional
+        Least seconds from the start of one chunk to the start of the next.
+
+    Returns
+    -------
+    bool
+        Whether no chunk ended within ``wait``.
+    """
+    kept.step, kept.every = chunk, every  # the thread takes them at its next chunk
+    kept.progress.clear()
+    with kept.lease_lock:
+        kept.lease = time.monotonic() + LEASE_SECONDS
+        going_on = busy(kept) and not kept.ending
+        if not going_on:
+            kept.ending = False
+            kept.wake.clear()
+    if not going_on:
+        ctx = get_script_run_ctx()
+
+        def ends() -> bool:
+            with kept.lease_lock:
+                kept.ending = (
+                    kept.live.finished or kept.wake.is_set() or time.monotonic() >= kept.lease
+                )
+                return kept.ending
+
+        def run() -> None:
+            while True:
+                began = time.monotonic()
+                with kept.lock:
+                    if not kept.live.finished:
+                        kept.step(kept.live)
+                kept.progress.set()
+                if kept.record_pending:
+                    kept.record_pending = False
+                    try:
+                        record(kept)
+                    except Exception:  # noqa: BLE001 - the session may be gone; the next record
+                        pass
+                if ends():
+                    return
+                if kept.every is not None:
+                    kept.wake.wait(max(0.0, kept.every - (time.monotonic() - began)))
+                    if ends():
+                        return
+
+        kept.worker = threading.Thread(target=run, name="fsengine-stream-chunk", daemon=True)
+        add_script_run_ctx(kept.worker, ctx)  # its record reads the session
+        kept.worker.start()
+    return not kept.progress.wait(wait)
+
+
+def stop_advancing(kept: Kept, wait: float = STOP_WAIT) -> bool:
+    """Stop the stream's thread after the chunk in hand (a pause), waiting up to ``wait``
+    seconds for it; returns whether it still computes."""
+    with kept.lease_lock:
+        kept.lease = 0.0
+        kept.wake.set()
     if busy(kept):
         kept.worker.join(wait)
-        return busy(kept)
-    ctx = get_script_run_ctx()
-
-    def run() -> None:
-        with kept.lock:
-            chunk(kept.live)
-        if kept.record_pending:
-            kept.record_pending = False
-            try:
-                record(kept)
-            except Exception:  # noqa: BLE001 - the session may be gone; the next record
-                pass
-
-    kept.worker = threading.Thread(target=run, name="fsengine-stream-chunk", daemon=True)
-    add_script_run_ctx(kept.worker, ctx)  # its record reads the session
-    kept.worker.start()
-    kept.worker.join(wait)
     return busy(kept)
 
 
@@ -264,7 +355,7 @@ def current() -> Kept | None:
     kept = Kept(live, run_id, session.current().name, dict(saved.get("dataset") or {}))
     if snapshot and snapshot.get("position") == live.position:
         kept.snapshot = snapshot
-    kept.recorded = (run_id, live.position)
+    kept.recorded = (run_id, live.position, live.holdout_position)
     _keep(key, kept)
     # dropped from the pending ones only once kept: a click during the replay stops this
     # script run, and the next run replays it again
@@ -290,6 +381,7 @@ def _keep(key: tuple, kept: Kept) -> None:
     while len(streams) > MAX_KEPT:  # the oldest goes back to the workspace's pending ones
         old_key = next(iter(streams))
         old = streams.pop(old_key)
+        stop_advancing(old)
         record(old)
         if old.run_id is not None and old.live.position:
             persistence.pending_streams()[old_key] = (old.run_id, payload(old))
@@ -308,6 +400,7 @@ def start(method: str, order: str, seed: int | None, params: dict) -> Kept:
     live = LiveStream(session.current_task(), None, method, order=order, seed=seed, params=params)
     previous = _kept().get(session.task_key())
     if previous is not None:
+        stop_advancing(previous)
         record(previous)
     kept = Kept(live, None, loaded.name, loaded.options)
     spec = get_method(method).spec
@@ -326,6 +419,7 @@ def reset() -> None:
     """Drop the current task's stream from the page (its record stays in History)."""
     kept = _kept().pop(session.task_key(), None)
     if kept is not None:
+        stop_advancing(kept)
         record(kept)
     set_running(False)
 
@@ -336,8 +430,12 @@ def is_running() -> bool:
 
 
 def set_running(running: bool) -> None:
-    """Run (or pause) the current task's stream."""
+    """Run (or pause) the current task's stream; a pause stops its thread after the chunk
+    in hand (:func:`stop_advancing`)."""
     st.session_state[RUNNING] = session.task_key() if running else None
+    kept = None if running else _kept().get(session.task_key())
+    if kept is not None:
+        stop_advancing(kept)
 
 
 def pause_others() -> Kept | None:
@@ -348,6 +446,7 @@ def pause_others() -> Kept | None:
     st.session_state[RUNNING] = None
     kept = _kept().get(running)
     if kept is not None:
+        stop_advancing(kept)
         record(kept)
     return kept
 
@@ -368,6 +467,7 @@ def reopen(run_id: int, saved: dict, dataset_sha: str) -> None:
     if kept is not None and kept.run_id == run_id:
         return  # already here
     if kept is not None:
+        stop_advancing(kept)
         record(kept)
         _kept().pop(key)
     persistence.pending_streams()[key] = (run_id, saved)

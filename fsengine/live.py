@@ -7,12 +7,19 @@ budget. Between chunks it keeps the curves to draw: the selected set's size and 
 after every step, and a hold-out G-mean.
 
 The hold-out G-mean is honest: a second copy of the selector streams the same features
-over the samples of a stratified training half only, and a 1-NN classifier trained on
-that half's selection is scored on the held-out half (refreshed once per chunk). The
+over the samples of a stratified training half only (making no events: only its selected
+set is used), and a 1-NN classifier trained on that half's selection is scored on the
+held-out half (refreshed once per call that moved the copy, computed once per selected
+set: the G-mean is a function of the set). By default the copy keeps up with the main
+stream in every call; with :attr:`LiveStream.holdout_share` its work (and the G-mean's)
+takes at most that share of the main stream's computing time while the main stream runs,
+so it may lag behind (:attr:`LiveStream.holdout_position`,
+:meth:`LiveStream.holdout_lag_note`), and it catches up once the main stream is done. The
 selection shown and exported uses all samples, as the command line does, and is never
-scored on samples it has seen. When that G-mean is 0, :meth:`LiveStream.holdout_note` says
-why in a sentence (no gene selected on the training half yet, or the recall of a class
-that is 0); :meth:`LiveStream.selection_note` says why nothing is selected.
+scored on samples it has seen. When that G-mean is 0,
+:meth:`LiveStream.holdout_note` says why in a sentence (no gene selected on the training
+half yet, or the recall of a class that is 0); :meth:`LiveStream.selection_note` says why
+nothing is selected.
 
 Two bounds keep a page that calls :meth:`LiveStream.advance` on a timer responsive:
 
@@ -60,6 +67,9 @@ RESUME_GAP = 2.0
 #: features cost 0.1 ms or 100 ms, as OFS-Density's on its training half) do not make
 #: the next chunk too large.
 COST_MEMORY = 32
+#: Most features of the hold-out copy's first chunk under a share of the time (its cost is
+#: not measured yet).
+HOLDOUT_FIRST_CHUNK = 8
 #: The wall clock of the pacing (a test may replace it).
 _clock = time.monotonic
 
@@ -167,6 +177,18 @@ class LiveStream:
         self.order = feature_order(task.n_features, order, seed)
         self.order_name, self.seed = order, seed
         self.position = 0
+        #: Features the hold-out copy (training half) has streamed: ``position`` after every
+        #: call when :attr:`holdout_share` is None, else at most that.
+        self.holdout_position = 0
+        #: None: each call streams the hold-out copy as far as the main stream. A share
+        #: (e.g. 0.25): while the main stream runs, the copy and its G-mean take at most that
+        #: share of the main stream's computing time (over the calls, within a feature's
+        #: cost), and the copy catches up with the time of the calls after the main stream
+        #: is done.
+        self.holdout_share: float | None = None
+        self._holdout_credit = 0.0  # seconds the copy may still take under its share
+        #: Seconds a feature costs the hold-out copy alone (a running mean); None before it.
+        self.holdout_feature_seconds: float | None = None
         self.events: list[StreamEvent] = []
         self.sizes: list[int] = []
         self.scores: list[float] = []
@@ -230,6 +252,7 @@ class LiveStream:
                 None if self.train_selector is None else encode_state(self.train_selector)
             ),
             "events": encode_state(self.events),
+            "holdout_position": self.holdout_position,
             "gmean_steps": list(self.gmean_steps),
             "gmeans": list(self.gmeans),
         }
@@ -264,6 +287,10 @@ class LiveStream:
             raise ValueError("the snapshot's events do not match its position")
         self.sizes = [len(e.selected) for e in self.events]
         self.scores = [float(e.selected_score) for e in self.events]
+        # (a snapshot from before the copy could lag: it was at the position)
+        self.holdout_position = (
+            0 if train is None else int(snapshot.get("holdout_position", self.position))
+        )
         self.gmean_steps = [int(s) for s in snapshot.get("gmean_steps", [])]
         self.gmeans = [float(g) for g in snapshot.get("gmeans", [])]
         self.seconds = float(snapshot.get("seconds") or 0.0)
@@ -290,8 +317,18 @@ class LiveStream:
 
     @property
     def done(self) -> bool:
-        """Whether every feature has arrived."""
+        """Whether every feature has arrived in the main stream (its selection is final)."""
         return self.position >= self.total
+
+    @property
+    def holdout_lags(self) -> bool:
+        """Whether the hold-out copy has streamed fewer features than the main stream."""
+        return self.train_selector is not None and self.holdout_position < self.position
+
+    @property
+    def finished(self) -> bool:
+        """Whether the main stream and its hold-out copy have both streamed every feature."""
+        return self.done and not self.holdout_lags
 
     def advance(
         self, max_features: int | None = None, max_seconds: float | None = None, chunk: int = 256
@@ -302,13 +339,38 @@ class LiveStream:
         is sized from the measured cost of a feature to fit the time left (at most twice
         the last chunk), and the first chunk of the stream (no cost measured yet) is at
         most :data:`FIRST_CHUNK` features, so a budget is overrun by at most one chunk's
-        time. The chunks never change the events. Returns the new events.
+        time. The chunks never change the events.
+
+        The hold-out copy follows each chunk (as far as the main stream, or within
+        :attr:`holdout_share`); once the main stream is done, a call streams the copy
+        towards the end within ``max_seconds`` (None: to the end). The hold-out G-mean is
+        refreshed when the copy moved.
+
+        Another thread may read the stream while a call runs (a page draws it while it
+        computes): each chunk's events and curves are published before the position
+        that counts them.
+
+        Parameters
+        ----------
+        max_features : int, optional
+            Most features of the main stream (None: all that are left).
+        max_seconds : float, optional
+            Time budget of the call (None: none).
+        chunk : int
+            Most features handed to a selector at once (at most a dense block's width for
+            a sparse matrix or one on disk).
+
+        Returns
+        -------
+        list of StreamEvent
+            The main stream's new events (none once it is done).
         """
         start = time.perf_counter()
         if by_columns(self.task.X):  # a dense block of columns at a time, as stream_events reads
             chunk = min(chunk, block_width(self.task.n_samples))
         limit = self.total - self.position if max_features is None else max_features
         new: list[StreamEvent] = []
+        moved = self.holdout_position
         while limit > 0 and not self.done:
             take = min(chunk, limit, self.total - self.position)
             if max_seconds is not None:
@@ -321,12 +383,17 @@ class LiveStream:
                 columns.tolist(),
             )
             new += events
+            self.events += events
+            self.sizes += [len(e.selected) for e in events]
+            self.scores += [float(e.selected_score) for e in events]
+            self.position += take
             if self.train_selector is not None:
-                self.train_selector.step_many(
-                    dense_block(self.task.X, columns, self._train),
-                    [self.task.names[c] for c in columns],
-                    columns.tolist(),
-                )
+                if self.holdout_share is None:
+                    self._advance_holdout(chunk, None)
+                else:
+                    self._holdout_credit += self.holdout_share * (time.perf_counter() - begun)
+                    if self._holdout_credit > 0:
+                        self._holdout_credit -= self._advance_holdout(chunk, self._holdout_credit)
             spent = time.perf_counter() - begun
             self.feature_seconds = (
                 spent / take
@@ -334,18 +401,52 @@ class LiveStream:
                 else (spent + COST_MEMORY * self.feature_seconds) / (take + COST_MEMORY)
             )
             self._last_take = take
-            self.position += take
             limit -= take
             if max_seconds is not None and time.perf_counter() - start >= max_seconds:
                 break
-        self.events += new
-        self.sizes += [len(e.selected) for e in new]
-        self.scores += [float(e.selected_score) for e in new]
-        if new and self.train_selector is not None:
-            self.gmean_steps.append(self.position)
-            self.gmeans.append(self.holdout_gmean(self.train_selector.selected_columns))
+        if self.done and self.holdout_lags:  # the copy catches up (at least a feature)
+            left = None if max_seconds is None else max_seconds - (time.perf_counter() - start)
+            self._advance_holdout(chunk, None if left is None else max(left, 0.0))
+        if self.train_selector is not None and self.holdout_position > moved:
+            began = time.perf_counter()
+            gmean = self.holdout_gmean(self.train_selector.selected_columns)
+            self.gmean_steps.append(self.holdout_position)
+            self.gmeans.append(gmean)
+            if self.holdout_share is not None and not self.done:  # on the copy's share
+                self._holdout_credit -= time.perf_counter() - began
         self.seconds += time.perf_counter() - start
         return new
+
+    def _advance_holdout(self, chunk: int, seconds: float | None) -> float:
+        """Stream the hold-out copy towards the main stream's position, without events, in
+        chunks of at most ``chunk`` features; with ``seconds``, stop once they are spent
+        (chunks sized from the copy's measured cost; at least one feature). Returns the
+        seconds it took."""
+        start = time.perf_counter()
+        while self.holdout_position < self.position:
+            take = min(chunk, self.position - self.holdout_position)
+            if seconds is not None:  # the first chunk, its cost unknown, is small
+                left = seconds - (time.perf_counter() - start)
+                cost = self.holdout_feature_seconds
+                take = max(1, min(take, HOLDOUT_FIRST_CHUNK if cost is None else int(left / cost)))
+            begun = time.perf_counter()
+            columns = self.order[self.holdout_position : self.holdout_position + take]
+            self.train_selector.step_many(  # its selected set is all it needs
+                dense_block(self.task.X, columns, self._train),
+                [self.task.names[c] for c in columns],
+                columns.tolist(),
+                events=False,
+            )
+            self.holdout_position += take
+            spent = time.perf_counter() - begun
+            self.holdout_feature_seconds = (
+                spent / take
+                if self.holdout_feature_seconds is None
+                else (spent + COST_MEMORY * self.holdout_feature_seconds) / (take + COST_MEMORY)
+            )
+            if seconds is not None and time.perf_counter() - start >= seconds:
+                break
+        return time.perf_counter() - start
 
     def _affordable(self, seconds_left: float) -> int:
         """Features that fit in ``seconds_left`` at the measured cost: at least 1, at most
@@ -506,6 +607,26 @@ class LiveStream:
             self._holdout_cache[key] = (confusion(y_test, predicted), gmean(y_test, predicted))
         return self._holdout_cache[key]
 
+    def holdout_lag_note(self) -> str:
+        """In a sentence, that the hold-out G-mean is behind the main stream, and how far
+        ("" when it is not)."""
+        if not self.holdout_lags:
+            return ""
+        if self.done:
+            why = "it catches up after the main stream's end"
+        elif self.holdout_share is None:
+            why = "it catches up in the stream's next steps"
+        else:
+            why = (
+                f"it takes at most {self.holdout_share:.0%} of the main stream's computing "
+                "time, and catches up once the main stream is done"
+            )
+        return (
+            f"The hold-out G-mean is that of the training half's copy after "
+            f"{self.holdout_position:,} of {self.total:,} features, behind the main stream "
+            f"({self.position:,}): {why}."
+        )
+
     def holdout_note(self) -> str:
         """Why the hold-out G-mean is 0 or missing, in a sentence ("" when it is above 0).
 
@@ -528,9 +649,9 @@ class LiveStream:
         if not columns:
             return (
                 "The hold-out G-mean is 0 because no gene is selected on the training half "
-                f"yet (after {self.position:,} of {self.total:,} features): 1-NN has no gene "
-                "to compare samples by, so it calls every held-out sample the majority and "
-                f"recognises none of the {_count(minority, 'held-out minority sample')}."
+                f"yet (after {self.holdout_position:,} of {self.total:,} features): 1-NN has "
+                "no gene to compare samples by, so it calls every held-out sample the majority "
+                f"and recognises none of the {_count(minority, 'held-out minority sample')}."
             )
         genes = f"the {_count(len(columns), 'gene')} selected on the training half"
         if tp == 0:
@@ -572,13 +693,15 @@ class LiveStream:
 
     def curves(self) -> dict[str, np.ndarray]:
         """Arrays to draw: ``step`` (1-based), ``size``, ``score`` per step; ``gmean_step``,
-        ``gmean`` per refresh."""
+        ``gmean`` per refresh. Read while another thread advances the stream, each pair
+        stops at what both of its lists hold."""
+        n, m = min(len(self.sizes), len(self.scores)), min(len(self.gmean_steps), len(self.gmeans))
         return {
-            "step": np.arange(1, len(self.sizes) + 1),
-            "size": np.array(self.sizes),
-            "score": np.array(self.scores, dtype=float),
-            "gmean_step": np.array(self.gmean_steps),
-            "gmean": np.array(self.gmeans),
+            "step": np.arange(1, n + 1),
+            "size": np.array(self.sizes[:n]),
+            "score": np.array(self.scores[:n], dtype=float),
+            "gmean_step": np.array(self.gmean_steps[:m]),
+            "gmean": np.array(self.gmeans[:m]),
         }
 
     def selection(self) -> Selection:

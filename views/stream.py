@@ -1,5 +1,7 @@
 """Stream page: watch genes arrive one at a time into an online selector."""
 
+import math
+import time
 from contextlib import nullcontext
 from functools import partial
 
@@ -29,9 +31,19 @@ PACED_SECONDS = 8.0
 TICK_BUDGET = 0.2
 #: The most a tick computes at "about 8 s" when it is behind that time (a busy machine).
 CATCH_UP_BUDGET = 0.6
-#: Seconds a tick waits for its chunk: a chunk still computing then (a selector whose one
-#: feature takes longer than a tick) goes on off the script thread, and the page stays live.
+#: Seconds a tick waits for the next chunk to end: the chunks compute off the script
+#: thread, one after the other while the page ticks (and draws); a chunk still computing
+#: then (a selector whose one feature takes longer than a tick) goes on, and the page stays
+#: live.
 CHUNK_WAIT = 1.0
+#: While a stream computes as fast as it can (at 'max', or paced when its selector cannot
+#: keep the time), a tick draws the page this long after the last at the soonest: the
+#: drawing (the server's and the browser's) would take the computation's cores.
+BUSY_DRAW_SECONDS = 1.0
+#: The most of the main stream's computing time its hold-out copy (the training half) and
+#: its G-mean take while the main stream runs (:attr:`fsengine.live.LiveStream.holdout_share`):
+#: the copy may lag behind (the page says so) and catches up once the main stream is done.
+HOLDOUT_SHARE = 0.25
 
 WIDGETS = BY_NAME["stream"].widgets
 #: Every widget of the page and its first value (kept across page switches); each
@@ -107,7 +119,8 @@ speed = order_cols[2].select_slider(
     "whatever the number of features (after a pause, the rest takes its share of the 8 s). "
     "A selector whose computation on the loaded data set needs longer says so while it "
     "streams, with the time it needs, and the label then names that time. 'max' streams "
-    f"as many features as {TICK_BUDGET:g} s of computation allows in each tick.",
+    f"as fast as the selector computes, in steps of {TICK_BUDGET:g} s, the page drawn "
+    "meanwhile.",
     **keep("stream_speed"),
 )
 
@@ -148,7 +161,8 @@ def _start() -> streams.Kept | None:
 refused = running.refusal(protocol=False)
 if refused:
     st.caption(f":material/block: {refused}")
-fresh = kept is None or kept.live.done or _other_settings(kept)
+# (a stream whose hold-out copy has not reached the end is continued, not started again)
+fresh = kept is None or kept.live.finished or _other_settings(kept)
 estimate = (
     running.estimate_for(
         lambda n, p, density, counts: stream_seconds(method, n, p, density, params, counts=counts)
@@ -185,7 +199,7 @@ if st.session_state.get("stream_confirm") is not None:
         if start:
             asking.empty()
 if start:
-    if kept is None or kept.live.done or _other_settings(kept):
+    if kept is None or kept.live.finished or _other_settings(kept):
         kept = _start()  # the boxes' settings from the first feature
         if kept is not None and estimate is not None:  # a small first chunk
             kept.live.expected_feature_seconds = estimate.high / max(kept.live.total, 1)
@@ -236,16 +250,41 @@ if estimate is not None:
     )
 
 
+def _wait(done, seconds: float) -> bool:
+    """Wait up to ``seconds`` until ``done()``, answering a click meanwhile (Pause, another
+    page) within 0.05 s: Streamlit ends a run that a click replaces at its next element.
+
+    Parameters
+    ----------
+    done : callable
+        No argument; whether to stop waiting.
+    seconds : float
+        The longest wait.
+
+    Returns
+    -------
+    bool
+        ``done()`` at the end.
+    """
+    slot = st.empty()
+    end = time.monotonic() + seconds
+    while not done() and (left := end - time.monotonic()) > 0:
+        time.sleep(min(0.05, left))
+        slot.empty()  # where a click's new run takes over
+    return done()
+
+
 @st.fragment(run_every=TICK_SECONDS if streams.is_running() else None)
 def stream_view() -> None:
-    """One animation tick: advance a time-boxed chunk, then draw the state."""
+    """One animation tick: keep the stream advancing (time-boxed chunks off the script
+    thread, one after the other while the page ticks), then draw its state."""
     kept = streams.current()
     if kept is None:
         st.info("Press Start to stream the features, or Step to take one at a time.")
         return
     live = kept.live
     late = ""
-    if streams.is_running() and not live.done:
+    if streams.is_running() and not live.finished:  # (the hold-out copy may go on)
         per_tick = SPEEDS.get(st.session_state.get("stream_speed"), "auto")
         ready = live.position > 0 or live.kernels_ready()  # compiled at the first use
         compiling = (
@@ -259,6 +298,7 @@ def stream_view() -> None:
         )
 
         def chunk(live) -> None:
+            live.holdout_share = HOLDOUT_SHARE
             if per_tick == "auto":  # ends PACED_SECONDS after Start, whatever a tick costs
                 live.advance_paced(PACED_SECONDS, TICK_SECONDS, TICK_BUDGET, CATCH_UP_BUDGET)
             else:
@@ -266,7 +306,18 @@ def stream_view() -> None:
                 live.advance(max_features=per_tick, max_seconds=TICK_BUDGET)
 
         with compiling:  # a chunk longer than a tick goes on off the script thread
-            computing = streams.advance_in_background(kept, chunk, CHUNK_WAIT)
+            streams.advance_in_background(
+                kept, chunk, 0.0, every=None if per_tick is None else TICK_SECONDS
+            )
+            computing = not _wait(kept.progress.is_set, CHUNK_WAIT)  # the next chunk's end
+            if per_tick is None or (per_tick == "auto" and live.paced_note()):
+                # the page is drawn less often: the cores go to the computation
+                drawn_at = st.session_state.get("stream_drawn_at", -math.inf)
+                _wait(
+                    lambda: not streams.busy(kept),
+                    BUSY_DRAW_SECONDS - (time.monotonic() - drawn_at),
+                )
+            st.session_state["stream_drawn_at"] = time.monotonic()
         if computing:
             cost = live.feature_seconds or live.expected_feature_seconds
             st.caption(
@@ -286,11 +337,13 @@ def stream_view() -> None:
             late = live.paced_note() if per_tick == "auto" else ""
             if not ready:
                 live.stop_pacing()  # the compiling took its time: pace the rest from here
-            if live.done:
+            if live.finished:  # the hold-out copy too
                 streams.set_running(False)
                 streams.record(kept)
                 st.rerun()  # stop the timer, show the final result
             streams.record_if_due(kept)  # stopped at this position until it goes further
+    elif live.done and live.holdout_lags:
+        st.caption("Paused before the hold-out copy reached the end: Start finishes it.")
     elif not live.done and live.position:
         st.caption(
             f"Stopped at {live.position:,} of {live.total:,} features"
@@ -301,7 +354,8 @@ def stream_view() -> None:
                 "stays in History, to reopen)."
             )
         )
-    done = live.done and not streams.busy(kept)
+    # the main stream's events are all there once it is done (its hold-out copy may go on)
+    done = live.done
     last = live.events[-1] if live.events else None
     metrics = st.columns(4)
     metrics[0].metric("Features streamed", f"{live.position} / {live.total}")
@@ -322,10 +376,12 @@ def stream_view() -> None:
         f"{live.current_gmean():.3f}" if last and live.gmeans else "-",
         help="Honest: a copy of the selector streams the same genes over a stratified "
         "training half only; 1-NN trained there is scored on the held-out half "
-        f"(refreshed every tick; {len(live.holdout_selected)} genes selected on the "
-        "training half so far). The genes listed below are selected on all samples.",
+        "(refreshed when the copy has streamed further, computed once per selected set; "
+        f"the copy is at feature {live.holdout_position:,} of {live.total:,}, with "
+        f"{len(live.holdout_selected)} genes selected on the training half). The genes "
+        "listed below are selected on all samples.",
     )
-    for note in (late, live.selection_note(), live.holdout_note()):
+    for note in (late, live.selection_note(), live.holdout_lag_note(), live.holdout_note()):
         if note:
             st.caption(note)
     st.plotly_chart(stream_figure(live.curves(), set_score, live.total), width="stretch")
@@ -396,7 +452,8 @@ def stream_view() -> None:
                 key="download_events",
             )
         elif last:
-            scores = {e.feature: e.score for e in live.events if e.feature in set(last.selected)}
+            chosen = set(last.selected)
+            scores = {e.feature: e.score for e in live.events if e.feature in chosen}
             st.dataframe(
                 pd.DataFrame(
                     {

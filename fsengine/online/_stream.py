@@ -370,7 +370,9 @@ class StreamingSelector(ABC):
         column = position if column is None else column
         return self.step_many(values[:, None], [name], [column])[0]
 
-    def step_many(self, block, names: Sequence[str], columns: Sequence[int]) -> list[StreamEvent]:
+    def step_many(
+        self, block, names: Sequence[str], columns: Sequence[int], events: bool = True
+    ) -> list[StreamEvent]:
         """Receive several features in arrival order; same events as repeated ``step``.
 
         Parameters
@@ -378,14 +380,22 @@ class StreamingSelector(ABC):
         block : ndarray, shape (n_samples, b)
         names : sequence of str, length b
         columns : sequence of int, length b
+        events : bool
+            False: make no event (as :func:`stream_selection`: the selector may skip the
+            work only events report, e.g. K-OFSD stops a set test once the feature cannot
+            be added); the decisions, hence the selected set, are the same.
 
         Returns
         -------
         list of StreamEvent
+            One per feature; empty when ``events`` is False.
         """
         block = self._checked_block(block, names)
         if len(columns) != block.shape[1]:
             raise FSEngineError(f"{block.shape[1]} features but {len(columns)} column indices")
+        if not events:
+            self._step_block_quiet(block, list(names), [int(c) for c in columns])
+            return []
         return self._step_block(block, list(names), [int(c) for c in columns])
 
     @abstractmethod

@@ -9,6 +9,7 @@ from apptest_helpers import SAMPLE_K
 from streamlit.testing.v1 import AppTest
 
 from conftest import ROOT, SLOW_SECONDS
+from dashboard import streams
 from fsengine import run_selection
 from fsengine.evaluation import classify, stratified_splits
 from fsengine.methods import ONLINE_METHODS, get_method
@@ -102,6 +103,48 @@ def test_pause_stops_and_reset_clears(page):
     page.button(key="stream_reset").click().run()
     assert "Features streamed" not in _metrics(page)
     assert any("Press Start" in i.value for i in page.info)
+
+
+def test_the_stream_computes_between_ticks_and_stops_when_the_page_is_not_drawn(page):
+    """Speed 1: a feature a tick, computed by the stream's own thread, also after the page
+    is drawn. AppTest draws no tick by itself (as a browser on another page): the thread
+    stops on its own once no tick renewed its lease, the stream neither finished nor
+    lost, and the next tick goes on from there."""
+    page.select_slider(key="stream_speed").set_value("1").run()
+    page.button(key="stream_start").click().run()
+    shown = int(_metrics(page)["Features streamed"].split(" /")[0])
+    (kept,) = page.session_state["streams"].values()
+    kept.worker.join(SLOW_SECONDS)
+    assert not kept.worker.is_alive()  # stopped by itself
+    stopped = kept.live.position
+    assert shown < stopped < kept.live.total  # went on after the drawing, then stopped
+    events = list(kept.live.events)
+    assert len(events) == stopped
+    page.run()  # a tick
+    assert kept.live.position > stopped
+    assert kept.live.events[:stopped] == events
+
+
+def test_a_speed_changed_while_it_streams_is_the_one_it_goes_on_at(page):
+    """Speed 1 (a feature a tick), then max while it streams: the stream's thread takes the
+    new speed at its next chunk (a thread of the old speed would stream about 4 features
+    in its lease of a second; at max, a chunk is 64 features or more)."""
+    page.select_slider(key="stream_speed").set_value("1").run()
+    page.button(key="stream_start").click().run()
+    (kept,) = page.session_state["streams"].values()
+    page.select_slider(key="stream_speed").set_value("max").run()
+    slow = kept.live.position
+    kept.worker.join(SLOW_SECONDS)
+    assert kept.live.position >= min(slow + 64, kept.live.total)
+
+
+def test_pause_stops_the_streams_thread_at_once(page):
+    page.select_slider(key="stream_speed").set_value("1").run()
+    page.button(key="stream_start").click().run()
+    page.button(key="stream_pause").click().run()
+    (kept,) = page.session_state["streams"].values()
+    assert not streams.busy(kept)  # nothing computes the stream any more
+    assert _metrics(page)["Features streamed"] == f"{kept.live.position} / 2308"
 
 
 def test_the_run_survives_a_page_switch(page):
