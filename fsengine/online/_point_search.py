@@ -45,11 +45,6 @@ CANDIDATES_MAX = 1 << 22
 #: (:meth:`PointSearch.measure`): S's lists, then a tree over the points whose value of f
 #: is not 0.
 FIRST_LISTS, NONZERO_TREE = 0, -1
-#: Then balls on S's tree around a point's point of S (:meth:`PointSearch._ball_candidates`):
-#: the stage's code and the ball's radius as a multiple of S's list's reach.
-BALLS = {-2: 2.0, -3: 8.0}
-#: A ball's candidates at most, per point (beyond, the tree over S + f).
-BALL_MAX_CANDIDATES = 1 << 16
 
 
 def search_kernels():
@@ -124,15 +119,11 @@ class SetLists:
         coords = np.ascontiguousarray(coords, dtype=float)
         weights = np.asarray(weights, dtype=float)
         Q = len(coords)
-        #: The k-d tree over S's points and its rounding slack (:func:`_tree`); None when
-        #: every point lists every other.
-        self.tree = None
         if Q <= LIST_LENGTH:
             listed = np.tile(np.arange(Q, dtype=np.int64), (Q, 1))
             self.far = np.full(Q, np.inf)
         else:
-            self.tree = _tree(coords, weights)
-            tree, slack = self.tree
+            tree, slack = _tree(coords, weights)
             near, listed = tree.query(tree.data, k=LIST_LENGTH, workers=kernel_threads())
             listed = np.ascontiguousarray(listed, dtype=np.int64)
             self.far = np.ascontiguousarray(near[:, -1] - slack)
@@ -203,8 +194,6 @@ class PointSearch:
         P, c = self.n_points, len(points)
         if want == NONZERO_TREE:
             return self._nonzero_candidates(points)
-        if want in BALLS:
-            return self._ball_candidates(points, BALLS[want])
         if want == FIRST_LISTS:
             cand_start = np.empty(c + 1, dtype=np.int64)
             far = np.empty(c)
@@ -263,43 +252,6 @@ class PointSearch:
         far[on] = np.minimum(reach, np.sqrt((weight * v) * v))
         return cand_start, np.ascontiguousarray(nonzero[found].ravel()), far
 
-    def _ball_candidates(self, points: np.ndarray, factor: float):
-        """:meth:`candidates` of ``points`` from a ball on S's k-d tree around each one's
-        point of S, of ``factor`` times the reach of that point's list on S: the points of
-        S + f over the points of S in the ball. A distance on S + f is never below the
-        distance on S (f's term is added last, and it is not negative), so every point
-        left out is at the ball's radius or more, the tree's rounding deducted. A point
-        whose list on S reaches nowhere (a tie at 0), or whose ball holds more than
-        :data:`BALL_MAX_CANDIDATES` points, gets none (``far`` -1: the tree over S + f
-        then)."""
-        c = len(points)
-        cand_start = np.zeros(c + 1, dtype=np.int64)
-        far = np.full(c, -1.0)
-        lists = self.lists
-        if lists.tree is None or c == 0:
-            return cand_start, np.empty(0, dtype=np.int64), far
-        tree, slack = lists.tree
-        base = self._base_of[points]
-        radius = factor * lists.far[base]
-        asked = np.flatnonzero(np.isfinite(radius) & (radius > 0))
-        parts = []
-        if len(asked):
-            balls = tree.query_ball_point(tree.data[base[asked]], r=radius[asked])
-            for q, ball in zip(asked, balls):
-                ball = np.asarray(ball, dtype=np.int64)
-                starts, stops = self._sub_start[ball], self._sub_start[ball + 1]
-                sizes = stops - starts
-                total = int(sizes.sum())
-                if total > BALL_MAX_CANDIDATES:
-                    continue
-                offsets = np.repeat(starts - np.cumsum(sizes) + sizes, sizes)
-                parts.append(offsets + np.arange(total, dtype=np.int64))
-                cand_start[q + 1] = total
-                far[q] = radius[q] - slack
-        np.cumsum(cand_start, out=cand_start)
-        cand = np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
-        return cand_start, cand, far
-
     def measure(
         self,
         visit: np.ndarray,
@@ -339,8 +291,6 @@ class PointSearch:
                 # Every point's candidates (or its tree's) at most CANDIDATES_MAX in a call.
                 if tried == NONZERO_TREE:
                     width = want
-                elif tried in BALLS:
-                    width = BALL_MAX_CANDIDATES
                 elif not self.usable or tried >= self.n_points:
                     width = self.n_points
                 else:
@@ -356,8 +306,6 @@ class PointSearch:
                 pending = np.concatenate(missed_parts)
                 if tried == FIRST_LISTS:
                     tried = NONZERO_TREE
-                elif tried == NONZERO_TREE or tried in BALLS:
-                    tried = tried - 1 if tried - 1 in BALLS else want
                 else:
-                    tried = 4 * tried
+                    tried = want if tried == NONZERO_TREE else 4 * tried
         return True

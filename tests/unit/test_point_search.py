@@ -12,7 +12,6 @@ from hypothesis.extra.numpy import arrays
 import fsengine.online._point_search as _point_search
 from fsengine.online._kofsd.points import PointSetTerms
 from fsengine.online._kofsd.reference import feature_weights
-from fsengine.online._kofsd.selector import KOFSD
 from fsengine.online._kofsd.set_terms import ColumnSetTerms
 from fsengine.online._point_search import point_members
 from fsengine.online._tie_average import AveragedSet, NeighbourRule, refine
@@ -143,58 +142,3 @@ def test_a_constant_feature_gives_the_sample_wise_cards(variant, constant_in):
     ]
     assert got[0][1].tolist() == got[1][1].tolist()
     assert got[0][0].tolist() == got[1][0].tolist()
-
-
-@settings(max_examples=30, deadline=None)
-@given(
-    seed=st.integers(0, 2**32 - 1),
-    k=st.integers(1, 6),
-    continuous=st.booleans(),
-    floor=st.sampled_from([-np.inf, 0.5, 0.9]),
-)
-def test_balls_on_s_tree_settle_the_lists_that_s_lists_miss(seed, k, continuous, floor):
-    """S's lists of 2 points and one point measured a call: most lists of S + f are
-    settled by a ball around the point on S's k-d tree (no tree over S + f), and the test
-    gives the bits of every point compared with every other."""
-    rng = np.random.default_rng(seed)
-    n = 400
-    X = rng.poisson(0.6, size=(n, 4)).astype(float)
-    if continuous:
-        X *= rng.random((n, 4))
-    y = (rng.random(n) < 0.1).astype(np.int64)
-    y[:2] = (0, 1)
-    rule = KOFSD(ties="average").start(y)._rule(k)
-    weights = 1.0 / X.var(axis=0, ddof=1)
-    asked = []
-    ball = _point_search.PointSearch._ball_candidates
-
-    def counted(self, points, factor):
-        found = ball(self, points, factor)
-        asked.append(int((found[2] >= 0).sum()))
-        return found
-
-    results = []
-    for constants in ((10**9, 256, 48), (1, 1, 2)):
-        saved = (
-            _point_search.BRUTE_MAX_POINTS,
-            _point_search.FIRST_CHUNK,
-            _point_search.LIST_LENGTH,
-        )
-        (_point_search.BRUTE_MAX_POINTS, _point_search.FIRST_CHUNK, _point_search.LIST_LENGTH) = (
-            constants
-        )
-        try:
-            with pytest.MonkeyPatch.context() as patch:
-                patch.setattr(_point_search.PointSearch, "_ball_candidates", counted)
-                points = AveragedSet(y, rule)
-                for j in range(3):
-                    points.add(X[:, j], weights[j])
-                results.append(points.dependency_with(X[:, 3], weights[3], floor))
-        finally:
-            (
-                _point_search.BRUTE_MAX_POINTS,
-                _point_search.FIRST_CHUNK,
-                _point_search.LIST_LENGTH,
-            ) = saved
-    assert np.array_equal(results[0], results[1], equal_nan=True)
-    assert sum(asked) > 0  # the balls settled some lists
