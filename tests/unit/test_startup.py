@@ -83,6 +83,7 @@ def test_a_large_selection_loads_the_kernels_built_ahead_of_time_and_not_numba()
     loaded, heavy = _json_from_new_interpreter(probe)
     assert heavy == []
     assert loaded == {
+        "_compute._order_kernels": "ahead-of-time",  # the columns' stable orders
         "online._column_kernels": "ahead-of-time",
         "online._kofsd._knn_kernels": "ahead-of-time",
         "online._kofsd._set_kernels": "ahead-of-time",
