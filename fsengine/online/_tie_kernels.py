@@ -850,11 +850,9 @@ def _zhou_single_point(a, values, w, m1, m0, n, kind, gd, g1, g0, expected, vari
     d_left = d_right = 0.0
     while left >= 0 or right < P:
         if left >= 0:
-            d = va - values[left]
-            d_left = math.sqrt(0.0 + (w * d) * d)
+            d_left = _point_distance(va, values[left], w)
         if right < P:
-            d = va - values[right]
-            d_right = math.sqrt(0.0 + (w * d) * d)
+            d_right = _point_distance(va, values[right], w)
         take_left = left >= 0 and (right >= P or d_left <= d_right)
         take_right = right < P and (left < 0 or d_right <= d_left)
         dn = d_left if take_left else d_right
@@ -950,6 +948,13 @@ def _single_work(n, need):
     )
 
 
+@njit(cache=True, inline="always")
+def _point_distance(a, b, w):
+    """The distance between two points of one feature, in the kernels' arithmetic."""
+    d = a - b
+    return math.sqrt(0.0 + (w * d) * d)
+
+
 @njit(cache=True)
 def _points_from_nonzeros(line, rows, by, z, y, n, n1, work):
     """The points of one feature (its distinct values, ascending) and their label counts
@@ -1033,11 +1038,9 @@ def _single_from_points(
                     t = d_own
         while left >= 0 or right < P:
             if left >= 0:
-                d = va - values[left]
-                d_left = math.sqrt(0.0 + (w * d) * d)
+                d_left = _point_distance(va, values[left], w)
             if right < P:
-                d = va - values[right]
-                d_right = math.sqrt(0.0 + (w * d) * d)
+                d_right = _point_distance(va, values[right], w)
             take_left = right >= P or (left >= 0 and d_left <= d_right)
             nxt = left if take_left else right
             dn = d_left if take_left else d_right
