@@ -7,11 +7,13 @@ arithmetic (the authors' ``pdist`` order of summation): a point's candidates eit
 certainly hold its list, or every point left out is at least as far as a distance
 ``far`` and the cut must be below it (up to rounding). Candidates come from, in turn:
 
-1. S's lists (:class:`SetLists`): each point of S keeps its nearest points on S with their
-   exact terms; a point (a, v) of S + f walks a's list (:mod:`._search_kernels`), which
-   holds its list unless f moves it further than the listed points reach; a point with
-   v != 0 that it leaves unsettled then looks among the points with v != 0 alone (a k-d
-   tree over them: on counts, a gene's expressing cells, a few of the points);
+1. S's lists (:class:`SetLists`, each made when a test first asks for it): each point of
+   S keeps its nearest points on S with their exact terms; a point (a, v) of S + f walks
+   a's list (:mod:`._search_kernels`), which holds its list unless f moves it further
+   than the listed points reach; a point with v != 0 that it leaves unsettled then looks
+   among the points with v != 0 (a k-d tree over them: on counts, a gene's expressing
+   cells, a few of the points) and the points (b, 0) of the b in a's list, which together
+   hold its list up to the tree's reach or ``sqrt(reach_S(a)^2 + (w v) v)``;
 2. a k-d tree over the points of S + f (scipy's ``cKDTree``, on the coordinates scaled by
    the roots of the weights): the K + 2 nearest, then four times as many, up to every
    point, where ties at the cut or rounding leave a doubt;
@@ -105,7 +107,9 @@ def _tree(coords: np.ndarray, weights: np.ndarray):
 
 class SetLists:
     """Each point of a set S and its :data:`LIST_LENGTH` nearest points on S, with their
-    summed terms, sorted (every point when S has no more).
+    summed terms, sorted (every point when S has no more); a point's list is sought when a
+    test first asks for it (:meth:`ready`): a test that stops early, as most do, asks for
+    few of S's points, and the same ones test after test.
 
     Parameters
     ----------
@@ -113,23 +117,52 @@ class SetLists:
         S's points, one column per feature in the set's order.
     weights : ndarray, shape (s,)
         The features' distance weights (positive and finite).
+
+    Attributes
+    ----------
+    listed : ndarray of int, shape (Q, L)
+        Each point's listed points (rows not :meth:`ready` are not yet written).
+    sq : ndarray, shape (Q, L)
+        Their summed terms, increasing.
+    far : ndarray, shape (Q,)
+        A distance no point left out of the list is below (inf: none is left out).
     """
 
     def __init__(self, coords: np.ndarray, weights: np.ndarray):
-        coords = np.ascontiguousarray(coords, dtype=float)
-        weights = np.asarray(weights, dtype=float)
+        self._coords = np.ascontiguousarray(coords, dtype=float)
+        self._weights = np.asarray(weights, dtype=float)
         Q = len(coords)
-        if Q <= LIST_LENGTH:
-            listed = np.tile(np.arange(Q, dtype=np.int64), (Q, 1))
+        self._tree = None
+        if Q <= LIST_LENGTH:  # every point listed
+            self.listed = np.tile(np.arange(Q, dtype=np.int64), (Q, 1))
             self.far = np.full(Q, np.inf)
+            self.sq = np.empty(self.listed.shape)
+            search_kernels().listed_terms(
+                self._coords, self._weights, np.arange(Q, dtype=np.int64), self.listed, self.sq
+            )
+            self._done = np.ones(Q, dtype=bool)
         else:
-            tree, slack = _tree(coords, weights)
-            near, listed = tree.query(tree.data, k=LIST_LENGTH, workers=kernel_threads())
-            listed = np.ascontiguousarray(listed, dtype=np.int64)
-            self.far = np.ascontiguousarray(near[:, -1] - slack)
-        self.listed = listed
-        self.sq = np.empty(listed.shape)
-        search_kernels().listed_terms(coords, weights, self.listed, self.sq)
+            self.listed = np.empty((Q, LIST_LENGTH), dtype=np.int64)
+            self.far = np.empty(Q)
+            self.sq = np.empty(self.listed.shape)
+            self._done = np.zeros(Q, dtype=bool)
+
+    def ready(self, points: np.ndarray) -> None:
+        """Make the lists of S's points ``points`` (any that are not yet made)."""
+        todo = np.unique(points[~self._done[points]])
+        if not len(todo):
+            return
+        if self._tree is None:
+            self._tree = _tree(self._coords, self._weights)
+        tree, slack = self._tree
+        workers = kernel_threads() if len(todo) >= MAX_CHUNK // 4 else 1
+        near, listed = tree.query(tree.data[todo], k=LIST_LENGTH, workers=workers)
+        listed = np.ascontiguousarray(listed, dtype=np.int64)
+        sq = np.empty(listed.shape)
+        search_kernels().listed_terms(self._coords, self._weights, todo, listed, sq)
+        self.listed[todo], self.sq[todo] = listed, sq
+        self.far[todo] = near[:, -1] - slack
+        self._done[todo] = True
 
 
 class PointSearch:
@@ -195,6 +228,7 @@ class PointSearch:
         if want == NONZERO_TREE:
             return self._nonzero_candidates(points)
         if want == FIRST_LISTS:
+            self.lists.ready(self._base_of[points])
             cand_start = np.empty(c + 1, dtype=np.int64)
             far = np.empty(c)
             cand = np.empty(max(16, c * 8 * LIST_LENGTH), dtype=np.int64)
@@ -225,32 +259,50 @@ class PointSearch:
     def _nonzero_candidates(self, points: np.ndarray):
         """:meth:`candidates` of ``points`` among the points whose value of f is not 0, from
         a k-d tree over those alone (on counts, a gene's expressing cells: the points that
-        S's lists leave unsettled, whose nearest points are others with a value near theirs).
+        S's lists leave unsettled, whose nearest points are others with a value near theirs),
+        and the points of value 0 on the points of S in their point's list on S.
 
-        A point with value v is at distance ``sqrt((w v) v)`` or more from every point of
-        value 0 (its terms on S are not negative, and the kernels add them in this
-        arithmetic), so the candidates hold its list up to the lesser of that and the
-        tree's reach; a point of value 0 gets none (``far`` -1: the full tree then)."""
+        A point (a, v) is at distance ``sqrt(sq_S(a, b) + (w v) v)`` from a point (b, 0),
+        hence at ``sqrt(far_S(a)^2 + (w v) v)`` or more from every point of value 0 whose b
+        is not in a's list on S (``far_S``: the list's reach); the candidates therefore hold
+        its list up to the lesser of that and the tree's reach. A point of value 0 gets
+        none (``far`` -1: the full tree then)."""
         if self._nonzero is None:
             nonzero = np.flatnonzero(self._values != 0)
             tree = _tree(self.coords[nonzero], self.weights) if len(nonzero) else None
-            self._nonzero = nonzero, tree
-        nonzero, tree = self._nonzero
+            zeros = np.flatnonzero(self._values == 0)
+            zero_of = np.full(len(self.lists.listed), -1, dtype=np.int64)
+            zero_of[self._base_of[zeros]] = zeros
+            self._nonzero = nonzero, tree, zero_of
+        nonzero, tree, zero_of = self._nonzero
         values = self._values[points]
         on = values != 0
-        k = min(self._want, len(nonzero))
-        cand_start = np.zeros(len(points) + 1, dtype=np.int64)
-        np.cumsum(np.where(on, k, 0), out=cand_start[1:])
         far = np.full(len(points), -1.0)
         if not on.any():
-            return cand_start, np.empty(0, dtype=np.int64), far
+            return np.zeros(len(points) + 1, dtype=np.int64), np.empty(0, dtype=np.int64), far
+        k = min(self._want, len(nonzero))
         (tree, slack), asked = tree, np.searchsorted(nonzero, points[on])
         near, found = tree.query(tree.data[asked], k=k)
         near, found = near.reshape(len(asked), k), found.reshape(len(asked), k)
         reach = near[:, -1] - slack if k < len(nonzero) else np.full(len(asked), np.inf)
+        bases = self._base_of[points[on]]
+        self.lists.ready(bases)
+        listed_zeros = zero_of[self.lists.listed[bases]]
+        has = listed_zeros >= 0
+        counts = np.zeros(len(points), dtype=np.int64)
+        counts[on] = k + has.sum(axis=1)
+        cand_start = np.zeros(len(points) + 1, dtype=np.int64)
+        np.cumsum(counts, out=cand_start[1:])
+        cand = np.empty(cand_start[-1], dtype=np.int64)
+        starts = cand_start[:-1][on]
+        # Each asked point's k nearest non-zero points, then its listed zeros.
+        cand[(starts[:, None] + np.arange(k)).ravel()] = nonzero[found].ravel()
+        slots = starts[:, None] + k + np.cumsum(has, axis=1) - 1
+        cand[slots[has]] = listed_zeros[has]
         weight, v = float(self.weights[-1]), values[on]
-        far[on] = np.minimum(reach, np.sqrt((weight * v) * v))
-        return cand_start, np.ascontiguousarray(nonzero[found].ravel()), far
+        listed_far = np.maximum(self.lists.far[bases], 0.0)
+        far[on] = np.minimum(reach, np.sqrt(listed_far * listed_far + (weight * v) * v))
+        return cand_start, cand, far
 
     def measure(
         self,

@@ -41,31 +41,35 @@ def candidate_distances(a, cand, base, base_of, values, weight, coords, weights,
             out[j] = math.sqrt(base[base_of[a], base_of[b]] + (weight * d) * d)
 
 
-@kernel("void(f8[:, ::1], f8[::1], i8[:, ::1], f8[:, ::1])", nogil=True, error_model="numpy")
-def listed_terms(coords, weights, listed, sq):
-    """The summed terms between each point and its listed points, sorted increasingly.
+@kernel(
+    "void(f8[:, ::1], f8[::1], i8[::1], i8[:, ::1], f8[:, ::1])", nogil=True, error_model="numpy"
+)
+def listed_terms(coords, weights, rows, listed, sq):
+    """The summed terms between some points and their listed points, sorted increasingly.
 
     Parameters
     ----------
     coords : (Q, s) the set's points, one column per feature in the set's order.
     weights : (s,) the features' distance weights.
-    listed : (Q, L) each point's listed points (itself among them); sorted in place by
+    rows : (m,) the points whose lists these are.
+    listed : (m, L) each one's listed points (itself among them); sorted in place by
         their terms.
-    sq : (Q, L) written: the terms, sorted.
+    sq : (m, L) written: the terms, sorted.
     """
-    Q, L = listed.shape
+    m, L = listed.shape
     s = coords.shape[1]
-    for a in range(Q):
+    for q in range(m):
+        a = rows[q]
         for j in range(L):
-            b = listed[a, j]
+            b = listed[q, j]
             total = 0.0
             for f in range(s):
                 d = coords[a, f] - coords[b, f]
                 total += (weights[f] * d) * d
-            sq[a, j] = total
-        order = np.argsort(sq[a], kind="mergesort")
-        sq[a] = sq[a][order]
-        listed[a] = listed[a][order]
+            sq[q, j] = total
+        order = np.argsort(sq[q], kind="mergesort")
+        sq[q] = sq[q][order]
+        listed[q] = listed[q][order]
 
 
 @kernel(

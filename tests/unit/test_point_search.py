@@ -142,3 +142,28 @@ def test_a_constant_feature_gives_the_sample_wise_cards(variant, constant_in):
     ]
     assert got[0][1].tolist() == got[1][1].tolist()
     assert got[0][0].tolist() == got[1][0].tolist()
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10_000), st.integers(1, 5))
+def test_lists_made_on_demand_are_each_point_s_nearest_with_their_terms(seed, parts):
+    """S's lists made a few points at a time, in any order (as tests ask for them): each
+    point's LIST_LENGTH nearest points on S by the definition (every distance), their summed
+    terms in the set's order, increasing, and a reach no unlisted point is below."""
+    rng = np.random.default_rng(seed)
+    Q, s = 150, 3
+    coords = np.round(rng.normal(size=(Q, s)), 1)  # ties between distances
+    weights = rng.uniform(0.5, 2.0, s)
+    lists = _point_search.SetLists(coords, weights)
+    for part in np.array_split(rng.permutation(Q), parts):
+        lists.ready(np.concatenate([part, part[:3]]))  # a point asked twice
+    sq = np.zeros((Q, Q))
+    for f in range(s):
+        d = coords[:, f][:, None] - coords[:, f][None, :]
+        sq = sq + (weights[f] * d) * d
+    L = _point_search.LIST_LENGTH
+    for a in range(Q):
+        assert lists.sq[a].tolist() == sq[a, lists.listed[a]].tolist()
+        assert lists.sq[a].tolist() == np.sort(sq[a])[:L].tolist()
+        unlisted = np.setdiff1d(np.arange(Q), lists.listed[a])
+        assert np.sqrt(sq[a, unlisted]).min() >= lists.far[a]
