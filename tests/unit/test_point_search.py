@@ -148,8 +148,9 @@ def test_a_constant_feature_gives_the_sample_wise_cards(variant, constant_in):
 @given(st.integers(0, 10_000), st.integers(1, 5))
 def test_lists_made_on_demand_are_each_point_s_nearest_with_their_terms(seed, parts):
     """S's lists made a few points at a time, in any order (as tests ask for them): each
-    point's LIST_LENGTH nearest points on S by the definition (every distance), their summed
-    terms in the set's order, increasing, and a reach no unlisted point is below."""
+    point's LIST_LENGTH nearest points on S (every distance: up to the k-d tree's rounding
+    at the end of the list), their summed terms in the set's order, increasing, and a reach
+    no unlisted point is below."""
     rng = np.random.default_rng(seed)
     Q, s = 150, 3
     coords = np.round(rng.normal(size=(Q, s)), 1)  # ties between distances
@@ -164,6 +165,8 @@ def test_lists_made_on_demand_are_each_point_s_nearest_with_their_terms(seed, pa
     L = _point_search.LIST_LENGTH
     for a in range(Q):
         assert lists.sq[a].tolist() == sq[a, lists.listed[a]].tolist()
-        assert lists.sq[a].tolist() == np.sort(sq[a])[:L].tolist()
+        assert np.all(np.diff(lists.sq[a]) >= 0)
         unlisted = np.setdiff1d(np.arange(Q), lists.listed[a])
         assert np.sqrt(sq[a, unlisted]).min() >= lists.far[a]
+        # The tree's rounding may swap near-equal distances at the end, no more.
+        assert lists.far[a] >= np.sqrt(np.sort(sq[a])[L - 1]) * (1 - 1e-9) - 1e-9
