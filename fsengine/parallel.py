@@ -17,6 +17,7 @@ import contextvars
 import os
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 
 from fsengine.config import get_config, set_config
@@ -395,3 +396,18 @@ def warm_up(n_jobs: int | None = None, modules: Sequence[str] = (), delay: float
             pass
 
     threading.Thread(target=start, name="fsengine-warm-up", daemon=True).start()
+
+
+_instance_locks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_instance_locks_guard = threading.Lock()
+
+
+def instance_lock(owner: object) -> threading.Lock:
+    """A lock of its own for ``owner`` (made at the first call, gone with it), for state
+    that threads of one run share; kept outside the object, so that its state stays plain
+    data (a stream's snapshot, pickling to Dask workers)."""
+    with _instance_locks_guard:
+        lock = _instance_locks.get(owner)
+        if lock is None:
+            lock = _instance_locks[owner] = threading.Lock()
+        return lock

@@ -28,7 +28,7 @@ from collections.abc import Callable
 import numpy as np
 
 from fsengine._compute import kernels
-from fsengine.parallel import kernel_threads
+from fsengine.parallel import instance_lock, kernel_threads
 
 #: The kernel family of the search.
 SEARCH_KERNELS = "online._search_kernels"
@@ -43,6 +43,9 @@ LIST_LENGTH = 48
 #: Candidates of one kernel call at most, when each point has many (every point: 8
 #: bytes each, 32 MB).
 CANDIDATES_MAX = 1 << 22
+#: Points asked of the tree over the non-zero values at once from which its query runs on
+#: the kernel threads (a query costs tens of microseconds in 20-30 dimensions).
+NONZERO_PARALLEL = 64
 #: The stages of the candidates before the k-d tree over every point of S + f
 #: (:meth:`PointSearch.measure`): S's lists, then a tree over the points whose value of f
 #: is not 0.
@@ -148,8 +151,14 @@ class SetLists:
             self._done = np.zeros(Q, dtype=bool)
 
     def ready(self, points: np.ndarray) -> None:
-        """Make the lists of S's points ``points`` (any that are not yet made)."""
-        todo = np.unique(points[~self._done[points]])
+        """Make the lists of S's points ``points`` (any that are not yet made); tests on
+        several threads make each list once."""
+        if self._done[points].all():
+            return
+        with instance_lock(self):
+            self._make(np.unique(points[~self._done[points]]))
+
+    def _make(self, todo: np.ndarray) -> None:
         if not len(todo):
             return
         if self._tree is None:
@@ -282,7 +291,8 @@ class PointSearch:
             return np.zeros(len(points) + 1, dtype=np.int64), np.empty(0, dtype=np.int64), far
         k = min(self._want, len(nonzero))
         (tree, slack), asked = tree, np.searchsorted(nonzero, points[on])
-        near, found = tree.query(tree.data[asked], k=k)
+        workers = kernel_threads() if len(asked) >= NONZERO_PARALLEL else 1
+        near, found = tree.query(tree.data[asked], k=k, workers=workers)
         near, found = near.reshape(len(asked), k), found.reshape(len(asked), k)
         reach = near[:, -1] - slack if k < len(nonzero) else np.full(len(asked), np.inf)
         bases = self._base_of[points[on]]

@@ -19,6 +19,7 @@ weights included, is the same for any permutation of the rows, bit for bit.
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,6 +49,7 @@ from fsengine.online._point_search import (
     every_distance_nan,
     search_kernels,
 )
+from fsengine.parallel import instance_lock
 from fsengine.spec import Choice
 
 #: The tie rules: the authors' (lower row index first) and the expectation over orders.
@@ -58,6 +60,9 @@ TIE_KERNELS = "online._tie_kernels"
 #: Up to this many distinct points a set keeps the P x P summed terms between them (32 MB);
 #: above, each test sums the terms from the points' coordinates.
 TERMS_MAX_POINTS = 2048
+#: Tests of S + f measured whole whose cards :meth:`AveragedSet.add` may reuse (the tests
+#: run at once, and one more).
+MEASURED_KEPT = 4
 
 
 def tie_kernels():
@@ -283,7 +288,8 @@ class AveragedSet:
         self.weights = np.zeros(0)
         self.terms: np.ndarray | None = np.zeros((1, 1))
         self._cards: np.ndarray | None = None  # S's expected cards per point and label
-        self._last = None  # (values, weight, expected cards) of the last whole S + f
+        # (values, weight, expected cards) of the last tests of S + f measured whole
+        self._measured: list[tuple[np.ndarray, float, np.ndarray]] = []
         self._lists: SetLists | None = None
 
     @property
@@ -382,9 +388,10 @@ class AveragedSet:
 
     def _set_lists(self) -> SetLists:
         """S's lists (made at the first test on S that uses them)."""
-        if self._lists is None:
-            self._lists = SetLists(self.coords, self.weights)
-        return self._lists
+        with instance_lock(self):  # tests on several threads
+            if self._lists is None:
+                self._lists = SetLists(self.coords, self.weights)
+            return self._lists
 
     def dependency_with(
         self, values: np.ndarray, weight: float, floor: float = -math.inf
@@ -410,8 +417,66 @@ class AveragedSet:
         total_floor = floor * n - (1e-9 * n + 1e-9) if floor > -math.inf else -math.inf
         dependency, share, expected = self._measure(values, weight, total_floor)
         if not math.isnan(dependency):  # S + f measured whole: add() may reuse its cards
-            self._last = (values, float(weight), expected)
+            with instance_lock(self):  # tests on several threads
+                self._measured = [
+                    *self._measured[-MEASURED_KEPT + 1 :],
+                    (values, float(weight), expected),
+                ]
         return dependency, share
+
+    def dependencies_with(
+        self,
+        block: np.ndarray,
+        weights: np.ndarray,
+        floor: float = -math.inf,
+        stop_above: float | None = None,
+        threads: int = 1,
+    ) -> list[float]:
+        """:meth:`dependency_with` of each column of ``block`` in turn, S unchanged.
+
+        Parameters
+        ----------
+        block : ndarray, shape (n, b)
+            The features f, in stream order.
+        weights : ndarray, shape (b,)
+            Their distance weights.
+        floor : float
+            As :meth:`dependency_with`.
+        stop_above : float, optional
+            Only the columns up to the first whose dependency exceeds this are needed
+            (the first that would join S): those after it get NaN.
+        threads : int
+            Tests measured at once, each on a thread (its kernels release the GIL): the
+            next columns' tests run while a column's does, and those after a column that
+            exceeds ``stop_above`` are dropped. The same dependencies as one at a time.
+
+        Returns
+        -------
+        list of float
+            Each column's dependency (NaN below the floor or not needed).
+        """
+        b = block.shape[1]
+        deps = [math.nan] * b
+        if threads <= 1 or b == 1:
+            for j in range(b):
+                deps[j] = self.dependency_with(block[:, j], weights[j], floor)[0]
+                if stop_above is not None and deps[j] > stop_above:
+                    break
+            return deps
+        with ThreadPoolExecutor(threads, thread_name_prefix="fsengine-set-test") as pool:
+            running = {}
+            for j in range(b):
+                for ahead in range(j + len(running), min(b, j + threads)):
+                    column = np.ascontiguousarray(block[:, ahead])
+                    running[ahead] = pool.submit(
+                        self.dependency_with, column, weights[ahead], floor
+                    )
+                deps[j] = running.pop(j).result()[0]
+                if stop_above is not None and deps[j] > stop_above:
+                    for test in running.values():
+                        test.cancel()
+                    break  # the pool waits for the tests already running: S is unchanged
+        return deps
 
     def add(self, values: np.ndarray, weight: float) -> None:
         """S becomes S + f."""
@@ -423,10 +488,11 @@ class AveragedSet:
         self.coords = np.column_stack([self.coords[base_of], point_values])
         self.weights = np.append(self.weights, float(weight))
         self._lists = None
-        last = self._last
-        self._last = None
-        if last is not None and last[1] == float(weight) and np.array_equal(last[0], values):
-            cards = last[2]  # the test that admitted f measured S + f whole
+        measured, self._measured = self._measured, []
+        for last in reversed(measured):
+            if last[1] == float(weight) and np.array_equal(last[0], values):
+                cards = last[2]  # the test that admitted f measured S + f whole
+                break
         else:
             self.codes, self._cards = codes, None
             cards = None

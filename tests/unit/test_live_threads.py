@@ -4,6 +4,7 @@ what the copy had selected, computed here independently; and a stream advanced b
 thread can be read by another (the page draws while the stream computes)."""
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -80,6 +81,9 @@ def test_a_stream_read_while_another_thread_advances_it_is_whole(srbct):
         assert len(curves["step"]) == len(curves["size"]) == len(curves["score"]) >= position
         assert len(curves["gmean_step"]) == len(curves["gmean"])
         reads += 1
+        # A page reads now and then; a loop that never sleeps would hold the GIL for
+        # 5 ms after each of the worker's kernel calls (minutes on SRBCT).
+        time.sleep(0.0005)
     worker.join()
     assert live.done and reads
     expected = run_selection(srbct, 2, "kofsd", events=True).events

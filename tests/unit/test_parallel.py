@@ -164,3 +164,20 @@ def test_import_in_background_imports_once_and_ignores_a_failure():
         [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert done.stdout.split() == ["True", "False"]
+
+
+def test_an_instance_lock_is_one_per_object_and_goes_with_it():
+    import gc
+
+    from fsengine.parallel import _instance_locks, instance_lock
+
+    class Owner:
+        pass
+
+    a, b = Owner(), Owner()
+    assert instance_lock(a) is instance_lock(a)
+    assert instance_lock(a) is not instance_lock(b)
+    count = len(_instance_locks)
+    del a
+    gc.collect()
+    assert len(_instance_locks) == count - 1

@@ -227,6 +227,48 @@ def test_tree_candidates_on_counts_give_every_point_s_result(k, variant):
                 assert result == every or math.isnan(result[0]) or math.isnan(every[0])
 
 
+@pytest.mark.parametrize("list_length", [2, 48])
+def test_set_tests_on_threads_give_the_one_at_a_time_dependencies(list_length):
+    """Several tests of S + f at once, each on a thread (the average rule's tests of a block
+    on many cells): the dependencies of one test at a time, bit for bit; with a level to
+    exceed, the same up to the first column above it and NaN after; and S + that column
+    keeps the cards of the test that admitted it, as after tests one at a time."""
+    X, obs, _ = single_cell_counts(n_cells=700, n_genes=40, n_rare=14, seed=5)
+    y = (obs["cell_type"] == RARE_TYPE).to_numpy().astype(int)
+    X = np.log1p(X.toarray().astype(float))
+    weights = invariant_weights(X)
+    rule = NeighbourRule.kofsd(3, "reference", "imbalanced")
+    block, block_weights = X[:, 3:15], weights[3:15]
+    with _tree_candidates(list_length):
+        sets = []
+        for _ in range(2):
+            points = AveragedSet(y, rule)
+            for j in range(3):
+                points.add(X[:, j], weights[j])
+            sets.append(points)
+        one, many = sets
+        alone = one.dependencies_with(block, block_weights)
+        assert many.dependencies_with(block, block_weights, threads=3) == alone
+        assert not any(math.isnan(d) for d in alone)
+        level = float(np.median(alone))
+        first = next(j for j, d in enumerate(alone) if d > level)
+        expected = alone[: first + 1] + [math.nan] * (len(alone) - first - 1)
+        for points, threads in ((one, 1), (many, 3)):
+            got = points.dependencies_with(block, block_weights, stop_above=level, threads=threads)
+            assert got[: first + 1] == expected[: first + 1]
+            assert all(math.isnan(d) for d in got[first + 1 :])
+            measure, points._measure = points._measure, None  # add() reuses the test's cards
+            points.add(block[:, first], block_weights[first])
+            points._measure = measure
+        assert many._cards.tolist() == one._cards.tolist()
+        fresh = AveragedSet(y, rule)
+        for column, weight in [(X[:, j], weights[j]) for j in range(3)] + [
+            (block[:, first], block_weights[first])
+        ]:
+            fresh.add(column, weight)
+        assert fresh._cards.tolist() == one._cards.tolist()
+
+
 def _zhou_index_cards(X, y, weights, rule: int) -> np.ndarray:
     """Every sample's card under OFS-A3M's gap rule or OFS-Density's density rule, as the
     authors' ``dep_an`` computes it: the sorted distances D (stable sort), positions 2..L

@@ -43,12 +43,17 @@ from fsengine.online._tie_average import (
     invariant_weights,
     single_dependencies,
 )
+from fsengine.parallel import kernel_threads
 from fsengine.spec import ONLINE, Choice, Int, MethodSpec, Real
 
 DISCARDED, REPLACED, ADDED, REJECTED = "discarded", "replaced", "added", "rejected"
 #: Up to this many samples the selected set keeps its N x N summed distance terms; above,
 #: it keeps its columns and each set test finds neighbours without an N x N matrix.
 DENSE_MAX_SAMPLES = 3000
+#: From this many samples the average rule's set tests of a block run a test per kernel
+#: thread at once (:meth:`fsengine.online._tie_average.AveragedSet.dependencies_with`): a
+#: test then takes tens of milliseconds, a thread's start tens of microseconds.
+THREADED_TESTS_FROM = 5000
 #: Set tests computed together against the same set (most are rejections, which leave the
 #: set unchanged; after an acceptance the rest of the batch is recomputed).
 FIRST_BATCH, MAX_BATCH = 4, 256
@@ -408,12 +413,14 @@ class KOFSD(StreamingSelector):
         """:meth:`_dependencies_with` under ``ties="average"``: each S + f exactly (with
         ``early``, NaN for a candidate that cannot exceed S; with ``first_only``, NaN
         after the first that would be added)."""
-        deps = [math.nan] * block.shape[1]
-        floor = self._set_dependency if early else -math.inf
-        for j in range(block.shape[1]):
-            deps[j] = self._terms.dependency_with(block[:, j], weights[j], floor)[0]
-            if first_only and deps[j] > self._set_dependency:
-                break
+        threads = kernel_threads() if len(self.y) >= THREADED_TESTS_FROM else 1
+        deps = self._terms.dependencies_with(
+            block,
+            weights,
+            self._set_dependency if early else -math.inf,
+            self._set_dependency if first_only else None,
+            threads,
+        )
         self._tested_cards = np.empty((0, block.shape[1]))
         return deps
 
