@@ -20,9 +20,9 @@ driven by Debian's Chromium through Playwright as a user would:
 A thread reads the server's resident set size (``VmRSS``) every 0.2 s. Reported: the
 seconds of each step, the stream's seconds against ``fsengine select`` of the same file
 from a new process under ``--ties`` (``--cli``: timed here first, else not), the page
-switches' median and largest, the server's peak RSS. Targets (issue 41): the stream <= 12 minutes, page
-switches <= 1 s meanwhile, the server <= 3 GB. Printed, not enforced. Not part of
-``make bench`` by default (about 15 minutes at 50,000 cells): run it with
+switches' median and largest, the server's peak RSS. Targets (issue 41): the stream <= 12
+minutes, page switches <= 1 s meanwhile, the server <= 3 GB. Printed, not enforced. Not
+part of ``make bench`` (about 15 minutes at 50,000 cells): run it with
 ``.venv/bin/python benchmarks/bench_dashboard_atlas.py``.
 """
 
