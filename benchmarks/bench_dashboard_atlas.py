@@ -18,54 +18,36 @@ driven by Debian's Chromium through Playwright as a user would:
    the Data page and back to Stream, each timed from the click until the page's title is
    shown.
 
-A thread reads the server's resident set size (``VmRSS``) every 0.2 s. Reported: the
-seconds of each step, the stream's seconds against ``fsengine select`` of the same file
-from a new process under ``--ties`` (``--cli``: timed here first, else not), the page
-switches' median and largest, the server's peak RSS. Targets (issue 41): the stream <= 12
-minutes, page switches <= 1 s meanwhile, the server <= 3 GB. Printed, not enforced. Not
-part of ``make bench`` (about 15 minutes at 50,000 cells): run it with
-``.venv/bin/python benchmarks/bench_dashboard_atlas.py``.
+A thread reads the server's resident set size (``VmRSS``) every 0.1 s
+(``bench_dashboard_memory.Sampler``). Reported: the seconds of each step, the stream's
+seconds against ``fsengine select`` of the same file from a new process under ``--ties``
+(``--cli``: timed here first, else not), the page switches' median and largest, the
+server's peak RSS. Targets (issue 41): the stream <= 12 minutes, page switches <= 1 s
+meanwhile, the server <= 3 GB. Printed, not enforced. Not part of ``make bench`` (about
+15 minutes at 50,000 cells): run it with ``.venv/bin/python
+benchmarks/bench_dashboard_atlas.py``.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 from _common import ROOT, machine
-from bench_dashboard_memory import _choose, _open_page, _settle
+from bench_dashboard_memory import Sampler, _choose, _open_page, _settle
 from bench_singlecell import RARE, atlas_file
 from bench_sweep_browser import CHROMIUM, _free_port, _start_server, _stop_server
 
 #: The longest the stream may take before the run is given up (milliseconds).
 LONG_MS = 3_600_000
 TARGET_STREAM_S, TARGET_SWITCH_S, TARGET_RSS_GB = 720.0, 1.0, 3.0
-
-
-class PeakRSS(threading.Thread):
-    """The largest ``VmRSS`` of process ``pid``, read every 0.2 s."""
-
-    def __init__(self, pid: int):
-        super().__init__(daemon=True, name="rss-sampler")
-        self.pid, self.peak = pid, 0
-        self.stopping = threading.Event()
-
-    def run(self) -> None:
-        while not self.stopping.wait(0.2):
-            try:
-                with open(f"/proc/{self.pid}/status") as status:
-                    for line in status:
-                        if line.startswith("VmRSS:"):
-                            self.peak = max(self.peak, int(line.split()[1]) * 1024)
-            except OSError:
-                return
 
 
 def streamed(page) -> tuple[int, int] | None:
@@ -111,7 +93,7 @@ def run(folder: Path, name: str, switch_every: float, log: Path) -> dict:
         "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
     }
     server = _start_server(port, log, env)
-    sampler = PeakRSS(server.pid)
+    sampler = Sampler(server.pid)
     sampler.start()
     result: dict = {"switches": []}
     try:
@@ -166,8 +148,8 @@ def run(folder: Path, name: str, switch_every: float, log: Path) -> dict:
             browser.close()
     finally:
         sampler.stopping.set()
+        result["peak_rss"] = sampler.take()["server_rss_peak"]  # the server still runs
         _stop_server(server)
-    result["peak_rss"] = sampler.peak
     return result
 
 
@@ -195,8 +177,6 @@ def main(argv=None) -> int:
         try:  # the data directory refuses a link leading out of it: a hard link, or a copy
             os.link(args.file, linked)
         except OSError:
-            import shutil
-
             shutil.copyfile(args.file, linked)
         cli = cli_seconds(linked, args.ties) if args.cli else None
         log = ROOT / ".bench" / "dashboard_atlas.log"

@@ -136,19 +136,15 @@ class SetLists:
         self._weights = np.asarray(weights, dtype=float)
         Q = len(coords)
         self._tree = None
-        if Q <= LIST_LENGTH:  # every point listed
-            self.listed = np.tile(np.arange(Q, dtype=np.int64), (Q, 1))
-            self.far = np.full(Q, np.inf)
-            self.sq = np.empty(self.listed.shape)
-            search_kernels().listed_terms(
-                self._coords, self._weights, np.arange(Q, dtype=np.int64), self.listed, self.sq
-            )
-            self._done = np.ones(Q, dtype=bool)
-        else:
-            self.listed = np.empty((Q, LIST_LENGTH), dtype=np.int64)
-            self.far = np.empty(Q)
-            self.sq = np.empty(self.listed.shape)
-            self._done = np.zeros(Q, dtype=bool)
+        every = Q <= LIST_LENGTH  # every point listed: made now
+        self.listed = np.empty((Q, Q if every else LIST_LENGTH), dtype=np.int64)
+        self.sq = np.empty(self.listed.shape)
+        self.far = np.full(Q, np.inf)
+        self._done = np.full(Q, every)
+        if every:
+            rows = np.arange(Q, dtype=np.int64)
+            self.listed[:] = rows
+            search_kernels().listed_terms(self._coords, self._weights, rows, self.listed, self.sq)
 
     def ready(self, points: np.ndarray) -> None:
         """Make the lists of S's points ``points`` (any that are not yet made); tests on

@@ -467,9 +467,8 @@ class AveragedSet:
             running = {}
             for j in range(b):
                 for ahead in range(j + len(running), min(b, j + threads)):
-                    column = np.ascontiguousarray(block[:, ahead])
                     running[ahead] = pool.submit(
-                        self.dependency_with, column, weights[ahead], floor
+                        self.dependency_with, block[:, ahead], weights[ahead], floor
                     )
                 deps[j] = running.pop(j).result()[0]
                 if stop_above is not None and deps[j] > stop_above:

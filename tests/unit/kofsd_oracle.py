@@ -5,6 +5,7 @@ independent truth for property tests on data the reference runs do not cover
 (random orders, other card functions, the paper variant, duplicates, constants).
 """
 
+import functools
 import math
 
 
@@ -177,8 +178,7 @@ def matrix_dependency(sq, y, k, ties="index"):
     sq = np.ascontiguousarray(sq, dtype=float)
     y = np.ascontiguousarray(y, dtype=np.int64)
     cards = _row_cards()(sq, np.empty((0, 0)), np.zeros(0), 0.0, y, int(k), ties == "average")
-    # The authors' sum adds the cards in row order; the average rule's is exactly rounded.
-    return (sequential_sum(cards) if ties == "index" else math.fsum(cards)) / len(y)
+    return _mean_card(cards, ties)
 
 
 def matrix_dependency_with(base, column, weight, y, k, ties="index"):
@@ -192,18 +192,20 @@ def matrix_dependency_with(base, column, weight, y, k, ties="index"):
     cards = _row_cards()(
         np.empty((0, 0)), base, column, float(weight), y, int(k), ties == "average"
     )
-    return (sequential_sum(cards) if ties == "index" else math.fsum(cards)) / len(y)
+    return _mean_card(cards, ties)
 
 
-_ROW_CARDS = []
+def _mean_card(cards, ties):
+    """The dependency: the authors' sum adds the cards in row order; the average rule's is
+    exactly rounded."""
+    return (sequential_sum(cards) if ties == "index" else math.fsum(cards)) / len(cards)
 
 
+@functools.cache
 def _row_cards():
     """The cards of every sample, one distance row at a time (compiled: plain loops over the
     row, the definition written out). ``sq`` (n, n) gives the rows, or else ``base`` (the
     set's terms; empty: no set) plus the term of ``column`` with ``weight``."""
-    if _ROW_CARDS:
-        return _ROW_CARDS[0]
     import numpy as np
     from numba import njit
 
@@ -297,7 +299,6 @@ def _row_cards():
             cards[i] = rest_same * all_drawn_same(same_at, n_at, drawn)
         return cards
 
-    _ROW_CARDS.append(row_cards)
     return row_cards
 
 
