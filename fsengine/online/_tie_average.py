@@ -63,11 +63,37 @@ TERMS_MAX_POINTS = 2048
 #: Tests of S + f measured whole whose cards :meth:`AveragedSet.add` may reuse (the tests
 #: run at once, and one more).
 MEASURED_KEPT = 4
+#: Points of each point's ball a set keeps (:class:`PointCards`); a point whose ball holds
+#: more is measured in every test.
+BALL_WIDTH = 16
 
 
 def tie_kernels():
     """The average rule's kernels (:mod:`._tie_kernels`)."""
     return kernels.load(TIE_KERNELS)
+
+
+@dataclass(frozen=True)
+class PointCards:
+    """A set's cards per distinct point.
+
+    Attributes
+    ----------
+    expected : ndarray, shape (P, 2)
+        The expected card of a majority (0) and a minority (1) sample at each point.
+    varies : ndarray of bool, shape (P, 2)
+        Whether that card differs between orders of the rows.
+    balls : ndarray of int32, shape (P, BALL_WIDTH), or None
+        Each point's ball: the other points at distance at most its cut (-1 after the
+        last; -2 first: more than fit, or unknown). None when not every ball is known. A
+        point of S whose samples and ball points all have the value 0 on f keeps its
+        distances to them, and every other point stays beyond its cut, so its cards on
+        S + f are its cards on S.
+    """
+
+    expected: np.ndarray
+    varies: np.ndarray
+    balls: np.ndarray | None
 
 
 @dataclass(frozen=True)
@@ -287,9 +313,9 @@ class AveragedSet:
         self.coords = np.zeros((1, 0))
         self.weights = np.zeros(0)
         self.terms: np.ndarray | None = np.zeros((1, 1))
-        self._cards: np.ndarray | None = None  # S's expected cards per point and label
-        # (values, weight, expected cards) of the last tests of S + f measured whole
-        self._measured: list[tuple[np.ndarray, float, np.ndarray]] = []
+        self._cards: PointCards | None = None  # S's cards per point
+        # (values, weight, cards) of the last tests of S + f measured whole
+        self._measured: list[tuple[np.ndarray, float, PointCards]] = []
         self._lists: SetLists | None = None
 
     @property
@@ -306,8 +332,11 @@ class AveragedSet:
         return codes, base_of, point_values, m1, m0
 
     def _measure(self, values, weight, floor=-math.inf):
-        """(dependency, share, expected cards per point) of S + f; NaNs once the sum of the
-        cards cannot reach ``floor``."""
+        """(dependency, share, :class:`PointCards`) of S + f; NaNs once the sum of the
+        cards cannot reach ``floor``.
+
+        With many points (the k-d tree and S's lists), the points of S whose cards f
+        cannot change (:meth:`_known`) are not measured: their cards are S's."""
         codes, base_of, point_values, m1, m0 = self._points(values)
         P = len(base_of)
         all_weights = np.append(self.weights, float(weight))
@@ -316,7 +345,8 @@ class AveragedSet:
         expected = np.zeros((P, 2))
         varies = np.zeros((P, 2), dtype=bool)
         if floor > -math.inf and self._cards is not None:
-            lost = m1 * (1.0 - self._cards[base_of, 1]) + m0 * (1.0 - self._cards[base_of, 0])
+            set_cards = self._cards.expected[base_of]
+            lost = m1 * (1.0 - set_cards[:, 1]) + m0 * (1.0 - set_cards[:, 0])
             visit = np.argsort(-lost, kind="stable").astype(np.int64)
         else:
             visit = np.arange(P, dtype=np.int64)
@@ -344,24 +374,71 @@ class AveragedSet:
             dependency, share = kern.set_dependency(
                 *arguments, visit, float(floor), expected, varies
             )
-            return dependency, share, expected
+            return dependency, share, PointCards(expected, varies, None)
         search.use_lists(self._set_lists(), base_of, point_values, m1 + m0)
         # Many points: each point's list among candidates (S's lists, a k-d tree).
         partials = np.zeros(MAX_PARTIALS)
         state = np.array([0, 0, len(self.y)], dtype=np.int64)
+        balls = np.empty((P, BALL_WIDTH), dtype=np.int32)
+        cards = PointCards(expected, varies, balls)
+        known = self._known(base_of, point_values)
+        if len(known):
+            was = base_of[known]
+            expected[known], varies[known] = self._cards.expected[was], self._cards.varies[was]
+            # Their ball points keep the value 0 on f: each is now the first point on its
+            # point of S (base_of increases; first_on[Q], first_on[Q + 1]: -2, -1).
+            first_on = np.empty(len(self._cards.balls) + 2, dtype=np.int32)
+            first_on[-2:] = -2, -1
+            first_on[:-2] = np.flatnonzero(np.diff(base_of, prepend=-1))
+            balls[known] = first_on[self._cards.balls[was]]
+            added = kern.add_known_cards(
+                known, m1, m0, expected, varies, partials, state, float(floor)
+            )
+            if math.isnan(added):
+                return math.nan, math.nan, cards
+            unknown = np.ones(P, dtype=bool)
+            unknown[known] = False
+            visit = visit[unknown[visit]]
 
         def measure(points, cand_start, cand, far, missed) -> bool:
             done = kern.points_expected_cards(
                 *arguments[:-1], points, cand_start, cand, far, float(floor), expected,
-                varies, partials, state, missed,
+                varies, partials, state, missed, balls,
             )  # fmt: skip
             return not math.isnan(done)
 
         need = self.rule.need + 1
         if not search.measure(visit, need, measure, need=need):
-            return math.nan, math.nan, expected
+            return math.nan, math.nan, cards
         n = len(self.y)
-        return kern.rounded_total(partials, int(state[0])) / n, int(state[1]) / n, expected
+        return kern.rounded_total(partials, int(state[0])) / n, int(state[1]) / n, cards
+
+    def _known(self, base_of: np.ndarray, point_values: np.ndarray) -> np.ndarray:
+        """The points of S + f whose cards are S's: those on a point of S whose samples and
+        ball points all have the value 0 on f (:class:`PointCards`).
+
+        Parameters
+        ----------
+        base_of : ndarray of int, shape (P,)
+            Each point's point on S (non-decreasing).
+        point_values : ndarray, shape (P,)
+            Its value of f.
+
+        Returns
+        -------
+        ndarray of int
+            The points, increasing (none when S's balls are not known).
+        """
+        if self._cards is None or self._cards.balls is None:
+            return np.empty(0, dtype=np.int64)
+        set_balls = self._cards.balls
+        Q = len(set_balls)
+        # One entry per point of S, then -2 (measured in every test), then -1 (padding).
+        changed = np.zeros(Q + 2, dtype=bool)
+        changed[base_of[point_values != 0]] = True
+        changed[Q] = True
+        changed[:Q] |= changed[set_balls].any(axis=1)
+        return np.flatnonzero(~changed[base_of]).astype(np.int64)
 
     def _measure_all_tied(self, P: int, m1: int, m0: int, floor: float):
         """:meth:`_measure` when S + f holds a constant feature (an infinite weight): every
@@ -382,9 +459,10 @@ class AveragedSet:
             False, np.array([m1], dtype=np.int64), np.array([m0], dtype=np.int64),
             *self.rule.arguments(), one, -math.inf, expected, varies,
         )  # fmt: skip
+        cards = PointCards(np.repeat(expected, P, axis=0), np.repeat(varies, P, axis=0), None)
         if dependency * (m1 + m0) < floor:
-            return math.nan, math.nan, np.repeat(expected, P, axis=0)
-        return dependency, share, np.repeat(expected, P, axis=0)
+            return math.nan, math.nan, cards
+        return dependency, share, cards
 
     def _set_lists(self) -> SetLists:
         """S's lists (made at the first test on S that uses them)."""
@@ -415,12 +493,12 @@ class AveragedSet:
         """
         n = len(self.y)
         total_floor = floor * n - (1e-9 * n + 1e-9) if floor > -math.inf else -math.inf
-        dependency, share, expected = self._measure(values, weight, total_floor)
+        dependency, share, cards = self._measure(values, weight, total_floor)
         if not math.isnan(dependency):  # S + f measured whole: add() may reuse its cards
             with instance_lock(self):  # tests on several threads
                 self._measured = [
                     *self._measured[-MEASURED_KEPT + 1 :],
-                    (values, float(weight), expected),
+                    (values, float(weight), cards),
                 ]
         return dependency, share
 

@@ -454,11 +454,12 @@ def _cards_from_distances(
     """:func:`_write_point` for point ``a`` given its distances ``dist`` to the points
     ``pts`` (every point, or candidates that hold its list): the cut distance t
     (:func:`_cut_distance`), then every point at distance at most t. Returns t (+inf,
-    nothing written, when the points hold too few samples)."""
+    nothing written, when the points hold too few samples) and the number of those
+    points, which are left in ``bufs[0]`` (the point's *ball*)."""
     cand, cand_d, pmf, expected, varies, keys, _, _, _ = bufs
     t = _cut_distance(a, dist, pts, m1, m0, need, with_self, keys, cand)
     if t == np.inf:
-        return t
+        return t, -1
     n_cand = 0
     t_is_nan = t != t
     for q in range(len(dist)):
@@ -472,7 +473,7 @@ def _cards_from_distances(
         a, cand, cand_d, n_cand, t, m1, m0, k, need, with_self, skip_first, card, gamma,
         gamma1, gamma2, pmf, expected, varies,
     )  # fmt: skip
-    return t
+    return t, n_cand
 
 
 @kernel(
@@ -583,7 +584,7 @@ def set_dependency(
 @kernel(
     "f8(f8[:, ::1], i8[::1], f8[::1], f8, f8[:, ::1], f8[::1], b1, i8[::1], i8[::1], i8, i8, b1,"
     " b1, i8, f8, f8, f8, i8[::1], i8[::1], i8[::1], f8[::1], f8, f8[:, ::1], b1[:, ::1], f8[::1],"
-    " i8[::1], b1[::1])",
+    " i8[::1], b1[::1], i4[:, ::1])",
     error_model="numpy",
 )
 def points_expected_cards(
@@ -614,6 +615,7 @@ def points_expected_cards(
     partials,
     state,
     missed,
+    balls,
 ):
     """:func:`set_dependency` for the first-K neighbourhood, over the points ``points``
     only, each among its candidate points: a call of a test made in several.
@@ -631,6 +633,11 @@ def points_expected_cards(
         partials, samples whose card varies, samples left), carried between calls.
     missed : (c,) written: the point's candidates may not hold its list (nothing of it is
         added; measure it again with more candidates).
+    balls : (P, M) written for each point measured (M > 0): its ball, the points other
+        than itself at distance at most its cut, padded with -1; -2 first when there are
+        more than M or the points hold too few samples. A point whose ball and itself
+        keep their distances keeps its cards when a feature joins the set
+        (:func:`add_known_cards`).
 
     Returns
     -------
@@ -656,7 +663,7 @@ def points_expected_cards(
         candidate_distances(
             a, row_cand, base, base_of, values, weight, coords, weights, from_coords, dist
         )
-        t = _cards_from_distances(
+        t, n_ball = _cards_from_distances(
             a, dist[: len(row_cand)], row_cand, m1, m0, k, need, with_self, skip_first, card,
             gamma, gamma1, gamma2, bufs,
         )  # fmt: skip
@@ -664,15 +671,74 @@ def points_expected_cards(
             missed[q] = True  # a point beyond the candidates may be as near as the cut
             continue
         missed[q] = False
-        n_partials = state[0]
-        for label in range(2):
-            count = m1[a] if label == 1 else m0[a]
-            n_partials = _add_copies(partials, n_partials, expected[a, label], count)
-            if count and varies[a, label]:
-                state[1] += count
-        state[0] = n_partials
-        state[2] -= m1[a] + m0[a]
-        if state[2] > 0 and _rounded_total(partials, n_partials) + state[2] < floor:
+        _write_ball(a, bufs[0], n_ball, balls)
+        if not _add_point(a, m1, m0, expected, varies, partials, state, floor):
+            return math.nan
+    return 1.0
+
+
+@njit(cache=True)
+def _write_ball(a, members, n_members, balls):
+    """Point ``a``'s ball (``members[:n_members]``, ``a`` itself left out) into its row of
+    ``balls``: -1 after the last, -2 first when it does not fit (or ``n_members`` is -1)."""
+    M = balls.shape[1]
+    if M == 0:
+        return
+    j = 0
+    overflow = n_members < 0
+    for q in range(max(n_members, 0)):
+        b = members[q]
+        if b == a:
+            continue
+        if j == M:
+            overflow = True
+            break
+        balls[a, j] = b
+        j += 1
+    if overflow:
+        balls[a, 0] = -2  # cannot tell: measured in every test
+        j = 1
+    for q in range(j, M):
+        balls[a, q] = -1
+
+
+@njit(cache=True)
+def _add_point(a, m1, m0, expected, varies, partials, state, floor):
+    """Add point ``a``'s samples' expected cards to the exact sum (``partials``, ``state``
+    as in :func:`points_expected_cards`); False once the sum cannot reach ``floor``."""
+    n_partials = state[0]
+    for label in range(2):
+        count = m1[a] if label == 1 else m0[a]
+        n_partials = _add_copies(partials, n_partials, expected[a, label], count)
+        if count and varies[a, label]:
+            state[1] += count
+    state[0] = n_partials
+    state[2] -= m1[a] + m0[a]
+    return not (state[2] > 0 and _rounded_total(partials, n_partials) + state[2] < floor)
+
+
+@kernel(
+    "f8(i8[::1], i8[::1], i8[::1], f8[:, ::1], b1[:, ::1], f8[::1], i8[::1], f8)",
+    error_model="numpy",
+)
+def add_known_cards(points, m1, m0, expected, varies, partials, state, floor):
+    """Add to a test's exact sum the points whose cards are known (already in
+    ``expected`` and ``varies``): on S + f, the points of S whose samples and ball keep
+    their value of f, hence their distances and their cards.
+
+    Parameters
+    ----------
+    points : (c,) the points.
+    m1, m0, expected, varies, partials, state, floor
+        As in :func:`points_expected_cards`.
+
+    Returns
+    -------
+    float
+        1.0, or NaN once the sum cannot reach ``floor``.
+    """
+    for q in range(points.shape[0]):
+        if not _add_point(points[q], m1, m0, expected, varies, partials, state, floor):
             return math.nan
     return 1.0
 

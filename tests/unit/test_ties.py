@@ -24,7 +24,7 @@ from conftest import GLIOMA, SAMPLE
 from fsengine import load_dataset
 from fsengine.config import config_context
 from fsengine.methods import get_method
-from fsengine.online import _point_search
+from fsengine.online import _point_search, _tie_average
 from fsengine.online._codes import ZHOU_DENSITY, ZHOU_GAP
 from fsengine.online._kofsd.selector import KOFSD, run_kofsd, run_kofsd_for_ks
 from fsengine.online._tie_average import (
@@ -260,13 +260,73 @@ def test_set_tests_on_threads_give_the_one_at_a_time_dependencies(list_length):
             measure, points._measure = points._measure, None  # add() reuses the test's cards
             points.add(block[:, first], block_weights[first])
             points._measure = measure
-        assert many._cards.tolist() == one._cards.tolist()
+        assert many._cards.expected.tolist() == one._cards.expected.tolist()
         fresh = AveragedSet(y, rule)
         for column, weight in [(X[:, j], weights[j]) for j in range(3)] + [
             (block[:, first], block_weights[first])
         ]:
             fresh.add(column, weight)
-        assert fresh._cards.tolist() == one._cards.tolist()
+        assert fresh._cards.expected.tolist() == one._cards.expected.tolist()
+
+
+def _every_point_measured(points: AveragedSet) -> AveragedSet:
+    """``points`` measuring every point of S + f in each test (none known from S)."""
+    points._known = lambda base_of, point_values: np.empty(0, dtype=np.int64)
+    return points
+
+
+@pytest.mark.parametrize("transform", ["counts", "log1p"])
+@pytest.mark.parametrize("variant", ["reference", "paper"])
+@pytest.mark.parametrize("ball_width", [2, 16])
+def test_points_whose_ball_keeps_value_zero_keep_their_cards(
+    transform, variant, ball_width, monkeypatch
+):
+    """On sparse counts most points of S + f lie on a point of S whose samples and ball
+    (the points up to its cut) have the value 0 on f: their cards are S's and are not
+    measured. Along a stream of tests and additions, with and without a floor and with
+    the rows permuted, the dependencies, shares and cards equal those of measuring every
+    point, bit for bit, and many points are skipped (also when balls of more than 2
+    points do not fit and are measured in every test)."""
+    monkeypatch.setattr(_tie_average, "BALL_WIDTH", ball_width)
+    X, obs, _ = single_cell_counts(n_cells=1500, n_genes=60, n_rare=30, seed=11)
+    y = (obs["cell_type"] == RARE_TYPE).to_numpy().astype(int)
+    X = X.toarray().astype(float)
+    X = np.log1p(X) if transform == "log1p" else X
+    weights = invariant_weights(X)
+    rule = NeighbourRule.kofsd(3, variant, "imbalanced")
+    perm = np.random.default_rng(3).permutation(len(y))
+    known_counts, runs = [], []
+    for rows in (np.arange(len(y)), perm):
+        with _tree_candidates(48):
+            skipping, measuring = AveragedSet(y[rows], rule), AveragedSet(y[rows], rule)
+            _every_point_measured(measuring)
+            count_known = skipping._known
+
+            def counted(base_of, point_values, count_known=count_known):
+                known = count_known(base_of, point_values)
+                known_counts.append(len(known) / len(base_of))
+                return known
+
+            skipping._known = counted
+            results = []
+            for j in range(X.shape[1]):
+                column = X[rows, j]
+                got = skipping.dependency_with(column, weights[j])
+                assert got == measuring.dependency_with(column, weights[j])
+                floor = got[0] + 1e-3
+                floored = skipping.dependency_with(column, weights[j], floor)
+                assert floored == measuring.dependency_with(column, weights[j], floor)
+                results.append(got)
+                if j % 7 == 0 and skipping.size < 6:  # genes join S along the stream
+                    skipping.add(column, weights[j])
+                    measuring.add(column, weights[j])
+                    assert np.array_equal(skipping._cards.expected, measuring._cards.expected)
+                    assert np.array_equal(skipping._cards.varies, measuring._cards.varies)
+                    balls = [np.sort(s._cards.balls, axis=1) for s in (skipping, measuring)]
+                    assert np.array_equal(*balls)
+            runs.append(results)
+    assert runs[0] == runs[1]  # the average rule: the rows' order does not matter
+    assert max(known_counts) > 0.5
 
 
 def _zhou_index_cards(X, y, weights, rule: int) -> np.ndarray:
