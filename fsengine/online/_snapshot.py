@@ -22,8 +22,9 @@ from typing import Any
 
 import numpy as np
 
-#: The version of the format (a state of another version is refused).
-FORMAT = 1
+#: The version of the format (a state of another version is refused). 2: the average
+#: rule's set keeps its cards as ``PointCards`` (a state of 1 holds a bare array).
+FORMAT = 2
 _PACKAGE = "fsengine"
 
 

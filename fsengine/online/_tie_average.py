@@ -73,7 +73,7 @@ def tie_kernels():
     return kernels.load(TIE_KERNELS)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PointCards:
     """A set's cards per distinct point.
 
@@ -381,6 +381,7 @@ class AveragedSet:
         state = np.array([0, 0, len(self.y)], dtype=np.int64)
         balls = np.empty((P, BALL_WIDTH), dtype=np.int32)
         cards = PointCards(expected, varies, balls)
+        stopped = PointCards(expected, varies, None)  # some balls not written
         known = self._known(base_of, point_values)
         if len(known):
             was = base_of[known]
@@ -395,7 +396,7 @@ class AveragedSet:
                 known, m1, m0, expected, varies, partials, state, float(floor)
             )
             if math.isnan(added):
-                return math.nan, math.nan, cards
+                return math.nan, math.nan, stopped
             unknown = np.ones(P, dtype=bool)
             unknown[known] = False
             visit = visit[unknown[visit]]
@@ -409,7 +410,7 @@ class AveragedSet:
 
         need = self.rule.need + 1
         if not search.measure(visit, need, measure, need=need):
-            return math.nan, math.nan, cards
+            return math.nan, math.nan, stopped
         n = len(self.y)
         return kern.rounded_total(partials, int(state[0])) / n, int(state[1]) / n, cards
 
@@ -429,9 +430,9 @@ class AveragedSet:
         ndarray of int
             The points, increasing (none when S's balls are not known).
         """
-        if self._cards is None or self._cards.balls is None:
+        set_balls = None if self._cards is None else self._cards.balls
+        if set_balls is None or set_balls.shape[1] == 0:  # no ball can be told clean
             return np.empty(0, dtype=np.int64)
-        set_balls = self._cards.balls
         Q = len(set_balls)
         # One entry per point of S, then -2 (measured in every test), then -1 (padding).
         changed = np.zeros(Q + 2, dtype=bool)
@@ -448,7 +449,7 @@ class AveragedSet:
 
         Returns
         -------
-        (dependency, share, expected cards per point) as :meth:`_measure`; NaNs when the
+        (dependency, share, :class:`PointCards`) as :meth:`_measure`; NaNs when the
         cards' sum is below ``floor``.
         """
         expected = np.zeros((1, 2))

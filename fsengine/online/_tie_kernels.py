@@ -453,9 +453,9 @@ def _cards_from_distances(
 ):
     """:func:`_write_point` for point ``a`` given its distances ``dist`` to the points
     ``pts`` (every point, or candidates that hold its list): the cut distance t
-    (:func:`_cut_distance`), then every point at distance at most t. Returns t (+inf,
-    nothing written, when the points hold too few samples) and the number of those
-    points, which are left in ``bufs[0]`` (the point's *ball*)."""
+    (:func:`_cut_distance`), then every point at distance at most t. Returns t and the
+    number of those points, which are left in ``bufs[0]`` (the point's *ball*); (+inf, -1),
+    nothing written, when the points hold too few samples."""
     cand, cand_d, pmf, expected, varies, keys, _, _, _ = bufs
     t = _cut_distance(a, dist, pts, m1, m0, need, with_self, keys, cand)
     if t == np.inf:

@@ -9,6 +9,7 @@ import pytest
 from fsengine.live import LiveStream
 from fsengine.methods import ONLINE_METHODS
 from fsengine.online import decode_state, encode_state
+from fsengine.online._snapshot import FORMAT
 from fsengine.task import Task
 
 
@@ -87,5 +88,17 @@ def test_objects_outside_fsengine_are_refused_where_they_are():
 
     with pytest.raises(TypeError, match=r"state\['lock'\]"):
         encode_state({"lock": threading.Lock()})
-    with pytest.raises(ValueError):
-        decode_state({"format": 1, "value": {"#": 0, "o": "os:system", "f": []}})
+    with pytest.raises(ValueError, match="is not fsengine's"):
+        decode_state({"format": FORMAT, "value": {"#": 0, "o": "os:system", "f": []}})
+
+
+def test_a_state_of_an_earlier_format_is_refused(task):
+    """A snapshot written by an earlier version (format 1: the average rule's cards as a
+    bare array) is refused with the message resume turns into a replay, not read into
+    objects that fail later."""
+    stream = LiveStream(task, None, "kofsd", params={"ties": "average"})
+    stream.advance(max_features=5)
+    state = _round_trip(encode_state(stream.selector))
+    assert decode_state(state) is not None
+    with pytest.raises(ValueError, match="not a selector state of this version"):
+        decode_state({**state, "format": FORMAT - 1})

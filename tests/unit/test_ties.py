@@ -275,27 +275,40 @@ def _every_point_measured(points: AveragedSet) -> AveragedSet:
     return points
 
 
+def _same_test(got, expected, floor=None) -> bool:
+    """Two (dependency, share) results are the same, NaN for NaN; with a floor above the
+    dependency ``expected``, either may also have stopped (NaN) or not."""
+    if floor is not None and (math.isnan(got[0]) or got == expected):
+        return True
+    return all(a == b or (math.isnan(a) and math.isnan(b)) for a, b in zip(got, expected))
+
+
 @pytest.mark.parametrize("transform", ["counts", "log1p"])
+@pytest.mark.parametrize("card", ["imbalanced", "distance"])
 @pytest.mark.parametrize("variant", ["reference", "paper"])
 @pytest.mark.parametrize("ball_width", [2, 16])
 def test_points_whose_ball_keeps_value_zero_keep_their_cards(
-    transform, variant, ball_width, monkeypatch
+    transform, card, variant, ball_width, monkeypatch
 ):
     """On sparse counts most points of S + f lie on a point of S whose samples and ball
     (the points up to its cut) have the value 0 on f: their cards are S's and are not
     measured. Along a stream of tests and additions, with and without a floor and with
     the rows permuted, the dependencies, shares and cards equal those of measuring every
-    point, bit for bit, and many points are skipped (also when balls of more than 2
-    points do not fit and are measured in every test)."""
+    point, bit for bit, and many points are skipped (in the median test, a quarter or
+    more with balls of 16). Balls of 2 points (many do not fit: measured in every test)
+    with the distances summed from the points' coordinates, and of 16 with the set's
+    summed terms."""
     monkeypatch.setattr(_tie_average, "BALL_WIDTH", ball_width)
+    if ball_width == 2:
+        monkeypatch.setattr(_tie_average, "TERMS_MAX_POINTS", 0)
     X, obs, _ = single_cell_counts(n_cells=1500, n_genes=60, n_rare=30, seed=11)
     y = (obs["cell_type"] == RARE_TYPE).to_numpy().astype(int)
     X = X.toarray().astype(float)
     X = np.log1p(X) if transform == "log1p" else X
     weights = invariant_weights(X)
-    rule = NeighbourRule.kofsd(3, variant, "imbalanced")
+    rule = NeighbourRule.kofsd(3, variant, card)
     perm = np.random.default_rng(3).permutation(len(y))
-    known_counts, runs = [], []
+    known_shares, runs = [], []
     for rows in (np.arange(len(y)), perm):
         with _tree_candidates(48):
             skipping, measuring = AveragedSet(y[rows], rule), AveragedSet(y[rows], rule)
@@ -304,7 +317,7 @@ def test_points_whose_ball_keeps_value_zero_keep_their_cards(
 
             def counted(base_of, point_values, count_known=count_known):
                 known = count_known(base_of, point_values)
-                known_counts.append(len(known) / len(base_of))
+                known_shares.append(len(known) / len(base_of))
                 return known
 
             skipping._known = counted
@@ -312,10 +325,11 @@ def test_points_whose_ball_keeps_value_zero_keep_their_cards(
             for j in range(X.shape[1]):
                 column = X[rows, j]
                 got = skipping.dependency_with(column, weights[j])
-                assert got == measuring.dependency_with(column, weights[j])
+                assert _same_test(got, measuring.dependency_with(column, weights[j]))
                 floor = got[0] + 1e-3
-                floored = skipping.dependency_with(column, weights[j], floor)
-                assert floored == measuring.dependency_with(column, weights[j], floor)
+                for points in (skipping, measuring):
+                    floored = points.dependency_with(column, weights[j], floor)
+                    assert _same_test(floored, got, floor)
                 results.append(got)
                 if j % 7 == 0 and skipping.size < 6:  # genes join S along the stream
                     skipping.add(column, weights[j])
@@ -326,7 +340,7 @@ def test_points_whose_ball_keeps_value_zero_keep_their_cards(
                     assert np.array_equal(*balls)
             runs.append(results)
     assert runs[0] == runs[1]  # the average rule: the rows' order does not matter
-    assert max(known_counts) > 0.5
+    assert np.median(known_shares) > (0.25 if ball_width == 16 else 0.05)
 
 
 def _zhou_index_cards(X, y, weights, rule: int) -> np.ndarray:
