@@ -24,6 +24,7 @@ certainly hold its list, or every point left out is at least as far as a distanc
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import ClassVar
 
 import numpy as np
 
@@ -130,6 +131,10 @@ class SetLists:
     far : ndarray, shape (Q,)
         A distance no point left out of the list is below (inf: none is left out).
     """
+
+    #: A snapshot of the lists leaves out their k-d tree (:mod:`._snapshot`; built again
+    #: when a list is asked).
+    snapshot_reset: ClassVar[dict] = {"_tree": None}
 
     def __init__(self, coords: np.ndarray, weights: np.ndarray):
         self._coords = np.ascontiguousarray(coords, dtype=float)

@@ -6,9 +6,11 @@ lists, tuples, dicts, sets, numpy arrays and scalars, and instances of fsengine'
 classes (their attributes, ``__dict__`` and slots) as JSON types; an object met twice is
 written once and referred to (``{"@": k}``), so shared and cyclic references come back
 shared. Functions and other module-level objects of fsengine (a compiled kernel a selector
-keeps) are written by name. :func:`decode_state` reads it back: classes and named objects
-are looked up in fsengine's modules only, instances are made with ``object.__new__`` and
-their attributes set directly, so reading a state runs no code but fsengine's imports.
+keeps) are written by name. A class's caches named in its ``snapshot_reset`` attribute are
+written as the values given there (an empty cache). :func:`decode_state` reads it back:
+classes and named objects are looked up in fsengine's modules only, instances are made
+with ``object.__new__`` and their attributes set directly, so reading a state runs no code
+but fsengine's imports.
 Anything else (a file, a lock, another package's object) is refused with a TypeError naming
 where it is.
 """
@@ -22,6 +24,9 @@ from typing import Any
 
 import numpy as np
 
+#: The class attribute naming caches a state leaves out: {attribute: the value written
+#: instead} (a cache the object makes again when it needs it).
+SNAPSHOT_RESET = "snapshot_reset"
 #: The version of the format (a state of another version is refused). 2: the average
 #: rule's set keeps its cards as ``PointCards`` (a state of 1 holds a bare array).
 FORMAT = 2
@@ -169,6 +174,7 @@ class _Encoder:
             if hasattr(value, slot):
                 fields[slot] = getattr(value, slot)
         fields.update(getattr(value, "__dict__", {}))
+        fields.update((k, v) for k, v in getattr(cls, SNAPSHOT_RESET, {}).items() if k in fields)
         return {
             "#": number,
             "o": name,

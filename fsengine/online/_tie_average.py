@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -300,6 +301,11 @@ class AveragedSet:
     y : ndarray of {0, 1}
     rule : NeighbourRule
     """
+
+    #: Caches a snapshot of the set leaves out (:mod:`._snapshot`): S's lists (with their
+    #: k-d tree, made again when a test asks) and the last tests' cards (:meth:`add` then
+    #: measures S + f again).
+    snapshot_reset: ClassVar[dict] = {"_lists": None, "_measured": []}
 
     def __init__(self, y: np.ndarray, rule: NeighbourRule):
         self.y = np.ascontiguousarray(y, dtype=np.int64)

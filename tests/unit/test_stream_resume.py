@@ -4,13 +4,17 @@ and the selection an uninterrupted stream gives, for every online selector."""
 
 import json
 
+import numpy as np
 import pytest
 
 from fsengine.live import LiveStream
 from fsengine.methods import ONLINE_METHODS
-from fsengine.online import decode_state, encode_state
+from fsengine.online import _point_search, decode_state, encode_state
+from fsengine.online._kofsd import points as kofsd_points
 from fsengine.online._snapshot import FORMAT
+from fsengine.online._tie_average import AveragedSet, NeighbourRule, invariant_weights
 from fsengine.task import Task
+from synthetic import RARE_TYPE, single_cell_counts
 
 
 @pytest.fixture(scope="module")
@@ -51,6 +55,31 @@ def test_a_resumed_stream_gives_the_events_of_an_uninterrupted_one(task, method,
     assert repr(resumed.selection()) == repr(whole.selection())
     assert resumed.holdout_selected == whole.holdout_selected
     assert resumed.gmeans[:1] == stopped.gmeans[:1]
+
+
+@pytest.mark.parametrize("ties", ["index", "average"])
+def test_a_stream_on_counts_resumes_with_its_neighbour_lists_left_out(ties, monkeypatch):
+    """K-OFSD on single-cell counts, where a set test seeks its points' lists among S's
+    lists made with a k-d tree (here from the first test, lists of 2): the snapshot can be
+    taken (the tree and the lists are left out, made again when asked) and the resumed
+    stream gives the uninterrupted one's events."""
+    monkeypatch.setattr(_point_search, "BRUTE_MAX_POINTS", 1)
+    monkeypatch.setattr(_point_search, "LIST_LENGTH", 2)
+    monkeypatch.setattr(kofsd_points, "POINT_MIN_SAMPLES", 1)  # the index rule on points
+    X, obs, _ = single_cell_counts(n_cells=700, n_genes=60, n_rare=14, seed=2)
+    y = (obs["cell_type"] == RARE_TYPE).to_numpy().astype(int)
+    counts = Task.from_arrays(X.toarray().astype(float), y, tuple(f"g{j}" for j in range(60)))
+    params = {"ties": ties}
+    whole = LiveStream(counts, None, "kofsd", params=params)
+    whole.advance()
+    stopped = LiveStream(counts, None, "kofsd", params=params)
+    stopped.advance(max_features=35)
+    assert len(stopped.selector.selected_columns) >= 2  # S has points and lists
+    saved = _round_trip(stopped.snapshot())
+    resumed = LiveStream(counts, None, "kofsd", params=params)
+    resumed.resume(saved)
+    resumed.advance()
+    assert repr(resumed.events) == repr(whole.events)
 
 
 def test_a_snapshot_of_another_stream_is_refused(task):
@@ -102,3 +131,30 @@ def test_a_state_of_an_earlier_format_is_refused(task):
     assert decode_state(state) is not None
     with pytest.raises(ValueError, match="not a selector state of this version"):
         decode_state({**state, "format": FORMAT - 1})
+
+
+def test_a_set_with_its_lists_made_is_written_without_them(monkeypatch):
+    """The average rule's set on many points keeps S's neighbour lists with a k-d tree
+    (scipy's, which a state cannot hold) and the last tests' cards: a snapshot leaves both
+    caches out, and the set read back gives the same tests and additions bit for bit."""
+    monkeypatch.setattr(_point_search, "BRUTE_MAX_POINTS", 1)  # lists from the first test,
+    monkeypatch.setattr(_point_search, "LIST_LENGTH", 2)  # made with the tree
+    X, obs, _ = single_cell_counts(n_cells=700, n_genes=40, n_rare=14, seed=5)
+    y = (obs["cell_type"] == RARE_TYPE).to_numpy().astype(int)
+    X = np.log1p(X.toarray().astype(float))
+    weights = invariant_weights(X)
+    points = AveragedSet(y, NeighbourRule.kofsd(3, "reference", "imbalanced"))
+    for j in range(3):
+        points.add(X[:, j], weights[j])
+    points.dependency_with(X[:, 3], weights[3])
+    assert points._lists is not None and points._lists._tree is not None
+    back = decode_state(_round_trip(encode_state(points)))
+    assert back._lists is None and back._measured == []
+    for j in range(4, 12):
+        assert back.dependency_with(X[:, j], weights[j]) == points.dependency_with(
+            X[:, j], weights[j]
+        )
+    back.add(X[:, 4], weights[4])
+    points.add(X[:, 4], weights[4])
+    assert np.array_equal(back._cards.expected, points._cards.expected)
+    assert back.dependency_with(X[:, 5], weights[5]) == points.dependency_with(X[:, 5], weights[5])

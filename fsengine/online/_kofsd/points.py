@@ -13,6 +13,7 @@ Card_Distance, a sweep over K).
 from __future__ import annotations
 
 import math
+from typing import ClassVar
 
 import numpy as np
 
@@ -53,6 +54,10 @@ class PointSetTerms:
     n : int
         Number of samples.
     """
+
+    #: A snapshot of the set leaves out S's lists (:mod:`.._snapshot`; made again when a
+    #: test asks).
+    snapshot_reset: ClassVar[dict] = {"_lists": None}
 
     def __init__(self, n: int):
         self.n = n
