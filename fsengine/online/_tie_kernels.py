@@ -552,12 +552,11 @@ def set_dependency(
         np.empty(P, np.int64),
     )
     partials = np.zeros(MAX_PARTIALS)
-    n_partials = 0
-    left = 0
+    n = 0
     for a in range(P):
-        left += m1[a] + m0[a]
-    n = left
-    varying = 0
+        n += m1[a] + m0[a]
+    state = np.zeros(3, np.int64)  # partials, samples whose card varies, samples left
+    state[2] = n
     for q in range(P):
         a = visit[q]
         candidate_distances(
@@ -570,15 +569,9 @@ def set_dependency(
             )  # fmt: skip
         else:
             _zhou_cards_from_distances(a, dist, m1, m0, kind, bufs)
-        for label in range(2):
-            count = m1[a] if label == 1 else m0[a]
-            n_partials = _add_copies(partials, n_partials, expected[a, label], count)
-            if count and varies[a, label]:
-                varying += count
-        left -= m1[a] + m0[a]
-        if left > 0 and _rounded_total(partials, n_partials) + left < floor:
+        if not _add_point(a, m1, m0, expected, varies, partials, state, floor):
             return math.nan, math.nan
-    return _rounded_total(partials, n_partials) / n, varying / n
+    return _rounded_total(partials, state[0]) / n, state[1] / n
 
 
 @kernel(
@@ -714,6 +707,8 @@ def _add_point(a, m1, m0, expected, varies, partials, state, floor):
             state[1] += count
     state[0] = n_partials
     state[2] -= m1[a] + m0[a]
+    if floor == -np.inf:
+        return True
     return not (state[2] > 0 and _rounded_total(partials, n_partials) + state[2] < floor)
 
 
@@ -832,15 +827,11 @@ def _point_mean(expected, varies, m1, m0, P, n):
     """:func:`_sample_mean` from the points' label counts (point a holds ``m1[a]``
     samples of label 1 and ``m0[a]`` of label 0): the same exact sum, O(P)."""
     partials = np.zeros(MAX_PARTIALS)
-    n_partials = 0
-    varying = 0
+    state = np.zeros(3, np.int64)  # as in points_expected_cards
+    state[2] = n
     for a in range(P):
-        for label in range(2):
-            count = m1[a] if label == 1 else m0[a]
-            n_partials = _add_copies(partials, n_partials, expected[a, label], count)
-            if count and varies[a, label]:
-                varying += count
-    return _rounded_total(partials, n_partials) / n, varying / n
+        _add_point(a, m1, m0, expected, varies, partials, state, -np.inf)
+    return _rounded_total(partials, state[0]) / n, state[1] / n
 
 
 @njit(cache=True)
