@@ -19,6 +19,7 @@ weights included, is the same for any permutation of the rows, bit for bit.
 from __future__ import annotations
 
 import math
+import struct
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import ClassVar
@@ -286,6 +287,52 @@ def refine(codes: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarra
     )
 
 
+def exceeding_sum(above: float, n: int) -> float:
+    """The least sum of n samples' cards whose dependency exceeds ``above``.
+
+    The dependency of an exact sum T is ``round(round(T) / n)``, which never decreases
+    with T; a set whose cards can sum to at most T therefore cannot exceed ``above`` if and
+    only if ``round(T)`` is below the double returned (-inf when ``above`` is NaN or
+    -inf: nothing stops; +inf when no sum exceeds it).
+
+    Parameters
+    ----------
+    above : float
+        A dependency (the current set's).
+    n : int
+        The number of samples.
+
+    Returns
+    -------
+    float
+    """
+    if not above > -math.inf or n <= 0:
+        return -math.inf
+    if not math.inf / n > above:
+        return math.inf
+    # Bisection over the doubles in their order (as integers): 64 steps at most.
+    low, high = _double_rank(-math.inf), _double_rank(math.inf)  # low never exceeds
+    while high - low > 1:
+        middle = (low + high) // 2
+        if _ranked_double(middle) / n > above:
+            high = middle
+        else:
+            low = middle
+    return _ranked_double(high)
+
+
+def _double_rank(x: float) -> int:
+    """The position of a double among all doubles in increasing order (-0.0 as 0.0)."""
+    bits = struct.unpack("<q", struct.pack("<d", x))[0]
+    return bits if bits >= 0 else -(bits & 0x7FFF_FFFF_FFFF_FFFF)
+
+
+def _ranked_double(rank: int) -> float:
+    """The double at ``rank`` (:func:`_double_rank`)."""
+    bits = rank if rank >= 0 else -rank | -0x8000_0000_0000_0000
+    return struct.unpack("<d", struct.pack("<q", bits))[0]
+
+
 class AveragedSet:
     """A feature set S under the average rule: its points, and what a test of S + f needs.
 
@@ -479,7 +526,11 @@ class AveragedSet:
             return self._lists
 
     def dependency_with(
-        self, values: np.ndarray, weight: float, floor: float = -math.inf
+        self,
+        values: np.ndarray,
+        weight: float,
+        floor: float = -math.inf,
+        above: float | None = None,
     ) -> tuple[float, float]:
         """The dependency of S + f under the average rule, S unchanged.
 
@@ -492,15 +543,29 @@ class AveragedSet:
         floor : float
             Only whether the dependency reaches ``floor`` matters: once it certainly
             cannot (by more than a rounding margin), the test stops and gives NaN.
+        above : float, optional
+            Instead of ``floor``: only whether the dependency exceeds ``above`` matters
+            (K-OFSD's test, Algorithm 1 line 9). Once it certainly cannot, exactly (the
+            cards so far plus 1 for each sample left, summed exactly and divided by n as
+            the dependency is, do not exceed ``above``), the test stops and gives NaN: a
+            test of a feature that changes no card stops once the points that lose on S
+            are measured.
 
         Returns
         -------
         (dependency, share of the samples whose card depends on the row order), or
-        (NaN, NaN) below the floor
+        (NaN, NaN) below the floor or not above ``above``
         """
         n = len(self.y)
-        total_floor = floor * n - (1e-9 * n + 1e-9) if floor > -math.inf else -math.inf
+        if above is not None:
+            total_floor = exceeding_sum(above, n)
+        elif floor > -math.inf:
+            total_floor = floor * n - (1e-9 * n + 1e-9)
+        else:
+            total_floor = -math.inf
         dependency, share, cards = self._measure(values, weight, total_floor)
+        if above is not None and not dependency > above:  # measured whole, not above
+            return math.nan, math.nan
         if not math.isnan(dependency):  # S + f measured whole: add() may reuse its cards
             with instance_lock(self):  # tests on several threads
                 self._measured = [
@@ -516,6 +581,7 @@ class AveragedSet:
         floor: float = -math.inf,
         stop_above: float | None = None,
         threads: int = 1,
+        above: float | None = None,
     ) -> list[float]:
         """:meth:`dependency_with` of each column of ``block`` in turn, S unchanged.
 
@@ -525,7 +591,7 @@ class AveragedSet:
             The features f, in stream order.
         weights : ndarray, shape (b,)
             Their distance weights.
-        floor : float
+        floor, above : float
             As :meth:`dependency_with`.
         stop_above : float, optional
             Only the columns up to the first whose dependency exceeds this are needed
@@ -544,7 +610,7 @@ class AveragedSet:
         deps = [math.nan] * b
         if threads <= 1 or b == 1:
             for j in range(b):
-                deps[j] = self.dependency_with(block[:, j], weights[j], floor)[0]
+                deps[j] = self.dependency_with(block[:, j], weights[j], floor, above)[0]
                 if stop_above is not None and deps[j] > stop_above:
                     break
             return deps
@@ -553,7 +619,7 @@ class AveragedSet:
             for j in range(b):
                 for ahead in range(j + len(running), min(b, j + threads)):
                     running[ahead] = pool.submit(
-                        self.dependency_with, block[:, ahead], weights[ahead], floor
+                        self.dependency_with, block[:, ahead], weights[ahead], floor, above
                     )
                 deps[j] = running.pop(j).result()[0]
                 if stop_above is not None and deps[j] > stop_above:

@@ -30,6 +30,7 @@ from fsengine.online._kofsd.selector import KOFSD, run_kofsd, run_kofsd_for_ks
 from fsengine.online._tie_average import (
     AveragedSet,
     NeighbourRule,
+    exceeding_sum,
     invariant_weights,
     single_dependencies,
     tie_kernels,
@@ -341,6 +342,100 @@ def test_points_whose_ball_keeps_value_zero_keep_their_cards(
             runs.append(results)
     assert runs[0] == runs[1]  # the average rule: the rows' order does not matter
     assert np.median(known_shares) > (0.25 if ball_width == 16 else 0.05)
+
+
+@pytest.mark.parametrize("transform", ["counts", "log1p"])
+@pytest.mark.parametrize("card", ["imbalanced", "distance"])
+@pytest.mark.parametrize("variant", ["reference", "paper"])
+@pytest.mark.parametrize("search", ["every point", "candidates"])
+def test_a_test_stops_exactly_when_the_set_cannot_be_exceeded(transform, card, variant, search):
+    """K-OFSD adds f only when dep(S + f) exceeds dep(S); a test asked whether it exceeds a
+    level stops once it certainly cannot, decided exactly. Along a stream on sparse counts
+    (rows permuted too), for the level dep(S), the measured dep(S + f) itself and the
+    double just below it: NaN exactly when the measured dependency does not exceed the
+    level, else that dependency bit for bit. On counts most features change no card, so
+    dep(S + f) equals dep(S) and those tests must stop. Few cells (every point compared
+    with every other), or more with candidates from S's lists and the k-d trees."""
+    n_cells = 200 if search == "every point" else 600
+    X, obs, _ = single_cell_counts(n_cells=n_cells, n_genes=30, n_rare=n_cells // 50, seed=7)
+    y = (obs["cell_type"] == RARE_TYPE).to_numpy().astype(int)
+    X = X.toarray().astype(float)
+    X = np.log1p(X) if transform == "log1p" else X
+    weights = invariant_weights(X)
+    rule = NeighbourRule.kofsd(3, variant, card)
+    tied, stopped = 0, 0
+    for rows in (np.arange(len(y)), np.random.default_rng(1).permutation(len(y))):
+        with _tree_candidates(48) if search == "candidates" else contextlib.nullcontext():
+            points = AveragedSet(y[rows], rule)
+            measure, ends = points._measure, []
+
+            def measure_ended(*args, measure=measure, ends=ends):
+                result = measure(*args)
+                ends.append("stopped" if math.isnan(result[0]) else "measured whole")
+                return result
+
+            points._measure = measure_ended
+            for j in range(X.shape[1]):
+                column = X[rows, j]
+                level = points.dependency()[0]
+                full = points.dependency_with(column, weights[j])
+                for above in (level, full[0], math.nextafter(full[0], -math.inf)):
+                    got = points.dependency_with(column, weights[j], above=above)
+                    if full[0] > above:
+                        assert got == full
+                    else:
+                        assert math.isnan(got[0]) and math.isnan(got[1])
+                    if above == level and full[0] == level:  # stopped before its last point?
+                        tied += 1
+                        stopped += ends[-1] == "stopped"
+                if full[0] > level and points.size < 5:
+                    points.add(column, weights[j])
+    assert tied >= 10 and stopped >= 0.8 * tied
+
+
+@pytest.mark.parametrize("n", [1, 3, 7, 1000, 49_999, 200_000, 2**40 + 3])
+def test_the_sum_that_exceeds_a_dependency_is_the_least_such_double(n):
+    """exceeding_sum(level, n) is the least double T with T / n above the level: the double
+    below it gives at most the level."""
+    rng = np.random.default_rng(n % 1000)
+    levels = [0.0, 1.0, 0.5, 1 / 3, 0.99998, *rng.random(200), *(rng.integers(0, n, 50) / n)]
+    for level in levels:
+        total = exceeding_sum(float(level), n)
+        assert total / n > level
+        assert math.nextafter(total, -math.inf) / n <= level
+    assert exceeding_sum(math.nan, n) == -math.inf
+    assert exceeding_sum(-math.inf, n) == -math.inf
+
+
+@pytest.mark.parametrize("draws", [3, 11, 19, 20, 35])
+def test_a_card_that_is_the_same_in_every_order_is_that_card_exactly(draws):
+    """Cut ties drawn only from samples of the sample's own label: every order gives the
+    card 1, and so does the average, exactly (the recurrence's product of ratios alone gives
+    0.9999999999999999 for 11 draws, 1.0000000000000002 for 19); with mixed ties, between
+    the least and the greatest card."""
+    from fsengine.online._codes import CARD_CODES
+    from fsengine.online._tie_kernels import _expected
+
+    imbalanced = CARD_CODES["imbalanced"]
+    pmf = np.empty(draws + 1)
+    k = draws + 2
+    for label in (0, 1):
+        card, varies = _expected(
+            imbalanced, 0.0, 0.0, 0.0, k, label, 2, 0.0, 0.0, 1.0, 3 * draws, 3 * draws,
+            draws, 0, 0, False, pmf,
+        )  # fmt: skip
+        assert (card, varies) == (1.0, False)
+    tied = 3 * draws
+    for tied_same in range(1, tied, 5):
+        card, varies = _expected(
+            imbalanced, 0.0, 0.0, 0.0, k, 1, 2, 0.0, 0.0, 1.0, tied, tied_same, draws, 0, 0,
+            False, pmf,
+        )  # fmt: skip
+        least = 2 + max(0, draws - (tied - tied_same))
+        greatest = 2 + min(draws, tied_same)
+        assert least / k <= card <= greatest / k and varies
+        # The minority card is the share of same-label samples: 2 + the mean draw, over K.
+        assert card == pytest.approx((2 + draws * tied_same / tied) / k, rel=1e-12)
 
 
 def _zhou_index_cards(X, y, weights, rule: int) -> np.ndarray:

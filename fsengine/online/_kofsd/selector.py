@@ -411,15 +411,15 @@ class KOFSD(StreamingSelector):
         self, block: np.ndarray, weights: np.ndarray, early: bool, first_only: bool
     ) -> list[float]:
         """:meth:`_dependencies_with` under ``ties="average"``: each S + f exactly (with
-        ``early``, NaN for a candidate that cannot exceed S; with ``first_only``, NaN
-        after the first that would be added)."""
+        ``early``, NaN for a candidate that cannot exceed S, decided exactly; with
+        ``first_only``, NaN after the first that would be added)."""
         threads = kernel_threads() if len(self.y) >= THREADED_TESTS_FROM else 1
         deps = self._terms.dependencies_with(
             block,
             weights,
-            self._set_dependency if early else -math.inf,
-            self._set_dependency if first_only else None,
-            threads,
+            stop_above=self._set_dependency if first_only else None,
+            threads=threads,
+            above=self._set_dependency if early else None,
         )
         self._tested_cards = np.empty((0, block.shape[1]))
         return deps
