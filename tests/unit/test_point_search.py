@@ -10,11 +10,13 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import fsengine.online._point_search as _point_search
+from fsengine.online._kofsd import points as _points
 from fsengine.online._kofsd.points import PointSetTerms
 from fsengine.online._kofsd.reference import feature_weights
 from fsengine.online._kofsd.set_terms import ColumnSetTerms
 from fsengine.online._point_search import point_members
 from fsengine.online._tie_average import AveragedSet, NeighbourRule, refine
+from synthetic import RARE_TYPE, single_cell_counts
 
 
 def _refine_by_definition(codes, values):
@@ -170,3 +172,59 @@ def test_lists_made_on_demand_are_each_point_s_nearest_with_their_terms(seed, pa
         assert np.sqrt(sq[a, unlisted]).min() >= lists.far[a]
         # The tree's rounding may swap near-equal distances at the end, no more.
         assert lists.far[a] >= np.sqrt(np.sort(sq[a])[L - 1]) * (1 - 1e-9) - 1e-9
+
+
+@pytest.mark.parametrize("transform", ["counts", "log1p"])
+@pytest.mark.parametrize("variant", ["reference", "paper"])
+def test_a_rejected_test_stops_once_no_sample_below_one_can_gain(transform, variant, monkeypatch):
+    """The authors' tie rule on sparse counts, S's cards known (as K-OFSD's tests after an
+    addition): a test that may reject early measures first the points holding samples
+    whose card on S is below 1, and stops once they are measured and none of those samples
+    gains (the sample-wise kernels' rejection). The dependencies and NaNs equal the
+    sample-wise engine's, and most rejected tests stop before measuring every point
+    (points measured 8 at first, then twice as many a call)."""
+    monkeypatch.setattr(_point_search, "FIRST_CHUNK", 8)
+    X, obs, _ = single_cell_counts(n_cells=2000, n_genes=100, n_rare=40, seed=4)
+    y = (obs["cell_type"] == RARE_TYPE).to_numpy().astype(np.int64)
+    X = X.toarray().astype(float)
+    X = np.log1p(X) if transform == "log1p" else X
+    w = feature_weights(X)
+    # S: ten genes of the common types expressed in 5-40 % of the cells, the last added.
+    share = (X > 0).mean(axis=0)
+    *base, last = [j for j in range(30, 60) if 0.05 <= share[j] <= 0.4][:10]
+    n = len(y)
+    by_points, by_samples = PointSetTerms(n), ColumnSetTerms(n)
+    for terms in (by_points, by_samples):
+        terms.replace(X[:, base[0]], w[base[0]])
+        for j in base[1:]:
+            terms.add(X[:, j], w[j])
+    dependency, cards = by_samples.dependencies_with(
+        X[:, last : last + 1], w[last : last + 1], y, 3, variant, "imbalanced"
+    )
+    for terms in (by_points, by_samples):
+        terms.add(X[:, last], w[last])
+        terms.set_cards(cards[:, 0], y)
+    reject = float(dependency[0]) * n - 1e-9  # K-OFSD's: below S's sum
+    kernels, measured = _points.point_kernels(), []
+
+    class Counted:
+        def __getattr__(self, name):
+            return getattr(kernels, name)
+
+        def point_set_cards(self, *args):
+            measured[-1] += len(args[15])  # the points of this call
+            return kernels.point_set_cards(*args)
+
+    monkeypatch.setattr(_points, "point_kernels", Counted)
+    rejected, stopped = 0, 0
+    for j in [*range(10), *range(60, X.shape[1])]:  # rare-type markers first, which gain
+        column, weight = X[:, j : j + 1], w[j : j + 1]
+        measured.append(0)
+        got = by_points.dependencies_with(column, weight, y, 3, variant, "imbalanced", 0.0, reject)
+        expected = by_samples.dependencies_with(column, weight, y, 3, variant, "imbalanced",
+                                                0.0, reject)  # fmt: skip
+        assert np.array_equal(got[0], expected[0], equal_nan=True)
+        if np.isnan(got[0][0]):
+            rejected += 1
+            stopped += measured[-1] < len(np.unique(X[:, [*base, last, j]], axis=0))
+    assert rejected >= 20 and stopped >= 0.8 * rejected

@@ -182,7 +182,8 @@ class PointSetTerms:
 
     def _point_cards(self, values, weight, y, k, variant, card, gamma, floor, out) -> bool:
         """Every sample's card on S + f into ``out``; False if the test stopped below
-        ``floor``.
+        ``floor``, or (with a floor and S's cards) once no sample whose card on S is below
+        1 can gain.
 
         The points are measured in chunks, those whose samples lose most on S first (a test
         that cannot reach ``floor`` stops sooner), each one's list among its K + 2 nearest
@@ -225,12 +226,26 @@ class PointSetTerms:
         )
         kern = point_kernels()
         state = np.array([0.0, float(self.n)])
+        # A rejected test: once every point holding a sample whose card on S is below 1
+        # is measured (they come first) and none of those samples gains, S + f cannot
+        # exceed S (the rule dependencies_with applies to the final cards).
+        unchanged_stops = floor > -math.inf and self._cards is not None and self._n_low > 0
+        if unchanged_stops:
+            lossy = lost > 0
+            lossy_left = [int(np.count_nonzero(lossy))]
+            low_rows = np.flatnonzero(self._cards < 1.0)
 
         def measure(points, cand_start, cand, far, missed) -> bool:
             done = kern.point_set_cards(
                 *arguments, points, cand_start, cand, far, state, floor, out, missed
             )
-            return not math.isnan(done)
+            if math.isnan(done):
+                return False
+            if unchanged_stops and lossy_left[0] > 0:
+                lossy_left[0] -= int(np.count_nonzero(lossy[points[~missed]]))
+                if lossy_left[0] == 0 and not np.any(out[low_rows] > self._cards[low_rows]):
+                    return False
+            return True
 
         if every_distance_nan(all_weights):
             # A constant feature (an infinite weight): every distance is NaN, and each
