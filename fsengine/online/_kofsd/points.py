@@ -232,18 +232,19 @@ class PointSetTerms:
         unchanged_stops = floor > -math.inf and self._cards is not None and self._n_low > 0
         if unchanged_stops:
             lossy = lost > 0
-            lossy_left = [int(np.count_nonzero(lossy))]
+            lossy_left = int(np.count_nonzero(lossy))
             low_rows = np.flatnonzero(self._cards < 1.0)
 
         def measure(points, cand_start, cand, far, missed) -> bool:
+            nonlocal lossy_left
             done = kern.point_set_cards(
                 *arguments, points, cand_start, cand, far, state, floor, out, missed
             )
             if math.isnan(done):
                 return False
-            if unchanged_stops and lossy_left[0] > 0:
-                lossy_left[0] -= int(np.count_nonzero(lossy[points[~missed]]))
-                if lossy_left[0] == 0 and not np.any(out[low_rows] > self._cards[low_rows]):
+            if unchanged_stops and lossy_left > 0:
+                lossy_left -= int(np.count_nonzero(lossy[points[~missed]]))
+                if lossy_left == 0 and not np.any(out[low_rows] > self._cards[low_rows]):
                     return False
             return True
 
