@@ -1,6 +1,8 @@
 """A synthetic atlas in the server's data directory (FSENGINE_DATA_DIR), in a real browser:
 opened by name (read backed), its label column and rare type chosen, K-OFSD streamed to
-the end; the server's resident memory sampled meanwhile and printed.
+the end; the server's resident memory sampled meanwhile and printed. A second, smaller file
+of other columns and classes opened after it gets its own choices, and the first file's
+stream is there again when the first is opened again.
 
 The atlas is 2,000 cells x 300 genes; FSENGINE_E2E_ATLAS="10000x2000" measures a larger one
 (the README's figure). FSENGINE_E2E_ATLAS_FILE names an existing AnnData file to measure
@@ -27,6 +29,7 @@ from tests.e2e.test_browser import (
     TIMEOUT_MS,
     choose,
     idle,
+    metrics,
     no_exception,
     open_page,
     stream_to_end,
@@ -36,6 +39,10 @@ from tests.e2e.test_browser import (
 pytestmark = pytest.mark.e2e
 
 ATLAS = "atlas.h5ad"
+#: The second file: other obs columns (``annotation``, ``batch``) and class names.
+SECOND = "second_lab.h5ad"
+SECOND_SHAPE = (600, 60)
+SECOND_RARE = "rare_b"
 #: The rare class chosen on the Data page.
 RARE = os.environ.get("FSENGINE_E2E_RARE", RARE_TYPE)
 #: Seconds to wait for the Data page to show a choice.
@@ -62,12 +69,23 @@ def folder(tmp_path_factory):
             os.link(given, root / ATLAS)
         except OSError:
             shutil.copyfile(given, root / ATLAS)
-        return root
-    cells = single_cell_anndata(
-        n_cells=n_cells, n_genes=n_genes, n_rare=max(24, n_cells // 100), n_markers=10, seed=1
+    else:
+        cells = single_cell_anndata(
+            n_cells=n_cells, n_genes=n_genes, n_rare=max(24, n_cells // 100), n_markers=10, seed=1
+        )
+        anndata.AnnData(X=sparse.csr_matrix(cells.X), obs=cells.obs, var=cells.var).write_h5ad(
+            root / ATLAS
+        )
+    second = single_cell_anndata(
+        n_cells=SECOND_SHAPE[0], n_genes=SECOND_SHAPE[1], n_rare=24, n_markers=6, seed=2
     )
-    anndata.AnnData(X=sparse.csr_matrix(cells.X), obs=cells.obs, var=cells.var).write_h5ad(
-        root / ATLAS
+    types = second.obs["cell_type"].astype(str)
+    obs = second.obs.drop(columns=["cell_type", "donor"]).assign(
+        annotation=types.map(lambda t: SECOND_RARE if t == RARE_TYPE else f"{t}_b"),
+        batch=second.obs["donor"].astype(str),
+    )
+    anndata.AnnData(X=sparse.csr_matrix(second.X), obs=obs, var=second.var).write_h5ad(
+        root / SECOND
     )
     return root
 
@@ -199,3 +217,75 @@ def test_open_from_the_data_directory_and_stream_to_the_end(page, server):
         f"cpu_server {server_cpu:.1f}s cpu_browser {browser_cpu:.1f}s "
         f"peak_rss_mb {memory.peak / 2**20:.0f}\n"
     )
+
+
+def _open_file(page, name: str) -> None:
+    """Open the data directory's file ``name`` from the Data page."""
+    open_page(page, "Data")
+    choose(page, "Or open a file of the server's data directory", name)
+    idle(page)
+    page.get_by_role("button", name="Open file", exact=True).click()
+    idle(page)
+
+
+def _chosen(page, label: str) -> str:
+    """The option a selectbox shows (its combobox's value)."""
+    return page.get_by_role("combobox", name=label).input_value()
+
+
+def _streamed(page) -> str | None:
+    """The Stream page's "Features streamed" ("12 / 60"), or None when it offers a new
+    stream ("Press Start ...")."""
+    open_page(page, "Stream")
+    shown = page.get_by_test_id("stMetric").filter(has_text="Features streamed")
+    offered = page.get_by_test_id("stAlertContentInfo").filter(has_text="Press Start")
+    shown.or_(offered).first.wait_for(timeout=TIMEOUT_MS)
+    return metrics(page).get("Features streamed")
+
+
+def test_a_second_file_gets_its_own_choices_and_the_first_keeps_its_stream(page, server):
+    """Two files of the data directory in one session, as a lab holds them: the second
+    (other obs columns and class names) streamed to the end; the atlas opened after it
+    offers its own columns and classes and no stream of the second; the second opened
+    again comes back with its label column, its rare class and its finished stream."""
+    n_cells, n_genes = _shape()
+    cells, genes = SECOND_SHAPE
+    page.goto(server)
+    page.get_by_role("heading", name="Data", exact=True).first.wait_for(timeout=TIMEOUT_MS)
+    idle(page)
+    _open_file(page, SECOND)
+    choose(page, "Label column", "annotation")
+    wait_for_metric(page, "Samples", f"{cells}", timeout=WAIT)
+    choose(page, "Minority class (one versus rest)", f"{SECOND_RARE}:")
+    sidebar = page.get_by_test_id("stSidebar")
+    sidebar.get_by_text(f"minority class: {SECOND_RARE}").wait_for(timeout=WAIT * 1000)
+    shown, _ = stream_to_end(page, genes)
+    selected = shown["Selected"]
+    assert int(selected) > 0
+    no_exception(page, "Stream, the second file")
+
+    _open_file(page, ATLAS)
+    # two obs columns could hold its classes: the page asks, naming its own columns
+    asked = page.get_by_test_id("stAlertContentError").filter(has_text="'Label column' box")
+    asked.wait_for(timeout=WAIT * 1000)
+    assert "'cell_type'" in asked.inner_text() and "annotation" not in asked.inner_text()
+    assert f"Still using {SECOND}" in asked.inner_text()
+    idle(page)
+    assert _chosen(page, "Label column") == "(automatic)"  # not the second's column
+    choose(page, "Label column", "cell_type")
+    wait_for_metric(page, "Samples", f"{n_cells}", timeout=WAIT)
+    assert not _chosen(page, "Minority class (one versus rest)").startswith(SECOND_RARE)
+    choose(page, "Minority class (one versus rest)", f"{RARE}:")
+    sidebar.get_by_text(f"minority class: {RARE}").wait_for(timeout=WAIT * 1000)
+    streamed = _streamed(page)  # none, or its own (the first test's): never the second's
+    assert streamed is None or streamed.endswith(f"/ {n_genes}"), streamed
+    no_exception(page, "Stream, the atlas")
+
+    _open_file(page, SECOND)
+    wait_for_metric(page, "Samples", f"{cells}", timeout=WAIT)
+    assert _chosen(page, "Label column") == "annotation"
+    assert _chosen(page, "Minority class (one versus rest)").startswith(f"{SECOND_RARE}:")
+    sidebar.get_by_text(f"minority class: {SECOND_RARE}").wait_for(timeout=WAIT * 1000)
+    assert _streamed(page) == f"{genes} / {genes}"
+    assert metrics(page)["Selected"] == selected
+    no_exception(page, "Stream, the second file again")
