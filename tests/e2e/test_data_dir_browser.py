@@ -23,6 +23,8 @@ import psutil
 import pytest
 from scipy import sparse
 
+from fsengine.data import load_dataset
+from fsengine.runs import run_selection
 from synthetic import RARE_TYPE, single_cell_anndata
 from tests.e2e.conftest import streamlit_server
 from tests.e2e.test_browser import (
@@ -35,6 +37,8 @@ from tests.e2e.test_browser import (
     stream_to_end,
     wait_for_metric,
 )
+from tests.e2e.test_dashboard_trust import workspace_of
+from tests.e2e.test_interruptions import runs
 
 pytestmark = pytest.mark.e2e
 
@@ -289,3 +293,56 @@ def test_a_second_file_gets_its_own_choices_and_the_first_keeps_its_stream(page,
     assert _streamed(page) == f"{genes} / {genes}"
     assert metrics(page)["Selected"] == selected
     no_exception(page, "Stream, the second file again")
+
+
+def test_an_atlas_stream_cut_off_comes_back_where_it_was_and_finishes(page, server, folder):
+    """A stream of the atlas whose tab is closed mid-way: the workspace opened again in a
+    new tab holds the atlas, read from the data directory again, and its stream at the
+    position saved; Start continues it to the end."""
+    n_cells, n_genes = _shape()
+    page.goto(server)
+    page.get_by_role("heading", name="Data", exact=True).first.wait_for(timeout=TIMEOUT_MS)
+    idle(page)
+    _open_file(page, ATLAS)
+    choose(page, "Label column", "cell_type")
+    wait_for_metric(page, "Samples", f"{n_cells}", timeout=WAIT)
+    choose(page, "Minority class (one versus rest)", f"{RARE}:")
+    page.get_by_test_id("stSidebar").get_by_text(f"minority class: {RARE}").wait_for(
+        timeout=WAIT * 1000
+    )
+    open_page(page, "Stream")
+    page.get_by_role("button", name="Reset").click()  # the first test's stream, if any
+    idle(page)
+    page.get_by_test_id("stSlider").last.locator("input[type=range]").focus()
+    page.keyboard.press("Home")  # 1 feature a tick
+    idle(page)
+    page.get_by_role("button", name="Start").click()
+    workspace = workspace_of(page)
+
+    def recorded() -> int:  # the position the workspace holds for this stream
+        found = runs(workspace, "stream")
+        return (found[-1][1] or {}).get("position", 0) if found else 0
+
+    deadline = time.monotonic() + WAIT
+    while recorded() == 0:  # saved every 2 s while it runs
+        assert time.monotonic() < deadline, runs(workspace, "stream")
+        page.wait_for_timeout(200)
+    before = recorded()
+    url = page.url  # the Stream page of this workspace (?ws=...)
+    page.close()  # the tab closed mid-stream
+
+    again = page.context.new_page()
+    again.goto(url)
+    again.get_by_role("heading", name="Stream", exact=True).first.wait_for(timeout=TIMEOUT_MS)
+    idle(again)
+    sidebar = again.get_by_test_id("stSidebar")
+    assert ATLAS in sidebar.inner_text() and f"minority class: {RARE}" in sidebar.inner_text()
+    saved = int(_streamed(again).split(" /")[0])
+    assert before <= saved < n_genes, (before, saved)  # where it was, never before a save
+    again.get_by_text(f"Stopped at {saved} of {n_genes} features").wait_for(timeout=TIMEOUT_MS)
+    shown, _ = stream_to_end(again, n_genes)
+    no_exception(again, "Stream, continued")
+
+    dataset = load_dataset(folder / ATLAS, label="cell_type", backed=True)
+    whole = run_selection(dataset, RARE, "kofsd", events=False)  # the same, uninterrupted
+    assert int(shown["Selected"]) == len(whole.selection.features)
