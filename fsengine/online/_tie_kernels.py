@@ -848,13 +848,27 @@ def _add_copies(partials, n_partials, x, count):
 @njit(cache=True)
 def _point_mean(expected, varies, m1, m0, P, n):
     """:func:`_sample_mean` from the points' label counts (point a holds ``m1[a]``
-    samples of label 1 and ``m0[a]`` of label 0): the same exact sum, O(P)."""
+    samples of label 1 and ``m0[a]`` of label 0): the same exact sum, O(P). The samples
+    whose card is exactly 1 are counted and added once as that integer, those whose card
+    is 0 not at all (the sum is exact, so its rounded total is the same)."""
     partials = np.zeros(MAX_PARTIALS)
-    state = np.zeros(3, np.int64)  # as in points_expected_cards
-    state[2] = n
+    n_partials = 0
+    ones = 0
+    varying = 0
     for a in range(P):
-        _add_point(a, m1, m0, expected, varies, partials, state, -np.inf)
-    return _rounded_total(partials, state[0]) / n, state[1] / n
+        for label in range(2):
+            count = m1[a] if label == 1 else m0[a]
+            if count == 0:
+                continue
+            card = expected[a, label]
+            if card == 1.0:
+                ones += count
+            elif card != 0.0:
+                n_partials = _add_copies(partials, n_partials, card, count)
+            if varies[a, label]:
+                varying += count
+    n_partials = _add_exact(partials, n_partials, float(ones))
+    return _rounded_total(partials, n_partials) / n, varying / n
 
 
 @njit(cache=True)
