@@ -167,7 +167,38 @@ class NeighbourRule:
         )
 
 
-def invariant_weights(block: np.ndarray, metric: str = "seuclidean") -> np.ndarray:
+def nonzero_order(
+    block: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each column's non-zero values, their rows and an argsort of them: one pass and one
+    sort per column, which :func:`invariant_weights` and :func:`single_dependencies` can
+    share.
+
+    Parameters
+    ----------
+    block : ndarray, shape (n, b)
+
+    Returns
+    -------
+    values : ndarray of float64, shape (b, n)
+        Line j's first ``counts[j]``: column j's non-zero values, in row order.
+    rows : ndarray of int64, shape (b, n)
+        Their rows.
+    counts : ndarray of int64, shape (b,)
+    by_value : ndarray of int64, shape (b, n)
+        Line j's first ``counts[j]``: an argsort of its values (numpy's; ties in any
+        order).
+    """
+    values, rows, counts = nonzero_lines(np.ascontiguousarray(np.asarray(block, dtype=float).T))
+    by_value = np.empty(values.shape, dtype=np.int64)
+    for j, z in enumerate(counts):
+        by_value[j, :z] = np.argsort(values[j, :z])
+    return values, rows, counts, by_value
+
+
+def invariant_weights(
+    block: np.ndarray, metric: str = "seuclidean", order: tuple | None = None
+) -> np.ndarray:
     """The features' distance weights ``1 / var`` (n - 1) computed whatever the row order.
 
     As :func:`fsengine.online._kofsd.neighbours.feature_weights`, but each sum is taken
@@ -179,6 +210,8 @@ def invariant_weights(block: np.ndarray, metric: str = "seuclidean") -> np.ndarr
     ----------
     block : ndarray, shape (n, b)
     metric : {"seuclidean", "euclidean"}
+    order : tuple, optional
+        The block's :func:`nonzero_order`, when it is at hand (the same weights).
 
     Returns
     -------
@@ -190,9 +223,15 @@ def invariant_weights(block: np.ndarray, metric: str = "seuclidean") -> np.ndarr
     if metric == "euclidean":
         return np.ones(b)
     if use_compiled(n * b, TIE_KERNELS):
-        ordered, _, counts = nonzero_lines(np.ascontiguousarray(block.T))
-        for j, z in enumerate(counts):
-            ordered[j, :z].sort()
+        if order is None:
+            ordered, _, counts = nonzero_lines(np.ascontiguousarray(block.T))
+            for j, z in enumerate(counts):
+                ordered[j, :z].sort()
+        else:
+            values, _, counts, by_value = order
+            ordered = np.empty(values.shape)
+            for j, z in enumerate(counts):
+                ordered[j, :z] = values[j, by_value[j, :z]]
         weights = np.empty(b)
         tie_kernels().invariant_weights(ordered, counts, n, weights)
         return weights
@@ -222,7 +261,11 @@ def _ascending_sum(values: np.ndarray, fill: float, count: int) -> float:
 
 
 def single_dependencies(
-    block: np.ndarray, y: np.ndarray, weights: np.ndarray, rule: NeighbourRule
+    block: np.ndarray,
+    y: np.ndarray,
+    weights: np.ndarray,
+    rule: NeighbourRule,
+    order: tuple | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The dependency of each column of ``block`` alone under the average rule.
 
@@ -233,6 +276,8 @@ def single_dependencies(
     weights : ndarray, shape (b,)
         From :func:`invariant_weights`.
     rule : NeighbourRule
+    order : tuple, optional
+        The block's :func:`nonzero_order`, when it is at hand.
 
     Returns
     -------
@@ -242,16 +287,12 @@ def single_dependencies(
         The share of the samples whose card under the authors' rule depends on the order
         of the rows (:func:`order_dependence` reports it).
     """
-    columns = np.ascontiguousarray(np.asarray(block, dtype=float).T)
-    b = columns.shape[0]
+    # a feature's points: its zeros one, its non-zero values sorted (numpy's sort)
+    values, rows, counts, by_value = nonzero_order(block) if order is None else order
+    b = len(counts)
     deps, shares = np.empty(b), np.empty(b)
     y = np.ascontiguousarray(y, dtype=np.int64)
     weights = np.ascontiguousarray(weights, dtype=float)
-    # a feature's points: its zeros one, its non-zero values sorted (numpy's sort)
-    values, rows, counts = nonzero_lines(columns)
-    by_value = np.empty(columns.shape, dtype=np.int64)
-    for j, z in enumerate(counts):
-        by_value[j, :z] = np.argsort(values[j, :z])
     tie_kernels().nonzero_feature_dependencies(
         values, rows, by_value, counts, y, weights, *rule.arguments(), deps, shares
     )

@@ -32,6 +32,7 @@ from fsengine.online._tie_average import (
     NeighbourRule,
     exceeding_sum,
     invariant_weights,
+    nonzero_order,
     single_dependencies,
     tie_kernels,
 )
@@ -160,6 +161,34 @@ def test_the_average_rule_is_the_mean_over_every_row_order(case):
     if X.shape[1] == 1:  # the single-feature path gives the same numbers, bit for bit
         deps, shares = single_dependencies(X, y, weights, rule)
         assert (deps[0], shares[0]) == (dependency, share)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("metric", ["seuclidean", "euclidean"])
+def test_one_sort_serves_the_weights_and_the_dependencies(seed, metric):
+    """The block's non-zero values extracted and sorted once (:func:`nonzero_order`) give
+    the weights and the single-feature dependencies of extracting and sorting them apart,
+    bit for bit: log1p counts with ties, negative values, a constant and an all-zero column,
+    K of 1 to 9, rows permuted; and a K-OFSD stream taking them so decides as before."""
+    rng = np.random.default_rng(seed)
+    X, y, _ = sparse_log_counts(n=600, p=12, seed=seed)
+    X[:, 3] = -X[:, 3]  # negative values, its zeros between them and the others
+    X[:, 5] = 2.0  # constant
+    X[:, 7] = 0.0  # no non-zero value
+    rows = rng.permutation(len(y)) if seed % 2 else np.arange(len(y))
+    X, y = np.asfortranarray(X[rows]), y[rows]
+    order = nonzero_order(X)
+    weights = invariant_weights(X, metric)
+    assert invariant_weights(X, metric, order).tobytes() == weights.tobytes()
+    for k in (1, 4, 9):
+        rule = NeighbourRule.kofsd(k, "reference", "imbalanced")
+        apart = single_dependencies(X, y, weights, rule)
+        shared = single_dependencies(X, y, weights, rule, order)
+        assert [a.tobytes() for a in apart] == [b.tobytes() for b in shared]
+    selector = KOFSD(k=3, metric=metric).start(y)
+    together = selector._weights_and_singles(X, [1, 3, 9])
+    assert together[0].tobytes() == selector._weights(X).tobytes()
+    assert together[1].tobytes() == selector._single_for_ks(X, weights, [1, 3, 9])[0].tobytes()
 
 
 @contextlib.contextmanager

@@ -49,8 +49,8 @@ def _block_values(block: np.ndarray, prototype: KOFSD) -> tuple[np.ndarray, np.n
     :meth:`KOFSD._step_block` computes them."""
     block = prototype._checked_block(block)
     plan(block.shape[0] * block.shape[0] * block.shape[1])  # the kernels from the start
-    weights = prototype._weights(block)
-    return weights, prototype._single_for_ks(block, weights, [prototype.k])[0][0]
+    weights, deps, _ = prototype._weights_and_singles(block, [prototype.k])
+    return weights, deps[0]
 
 
 def _prototype(selector: StreamingSelector) -> KOFSD:

@@ -41,6 +41,7 @@ from fsengine.online._tie_average import (
     AveragedSet,
     NeighbourRule,
     invariant_weights,
+    nonzero_order,
     single_dependencies,
 )
 from fsengine.parallel import kernel_threads
@@ -314,10 +315,29 @@ class KOFSD(StreamingSelector):
         ndarray, shape (b,)
         """
         block = self._checked_block(block)
-        return self._single_for_ks(block, self._weights(block), [self.k])[0][0]
+        return self._weights_and_singles(block, [self.k])[1][0]
 
-    def _single_for_ks(self, block: np.ndarray, weights: np.ndarray, ks):
-        """The block's columns alone, for each K of ``ks`` (one sort per column).
+    def _weights_and_singles(self, block: np.ndarray, ks):
+        """The block's distance weights (:meth:`_weights`) and its columns alone for each
+        K of ``ks`` (:meth:`_single_for_ks`); under ``ties="average"`` one extraction and
+        one sort of each column's non-zero values serve both.
+
+        Returns
+        -------
+        weights : ndarray, shape (b,)
+        deps : ndarray, shape (len(ks), b)
+        cards_of : callable
+        """
+        if self.ties != "average":
+            weights = self._weights(block)
+            return (weights, *self._single_for_ks(block, weights, ks))
+        order = nonzero_order(block)
+        weights = invariant_weights(block, self.metric, order)
+        return (weights, *self._single_for_ks(block, weights, ks, order))
+
+    def _single_for_ks(self, block: np.ndarray, weights: np.ndarray, ks, order=None):
+        """The block's columns alone, for each K of ``ks`` (one sort per column; under
+        ``ties="average"`` the block's :func:`nonzero_order` when given).
 
         Returns
         -------
@@ -329,7 +349,9 @@ class KOFSD(StreamingSelector):
         ks = list(ks)
         y = self.y
         if self.ties == "average":
-            deps = np.array([single_dependencies(block, y, weights, self._rule(k))[0] for k in ks])
+            deps = np.array(
+                [single_dependencies(block, y, weights, self._rule(k), order)[0] for k in ks]
+            )
             return deps, lambda t, j: None
         codes = CARD_CODES
         if self.card.name in codes:
@@ -428,8 +450,7 @@ class KOFSD(StreamingSelector):
         self, block: np.ndarray, names: list[str], columns: list[int], want_events: bool = True
     ) -> list[KOFSDEvent]:
         """Single-feature dependencies of the block at once, then Algorithm 1 per feature."""
-        weights = self._weights(block)
-        deps, cards_of = self._single_for_ks(block, weights, [self.k])
+        weights, deps, cards_of = self._weights_and_singles(block, [self.k])
         return self._decide_block(
             block, weights, deps[0].tolist(), names, columns, want_events, lambda j: cards_of(0, j)
         )
@@ -767,8 +788,7 @@ def run_kofsd_for_ks(
         columns = list(range(lo, min(lo + chunk, X.shape[1])))
         block_names = names[lo : lo + chunk]
         block = first._checked_block(dense_block(X, slice(lo, lo + chunk)), block_names)
-        weights = first._weights(block)
-        deps, cards_of = first._single_for_ks(block, weights, ks)
+        weights, deps, cards_of = first._weights_and_singles(block, ks)
         for t, k in enumerate(ks):
             selectors[k]._decide_block(
                 block,
