@@ -148,25 +148,30 @@ def choose(page, label: str, option: str) -> None:
     page.get_by_role("option").filter(has_text=re.compile("^" + re.escape(option))).click()
 
 
+#: An st.dataframe's header texts and cell texts row by row, read in one step in the page.
+_GRID_TEXTS = """grid => [
+    [...grid.querySelectorAll("[role=columnheader]")].map(h => h.textContent.trim()),
+    [...grid.querySelectorAll("tbody [role=row]")].map(
+        row => [...row.querySelectorAll("[role=gridcell]")].map(c => c.textContent.trim()))]"""
+
+
 def table_rows(frame, columns: list[str] | None = None) -> list[list[str]]:
     """The cell texts of an st.dataframe, row by row: its glide grid draws on a canvas and
     keeps an accessible table of the rendered cells in the DOM.
 
-    That table follows the script's output a few frames late: when a run replaces a
-    table by one of other columns, the old one (or a half-drawn new one) can still be
-    read after the app is idle. With ``columns``, wait (bounded by ``TIMEOUT_MS``) until
-    the headers are these and every row has as many cells; a table that never becomes
-    so fails here."""
+    The headers and cells are read in one step in the page: the grid redraws its table
+    whenever the script reruns, and reading cell by cell could ask for a cell that a
+    redraw had just removed, and wait for it in vain. That table also follows the
+    script's output a few frames late: when a run replaces a table by one of other
+    columns, the old one (or a half-drawn new one) can still be read after the app is
+    idle. With ``columns``, wait (bounded by ``TIMEOUT_MS``) until the headers are these
+    and every row has as many cells; a table that never becomes so fails here."""
     frame.locator("[role=gridcell]").first.wait_for(state="attached", timeout=TIMEOUT_MS)
     deadline = time.monotonic() + TIMEOUT_MS / 1000
     while True:
-        rows = [
-            [cell.text_content().strip() for cell in row.locator("[role=gridcell]").all()]
-            for row in frame.locator("tbody [role=row]").all()
-        ]
+        titles, rows = frame.evaluate(_GRID_TEXTS)
         if columns is None:
             return rows
-        titles = [h.text_content().strip() for h in frame.locator("[role=columnheader]").all()]
         if titles == columns and all(len(row) == len(columns) for row in rows):
             return rows
         assert time.monotonic() < deadline, f"table columns {titles}, not {columns}"

@@ -232,6 +232,22 @@ def _open_file(page, name: str) -> None:
     idle(page)
 
 
+def _open_task(page, server, name: str, label: str, samples: int, rare: str) -> None:
+    """A new page of the app: the data directory's file ``name`` opened, its label column
+    ``label`` chosen (until it shows ``samples`` samples), then its rare class ``rare``
+    (until the sidebar names it)."""
+    page.goto(server)
+    page.get_by_role("heading", name="Data", exact=True).first.wait_for(timeout=TIMEOUT_MS)
+    idle(page)
+    _open_file(page, name)
+    choose(page, "Label column", label)
+    wait_for_metric(page, "Samples", f"{samples}", timeout=WAIT)
+    choose(page, "Minority class (one versus rest)", f"{rare}:")
+    page.get_by_test_id("stSidebar").get_by_text(f"minority class: {rare}").wait_for(
+        timeout=WAIT * 1000
+    )
+
+
 def _chosen(page, label: str) -> str:
     """The option a selectbox shows (its combobox's value)."""
     return page.get_by_role("combobox", name=label).input_value()
@@ -254,15 +270,8 @@ def test_a_second_file_gets_its_own_choices_and_the_first_keeps_its_stream(page,
     again comes back with its label column, its rare class and its finished stream."""
     n_cells, n_genes = _shape()
     cells, genes = SECOND_SHAPE
-    page.goto(server)
-    page.get_by_role("heading", name="Data", exact=True).first.wait_for(timeout=TIMEOUT_MS)
-    idle(page)
-    _open_file(page, SECOND)
-    choose(page, "Label column", "annotation")
-    wait_for_metric(page, "Samples", f"{cells}", timeout=WAIT)
-    choose(page, "Minority class (one versus rest)", f"{SECOND_RARE}:")
+    _open_task(page, server, SECOND, "annotation", cells, SECOND_RARE)
     sidebar = page.get_by_test_id("stSidebar")
-    sidebar.get_by_text(f"minority class: {SECOND_RARE}").wait_for(timeout=WAIT * 1000)
     shown, _ = stream_to_end(page, genes)
     selected = shown["Selected"]
     assert int(selected) > 0
@@ -300,16 +309,7 @@ def test_an_atlas_stream_cut_off_comes_back_where_it_was_and_finishes(page, serv
     new tab holds the atlas, read from the data directory again, and its stream at the
     position saved; Start continues it to the end."""
     n_cells, n_genes = _shape()
-    page.goto(server)
-    page.get_by_role("heading", name="Data", exact=True).first.wait_for(timeout=TIMEOUT_MS)
-    idle(page)
-    _open_file(page, ATLAS)
-    choose(page, "Label column", "cell_type")
-    wait_for_metric(page, "Samples", f"{n_cells}", timeout=WAIT)
-    choose(page, "Minority class (one versus rest)", f"{RARE}:")
-    page.get_by_test_id("stSidebar").get_by_text(f"minority class: {RARE}").wait_for(
-        timeout=WAIT * 1000
-    )
+    _open_task(page, server, ATLAS, "cell_type", n_cells, RARE)
     open_page(page, "Stream")
     page.get_by_role("button", name="Reset").click()  # the first test's stream, if any
     idle(page)
