@@ -261,12 +261,8 @@ def stable_order(values: np.ndarray, axis: int = 0) -> np.ndarray:
     n = lines.shape[1]
     if use_compiled(lines.size, ORDER_KERNELS):
         family = kernels.load(ORDER_KERNELS)
-        lines = np.ascontiguousarray(lines)
-        values, rows, counts = nonzero_lines(lines)
-        by_value = np.empty(lines.shape, dtype=np.int64)
-        for r, z in enumerate(counts):  # numpy's (vectorised) sort, then ties in order
-            by_value[r, :z] = np.argsort(values[r, :z])
-        family.orders_from_argsort(values, rows, by_value, counts, order)
+        values, rows, counts, by_value = nonzero_order(lines, axis=1)
+        family.orders_from_argsort(values, rows, by_value, counts, order)  # ties in order
         return order.T if axis == 0 else order
     for r in range(lines.shape[0]):
         line = lines[r]
@@ -282,6 +278,34 @@ def stable_order(values: np.ndarray, axis: int = 0) -> np.ndarray:
         order[r, negative : negative + len(zeros)] = zeros
         order[r, negative + len(zeros) :] = by_value[negative:]
     return order.T if axis == 0 else order
+
+
+def nonzero_order(
+    values: np.ndarray, axis: int = 0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each line's non-zero values (:func:`nonzero_lines`) and an argsort of them (numpy's
+    vectorised sort; ties in any order): one pass and one sort a line.
+
+    Parameters
+    ----------
+    values : ndarray, shape (n, b) or (b, n), finite
+    axis : {0, 1}
+        Along which the lines run (0: the columns of a block of samples x genes).
+
+    Returns
+    -------
+    values, rows, counts
+        As :func:`nonzero_lines`, shape (b, n), (b, n), (b,).
+    by_value : ndarray of int64, shape (b, n)
+        Line r's first ``counts[r]``: an argsort of its non-zero values.
+    """
+    lines = np.asarray(values, dtype=float)
+    lines = np.ascontiguousarray(lines.T if axis == 0 else lines)
+    found, rows, counts = nonzero_lines(lines)
+    by_value = np.empty(lines.shape, dtype=np.int64)
+    for r, z in enumerate(counts):
+        by_value[r, :z] = np.argsort(found[r, :z])
+    return found, rows, counts, by_value
 
 
 def nonzero_lines(lines: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

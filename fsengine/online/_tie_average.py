@@ -35,7 +35,7 @@ from fsengine._compute.sparse import (
     dense_columns,
     is_backed,
     is_sparse,
-    nonzero_lines,
+    nonzero_order,
 )
 from fsengine.online._codes import (
     MAX_PARTIALS,
@@ -167,35 +167,6 @@ class NeighbourRule:
         )
 
 
-def nonzero_order(
-    block: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Each column's non-zero values, their rows and an argsort of them: one pass and one
-    sort per column, which :func:`invariant_weights` and :func:`single_dependencies` can
-    share.
-
-    Parameters
-    ----------
-    block : ndarray, shape (n, b)
-
-    Returns
-    -------
-    values : ndarray of float64, shape (b, n)
-        Line j's first ``counts[j]``: column j's non-zero values, in row order.
-    rows : ndarray of int64, shape (b, n)
-        Their rows.
-    counts : ndarray of int64, shape (b,)
-    by_value : ndarray of int64, shape (b, n)
-        Line j's first ``counts[j]``: an argsort of its values (numpy's; ties in any
-        order).
-    """
-    values, rows, counts = nonzero_lines(np.ascontiguousarray(np.asarray(block, dtype=float).T))
-    by_value = np.empty(values.shape, dtype=np.int64)
-    for j, z in enumerate(counts):
-        by_value[j, :z] = np.argsort(values[j, :z])
-    return values, rows, counts, by_value
-
-
 def invariant_weights(
     block: np.ndarray, metric: str = "seuclidean", order: tuple | None = None
 ) -> np.ndarray:
@@ -211,7 +182,7 @@ def invariant_weights(
     block : ndarray, shape (n, b)
     metric : {"seuclidean", "euclidean"}
     order : tuple, optional
-        The block's :func:`nonzero_order`, when it is at hand (the same weights).
+        The block's :func:`~fsengine._compute.sparse.nonzero_order`, when it is at hand.
 
     Returns
     -------
@@ -223,15 +194,10 @@ def invariant_weights(
     if metric == "euclidean":
         return np.ones(b)
     if use_compiled(n * b, TIE_KERNELS):
-        if order is None:
-            ordered, _, counts = nonzero_lines(np.ascontiguousarray(block.T))
-            for j, z in enumerate(counts):
-                ordered[j, :z].sort()
-        else:
-            values, _, counts, by_value = order
-            ordered = np.empty(values.shape)
-            for j, z in enumerate(counts):
-                ordered[j, :z] = values[j, by_value[j, :z]]
+        values, _, counts, by_value = nonzero_order(block) if order is None else order
+        ordered = np.empty(values.shape)
+        for j, z in enumerate(counts):
+            ordered[j, :z] = values[j, by_value[j, :z]]
         weights = np.empty(b)
         tie_kernels().invariant_weights(ordered, counts, n, weights)
         return weights
@@ -277,7 +243,7 @@ def single_dependencies(
         From :func:`invariant_weights`.
     rule : NeighbourRule
     order : tuple, optional
-        The block's :func:`nonzero_order`, when it is at hand.
+        The block's :func:`~fsengine._compute.sparse.nonzero_order`, when it is at hand.
 
     Returns
     -------

@@ -22,6 +22,7 @@ from scipy import stats
 
 from conftest import GLIOMA, SAMPLE
 from fsengine import load_dataset
+from fsengine._compute.sparse import nonzero_order
 from fsengine.config import config_context
 from fsengine.methods import get_method
 from fsengine.online import _point_search, _tie_average
@@ -32,7 +33,6 @@ from fsengine.online._tie_average import (
     NeighbourRule,
     exceeding_sum,
     invariant_weights,
-    nonzero_order,
     single_dependencies,
     tie_kernels,
 )

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fsengine._compute.sparse import as_columns, block_width, by_columns, dense_block
+from fsengine._compute.sparse import as_columns, block_width, by_columns, dense_block, nonzero_order
 from fsengine.errors import FSEngineError
 from fsengine.online._codes import CARD_CODES
 from fsengine.online._kofsd import points
@@ -41,7 +41,6 @@ from fsengine.online._tie_average import (
     AveragedSet,
     NeighbourRule,
     invariant_weights,
-    nonzero_order,
     single_dependencies,
 )
 from fsengine.parallel import kernel_threads
@@ -337,7 +336,8 @@ class KOFSD(StreamingSelector):
 
     def _single_for_ks(self, block: np.ndarray, weights: np.ndarray, ks, order=None):
         """The block's columns alone, for each K of ``ks`` (one sort per column; under
-        ``ties="average"`` the block's :func:`nonzero_order` when given).
+        ``ties="average"`` the block's
+        :func:`~fsengine._compute.sparse.nonzero_order` when given).
 
         Returns
         -------

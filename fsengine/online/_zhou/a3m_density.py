@@ -42,6 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fsengine._compute import kernels
+from fsengine._compute.sparse import nonzero_order
 from fsengine.errors import FSEngineError
 from fsengine.online._codes import ZHOU_ABOVE_THRESHOLD, ZHOU_BELOW_FLOOR, ZHOU_DENSITY, ZHOU_GAP
 from fsengine.online._kofsd.neighbours import feature_weights
@@ -254,8 +255,10 @@ class _NeighbourhoodSelector(StreamingSelector):
         (paper variant: :func:`paper_weights`)."""
         block = np.ascontiguousarray(block)
         if self._averaged:
-            weights = invariant_weights(block)
-            return single_dependencies(block, self._y64, weights, self._points.rule)[0], weights
+            order = nonzero_order(block)
+            weights = invariant_weights(block, order=order)
+            deps = single_dependencies(block, self._y64, weights, self._points.rule, order)[0]
+            return deps, weights
         if self._paper:
             weights = paper_weights(block, self.paper_metric)
             order = np.argsort(block, axis=0, kind="stable")

@@ -40,6 +40,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from fsengine._compute import kernels
+from fsengine._compute.sparse import nonzero_order
 from fsengine.discretise import discretise
 from fsengine.online._cieosfs.selector import refine
 from fsengine.online._codes import ROUGHSET_KNN, ROUGHSET_RADIUS, ZHOU_BELOW_FLOOR
@@ -519,8 +520,11 @@ class AveragedKNearestModel(DependencyModel):
         return invariant_weights(block).tolist()
 
     def singles(self, block, datas=None):
-        weights = invariant_weights(block) if datas is None else np.array(datas, dtype=float)
-        return single_dependencies(block, self.y, weights, self.rule)[0]
+        order = nonzero_order(block)
+        weights = (
+            invariant_weights(block, order=order) if datas is None else np.array(datas, dtype=float)
+        )
+        return single_dependencies(block, self.y, weights, self.rule, order)[0]
 
     def select(self, members):
         self._set = self._set_of(members)
