@@ -35,6 +35,8 @@ def _cohort(seed: int, n_rare: int, n_common: int, n_genes: int) -> bytes:
 
 ALPHA = ("alpha.csv", _cohort(1, 8, 22, 12))
 BETA = ("beta.csv", _cohort(2, 10, 30, 20))
+WIDE_GENES = 2000
+WIDE = ("wide.csv", _cohort(3, 8, 22, WIDE_GENES))
 
 
 def _upload(at, upload) -> None:
@@ -82,26 +84,35 @@ def test_a_stream_stays_with_its_data_set():
 
 
 def test_loading_another_data_set_pauses_a_running_stream_under_its_own_name():
+    # The stream advances off the script thread (a feature every 0.25 s) while the upload
+    # runs, for as long as that takes on this machine: it pauses where it is then, which
+    # the test reads from the message, the record and the kept stream (all one position),
+    # never from its own clock. 2,000 features: a busy machine could not finish them.
     at = _session()
-    _upload(at, ALPHA)
+    _upload(at, WIDE)
     at.switch_page("views/stream.py").run()
     at.select_slider(key="stream_speed").set_value("1").run()
     at.button(key="stream_start").click().run()
     at.run()
     assert at.session_state["stream_running"] is not None
-    position = _kept_streams(at)[0].live.position
-    assert 0 < position < 12
+    started = _kept_streams(at)[0].live.position
+    assert 0 < started < WIDE_GENES
 
     _upload(at, BETA)
     at.switch_page("views/stream.py").run()
     assert at.session_state["stream_running"] is None
+    position = _kept_streams(at)[0].live.position
+    assert started <= position < WIDE_GENES
     paused = " ".join(i.value for i in at.info)
-    assert f"Paused: K-OFSD on alpha.csv (minority rare), stopped at {position} of 12" in paused
+    assert (
+        f"Paused: K-OFSD on wide.csv (minority rare), stopped at {position} of {WIDE_GENES:,}"
+        in paused
+    )
     (run,) = workspace.default_store().list_runs(_ws(at))
-    assert (run.kind, run.status, run.dataset_name) == ("stream", "stopped", "alpha.csv")
+    assert (run.kind, run.status, run.dataset_name) == ("stream", "stopped", "wide.csv")
     _, payload = workspace.default_store().load_run(_ws(at), run.id)
     assert payload["position"] == position
-    for _ in range(3):  # beta's page does not advance alpha's stream
+    for _ in range(3):  # beta's page does not advance the paused stream
         at.run()
     assert _kept_streams(at)[0].live.position == position
 

@@ -14,10 +14,22 @@ from fsengine.parallel import Cancellation, RunCancelled, cancellable, run_tasks
 
 
 def _sleep_in_a_worker(folder: str, i: int) -> int:
-    """Write this process's id to ``folder/i``, then sleep longer than any test waits."""
-    Path(folder, str(i)).write_text(str(os.getpid()))
-    time.sleep(4 * SLOW_SECONDS)
+    """Write this process's id to ``folder/i`` (whole: written beside, then renamed), then
+    sleep until the file ``folder/release`` exists: longer than any test waits, unless the
+    test releases it (when it fails, so that no worker outlives it)."""
+    Path(folder, f".{i}").write_text(str(os.getpid()))
+    Path(folder, f".{i}").rename(Path(folder, str(i)))
+    while not Path(folder, RELEASE).exists():
+        time.sleep(0.05)
     return i
+
+
+RELEASE = "release"
+
+
+def _started(folder: Path) -> list[Path]:
+    """The files of the tasks that have started (their process id written whole)."""
+    return [p for p in folder.iterdir() if p.name.isdigit()]
 
 
 def _pid(_: int) -> int:
@@ -64,14 +76,19 @@ def test_cancel_kills_the_workers_of_a_running_run(tmp_path, n_jobs):
     thread, outcome = _run_in_thread(
         token, _sleep_in_a_worker, [(str(tmp_path), i) for i in range(4)], n_jobs
     )
-    _wait_for(lambda: len(list(tmp_path.iterdir())) >= 1, "no task started")
-    pids = {int(p.read_text()) for p in tmp_path.iterdir()}
-    assert os.getpid() not in pids  # even one job computes in a worker, which can be killed
-    token.cancel()
-    thread.join(SLOW_SECONDS)
-    assert not thread.is_alive()
-    assert isinstance(outcome.get("error"), RunCancelled), outcome
-    _wait_for(lambda: not any(_alive(pid) for pid in pids), f"workers {pids} still alive")
+    try:
+        _wait_for(lambda: _started(tmp_path), "no task started")
+        pids = {int(p.read_text()) for p in _started(tmp_path)}
+        assert os.getpid() not in pids  # even one job computes in a worker: it can be killed
+        token.cancel()
+        thread.join(SLOW_SECONDS)
+        assert not thread.is_alive()
+        assert isinstance(outcome.get("error"), RunCancelled), outcome
+        _wait_for(lambda: not any(_alive(pid) for pid in pids), f"workers {pids} still alive")
+    finally:  # a failed test leaves no run holding the worker processes
+        Path(tmp_path, RELEASE).touch()
+        token.cancel()
+        thread.join(SLOW_SECONDS)
     # the next run gets a new pool
     assert run_tasks(abs, [(-1,), (-2,), (3,)], n_jobs=2) == [1, 2, 3]
 
