@@ -103,7 +103,7 @@ def _hypergeometric(population, successes, draws, pmf):
         pmf[h + 1] = p
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _expected(
     card,
     gamma,
@@ -135,6 +135,15 @@ def _expected(
     -------
     (expected card, True when the card is not the same in every order)
     """
+    same_drawn = _forced_draw(tied, tied_same, draws)
+    skipped = _forced_skip(zero, zero_same, skip_first)
+    if same_drawn >= 0 and skipped >= 0:  # one order's card is every order's
+        h = same_drawn
+        value = _card(
+            card, gamma, gamma1, gamma2, full_same - skipped + h, k, label,
+            d_same + t * h, d_other + t * (draws - h),
+        )  # fmt: skip
+        return value, False
     _hypergeometric(tied, tied_same, draws, pmf)
     total = 0.0
     low = math.inf
@@ -173,11 +182,41 @@ def _expected(
 
 
 @njit(cache=True, inline="always")
+def _forced_draw(tied, tied_same, draws):
+    """The number of label-sharing samples among ``draws`` of the ``tied`` when it is the
+    same in every order (none drawn, all drawn, or all tied samples alike), else -1."""
+    if draws < 0 or draws > tied:
+        return -1
+    if draws == 0 or tied_same == 0:
+        return 0
+    if tied_same == tied:
+        return draws
+    if draws == tied:
+        return tied_same
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _forced_skip(zero, zero_same, skip_first):
+    """Whether the dropped first sample shares the label (1) or not (0) when that is the
+    same in every order (no sample dropped: 0), else -1."""
+    if not skip_first:
+        return 0
+    if zero <= 0:
+        return -1
+    if zero_same == 0:
+        return 0
+    if zero_same == zero:
+        return 1
+    return -1
+
+
+@njit(cache=True, inline="always")
 def _same_distance(d, t):
     return d == t or (d != d and t != t)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _write_point(
     a,
     cand,
@@ -1130,11 +1169,10 @@ def _single_from_points(
                 if count >= need:
                     found = True
                     t = d_own
+        # the next distance on each side, measured again only when that side moves
+        d_left = _point_distance(va, values[left], w) if left >= 0 else 0.0
+        d_right = _point_distance(va, values[right], w) if right < P else 0.0
         while left >= 0 or right < P:
-            if left >= 0:
-                d_left = _point_distance(va, values[left], w)
-            if right < P:
-                d_right = _point_distance(va, values[right], w)
             take_left = right >= P or (left >= 0 and d_left <= d_right)
             nxt = left if take_left else right
             dn = d_left if take_left else d_right
@@ -1150,8 +1188,12 @@ def _single_from_points(
                     t = dn
             if take_left:
                 left -= 1
+                if left >= 0:
+                    d_left = _point_distance(va, values[left], w)
             else:
                 right += 1
+                if right < P:
+                    d_right = _point_distance(va, values[right], w)
         _write_point(
             a, cand, cand_d, n_cand, t, m1, m0, k, need, with_self, skip_first, card,
             gamma, gamma1, gamma2, pmf, expected, varies,

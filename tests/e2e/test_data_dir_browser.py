@@ -49,8 +49,8 @@ SECOND_SHAPE = (600, 60)
 SECOND_RARE = "rare_b"
 #: The rare class chosen on the Data page.
 RARE = os.environ.get("FSENGINE_E2E_RARE", RARE_TYPE)
-#: Seconds to wait for the Data page to show a choice.
-WAIT = 120
+#: Seconds to wait for the Data page to show a choice (the suite's bound on any wait).
+WAIT = TIMEOUT_MS / 1000
 
 
 def _shape() -> tuple[int, int]:

@@ -61,7 +61,7 @@ def _load_colon(page) -> None:
     open_page(page, "Data")
     upload(page, COLON)
     page.get_by_test_id("stHeading").filter(has_text=COLON.name).wait_for(timeout=TIMEOUT_MS)
-    wait_for_metric(page, "Features", "2000", timeout=180)
+    wait_for_metric(page, "Features", "2000")
     no_exception(page, "Data, Colon")
 
 
@@ -71,7 +71,7 @@ def _load_nine(page) -> None:
     open_page(page, "Data")
     upload(page, NINE)
     page.get_by_test_id("stAlertContentError").filter(has_text=NINE.name).first.wait_for(
-        timeout=180_000
+        timeout=TIMEOUT_MS
     )
     assert "Genes in rows" in _texts(page, "stAlertContentError")
     idle(page)
@@ -79,7 +79,7 @@ def _load_nine(page) -> None:
     _settle(page)
     errors = _texts(page, "stAlertContentError")
     assert "Could not load" not in errors, errors  # with Colon's log2: refused here
-    wait_for_metric(page, "Features", "1500", timeout=180)
+    wait_for_metric(page, "Features", "1500")
     no_exception(page, "Data, the nine-class file")
 
 

@@ -33,7 +33,7 @@ RARE = "CD4+/CD45RA+/CD25- Naive T"
 def test_a_series_matrix_and_an_h5ad_file_through_the_uploader(page, server, screenshots, tmp_path):
     open_app(page, server)
     upload(page, DATA / "glioma_series_matrix.txt.gz")
-    wait_for_metric(page, "Features", "4434", timeout=180)
+    wait_for_metric(page, "Features", "4434")
     assert "class from the sample line 'glioma class'" in page.get_by_test_id("stMain").inner_text()
     no_exception(page, "Data, series matrix")
 
@@ -45,7 +45,7 @@ def test_a_series_matrix_and_an_h5ad_file_through_the_uploader(page, server, scr
     idle(page)
     screenshot(page, screenshots, "issue30-h5ad-obs-columns")
     choose(page, "Label column", "bulk_labels")
-    wait_for_metric(page, "Features", "765", timeout=180)
+    wait_for_metric(page, "Features", "765")
     wait_for_metric(page, "Samples", "700")
     sidebar = page.get_by_test_id("stSidebar").inner_text()
     assert "minority class: CD4+/CD45RA+/CD25- Naive T" in sidebar  # the default: 8 cells

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from conftest import SAMPLE
+from conftest import SAMPLE, SLOW_SECONDS
 from tests.e2e.test_browser import (
     TIMEOUT_MS,
     idle,
@@ -58,7 +58,7 @@ def runs(workspace: str, kind: str) -> list[tuple[str, dict | None]]:
 
 
 def wait_for_runs(workspace: str, kind: str, statuses: list[str]) -> list:
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + SLOW_SECONDS
     while True:
         found = runs(workspace, kind)
         if [status for status, _ in found] == statuses:
@@ -127,12 +127,12 @@ def test_a_closed_tab_keeps_the_position_its_stream_reached(page, server):
     idle(page)
     page.get_by_role("button", name="Start").click()
     # A running stream is saved every few seconds, without a pause.
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + SLOW_SECONDS
     while not any((p or {}).get("position", 0) > 0 for _, p in runs(workspace, "stream")):
         assert time.monotonic() < deadline, runs(workspace, "stream")
         time.sleep(0.5)
     page.close()
-    time.sleep(3)
-    (status, payload), *_ = runs(workspace, "stream")
-    assert status == "stopped", status
+    # the server notices the closed tab when it next sends to it: however long that
+    # takes on this machine, the stream ends stopped where it was
+    (status, payload), *_ = wait_for_runs(workspace, "stream", ["stopped"])
     assert 0 < payload["position"] < payload["total"] == 2308

@@ -50,12 +50,12 @@ def _load(page, path, transposed: bool, click_toggle: bool) -> None:
     idle(page)
     if click_toggle:  # read with the other orientation, the file is refused first
         page.get_by_test_id("stAlertContentError").filter(has_text=path.name).first.wait_for(
-            timeout=180_000
+            timeout=TIMEOUT_MS
         )
         idle(page)
         page.get_by_text("Genes in rows (transpose)", exact=True).click()
         idle(page)
-    wait_for_metric(page, "Features", "1500" if transposed else "2000", timeout=180)
+    wait_for_metric(page, "Features", "1500" if transposed else "2000")
     no_exception(page, f"Data page, {path.name}")
 
 
@@ -80,7 +80,7 @@ def test_streams_stay_with_their_data_set_and_come_back_after_a_reload(page, ser
     open_page(page, "Stream")
     for step in range(1, 4):
         _press(page, "Step")
-        wait_for_metric(page, "Features streamed", f"{step} / 2000", timeout=180)
+        wait_for_metric(page, "Features streamed", f"{step} / 2000")
 
     _load(page, NINE, transposed=True, click_toggle=True)
     open_page(page, "Stream")
@@ -90,7 +90,7 @@ def test_streams_stay_with_their_data_set_and_come_back_after_a_reload(page, ser
     assert "colon_alon.csv.gz" in kept and "stopped at 3 of 2,000 features" in kept
     screenshot(page, screenshots, "issue29-stream-other-data-set")
     _press(page, "Start")
-    wait_for_metric(page, "Features streamed", "1500 / 1500", timeout=300)
+    wait_for_metric(page, "Features streamed", "1500 / 1500")
     page.get_by_test_id("stDownloadButton").filter(has_text="Download selected features").wait_for(
         timeout=TIMEOUT_MS
     )
@@ -100,7 +100,7 @@ def test_streams_stay_with_their_data_set_and_come_back_after_a_reload(page, ser
 
     page.reload()  # same address: same ?ws=, the Stream page
     try:
-        wait_for_metric(page, "Features streamed", "1500 / 1500", timeout=120)
+        wait_for_metric(page, "Features streamed", "1500 / 1500")
         idle(page)
     except AssertionError:
         screenshot(page, screenshots, "issue29-debug-reload")
@@ -123,7 +123,7 @@ def test_streams_stay_with_their_data_set_and_come_back_after_a_reload(page, ser
     # stopped stream, where it was
     _load(page, COLON, transposed=False, click_toggle=False)
     open_page(page, "Stream")
-    wait_for_metric(page, "Features streamed", "3 / 2000", timeout=180)
+    wait_for_metric(page, "Features streamed", "3 / 2000")
     assert "Stopped at 3 of 2,000 features" in _texts(page, "stCaptionContainer")
     no_exception(page, "Stream")
 

@@ -47,7 +47,7 @@ def test_a_table_and_its_sample_sheet_load_and_take_log2(page, server, screensho
         timeout=TIMEOUT_MS
     )
     upload(page, folder / "colon_samples.tsv", index=1)
-    shown = wait_for_metric(page, "Samples", str(colon.n_samples), timeout=180)
+    shown = wait_for_metric(page, "Samples", str(colon.n_samples))
     assert shown["Features"] == str(colon.n_features)
     main = page.get_by_test_id("stMain")
     assert "Sample sheet in use: colon_samples.tsv" in main.inner_text()

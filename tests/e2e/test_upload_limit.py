@@ -1,11 +1,14 @@
 """A file over the upload limit is refused by the uploader, with the limit named, and the
 app keeps the data set it had (a server started with a 2 MB limit)."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from tests.e2e.test_browser import (
+    TIMEOUT_MS,
     idle,
     metrics,
     no_exception,
@@ -31,9 +34,10 @@ def test_a_file_over_the_upload_limit_is_refused_and_the_app_keeps_working(page,
     assert "up to 2 MB" in page.get_by_test_id("stFileUploader").first.inner_text()
     before = metrics(page)
     upload(page, big)
-    page.wait_for_timeout(1000)
+    uploader = page.get_by_test_id("stFileUploader").first
+    uploader.get_by_text(re.compile("smaller|large")).wait_for(timeout=TIMEOUT_MS)
     idle(page)
-    refusal = page.get_by_test_id("stFileUploader").first.inner_text()
+    refusal = uploader.inner_text()
     assert "2" in refusal and "MB" in refusal and ("smaller" in refusal or "large" in refusal), (
         refusal
     )
