@@ -534,6 +534,12 @@ class LiveStream:
             return computing
         return computing * (1.0 + self._gap / self._budget)
 
+    @property
+    def pace_seconds(self) -> float | None:
+        """The wall-clock seconds the paced stream was set to take (:meth:`advance_paced`'s
+        ``seconds``); None when it is not paced."""
+        return None if self._pace is None else self._pace[0]
+
     def paced_seconds_left(self) -> float | None:
         """Wall-clock seconds a paced stream still needs: the time left to its end, or
         longer when the selector's computation does not fit (the features left at the

@@ -2,6 +2,7 @@
 
 import base64
 import json
+import time
 
 import numpy as np
 import pytest
@@ -254,10 +255,21 @@ def test_the_score_labels_keep_their_capitals(page):
 
 
 def test_the_default_speed_streams_any_data_set_in_about_eight_seconds(page):
-    """32 ticks of 0.25 s: SRBCT's 2,308 genes go 73 a tick (a 22,283-gene set: 697)."""
+    """The default speed paces the stream to end 8 s after Start: 32 ticks of 0.25 s,
+    SRBCT's 2,308 genes 73 a tick when the machine keeps up (test_live_pacing checks that
+    arithmetic on a clock of its own). How many a tick of this page computes depends on
+    the machine (a tick's computation is time-boxed), so here: the stream is paced from
+    the first tick, its end at most 8 s after it, and it advances."""
     assert page.select_slider(key="stream_speed").value == "about 8 s"
     page.button(key="stream_start").click().run()
-    assert _metrics(page)["Features streamed"] == "73 / 2308"
+    (kept,) = page.session_state["streams"].values()
+    assert kept.live.pace_seconds == 8.0  # paced, not 'max' or 1 a tick
+    deadline = time.monotonic() + SLOW_SECONDS
+    while kept.live.position == 0:
+        assert time.monotonic() < deadline, "the stream never advanced"
+        time.sleep(0.05)
+    streamed, total = _metrics(page)["Features streamed"].split(" / ")
+    assert total == "2308" and 0 <= int(streamed) <= 2308
 
 
 def _captions(at) -> list[str]:
