@@ -284,6 +284,11 @@ def stream_view() -> None:
         return
     live = kept.live
     late = ""
+    if streams.is_running() and live.finished:
+        # it ended off the script thread between two ticks: stop the timer, show the end
+        streams.set_running(False)
+        streams.record(kept)
+        st.rerun()
     if streams.is_running() and not live.finished:  # (the hold-out copy may go on)
         per_tick = SPEEDS.get(st.session_state.get("stream_speed"), "auto")
         ready = live.position > 0 or live.kernels_ready()  # compiled at the first use

@@ -3,8 +3,11 @@ session of the workspace (a reload, a server restart) brings the stream back fro
 snapshot without streaming a feature again, and Start continues it to the selection of
 the command line."""
 
+import time
+
 from apptest_helpers import session, stream_at_max_speed, workspace_id
 
+from conftest import SLOW_SECONDS
 from dashboard import workspace
 from fsengine import run_selection
 from fsengine.live import LiveStream
@@ -18,10 +21,12 @@ def test_a_stopped_stream_comes_back_without_recomputing(monkeypatch, srbct):
     first = session(page="views/stream.py")  # the bundled SRBCT: 2,308 features
     first.select_slider(key="stream_speed").set_value("100").run()
     first.button(key="stream_start").click().run()
-    for _ in range(3):
+    (kept,) = first.session_state["streams"].values()
+    deadline = time.monotonic() + SLOW_SECONDS  # a tick's chunk is time-boxed: 100 or fewer
+    while kept.live.position < 100:
+        assert time.monotonic() < deadline, "the stream did not advance"
         first.run()
     first.button(key="stream_pause").click().run()
-    (kept,) = first.session_state["streams"].values()
     position = kept.live.position
     assert 100 <= position < 2308
     shown = first.dataframe[0].value
