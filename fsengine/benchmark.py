@@ -28,6 +28,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import CancelledError
 from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -49,6 +50,9 @@ StudyProgress = Callable[[int, int, str], None]
 ENGINES = ("dask", "serial")
 #: The most splits of one method that one Dask task runs (see task_batches).
 MAX_BATCH = 5
+#: How many times a batch is submitted again when the loss of a worker took its data set's
+#: scattered copy with it (the scheduler then cancels the batch: "already forgotten").
+LOST_BATCH_RETRIES = 3
 
 
 #: Formats of :func:`study_table`.
@@ -247,36 +251,57 @@ def _dask_records(client, data, study, tasks) -> Iterator[tuple[tuple, dict]]:
     # Larger data sets first: their tasks tend to be the longest, and a long task started
     # last would leave the other workers idle at the end (the order changes no result).
     batches.sort(key=lambda b: -data[b[0]].n_samples * data[b[0]].n_features)
-    futures = {
-        client.submit(
+
+    def submit(batch, priority: int):
+        name, method, splits = batch
+        return client.submit(
             _run_tasks_on_worker,
             shipped[name],
             study,
             method,
             splits,
             pure=False,
-            priority=len(batches) - i,
-        ): (name, method, splits)
-        for i, (name, method, splits) in enumerate(batches)
-    }
+            priority=priority,
+        )
+
+    futures = {submit(batch, len(batches) - i): batch for i, batch in enumerate(batches)}
+    retries: dict[tuple, int] = {}
+    finishing = as_completed(futures)
     try:
-        for future in as_completed(futures):
-            name, method, splits = futures[future]
+        for future in finishing:
+            batch = futures.pop(future)
+            name, method, splits = batch
             try:
                 records = future.result()
             except FSEngineError:
                 raise
+            except CancelledError as exc:  # a worker lost with the data set's copy
+                if retries.get(batch, 0) >= LOST_BATCH_RETRIES:
+                    raise _batch_failed(batch, exc) from None
+                retries[batch] = retries.get(batch, 0) + 1
+                if shipped[name].status != "finished":  # scattered again, once
+                    shipped[name] = client.scatter(data[name], broadcast=True, hash=False)
+                again = submit(batch, len(batches))
+                futures[again] = batch
+                finishing.add(again)
+                continue
             except Exception as exc:  # noqa: BLE001 - e.g. KilledWorker after repeated losses
-                raise FSEngineError(
-                    f"the tasks of {name} {method}, splits {splits[0] + 1}-{splits[-1] + 1}, "
-                    f"failed on the cluster: {exc}",
-                    remedy="resume the study (--resume): finished tasks are kept",
-                ) from None
+                raise _batch_failed(batch, exc) from None
             for split, record in zip(splits, records):
                 yield (name, method, split), record
     finally:
         client.cancel(list(futures))
         client.cancel(list(shipped.values()))
+
+
+def _batch_failed(batch: tuple, exc: BaseException) -> FSEngineError:
+    """The error of a batch of tasks that failed on the cluster."""
+    name, method, splits = batch
+    return FSEngineError(
+        f"the tasks of {name} {method}, splits {splits[0] + 1}-{splits[-1] + 1}, "
+        f"failed on the cluster: {exc}",
+        remedy="resume the study (--resume): finished tasks are kept",
+    )
 
 
 def _remaining(start: float, finished: int, left: int) -> str:
