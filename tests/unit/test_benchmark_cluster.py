@@ -93,29 +93,39 @@ class Cluster:
         while not listening(self.address) and time.monotonic() < deadline:
             assert self.scheduler.poll() is None, (self.folder / "scheduler.log").read_text()
             time.sleep(0.1)
-        self.workers = [
-            self._start(
-                f"worker{i}",
-                [
-                    "worker",
-                    self.address,
-                    "--host",
-                    "127.0.0.1",
-                    "--nthreads",
-                    "1",
-                    "--no-nanny",
-                    "--no-dashboard",
-                    "--death-timeout",
-                    str(START_SECONDS),
-                ],
-            )
-            for i in range(n_workers)
-        ]
+        self.workers = [self._start_worker() for _ in range(n_workers)]
+        if n_workers:
+            self._wait_for_workers(n_workers)
+
+    def _start_worker(self) -> subprocess.Popen:
+        return self._start(
+            f"worker{len(self.workers)}",
+            [
+                "worker",
+                self.address,
+                "--host",
+                "127.0.0.1",
+                "--nthreads",
+                "1",
+                "--no-nanny",
+                "--no-dashboard",
+                "--death-timeout",
+                str(START_SECONDS),
+            ],
+        )
+
+    def _wait_for_workers(self, n: int) -> None:
         from distributed import Client
 
-        if n_workers:
-            with Client(self.address, timeout=f"{START_SECONDS}s") as client:
-                client.wait_for_workers(n_workers, timeout=START_SECONDS)
+        with Client(self.address, timeout=f"{START_SECONDS}s") as client:
+            client.wait_for_workers(n, timeout=START_SECONDS)
+
+    def add_worker(self) -> subprocess.Popen:
+        """Start one more worker; return once the scheduler counts it."""
+        worker = self._start_worker()
+        self.workers.append(worker)
+        self._wait_for_workers(len(self.workers))
+        return worker
 
     def _start(self, name: str, args: list[str]) -> subprocess.Popen:
         log = open(self.folder / f"{name}.log", "w")  # noqa: SIM115 - closed with the process
@@ -217,6 +227,45 @@ def test_a_worker_killed_mid_study_changes_nothing(study, serial_table, cluster,
     assert sorted((r["dataset"], r["method"], r["split"]) for r in journal) == sorted(
         study_tasks(study)
     )
+
+
+@pytest.fixture
+def one_worker_cluster(tmp_path):
+    folder = tmp_path / "cluster1"
+    folder.mkdir()
+    running = Cluster(folder, n_workers=1)
+    yield running
+    running.close()
+
+
+def test_a_data_set_lost_with_its_worker_is_sent_again(manifest, one_worker_cluster, tmp_path):
+    """A data set is scattered to the workers there are; the worker that holds its only
+    copy can be lost (so can one of two: Dask's active memory manager keeps one copy once
+    no task waits for it elsewhere), and the scheduler then cancels the batches that need
+    it ("already forgotten"). They are sent again with the data, to the workers left, and
+    the table is the serial one. Here, at the study's first record, a second worker joins
+    and the first, the only holder, is killed (the study of 40 splits: most of its 64
+    batches still to run)."""
+    cluster = one_worker_cluster
+    longer = load_manifest(_longer_study(manifest, tmp_path))
+    finished = []
+
+    def replace_the_worker(done, total, message):
+        finished.append(done)
+        if len(finished) == 1:
+            first = cluster.workers[0]
+            cluster.add_worker()
+            os.kill(first.pid, signal.SIGKILL)
+            first.wait(SLOW_SECONDS)
+
+    table = run_study(
+        longer, tmp_path / "lost", scheduler=cluster.address, progress=replace_the_worker
+    )
+    assert cluster.workers[0].returncode == -signal.SIGKILL
+    assert cluster.n_workers() == 1
+    assert len(finished) == longer.n_tasks
+    serial = without_seconds(run_study(longer, engine="serial"))
+    pd.testing.assert_frame_equal(without_seconds(table), serial)
 
 
 def _longer_study(manifest: Path, folder: Path) -> Path:
