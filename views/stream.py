@@ -274,6 +274,14 @@ def _wait(done, seconds: float) -> bool:
     return done()
 
 
+def _show_the_end(kept: streams.Kept) -> None:
+    """The stream and its hold-out copy are finished: record it, stop the timer and draw
+    the final result (a new run of the whole page)."""
+    streams.set_running(False)
+    streams.record(kept)
+    st.rerun()
+
+
 @st.fragment(run_every=TICK_SECONDS if streams.is_running() else None)
 def stream_view() -> None:
     """One animation tick: keep the stream advancing (time-boxed chunks off the script
@@ -284,11 +292,8 @@ def stream_view() -> None:
         return
     live = kept.live
     late = ""
-    if streams.is_running() and live.finished:
-        # it ended off the script thread between two ticks: stop the timer, show the end
-        streams.set_running(False)
-        streams.record(kept)
-        st.rerun()
+    if streams.is_running() and live.finished:  # it ended off the script thread between ticks
+        _show_the_end(kept)
     if streams.is_running() and not live.finished:  # (the hold-out copy may go on)
         per_tick = SPEEDS.get(st.session_state.get("stream_speed"), "auto")
         ready = live.position > 0 or live.kernels_ready()  # compiled at the first use
@@ -343,9 +348,7 @@ def stream_view() -> None:
             if not ready:
                 live.stop_pacing()  # the compiling took its time: pace the rest from here
             if live.finished:  # the hold-out copy too
-                streams.set_running(False)
-                streams.record(kept)
-                st.rerun()  # stop the timer, show the final result
+                _show_the_end(kept)
             streams.record_if_due(kept)  # stopped at this position until it goes further
     elif live.done and live.holdout_lags:
         st.caption("Paused before the hold-out copy reached the end: Start finishes it.")

@@ -33,10 +33,26 @@ def stream_at_max_speed(at: AppTest) -> None:
     :data:`SLOW_SECONDS` at most: how many reruns that takes depends on the machine)."""
     at.select_slider(key="stream_speed").set_value("max").run()
     at.button(key="stream_start").click().run()
+    rerun_until(at, lambda: not at.session_state["stream_running"], "the stream did not end")
+
+
+def rerun_until(at: AppTest, done, what: str) -> None:
+    """Run the script again until ``done()`` holds: as many runs as this machine needs
+    (AppTest does not tick fragments by itself), for :data:`SLOW_SECONDS` at most, then
+    fail with ``what``."""
     deadline = time.monotonic() + SLOW_SECONDS
-    while at.session_state["stream_running"]:
-        assert time.monotonic() < deadline, "the stream did not end"
+    while not done():
+        assert time.monotonic() < deadline, what
         at.run()
+
+
+def wait_until(done, what: str) -> None:
+    """Wait (no run of the script) until ``done()`` holds, for :data:`SLOW_SECONDS` at
+    most, then fail with ``what``."""
+    deadline = time.monotonic() + SLOW_SECONDS
+    while not done():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
 
 
 def figures(at: AppTest) -> list[dict]:

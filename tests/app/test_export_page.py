@@ -5,13 +5,12 @@ command line's, the reduced matrix reads back to the data, the command line repe
 import io
 import json
 import shlex
-import time
 
 import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from apptest_helpers import SAMPLE_K
+from apptest_helpers import SAMPLE_K, rerun_until
 from streamlit.testing.v1 import AppTest
 
 from conftest import ROOT, SAMPLE, SLOW_SECONDS
@@ -257,10 +256,11 @@ def test_finished_stream_is_offered_with_its_parameters(app, srbct, capsys, monk
     app.slider(key="stream_kofsd_k").set_value(5).run()
     app.select_slider(key="stream_speed").set_value("max").run()
     app.button(key="stream_start").click().run()
-    deadline = time.monotonic() + SLOW_SECONDS  # reruns until the end: as many as it takes
-    while {m.label: m.value for m in app.metric}.get("Features streamed") != "2308 / 2308":
-        assert time.monotonic() < deadline, "the stream did not finish"
-        app.run()
+    rerun_until(
+        app,
+        lambda: {m.label: m.value for m in app.metric}.get("Features streamed") == "2308 / 2308",
+        "the stream did not finish",
+    )
     app.switch_page("views/export.py").run()
     assert not app.exception
     assert app.radio(key="export_source").options == ["Last Stream run", "Compute here"]

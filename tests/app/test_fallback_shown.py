@@ -5,12 +5,11 @@ names the selection a fallback; the CSV has the status column."""
 
 import csv
 import io
-import time
 
 import numpy as np
-from apptest_helpers import open_page
+from apptest_helpers import open_page, rerun_until
 
-from conftest import REFERENCE, SLOW_SECONDS
+from conftest import REFERENCE
 from fsengine.export import selection_to_csv
 from fsengine.online import run_kofsd
 
@@ -42,10 +41,11 @@ def test_the_stream_and_export_pages_say_the_fallback():
     at.slider(key="stream_kofsd_k").set_value(3).run()
     at.select_slider(key="stream_speed").set_value("max").run()
     at.button(key="stream_start").click().run()
-    deadline = time.monotonic() + SLOW_SECONDS  # reruns until the end: as many as it takes
-    while {m.label: m.value for m in at.metric}["Features streamed"] != "40 / 40":
-        assert time.monotonic() < deadline, "the stream did not finish"
-        at.run()
+    rerun_until(
+        at,
+        lambda: {m.label: m.value for m in at.metric}["Features streamed"] == "40 / 40",
+        "the stream did not finish",
+    )
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Features streamed"] == "40 / 40" and metrics["Selected"] == "0"
     assert any(w.startswith(SENTENCE) for w in _warnings(at))

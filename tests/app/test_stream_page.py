@@ -2,11 +2,10 @@
 
 import base64
 import json
-import time
 
 import numpy as np
 import pytest
-from apptest_helpers import SAMPLE_K
+from apptest_helpers import SAMPLE_K, rerun_until, wait_until
 from streamlit.testing.v1 import AppTest
 
 from conftest import ROOT, SLOW_SECONDS
@@ -49,10 +48,11 @@ HOLDOUT = "hold-out G-mean (1-NN, selected on the training half), measured at ea
 def _run_to_end(at):
     at.select_slider(key="stream_speed").set_value("max").run()
     at.button(key="stream_start").click().run()
-    deadline = time.monotonic() + SLOW_SECONDS  # as many reruns as this machine needs
-    while not _metrics(at).get("Features streamed", "").startswith("2308 /"):
-        assert time.monotonic() < deadline, f"the stream did not finish: {_metrics(at)}"
-        at.run()  # AppTest does not tick fragments by itself
+    rerun_until(
+        at,
+        lambda: _metrics(at).get("Features streamed", "").startswith("2308 /"),
+        "the stream did not finish",
+    )
     return at
 
 
@@ -263,10 +263,7 @@ def test_a_stream_that_ends_between_two_ticks_stops_its_timer(page, monkeypatch)
     page.select_slider(key="stream_speed").set_value("max").run()
     page.button(key="stream_start").click().run()
     (kept,) = page.session_state["streams"].values()
-    deadline = time.monotonic() + SLOW_SECONDS
-    while not kept.live.finished:  # no run of the page meanwhile
-        assert time.monotonic() < deadline, "the stream did not end"
-        time.sleep(0.05)
+    wait_until(lambda: kept.live.finished, "the stream did not end")  # no run meanwhile
     page.run()
     assert page.session_state["stream_running"] is None
     assert _metrics(page)["Features streamed"] == "2308 / 2308"
@@ -284,10 +281,7 @@ def test_the_default_speed_streams_any_data_set_in_about_eight_seconds(page):
     page.button(key="stream_start").click().run()
     (kept,) = page.session_state["streams"].values()
     assert kept.live.pace_seconds == 8.0  # paced, not 'max' or 1 a tick
-    deadline = time.monotonic() + SLOW_SECONDS
-    while kept.live.position == 0:
-        assert time.monotonic() < deadline, "the stream never advanced"
-        time.sleep(0.05)
+    wait_until(lambda: kept.live.position > 0, "the stream never advanced")
     streamed, total = _metrics(page)["Features streamed"].split(" / ")
     assert total == "2308" and 0 <= int(streamed) <= 2308
 

@@ -149,13 +149,23 @@ class Cluster:
                 stop(process)
 
 
-@pytest.fixture
-def cluster(tmp_path):
-    folder = tmp_path / "cluster"
+def _running_cluster(tmp_path: Path, n_workers: int):
+    """A :class:`Cluster` of ``n_workers`` in a folder of the test's, closed after it."""
+    folder = tmp_path / f"cluster{n_workers}"
     folder.mkdir()
-    running = Cluster(folder, n_workers=2)
+    running = Cluster(folder, n_workers=n_workers)
     yield running
     running.close()
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    yield from _running_cluster(tmp_path, 2)
+
+
+@pytest.fixture
+def one_worker_cluster(tmp_path):
+    yield from _running_cluster(tmp_path, 1)
 
 
 @pytest.fixture(scope="module")
@@ -227,15 +237,6 @@ def test_a_worker_killed_mid_study_changes_nothing(study, serial_table, cluster,
     assert sorted((r["dataset"], r["method"], r["split"]) for r in journal) == sorted(
         study_tasks(study)
     )
-
-
-@pytest.fixture
-def one_worker_cluster(tmp_path):
-    folder = tmp_path / "cluster1"
-    folder.mkdir()
-    running = Cluster(folder, n_workers=1)
-    yield running
-    running.close()
 
 
 def test_a_data_set_lost_with_its_worker_is_sent_again(manifest, one_worker_cluster, tmp_path):
