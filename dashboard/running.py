@@ -15,7 +15,7 @@ from typing import Any
 import streamlit as st
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
-from dashboard import persistence
+from dashboard import persistence, reruns
 from dashboard.datadir import size_text
 from dashboard.messages import describe
 from dashboard.pages import BY_NAME
@@ -393,7 +393,7 @@ def run_button(
                     pressed = True
                 elif no.button("Don't run", key=store + "_confirm_cancel"):
                     st.session_state.pop(confirm_key)
-                    st.rerun()
+                    reruns.rerun()
             if pressed:
                 box.empty()
     _show_active_elsewhere(store)

@@ -5,7 +5,7 @@ import hashlib
 import pandas as pd
 import streamlit as st
 
-from dashboard import datadir, messages, persistence, running, session, widgets
+from dashboard import datadir, messages, persistence, reruns, running, session, widgets
 from fsengine import FSEngineError
 from fsengine.io.h5ad import matrix_choices
 from fsengine.methods import METHOD_LABELS
@@ -449,7 +449,7 @@ if named != names_text:
         )
     else:
         st.session_state["class_names"] = parsed
-        st.rerun()
+        reruns.rerun()
 
 st.subheader(loaded.name)
 if ds.is_backed:

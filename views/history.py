@@ -5,7 +5,7 @@ import datetime as dt
 import pandas as pd
 import streamlit as st
 
-from dashboard import messages, persistence, running, session, streams
+from dashboard import messages, persistence, reruns, running, session, streams
 from fsengine import FSEngineError
 
 #: The page that shows each kind of run.
@@ -146,7 +146,7 @@ else:
         _open(found, wid, run)
     if right.button("Delete", key="history_delete", disabled=run.status == "running"):
         found.delete_run(wid, run.id)
-        st.rerun()
+        reruns.rerun()
     if run.status == "running":
         stop.button(
             "Cancel",

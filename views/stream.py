@@ -8,7 +8,7 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from dashboard import running, session, streams
+from dashboard import reruns, running, session, streams
 from dashboard.glossary import TERMS, action_help
 from dashboard.messages import describe
 from dashboard.pages import BY_NAME
@@ -195,7 +195,7 @@ if st.session_state.get("stream_confirm") is not None:
                 start = True
             elif no.button("Don't start", key="stream_confirm_cancel"):
                 st.session_state.pop("stream_confirm")
-                st.rerun()
+                reruns.rerun()
         if start:
             asking.empty()
 if start:
@@ -279,7 +279,7 @@ def _show_the_end(kept: streams.Kept) -> None:
     the final result (a new run of the whole page)."""
     streams.set_running(False)
     streams.record(kept)
-    st.rerun()
+    reruns.rerun()
 
 
 @st.fragment(run_every=TICK_SECONDS if streams.is_running() else None)

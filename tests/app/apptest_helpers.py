@@ -1,11 +1,13 @@
 """Helpers shared by the AppTest modules: open a page, click a button, read figures."""
 
 import json
+import threading
 import time
 
 from streamlit.testing.v1 import AppTest
 
 from conftest import ROOT, SLOW_SECONDS
+from dashboard import streams
 
 #: K-OFSD's K on the dashboard's pages for the sample (SRBCT, minority class 2 of 11
 #: samples): a training half holds as few as 6 of them, at or below the paper's K = 7, so
@@ -53,6 +55,24 @@ def wait_until(done, what: str) -> None:
     while not done():
         assert time.monotonic() < deadline, what
         time.sleep(0.05)
+
+
+def held_stream(monkeypatch) -> threading.Event:
+    """Hold the Stream page's chunks (they compute off the script thread) until the
+    returned event is set: a stream started then cannot end within the run that started
+    it, however fast the machine. Set within :data:`SLOW_SECONDS`."""
+    release = threading.Event()
+    advance = streams.advance_in_background
+
+    def held(kept, chunk, *args, **kwargs):
+        def chunk_when_released(live) -> None:
+            release.wait(SLOW_SECONDS)
+            chunk(live)
+
+        return advance(kept, chunk_when_released, *args, **kwargs)
+
+    monkeypatch.setattr(streams, "advance_in_background", held)
+    return release
 
 
 def figures(at: AppTest) -> list[dict]:

@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 import pytest
-from apptest_helpers import SAMPLE_K, rerun_until, wait_until
+from apptest_helpers import SAMPLE_K, held_stream, rerun_until, wait_until
 from streamlit.testing.v1 import AppTest
 
 from conftest import ROOT, SLOW_SECONDS
@@ -257,12 +257,16 @@ def test_the_score_labels_keep_their_capitals(page):
 def test_a_stream_that_ends_between_two_ticks_stops_its_timer(page, monkeypatch):
     """The chunks compute off the script thread: a stream can end between two runs of the
     page. The next run shows it ended and stops (before, the page stayed 'running' and its
-    timer reran it every 0.25 s for ever). The thread's lease (how long it computes on
-    without a run of the page) is made long enough here for any machine to finish."""
+    timer reran it every 0.25 s for ever). The chunks are held until Start's run is over
+    (on a fast machine the stream would end within it), and the thread's lease (how long
+    it computes on without a run of the page) is long enough for any machine to finish."""
     monkeypatch.setattr(streams, "LEASE_SECONDS", SLOW_SECONDS)
+    release = held_stream(monkeypatch)
     page.select_slider(key="stream_speed").set_value("max").run()
     page.button(key="stream_start").click().run()
+    assert page.session_state["stream_running"] is not None  # not ended within Start's run
     (kept,) = page.session_state["streams"].values()
+    release.set()
     wait_until(lambda: kept.live.finished, "the stream did not end")  # no run meanwhile
     page.run()
     assert page.session_state["stream_running"] is None
