@@ -37,6 +37,7 @@ from fsengine.cluster import dask_client, limit_worker_threads
 from fsengine.codec import dumps
 from fsengine.errors import FSEngineError
 from fsengine.evaluation import Plan, evaluate_split, stratified_splits
+from fsengine.export import spreadsheet_safe_frame
 from fsengine.study import Study
 from fsengine.task import Task
 
@@ -61,7 +62,9 @@ STUDY_FORMATS = ("csv", "parquet")
 
 def study_table(table, fmt: str = "csv") -> bytes:
     """A study's table (:func:`run_study`) as the bytes ``run_study`` writes to
-    ``out.csv`` or ``out.parquet`` (and the dashboard offers for download).
+    ``out.csv`` or ``out.parquet`` (and the dashboard offers for download); in CSV a
+    name that starts like a spreadsheet formula is quoted
+    (:func:`~fsengine.export.spreadsheet_safe`).
 
     Raises
     ------
@@ -71,7 +74,7 @@ def study_table(table, fmt: str = "csv") -> bytes:
     if fmt not in STUDY_FORMATS:
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(STUDY_FORMATS)}")
     if fmt == "csv":
-        return table.to_csv(index=False).encode("utf-8")
+        return spreadsheet_safe_frame(table).to_csv(index=False).encode("utf-8")
     out = io.BytesIO()
     table.to_parquet(out, index=False)
     return out.getvalue()

@@ -34,7 +34,7 @@ from fsengine.evaluation import (
     stratified_splits,
     training_size,
 )
-from fsengine.export import RANK_ROWS, pairs_frame, rank_frame
+from fsengine.export import RANK_ROWS, pairs_frame, rank_frame, spreadsheet_safe_frame
 from fsengine.figures import critical_difference_figure, metric_heatmap_figure
 from fsengine.methods import METHOD_LABELS, METHODS, ONLINE_METHODS, RANKER_METHODS
 from fsengine.study import (
@@ -551,7 +551,7 @@ down[1].download_button(
 if comparison is not None:
     down[2].download_button(
         f"The rank table of {metric} (CSV)",
-        rank_frame(comparison).to_csv(),
+        spreadsheet_safe_frame(rank_frame(comparison)).to_csv(),
         file_name=f"{stem}_{metric}_ranks.csv",
         mime="text/csv",
         on_click="ignore",
