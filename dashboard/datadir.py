@@ -220,11 +220,3 @@ def backed_option(entry: DataFile) -> bool | None:
     except ValueError:
         limit = DEFAULT_BACKED_FROM_MB
     return True if entry.size >= limit * 2**20 else None
-
-
-def size_text(size: int) -> str:
-    """Bytes as a person reads them: "512 B", "3.4 MB", "1.2 GB"."""
-    for unit, scale in (("GB", 2**30), ("MB", 2**20), ("kB", 2**10)):
-        if size >= scale:
-            return f"{size / scale:.1f} {unit}"
-    return f"{size} B"

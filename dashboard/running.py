@@ -16,7 +16,6 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
 from dashboard import persistence, reruns
-from dashboard.datadir import size_text
 from dashboard.messages import describe
 from dashboard.pages import BY_NAME
 from dashboard.session import class_text, current, current_task, task_key, widget_store
@@ -25,6 +24,7 @@ from fsengine import FSEngineError
 from fsengine.estimates import Estimate, density_of, duration_text, is_counts
 from fsengine.evaluation import protocol_refusal, protocol_warnings, stratified_splits
 from fsengine.evaluation.group_splits import plan_group_splits
+from fsengine.io.base import size_text
 from fsengine.methods import METHOD_LABELS
 from fsengine.parallel import Cancellation, RunCancelled, cancellable
 from fsengine.preprocess import counts_warning, parametric_rankers, raw_counts_zeros

@@ -169,6 +169,14 @@ def _write_over_limit(path: Path, limit_mb: int = UPLOAD_LIMIT_MB) -> tuple[int,
     return n_blocks * block_rows, p
 
 
+def gzip_bomb(expanded: int, member: int = 2**26) -> bytes:
+    """A gzip file of ``b"0,0,..."`` (a table's worth of zeros) that expands to at least
+    ``expanded`` bytes: members of ``member`` bytes, each compressed once and repeated
+    (gzip reads concatenated members as one stream); about 1/1000 of its size."""
+    one = gzip.compress(b"0," * (member // 2), compresslevel=9, mtime=0)
+    return one * -(-expanded // member)
+
+
 # ------------------------------------------------------------------ the corpus
 
 
@@ -401,6 +409,13 @@ def corpus(tmp_dir, large: bool = False, huge: bool = False) -> list[Case]:
             shape=(N, P),
             class_counts=BASE_COUNTS,
             X_head=head,
+        ),
+        Case(
+            "gzip-bomb",  # about 2 MB that expand past the 2 GiB limit
+            "bomb.csv.gz",
+            gzip_bomb(2**31 + 2**26),
+            E,
+            "bomb.csv.gz expands to more than 2.0 GB when decompressed",
         ),
         Case(
             "parquet-really-csv",

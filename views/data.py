@@ -7,6 +7,7 @@ import streamlit as st
 
 from dashboard import datadir, messages, persistence, reruns, running, session, widgets
 from fsengine import FSEngineError
+from fsengine.io.base import size_text
 from fsengine.io.h5ad import matrix_choices
 from fsengine.methods import METHOD_LABELS
 from fsengine.preprocess import (
@@ -211,7 +212,7 @@ def _data_dir_section() -> None:
     if not files:
         st.info(f"The data directory {datadir.data_dir()} holds no data file.")
         return
-    sizes = {f.name: datadir.size_text(f.size) for f in files}
+    sizes = {f.name: size_text(f.size) for f in files}
     if st.session_state.get("data_dir_file") not in sizes:
         st.session_state["data_dir_file"] = files[0].name
     choose, press = st.columns([4, 1], vertical_alignment="bottom")
@@ -456,7 +457,7 @@ if ds.is_backed:
     st.caption(
         f"Read from disk a block of genes at a time (backed): {ds.n_samples:,} x "
         f"{ds.n_features:,}, whose dense copy would take "
-        f"{datadir.size_text(8 * ds.n_samples * ds.n_features)} of memory. Stream reads a "
+        f"{size_text(8 * ds.n_samples * ds.n_features)} of memory. Stream reads a "
         "block of genes at a time and Genes the selected genes only; Compare and Sweep say "
         "before they start whether a run's copy in memory fits."
     )

@@ -28,10 +28,11 @@ import pyarrow as pa
 
 from fsengine.errors import FSEngineError
 from fsengine.io.backed import is_zarr_store
-from fsengine.io.base import HEAD, Reader, Source, Table, read_bytes
+from fsengine.io.base import HEAD, Reader, Source, Table, check_expanded_size, read_bytes
 from fsengine.io.geo import GeoSeriesMatrixReader
 from fsengine.io.h5ad import H5adReader, read_backed, read_zarr, wants_backed
 from fsengine.io.parquet import ParquetReader
+from fsengine.io.sniff import GZIP_MAGIC
 from fsengine.io.text import TextReader
 
 __all__ = ["READERS", "Reader", "Source", "Table", "file_stem", "read", "reader_for", "stream"]
@@ -139,11 +140,28 @@ def read(
             return read_backed(anndata_path, name, layer, gene_names)
     if layer is not None or gene_names is not None:
         return _read_anndata(source, name, layer, gene_names)
+    _refuse_a_bomb(source, name)
     parsed = stream(source, name, transpose)
     if parsed is None:
         data = read_bytes(source)
         parsed = reader_for(data[:HEAD]).read(data, name, transpose)
     return parsed
+
+
+def _refuse_a_bomb(source: Source, name: str) -> None:
+    """:func:`~fsengine.io.base.check_expanded_size` for a gzip-compressed file."""
+    if isinstance(source, bytearray):
+        source = bytes(source)
+    if isinstance(source, bytes):
+        head = source[:2]
+    else:
+        path = Path(source)
+        if not path.is_file():
+            return  # the readers' message for a missing file or a folder
+        with open(path, "rb") as f:
+            head = f.read(2)
+    if head == GZIP_MAGIC:
+        check_expanded_size(source, name)
 
 
 def _anndata_path(source: Source, name: str, backed: bool | None) -> Path | None:

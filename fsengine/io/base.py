@@ -14,6 +14,7 @@ import gzip
 import io
 import math
 import os
+import zlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,11 @@ Source = str | os.PathLike | bytes | BinaryIO
 #: Cells read as missing values.
 NULLS = ["", "NA", "N/A", "NaN", "nan", "NAN", "null", "NULL", "None", "#N/A", "?"]
 HEAD = 65536  # bytes inspected for the format, encoding and delimiter
+#: The most bytes a gzip-compressed file may expand to (2 GiB) unless the environment
+#: variable ``FSENGINE_MAX_DECOMPRESSED_BYTES`` says otherwise: more is a decompression
+#: bomb, or a table no text reader should parse (:func:`check_expanded_size`).
+MAX_DECOMPRESSED_BYTES = 2**31
+_INFLATE_STEP = 2**24  # bytes inflated at a time while counting (then discarded)
 MAX_TEXT_COLUMNS = 8  # more: not a gene matrix; the whole-file reader says why
 
 
@@ -108,6 +114,77 @@ def read_bytes(source: Source) -> bytes:
             ".h5ad file, or a Zarr store"
         )
     return path.read_bytes()
+
+
+def size_text(size: int) -> str:
+    """Bytes as a person reads them: "512 B", "3.4 MB", "1.2 GB"."""
+    for unit, scale in (("GB", 2**30), ("MB", 2**20), ("kB", 2**10)):
+        if size >= scale:
+            return f"{size / scale:.1f} {unit}"
+    return f"{size} B"
+
+
+def max_decompressed_bytes() -> int:
+    """:data:`MAX_DECOMPRESSED_BYTES`, or the environment's
+    ``FSENGINE_MAX_DECOMPRESSED_BYTES`` (a positive whole number of bytes) when set."""
+    given = os.environ.get("FSENGINE_MAX_DECOMPRESSED_BYTES", "").strip()
+    if not given:
+        return MAX_DECOMPRESSED_BYTES
+    if not given.isdigit() or int(given) <= 0:
+        raise FSEngineError(
+            f"FSENGINE_MAX_DECOMPRESSED_BYTES must be a positive whole number of bytes, got "
+            f"{given!r}"
+        )
+    return int(given)
+
+
+def check_expanded_size(source, name: str, limit: int | None = None) -> None:
+    """Refuse a gzip-compressed file that expands to more than ``limit`` bytes, before
+    anything reads it: its members are inflated a step at a time and only counted, so a
+    bomb (a few MB of zeros that expand to gigabytes) is refused in the time it takes to
+    inflate ``limit`` bytes, in bounded memory. A damaged stream is left to the reader,
+    which says where it breaks.
+
+    Parameters
+    ----------
+    source : path or bytes
+        A gzip-compressed file (its first bytes are gzip's magic).
+    name : str
+        The file's name, for the message.
+    limit : int, optional
+        Bytes; default :func:`max_decompressed_bytes`.
+
+    Raises
+    ------
+    FSEngineError
+        The file expands to more than ``limit``.
+    """
+    limit = max_decompressed_bytes() if limit is None else limit
+    with io.BytesIO(source) if isinstance(source, bytes) else open(source, "rb") as raw:
+        inflater = zlib.decompressobj(wbits=31)
+        expanded = compressed = 0
+        try:
+            while block := raw.read(_INFLATE_STEP):
+                compressed += len(block)
+                while block:
+                    expanded += len(inflater.decompress(block, _INFLATE_STEP))
+                    if expanded > limit:
+                        raise FSEngineError(
+                            f"{name} expands to more than {size_text(limit)} when "
+                            f"decompressed (from {size_text(compressed)} read of it): a "
+                            "decompression bomb, or a table too large to read as text; give "
+                            "it as .h5ad or Parquet, or allow more with the environment "
+                            "variable FSENGINE_MAX_DECOMPRESSED_BYTES"
+                        )
+                    if not inflater.eof:
+                        block = inflater.unconsumed_tail
+                        continue
+                    block = inflater.unused_data  # the next member of a multi-member file
+                    inflater = zlib.decompressobj(wbits=31)
+                    if block and block[:2] != b"\x1f\x8b":
+                        return  # trailing bytes after the last member: gzip ignores them
+        except zlib.error:
+            return
 
 
 def python_stream(source, compressed: bool) -> BinaryIO:

@@ -13,6 +13,7 @@ from scipy import sparse
 from conftest import ROOT
 from dashboard import datadir, running
 from fsengine import FSEngineError, load_dataset, run_selection
+from fsengine.io.base import size_text
 
 PBMC = ROOT / "tests" / "data" / "pbmc68k_reduced.h5ad"
 ATLAS = "atlas.h5ad"
@@ -54,8 +55,8 @@ def test_the_files_are_listed_by_name(data_dir):
     at = open_page("views/data.py")
     box = at.selectbox(key="data_dir_file")
     assert box.options == [
-        f"{ATLAS} ({datadir.size_text((data_dir / ATLAS).stat().st_size)})",
-        f"pbmc68k_reduced.h5ad ({datadir.size_text(PBMC.stat().st_size)})",
+        f"{ATLAS} ({size_text((data_dir / ATLAS).stat().st_size)})",
+        f"pbmc68k_reduced.h5ad ({size_text(PBMC.stat().st_size)})",
         "small.csv (34 B)",
     ]
     assert str(data_dir) not in "".join(box.options)  # names only, never the path

@@ -35,6 +35,7 @@ def test_the_corpus_has_every_case_of_the_issue():
     assert len(NAMES) >= 30 and len(set(NAMES)) == len(NAMES)
     for name in [
         "empty",
+        "gzip-bomb",
         "header-only",
         "one-column",
         "only-label",

@@ -7,6 +7,7 @@ import pytest
 
 from dashboard import datadir
 from fsengine import FSEngineError
+from fsengine.io.base import size_text
 
 
 @pytest.fixture
@@ -75,4 +76,4 @@ def test_large_anndata_files_are_read_backed(monkeypatch):
     assert datadir.backed_option(datadir.DataFile("x.csv", 300 * 2**20, 0)) is False
     monkeypatch.setenv(datadir.BACKED_FROM_MB, "0")
     assert datadir.backed_option(datadir.DataFile("s.zarr", 10, 0)) is True
-    assert datadir.size_text(512) == "512 B" and datadir.size_text(3 * 2**30) == "3.0 GB"
+    assert size_text(512) == "512 B" and size_text(3 * 2**30) == "3.0 GB"
