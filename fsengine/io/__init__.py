@@ -31,8 +31,8 @@ from fsengine.io.backed import is_zarr_store
 from fsengine.io.base import HEAD, Reader, Source, Table, check_expanded_size, read_bytes
 from fsengine.io.geo import GeoSeriesMatrixReader
 from fsengine.io.h5ad import H5adReader, read_backed, read_zarr, wants_backed
-from fsengine.io.parquet import ParquetReader
-from fsengine.io.sniff import GZIP_MAGIC
+from fsengine.io.parquet import ParquetReader, check_decoded_size
+from fsengine.io.sniff import GZIP_MAGIC, PARQUET_MAGIC
 from fsengine.io.text import TextReader
 
 __all__ = ["READERS", "Reader", "Source", "Table", "file_stem", "read", "reader_for", "stream"]
@@ -149,19 +149,22 @@ def read(
 
 
 def _refuse_a_bomb(source: Source, name: str) -> None:
-    """:func:`~fsengine.io.base.check_expanded_size` for a gzip-compressed file."""
+    """:func:`~fsengine.io.base.check_expanded_size` for a gzip-compressed file,
+    :func:`~fsengine.io.parquet.check_decoded_size` for Parquet."""
     if isinstance(source, bytearray):
         source = bytes(source)
     if isinstance(source, bytes):
-        head = source[:2]
+        head = source[:4]
     else:
         path = Path(source)
         if not path.is_file():
             return  # the readers' message for a missing file or a folder
         with open(path, "rb") as f:
-            head = f.read(2)
-    if head == GZIP_MAGIC:
+            head = f.read(4)
+    if head[:2] == GZIP_MAGIC:
         check_expanded_size(source, name)
+    elif head == PARQUET_MAGIC:
+        check_decoded_size(source, name)
 
 
 def _anndata_path(source: Source, name: str, backed: bool | None) -> Path | None:

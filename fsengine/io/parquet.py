@@ -8,7 +8,16 @@ import numpy as np
 import pyarrow as pa
 
 from fsengine.errors import FSEngineError
-from fsengine.io.base import HEAD, Reader, Table, assemble, numbers, plan
+from fsengine.io.base import (
+    HEAD,
+    Reader,
+    Table,
+    assemble,
+    max_decompressed_bytes,
+    numbers,
+    plan,
+    size_text,
+)
 from fsengine.io.sniff import PARQUET_MAGIC
 
 _GROUP = 1024  # Parquet columns read at a time
@@ -111,6 +120,38 @@ def read_parquet(data: bytes, name: str, notes: tuple[str, ...] = ()) -> Table:
     except (pa.ArrowException, OSError, ValueError) as exc:
         raise damaged_parquet(name, exc) from None
     return Table(_index_first(table, pandas_index_columns(table.schema)), [*notes, *_NOTES], False)
+
+
+def check_decoded_size(source: bytes | Path, name: str) -> None:
+    """Refuse a Parquet file whose values, decoded, take more than
+    :func:`~fsengine.io.base.max_decompressed_bytes`: its footer's rows x columns x 8
+    bytes (each value as float64), read before any page is. Run-length and dictionary
+    encoding let a few kB of pages hold billions of values, as gzip does zeros. A footer
+    pyarrow cannot read is left to the reader, which says so.
+
+    Raises
+    ------
+    FSEngineError
+        The file's values would take more than the limit.
+    """
+    try:
+        meta = (
+            _parquet()
+            .ParquetFile(pa.BufferReader(source) if isinstance(source, bytes) else str(source))
+            .metadata
+        )
+    except (pa.ArrowException, OSError, ValueError):
+        return
+    decoded = 8 * meta.num_rows * meta.num_columns
+    limit = max_decompressed_bytes()
+    if decoded > limit:
+        raise FSEngineError(
+            f"{name} holds {meta.num_rows:,} rows x {meta.num_columns:,} columns, "
+            f"{size_text(decoded)} as float64 once decoded: more than the "
+            f"{size_text(limit)} a compressed file may expand to (a bomb, or a table to "
+            "give as .h5ad); allow more with the environment variable "
+            "FSENGINE_MAX_DECOMPRESSED_BYTES"
+        )
 
 
 def damaged_parquet(name: str, exc: Exception) -> FSEngineError:

@@ -3,9 +3,12 @@ it: by the loader (the matrix, a sample sheet, a GEO series matrix), the command
 (one line, exit 2), whatever the file's members; files within the limit read as before."""
 
 import gzip
+import io
 import zlib
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from bad_inputs import gzip_bomb
@@ -108,3 +111,29 @@ def test_the_command_line_refuses_a_bomb_in_one_line(one_mib, tmp_path, capsys):
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1
     assert "bomb.csv.gz expands to more than 1.0 MB when decompressed" in err
+
+
+def _parquet(rows: int) -> bytes:
+    """A Parquet file of ``rows`` x (one gene of 0s and 1s, a label): dictionary and
+    run-length encoded."""
+    table = pa.table({"g": np.arange(rows) % 2.0, "label": pa.array(["a", "b"] * (rows // 2))})
+    out = io.BytesIO()
+    pq.write_table(table, out, compression="zstd")
+    return out.getvalue()
+
+
+def test_a_parquet_file_is_refused_by_its_decoded_size(one_mib, tmp_path):
+    rows = 2**16 + 2  # x 2 columns x 8 bytes: just over 1 MiB
+    bomb = _parquet(rows)
+    assert len(bomb) < LIMIT // 50
+    path = tmp_path / "zeros.parquet"
+    path.write_bytes(bomb)
+    for source in (bomb, path):
+        with pytest.raises(FSEngineError) as refused:
+            load_dataset(source, name="zeros.parquet")
+        assert str(refused.value).startswith(
+            f"zeros.parquet holds {rows:,} rows x 2 columns, 1.0 MB as float64 once decoded: "
+            "more than the 1.0 MB"
+        )
+    within = load_dataset(_parquet(2**16 - 2), name="ok.parquet")  # just under: read
+    assert within.X.shape == (2**16 - 2, 1) and within.X.sum() == 2**15 - 1
