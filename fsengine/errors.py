@@ -76,7 +76,8 @@ class FSEngineError(ValueError):
         """The message with parameters and options spelled by ``words`` (name -> text).
 
         ``words`` returns the front end's name for a library parameter or option: the
-        default spells them as the Python API does.
+        default spells them as the Python API does. The message is one line: a line break
+        it quotes from a file is written ``\\n``.
         """
         text = self.problem
         if self.parameter is not None:
@@ -88,7 +89,7 @@ class FSEngineError(ValueError):
             if self.remedy_option is not None:
                 remedy = f"{remedy} {words(self.remedy_option)}"
             text = f"{text}; {remedy}"
-        return text
+        return text.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\r")
 
     def __reduce__(self):
         """Pickle with every field (worker processes raise these)."""

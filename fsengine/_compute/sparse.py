@@ -167,8 +167,9 @@ def as_columns(X, what: str = "X"):
     Raises
     ------
     FSEngineError
-        For a matrix that is not two-dimensional, or a missing or infinite stored value
-        (naming its row and column, 1-based).
+        For a matrix that is not two-dimensional, a CSR or CSC matrix whose structure is
+        damaged (row numbers out of range, pointers that go back), or a missing or
+        infinite stored value (naming its row and column, 1-based).
     """
     if is_backed(X):  # on disk, read by columns already (checked when opened)
         return X
@@ -176,6 +177,13 @@ def as_columns(X, what: str = "X"):
 
     if X.ndim != 2:
         raise FSEngineError(f"{what} must be two-dimensional, got shape {X.shape}")
+    if getattr(X, "format", None) in ("csr", "csc"):
+        try:  # scipy's conversions trust the structure: bad row numbers crash them
+            X.check_format(full_check=True)
+        except ValueError as exc:
+            raise FSEngineError(
+                f"{what} is a damaged sparse matrix ({exc}); save it again from its source"
+            ) from None
     csc = sparse.csc_array(X, dtype=np.float64)
     if not csc.has_canonical_format:
         csc = csc.copy()

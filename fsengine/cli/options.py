@@ -258,6 +258,8 @@ def params_per_method(args, methods: list[str]) -> dict[str, dict]:
             )
         for m in targets:
             params.setdefault(m, {})[option.params[m].name] = value
+    for m, given in params.items():  # what can be checked before the data are read
+        REGISTRY[m].spec.check(given)
     return params
 
 
@@ -271,6 +273,7 @@ def method_params(args, method: str | None = None) -> dict:
                 f"{option.flag} applies to --method {'|'.join(option.methods)}, not {method}"
             )
         params[option.params[method].name] = value
+    REGISTRY[method].spec.check(params)  # what can be checked before the data are read
     return params
 
 

@@ -43,9 +43,6 @@ def say_estimate(what: str, model, task) -> None:
 
 
 def cmd_evaluate(args) -> None:
-    start_workers(args)
-    task = task_of(args, sparse=True)
-    warn_repeated_splits(task, args.splits, args.seed)
     counted = (
         args.top is None
         and args.count_from not in args.methods
@@ -54,6 +51,9 @@ def cmd_evaluate(args) -> None:
     # The --count-from selector sets the rankers' number of features, so its options apply
     # even when it is not itself compared.
     params = params_per_method(args, args.methods + ([args.count_from] if counted else []))
+    start_workers(args)
+    task = task_of(args, sparse=True)
+    warn_repeated_splits(task, args.splits, args.seed)
     say_estimate(
         "the evaluation",
         lambda n, p, density, counts: evaluate_seconds(

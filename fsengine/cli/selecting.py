@@ -77,8 +77,13 @@ def _cluster(args):
 
 
 def cmd_select(args) -> None:
+    params = method_params(args)  # options checked before the data are read
+    if args.trace and not get_method(args.method).online:
+        raise FSEngineError(
+            f"--trace writes an online selector's steps; {args.method} is a "
+            "ranker (its scores are in the selection CSV)"
+        )
     task = task_of(args, sparse=True)
-    params = method_params(args)
     with _cluster(args) as client:
         result = run_selection(
             task,
@@ -104,11 +109,6 @@ def cmd_select(args) -> None:
     else:
         write(selection_to_csv(result.selection), args.out)
     if args.trace:
-        if not get_method(args.method).online:
-            raise FSEngineError(
-                f"--trace writes an online selector's steps; {args.method} is a "
-                "ranker (its scores are in the selection CSV)"
-            )
         write(events_to_csv(result.events, args.method), args.trace)
     selection = result.selection
     dependence = get_method(args.method).order_dependence(task.X, task.y, selection, params)

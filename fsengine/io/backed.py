@@ -44,6 +44,7 @@ from fsengine._compute import kernels
 from fsengine._compute import sparse as sparse_blocks
 from fsengine._compute.sparse import BackedMatrix, ValueProfile, block_width
 from fsengine.errors import FSEngineError
+from fsengine.io.hdf5_probe import probe
 
 #: Stored values of a band of rows of a CSR matrix copied column by column, as a share of
 #: a dense block's values (:data:`fsengine._compute.sparse.BLOCK_ELEMENTS`): a band's
@@ -91,6 +92,7 @@ def open_root(path, name: str):
             raise FSEngineError(f"{name} is not a readable Zarr store ({exc})") from None
     import h5py
 
+    probe(path, name)
     try:
         return h5py.File(path, "r")
     except OSError as exc:
@@ -266,8 +268,10 @@ class _Store:
             self, _release, root if owns_root else None, self._files, self._folder
         )
         if layout == "csc":
-            self.indptr = np.asarray(node["indptr"][:], dtype=np.int64)
+            self.indptr = _checked_pointers(node, shape[1], description)
             self.data, self.indices = node["data"], node["indices"]
+        elif layout == "csr":
+            self.row_pointers = _checked_pointers(node, shape[0], description)
         elif layout == "dense":
             self.values = node
 
@@ -278,7 +282,7 @@ class _Store:
         folder = Path(tempfile.mkdtemp(prefix="fsengine-columns-"))
         self._folder[0] = folder
         indptr, data_path, indices_path, dtypes = column_copy(
-            self.node, self.shape, folder, self.elements
+            self.node, self.shape, folder, self.elements, self.description
         )
         self._files["data"] = (open(data_path, "rb"), dtypes[0])
         self._files["indices"] = (open(indices_path, "rb"), dtypes[1])
@@ -298,7 +302,8 @@ class _Store:
         start, stop = int(self.indptr[lo]), int(self.indptr[hi])
         pointers = self.indptr[lo : hi + 1] - start
         if self.layout == "csc":
-            return self.data[start:stop], self.indices[start:stop], pointers
+            indices = _checked_indices(self.indices[start:stop], self.shape[0], self.description)
+            return self.data[start:stop], indices, pointers
         return (
             _pread(self._files["data"], start, stop),
             _pread(self._files["indices"], start, stop),
@@ -309,14 +314,12 @@ class _Store:
         """``(first_row, data, indices, pointers)`` of a CSR matrix, one band of rows of
         about ``budget`` stored values at a time (a row alone when it holds more), as
         stored (pointers from 0)."""
-        if self.row_pointers is None:
-            self.row_pointers = np.asarray(self.node["indptr"][:], dtype=np.int64)
         data_node, index_node = self.node["data"], self.node["indices"]
         bands = _bands(self.row_pointers, budget)
         for k in range(len(bands) - 1):
             row, stop = int(bands[k]), int(bands[k + 1])
             start, end = int(self.row_pointers[row]), int(self.row_pointers[stop])
-            indices = np.asarray(index_node[start:end])
+            indices = _checked_indices(index_node[start:end], self.shape[1], self.description)
             if indices.dtype not in (np.int32, np.int64):
                 indices = indices.astype(np.int64)
             yield (
@@ -358,7 +361,9 @@ def _pread(file, start: int, stop: int) -> np.ndarray:
     return np.frombuffer(raw, dtype=dtype)
 
 
-def column_copy(node, shape, folder: Path, elements: int | None = None):
+def column_copy(
+    node, shape, folder: Path, elements: int | None = None, description: str = "the matrix"
+):
     """A CSR matrix on disk copied column by column (as CSC) into ``folder``, in bounded
     memory: one band of rows, then one group of columns, at a time.
 
@@ -381,10 +386,17 @@ def column_copy(node, shape, folder: Path, elements: int | None = None):
     elements : int, optional
         Values of a dense block (default:
         :data:`fsengine._compute.sparse.BLOCK_ELEMENTS`).
+    description : str, optional
+        How a message names the matrix.
 
     Returns
     -------
     indptr : ndarray of int64, shape (n_features + 1,)
+
+    Raises
+    ------
+    FSEngineError
+        The matrix's structure is damaged (pointers, or row or column numbers).
     data_path, indices_path : Path
     dtypes : (numpy dtype, numpy dtype)
         Of the stored values (as in the file) and of the row indices.
@@ -392,14 +404,15 @@ def column_copy(node, shape, folder: Path, elements: int | None = None):
     n, p = shape
     elements = elements or sparse_blocks.BLOCK_ELEMENTS
     data_node, index_node = node["data"], node["indices"]
-    row_pointers = np.asarray(node["indptr"][:], dtype=np.int64)
+    row_pointers = _checked_pointers(node, n, description)
     stored = int(row_pointers[-1])
     value_type = np.dtype(data_node.dtype)
     index_type = np.dtype(np.int32 if max(n, p) < 2**31 else np.int64)
     band = max(1024, int(BAND_SHARE * elements))
     counts = np.zeros(p, dtype=np.int64)
     for lo in range(0, stored, band):
-        counts += np.bincount(np.asarray(index_node[lo : lo + band]), minlength=p)[:p]
+        columns = _checked_indices(index_node[lo : lo + band], p, description)
+        counts += np.bincount(columns, minlength=p)
     indptr = np.concatenate([[0], np.cumsum(counts)])
     edges = _groups(indptr, max(1024, int(GROUP_SHARE * elements)))
     bands = _bands(row_pointers, band)
@@ -471,6 +484,41 @@ def _stable_order(keys: np.ndarray, span: int) -> np.ndarray:
 
 def _read_at(fd: int, dtype, offset: int, count: int) -> np.ndarray:
     return np.frombuffer(os.pread(fd, count * np.dtype(dtype).itemsize, offset), dtype=dtype)
+
+
+def _checked_pointers(node, length: int, description: str) -> np.ndarray:
+    """A sparse matrix's pointers (``indptr``), read and checked: ``length + 1`` of them
+    from 0, never going back, the last the number of stored values and of row (or
+    column) numbers. A file whose structure is damaged is refused here: the blocks read
+    later trust it."""
+    pointers = np.asarray(node["indptr"][:], dtype=np.int64)
+    stored = (node["data"].shape[0], node["indices"].shape[0])
+    if (
+        pointers.shape != (length + 1,)
+        or pointers[0] != 0
+        or (np.diff(pointers) < 0).any()
+        or stored != (pointers[-1], pointers[-1])
+    ):
+        raise FSEngineError(
+            f"{description} is a damaged sparse matrix: its pointers (indptr) do not run "
+            f"from 0 to its {stored[0]:,} stored values over {length:,} rows or columns; "
+            "save it again from its source"
+        )
+    return pointers
+
+
+def _checked_indices(indices, bound: int, description: str) -> np.ndarray:
+    """Row (or column) numbers read from a sparse matrix, as int32 or int64, each checked
+    to lie in ``[0, bound)``."""
+    indices = np.asarray(indices)
+    if indices.dtype not in (np.int32, np.int64):
+        indices = indices.astype(np.int64)
+    if len(indices) and (indices.min() < 0 or indices.max() >= bound):
+        raise FSEngineError(
+            f"{description} is a damaged sparse matrix: a stored value's row or column "
+            f"number is outside 0 to {bound - 1:,}; save it again from its source"
+        )
+    return indices
 
 
 def _groups(indptr: np.ndarray, budget: int) -> np.ndarray:

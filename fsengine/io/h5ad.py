@@ -38,10 +38,9 @@ from fsengine.io.backed import (
     stored_layout,
 )
 from fsengine.io.base import Reader, Table
+from fsengine.io.hdf5_probe import HDF5_MAGIC, probe
 from fsengine.io.orientation import raise_duplicates
 
-#: HDF5's signature; a file may start with a user block of 512, 1024, ... bytes.
-HDF5_MAGIC = b"\x89HDF\r\n\x1a\n"
 #: Bytes per stored value of a sparse matrix read as CSC: float64 data, an int64 index.
 SPARSE_BYTES_PER_VALUE = 16
 #: ``backed=None`` reads a matrix backed when its in-memory copy would take more than this
@@ -109,22 +108,33 @@ class H5adReader(Reader):
         import anndata
         import h5py
 
+        probe(source.getbuffer() if isinstance(source, io.BytesIO) else source, name)
         try:
             with h5py.File(source, "r") as f:
                 _check_stored(f, name, layer)
+        except FSEngineError:
+            raise
         except OSError as exc:
             raise FSEngineError(f"{name} is not a readable HDF5 file ({exc})") from None
+        except Exception as exc:  # a damaged header: h5py's RuntimeError, KeyError, ...
+            raise FSEngineError(f"{name} is a damaged HDF5 file ({_brief(exc)})") from None
         if hasattr(source, "seek"):
             source.seek(0)
         try:
             with warnings.catch_warnings():  # an older layout's notices: not the user's concern
                 warnings.simplefilter("ignore")
                 adata = anndata.read_h5ad(source)
-        except (OSError, KeyError, ValueError, TypeError) as exc:
+        except Exception as exc:  # h5py's and anndata's errors have no common base
             raise FSEngineError(
-                f"{name} is an HDF5 file that anndata cannot read as AnnData: {exc}"
+                f"{name} is an HDF5 file that anndata cannot read as AnnData: {_brief(exc)}"
             ) from None
         return table_from_anndata(adata, layer, gene_names, name)
+
+
+def _brief(exc: Exception) -> str:
+    """An error's first line, at most 200 characters, its type when it has no text."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return text if len(text) <= 200 else text[:199] + "\u2026"
 
 
 def table_from_anndata(
@@ -255,9 +265,22 @@ def read_backed(path, name: str, layer: str | None = None, gene_names: str | Non
         For a path that is not an AnnData file or store, a missing X or layer (naming
         the layers it has), or a missing var column.
     """
-    X = BackedColumns.open(path, layer, name)
+    try:
+        X = BackedColumns.open(path, layer, name)
+    except FSEngineError:
+        raise
+    except Exception as exc:  # a damaged header: h5py's, zarr's and anndata's errors
+        raise FSEngineError(f"{name} is a damaged AnnData file ({_brief(exc)})") from None
     try:
         obs, var = read_frames(X.root, name)
+    except FSEngineError:
+        X.close()
+        raise
+    except Exception as exc:
+        X.close()
+        raise FSEngineError(
+            f"{name} is a damaged AnnData file: its obs or var cannot be read ({_brief(exc)})"
+        ) from None
     except BaseException:
         X.close()
         raise
@@ -327,6 +350,10 @@ def matrix_choices(source) -> dict[str, tuple[str, ...]] | None:
         return None
     import h5py
 
+    try:
+        probe(source, "the file")
+    except FSEngineError:
+        return None  # loading it says so
     try:
         with h5py.File(io.BytesIO(source) if isinstance(source, bytes) else source, "r") as f:
             layers = tuple(str(k) for k in f["layers"]) if "layers" in f else ()
