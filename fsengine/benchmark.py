@@ -37,7 +37,7 @@ from fsengine.cluster import dask_client, limit_worker_threads
 from fsengine.codec import dumps
 from fsengine.errors import FSEngineError
 from fsengine.evaluation import Plan, evaluate_split, stratified_splits
-from fsengine.export import spreadsheet_safe_frame
+from fsengine.spreadsheet import spreadsheet_safe_frame
 from fsengine.study import Study
 from fsengine.task import Task
 
@@ -64,7 +64,7 @@ def study_table(table, fmt: str = "csv") -> bytes:
     """A study's table (:func:`run_study`) as the bytes ``run_study`` writes to
     ``out.csv`` or ``out.parquet`` (and the dashboard offers for download); in CSV a
     name that starts like a spreadsheet formula is quoted
-    (:func:`~fsengine.export.spreadsheet_safe`).
+    (:func:`~fsengine.spreadsheet.spreadsheet_safe`).
 
     Raises
     ------

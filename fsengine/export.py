@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import io
 import shlex
 from collections.abc import Iterable
@@ -13,68 +12,15 @@ from fsengine.methods import get_method
 from fsengine.online import Selection, StreamEvent
 from fsengine.preprocess import PREPROCESSING, preprocessing_params
 from fsengine.spec import RUN_FLAGS
+from fsengine.spreadsheet import SafeWriter
 
 #: Header of the selected-features CSV.
 SELECTION_COLUMNS = ("rank", "feature", "column_index", "score", "method", "status")
 
 
-#: First characters that make a spreadsheet read a cell as a formula (OWASP's list for
-#: CSV injection: ``=``, ``+``, ``-``, ``@``, tab, carriage return).
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
 def _format(value) -> str:
     # repr() of a float is the shortest string that reads back to the same float.
     return repr(value) if isinstance(value, float) else str(value)
-
-
-def spreadsheet_safe(value):
-    """``value`` as a CSV cell a spreadsheet shows as text and never runs: a text that
-    starts like a formula (:data:`FORMULA_STARTS`) gets a leading ``'``, as OWASP
-    recommends against CSV injection (``=HYPERLINK(...)`` is written ``'=HYPERLINK(...)``).
-    Numbers, texts that spell a number (``-0.5``, ``-inf``) and every other value are
-    unchanged, so an export without such a name is byte for byte what it was.
-
-    Parameters
-    ----------
-    value : object
-        A cell.
-
-    Returns
-    -------
-    object
-        ``value``, or the quoted text.
-    """
-    if not isinstance(value, str) or not value.startswith(FORMULA_STARTS):
-        return value
-    try:
-        float(value)
-    except ValueError:
-        return "'" + value
-    return value
-
-
-class _SafeWriter:
-    """``csv.writer`` whose rows go through :func:`spreadsheet_safe` (``\n`` line ends)."""
-
-    def __init__(self, out):
-        self._writer = csv.writer(out, lineterminator="\n")
-
-    def writerow(self, row) -> None:
-        self._writer.writerow([spreadsheet_safe(cell) for cell in row])
-
-    def writerows(self, rows) -> None:
-        for row in rows:
-            self.writerow(row)
-
-
-def spreadsheet_safe_frame(frame):
-    """A copy of the DataFrame ``frame`` with its cells, column names and index through
-    :func:`spreadsheet_safe`, for ``to_csv``."""
-    safe = frame.map(spreadsheet_safe)
-    safe.columns = frame.columns.map(spreadsheet_safe)
-    safe.index = frame.index.map(spreadsheet_safe)
-    return safe
 
 
 def selection_rows(selection: Selection) -> list[dict]:
@@ -123,7 +69,7 @@ def selection_to_csv(selection: Selection) -> str:
         Lines end with ``\\n``; floats are written with full precision.
     """
     out = io.StringIO()
-    writer = _SafeWriter(out)
+    writer = SafeWriter(out)
     writer.writerow(SELECTION_COLUMNS)
     for row in selection_rows(selection):
         writer.writerow(
@@ -177,7 +123,7 @@ def events_to_csv(events: Iterable[StreamEvent], method: str) -> str:
     codes = chosen.spec.action_codes
     own = chosen.trace_columns()
     out = io.StringIO()
-    writer = _SafeWriter(out)
+    writer = SafeWriter(out)
     writer.writerow(trace_columns(method))
     for e in events:
         row = [e.step, e.feature, e.column, _format(float(e.score)), e.action]
@@ -198,7 +144,7 @@ def params_to_json(params: dict) -> str:
 def stability_to_csv(result) -> str:
     """One row per feature order of a stability run: order, seed, size, features (';'-joined)."""
     out = io.StringIO()
-    writer = _SafeWriter(out)
+    writer = SafeWriter(out)
     writer.writerow(("order", "seed", "size", "features"))
     for r, (seed, features) in enumerate(zip(result.seeds, result.selections)):
         writer.writerow([r, seed, len(features), ";".join(features)])
@@ -214,7 +160,7 @@ def records_to_csv(records: list[dict], first: tuple[str, ...] = ()) -> str:
         return ""
     columns = list(first) + [c for c in records[0] if c not in first]
     out = io.StringIO()
-    writer = _SafeWriter(out)
+    writer = SafeWriter(out)
     writer.writerow(columns)
     for record in records:
         writer.writerow(
@@ -446,7 +392,7 @@ def reduced_matrix(dataset, selection: Selection, fmt: str = "csv") -> bytes:
         pq.write_table(table, out)
         return out.getvalue()
     text = io.StringIO()
-    writer = _SafeWriter(text)
+    writer = SafeWriter(text)
     writer.writerow(table.column_names)
     rows = zip(*(column.to_pylist() for column in table.columns))
     writer.writerows([_format(v) for v in row] for row in rows)

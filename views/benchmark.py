@@ -34,9 +34,10 @@ from fsengine.evaluation import (
     stratified_splits,
     training_size,
 )
-from fsengine.export import RANK_ROWS, pairs_frame, rank_frame, spreadsheet_safe_frame
+from fsengine.export import RANK_ROWS, pairs_frame, rank_frame
 from fsengine.figures import critical_difference_figure, metric_heatmap_figure
 from fsengine.methods import METHOD_LABELS, METHODS, ONLINE_METHODS, RANKER_METHODS
+from fsengine.spreadsheet import spreadsheet_safe_frame
 from fsengine.study import (
     HIGHER_IS_BETTER,
     STUDY_METRICS,

@@ -16,10 +16,9 @@ from fsengine.export import (
     records_to_csv,
     reduced_matrix,
     selection_to_csv,
-    spreadsheet_safe,
-    spreadsheet_safe_frame,
 )
 from fsengine.online import Selection
+from fsengine.spreadsheet import spreadsheet_safe, spreadsheet_safe_frame
 
 #: The names the issue tried from outside, and their cells as a spreadsheet must get them.
 FORMULAS = {

@@ -19,7 +19,7 @@ PACKAGE = ROOT / "fsengine"
 #: Layer of each module (the first pattern that matches its dotted name).
 LAYERS = [
     (0, r"fsengine\.(errors|spec|labels|discretise|progress|figures|parallel|statistics)$"),
-    (0, r"fsengine\.(version|config|codec)$"),
+    (0, r"fsengine\.(version|config|codec|spreadsheet)$"),
     (0, r"fsengine\.cluster$"),  # Dask clients and gene blocks on the workers
     (0, r"fsengine\._estimates_fit$"),  # the cost models' coefficients: data
     (0, r"fsengine\._compute(\..*)?$"),  # compiled kernels: built, loaded, when they run
@@ -47,7 +47,7 @@ ALLOWED_UPWARD = {
 
 #: The dashboard's layers: the session, then what builds on it, then the pages.
 DASHBOARD_LAYERS = [
-    (0, r"dashboard(\.(messages|glossary|workspace|pages|memory|datadir))?$"),
+    (0, r"dashboard(\.(messages|glossary|workspace|pages|memory|datadir|reruns))?$"),
     (1, r"dashboard\.session$"),
     (2, r"dashboard\.(persistence|widgets)$"),
     (3, r"dashboard\.(running|study_datasets|streams)$"),
