@@ -47,7 +47,12 @@ from fsengine.io.orientation import (
     transposed,
     unnamed_columns,
 )
-from fsengine.io.sample_sheet import attach_sheet, expression_table, sheet_orientation
+from fsengine.io.sample_sheet import (
+    attach_sheet,
+    check_sheet_width,
+    expression_table,
+    sheet_orientation,
+)
 from fsengine.labels import default_minority, default_minority_reason, one_versus_rest
 
 __all__ = ["LABEL_NAMES", "Dataset", "Source", "load_dataset"]
@@ -440,6 +445,7 @@ def _load_with_sheet(
     """An expression table and its sample sheet (:mod:`fsengine.io.sample_sheet`)."""
     source_name = name or _source_name(source)
     sheet_name = samples_name or _source_name(samples)
+    check_sheet_width(samples, sheet_name)
     parsed = readers.read(source, source_name, False)
     sheet = readers.read(samples, sheet_name, False).table
     transpose, turned = sheet_orientation(parsed, sheet, transpose, sheet_name)

@@ -48,6 +48,11 @@ def _cells(line: str) -> list[str]:
     return [c.strip().strip('"').strip() for c in line.rstrip("\r\n").split("\t")]
 
 
+#: The most sample columns a series matrix's table may have: GEO's largest series hold
+#: tens of thousands; Arrow parses a table of 10^6 columns for over 10 minutes and 7 GB.
+MAX_SERIES_SAMPLES = 50_000
+
+
 class GeoSeriesMatrixReader(Reader):
     """A GEO series matrix: the probes x samples table turned to samples x probes, and the
     sample lines as the annotations the class is chosen from."""
@@ -108,9 +113,18 @@ class GeoSeriesMatrixReader(Reader):
 
         first = block.split(b"\n", 1)[0].decode("utf-8", errors="replace")
         id_column = _cells(first)[0] if first.strip() else "ID_REF"
+        samples = first.count("\t")
+        if samples > MAX_SERIES_SAMPLES:
+            raise FSEngineError(
+                f"{name}: the series matrix's table has {samples:,} sample columns, more than "
+                f"the {MAX_SERIES_SAMPLES:,} a series matrix is read with; give the values "
+                "as a table of samples x genes (Parquet or .h5ad)"
+            )
         try:
             return csv.read_csv(
                 io.BytesIO(block),
+                # a row as long as 4 headers fits a block (Arrow's default: 1 MB)
+                read_options=csv.ReadOptions(block_size=max(1 << 20, 4 * len(first) + 1)),
                 parse_options=csv.ParseOptions(delimiter="\t", quote_char='"'),
                 convert_options=csv.ConvertOptions(
                     column_types={id_column: pa.string()},

@@ -12,13 +12,72 @@ class is chosen from (:mod:`fsengine.io.annotated`).
 
 from __future__ import annotations
 
+import zlib
+from pathlib import Path
+
 import numpy as np
 import pyarrow as pa
 
 from fsengine.errors import FSEngineError
-from fsengine.io.base import Table
+from fsengine.io.base import HEAD, Table
 from fsengine.io.columns import feature_values
 from fsengine.io.orientation import raise_duplicates
+from fsengine.io.sniff import GZIP_MAGIC, PARQUET_MAGIC, sniff_delimiter
+
+#: The most columns a sample sheet may have: a few annotations per sample are tens of
+#: columns; a sheet of a million (a table given as the sheet, or a hostile file) would
+#: take minutes and gigabytes to parse (10^6 columns: 150 s, 8 GB) before any message.
+MAX_SHEET_COLUMNS = 10_000
+
+
+def check_sheet_width(source, name: str) -> None:
+    """Refuse a sample sheet of more than :data:`MAX_SHEET_COLUMNS` columns from its first
+    bytes (a text file's header line, a Parquet file's footer), before it is parsed.
+
+    Parameters
+    ----------
+    source : path or bytes
+    name : str
+        The sheet's name, for the message.
+
+    Raises
+    ------
+    FSEngineError
+        The sheet has more columns than that.
+    """
+    if isinstance(source, (bytes, bytearray)):
+        head = bytes(source[:HEAD])
+    elif Path(source).is_file():
+        with open(source, "rb") as f:
+            head = f.read(HEAD)
+    else:
+        return  # the reader's message for a missing file
+    if head[:4] == PARQUET_MAGIC:
+        import pyarrow.parquet as pq
+
+        try:
+            width = pq.ParquetFile(
+                pa.BufferReader(source) if isinstance(source, bytes) else str(source)
+            ).metadata.num_columns
+        except (pa.ArrowException, OSError, ValueError):
+            return  # the reader says the file is damaged
+    else:
+        if head[:2] == GZIP_MAGIC:
+            try:
+                head = zlib.decompressobj(wbits=31).decompress(head, HEAD)
+            except zlib.error:
+                return
+        first = head.split(b"\n", 1)[0]
+        width = first.count(sniff_delimiter(first, name).encode()) + 1
+    if width > MAX_SHEET_COLUMNS:
+        at_least = "" if b"\n" in head else "at least "  # a header longer than the head
+        raise FSEngineError(
+            f"{name} has {at_least}{width:,} columns; a "
+            f"sample sheet holds a few annotations per sample (at most "
+            f"{MAX_SHEET_COLUMNS:,} columns): give the expression table as the data and "
+            "the sheet of sample annotations as the sample sheet",
+            parameter="samples",
+        )
 
 
 def _ids(values) -> list[str]:
