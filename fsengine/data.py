@@ -445,6 +445,7 @@ def _load_with_sheet(
     """An expression table and its sample sheet (:mod:`fsengine.io.sample_sheet`)."""
     source_name = name or _source_name(source)
     sheet_name = samples_name or _source_name(samples)
+    readers.refuse_a_bomb(samples, sheet_name)  # a bomb is that, whatever its first line
     check_sheet_width(samples, sheet_name)
     parsed = readers.read(source, source_name, False)
     sheet = readers.read(samples, sheet_name, False).table

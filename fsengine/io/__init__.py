@@ -35,7 +35,17 @@ from fsengine.io.parquet import ParquetReader, check_decoded_size
 from fsengine.io.sniff import GZIP_MAGIC, PARQUET_MAGIC
 from fsengine.io.text import TextReader
 
-__all__ = ["READERS", "Reader", "Source", "Table", "file_stem", "read", "reader_for", "stream"]
+__all__ = [
+    "READERS",
+    "Reader",
+    "Source",
+    "Table",
+    "file_stem",
+    "read",
+    "reader_for",
+    "refuse_a_bomb",
+    "stream",
+]
 
 #: The readers, in the order they are asked; the last one (text) takes any file.
 READERS: tuple[Reader, ...] = (
@@ -140,7 +150,7 @@ def read(
             return read_backed(anndata_path, name, layer, gene_names)
     if layer is not None or gene_names is not None:
         return _read_anndata(source, name, layer, gene_names)
-    _refuse_a_bomb(source, name)
+    refuse_a_bomb(source, name)
     parsed = stream(source, name, transpose)
     if parsed is None:
         data = read_bytes(source)
@@ -148,9 +158,16 @@ def read(
     return parsed
 
 
-def _refuse_a_bomb(source: Source, name: str) -> None:
-    """:func:`~fsengine.io.base.check_expanded_size` for a gzip-compressed file,
-    :func:`~fsengine.io.parquet.check_decoded_size` for Parquet."""
+def refuse_a_bomb(source: Source, name: str) -> None:
+    """Refuse a file that expands past the limit before anything reads it:
+    :func:`~fsengine.io.base.check_expanded_size` for a gzip-compressed file,
+    :func:`~fsengine.io.parquet.check_decoded_size` for Parquet (:func:`read` calls it).
+
+    Raises
+    ------
+    FSEngineError
+        The file expands past :func:`~fsengine.io.base.max_decompressed_bytes`.
+    """
     if isinstance(source, bytearray):
         source = bytes(source)
     if isinstance(source, bytes):
