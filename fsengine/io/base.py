@@ -116,6 +116,13 @@ def read_bytes(source: Source) -> bytes:
     return path.read_bytes()
 
 
+def brief_reason(exc: Exception, limit: int = 200) -> str:
+    """An error's first line (its type's name when it has no text), at most ``limit``
+    characters: the reason a message quotes from a library."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
 def size_text(size: int) -> str:
     """Bytes as a person reads them: "512 B", "3.4 MB", "1.2 GB"."""
     for unit, scale in (("GB", 2**30), ("MB", 2**20), ("kB", 2**10)):

@@ -37,7 +37,7 @@ from fsengine.io.backed import (
     read_frames,
     stored_layout,
 )
-from fsengine.io.base import Reader, Table
+from fsengine.io.base import Reader, Table, brief_reason
 from fsengine.io.hdf5_probe import HDF5_MAGIC, probe
 from fsengine.io.orientation import raise_duplicates
 
@@ -117,7 +117,7 @@ class H5adReader(Reader):
         except OSError as exc:
             raise FSEngineError(f"{name} is not a readable HDF5 file ({exc})") from None
         except Exception as exc:  # a damaged header: h5py's RuntimeError, KeyError, ...
-            raise FSEngineError(f"{name} is a damaged HDF5 file ({_brief(exc)})") from None
+            raise FSEngineError(f"{name} is a damaged HDF5 file ({brief_reason(exc)})") from None
         if hasattr(source, "seek"):
             source.seek(0)
         try:
@@ -126,15 +126,9 @@ class H5adReader(Reader):
                 adata = anndata.read_h5ad(source)
         except Exception as exc:  # h5py's and anndata's errors have no common base
             raise FSEngineError(
-                f"{name} is an HDF5 file that anndata cannot read as AnnData: {_brief(exc)}"
+                f"{name} is an HDF5 file that anndata cannot read as AnnData: {brief_reason(exc)}"
             ) from None
         return table_from_anndata(adata, layer, gene_names, name)
-
-
-def _brief(exc: Exception) -> str:
-    """An error's first line, at most 200 characters, its type when it has no text."""
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return text if len(text) <= 200 else text[:199] + "\u2026"
 
 
 def table_from_anndata(
@@ -270,7 +264,7 @@ def read_backed(path, name: str, layer: str | None = None, gene_names: str | Non
     except FSEngineError:
         raise
     except Exception as exc:  # a damaged header: h5py's, zarr's and anndata's errors
-        raise FSEngineError(f"{name} is a damaged AnnData file ({_brief(exc)})") from None
+        raise FSEngineError(f"{name} is a damaged AnnData file ({brief_reason(exc)})") from None
     try:
         obs, var = read_frames(X.root, name)
     except FSEngineError:
@@ -279,7 +273,7 @@ def read_backed(path, name: str, layer: str | None = None, gene_names: str | Non
     except Exception as exc:
         X.close()
         raise FSEngineError(
-            f"{name} is a damaged AnnData file: its obs or var cannot be read ({_brief(exc)})"
+            f"{name} is a damaged AnnData file: its obs or var cannot be read ({brief_reason(exc)})"
         ) from None
     except BaseException:
         X.close()

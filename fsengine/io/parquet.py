@@ -13,6 +13,7 @@ from fsengine.io.base import (
     Reader,
     Table,
     assemble,
+    brief_reason,
     max_decompressed_bytes,
     numbers,
     plan,
@@ -157,8 +158,7 @@ def check_decoded_size(source: bytes | Path, name: str) -> None:
 def damaged_parquet(name: str, exc: Exception) -> FSEngineError:
     """The error for a Parquet file pyarrow cannot read: damaged or incomplete, with the
     first sentence of pyarrow's message ("Parquet magic bytes not found in footer")."""
-    reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    reason = reason.split(". ")[0].rstrip(".")
+    reason = brief_reason(exc, limit=len(str(exc)) + 1).split(". ")[0].rstrip(".")
     reason = reason if len(reason) <= 120 else reason[:119] + "\u2026"
     return FSEngineError(
         f"{name} is a damaged or unreadable Parquet file (pyarrow: {reason}); save it again "
