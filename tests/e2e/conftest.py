@@ -23,6 +23,9 @@ import pytest
 from conftest import ROOT, SAMPLE, SLOW_SECONDS
 
 CHROMIUM = Path("/usr/bin/chromium")
+#: The process id of each running server of :func:`streamlit_server`, by its URL (a test that
+#: kills its server finds it here).
+SERVER_PIDS: dict[str, int] = {}
 DATASETS = ROOT.parent / "shared" / "datasets"
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
 
@@ -106,6 +109,7 @@ def streamlit_server(log: Path, extra: Sequence[str] = ()) -> Iterator[str]:
             stderr=subprocess.STDOUT,
         )
     url = f"http://127.0.0.1:{port}"
+    SERVER_PIDS[url] = process.pid
     try:
         deadline = time.monotonic() + SLOW_SECONDS
         while True:
@@ -128,6 +132,7 @@ def streamlit_server(log: Path, extra: Sequence[str] = ()) -> Iterator[str]:
             time.sleep(0.25)
         yield url
     finally:
+        SERVER_PIDS.pop(url, None)
         process.terminate()
         try:
             process.wait(timeout=10)
