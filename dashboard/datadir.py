@@ -15,9 +15,11 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from fsengine import FSEngineError
+from fsengine.io.footprint import Footprint, footprint
 
 #: The environment variable naming the folder.
 DATA_DIR = "FSENGINE_DATA_DIR"
@@ -220,3 +222,24 @@ def backed_option(entry: DataFile) -> bool | None:
     except ValueError:
         limit = DEFAULT_BACKED_FROM_MB
     return True if entry.size >= limit * 2**20 else None
+
+
+def footprint_of(name: str, budget: int | None) -> Footprint | None:
+    """What opening the data directory's file ``name`` would take in memory
+    (:func:`fsengine.io.footprint.footprint`, read as it would be: backed by
+    :func:`backed_option`, the size rule measured against ``budget`` bytes); None when it
+    is not known (or the file cannot be read: opening it says why). Kept per file, size
+    and time (and budget, which only an AnnData file's depends on)."""
+    try:
+        path, entry = resolve(name)
+    except FSEngineError:
+        return None
+    return _footprint(str(path), entry, budget if entry.is_anndata else None)
+
+
+@lru_cache(maxsize=64)
+def _footprint(path: str, entry: DataFile, budget: int | None) -> Footprint | None:
+    try:
+        return footprint(Path(path), entry.name, backed=backed_option(entry), budget=budget)
+    except FSEngineError:
+        return None

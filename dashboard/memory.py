@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import os
 import threading
 import weakref
 from collections import OrderedDict
@@ -27,7 +28,11 @@ from dataclasses import replace
 import numpy as np
 
 from fsengine import Dataset
+from fsengine.io.footprint import Footprint, available_memory
 
+#: Environment variable: the memory (MB) the server may give the data sets it reads (a
+#: shared machine's share); default: the memory available when a file is read.
+SERVER_MEMORY_MB = "FSENGINE_SERVER_MEMORY_MB"
 #: Data sets kept for later reads, the least recently used dropped first (the newest always
 #: stays; one that a session still holds is found again anyway).
 MAX_ENTRIES = 4
@@ -193,3 +198,35 @@ def give_back_freed_memory() -> None:
 
 
 _malloc_trim = None
+
+
+def server_budget() -> int | None:
+    """The memory (bytes) against which a file about to be read is measured: the memory
+    available now, or :data:`SERVER_MEMORY_MB` when set (and smaller); None when neither
+    is known. A data set may take half of it at the peak of its reading
+    (:func:`fsengine.io.footprint.check_fits`)."""
+    available = available_memory()
+    try:
+        given = int(float(os.environ.get(SERVER_MEMORY_MB, "")) * 2**20)
+    except ValueError:
+        return available
+    if given <= 0:
+        return available
+    return given if available is None else min(given, available)
+
+
+def way_out(found: Footprint | None, uploaded: bool) -> str:
+    """What the message of a file refused for its memory (:func:`check_fits`) tells the
+    user to do: an upload, or a file of the data directory read into memory or from disk."""
+    if found is not None and found.form == "backed":
+        return "the server needs more free memory (or a larger FSENGINE_SERVER_MEMORY_MB)"
+    if uploaded:
+        return (
+            "upload a smaller file (fewer genes or samples), or have it put in the server's "
+            "data directory as an AnnData file (.h5ad), which is read from disk a block of "
+            "genes at a time"
+        )
+    return (
+        "choose a smaller file, or convert it to an AnnData file (.h5ad), which is read "
+        "from disk a block of genes at a time"
+    )

@@ -13,11 +13,12 @@ from pathlib import Path
 import streamlit as st
 
 from dashboard import datadir, messages
-from dashboard.memory import DATASETS, reading_key
+from dashboard.memory import DATASETS, reading_key, server_budget, way_out
 from dashboard.pages import TASK_STORES
 from fsengine import Dataset, FSEngineError, load_dataset
 from fsengine.evaluation import protocol_defaults, training_halves
 from fsengine.export import data_arguments
+from fsengine.io.footprint import check_fits, footprint
 from fsengine.preprocess import PREPROCESSING, preprocess, preprocessing_text
 from fsengine.task import Task, training_size
 
@@ -133,7 +134,9 @@ def _load(
 ) -> Dataset:
     """The data set these bytes and options give, read once per server
     (:data:`dashboard.memory.DATASETS`: one copy for every session, a sparse matrix kept
-    sparse); preprocessed from the data set as read, itself kept."""
+    sparse); preprocessed from the data set as read, itself kept. A file whose reading
+    would take more than half the server's memory (:func:`dashboard.memory.server_budget`)
+    is refused before it is read (:func:`fsengine.io.footprint.check_fits`)."""
     sha256 = sha256 or hashlib.sha256(raw).hexdigest()
     sheet = None if samples is None else hashlib.sha256(samples).hexdigest()
     reading = reading_key(
@@ -147,9 +150,14 @@ def _load(
 
     def read() -> Dataset:
         with st.spinner("Reading the data set ..."):
+            budget = server_budget()
+            layer = dict(anndata).get("layer")
+            found = footprint(source, name, layer=layer, backed=backed, budget=budget)
+            # before anything is read
+            check_fits(found, name, budget, way_out(found, uploaded=source is raw))
             return load_dataset(
                 source,
-                backed=backed,
+                backed=found.form == "backed" if found is not None and backed is None else backed,
                 name=name,
                 label=label,
                 transpose=transpose,

@@ -6,8 +6,10 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import datadir, messages, persistence, reruns, running, session, widgets
+from dashboard.memory import server_budget, way_out
 from fsengine import FSEngineError
 from fsengine.io.base import size_text
+from fsengine.io.footprint import check_fits
 from fsengine.io.h5ad import matrix_choices
 from fsengine.methods import METHOD_LABELS
 from fsengine.preprocess import (
@@ -226,7 +228,24 @@ def _data_dir_section() -> None:
         f"{datadir.DEFAULT_BACKED_FROM_MB} MB or more stays on disk (backed) and is read "
         "a block of genes at a time.",
     )
-    press.button("Open file", key="data_dir_open", on_click=_on_open_data_file)
+    budget = server_budget()
+    found = datadir.footprint_of(st.session_state["data_dir_file"], budget)
+    refused = None
+    if found is not None:
+        try:
+            check_fits(found, st.session_state["data_dir_file"], budget, way_out(found, False))
+        except FSEngineError as exc:
+            refused = messages.describe(exc)
+    press.button(
+        "Open file", key="data_dir_open", on_click=_on_open_data_file, disabled=bool(refused)
+    )
+    if refused:
+        st.error(f"Cannot open: {refused}.")
+    elif found is not None:
+        st.caption(
+            f"Opening it takes {found.text()}"
+            + (f"; the server has {size_text(budget)} available." if budget else ".")
+        )
 
 
 def _on_sheet() -> None:
@@ -460,6 +479,11 @@ if ds.is_backed:
         f"{size_text(8 * ds.n_samples * ds.n_features)} of memory. Stream reads a "
         "block of genes at a time and Genes the selected genes only; Compare and Sweep say "
         "before they start whether a run's copy in memory fits."
+    )
+else:
+    st.caption(
+        f"In memory: {size_text(ds.matrix_bytes)} ({'sparse' if ds.is_sparse else 'dense'} "
+        f"{ds.n_samples:,} x {ds.n_features:,}), one copy for every session that reads it."
     )
 cols = st.columns([1, 1, 1, 2, 1])
 cols[0].metric("Samples", ds.n_samples)

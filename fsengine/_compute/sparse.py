@@ -371,13 +371,62 @@ def column_constant(X) -> np.ndarray:
 
 
 def available_memory() -> int | None:
-    """Bytes of memory available to this process now (Linux), or None when unknown."""
+    """Bytes of memory available to this process now, or None when unknown.
+
+    Linux's estimate of the memory a new allocation can take without swapping
+    (``MemAvailable`` in /proc/meminfo: free pages plus the page cache it can drop; the
+    free pages alone, which a server's file cache soon fills, would refuse files that
+    fit), lowered to what the process's control group (cgroup v2, a container's limit)
+    still allows. Elsewhere, the free physical pages.
+    """
     import os
 
+    available = None
     try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
+        with open("/proc/meminfo", "rb") as meminfo:
+            for line in meminfo:
+                if line.startswith(b"MemAvailable:"):
+                    available = int(line.split()[1]) * 1024
+                    break
+    except (OSError, ValueError, IndexError):
+        pass
+    if available is None:
+        try:
+            available = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (ValueError, OSError, AttributeError):
+            return None
+    left = _cgroup_memory_left()
+    return available if left is None else min(available, left)
+
+
+def _cgroup_memory_left() -> int | None:
+    """Bytes the process's control group may still take under its limit (cgroup v2's
+    ``memory.max``, v1's ``memory.limit_in_bytes``), or None (no limit, or none found)."""
+    try:
+        with open("/proc/self/cgroup") as groups:
+            lines = [line.strip().split(":", 2) for line in groups]
+    except OSError:
         return None
+    places = []
+    for _, controllers, path in (line for line in lines if len(line) == 3):
+        if controllers == "":  # v2
+            for folder in (f"/sys/fs/cgroup{path}", "/sys/fs/cgroup"):
+                places.append((f"{folder}/memory.max", f"{folder}/memory.current"))
+        elif "memory" in controllers.split(","):  # v1
+            for folder in (f"/sys/fs/cgroup/memory{path}", "/sys/fs/cgroup/memory"):
+                places.append(
+                    (f"{folder}/memory.limit_in_bytes", f"{folder}/memory.usage_in_bytes")
+                )
+    for limit_path, usage_path in places:
+        try:
+            with open(limit_path) as limit_file, open(usage_path) as usage_file:
+                limit, usage = limit_file.read().strip(), usage_file.read().strip()
+        except OSError:
+            continue
+        if limit == "max" or int(limit) >= 2**60:  # no limit
+            return None
+        return max(int(limit) - int(usage), 0)
+    return None
 
 
 def gigabytes(n_bytes: float) -> str:
