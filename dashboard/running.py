@@ -18,6 +18,7 @@ from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ct
 from dashboard import persistence, reruns
 from dashboard.messages import describe
 from dashboard.pages import BY_NAME
+from dashboard.run_queue import RUNS
 from dashboard.session import class_text, current, current_task, task_key, widget_store
 from dashboard.widgets import last_set
 from fsengine import FSEngineError
@@ -52,6 +53,9 @@ class ActiveRun:
         ``time.monotonic()`` at its start.
     reached : tuple
         (done, total, message) of its last progress report.
+    ahead : int
+        The runs of the server ahead of it in the queue for a slot
+        (:data:`dashboard.run_queue.RUNS`); 0 once it computes.
     """
 
     run_id: int | None
@@ -62,6 +66,7 @@ class ActiveRun:
     token: Cancellation
     started: float
     reached: tuple = (0, 0, "starting")
+    ahead: int = 0
 
     def reached_text(self) -> str:
         """ "40 of 300 (split 3/20 kofsd)", or "no step ended yet"."""
@@ -113,6 +118,17 @@ def cancel_and_wait(run_id: int, workspace: str | None, wait_seconds: float = 30
         if time.monotonic() > deadline:
             break
         time.sleep(0.05)
+
+
+def _waiting_text(ahead: int) -> str:
+    """What a queued run's bar says: "waiting for a free slot: 2 runs of this server
+    ahead (1 computes at a time)"."""
+    limit = RUNS.limit
+    return (
+        f"waiting for a free slot: {ahead} run{'s' if ahead != 1 else ''} of this server "
+        f"ahead ({limit} compute{'s' if limit == 1 else ''} at a time; Cancel leaves the "
+        "queue)"
+    )
 
 
 def _time_left(active: ActiveRun, estimate: Estimate | None) -> str:
@@ -213,10 +229,15 @@ def run_once(
 
     outcome: dict[str, Any] = {}
 
+    def wait_behind(ahead: int) -> None:
+        active.ahead = ahead
+
     def work() -> None:
         try:
-            with cancellable(token):
-                outcome["result"] = compute(progress)
+            with RUNS.slot(token, wait_behind):
+                active.started = time.monotonic()  # its time: from when it computes
+                with cancellable(token):
+                    outcome["result"] = compute(progress)
         except BaseException as exc:  # noqa: BLE001 - handed to the script thread
             outcome["error"] = exc
 
@@ -230,12 +251,15 @@ def run_once(
             if not worker.is_alive():
                 break
             done, total, message = active.reached
-            left = _time_left(active, estimate)
-            elapsed = duration_text(time.monotonic() - active.started)
-            bar_slot.progress(  # Streamlit stops the script here when asked to
-                min(done / total, 1.0) if total else 0.0,
-                text=f"{text}: {message} ({elapsed}" + (f", {left}" if left else "") + ")",
-            )
+            if active.ahead:
+                bar_slot.progress(0.0, text=f"{text}: {_waiting_text(active.ahead)}")
+            else:
+                left = _time_left(active, estimate)
+                elapsed = duration_text(time.monotonic() - active.started)
+                bar_slot.progress(  # Streamlit stops the script here when asked to
+                    min(done / total, 1.0) if total else 0.0,
+                    text=f"{text}: {message} ({elapsed}" + (f", {left}" if left else "") + ")",
+                )
             if found is not None and time.monotonic() - written >= REACHED_SECONDS:
                 written = time.monotonic()
                 _note_reached(found, run_id, active)

@@ -47,7 +47,7 @@ ALLOWED_UPWARD = {
 
 #: The dashboard's layers: the session, then what builds on it, then the pages.
 DASHBOARD_LAYERS = [
-    (0, r"dashboard(\.(messages|glossary|workspace|pages|memory|datadir|reruns))?$"),
+    (0, r"dashboard(\.(messages|glossary|workspace|pages|memory|datadir|reruns|run_queue))?$"),
     (1, r"dashboard\.session$"),
     (2, r"dashboard\.(persistence|widgets)$"),
     (3, r"dashboard\.(running|study_datasets|streams)$"),
