@@ -147,6 +147,7 @@ bench: $(VENV)/.bench-installed test-deps kernels bytecode browser
 	$(PY) benchmarks/bench_sweep_browser.py
 	$(PY) benchmarks/bench_dashboard_browser.py
 	$(PY) benchmarks/bench_dashboard_memory.py
+	$(PY) benchmarks/bench_many_users.py
 	$(PY) benchmarks/bench_singlecell.py
 	$(PY) benchmarks/bench_dask.py
 
