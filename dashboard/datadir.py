@@ -224,22 +224,28 @@ def backed_option(entry: DataFile) -> bool | None:
     return True if entry.size >= limit * 2**20 else None
 
 
-def footprint_of(name: str, budget: int | None) -> Footprint | None:
+def footprint_of(name: str, budget: int | None, layer: str | None = None) -> Footprint | None:
     """What opening the data directory's file ``name`` would take in memory
     (:func:`fsengine.io.footprint.footprint`, read as it would be: backed by
-    :func:`backed_option`, the size rule measured against ``budget`` bytes); None when it
-    is not known (or the file cannot be read: opening it says why). Kept per file, size
-    and time (and budget, which only an AnnData file's depends on)."""
+    :func:`backed_option`, the size rule measured against ``budget`` bytes; an AnnData
+    file's ``layer``); None when it is not known (or the file cannot be read: opening it
+    says why). Kept per file, size, time (and, for AnnData, budget and layer)."""
     try:
         path, entry = resolve(name)
     except FSEngineError:
         return None
-    return _footprint(str(path), entry, budget if entry.is_anndata else None)
+    if not entry.is_anndata:
+        budget = layer = None
+    return _footprint(str(path), entry, budget, layer)
 
 
 @lru_cache(maxsize=64)
-def _footprint(path: str, entry: DataFile, budget: int | None) -> Footprint | None:
+def _footprint(
+    path: str, entry: DataFile, budget: int | None, layer: str | None
+) -> Footprint | None:
     try:
-        return footprint(Path(path), entry.name, backed=backed_option(entry), budget=budget)
+        return footprint(
+            Path(path), entry.name, layer=layer, backed=backed_option(entry), budget=budget
+        )
     except FSEngineError:
         return None

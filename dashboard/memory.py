@@ -135,6 +135,11 @@ class DatasetCache:
         ):
             self._kept.popitem(last=False)
 
+    def holds(self, family: Hashable) -> bool:
+        """Whether a data set of ``family`` (a file's SHA-256) is in memory now."""
+        with self._lock:
+            return any(self._family.get(key) == family for key in list(self._alive.keys()))
+
     def kept_bytes(self) -> int:
         """Bytes of the kept data sets' matrices, a shared matrix counted once."""
         matrices = {id(d.X): d.matrix_bytes for d in self._kept.values()}
@@ -208,7 +213,7 @@ def server_budget() -> int | None:
     available = available_memory()
     try:
         given = int(float(os.environ.get(SERVER_MEMORY_MB, "")) * 2**20)
-    except ValueError:
+    except (ValueError, OverflowError):  # not a number, inf
         return available
     if given <= 0:
         return available

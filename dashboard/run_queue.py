@@ -102,8 +102,8 @@ class RunQueue:
                 raise
             self._waiting.popleft()
             self._computing.add(ticket)
-        ahead(0)
         try:
+            ahead(0)
             yield
         finally:
             with self._condition:

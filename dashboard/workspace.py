@@ -55,8 +55,9 @@ Disk cap
 --------
 The stored bytes (data-set blobs plus compressed payloads; see :meth:`Store.total_bytes`) are
 kept under a cap: ``FSENGINE_WORKSPACE_CAP_MB`` (MiB, default 2048) or the constructor's
-``cap_bytes``. After each write that adds bytes, and when a store is opened (a server killed
-between a write and its eviction, or a lowered cap), the store deletes, until under the cap:
+``cap_bytes``. After each write that adds bytes, and when a store is opened over its cap (a
+server killed between a write and its eviction, or a lowered cap: then every data set a
+workspace uses and the newest run are kept), the store deletes, until under the cap:
 
 1. data sets that no run and no workspace state refers to, unused for an hour (nobody can
    reach them, so nothing is lost);
@@ -401,8 +402,12 @@ class Store:
             os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
         self._init_schema()
         # A server killed between a write and its eviction (two transactions), or a lowered
-        # cap, leaves the store over its cap: the next one to open it evicts at once.
-        self._enforce_cap(None, keep_run=None, keep_sha=None)
+        # cap, leaves the store over its cap: the next one to open it evicts at once, and
+        # keeps what the write had kept: every data set a workspace uses, the newest run.
+        if self.over_cap():
+            with self._read() as conn:
+                newest = conn.execute("SELECT MAX(id) FROM runs").fetchone()[0]
+            self._enforce_cap(None, keep_run=newest, keep_sha=None, keep_used=True)
 
     # ---------------------------------------------------------------- connections
 
@@ -940,10 +945,16 @@ class Store:
         ]
 
     def _enforce_cap(
-        self, workspace_id: str | None, *, keep_run: int | None, keep_sha: str | None
+        self,
+        workspace_id: str | None,
+        *,
+        keep_run: int | None,
+        keep_sha: str | None,
+        keep_used: bool = False,
     ) -> list[RunInfo]:
         """Delete until under the cap (the order is in the module's docstring); return the
-        evicted runs of ``workspace_id``."""
+        evicted runs of ``workspace_id``. ``keep_used``: also keep every data set a
+        workspace's state uses (step 4 deletes none)."""
         evicted_here: list[RunInfo] = []
         now = time.time()
         with self._write() as conn:
@@ -965,6 +976,8 @@ class Store:
                         "SELECT sha FROM state_refs WHERE workspace = ?", (workspace_id,)
                     )
                 }
+            if keep_used:
+                keep_shas |= {sha for (sha,) in conn.execute("SELECT sha FROM state_refs")}
 
             def drop_dataset(sha: str, size: int) -> None:
                 nonlocal total

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import datadir, messages, persistence, reruns, running, session, widgets
-from dashboard.memory import server_budget, way_out
+from dashboard.memory import DATASETS, server_budget, way_out
 from fsengine import FSEngineError
 from fsengine.io.base import size_text
 from fsengine.io.footprint import check_fits
@@ -198,6 +198,14 @@ def _on_open_data_file() -> None:
     _reload(raw, entry.name, **(known if known is not None else _new_file_options(raw)))
 
 
+def _reference_of(name: str) -> bytes | None:
+    """The reference of the data directory's file ``name`` (None when it has gone)."""
+    try:
+        return datadir.reference(datadir.resolve(name)[1])
+    except FSEngineError:
+        return None
+
+
 def _data_dir_section() -> None:
     """The data directory's files, a box to choose one and Open; or how to set one up."""
     if datadir.data_dir() is None:
@@ -229,11 +237,15 @@ def _data_dir_section() -> None:
         "a block of genes at a time.",
     )
     budget = server_budget()
-    found = datadir.footprint_of(st.session_state["data_dir_file"], budget)
+    chosen = st.session_state["data_dir_file"]
+    reference = _reference_of(chosen)
+    known = persistence.known_reading(reference) if reference else None
+    layer = ((known or {}).get("anndata") or {}).get("layer")
+    found = datadir.footprint_of(chosen, budget, layer)
     refused = None
-    if found is not None:
+    if found is not None and not DATASETS.holds(hashlib.sha256(reference).hexdigest()):
         try:
-            check_fits(found, st.session_state["data_dir_file"], budget, way_out(found, False))
+            check_fits(found, chosen, budget, way_out(found, False))
         except FSEngineError as exc:
             refused = messages.describe(exc)
     press.button(

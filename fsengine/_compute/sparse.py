@@ -401,7 +401,9 @@ def available_memory() -> int | None:
 
 def _cgroup_memory_left() -> int | None:
     """Bytes the process's control group may still take under its limit (cgroup v2's
-    ``memory.max``, v1's ``memory.limit_in_bytes``), or None (no limit, or none found)."""
+    ``memory.max``, v1's ``memory.limit_in_bytes``), or None (no limit, or none found).
+    The group's usage counts the page cache; its inactive part, which the kernel drops
+    before it refuses memory, is not counted as used (as container tools measure it)."""
     try:
         with open("/proc/self/cgroup") as groups:
             lines = [line.strip().split(":", 2) for line in groups]
@@ -411,21 +413,38 @@ def _cgroup_memory_left() -> int | None:
     for _, controllers, path in (line for line in lines if len(line) == 3):
         if controllers == "":  # v2
             for folder in (f"/sys/fs/cgroup{path}", "/sys/fs/cgroup"):
-                places.append((f"{folder}/memory.max", f"{folder}/memory.current"))
+                places.append((folder, "memory.max", "memory.current", "inactive_file"))
         elif "memory" in controllers.split(","):  # v1
             for folder in (f"/sys/fs/cgroup/memory{path}", "/sys/fs/cgroup/memory"):
                 places.append(
-                    (f"{folder}/memory.limit_in_bytes", f"{folder}/memory.usage_in_bytes")
+                    (
+                        folder,
+                        "memory.limit_in_bytes",
+                        "memory.usage_in_bytes",
+                        "total_inactive_file",
+                    )
                 )
-    for limit_path, usage_path in places:
+    for folder, limit_name, usage_name, inactive_name in places:
         try:
-            with open(limit_path) as limit_file, open(usage_path) as usage_file:
-                limit, usage = limit_file.read().strip(), usage_file.read().strip()
-        except OSError:
+            with open(f"{folder}/{limit_name}") as limit_file:
+                limit = limit_file.read().strip()
+            with open(f"{folder}/{usage_name}") as usage_file:
+                usage = int(usage_file.read().strip())
+        except (OSError, ValueError):
             continue
         if limit == "max" or int(limit) >= 2**60:  # no limit
             return None
-        return max(int(limit) - int(usage), 0)
+        inactive = 0
+        try:
+            with open(f"{folder}/memory.stat") as stat_file:
+                for line in stat_file:
+                    key, _, value = line.partition(" ")
+                    if key == inactive_name:
+                        inactive = int(value)
+                        break
+        except (OSError, ValueError):
+            pass
+        return max(int(limit) - max(usage - inactive, 0), 0)
     return None
 
 

@@ -75,7 +75,9 @@ def test_what_the_server_cannot_hold_is_refused_with_the_numbers(tmp_path, monke
     assert at.button(key="data_dir_open").disabled
     (refusal,) = [e.value for e in at.error]
     assert refusal.startswith(f"Cannot open: {COLON.name} would take about 969.")
-    assert "a data set may take 4.0 MB here (half the 8.0 MB of memory available now)" in (refusal)
+    assert "a data set may take 4.0 MB here (half the 8.0 MB of memory available to it)" in (
+        refusal
+    )
     assert "convert it to an AnnData file (.h5ad)" in refusal
 
     # An upload: the load's error box; the sample stays.
@@ -93,3 +95,19 @@ def test_what_the_server_cannot_hold_is_refused_with_the_numbers(tmp_path, monke
     at.file_uploader(key="uploader").set_value((COLON.name, data, mime(COLON.name))).run()
     assert not at.exception
     assert {m.label: m.value for m in at.metric}["Features"] == "2000"
+
+
+def test_a_file_the_server_holds_already_is_not_refused_again(tmp_path, monkeypatch):
+    """Its memory is taken already: opening it again costs nothing (the memory available
+    no longer counts it)."""
+    monkeypatch.setenv(datadir.DATA_DIR, str(_folder(tmp_path)))
+    at = open_page("views/data.py")
+    at.selectbox(key="data_dir_file").set_value(COLON.name).run()
+    at.button(key="data_dir_open").click().run()
+    assert {m.label: m.value for m in at.metric}["Features"] == "2000"
+    monkeypatch.setenv(SERVER_MEMORY_MB, "8")
+    at.selectbox(key="data_dir_file").set_value("cells.h5ad").run()
+    assert at.button(key="data_dir_open").disabled  # not held: refused
+    at.selectbox(key="data_dir_file").set_value(COLON.name).run()
+    assert not at.button(key="data_dir_open").disabled and not at.error
+    assert "Opening it takes" in _caption(at, "Opening it takes")

@@ -88,20 +88,32 @@ def test_a_zarr_stores_footprint(tmp_path):
 
 
 def test_the_peak_of_reading_a_table_is_within_its_estimate(tmp_path):
+    """tracemalloc sees numpy's allocations (the text reader's matrix and chunks); Arrow's
+    pool has its own high-water mark. The table (46 MB) is large beside the readers'
+    buffers, so the bound is the peak multiple itself."""
+    import pyarrow as pa
+
+    from fsengine.io.footprint import PARQUET_PEAK, TEXT_PEAK
+
     rng = np.random.default_rng(0)
-    frame = pd.DataFrame(rng.normal(size=(400, 3_000)).round(4))
-    frame.columns = [f"g{i}" for i in range(3_000)]
-    frame["label"] = rng.integers(0, 3, 400)
-    for path in (tmp_path / "t.csv", tmp_path / "t.parquet"):
+    frame = pd.DataFrame(rng.normal(size=(1_000, 6_000)).round(4))
+    frame.columns = [f"g{i}" for i in range(6_000)]
+    frame["label"] = rng.integers(0, 3, 1_000)
+    for path, multiple in ((tmp_path / "t.csv", TEXT_PEAK), (tmp_path / "t.parquet", None)):
         frame.to_csv(path, index=False) if path.suffix == ".csv" else frame.to_parquet(path)
         found = footprint(path, path.name)
+        pool = pa.default_memory_pool()
+        pool.release_unused()
+        arrow_before = pool.max_memory()
         tracemalloc.start()
         try:
             load_dataset(path)
             peak = tracemalloc.get_traced_memory()[1]
         finally:
             tracemalloc.stop()
-        assert found.held <= peak <= found.peak, (path.name, peak, found)
+        arrow = max(pool.max_memory() - arrow_before, 0)
+        multiple = multiple or PARQUET_PEAK
+        assert found.held <= peak + arrow <= multiple * found.held, (path.name, peak, arrow)
 
 
 @pytest.mark.parametrize(
@@ -112,6 +124,7 @@ def test_the_peak_of_reading_a_table_is_within_its_estimate(tmp_path):
         (b"a\tb\tlabel\r\n1\t2\tx\r\n3\t4\ty\r\n5\t6\tx\r\n", (3, 3)),
         (b",a,b,label\ns1,1,2,x\n", (1, 4)),
         (b"a,b\n" + b"1,2\n" * 1000, (1000, 2)),
+        (b"a,b\n\n1,2\n\n3,4\n", (2, 2)),  # empty lines
         # a GEO series matrix: metadata lines start with "!"
         (
             b'!Series_title\t"x"\n!Sample_title\t"a"\t"b"\n!series_matrix_table_begin\n'
@@ -124,6 +137,39 @@ def test_a_tables_lines_and_fields_are_counted(text, shape):
     for source in (text, gzip.compress(text)):
         found = footprint(source, "t.tsv" if b"\t" in text else "t.csv")
         assert found.shape == shape and found.held == 8 * shape[0] * shape[1]
+
+
+def test_long_lines_are_counted_a_piece_at_a_time(monkeypatch):
+    from fsengine.io import footprint as footprint_module
+
+    monkeypatch.setattr(footprint_module, "_SCAN_STEP", 64)  # every line longer than a step
+    header = ",".join(f"gene{i}" for i in range(500)) + ",label\n"
+    text = header.encode() + (",".join("1.5" for _ in range(500)) + ",x\n").encode() * 7
+    titles = b"\t".join(b'"sample %d"' % i for i in range(300))
+    geo = (
+        b'!Series_title\t"x"\n!Sample_title\t'
+        + titles
+        + b"\n\n!series_matrix_table_begin\n"
+        + b'"ID_REF"\t'
+        + b"\t".join(b'"GSM%d"' % i for i in range(300))
+        + b"\n"
+        + (b'"g"\t' + b"\t".join(b"1" for _ in range(300)) + b"\n") * 5
+        + b"!series_matrix_table_end\n"
+    )
+    for source, name, shape in ((text, "t.csv", (7, 501)), (geo, "s.txt", (5, 301))):
+        assert footprint(source, name).shape == shape
+        assert footprint(gzip.compress(source), name + ".gz").shape == shape
+
+
+def test_a_damaged_anndata_file_is_left_to_the_reader(tmp_path):
+    import h5py
+
+    path = _cells(tmp_path, "csr")
+    with h5py.File(path, "r+") as f:
+        del f["X"].attrs["shape"]
+    assert footprint(path, path.name) is None
+    with pytest.raises(FSEngineError):  # the reader's message
+        load_dataset(path, label="cell_type")
 
 
 def test_a_bomb_is_refused_by_the_footprint_too(monkeypatch):
@@ -173,6 +219,16 @@ MEMINFO = "MemTotal: 24000000 kB\nMemFree: 1000000 kB\nMemAvailable: 20000000 kB
                 "/sys/fs/cgroup/box/memory.current": "1073741824\n",
             },
             3 * 2**30,
+        ),
+        # the group's usage counts its page cache: the inactive part is not in use
+        (
+            {
+                "/proc/self/cgroup": "0::/box\n",
+                "/sys/fs/cgroup/box/memory.max": "4294967296\n",
+                "/sys/fs/cgroup/box/memory.current": "4000000000\n",
+                "/sys/fs/cgroup/box/memory.stat": "anon 100\ninactive_file 2926258176\n",
+            },
+            4294967296 - (4000000000 - 2926258176),
         ),
         # cgroup v1, its folder mounted as the container's root; no limit, then 2 GB
         (

@@ -40,6 +40,7 @@ def test_runs_beyond_the_limit_wait_their_turn_in_arrival_order():
         threads.append(threading.Thread(target=run, args=(i,), daemon=True))
         threads[-1].start()
         _wait(lambda n=i + 1: queue.computing + queue.waiting == n, f"run {i} queued")
+    _wait(lambda: len(order) == 2, "the first two computing")
     assert order == [0, 1] and queue.waiting == 3
     assert told[2] == [2] and told[3] == [3] and told[4] == [4]
     for i in range(5):
