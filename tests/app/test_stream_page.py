@@ -126,17 +126,34 @@ def test_the_stream_computes_between_ticks_and_stops_when_the_page_is_not_drawn(
     assert kept.live.events[:stopped] == events
 
 
-def test_a_speed_changed_while_it_streams_is_the_one_it_goes_on_at(page):
-    """Speed 1 (a feature a tick), then max while it streams: the stream's thread takes the
-    new speed at its next chunk (a thread of the old speed would stream about 4 features
-    in its lease of a second; at max, a chunk is 64 features or more)."""
+def test_a_speed_changed_while_it_streams_is_the_one_it_goes_on_at(page, monkeypatch):
+    """Speed 1 (a feature a chunk), then max while it streams: the stream's thread takes
+    the new speed at a next chunk and keeps it. Each chunk's feature bound is logged; the
+    thread's lease is made long, so that however slow the machine, it goes on after the
+    page's run (the test stops it)."""
+    from fsengine.live import LiveStream
+
+    bounds: list = []
+    advance = LiveStream.advance
+
+    def logged(live, *args, **kwargs):
+        bounds.append(kwargs.get("max_features"))
+        return advance(live, *args, **kwargs)
+
+    monkeypatch.setattr(LiveStream, "advance", logged)
+    monkeypatch.setattr(streams, "LEASE_SECONDS", SLOW_SECONDS)
     page.select_slider(key="stream_speed").set_value("1").run()
     page.button(key="stream_start").click().run()
     (kept,) = page.session_state["streams"].values()
-    page.select_slider(key="stream_speed").set_value("max").run()
-    slow = kept.live.position
-    kept.worker.join(SLOW_SECONDS)
-    assert kept.live.position >= min(slow + 64, kept.live.total)
+    try:
+        wait_until(lambda: len(bounds) >= 2, "two chunks at speed 1")
+        page.select_slider(key="stream_speed").set_value("max").run()
+        wait_until(lambda: None in bounds, "a chunk at speed max")
+    finally:
+        streams.stop_advancing(kept, SLOW_SECONDS)
+    first_max = bounds.index(None)
+    assert first_max >= 2 and set(bounds[:first_max]) == {1}
+    assert set(bounds[first_max:]) == {None}  # never back to the old speed
 
 
 def test_pause_stops_the_streams_thread_at_once(page):
