@@ -106,24 +106,34 @@ def test_pause_stops_and_reset_clears(page):
     assert any("Press Start" in i.value for i in page.info)
 
 
-def test_the_stream_computes_between_ticks_and_stops_when_the_page_is_not_drawn(page):
+def test_the_stream_computes_between_ticks_and_stops_when_the_page_is_not_drawn(page, monkeypatch):
     """Speed 1: a feature a tick, computed by the stream's own thread, also after the page
     is drawn. AppTest draws no tick by itself (as a browser on another page): the thread
     stops on its own once no tick renewed its lease, the stream neither finished nor
-    lost, and the next tick goes on from there."""
+    lost, and the next tick goes on from there. The streams' clock is the test's: it
+    stands still until the thread has gone on after the drawing, then passes the lease
+    (on the real clock a slow drawing could outlast the lease)."""
+    import time
+    from types import SimpleNamespace
+
+    clock = SimpleNamespace(now=time.monotonic())
+    monkeypatch.setattr(streams, "time", SimpleNamespace(monotonic=lambda: clock.now))
     page.select_slider(key="stream_speed").set_value("1").run()
     page.button(key="stream_start").click().run()
     shown = int(_metrics(page)["Features streamed"].split(" /")[0])
     (kept,) = page.session_state["streams"].values()
+    wait_until(lambda: kept.live.position > shown, "no chunk after the drawing")
+    clock.now += streams.LEASE_SECONDS + 1  # no tick renewed the lease
     kept.worker.join(SLOW_SECONDS)
     assert not kept.worker.is_alive()  # stopped by itself
     stopped = kept.live.position
     assert shown < stopped < kept.live.total  # went on after the drawing, then stopped
     events = list(kept.live.events)
     assert len(events) == stopped
-    page.run()  # a tick
-    assert kept.live.position > stopped
+    page.run()  # a tick: its thread goes on from there
+    wait_until(lambda: kept.live.position > stopped, "the tick did not go on")
     assert kept.live.events[:stopped] == events
+    streams.stop_advancing(kept, SLOW_SECONDS)  # the test's clock renews no lease
 
 
 def test_a_speed_changed_while_it_streams_is_the_one_it_goes_on_at(page, monkeypatch):
