@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, SLOW_SECONDS
 from fsengine import load_dataset, run_selection
 from fsengine.methods import METHOD_LABELS
 from tests.e2e.conftest import streamlit_server
@@ -128,7 +128,7 @@ def slider_input(page, label: str):
 def set_slider(page, label: str, value: int) -> None:
     """Move the slider ``label`` to ``value`` with the keyboard, as a user would."""
     handle = slider_input(page, label)
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + SLOW_SECONDS  # each key press reruns the page
     while (current := int(handle.input_value())) != value:
         if time.monotonic() > deadline:
             raise AssertionError(f"slider {label!r} stuck at {current}, wanted {value}")
@@ -195,7 +195,7 @@ def compare_table(page) -> dict[str, dict[str, str]]:
             if row
         }
 
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + SLOW_SECONDS
     shown = read()
     while time.monotonic() < deadline:
         page.wait_for_timeout(300)
@@ -241,7 +241,7 @@ def plotly_data(page) -> list[list[dict]]:
 
 
 def wait_for_plots(page, count: int) -> list[list[dict]]:
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + SLOW_SECONDS
     while len(figures := plotly_data(page)) < count or not all(figures):
         if time.monotonic() > deadline:
             raise AssertionError(f"expected {count} plotly figures, found {figures}")
