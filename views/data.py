@@ -239,11 +239,11 @@ def _data_dir_section() -> None:
     budget = server_budget()
     chosen = st.session_state["data_dir_file"]
     reference = _reference_of(chosen)
-    known = persistence.known_reading(reference) if reference else None
-    layer = ((known or {}).get("anndata") or {}).get("layer")
+    sha256 = hashlib.sha256(reference).hexdigest() if reference else None
+    layer = session.read_options(session.remembered(sha256))["anndata"].get("layer")
     found = datadir.footprint_of(chosen, budget, layer)
     refused = None
-    if found is not None and not DATASETS.holds(hashlib.sha256(reference).hexdigest()):
+    if found is not None and not DATASETS.holds(sha256):
         try:
             check_fits(found, chosen, budget, way_out(found, False))
         except FSEngineError as exc:

@@ -126,6 +126,17 @@ def matrix_node(root, name: str, layer: str | None = None):
     return layers[layer]
 
 
+def matrix_layout(path, name: str, layer: str | None = None) -> tuple[str, tuple[int, int], int]:
+    """:func:`stored_layout` of the X (or ``layer``) of the AnnData file or Zarr store at
+    ``path``, opened (:func:`open_root`) and closed again."""
+    root = open_root(path, name)
+    try:
+        return stored_layout(matrix_node(root, name, layer), name)
+    finally:
+        if hasattr(root, "close"):
+            root.close()
+
+
 def _attribute(node, key: str, default=None):
     value = node.attrs.get(key, default)
     return value.decode() if isinstance(value, bytes) else value

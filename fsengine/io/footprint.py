@@ -18,9 +18,9 @@ import pyarrow as pa
 
 from fsengine._compute.sparse import BLOCK_ELEMENTS, MEMORY_SHARE, available_memory
 from fsengine.errors import FSEngineError
-from fsengine.io.backed import is_zarr_store, matrix_node, open_root, stored_layout
+from fsengine.io.backed import is_zarr_store, matrix_layout, matrix_node, stored_layout
 from fsengine.io.base import HEAD, Source, check_expanded_size, python_stream, size_text
-from fsengine.io.h5ad import wants_backed
+from fsengine.io.h5ad import backed_by_size, layout_bytes
 from fsengine.io.hdf5_probe import HDF5_MAGIC, probe
 from fsengine.io.sniff import GZIP_MAGIC, PARQUET_MAGIC, plain_text_head, sniff_delimiter
 
@@ -196,15 +196,15 @@ def _anndata(
         except OSError as exc:
             raise FSEngineError(f"{name} is not a readable HDF5 file ({exc})") from None
         backed = False  # bytes are read into memory
-    else:
-        root = open_root(source, name)
-    try:
-        layout, shape, stored = stored_layout(matrix_node(root, name, layer), name)
-    finally:
-        if hasattr(root, "close"):
+        try:
+            layout, shape, stored = stored_layout(matrix_node(root, name, layer), name)
+        finally:
             root.close()
+    else:
+        layout, shape, stored = matrix_layout(source, name, layer)
     shape = (int(shape[0]), int(shape[1]))
-    if backed is True or (backed is None and wants_backed(source, layer, budget)):
+    in_memory = layout_bytes(layout, shape, int(stored))  # the reader's size rule's measure
+    if backed is True or (backed is None and backed_by_size(in_memory, budget)):
         block = 8 * min(BLOCK_ELEMENTS, shape[0] * shape[1])
         return Footprint(shape, "backed", block, 2 * block + READER_BUFFERS)
     if layout == "dense":

@@ -32,6 +32,7 @@ from fsengine.errors import FSEngineError
 from fsengine.io.backed import (
     BackedColumns,
     is_zarr_store,
+    matrix_layout,
     matrix_node,
     open_root,
     read_frames,
@@ -212,13 +213,11 @@ def in_memory_bytes(path, layer: str | None = None) -> int:
     FSEngineError
         As :func:`read_backed` does for a store it cannot read.
     """
-    name = Path(path).name
-    root = open_root(path, name)
-    try:
-        layout, shape, stored = stored_layout(matrix_node(root, name, layer), name)
-    finally:
-        if hasattr(root, "close"):
-            root.close()
+    return layout_bytes(*matrix_layout(path, Path(path).name, layer))
+
+
+def layout_bytes(layout: str, shape: tuple[int, int], stored: int) -> int:
+    """:func:`in_memory_bytes` from a matrix's :func:`~fsengine.io.backed.stored_layout`."""
     return 8 * shape[0] * shape[1] if layout == "dense" else SPARSE_BYTES_PER_VALUE * stored
 
 
@@ -227,8 +226,12 @@ def wants_backed(path, layer: str | None = None, budget: int | None = None) -> b
     matrix in memory (:func:`in_memory_bytes`) would take more than
     :data:`BACKED_FROM_BYTES` or more than a quarter of the available memory (``budget``
     bytes, default: measured)."""
+    return backed_by_size(in_memory_bytes(path, layer), budget)
+
+
+def backed_by_size(needed: int, budget: int | None = None) -> bool:
+    """:func:`wants_backed`'s rule on a matrix that takes ``needed`` bytes in memory."""
     budget = budget if budget is not None else available_memory()
-    needed = in_memory_bytes(path, layer)
     return needed > BACKED_FROM_BYTES or (budget is not None and needed > budget / 4)
 
 
