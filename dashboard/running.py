@@ -9,16 +9,20 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
+from streamlit.runtime.scriptrunner_utils.exceptions import (
+    ScriptControlException,
+    StopException,
+)
 
 from dashboard import persistence, reruns
 from dashboard.messages import describe
 from dashboard.pages import BY_NAME
-from dashboard.run_queue import RUNS
+from dashboard.run_queue import RUNS, run_niceness
 from dashboard.session import class_text, current, current_task, task_key, widget_store
 from dashboard.widgets import last_set
 from fsengine import FSEngineError
@@ -27,7 +31,7 @@ from fsengine.evaluation import protocol_refusal, protocol_warnings, stratified_
 from fsengine.evaluation.group_splits import plan_group_splits
 from fsengine.io.base import size_text
 from fsengine.methods import METHOD_LABELS
-from fsengine.parallel import Cancellation, RunCancelled, cancellable
+from fsengine.parallel import Cancellation, RunCancelled, cancellable, set_thread_niceness
 from fsengine.preprocess import counts_warning, parametric_rankers, raw_counts_zeros
 from fsengine.rankers import RANKER_SPECS
 
@@ -56,6 +60,14 @@ class ActiveRun:
     ahead : int
         The runs of the server ahead of it in the queue for a slot
         (:data:`dashboard.run_queue.RUNS`); 0 once it computes.
+    key : tuple
+        The page's key of its result.
+    text : str
+        What its progress bar says before the progress.
+    serial : int
+        Its number in this process.
+    ended : threading.Event
+        Set once its thread has kept or recorded its end.
     """
 
     run_id: int | None
@@ -67,6 +79,10 @@ class ActiveRun:
     started: float
     reached: tuple = (0, 0, "starting")
     ahead: int = 0
+    key: tuple = ()
+    text: str = ""
+    serial: int = 0
+    ended: threading.Event = field(default_factory=threading.Event)
 
     def reached_text(self) -> str:
         """ "40 of 300 (split 3/20 kofsd)", or "no step ended yet"."""
@@ -98,7 +114,7 @@ def active_runs(workspace: str | None, store: str | None = None) -> list[ActiveR
 
 def cancel_run(run_id: int, workspace: str | None) -> bool:
     """Cancel the workspace's run ``run_id``: ends its computation and its worker processes
-    (it is then recorded as stopped by its own page). A "running" record that no run of
+    (its thread then records it stopped). A "running" record that no run of
     this process computes is marked stopped. Returns whether a computing run was found."""
     with _ACTIVE_LOCK:
         found = [r for r in _ACTIVE.values() if r.run_id == run_id and r.workspace == workspace]
@@ -110,7 +126,7 @@ def cancel_run(run_id: int, workspace: str | None) -> bool:
 
 
 def cancel_and_wait(run_id: int, workspace: str | None, wait_seconds: float = 30.0) -> None:
-    """:func:`cancel_run`, then wait (at most ``wait_seconds``) until its page has
+    """:func:`cancel_run`, then wait (at most ``wait_seconds``) until its thread has
     recorded it as stopped: a button's callback, so that the page drawn next shows it."""
     cancel_run(run_id, workspace)
     deadline = time.monotonic() + wait_seconds
@@ -165,18 +181,19 @@ def run_once(
     Results live in ``st.session_state[store]`` (a dict, at most ``max_entries``, oldest
     dropped first) and ``st.session_state[store + "_computed"]`` counts computations.
     ``compute`` runs in a thread of its own under a :class:`fsengine.parallel.Cancellation`
-    (the library's worker processes are killed when it is cancelled), while this script
-    run shows a progress bar and a Cancel button from the start and redraws them every
-    :data:`POLL_SECONDS`: ``progress(done, total, message)`` sets what the bar says, with
-    the time left (from ``estimate`` until a step has ended). Errors (FSEngineError)
-    propagate and nothing is kept.
+    (the library's worker processes are killed when it is cancelled) and waits for a slot
+    of the server's queue (:data:`dashboard.run_queue.RUNS`). The thread ends the run
+    itself (keeps the result, records it), so the run does not depend on this page: this
+    script run follows it (:func:`follow_run`) with a progress bar and a Cancel button,
+    redrawn every :data:`POLL_SECONDS`, until it ends. ``progress(done, total, message)``
+    sets what the bar says, with the time left (from ``estimate`` until a step has ended).
+    A library error (FSEngineError) is raised here and nothing is kept.
 
-    Cancel, Streamlit's Stop, a closed tab or any other widget pressed meanwhile stops
-    this script run at its next redraw (Streamlit raises there); the computation is then
-    cancelled, nothing of it is kept or shown as finished, and :func:`stopped_message`
-    says how far it got. After Stop, every Streamlit call raises again,
-    ``st.session_state`` included: the stopped path only touches objects fetched before
-    the run. A cancellation from elsewhere (History's Cancel) ends it the same way.
+    Another page opened or another widget pressed meanwhile ends this script run, not the
+    run: the page, shown again, follows it, and a run that ended meanwhile is shown
+    ended (its result, or why it stopped). The run is stopped, nothing of it kept or shown
+    as finished and :func:`stopped_message` saying how far it got, by its Cancel button,
+    History's Cancel, Streamlit's Stop or the session's end (a closed tab).
 
     With ``kind``, the run is recorded in the workspace (:mod:`dashboard.persistence`):
     running (with how far it got, every :data:`REACHED_SECONDS`), then finished with its
@@ -186,19 +203,42 @@ def run_once(
     :func:`dashboard.persistence.start_run`).
 
     One click is one run in History: a run the library refuses (FSEngineError) leaves no
-    record, and a run stopped because the same run was asked for again (a double click)
-    is replaced by the new one.
+    record, and the same run asked for again while it computes (a double click) is
+    followed, not started again. Asked for with other settings while it computes, the
+    earlier run is stopped first (one run per page and session at a time).
     """
     results = st.session_state.setdefault(store, {})
     if key in results:
         return results[key]
     status = _run_status(store)
-    status.pop("stopped", None)
-    superseded = status.pop("stopped_run", None)
-    if superseded is not None and superseded[0] == key:
-        persistence.delete_run(superseded[1])
-    status["running"] = threading.get_ident()
-    bar_slot, cancel_slot = st.empty(), st.empty()
+    own = own_run(store)
+    if own is not None and own.key != key:
+        own.token.cancel()
+        with st.spinner("Stopping the run with the earlier settings ..."):
+            own.ended.wait(30.0)
+        own = None
+    if own is None:
+        status.pop("stopped", None)
+        status.pop("error", None)
+        own = _start(store, key, compute, text, kind, title, widgets, datasets, max_entries)
+    follow_run(own, estimate)
+    return results.get(key)
+
+
+def _start(
+    store: str,
+    key: tuple,
+    compute: Callable[[Callable], Any],
+    text: str,
+    kind: str | None,
+    title: str,
+    widgets: str | None,
+    datasets: str | None,
+    max_entries: int,
+) -> ActiveRun:
+    """Record the run, start its thread and return it (see :func:`run_once`)."""
+    results = st.session_state[store]
+    status = _run_status(store)
     params = {
         "key": key,
         # how the data were read (sheet, preprocessing, groups): History reads it back
@@ -209,110 +249,165 @@ def run_once(
     found = persistence.store() if kind else None
     wid = persistence.workspace_id()
     run_id = persistence.start_run(kind, title or text, params, datasets) if kind else None
-    token = Cancellation()
     ctx = get_script_run_ctx()
-    session_id = ctx.session_id if ctx is not None else None
-    active = ActiveRun(run_id, wid, session_id, store, title or text, token, time.monotonic())
+    state = ctx.session_state if ctx is not None else None
     serial = next(_SERIAL)
-    with _ACTIVE_LOCK:
-        _ACTIVE[serial] = active
-    cancel_slot.button(
-        "Cancel",
-        key=f"{store}_cancel",
-        icon=":material/stop_circle:",
-        help="Stop this run now; nothing of it is kept.",
+    active = ActiveRun(
+        run_id,
+        wid,
+        _session_of(ctx),
+        store,
+        title or text,
+        Cancellation(),
+        time.monotonic(),
+        key=key,
+        text=text,
+        serial=serial,
     )
+    noted = [time.monotonic()]
 
     def progress(done: int, total: int, message: str) -> None:
-        token.check()
+        active.token.check()
         active.reached = (done, total, message)
-
-    outcome: dict[str, Any] = {}
+        if found is not None and time.monotonic() - noted[0] >= REACHED_SECONDS:
+            noted[0] = time.monotonic()
+            _note_reached(found, run_id, active)
 
     def wait_behind(ahead: int) -> None:
         active.ahead = ahead
 
     def work() -> None:
+        set_thread_niceness(run_niceness())
         try:
-            with RUNS.slot(token, wait_behind):
+            with RUNS.slot(active.token, wait_behind):
                 active.started = time.monotonic()  # its time: from when it computes
-                with cancellable(token):
-                    outcome["result"] = compute(progress)
-        except BaseException as exc:  # noqa: BLE001 - handed to the script thread
-            outcome["error"] = exc
+                with cancellable(active.token):
+                    result = compute(progress)
+            active.token.check()  # cancelled as it returned: stopped all the same
+        except BaseException as exc:  # noqa: BLE001 - the run ends here, on its thread
+            _end_stopped(active, exc, found, status)
+        else:
+            _end_finished(active, result, params, results, status, state, max_entries)
+        finally:
+            with _ACTIVE_LOCK:
+                _ACTIVE.pop(serial, None)
+            if status.get("running") == serial:
+                status.pop("running", None)
+            active.ended.set()
 
+    status["running"] = serial
+    with _ACTIVE_LOCK:
+        _ACTIVE[serial] = active
     worker = threading.Thread(target=work, name=f"fsengine-run-{serial}", daemon=True)
     add_script_run_ctx(worker, ctx)  # compute may read the session
-    written = time.monotonic()
+    worker.start()
+    return active
+
+
+def _end_finished(
+    active: ActiveRun,
+    result: Any,
+    params: dict,
+    results: dict,
+    status: dict,
+    state,
+    max_entries: int,
+) -> None:
+    """A run's thread at its end: keep and record the result (nothing here waits for a
+    page; ``state`` is the session's state, written without a script run)."""
+    seconds = time.monotonic() - active.started
+    if active.run_id is not None:
+        persistence.finish_run(
+            active.run_id, {**params, "result": persistence.encode(result)}, seconds
+        )
+    results[active.key] = result
+    while len(results) > max_entries:
+        results.pop(next(iter(results)))
+    if state is not None:
+        counter = active.store + "_computed"
+        try:
+            state[counter] = (state[counter] if counter in state else 0) + 1
+        except Exception:  # noqa: BLE001 - the session is gone: only a count
+            pass
+
+
+def _end_stopped(active: ActiveRun, exc: BaseException, found, status: dict) -> None:
+    """A run's thread when it did not finish: a refused run (FSEngineError) leaves no
+    record and its error for the page; any other end is recorded stopped with how far it
+    got, and its message kept for the page (an unexpected error also raised there)."""
+    active.token.cancel()  # kills the run's worker processes
+    seconds = time.monotonic() - active.started
+    refused = isinstance(exc, FSEngineError)
+    if active.run_id is not None and found is not None:
+        if refused:
+            persistence.delete_run(active.run_id, found=found, wid=active.workspace)
+        else:
+            _note_reached(found, active.run_id, active, final=True)
+            persistence.stop_run(active.run_id, None, seconds, found=found)
+    if refused or not isinstance(exc, (RunCancelled, ScriptControlException)):
+        status["error"] = (active.key, exc)
+    if not refused:
+        reached = active.reached_text() if active.reached[1] else ""
+        status["stopped"] = (
+            f"{active.text} was stopped after {duration_text(seconds)}"
+            + (f", at {reached}" if reached else "")
+            + "; nothing of it is kept. Press the button to run it again."
+        )
+
+
+def _session_of(ctx) -> str | None:
+    """The session of a script run: its id and its state's identity (AppTest gives every
+    session the same id)."""
+    return None if ctx is None else f"{ctx.session_id}:{id(ctx.session_state)}"
+
+
+def own_run(store: str) -> ActiveRun | None:
+    """This session's run of the page ``store`` still computing, if any."""
+    ctx = get_script_run_ctx()
+    mine = _session_of(ctx)
+    with _ACTIVE_LOCK:
+        found = [r for r in _ACTIVE.values() if r.session == mine and r.store == store]
+    return found[-1] if found else None
+
+
+def follow_run(active: ActiveRun, estimate: Estimate | None = None) -> None:
+    """Show ``active``'s progress (a bar and a Cancel button) until it ends, then raise
+    its error if it had one (:func:`run_once`).
+
+    Another widget or page ends this script run here (Streamlit raises at the next
+    redraw) and the run goes on; Streamlit's Stop or the session's end cancels it.
+    """
+    bar_slot, cancel_slot = st.empty(), st.empty()
+    cancel_slot.button(
+        "Cancel",
+        key=f"{active.store}_cancel",
+        icon=":material/stop_circle:",
+        help="Stop this run now; nothing of it is kept.",
+        on_click=active.token.cancel,
+    )
     try:
-        worker.start()
-        while True:
-            worker.join(POLL_SECONDS)
-            if not worker.is_alive():
-                break
+        while not active.ended.wait(POLL_SECONDS):
             done, total, message = active.reached
             if active.ahead:
-                bar_slot.progress(0.0, text=f"{text}: {_waiting_text(active.ahead)}")
+                bar_slot.progress(0.0, text=f"{active.text}: {_waiting_text(active.ahead)}")
             else:
                 left = _time_left(active, estimate)
                 elapsed = duration_text(time.monotonic() - active.started)
-                bar_slot.progress(  # Streamlit stops the script here when asked to
+                bar_slot.progress(  # Streamlit ends the script run here when asked to
                     min(done / total, 1.0) if total else 0.0,
-                    text=f"{text}: {message} ({elapsed}" + (f", {left}" if left else "") + ")",
+                    text=f"{active.text}: {message} ({elapsed}"
+                    + (f", {left}" if left else "")
+                    + ")",
                 )
-            if found is not None and time.monotonic() - written >= REACHED_SECONDS:
-                written = time.monotonic()
-                _note_reached(found, run_id, active)
-        if "error" in outcome:
-            raise outcome["error"]
-        result = outcome["result"]
-    except BaseException as exc:
-        token.cancel()  # kills the run's worker processes
-        seconds = time.monotonic() - active.started
-        reached = active.reached_text() if active.reached[1] else ""
-        if run_id is not None and found is not None:
-            if isinstance(exc, FSEngineError):  # refused: a message, not a run
-                persistence.delete_run(run_id, found=found, wid=wid)
-            else:
-                _note_reached(found, run_id, active, final=True)
-                persistence.stop_run(run_id, None, seconds, found=found)
-                status["stopped_run"] = (key, run_id)
-        with _ACTIVE_LOCK:  # once recorded: History waits for this
-            _ACTIVE.pop(serial, None)
-        if not isinstance(exc, FSEngineError):
-            status["stopped"] = (
-                f"{text} was stopped after {duration_text(seconds)}"
-                + (f", at {reached}" if reached else "")
-                + "; nothing of it is kept. Press the button to run it again."
-            )
-        status.pop("running", None)
-        try:
-            bar_slot.empty()
-            cancel_slot.empty()
-        except BaseException:  # noqa: BLE001 - after Stop, Streamlit refuses further output
-            pass
-        if isinstance(exc, RunCancelled):  # cancelled from elsewhere: this page goes on
-            return None
+    except StopException:
+        active.token.cancel()  # Stop, a closed tab: the run ends with this page
         raise
-    with _ACTIVE_LOCK:
-        _ACTIVE.pop(serial, None)
-    # Keep the finished result before drawing anything: Stop (or a closed tab) raises at
-    # the next Streamlit call, and a complete result must not be lost there.
-    seconds = time.monotonic() - active.started
-    if run_id is not None:
-        persistence.finish_run(
-            run_id,
-            {**params, "result": persistence.encode(result)},
-            seconds,
-        )
-    results[key] = result
-    status.pop("running", None)
-    while len(results) > max_entries:
-        results.pop(next(iter(results)))
-    st.session_state[store + "_computed"] = st.session_state.get(store + "_computed", 0) + 1
     bar_slot.empty()
     cancel_slot.empty()
-    return result
+    error = _run_status(active.store).get("error")
+    if error is not None and error[0] == active.key:
+        _run_status(active.store).pop("error")
+        raise error[1]
 
 
 def _note_reached(found, run_id: int | None, active: ActiveRun, final: bool = False) -> None:
@@ -329,22 +424,11 @@ def _note_reached(found, run_id: int | None, active: ActiveRun, final: bool = Fa
         pass
 
 
-def _run_status(store: str, wait_seconds: float = 30.0) -> dict:
-    """The state of ``store``'s runs: "running" (the thread computing one), "stopped" (the
-    message of the last interrupted one).
-
-    A press during a run starts a new script run at once while Streamlit stops the old one
-    at its next Streamlit call (``runner.fastReruns``), so the old run may still be
-    computing here. Wait for it to end (at most ``wait_seconds``, with a spinner), so the
-    page shows it stopped rather than nothing.
-    """
-    status = st.session_state.setdefault(store + "_status", {})
-    if status.get("running") not in (None, threading.get_ident()):
-        deadline = time.monotonic() + wait_seconds
-        with st.spinner("Stopping the run in progress ..."):
-            while status.get("running") is not None and time.monotonic() < deadline:
-                time.sleep(0.05)
-    return status
+def _run_status(store: str) -> dict:
+    """The state of ``store``'s runs in this session: "running" (the serial of the run
+    computing), "stopped" (the message of the last one that did not finish), "error"
+    (its key and the exception a page has not shown yet)."""
+    return st.session_state.setdefault(store + "_status", {})
 
 
 def stopped_message(store: str) -> str | None:
@@ -377,7 +461,9 @@ def run_button(
     time it will take is said beside the button, and a long run
     (:attr:`Estimate.long`) is started only once confirmed ("Run anyway"). A run of
     this page that computes in another session of the workspace (another tab) is shown
-    with its progress and a Cancel button.
+    with its progress and a Cancel button; a run of this session that computes (started
+    before the page was left, or before another widget was pressed) is followed to its
+    end.
     """
     confirm_key = store + "_confirm"
     if refusal:
@@ -393,10 +479,6 @@ def run_button(
                 f":material/schedule: Estimated time: {estimate.text()} on this server "
                 "(from the method's measured cost on data of this size)."
             )
-        if not pressed:
-            # a run stopped by anything but the same button pressed again (Cancel, another
-            # widget) stays in History: only an immediate second press replaces it
-            _run_status(store).pop("stopped_run", None)
     if pressed and estimate is not None and estimate.long and not _known(store, key):
         st.session_state[confirm_key] = key
         pressed = False
@@ -421,8 +503,8 @@ def run_button(
             if pressed:
                 box.empty()
     _show_active_elsewhere(store)
-    if pressed:
-        try:
+    try:
+        if pressed:
             run_once(
                 store,
                 key,
@@ -434,12 +516,27 @@ def run_button(
                 datasets=datasets,
                 estimate=estimate,
             )
-        except FSEngineError as exc:
-            st.error(f"{failure}: {describe(exc)}")
+        else:
+            _show_own(store, key, estimate)
+    except FSEngineError as exc:
+        st.error(f"{failure}: {describe(exc)}")
     stopped = stopped_message(store)
     if stopped and key not in st.session_state.get(store, {}):
         st.warning(stopped, icon=":material/stop_circle:")
     return st.session_state.get(store, {}).get(key)
+
+
+def _show_own(store: str, key: tuple, estimate: Estimate | None) -> None:
+    """This session's run of ``store``, started before this script run (the page left and
+    opened again, another widget pressed): followed to its end (:func:`follow_run`); or
+    the error of one that ended meanwhile, raised once."""
+    own = own_run(store)
+    if own is not None:
+        follow_run(own, estimate if own.key == key else None)
+        return
+    error = _run_status(store).pop("error", None)
+    if error is not None:
+        raise error[1]
 
 
 def _known(store: str, key: tuple) -> bool:
@@ -451,7 +548,7 @@ def _show_active_elsewhere(store: str) -> None:
     """The runs of this page computing for this workspace in another session (a tab
     closed and opened again, a second tab): what each has reached, and Cancel."""
     ctx = get_script_run_ctx()
-    mine = ctx.session_id if ctx is not None else None
+    mine = _session_of(ctx)
     for run in active_runs(persistence.workspace_id(), store):
         if run.session == mine:
             continue

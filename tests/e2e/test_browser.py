@@ -86,6 +86,14 @@ def open_page(page, title: str) -> None:
     idle(page)
 
 
+def back_to_running(page, title: str) -> None:
+    """Open the page ``title`` whose run computes (or waits): its title and the run's
+    progress bar (the page is not idle while it follows the run)."""
+    page.get_by_test_id("stSidebarNavLink").filter(has_text=title).click()
+    page.get_by_role("heading", name=title, exact=True).first.wait_for(timeout=TIMEOUT_MS)
+    page.get_by_test_id("stProgress").wait_for(timeout=TIMEOUT_MS)
+
+
 def stream_to_end(page, n: int, meanwhile=None) -> tuple[dict[str, str], float]:
     """Open the Stream page, set the speed to max, press Start (then call ``meanwhile()``,
     if given) and wait until all ``n`` features have streamed; the metrics then shown and

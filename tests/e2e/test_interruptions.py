@@ -1,6 +1,7 @@
 """Interrupted runs in a real browser: the Cancel button and Streamlit's Stop end a
 comparison as "stopped" in the workspace, with a message saying how far it got and no
-progress bar left behind; a stream whose tab is closed keeps the position it reached.
+progress bar left behind; other pages opened meanwhile do not (the page opened again
+follows the run); a stream whose tab is closed keeps the position it reached.
 
 The comparison runs on the bundled SRBCT with its genes repeated ten times (83 x 23,080)
 and 50 splits, long enough (minutes on 2 cores) to be interrupted mid-run."""
@@ -20,6 +21,7 @@ import pytest
 from conftest import SAMPLE, SLOW_SECONDS
 from tests.e2e.test_browser import (
     TIMEOUT_MS,
+    back_to_running,
     idle,
     no_exception,
     open_app,
@@ -75,7 +77,7 @@ def start_long_comparison(page) -> None:
     page.get_by_test_id("stProgress").wait_for(timeout=TIMEOUT_MS)
 
 
-def test_cancel_and_stop_end_a_comparison_as_stopped(page, server, long_upload):
+def test_cancel_and_stop_end_a_comparison_and_other_pages_do_not(page, server, long_upload):
     open_app(page, server)
     upload(page, long_upload)
     page.get_by_test_id("stHeading").filter(has_text=UPLOAD_NAME).wait_for(timeout=TIMEOUT_MS)
@@ -100,10 +102,25 @@ def test_cancel_and_stop_end_a_comparison_as_stopped(page, server, long_upload):
     assert wait_for_runs(workspace, "compare", ["stopped"])[0][1] is None
     no_exception(page, "Compare after Cancel")
 
+    # Other pages opened meanwhile: the run goes on (a run of minutes, looked at within
+    # seconds), and Compare opened again follows it, with its bar and Cancel.
+    start_long_comparison(page)
+    wait_for_runs(workspace, "compare", ["stopped", "running"])
+    open_page(page, "Genes")
+    open_page(page, "Data")
+    assert [status for status, _ in runs(workspace, "compare")] == ["stopped", "running"]
+    back_to_running(page, "Compare")
+    assert page.get_by_text(STOPPED_TEXT).count() == 0
+    assert [status for status, _ in runs(workspace, "compare")] == ["stopped", "running"]
+    page.get_by_role("button", name="Cancel").click()
+    page.get_by_text(STOPPED_TEXT).wait_for(timeout=TIMEOUT_MS)
+    wait_for_runs(workspace, "compare", ["stopped", "stopped"])
+    no_exception(page, "Compare after leaving it")
+
     # Streamlit's Stop (the app's toolbar): stopped too; the next page run says so.
     start_long_comparison(page)
     page.get_by_test_id("stToolbar").get_by_text("Stop", exact=True).click()
-    wait_for_runs(workspace, "compare", ["stopped", "stopped"])
+    wait_for_runs(workspace, "compare", ["stopped", "stopped", "stopped"])
     open_page(page, "Compare")
     page.get_by_text(STOPPED_TEXT).wait_for(timeout=TIMEOUT_MS)
     assert page.get_by_test_id("stProgress").count() == 0
@@ -115,7 +132,7 @@ def test_cancel_and_stop_end_a_comparison_as_stopped(page, server, long_upload):
     rows = table_rows(grid)
     titles = [h.text_content().strip() for h in grid.locator("[role=columnheader]").all()]
     statuses = sorted(row[titles.index("status")] for row in rows)
-    assert statuses == ["stopped", "stopped"], rows
+    assert statuses == ["stopped", "stopped", "stopped"], rows
 
 
 def test_a_closed_tab_keeps_the_position_its_stream_reached(page, server):
