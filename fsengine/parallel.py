@@ -162,6 +162,40 @@ def _one_blas_thread():
     return _blas_controller.limit(limits=1, user_api="blas")
 
 
+def thread_niceness() -> int:
+    """The calling thread's nice value (0 where the system has none per thread)."""
+    try:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    except (AttributeError, OSError):
+        return 0
+
+
+def set_thread_niceness(niceness: int) -> None:
+    """Set the calling thread's nice value (Linux keeps one per thread; elsewhere nothing).
+
+    The work a thread hands on takes its value: :func:`run_tasks`' worker processes and
+    :func:`run_chunks`' kernel threads run each task at the niceness of the thread that
+    gave it. A server runs its heavy work this way below the threads that answer its
+    users. Raising it back needs privileges; refused, the value stays as it is.
+
+    Parameters
+    ----------
+    niceness : int
+        From -20 (first) to 19 (last); 0 is the default.
+    """
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), int(niceness))
+    except (AttributeError, OSError):
+        pass
+
+
+def _at_niceness(niceness: int, function: Callable, *args):
+    """``function(*args)`` on this thread at ``niceness`` (see :func:`set_thread_niceness`)."""
+    if thread_niceness() != niceness:
+        set_thread_niceness(niceness)
+    return function(*args)
+
+
 def run_chunks(
     function: Callable[[int, int], None], n_items: int, min_chunk: int = 1, blas: bool = False
 ) -> None:
@@ -186,19 +220,26 @@ def run_chunks(
             )
         executor = _executor
     bounds = [n_items * t // threads for t in range(threads + 1)]
+    niceness = thread_niceness()
     with _one_blas_thread() if blas else contextlib.nullcontext():
-        futures = [executor.submit(function, bounds[t], bounds[t + 1]) for t in range(1, threads)]
+        futures = [
+            executor.submit(_at_niceness, niceness, function, bounds[t], bounds[t + 1])
+            for t in range(1, threads)
+        ]
         function(bounds[0], bounds[1])
         for future in futures:
             future.result()
 
 
-def _single_threaded(function, task):
+def _single_threaded(function, task, niceness: int = 0):
     """Run one task with native thread pools (BLAS, OpenMP) and the compiled kernels
-    limited to one thread, so that the worker processes do not oversubscribe the cores."""
+    limited to one thread, so that the worker processes do not oversubscribe the cores,
+    at the niceness of the thread that gave it (:func:`set_thread_niceness`)."""
     from threadpoolctl import threadpool_limits
 
     set_kernel_threads(1)
+    if thread_niceness() != niceness:
+        set_thread_niceness(niceness)
     with threadpool_limits(1):
         return function(*task)
 
@@ -258,7 +299,8 @@ def run_tasks(
         jobs = max(2, available_cores())
     with _pool(token):  # one parallel run at a time per process (several sessions)
         parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator")
-        outputs = parallel(delayed(_single_threaded)(function, task) for task in tasks)
+        niceness = thread_niceness()
+        outputs = parallel(delayed(_single_threaded)(function, task, niceness) for task in tasks)
         with token.on_cancel(lambda: _kill_workers(parallel)) if token else _nothing():
             try:
                 for i, result in enumerate(outputs):
