@@ -1,4 +1,5 @@
-"""A rerun the app asks for itself that never loses the user's click.
+"""Reruns that never lose the user's click: the app's own (:func:`rerun`) and a
+button's press followed at once by another page's link (:func:`lasting_button`).
 
 Streamlit merges the rerun requests that arrive before the running script reaches its
 next element into one, and the merged run takes the page of the *last* request. A page
@@ -11,7 +12,7 @@ changed. Imports nothing of the dashboard."""
 
 from __future__ import annotations
 
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import RerunData, get_script_run_ctx
@@ -74,3 +75,41 @@ def rerun() -> NoReturn:
     )
     st.empty()  # an element: the runner ends this run before it is sent
     st.rerun()  # (in a widget's callback no element ends the run)
+
+
+def _remember(pressed_key: str, scope: Any) -> None:
+    st.session_state[pressed_key] = scope
+
+
+def lasting_button(label: str, *, key: str, scope: Any, container=None, **options) -> bool:
+    """``st.button``, whose press also counts when it did not reach its page's script.
+
+    A press followed at once by another page's link (before the server ran the page for
+    the press, or while it ran it) is run by Streamlit as the other page: the press
+    reaches no button there and is lost. Its callback still runs, and keeps it: the page
+    drawn next with the same ``scope`` (the settings the press was for) takes it as
+    pressed. A press kept under another scope (the data set or the settings changed
+    since), or for a button disabled now, is dropped.
+
+    Parameters
+    ----------
+    label, key : str
+        The button's label and widget key.
+    scope : hashable
+        What the press is for (a task's key, a run's key), compared with ``==``.
+    container : optional
+        Where to draw it (a column); ``st`` by default.
+    **options
+        Further options of ``st.button`` (type, width, disabled, help, icon).
+
+    Returns
+    -------
+    bool
+        Whether the button counts as pressed in this run.
+    """
+    pressed_key = key + "_pressed"
+    clicked = (container or st).button(
+        label, key=key, on_click=_remember, args=(pressed_key, scope), **options
+    )
+    kept = st.session_state.pop(pressed_key, None)
+    return not options.get("disabled") and (clicked or kept == scope)

@@ -473,7 +473,9 @@ def run_button(
         pressed = False
     else:
         left, right = st.columns([1, 3], vertical_alignment="center")
-        pressed = left.button(label, type="primary", key=store + "_run")
+        pressed = reruns.lasting_button(  # not lost to a page link clicked at once
+            label, key=store + "_run", scope=key, container=left, type="primary"
+        )
         if estimate is not None and key not in st.session_state.get(store, {}):
             right.caption(
                 f":material/schedule: Estimated time: {estimate.text()} on this server "

@@ -171,8 +171,14 @@ estimate = (
     else None
 )
 buttons = st.columns(4)
-start = buttons[0].button(
-    "Start", type="primary", key="stream_start", width="stretch", disabled=bool(refused)
+start = reruns.lasting_button(  # a press is not lost to a page link clicked at once
+    "Start",
+    key="stream_start",
+    scope=(session.task_key(), settings),
+    container=buttons[0],
+    type="primary",
+    width="stretch",
+    disabled=bool(refused),
 )
 if start and fresh and estimate is not None and estimate.long:
     st.session_state["stream_confirm"] = settings  # a long stream starts once confirmed

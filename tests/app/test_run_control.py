@@ -244,3 +244,21 @@ def test_a_slow_step_of_a_stream_computes_off_the_page_and_pause_answers_at_once
     (run,) = _runs(at, "stream")
     _, payload = workspace.default_store().load_run(workspace_id(at), run.id)
     assert (run.status, payload["position"]) == ("stopped", 1)  # written after the step
+
+
+def test_run_pressed_just_before_another_page_link_runs_when_its_page_is_back():
+    """Run comparison pressed, then another page's link clicked before the server ran
+    Compare for it: the press reaches the Data page, where no button reads it; its
+    callback keeps it for these settings, and Compare opened again runs it (once)."""
+    at = session(page="views/compare.py")
+    at.multiselect(key="compare_methods").set_value(["fisher"]).run()
+    at.slider(key="compare_splits").set_value(2).run()
+    next(b for b in at.button if b.label == "Run comparison").click()
+    at.switch_page("views/data.py").run()
+    assert not at.exception and not _runs(at)
+    at.switch_page("views/compare.py").run()
+    assert not at.exception
+    assert [r.status for r in _runs(at)] == ["finished"]
+    assert at.session_state["compare_results_computed"] == 1
+    at.run()
+    assert at.session_state["compare_results_computed"] == 1  # taken once

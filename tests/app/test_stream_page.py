@@ -355,3 +355,27 @@ def test_a_zero_hold_out_gmean_and_an_empty_selection_are_explained(page, srbct)
         and f"minority recall is 0 of {minority}" in c
         for c in captions
     ), captions
+
+
+def test_start_pressed_just_before_another_page_link_starts_the_stream(page):
+    """Start pressed, then another page's link clicked before the server ran the Stream
+    page for it: Streamlit runs the other page with the press, which no button there
+    reads. Its callback keeps it: the Stream page opened next starts the stream. Kept
+    for another task (the minority class changed on the Data page), it is dropped."""
+    page.button(key="stream_step").click().run()  # a stream at 1 of 2308, paused
+    assert page.session_state[streams.RUNNING] is None
+    page.button(key="stream_start").click()
+    page.switch_page("views/data.py").run()  # the press reaches the Data page
+    assert not page.exception
+    page.switch_page("views/stream.py").run()
+    assert page.session_state[streams.RUNNING] is not None
+    page.button(key="stream_pause").click().run()
+    assert page.session_state[streams.RUNNING] is None
+
+    page.button(key="stream_start").click()
+    page.switch_page("views/data.py").run()
+    minority = page.selectbox(key="minority_select")
+    minority.set_value(next(o for o in minority.options if o != minority.value)).run()
+    page.switch_page("views/stream.py").run()
+    assert not page.exception
+    assert page.session_state[streams.RUNNING] is None
