@@ -171,10 +171,11 @@ estimate = (
     else None
 )
 buttons = st.columns(4)
-start = reruns.lasting_button(  # a press is not lost to a page link clicked at once
+pressed_for = (session.task_key(), settings)  # a press is not lost to a page link clicked at once
+start = reruns.lasting_button(
     "Start",
     key="stream_start",
-    scope=(session.task_key(), settings),
+    scope=pressed_for,
     container=buttons[0],
     type="primary",
     width="stretch",
@@ -212,12 +213,21 @@ if start:
     if kept is not None:
         kept.live.stop_pacing()  # paced again from the first tick
     streams.set_running(kept is not None)
-if buttons[1].button("Pause", key="stream_pause", width="stretch"):
+if reruns.lasting_button(
+    "Pause", key="stream_pause", scope=pressed_for, container=buttons[1], width="stretch"
+):
     streams.set_running(False)
     if kept is not None:
         kept.live.stop_pacing()
         streams.record(kept)
-if buttons[2].button("Step", key="stream_step", width="stretch", disabled=bool(refused)):
+if reruns.lasting_button(
+    "Step",
+    key="stream_step",
+    scope=pressed_for,
+    container=buttons[2],
+    width="stretch",
+    disabled=bool(refused),
+):
     streams.set_running(False)
     if kept is None or kept.live.done or _other_settings(kept):
         kept = _start()
@@ -225,7 +235,9 @@ if buttons[2].button("Step", key="stream_step", width="stretch", disabled=bool(r
         with kept.lock:  # a tick of an earlier script run may still be advancing it
             kept.live.advance(max_features=1)
         streams.record(kept)
-if buttons[3].button("Reset", key="stream_reset", width="stretch"):
+if reruns.lasting_button(
+    "Reset", key="stream_reset", scope=pressed_for, container=buttons[3], width="stretch"
+):
     streams.reset()
     kept = None
 if "stream_error" in st.session_state:
