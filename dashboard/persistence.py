@@ -317,15 +317,40 @@ def start_run(kind: str, title: str, params: dict, datasets: str | None = None) 
         return None
 
 
-def finish_run(run_id: int | None, payload: dict, seconds: float) -> None:
-    """Store a finished run's result."""
-    found = store()
+def finish_run(
+    run_id: int | None, payload: dict, seconds: float, *, found: Store | None = None
+) -> bool:
+    """Store a finished run's result.
+
+    Parameters
+    ----------
+    run_id : int or None
+        From :func:`start_run`.
+    payload : dict
+        Its parameters and result.
+    seconds : float
+        How long it computed.
+    found : Store, optional
+        The :func:`store`, looked up before the run. Given, nothing here calls Streamlit
+        (a run's own thread, with no script run) and a failure is returned, not reported.
+
+    Returns
+    -------
+    bool
+        Whether it was stored (True also when nothing is to be saved).
+    """
+    quiet = found is not None
+    if not quiet:
+        found = store()
     if run_id is None or found is None:
-        return
+        return True
     try:
         found.finish_run(run_id, payload, seconds)
     except _FAILURES as exc:
-        _fail(exc)
+        if not quiet:
+            _fail(exc)
+        return False
+    return True
 
 
 def stop_run(
@@ -368,8 +393,7 @@ def stop_run(
 
 
 def delete_run(run_id: int | None, *, found: Store | None = None, wid: str | None = None) -> None:
-    """Remove a run's record (a run the library refused, or one replaced by the same run
-    asked for again).
+    """Remove a run's record (a run the library refused).
 
     Parameters
     ----------

@@ -8,22 +8,27 @@ from __future__ import annotations
 import os
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
-from streamlit.runtime.scriptrunner_utils.exceptions import (
-    ScriptControlException,
-    StopException,
-)
+from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlException
 
 from dashboard import persistence, reruns
 from dashboard.messages import describe
 from dashboard.pages import BY_NAME
 from dashboard.run_queue import RUNS, run_niceness
-from dashboard.session import class_text, current, current_task, task_key, widget_store
+from dashboard.session import (
+    class_text,
+    current,
+    current_task,
+    pin_task,
+    task_key,
+    widget_store,
+)
 from dashboard.widgets import last_set
 from fsengine import FSEngineError
 from fsengine.estimates import Estimate, density_of, duration_text, is_counts
@@ -97,7 +102,7 @@ _SERIAL = iter(range(1, 2**62))
 #: Seconds between two writes of a running run's progress to its record.
 REACHED_SECONDS = 2.0
 #: Seconds between two redraws of a running run's progress bar (each is also where
-#: Streamlit stops the script: Cancel, another widget, a closed tab).
+#: Streamlit ends the script run: another widget or page, Stop, a closed tab).
 POLL_SECONDS = 0.2
 
 
@@ -189,11 +194,12 @@ def run_once(
     sets what the bar says, with the time left (from ``estimate`` until a step has ended).
     A library error (FSEngineError) is raised here and nothing is kept.
 
-    Another page opened or another widget pressed meanwhile ends this script run, not the
-    run: the page, shown again, follows it, and a run that ended meanwhile is shown
-    ended (its result, or why it stopped). The run is stopped, nothing of it kept or shown
-    as finished and :func:`stopped_message` saying how far it got, by its Cancel button,
-    History's Cancel, Streamlit's Stop or the session's end (a closed tab).
+    Another page opened, another widget pressed, Streamlit's Stop or a closed tab ends
+    this script run, not the run: the page, shown again, follows it, and a run that ended
+    meanwhile is shown ended (its result, or why it stopped); History shows it too. The
+    run computes on the task of its start (:func:`dashboard.session.pin_task`), whatever
+    the session moves to. It is stopped, nothing of it kept or shown as finished and
+    :func:`stopped_message` saying how far it got, by its Cancel button or History's.
 
     With ``kind``, the run is recorded in the workspace (:mod:`dashboard.persistence`):
     running (with how far it got, every :data:`REACHED_SECONDS`), then finished with its
@@ -208,10 +214,10 @@ def run_once(
     earlier run is stopped first (one run per page and session at a time).
     """
     results = st.session_state.setdefault(store, {})
-    if key in results:
+    own = own_run(store)  # first: a run ending now leaves its result before it leaves
+    if own is None and key in results:
         return results[key]
     status = _run_status(store)
-    own = own_run(store)
     if own is not None and own.key != key:
         own.token.cancel()
         with st.spinner("Stopping the run with the earlier settings ..."):
@@ -223,6 +229,14 @@ def run_once(
         own = _start(store, key, compute, text, kind, title, widgets, datasets, max_entries)
     follow_run(own, estimate)
     return results.get(key)
+
+
+def _count_computed(store: str) -> None:
+    """``st.session_state[store + "_computed"]``: the computations the page's runs ended
+    (counted by their threads in the page's status)."""
+    computed = _run_status(store).get("computed")
+    if computed:
+        st.session_state[store + "_computed"] = computed
 
 
 def _start(
@@ -250,7 +264,10 @@ def _start(
     wid = persistence.workspace_id()
     run_id = persistence.start_run(kind, title or text, params, datasets) if kind else None
     ctx = get_script_run_ctx()
-    state = ctx.session_state if ctx is not None else None
+    try:  # the task as it is now: the session may move to another one while it runs
+        task = current_task()
+    except FSEngineError:
+        task = None
     serial = next(_SERIAL)
     active = ActiveRun(
         run_id,
@@ -278,6 +295,7 @@ def _start(
 
     def work() -> None:
         set_thread_niceness(run_niceness())
+        pin_task(task)
         try:
             with RUNS.slot(active.token, wait_behind):
                 active.started = time.monotonic()  # its time: from when it computes
@@ -287,15 +305,12 @@ def _start(
         except BaseException as exc:  # noqa: BLE001 - the run ends here, on its thread
             _end_stopped(active, exc, found, status)
         else:
-            _end_finished(active, result, params, results, status, state, max_entries)
+            _end_finished(active, result, params, results, status, found, max_entries)
         finally:
             with _ACTIVE_LOCK:
                 _ACTIVE.pop(serial, None)
-            if status.get("running") == serial:
-                status.pop("running", None)
             active.ended.set()
 
-    status["running"] = serial
     with _ACTIVE_LOCK:
         _ACTIVE[serial] = active
     worker = threading.Thread(target=work, name=f"fsengine-run-{serial}", daemon=True)
@@ -310,25 +325,20 @@ def _end_finished(
     params: dict,
     results: dict,
     status: dict,
-    state,
+    found,
     max_entries: int,
 ) -> None:
-    """A run's thread at its end: keep and record the result (nothing here waits for a
-    page; ``state`` is the session's state, written without a script run)."""
+    """A run's thread at its end: record and keep the result, and count it in the page's
+    status (nothing here calls Streamlit: the session may have no script run, or none)."""
     seconds = time.monotonic() - active.started
-    if active.run_id is not None:
-        persistence.finish_run(
-            active.run_id, {**params, "result": persistence.encode(result)}, seconds
-        )
+    if active.run_id is not None and found is not None:
+        payload = {**params, "result": persistence.encode(result)}
+        if not persistence.finish_run(active.run_id, payload, seconds, found=found):
+            status["problem"] = "its result could not be saved in the workspace"
     results[active.key] = result
     while len(results) > max_entries:
         results.pop(next(iter(results)))
-    if state is not None:
-        counter = active.store + "_computed"
-        try:
-            state[counter] = (state[counter] if counter in state else 0) + 1
-        except Exception:  # noqa: BLE001 - the session is gone: only a count
-            pass
+    status["computed"] = status.get("computed", 0) + 1
 
 
 def _end_stopped(active: ActiveRun, exc: BaseException, found, status: dict) -> None:
@@ -345,7 +355,7 @@ def _end_stopped(active: ActiveRun, exc: BaseException, found, status: dict) -> 
             _note_reached(found, active.run_id, active, final=True)
             persistence.stop_run(active.run_id, None, seconds, found=found)
     if refused or not isinstance(exc, (RunCancelled, ScriptControlException)):
-        status["error"] = (active.key, exc)
+        status["error"] = (active.key, exc.with_traceback(None) if refused else exc)
     if not refused:
         reached = active.reached_text() if active.reached[1] else ""
         status["stopped"] = (
@@ -355,10 +365,16 @@ def _end_stopped(active: ActiveRun, exc: BaseException, found, status: dict) -> 
         )
 
 
+#: Session key: an identity of the session, drawn once (AppTest gives every session the
+#: same id, and a session's state object is made again for each script run).
+_SESSION_MARK = "_running_session"
+
+
 def _session_of(ctx) -> str | None:
-    """The session of a script run: its id and its state's identity (AppTest gives every
-    session the same id)."""
-    return None if ctx is None else f"{ctx.session_id}:{id(ctx.session_state)}"
+    """The session of a script run (None outside one)."""
+    if ctx is None:
+        return None
+    return st.session_state.setdefault(_SESSION_MARK, f"{ctx.session_id}:{uuid.uuid4().hex}")
 
 
 def own_run(store: str) -> ActiveRun | None:
@@ -374,8 +390,9 @@ def follow_run(active: ActiveRun, estimate: Estimate | None = None) -> None:
     """Show ``active``'s progress (a bar and a Cancel button) until it ends, then raise
     its error if it had one (:func:`run_once`).
 
-    Another widget or page ends this script run here (Streamlit raises at the next
-    redraw) and the run goes on; Streamlit's Stop or the session's end cancels it.
+    Another widget or page, Streamlit's Stop or a closed tab ends this script run here
+    (Streamlit raises at the next redraw: with its fast reruns, a page link stops the
+    script as Stop does) and the run goes on; its Cancel button or History's ends it.
     """
     bar_slot, cancel_slot = st.empty(), st.empty()
     cancel_slot.button(
@@ -385,25 +402,23 @@ def follow_run(active: ActiveRun, estimate: Estimate | None = None) -> None:
         help="Stop this run now; nothing of it is kept.",
         on_click=active.token.cancel,
     )
-    try:
-        while not active.ended.wait(POLL_SECONDS):
-            done, total, message = active.reached
-            if active.ahead:
-                bar_slot.progress(0.0, text=f"{active.text}: {_waiting_text(active.ahead)}")
-            else:
-                left = _time_left(active, estimate)
-                elapsed = duration_text(time.monotonic() - active.started)
-                bar_slot.progress(  # Streamlit ends the script run here when asked to
-                    min(done / total, 1.0) if total else 0.0,
-                    text=f"{active.text}: {message} ({elapsed}"
-                    + (f", {left}" if left else "")
-                    + ")",
-                )
-    except StopException:
-        active.token.cancel()  # Stop, a closed tab: the run ends with this page
-        raise
+    while not active.ended.wait(POLL_SECONDS):
+        done, total, message = active.reached
+        if active.ahead:
+            bar_slot.progress(0.0, text=f"{active.text}: {_waiting_text(active.ahead)}")
+        else:
+            left = _time_left(active, estimate)
+            elapsed = duration_text(time.monotonic() - active.started)
+            bar_slot.progress(  # Streamlit ends the script run here when asked to
+                min(done / total, 1.0) if total else 0.0,
+                text=f"{active.text}: {message} ({elapsed}" + (f", {left}" if left else "") + ")",
+            )
     bar_slot.empty()
     cancel_slot.empty()
+    _count_computed(active.store)
+    problem = _run_status(active.store).pop("problem", None)
+    if problem:
+        st.warning(f"{active.text}: {problem}.", icon=":material/warning:")
     error = _run_status(active.store).get("error")
     if error is not None and error[0] == active.key:
         _run_status(active.store).pop("error")
@@ -425,9 +440,10 @@ def _note_reached(found, run_id: int | None, active: ActiveRun, final: bool = Fa
 
 
 def _run_status(store: str) -> dict:
-    """The state of ``store``'s runs in this session: "running" (the serial of the run
-    computing), "stopped" (the message of the last one that did not finish), "error"
-    (its key and the exception a page has not shown yet)."""
+    """The state of ``store``'s runs in this session, written by the runs' threads:
+    "stopped" (the message of the last one that did not finish), "error" (its key and
+    the exception no page has shown yet), "computed" (how many finished), "problem" (a
+    result that could not be saved)."""
     return st.session_state.setdefault(store + "_status", {})
 
 
@@ -468,7 +484,15 @@ def run_button(
     confirm_key = store + "_confirm"
     if refusal:
         left, right = st.columns([1, 3], vertical_alignment="center")
-        left.button(label, type="primary", disabled=True, help=refusal)
+        reruns.lasting_button(  # (drops a press kept from before the refusal)
+            label,
+            key=store + "_run",
+            scope=key,
+            container=left,
+            type="primary",
+            disabled=True,
+            help=refusal,
+        )
         right.caption(f":material/block: {refusal}")
         pressed = False
     else:
@@ -530,14 +554,25 @@ def run_button(
 
 def _show_own(store: str, key: tuple, estimate: Estimate | None) -> None:
     """This session's run of ``store``, started before this script run (the page left and
-    opened again, another widget pressed): followed to its end (:func:`follow_run`); or
-    the error of one that ended meanwhile, raised once."""
+    opened again, another widget pressed): followed to its end (:func:`follow_run`) when
+    it is for the page's settings, else said, with its Cancel, while the page goes on; or
+    the error of one for these settings that ended meanwhile, raised once."""
     own = own_run(store)
-    if own is not None:
-        follow_run(own, estimate if own.key == key else None)
+    if own is not None and own.key == key:
+        follow_run(own, estimate)
         return
+    if own is not None:
+        left, right = st.columns([3, 1], vertical_alignment="center")
+        left.info(
+            f"Still computing with the settings of its start: {own.title}; "
+            f"{own.reached_text()} after {duration_text(time.monotonic() - own.started)}. "
+            "Its result is kept when it ends.",
+            icon=":material/pending:",
+        )
+        right.button("Cancel that run", key=f"{store}_cancel_own", on_click=own.token.cancel)
+    _count_computed(store)
     error = _run_status(store).pop("error", None)
-    if error is not None:
+    if error is not None and error[0] == key:
         raise error[1]
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import shlex
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -354,15 +355,30 @@ def current() -> LoadedData:
     return st.session_state["data"]
 
 
+#: A thread's task fixed by :func:`pin_task` (a run computing off the page).
+_PINNED = threading.local()
+
+
+def pin_task(task: Task | None) -> None:
+    """Make ``task`` what :func:`current_task` returns on the calling thread (a run's own
+    thread, which must compute on the task of its start whatever the session moves to
+    meanwhile); None: the session's current task again."""
+    _PINNED.task = task
+
+
 def current_task() -> Task:
     """The task of the current data set and minority class (:class:`fsengine.task.Task`),
-    built once per (data set, loader options, minority) and kept in the session.
+    built once per (data set, loader options, minority) and kept in the session; on a
+    thread given one by :func:`pin_task`, that one.
 
     Raises
     ------
     FSEngineError
         When the minority class breaks the label rule (too few samples, or every sample).
     """
+    pinned = getattr(_PINNED, "task", None)
+    if pinned is not None:
+        return pinned
     loaded = current()
     key = task_key()
     kept = st.session_state.get("_task")
@@ -639,8 +655,8 @@ def current_results(store: str) -> list:
     """The results kept in ``store`` that were computed on the current data set and
     minority class (their keys start with :func:`run_key`)."""
     prefix = run_key()
-    return [
+    return [  # (a copy: a run's thread may add a result meanwhile)
         result
-        for key, result in st.session_state.get(store, {}).items()
+        for key, result in list(st.session_state.get(store, {}).items())
         if tuple(key[: len(prefix)]) == prefix
     ]

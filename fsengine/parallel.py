@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
+import sys
 import threading
 import time
 import weakref
@@ -162,11 +163,18 @@ def _one_blas_thread():
     return _blas_controller.limit(limits=1, user_api="blas")
 
 
+#: Whether the system keeps a nice value per thread (Linux: a thread's id is a process
+#: id to ``setpriority``; elsewhere it may name another process).
+_NICE_PER_THREAD = sys.platform.startswith("linux")
+
+
 def thread_niceness() -> int:
     """The calling thread's nice value (0 where the system has none per thread)."""
+    if not _NICE_PER_THREAD:
+        return 0
     try:
         return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-    except (AttributeError, OSError):
+    except OSError:
         return 0
 
 
@@ -183,9 +191,11 @@ def set_thread_niceness(niceness: int) -> None:
     niceness : int
         From -20 (first) to 19 (last); 0 is the default.
     """
+    if not _NICE_PER_THREAD:
+        return
     try:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), int(niceness))
-    except (AttributeError, OSError):
+    except OSError:
         pass
 
 

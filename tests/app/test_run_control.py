@@ -262,3 +262,33 @@ def test_run_pressed_just_before_another_page_link_runs_when_its_page_is_back():
     assert at.session_state["compare_results_computed"] == 1
     at.run()
     assert at.session_state["compare_results_computed"] == 1  # taken once
+
+
+def test_a_run_computes_on_the_task_of_its_start_whatever_the_session_moves_to(monkeypatch):
+    """The minority class changed while a comparison waits or computes (its page left):
+    the run's thread still gets the task it was started for."""
+    import streamlit as st
+
+    import fsengine.evaluation
+    from dashboard import session as dashboard_session
+
+    at = session(page="views/compare.py")
+    at.multiselect(key="compare_methods").set_value(["fisher"]).run()
+    at.slider(key="compare_splits").set_value(2).run()
+    started = at.session_state["minority"]
+    classes = at.session_state["data"].dataset.class_counts()
+    other = next(c for c in classes if str(c) != str(started))
+    seen = {}
+    real = fsengine.evaluation.evaluate
+
+    def evaluate_after_a_change(task, *args, **kwargs):
+        st.session_state["minority"] = other  # the session moves on (on the run's thread)
+        seen["given"], seen["asked"] = task.minority, dashboard_session.current_task().minority
+        st.session_state["minority"] = started
+        return real(task, *args, **kwargs)
+
+    monkeypatch.setattr(fsengine.evaluation, "evaluate", evaluate_after_a_change)
+    click(at, "Run comparison")
+    assert not at.exception
+    assert seen == {"given": started, "asked": started}
+    assert [r.status for r in _runs(at)] == ["finished"]

@@ -86,12 +86,16 @@ def open_page(page, title: str) -> None:
     idle(page)
 
 
-def back_to_running(page, title: str) -> None:
+def back_to_running(page, title: str, or_done: str | None = None) -> None:
     """Open the page ``title`` whose run computes (or waits): its title and the run's
-    progress bar (the page is not idle while it follows the run)."""
+    progress bar (the page is not idle while it follows the run), or, with ``or_done``
+    (a test id: the run may have ended meanwhile on a fast machine), that element."""
     page.get_by_test_id("stSidebarNavLink").filter(has_text=title).click()
     page.get_by_role("heading", name=title, exact=True).first.wait_for(timeout=TIMEOUT_MS)
-    page.get_by_test_id("stProgress").wait_for(timeout=TIMEOUT_MS)
+    shown = page.get_by_test_id("stProgress")
+    if or_done is not None:
+        shown = shown.or_(page.get_by_test_id(or_done))
+    shown.first.wait_for(timeout=TIMEOUT_MS)
 
 
 def stream_to_end(page, n: int, meanwhile=None) -> tuple[dict[str, str], float]:
