@@ -3,7 +3,6 @@ compute at once, first come first served: on a lab's shared server, eight users 
 Run at once would otherwise start eight runs that each want every core and a copy of their
 data in worker processes, all slower and together past the memory. The others wait in a
 queue, their pages saying how many runs are ahead, and can be cancelled while they wait.
-The runs compute at a lower priority (:func:`run_niceness`) than the pages.
 
 Imports nothing of Streamlit.
 """
@@ -23,23 +22,6 @@ CONCURRENT_RUNS = "FSENGINE_CONCURRENT_RUNS"
 #: Seconds between two looks at the queue while waiting (for a cancellation, and to say
 #: how many runs are ahead).
 POLL_SECONDS = 0.2
-
-
-#: Environment variable: the nice value the heavy work computes at (0 to 19; default
-#: :data:`DEFAULT_NICENESS`), so that the threads answering the users' pages come first.
-RUN_NICENESS = "FSENGINE_RUN_NICENESS"
-DEFAULT_NICENESS = 10
-
-
-def run_niceness() -> int:
-    """:data:`RUN_NICENESS` when set to a whole number from 0 to 19, else
-    :data:`DEFAULT_NICENESS`: the nice value of the threads computing runs and streams
-    (and, through :func:`fsengine.parallel.set_thread_niceness`, of their worker
-    processes and kernel threads)."""
-    given = os.environ.get(RUN_NICENESS, "").strip()
-    if given.isdigit() and int(given) <= 19:
-        return int(given)
-    return DEFAULT_NICENESS
 
 
 def default_limit() -> int:

@@ -20,7 +20,7 @@ from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlExcepti
 from dashboard import persistence, reruns
 from dashboard.messages import describe
 from dashboard.pages import BY_NAME
-from dashboard.run_queue import RUNS, run_niceness
+from dashboard.run_queue import RUNS
 from dashboard.session import (
     class_text,
     current,
@@ -36,7 +36,7 @@ from fsengine.evaluation import protocol_refusal, protocol_warnings, stratified_
 from fsengine.evaluation.group_splits import plan_group_splits
 from fsengine.io.base import size_text
 from fsengine.methods import METHOD_LABELS
-from fsengine.parallel import Cancellation, RunCancelled, cancellable, set_thread_niceness
+from fsengine.parallel import Cancellation, RunCancelled, cancellable
 from fsengine.preprocess import counts_warning, parametric_rankers, raw_counts_zeros
 from fsengine.rankers import RANKER_SPECS
 
@@ -294,7 +294,6 @@ def _start(
         active.ahead = ahead
 
     def work() -> None:
-        set_thread_niceness(run_niceness())
         pin_task(task)
         try:
             with RUNS.slot(active.token, wait_behind):

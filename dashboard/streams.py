@@ -31,10 +31,8 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
 from dashboard import persistence, session
-from dashboard.run_queue import run_niceness
 from fsengine.live import LiveStream
 from fsengine.methods import get_method
-from fsengine.parallel import set_thread_niceness
 
 #: Session key: task key -> :class:`Kept`.
 STORE = "streams"
@@ -285,7 +283,6 @@ def advance_in_background(kept: Kept, chunk, wait: float, every: float | None = 
                 return kept.ending
 
         def run() -> None:
-            set_thread_niceness(run_niceness())
             while True:
                 began = time.monotonic()
                 with kept.lock:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
-import sys
 import threading
 import time
 import weakref
@@ -163,49 +162,6 @@ def _one_blas_thread():
     return _blas_controller.limit(limits=1, user_api="blas")
 
 
-#: Whether the system keeps a nice value per thread (Linux: a thread's id is a process
-#: id to ``setpriority``; elsewhere it may name another process).
-_NICE_PER_THREAD = sys.platform.startswith("linux")
-
-
-def thread_niceness() -> int:
-    """The calling thread's nice value (0 where the system has none per thread)."""
-    if not _NICE_PER_THREAD:
-        return 0
-    try:
-        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-    except OSError:
-        return 0
-
-
-def set_thread_niceness(niceness: int) -> None:
-    """Set the calling thread's nice value (Linux keeps one per thread; elsewhere nothing).
-
-    The work a thread hands on takes its value: :func:`run_tasks`' worker processes and
-    :func:`run_chunks`' kernel threads run each task at the niceness of the thread that
-    gave it. A server runs its heavy work this way below the threads that answer its
-    users. Raising it back needs privileges; refused, the value stays as it is.
-
-    Parameters
-    ----------
-    niceness : int
-        From -20 (first) to 19 (last); 0 is the default.
-    """
-    if not _NICE_PER_THREAD:
-        return
-    try:
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), int(niceness))
-    except OSError:
-        pass
-
-
-def _at_niceness(niceness: int, function: Callable, *args):
-    """``function(*args)`` on this thread at ``niceness`` (see :func:`set_thread_niceness`)."""
-    if thread_niceness() != niceness:
-        set_thread_niceness(niceness)
-    return function(*args)
-
-
 def run_chunks(
     function: Callable[[int, int], None], n_items: int, min_chunk: int = 1, blas: bool = False
 ) -> None:
@@ -230,26 +186,19 @@ def run_chunks(
             )
         executor = _executor
     bounds = [n_items * t // threads for t in range(threads + 1)]
-    niceness = thread_niceness()
     with _one_blas_thread() if blas else contextlib.nullcontext():
-        futures = [
-            executor.submit(_at_niceness, niceness, function, bounds[t], bounds[t + 1])
-            for t in range(1, threads)
-        ]
+        futures = [executor.submit(function, bounds[t], bounds[t + 1]) for t in range(1, threads)]
         function(bounds[0], bounds[1])
         for future in futures:
             future.result()
 
 
-def _single_threaded(function, task, niceness: int = 0):
+def _single_threaded(function, task):
     """Run one task with native thread pools (BLAS, OpenMP) and the compiled kernels
-    limited to one thread, so that the worker processes do not oversubscribe the cores,
-    at the niceness of the thread that gave it (:func:`set_thread_niceness`)."""
+    limited to one thread, so that the worker processes do not oversubscribe the cores."""
     from threadpoolctl import threadpool_limits
 
     set_kernel_threads(1)
-    if thread_niceness() != niceness:
-        set_thread_niceness(niceness)
     with threadpool_limits(1):
         return function(*task)
 
@@ -309,8 +258,7 @@ def run_tasks(
         jobs = max(2, available_cores())
     with _pool(token):  # one parallel run at a time per process (several sessions)
         parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator")
-        niceness = thread_niceness()
-        outputs = parallel(delayed(_single_threaded)(function, task, niceness) for task in tasks)
+        outputs = parallel(delayed(_single_threaded)(function, task) for task in tasks)
         with token.on_cancel(lambda: _kill_workers(parallel)) if token else _nothing():
             try:
                 for i, result in enumerate(outputs):

@@ -2,8 +2,6 @@
 
 import csv
 import io
-import json
-import os
 import subprocess
 import sys
 
@@ -105,6 +103,7 @@ def test_an_error_in_a_worker_reaches_the_caller_unchanged():
 
 
 def test_default_jobs_are_the_available_cores():
+    import os
 
     assert resolve_jobs(None) == len(os.sched_getaffinity(0))
     assert resolve_jobs(3) == 3
@@ -182,62 +181,3 @@ def test_an_instance_lock_is_one_per_object_and_goes_with_it():
     del a
     gc.collect()
     assert len(_instance_locks) == count - 1
-
-
-NICENESS_SCRIPT = """
-import json, os, threading
-from fsengine.config import config_context
-from fsengine.parallel import run_chunks, run_tasks, set_thread_niceness, thread_niceness
-
-
-def own_niceness(_task):
-    return os.getpriority(os.PRIO_PROCESS, 0)
-
-
-before = thread_niceness()
-seen = {"before": before}
-# the worker processes and kernel threads made first, here: they do not inherit it
-seen["made"] = run_tasks(own_niceness, [(i,) for i in range(4)], n_jobs=2)
-with config_context(kernel_threads=2):
-    made = []
-    run_chunks(lambda lo, hi: made.append(thread_niceness()), 2)
-seen["made"] += made
-
-def heavy():
-    set_thread_niceness(min(before + 3, 19))
-    seen["thread"] = [thread_niceness()]
-    seen["workers"] = run_tasks(own_niceness, [(i,) for i in range(4)], n_jobs=2)
-    chunks = []
-    with config_context(kernel_threads=2):
-        run_chunks(lambda lo, hi: chunks.append(thread_niceness()), 2)
-    seen["chunks"] = chunks
-
-worker = threading.Thread(target=heavy)
-worker.start()
-worker.join()
-seen["after"] = thread_niceness()
-print(json.dumps(seen))
-"""
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a nice value per thread")
-def test_work_handed_on_computes_at_the_niceness_of_the_thread_that_gave_it():
-    """A thread 3 above its process's nice value (a dashboard's run): its worker
-    processes' tasks and its kernel threads' chunks run at that value, though they were
-    made before at the process's; the thread that started it stays where it was. In a
-    process of its own (fresh worker processes and kernel threads; raising a nice value
-    needs no privilege)."""
-    done = subprocess.run(
-        [sys.executable, "-c", NICENESS_SCRIPT],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=SLOW_SECONDS,
-    )
-    assert done.returncode == 0, done.stderr
-    seen = json.loads(done.stdout.strip().splitlines()[-1])
-    before = seen["before"]
-    higher = min(before + 3, 19)
-    assert seen["made"] == [before] * 6 and seen["after"] == before
-    assert seen["thread"] == [higher]
-    assert seen["workers"] == [higher] * 4 and seen["chunks"] == [higher] * 2
