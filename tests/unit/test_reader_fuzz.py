@@ -1,5 +1,6 @@
 """Fuzzing the readers test_data_fuzz.py does not reach, and the command line's options:
-AnnData files with bytes changed (read whole and backed), GEO series matrices and sample
+AnnData files with bytes changed (read whole and backed), Zarr stores with bytes changed
+in any of their files, GEO series matrices and sample
 sheets of random cells, random option values. Whatever the input: a valid Dataset (or a
 selection) or the one-line FSEngineError, never another exception, never a crash.
 
@@ -16,6 +17,7 @@ import io
 import subprocess
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 import anndata
@@ -134,6 +136,60 @@ def test_a_backed_anndata_file_with_bytes_changed_reads_or_is_refused(
     if ds is not None:
         with contextlib.suppress(FSEngineError):  # a class too small for Welch, say
             run_selection(ds, "a", "welch")
+
+
+def _zarr_files(layout: str) -> dict[str, bytes]:
+    """The files of an AnnData Zarr store of the cells of :func:`_cells` (path -> bytes)."""
+    adata = anndata.read_h5ad(io.BytesIO(CELLS[layout]))
+    with tempfile.TemporaryDirectory() as folder, warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # zarr v2, anndata's default
+        store = Path(folder) / "cells.zarr"
+        adata.write_zarr(store)
+        return {
+            str(path.relative_to(store)): path.read_bytes()
+            for path in sorted(store.rglob("*"))
+            if path.is_file()
+        }
+
+
+ZARR = {layout: _zarr_files(layout) for layout in ("dense", "csr", "csc")}
+zarr_changes = st.lists(
+    st.tuples(
+        st.floats(0, 1, exclude_max=True),  # which file
+        st.floats(0, 1, exclude_max=True),  # where in it
+        st.integers(0, 255),
+    ),
+    min_size=1,
+    max_size=6,
+)
+
+
+@FUZZ
+@given(layout=st.sampled_from(sorted(ZARR)), edits=zarr_changes, backed=st.booleans())
+def test_a_zarr_store_with_bytes_changed_reads_or_is_refused(
+    tmp_path_factory, layout, edits, backed
+):
+    """Bytes changed anywhere in a Zarr store's files (metadata JSON, compressed chunks,
+    the consolidated metadata), read whole or backed (then a ranker reads its blocks): a
+    valid data set of finite values, or the one line."""
+    files = {name: bytearray(data) for name, data in ZARR[layout].items()}
+    names = sorted(files)
+    for which, where, value in edits:
+        data = files[names[int(which * len(names))]]
+        if data:
+            data[int(where * len(data))] = value
+    store = tmp_path_factory.mktemp("zarr") / "x.zarr"
+    for name, data in files.items():
+        (store / name).parent.mkdir(parents=True, exist_ok=True)
+        (store / name).write_bytes(bytes(data))
+    ds = _read_or_refuse(
+        lambda: load_dataset(store, name="x.zarr", label="cell_type", backed=backed)
+    )
+    if ds is not None and backed:
+        with contextlib.suppress(FSEngineError):  # a block damaged past the header
+            run_selection(ds, "a", "welch")
+    elif ds is not None:
+        assert np.isfinite(ds.X.toarray() if sparse.issparse(ds.X) else ds.X).all()
 
 
 cell = st.one_of(
