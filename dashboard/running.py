@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import streamlit as st
+from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlException
 
@@ -101,6 +102,9 @@ _ACTIVE_LOCK = threading.Lock()
 _SERIAL = iter(range(1, 2**62))
 #: Seconds between two writes of a running run's progress to its record.
 REACHED_SECONDS = 2.0
+#: Seconds between two checks that a run's session is still connected (a closed tab
+#: cancels its run).
+SESSION_CHECK_SECONDS = 0.5
 #: Seconds between two redraws of a running run's progress bar (each is also where
 #: Streamlit ends the script run: another widget or page, Stop, a closed tab).
 POLL_SECONDS = 0.2
@@ -194,12 +198,13 @@ def run_once(
     sets what the bar says, with the time left (from ``estimate`` until a step has ended).
     A library error (FSEngineError) is raised here and nothing is kept.
 
-    Another page opened, another widget pressed, Streamlit's Stop or a closed tab ends
-    this script run, not the run: the page, shown again, follows it, and a run that ended
-    meanwhile is shown ended (its result, or why it stopped); History shows it too. The
-    run computes on the task of its start (:func:`dashboard.session.pin_task`), whatever
-    the session moves to. It is stopped, nothing of it kept or shown as finished and
-    :func:`stopped_message` saying how far it got, by its Cancel button or History's.
+    Another page opened, another widget pressed or Streamlit's Stop ends this script
+    run, not the run: the page, shown again, follows it, and a run that ended meanwhile
+    is shown ended (its result, or why it stopped); History shows it too. The run
+    computes on the task of its start (:func:`dashboard.session.pin_task`), whatever the
+    session moves to. It is stopped, nothing of it kept or shown as finished and
+    :func:`stopped_message` saying how far it got, by its Cancel button, History's, or
+    its session's end (a closed tab: checked every :data:`SESSION_CHECK_SECONDS`).
 
     With ``kind``, the run is recorded in the workspace (:mod:`dashboard.persistence`):
     running (with how far it got, every :data:`REACHED_SECONDS`), then finished with its
@@ -264,6 +269,7 @@ def _start(
     wid = persistence.workspace_id()
     run_id = persistence.start_run(kind, title or text, params, datasets) if kind else None
     ctx = get_script_run_ctx()
+    session_id = ctx.session_id if ctx is not None else None
     try:  # the task as it is now: the session may move to another one while it runs
         task = current_task()
     except FSEngineError:
@@ -293,8 +299,15 @@ def _start(
     def wait_behind(ahead: int) -> None:
         active.ahead = ahead
 
+    def watch_session() -> None:  # a closed tab (its session ended) cancels the run
+        while not active.ended.wait(SESSION_CHECK_SECONDS):
+            if not _session_alive(session_id):
+                active.token.cancel()
+                return
+
     def work() -> None:
         pin_task(task)
+        threading.Thread(target=watch_session, name=f"fsengine-watch-{serial}", daemon=True).start()
         try:
             with RUNS.slot(active.token, wait_behind):
                 active.started = time.monotonic()  # its time: from when it computes
@@ -316,6 +329,14 @@ def _start(
     add_script_run_ctx(worker, ctx)  # compute may read the session
     worker.start()
     return active
+
+
+def _session_alive(session_id: str | None) -> bool:
+    """Whether the Streamlit session ``session_id`` is still connected (True outside a
+    server: AppTest has no runtime)."""
+    if session_id is None or not Runtime.exists():
+        return True
+    return Runtime.instance().is_active_session(session_id)
 
 
 def _end_finished(
@@ -389,9 +410,9 @@ def follow_run(active: ActiveRun, estimate: Estimate | None = None) -> None:
     """Show ``active``'s progress (a bar and a Cancel button) until it ends, then raise
     its error if it had one (:func:`run_once`).
 
-    Another widget or page, Streamlit's Stop or a closed tab ends this script run here
-    (Streamlit raises at the next redraw: with its fast reruns, a page link stops the
-    script as Stop does) and the run goes on; its Cancel button or History's ends it.
+    Another widget or page or Streamlit's Stop ends this script run here (Streamlit
+    raises at the next redraw: with its fast reruns, a page link stops the script as
+    Stop does) and the run goes on; its Cancel button, History's or a closed tab ends it.
     """
     bar_slot, cancel_slot = st.empty(), st.empty()
     cancel_slot.button(
