@@ -231,7 +231,9 @@ def run_once(
     if own is None:
         status.pop("stopped", None)
         status.pop("error", None)
-        own = _start(store, key, compute, text, kind, title, widgets, datasets, max_entries)
+        own = _start(
+            store, key, compute, results, status, text, kind, title, widgets, datasets, max_entries
+        )
     follow_run(own, estimate)
     return results.get(key)
 
@@ -248,6 +250,8 @@ def _start(
     store: str,
     key: tuple,
     compute: Callable[[Callable], Any],
+    results: dict,
+    status: dict,
     text: str,
     kind: str | None,
     title: str,
@@ -255,9 +259,8 @@ def _start(
     datasets: str | None,
     max_entries: int,
 ) -> ActiveRun:
-    """Record the run, start its thread and return it (see :func:`run_once`)."""
-    results = st.session_state[store]
-    status = _run_status(store)
+    """Record the run, start its thread and return it (see :func:`run_once`; ``results``
+    and ``status`` are the page's store and :func:`_run_status`)."""
     params = {
         "key": key,
         # how the data were read (sheet, preprocessing, groups): History reads it back
@@ -582,14 +585,13 @@ def _show_own(store: str, key: tuple, estimate: Estimate | None) -> None:
         follow_run(own, estimate)
         return
     if own is not None:
-        left, right = st.columns([3, 1], vertical_alignment="center")
-        left.info(
-            f"Still computing with the settings of its start: {own.title}; "
-            f"{own.reached_text()} after {duration_text(time.monotonic() - own.started)}. "
-            "Its result is kept when it ends.",
-            icon=":material/pending:",
+        _running_note(
+            own,
+            "Still computing with the settings of its start",
+            " Its result is kept when it ends.",
+            key=f"{store}_cancel_own",
+            on_click=own.token.cancel,
         )
-        right.button("Cancel that run", key=f"{store}_cancel_own", on_click=own.token.cancel)
     _count_computed(store)
     error = _run_status(store).pop("error", None)
     if error is not None and error[0] == key:
@@ -609,18 +611,27 @@ def _show_active_elsewhere(store: str) -> None:
     for run in active_runs(persistence.workspace_id(), store):
         if run.session == mine:
             continue
-        left, right = st.columns([3, 1], vertical_alignment="center")
-        left.info(
-            f"Running in another tab of this workspace: {run.title}; "
-            f"{run.reached_text()} after {duration_text(time.monotonic() - run.started)}.",
-            icon=":material/pending:",
-        )
-        right.button(
-            "Cancel that run",
+        _running_note(
+            run,
+            "Running in another tab of this workspace",
             key=f"{store}_cancel_other_{run.run_id}",
             on_click=cancel_and_wait,
             args=(run.run_id, run.workspace),
         )
+
+
+def _running_note(
+    run: ActiveRun, lead: str, tail: str = "", *, key: str, on_click, args=()
+) -> None:
+    """A run that computes but that this page does not follow: ``lead``, its title, how
+    far it got and for how long, ``tail``; beside it a "Cancel that run" button."""
+    left, right = st.columns([3, 1], vertical_alignment="center")
+    left.info(
+        f"{lead}: {run.title}; {run.reached_text()} after "
+        f"{duration_text(time.monotonic() - run.started)}.{tail}",
+        icon=":material/pending:",
+    )
+    right.button("Cancel that run", key=key, on_click=on_click, args=args)
 
 
 def task_size() -> tuple[int, int, float, bool]:
