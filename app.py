@@ -6,7 +6,6 @@ from dashboard import persistence, session
 from dashboard.memory import give_back_freed_memory
 from dashboard.pages import PAGES
 from fsengine.evaluation import RUN_IMPORTS
-from fsengine.genes import GENE_VIEW_IMPORTS
 from fsengine.parallel import import_in_background, warm_up
 
 #: Seconds between the first page and the import of what a first run needs (scikit-learn).
@@ -41,11 +40,10 @@ def main() -> None:
         persistence.save()  # also after st.stop() and Stop
         give_back_freed_memory()  # what the run freed (a file read, a comparison)
         # The first page draws without scikit-learn; a stream's Start and Compare need
-        # it, the Genes page scipy.stats and more: import them here while the user reads
-        # (a first Genes page took 3 s beside comparisons). Compare and Sweep run splits
-        # in worker processes: start them a few seconds after the first page is drawn,
+        # it: import it here while the user reads. Compare and Sweep run splits in
+        # worker processes: start them a few seconds after the first page is drawn,
         # not beside it and the next moves (2 cores).
-        import_in_background((*RUN_IMPORTS, *GENE_VIEW_IMPORTS), delay=IMPORT_DELAY)
+        import_in_background(RUN_IMPORTS, delay=IMPORT_DELAY)
         warm_up(modules=("fsengine.evaluation", *RUN_IMPORTS), delay=WARM_UP_DELAY)
 
 

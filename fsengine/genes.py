@@ -28,7 +28,6 @@ from fsengine.task import Task, as_task
 
 __all__ = [
     "DRAWN_SAMPLES",
-    "GENE_VIEW_IMPORTS",
     "HEATMAP_SAMPLES",
     "P_VALUE_NOTE",
     "ClassSample",
@@ -44,15 +43,6 @@ __all__ = [
     "selection_frequencies",
     "zscore_columns",
 ]
-
-#: What the first table, heat map and PCA of genes import (about 3 s on a busy 2-core
-#: machine, most of it scipy.stats): a server imports them ahead, while its user reads.
-GENE_VIEW_IMPORTS = (
-    "scipy.stats",
-    "scipy.cluster.hierarchy",
-    "scipy.sparse.linalg",
-    "sklearn.decomposition",
-)
 
 #: How the p-values of :func:`gene_statistics` are computed (``{n}``: number of genes).
 P_VALUE_NOTE = "Welch's t-test, two-sided; Benjamini-Hochberg adjusted over the {n} genes shown"
