@@ -33,3 +33,7 @@ ZHOU_BELOW_FLOOR, ZHOU_ABOVE_THRESHOLD = -1.0, 2.0
 #: SFSF's and OSFS-ET's distance rules (``_roughset_kernels``): the first K samples, or the
 #: samples within a radius.
 ROUGHSET_KNN, ROUGHSET_RADIUS = 0, 1
+#: Up to this many K at once, K-OFSD's single-feature counts come from one sliding window
+#: per K; beyond, one walk per run of equal values serves every K (the lists for a smaller
+#: K are prefixes).
+WINDOW_MAX_KS = 2

@@ -9,6 +9,7 @@ change any column's order of additions, so the results equal numpy's row-by-row
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from fsengine._compute.jit import kernel
 
@@ -22,10 +23,26 @@ def column_sums(a):
     """Sum over axis 0 of a 2-D array, row by row."""
     n, b = a.shape
     total = np.zeros(b)
-    for i in range(n):
-        for j in range(b):
-            total[j] += a[i, j]
+    for lo, hi in _column_groups(a):
+        for i in range(n):
+            for j in range(lo, hi):
+                total[j] += a[i, j]
     return total
+
+
+#: Columns a pass over a Fortran-ordered array reads side by side (each one sequential).
+COLUMN_GROUP = 8
+
+
+@njit(cache=True)
+def _column_groups(a):
+    """The groups of columns to take down the rows together: every column at once for a
+    row-major ``a``, :data:`COLUMN_GROUP` at a time for a column-major one (a row's
+    values then lie far apart). Which columns go together changes no column's order of
+    additions."""
+    b = a.shape[1]
+    step = COLUMN_GROUP if a.strides[0] < a.strides[1] else max(b, 1)
+    return [(lo, min(lo + step, b)) for lo in range(0, b, step)]
 
 
 @kernel(
@@ -41,8 +58,9 @@ def seuclidean_weights(a):
     n, b = a.shape
     mean = column_sums(a) / n
     ss = np.zeros(b)
-    for i in range(n):
-        for j in range(b):
-            d = a[i, j] - mean[j]
-            ss[j] += d * d
+    for lo, hi in _column_groups(a):
+        for i in range(n):
+            for j in range(lo, hi):
+                d = a[i, j] - mean[j]
+                ss[j] += d * d
     return 1.0 / (ss / (n - 1))

@@ -195,11 +195,8 @@ def invariant_weights(
         return np.ones(b)
     if use_compiled(n * b, TIE_KERNELS):
         values, _, counts, by_value = nonzero_order(block) if order is None else order
-        ordered = np.empty(values.shape)
-        for j, z in enumerate(counts):
-            ordered[j, :z] = values[j, by_value[j, :z]]
         weights = np.empty(b)
-        tie_kernels().invariant_weights(ordered, counts, n, weights)
+        tie_kernels().invariant_weights(values, by_value, counts, n, weights)
         return weights
     variances = np.empty(b)
     for j in range(b):

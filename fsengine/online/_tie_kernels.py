@@ -1222,8 +1222,8 @@ def _ascending_total(ordered, z, fill, count):
     return total
 
 
-@kernel("void(f8[:, ::1], i8[::1], i8, f8[::1])", error_model="numpy")
-def invariant_weights(ordered, counts, n, out):
+@kernel("void(f8[:, ::1], i8[:, ::1], i8[::1], i8, f8[::1])", error_model="numpy")
+def invariant_weights(values, by_value, counts, n, out):
     """Each column's weight ``1 / var`` (ddof 1), its sums taken over its values in
     ascending order, its zeros one run (:func:`fsengine.online._tie_average.invariant_weights`
     bit for bit), from its non-zero values sorted: their squared deviations from the mean,
@@ -1231,16 +1231,19 @@ def invariant_weights(ordered, counts, n, out):
 
     Parameters
     ----------
-    ordered : (b, n) line j's first ``counts[j]``: column j's non-zero values, ascending.
+    values : (b, n) line j's first ``counts[j]``: column j's non-zero values.
+    by_value : (b, n) line j's first ``counts[j]``: an argsort of them.
     counts : (b,) each column's non-zero values.
     n : the samples.
     out : (b,) written: the weights (inf for a constant column).
     """
-    b = ordered.shape[0]
+    b = values.shape[0]
     squares = np.empty(n)
+    line = np.empty(n)
     for j in range(b):
         z = counts[j]
-        line = ordered[j]
+        for q in range(z):
+            line[q] = values[j, by_value[j, q]]
         mean = _ascending_total(line, z, 0.0, n - z) / n
         split = 0  # the first value not below the mean
         while split < z and line[split] < mean:

@@ -120,6 +120,51 @@ def test_single_feature_counts_and_sums_equal_the_definition_for_every_k(
                 assert _same_floats(st_k.other_distance[:, j].tolist(), other_d)
 
 
+@st.composite
+def sparse_columns(draw, max_n=48, max_p=4):
+    """(X, y) of sparse columns: mostly zeros (some -0.0), the rest drawn from negative and
+    positive integers, with now and then values so close that their distance underflows
+    to 0 (the window's exception)."""
+    n = draw(st.integers(6, max_n))
+    p = draw(st.integers(1, max_p))
+    nonzero = st.sampled_from([-2.0, -1.0, 1.0, 2.0, 3.0, 1e-170, 2e-170, -0.0])
+    X = np.zeros((n, p))
+    for j in range(p):
+        rows = draw(st.lists(st.integers(0, n - 1), max_size=n // 2, unique=True))
+        X[rows, j] = draw(st.lists(nonzero, min_size=len(rows), max_size=len(rows)))
+    n_minority = draw(st.integers(2, n - 1))
+    y = np.array(draw(st.permutations([1] * n_minority + [0] * (n - n_minority))))
+    return X, y
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=sparse_columns(),
+    variant=st.sampled_from(["reference", "paper"]),
+    metric=st.sampled_from(["seuclidean", "euclidean"]),
+    seed=st.integers(0, 10**6),
+    n_ks=st.integers(1, 2),
+)
+def test_sparse_counts_keep_the_lowest_zeros_and_equal_the_definition(
+    data, variant, metric, seed, n_ks
+):
+    """The window on a column's non-zero values and its K + 1 lowest zeros (the other
+    zeros written afterwards) gives every sample's count of the definition: zeros far
+    more than K + 1, negative values, -0.0, distances that underflow to 0."""
+    X, y = data
+    n = len(y)
+    ks = sorted(
+        np.random.default_rng(seed).choice(np.arange(1, min(n, 8)), size=n_ks, replace=False)
+    )
+    w = feature_weights(X, metric)
+    budget.force(True)
+    counts = single_feature_counts(X, y, ks, w, variant)[0]
+    for t, k in enumerate(ks):
+        for j in range(X.shape[1]):
+            same = _oracle_counts(X[:, j].tolist(), y.tolist(), int(k), variant, metric)[0]
+            assert counts[t, j].tolist() == same
+
+
 def _events(selector, X, order):
     events = stream_events(
         selector, X, [str(j) for j in range(X.shape[1])], np.array(order), chunk=3

@@ -31,9 +31,10 @@ import numpy as np
 from numba import njit
 
 from fsengine._compute.jit import kernel
+from fsengine._compute.line_orders import ordered_ties, sort_run, stable_line_order
 
 # Card functions known to the kernels (for early rejection), by their codes.
-from fsengine.online._codes import CARD_CONSISTENCY, CARD_IMBALANCED
+from fsengine.online._codes import CARD_CONSISTENCY, CARD_IMBALANCED, WINDOW_MAX_KS
 
 
 @njit(cache=True, inline="always")
@@ -238,16 +239,7 @@ def _index_ordered_runs(v, o, run_start, run_end):
     start = 0
     for p in range(1, n + 1):
         if p == n or v[p] != v[start]:
-            if p - start > 32:
-                o[start:p] = np.sort(o[start:p])
-            else:
-                for a in range(start + 1, p):  # insertion sort of a short run
-                    key = o[a]
-                    c = a - 1
-                    while c >= start and o[c] > key:
-                        o[c + 1] = o[c]
-                        c -= 1
-                    o[c + 1] = key
+            sort_run(o, start, p)
             for q in range(start, p):
                 run_start[q] = start
                 run_end[q] = p
@@ -557,15 +549,10 @@ def _window_pass(v, o, sl, cm, run_start, run_end, simple, w, k, paper, same, t,
             for q in range(rs, re):
                 c = sl[q]
                 if zero_cut and q >= rs + m:  # not among the first M: the first K
-                    n_min = cm[rs + k] - cm[rs]
+                    n_min = _past_list_count(cm, sl, rs, k, paper)
                 else:
                     n_min = n_list_min - c
                 out[o[q]] = k - n_min + c * (2 * n_min - k)
-
-
-#: Up to this many K at once, counts come from one sliding window per K; beyond, one walk
-#: per run of equal values serves every K (the lists for a smaller K are prefixes).
-WINDOW_MAX_KS = 2
 
 
 @kernel(
@@ -602,28 +589,125 @@ def single_feature_stats(columns, order, lab, weights, ks, paper, with_dist, sam
     distance sums, which must be added in list order, from the list of each run of
     equal values (:func:`_walk_list`), O(N K).
     """
+    n = columns.shape[1]
+    work = _stats_work(n, ks)
+    for f in range(columns.shape[0]):
+        _column_stats(
+            columns[f], order[f], n, lab, weights[f], ks, paper, with_dist, same, same_d,
+            other_d, f, work,
+        )  # fmt: skip
+
+
+@kernel(
+    (
+        "void(f8[:, ::1], f8[:, ::1], i8[:, ::1], i8[:, ::1], i8[::1], i8[::1], f8[::1], "
+        "i8[::1], b1, i8[:, :, ::1])"
+    ),
+    nogil=True,
+)
+def sparse_feature_counts(columns, values, rows, by_value, counts, lab, weights, ks, paper, same):
+    """:func:`single_feature_stats` without distances, from each column's non-zero values
+    sorted (:func:`fsengine._compute.sparse.nonzero_order`), in O(z log z + K) a column of
+    z non-zero values and n - z zeros, plus one pass over the zeros' samples to write
+    their counts.
+
+    A run of equal values longer than the longest list (the zeros of a sparse column)
+    enters the sliding window as its m = K + 1 lowest sample indices only: a list of
+    another value takes at most K of the run (its lowest indices, the stable order's ties),
+    and the run's own list is its first m. Every other member of the run has the count
+    of a sample past the list's end (:func:`_past_list_count`). A column whose distinct
+    values do not all lie apart (a distance that underflows to 0), or whose weight is not
+    positive and finite, takes the whole stable order.
+
+    Parameters
+    ----------
+    columns : float64 array (b, n)
+    values, rows, by_value, counts
+        :func:`fsengine._compute.sparse.nonzero_order` of ``columns`` (``by_value``'s
+        runs of ties are put in position order here, in place).
+    lab, weights, ks, paper
+        As :func:`single_feature_stats` (at most :data:`WINDOW_MAX_KS` values of K).
+    same : int64 array (len(ks), b, n)
+        Written.
+    """
     b, n = columns.shape
+    work = _stats_work(n, ks)
+    m = work[0].shape[0]
+    o = np.empty(n, np.int64)
+    none = np.empty((0, 0, 0))  # no distance sums
+    for f in range(b):
+        z = counts[f]
+        x, w, nonzero, by = columns[f], weights[f], rows[f], by_value[f]
+        if n - z > m and w > 0.0 and w < np.inf:
+            negative = ordered_ties(values[f], by, z)
+            for q in range(negative):
+                o[q] = nonzero[by[q]]
+            at, i, q = negative, 0, 0  # the m lowest positions of the zeros
+            while at < negative + m:
+                if q < z and nonzero[q] == i:
+                    q += 1
+                else:
+                    o[at] = i
+                    at += 1
+                i += 1
+            for r in range(negative, z):
+                o[at] = nonzero[by[r]]
+                at += 1
+            if _column_stats(x, o, z + m, lab, w, ks, paper, False, same, none, none, f, work):
+                # the zeros past the m kept: each the count of a sample past the list
+                cm, sl = work[16], work[15]
+                for t in range(ks.shape[0]):
+                    k = ks[t]
+                    n_min = _past_list_count(cm, sl, negative, k, paper)
+                    out = same[t, f]
+                    next_nonzero = q
+                    for r in range(i, n):
+                        if next_nonzero < z and nonzero[next_nonzero] == r:
+                            next_nonzero += 1
+                        else:
+                            out[r] = k - n_min + lab[r] * (2 * n_min - k)
+                continue
+        stable_line_order(x, values[f], nonzero, by, z, o)
+        _column_stats(x, o, n, lab, w, ks, paper, False, same, none, none, f, work)
+
+
+@njit(cache=True)
+def _stats_work(n, ks):
+    """The working arrays of :func:`_column_stats` for columns of n samples and the K of
+    ``ks``: the lists' (m = the largest K + 1), then each sorted position's run, value and
+    label, and the labels' prefix sums."""
     m = 0
     for t in range(ks.shape[0]):
         m = max(m, ks[t] + 1)
-    enum_idx = np.empty(m, np.int64)
-    enum_lab = np.empty(m, np.int64)
-    enum_d = np.empty(m)
-    cum_min = np.empty(m + 1, np.int64)
-    cum_d1 = np.empty(m + 1)
-    cum_d0 = np.empty(m + 1)
-    run_start = np.empty(n, np.int64)
-    run_end = np.empty(n, np.int64)
-    v = np.empty(n)
-    slab = np.empty(n, np.int64)
-    cm = np.empty(n + 1, np.int64)
-    grp_lo = np.empty(n, np.int64)
-    grp_hi = np.empty(n, np.int64)
-    heads = np.empty(n, np.int64)
-    one = np.empty(1, np.int64)
-    one_lab = np.empty(1, np.int64)
-    ks1 = np.empty(1, np.int64)
-    ws = (
+    return (
+        np.empty(m, np.int64),  # enum_idx
+        np.empty(m, np.int64),  # enum_lab
+        np.empty(m),  # enum_d
+        np.empty(m + 1, np.int64),  # cum_min
+        np.empty(m + 1),  # cum_d1
+        np.empty(m + 1),  # cum_d0
+        np.empty(1, np.int64),  # one
+        np.empty(1, np.int64),  # one_lab
+        np.empty(n, np.int64),  # grp_lo
+        np.empty(n, np.int64),  # grp_hi
+        np.empty(n, np.int64),  # heads
+        np.empty(1, np.int64),  # ks1
+        np.empty(n, np.int64),  # run_start
+        np.empty(n, np.int64),  # run_end
+        np.empty(n),  # v
+        np.empty(n, np.int64),  # slab
+        np.empty(n + 1, np.int64),  # cm
+    )
+
+
+@njit(cache=True)
+def _column_stats(x, order, L, lab, w, ks, paper, with_dist, same, same_d, other_d, f, work):
+    """One column's statistics (:func:`single_feature_stats`) from ``order[:L]``: its
+    ascending order, whole (``L`` = n), or with a long run of equal values cut to its
+    lowest indices (:func:`sparse_feature_counts`; counts alone). Returns False, having
+    written nothing, when a cut order cannot serve (distinct values at distance 0)."""
+    n = x.shape[0]
+    (
         enum_idx,
         enum_lab,
         enum_d,
@@ -636,104 +720,82 @@ def single_feature_stats(columns, order, lab, weights, ks, paper, with_dist, sam
         grp_hi,
         heads,
         ks1,
-    )
-    for f in range(b):
-        x = columns[f]
-        o = order[f]
-        for p in range(n):
-            v[p] = x[o[p]]
-        _index_ordered_runs(v, o, run_start, run_end)
-        for p in range(n):
-            slab[p] = lab[o[p]]
-        w = weights[f]
-        if not (w > 0.0 and w < np.inf):
-            for s in range(n):
-                if v[0] == v[n - 1] and w == np.inf:
-                    # A constant column under 'seuclidean': every other distance is NaN,
-                    # so the list is the sample, then the others by index.
-                    enum_idx[0] = s
-                    enum_d[0] = 0.0
-                    t = 0
-                    for j in range(1, m):
-                        if t == s:
-                            t += 1
-                        enum_idx[j] = t
-                        enum_d[j] = np.nan
+        run_start,
+        run_end,
+        v,
+        slab,
+        cm,
+    ) = work
+    ws = work[:12]
+    m = enum_idx.shape[0]
+    o = order[:L]
+    for p in range(L):
+        v[p] = x[o[p]]
+    _index_ordered_runs(v[:L], o, run_start, run_end)
+    for p in range(L):
+        slab[p] = lab[o[p]]
+    if not (w > 0.0 and w < np.inf):
+        for s in range(n):
+            if v[0] == v[n - 1] and w == np.inf:
+                # A constant column under 'seuclidean': every other distance is NaN,
+                # so the list is the sample, then the others by index.
+                enum_idx[0] = s
+                enum_d[0] = 0.0
+                t = 0
+                for j in range(1, m):
+                    if t == s:
                         t += 1
-                    for j in range(m):
-                        enum_lab[j] = lab[enum_idx[j]]
-                else:
-                    _enumerate_by_definition(x, s, w, m, enum_idx, enum_lab, enum_d, lab)
-                one[0] = s
-                one_lab[0] = lab[s]
-                _write_stats(
-                    enum_idx,
-                    enum_lab,
-                    enum_d,
-                    one,
-                    one_lab,
-                    ks,
-                    paper,
-                    with_dist,
-                    same,
-                    same_d,
-                    other_d,
-                    f,
-                    cum_min,
-                    cum_d1,
-                    cum_d0,
-                )
-            continue
-        if not with_dist and ks.shape[0] <= WINDOW_MAX_KS:
-            cm[0] = 0
-            simple = True
-            for p in range(n):
-                cm[p + 1] = cm[p] + slab[p]
-                if p > 0 and v[p] != v[p - 1] and not _sq_term(v[p], v[p - 1], w) > 0.0:
-                    simple = False  # distinct values at distance 0 (underflow)
-            for t in range(ks.shape[0]):
-                _window_pass(
-                    v, o, slab, cm, run_start, run_end, simple, w, ks[t], paper, same, t, f, ws
-                )
-            continue
-        p = 0
-        while p < n:
-            rs, re = p, run_end[p]
-            _walk_list(
-                v,
-                o,
-                slab,
-                run_start,
-                run_end,
-                rs,
-                re,
-                w,
-                m,
-                enum_idx,
-                enum_lab,
-                enum_d,
-                grp_lo,
-                grp_hi,
-                heads,
-            )
+                    enum_idx[j] = t
+                    enum_d[j] = np.nan
+                    t += 1
+                for j in range(m):
+                    enum_lab[j] = lab[enum_idx[j]]
+            else:
+                _enumerate_by_definition(x, s, w, m, enum_idx, enum_lab, enum_d, lab)
+            one[0] = s
+            one_lab[0] = lab[s]
             _write_stats(
-                enum_idx,
-                enum_lab,
-                enum_d,
-                o[rs:re],
-                slab[rs:re],
-                ks,
-                paper,
-                with_dist,
-                same,
-                same_d,
-                other_d,
-                f,
-                cum_min,
-                cum_d1,
-                cum_d0,
-            )
-            p = re
+                enum_idx, enum_lab, enum_d, one, one_lab, ks, paper, with_dist, same, same_d,
+                other_d, f, cum_min, cum_d1, cum_d0,
+            )  # fmt: skip
+        return True
+    if not with_dist and ks.shape[0] <= WINDOW_MAX_KS:
+        cm[0] = 0
+        simple = True
+        for p in range(L):
+            cm[p + 1] = cm[p] + slab[p]
+            if p > 0 and v[p] != v[p - 1] and not _sq_term(v[p], v[p - 1], w) > 0.0:
+                simple = False  # distinct values at distance 0 (underflow)
+        if not simple and L < n:
+            return False
+        for t in range(ks.shape[0]):
+            _window_pass(
+                v[:L], o, slab[:L], cm[: L + 1], run_start, run_end, simple, w, ks[t], paper,
+                same, t, f, ws,
+            )  # fmt: skip
+        return True
+    p = 0
+    while p < n:
+        rs, re = p, run_end[p]
+        _walk_list(v, o, slab, run_start, run_end, rs, re, w, m, enum_idx, enum_lab, enum_d,
+                   grp_lo, grp_hi, heads)  # fmt: skip
+        _write_stats(
+            enum_idx, enum_lab, enum_d, o[rs:re], slab[rs:re], ks, paper, with_dist, same,
+            same_d, other_d, f, cum_min, cum_d1, cum_d0,
+        )  # fmt: skip
+        p = re
+    return True
+
+
+@njit(cache=True, inline="always")
+def _past_list_count(cm, sl, rs, k, paper):
+    """The same-label count's minority part for a sample of the run starting at sorted
+    position ``rs`` that is not among the run's first K + 1 (the run's list): under the
+    reference rule the list less its first sample, under the paper's the list's first
+    K."""
+    if paper:
+        return cm[rs + k] - cm[rs]
+    return cm[rs + k + 1] - cm[rs] - sl[rs]
 
 
 @kernel("void(i8[:, :, ::1], i8[::1], i8[::1], i8, f8, f8[:, ::1])", nogil=True)

@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from fsengine._compute.budget import use_compiled
-from fsengine._compute.sparse import stable_order
+from fsengine._compute.sparse import nonzero_order, stable_order
+from fsengine.online._codes import WINDOW_MAX_KS
 from fsengine.online._kofsd.common import (
     KNN_KERNELS,
     checked_ks,
@@ -22,6 +23,10 @@ from fsengine.online._kofsd.reference import (
     NeighbourStats,
 )
 from fsengine.parallel import run_chunks
+
+#: Values of a block's columns sorted at once on one thread (their order, runs and
+#: non-zero values: a few MB, reused from one group of columns to the next).
+SCRATCH_VALUES = 1 << 17
 
 
 def single_feature_neighbour_stats_for_ks(
@@ -138,24 +143,25 @@ def single_feature_counts(
     deps = None if card is None else np.empty((len(ks), b))
 
     def chunk(lo: int, hi: int) -> None:
-        columns = np.ascontiguousarray(block[:, lo:hi].T, dtype=float)  # on each thread
-        order = stable_order(columns, axis=1)
-        part = same[:, lo:hi]
-        kern.single_feature_stats(
-            columns,
-            order,
-            labels,
-            weights[lo:hi],
-            ks,
-            variant == "paper",
-            False,
-            part,
-            unused,
-            unused,
-        )
-        if deps is not None:
-            kern.dependencies_from_counts(part, labels, ks, card, gamma, deps[:, lo:hi])
+        for start in range(lo, hi, step):  # a few columns at a time: their buffers reused
+            stop = min(start + step, hi)
+            columns = np.ascontiguousarray(block[:, start:stop].T, dtype=float)
+            part = same[:, start:stop]
+            if len(ks) <= WINDOW_MAX_KS:  # a gene's zeros: the first K + 1 of them
+                values, rows, counts, by_value = nonzero_order(columns, axis=1)
+                kern.sparse_feature_counts(
+                    columns, values, rows, by_value, counts, labels, weights[start:stop], ks,
+                    variant == "paper", part,
+                )  # fmt: skip
+            else:
+                kern.single_feature_stats(
+                    columns, stable_order(columns, axis=1), labels, weights[start:stop], ks,
+                    variant == "paper", False, part, unused, unused,
+                )  # fmt: skip
+            if deps is not None:
+                kern.dependencies_from_counts(part, labels, ks, card, gamma, deps[:, start:stop])
 
+    step = max(1, SCRATCH_VALUES // n)
     run_chunks(chunk, b, min_chunk=max(1, 20000 // n))
     return same, deps
 
