@@ -312,8 +312,8 @@ def nonzero_order(
     lines = np.ascontiguousarray(lines.T if axis == 0 else lines)
     found, rows, counts = nonzero_lines(lines)
     by_value = np.empty(lines.shape, dtype=np.int64)
-    for r, z in enumerate(counts):
-        by_value[r, :z] = np.argsort(found[r, :z])
+    for r, z in enumerate(counts.tolist()):  # (Python ints: numpy's slow to slice by)
+        by_value[r, :z] = found[r, :z].argsort()
     return found, rows, counts, by_value
 
 

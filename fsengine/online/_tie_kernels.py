@@ -1084,8 +1084,30 @@ def _single_work(n, need):
 @njit(cache=True, inline="always")
 def _point_distance(a, b, w):
     """The distance between two points of one feature, in the kernels' arithmetic."""
+    return math.sqrt(_point_term(a, b, w))
+
+
+@njit(cache=True, inline="always")
+def _point_term(a, b, w):
+    """The squared term whose root is :func:`_point_distance`."""
     d = a - b
-    return math.sqrt(0.0 + (w * d) * d)
+    return 0.0 + (w * d) * d
+
+
+#: Above this ratio two squared terms' roots differ (the roots' rounding moves each by
+#: at most 2**-53 of it); below it, or among the smallest terms, the roots are compared.
+_APART = 1.0 + 2.0**-50
+
+
+@njit(cache=True, inline="always")
+def _not_farther(q, r):
+    """``sqrt(q) <= sqrt(r)`` for two squared terms, a root taken only when q is above r
+    by less than :data:`_APART` (NaN is farther than any)."""
+    if q <= r:
+        return True
+    if q > r * _APART and r > 1e-300:
+        return False
+    return math.sqrt(q) <= math.sqrt(r)
 
 
 @njit(cache=True)
@@ -1137,18 +1159,39 @@ def _single_from_points(
     card depends on the order of the rows, from its ``P`` points in ``work``
     (:func:`nonzero_feature_dependencies`)."""
     values, m1, m0 = work.values, work.m1, work.m0
-    cand, cand_d, pmf = work.cand, work.cand_d, work.pmf
-    expected, varies, gd, g1, g0 = work.expected, work.varies, work.gd, work.g1, work.g0
+    expected, varies = work.expected, work.varies
+    if kind != TIE_FIRST_K:
+        for a in range(P):
+            for label in range(2):
+                expected[a, label] = 0.0
+                varies[a, label] = False
+            _zhou_single_point(
+                a, values[:P], w, m1[:P], m0[:P], n, kind, work.gd, work.g1, work.g0, expected,
+                varies,
+            )  # fmt: skip
+    else:
+        _first_k_cards(
+            P, w, k, need, with_self, skip_first, card, gamma, gamma1, gamma2, values, m1, m0,
+            work.cand, work.cand_d, work.pmf, expected, varies,
+        )  # fmt: skip
+    return _point_mean(expected, varies, m1, m0, P, n)
+
+
+@njit(cache=True, _nrt=False)
+def _first_k_cards(
+    P, w, k, need, with_self, skip_first, card, gamma, gamma1, gamma2, values, m1, m0, cand,
+    cand_d, pmf, expected, varies,
+):  # fmt: skip
+    """The expected cards of every point of one feature under the first K rule
+    (:func:`_single_from_points`): each point's list found by walking outwards from it,
+    the nearer side first (distances grow along each side). Compiled without numba's
+    reference counts: the arrays live as long as the caller's, and counting them for the
+    per-point helpers inlined here cost more than the walk itself."""
     for a in range(P):
         expected[a, 0] = 0.0
         expected[a, 1] = 0.0
         varies[a, 0] = False
         varies[a, 1] = False
-        if kind != TIE_FIRST_K:
-            _zhou_single_point(
-                a, values[:P], w, m1[:P], m0[:P], n, kind, gd, g1, g0, expected, varies
-            )
-            continue
         va = values[a]
         count = 1 if with_self else 0
         found = count >= need
@@ -1169,13 +1212,14 @@ def _single_from_points(
                 if count >= need:
                     found = True
                     t = d_own
-        # the next distance on each side, measured again only when that side moves
-        d_left = _point_distance(va, values[left], w) if left >= 0 else 0.0
-        d_right = _point_distance(va, values[right], w) if right < P else 0.0
+        # the next squared term on each side, measured again only when that side moves;
+        # the walk compares terms, its root (the distance) is taken off the walk's path
+        q_left = _point_term(va, values[left], w) if left >= 0 else 0.0
+        q_right = _point_term(va, values[right], w) if right < P else 0.0
         while left >= 0 or right < P:
-            take_left = right >= P or (left >= 0 and d_left <= d_right)
+            take_left = right >= P or (left >= 0 and _not_farther(q_left, q_right))
             nxt = left if take_left else right
-            dn = d_left if take_left else d_right
+            dn = math.sqrt(q_left if take_left else q_right)
             if found and not _same_distance(dn, t):
                 break
             cand[n_cand] = nxt
@@ -1189,16 +1233,15 @@ def _single_from_points(
             if take_left:
                 left -= 1
                 if left >= 0:
-                    d_left = _point_distance(va, values[left], w)
+                    q_left = _point_term(va, values[left], w)
             else:
                 right += 1
                 if right < P:
-                    d_right = _point_distance(va, values[right], w)
+                    q_right = _point_term(va, values[right], w)
         _write_point(
             a, cand, cand_d, n_cand, t, m1, m0, k, need, with_self, skip_first, card,
             gamma, gamma1, gamma2, pmf, expected, varies,
         )  # fmt: skip
-    return _point_mean(expected, varies, m1, m0, P, n)
 
 
 @njit(cache=True)
