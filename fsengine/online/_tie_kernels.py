@@ -1101,8 +1101,9 @@ _APART = 1.0 + 2.0**-50
 
 @njit(cache=True, inline="always")
 def _not_farther(q, r):
-    """``sqrt(q) <= sqrt(r)`` for two squared terms, a root taken only when q is above r
-    by less than :data:`_APART` (NaN is farther than any)."""
+    """``sqrt(q) <= sqrt(r)`` for two squared terms (False when either is NaN, as that
+    comparison is), the roots taken only when q is above r by less than :data:`_APART`
+    or r is 1e-300 or less (its rounding no longer relative)."""
     if q <= r:
         return True
     if q > r * _APART and r > 1e-300:

@@ -165,6 +165,27 @@ def test_sparse_counts_keep_the_lowest_zeros_and_equal_the_definition(
             assert counts[t, j].tolist() == same
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("variant", ["reference", "paper"])
+def test_two_ks_on_a_block_of_several_column_groups_equal_each_k_alone(threads, variant):
+    """Two values of K at once on a block wider than a group of columns (and on two
+    threads): every count and dependency equals that of each K alone (a group's slice of
+    the counts of both K is not contiguous, and must not be refused or misread)."""
+    rng = np.random.default_rng(7)
+    n, b = 600, 300
+    X = np.where(rng.random((n, b)) < 0.15, rng.integers(1, 6, (n, b)), 0).astype(float)
+    y = (rng.random(n) < 0.1).astype(np.int64)
+    w = feature_weights(X, "seuclidean")
+    budget.force(True)
+    with config_context(kernel_threads=threads):
+        both, deps = single_feature_counts(X, y, [3, 5], w, variant, card=0)
+        for t, k in enumerate([3, 5]):
+            alone, alone_deps = single_feature_counts(X, y, [k], w, variant, card=0)
+            assert np.array_equal(both[t], alone[0])
+            assert np.array_equal(deps[t], alone_deps[0])
+    assert both.shape == (2, b, n) and 0 < deps.min() <= deps.max() <= 1
+
+
 def _events(selector, X, order):
     events = stream_events(
         selector, X, [str(j) for j in range(X.shape[1])], np.array(order), chunk=3

@@ -611,13 +611,14 @@ def sparse_feature_counts(columns, values, rows, by_value, counts, lab, weights,
     z non-zero values and n - z zeros, plus one pass over the zeros' samples to write
     their counts.
 
-    A run of equal values longer than the longest list (the zeros of a sparse column)
-    enters the sliding window as its m = K + 1 lowest sample indices only: a list of
-    another value takes at most K of the run (its lowest indices, the stable order's ties),
-    and the run's own list is its first m. Every other member of the run has the count
-    of a sample past the list's end (:func:`_past_list_count`). A column whose distinct
+    A column's zeros, when there are more than m = K + 1 (the largest K) of them, enter
+    the sliding window as their m lowest sample indices only: a list of another value
+    takes at most K of them (the lowest indices, the stable order's ties), and the zeros'
+    own list is their first m. Every other zero has the count of a sample past the
+    list's end (:func:`_past_list_count`). A column with m zeros or fewer, whose distinct
     values do not all lie apart (a distance that underflows to 0), or whose weight is not
-    positive and finite, takes the whole stable order.
+    positive and finite, takes the whole stable order, and so does every column when
+    ``ks`` holds more than :data:`WINDOW_MAX_KS` values.
 
     Parameters
     ----------
@@ -626,7 +627,7 @@ def sparse_feature_counts(columns, values, rows, by_value, counts, lab, weights,
         :func:`fsengine._compute.sparse.nonzero_order` of ``columns`` (``by_value``'s
         runs of ties are put in position order here, in place).
     lab, weights, ks, paper
-        As :func:`single_feature_stats` (at most :data:`WINDOW_MAX_KS` values of K).
+        As :func:`single_feature_stats`.
     same : int64 array (len(ks), b, n)
         Written.
     """
@@ -638,7 +639,7 @@ def sparse_feature_counts(columns, values, rows, by_value, counts, lab, weights,
     for f in range(b):
         z = counts[f]
         x, w, nonzero, by = columns[f], weights[f], rows[f], by_value[f]
-        if n - z > m and w > 0.0 and w < np.inf:
+        if n - z > m and w > 0.0 and w < np.inf and ks.shape[0] <= WINDOW_MAX_KS:
             negative = ordered_ties(values[f], by, z)
             for q in range(negative):
                 o[q] = nonzero[by[q]]
