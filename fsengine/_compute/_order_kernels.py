@@ -30,18 +30,17 @@ def nonzero_lines(lines, values, rows, counts):
         counts[r] = z
 
 
-@kernel("void(f8[:, ::1], f8[:, ::1], i8[:, ::1], i8[:, ::1], i8[::1], i8[:, ::1])")
-def orders_from_argsort(lines, values, rows, by_value, counts, order):
+@kernel("void(f8[:, ::1], i8[:, ::1], i8[:, ::1], i8[::1], i8[:, ::1])")
+def orders_from_argsort(values, rows, by_value, counts, order):
     """Each line's stable ascending order (``np.argsort(line, kind="stable")``) from an
     argsort of its non-zero values that need not be stable (:func:`stable_line_order`).
 
     Parameters
     ----------
-    lines : (b, n) the values.
-    values, rows, counts : :func:`nonzero_lines`' arrays of ``lines``.
+    values, rows, counts : :func:`nonzero_lines`' arrays.
     by_value : (b, n) line r's first ``counts[r]``: an argsort of its non-zero values
         (reordered in place within runs of equal values).
     order : (b, n) written.
     """
     for r in range(order.shape[0]):
-        stable_line_order(lines[r], values[r], rows[r], by_value[r], counts[r], order[r])
+        stable_line_order(values[r], rows[r], by_value[r], counts[r], order[r])

@@ -9,22 +9,26 @@ from numba import njit
 
 
 @njit(cache=True)
-def stable_line_order(line, values, rows, by, z, order):
-    """One line's stable ascending order into ``order``: each run of equal non-zero values
-    of the argsort ``by`` put back in position order (in place), then the negative
-    values, the zeros in position order and the positive values. ``values[:z]`` and
-    ``rows[:z]``: the line's non-zero values and their positions, in position order."""
-    n = line.shape[0]
+def stable_line_order(values, rows, by, z, order):
+    """One line's stable ascending order into ``order`` (its n places): each run of equal
+    non-zero values of the argsort ``by`` put back in position order (in place), then the
+    negative values, the zeros in position order (the gaps between the non-zero values'
+    positions) and the positive values. ``values[:z]`` and ``rows[:z]``: the line's
+    non-zero values and their positions, in position order."""
+    n = order.shape[0]
     negative = ordered_ties(values, by, z)
     for q in range(negative):
         order[q] = rows[by[q]]
-    placed = 0
-    i = 0
-    while placed < n - z:  # the zeros, in position order (without a branch)
-        order[negative + placed] = i
-        placed += line[i] == 0.0
-        i += 1
-    at = negative + placed
+    at = negative
+    previous = 0
+    for q in range(z):
+        for i in range(previous, rows[q]):
+            order[at] = i
+            at += 1
+        previous = rows[q] + 1
+    for i in range(previous, n):
+        order[at] = i
+        at += 1
     for q in range(negative, z):
         order[at] = rows[by[q]]
         at += 1

@@ -268,10 +268,9 @@ def stable_order(values: np.ndarray, axis: int = 0) -> np.ndarray:
     order = np.empty(lines.shape, dtype=np.int64)
     n = lines.shape[1]
     if use_compiled(lines.size, ORDER_KERNELS):
-        lines = np.ascontiguousarray(lines)
         family = kernels.load(ORDER_KERNELS)
         values, rows, counts, by_value = nonzero_order(lines, axis=1)
-        family.orders_from_argsort(lines, values, rows, by_value, counts, order)  # ties in order
+        family.orders_from_argsort(values, rows, by_value, counts, order)  # ties in order
         return order.T if axis == 0 else order
     for r in range(lines.shape[0]):
         line = lines[r]

@@ -668,7 +668,7 @@ def sparse_feature_counts(columns, values, rows, by_value, counts, lab, weights,
                         else:
                             out[r] = k - n_min + lab[r] * (2 * n_min - k)
                 continue
-        stable_line_order(x, values[f], nonzero, by, z, o)
+        stable_line_order(values[f], nonzero, by, z, o)
         _column_stats(x, o, n, lab, w, ks, paper, False, same, none, none, f, work)
 
 

@@ -7,8 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from fsengine._compute.budget import use_compiled
-from fsengine._compute.sparse import nonzero_order, stable_order
-from fsengine.online._codes import WINDOW_MAX_KS
+from fsengine._compute.sparse import nonzero_order
 from fsengine.online._kofsd.common import (
     KNN_KERNELS,
     checked_ks,
@@ -140,28 +139,23 @@ def single_feature_counts(
         )[0]
         return same, (None if card is None else numpy_dependencies(same, labels, ks, card, gamma))
     kern = knn_kernels()
-    same, unused, _ = stats_arrays(len(ks), n, b, False)
+    same = stats_arrays(len(ks), n, b, False)[0]
     deps = None if card is None else np.empty((len(ks), b))
 
     def chunk(lo: int, hi: int) -> None:
-        for start in range(lo, hi, step):  # a few columns at a time (module docstring)
+        for start in range(lo, hi, step):  # a few columns at a time (SCRATCH_VALUES)
             stop = min(start + step, hi)
             columns = np.ascontiguousarray(block[:, start:stop].T, dtype=float)
             part = same[:, start:stop]
-            if not part.flags.c_contiguous:  # several K: the group's own, copied in after
+            copied = not part.flags.c_contiguous  # several K: the group's own, copied in
+            if copied:
                 part = np.empty((len(ks), stop - start, n), dtype=np.int64)
-            if len(ks) <= WINDOW_MAX_KS:  # a gene's zeros: the first K + 1 of them
-                values, rows, counts, by_value = nonzero_order(columns, axis=1)
-                kern.sparse_feature_counts(
-                    columns, values, rows, by_value, counts, labels, weights[start:stop], ks,
-                    variant == "paper", part,
-                )  # fmt: skip
-            else:
-                kern.single_feature_stats(
-                    columns, stable_order(columns, axis=1), labels, weights[start:stop], ks,
-                    variant == "paper", False, part, unused, unused,
-                )  # fmt: skip
-            if part.base is not same:
+            values, rows, counts, by_value = nonzero_order(columns, axis=1)
+            kern.sparse_feature_counts(
+                columns, values, rows, by_value, counts, labels, weights[start:stop], ks,
+                variant == "paper", part,
+            )  # fmt: skip
+            if copied:
                 same[:, start:stop] = part
             if deps is not None:
                 found = np.empty((len(ks), stop - start))
