@@ -592,10 +592,40 @@ def restore_widgets(store: str, defaults: dict) -> None:
     before the script, so a fresh change is what gets restored. This survives page
     switches and widgets that are only drawn sometimes (another method's parameters).
     The remembered values are the current task's (:func:`widget_store`).
+
+    A widget already holding its value is left alone (:func:`assign_widget`).
     """
     saved = widget_store(store)
     for key, default in defaults.items():
-        st.session_state[key] = saved.get(key, default)
+        assign_widget(key, saved.get(key, default))
+
+
+_MISSING = object()
+
+
+def assign_widget(key: str, value) -> None:
+    """``st.session_state[key] = value`` unless ``key`` already holds ``value`` (of the
+    same type).
+
+    A widget's value set from the code is sent to the browser with the run's elements
+    and replaces the one the browser shows. Set in every run, it undid a user's second
+    click made while the first click's run was still drawing (that run sent the first
+    click's value back): the choice was lost.
+
+    Parameters
+    ----------
+    key : str
+        The widget's key.
+    value
+        Its value from now on.
+    """
+    try:
+        held = st.session_state[key] if key in st.session_state else _MISSING
+        same = type(held) is type(value) and bool(held == value)
+    except (TypeError, ValueError):  # values that do not compare as one truth value
+        same = False
+    if not same:
+        st.session_state[key] = value
 
 
 def remember(store: str, key: str):
@@ -613,8 +643,9 @@ def persisted(store: str, key: str) -> dict:
 
 
 def set_widget(store: str, key: str, value) -> None:
-    """Change a remembered widget's value from the page's code (before it is drawn)."""
-    st.session_state[key] = value
+    """Change a remembered widget's value from the page's code (before it is drawn);
+    a widget that holds ``value`` already is left alone (:func:`assign_widget`)."""
+    assign_widget(key, value)
     widget_store(store)[key] = value
 
 

@@ -439,7 +439,7 @@ classes = list(counts)
 # A keyed widget fed from "minority": with `index=` instead, the widget's identity changed
 # with the previous choice and every second choice was lost; the callback also updates
 # "minority" before the sidebar is drawn.
-st.session_state["minority_select"] = st.session_state["minority"]
+session.assign_widget("minority_select", st.session_state["minority"])
 default = ds.default_minority()
 class_names = dict(st.session_state.get("class_names", {}))
 minority = st.selectbox(

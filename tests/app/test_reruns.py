@@ -7,6 +7,7 @@ was merged with the pending click under the Stream page."""
 
 from __future__ import annotations
 
+import pytest
 from apptest_helpers import held_stream, open_page, wait_until
 from streamlit.runtime.scriptrunner import RerunData, get_script_run_ctx
 from streamlit.runtime.scriptrunner_utils.script_requests import (
@@ -16,6 +17,7 @@ from streamlit.runtime.scriptrunner_utils.script_requests import (
 
 from conftest import SLOW_SECONDS
 from dashboard import streams
+from dashboard.pages import PAGES
 from dashboard.reruns import request_unless_pending
 
 CLICK = RerunData(page_script_hash="data-page", query_string="ws=a")  # a sidebar link
@@ -107,3 +109,48 @@ def test_a_click_on_the_data_page_as_the_stream_ends_opens_the_data_page(monkeyp
     assert clicked, "the run after the end did not record it"
     assert not at.exception
     assert [t.value for t in at.title] == ["Data"]
+
+
+def _values_sent(at) -> list[str]:
+    """The keys of the enabled widgets whose value this run sends to the browser, which
+    puts it in place of the one it shows (``set_value``). A disabled widget is left out:
+    Streamlit sends its value back itself, and the user cannot change it."""
+    sent = []
+
+    def walk(node) -> None:
+        proto = getattr(node, "proto", None)
+        if getattr(proto, "set_value", False) and not getattr(proto, "disabled", False):
+            sent.append(getattr(node, "key", None) or proto.id)
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at.main)
+    walk(at.sidebar)
+    return sent
+
+
+@pytest.mark.parametrize("script", [page.script for page in PAGES])
+def test_a_rerun_sends_no_widget_value_back(script):
+    """The cause of a lost second click (a Compare method removed, then another removed
+    before the first removal's run had ended: the first came back): every run set every
+    widget's remembered value, and each run sent them all to the browser, which put the
+    value of the first click in place of the second. A run now sends a widget's value only
+    when the code changes it."""
+    at = open_page(script)
+    at.run()
+    assert not at.exception
+    assert _values_sent(at) == []
+
+
+def test_a_removed_method_is_not_sent_back():
+    at = open_page("views/compare.py")
+    methods = at.multiselect(key="compare_methods")
+    first = methods.value[0]
+    methods.unselect(first).run()
+    assert not at.exception
+    assert first not in at.multiselect(key="compare_methods").value
+    assert _values_sent(at) == []
+    at.switch_page("views/data.py").run()
+    at.switch_page("views/compare.py").run()  # drawn again: its remembered value, sent
+    assert first not in at.multiselect(key="compare_methods").value
+    assert "compare_methods" in _values_sent(at)
