@@ -164,23 +164,3 @@ __all__ = [
     "stream_events",
     "stream_selection",
 ]
-
-
-def __getattr__(name):
-    """``fsengine.online.KOFSDSelector``, a deprecated alias of
-    :class:`fsengine.sklearn.KOFSDSelector` (also ``fsengine.KOFSDSelector``): 0.1's
-    import path, removed in 0.3; an import upwards that the layer test allows by name."""
-    if name == "KOFSDSelector":
-        import warnings
-
-        warnings.warn(
-            "fsengine.online.KOFSDSelector moved to fsengine.sklearn.KOFSDSelector (also "
-            "fsengine.KOFSDSelector); the old path goes in fsengine 0.3",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        from fsengine.sklearn import KOFSDSelector
-
-        globals()[name] = KOFSDSelector  # warned once
-        return KOFSDSelector
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -148,26 +148,6 @@ def score_features(method: str, X, y, **params) -> np.ndarray:
     return score_matrix(method, X, y, values)
 
 
-def __getattr__(name):
-    """``fsengine.rankers.RankerSelector``, a deprecated alias of
-    :class:`fsengine.sklearn.RankerSelector` (also ``fsengine.RankerSelector``): 0.1's
-    import path, removed in 0.3; an import upwards that the layer test allows by name."""
-    if name == "RankerSelector":
-        import warnings
-
-        warnings.warn(
-            "fsengine.rankers.RankerSelector moved to fsengine.sklearn.RankerSelector (also "
-            "fsengine.RankerSelector); the old path goes in fsengine 0.3",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        from fsengine.sklearn import RankerSelector
-
-        globals()[name] = RankerSelector  # warned once
-        return RankerSelector
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 __all__ = [
     "ESTIMATORS",
     "RANKERS",

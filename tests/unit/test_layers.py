@@ -36,14 +36,7 @@ LAYERS = [
 ]
 
 #: Imports that go up a layer, by (importer, imported), with the reason each is needed.
-ALLOWED_UPWARD = {
-    ("fsengine.online", "fsengine.sklearn"): (
-        "fsengine.online.KOFSDSelector: 0.1's import path, a deprecated alias (removed in 0.3)"
-    ),
-    ("fsengine.rankers", "fsengine.sklearn"): (
-        "fsengine.rankers.RankerSelector: 0.1's import path, a deprecated alias (removed in 0.3)"
-    ),
-}
+ALLOWED_UPWARD: dict[tuple[str, str], str] = {}
 
 #: The dashboard's layers: the session, then what builds on it, then the pages.
 DASHBOARD_LAYERS = [

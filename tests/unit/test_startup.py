@@ -32,20 +32,16 @@ def test_importing_the_library_and_the_cli_loads_no_heavy_library():
     assert _modules_after("import fsengine, fsengine.cli, fsengine.online, fsengine.runs") == []
 
 
-def test_the_scikit_learn_selectors_still_import_where_they_did():
-    """From fsengine.sklearn and the package; 0.1's paths still work, with a warning."""
+def test_the_scikit_learn_selectors_import_from_the_package_and_fsengine_sklearn():
+    """From fsengine.sklearn and the package; 0.1's paths (fsengine.online,
+    fsengine.rankers), deprecated in 0.2, are gone."""
     loaded = _modules_after(
-        "import warnings\n"
+        "import fsengine.online, fsengine.rankers\n"
         "from fsengine import KOFSDSelector, RankerSelector, OnlineSelector, sklearn\n"
         "assert (KOFSDSelector, RankerSelector, OnlineSelector) == (\n"
         "    sklearn.KOFSDSelector, sklearn.RankerSelector, sklearn.OnlineSelector)\n"
-        "with warnings.catch_warnings(record=True) as caught:\n"
-        "    warnings.simplefilter('always')\n"
-        "    from fsengine.online import KOFSDSelector as K2\n"
-        "    from fsengine.rankers import RankerSelector as R2\n"
-        "assert KOFSDSelector is K2 and RankerSelector is R2\n"
-        "assert [w.category for w in caught] == [DeprecationWarning] * 2\n"
-        "assert 'fsengine.sklearn.KOFSDSelector' in str(caught[0].message)"
+        "assert not hasattr(fsengine.online, 'KOFSDSelector')\n"
+        "assert not hasattr(fsengine.rankers, 'RankerSelector')"
     )
     assert "sklearn" in loaded
 
