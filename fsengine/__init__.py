@@ -1,36 +1,91 @@
 """fsengine: feature selection for high-dimensional, class-imbalanced data.
 
+``import fsengine as fs`` gives the library's face: :func:`read` a data set (every
+format), build a :class:`Task` (one class against the rest), :func:`select` features
+(also on an AnnData object, written into it), :func:`evaluate` methods under the K-OFSD
+paper's protocol, :func:`sweep` a parameter, list the :func:`methods`; every online
+selector class, and the scikit-learn selectors (:mod:`fsengine.sklearn`).
+
 The library never imports Streamlit; the dashboard (app.py) is a thin layer over it.
 """
 
+from fsengine.api import methods, select, sweep
 from fsengine.config import config_context, get_config, set_config
 from fsengine.data import Dataset, load_dataset
+from fsengine.data import load_dataset as read
 from fsengine.errors import FSEngineError
+from fsengine.evaluation import Evaluation, evaluate
 from fsengine.methods import METHODS, get_method
-from fsengine.online import CIEOSFS, KOFSD, OFSFPD, Selection, run_kofsd
+from fsengine.online import (
+    CIEOSFS,
+    KOFSD,
+    OFSA3M,
+    OFSFPD,
+    OSFS,
+    OSFSET,
+    OSSFSDD,
+    RHOFS,
+    SAOLA,
+    SFSF,
+    SFSFI,
+    AlphaInvesting,
+    FastOSFS,
+    Grafting,
+    GroupSAOLA,
+    OFSDensity,
+    Selection,
+    run_kofsd,
+)
 from fsengine.runs import RunResult, run_selection
+from fsengine.task import Task
 from fsengine.version import __version__
 
 __all__ = [
-    "CIEOSFS",
+    # data and tasks
     "Dataset",
-    "FSEngineError",
-    "KOFSD",
-    "KOFSDSelector",
+    "Task",
+    "load_dataset",
+    "read",
+    # running methods
     "METHODS",
-    "OFSFPD",
-    "OnlineSelector",
-    "RankerSelector",
     "RunResult",
     "Selection",
+    "get_method",
+    "methods",
+    "run_kofsd",
+    "run_selection",
+    "select",
+    # evaluation
+    "Evaluation",
+    "evaluate",
+    "sweep",
+    # the online selectors
+    "AlphaInvesting",
+    "CIEOSFS",
+    "FastOSFS",
+    "Grafting",
+    "GroupSAOLA",
+    "KOFSD",
+    "OFSA3M",
+    "OFSDensity",
+    "OFSFPD",
+    "OSFS",
+    "OSFSET",
+    "OSSFSDD",
+    "RHOFS",
+    "SAOLA",
+    "SFSF",
+    "SFSFI",
+    # scikit-learn selectors (imported on first use)
+    "KOFSDSelector",
+    "OnlineSelector",
+    "RankerSelector",
+    # settings, errors, version
+    "FSEngineError",
     "__version__",
     "config_context",
     "get_config",
     "set_config",
-    "get_method",
-    "load_dataset",
-    "run_kofsd",
-    "run_selection",
 ]
 
 

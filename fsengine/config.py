@@ -26,7 +26,13 @@ _UNCHANGED = object()
 
 
 def get_config() -> dict:
-    """The current settings (a copy): ``{"kernel_threads": ..., "compiled": ...}``."""
+    """The current settings.
+
+    Returns
+    -------
+    dict
+        A copy: ``{"kernel_threads": ..., "compiled": ...}`` (:func:`set_config`).
+    """
     return dict(_settings)
 
 
@@ -59,8 +65,18 @@ def set_config(*, kernel_threads=_UNCHANGED, compiled=_UNCHANGED) -> None:
 
 @contextmanager
 def config_context(**settings) -> Iterator[None]:
-    """Settings for the duration of a ``with`` block (:func:`set_config`'s keywords), the
-    previous ones restored on exit, also after an error."""
+    """Settings for the duration of a ``with`` block, the previous ones restored on exit,
+    also after an error.
+
+    Parameters
+    ----------
+    **settings
+        :func:`set_config`'s keywords.
+
+    Yields
+    ------
+    None
+    """
     before = get_config()
     set_config(**settings)
     try:

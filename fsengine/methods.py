@@ -406,6 +406,16 @@ METHOD_LABELS = {name: m.spec.label for name, m in REGISTRY.items()}
 def get_method(name: str) -> Method:
     """The registered method ``name``.
 
+    Parameters
+    ----------
+    name : str
+        Its name, as :data:`METHODS` lists it (``"kofsd"``, ``"welch"``, ...).
+
+    Returns
+    -------
+    Method
+        Its specification, implementation and run (:meth:`Method.select`).
+
     Raises
     ------
     FSEngineError
@@ -417,3 +427,44 @@ def get_method(name: str) -> Method:
         raise FSEngineError(
             f"{name!r} is not a method; choose one of {', '.join(METHODS)}", parameter="method"
         ) from None
+
+
+def method_descriptions() -> list[dict]:
+    """Every registered method as JSON-ready data, in the registry's order: the output of
+    ``fsengine methods --json`` and the rows of :func:`fsengine.methods` (name, label,
+    kind, citation, what it scores, its parameters with flag, range, default and source)."""
+    described = []
+    for name, method in REGISTRY.items():
+        spec = method.spec
+        described.append(
+            {
+                "name": name,
+                "label": spec.label,
+                "kind": spec.kind,
+                "citation": spec.citation,
+                "score": spec.score,
+                "set_score": spec.set_score or None,
+                "sparse_input": (
+                    "read a dense block of columns at a time"
+                    if method.online or spec.columnwise
+                    else "made dense (when it fits in memory)"
+                ),
+                "assumes_normalised": spec.parametric,
+                "actions": spec.actions or None,
+                "trace_columns": list(method.trace_columns()) if method.online else None,
+                "parameters": [
+                    {
+                        "name": p.name,
+                        "flag": p.cli_flag,
+                        "kind": p.kind,
+                        "default": p.default,
+                        "range": p.range_text(),
+                        "help": p.help,
+                        "source": p.source,
+                        "applies_when": ({p.when[0]: list(p.when[1])} if p.when else None),
+                    }
+                    for p in spec.parameters.values()
+                ],
+            }
+        )
+    return described

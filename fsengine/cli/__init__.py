@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 
-from fsengine.cli.docs import cmd_methods, methods_description, methods_markdown
+from fsengine.cli.docs import cmd_methods, methods_markdown
 from fsengine.cli.kernels import cmd_kernels
 from fsengine.cli.options import RUN_FLAGS, MethodOption, cli_words, method_options
 from fsengine.cli.parser import build_parser
@@ -33,7 +33,6 @@ __all__ = [
     "cli_words",
     "main",
     "method_options",
-    "methods_description",
     "methods_markdown",
 ]
 

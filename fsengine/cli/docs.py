@@ -5,46 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from fsengine.methods import REGISTRY
-
-
-def methods_description() -> list[dict]:
-    """Every registered method as JSON-ready data: the ``methods --json`` output."""
-    described = []
-    for name, method in REGISTRY.items():
-        spec = method.spec
-        described.append(
-            {
-                "name": name,
-                "label": spec.label,
-                "kind": spec.kind,
-                "citation": spec.citation,
-                "score": spec.score,
-                "set_score": spec.set_score or None,
-                "sparse_input": (
-                    "read a dense block of columns at a time"
-                    if method.online or spec.columnwise
-                    else "made dense (when it fits in memory)"
-                ),
-                "assumes_normalised": spec.parametric,
-                "actions": spec.actions or None,
-                "trace_columns": list(method.trace_columns()) if method.online else None,
-                "parameters": [
-                    {
-                        "name": p.name,
-                        "flag": p.cli_flag,
-                        "kind": p.kind,
-                        "default": p.default,
-                        "range": p.range_text(),
-                        "help": p.help,
-                        "source": p.source,
-                        "applies_when": ({p.when[0]: list(p.when[1])} if p.when else None),
-                    }
-                    for p in spec.parameters.values()
-                ],
-            }
-        )
-    return described
+from fsengine.methods import method_descriptions
 
 
 def _md_cell(text: str) -> str:
@@ -69,7 +30,7 @@ def methods_markdown() -> str:
         "run warns.",
         "",
     ]
-    for m in methods_description():
+    for m in method_descriptions():
         lines += [
             f"## `{m['name']}`: {m['label']} ({m['kind']})",
             "",
@@ -120,7 +81,7 @@ def cmd_methods(args) -> None:
     if args.markdown:
         sys.stdout.write(methods_markdown())
         return
-    described = methods_description()
+    described = method_descriptions()
     if args.json:
         sys.stdout.write(json.dumps(described, indent=2) + "\n")
         return

@@ -53,7 +53,7 @@ def _run(argv, cwd):
 
 def test_the_readme_has_a_library_example():
     assert any(
-        p.id.startswith("README.md") and "load_dataset" in p.values[0] for p in _python_examples()
+        p.id.startswith("README.md") and "fs.read(" in p.values[0] for p in _python_examples()
     )
 
 

@@ -32,7 +32,8 @@ LAYERS = [
     (3, r"fsengine\.(genes|gene_figures)$"),  # the Genes view: over data and evaluation
     (3, r"fsengine\.estimates$"),  # how long a run takes: over the registry
     (4, r"fsengine\.(export|report|adata|cli(\..*)?|__main__)$"),
-    (4, r"fsengine$"),
+    (5, r"fsengine\.api$"),  # the public face's functions: over adata, runs and evaluation
+    (5, r"fsengine$"),
 ]
 
 #: Imports that go up a layer, by (importer, imported), with the reason each is needed.
