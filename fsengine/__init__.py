@@ -4,10 +4,14 @@
 format), build a :class:`Task` (one class against the rest), :func:`select` features
 (also on an AnnData object, written into it), :func:`evaluate` methods under the K-OFSD
 paper's protocol, :func:`sweep` a parameter, list the :func:`methods`; every online
-selector class, and the scikit-learn selectors (:mod:`fsengine.sklearn`).
+selector class, and the scikit-learn selectors (:mod:`fsengine.sklearn`). On AnnData
+objects, in scanpy's manner: ``fs.tl.select(adata, groupby=..., group=...)`` writes a
+selection into the object, ``fs.get.selection_df`` reads it back and ``fs.pl`` draws it.
 
 The library never imports Streamlit; the dashboard (app.py) is a thin layer over it.
 """
+
+import importlib
 
 from fsengine.api import methods, select, sweep
 from fsengine.config import config_context, get_config, set_config
@@ -80,6 +84,10 @@ __all__ = [
     "KOFSDSelector",
     "OnlineSelector",
     "RankerSelector",
+    # on AnnData objects, as scanpy's tl, get and pl (imported on first use)
+    "get",
+    "pl",
+    "tl",
     # settings, errors, version
     "FSEngineError",
     "__version__",
@@ -90,10 +98,13 @@ __all__ = [
 
 
 def __getattr__(name):
-    """The scikit-learn selectors (:mod:`fsengine.sklearn`) are imported on first use
-    (scikit-learn loads in about 1 s)."""
+    """The scikit-learn selectors (:mod:`fsengine.sklearn`; scikit-learn loads in about
+    1 s) and the modules ``tl``, ``get`` and ``pl`` (plotly and pandas) are imported on
+    first use."""
     if name in ("KOFSDSelector", "OnlineSelector", "RankerSelector"):
         from fsengine import sklearn
 
         return getattr(sklearn, name)
+    if name in ("tl", "get", "pl"):
+        return importlib.import_module(f"fsengine.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -50,7 +50,9 @@ def uns_key(method: str) -> str:
     return f"fsengine_{method}"
 
 
-def write_selection(adata, task: Task, selection: Selection, params: dict | None = None) -> None:
+def write_selection(
+    adata, task: Task, selection: Selection, params: dict | None = None, *, key: str | None = None
+) -> None:
     """Write ``selection`` (made on ``task``, whose features are ``adata``'s var_names) into
     ``adata``: the var columns and the uns entry described in the module's docstring.
 
@@ -61,12 +63,18 @@ def write_selection(adata, task: Task, selection: Selection, params: dict | None
     task : Task
         The selection problem (its label column is the obs column grouped by).
     selection : Selection
+        The selection made on ``task``.
     params : dict, optional
         The run's record (:attr:`fsengine.runs.RunResult.params`): the method's parameters
         go into the uns entry's ``params`` (a marker test's ``direction``, say); without
         it, a marker test's default direction is assumed.
+    key : str, optional
+        The uns entry's key and the var columns' prefix (``{key}_selected``, ...), so that
+        two runs of one method are kept side by side; default: the entry
+        ``fsengine_{method}`` (:func:`uns_key`) and the columns ``{method}_selected``, ...
     """
     method = selection.method
+    prefix = method if key is None else key
     if list(map(str, adata.var_names)) != list(task.names):
         raise FSEngineError(
             "the selection was made on other genes than the AnnData object's var_names"
@@ -76,9 +84,9 @@ def write_selection(adata, task: Task, selection: Selection, params: dict | None
     score = np.full(len(task.names), np.nan)
     rank[list(selection.columns)] = np.arange(1, len(selection) + 1)
     score[list(selection.columns)] = selection.scores
-    adata.var[f"{method}_selected"] = ~np.isnan(rank)
-    adata.var[f"{method}_rank"] = rank
-    adata.var[f"{method}_score"] = score
+    adata.var[f"{prefix}_selected"] = ~np.isnan(rank)
+    adata.var[f"{prefix}_rank"] = rank
+    adata.var[f"{prefix}_score"] = score
     groupby = task.label_column or "class"
     if groupby not in adata.obs or group not in set(map(str, adata.obs[groupby])):
         raise FSEngineError(
@@ -118,7 +126,7 @@ def write_selection(adata, task: Task, selection: Selection, params: dict | None
         entry["scores"] = np.rec.fromarrays(
             [np.asarray(table["scores"][columns], dtype=np.float32)], names=[group]
         )
-    adata.uns[uns_key(method)] = entry
+    adata.uns[uns_key(method) if key is None else key] = entry
 
 
 def select(
@@ -128,6 +136,7 @@ def select(
     method: str = "kofsd",
     *,
     top: int | None = None,
+    key_added: str | None = None,
     **params,
 ) -> RunResult:
     """Select genes of ``adata`` for one class of ``obs[groupby]`` against the rest, and
@@ -151,6 +160,9 @@ def select(
     top : int, optional
         A ranker's number of genes (default: 50, or every gene when there are fewer); an
         online selector decides its own.
+    key_added : str, optional
+        The uns entry's key and the var columns' prefix (:func:`write_selection`); default:
+        ``fsengine_{method}`` and ``{method}_``.
     **params
         The method's parameters. A selector with a ``ties`` parameter (K-OFSD, SFSF,
         OSFS-ET) not given one takes the order-invariant ``"average"`` on counts (a sparse,
@@ -176,7 +188,7 @@ def select(
             params["ties"], why = proposed["ties"]
             notes = (why,)
     result = run_selection(task, None, method, top=top, **params)
-    write_selection(adata, task, result.selection, result.params)
+    write_selection(adata, task, result.selection, result.params, key=key_added)
     raw_counts = counts_warning(task.X, [method])
     result = dataclasses.replace(
         result, warnings=(*notes, *result.warnings, *((raw_counts,) if raw_counts else ()))

@@ -32,7 +32,8 @@ LAYERS = [
     (3, r"fsengine\.(genes|gene_figures)$"),  # the Genes view: over data and evaluation
     (3, r"fsengine\.estimates$"),  # how long a run takes: over the registry
     (4, r"fsengine\.(export|report|adata|cli(\..*)?|__main__)$"),
-    (5, r"fsengine\.api$"),  # the public face's functions: over adata, runs and evaluation
+    # the public face: its functions (over adata, runs and evaluation) and scanpy's tl, get, pl
+    (5, r"fsengine\.(api|tl|get|pl)$"),
     (5, r"fsengine$"),
 ]
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 import inspect
 import json
 import re
+import warnings
 
 import numpy as np
 import pytest
 
 import fsengine as fs
-from conftest import SAMPLE
+from conftest import ROOT, SAMPLE
 from fsengine import adata as fs_adata
 from fsengine.cli import main
 from fsengine.evaluation import sweep_k, sweep_top
@@ -169,3 +170,82 @@ def test_methods_lists_what_the_command_lists(capsys):
     kofsd = table.loc["kofsd"]
     assert kofsd["label"] == "K-OFSD" and kofsd["kind"] == "online"
     assert "k=" in kofsd["parameters"] and "alpha=" in kofsd["parameters"]
+
+
+PBMC = ROOT / "tests" / "data" / "pbmc68k_reduced.h5ad"
+NAIVE = "CD4+/CD45RA+/CD25- Naive T"
+SCANPY_FACE = [
+    (module, name) for module in ("tl", "get", "pl") for name in getattr(fs, module).__all__
+]
+
+
+def _pbmc():
+    anndata = pytest.importorskip("anndata")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return anndata.read_h5ad(PBMC)
+
+
+@pytest.mark.parametrize(("module", "name"), SCANPY_FACE)
+def test_the_scanpy_face_takes_adata_first_then_keywords_and_documents_them(module, name):
+    function = getattr(getattr(fs, module), name)
+    parameters = list(inspect.signature(function).parameters.values())
+    assert parameters[0].name == "adata"
+    assert all(
+        p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD) or p.name == "key" for p in parameters[1:]
+    ), name
+    doc = inspect.getdoc(function)
+    assert not {p.name for p in parameters} - _documented(doc), name
+    assert re.search(r"\nReturns\n-+\n", doc), name
+
+
+def test_tl_select_writes_what_the_anndata_door_writes_under_its_key():
+    mine, theirs = _pbmc(), _pbmc()
+    assert (
+        fs.tl.select(
+            mine, groupby="bulk_labels", group=NAIVE, method="welch", top=12, key_added="naive"
+        )
+        is None
+    )
+    behind = fs_adata.select(theirs, "bulk_labels", NAIVE, "welch", top=12)
+    assert np.array_equal(mine.var["naive_rank"], theirs.var["welch_rank"], equal_nan=True)
+    assert "fsengine_welch" not in mine.uns and "naive" in mine.uns
+    table = fs.get.selection_df(mine, "naive")
+    assert list(table["names"]) == list(behind.selection.features)
+    # scanpy's own getter reads the same entry alike
+    scanpy = pytest.importorskip("scanpy")
+    theirs_table = scanpy.get.rank_genes_groups_df(mine, group=NAIVE, key="naive")
+    assert list(theirs_table["names"]) == list(table["names"])
+    assert np.allclose(theirs_table["pvals_adj"], table["pvals_adj"], equal_nan=True)
+
+
+def test_tl_select_with_copy_leaves_the_object_alone():
+    adata = _pbmc()
+    before = list(adata.var.columns), set(adata.uns)
+    copy = fs.tl.select(
+        adata, groupby="bulk_labels", group=NAIVE, method="fisher", top=5, copy=True
+    )
+    assert (list(adata.var.columns), set(adata.uns)) == before
+    assert copy is not adata and copy.var["fisher_selected"].sum() == 5
+
+
+def test_pl_draws_the_selected_genes_of_the_entry():
+    adata = _pbmc()
+    fs.tl.select(adata, groupby="bulk_labels", group=NAIVE, method="welch", top=10)
+    genes = list(fs.get.selection_df(adata, "fsengine_welch")["names"])
+    heat = fs.pl.heatmap(adata, key="fsengine_welch", n_genes=4)
+    assert {str(g) for trace in heat.data for g in (trace.y if trace.y is not None else ())} >= set(
+        genes[:4]
+    )
+    panels = fs.pl.violin(adata, key="fsengine_welch", n_genes=3)
+    titles = " ".join(a.text for a in panels.layout.annotations)
+    assert all(g in titles for g in genes[:3]) and genes[3] not in titles
+
+
+def test_a_missing_entry_is_named_with_the_ones_held():
+    adata = _pbmc()
+    fs.tl.select(adata, groupby="bulk_labels", group=NAIVE, method="fisher", top=5)
+    with pytest.raises(fs.FSEngineError, match="no selection under 'kofsd'.*'fsengine_fisher'"):
+        fs.get.selection_df(adata, "kofsd")
+    with pytest.raises(fs.FSEngineError, match="no selection under 'rank_genes_groups'"):
+        fs.pl.heatmap(adata, key="rank_genes_groups")  # scanpy's, laid out alike: not ours
