@@ -2,15 +2,16 @@
 
 Parametrized by the registry (:data:`fsengine.methods.REGISTRY`): a method added there is
 checked here with no edit. The values a test uses are derived from the method's
-specification (its defaults, ranges and choices), not written per method.
+specification (its defaults, ranges and choices), not written per method. The online
+selectors' contract is the shipped one (:mod:`fsengine.testing`, which people who write
+their own selector run on it); the rest here is the registry's and the command line's.
 """
 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
-import math
-import pickle
 
 import numpy as np
 import pytest
@@ -21,22 +22,22 @@ from fsengine.data import Dataset
 from fsengine.errors import FSEngineError
 from fsengine.export import events_to_csv, select_arguments, trace_columns
 from fsengine.methods import METHODS, ONLINE_METHODS, REGISTRY, get_method
-from fsengine.online import StreamEvent, feature_order, stream_events
+from fsengine.online import KOFSD
 from fsengine.runs import run_selection
-
-N_SAMPLES, N_FEATURES = 30, 48
+from fsengine.testing import (
+    CHECKS,
+    N_FEATURES,
+    N_SAMPLES,
+    bad_values,
+    check_selector,
+    contract_data,
+    varied_params,
+)
 
 
 def _matrix(seed: int = 0):
-    """Tie-heavy, rounded data with a few informative columns: what users upload."""
-    rng = np.random.default_rng(seed)
-    y = np.zeros(N_SAMPLES, dtype=np.int8)
-    y[rng.choice(N_SAMPLES, 9, replace=False)] = 1
-    X = np.round(rng.normal(size=(N_SAMPLES, N_FEATURES)), 1)
-    X[:, ::5] += 1.5 * y[:, None]
-    X[:, 7] = X[:, 3]  # an exact copy
-    X[:, 11] = 2.0  # a constant
-    return X, y, [f"g{j}" for j in range(N_FEATURES)]
+    """:func:`fsengine.testing.contract_data`: rounded values, a copied and a constant column."""
+    return contract_data("rounded", seed)
 
 
 def _dataset(seed: int = 0) -> Dataset:
@@ -59,90 +60,73 @@ def _write_csv(folder):
     return path
 
 
-def _same(a, b) -> bool:
-    """Equal events or selections, NaN equal to NaN (repr writes every float exactly)."""
-    return repr(a) == repr(b)
-
-
-def _other_value(param):
-    """A valid value different from the default, from the spec alone."""
-    if param.kind == "choice":
-        return [c for c in param.choices if c != param.default][-1]
-    if param.kind == "bool":
-        return not param.default
-    if param.kind == "int":
-        base = param.default if param.default is not None else param.low
-        high = param.high(N_SAMPLES) if callable(param.high) else param.high
-        value = base + 1
-        return value if high is None or value <= high else base - 1
-    low = param.low if math.isfinite(param.low) else param.default - 1
-    high = param.high if math.isfinite(param.high) else param.default + 1
-    return (
-        (param.default + (high if param.default < high else low)) / 2
-        if low <= param.default <= high
-        else (low + high) / 2
-    )
-
-
-def _bad_values(param):
-    """Values the spec refuses."""
-    if param.kind == "choice":
-        return ["no-such-choice", 3]
-    if param.kind == "bool":
-        return ["yes", 2]
-    if param.kind == "int":
-        high = param.high(N_SAMPLES) if callable(param.high) else param.high
-        bad = [param.low - 1, 2.5, "7", True]
-        return bad + ([high + 1] if high is not None else [])
-    bad = [float("nan"), "0.5", True]
-    if math.isfinite(param.low):
-        bad.append(param.low - 1.0 if not param.low_open else param.low)
-    if math.isfinite(param.high):
-        bad.append(param.high + 1.0 if not param.high_open else param.high)
-    return bad
-
-
-def _varied_params(name: str) -> dict:
-    """Every parameter of the method at a valid value other than its default (those that
-    apply only with another value are varied too when they then apply)."""
+def _variants(name: str) -> list[dict]:
+    """The parameters an online selector is checked under: its defaults, and each tie rule
+    of a selector that has them (only ``ties="average"`` promises a result independent of
+    the rows' order)."""
     spec = get_method(name).spec
-    values = {n: _other_value(p) for n, p in spec.parameters.items()}
-    # Parameters that apply only under a choice: keep that choice so that they apply.
-    for p in spec.parameters.values():
-        if p.when is not None and values.get(p.when[0]) not in p.when[1]:
-            values[p.when[0]] = p.when[1][0]
-    if "gamma1" in values and "gamma2" in values and values["gamma2"] >= values["gamma1"]:
-        values["gamma2"] = values["gamma1"] / 2
-    return values
+    ties = spec.parameters.get("ties")
+    return [{}] + ([{"ties": rule} for rule in ties.choices] if ties is not None else [])
 
 
-@pytest.mark.parametrize("name", ONLINE_METHODS)
-@pytest.mark.parametrize("chunk", [1, 7, 256])
-def test_step_equals_step_many(name, chunk):
-    X, y, names = _matrix()
-    method = get_method(name)
-    one = method.selector().start(y, n_features=N_FEATURES)  # as select announces it
-    singles = [one.step(X[:, j], names[j], j) for j in range(N_FEATURES)]
-    started = method.selector().start(y, n_features=N_FEATURES)
-    many = list(stream_events(started, X, names, chunk=chunk))
-    assert _same(singles, many)
-    assert _same(one.finish(), method.select(X, y, names).selection)
+CONTRACT = [
+    pytest.param(
+        name, params, check, id=f"{name}-{'-'.join(params.values()) or 'default'}-{check.__name__}"
+    )
+    for name in ONLINE_METHODS
+    for params in _variants(name)
+    for check in CHECKS
+]
 
 
-@pytest.mark.parametrize("name", ONLINE_METHODS)
-def test_random_order_with_a_seed_is_reproducible(name):
-    X, y, names = _matrix(1)
-    method = get_method(name)
-    first = method.select(X, y, names, order="random", seed=5, events=True)
-    again = method.select(X, y, names, order="random", seed=5, events=True)
-    assert _same(first.selection, again.selection) and _same(first.events, again.events)
-    assert [e.column for e in first.events] == feature_order(N_FEATURES, "random", 5).tolist()
+class Forgetful(KOFSD):
+    """Broken: ``step_many`` forgets the selected set after each block."""
+
+    def step_many(self, block, names=None, columns=None):
+        events = super().step_many(block, names, columns)
+        self._set_selected((), ())
+        return events
+
+
+class Sticky(KOFSD):
+    """Broken: its clone is itself, state and all."""
+
+    def clone(self):
+        return self
+
+
+class Misnamed(KOFSD):
+    """Broken: an event names another column than the feature's."""
+
+    def step_many(self, block, names=None, columns=None):
+        events = super().step_many(block, names, columns)
+        return [dataclasses.replace(event, column=-1) for event in events]
+
+
+@pytest.mark.parametrize(("name", "params", "check"), CONTRACT)
+def test_every_online_selector_keeps_the_shipped_contract(name, params, check):
+    check(get_method(name).selector(**params))
+
+
+def test_check_selector_finds_a_broken_selector():
+    """The shipped checks fail where they should: a selector whose ``step_many`` forgets
+    the set, one whose clone keeps its state, one whose event names another column."""
+
+    expected = {
+        Forgetful: "check_step_equals_step_many",
+        Sticky: "check_pickle_and_clone",
+        Misnamed: "check_events",
+    }
+    for broken, check in expected.items():
+        with pytest.raises(AssertionError, match=f"^{check}: "):
+            check_selector(broken(k=3))
+    check_selector(KOFSD(k=3))  # the unbroken one passes
 
 
 @pytest.mark.parametrize("name", METHODS)
 def test_parameters_round_trip_through_spec_cli_and_command_line(name):
     method = get_method(name)
-    given = _varied_params(name)
+    given = varied_params(get_method(name).spec)
     checked = method.spec.check(given, n_samples=N_SAMPLES)
     assert checked == given and method.spec.check(checked) == checked
     result = run_selection(
@@ -163,7 +147,7 @@ def test_every_bad_parameter_names_itself(name):
     spec = get_method(name).spec
     X, y, names = _matrix()
     for param in spec.parameters.values():
-        for bad in _bad_values(param):
+        for bad in bad_values(param):
             with pytest.raises(FSEngineError) as caught:
                 if spec.online:
                     get_method(name).selector(**{param.name: bad}).start(y)
@@ -198,40 +182,6 @@ def test_bad_parameter_on_the_command_line_is_one_line_naming_the_flag(name, tmp
         )
         err = capsys.readouterr().err
         assert code == 2 and err.count("\n") == 1 and param.cli_flag in err, err
-
-
-@pytest.mark.parametrize("name", ONLINE_METHODS)
-def test_selector_pickles_and_clones(name):
-    X, y, names = _matrix()
-    method = get_method(name)
-    params = _varied_params(name)
-    selector = method.selector(**params)
-    assert selector.get_params() == method.spec.check(params)
-    assert pickle.loads(pickle.dumps(selector)).get_params() == selector.get_params()
-    twin = selector.clone()
-    assert twin is not selector and twin.get_params() == selector.get_params()
-    selector.start(y)
-    first = list(stream_events(selector, X[:, :20], names[:20]))
-    copy = pickle.loads(pickle.dumps(selector))  # mid-stream state survives
-    rest = [X[:, 20:], names[20:], list(range(20, N_FEATURES))]
-    assert _same(selector.step_many(*rest), copy.step_many(*rest))
-    assert _same(selector.finish(), copy.finish())
-    fresh = twin.start(y)  # a clone starts from nothing
-    assert _same(list(stream_events(fresh, X[:, :20], names[:20])), first)
-
-
-@pytest.mark.parametrize("name", ONLINE_METHODS)
-def test_events_carry_the_declared_columns(name):
-    X, y, names = _matrix()
-    method = get_method(name)
-    events = method.select(X, y, names, events=True).events
-    assert len(events) == N_FEATURES
-    own = method.trace_columns()
-    for event in events:
-        assert isinstance(event, method.spec.event) and isinstance(event, StreamEvent)
-        assert event.action in method.spec.actions
-        assert all(hasattr(event, column) for column in own)
-    assert {e.action for e in events} - set(method.spec.actions) == set()
 
 
 @pytest.mark.parametrize("name", ONLINE_METHODS)
