@@ -122,3 +122,36 @@ def test_readme_study_manifest_is_valid(tmp_path):
     assert study.methods == ("kofsd", "osfs", "fisher", "relieff")
     assert [d.minority for d in study.datasets] == ["2"]
     assert study.params["kofsd"]["k"] == 7
+
+
+def _layout_names() -> set[str]:
+    """The modules and packages the README's layout names under ``fsengine/``: the names
+    ending in ``.py`` or ``/`` at the start of its indented lines (``tl.py, get.py,``)."""
+    layout = ROOT.joinpath("README.md").read_text(encoding="utf-8").split("\n## Layout\n")[1]
+    block = layout.split("```")[1]
+    lines = block.split("\nfsengine/", 1)[1].split("\n")[1:]
+    names = set()
+    for line in lines:
+        if not line.startswith("  "):
+            break  # the next top-level entry
+        if line.startswith("   "):
+            continue  # a description's continuation
+        head = line.strip().split("  ")[0]
+        names.update(n.strip() for n in head.split(",") if n.strip().endswith((".py", "/")))
+    return names
+
+
+def test_the_readmes_layout_names_every_module_and_nothing_else():
+    """The layout is written by hand: every public module and package of the library is in
+    it, and every name in it exists (it once said ten rankers after there were twelve)."""
+    package = ROOT / "fsengine"
+    present = {
+        p.name + ("/" if p.is_dir() else "")
+        for p in package.iterdir()
+        if (p.suffix == ".py" or (p.is_dir() and (p / "__init__.py").exists()))
+        and not p.name.startswith("__")
+        and not (p.name.startswith("_") and p.suffix == ".py")
+    }
+    named = _layout_names()
+    assert named - present == set(), "named in the layout, not in fsengine/"
+    assert present - named == set(), "in fsengine/, not named in the README's layout"
