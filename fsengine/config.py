@@ -22,7 +22,16 @@ from contextlib import contextmanager
 from fsengine.errors import FSEngineError, is_integer_in
 
 _settings: dict = {"kernel_threads": None, "compiled": None}
-_UNCHANGED = object()
+
+
+class _Unchanged:
+    """The default of :func:`set_config`'s keywords: the setting is left as it is."""
+
+    def __repr__(self) -> str:
+        return "unchanged"
+
+
+_UNCHANGED = _Unchanged()
 
 
 def get_config() -> dict:

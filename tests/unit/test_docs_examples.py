@@ -5,6 +5,7 @@ A Python block that is only an excerpt of a longer script (names defined elsewhe
 so on the line before its fence, ``<!-- excerpt: why -->``; every other block is run.
 """
 
+import importlib.util
 import re
 import subprocess
 import sys
@@ -155,3 +156,16 @@ def test_the_readmes_layout_names_every_module_and_nothing_else():
     named = _layout_names()
     assert named - present == set(), "named in the layout, not in fsengine/"
     assert present - named == set(), "in fsengine/, not named in the README's layout"
+
+
+def test_the_api_reference_is_current():
+    """docs/API.md is what docs/make_api.py writes from the public face's docstrings."""
+    spec = importlib.util.spec_from_file_location("make_api", ROOT / "docs" / "make_api.py")
+    make_api = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_api)
+    written = (ROOT / "docs" / "API.md").read_text(encoding="utf-8")
+    assert written == make_api.api_markdown(), (
+        "docs/API.md is out of date: .venv/bin/python docs/make_api.py > docs/API.md"
+    )
+    for name in ("fs.select(", "fs.tl.select(", "class `fs.KOFSD(", "check_selector("):
+        assert name in written
