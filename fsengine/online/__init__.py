@@ -8,32 +8,31 @@ OSFS, Fast-OSFS, SAOLA, group SAOLA), ``_zhou`` (OFS-A3M, OFS-Density, RHOFS, SF
 OSFS-ET), ``_infotheo`` (SFS-FI, OSSFS-DD), ``_ofsfpd`` (OFS-FPD), ``_cieosfs``
 (CIE-OSFS) and ``_grafting`` (Grafting). A selector is registered once, in
 :data:`SELECTORS`.
+
+``__all__`` is the public part: the selectors, their events, the stream and the order of
+the rows. The names imported as themselves (``gene_pass as gene_pass``) are for the
+library's own modules and tests (the gene pass on Dask, a stream's snapshot, the
+neighbour rules), which may not import a private module of another package.
 """
 
 from fsengine.online._cieosfs import CIEOSFS, CIEOSFSEvent
 from fsengine.online._grafting import Grafting, GraftingEvent
 from fsengine.online._infotheo import OSSFSDD, SFSFI, OSSFSDDEvent, SFSFIEvent
+from fsengine.online._kofsd import ACTION_CODES as ACTION_CODES
 from fsengine.online._kofsd import (
-    ACTION_CODES,
-    CARD_NAMES,
     KOFSD,
-    CardConsistency,
-    CardDistance,
-    CardImbalanced,
-    CardWeight,
-    GeneParallelRun,
-    GenePass,
     KOFSDEvent,
-    dependency_from_cards,
-    gene_parallel_selection,
-    gene_pass,
-    k_warning,
-    make_card,
-    nearest_neighbours,
-    pairwise_distances,
     run_kofsd,
     run_kofsd_for_ks,
 )
+from fsengine.online._kofsd import CardConsistency as CardConsistency
+from fsengine.online._kofsd import CardDistance as CardDistance
+from fsengine.online._kofsd import CardImbalanced as CardImbalanced
+from fsengine.online._kofsd import CardWeight as CardWeight
+from fsengine.online._kofsd import gene_parallel_selection as gene_parallel_selection
+from fsengine.online._kofsd import gene_pass as gene_pass
+from fsengine.online._kofsd import nearest_neighbours as nearest_neighbours
+from fsengine.online._kofsd import pairwise_distances as pairwise_distances
 from fsengine.online._lofs import (
     OSFS,
     SAOLA,
@@ -46,24 +45,25 @@ from fsengine.online._lofs import (
     SAOLAEvent,
 )
 from fsengine.online._ofsfpd import OFSFPD, OFSFPDEvent
-from fsengine.online._snapshot import decode_state, encode_state
+from fsengine.online._snapshot import decode_state as decode_state
+from fsengine.online._snapshot import encode_state as encode_state
 from fsengine.online._stream import (
     ORDERS,
     Selection,
     StreamEvent,
     StreamingSelector,
-    event_columns,
     feature_order,
     stream_events,
     stream_selection,
 )
+from fsengine.online._stream import event_columns as event_columns
 from fsengine.online._tie_average import (
     TIES,
-    NeighbourRule,
     OrderDependence,
     order_dependence,
     ties_default,
 )
+from fsengine.online._tie_average import NeighbourRule as NeighbourRule
 from fsengine.online._zhou import (
     OFSA3M,
     OSFSET,
@@ -99,14 +99,23 @@ SELECTORS = (
 )
 
 __all__ = [
-    "TIES",
-    "NeighbourRule",
-    "OrderDependence",
-    "order_dependence",
-    "ties_default",
-    "decode_state",
-    "encode_state",
+    # the selectors, in the order of SELECTORS, and their events
     "SELECTORS",
+    "KOFSD",
+    "KOFSDEvent",
+    "OFSFPD",
+    "OFSFPDEvent",
+    "CIEOSFS",
+    "CIEOSFSEvent",
+    "AlphaInvesting",
+    "AlphaInvestingEvent",
+    "OSFS",
+    "OSFSEvent",
+    "FastOSFS",
+    "SAOLA",
+    "SAOLAEvent",
+    "GroupSAOLA",
+    "GroupSAOLAEvent",
     "OFSA3M",
     "OFSA3MEvent",
     "OFSDensity",
@@ -123,44 +132,19 @@ __all__ = [
     "OSSFSDDEvent",
     "Grafting",
     "GraftingEvent",
-    "FastOSFS",
-    "OSFS",
-    "OSFSEvent",
-    "AlphaInvesting",
-    "AlphaInvestingEvent",
-    "GroupSAOLA",
-    "GroupSAOLAEvent",
-    "SAOLA",
-    "SAOLAEvent",
-    "ACTION_CODES",
-    "CARD_NAMES",
-    "CIEOSFS",
-    "CIEOSFSEvent",
-    "OFSFPD",
-    "OFSFPDEvent",
-    "CardConsistency",
-    "CardDistance",
-    "CardImbalanced",
-    "CardWeight",
-    "KOFSD",
-    "KOFSDEvent",
+    # the interface and the stream
     "ORDERS",
     "Selection",
     "StreamEvent",
     "StreamingSelector",
-    "event_columns",
-    "dependency_from_cards",
     "feature_order",
-    "gene_parallel_selection",
-    "gene_pass",
-    "GenePass",
-    "GeneParallelRun",
-    "k_warning",
-    "make_card",
-    "nearest_neighbours",
-    "pairwise_distances",
-    "run_kofsd",
-    "run_kofsd_for_ks",
     "stream_events",
     "stream_selection",
+    "run_kofsd",
+    "run_kofsd_for_ks",
+    # the order of the rows
+    "TIES",
+    "OrderDependence",
+    "order_dependence",
+    "ties_default",
 ]

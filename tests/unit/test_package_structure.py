@@ -7,6 +7,7 @@ line's)."""
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import json
 import re
@@ -249,3 +250,48 @@ def test_a_missing_entry_is_named_with_the_ones_held():
         fs.get.selection_df(adata, "kofsd")
     with pytest.raises(fs.FSEngineError, match="no selection under 'rank_genes_groups'"):
         fs.pl.heatmap(adata, key="rank_genes_groups")  # scanpy's, laid out alike: not ours
+
+
+PUBLIC_MODULES = (
+    "fsengine",
+    "fsengine.online",
+    "fsengine.rankers",
+    "fsengine.evaluation",
+    "fsengine.sklearn",
+    "fsengine.tl",
+    "fsengine.get",
+    "fsengine.pl",
+    "fsengine.testing",
+)
+
+
+@pytest.mark.parametrize("path", PUBLIC_MODULES)
+def test_each_public_modules_all_names_documented_public_objects(path):
+    module = importlib.import_module(path)
+    assert len(module.__all__) == len(set(module.__all__)), path
+    for name in module.__all__:
+        obj = getattr(module, name)  # every name resolves
+        assert name == "__version__" or not name.startswith("_"), (path, name)
+        if inspect.isfunction(obj) or inspect.isclass(obj):
+            assert inspect.getdoc(obj), f"{path}.{name} has no docstring"
+
+
+def test_the_online_packages_all_holds_no_kofsd_internals():
+    """The selectors, their events, the stream and the rows' order; not K-OFSD's cards,
+    neighbour lists or gene pass (importable for the library's own modules)."""
+    internals = {
+        "ACTION_CODES",
+        "CardConsistency",
+        "gene_pass",
+        "gene_parallel_selection",
+        "nearest_neighbours",
+        "pairwise_distances",
+        "decode_state",
+        "encode_state",
+        "NeighbourRule",
+    }
+    online = importlib.import_module("fsengine.online")
+    assert internals.isdisjoint(online.__all__)
+    assert all(hasattr(online, name) for name in internals)
+    assert {cls.__name__ for cls in SELECTORS} <= set(online.__all__)
+    assert {cls.spec.event.__name__ for cls in SELECTORS} - {"StreamEvent"} <= set(online.__all__)
