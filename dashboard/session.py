@@ -43,7 +43,7 @@ def preprocessing_changes(params: dict | None) -> dict:
     return {k: v for k, v in PREPROCESSING.record(checked).items() if v != defaults[k]}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LoadedData:
     """What the user loaded: the raw bytes and options (to reload) and the result.
 
@@ -229,18 +229,18 @@ def load_into_session(
         sha256,
     )
     loaded = LoadedData(
-        name,
-        raw,
-        label,
-        transpose,
-        drop_constant,
-        dataset,
-        sha256,
-        samples,
-        samples_name,
-        changes,
-        sample_groups,
-        anndata,
+        name=name,
+        raw=raw,
+        label=label,
+        transpose=transpose,
+        drop_constant=drop_constant,
+        dataset=dataset,
+        sha256=sha256,
+        samples=samples,
+        samples_name=samples_name,
+        preprocessing=changes,
+        sample_groups=sample_groups,
+        anndata=anndata,
     )
     previous = st.session_state.get("data")
     st.session_state["data"] = loaded
