@@ -637,8 +637,38 @@ def remember(store: str, key: str):
     return callback
 
 
-def persisted(store: str, key: str) -> dict:
-    """Widget keywords: ``key`` and the ``on_change`` callback that remembers its value."""
+#: Session key: widget key -> the bounds or options it was last drawn with (:func:`persisted`).
+DRAWN_BOUNDS = "_drawn_bounds"
+
+
+def persisted(store: str, key: str, bounds: tuple | None = None) -> dict:
+    """Widget keywords: ``key`` and the ``on_change`` callback that remembers its value.
+
+    Parameters
+    ----------
+    store : str
+        The page's store of remembered values.
+    key : str
+        The widget's key.
+    bounds : tuple, optional
+        A slider's bounds, when they can change while the page is shown (a K slider
+        bounded by the smallest training half, which the splits' seed changes).
+        Streamlit names a keyed slider by its key and its bounds (its other widgets by
+        their key alone): with new bounds it is a new widget, which would start at its
+        default although the key still holds the value (and :func:`assign_widget` then
+        leaves it). When the bounds differ from the last drawing's, the value is set
+        again, to be drawn with them.
+
+    Returns
+    -------
+    dict
+        ``key`` and ``on_change``.
+    """
+    if bounds is not None:
+        drawn = st.session_state.setdefault(DRAWN_BOUNDS, {})
+        if drawn.get(key) != bounds and key in st.session_state:
+            st.session_state[key] = st.session_state[key]
+        drawn[key] = bounds
     return {"key": key, "on_change": remember(store, key)}
 
 

@@ -98,7 +98,8 @@ def _help(param: Param) -> str:
 
 
 def _draw(param: Param, key: str, store: str | None, n_samples: int, container):
-    keep = session.persisted(store, key) if store else {"key": key}
+    bounds = _int_bounds(param, n_samples) if param.kind == "int" else None  # a slider's
+    keep = session.persisted(store, key, bounds) if store else {"key": key}
     label = param.label[0].upper() + param.label[1:]
     if param.kind == "choice":
         return container.selectbox(

@@ -10,15 +10,19 @@ command line's and the dashboard's: :func:`select` onto :func:`fsengine.runs.run
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from fsengine import adata as _adata
 from fsengine.data import Dataset
-from fsengine.errors import FSEngineError
+from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.evaluation import Evaluation, sweep_top, sweep_values
 from fsengine.evaluation.protocol import Progress
 from fsengine.methods import RunResult, method_descriptions
 from fsengine.runs import run_selection
 from fsengine.task import Task
+
+if TYPE_CHECKING:
+    from anndata import AnnData
 
 __all__ = ["methods", "select", "sweep"]
 
@@ -32,7 +36,7 @@ def _is_anndata(data) -> bool:
 
 
 def select(
-    data: Task | Dataset,
+    data: Task | Dataset | AnnData,
     method: str = "kofsd",
     *,
     minority=None,
@@ -86,9 +90,9 @@ def select(
 
 def sweep(
     data: Task | Dataset,
-    minority=None,
-    *,
     method: str | Sequence[str] = "kofsd",
+    *,
+    minority=None,
     over: str = "k",
     values: Sequence,
     n_splits: int = 20,
@@ -102,11 +106,13 @@ def sweep(
 
     Parameters
     ----------
-    data, minority
-        A task, or a data set and the class to select for (as :func:`fsengine.evaluate`).
+    data : Task or Dataset
+        A task, or a data set (as :func:`select`).
     method : str or sequence of str
         An online selector whose parameter ``over`` is swept; with ``over="top"``, one or
         more rankers.
+    minority : optional
+        With a data set: the class to select for (default: the data set's).
     over : str
         The parameter swept (``"k"``, ``"alpha"``, ...: :func:`methods` lists each
         method's), or ``"top"``: the rankers' number of features.
@@ -125,15 +131,23 @@ def sweep(
     ------
     FSEngineError
         For an online selector swept over ``"top"``, a ranker over a parameter, an unknown
-        parameter or a value out of its range.
+        parameter or a value out of its range (of ``"top"``: not a whole number of 1 or
+        more).
     """
     if over == "top":
         methods_ = [method] if isinstance(method, str) else list(method)
+        tops = list(values)
+        wrong = [v for v in tops if not is_integer_in(v, 1)]
+        if wrong:
+            raise FSEngineError(
+                f"the values of top are numbers of features (1 or more); got {wrong[0]!r}",
+                parameter="values",
+            )
         return sweep_top(
             data,
             minority,
             methods_,
-            [int(v) for v in values],
+            [int(v) for v in tops],
             n_splits=n_splits,
             seed=seed,
             params=params,

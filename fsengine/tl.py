@@ -12,6 +12,7 @@ from __future__ import annotations
 import warnings
 
 from fsengine import adata as _adata
+from fsengine.errors import FSEngineError
 
 __all__ = ["select"]
 
@@ -47,7 +48,8 @@ def select(
     top : int, optional
         A ranker's number of genes (default 50); an online selector decides its own.
     copy : bool
-        Work on a copy of ``adata`` and return it.
+        Work on a copy of ``adata`` and return it (not for an object opened backed: the
+        copy would be in memory).
     **params
         The method's parameters (``k``, ``alpha``, ``ties``, ...).
 
@@ -58,6 +60,11 @@ def select(
         run's notes (the tie rule chosen for counts, a ranker on raw counts) are issued
         as :class:`UserWarning`.
     """
+    if copy and getattr(adata, "isbacked", False):
+        raise FSEngineError(
+            "copy=True copies the whole object into memory, and this one is opened backed "
+            "(its X on disk): select in place (copy=False), or open it without backed='r'"
+        )
     target = adata.copy() if copy else adata
     result = _adata.select(target, groupby, group, method, top=top, key_added=key_added, **params)
     for note in result.warnings:

@@ -204,7 +204,7 @@ if parameter is not None:
                 "K range" if is_k else f"Values of {parameter}",
                 first,
                 last,
-                **session.persisted(WIDGETS, values_key),
+                **session.persisted(WIDGETS, values_key, (first, last)),
                 help=(
                     "K-OFSD's neighbourhood size; every K in the range is computed in one go."
                     if is_k
@@ -413,7 +413,7 @@ if top_max > 1:
         "Top-k range",
         1,
         top_max,
-        **session.persisted(WIDGETS, "sweep_tops"),
+        **session.persisted(WIDGETS, "sweep_tops", (1, top_max)),
         help="Every ranker keeps its k best features, for every k in the range.",
     )
 tops = tuple(range(st.session_state["sweep_tops"][0], st.session_state["sweep_tops"][1] + 1))

@@ -156,3 +156,22 @@ def test_compare_warns_when_the_groups_allow_fewer_splits_than_asked():
     assert repeated[0].startswith("The 6 sample groups allow only 12 distinct splits")
     at.slider(key="compare_splits").set_value(12).run()
     assert not [w.value for w in at.warning if "distinct splits" in w.value]
+
+
+def test_a_k_range_set_by_the_user_stays_when_the_seed_moves_its_bound(grouped):
+    """Streamlit names a keyed slider by its bounds too: a new seed draws other halves, the
+    K range's upper bound moves, and the slider is a new widget. The range the user set
+    stays (found by a review: it fell back to the whole range for one run once the page
+    stopped setting every value in every run)."""
+    at = grouped
+    at.switch_page("views/sweep.py").run()
+    at.slider(key="sweep_splits").set_value(2).run()
+    seeds = [s for s in range(1, 20) if _smallest_half(2, s) != _smallest_half(2, 0)]
+    assert seeds, "no seed moves the bound"
+    at.slider(key="sweep_ks").set_value((3, 6)).run()
+    before = at.slider(key="sweep_ks").max
+    at.number_input(key="sweep_seed").set_value(seeds[0]).run()
+    assert not at.exception
+    k_range = at.slider(key="sweep_ks")
+    assert k_range.max == _smallest_half(2, seeds[0]) - 1 != before
+    assert k_range.value == (3, 6) and at.session_state["sweep_ks"] == (3, 6)

@@ -157,7 +157,15 @@ def test_the_faces_refusals_name_the_problem():
     with pytest.raises(fs.FSEngineError, match="groupby names an obs column"):
         fs.select(dataset, "kofsd", groupby="cell_type")
     with pytest.raises(fs.FSEngineError, match="one method"):
-        fs.sweep(dataset, 2, method=["kofsd", "ofs-fpd"], over="k", values=[3])
+        fs.sweep(dataset, ["kofsd", "ofs-fpd"], minority=2, over="k", values=[3])
+    with pytest.raises(fs.FSEngineError, match="numbers of features"):
+        fs.sweep(dataset, "fisher", minority=2, over="top", values=[5, "ten"])
+    with pytest.raises(fs.FSEngineError, match="opened backed"):
+        backed = anndata_backed()
+        try:
+            fs.tl.select(backed, groupby="bulk_labels", group=NAIVE, copy=True)
+        finally:
+            backed.file.close()
     with pytest.raises(fs.FSEngineError, match="is not a method"):
         fs.select(dataset, "k-ofsd")
 
@@ -178,6 +186,14 @@ NAIVE = "CD4+/CD45RA+/CD25- Naive T"
 SCANPY_FACE = [
     (module, name) for module in ("tl", "get", "pl") for name in getattr(fs, module).__all__
 ]
+
+
+def anndata_backed():
+    """The PBMC file opened backed (its X left on disk)."""
+    anndata = pytest.importorskip("anndata")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return anndata.read_h5ad(PBMC, backed="r")
 
 
 def _pbmc():
