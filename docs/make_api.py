@@ -23,7 +23,7 @@ from fsengine.online import SELECTORS
 #: (title, module path as users write it, names), in the order the reference lists them.
 SECTIONS = (
     ("Data and tasks", "fs", ("read", "Task", "Dataset")),
-    ("Selecting", "fs", ("select", "methods", "get_method", "run_selection", "run_kofsd")),
+    ("Selecting", "fs", ("select", "list_methods", "get_method", "run_selection", "run_kofsd")),
     ("Evaluating", "fs", ("evaluate", "sweep")),
     ("On AnnData objects: tools", "fs.tl", None),
     ("On AnnData objects: getters", "fs.get", None),

@@ -3,7 +3,7 @@
 ``import fsengine as fs`` gives the library's face: :func:`read` a data set (every
 format), build a :class:`Task` (one class against the rest), :func:`select` features
 (also on an AnnData object, written into it), :func:`evaluate` methods under the K-OFSD
-paper's protocol, :func:`sweep` a parameter, list the :func:`methods`; every online
+paper's protocol, :func:`sweep` a parameter, :func:`list_methods`; every online
 selector class, and the scikit-learn selectors (:mod:`fsengine.sklearn`). On AnnData
 objects, in scanpy's manner: ``fs.tl.select(adata, groupby=..., group=...)`` writes a
 selection into the object, ``fs.get.selection_df`` reads it back and ``fs.pl`` draws it.
@@ -13,7 +13,7 @@ The library never imports Streamlit; the dashboard (app.py) is a thin layer over
 
 import importlib
 
-from fsengine.api import methods, select, sweep
+from fsengine.api import list_methods, select, sweep
 from fsengine.config import config_context, get_config, set_config
 from fsengine.data import Dataset, load_dataset
 from fsengine.data import load_dataset as read
@@ -55,7 +55,7 @@ __all__ = [
     "RunResult",
     "Selection",
     "get_method",
-    "methods",
+    "list_methods",
     "run_kofsd",
     "run_selection",
     "select",

@@ -1,10 +1,10 @@
-"""The functions ``import fsengine as fs`` gives: select, sweep and list the methods.
+"""The functions ``import fsengine as fs`` gives: select, sweep and list_methods.
 
 Each is a thin door onto the function that does the work, the same code path as the
 command line's and the dashboard's: :func:`select` onto :func:`fsengine.runs.run_selection`
 (or :func:`fsengine.adata.select` for an AnnData object), :func:`sweep` onto
 :func:`fsengine.evaluation.sweep_values` and :func:`fsengine.evaluation.sweep_top`,
-:func:`methods` onto the registry's description (``fsengine methods --json``).
+:func:`list_methods` onto the registry's description (``fsengine methods --json``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from fsengine.task import Task
 if TYPE_CHECKING:
     from anndata import AnnData
 
-__all__ = ["methods", "select", "sweep"]
+__all__ = ["list_methods", "select", "sweep"]
 
 
 def _is_anndata(data) -> bool:
@@ -54,7 +54,7 @@ def select(
         tools write theirs (:func:`fsengine.adata.select`; an object opened backed keeps
         its matrix on disk).
     method : str
-        A registered method (:func:`methods`), e.g. ``"kofsd"``, ``"welch"``.
+        A registered method (:func:`list_methods`), e.g. ``"kofsd"``, ``"welch"``.
     minority : optional
         The class to select for; default: the data set's
         (:meth:`fsengine.Dataset.default_minority`). With a task: None or its own class.
@@ -114,7 +114,7 @@ def sweep(
     minority : optional
         With a data set: the class to select for (default: the data set's).
     over : str
-        The parameter swept (``"k"``, ``"alpha"``, ...: :func:`methods` lists each
+        The parameter swept (``"k"``, ``"alpha"``, ...: :func:`list_methods` lists each
         method's), or ``"top"``: the rankers' number of features.
     values : sequence
         The values of ``over``, in the order the records come.
@@ -170,7 +170,7 @@ def sweep(
     )
 
 
-def methods():
+def list_methods():
     """Every registered method, one row each, as the command ``fsengine methods`` lists
     them.
 

@@ -40,7 +40,7 @@ def select(
     group : optional
         The group to select genes for (default: the smallest the 50/50 protocol can use).
     method : str
-        Any method of :func:`fsengine.methods` (default K-OFSD).
+        Any method of :func:`fsengine.list_methods` (default K-OFSD).
     key_added : str, optional
         The ``uns`` key of the result and the prefix of its var columns
         (``{key_added}_selected``, ``_rank``, ``_score``); default ``fsengine_{method}``

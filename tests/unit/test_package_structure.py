@@ -12,6 +12,7 @@ import inspect
 import json
 import re
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -36,7 +37,7 @@ def test_every_public_name_is_there_and_public():
     for name in fs.__all__:
         assert hasattr(fs, name), name
         assert name == "__version__" or not name.startswith("_"), name
-    assert {"read", "Task", "select", "evaluate", "sweep", "methods"} <= set(fs.__all__)
+    assert {"read", "Task", "select", "evaluate", "sweep", "list_methods"} <= set(fs.__all__)
 
 
 def test_every_online_selector_class_is_exported():
@@ -171,7 +172,7 @@ def test_the_faces_refusals_name_the_problem():
 
 
 def test_methods_lists_what_the_command_lists(capsys):
-    table = fs.methods()
+    table = fs.list_methods()
     assert main(["methods", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)
     assert list(table.index) == [m["name"] for m in listed] == list(METHODS)
@@ -311,3 +312,19 @@ def test_the_online_packages_all_holds_no_kofsd_internals():
     assert all(hasattr(online, name) for name in internals)
     assert {cls.__name__ for cls in SELECTORS} <= set(online.__all__)
     assert {cls.spec.event.__name__ for cls in SELECTORS} - {"StreamEvent"} <= set(online.__all__)
+
+
+def test_no_public_name_hides_a_module_of_the_package():
+    """``fs.methods`` as a function hid the module ``fsengine.methods``: ``import
+    fsengine.methods as m`` gave the function and a monkeypatch of
+    ``fsengine.methods.Method`` failed. A name of the face that is also a module's name
+    must be that module."""
+    package = Path(fs.__file__).parent
+    modules = {p.stem for p in package.glob("*.py")} | {
+        p.name for p in package.iterdir() if (p / "__init__.py").exists()
+    }
+    for name in set(fs.__all__) & modules:
+        assert inspect.ismodule(getattr(fs, name)), f"fs.{name} hides fsengine.{name}"
+    import fsengine.methods as registry
+
+    assert inspect.ismodule(registry) and hasattr(registry, "Method")
