@@ -641,6 +641,18 @@ def remember(store: str, key: str):
 DRAWN_BOUNDS = "_drawn_bounds"
 
 
+def take_minority_choice() -> None:
+    """The Data page's class box's ``on_change``: its class becomes the minority class,
+    when it is a class of the loaded data set. A value from the browser that is not (a
+    request sent before the browser had the page of a data set just loaded, carrying the
+    previous data set's class) is no choice of the user's, and is dropped: the class
+    stays the new data set's."""
+    chosen = st.session_state.get("minority_select")
+    loaded = st.session_state.get("data")
+    if loaded is not None and chosen in loaded.dataset.class_counts():
+        st.session_state["minority"] = chosen
+
+
 def persisted(store: str, key: str, bounds: tuple | None = None) -> dict:
     """Widget keywords: ``key`` and the ``on_change`` callback that remembers its value.
 

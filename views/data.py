@@ -273,10 +273,6 @@ def _on_sheet() -> None:
     _reload(raw, name, **options)
 
 
-def _on_minority() -> None:
-    st.session_state["minority"] = st.session_state["minority_select"]
-
-
 def _on_options() -> None:
     loaded = session.current()
     label = st.session_state["label_column"]
@@ -451,7 +447,7 @@ minority = st.selectbox(
         f"{c}{f' ({class_names[str(c)]})' if str(c) in class_names else ''}: {counts[c]} samples"
         + (", the default" if c == default else "")
     ),
-    on_change=_on_minority,
+    on_change=session.take_minority_choice,
     help="The rare class to select genes for; the others together are the rest. The "
     "default is the smallest class the 50/50 comparison can use (4 samples or more).",
 )

@@ -306,3 +306,28 @@ def test_the_default_minority_is_a_class_the_comparison_can_use(app):
     assert "names a class of 2 samples" in texts
     assert "choose a class with at least 4 samples as the minority" in texts
     assert f"The default class, {expected} ({usable[expected]} samples), can be used." in texts
+
+
+@pytest.mark.parametrize(("chosen", "expected"), [("'4'", "2"), ("3", "3"), ("'CO'", "2")])
+def test_a_class_the_data_set_does_not_have_is_no_choice(chosen, expected):
+    """The class box's value when it changes becomes the class, unless the loaded data set
+    has no such class: a browser request carrying the previous data set's class (seen in a
+    fresh-clone run: after an AnnData file was loaded, the sidebar said 'minority class: 4',
+    the series matrix's class) keeps the new data set's default."""
+    at = AppTest.from_function(_script_choosing, args=(chosen,), default_timeout=SLOW_SECONDS).run()
+    assert not at.exception, at.exception
+    assert [t.value for t in at.text] == [expected]
+
+
+def _script_choosing(chosen: str):
+    import ast
+
+    import streamlit as st
+
+    from conftest import SAMPLE
+    from dashboard import session
+
+    session.load_into_session(SAMPLE.read_bytes(), SAMPLE.name)
+    st.session_state["minority_select"] = ast.literal_eval(chosen)
+    session.take_minority_choice()
+    st.text(str(st.session_state["minority"]))
