@@ -7,7 +7,7 @@ PORT ?= 8501
 # Debian's Chromium, driven by the browser tests (tests/e2e/conftest.py expects this path).
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: run test lint bench venv compiler kernels bytecode test-deps browser clean
+.PHONY: run test lint docs bench venv compiler kernels bytecode test-deps browser clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -108,7 +108,7 @@ browser: | compiler
 test: test-deps kernels bytecode browser lint
 	$(PY) -m pytest
 
-LINT_PATHS := fsengine views dashboard app.py tests benchmarks studies
+LINT_PATHS := fsengine views dashboard app.py tests benchmarks studies docs/conf.py docs/_ext
 
 ## ruff's lint rules and its formatting check (configured in pyproject.toml); both run, and
 ## either one failing fails the target.
@@ -117,6 +117,14 @@ lint: test-deps
 	$(VENV)/bin/ruff check $(LINT_PATHS) || status=1; \
 	$(VENV)/bin/ruff format --check $(LINT_PATHS) || status=1; \
 	exit $$status
+
+## The documentation site, built from the sources into docs/_build/html (open its
+## index.html): the Markdown pages of docs/, one API page per namespace from the
+## docstrings, the speed page from benchmarks/results/ (what `make bench` recorded).
+## Warnings are errors, as in the test that builds it.
+docs: test-deps
+	$(PY) -m sphinx -b html -W --keep-going -q docs docs/_build/html
+	@echo "docs/_build/html/index.html"
 
 $(VENV)/.bench-installed: requirements-bench.txt $(VENV)/.runtime-installed
 	$(PIP) install -q -r requirements-bench.txt
@@ -152,4 +160,4 @@ bench: $(VENV)/.bench-installed test-deps kernels bytecode browser
 	$(PY) benchmarks/bench_dask.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache test-artifacts build dist *.egg-info
+	rm -rf $(VENV) .pytest_cache test-artifacts build dist *.egg-info docs/_build docs/api/generated docs/api/fsengine*.rst

@@ -86,18 +86,23 @@ def machine() -> str:
 
 
 def finish_report(name: str, record: dict, problems: list[str], targets_met: bool) -> int:
-    """Write ``.bench/<name>.json`` (with the machine's facts) and return the exit status.
+    """Write ``benchmarks/results/<name>.json`` (with the machine's facts, the date and
+    whether the targets were met; the docs' speed page is written from these files) and
+    return the exit status.
 
     1 if the engine and the baseline disagree; 0 otherwise (unmet performance targets
     are reported, not an error).
     """
+    import datetime
     import json
     import platform
 
-    out = ROOT / ".bench" / f"{name}.json"
+    out = ROOT / "benchmarks" / "results" / f"{name}.json"
     out.parent.mkdir(exist_ok=True)
     record = {
         **record,
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "targets_met": bool(targets_met),
         "cpu_count": os.cpu_count(),
         "numpy": np.__version__,
         "python": platform.python_version(),

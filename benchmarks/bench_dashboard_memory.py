@@ -36,7 +36,7 @@ server's growth beyond the small copy's, when each step ends, within 3 x the mat
 sparse size (the data set is held once, sparse); everything together (server, workers)
 within 3 x the dense size at every step's peak. It is printed, not enforced; the exit
 status is 1 only when a step fails (a page shows an exception, a wait runs out). Results
-go to ``.bench/dashboard_memory.json``, the servers' output to
+go to ``benchmarks/results/dashboard_memory.json``, the servers' output to
 ``.bench/dashboard_memory*.log``, a screenshot of each step's page to
 ``.bench/dashboard_memory_shots/``.
 """

@@ -24,7 +24,7 @@ from scratch (w = 0, b = 0) with scipy's L-BFGS-B on the split ``w = w+ - w-`` (
 the weights left exactly at 0 (on their bound) leaving. It runs on SRBCT and GLIOMA whole and
 on the first ``--baseline-features`` (2000) columns of the 181 x 12533 matrices (the engine is
 timed again on the same columns for the ratio). Both must select the same features;
-otherwise the script exits with status 1. Results go to ``.bench/grafting.json``.
+otherwise the script exits with status 1. Results go to ``benchmarks/results/grafting.json``.
 """
 
 from __future__ import annotations

@@ -31,7 +31,8 @@ must select the same features; otherwise the script exits with status 1.
 From a new process: ``python -m fsengine select FILE --method M`` on SRBCT and on the
 rounded and integer matrices (Parquet files in a temporary folder; SFS-FI on the first
 ``--fi-features`` columns), wall time from outside (median of ``--process-runs``, the built
-kernels warm) beside the time the command reports. Results go to ``.bench/infotheo.json``.
+kernels warm) beside the time the command reports. Results go to
+``benchmarks/results/infotheo.json``.
 """
 
 from __future__ import annotations

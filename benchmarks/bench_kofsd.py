@@ -17,7 +17,7 @@ matrix of 181 samples x 12533 features (31 minority, 150 majority), timed with
 Both must select the same features in the same order, with the same single-feature
 dependencies (to 1e-12) and the same number of set tests; otherwise the script exits
 with status 1. Targets (reported, not enforced): engine pass <= 0.3 s, and baseline /
-engine >= 20x. Results are also written to ``.bench/kofsd.json``.
+engine >= 20x. Results are also written to ``benchmarks/results/kofsd.json``.
 """
 
 from __future__ import annotations

@@ -22,8 +22,8 @@ every user before any is waited for.
 - **Every step's time**, from the first user's action to the last user's result; the
   exports compared with the command line's selection on the same files (must be equal).
 
-Results go to ``.bench/many_users.json``; the exit status is 1 only when a step fails (an
-export differs, a page shows an exception, a wait runs out).
+Results go to ``benchmarks/results/many_users.json``; the exit status is 1 only when a step
+fails (an export differs, a page shows an exception, a wait runs out).
 
     python benchmarks/bench_many_users.py [--switches 6]
 """

@@ -31,7 +31,7 @@ nothing of the parent (the generated matrix, earlier loads) is counted:
 The matrix's float64 size is ``n_samples * n_features * 8`` (the size of the loaded
 ``X``, which the figures include). Target (reported, not enforced): peak RSS increase
 <= 3x the matrix's float64 size, for every format. Results are also written to
-``.bench/memory.json``. Not a timed test; load times are printed only for context.
+``benchmarks/results/memory.json``. Not a timed test; load times are printed only for context.
 """
 
 from __future__ import annotations

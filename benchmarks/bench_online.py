@@ -27,7 +27,7 @@ order) over the seeded synthetic microarray-like matrix of ``bench_kofsd.py``
 For each selector both must select the same features in the same order and take the
 same relevance decision on every feature; otherwise the script exits with status 1.
 Target (reported, not enforced): engine whole stream <= 2 s for each selector.
-Results are also written to ``.bench/online.json``.
+Results are also written to ``benchmarks/results/online.json``.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ median of ``--repeats`` runs after a warm-up. Beside it, in the same run:
 Engine and baseline must select the same features in the same order; otherwise the
 script exits with status 1. Targets (reported, not enforced): engine <= 1 s on the
 181 x 12533 matrices, >= 50x the Octave time on SRBCT and GLIOMA.
-Results are also written to ``.bench/osfs.json``.
+Results are also written to ``benchmarks/results/osfs.json``.
 """
 
 from __future__ import annotations

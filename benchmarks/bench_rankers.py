@@ -57,7 +57,7 @@ Agreement
   feature types to show it.
 
 Targets (reported, not enforced): all ten rankers <= 2 s in total; baseline / ours
->= 20x for MI and for ReliefF. Results are also written to ``.bench/rankers.json``.
+>= 20x for MI and for ReliefF. Results are also written to ``benchmarks/results/rankers.json``.
 skrebate is a benchmark-only requirement (``requirements-bench.txt``); without it the
 script exits with status 2.
 """

@@ -23,7 +23,7 @@ feature's dependency alone from the same function, the loops of ``SFSF_*.m`` and
 whole and on the first ``--baseline-features`` (300) columns of the 181 x 12533 matrices
 (the engine is timed again on the same columns for the ratio). Both must select the same
 features; otherwise the script exits with status 1. The lower bound printed is one stable
-argsort of the whole matrix along the samples. Results go to ``.bench/roughset.json``.
+argsort of the whole matrix along the samples. Results go to ``benchmarks/results/roughset.json``.
 """
 
 from __future__ import annotations

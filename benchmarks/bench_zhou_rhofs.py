@@ -36,7 +36,7 @@ test. They run on SRBCT and GLIOMA whole and on the first ``--baseline-features`
 columns of the 181 x 12533 matrices (the engine is timed again on the same columns for the
 ratio). Both must select the same features; otherwise the script exits with status 1. The
 lower bound printed is one stable argsort of the whole matrix along the samples. Results go
-to ``.bench/zhou_rhofs.json``.
+to ``benchmarks/results/zhou_rhofs.json``.
 """
 
 from __future__ import annotations

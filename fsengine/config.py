@@ -21,6 +21,8 @@ from contextlib import contextmanager
 
 from fsengine.errors import FSEngineError, is_integer_in
 
+__all__ = ["config_context", "get_config", "set_config"]
+
 _settings: dict = {"kernel_threads": None, "compiled": None}
 
 

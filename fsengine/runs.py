@@ -41,7 +41,7 @@ def run_selection(
     order : {"natural", "random"}
         Online selectors: feature arrival order.
     seed : int, optional
-        Seed of the random order; for rankers with k-means (d-*), their seed.
+        Seed of the random order; for rankers with k-means (``d-*``), their seed.
     top : int, optional
         Rankers: number of features kept (default: all, in rank order).
     events : bool, default True

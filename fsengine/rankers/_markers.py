@@ -10,7 +10,7 @@ first, as ``rank_genes_groups`` orders a group's genes and as someone looking fo
 type's markers wants; ``"down"`` its negative; ``"both"`` its absolute value (a gene lower
 in the minority separates the classes as well as a higher one). On raw counts ``"both"``
 puts first the genes the minority does not express: their variance in it is 0, so
-|t| is large for a tiny mean elsewhere. :func:`marker_table` gives the signed statistics,
+``|t|`` is large for a tiny mean elsewhere. :func:`marker_table` gives the signed statistics,
 two-sided p-values, Benjamini-Hochberg adjusted p-values and log2 fold changes, as scanpy
 reports them. Welch's t is parametric (it compares means over standard errors) and
 assumes normalised, log-scale values (scanpy: ``normalize_total`` then ``log1p``); the
@@ -306,13 +306,13 @@ def directed(statistic: np.ndarray, direction: str = "up") -> np.ndarray:
 
 def welch_score(X, y, direction: str = "up") -> np.ndarray:
     """Welch's t (:func:`welch_statistic`) for ``direction`` (:func:`directed`): t, -t or
-    |t|; 0 for an undefined t."""
+    ``|t|``; 0 for an undefined t."""
     return directed(welch_statistic(X, y), direction)
 
 
 def wilcoxon_score(X, y, direction: str = "up") -> np.ndarray:
     """The rank-sum test's z (:func:`wilcoxon_statistic`) for ``direction``
-    (:func:`directed`): z, -z or |z|."""
+    (:func:`directed`): z, -z or ``|z|``."""
     return directed(wilcoxon_statistic(X, y), direction)
 
 

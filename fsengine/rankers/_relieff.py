@@ -58,7 +58,7 @@ def relieff_score(X, y, n_neighbors: int = 7) -> np.ndarray:
     every sample R (all samples are used, none drawn at random), its k nearest hits H
     (same class, R itself excluded) and, for every other class C, its k nearest misses
     M(C) are found (fewer when a class has fewer samples). Then, for each feature A,
-    with diff = |R_A - X_A| on the scaled values::
+    with diff = ``|R_A - X_A|`` on the scaled values::
 
         W[A] = 1/n * sum over R of ( - mean over H of diff(A, R, H)
                + sum over C != class(R) of P(C) / (1 - P(class(R)))

@@ -3,7 +3,7 @@
 Parametrized by the registry (:data:`fsengine.methods.REGISTRY`): a method added there is
 checked here with no edit. The values a test uses are derived from the method's
 specification (its defaults, ranges and choices), not written per method. The online
-selectors' contract is the shipped one (:mod:`fsengine.testing`, which people who write
+selectors' contract is the shipped one (:mod:`fsengine.checks`, which people who write
 their own selector run on it); the rest here is the registry's and the command line's.
 """
 
@@ -16,15 +16,7 @@ import io
 import numpy as np
 import pytest
 
-from fsengine.cli import build_parser, main
-from fsengine.cli.options import method_params
-from fsengine.data import Dataset
-from fsengine.errors import FSEngineError
-from fsengine.export import events_to_csv, select_arguments, trace_columns
-from fsengine.methods import METHODS, ONLINE_METHODS, REGISTRY, get_method
-from fsengine.online import KOFSD
-from fsengine.runs import run_selection
-from fsengine.testing import (
+from fsengine.checks import (
     CHECKS,
     N_FEATURES,
     N_SAMPLES,
@@ -33,10 +25,18 @@ from fsengine.testing import (
     contract_data,
     varied_params,
 )
+from fsengine.cli import build_parser, main
+from fsengine.cli.options import method_params
+from fsengine.data import Dataset
+from fsengine.errors import FSEngineError
+from fsengine.export import events_to_csv, select_arguments, trace_columns
+from fsengine.methods import METHODS, ONLINE_METHODS, REGISTRY, get_method
+from fsengine.online import KOFSD
+from fsengine.runs import run_selection
 
 
 def _matrix(seed: int = 0):
-    """:func:`fsengine.testing.contract_data`: rounded values, a copied and a constant column."""
+    """:func:`fsengine.checks.contract_data`: rounded values, a copied and a constant column."""
     return contract_data("rounded", seed)
 
 

@@ -1,11 +1,10 @@
 """The README's and the docs' examples do what they say: every Python example runs, the
-command lines run and print what the README shows, and the study manifest is valid.
+command lines run and print what the pages show, and the study manifest is valid.
 
 A Python block that is only an excerpt of a longer script (names defined elsewhere) says
 so on the line before its fence, ``<!-- excerpt: why -->``; every other block is run.
 """
 
-import importlib.util
 import re
 import subprocess
 import sys
@@ -13,6 +12,7 @@ import sys
 import pytest
 
 from conftest import ROOT, SLOW_SECONDS
+from fsengine.cli import build_parser
 from fsengine.study import load_manifest
 
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -75,48 +75,62 @@ def test_excerpts_are_marked_and_say_why():
 
 
 def _fsengine_lines(code):
-    """The block's ``python -m fsengine ...`` commands (continuations joined)."""
+    """The block's commands, ``fsengine ...`` or ``python -m fsengine ...`` (continuations
+    joined), each as the arguments after the command's name."""
     joined = code.replace("\\\n", " ")
-    return [
-        line.split("#")[0].split()
-        for line in joined.splitlines()
-        if line.startswith("python -m fsengine")
-    ]
+    commands = []
+    for line in joined.splitlines():
+        words = line.split("#")[0].split()
+        if words[:1] == ["fsengine"]:
+            commands.append(words[1:])
+        elif words[:3] == ["python", "-m", "fsengine"]:
+            commands.append(words[3:])
+    return commands
 
 
-def _readme_shell_commands():
-    blocks = _blocks(ROOT / "README.md")
-    return blocks, [
-        (i, argv)
+#: The pages whose command lines the test below runs.
+COMMAND_PAGES = ("README.md", "docs/getting_started.md", "docs/command_line.md")
+
+
+@pytest.mark.parametrize("page", COMMAND_PAGES)
+def test_command_lines_run_and_print_what_the_page_shows(page, tmp_path):
+    """Each ``fsengine`` line of the page runs (in a scratch folder that sees the sample
+    data; a ``benchmark`` line is parsed and its manifest found, not run: it needs the
+    real sets of ../shared/datasets and minutes); a ``select --out -`` line prints the CSV
+    of the block after it."""
+    (tmp_path / "sample_data").symlink_to(ROOT / "sample_data")
+    blocks = _blocks(ROOT / page)
+    commands = [
+        (i, args)
         for i, (lang, _, code, _) in enumerate(blocks)
         if lang == "sh"
-        for argv in _fsengine_lines(code)
+        for args in _fsengine_lines(code)
     ]
-
-
-def test_readme_command_lines_run_and_print_what_it_shows(tmp_path):
-    """Each ``python -m fsengine`` line of the README runs (in a scratch folder that sees the
-    sample data); the ``select --out -`` line prints the CSV of the block after it."""
-    (tmp_path / "sample_data").symlink_to(ROOT / "sample_data")
-    blocks, commands = _readme_shell_commands()
-    assert {argv[3] for _, argv in commands} >= {"info", "select", "evaluate", "sweep"}
-    shown_output = 0
-    for i, argv in commands:
-        done = _run([sys.executable, *argv[1:]], tmp_path)
-        assert done.returncode == 0, f"{' '.join(argv)}: {done.stderr[-2000:]}"
-        if argv[3] == "select" and argv[-2:] == ["--out", "-"]:
+    assert {args[0] for _, args in commands} >= {"info", "select"}
+    for i, args in commands:
+        if args[0] == "benchmark":
+            assert build_parser().parse_args(args).command == "benchmark"
+            assert (ROOT / args[1]).is_file(), args[1]
+            continue
+        done = _run([sys.executable, "-m", "fsengine", *args], tmp_path)
+        assert done.returncode == 0, f"{' '.join(args)}: {done.stderr[-2000:]}"
+        if args[0] == "select" and args[-2:] == ["--out", "-"]:
             language, _, expected, _ = blocks[i + 1]
             assert language == ""
             assert done.stdout.splitlines()[: len(expected.splitlines())] == expected.splitlines()
-            shown_output += 1
-    assert shown_output == 1
-    for name in ("results.csv", "sweep.csv"):
-        assert (tmp_path / name).stat().st_size > 0
+        for out in (args[args.index("--out") + 1],) if "--out" in args else ():
+            assert out == "-" or (tmp_path / out).stat().st_size > 0, out
 
 
-def test_readme_study_manifest_is_valid(tmp_path):
+def test_the_readme_shows_the_main_commands():
+    blocks = _blocks(ROOT / "README.md")
+    commands = {args[0] for _, _, code, _ in blocks for args in _fsengine_lines(code)}
+    assert commands >= {"info", "select", "evaluate", "sweep", "benchmark", "methods"}
+
+
+def test_the_study_manifest_of_the_docs_is_valid(tmp_path):
     (tmp_path / "sample_data").symlink_to(ROOT / "sample_data")
-    manifests = [code for lang, _, code, _ in _blocks(ROOT / "README.md") if lang == "toml"]
+    manifests = [code for lang, _, code, _ in _blocks(ROOT / "docs/studies.md") if lang == "toml"]
     assert len(manifests) == 1
     (tmp_path / "study.toml").write_text(manifests[0])
     study = load_manifest(tmp_path / "study.toml")
@@ -126,9 +140,10 @@ def test_readme_study_manifest_is_valid(tmp_path):
 
 
 def _layout_names() -> set[str]:
-    """The modules and packages the README's layout names under ``fsengine/``: the names
-    ending in ``.py`` or ``/`` at the start of its indented lines (``tl.py, get.py,``)."""
-    layout = ROOT.joinpath("README.md").read_text(encoding="utf-8").split("\n## Layout\n")[1]
+    """The modules and packages the development page's layout names under ``fsengine/``:
+    the names ending in ``.py`` or ``/`` at the start of its indented lines."""
+    page = ROOT.joinpath("docs", "development.md").read_text(encoding="utf-8")
+    layout = page.split("\n## Layout\n")[1]
     block = layout.split("```")[1]
     lines = block.split("\nfsengine/", 1)[1].split("\n")[1:]
     names = set()
@@ -142,7 +157,7 @@ def _layout_names() -> set[str]:
     return names
 
 
-def test_the_readmes_layout_names_every_module_and_nothing_else():
+def test_the_layout_names_every_module_and_nothing_else():
     """The layout is written by hand: every public module and package of the library is in
     it, and every name in it exists (it once said ten rankers after there were twelve)."""
     package = ROOT / "fsengine"
@@ -155,17 +170,4 @@ def test_the_readmes_layout_names_every_module_and_nothing_else():
     }
     named = _layout_names()
     assert named - present == set(), "named in the layout, not in fsengine/"
-    assert present - named == set(), "in fsengine/, not named in the README's layout"
-
-
-def test_the_api_reference_is_current():
-    """docs/API.md is what docs/make_api.py writes from the public face's docstrings."""
-    spec = importlib.util.spec_from_file_location("make_api", ROOT / "docs" / "make_api.py")
-    make_api = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(make_api)
-    written = (ROOT / "docs" / "API.md").read_text(encoding="utf-8")
-    assert written == make_api.api_markdown(), (
-        "docs/API.md is out of date: .venv/bin/python docs/make_api.py > docs/API.md"
-    )
-    for name in ("fs.select(", "fs.tl.select(", "class `fs.KOFSD(", "check_selector("):
-        assert name in written
+    assert present - named == set(), "in fsengine/, not named in the layout"

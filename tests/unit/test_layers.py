@@ -31,7 +31,7 @@ LAYERS = [
     (3, r"fsengine\.(study|benchmark)$"),  # benchmark studies: over data and evaluation
     (3, r"fsengine\.(genes|gene_figures)$"),  # the Genes view: over data and evaluation
     (3, r"fsengine\.estimates$"),  # how long a run takes: over the registry
-    (3, r"fsengine\.testing$"),  # the online selectors' contract, shipped: over online
+    (3, r"fsengine\.checks$"),  # the online selectors' contract, shipped: over online
     (4, r"fsengine\.(export|report|adata|cli(\..*)?|__main__)$"),
     # the public face: its functions (over adata, runs and evaluation) and scanpy's tl, get, pl
     (5, r"fsengine\.(api|tl|get|pl)$"),

@@ -278,7 +278,7 @@ PUBLIC_MODULES = (
     "fsengine.tl",
     "fsengine.get",
     "fsengine.pl",
-    "fsengine.testing",
+    "fsengine.checks",
 )
 
 

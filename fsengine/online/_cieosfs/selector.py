@@ -4,8 +4,8 @@ Wang, Wang, Zeng, Peng, "Online streaming feature selection based on conditional
 information entropy", ICBK 2017 (Algorithm 1). An arriving feature is discretised
 and tested for independence from the class; a dependent one joins the selected set
 SF, and SF is then rebuilt as a reduct: its features are visited in descending
-|correlation with the class| and kept only if they lower the conditional entropy
-H(D | RED), until H(D | RED) = H(D | SF).
+``|correlation with the class|`` and kept only if they lower the conditional entropy
+H(D ``| RED), until H(D |`` RED) = H(D | SF).
 
 The paper does not say how continuous values were discretised nor which
 independence test it used; the choices here are documented in docs/ALGORITHMS.md.
@@ -34,7 +34,7 @@ ENTROPY_TOLERANCE = 1e-12
 class CIEOSFSEvent(StreamEvent):
     """One CIE-OSFS step.
 
-    ``score`` is |corr(f, class)| (the reduct's visiting order); ``statistic`` and
+    ``score`` is ``|corr(f, class)|`` (the reduct's visiting order); ``statistic`` and
     ``p_value`` are the independence test's; ``action`` is "irrelevant" (judged
     independent, discarded), "added" (kept in the reduct) or "redundant" (relevant
     but left out of the reduct); ``removed`` lists the features that left SF at this
@@ -145,9 +145,9 @@ class CIEOSFS(StreamingSelector):
 
     Notes
     -----
-    After a relevant feature joins SF, SF is sorted by |Pearson correlation of the
-    raw feature with the class|, descending (values within 1e-12 tie, and ties go to
-    the earlier arrival); RED
+    After a relevant feature joins SF, SF is sorted by the absolute Pearson correlation
+    of the raw feature with the class, descending (values within 1e-12 tie, and ties go
+    to the earlier arrival); RED
     starts empty and gains b when H(D|RED) - H(D|RED + b) > 1e-12 bits, stopping
     once H(D|RED) is within 1e-12 of H(D|SF); then SF := RED.
     """
@@ -222,7 +222,7 @@ class CIEOSFS(StreamingSelector):
         return self._entropy
 
     def _tests(self, block):
-        """Codes, test statistics, p-values and |corr| of a block's columns."""
+        """Codes, test statistics, p-values and ``|corr|`` of a block's columns."""
         codes = discretise(block, self.bins, self.binning)
         statistic, p_value = independence_test(codes, self.y, self.bins, self.test)
         corr = np.nan_to_num(np.abs(pearson_with(block, self.y)[0]))
@@ -271,7 +271,7 @@ class CIEOSFS(StreamingSelector):
         self._set_selected([m[0] for m in self._members], [m[1] for m in self._members])
 
     def _reduct(self, members):
-        """Algorithm 1, lines 9-21: the greedy reduct of ``members`` in |corr| order
+        """Algorithm 1, lines 9-21: the greedy reduct of ``members`` in ``|corr|`` order
         (compiled, :func:`_cie_kernels.greedy_reduct`; the same entropies as
         :func:`conditional_entropy` and :func:`refine`, bit for bit)."""
         keys = tie_key([m[3] for m in members])  # |corr| ties go to arrival
@@ -319,7 +319,7 @@ class CIEOSFS(StreamingSelector):
         )
 
     def finish(self) -> Selection:
-        """SF in reduct order (descending |corr| with the class); scores are |corr|."""
+        """SF in reduct order (descending ``|corr|`` with the class); scores are ``|corr|``."""
         return Selection(
             self.method,
             self._selected_names,

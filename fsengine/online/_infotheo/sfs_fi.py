@@ -10,10 +10,10 @@ For each arriving feature f (the code's Algorithm 1):
 
 * ``dep = SU(f, Y)``; ``dep == 0``: skipped (a constant, say);
 * the first feature with ``dep != 0`` is selected;
-* otherwise the interaction gain ``IG = (1/|S|) sum_{s in S} [I(s; Y | f) - SU(s, Y)]``
+* otherwise the interaction gain ``IG = (1/``|S|``) sum_{s in S} [I(s; Y | f) - SU(s, Y)]``
   (members in arrival order, the sum run term by term: ``(IG + I) - SU``);
 * ``IG >= gamma``: f is selected; ``IG <= 0``: discarded;
-* ``0 < IG < gamma``: f is selected, then the redundancy stage: for j = 1 .. |S| - 1 (S
+* ``0 < IG < gamma``: f is selected, then the redundancy stage: for j = 1 .. ``|S|`` - 1 (S
   with f, in arrival order), with ``m`` the j-th member and ``X_j`` **the j-th feature of
   the stream** (the code's ``X(:, j)``, whatever it is), ``su = SU(f, X_j)``:
   if ``SU(m) > dep`` and ``su > dep``, f is dropped and the stage ends; if ``dep > SU(m)``
@@ -105,7 +105,7 @@ class SFSFI(StreamingSelector):
     feature instead of the j-th member, with SU and a strict ``>`` for the printed ``>=``;
     its test ``Int_Array(ind, j) > 0`` never holds (the entry it reads is never written),
     so no member is skipped. The method keeps the states of every arrived feature (the
-    comparisons read the stream's first |S| - 1 features): n x p integers.
+    comparisons read the stream's first ``|S|`` - 1 features): n x p integers.
     """
 
     spec = MethodSpec(
@@ -277,7 +277,7 @@ class SFSFI(StreamingSelector):
         return info
 
     def _redundancy(self, new: _Member, states, n_states: int, entropy: float) -> dict:
-        """The weak branch's loop over j = 1 .. |S| - 1 (S with the new feature last, as it
+        """The weak branch's loop over j = 1 .. ``|S|`` - 1 (S with the new feature last, as it
         was before the loop: a member dropped on the way keeps its place)."""
         dep = new.score
         members = self._members

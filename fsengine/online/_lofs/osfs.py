@@ -39,20 +39,20 @@ class OSFSEvent(StreamEvent):
     subset of the selected features, ``given``, makes it independent of the class: Fast-OSFS
     rejects it before it joins; OSFS adds it, lets it remove others, and removes it at the
     end of its own redundancy pass) or "added" (in the selected set after the step). ``score``
-    is |corr(feature, class)| (NaN when skipped or undefined); ``selected_score`` is the
-    mean |corr(., class)| of the selected set (0 when empty).
+    is ``|corr(feature, class)|`` (NaN when skipped or undefined); ``selected_score`` is the
+    mean ``|corr(., class)|`` of the selected set (0 when empty).
 
     Attributes
     ----------
     statistic : float
         Fisher's z statistic W of the feature against the class (NaN when skipped).
     threshold : float
-        The cutoff on |W|: independent when |W| < threshold.
+        The cutoff on ``|W|``: independent when ``|W|`` < threshold.
     given : tuple of str
         The conditioning set that made a redundant feature independent of the class, in
         the toolbox's order (empty otherwise).
     given_correlation : float
-        |partial correlation| of the feature and the class given ``given`` (NaN when it
+        ``|partial correlation|`` of the feature and the class given ``given`` (NaN when it
         is undefined, a singular set or an exact copy, and when not redundant).
     removed : tuple of str
         Features removed from the selected set at this step, in order (OSFS: the feature
@@ -61,7 +61,7 @@ class OSFSEvent(StreamEvent):
         For each removal, the conditioning set that made that feature independent of the
         class, its features' names joined by "|".
     removed_correlation : tuple of float
-        For each removal, the |partial correlation| given that set (NaN: undefined).
+        For each removal, the ``|partial correlation|`` given that set (NaN: undefined).
     """
 
     statistic: float = math.nan
@@ -132,7 +132,7 @@ class OSFS(StreamingSelector):
       exactly 0 (Octave's in-order sum) is skipped untested, even when informative (the
       paper has no such check: variant "paper");
     * relevance: Fisher's z test of corr(f, class); independent iff ``|W| < cutoff``
-      (strict), ``W = sqrt(n - |S| - 3) atanh(r)``; an undefined r counts as independence;
+      (strict), ``W = sqrt(n - ``|S|`` - 3) atanh(r)``; an undefined r counts as independence;
     * a relevant feature is appended, then every selected feature f, in list order, the new
       one last, is tested given every subset of the others (those removed earlier in the
       pass are gone) of size 1, then 2, ... up to ``max_conditioning`` (the paper: every
@@ -141,7 +141,7 @@ class OSFS(StreamingSelector):
       linear function (an exact copy) gives an undefined r: independent
       (:mod:`fsengine.online._lofs._osfs_kernels`).
 
-    The selection is in stream order; scores are |corr(f, class)|.
+    The selection is in stream order; scores are ``|corr(f, class)|``.
     """
 
     spec = MethodSpec(
@@ -189,7 +189,7 @@ class OSFS(StreamingSelector):
 
     # ------------------------------------------------------------------ the rule
     def _relevance(self, block: np.ndarray):
-        """Per column: skipped (sum exactly 0), corr with the class, |W|, relevant, units."""
+        """Per column: skipped (sum exactly 0), corr with the class, ``|W|``, relevant, units."""
         corr, units = pearson_with(block, self.y)
         if self.variant == "reference":
             zero_sum = sequential_sum(block) == 0
@@ -262,8 +262,8 @@ class OSFS(StreamingSelector):
         """Apply the rule to a block, in arrival order.
 
         Returns the zero-sum mask, corr with the class, W, and (with ``events``) per
-        relevant block index: (outcome, the set that made it redundant, its |r|, the
-        removed features, their sets, their |r|, the selected set after the step).
+        relevant block index: (outcome, the set that made it redundant, its ``|r|``, the
+        removed features, their sets, their ``|r|``, the selected set after the step).
         """
         first = self.n_seen
         zero_sum, corr, statistic, relevant, units = self._relevance(block)
@@ -359,7 +359,7 @@ class OSFS(StreamingSelector):
         self._run(block, names, columns, events=False)
 
     def finish(self) -> Selection:
-        """The selected features in stream order; scores are |corr(f, class)|."""
+        """The selected features in stream order; scores are ``|corr(f, class)|``."""
         current = [self._info[int(q)] for q in self._ids[: self._m]]
         return Selection(
             self.method,

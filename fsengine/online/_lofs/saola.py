@@ -38,8 +38,8 @@ class SAOLAEvent(StreamEvent):
     sparse-data check), "irrelevant" (independent of the class by Fisher's z test, or
     its correlation is undefined: a constant column), "added" (in the selected set after
     the step) or "redundant" (added, then removed at the same step by a feature selected
-    earlier). ``score`` is |corr(feature, class)| (NaN when skipped or undefined);
-    ``selected_score`` is the mean |corr(., class)| of the selected set.
+    earlier). ``score`` is ``|corr(feature, class)|`` (NaN when skipped or undefined);
+    ``selected_score`` is the mean ``|corr(., class)|`` of the selected set.
 
     Attributes
     ----------
@@ -51,7 +51,7 @@ class SAOLAEvent(StreamEvent):
     removed_by : str
         The feature whose pair made this one redundant ("" otherwise).
     pair_correlation : float
-        |corr| of this feature with ``removed_by`` (NaN otherwise).
+        ``|corr|`` of this feature with ``removed_by`` (NaN otherwise).
     """
 
     statistic: float = math.nan
@@ -80,8 +80,8 @@ class GroupSAOLAEvent(SAOLAEvent):
 
 
 def _independent_many(r: np.ndarray, n_samples: int, cutoff: float) -> np.ndarray:
-    """:func:`fisher_z_cutoff`'s decision (S = {}) for many correlations at once: |W| < cutoff
-    or W NaN. Values of |W| near the cutoff are decided by the scalar
+    """:func:`fisher_z_cutoff`'s decision (S = {}) for many correlations at once: ``|W|`` < cutoff
+    or W NaN. Values of ``|W|`` near the cutoff are decided by the scalar
     :func:`fisher_z_statistic`, so the result is that function's to the last bit."""
     df = n_samples - 3
     if df <= 0:
@@ -120,7 +120,7 @@ class SAOLA(StreamingSelector):
 
     * a column that sums to exactly 0 (Octave's in-order sum) is skipped untested, even
       when informative;
-    * relevance is Fisher's z test of corr(f, class) (strict: |W| = cutoff is
+    * relevance is Fisher's z test of corr(f, class) (strict: ``|W|`` = cutoff is
       dependent), and an undefined correlation (a constant column) counts as independent;
     * the new feature i is compared with each feature t selected before it, in selection
       order; a pair judged independent by the same test is skipped; otherwise, with
@@ -195,7 +195,7 @@ class SAOLA(StreamingSelector):
         """Compare the new selected feature with the ones selected before it (a snapshot).
 
         Returns the removed earlier features, in order, then the feature that removes the new
-        one (-1: kept) and their |corr|.
+        one (-1: kept) and their ``|corr|``.
         """
         earlier = self._current[:-1]
         if not earlier:
@@ -237,7 +237,7 @@ class SAOLA(StreamingSelector):
 
     def _after(self, position: int) -> tuple[list[int], int, float] | None:
         """Group SAOLA: the comparison with the earlier groups when ``position`` closes its
-        group (removed features, the one that removed ``position``, their |corr|)."""
+        group (removed features, the one that removed ``position``, their ``|corr|``)."""
         return None
 
     def _steps_to_visit(self, relevant: np.ndarray, first: int) -> list[int]:
@@ -248,8 +248,8 @@ class SAOLA(StreamingSelector):
     def _run(self, block, names, columns):
         """Apply the rule to a block, in arrival order.
 
-        Returns the zero-sum mask, |corr| with the class, and per visited block index:
-        (relevant, removed positions, position that removed it or -1, their |corr|,
+        Returns the zero-sum mask, ``|corr|`` with the class, and per visited block index:
+        (relevant, removed positions, position that removed it or -1, their ``|corr|``,
         closes its group, the selected positions after the step).
         """
         first = self.n_seen
@@ -350,7 +350,7 @@ class SAOLA(StreamingSelector):
         )
 
     def finish(self) -> Selection:
-        """The selected features in stream order; scores are |corr(f, class)|."""
+        """The selected features in stream order; scores are ``|corr(f, class)|``."""
         members = self._members()
         return Selection(
             self.method,

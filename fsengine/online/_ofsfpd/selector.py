@@ -101,15 +101,15 @@ class OFSFPD(StreamingSelector):
     ----------
     relevance : {"positive", "absolute"}, default "positive"
         "positive" admits a feature to S when corr(f, class) > 0, as printed.
-        "absolute" admits it when |corr| > 0: a gene under-expressed in the
+        "absolute" admits it when ``|corr|`` > 0: a gene under-expressed in the
         minority class is as informative as an over-expressed one; the relevance
-        objectives then use |corr| and |cos| as well.
+        objectives then use ``|corr|`` and ``|cos|`` as well.
 
     Notes
     -----
     Objectives, all minimised, for each feature f of S:
 
-    * E1 = min over the other features g of S of |corr(f, g)| (the redundancy
+    * E1 = min over the other features g of S of ``|corr(f, g)|`` (the redundancy
       objective as printed: the minimum of the row of the correlation matrix,
       diagonal excluded);
     * E2 = 1 - corr(f, class);

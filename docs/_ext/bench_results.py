@@ -1,0 +1,130 @@
+"""The ``bench-results`` directive: the speed page written from ``make bench``'s results.
+
+Each benchmark of ``make bench`` writes ``benchmarks/results/<name>.json`` (its figures,
+the machine's facts and the date, ``benchmarks/_common.finish_report``). The directive
+renders every such file as a section: what the benchmark measures (its module docstring's
+first paragraph), when and where it ran, whether the engine agreed with its baselines and
+met its targets, and every figure it recorded, as a table. A benchmark of the Makefile
+with no result yet is listed as such. Nothing on the page is typed by hand.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import statistics
+from pathlib import Path
+
+from docutils import nodes
+from docutils.statemachine import StringList
+from sphinx.util.docutils import SphinxDirective
+from sphinx.util.nodes import nested_parse_with_titles
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "benchmarks" / "results"
+FACTS = ("date", "cpu_count", "python", "numpy", "machine", "agree", "problems", "targets_met")
+
+
+def _benchmarks_of_make_bench() -> list[str]:
+    """The benchmark scripts ``make bench`` runs, in its order (read from the Makefile)."""
+    text = (ROOT / "Makefile").read_text(encoding="utf-8").split("\nbench:", 1)[1]
+    body = text.split("\n\n", 1)[0]
+    return re.findall(r"benchmarks/(bench_\w+)\.py", body)
+
+
+def _summary(script: str) -> str:
+    """The first paragraph of a benchmark script's module docstring, on one line."""
+    path = ROOT / "benchmarks" / f"{script}.py"
+    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    return " ".join(doc.split("\n\n", 1)[0].split())
+
+
+def _number(value) -> str:
+    if isinstance(value, bool) or not isinstance(value, float):
+        return str(value)
+    return f"{value:.4g}"
+
+
+def _cell(value) -> str:
+    """A leaf of a record in one table cell: numbers to 4 significant digits, a long list
+    of numbers as its median and count."""
+    if isinstance(value, list) and value and all(isinstance(v, (int, float)) for v in value):
+        if len(value) > 6:
+            return f"median {_number(float(statistics.median(value)))} of {len(value)}"
+        return ", ".join(_number(v) for v in value)
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value) if value else "none"
+    return _number(value)
+
+
+def _rows(record, path: str = ""):
+    """(key path, cell) for every leaf of a nested record; a list of records is labelled by
+    each one's name, label or case when it has one, else its position."""
+    if isinstance(record, dict):
+        for key, value in record.items():
+            yield from _rows(value, f"{path} / {key}" if path else str(key))
+    elif isinstance(record, list) and record and all(isinstance(v, dict) for v in record):
+        for i, item in enumerate(record):
+            label = next((item[k] for k in ("name", "label", "case", "data") if k in item), i)
+            rest = {k: v for k, v in item.items() if v is not label}
+            yield from _rows(rest, f"{path} [{label}]")
+    else:
+        yield path, _cell(record)
+
+
+def _escape(text: str) -> str:
+    return text.replace("|", "\\|").replace("*", "\\*").replace("`", "\\`")
+
+
+def render(script: str, path: Path) -> list[str]:
+    """reStructuredText lines of one benchmark's section."""
+    name = script.removeprefix("bench_")
+    title = f"``{script}.py``"
+    lines = [title, "-" * len(title), "", _escape(_summary(script)), ""]
+    if not path.exists():
+        return [*lines, "No result recorded yet: ``make bench`` writes it.", ""]
+    record = json.loads(path.read_text(encoding="utf-8"))
+    facts = [
+        f"run {record.get('date', 'undated')}",
+        f"{record.get('cpu_count', '?')} CPUs",
+        f"Python {record.get('python', '?')}",
+        f"numpy {record.get('numpy', '?')}",
+    ]
+    agree = (
+        "the engine agreed with its baselines"
+        if record.get("agree", True)
+        else ("**the engine and a baseline disagreed**: " + _escape("; ".join(record["problems"])))
+    )
+    met = record.get("targets_met")
+    targets = "" if met is None else ("; targets met" if met else "; **a target was not met**")
+    lines += [f"{', '.join(facts)}; {agree}{targets} (``results/{name}.json``).", ""]
+    rows = [(k, v) for k, v in _rows({k: v for k, v in record.items() if k not in FACTS})]
+    if rows:
+        lines += [".. list-table::", "   :header-rows: 1", "", "   * - figure", "     - value"]
+        for key, value in rows:
+            lines += [f"   * - {_escape(key)}", f"     - {_escape(value) or ' '}"]
+        lines.append("")
+    return lines
+
+
+class BenchResults(SphinxDirective):
+    """``.. bench-results::``: every benchmark of ``make bench`` with its recorded result."""
+
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        lines: list[str] = []
+        for script in _benchmarks_of_make_bench():
+            path = RESULTS / f"{script.removeprefix('bench_')}.json"
+            self.env.note_dependency(str(path))
+            lines += render(script, path)
+        container = nodes.section()
+        container.document = self.state.document
+        nested_parse_with_titles(self.state, StringList(lines, "bench-results"), container)
+        return container.children
+
+
+def setup(app):
+    app.add_directive("bench-results", BenchResults)
+    return {"parallel_read_safe": True, "version": "1"}

@@ -1,0 +1,81 @@
+"""One API page per namespace, listing what its ``__all__`` holds.
+
+Before autosummary looks for its directives, ``api/<namespace>.rst`` is written for each
+namespace of :data:`NAMESPACES`: the module's docstring, then its functions and its
+classes, each on a page of its own that autosummary generates from the docstring. The
+lists are read from ``__all__`` at every build, so a new public name gets its page.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from pathlib import Path
+
+#: (module, what its page is for), in the order of the API reference's index.
+NAMESPACES = (
+    ("fsengine", "the face: read, Task, select, evaluate, sweep, the selectors"),
+    ("fsengine.tl", "tools on AnnData objects, in scanpy's manner"),
+    ("fsengine.get", "getters of what fs.tl wrote"),
+    ("fsengine.pl", "plots of what fs.tl wrote"),
+    ("fsengine.sklearn", "scikit-learn selectors"),
+    ("fsengine.online", "the online streaming selectors and their interface"),
+    ("fsengine.rankers", "the filter rankers"),
+    ("fsengine.evaluation", "the K-OFSD paper's evaluation protocol"),
+    ("fsengine.checks", "the contract, for a selector of your own"),
+    ("fsengine.config", "process-wide settings"),
+    ("fsengine.errors", "the one error type"),
+)
+
+
+def home(obj, modname: str) -> tuple[str, str]:
+    """The namespace whose page documents ``obj`` (the most specific one exporting it) and
+    the name it has there."""
+    found = [
+        (name, exported)
+        for name, _ in NAMESPACES
+        for exported in importlib.import_module(name).__all__
+        if getattr(importlib.import_module(name), exported, None) is obj
+    ]
+    return max(found, key=lambda pair: len(pair[0])) if found else (modname, obj.__name__)
+
+
+def page(modname: str) -> str:
+    """The reStructuredText of one namespace's page: its own functions and classes, each
+    with a page, then the names it re-exports from a more specific namespace, linked."""
+    module = importlib.import_module(modname)
+    functions, classes, elsewhere = [], [], []
+    for name in module.__all__:
+        obj = getattr(module, name)
+        if inspect.ismodule(obj) or not callable(obj):
+            continue
+        namespace, exported = home(obj, modname)
+        if namespace != modname:
+            elsewhere.append(f"{namespace}.{exported}".removeprefix(f"{modname}."))
+        else:
+            (classes if inspect.isclass(obj) else functions).append(name)
+    lines = [modname, "=" * len(modname), "", f".. automodule:: {modname}", ""]
+    for title, names, options in (
+        ("Functions", functions, ["   :toctree: generated"]),
+        ("Classes", classes, ["   :toctree: generated", "   :template: class.rst"]),
+        ("Also here, documented in their namespace", elsewhere, []),
+    ):
+        if names:
+            lines += [f".. rubric:: {title}", "", ".. autosummary::", *options, ""]
+            lines += [*(f"   {name}" for name in names), ""]
+    return "\n".join(lines)
+
+
+def write_pages(app) -> None:
+    """Write ``api/<namespace>.rst`` for every namespace (only when it changed)."""
+    folder = Path(app.srcdir) / "api"
+    for modname, _ in NAMESPACES:
+        path = folder / f"{modname}.rst"
+        text = page(modname)
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+
+
+def setup(app):
+    app.connect("builder-inited", write_pages, priority=100)  # before autosummary's 500
+    return {"parallel_read_safe": True, "version": "1"}

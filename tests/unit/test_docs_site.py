@@ -1,0 +1,122 @@
+"""The documentation site builds from the sources with no warning, documents every public
+name of every namespace, and its speed page is written from ``make bench``'s results."""
+
+import importlib
+import importlib.util
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, SLOW_SECONDS
+
+DOCS = ROOT / "docs"
+
+
+def _extension(name):
+    spec = importlib.util.spec_from_file_location(name, DOCS / "_ext" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """The site built as ``make docs`` builds it (warnings are errors), into a scratch
+    folder. The namespace pages it writes go to docs/api/ (ignored by git)."""
+    out = tmp_path_factory.mktemp("site")
+    done = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-q",
+         "-d", str(out / "doctrees"), str(DOCS), str(out / "html")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=SLOW_SECONDS,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert done.stderr.strip() == "", done.stderr[-4000:]
+    return out / "html"
+
+
+def test_the_site_has_the_pages_a_newcomer_looks_for(site):
+    for page in (
+        "index", "getting_started", "dashboard", "command_line", "library", "studies",
+        "DATA_FORMATS", "SCALE", "reliability", "api/index", "METHODS", "ALGORITHMS",
+        "REPRODUCTION", "speed", "development",
+    ):  # fmt: skip
+        assert (site / f"{page}.html").is_file(), page
+    assert "screenshots/data.png" not in (site / "dashboard.html").read_text() or any(
+        (site / "_images").glob("data*.png")
+    )
+
+
+def test_every_public_name_of_every_namespace_is_documented(site):
+    """Each name in a namespace's ``__all__`` is on its page, and the function or class
+    has a page of its own (under the most specific namespace exporting it) carrying the
+    first line of its docstring."""
+    namespaces = _extension("namespaces")
+    for modname, _ in namespaces.NAMESPACES:
+        module = importlib.import_module(modname)
+        text = (site / "api" / f"{modname}.html").read_text(encoding="utf-8")
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if not callable(obj) or isinstance(obj, type(sys)):
+                continue
+            shown = {name, obj.__name__}
+            assert any(re.search(rf"[>.]{n}<", text) for n in shown), (modname, name)
+            namespace, exported = namespaces.home(obj, modname)
+            own = site / "api" / "generated" / f"{namespace}.{exported}.html"
+            assert own.is_file(), (modname, name, own.name)
+            words = re.findall(r"[A-Za-z]{3,}", obj.__doc__.strip().splitlines()[0])[:3]
+            page = own.read_text(encoding="utf-8")
+            assert words and all(word in page for word in words), (name, words)
+
+
+def test_the_speed_page_lists_every_benchmark_of_make_bench(site):
+    text = (site / "speed.html").read_text(encoding="utf-8")
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    scripts = [line.split("/")[1].split(".py")[0] for line in makefile.splitlines()
+               if line.startswith("\t$(PY) benchmarks/bench_")]  # fmt: skip
+    assert len(scripts) >= 20
+    for script in scripts:
+        assert f"{script}.py" in text, script
+
+
+def test_a_benchmark_result_is_rendered_as_recorded(tmp_path):
+    """The speed page's section for a result file, against a record written here: the
+    facts line and one row per leaf, numbers to 4 significant digits, long lists as their
+    median."""
+    bench_results = _extension("bench_results")
+    record = {
+        "cases": {"select sample": {"warm": [0.31, 0.35, 0.33], "ratio": 2.345678}},
+        "results": [{"name": "SRBCT", "seconds": 1.5}, {"name": "GLIOMA", "seconds": 2.0}],
+        "times": [1, 2, 3, 4, 5, 6, 7],
+        "date": "2026-11-30 22:00 UTC",
+        "cpu_count": 2,
+        "python": "3.11.7",
+        "numpy": "2.3.5",
+        "agree": True,
+        "problems": [],
+        "targets_met": False,
+    }
+    path = tmp_path / "kofsd.json"
+    path.write_text(json.dumps(record))
+    lines = bench_results.render("bench_kofsd", path)
+    assert lines[0] == "``bench_kofsd.py``"
+    facts = next(line for line in lines if line.startswith("run "))
+    assert facts.startswith("run 2026-11-30 22:00 UTC, 2 CPUs, Python 3.11.7, numpy 2.3.5;")
+    assert "agreed with its baselines" in facts and "**a target was not met**" in facts
+    rows = [(lines[i][7:], lines[i + 1][7:]) for i, line in enumerate(lines)
+            if line.startswith("   * - ") and line != "   * - figure"]  # fmt: skip
+    assert rows == [
+        ("cases / select sample / warm", "0.31, 0.35, 0.33"),
+        ("cases / select sample / ratio", "2.346"),
+        ("results [SRBCT] / seconds", "1.5"),
+        ("results [GLIOMA] / seconds", "2"),
+        ("times", "median 4 of 7"),
+    ]
+    missing = bench_results.render("bench_kofsd", tmp_path / "absent.json")
+    assert "No result recorded yet: ``make bench`` writes it." in missing
