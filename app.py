@@ -6,7 +6,7 @@ from dashboard import persistence, session
 from dashboard.memory import give_back_freed_memory
 from dashboard.pages import PAGES
 from fsengine.evaluation import RUN_IMPORTS
-from fsengine.parallel import import_in_background, warm_up
+from fsengine.methods import import_in_background, warm_up
 
 #: Seconds between the first page and the import of what a first run needs (scikit-learn).
 IMPORT_DELAY = 1.0

@@ -456,7 +456,7 @@ def main(argv=None) -> int:
     if not CHROMIUM.exists():
         print(f"SKIPPED: {CHROMIUM} is missing (make test installs Debian's chromium)")
         return 0
-    from fsengine.methods import METHOD_LABELS
+    from fsengine.methods.registry import METHOD_LABELS
 
     out = ROOT / ".bench"
     shots = out / "dashboard_memory_shots"

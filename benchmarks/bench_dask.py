@@ -14,7 +14,7 @@ cluster's scheduling costs), read from disk (``--backed``), K-OFSD with ``--ties
   that passed the alpha filter: the per-set-test cost. The per-gene cost is the pass's
   time divided by the genes;
 - on a local cluster of 1, then 2 single-threaded worker processes
-  (:func:`fsengine.cluster.dask_client`; the workers read their blocks from the file
+  (:func:`fsengine._compute.cluster.dask_client`; the workers read their blocks from the file
   themselves), after a warm-up pass on a few genes: the gene-parallel pass alone
   (:func:`gene_pass`, the best of 3) on the atlas stored CSC (genes contiguous; a copy
   written once beside it) and on the CSR file as written (each worker then copies it column
@@ -45,13 +45,13 @@ from threadpoolctl import threadpool_limits
 
 from fsengine import load_dataset
 from fsengine._compute.budget import plan
+from fsengine._compute.cluster import dask_client
+from fsengine._compute.parallel import set_kernel_threads
 from fsengine._compute.sparse import block_width, dense_block
-from fsengine.cluster import dask_client
+from fsengine.data.task import Task
 from fsengine.online._kofsd.gene_pass import gene_parallel_selection, gene_pass
 from fsengine.online._kofsd.selector import KOFSD
 from fsengine.online._stream import QUIET_BLOCK_ELEMENTS, stream_selection
-from fsengine.parallel import set_kernel_threads
-from fsengine.task import Task
 
 #: The size the README's estimate is for.
 ATLAS_CELLS, ATLAS_GENES = 1_000_000, 30_000

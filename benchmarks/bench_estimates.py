@@ -1,4 +1,4 @@
-"""Re-measure the cost models of :mod:`fsengine.estimates` on this machine.
+"""Re-measure the cost models of :mod:`fsengine.methods.estimates` on this machine.
 
 Every registered method selects on seeded synthetic matrices over a grid of sizes: dense
 continuous values and sparse log counts (a 10 % minority class with five genes up in it),
@@ -11,7 +11,7 @@ The scoring of a split (1-NN and a linear SVM on the test half) is fitted the sa
 ``_scoring``.
 
 Run ``python benchmarks/bench_estimates.py --write --save runs.json`` to rewrite
-``fsengine/_estimates_fit.py`` (about 1.5 hours on two cores), ``--refit runs.json --write``
+``fsengine/methods/_estimates_fit.py`` (about 1.5 hours on two cores), ``--refit runs.json --write``
 to fit saved runs again, ``--methods kofsd:ties=average --add runs.json --write`` to
 measure some methods again beside the saved runs of the others; without ``--write`` it
 prints the fit. A selector with a ``ties`` parameter is also measured under
@@ -34,11 +34,11 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from fsengine.estimates import PARAMETER_TERMS  # noqa: E402
+from fsengine.data.task import Task  # noqa: E402
 from fsengine.evaluation.metrics import score_columns  # noqa: E402
-from fsengine.methods import METHODS, get_method  # noqa: E402
-from fsengine.runs import run_selection  # noqa: E402
-from fsengine.task import Task  # noqa: E402
+from fsengine.methods.estimates import PARAMETER_TERMS  # noqa: E402
+from fsengine.methods.registry import METHODS, get_method  # noqa: E402
+from fsengine.methods.runs import run_selection  # noqa: E402
 
 OUT = ROOT / "fsengine" / "_estimates_fit.py"
 SAMPLES = (200, 400, 800, 1600, 3200, 6400, 12800, 25600)
@@ -132,7 +132,7 @@ def fit(rows: list[dict]) -> dict:
 
 
 #: The methods measured again under their order-invariant tie rule (``kofsd:ties=average``:
-#: another cost, another model; :func:`fsengine.estimates.model_key`).
+#: another cost, another model; :func:`fsengine.methods.estimates.model_key`).
 TIE_VARIANTS = tuple(
     f"{name}:ties=average" for name in METHODS if "ties" in get_method(name).spec.parameters
 )
@@ -234,7 +234,7 @@ def main(argv=None) -> int:
         print(f"{method}: {fitted[method]}", flush=True)
     if options.write:
         lines = [
-            '"""Cost models of :mod:`fsengine.estimates`, written by',
+            '"""Cost models of :mod:`fsengine.methods.estimates`, written by',
             "benchmarks/bench_estimates.py --write (do not edit by hand).",
             "",
             f"Measured on: {sys.platform}, {time.strftime('%Y-%m-%d')}.",

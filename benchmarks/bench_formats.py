@@ -93,7 +93,7 @@ def read():
 
 t_import = time.perf_counter()
 if spec["mode"] == "fsengine":
-    import fsengine.data  # noqa: F401
+    import fsengine.data.dataset  # noqa: F401
 else:
     import pandas  # noqa: F401
 if spec["path"].endswith(".h5ad"):

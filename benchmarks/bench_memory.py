@@ -60,7 +60,7 @@ path, mode, kind = sys.argv[2], sys.argv[3], sys.argv[4]
 import numpy as np
 import pyarrow as pa
 import fsengine
-from fsengine.data import load_dataset
+from fsengine.data.dataset import load_dataset
 
 source = open(path, "rb").read() if kind == "bytes" else path   # bytes: held by the caller
 transpose = kind == "transposed"

@@ -106,9 +106,9 @@ def child(name: str, repeats: int) -> dict:
     """Measure one case in this process and return its record."""
     import tracemalloc
 
-    from fsengine.methods import get_method
+    from fsengine._compute.parallel import set_kernel_threads
+    from fsengine.methods.registry import get_method
     from fsengine.online import KOFSD, run_kofsd, stream_selection
-    from fsengine.parallel import set_kernel_threads
 
     X, y = load_case(name)
     names = [str(j) for j in range(X.shape[1])]
@@ -189,7 +189,7 @@ def _run_child(args: list[str], limit: float) -> dict | None:
 def protocol_times(repeats: int) -> dict:
     """sweep_k (K 1..10, 20 splits) and evaluate (EVALUATE_METHODS, 20 splits), rounded
     matrix, in this process once its worker processes run."""
-    from fsengine.data import Dataset
+    from fsengine.data.dataset import Dataset
     from fsengine.evaluation import evaluate, sweep_k
 
     X, y = load_case("rounded-181x12533")

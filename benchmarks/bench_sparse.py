@@ -87,7 +87,7 @@ def rss_now():
 
 X, y = counts(spec["n"], spec["p"], spec["seed"])
 X = X[:, : spec["genes"]] if spec["genes"] < spec["p"] else X
-from fsengine.methods import get_method
+from fsengine.methods.registry import get_method
 
 method = get_method(spec["method"])
 names = [f"g{j}" for j in range(X.shape[1])]

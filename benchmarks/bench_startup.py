@@ -176,8 +176,8 @@ def breakdown(path: str, minority: str) -> dict:
     t0 = time.perf_counter()
     from fsengine import cli  # noqa: F401 - what the command imports first
     from fsengine._compute import kernels
-    from fsengine.data import load_dataset
-    from fsengine.runs import run_selection
+    from fsengine.data.dataset import load_dataset
+    from fsengine.methods.runs import run_selection
 
     out = {"imports_s": time.perf_counter() - t0}
     t = time.perf_counter()
@@ -201,14 +201,14 @@ def breakdown(path: str, minority: str) -> dict:
 def first_tasks(engine: str) -> dict:
     """In this (new) process: two K-OFSD tasks on a new pool of two worker processes
     (loky) or a new local Dask cluster of two workers; then the same task here twice."""
-    from fsengine.data import load_dataset
-    from fsengine.methods import get_method
+    from fsengine.data.dataset import load_dataset
+    from fsengine.methods.registry import get_method
 
     ds = load_dataset(SAMPLE)
     y = ds.binarise(ds.resolve_class("2"))
     t0 = time.perf_counter()
     if engine == "loky":
-        from fsengine.parallel import run_tasks
+        from fsengine._compute.parallel import run_tasks
 
         run_tasks(_task, [(ds.X, y, ds.feature_names)] * 2, n_jobs=2)
     else:
@@ -236,7 +236,7 @@ def first_tasks(engine: str) -> dict:
 
 
 def _task(X, y, names):
-    from fsengine.methods import get_method
+    from fsengine.methods.registry import get_method
 
     return get_method("kofsd").select(X, y, names).selection.columns
 

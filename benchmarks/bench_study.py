@@ -30,14 +30,14 @@ from dataclasses import replace
 
 from _common import ROOT, finish_report, machine, parse_options, print_table
 
-from fsengine.benchmark import (
+from fsengine._compute.parallel import available_cores
+from fsengine.evaluation.benchmark import (
     _run_task_on_worker,
     dask_client,
     read_study_data,
     run_study,
 )
-from fsengine.parallel import available_cores
-from fsengine.study import Study, StudyDataset
+from fsengine.evaluation.study import Study, StudyDataset
 
 SHARED = ROOT.parent / "shared" / "datasets"
 METHODS = (
@@ -95,7 +95,7 @@ def worker_start(cores: int, repeats: int = 3) -> dict:
     """A new local cluster as run_study starts one (dask_client, then prepare_process on
     every worker): the seconds until the cluster answers, and each worker's age at its
     first task (from its process's start: spawn, imports, kernels, connection), medians."""
-    from fsengine.parallel import prepare_process
+    from fsengine._compute.parallel import prepare_process
 
     starts, ages = [], []
     for _ in range(repeats):

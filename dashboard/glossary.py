@@ -1,6 +1,6 @@
 """Plain words for the papers' terms, shown where the pages use them."""
 
-from fsengine.methods import get_method
+from fsengine.methods.registry import get_method
 
 #: Term -> what it means, for the dashboard's help texts and the Stream page's glossary.
 TERMS = {

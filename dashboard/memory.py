@@ -5,7 +5,7 @@ and the memory freed by a script run given back to the system.
 ``st.cache_data`` keeps a pickled copy of what it caches and gives every call a new
 unpickled copy: for a 20,000 x 3,000 matrix (480 MB dense) each choice on the Data page
 added two copies. Here a data set is the same object for every session and every rerun
-(a :class:`~fsengine.data.Dataset` is frozen; nothing in the library writes into its
+(a :class:`~fsengine.data.dataset.Dataset` is frozen; nothing in the library writes into its
 matrix), and data sets read from the same bytes with other options (another label,
 another groups column) share one matrix when their matrices are equal. What no session
 uses any more is dropped, least recently used first, beyond :data:`MAX_ENTRIES` data sets

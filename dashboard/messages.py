@@ -4,8 +4,8 @@ API spells them (``transpose=True``) or the command line (``--transpose``)."""
 
 from __future__ import annotations
 
+from fsengine.data.preprocess import PREPROCESSING
 from fsengine.errors import FSEngineError, library_words
-from fsengine.preprocess import PREPROCESSING
 
 #: The Data page's widgets, by the library name of the loader option or parameter each
 #: one sets: (the widget's label, what kind of widget it is). views/data.py labels its
@@ -44,7 +44,7 @@ def words(name: str) -> str:
 def method_words(method: str | None):
     """:func:`words`, with ``method``'s parameters named by their widgets' labels (from
     the method's specification, as :mod:`dashboard.widgets` draws them)."""
-    from fsengine.methods import REGISTRY
+    from fsengine.methods.registry import REGISTRY
 
     parameters = REGISTRY[method].spec.parameters if method in REGISTRY else {}
 

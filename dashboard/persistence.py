@@ -24,10 +24,10 @@ import streamlit as st
 from dashboard import session
 from dashboard.pages import RESULT_KINDS, WIDGET_STORES
 from dashboard.workspace import Store, WorkspaceStoreError, default_store
-from fsengine.codec import dumps, from_json, to_json
 from fsengine.evaluation import Evaluation
-from fsengine.methods import RunResult
-from fsengine.stability import StabilityResult
+from fsengine.evaluation.stability import StabilityResult
+from fsengine.export.codec import dumps, from_json, to_json
+from fsengine.methods.registry import RunResult
 
 #: Results restored per page store (the newest).
 RESTORED_PER_STORE = 8
@@ -417,12 +417,12 @@ def delete_run(run_id: int | None, *, found: Store | None = None, wid: str | Non
             _fail(exc)
 
 
-#: The result types a page keeps, as the workspace stores them (:mod:`fsengine.codec`).
+#: The result types a page keeps, as the workspace stores them (:mod:`fsengine.export.codec`).
 RESULT_TYPES = (Evaluation, StabilityResult, RunResult)
 
 
 def encode(result: Any) -> Any:
-    """A page's result as JSON-able data (:func:`fsengine.codec.to_json`, strict: each
+    """A page's result as JSON-able data (:func:`fsengine.export.codec.to_json`, strict: each
     result type tagged with its ``to_dict``)."""
     return to_json(result)
 

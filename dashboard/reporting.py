@@ -1,4 +1,4 @@
-"""The session's work on the current data set as report sections (:mod:`fsengine.report`):
+"""The session's work on the current data set as report sections (:mod:`fsengine.export.report`):
 every comparison, sweep, finished stream and exported selection, each with its parameters,
 protocol, results table, figures and CSVs, from the same functions the pages draw with."""
 
@@ -8,22 +8,22 @@ import streamlit as st
 
 from dashboard import session, streams
 from dashboard.pages import BY_NAME
-from fsengine.export import (
+from fsengine.export.report import ReportSection
+from fsengine.export.writers import (
     events_to_csv,
     records_to_csv,
     selection_rows,
     selection_to_csv,
     summary_frame,
 )
-from fsengine.figures import (
+from fsengine.methods.registry import METHOD_LABELS, get_method
+from fsengine.pl.figures import (
     comparison_figure,
     jaccard_figure,
     k_sweep_figure,
     sweep_figure,
     topk_sweep_figure,
 )
-from fsengine.methods import METHOD_LABELS, get_method
-from fsengine.report import ReportSection
 
 
 def _protocol(params: dict) -> dict:

@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from fsengine.parallel import Cancellation, available_cores
+from fsengine.methods import Cancellation, available_cores
 
 #: Environment variable: the runs computing at once (a positive whole number).
 CONCURRENT_RUNS = "FSENGINE_CONCURRENT_RUNS"
@@ -80,7 +80,7 @@ class RunQueue:
 
         Raises
         ------
-        fsengine.parallel.RunCancelled
+        fsengine._compute.parallel.RunCancelled
             When the run is cancelled before it gets a slot.
         """
         ticket = object()

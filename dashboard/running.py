@@ -32,13 +32,13 @@ from dashboard.session import (
 )
 from dashboard.widgets import last_set
 from fsengine import FSEngineError
-from fsengine.estimates import Estimate, density_of, duration_text, is_counts
+from fsengine.data.preprocess import counts_warning, parametric_rankers, raw_counts_zeros
 from fsengine.evaluation import protocol_refusal, protocol_warnings, stratified_splits
 from fsengine.evaluation.group_splits import plan_group_splits
 from fsengine.io.base import size_text
-from fsengine.methods import METHOD_LABELS
-from fsengine.parallel import Cancellation, RunCancelled, cancellable
-from fsengine.preprocess import counts_warning, parametric_rankers, raw_counts_zeros
+from fsengine.methods import Cancellation, RunCancelled, cancellable
+from fsengine.methods.estimates import Estimate, density_of, duration_text, is_counts
+from fsengine.methods.registry import METHOD_LABELS
 from fsengine.rankers import RANKER_SPECS
 
 
@@ -189,7 +189,7 @@ def run_once(
 
     Results live in ``st.session_state[store]`` (a dict, at most ``max_entries``, oldest
     dropped first) and ``st.session_state[store + "_computed"]`` counts computations.
-    ``compute`` runs in a thread of its own under a :class:`fsengine.parallel.Cancellation`
+    ``compute`` runs in a thread of its own under a :class:`fsengine._compute.parallel.Cancellation`
     (the library's worker processes are killed when it is cancelled) and waits for a slot
     of the server's queue (:data:`dashboard.run_queue.RUNS`). The thread ends the run
     itself (keeps the result, records it), so the run does not depend on this page: this
@@ -496,7 +496,7 @@ def run_button(
     shown in an error box prefixed with ``failure``, and the page goes on. A run
     stopped before it finished is said so (no frozen progress bar is left behind).
     With ``refusal`` (why the run would be refused, a sentence), the button is disabled
-    and the reason shown beside it. With ``estimate`` (:mod:`fsengine.estimates`), the
+    and the reason shown beside it. With ``estimate`` (:mod:`fsengine.methods.estimates`), the
     time it will take is said beside the button, and a long run
     (:attr:`Estimate.long`) is started only once confirmed ("Run anyway"). A run of
     this page that computes in another session of the workspace (another tab) is shown
@@ -636,7 +636,7 @@ def _running_note(
 
 def task_size() -> tuple[int, int, float, bool]:
     """The current task's samples, features, share of non-zero values and whether it holds
-    counts (what the cost models of :mod:`fsengine.estimates` take), kept for the current
+    counts (what the cost models of :mod:`fsengine.methods.estimates` take), kept for the current
     task only.
 
     Raises
@@ -656,7 +656,7 @@ def task_size() -> tuple[int, int, float, bool]:
 
 def estimate_for(model: Callable[[int, int, float, bool], Estimate]) -> Estimate | None:
     """``model(n_samples, n_features, density, counts)`` on the current task: a run's
-    :class:`~fsengine.estimates.Estimate`; None when the task cannot be built or a method
+    :class:`~fsengine.methods.estimates.Estimate`; None when the task cannot be built or a method
     has no cost model."""
     try:
         return model(*task_size())
@@ -826,7 +826,7 @@ def group_splits_text() -> str:
 
 def show_counts_warning(methods) -> None:
     """Warn (one box) when rankers that assume normalised values are among ``methods``
-    and the current data look like raw counts (:func:`fsengine.preprocess.counts_warning`);
+    and the current data look like raw counts (:func:`fsengine.data.preprocess.counts_warning`);
     the data are scanned once per data set."""
     if not [m for m in methods if m in parametric_rankers()]:
         return

@@ -17,11 +17,11 @@ from dashboard import datadir, messages
 from dashboard.memory import DATASETS, reading_key, server_budget, way_out
 from dashboard.pages import TASK_STORES
 from fsengine import Dataset, FSEngineError, load_dataset
+from fsengine.data.preprocess import PREPROCESSING, preprocess, preprocessing_text
+from fsengine.data.task import Task, training_size
 from fsengine.evaluation import protocol_defaults, training_halves
-from fsengine.export import data_arguments
+from fsengine.export.writers import data_arguments
 from fsengine.io.footprint import check_fits, footprint
-from fsengine.preprocess import PREPROCESSING, preprocess, preprocessing_text
-from fsengine.task import Task, training_size
 
 SAMPLE_PATH = Path(__file__).resolve().parent.parent / "sample_data" / "SRBCT.parquet"
 #: The sample's class names (sample_data/README.md: Khan et al. 2001).
@@ -29,7 +29,7 @@ SAMPLE_CLASS_NAMES = {"0": "EWS", "1": "RMS", "2": "BL", "3": "NB"}
 
 
 def preprocessing_changes(params: dict | None) -> dict:
-    """The :data:`~fsengine.preprocess.PREPROCESSING` parameters of ``params`` that differ
+    """The :data:`~fsengine.data.preprocess.PREPROCESSING` parameters of ``params`` that differ
     from their defaults, checked (a parameter that does not apply, such as the offset
     without log2, is left out): ``{}`` for no preprocessing.
 
@@ -203,7 +203,7 @@ def load_into_session(
     label, transpose, drop_constant, samples, samples_name, sample_groups
         As :func:`fsengine.load_dataset` takes them (``samples``: the sheet's bytes).
     preprocessing : dict, optional
-        Parameters of :data:`fsengine.preprocess.PREPROCESSING`, applied after reading.
+        Parameters of :data:`fsengine.data.preprocess.PREPROCESSING`, applied after reading.
     anndata : dict, optional
         An AnnData file's ``layer`` and ``gene_names``; None values are left out.
 
@@ -367,7 +367,7 @@ def pin_task(task: Task | None) -> None:
 
 
 def current_task() -> Task:
-    """The task of the current data set and minority class (:class:`fsengine.task.Task`),
+    """The task of the current data set and minority class (:class:`fsengine.data.task.Task`),
     built once per (data set, loader options, minority) and kept in the session; on a
     thread given one by :func:`pin_task`, that one.
 
@@ -418,7 +418,7 @@ def training_half(n_splits: int, seed: int) -> tuple[int, str]:
 
 def reading_arguments() -> str:
     """The command line's options that read the current data set as it was read here
-    (:func:`fsengine.export.data_arguments`: label, sheet, groups, preprocessing), for
+    (:func:`fsengine.export.writers.data_arguments`: label, sheet, groups, preprocessing), for
     the report; "" when the minority class is refused (no task)."""
     loaded = current()
     try:
@@ -693,7 +693,7 @@ def set_widget(store: str, key: str, value) -> None:
 
 def run_key(*params) -> tuple:
     """Cache key of a run on the current task: the task's content digest
-    (:attr:`fsengine.task.Task.digest`: matrix, one-versus-rest labels, names and sample
+    (:attr:`fsengine.data.task.Task.digest`: matrix, one-versus-rest labels, names and sample
     groups) followed by the run's own parameters. A result is shown only under the task
     it ran on."""
     try:

@@ -11,7 +11,7 @@ set (a stream only advances while the Stream page is drawn: its thread starts no
 
 A stream is recorded in the workspace as it goes (stopped at its position until it
 reaches the end, then finished), with a snapshot of its selectors and events
-(:meth:`fsengine.live.LiveStream.snapshot`, taken every :data:`SNAPSHOT_SECONDS` while it
+(:meth:`fsengine.methods.live.LiveStream.snapshot`, taken every :data:`SNAPSHOT_SECONDS` while it
 runs and whenever it pauses or ends). After a reload, a bookmarked link or a server
 restart, the newest stream of each task (:func:`dashboard.persistence.pending_streams`)
 is brought back when its task is current, as History's Reopen does, and keeps its
@@ -31,8 +31,8 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
 from dashboard import persistence, session
-from fsengine.live import LiveStream
-from fsengine.methods import get_method
+from fsengine.methods.live import LiveStream
+from fsengine.methods.registry import get_method
 
 #: Session key: task key -> :class:`Kept`.
 STORE = "streams"
@@ -253,7 +253,7 @@ def advance_in_background(kept: Kept, chunk, wait: float, every: float | None = 
     ----------
     kept : Kept
     chunk : callable
-        ``chunk(live)`` advances the :class:`~fsengine.live.LiveStream` a time-boxed step.
+        ``chunk(live)`` advances the :class:`~fsengine.methods.live.LiveStream` a time-boxed step.
     wait : float
         Seconds to wait for a chunk to end.
     every : float, optional

@@ -13,7 +13,7 @@ from collections.abc import Collection
 import streamlit as st
 
 from dashboard import session
-from fsengine.methods import get_method
+from fsengine.methods.registry import get_method
 from fsengine.spec import MethodSpec, Param
 
 #: Largest value an unbounded integer slider offers.
@@ -238,7 +238,7 @@ def spec_widgets(
     adjusted: dict | None = None,
 ) -> dict:
     """Draw the widgets of a specification's parameters (a method's, or the
-    preprocessing's :data:`fsengine.preprocess.PREPROCESSING`) in rows of ``columns``.
+    preprocessing's :data:`fsengine.data.preprocess.PREPROCESSING`) in rows of ``columns``.
 
     Parameters
     ----------
@@ -320,7 +320,7 @@ def protocol_method_settings(
     dict
         method -> its parameter values.
     """
-    from fsengine.methods import RANKER_METHODS
+    from fsengine.methods.registry import RANKER_METHODS
 
     configurable = [m for m in methods if get_method(m).spec.parameters]
     if top is None and "kofsd" not in methods and any(m in RANKER_METHODS for m in methods):

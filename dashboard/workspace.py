@@ -94,7 +94,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import fsengine
-from fsengine.codec import dumps, to_json
+from fsengine.export.codec import dumps, to_json
 
 #: Environment variable: the store's folder.
 ENV_DIR = "FSENGINE_WORKSPACE_DIR"
@@ -300,14 +300,14 @@ def is_workspace_id(value: object) -> bool:
 
 
 def jsonable(value: Any) -> Any:
-    """``value`` as plain JSON types: :func:`fsengine.codec.to_json` in its strict mode.
+    """``value`` as plain JSON types: :func:`fsengine.export.codec.to_json` in its strict mode.
 
     Parameters
     ----------
     value : object
         Dicts (keys: str, int, float, bool, None or numpy scalars), lists, tuples, sets,
         numpy arrays and scalars, the JSON types, and the library's result types (saved
-        tagged, see :mod:`fsengine.codec`).
+        tagged, see :mod:`fsengine.export.codec`).
 
     Returns
     -------

@@ -6,7 +6,7 @@ the training half; 1-NN and linear SVM G-mean on the test half), exactly as
 
     fsengine.evaluation.sweep_k(dataset, 2, range(1, 11), n_splits=20, seed=0)
 
-and drawn with ``fsengine.figures.k_sweep_figure``. Each figure is written as a
+and drawn with ``fsengine.pl.figures.k_sweep_figure``. Each figure is written as a
 self-contained HTML file (plotly.js included) and screenshotted to PNG with Playwright
 driving Debian's Chromium (/usr/bin/chromium).
 
@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from fsengine import __version__, load_dataset  # noqa: E402
 from fsengine.evaluation import sweep_k  # noqa: E402
-from fsengine.figures import k_sweep_figure  # noqa: E402
+from fsengine.pl.figures import k_sweep_figure  # noqa: E402
 
 FIGURES = ROOT / "docs" / "figures"
 DATASETS = (

@@ -13,13 +13,16 @@ The library never imports Streamlit; the dashboard (app.py) is a thin layer over
 
 import importlib
 
+from fsengine._moved import install as _install_moved_paths
 from fsengine.api import list_methods, select, sweep
 from fsengine.config import config_context, get_config, set_config
-from fsengine.data import Dataset, load_dataset
-from fsengine.data import load_dataset as read
+from fsengine.data.dataset import Dataset, load_dataset
+from fsengine.data.dataset import load_dataset as read
+from fsengine.data.task import Task
 from fsengine.errors import FSEngineError
 from fsengine.evaluation import Evaluation, evaluate
-from fsengine.methods import METHODS, get_method
+from fsengine.methods.registry import METHODS, get_method
+from fsengine.methods.runs import RunResult, run_selection
 from fsengine.online import (
     CIEOSFS,
     KOFSD,
@@ -40,9 +43,9 @@ from fsengine.online import (
     Selection,
     run_kofsd,
 )
-from fsengine.runs import RunResult, run_selection
-from fsengine.task import Task
 from fsengine.version import __version__
+
+_install_moved_paths()  # the old paths of modules moved into packages, for one release
 
 __all__ = [
     # data and tasks

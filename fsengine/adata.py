@@ -22,16 +22,16 @@ from pathlib import Path
 
 import numpy as np
 
-from fsengine.data import Dataset, annotated_dataset
+from fsengine.data.dataset import Dataset, annotated_dataset
+from fsengine.data.preprocess import counts_warning
+from fsengine.data.task import Task
 from fsengine.errors import FSEngineError
 from fsengine.io.backed import is_zarr_store
 from fsengine.io.h5ad import table_from_anndata
-from fsengine.methods import RunResult, get_method
+from fsengine.methods.registry import RunResult, get_method
+from fsengine.methods.runs import run_selection
 from fsengine.online import Selection
-from fsengine.preprocess import counts_warning
 from fsengine.rankers import marker_table
-from fsengine.runs import run_selection
-from fsengine.task import Task
 
 #: Rankers whose uns entry also holds p-values and fold changes (:func:`marker_table`).
 MARKER_TESTS = ("welch", "wilcoxon")
@@ -65,7 +65,7 @@ def write_selection(
     selection : Selection
         The selection made on ``task``.
     params : dict, optional
-        The run's record (:attr:`fsengine.runs.RunResult.params`): the method's parameters
+        The run's record (:attr:`fsengine.methods.runs.RunResult.params`): the method's parameters
         go into the uns entry's ``params`` (a marker test's ``direction``, say); without
         it, a marker test's default direction is assumed.
     key : str, optional
@@ -174,7 +174,7 @@ def select(
     RunResult
         As :func:`fsengine.run_selection`; its ``warnings`` also say when a ranker that
         assumes normalised values ran on raw counts
-        (:func:`fsengine.preprocess.counts_warning`).
+        (:func:`fsengine.data.preprocess.counts_warning`).
     """
     dataset = dataset_from_anndata(adata, groupby)
     task = Task.from_dataset(dataset, minority)

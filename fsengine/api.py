@@ -1,7 +1,7 @@
 """The functions ``import fsengine as fs`` gives: select, sweep and list_methods.
 
 Each is a thin door onto the function that does the work, the same code path as the
-command line's and the dashboard's: :func:`select` onto :func:`fsengine.runs.run_selection`
+command line's and the dashboard's: :func:`select` onto :func:`fsengine.methods.runs.run_selection`
 (or :func:`fsengine.adata.select` for an AnnData object), :func:`sweep` onto
 :func:`fsengine.evaluation.sweep_values` and :func:`fsengine.evaluation.sweep_top`,
 :func:`list_methods` onto the registry's description (``fsengine methods --json``).
@@ -13,13 +13,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from fsengine import adata as _adata
-from fsengine.data import Dataset
+from fsengine.data.dataset import Dataset
+from fsengine.data.task import Task
 from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.evaluation import Evaluation, sweep_top, sweep_values
 from fsengine.evaluation.protocol import Progress
-from fsengine.methods import RunResult, method_descriptions
-from fsengine.runs import run_selection
-from fsengine.task import Task
+from fsengine.methods.registry import RunResult, method_descriptions
+from fsengine.methods.runs import run_selection
 
 if TYPE_CHECKING:
     from anndata import AnnData
@@ -64,7 +64,7 @@ def select(
         A ranker's number of features (default: all, in rank order; with AnnData: 50).
     **params
         The method's parameters, and ``order``, ``seed``, ``events`` and ``client`` of
-        :func:`fsengine.runs.run_selection`.
+        :func:`fsengine.methods.runs.run_selection`.
 
     Returns
     -------

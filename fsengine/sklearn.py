@@ -2,7 +2,7 @@
 method), :class:`KOFSDSelector` (K-OFSD with its parameters as arguments) and
 :class:`RankerSelector` (the top k of any ranker).
 
-They sit above the registry (:mod:`fsengine.methods`), which they use to run a method by
+They sit above the registry (:mod:`fsengine.methods.registry`), which they use to run a method by
 name; ``import fsengine`` imports them on first use (scikit-learn loads in about 1 s).
 """
 
@@ -16,9 +16,9 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from fsengine.data.labels import one_versus_rest
 from fsengine.errors import FSEngineError, is_integer_in
-from fsengine.labels import one_versus_rest
-from fsengine.methods import get_method
+from fsengine.methods.registry import get_method
 from fsengine.rankers import rank_features
 
 __all__ = ["KOFSDSelector", "OnlineSelector", "RankerSelector"]
@@ -77,7 +77,7 @@ class OnlineSelector(_StreamSelectorBase):
     params : dict, optional
         Its parameters (the rest take their defaults), e.g. ``{"k": 5}``.
     minority : label, optional
-        The class to select for; default: :func:`fsengine.labels.default_minority` (the
+        The class to select for; default: :func:`fsengine.data.labels.default_minority` (the
         smallest class the 50/50 comparison can use, ties to the first in label order).
     order : {"natural", "random"}, default "natural"
         Arrival order of the columns.

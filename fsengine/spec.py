@@ -23,7 +23,8 @@ from fsengine.errors import FSEngineError
 
 #: The command line's flag of each run-level parameter and loader option (a method
 #: parameter's flag is its :attr:`Param.cli_flag`): read by the CLI's parser and error
-#: messages and by the command that repeats a run (:func:`fsengine.export.select_arguments`).
+#: messages and by the command that repeats a run
+#: (:func:`fsengine.export.writers.select_arguments`).
 RUN_FLAGS = {
     "minority": "--minority",
     "label": "--label",
@@ -278,7 +279,7 @@ class MethodSpec:
         Welch's t), which assume normalised, roughly symmetric values: on raw counts a few
         cells with large counts (library size) and a class's zero variance (genes it does
         not express) decide the ranking. On raw counts a run of such a ranker is warned
-        about (:func:`fsengine.preprocess.counts_warning`).
+        about (:func:`fsengine.data.preprocess.counts_warning`).
     """
 
     name: str

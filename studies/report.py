@@ -12,7 +12,8 @@ ranks of the online selectors) with the ranks its Table 7 gives the methods we s
 ``--write``, replaces the part of that file between the study markers. With ``--figures``,
 draws the critical-difference diagram and the heat map of the 1-NN G-mean (plotly, saved as
 PNG by Debian's Chromium through Playwright). Every number comes from
-:func:`fsengine.benchmark.compare_study` and :func:`fsengine.statistics.compare_methods`.
+:func:`fsengine.evaluation.benchmark.compare_study` and
+:func:`fsengine.evaluation.statistics.compare_methods`.
 """
 
 from __future__ import annotations
@@ -27,10 +28,10 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from fsengine.benchmark import compare_study, study_means  # noqa: E402
-from fsengine.methods import METHOD_LABELS  # noqa: E402
-from fsengine.statistics import compare_methods  # noqa: E402
-from fsengine.study import load_manifest  # noqa: E402
+from fsengine.evaluation.benchmark import compare_study, study_means  # noqa: E402
+from fsengine.evaluation.statistics import compare_methods  # noqa: E402
+from fsengine.evaluation.study import load_manifest  # noqa: E402
+from fsengine.methods.registry import METHOD_LABELS  # noqa: E402
 
 MANIFEST = ROOT / "studies" / "reproduction.toml"
 BEGIN, END = "<!-- study:begin -->", "<!-- study:end -->"
@@ -419,7 +420,7 @@ def write_figures(table: pd.DataFrame, folder: Path) -> None:
     """The CD diagram and the heat map of the 1-NN G-mean as PNG (Chromium)."""
     from playwright.sync_api import sync_playwright
 
-    from fsengine.figures import critical_difference_figure, metric_heatmap_figure
+    from fsengine.pl.figures import critical_difference_figure, metric_heatmap_figure
 
     study = load_manifest(MANIFEST)
     result = compare_study(table, study)["gmean_1nn"]

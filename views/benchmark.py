@@ -1,7 +1,7 @@
 """Benchmark page: several data sets x methods x splits under one protocol (a study,
-fsengine.study), run on Dask (fsengine.benchmark), then ranked and tested per metric
-(Friedman / Iman-Davenport, Nemenyi, Wilcoxon-Holm). The library computes; this page
-only chooses, runs and draws."""
+fsengine.evaluation.study), run on Dask (fsengine.evaluation.benchmark), then ranked and
+tested per metric (Friedman / Iman-Davenport, Nemenyi, Wilcoxon-Holm). The library
+computes; this page only chooses, runs and draws."""
 
 import dataclasses
 
@@ -26,26 +26,26 @@ from dashboard.widgets import (
     widget_defaults,
 )
 from fsengine import FSEngineError
-from fsengine.benchmark import compare_study, run_study, study_table
-from fsengine.estimates import Estimate, density_of, evaluate_seconds, is_counts
+from fsengine.data.task import Task
 from fsengine.evaluation import (
     protocol_refusal,
     protocol_warnings,
     stratified_splits,
     training_size,
 )
-from fsengine.export import RANK_ROWS, pairs_frame, rank_frame
-from fsengine.figures import critical_difference_figure, metric_heatmap_figure
-from fsengine.methods import METHOD_LABELS, METHODS, ONLINE_METHODS, RANKER_METHODS
-from fsengine.spreadsheet import spreadsheet_safe_frame
-from fsengine.study import (
+from fsengine.evaluation.benchmark import compare_study, run_study, study_table
+from fsengine.evaluation.study import (
     HIGHER_IS_BETTER,
     STUDY_METRICS,
     Study,
     StudyDataset,
     study_from,
 )
-from fsengine.task import Task
+from fsengine.export.spreadsheet import spreadsheet_safe_frame
+from fsengine.export.writers import RANK_ROWS, pairs_frame, rank_frame
+from fsengine.methods.estimates import Estimate, density_of, evaluate_seconds, is_counts
+from fsengine.methods.registry import METHOD_LABELS, METHODS, ONLINE_METHODS, RANKER_METHODS
+from fsengine.pl.figures import critical_difference_figure, metric_heatmap_figure
 
 STORE = BY_NAME["benchmark"].results["benchmark"]
 #: A mix of online selectors and rankers, each quick on microarrays.
@@ -78,7 +78,7 @@ def _metric_text(metric: str) -> str:
 
 
 def _estimate(entries, methods, splits: int, top, params) -> Estimate | None:
-    """The study's time: the evaluation of every data set (:mod:`fsengine.estimates`)."""
+    """The study's time: the evaluation of every data set (:mod:`fsengine.methods.estimates`)."""
     total = None
     try:
         for _, ds, _, _ in entries:

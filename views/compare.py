@@ -11,14 +11,20 @@ from dashboard.widgets import (
     splits_seed_widgets,
     widget_defaults,
 )
-from fsengine.estimates import evaluate_seconds
 from fsengine.evaluation import PAPER_METHODS, evaluate, whole_data_runs
-from fsengine.export import SUMMARY_COLUMNS, best_rows, records_to_csv, summary_frame
-from fsengine.figures import comparison_figure, jaccard_figure
-from fsengine.gene_figures import frequency_figure
-from fsengine.genes import selection_frequencies
+from fsengine.evaluation.genes import selection_frequencies
+from fsengine.export.writers import SUMMARY_COLUMNS, best_rows, records_to_csv, summary_frame
 from fsengine.io import file_stem
-from fsengine.methods import METHOD_LABELS, METHODS, ONLINE_METHODS, RANKER_METHODS, get_method
+from fsengine.methods.estimates import evaluate_seconds
+from fsengine.methods.registry import (
+    METHOD_LABELS,
+    METHODS,
+    ONLINE_METHODS,
+    RANKER_METHODS,
+    get_method,
+)
+from fsengine.pl.figures import comparison_figure, jaccard_figure
+from fsengine.pl.gene_figures import frequency_figure
 
 STORE = BY_NAME["compare"].results["compare"]
 WIDGETS = BY_NAME["compare"].widgets

@@ -8,11 +8,7 @@ import streamlit as st
 from dashboard import datadir, messages, persistence, reruns, running, session, widgets
 from dashboard.memory import DATASETS, server_budget, way_out
 from fsengine import FSEngineError
-from fsengine.io.base import size_text
-from fsengine.io.footprint import check_fits
-from fsengine.io.h5ad import matrix_choices
-from fsengine.methods import METHOD_LABELS
-from fsengine.preprocess import (
+from fsengine.data.preprocess import (
     PREPROCESSING,
     looks_like_counts,
     looks_unlogged,
@@ -20,6 +16,10 @@ from fsengine.preprocess import (
     preprocessing_text,
     suggested_preprocessing,
 )
+from fsengine.io.base import size_text
+from fsengine.io.footprint import check_fits
+from fsengine.io.h5ad import matrix_choices
+from fsengine.methods.registry import METHOD_LABELS
 
 AUTO_LABEL = "(automatic)"
 NO_GROUPS = "(none: samples split one by one)"

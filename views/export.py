@@ -12,7 +12,8 @@ from dashboard.reporting import report_sections
 from dashboard.widgets import method_widgets, widget_defaults
 from fsengine import FSEngineError, run_selection
 from fsengine.adata import h5ad_bytes
-from fsengine.export import (
+from fsengine.export.report import build_report_html, build_report_zip
+from fsengine.export.writers import (
     command_line,
     params_to_json,
     reduced_matrix,
@@ -20,8 +21,13 @@ from fsengine.export import (
     selection_to_csv,
 )
 from fsengine.io import file_stem
-from fsengine.methods import METHOD_LABELS, METHODS, ONLINE_METHODS, RANKER_METHODS, get_method
-from fsengine.report import build_report_html, build_report_zip
+from fsengine.methods.registry import (
+    METHOD_LABELS,
+    METHODS,
+    ONLINE_METHODS,
+    RANKER_METHODS,
+    get_method,
+)
 
 STREAM, COMPUTE = "Last Stream run", "Compute here"
 FORMATS = {"CSV": ("csv", "text/csv"), "Parquet": ("parquet", "application/vnd.apache.parquet")}

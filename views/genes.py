@@ -5,17 +5,17 @@ import streamlit as st
 from dashboard import running, session, streams
 from dashboard.pages import BY_NAME
 from dashboard.widgets import method_widgets, widget_defaults
-from fsengine.export import records_to_csv
-from fsengine.gene_figures import gene_box_figure, gene_heatmap_figure, pca_figure
-from fsengine.genes import (
+from fsengine.evaluation.genes import (
     DRAWN_SAMPLES,
     HEATMAP_SAMPLES,
     class_sample,
     gene_statistics,
     p_value_note,
 )
-from fsengine.methods import METHOD_LABELS, ONLINE_METHODS, get_method
-from fsengine.stability import order_stability
+from fsengine.evaluation.stability import order_stability
+from fsengine.export.writers import records_to_csv
+from fsengine.methods.registry import METHOD_LABELS, ONLINE_METHODS, get_method
+from fsengine.pl.gene_figures import gene_box_figure, gene_heatmap_figure, pca_figure
 
 WIDGETS = BY_NAME["genes"].widgets
 STABILITY = BY_NAME["genes"].results["stability"]

@@ -14,11 +14,11 @@ from dashboard.messages import describe
 from dashboard.pages import BY_NAME
 from dashboard.widgets import method_widgets, widget_defaults
 from fsengine import FSEngineError
-from fsengine.estimates import stream_seconds
-from fsengine.export import events_to_csv, selection_rows, selection_to_csv
-from fsengine.figures import stream_figure
-from fsengine.live import duration_text
-from fsengine.methods import METHOD_LABELS, ONLINE_METHODS, get_method
+from fsengine.export.writers import events_to_csv, selection_rows, selection_to_csv
+from fsengine.methods.estimates import stream_seconds
+from fsengine.methods.live import duration_text
+from fsengine.methods.registry import METHOD_LABELS, ONLINE_METHODS, get_method
+from fsengine.pl.figures import stream_figure
 
 #: Features per animation tick (a tick every 0.25 s; "about 8 s" = the whole stream ends
 #: about 8 seconds after Start whatever its length, paced by the clock; "max" = as many as
@@ -41,7 +41,8 @@ CHUNK_WAIT = 1.0
 #: drawing (the server's and the browser's) would take the computation's cores.
 BUSY_DRAW_SECONDS = 1.0
 #: The most of the main stream's computing time its hold-out copy (the training half) and
-#: its G-mean take while the main stream runs (:attr:`fsengine.live.LiveStream.holdout_share`):
+#: its G-mean take while the main stream runs
+#: (:attr:`fsengine.methods.live.LiveStream.holdout_share`):
 #: the copy may lag behind (the page says so) and catches up once the main stream is done.
 HOLDOUT_SHARE = 0.25
 

@@ -8,7 +8,6 @@ from dashboard.messages import describe
 from dashboard.pages import BY_NAME
 from dashboard.widgets import current_values, method_widgets, widget_defaults
 from fsengine import FSEngineError
-from fsengine.estimates import sweep_k_seconds, sweep_top_seconds, sweep_values_seconds
 from fsengine.evaluation import (
     PAPER_METHODS,
     best_sweep_values,
@@ -19,10 +18,11 @@ from fsengine.evaluation import (
     training_halves,
     training_size,
 )
-from fsengine.export import records_to_csv
-from fsengine.figures import identical_curves, sweep_figure, topk_sweep_figure
+from fsengine.export.writers import records_to_csv
 from fsengine.io import file_stem
-from fsengine.methods import METHOD_LABELS, ONLINE_METHODS, RANKER_METHODS, get_method
+from fsengine.methods.estimates import sweep_k_seconds, sweep_top_seconds, sweep_values_seconds
+from fsengine.methods.registry import METHOD_LABELS, ONLINE_METHODS, RANKER_METHODS, get_method
+from fsengine.pl.figures import identical_curves, sweep_figure, topk_sweep_figure
 from fsengine.spec import (
     MAX_SWEEP_VALUES,
     check_sweep_values,

@@ -13,7 +13,7 @@ just-in-time path runs, with the same LLVM, so both give the same numbers. Two o
 defaults are changed here:
 
 * the exported functions release the GIL around the compiled call, as ``nogil=True``
-  does for the just-in-time kernels (:func:`fsengine.parallel.run_chunks` runs kernels
+  does for the just-in-time kernels (:func:`fsengine._compute.parallel.run_chunks` runs kernels
   on several threads), and each keeps the error model its ``kernel`` declaration gives;
 * the code is generated for this machine's CPU with its exact features, as numba's
   just-in-time compiler does (pycc's default is a generic CPU: 10-25% slower here), so a

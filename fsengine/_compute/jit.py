@@ -31,7 +31,7 @@ def kernel(*signatures: str, nogil: bool = False, error_model: str = "python"):
         numba signature strings (``"f8(f8[:, ::1], i8)"``), one per argument-type
         combination the callers pass; the first that matches a call is used.
     nogil : bool
-        Run without the GIL (the kernels that :func:`fsengine.parallel.run_chunks` runs on
+        Run without the GIL (the kernels that :func:`fsengine._compute.parallel.run_chunks` runs on
         several threads). Ahead of time, every entry point releases the GIL.
     error_model : {"python", "numpy"}
         numba's error model: "numpy" divides by zero as IEEE does (inf, NaN) instead of

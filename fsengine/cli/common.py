@@ -6,11 +6,11 @@ import sys
 from pathlib import Path
 
 from fsengine.cli.options import preprocess_params
-from fsengine.data import Dataset, load_dataset
+from fsengine.data.dataset import Dataset, load_dataset
+from fsengine.data.preprocess import counts_warning, looks_like_counts, looks_unlogged, preprocess
+from fsengine.data.task import Task
 from fsengine.errors import FSEngineError
 from fsengine.evaluation.group_splits import plan_group_splits, repeated_splits_warning
-from fsengine.preprocess import counts_warning, looks_like_counts, looks_unlogged, preprocess
-from fsengine.task import Task
 
 
 def write(text: str, target: str) -> None:
@@ -29,7 +29,7 @@ def write(text: str, target: str) -> None:
 
 def chosen_minority(minority, ds):
     """``--minority`` as given, or else the library's rule (the smallest class the 50/50
-    protocol can use, :meth:`fsengine.data.Dataset.default_minority`), which is then said
+    protocol can use, :meth:`fsengine.data.dataset.Dataset.default_minority`), which is then said
     on stderr with its reason when it is not the smallest class."""
     if minority is not None:
         return minority
@@ -131,6 +131,6 @@ def start_workers(args) -> None:
     """Start the worker processes of the splits while this process reads the data: they
     spawn and import scikit-learn (about a second) meanwhile (--jobs 1: none)."""
     if args.jobs != 1 and args.splits > 1 and Path(args.data).is_file():
-        from fsengine.parallel import warm_up
+        from fsengine._compute.parallel import warm_up
 
         warm_up(args.jobs, modules=("fsengine.evaluation",))

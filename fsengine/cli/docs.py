@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from fsengine.methods import method_descriptions
+from fsengine.methods.registry import method_descriptions
 
 
 def _md_cell(text: str) -> str:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
+from fsengine.data.preprocess import PREPROCESSING
 from fsengine.errors import FSEngineError
-from fsengine.methods import METHODS, ONLINE_METHODS, REGISTRY
-from fsengine.preprocess import PREPROCESSING
+from fsengine.methods.registry import METHODS, ONLINE_METHODS, REGISTRY
 from fsengine.spec import RUN_FLAGS, Param
 
 

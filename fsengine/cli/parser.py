@@ -14,7 +14,7 @@ from fsengine.cli.options import (
     name_list,
 )
 from fsengine.evaluation import COUNT_FROM, PAPER_METHODS
-from fsengine.methods import METHODS, ONLINE_METHODS
+from fsengine.methods.registry import METHODS, ONLINE_METHODS
 from fsengine.online import ORDERS
 from fsengine.version import __version__
 
@@ -226,7 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
         "benchmark",
         help="run a study: many data sets x methods x splits, with the rank statistics",
         description="Run every (data set, method, split) of a study manifest (TOML: see "
-        "fsengine.study) under the evaluation protocol, write one row per task to "
+        "fsengine.evaluation.study) under the evaluation protocol, write one row per task to "
         "OUT.parquet and OUT.csv as the study finishes (each task is kept as soon as it "
         "ends), and print per metric the average ranks, the Friedman test with the "
         "Iman-Davenport correction and Nemenyi's critical difference.",

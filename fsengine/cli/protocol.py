@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from fsengine._compute.progress import terminal_progress
 from fsengine.cli.common import (
     data_line,
     groups_text,
@@ -18,20 +19,19 @@ from fsengine.cli.options import (
     values_of,
 )
 from fsengine.errors import FSEngineError
-from fsengine.estimates import LONG_SECONDS, density_of, evaluate_seconds, is_counts
 from fsengine.evaluation import evaluate, sweep_top, sweep_values
-from fsengine.export import (
+from fsengine.export.writers import (
     records_to_csv,
     summary_table,
 )
-from fsengine.methods import get_method
-from fsengine.progress import terminal_progress
+from fsengine.methods.estimates import LONG_SECONDS, density_of, evaluate_seconds, is_counts
+from fsengine.methods.registry import get_method
 
 
 def say_estimate(what: str, model, task) -> None:
     """Say on standard error how long ``what`` will take when the estimate
-    (:mod:`fsengine.estimates`; ``model(n, p, density, counts)``) passes
-    :data:`~fsengine.estimates.LONG_SECONDS`: "fsengine: estimated about 2 h ...". A
+    (:mod:`fsengine.methods.estimates`; ``model(n, p, density, counts)``) passes
+    :data:`~fsengine.methods.estimates.LONG_SECONDS`: "fsengine: estimated about 2 h ...". A
     method without a cost model says nothing."""
     try:
         found = model(task.n_samples, task.n_features, density_of(task.X), is_counts(task.X))

@@ -8,23 +8,23 @@ from contextlib import nullcontext
 
 import numpy as np
 
+from fsengine._compute.cluster import dask_client
+from fsengine._compute.progress import terminal_progress
 from fsengine.adata import to_h5ad
 from fsengine.cli.common import dataset_of, task_of, write
 from fsengine.cli.options import (
     method_params,
 )
-from fsengine.cluster import dask_client
 from fsengine.errors import FSEngineError
-from fsengine.export import (
+from fsengine.evaluation.stability import order_stability
+from fsengine.export.writers import (
     events_to_csv,
     selection_to_csv,
     stability_to_csv,
 )
 from fsengine.io.backed import is_zarr_store
-from fsengine.methods import METHODS, get_method
-from fsengine.progress import terminal_progress
-from fsengine.runs import run_selection
-from fsengine.stability import order_stability
+from fsengine.methods.registry import METHODS, get_method
+from fsengine.methods.runs import run_selection
 
 
 def cmd_info(args) -> None:

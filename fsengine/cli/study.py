@@ -5,12 +5,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from fsengine.progress import logged_progress, terminal_progress
+from fsengine._compute.progress import logged_progress, terminal_progress
 
 
 def cmd_benchmark(args) -> None:
-    from fsengine.benchmark import compare_study, journal_path, read_journal, run_study
-    from fsengine.study import load_manifest
+    from fsengine.evaluation.benchmark import compare_study, journal_path, read_journal, run_study
+    from fsengine.evaluation.study import load_manifest
 
     study = load_manifest(args.manifest)
     manifest = Path(args.manifest)

@@ -16,11 +16,19 @@ One concern per module:
   class-balanced assignments of whole groups to the halves, and how many there are);
 - :mod:`~fsengine.evaluation.comparison`: :func:`evaluate` (methods compared over the
   splits, :class:`Evaluation`), one split's records, selections on the whole data;
-- :mod:`~fsengine.evaluation.sweeps`: a parameter or the number of features swept.
+- :mod:`~fsengine.evaluation.sweeps`: a parameter or the number of features swept;
+- :mod:`~fsengine.evaluation.stability`: a selection's stability to the feature order;
+- :mod:`~fsengine.evaluation.genes`: per-gene statistics of a selection (Hedges' g,
+  Welch, BH), clustering, PCA, selection frequencies;
+- studies of several data sets: :mod:`~fsengine.evaluation.study` (manifests),
+  :mod:`~fsengine.evaluation.benchmark` (running them, on Dask or serially) and
+  :mod:`~fsengine.evaluation.statistics` (Friedman / Iman-Davenport, Nemenyi,
+  Wilcoxon-Holm over data sets, as Demsar 2006).
 
-Every driver takes a :class:`fsengine.task.Task` (or a data set and its minority class).
+Every driver takes a :class:`fsengine.data.task.Task` (or a data set and its minority class).
 """
 
+from fsengine.data.task import training_size
 from fsengine.evaluation.comparison import (
     Evaluation,
     Plan,
@@ -57,7 +65,6 @@ from fsengine.evaluation.protocol import (
     training_halves,
 )
 from fsengine.evaluation.sweeps import best_sweep_values, sweep_k, sweep_top, sweep_values
-from fsengine.task import training_size
 
 __all__ = [
     "CLASSIFIERS",

@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fsengine.data import Dataset
+from fsengine._compute.parallel import run_tasks
+from fsengine.data.dataset import Dataset
+from fsengine.data.task import Task, as_task
 from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.evaluation.metrics import CLASSIFIERS, METRICS, split_record
 from fsengine.evaluation.protocol import (
@@ -26,11 +28,9 @@ from fsengine.evaluation.protocol import (
     select_on,
     stratified_splits,
 )
-from fsengine.methods import get_method
+from fsengine.methods.registry import get_method
+from fsengine.methods.runs import run_selection
 from fsengine.online import Selection
-from fsengine.parallel import run_tasks
-from fsengine.runs import run_selection
-from fsengine.task import Task, as_task
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ class Evaluation:
         Data set, minority class, splits, seed, methods and their parameters.
     """
 
-    #: The tag of an evaluation in JSON (:mod:`fsengine.codec`).
+    #: The tag of an evaluation in JSON (:mod:`fsengine.export.codec`).
     json_tag = "evaluation"
 
     records: list[dict]
@@ -207,12 +207,12 @@ def evaluate(
     Parameters
     ----------
     data : Task or Dataset
-        The task (:class:`fsengine.task.Task`), or a data set to build it from.
+        The task (:class:`fsengine.data.task.Task`), or a data set to build it from.
     minority : label or str, optional
         With a data set: the class to select for (one versus rest; default
         :meth:`Dataset.default_minority`). With a task: None or its own class.
     methods : sequence of str
-        Online selectors and rankers (see :data:`fsengine.runs.METHODS`).
+        Online selectors and rankers (see :data:`fsengine.methods.runs.METHODS`).
     n_splits : int, default 20
         Number of random stratified 50/50 splits R.
     seed : int, default 0
@@ -310,7 +310,7 @@ def whole_data_runs(
     task = as_task(data, minority)
     runs = {}
     # through run_tasks (serial here: n_jobs=1), so that a cancellable run's selections
-    # compute in a worker process that a cancellation kills (fsengine.parallel)
+    # compute in a worker process that a cancellation kills (fsengine._compute.parallel)
     if top is None and any(is_ranker(m) for m in methods):
         count_from = check_count_from(count_from)
         (runs[count_from],) = run_tasks(

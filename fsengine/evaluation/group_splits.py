@@ -5,7 +5,7 @@ A split is then an *assignment* of the g groups to the training and the test hal
 2^g. Which assignments the protocol uses (docs/ALGORITHMS.md, "Grouped splits"):
 
 1. **Feasible**: every class has a sample in each half, and the training half holds at
-   least :data:`~fsengine.labels.MIN_MINORITY` minority samples (what a selection needs).
+   least :data:`~fsengine.data.labels.MIN_MINORITY` minority samples (what a selection needs).
 2. **Balanced**: for each class k, its share of the training half, ``train_k / total_k``,
    lies within ``tol_k`` of 1/2, where ``tol_k = max(BALANCE, best_k, t*)``:
    :data:`BALANCE` (0.1, i.e. 40-60 % of each class, so of the samples, in the training
@@ -35,8 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fsengine.data.labels import MIN_MINORITY
 from fsengine.errors import FSEngineError
-from fsengine.labels import MIN_MINORITY
 
 #: A class's share of the training half may stray this far from 1/2 when the groups allow.
 BALANCE = 0.1

@@ -1,7 +1,7 @@
 """The protocol's rules: splits, which methods may be compared, warnings, settings.
 
 R random stratified 50/50 splits (:func:`stratified_splits`; the training half has
-:func:`fsengine.task.training_size` samples); selections on the training half alone
+:func:`fsengine.data.task.training_size` samples); selections on the training half alone
 (:func:`select_on`); what makes the protocol weak for some labels
 (:func:`protocol_warnings`); the parameters in effect (:func:`method_settings`).
 """
@@ -12,11 +12,11 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from fsengine.data.labels import MIN_MINORITY, MIN_PROTOCOL_MINORITY
+from fsengine.data.task import training_size
 from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.evaluation.group_splits import group_splits, repeated_splits_warning
-from fsengine.labels import MIN_MINORITY, MIN_PROTOCOL_MINORITY
-from fsengine.methods import get_method
-from fsengine.task import training_size
+from fsengine.methods.registry import get_method
 
 #: The methods of the K-OFSD paper's comparison (Tables 3 and 4).
 PAPER_METHODS = ("kofsd", "fisher", "s2n", "pcc", "relieff", "mi")
@@ -28,7 +28,7 @@ COUNT_FROM = "kofsd"
 #: What a run of the protocol imports when it starts: the splitter
 #: (:func:`stratified_splits`) and the classifiers
 #: (:func:`fsengine.evaluation.make_classifier`). About 0.6 s on a 2-core machine; a
-#: server loads them ahead (:func:`fsengine.parallel.import_in_background`).
+#: server loads them ahead (:func:`fsengine._compute.parallel.import_in_background`).
 RUN_IMPORTS = (
     "sklearn.model_selection",
     "sklearn.neighbors",
@@ -211,7 +211,7 @@ def protocol_warnings(
         One-versus-rest labels (1 = minority) of the whole data set.
     methods : sequence of str
         Methods to check against the training halves (K-OFSD: K at or above the
-        training half's minority size, :meth:`fsengine.methods.Method.warnings`).
+        training half's minority size, :meth:`fsengine.methods.registry.Method.warnings`).
     params : dict, optional
         Parameters per method.
     n_splits : int, optional
@@ -275,7 +275,7 @@ def training_halves(y, n_splits: int = 20, seed: int = 0, groups=None) -> tuple[
     training half holds: what K-OFSD's K is checked against.
 
     Without ``groups`` both come from the stratification's arithmetic
-    (:func:`fsengine.task.training_size`, :func:`half_minority_sizes`), whatever the
+    (:func:`fsengine.data.task.training_size`, :func:`half_minority_sizes`), whatever the
     splits. With ``groups`` the halves vary with the groups: both are counted on the
     splits :func:`stratified_splits` draws with ``n_splits`` and ``seed`` (the two minima
     may come from different splits, so together they are a bound).

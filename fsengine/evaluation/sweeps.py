@@ -10,7 +10,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from fsengine.data import Dataset
+from fsengine._compute.parallel import run_tasks
+from fsengine.data.dataset import Dataset
+from fsengine.data.task import Task, as_task
 from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.evaluation.comparison import Evaluation
 from fsengine.evaluation.metrics import split_record
@@ -22,10 +24,8 @@ from fsengine.evaluation.protocol import (
     progress_per_task,
     stratified_splits,
 )
-from fsengine.methods import get_method
-from fsengine.parallel import run_tasks
+from fsengine.methods.registry import get_method
 from fsengine.rankers import rank_features
-from fsengine.task import Task, as_task
 
 
 def _sweep_values_split(
@@ -41,7 +41,7 @@ def _sweep_values_split(
     """An online method for every value of ``parameter`` on one split.
 
     ``seconds`` is each value's own selection time, except where the selector shares one
-    pass over every value (:meth:`fsengine.methods.Method.shared_selections`: K-OFSD's
+    pass over every value (:meth:`fsengine.methods.registry.Method.shared_selections`: K-OFSD's
     K): then the pass's time divided by the number of values, the same for each.
     """
     X_train, X_test = task.X[train], task.X[test]

@@ -1,6 +1,6 @@
 """Reading a data file into a table: one reader per format behind one interface.
 
-:func:`read` is what :func:`fsengine.data.load_dataset` calls: the first reader in
+:func:`read` is what :func:`fsengine.data.dataset.load_dataset` calls: the first reader in
 :data:`READERS` that recognises the file's first bytes reads it, by streaming when it
 can (:meth:`Reader.stream`) and else whole (:meth:`Reader.read`, which names the cell
 at fault). The modules:

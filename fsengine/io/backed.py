@@ -213,7 +213,7 @@ def read_frames(root, name: str):
 
 @dataclass(frozen=True)
 class Transform:
-    """The preprocessing of :mod:`fsengine.preprocess` as a view applies it to each block
+    """The preprocessing of :mod:`fsengine.data.preprocess` as a view applies it to each block
     read: thresholds, then ``log2(x + offset)`` or counts per million and a log
     (``factor``: 10^6 over each row's total).
 
@@ -1024,7 +1024,7 @@ def _sparse_stats(parts, n, lo, variances, totals, what):
         np.add.at(totals, rows, data)  # in order: the bits of np.bincount over the whole
     zero_present = stored < n
     spread = None
-    if variances:  # fsengine.preprocess's formula for a sparse matrix
+    if variances:  # fsengine.data.preprocess's formula for a sparse matrix
         means = np.bincount(column_of, weights=data, minlength=width) / n
         deviations = data - means[column_of]
         squares = np.bincount(column_of, weights=deviations**2, minlength=width)

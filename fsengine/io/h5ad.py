@@ -5,7 +5,7 @@ The matrix is ``X``, or a named entry of ``layers`` (raw counts are often kept t
 with the cells or samples in rows (``obs_names``) and the genes in columns
 (``var_names``, or a named ``var`` column such as gene symbols); the class is an ``obs``
 column (:mod:`fsengine.io.annotated`). A dense matrix is read as float64; a sparse one
-(CSR or CSC) is kept sparse, as CSC: :func:`fsengine.data.load_dataset` makes it dense
+(CSR or CSC) is kept sparse, as CSC: :func:`fsengine.data.dataset.load_dataset` makes it dense
 unless asked to keep it (``sparse=True``), for the methods that read it a block of columns
 at a time (:mod:`fsengine._compute.sparse`). The file's header gives the matrix's shape
 and storage before anything is read: a matrix that would not fit in memory is refused

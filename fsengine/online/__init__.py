@@ -78,7 +78,7 @@ from fsengine.online._zhou import (
 )
 
 #: The online selectors, in the order the front ends list them: the one place a selector
-#: is registered (:mod:`fsengine.methods` builds its registry from it).
+#: is registered (:mod:`fsengine.methods.registry` builds its registry from it).
 SELECTORS = (
     KOFSD,
     OFSFPD,

@@ -29,7 +29,7 @@ from typing import ClassVar
 import numpy as np
 
 from fsengine._compute import kernels
-from fsengine.parallel import instance_lock, kernel_threads
+from fsengine._compute.parallel import instance_lock, kernel_threads
 
 #: The kernel family of the search.
 SEARCH_KERNELS = "online._search_kernels"

@@ -25,8 +25,8 @@ from fsengine._compute.sparse import (
     gigabytes,
     memory_exceeded,
 )
+from fsengine.data.labels import check_binary
 from fsengine.errors import FSEngineError
-from fsengine.labels import check_binary
 from fsengine.online._tie_average import ties_default
 from fsengine.spec import MethodSpec
 
@@ -211,7 +211,7 @@ class StreamingSelector(ABC):
         ----------
         y : array of {0, 1}, shape (n_samples,)
             Class labels, 1 = the minority class, 0 = the rest
-            (:func:`fsengine.labels.check_binary`).
+            (:func:`fsengine.data.labels.check_binary`).
         n_features : int, optional
             How many features the stream will bring, when known (a matrix's columns).
             Most selectors ignore it; group SAOLA cuts the stream into groups from it.

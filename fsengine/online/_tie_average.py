@@ -28,6 +28,7 @@ import numpy as np
 
 from fsengine._compute import kernels
 from fsengine._compute.budget import use_compiled
+from fsengine._compute.parallel import instance_lock
 from fsengine._compute.sparse import (
     as_columns,
     block_width,
@@ -51,7 +52,6 @@ from fsengine.online._point_search import (
     every_distance_nan,
     search_kernels,
 )
-from fsengine.parallel import instance_lock
 from fsengine.spec import Choice
 
 #: The tie rules: the authors' (lower row index first) and the expectation over orders.

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from fsengine.adata import dataset_from_anndata
 from fsengine.errors import FSEngineError
-from fsengine.gene_figures import gene_box_figure, gene_heatmap_figure
 from fsengine.get import selection_entry
+from fsengine.pl.gene_figures import gene_box_figure, gene_heatmap_figure
 
 __all__ = ["heatmap", "violin"]
 
@@ -28,7 +28,7 @@ def _selected(adata, key: str, n_genes: int | None):
 def heatmap(adata, *, key: str = "fsengine_kofsd", n_genes: int | None = 30, seed: int = 0):
     """Heat map of the cells x the entry's selected genes, z-scored per gene and
     clustered, with the group in red in the class bar
-    (:func:`fsengine.gene_figures.gene_heatmap_figure`).
+    (:func:`fsengine.pl.gene_figures.gene_heatmap_figure`).
 
     Parameters
     ----------
@@ -58,7 +58,7 @@ def violin(
     seed: int = 0,
 ):
     """One panel per selected gene of the entry: its values in the group and in the rest,
-    as violins or boxes (:func:`fsengine.gene_figures.gene_box_figure`).
+    as violins or boxes (:func:`fsengine.pl.gene_figures.gene_box_figure`).
 
     Parameters
     ----------

@@ -2,7 +2,7 @@
 
 Each ranker is a function ``score(X, y, **params) -> ndarray`` (one score per
 feature, higher is better, never NaN) with its specification beside it in its module;
-:data:`RANKER_TABLE` pairs them for the registry (:mod:`fsengine.methods`), and
+:data:`RANKER_TABLE` pairs them for the registry (:mod:`fsengine.methods.registry`), and
 :class:`fsengine.sklearn.RankerSelector` wraps any of them as a scikit-learn selector.
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from fsengine._compute.cluster import map_column_blocks
 from fsengine._compute.sparse import (
     as_columns,
     by_column_blocks,
@@ -18,7 +19,6 @@ from fsengine._compute.sparse import (
     densified,
     is_backed,
 )
-from fsengine.cluster import map_column_blocks
 from fsengine.errors import FSEngineError
 from fsengine.rankers._basic import (
     FISHER,
@@ -93,7 +93,7 @@ def score_matrix(method: str, X, y, values: dict, client=None) -> np.ndarray:
     (:attr:`fsengine.spec.MethodSpec.columnwise`: the same scores as on the dense matrix,
     without it), and made dense for the others when it fits in memory. With a Dask
     ``client``, a columnwise ranker scores the blocks on its workers
-    (:func:`fsengine.cluster.map_column_blocks`: they read a matrix on disk themselves):
+    (:func:`fsengine._compute.cluster.map_column_blocks`: they read a matrix on disk themselves):
     the same scores.
 
     Raises
@@ -135,7 +135,7 @@ def score_matrix(method: str, X, y, values: dict, client=None) -> np.ndarray:
 def score_features(method: str, X, y, **params) -> np.ndarray:
     """The ranker ``method``'s score of every column of X for binary labels y, its
     parameters checked by its specification first (as the registry's
-    :meth:`fsengine.methods.Method.scores`, which the pages and commands use).
+    :meth:`fsengine.methods.registry.Method.scores`, which the pages and commands use).
 
     Raises
     ------

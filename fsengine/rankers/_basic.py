@@ -211,7 +211,7 @@ def hellinger_score(X, y, bins: int = 10) -> np.ndarray:
     return np.sqrt(((np.sqrt(hist_pos) - np.sqrt(hist_neg)) ** 2).sum(axis=0))
 
 
-#: The specifications of the rankers above (the registry: :mod:`fsengine.methods`).
+#: The specifications of the rankers above (the registry: :mod:`fsengine.methods.registry`).
 FISHER = MethodSpec(
     "fisher",
     "Fisher",

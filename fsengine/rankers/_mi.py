@@ -39,7 +39,7 @@ import numpy as np
 
 from fsengine._compute import kernels
 from fsengine._compute.budget import use_compiled
-from fsengine.discretise import BINNINGS, discretise
+from fsengine._compute.discretise import BINNINGS, discretise
 from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.rankers._basic import check_scoring_input
 from fsengine.rankers._common import BINS, SECTION_44, YIN
@@ -278,7 +278,7 @@ MI_PARAMETERS = {
     ),
 }
 
-#: MI's specification (the registry: :mod:`fsengine.methods`).
+#: MI's specification (the registry: :mod:`fsengine.methods.registry`).
 MI = MethodSpec(
     "mi",
     "MI",

@@ -144,7 +144,7 @@ def relieff_score(X, y, n_neighbors: int = 7) -> np.ndarray:
     return weights / n
 
 
-#: ReliefF's specification (the registry: :mod:`fsengine.methods`).
+#: ReliefF's specification (the registry: :mod:`fsengine.methods.registry`).
 RELIEFF = MethodSpec(
     "relieff",
     "ReliefF",

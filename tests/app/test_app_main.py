@@ -34,9 +34,9 @@ def test_the_first_page_imports_neither_scikit_learn_nor_scipy(tmp_path):
     off here: the page alone is checked)."""
     script = (
         "import sys\n"
-        "import fsengine.parallel\n"
-        "fsengine.parallel.import_in_background = lambda *args, **kwargs: None\n"
-        "fsengine.parallel.warm_up = lambda *args, **kwargs: None\n"
+        "import fsengine._compute.parallel\n"
+        "fsengine._compute.parallel.import_in_background = lambda *args, **kwargs: None\n"
+        "fsengine._compute.parallel.warm_up = lambda *args, **kwargs: None\n"
         "from streamlit.testing.v1 import AppTest\n"
         f"at = AppTest.from_file({str(ROOT / 'app.py')!r}, default_timeout=600).run()\n"
         "assert not at.exception, at.exception\n"

@@ -15,10 +15,10 @@ from apptest_helpers import workspace_id as _ws
 
 from conftest import GLIOMA, SAMPLE
 from dashboard import workspace
-from fsengine.benchmark import compare_study, run_study
-from fsengine.export import pairs_frame, rank_frame
-from fsengine.methods import METHOD_LABELS
-from fsengine.study import STUDY_METRICS, StudyDataset, study_from
+from fsengine.evaluation.benchmark import compare_study, run_study
+from fsengine.evaluation.study import STUDY_METRICS, StudyDataset, study_from
+from fsengine.export.writers import pairs_frame, rank_frame
+from fsengine.methods.registry import METHOD_LABELS
 
 PAGE = "views/benchmark.py"
 METHODS = ["kofsd", "fisher", "relieff"]

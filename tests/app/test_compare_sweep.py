@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 from conftest import ROOT, SLOW_SECONDS
 from fsengine import run_selection
 from fsengine.evaluation import evaluate, sweep_k, sweep_top
-from fsengine.figures import topk_sweep_figure
+from fsengine.pl.figures import topk_sweep_figure
 
 MINORITY = 2
 METHODS = ["kofsd", "fisher", "relieff"]

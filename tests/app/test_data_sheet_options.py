@@ -13,8 +13,8 @@ from apptest_helpers import session as new_session
 from dashboard import messages, workspace
 from dashboard.session import task_key
 from fsengine import FSEngineError, load_dataset
+from fsengine.data.task import Task
 from fsengine.evaluation import stratified_splits
-from fsengine.task import Task
 
 N, P = 40, 30
 IDS = [f"S{k:02d}" for k in range(N)]

@@ -16,14 +16,14 @@ from streamlit.testing.v1 import AppTest
 from conftest import ROOT, SAMPLE, SLOW_SECONDS
 from fsengine import FSEngineError, load_dataset, run_selection
 from fsengine.cli import main
-from fsengine.export import (
+from fsengine.export.writers import (
     command_line,
     params_to_json,
     reduced_matrix,
     select_arguments,
     selection_to_csv,
 )
-from fsengine.runs import METHODS, ONLINE_METHODS
+from fsengine.methods.runs import METHODS, ONLINE_METHODS
 
 DOWNLOADS = [
     "Download selected features (CSV)",

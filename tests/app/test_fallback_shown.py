@@ -10,7 +10,7 @@ import numpy as np
 from apptest_helpers import open_page, rerun_until
 
 from conftest import REFERENCE
-from fsengine.export import selection_to_csv
+from fsengine.export.writers import selection_to_csv
 from fsengine.online import run_kofsd
 
 SENTENCE = "K-OFSD selected no feature. The 6 features listed are its fallback rule's"

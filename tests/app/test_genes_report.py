@@ -12,8 +12,8 @@ from apptest_helpers import open_page as _open
 
 from conftest import SAMPLE
 from fsengine import run_selection
-from fsengine.genes import gene_statistics
-from fsengine.report import dataset_checksum
+from fsengine.evaluation.genes import gene_statistics
+from fsengine.export.report import dataset_checksum
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +56,7 @@ def test_genes_shows_a_fisher_selection_too(genes_page, srbct):
 
 
 def test_order_stability_in_the_app_equals_the_library(genes_page, srbct):
-    from fsengine.stability import order_stability
+    from fsengine.evaluation.stability import order_stability
 
     genes_page.slider(key="genes_stability_orders").set_value(3).run()
     _click(genes_page, "Run the orders")

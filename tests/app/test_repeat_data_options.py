@@ -11,7 +11,7 @@ from apptest_helpers import click
 from apptest_helpers import session as new_session
 
 from fsengine.cli import main
-from fsengine.export import selection_to_csv
+from fsengine.export.writers import selection_to_csv
 
 N, P = 40, 30
 IDS = [f"S{k:02d}" for k in range(N)]

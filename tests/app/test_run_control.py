@@ -1,7 +1,7 @@
 """How runs start, report and end on the pages (issue 40, point 5), under AppTest.
 
 Before a run the page says how long it will take (the library's estimate,
-:mod:`fsengine.estimates`, for the same task), and a run estimated past a minute starts
+:mod:`fsengine.methods.estimates`, for the same task), and a run estimated past a minute starts
 only once confirmed. A running run can be cancelled from History (in another session of
 the workspace, as from a second tab), which ends it as stopped with how far it got; and
 History never shows a run as running that no one computes.
@@ -16,10 +16,10 @@ from apptest_helpers import click, session, workspace_id
 
 from conftest import SLOW_SECONDS
 from dashboard import workspace
-from fsengine.estimates import density_of, evaluate_seconds, is_counts
+from fsengine._compute.parallel import current_cancellation
+from fsengine.data.task import Task
 from fsengine.evaluation import protocol_defaults
-from fsengine.parallel import current_cancellation
-from fsengine.task import Task
+from fsengine.methods.estimates import density_of, evaluate_seconds, is_counts
 
 
 def _sparse_csv(n: int, p: int, seed: int = 3) -> bytes:
@@ -170,8 +170,8 @@ def test_a_running_record_no_one_computes_is_shown_stopped_with_how_far_it_got()
 
 
 def test_a_long_stream_says_its_time_and_starts_once_confirmed_with_a_small_first_step():
-    from fsengine.estimates import stream_seconds
-    from fsengine.live import FIRST_CHUNK
+    from fsengine.methods.estimates import stream_seconds
+    from fsengine.methods.live import FIRST_CHUNK
 
     at = session()
     _upload(at, "cells.csv", _sparse_csv(3000, 150))
@@ -218,7 +218,7 @@ def test_a_slow_step_of_a_stream_computes_off_the_page_and_pause_answers_at_once
     """A feature that takes longer than a tick (K-OFSD's first on 20,000 cells: 22 s)
     computes off the script thread: the page is drawn meanwhile and Pause answers at once;
     the pause is recorded when the step ends."""
-    from fsengine.live import LiveStream
+    from fsengine.methods.live import LiveStream
 
     release = threading.Event()
     advance = LiveStream.advance

@@ -13,7 +13,7 @@ from apptest_helpers import session, workspace_id
 from conftest import SLOW_SECONDS
 from dashboard import running, workspace
 from dashboard.run_queue import RunQueue
-from fsengine.parallel import Cancellation
+from fsengine._compute.parallel import Cancellation
 
 
 def _press_run(at) -> threading.Thread:

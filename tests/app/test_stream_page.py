@@ -12,7 +12,7 @@ from conftest import ROOT, SLOW_SECONDS
 from dashboard import streams
 from fsengine import run_selection
 from fsengine.evaluation import classify, stratified_splits
-from fsengine.methods import ONLINE_METHODS, get_method
+from fsengine.methods.registry import ONLINE_METHODS, get_method
 
 
 @pytest.fixture
@@ -141,7 +141,7 @@ def test_a_speed_changed_while_it_streams_is_the_one_it_goes_on_at(page, monkeyp
     the new speed at a next chunk and keeps it. Each chunk's feature bound is logged; the
     thread's lease is made long, so that however slow the machine, it goes on after the
     page's run (the test stops it)."""
-    from fsengine.live import LiveStream
+    from fsengine.methods.live import LiveStream
 
     bounds: list = []
     advance = LiveStream.advance

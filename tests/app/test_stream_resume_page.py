@@ -7,7 +7,7 @@ from apptest_helpers import rerun_until, session, stream_at_max_speed, workspace
 
 from dashboard import workspace
 from fsengine import run_selection
-from fsengine.live import LiveStream
+from fsengine.methods.live import LiveStream
 
 
 def _metrics(at) -> dict:

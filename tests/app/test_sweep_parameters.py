@@ -16,7 +16,7 @@ from apptest_helpers import workspace_id as _ws
 
 from dashboard import workspace
 from fsengine.evaluation import feature_frequencies, sweep_values
-from fsengine.methods import ONLINE_METHODS
+from fsengine.methods.registry import ONLINE_METHODS
 
 MINORITY = 2
 ALPHAS = [0.01, 0.05]
@@ -235,7 +235,7 @@ def test_the_report_holds_the_generic_sweep(swept, expected):
     import io
     import zipfile
 
-    from fsengine.export import records_to_csv
+    from fsengine.export.writers import records_to_csv
 
     swept.switch_page("views/export.py").run()
     _click(swept, "Build the report")

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from conftest import ROOT, SLOW_SECONDS
 from fsengine import load_dataset, run_selection
-from fsengine.task import Task
+from fsengine.data.task import Task
 from synthetic import sparse_log_counts
 
 TIES_KEY = "stream_kofsd_ties"

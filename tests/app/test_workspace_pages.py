@@ -168,7 +168,7 @@ def test_history_deletes_a_run(first_session):
 
 def test_order_stability_is_kept_and_reopened_from_history(first_session):
     from fsengine import load_dataset
-    from fsengine.stability import order_stability
+    from fsengine.evaluation.stability import order_stability
 
     at = first_session
     at.switch_page("views/genes.py").run()

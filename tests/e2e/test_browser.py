@@ -16,13 +16,14 @@ import pytest
 
 from fsengine import load_dataset
 from fsengine.cli import main
+from fsengine.data.task import Task
 from fsengine.evaluation import protocol_defaults
-from fsengine.task import Task
 
 pytestmark = pytest.mark.e2e
 
 PAGES = ("Data", "Stream", "Compare", "Sweep", "Export")
-#: The Stream page's table of a finished stream's selection (fsengine.export.selection_rows).
+#: The Stream page's table of a finished stream's selection
+#: (fsengine.export.writers.selection_rows).
 SELECTION_COLUMNS = ["rank", "feature", "column", "score", "status"]
 #: The app is idle: no script or fragment run in progress.
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"

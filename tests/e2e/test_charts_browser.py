@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from fsengine.methods import METHOD_LABELS
+from fsengine.methods.registry import METHOD_LABELS
 from synthetic import CELL_TYPES, RARE_TYPE, single_cell_anndata
 from tests.e2e.test_browser import (
     TIMEOUT_MS,

@@ -27,7 +27,7 @@ import pytest
 
 from conftest import ROOT, SLOW_SECONDS
 from fsengine import load_dataset, run_selection
-from fsengine.methods import METHOD_LABELS
+from fsengine.methods.registry import METHOD_LABELS
 from tests.e2e.conftest import streamlit_server
 from tests.e2e.test_browser import (
     IDLE,

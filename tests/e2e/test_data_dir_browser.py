@@ -23,8 +23,8 @@ import psutil
 import pytest
 from scipy import sparse
 
-from fsengine.data import load_dataset
-from fsengine.runs import run_selection
+from fsengine.data.dataset import load_dataset
+from fsengine.methods.runs import run_selection
 from synthetic import RARE_TYPE, single_cell_anndata
 from tests.e2e.conftest import streamlit_server
 from tests.e2e.test_browser import (

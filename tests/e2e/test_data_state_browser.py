@@ -22,7 +22,7 @@ import pytest
 
 from conftest import ROOT
 from fsengine.evaluation import PAPER_METHODS
-from fsengine.methods import METHOD_LABELS
+from fsengine.methods.registry import METHOD_LABELS
 from tests.e2e.test_browser import (
     TIMEOUT_MS,
     idle,

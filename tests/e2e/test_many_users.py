@@ -28,9 +28,9 @@ import pytest
 from conftest import ROOT, SAMPLE, SLOW_SECONDS
 from fsengine import load_dataset
 from fsengine.cli import main
+from fsengine.data.task import Task
 from fsengine.evaluation import protocol_defaults
-from fsengine.methods import METHOD_LABELS
-from fsengine.task import Task
+from fsengine.methods.registry import METHOD_LABELS
 from tests.e2e.test_browser import (
     TIMEOUT_MS,
     back_to_running,

@@ -7,7 +7,7 @@ import pytest
 
 from conftest import SAMPLE
 from fsengine import load_dataset, run_selection
-from fsengine.methods import get_method
+from fsengine.methods.registry import get_method
 from tests.e2e.test_browser import (
     SELECTION_COLUMNS,
     TIMEOUT_MS,

@@ -25,11 +25,16 @@ from fsengine import FSEngineError, load_dataset, run_selection
 from fsengine._compute.sparse import block_width, column_constant
 from fsengine.adata import select
 from fsengine.cli import main
-from fsengine.export import selection_to_csv
+from fsengine.data.preprocess import (
+    looks_like_counts,
+    looks_unlogged,
+    preprocess,
+    preprocessing_notes,
+)
+from fsengine.data.task import Task
+from fsengine.export.writers import selection_to_csv
 from fsengine.io.backed import BackedColumns
 from fsengine.online import ties_default
-from fsengine.preprocess import looks_like_counts, looks_unlogged, preprocess, preprocessing_notes
-from fsengine.task import Task
 
 RARE = "Plasmacytoid_DC"
 N_CELLS, N_GENES = 800, 90

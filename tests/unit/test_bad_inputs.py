@@ -18,7 +18,7 @@ import pytest
 
 from bad_inputs import BASE_X, CLI_FLAGS, UPLOAD_LIMIT_MB, corpus
 from fsengine.cli import main
-from fsengine.data import load_dataset
+from fsengine.data.dataset import load_dataset
 from fsengine.errors import FSEngineError, library_words
 
 _names_dir = tempfile.mkdtemp()

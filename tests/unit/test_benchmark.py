@@ -9,10 +9,10 @@ import pytest
 
 from conftest import GLIOMA, SAMPLE
 from fsengine import load_dataset
-from fsengine.benchmark import journal_path, read_journal, run_study, study_tasks
 from fsengine.errors import FSEngineError
 from fsengine.evaluation import evaluate
-from fsengine.study import load_manifest
+from fsengine.evaluation.benchmark import journal_path, read_journal, run_study, study_tasks
+from fsengine.evaluation.study import load_manifest
 
 METHODS = ["kofsd", "fisher", "alpha-investing"]
 
@@ -102,9 +102,9 @@ def test_a_journal_of_another_protocol_is_refused(study, tmp_path):
 
 
 def test_the_benchmark_command(study, tmp_path, capsys):
-    from fsengine.benchmark import compare_study
     from fsengine.cli import main
-    from fsengine.statistics import compare_methods
+    from fsengine.evaluation.benchmark import compare_study
+    from fsengine.evaluation.statistics import compare_methods
 
     manifest = next(tmp_path.glob("*.toml"))
     assert main(["benchmark", str(manifest), "--out", str(tmp_path / "res")]) == 0
@@ -139,7 +139,7 @@ def test_a_bad_manifest_is_one_line_and_status_2(tmp_path, capsys):
 def test_a_journal_of_other_data_is_refused_and_given_data_is_used(study, tmp_path):
     from dataclasses import replace
 
-    from fsengine.benchmark import read_study_data
+    from fsengine.evaluation.benchmark import read_study_data
 
     data = read_study_data(study)
     out = tmp_path / "study"
@@ -162,7 +162,7 @@ def test_a_journal_of_other_data_is_refused_and_given_data_is_used(study, tmp_pa
 
 
 def test_time_is_summarised_by_the_median_and_the_rest_by_the_mean():
-    from fsengine.benchmark import study_means
+    from fsengine.evaluation.benchmark import study_means
 
     table = pd.DataFrame(
         {
@@ -180,8 +180,8 @@ def test_time_is_summarised_by_the_median_and_the_rest_by_the_mean():
 
 
 def test_a_logged_run_reports_progress_with_the_time_left(study, tmp_path, capsys):
+    from fsengine._compute.progress import logged_progress
     from fsengine.cli import main
-    from fsengine.progress import logged_progress
 
     manifest = next(tmp_path.glob("*.toml"))
     assert main(["benchmark", str(manifest), "--out", str(tmp_path / "r"), "--serial"]) == 0
@@ -196,7 +196,7 @@ def test_a_logged_run_reports_progress_with_the_time_left(study, tmp_path, capsy
 
 
 def test_tasks_are_batched_by_method_in_order():
-    from fsengine.benchmark import MAX_BATCH, task_batches
+    from fsengine.evaluation.benchmark import MAX_BATCH, task_batches
 
     tasks = [(d, m, s) for d in "ab" for m in ("x", "y") for s in range(12)]
     batches = task_batches(tasks, n_threads=2)  # 48 tasks, 8 per thread: batches of 3

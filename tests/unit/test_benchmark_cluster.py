@@ -18,10 +18,10 @@ import pandas as pd
 import pytest
 
 from conftest import GLIOMA, SAMPLE, SLOW_SECONDS
-from fsengine.benchmark import journal_path, read_journal, run_study, study_tasks
 from fsengine.cli import main
 from fsengine.errors import FSEngineError
-from fsengine.study import load_manifest
+from fsengine.evaluation.benchmark import journal_path, read_journal, run_study, study_tasks
+from fsengine.evaluation.study import load_manifest
 
 DASK = Path(sys.executable).with_name("dask")
 #: A scheduler's or a worker's start, or a command's first tasks, on 2 busy cores.
@@ -375,7 +375,7 @@ def test_an_unreachable_scheduler_is_one_line_and_status_2(manifest, capsys):
 
 
 def test_a_scheduler_without_workers_is_refused(study, tmp_path, monkeypatch):
-    import fsengine.cluster as cluster
+    import fsengine._compute.cluster as cluster
 
     monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", 3)
     folder = tmp_path / "empty"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import SLOW_SECONDS
-from fsengine.parallel import Cancellation, RunCancelled, cancellable, run_tasks
+from fsengine._compute.parallel import Cancellation, RunCancelled, cancellable, run_tasks
 
 
 def _sleep_in_a_worker(folder: str, i: int) -> int:

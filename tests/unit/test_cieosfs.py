@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 from fsengine import FSEngineError
-from fsengine.discretise import discretise
+from fsengine._compute.discretise import discretise
 from fsengine.online import CIEOSFS, CIEOSFSEvent, feature_order, stream_events
 from fsengine.online._cieosfs.selector import conditional_entropy, independence_test, refine
 

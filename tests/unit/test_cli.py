@@ -11,7 +11,7 @@ import pytest
 from conftest import REFERENCE, ROOT, SAMPLE
 from fsengine import load_dataset, run_selection
 from fsengine.cli import main
-from fsengine.export import selection_to_csv
+from fsengine.export.writers import selection_to_csv
 
 
 def _run(capsys, *argv):
@@ -223,7 +223,7 @@ def test_transposed_csv_gives_the_same_selection(tmp_path, capsys):
 def test_run_parameters_record_every_effective_default(srbct):
     import json
 
-    from fsengine.export import params_to_json
+    from fsengine.export.writers import params_to_json
 
     record = json.loads(params_to_json(run_selection(srbct, "2").params))
     assert record == {
@@ -277,7 +277,7 @@ def test_an_option_of_another_method_is_an_error(capsys):
 
 
 def test_stability_command(tmp_path, capsys, srbct):
-    from fsengine.stability import order_stability
+    from fsengine.evaluation.stability import order_stability
 
     out_file = tmp_path / "orders.csv"
     code, out, _ = _run(

@@ -1,4 +1,4 @@
-"""The one JSON codec (fsengine.codec): its two modes, by hand-written expected values,
+"""The one JSON codec (fsengine.export.codec): its two modes, by hand-written expected values,
 and the round trip of every result type a page keeps."""
 
 import json
@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fsengine.codec import dumps, from_json, to_json
-from fsengine.data import load_dataset
+from fsengine.data.dataset import load_dataset
 from fsengine.evaluation import Evaluation
-from fsengine.methods import RunResult
-from fsengine.runs import run_selection
-from fsengine.stability import StabilityResult, order_stability
+from fsengine.evaluation.stability import StabilityResult, order_stability
+from fsengine.export.codec import dumps, from_json, to_json
+from fsengine.methods.registry import RunResult
+from fsengine.methods.runs import run_selection
 from tests.conftest import SAMPLE
 
 VALUE = {

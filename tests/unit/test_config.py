@@ -11,7 +11,7 @@ import fsengine
 from conftest import SAMPLE, SLOW_SECONDS
 from fsengine import FSEngineError, config_context, get_config, load_dataset, run_selection
 from fsengine._compute import budget
-from fsengine.parallel import available_cores, kernel_threads
+from fsengine._compute.parallel import available_cores, kernel_threads
 
 
 def test_defaults_in_a_new_process_and_the_package_exports():

@@ -1,6 +1,6 @@
 """The contract every registered method passes, checked the same way for each.
 
-Parametrized by the registry (:data:`fsengine.methods.REGISTRY`): a method added there is
+Parametrized by the registry (:data:`fsengine.methods.registry.REGISTRY`): a method added there is
 checked here with no edit. The values a test uses are derived from the method's
 specification (its defaults, ranges and choices), not written per method. The online
 selectors' contract is the shipped one (:mod:`fsengine.checks`, which people who write
@@ -27,12 +27,12 @@ from fsengine.checks import (
 )
 from fsengine.cli import build_parser, main
 from fsengine.cli.options import method_params
-from fsengine.data import Dataset
+from fsengine.data.dataset import Dataset
 from fsengine.errors import FSEngineError
-from fsengine.export import events_to_csv, select_arguments, trace_columns
-from fsengine.methods import METHODS, ONLINE_METHODS, REGISTRY, get_method
+from fsengine.export.writers import events_to_csv, select_arguments, trace_columns
+from fsengine.methods.registry import METHODS, ONLINE_METHODS, REGISTRY, get_method
+from fsengine.methods.runs import run_selection
 from fsengine.online import KOFSD
-from fsengine.runs import run_selection
 
 
 def _matrix(seed: int = 0):

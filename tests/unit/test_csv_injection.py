@@ -11,14 +11,14 @@ import pytest
 
 from fsengine import load_dataset, run_selection
 from fsengine.cli import main
-from fsengine.export import (
+from fsengine.export.spreadsheet import spreadsheet_safe, spreadsheet_safe_frame
+from fsengine.export.writers import (
     events_to_csv,
     records_to_csv,
     reduced_matrix,
     selection_to_csv,
 )
 from fsengine.online import Selection
-from fsengine.spreadsheet import spreadsheet_safe, spreadsheet_safe_frame
 
 #: The names the issue tried from outside, and their cells as a spreadsheet must get them.
 FORMULAS = {

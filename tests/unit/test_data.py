@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import SAMPLE as SRBCT  # noqa: E402  (the bundled copy of the shared SRBCT.parquet)
-from fsengine.data import Dataset, load_dataset
+from fsengine.data.dataset import Dataset, load_dataset
 from fsengine.errors import FSEngineError, library_words
 from fsengine.io.orientation import HintedError
 

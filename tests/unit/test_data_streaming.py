@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from conftest import SAMPLE
 from fsengine import io as readers
-from fsengine.data import load_dataset
+from fsengine.data.dataset import load_dataset
 from fsengine.errors import FSEngineError
 from fsengine.io import text as text_reader
 

@@ -7,9 +7,9 @@ import math
 
 import pytest
 
-from fsengine import estimates
-from fsengine._estimates_fit import COST_MODELS
-from fsengine.estimates import (
+from fsengine.methods import estimates
+from fsengine.methods._estimates_fit import COST_MODELS
+from fsengine.methods.estimates import (
     Estimate,
     duration_text,
     evaluate_seconds,
@@ -17,7 +17,7 @@ from fsengine.estimates import (
     stream_seconds,
     sweep_top_seconds,
 )
-from fsengine.methods import METHODS, get_method
+from fsengine.methods.registry import METHODS, get_method
 
 SIZES = [(50, 100), (100, 100), (100, 1000), (1000, 1000), (20_000, 3_000)]
 
@@ -31,7 +31,7 @@ def test_every_method_and_the_scoring_have_a_cost_model():
 def test_the_average_tie_rule_has_its_own_model():
     """On counts the two rules cost very differently (SFSF: days against seconds on the
     single-cell file's size): each setting is estimated from its own measured runs."""
-    from fsengine.estimates import model_key
+    from fsengine.methods.estimates import model_key
 
     assert model_key("sfsf", {"ties": "average"}) == "sfsf:ties=average"
     assert model_key("sfsf", {"ties": "index"}) == model_key("sfsf", None) == "sfsf"
@@ -146,7 +146,7 @@ def test_the_words():
 def test_the_command_line_says_a_long_evaluation_s_estimate(capsys, monkeypatch, srbct):
     from conftest import SAMPLE
     from fsengine.cli import main, protocol
-    from fsengine.task import Task
+    from fsengine.data.task import Task
 
     task = Task.from_dataset(srbct, 2)
     expected = evaluate_seconds(

@@ -27,9 +27,10 @@ from sklearn.svm import SVC
 import fsengine.evaluation.comparison as comparison
 import fsengine.evaluation.metrics as evaluation_metrics
 import fsengine.evaluation.sweeps as sweeps
-import fsengine.methods as methods
+import fsengine.methods.registry as methods
 from conftest import SAMPLE
 from fsengine import Dataset, FSEngineError
+from fsengine._compute.progress import terminal_progress
 from fsengine.cli import main
 from fsengine.evaluation import (
     classify,
@@ -45,10 +46,9 @@ from fsengine.evaluation import (
     sweep_top,
     training_size,
 )
-from fsengine.export import summary_table
-from fsengine.methods import get_method
+from fsengine.export.writers import summary_table
+from fsengine.methods.registry import get_method
 from fsengine.online import run_kofsd
-from fsengine.progress import terminal_progress
 
 METRIC_FIELDS = [f"{m}_{c}" for c in ("1nn", "svm") for m in ("gmean", "f1", "auc")]
 

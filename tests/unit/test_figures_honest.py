@@ -8,8 +8,8 @@ Every figure is built from small hand-made rows and checked on its JSON."""
 import pytest
 
 from fsengine.evaluation import best_sweep_values
-from fsengine.figures import identical_curves, stream_figure, sweep_figure, topk_sweep_figure
-from fsengine.methods import REGISTRY
+from fsengine.methods.registry import REGISTRY
+from fsengine.pl.figures import identical_curves, stream_figure, sweep_figure, topk_sweep_figure
 
 LABELS = {name: method.spec.label for name, method in REGISTRY.items()}
 

@@ -6,8 +6,11 @@ built from small hand-made rows and checked on its JSON."""
 import numpy as np
 import pytest
 
-from fsengine.data import Dataset
-from fsengine.figures import (
+from fsengine.data.dataset import Dataset
+from fsengine.evaluation.genes import gene_statistics
+from fsengine.evaluation.statistics import compare_methods
+from fsengine.methods.registry import REGISTRY, get_method
+from fsengine.pl.figures import (
     class_counts_figure,
     comparison_figure,
     count_axis,
@@ -20,10 +23,7 @@ from fsengine.figures import (
     sweep_figure,
     topk_sweep_figure,
 )
-from fsengine.gene_figures import gene_box_figure, wrap_text
-from fsengine.genes import gene_statistics
-from fsengine.methods import REGISTRY, get_method
-from fsengine.statistics import compare_methods
+from fsengine.pl.gene_figures import gene_box_figure, wrap_text
 
 LABELS = {name: method.spec.label for name, method in REGISTRY.items()}
 

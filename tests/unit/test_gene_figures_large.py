@@ -12,13 +12,13 @@ import plotly.graph_objects as go
 import pytest
 from scipy import sparse
 
-from fsengine.data import Dataset
-from fsengine.gene_figures import (
+from fsengine.data.dataset import Dataset
+from fsengine.evaluation.genes import class_sample, gene_statistics
+from fsengine.pl.gene_figures import (
     gene_box_figure,
     gene_heatmap_figure,
     pca_figure,
 )
-from fsengine.genes import class_sample, gene_statistics
 from synthetic import CELL_TYPES
 
 RARE = "Plasmacytoid_DC"

@@ -14,15 +14,15 @@ import pytest
 from distributed import Client, LocalCluster
 from scipy import sparse
 
-import fsengine.cluster as cluster
+import fsengine._compute.cluster as cluster
 from fsengine import load_dataset, run_selection
+from fsengine._compute.cluster import dask_client, task_bounds
 from fsengine.cli import main
-from fsengine.cluster import dask_client, task_bounds
+from fsengine.data.task import Task
 from fsengine.online import feature_order
 from fsengine.online._kofsd.gene_pass import gene_parallel_selection
 from fsengine.online._kofsd.selector import KOFSD
 from fsengine.online._stream import stream_selection
-from fsengine.task import Task
 
 N_CELLS, N_GENES = 600, 90
 #: Values per worker task here: 7 genes, so that 90 genes make 13 tasks.
@@ -153,7 +153,7 @@ def test_the_tasks_cover_the_columns_in_order():
 
 
 def test_worker_processes_read_the_file_themselves(files, small_tasks):
-    """Two worker processes of a local cluster (fsengine.cluster.dask_client): each opens
+    """Two worker processes of a local cluster (fsengine._compute.cluster.dask_client): each opens
     the file, reads its blocks, and the run is the serial one."""
     task = _task(files, "csr")
     with dask_client(None, 2) as processes:

@@ -1,4 +1,4 @@
-"""The Genes view's computations (fsengine.genes) and figures (fsengine.gene_figures),
+"""The Genes view's computations (fsengine.evaluation.genes) and figures (fsengine.pl.gene_figures),
 against numbers worked out by hand on tiny data sets."""
 
 import math
@@ -10,22 +10,22 @@ from scipy import stats
 from sklearn.decomposition import PCA
 from sklearn.preprocessing import StandardScaler
 
-from fsengine.data import Dataset
+from fsengine.data.dataset import Dataset
 from fsengine.errors import FSEngineError
 from fsengine.evaluation import Evaluation
-from fsengine.gene_figures import (
-    MINORITY_COLOUR,
-    frequency_figure,
-    gene_box_figure,
-    gene_heatmap_figure,
-    pca_figure,
-)
-from fsengine.genes import (
+from fsengine.evaluation.genes import (
     P_VALUE_NOTE,
     cluster_order,
     gene_statistics,
     p_value_note,
     selection_frequencies,
+)
+from fsengine.pl.gene_figures import (
+    MINORITY_COLOUR,
+    frequency_figure,
+    gene_box_figure,
+    gene_heatmap_figure,
+    pca_figure,
 )
 
 

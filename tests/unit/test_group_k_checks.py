@@ -4,6 +4,7 @@ minority samples, than the ceil(n / 2) half of ungrouped splits."""
 
 import numpy as np
 
+from fsengine.data.task import training_size
 from fsengine.evaluation import (
     half_minority_sizes,
     protocol_defaults,
@@ -11,7 +12,6 @@ from fsengine.evaluation import (
     stratified_splits,
     training_halves,
 )
-from fsengine.task import training_size
 
 #: 12 minority samples from three patients (8, 2 and 2 samples), 28 others in pairs: a
 #: split keeping patients apart puts the patient of 8 on one side, so a training half

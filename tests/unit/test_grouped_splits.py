@@ -10,6 +10,7 @@ import pytest
 from conftest import SAMPLE
 from fsengine import FSEngineError, load_dataset, run_selection
 from fsengine.cli import main
+from fsengine.data.task import Task
 from fsengine.evaluation import (
     Plan,
     evaluate,
@@ -17,7 +18,6 @@ from fsengine.evaluation import (
     protocol_warnings,
     stratified_splits,
 )
-from fsengine.task import Task
 
 
 def _patients(labels) -> np.ndarray:

@@ -219,7 +219,7 @@ _SELECTIONS = """
 import json, sys
 import numpy as np
 from fsengine import load_dataset
-from fsengine.methods import get_method
+from fsengine.methods.registry import get_method
 from fsengine.online._kofsd import selector as _kofsd
 from fsengine._compute import kernels
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from fsengine import Dataset, FSEngineError, KOFSDSelector, RankerSelector
-from fsengine.labels import (
+from fsengine.data.labels import (
     MIN_MINORITY,
     MIN_PROTOCOL_MINORITY,
     check_binary,
@@ -12,7 +12,7 @@ from fsengine.labels import (
     default_minority_reason,
     one_versus_rest,
 )
-from fsengine.methods import ONLINE_METHODS, get_method
+from fsengine.methods.registry import ONLINE_METHODS, get_method
 
 X = np.array([[0.0, 5.0], [0.1, 1.0], [3.0, 2.0], [3.1, 4.0], [1.0, 0.5], [2.0, 3.5]])
 

@@ -8,10 +8,10 @@ import pytest
 
 from conftest import SAMPLE
 from fsengine import load_dataset, run_selection
-from fsengine.data import Dataset
+from fsengine.data.dataset import Dataset
 from fsengine.evaluation import classify, stratified_splits
-from fsengine.live import LiveStream
-from fsengine.methods import ONLINE_METHODS, get_method
+from fsengine.methods.live import LiveStream
+from fsengine.methods.registry import ONLINE_METHODS, get_method
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +77,7 @@ def test_rejections_are_scored_as_the_command_line_traces_them_up_to_a_size(
     """Up to SCORED_REJECTIONS_MAX_SAMPLES samples a stream's events are the command line's
     trace (every rejected feature scored with the set); above, those scores are left empty
     (NaN) where a test stopped early, and every decision and set score is the same."""
-    import fsengine.live as live_module
+    import fsengine.methods.live as live_module
 
     monkeypatch.setattr(live_module, "SCORED_REJECTIONS_MAX_SAMPLES", 1000 if scored else 10)
     live = LiveStream(srbct, 2, "kofsd")

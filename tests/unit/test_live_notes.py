@@ -12,9 +12,9 @@ import numpy as np
 
 from conftest import SAMPLE
 from fsengine import load_dataset
+from fsengine.data.task import Task
 from fsengine.evaluation import classify, stratified_splits
-from fsengine.live import LiveStream
-from fsengine.task import Task
+from fsengine.methods.live import LiveStream
 
 #: 40 samples, 10 of the minority class: the hold-out split puts 5 of them in each half.
 Y = np.array([1] * 10 + [0] * 30)

@@ -9,11 +9,11 @@ import math
 import numpy as np
 import pytest
 
-import fsengine.live as live_module
+import fsengine.methods.live as live_module
 from conftest import SAMPLE
 from fsengine import load_dataset, run_selection
-from fsengine.live import FIRST_CHUNK, RESUME_GAP, LiveStream, duration_text, paced_features
-from fsengine.methods import ONLINE_METHODS
+from fsengine.methods.live import FIRST_CHUNK, RESUME_GAP, LiveStream, duration_text, paced_features
+from fsengine.methods.registry import ONLINE_METHODS
 
 
 @pytest.fixture(scope="module")

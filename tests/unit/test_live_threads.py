@@ -12,8 +12,8 @@ import pytest
 from conftest import SAMPLE
 from fsengine import load_dataset, run_selection
 from fsengine.evaluation import classify, stratified_splits
-from fsengine.live import LiveStream
-from fsengine.methods import ONLINE_METHODS, get_method
+from fsengine.methods.live import LiveStream
+from fsengine.methods.registry import ONLINE_METHODS, get_method
 from fsengine.online import stream_events
 
 

@@ -17,7 +17,7 @@ from conftest import SAMPLE
 from fsengine import FSEngineError, load_dataset, run_selection
 from fsengine.adata import select, uns_key
 from fsengine.cli import main
-from fsengine.export import select_arguments
+from fsengine.export.writers import select_arguments
 from fsengine.rankers import marker_table, score_features
 from synthetic import RARE_TYPE, single_cell_counts
 

@@ -12,10 +12,10 @@ from scipy import sparse, stats
 from conftest import ROOT
 from fsengine import load_dataset, run_selection
 from fsengine._compute import kernels
+from fsengine.data.task import Task
 from fsengine.rankers import marker_table, welch_score, wilcoxon_score
 from fsengine.rankers._markers import group_moments, welch_statistic, wilcoxon_statistic
 from fsengine.rankers._sums import mean_and_scatter
-from fsengine.task import Task
 
 PBMC = ROOT / "tests" / "data" / "pbmc68k_reduced.h5ad"
 RARE = "CD4+/CD45RA+/CD25- Naive T"

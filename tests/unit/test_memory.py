@@ -26,15 +26,15 @@ import fsengine._compute.sparse as sparse_blocks
 import fsengine.online._stream as stream_module
 from dashboard.memory import DatasetCache
 from fsengine import Dataset, FSEngineError, load_dataset
-from fsengine import task as task_module
 from fsengine.cli import main
+from fsengine.data import task as task_module
+from fsengine.data.preprocess import looks_unlogged, suggested_preprocessing
+from fsengine.data.task import Task
 from fsengine.evaluation import evaluate, sweep_k, sweep_top, whole_data_runs
-from fsengine.export import records_to_csv
-from fsengine.gene_figures import gene_box_figure, gene_heatmap_figure, pca_figure
-from fsengine.genes import cluster_order, gene_statistics, pca_coordinates
-from fsengine.live import LiveStream
-from fsengine.preprocess import looks_unlogged, suggested_preprocessing
-from fsengine.task import Task
+from fsengine.evaluation.genes import cluster_order, gene_statistics, pca_coordinates
+from fsengine.export.writers import records_to_csv
+from fsengine.methods.live import LiveStream
+from fsengine.pl.gene_figures import gene_box_figure, gene_heatmap_figure, pca_figure
 from synthetic import RARE_TYPE, single_cell_anndata, single_cell_counts
 
 N_CELLS, N_GENES = 3000, 400
@@ -332,7 +332,7 @@ def test_a_stream_whose_distance_matrices_do_not_fit_is_refused_with_their_size(
     twice their size (the share a stream may take) refuses the stream, naming the
     selector, the samples and the size; at twice their size it starts. The same
     selectors with ties="average" (their set tests on points) keep none."""
-    from fsengine.methods import get_method
+    from fsengine.methods.registry import get_method
 
     n = 1000
     y = np.zeros(n, dtype=int)

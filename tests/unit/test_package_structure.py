@@ -22,7 +22,7 @@ from conftest import ROOT, SAMPLE
 from fsengine import adata as fs_adata
 from fsengine.cli import main
 from fsengine.evaluation import sweep_k, sweep_top
-from fsengine.methods import METHODS, REGISTRY
+from fsengine.methods.registry import METHODS, REGISTRY
 from fsengine.online import SELECTORS
 
 FUNCTIONS = sorted(
@@ -315,8 +315,8 @@ def test_the_online_packages_all_holds_no_kofsd_internals():
 
 
 def test_no_public_name_hides_a_module_of_the_package():
-    """``fs.methods`` as a function hid the module ``fsengine.methods``: ``import
-    fsengine.methods as m`` gave the function and a monkeypatch of
+    """``fs.methods`` as a function hid the registry's module, then ``fsengine.methods``:
+    ``import fsengine.methods as m`` gave the function and a monkeypatch of
     ``fsengine.methods.Method`` failed. A name of the face that is also a module's name
     must be that module."""
     package = Path(fs.__file__).parent
@@ -325,6 +325,46 @@ def test_no_public_name_hides_a_module_of_the_package():
     }
     for name in set(fs.__all__) & modules:
         assert inspect.ismodule(getattr(fs, name)), f"fs.{name} hides fsengine.{name}"
-    import fsengine.methods as registry
+    import fsengine.methods as methods
+    import fsengine.methods.registry as registry
 
-    assert inspect.ismodule(registry) and hasattr(registry, "Method")
+    assert inspect.ismodule(methods) and methods.Method is registry.Method
+
+
+def test_the_paths_before_the_packages_still_import_with_a_warning():
+    """Each module moved into a package by concern (0.2) imports from its old path for one
+    release: the very module at the new path, with a DeprecationWarning naming it, raised
+    at the importer's line; the modules that became packages keep their public names. A
+    new interpreter, so that no earlier import hides the finder."""
+    code = """
+import importlib, json, sys, warnings
+import fsengine._moved as moved
+out = {}
+for old, new in moved.MOVED.items():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module = importlib.import_module(old)
+    out[old] = [module is sys.modules[new], [str(w.message) for w in caught],
+                [w.category.__name__ for w in caught]]
+from fsengine.export import selection_to_csv
+from fsengine.methods import get_method, run_selection
+from fsengine.data import Dataset, load_dataset
+from fsengine.export.writers import selection_to_csv as writer
+out["names"] = selection_to_csv is writer
+print(json.dumps(out))
+"""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    out = json.loads(done.stdout)
+    assert out.pop("names") is True
+    from fsengine._moved import MOVED
+
+    assert set(out) == set(MOVED) and len(MOVED) >= 20
+    for old, (same, messages, categories) in out.items():
+        assert same, old
+        assert categories == ["DeprecationWarning"], (old, messages)
+        assert MOVED[old] in messages[0] and "0.3" in messages[0]

@@ -8,11 +8,11 @@ import sys
 import pytest
 
 from conftest import ROOT, SAMPLE, SLOW_SECONDS
+from fsengine._compute.parallel import resolve_jobs, run_tasks
 from fsengine.cli import main
 from fsengine.errors import FSEngineError
 from fsengine.evaluation import evaluate, sweep_k, sweep_top
-from fsengine.parallel import resolve_jobs, run_tasks
-from fsengine.runs import METHODS, run_selection
+from fsengine.methods.runs import METHODS, run_selection
 
 
 def without_seconds(records):
@@ -116,7 +116,7 @@ def test_runs_from_several_threads_and_the_warm_up_take_turns_on_the_pool():
     every run finishes with its own results in task order."""
     import threading
 
-    from fsengine import parallel
+    from fsengine._compute import parallel
 
     parallel._warmed = False
     parallel.warm_up(2)
@@ -151,7 +151,7 @@ def test_import_in_background_imports_once_and_ignores_a_failure():
     delay, a name that cannot be imported is skipped, and a second call does nothing."""
     script = (
         "import sys, threading\n"
-        "from fsengine import parallel\n"
+        "from fsengine._compute import parallel\n"
         "assert 'colorsys' not in sys.modules and 'wave' not in sys.modules\n"
         "parallel.import_in_background(['no_such_module_here', 'colorsys'], delay=0.01)\n"
         "parallel.import_in_background(['wave'])\n"
@@ -169,7 +169,7 @@ def test_import_in_background_imports_once_and_ignores_a_failure():
 def test_an_instance_lock_is_one_per_object_and_goes_with_it():
     import gc
 
-    from fsengine.parallel import _instance_locks, instance_lock
+    from fsengine._compute.parallel import _instance_locks, instance_lock
 
     class Owner:
         pass

@@ -8,9 +8,9 @@ import pytest
 from conftest import ROOT, SAMPLE
 from fsengine import FSEngineError, load_dataset, run_selection
 from fsengine.cli import main
-from fsengine.data import Dataset
-from fsengine.preprocess import PREPROCESSING, looks_unlogged, preprocess
-from fsengine.task import Task
+from fsengine.data.dataset import Dataset
+from fsengine.data.preprocess import PREPROCESSING, looks_unlogged, preprocess
+from fsengine.data.task import Task
 
 COLON = ROOT / "tests" / "data" / "colon_alon.csv.gz"
 
@@ -135,7 +135,7 @@ def test_the_run_record_states_the_preprocessing():
 
 
 def test_the_suggested_steps_follow_the_kind_of_values():
-    from fsengine.preprocess import suggested_preprocessing
+    from fsengine.data.preprocess import suggested_preprocessing
 
     intensities = np.array([[-40.0, 12000.0], [25.0, 300.0]])
     counts = np.array([[0.0, 5000.0], [3.0, 12.0]])
@@ -153,9 +153,9 @@ def test_the_suggested_steps_follow_the_kind_of_values():
 
 
 def test_the_record_line_reads_back_to_its_parameters_and_flags():
+    from fsengine.data.preprocess import preprocessing_params, preprocessing_text
     from fsengine.errors import FSEngineError
-    from fsengine.export import data_arguments
-    from fsengine.preprocess import preprocessing_params, preprocessing_text
+    from fsengine.export.writers import data_arguments
 
     cases = [
         ({"floor": 20.0, "transform": "log2"}, {"floor": 20.0, "transform": "log2", "offset": 0.0}),
@@ -179,7 +179,7 @@ def test_the_record_line_reads_back_to_its_parameters_and_flags():
 
 
 def test_the_notes_split_into_the_loaders_and_the_steps():
-    from fsengine.preprocess import preprocessing_notes
+    from fsengine.data.preprocess import preprocessing_notes
 
     raw = _dataset(RAW)
     assert preprocessing_notes(raw) == (raw.notes, ())

@@ -13,7 +13,8 @@ from conftest import REFERENCE, ROOT
 
 def test_fsengine_never_imports_streamlit():
     code = (
-        "import sys, fsengine, fsengine.cli, fsengine.figures, fsengine.export, fsengine.runs;"
+        "import sys, fsengine, fsengine.cli, fsengine.pl.figures, fsengine.export.writers,"
+        " fsengine.methods.runs;"
         "sys.exit('streamlit' in sys.modules)"
     )
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 0

@@ -11,12 +11,12 @@ import pytest
 from sklearn.model_selection import StratifiedShuffleSplit
 
 from fsengine import FSEngineError
+from fsengine.data.task import Task
 from fsengine.errors import library_words
 from fsengine.evaluation import protocol_defaults, protocol_refusal, sweeps
 from fsengine.io import file_stem
-from fsengine.methods import METHOD_LABELS, REGISTRY
+from fsengine.methods.registry import METHOD_LABELS, REGISTRY
 from fsengine.online._kofsd.selector import k_default
-from fsengine.task import Task
 
 
 def _labels(n_minority: int, n: int) -> np.ndarray:

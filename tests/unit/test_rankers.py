@@ -24,7 +24,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline
 
 from fsengine import Dataset, FSEngineError, run_selection
-from fsengine.discretise import discretise
+from fsengine._compute.discretise import discretise
 from fsengine.rankers import (
     RANKERS,
     d_fisher_score,
@@ -1083,7 +1083,7 @@ def test_invalid_selector_parameters_raise(kwargs):
 
 
 def test_selector_defaults_to_the_smallest_class_ties_to_the_first():
-    # The one label rule (fsengine.labels): the smallest class, ties to the first in order.
+    # The one label rule (fsengine.data.labels): the smallest class, ties to the first in order.
     X = np.array([[0.0, 5.0], [0.1, 1.0], [3.0, 2.0], [3.1, 4.0]])
     tied = RankerSelector(k=1).fit(X, [7, 7, 9, 9])  # 7 and 9 tie: 7 is the minority
     named = RankerSelector(k=1, minority=7).fit(X, [7, 7, 9, 9])

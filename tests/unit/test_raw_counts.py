@@ -15,8 +15,8 @@ from conftest import ROOT
 from fsengine import FSEngineError, load_dataset
 from fsengine.adata import select
 from fsengine.cli import main
-from fsengine.data import Dataset
-from fsengine.preprocess import (
+from fsengine.data.dataset import Dataset
+from fsengine.data.preprocess import (
     PREPROCESSING,
     counts_warning,
     looks_like_counts,

@@ -14,7 +14,7 @@ import pytest
 from conftest import GLIOMA, ROOT
 from fsengine import FSEngineError, load_dataset, run_selection
 from fsengine.cli import main
-from fsengine.export import selection_to_csv
+from fsengine.export.writers import selection_to_csv
 
 SERIES = ROOT / "tests" / "data" / "glioma_series_matrix.txt.gz"
 

@@ -17,8 +17,8 @@ import pytest
 from conftest import ROOT
 from fsengine import FSEngineError, load_dataset, run_selection
 from fsengine.cli import main
+from fsengine.data.preprocess import looks_unlogged, suggested_preprocessing
 from fsengine.evaluation import stratified_splits
-from fsengine.preprocess import looks_unlogged, suggested_preprocessing
 
 DATA = ROOT / "tests" / "data"
 LIVER = DATA / "GSE14520-GPL571_series_matrix.txt.gz"

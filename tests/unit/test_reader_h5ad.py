@@ -14,7 +14,7 @@ import pytest
 from conftest import ROOT
 from fsengine import FSEngineError, load_dataset, run_selection
 from fsengine.cli import main
-from fsengine.export import selection_to_csv
+from fsengine.export.writers import selection_to_csv
 from fsengine.io.h5ad import check_size
 
 PBMC = ROOT / "tests" / "data" / "pbmc68k_reduced.h5ad"

@@ -10,7 +10,7 @@ import pytest
 from conftest import GLIOMA
 from fsengine import FSEngineError, load_dataset, run_selection
 from fsengine.cli import main
-from fsengine.export import selection_to_csv
+from fsengine.export.writers import selection_to_csv
 
 
 @pytest.fixture(scope="module")

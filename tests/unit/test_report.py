@@ -23,8 +23,8 @@ import pytest
 
 import fsengine
 from conftest import ROOT, SLOW_SECONDS
-from fsengine import report
-from fsengine.report import (
+from fsengine.export import report
+from fsengine.export.report import (
     ReportSection,
     build_report_html,
     build_report_zip,
@@ -436,7 +436,7 @@ def test_the_report_module_never_imports_streamlit():
 
 def test_importing_the_report_loads_no_heavy_library():
     probe = (
-        "import sys, fsengine.report\n"
+        "import sys, fsengine.export.report\n"
         "print([m for m in ('streamlit', 'pandas', 'plotly') if m in sys.modules])"
     )
     out = subprocess.run(

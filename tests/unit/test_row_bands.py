@@ -18,11 +18,11 @@ from hypothesis import strategies as st
 from scipy import sparse
 
 from fsengine import FSEngineError, load_dataset, run_selection
+from fsengine.data.task import Task
 from fsengine.io.backed import BackedColumns, Transform
 from fsengine.rankers import _markers as markers
 from fsengine.rankers._markers import group_moments as moments
 from fsengine.rankers._markers import welch_statistic
-from fsengine.task import Task
 
 VALUES = st.one_of(
     st.integers(-3, 40).map(float),

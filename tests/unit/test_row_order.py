@@ -1,7 +1,7 @@
 """The order of the samples is no part of the data: permuting the rows of X (the labels
 with them) must leave every registered method's result unchanged.
 
-Parametrized by the registry (:data:`fsengine.methods.REGISTRY`): every online selector
+Parametrized by the registry (:data:`fsengine.methods.registry.REGISTRY`): every online selector
 and every ranker, with its default parameters, and also with ``ties="average"`` where its
 specification has a ``ties`` parameter (the order-invariant neighbourhoods of issue 40).
 The data are small but tie-heavy, as users' data are: sparse log1p counts, raw integer
@@ -24,7 +24,7 @@ import pandas as pd
 import pytest
 
 from conftest import SAMPLE
-from fsengine.methods import REGISTRY
+from fsengine.methods.registry import REGISTRY
 from tests.synthetic import sparse_log_counts
 
 #: Seeds of the row permutations tried on every data set.

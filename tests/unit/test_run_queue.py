@@ -12,7 +12,7 @@ import pytest
 from conftest import SLOW_SECONDS
 from dashboard import run_queue
 from dashboard.run_queue import RunQueue
-from fsengine.parallel import Cancellation, RunCancelled
+from fsengine._compute.parallel import Cancellation, RunCancelled
 
 
 def _wait(condition, what: str) -> None:

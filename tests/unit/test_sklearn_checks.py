@@ -13,7 +13,7 @@ import pytest
 from sklearn.utils.estimator_checks import check_estimator
 
 from fsengine import KOFSDSelector, OnlineSelector, RankerSelector
-from fsengine.methods import ONLINE_METHODS
+from fsengine.methods.registry import ONLINE_METHODS
 
 
 @pytest.mark.parametrize(

@@ -22,11 +22,11 @@ from fsengine import FSEngineError, load_dataset, run_selection
 from fsengine._compute.sparse import as_columns, column_constant, stable_order
 from fsengine.cli import main
 from fsengine.config import config_context
-from fsengine.export import selection_to_csv
-from fsengine.methods import ONLINE_METHODS, RANKER_METHODS, get_method
+from fsengine.data.task import Task
+from fsengine.export.writers import selection_to_csv
+from fsengine.methods.registry import ONLINE_METHODS, RANKER_METHODS, get_method
 from fsengine.rankers import RANKER_SPECS, marker_table, score_features
 from fsengine.sklearn import OnlineSelector, RankerSelector
-from fsengine.task import Task
 
 N_SAMPLES, N_GENES = 120, 90
 #: Values per dense block in these tests: 7 columns of 120 samples.
@@ -274,7 +274,7 @@ def test_select_on_an_anndata_object_keeps_its_sparse_x(counts_file, small_block
 
 
 def test_preprocessing_a_sparse_data_set_gives_the_dense_result(counts_file):
-    from fsengine.preprocess import preprocess
+    from fsengine.data.preprocess import preprocess
 
     path, X = counts_file
     kept = load_dataset(path, layer="counts", sparse=True)
@@ -285,7 +285,7 @@ def test_preprocessing_a_sparse_data_set_gives_the_dense_result(counts_file):
 def test_the_run_record_and_its_command_line_name_the_layer_and_the_gene_column(
     counts_file, tmp_path
 ):
-    from fsengine.export import select_arguments
+    from fsengine.export.writers import select_arguments
 
     path, _ = counts_file
     task = Task.from_dataset(

@@ -5,7 +5,7 @@ import math
 import pytest
 
 from fsengine import FSEngineError, run_selection
-from fsengine.stability import jaccard, kuncheva, order_stability, pairwise_stability
+from fsengine.evaluation.stability import jaccard, kuncheva, order_stability, pairwise_stability
 
 
 def test_jaccard_by_hand():

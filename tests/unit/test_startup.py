@@ -29,7 +29,10 @@ def _modules_after(code: str) -> list[str]:
 
 
 def test_importing_the_library_and_the_cli_loads_no_heavy_library():
-    assert _modules_after("import fsengine, fsengine.cli, fsengine.online, fsengine.runs") == []
+    assert (
+        _modules_after("import fsengine, fsengine.cli, fsengine.online, fsengine.methods.runs")
+        == []
+    )
 
 
 def test_the_scikit_learn_selectors_import_from_the_package_and_fsengine_sklearn():

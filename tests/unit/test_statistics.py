@@ -1,4 +1,5 @@
-"""fsengine.statistics against values computed by hand and Demsar's (2006) worked example."""
+"""fsengine.evaluation.statistics against values computed by hand and Demsar's (2006)
+worked example."""
 
 import math
 
@@ -8,7 +9,7 @@ from scipy.stats import f as f_dist
 from scipy.stats import friedmanchisquare
 
 from fsengine.errors import FSEngineError
-from fsengine.statistics import (
+from fsengine.evaluation.statistics import (
     average_ranks,
     compare_methods,
     friedman_from_ranks,
@@ -139,7 +140,7 @@ def test_nemenyi_groups_of_demsar_figure_1():
 
 
 def test_critical_difference_figure_draws_the_groups_and_the_cd():
-    from fsengine.figures import critical_difference_figure, metric_heatmap_figure
+    from fsengine.pl.figures import critical_difference_figure, metric_heatmap_figure
 
     result = compare_methods(DEMSAR_AUC, DEMSAR_METHODS, DEMSAR_SETS, metric="auc", alpha=0.10)
     fig = critical_difference_figure(result)

@@ -7,13 +7,13 @@ import json
 import numpy as np
 import pytest
 
-from fsengine.live import LiveStream
-from fsengine.methods import ONLINE_METHODS
+from fsengine.data.task import Task
+from fsengine.methods.live import LiveStream
+from fsengine.methods.registry import ONLINE_METHODS
 from fsengine.online import _point_search, decode_state, encode_state
 from fsengine.online._kofsd import points as kofsd_points
 from fsengine.online._snapshot import FORMAT
 from fsengine.online._tie_average import AveragedSet, NeighbourRule, invariant_weights
-from fsengine.task import Task
 from synthetic import RARE_TYPE, single_cell_counts
 
 

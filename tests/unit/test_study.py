@@ -7,7 +7,7 @@ import pytest
 
 from conftest import GLIOMA, SAMPLE
 from fsengine.errors import FSEngineError
-from fsengine.study import (
+from fsengine.evaluation.study import (
     DEFAULT_METRICS,
     StudyDataset,
     load_manifest,

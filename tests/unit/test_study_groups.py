@@ -11,10 +11,10 @@ import pytest
 
 from conftest import SAMPLE
 from fsengine import FSEngineError, load_dataset
-from fsengine.benchmark import run_study
+from fsengine.data.task import Task
 from fsengine.evaluation import evaluate
-from fsengine.study import load_manifest, study_from, study_record
-from fsengine.task import Task
+from fsengine.evaluation.benchmark import run_study
+from fsengine.evaluation.study import load_manifest, study_from, study_record
 
 METHODS = ["fisher", "s2n"]
 
@@ -102,7 +102,7 @@ def test_a_task_keeps_its_groups_in_a_worker(grouped):
 
 
 def test_a_data_sets_preprocessing_is_applied_and_recorded(tmp_path):
-    from fsengine.benchmark import read_study_data
+    from fsengine.evaluation.benchmark import read_study_data
 
     srbct = load_dataset(SAMPLE)
     raw = pd.DataFrame(2.0**srbct.X, columns=list(srbct.feature_names))  # unlogged

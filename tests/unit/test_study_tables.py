@@ -1,15 +1,15 @@
-"""The tables the Benchmark page shows and offers for download (fsengine.export): the study's
-long table as run_study writes it, the rank table and the pairwise tests."""
+"""The tables the Benchmark page shows and offers for download (fsengine.export.writers):
+the study's long table as run_study writes it, the rank table and the pairwise tests."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from conftest import GLIOMA, SAMPLE
-from fsengine.benchmark import run_study, study_table
-from fsengine.export import PAIR_COLUMNS, RANK_ROWS, pairs_frame, rank_frame
-from fsengine.statistics import compare_methods
-from fsengine.study import StudyDataset, study_from
+from fsengine.evaluation.benchmark import run_study, study_table
+from fsengine.evaluation.statistics import compare_methods
+from fsengine.evaluation.study import StudyDataset, study_from
+from fsengine.export.writers import PAIR_COLUMNS, RANK_ROWS, pairs_frame, rank_frame
 
 VALUES = np.array(
     [

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from fsengine import FSEngineError
-from fsengine.figures import k_sweep_figure, sweep_figure
-from fsengine.methods import ONLINE_METHODS, get_method
+from fsengine.methods.registry import ONLINE_METHODS, get_method
+from fsengine.pl.figures import k_sweep_figure, sweep_figure
 from fsengine.spec import (
     MAX_SWEEP_VALUES,
     Int,
@@ -209,7 +209,7 @@ def test_a_swept_parameter_given_one_value_is_refused_the_same_way_everywhere(ca
     import numpy as np
 
     from fsengine.cli import main
-    from fsengine.data import load_dataset
+    from fsengine.data.dataset import load_dataset
     from fsengine.evaluation import sweep_values
     from tests.conftest import SAMPLE
 

@@ -1,4 +1,4 @@
-"""The task object (fsengine.task): built once from (data set, minority), by hand-counted
+"""The task object (fsengine.data.task): built once from (data set, minority), by hand-counted
 values on the bundled SRBCT sample (83 samples, class 2 has 11) and small matrices."""
 
 import pickle
@@ -6,11 +6,11 @@ import pickle
 import numpy as np
 import pytest
 
-from fsengine.benchmark import read_study_data
-from fsengine.data import load_dataset
+from fsengine.data.dataset import load_dataset
+from fsengine.data.task import Task, as_task, training_size
 from fsengine.errors import FSEngineError
-from fsengine.study import Study, StudyDataset
-from fsengine.task import Task, as_task, training_size
+from fsengine.evaluation.benchmark import read_study_data
+from fsengine.evaluation.study import Study, StudyDataset
 from tests.conftest import SAMPLE
 
 

@@ -24,7 +24,8 @@ from conftest import GLIOMA, SAMPLE
 from fsengine import load_dataset
 from fsengine._compute.sparse import nonzero_order
 from fsengine.config import config_context
-from fsengine.methods import get_method
+from fsengine.data.task import Task
+from fsengine.methods.registry import get_method
 from fsengine.online import _point_search, _tie_average
 from fsengine.online._codes import ZHOU_DENSITY, ZHOU_GAP
 from fsengine.online._kofsd.selector import KOFSD, run_kofsd, run_kofsd_for_ks
@@ -36,7 +37,6 @@ from fsengine.online._tie_average import (
     single_dependencies,
     tie_kernels,
 )
-from fsengine.task import Task
 from synthetic import RARE_TYPE, single_cell_counts, sparse_log_counts
 
 CARDS = ("imbalanced", "consistency", "weight", "distance")

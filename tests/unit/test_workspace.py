@@ -261,7 +261,7 @@ def test_objects_that_are_not_json_are_refused_with_their_place(store):
         store.save_state(ws, {"bad": [1, object()]})
     with pytest.raises(TypeError, match=r"value\['result'\] is a PosixPath"):
         jsonable({"result": Path("x.csv")})
-    # The library's result types are saved tagged (fsengine.codec), not refused.
+    # The library's result types are saved tagged (fsengine.export.codec), not refused.
     assert jsonable({"result": Evaluation([{"auc": np.float64(0.5)}], {})}) == {
         "result": {"__evaluation__": {"records": [{"auc": 0.5}], "params": {}}}
     }

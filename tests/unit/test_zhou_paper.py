@@ -19,7 +19,7 @@ from conftest import SAMPLE
 from fsengine import load_dataset, run_selection
 from fsengine.cli import main
 from fsengine.errors import FSEngineError
-from fsengine.export import select_arguments
+from fsengine.export.writers import select_arguments
 from fsengine.online import OFSA3M, OFSDensity, stream_events, stream_selection
 from fsengine.online._zhou.a3m_density import _Member, printed_neighbourhood
 from fsengine.online._zhou.octave_rng import OctaveRandom

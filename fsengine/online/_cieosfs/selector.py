@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fsengine._compute import kernels
-from fsengine.discretise import discretise
+from fsengine._compute.discretise import discretise
 from fsengine.errors import FSEngineError
 from fsengine.online._columns import pearson_with, tie_key
 from fsengine.online._stream import Selection, StreamEvent, StreamingSelector

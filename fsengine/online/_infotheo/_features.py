@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from fsengine._compute import kernels
+from fsengine._compute.parallel import run_chunks
 from fsengine.online._infotheo import mitoolbox
-from fsengine.parallel import run_chunks
 
 _FAMILY = "online._infotheo._mitoolbox_kernels"
 #: The table of conditional-entropy terms is built when it has at most this many cells
@@ -37,7 +37,7 @@ class Labels:
 
 class Measured:
     """A block of features as states, with H(X) and SU(X, Y) (``mi/SU.m``) of each, the
-    columns split among the kernel threads (:func:`fsengine.parallel.run_chunks`; the
+    columns split among the kernel threads (:func:`fsengine._compute.parallel.run_chunks`; the
     values do not depend on it)."""
 
     def __init__(self, block: np.ndarray, labels: Labels):

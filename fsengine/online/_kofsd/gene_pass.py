@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from fsengine._compute.budget import plan
+from fsengine._compute.cluster import map_column_blocks
 from fsengine._compute.sparse import as_columns, block_width, by_columns, dense_block
-from fsengine.cluster import map_column_blocks
 from fsengine.errors import FSEngineError
 from fsengine.online._kofsd.selector import KOFSD
 from fsengine.online._stream import QUIET_BLOCK_ELEMENTS, Selection, StreamingSelector

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fsengine._compute.parallel import kernel_threads
 from fsengine._compute.sparse import as_columns, block_width, by_columns, dense_block, nonzero_order
 from fsengine.errors import FSEngineError
 from fsengine.online._codes import CARD_CODES
@@ -43,7 +44,6 @@ from fsengine.online._tie_average import (
     invariant_weights,
     single_dependencies,
 )
-from fsengine.parallel import kernel_threads
 from fsengine.spec import ONLINE, Choice, Int, MethodSpec, Real
 
 DISCARDED, REPLACED, ADDED, REJECTED = "discarded", "replaced", "added", "rejected"

@@ -10,6 +10,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from fsengine._compute.budget import use_compiled
+from fsengine._compute.parallel import kernel_threads, run_chunks
 from fsengine.online._codes import CARD_CODES, NO_CARD
 from fsengine.online._kofsd.common import (
     NO_APPROXIMATION,
@@ -33,7 +34,6 @@ from fsengine.online._kofsd.reference import (
     NeighbourStats,
     distance_terms,
 )
-from fsengine.parallel import kernel_threads, run_chunks
 
 #: Up to this many samples a dense set's tests score every row whole (a vectorised row
 #: costs less there than making and walking lists: 1.1x to 1.4x on the real sets).
@@ -106,7 +106,7 @@ def rejected_by_parts(progress: np.ndarray, n: int, reject_sum: float, n_low: in
 
 def _over_rows(function, n_rows: int, n: int, blas: bool = False) -> None:
     """``function(lo, hi)`` over contiguous chunks of ``n_rows`` rows of ``n`` samples each,
-    on the kernel threads (:func:`fsengine.parallel.run_chunks`; ``blas``: its kernels
+    on the kernel threads (:func:`fsengine._compute.parallel.run_chunks`; ``blas``: its kernels
     multiply matrices); each row is computed by itself, so the chunks change no result."""
     run_chunks(function, n_rows, min_chunk=max(1, THREAD_MIN_WORK // max(n, 1)), blas=blas)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from fsengine._compute.budget import use_compiled
+from fsengine._compute.parallel import run_chunks
 from fsengine._compute.sparse import nonzero_order
 from fsengine.online._kofsd.common import (
     KNN_KERNELS,
@@ -21,7 +22,6 @@ from fsengine.online._kofsd.common import (
 from fsengine.online._kofsd.reference import (
     NeighbourStats,
 )
-from fsengine.parallel import run_chunks
 
 #: Values of a block's columns sorted at once on one thread: their orders, runs and
 #: non-zero values take a few MB for each group of columns, not arrays the size of the
@@ -110,7 +110,7 @@ def single_feature_counts(
     What :func:`single_feature_neighbour_stats_for_ks` gives without distances, as one
     array: one sort per column, then an O(N) sliding window per K (see
     :mod:`fsengine.online._kofsd._knn_kernels`). The columns are shared among the kernel
-    threads (:func:`fsengine.parallel.run_chunks`); the results do not depend on it.
+    threads (:func:`fsengine._compute.parallel.run_chunks`); the results do not depend on it.
 
     Parameters
     ----------

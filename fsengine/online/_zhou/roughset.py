@@ -40,8 +40,9 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from fsengine._compute import kernels
+from fsengine._compute.discretise import discretise
+from fsengine._compute.parallel import run_chunks
 from fsengine._compute.sparse import nonzero_order
-from fsengine.discretise import discretise
 from fsengine.online._cieosfs.selector import refine
 from fsengine.online._codes import ROUGHSET_KNN, ROUGHSET_RADIUS, ZHOU_BELOW_FLOOR
 from fsengine.online._kofsd.neighbours import feature_weights
@@ -51,7 +52,6 @@ from fsengine.online._tie_average import (
     invariant_weights,
     single_dependencies,
 )
-from fsengine.parallel import run_chunks
 
 CLASSICAL, FUZZY, K_NEAREST, RADIUS = "classical", "fuzzy", "k-nearest", "radius"
 MODELS = (CLASSICAL, FUZZY, K_NEAREST, RADIUS)
@@ -98,7 +98,7 @@ BELOW_FLOOR = ZHOU_BELOW_FLOOR
 
 def _columnwise(kernel, block: np.ndarray, *args) -> np.ndarray:
     """``kernel(block, order, *args, lo, hi, out)`` over the columns of ``block``, shared
-    among the kernel threads (:func:`fsengine.parallel.run_chunks`); ``order`` is the
+    among the kernel threads (:func:`fsengine._compute.parallel.run_chunks`); ``order`` is the
     stable argsort of each column. Returns ``out`` (b,)."""
     block = np.ascontiguousarray(block)
     n, b = block.shape

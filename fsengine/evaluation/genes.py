@@ -4,7 +4,7 @@ Statistics of selected genes (minority versus rest), the hierarchical-clustering
 of a heat map, a 2-D PCA of the samples, a seeded sample of each class for figures of many
 samples, and how often a method selected each gene over the splits of an
 :class:`~fsengine.evaluation.Evaluation`. The figures over these are in
-:mod:`fsengine.gene_figures`.
+:mod:`fsengine.pl.gene_figures`.
 
 Everything here reads the selected genes' columns (and, for the PCA over all genes of many
 samples, a sample's rows) of a dense or sparse matrix: never a dense copy of all of it.
@@ -21,10 +21,10 @@ import numpy as np
 import pandas as pd
 
 from fsengine._compute.sparse import as_columns, block_width, dense_block, is_backed, is_sparse
-from fsengine.data import Dataset
+from fsengine.data.dataset import Dataset
+from fsengine.data.task import Task, as_task
 from fsengine.errors import FSEngineError
 from fsengine.evaluation import Evaluation, feature_frequencies
-from fsengine.task import Task, as_task
 
 __all__ = [
     "DRAWN_SAMPLES",
@@ -235,7 +235,7 @@ def gene_statistics(data: Task | Dataset, minority, genes: Sequence[str]) -> pd.
     Parameters
     ----------
     data : Task or Dataset
-        The task (:class:`fsengine.task.Task`), or a data set to build it from.
+        The task (:class:`fsengine.data.task.Task`), or a data set to build it from.
     minority : label or str or None
         With a data set: the minority class (one versus rest; None:
         :meth:`Dataset.default_minority`). With a task: None or its own class.

@@ -1,7 +1,7 @@
 """Plotly figures of the Genes view as pure functions (no Streamlit here).
 
 Heat map, box or violin panels and PCA of the samples over selected genes, and how
-often a method selected each gene; the numbers come from :mod:`fsengine.genes`.
+often a method selected each gene; the numbers come from :mod:`fsengine.evaluation.genes`.
 """
 
 from __future__ import annotations
@@ -16,10 +16,9 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from fsengine._compute.sparse import is_sparse
-from fsengine.data import Dataset
+from fsengine.data.dataset import Dataset
 from fsengine.errors import FSEngineError
-from fsengine.figures import PALETTE
-from fsengine.genes import (
+from fsengine.evaluation.genes import (
     DRAWN_SAMPLES,
     HEATMAP_SAMPLES,
     class_sample,
@@ -31,6 +30,7 @@ from fsengine.genes import (
     row_values,
     zscore_columns,
 )
+from fsengine.pl.figures import PALETTE
 
 __all__ = [
     "MINORITY_COLOUR",
@@ -105,10 +105,10 @@ def gene_heatmap_figure(
     """Heat map of samples x genes, z-scored per gene and clustered, with a class bar.
 
     Up to ``most`` samples, every sample is drawn and the samples are clustered
-    (:func:`fsengine.genes.cluster_order`). Above, a seeded sample of each class is drawn
-    (:func:`fsengine.genes.class_sample`: the classes share ``most`` equally), grouped by
+    (:func:`fsengine.evaluation.genes.cluster_order`). Above, a seeded sample of each class is drawn
+    (:func:`fsengine.evaluation.genes.class_sample`: the classes share ``most`` equally), grouped by
     class (the minority first) and clustered within each class
-    (:func:`fsengine.genes.grouped_cluster_order`); the title says how many of how many.
+    (:func:`fsengine.evaluation.genes.grouped_cluster_order`); the title says how many of how many.
     The z-scores are always over all samples, so a colour means the same in both cases.
 
     Parameters
@@ -119,7 +119,7 @@ def gene_heatmap_figure(
         The class drawn in red in the class bar.
     genes : sequence of str
         Gene names (at least one).
-    most : int, default :data:`fsengine.genes.HEATMAP_SAMPLES`
+    most : int, default :data:`fsengine.evaluation.genes.HEATMAP_SAMPLES`
         Samples drawn at most.
     seed : int, default 0
         Seed of the sample above ``most``.
@@ -372,7 +372,7 @@ def gene_box_figure(
     Up to ``most`` samples, every sample is drawn as a point over its class's box or
     violin. Above, boxes summarise every sample (quartiles and whiskers computed here,
     no point drawn) and violins are drawn from a seeded sample of each class
-    (:func:`fsengine.genes.class_sample`); the figure's title says which.
+    (:func:`fsengine.evaluation.genes.class_sample`); the figure's title says which.
 
     Parameters
     ----------
@@ -384,11 +384,11 @@ def gene_box_figure(
         Gene names (at least one), in panel order.
     kind : {"box", "violin"}
     statistics : pandas.DataFrame, optional
-        :func:`fsengine.genes.gene_statistics` of these genes: each panel's title then
+        :func:`fsengine.evaluation.genes.gene_statistics` of these genes: each panel's title then
         shows Hedges' g and the Benjamini-Hochberg adjusted p.
     columns : int, default 4
         Panels per row (at most the number of genes).
-    most : int, default :data:`fsengine.genes.DRAWN_SAMPLES`
+    most : int, default :data:`fsengine.evaluation.genes.DRAWN_SAMPLES`
         Samples drawn as points at most.
     seed : int, default 0
         Seed of the violins' sample above ``most``.
@@ -559,13 +559,13 @@ def pca_figure(
 ) -> go.Figure:
     """PCA of the samples over the selected genes and over all genes, side by side.
 
-    Each panel is :func:`fsengine.genes.pca_coordinates` (standardised columns, constant
+    Each panel is :func:`fsengine.evaluation.genes.pca_coordinates` (standardised columns, constant
     ones dropped) to two components; axis titles give the explained variance ratio.
     When fewer than two selected genes vary, the left panel plots the (first varying)
     gene's values against the sample index instead, and its title says so.
 
     Above ``most`` samples, a seeded sample of each class is drawn
-    (:func:`fsengine.genes.class_sample`): the selected genes' PCA is still fit on all
+    (:func:`fsengine.evaluation.genes.class_sample`): the selected genes' PCA is still fit on all
     samples, the PCA of all genes on the drawn samples only (no copy of the whole
     matrix); the title says so.
 
@@ -577,7 +577,7 @@ def pca_figure(
         The class drawn in red.
     genes : sequence of str
         The selected genes (at least one).
-    most : int, default :data:`fsengine.genes.DRAWN_SAMPLES`
+    most : int, default :data:`fsengine.evaluation.genes.DRAWN_SAMPLES`
     seed : int, default 0
 
     Returns
@@ -660,7 +660,7 @@ def frequency_figure(frequencies: pd.DataFrame, n_splits: int, top: int = 30) ->
     Parameters
     ----------
     frequencies : pandas.DataFrame
-        :func:`fsengine.genes.selection_frequencies` (sorted, most often first).
+        :func:`fsengine.evaluation.genes.selection_frequencies` (sorted, most often first).
     n_splits : int
         The number of splits: the axis runs from 0 to it.
     top : int, default 30

@@ -6,13 +6,41 @@ import io
 import shlex
 from collections.abc import Iterable
 
-from fsengine.codec import dumps
+from fsengine.data.preprocess import PREPROCESSING, preprocessing_params
 from fsengine.errors import FSEngineError
-from fsengine.methods import get_method
+from fsengine.export.codec import dumps
+from fsengine.export.spreadsheet import SafeWriter
+from fsengine.methods.registry import get_method
 from fsengine.online import Selection, StreamEvent
-from fsengine.preprocess import PREPROCESSING, preprocessing_params
 from fsengine.spec import RUN_FLAGS
-from fsengine.spreadsheet import SafeWriter
+
+__all__ = [
+    "best_rows",
+    "command_line",
+    "data_arguments",
+    "DATA_KEYS",
+    "events_to_csv",
+    "MATRIX_FORMATS",
+    "PAIR_COLUMNS",
+    "pairs_frame",
+    "params_to_json",
+    "rank_frame",
+    "RANK_ROWS",
+    "records_to_csv",
+    "reduced_matrix",
+    "SAMPLE_COLUMN",
+    "select_arguments",
+    "SELECTION_COLUMNS",
+    "selection_rows",
+    "selection_to_csv",
+    "stability_to_csv",
+    "SUMMARY_COLUMNS",
+    "summary_frame",
+    "summary_table",
+    "trace_columns",
+    "TRACE_LEADING",
+    "TRACE_TRAILING",
+]
 
 #: Header of the selected-features CSV.
 SELECTION_COLUMNS = ("rank", "feature", "column_index", "score", "method", "status")
@@ -137,7 +165,7 @@ def events_to_csv(events: Iterable[StreamEvent], method: str) -> str:
 
 def params_to_json(params: dict) -> str:
     """Run parameters as JSON (sorted keys), enough to repeat the run: the lenient
-    :func:`fsengine.codec.dumps` (numpy numbers as numbers, other objects as text)."""
+    :func:`fsengine.export.codec.dumps` (numpy numbers as numbers, other objects as text)."""
     return dumps(params, strict=False, indent=2, sort_keys=True) + "\n"
 
 
@@ -256,7 +284,7 @@ RANK_ROWS = ("mean", "average rank")
 
 
 def rank_frame(comparison):
-    """A :class:`fsengine.statistics.RankComparison` as a table: a row per data set with
+    """A :class:`fsengine.evaluation.statistics.RankComparison` as a table: a row per data set with
     the metric of each method (the mean over splits), then its mean over the data sets and
     the average rank (1 = best); the methods as columns, best average rank first (ties in
     the comparison's order).
@@ -292,7 +320,7 @@ PAIR_COLUMNS = (
 
 
 def pairs_frame(comparison):
-    """Every pair of methods of a :class:`fsengine.statistics.RankComparison`: the
+    """Every pair of methods of a :class:`fsengine.evaluation.statistics.RankComparison`: the
     difference of their average ranks, the Nemenyi p-value, the Wilcoxon signed-rank test
     over the data sets (T and p) and its Holm-adjusted p-value, and whether each test finds
     the pair different at the comparison's alpha (p < alpha; for Nemenyi the same as a rank
@@ -426,12 +454,12 @@ def data_arguments(params: dict) -> list[str]:
     """The command line's options that read the data as a run's record says they were read:
     ``--label``, ``--transpose``, ``--drop-constant``, ``--samples`` (the sheet's file name),
     ``--sample-groups``, ``--layer``, ``--gene-names`` and the preprocessing's flags (from
-    :data:`fsengine.preprocess.PREPROCESSING`, for the record's ``preprocessing`` line).
+    :data:`fsengine.data.preprocess.PREPROCESSING`, for the record's ``preprocessing`` line).
 
     Parameters
     ----------
     params : dict
-        A run's record (:meth:`fsengine.task.Task.record` and the loader's ``transpose`` and
+        A run's record (:meth:`fsengine.data.task.Task.record` and the loader's ``transpose`` and
         ``drop_constant``); the keys it lacks are not given.
 
     Returns
@@ -441,7 +469,7 @@ def data_arguments(params: dict) -> list[str]:
     Raises
     ------
     FSEngineError
-        A ``preprocessing`` line that is not :func:`fsengine.preprocess.preprocessing_text`'s.
+        A ``preprocessing`` line that is not :func:`fsengine.data.preprocess.preprocessing_text`'s.
     """
     args = []
     if params.get("label_column") is not None:
@@ -463,7 +491,7 @@ def select_arguments(params: dict, data: str | None = None) -> list[str]:
     Parameters
     ----------
     params : dict
-        A run's record (:attr:`fsengine.runs.RunResult.params`), optionally with the
+        A run's record (:attr:`fsengine.methods.runs.RunResult.params`), optionally with the
         loader's ``transpose`` and ``drop_constant`` flags; its data options
         (:data:`DATA_KEYS`) are given as :func:`data_arguments` writes them.
     data : str, optional

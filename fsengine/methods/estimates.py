@@ -3,7 +3,7 @@ built on them (a selection, a stream, a comparison, a sweep).
 
 Each method's selection time is modelled as a power law fitted on measured runs
 (``benchmarks/bench_estimates.py`` re-measures it and rewrites
-:mod:`fsengine._estimates_fit`), one per kind of data::
+:mod:`fsengine.methods._estimates_fit`), one per kind of data::
 
     log t = b0 + bn log n + bp log p + bk log(K / K0)
 
@@ -30,11 +30,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fsengine._compute.parallel import resolve_jobs
 from fsengine._compute.sparse import is_backed
-from fsengine._estimates_fit import COST_MODELS
 from fsengine.errors import FSEngineError
-from fsengine.methods import get_method
-from fsengine.parallel import resolve_jobs
+from fsengine.methods._estimates_fit import COST_MODELS
+from fsengine.methods.registry import get_method
 
 #: A run whose estimate is longer than this many seconds is said to be long: the pages ask
 #: before starting it, the command line says it on standard error.

@@ -32,7 +32,7 @@ def method_label(name, labels: Mapping[str, str] | None = None) -> str:
         the first word is replaced).
     labels : mapping, optional
         Method id -> label, e.g. ``{n: m.spec.label for n, m in
-        fsengine.methods.REGISTRY.items()}`` (this module sits below the registry and
+        fsengine.methods.registry.REGISTRY.items()}`` (this module sits below the registry and
         does not import it). None: names are shown as given.
 
     Returns
@@ -328,7 +328,7 @@ def stream_figure(
     Parameters
     ----------
     curves : dict
-        :meth:`fsengine.live.LiveStream.curves`.
+        :meth:`fsengine.methods.live.LiveStream.curves`.
     score_label : str
         What the set's score is (K-OFSD: dependency; CIE-OSFS: H(D|SF); OFS-FPD: mean
         correlation).
@@ -559,14 +559,14 @@ def topk_sweep_figure(
 
 
 def critical_difference_figure(comparison, labels: Mapping[str, str] | None = None) -> go.Figure:
-    """The critical-difference diagram of a :class:`fsengine.statistics.RankComparison`
+    """The critical-difference diagram of a :class:`fsengine.evaluation.statistics.RankComparison`
     (Demsar 2006, Fig. 1): the methods on an axis of average rank (1 = best, on the left),
     the critical difference as a bar above it, and a thick line joining each group of
     methods whose ranks differ by less than it (no significant difference).
 
     Parameters
     ----------
-    comparison : fsengine.statistics.RankComparison
+    comparison : fsengine.evaluation.statistics.RankComparison
     labels : mapping, optional
         Method id -> label (:func:`method_label`) for the methods' names.
 
@@ -647,12 +647,12 @@ def critical_difference_figure(comparison, labels: Mapping[str, str] | None = No
 
 def metric_heatmap_figure(comparison, labels: Mapping[str, str] | None = None) -> go.Figure:
     """Heat map of the metric per data set (rows) and method (columns) of a
-    :class:`fsengine.statistics.RankComparison`, each cell labelled with its value and its
-    rank on that data set.
+    :class:`fsengine.evaluation.statistics.RankComparison`, each cell labelled with its
+    value and its rank on that data set.
 
     Parameters
     ----------
-    comparison : fsengine.statistics.RankComparison
+    comparison : fsengine.evaluation.statistics.RankComparison
     labels : mapping, optional
         Method id -> label (:func:`method_label`) for the columns.
 

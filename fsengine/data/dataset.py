@@ -27,6 +27,7 @@ from fsengine._compute.sparse import (
     is_backed,
     is_sparse,
 )
+from fsengine.data.labels import default_minority, default_minority_reason, one_versus_rest
 from fsengine.errors import FSEngineError
 from fsengine.io.annotated import annotation, choose_annotation, label_table
 from fsengine.io.base import Source
@@ -53,7 +54,6 @@ from fsengine.io.sample_sheet import (
     expression_table,
     sheet_orientation,
 )
-from fsengine.labels import default_minority, default_minority_reason, one_versus_rest
 
 __all__ = ["LABEL_NAMES", "Dataset", "Source", "load_dataset"]
 
@@ -95,7 +95,7 @@ class Dataset:
         table, whose every column could be the label.
     preprocessing : str
         The preprocessing steps applied after reading ("" for none:
-        :func:`fsengine.preprocess.preprocess`), as run records state them.
+        :func:`fsengine.data.preprocess.preprocess`), as run records state them.
     groups : ndarray of str or None
         Each sample's group (patient, donor, batch) when the file names a groups column:
         the protocol's splits keep a group on one side
@@ -227,12 +227,12 @@ class Dataset:
 
     def default_minority(self):
         """The class a selection is for when none is chosen: the smallest class the 50/50
-        protocol can use, else the smallest (:func:`fsengine.labels.default_minority`)."""
+        protocol can use, else the smallest (:func:`fsengine.data.labels.default_minority`)."""
         return default_minority(self.labels)
 
     def default_minority_reason(self) -> str | None:
         """Why the default class is not simply the smallest, in a sentence, or None
-        (:func:`fsengine.labels.default_minority_reason`)."""
+        (:func:`fsengine.data.labels.default_minority_reason`)."""
         return default_minority_reason(self.labels)
 
     def imbalance_ratio(self, minority=None) -> float:
@@ -274,7 +274,7 @@ class Dataset:
         ------
         FSEngineError
             If the class is unknown or breaks the label rule of
-            :func:`fsengine.labels.one_versus_rest` (fewer than 2 samples, or every sample).
+            :func:`fsengine.data.labels.one_versus_rest` (fewer than 2 samples, or every sample).
         """
         return one_versus_rest(self.labels, self.resolve_class(minority))
 

@@ -1,8 +1,9 @@
-"""Running a benchmark study (:mod:`fsengine.study`): every (data set, method, split) is one
-task, run under the evaluation protocol of :func:`fsengine.evaluation.evaluate`, its record
-appended to a journal as soon as it finishes, so that an interrupted study resumes with only
-the missing tasks. The result is one long table (data set, method, split, every metric, the
-selected features, the selection time).
+"""Running a benchmark study (:mod:`fsengine.evaluation.study`): every (data set, method,
+split) is one task, run under the evaluation protocol of
+:func:`fsengine.evaluation.evaluate`, its record appended to a journal as soon as it
+finishes, so that an interrupted study resumes with only the missing tasks. The result
+is one long table (data set, method, split, every metric, the selected features, the
+selection time).
 
 Engines
 -------
@@ -33,13 +34,13 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fsengine.cluster import dask_client, limit_worker_threads
-from fsengine.codec import dumps
+from fsengine._compute.cluster import dask_client, limit_worker_threads
+from fsengine.data.task import Task
 from fsengine.errors import FSEngineError
 from fsengine.evaluation import Plan, evaluate_split, stratified_splits
-from fsengine.spreadsheet import spreadsheet_safe_frame
-from fsengine.study import Study
-from fsengine.task import Task
+from fsengine.evaluation.study import Study
+from fsengine.export.codec import dumps
+from fsengine.export.spreadsheet import spreadsheet_safe_frame
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -64,7 +65,7 @@ def study_table(table, fmt: str = "csv") -> bytes:
     """A study's table (:func:`run_study`) as the bytes ``run_study`` writes to
     ``out.csv`` or ``out.parquet`` (and the dashboard offers for download); in CSV a
     name that starts like a spreadsheet formula is quoted
-    (:func:`~fsengine.spreadsheet.spreadsheet_safe`).
+    (:func:`~fsengine.export.spreadsheet.spreadsheet_safe`).
 
     Raises
     ------
@@ -94,10 +95,10 @@ def read_study_data(study: Study, names=None) -> dict[str, Task]:
     Returns
     -------
     dict
-        data set name -> :class:`fsengine.task.Task` (the minority class versus the rest).
+        data set name -> :class:`fsengine.data.task.Task` (the minority class versus the rest).
     """
-    from fsengine.data import load_dataset
-    from fsengine.preprocess import preprocess, preprocessing_params
+    from fsengine.data.dataset import load_dataset
+    from fsengine.data.preprocess import preprocess, preprocessing_params
 
     data = {}
     for entry in study.datasets:
@@ -132,7 +133,7 @@ def run_task(task: Task, study: Study, method: str, split: int) -> dict:
 
 def _run_task_on_worker(data: Task, study: Study, method: str, split: int) -> dict:
     """:func:`run_task` with the compiled kernels and BLAS on one thread
-    (:func:`fsengine.cluster.limit_worker_threads`)."""
+    (:func:`fsengine._compute.cluster.limit_worker_threads`)."""
     limit_worker_threads()
     return run_task(data, study, method, split)
 
@@ -140,7 +141,7 @@ def _run_task_on_worker(data: Task, study: Study, method: str, split: int) -> di
 def study_key(study: Study, digest: str) -> str:
     """A fingerprint of what the records of a data set depend on besides their own key: the
     protocol (splits, seed, top, count_from, parameters) and the data (``digest``, see
-    :attr:`fsengine.task.Task.digest`, with the minority class). Methods and data sets may
+    :attr:`fsengine.data.task.Task.digest`, with the minority class). Methods and data sets may
     be added to a study without changing it."""
     facts = {
         "splits": study.splits,
@@ -242,7 +243,7 @@ def _dask_records(client, data, study, tasks) -> Iterator[tuple[tuple, dict]]:
     (an interruption, an error)."""
     from distributed import as_completed
 
-    from fsengine.parallel import prepare_process
+    from fsengine._compute.parallel import prepare_process
 
     # Imports and kernels in every worker before any task is timed.
     client.run(prepare_process, ("fsengine.evaluation",))
@@ -348,7 +349,7 @@ def run_study(
     n_jobs : int, optional
         Worker processes of the local cluster (default: every available core).
     data : dict, optional
-        The data sets already read (name -> :class:`fsengine.task.Task`), e.g. uploaded ones;
+        The data sets already read (name -> :class:`fsengine.data.task.Task`), e.g. uploaded ones;
         default: read as the manifest says (:func:`read_study_data`).
 
     Returns
@@ -397,7 +398,7 @@ def run_study(
         journal.parent.mkdir(parents=True, exist_ok=True)
     with open(journal, "a", encoding="utf-8") if journal is not None else nullcontext() as log:
         if missing and engine == "serial":
-            from fsengine.parallel import prepare_process
+            from fsengine._compute.parallel import prepare_process
 
             prepare_process()
             for task, record in _serial_records(data, study, missing):
@@ -434,16 +435,16 @@ def study_means(table, metrics) -> pd.DataFrame:
 def compare_study(table, study: Study, alpha: float = 0.05) -> dict:
     """The statistics of a study's table, per metric of the study: the summary over splits
     for each data set and method (:func:`study_means`), then
-    :func:`fsengine.statistics.compare_methods` (ranks, Friedman / Iman-Davenport, Nemenyi,
-    Wilcoxon-Holm). Empty with fewer than 2 data sets or 2 methods.
+    :func:`fsengine.evaluation.statistics.compare_methods` (ranks, Friedman /
+    Iman-Davenport, Nemenyi, Wilcoxon-Holm). Empty with fewer than 2 data sets or 2 methods.
 
     Returns
     -------
     dict
         metric -> RankComparison.
     """
-    from fsengine.statistics import compare_methods
-    from fsengine.study import HIGHER_IS_BETTER
+    from fsengine.evaluation.statistics import compare_methods
+    from fsengine.evaluation.study import HIGHER_IS_BETTER
 
     datasets = [d.name for d in study.datasets]
     methods = list(study.methods)

@@ -1,16 +1,16 @@
 """Run a selection method on a data set, with the record that repeats the run.
 
 The command line and the app both call :func:`run_selection`, so the numbers they
-show and export come from the same code path (:meth:`fsengine.methods.Method.select`).
+show and export come from the same code path (:meth:`fsengine.methods.registry.Method.select`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 
-from fsengine.data import Dataset
-from fsengine.methods import METHODS, ONLINE_METHODS, RANKER_METHODS, RunResult, get_method
-from fsengine.task import Task, as_task
+from fsengine.data.dataset import Dataset
+from fsengine.data.task import Task, as_task
+from fsengine.methods.registry import METHODS, ONLINE_METHODS, RANKER_METHODS, RunResult, get_method
 
 __all__ = ["METHODS", "ONLINE_METHODS", "RANKER_METHODS", "RunResult", "run_selection"]
 
@@ -32,12 +32,12 @@ def run_selection(
     Parameters
     ----------
     data : Task or Dataset
-        The task (:class:`fsengine.task.Task`), or a data set to build it from.
+        The task (:class:`fsengine.data.task.Task`), or a data set to build it from.
     minority : label or str, optional
         With a data set: the class to select for (one versus rest; default
         :meth:`Dataset.default_minority`). With a task: None or its own class.
     method : str
-        A registered method (:data:`fsengine.methods.METHODS`).
+        A registered method (:data:`fsengine.methods.registry.METHODS`).
     order : {"natural", "random"}
         Online selectors: feature arrival order.
     seed : int, optional

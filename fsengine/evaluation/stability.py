@@ -17,10 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fsengine.data import Dataset
+from fsengine.data.dataset import Dataset
+from fsengine.data.task import Task, as_task
 from fsengine.errors import FSEngineError, is_integer_in
-from fsengine.runs import run_selection
-from fsengine.task import Task, as_task
+from fsengine.methods.runs import run_selection
 
 
 def jaccard(a, b) -> float:
@@ -65,7 +65,7 @@ class StabilityResult:
         Mean over the pairs where the index is defined (NaN if none is).
     """
 
-    #: The tag of a stability result in JSON (:mod:`fsengine.codec`).
+    #: The tag of a stability result in JSON (:mod:`fsengine.export.codec`).
     json_tag = "stability"
 
     method: str
@@ -132,12 +132,12 @@ def order_stability(
     Parameters
     ----------
     data : Task or Dataset
-        The task (:class:`fsengine.task.Task`), or a data set to build it from.
+        The task (:class:`fsengine.data.task.Task`), or a data set to build it from.
     minority : label or str, optional
         With a data set: the class to select for (one versus rest; default
         :meth:`Dataset.default_minority`). With a task: None or its own class.
     method : str
-        An online method of :data:`fsengine.runs.ONLINE_METHODS`.
+        An online method of :data:`fsengine.methods.runs.ONLINE_METHODS`.
     orders : int
         Number of random orders R (>= 2); order r uses seed ``seed + r``.
     seed : int

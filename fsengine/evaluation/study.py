@@ -20,7 +20,7 @@ A manifest::
     # genes_in_rows = false      # genes in rows, samples in columns
     # sample_groups = "patient"  # a column naming each sample's patient, donor or batch:
     #                            # the splits keep each group on one side
-    # preprocessing = "floor=20.0, transform=log2"  # fsengine.preprocess's steps (a run
+    # preprocessing = "floor=20.0, transform=log2"  # fsengine.data.preprocess's steps (a run
     #                            # record's line; each --floor / --transform ... option)
     # name = "SRBCT"             # default: the file name without its extension
 
@@ -34,12 +34,12 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fsengine.codec import to_json
+from fsengine.data.preprocess import preprocessing_params, preprocessing_text
 from fsengine.errors import FSEngineError
 from fsengine.evaluation import CLASSIFIERS, COUNT_FROM, METRICS
+from fsengine.export.codec import to_json
 from fsengine.io import file_stem
-from fsengine.methods import get_method
-from fsengine.preprocess import preprocessing_params, preprocessing_text
+from fsengine.methods.registry import get_method
 
 #: Metrics a study can compare: per classifier, and the selection's size and time.
 STUDY_METRICS = tuple(f"{m}_{c}" for c in CLASSIFIERS for m in METRICS) + (
@@ -67,7 +67,7 @@ class StudyDataset:
     """One data set of a study: where it is and how to read it (``sample_groups``: the
     column naming each sample's group, :func:`fsengine.load_dataset`'s, or None;
     ``preprocessing``: the steps applied after reading, as a run record states them,
-    :func:`fsengine.preprocess.preprocessing_text`, "" for none)."""
+    :func:`fsengine.data.preprocess.preprocessing_text`, "" for none)."""
 
     name: str
     path: Path | None  # None: the data are given to run_study (e.g. uploaded)
@@ -302,7 +302,7 @@ def study_from(
     datasets : sequence of StudyDataset or dict
         The data sets; a dict has StudyDataset's fields (``path`` may be None or a string,
         as :func:`study_record` writes it). The files are not looked at: give the data to
-        :func:`fsengine.benchmark.run_study` when there are none.
+        :func:`fsengine.evaluation.benchmark.run_study` when there are none.
     methods : sequence of str
     splits, seed, count_from, top, metrics, params
         As in a manifest's [study] section (see the module's docstring).
@@ -391,7 +391,7 @@ def study_record(study: Study) -> dict:
     Returns
     -------
     dict
-        Through :func:`fsengine.codec.to_json` (strict): parameters given as numpy
+        Through :func:`fsengine.export.codec.to_json` (strict): parameters given as numpy
         numbers are plain numbers.
     """
     return to_json(

@@ -1,4 +1,4 @@
-"""Cost models of :mod:`fsengine.estimates`, written by
+"""Cost models of :mod:`fsengine.methods.estimates`, written by
 benchmarks/bench_estimates.py --write (do not edit by hand).
 
 Measured on: linux, 2026-11-28.

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from fsengine.codec import to_json
+from fsengine.export.codec import to_json
 from fsengine.version import __version__
 
 if TYPE_CHECKING:  # pandas and plotly load on first use (the command line starts light)
@@ -164,7 +164,7 @@ def versions() -> dict[str, str]:
 
 
 def jsonable(value: Any) -> Any:
-    """``value`` with only JSON types, for reports: :func:`fsengine.codec.to_json` in its
+    """``value`` with only JSON types, for reports: :func:`fsengine.export.codec.to_json` in its
     lenient mode (non-finite floats as ``"nan"``, ``"inf"``, other objects as text)."""
     return to_json(value, strict=False)
 
@@ -333,7 +333,7 @@ def build_report_html(
         The time shown as the report's creation; now (local time) by default.
     reading : str, optional
         The command line's options that read the data set as the results did (label,
-        sample sheet, groups, preprocessing: :func:`fsengine.export.data_arguments`),
+        sample sheet, groups, preprocessing: :func:`fsengine.export.writers.data_arguments`),
         shown as a row when given.
 
     Returns

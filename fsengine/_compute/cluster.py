@@ -3,8 +3,8 @@
 worker task sets on its process (:func:`limit_worker_threads`); and a function over blocks
 of genes on the workers, which read a matrix on disk themselves (:func:`map_column_blocks`).
 
-Used by the benchmark studies (:mod:`fsengine.benchmark`) and by the gene-parallel pass of
-a selection (:mod:`fsengine.online._kofsd.gene_pass`; the columnwise rankers'
+Used by the benchmark studies (:mod:`fsengine.evaluation.benchmark`) and by the
+gene-parallel pass of a selection (:mod:`fsengine.online._kofsd.gene_pass`; the columnwise rankers'
 :func:`fsengine.rankers.score_matrix`).
 """
 
@@ -16,9 +16,9 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 
+from fsengine._compute.parallel import resolve_jobs, set_kernel_threads
 from fsengine._compute.sparse import block_width, dense_block, is_backed
 from fsengine.errors import FSEngineError
-from fsengine.parallel import resolve_jobs, set_kernel_threads
 from fsengine.version import __version__
 
 #: Seconds to wait for a scheduler to answer and for its first worker to join.

@@ -36,6 +36,19 @@ from fsengine.online import (
 from fsengine.rankers import RANKER_TABLE, default_clusters, rank_features, score_matrix
 from fsengine.spec import MethodSpec
 
+__all__ = [
+    "get_method",
+    "Method",
+    "method_descriptions",
+    "METHOD_LABELS",
+    "METHODS",
+    "ONLINE_METHODS",
+    "ONLINE_SELECTORS",
+    "RANKER_METHODS",
+    "REGISTRY",
+    "RunResult",
+]
+
 #: The online selectors, in the order the front ends list them
 #: (:data:`fsengine.online.SELECTORS`).
 ONLINE_SELECTORS: list[type[StreamingSelector]] = list(SELECTORS)
@@ -46,7 +59,7 @@ class RunResult:
     """A finished run of one method: the selection, every step's event and what produced them.
 
     :meth:`Method.select` gives one with the method's parameters in ``params``;
-    :func:`fsengine.runs.run_selection` gives one whose ``params`` is the whole run record.
+    :func:`fsengine.methods.runs.run_selection` gives one whose ``params`` is the whole run record.
 
     Attributes
     ----------
@@ -55,7 +68,8 @@ class RunResult:
         One per streamed feature (online selectors asked for events), else empty.
     params : dict
         The parameters in effect: the method's (:meth:`Method.select`) or the run
-        record, JSON-ready and enough to repeat the run (:func:`~fsengine.runs.run_selection`:
+        record, JSON-ready and enough to repeat the run
+        (:func:`~fsengine.methods.runs.run_selection`:
         method, data, label_column, minority, then order and seed or top, then the
         method's parameters).
     seconds : float
@@ -66,7 +80,7 @@ class RunResult:
         What the selector warned about the labels and parameters (K-OFSD: K too large).
     """
 
-    #: The tag of a run in JSON (:mod:`fsengine.codec`).
+    #: The tag of a run in JSON (:mod:`fsengine.export.codec`).
     json_tag = "run"
 
     selection: Selection

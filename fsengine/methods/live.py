@@ -1,7 +1,7 @@
 """A feature stream advanced a little at a time, for the dashboard's animation.
 
 :class:`LiveStream` runs an online selector over a data set in the same order and
-with the same events as :func:`fsengine.runs.run_selection` (so its final selection
+with the same events as :func:`fsengine.methods.runs.run_selection` (so its final selection
 is the command line's), but in chunks bounded by a number of features or a time
 budget. Between chunks it keeps the curves to draw: the selected set's size and score
 after every step, and a hold-out G-mean.
@@ -43,10 +43,11 @@ import numpy as np
 
 from fsengine._compute import kernels
 from fsengine._compute.sparse import block_width, by_columns, dense_block
-from fsengine.data import Dataset
+from fsengine.data.dataset import Dataset
+from fsengine.data.task import Task, as_task
 from fsengine.errors import FSEngineError
 from fsengine.evaluation import confusion, gmean, make_classifier, stratified_splits
-from fsengine.methods import get_method
+from fsengine.methods.registry import get_method
 from fsengine.online import (
     Selection,
     StreamEvent,
@@ -54,7 +55,6 @@ from fsengine.online import (
     encode_state,
     feature_order,
 )
-from fsengine.task import Task, as_task
 
 #: Most features in the first chunk of a stream advanced under a time budget: the cost of
 #: a feature is not known before it (later chunks are sized from the measured cost).
@@ -133,12 +133,12 @@ class LiveStream:
     Parameters
     ----------
     data : Task or Dataset
-        The task (:class:`fsengine.task.Task`), or a data set to build it from.
+        The task (:class:`fsengine.data.task.Task`), or a data set to build it from.
     minority : label or str, optional
         With a data set: the class to select for (one versus rest; default
         :meth:`Dataset.default_minority`). With a task: None or its own class.
     method : str
-        An online method (:data:`fsengine.methods.ONLINE_METHODS`).
+        An online method (:data:`fsengine.methods.registry.ONLINE_METHODS`).
     order : {"natural", "random"}
     seed : int, optional
         Seed of the random order.
@@ -217,7 +217,7 @@ class LiveStream:
         #: (:data:`COST_MEMORY`); None before the first chunk.
         self.feature_seconds: float | None = None
         #: What a feature is expected to cost before any is measured (seconds, both
-        #: selectors; e.g. from :func:`fsengine.estimates.stream_seconds`): the first chunk
+        #: selectors; e.g. from :func:`fsengine.methods.estimates.stream_seconds`): the first chunk
         #: under a time budget is sized from it (None: :data:`FIRST_CHUNK` features).
         self.expected_feature_seconds: float | None = None
         self._last_take = FIRST_CHUNK  # features in the last chunk
@@ -721,7 +721,7 @@ class LiveStream:
     def order_note(self) -> str:
         """Once the stream is done under the authors' tie rule, the sentence saying how much
         its result depended on the order of the rows
-        (:meth:`fsengine.methods.Method.order_dependence`); "" when nothing did, before
+        (:meth:`fsengine.methods.registry.Method.order_dependence`); "" when nothing did, before
         the end, and for selectors and settings no row order changes. Computed once."""
         if not self.done:
             return ""

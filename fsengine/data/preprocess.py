@@ -34,7 +34,7 @@ from dataclasses import replace
 import numpy as np
 
 from fsengine._compute.sparse import as_columns, column_constant, densified, is_backed, is_sparse
-from fsengine.data import Dataset
+from fsengine.data.dataset import Dataset
 from fsengine.errors import FSEngineError
 from fsengine.io.backed import Transform
 from fsengine.rankers import RANKER_SPECS

@@ -1,6 +1,6 @@
 """Cells a spreadsheet shows as text and never runs: the CSV exports' defence against CSV
 injection (OWASP), shared by the command line's and the app's writers
-(:mod:`fsengine.export`) and the study tables (:mod:`fsengine.benchmark`)."""
+(:mod:`fsengine.export.writers`) and the study tables (:mod:`fsengine.evaluation.benchmark`)."""
 
 from __future__ import annotations
 

@@ -155,7 +155,7 @@ def check_binary(y) -> np.ndarray:
         raise FSEngineError(
             "labels must be binary: 1 for the minority class, 0 for the rest "
             f"(got values {sorted(values)[:5]})",
-            remedy="binarise them with fsengine.labels.one_versus_rest(labels, minority)",
+            remedy="binarise them with fsengine.data.labels.one_versus_rest(labels, minority)",
         )
     _check_counts(int(np.sum(y == 1)), len(y), 1)
     return y.astype(np.int8)

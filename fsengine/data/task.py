@@ -1,7 +1,9 @@
 """The selection task: one data set's matrix and its minority class versus the rest.
 
-Every driver (:func:`fsengine.runs.run_selection`, :func:`fsengine.evaluation.evaluate`,
-the sweeps, :func:`fsengine.stability.order_stability`, :class:`fsengine.live.LiveStream`,
+Every driver (:func:`fsengine.methods.runs.run_selection`,
+:func:`fsengine.evaluation.evaluate`, the sweeps,
+:func:`fsengine.evaluation.stability.order_stability`,
+:class:`fsengine.methods.live.LiveStream`,
 the study's tasks, the gene table and the dashboard's pages) takes a :class:`Task`, built
 once from (data set, minority) by :meth:`Task.from_dataset`; the drivers that also take a
 data set and a minority build it with :func:`as_task`. The task carries what the
@@ -20,9 +22,9 @@ from functools import cached_property
 import numpy as np
 
 from fsengine._compute.sparse import as_columns, by_columns, densified, is_backed, is_sparse
-from fsengine.data import Dataset
+from fsengine.data.dataset import Dataset
+from fsengine.data.labels import check_binary
 from fsengine.errors import FSEngineError
-from fsengine.labels import check_binary
 
 __all__ = ["Task", "as_task", "training_size"]
 
@@ -72,7 +74,7 @@ class Task:
         pickles without it).
     sample_groups : ndarray or None
         Each sample's group (patient, donor, batch), from the data set's
-        :attr:`~fsengine.data.Dataset.groups`; kept when the task pickles (read it as
+        :attr:`~fsengine.data.dataset.Dataset.groups`; kept when the task pickles (read it as
         :attr:`groups`).
     """
 
@@ -118,7 +120,7 @@ class Task:
         ------
         FSEngineError
             For an unknown class, or one that breaks the label rule of
-            :func:`fsengine.labels.one_versus_rest`.
+            :func:`fsengine.data.labels.one_versus_rest`.
         """
         label = dataset.default_minority() if minority is None else dataset.resolve_class(minority)
         return cls(
@@ -225,7 +227,7 @@ class Task:
         ``minority`` (the class as stored), ``samples`` (the sample sheet's file name) when
         the class came from one, ``layer`` and ``gene_names`` when an AnnData file's
         layer and var column were read, ``preprocessing`` when the data set was
-        preprocessed (:func:`fsengine.preprocess.preprocess`) and ``sample_groups`` (the
+        preprocessed (:func:`fsengine.data.preprocess.preprocess`) and ``sample_groups`` (the
         column) when its splits keep groups apart (not ``groups``: Group-SAOLA's parameter)."""
         record = {"data": self.source, "label_column": self.label_column, "minority": self.minority}
         if self.dataset is not None and self.dataset.samples_source:
@@ -243,7 +245,7 @@ class Task:
     @property
     def groups(self):
         """Each sample's group (patient, donor, batch) when the data set has them
-        (:attr:`fsengine.data.Dataset.groups`), else None: the protocol's splits keep a
+        (:attr:`fsengine.data.dataset.Dataset.groups`), else None: the protocol's splits keep a
         group on one side."""
         if self.sample_groups is not None:
             return self.sample_groups

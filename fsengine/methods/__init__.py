@@ -1,0 +1,60 @@
+"""Running methods: the registry of every online selector and ranker, and their runs.
+
+- :mod:`~fsengine.methods.registry`: :class:`Method` (one protocol that runs any method,
+  from its specification) and the registry, :data:`METHODS`, :func:`get_method`;
+- :mod:`~fsengine.methods.runs`: :func:`run_selection`, a selection with its run record,
+  as the command line and the dashboard run it;
+- :mod:`~fsengine.methods.estimates`: how long a run will take, said before it starts;
+- :mod:`~fsengine.methods.live`: a stream advanced a little at a time (the dashboard's
+  animation).
+
+Runs compute on this machine's processes, and a run can be cancelled from another
+thread: :class:`Cancellation`, :class:`RunCancelled`, :func:`cancellable`,
+:func:`available_cores`, :func:`warm_up` (the worker processes started ahead) and
+:func:`import_in_background`, for the front ends.
+
+The methods themselves are the packages :mod:`fsengine.online` (the streaming selectors)
+and :mod:`fsengine.rankers` (the filter rankers).
+"""
+
+from fsengine._compute.parallel import (
+    Cancellation,
+    RunCancelled,
+    available_cores,
+    cancellable,
+    import_in_background,
+    warm_up,
+)
+from fsengine.methods.registry import (
+    METHOD_LABELS,
+    METHODS,
+    ONLINE_METHODS,
+    ONLINE_SELECTORS,
+    RANKER_METHODS,
+    REGISTRY,
+    Method,
+    RunResult,
+    get_method,
+    method_descriptions,
+)
+from fsengine.methods.runs import run_selection
+
+__all__ = [
+    "Cancellation",
+    "RunCancelled",
+    "available_cores",
+    "cancellable",
+    "import_in_background",
+    "warm_up",
+    "METHOD_LABELS",
+    "METHODS",
+    "ONLINE_METHODS",
+    "ONLINE_SELECTORS",
+    "RANKER_METHODS",
+    "REGISTRY",
+    "Method",
+    "RunResult",
+    "get_method",
+    "method_descriptions",
+    "run_selection",
+]
