@@ -123,7 +123,7 @@ lint: test-deps
 ## docstrings, the speed page from benchmarks/results/ (what `make bench` recorded).
 ## Warnings are errors, as in the test that builds it.
 docs: test-deps
-	$(PY) -m sphinx -b html -W --keep-going -q docs docs/_build/html
+	$(PY) -m sphinx -b html -E -W --keep-going -q docs docs/_build/html
 	@echo "docs/_build/html/index.html"
 
 $(VENV)/.bench-installed: requirements-bench.txt $(VENV)/.runtime-installed

@@ -3,7 +3,8 @@
 The pages are Markdown (MyST); the API pages are generated from the docstrings
 (autodoc, autosummary, numpydoc); the speed page from ``make bench``'s results
 (``benchmarks/results/*.json``, by the ``bench_results`` extension in ``_ext/``).
-Warnings are errors (``make docs`` and the test that builds the site pass ``-W``).
+Warnings are errors (``make docs`` and the test that builds the site pass ``-W``), and
+every build starts from a fresh environment (``-E``): the API pages are written anew.
 """
 
 import sys

@@ -47,14 +47,15 @@ def _number(value) -> str:
 
 
 def _cell(value) -> str:
-    """A leaf of a record in one table cell: numbers to 4 significant digits, a long list
-    of numbers as its median and count."""
-    if isinstance(value, list) and value and all(isinstance(v, (int, float)) for v in value):
-        if len(value) > 6:
+    """A leaf of a record in one table cell: numbers to 4 significant digits; a list of
+    more than 6 measurements (floats) as its median and count; a long list of anything
+    else (indices, names) as its first 10 and its length."""
+    if isinstance(value, list) and len(value) > 6:
+        if all(isinstance(v, float) for v in value):
             return f"median {_number(float(statistics.median(value)))} of {len(value)}"
-        return ", ".join(_number(v) for v in value)
+        return ", ".join(_number(v) for v in value[:10]) + f", ... ({len(value)} in all)"
     if isinstance(value, list):
-        return ", ".join(str(v) for v in value) if value else "none"
+        return ", ".join(_number(v) for v in value) if value else "none"
     return _number(value)
 
 
@@ -66,9 +67,9 @@ def _rows(record, path: str = ""):
             yield from _rows(value, f"{path} / {key}" if path else str(key))
     elif isinstance(record, list) and record and all(isinstance(v, dict) for v in record):
         for i, item in enumerate(record):
-            label = next((item[k] for k in ("name", "label", "case", "data") if k in item), i)
-            rest = {k: v for k, v in item.items() if v is not label}
-            yield from _rows(rest, f"{path} [{label}]")
+            key = next((k for k in ("name", "label", "case", "data") if k in item), None)
+            rest = {k: v for k, v in item.items() if k != key}
+            yield from _rows(rest, f"{path} [{item[key] if key else i}]")
     else:
         yield path, _cell(record)
 

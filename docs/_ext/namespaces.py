@@ -1,6 +1,7 @@
 """One API page per namespace, listing what its ``__all__`` holds.
 
-Before autosummary looks for its directives, ``api/<namespace>.rst`` is written for each
+When the configuration is read (before Sphinx lists its sources and autosummary looks
+for its directives), ``api/<namespace>.rst`` is written for each
 namespace of :data:`NAMESPACES`: the module's docstring, then its functions and its
 classes, each on a page of its own that autosummary generates from the docstring. The
 lists are read from ``__all__`` at every build, so a new public name gets its page.
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import shutil
 from pathlib import Path
 
 #: (module, what its page is for), in the order of the API reference's index.
@@ -18,6 +20,8 @@ NAMESPACES = (
     ("fsengine.tl", "tools on AnnData objects, in scanpy's manner"),
     ("fsengine.get", "getters of what fs.tl wrote"),
     ("fsengine.pl", "plots of what fs.tl wrote"),
+    ("fsengine.data", "data sets and tasks"),
+    ("fsengine.methods", "the registry of methods and their runs"),
     ("fsengine.sklearn", "scikit-learn selectors"),
     ("fsengine.online", "the online streaming selectors and their interface"),
     ("fsengine.rankers", "the filter rankers"),
@@ -66,9 +70,12 @@ def page(modname: str) -> str:
     return "\n".join(lines)
 
 
-def write_pages(app) -> None:
-    """Write ``api/<namespace>.rst`` for every namespace (only when it changed)."""
+def write_pages(app, config) -> None:
+    """Write ``api/<namespace>.rst`` for every namespace (only when it changed) and clear
+    the pages autosummary generated last time, so that a name no longer public leaves no
+    page behind. Runs when the configuration is read, before Sphinx lists the sources."""
     folder = Path(app.srcdir) / "api"
+    shutil.rmtree(folder / "generated", ignore_errors=True)
     for modname, _ in NAMESPACES:
         path = folder / f"{modname}.rst"
         text = page(modname)
@@ -77,5 +84,5 @@ def write_pages(app) -> None:
 
 
 def setup(app):
-    app.connect("builder-inited", write_pages, priority=100)  # before autosummary's 500
+    app.connect("config-inited", write_pages)
     return {"parallel_read_safe": True, "version": "1"}

@@ -13,7 +13,7 @@ import pytest
 
 from conftest import ROOT, SLOW_SECONDS
 from fsengine.cli import build_parser
-from fsengine.study import load_manifest
+from fsengine.evaluation.study import load_manifest
 
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 FENCE = re.compile(r"^( *)```(\w*)\n(.*?)^\1```", re.M | re.S)
@@ -107,6 +107,7 @@ def test_command_lines_run_and_print_what_the_page_shows(page, tmp_path):
         for args in _fsengine_lines(code)
     ]
     assert {args[0] for _, args in commands} >= {"info", "select"}
+    shown_output = 0
     for i, args in commands:
         if args[0] == "benchmark":
             assert build_parser().parse_args(args).command == "benchmark"
@@ -118,8 +119,10 @@ def test_command_lines_run_and_print_what_the_page_shows(page, tmp_path):
             language, _, expected, _ = blocks[i + 1]
             assert language == ""
             assert done.stdout.splitlines()[: len(expected.splitlines())] == expected.splitlines()
+            shown_output += 1
         for out in (args[args.index("--out") + 1],) if "--out" in args else ():
             assert out == "-" or (tmp_path / out).stat().st_size > 0, out
+    assert shown_output == (1 if page == "docs/command_line.md" else 0)
 
 
 def test_the_readme_shows_the_main_commands():

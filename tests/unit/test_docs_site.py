@@ -5,6 +5,7 @@ import importlib
 import importlib.util
 import json
 import re
+import shutil
 import subprocess
 import sys
 
@@ -24,13 +25,18 @@ def _extension(name):
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    """The site built as ``make docs`` builds it (warnings are errors), into a scratch
-    folder. The namespace pages it writes go to docs/api/ (ignored by git)."""
+    """The site built as ``make docs`` builds it (warnings are errors), from a copy of
+    docs/ without what a build writes (as in a fresh clone), beside the checkout's
+    package, Makefile and benchmarks: the build writes nothing into the checkout."""
     out = tmp_path_factory.mktemp("site")
+    generated = ("_build", "generated", "fsengine*.rst", "__pycache__")
+    shutil.copytree(DOCS, out / "docs", ignore=shutil.ignore_patterns(*generated))
+    for name in ("fsengine", "Makefile", "benchmarks", "sample_data"):
+        (out / name).symlink_to(ROOT / name)
     done = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-q",
-         "-d", str(out / "doctrees"), str(DOCS), str(out / "html")],
-        cwd=ROOT,
+        [sys.executable, "-m", "sphinx", "-b", "html", "-E", "-W", "--keep-going", "-q",
+         "-d", str(out / "doctrees"), str(out / "docs"), str(out / "html")],
+        cwd=out,
         capture_output=True,
         text=True,
         stdin=subprocess.DEVNULL,
@@ -48,9 +54,10 @@ def test_the_site_has_the_pages_a_newcomer_looks_for(site):
         "REPRODUCTION", "speed", "development",
     ):  # fmt: skip
         assert (site / f"{page}.html").is_file(), page
-    assert "screenshots/data.png" not in (site / "dashboard.html").read_text() or any(
-        (site / "_images").glob("data*.png")
-    )
+    dashboard = (site / "dashboard.html").read_text(encoding="utf-8")
+    for shot in ("data", "stream", "compare", "sweep", "export"):
+        assert f'src="_images/{shot}.png"' in dashboard, shot
+        assert (site / "_images" / f"{shot}.png").stat().st_size > 10_000, shot
 
 
 def test_every_public_name_of_every_namespace_is_documented(site):
@@ -93,7 +100,9 @@ def test_a_benchmark_result_is_rendered_as_recorded(tmp_path):
     record = {
         "cases": {"select sample": {"warm": [0.31, 0.35, 0.33], "ratio": 2.345678}},
         "results": [{"name": "SRBCT", "seconds": 1.5}, {"name": "GLIOMA", "seconds": 2.0}],
-        "times": [1, 2, 3, 4, 5, 6, 7],
+        "sweep": [{"k": 0, "splits": 0}, {"k": 1, "splits": 1}],
+        "times": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0],
+        "selected": list(range(12)),
         "date": "2026-11-30 22:00 UTC",
         "cpu_count": 2,
         "python": "3.11.7",
@@ -116,7 +125,12 @@ def test_a_benchmark_result_is_rendered_as_recorded(tmp_path):
         ("cases / select sample / ratio", "2.346"),
         ("results [SRBCT] / seconds", "1.5"),
         ("results [GLIOMA] / seconds", "2"),
+        ("sweep [0] / k", "0"),
+        ("sweep [0] / splits", "0"),
+        ("sweep [1] / k", "1"),
+        ("sweep [1] / splits", "1"),
         ("times", "median 4 of 7"),
+        ("selected", "0, 1, 2, 3, 4, 5, 6, 7, 8, 9, ... (12 in all)"),
     ]
     missing = bench_results.render("bench_kofsd", tmp_path / "absent.json")
     assert "No result recorded yet: ``make bench`` writes it." in missing
