@@ -12,11 +12,11 @@ atlas) and read by ``fsengine.load_dataset`` as a user's file is. For each tie r
   imbalanced card, the reference variant) with its events, and without them (the command
   line's path, whose set tests may stop early); under ``ties=average`` also on the same
   cells in a random row order;
-- the definition on whole distance rows (``tests/unit/kofsd_oracle.py``
+- the definition on whole distance rows (``tests/kofsd_oracle.py``
   ``matrix_run``: every distance between the 5,000 cells summed feature by feature in the
   authors' arithmetic, each cell's list by its row, the average rule's card written out as
   a mean over the orders of the tied cells; tested against the plain loops and the mean
-  over every order in ``tests/unit/test_kofsd_matrix_oracle.py``).
+  over every order in ``tests/unit/online/test_kofsd_matrix_oracle.py``).
 
 Reported: whether each step's action and the selections are equal, the largest
 difference of a dependency, and the smallest margin of a decision (how near a dependency

@@ -12,7 +12,7 @@ created with mode 0o700 and the database file with 0o600. WAL journal, a busy ti
 connection per call, so any thread may call any method. Every write is one transaction, synced
 to disk at its commit (``synchronous = FULL``): a process killed at any point, or a power loss
 on a disk that honours fsync, leaves every write that had returned and none half-done
-(tests/unit/test_crash_safety.py kills a writer 50 times).
+(tests/unit/dashboard/test_crash_safety.py kills a writer 50 times).
 
 - ``workspaces``: id, times, and the state (JSON) of each workspace.
 - ``datasets``: uploaded files, stored once by the SHA-256 of their bytes (a BLOB; the user's

@@ -1,5 +1,5 @@
 """A process that writes to a workspace store the way the dashboard's server does, until it
-is killed: the child of tests/unit/test_crash_safety.py.
+is killed: the child of tests/unit/dashboard/test_crash_safety.py.
 
 ``python tests/crash_writer.py KIND FOLDER SEED [CAP_BYTES]`` writes, through
 :class:`dashboard.workspace.Store` (the server's own code), one kind of write over and over:

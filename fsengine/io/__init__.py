@@ -95,7 +95,7 @@ def stream(source: Source, name: str, transpose: bool = False) -> Table | None:
     matrix, reading a path from disk rather than into memory. Anything else, and any
     parse problem, returns None, and the reader's :meth:`Reader.read` reads the file
     whole and reports the exact cell at fault; both give the same Dataset for any file
-    the streaming path accepts (tests/unit/test_data_streaming.py).
+    the streaming path accepts (tests/unit/io/test_data_streaming.py).
     """
     if isinstance(source, bytearray):
         source = bytes(source)

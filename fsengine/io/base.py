@@ -5,7 +5,7 @@ read: :meth:`Reader.stream` parses the common case (a table of numbers with a fe
 text columns) a chunk at a time into one float64 matrix and returns None for anything
 else; :meth:`Reader.read` parses the whole file in memory and names the cell at fault.
 Both give the same Dataset for any file the streaming way accepts
-(tests/unit/test_data_streaming.py).
+(tests/unit/io/test_data_streaming.py).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 A damaged HDF5 file can crash the HDF5 library, not raise: one byte changed in an
 attribute's datatype message ends the process with a segmentation fault inside
-``h5py``'s attribute read (found by fuzzing .h5ad files, tests/unit/test_reader_fuzz.py).
+``h5py``'s attribute read (found by fuzzing .h5ad files, tests/unit/io/test_reader_fuzz.py).
 On the dashboard that process is the server of every user. :func:`probe` therefore walks
 the file's metadata in a child process first (every group, every attribute, every
 dataset's type and shape, and the small datasets' values: what anndata reads besides the

@@ -12,7 +12,7 @@ from dashboard import streams
 #: K-OFSD's K on the dashboard's pages for the sample (SRBCT, minority class 2 of 11
 #: samples): a training half holds as few as 6 of them, at or below the paper's K = 7, so
 #: the pages start at the largest K below 6 (fsengine.evaluation.protocol_defaults; the
-#: count is checked by hand in tests/unit/test_protocol_defaults.py).
+#: count is checked by hand in tests/unit/evaluation/test_protocol_defaults.py).
 SAMPLE_K = 5
 
 

@@ -3,7 +3,7 @@ seeded moments: each time a new server on the same workspace folder brings the s
 in the browser at the very position the workspace had saved (the README's "at most the last
 2 s of a running stream" is lost), the database passes its integrity check, and the run is
 shown stopped. The writes themselves are killed 50 times at finer points by
-tests/unit/test_crash_safety.py."""
+tests/unit/dashboard/test_crash_safety.py."""
 
 from __future__ import annotations
 

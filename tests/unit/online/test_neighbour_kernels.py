@@ -1,6 +1,6 @@
 """The compiled neighbour kernels against the definition, on tie-heavy data.
 
-The truth is tests/unit/kofsd_oracle.py (plain Python loops: every distance, a full
+The truth is tests/kofsd_oracle.py (plain Python loops: every distance, a full
 stable sort per sample) and, for large N, the dense path that sorts every row. Data are
 drawn to make ties: integers 0..3, duplicated rows and columns, constant columns.
 """

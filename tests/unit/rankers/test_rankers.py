@@ -620,7 +620,7 @@ def test_scores_are_the_same_in_any_order_of_the_samples(
 ):
     """MI's and ReliefF's other settings on integer data of a few values, three classes
     and exact duplicate rows: equal bit for bit under permutations of the rows (the
-    defaults: tests/unit/test_row_order.py)."""
+    defaults: tests/unit/methods/test_row_order.py)."""
     compiled_kernels(compiled)
     rng = np.random.default_rng(4)
     y = labels_of((9, 14, 37))
