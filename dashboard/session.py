@@ -445,13 +445,81 @@ def task_defaults(method: str) -> dict:
     return kept[key]
 
 
-def stored_task_key(sha256: str, record: dict) -> tuple:
+@dataclass(frozen=True)
+class TaskKey:
+    """What identifies a task in the session and the workspace without building it: the
+    data set's bytes (SHA-256), how they were read (the sample sheet's SHA-256, the
+    preprocessing, the groups column, the AnnData options) and the minority class. Frozen
+    and hashable: the key of every per-task store of the session.
+
+    Build it with :meth:`of` (from the loader options as a record keeps them),
+    :func:`task_key` (the current task) or :func:`stored_task_key` (a stored run's).
+    """
+
+    sha256: str
+    label: str | None
+    transpose: bool
+    drop_constant: bool
+    #: ``repr`` of the minority class (a numeric label 2 and the text "2" differ).
+    minority: str
+    samples: str | None
+    #: The preprocessing steps, sorted: (name, ``repr`` of its value).
+    preprocessing: tuple[tuple[str, str], ...]
+    sample_groups: str | None
+    #: The AnnData options (layer, gene names), sorted; empty for other files.
+    anndata: tuple = ()
+
+    @classmethod
+    def of(
+        cls,
+        sha256: str,
+        label: str | None,
+        transpose: bool,
+        drop_constant: bool,
+        minority,
+        *,
+        samples: str | None = None,
+        preprocessing: dict | None = None,
+        sample_groups: str | None = None,
+        anndata: dict | None = None,
+    ) -> TaskKey:
+        """The key of a task read with these options, for the class ``minority``."""
+        return cls(
+            sha256,
+            label,
+            bool(transpose),
+            bool(drop_constant),
+            repr(minority),
+            samples or None,
+            tuple(sorted((str(k), repr(v)) for k, v in (preprocessing or {}).items())),
+            sample_groups or None,
+            tuple(sorted(anndata.items())) if anndata else (),
+        )
+
+    def as_tuple(self) -> tuple:
+        """The key as the tuple it was before it had a type, whose ``repr`` names the task
+        in the workspace's stored settings (:func:`task_mark`): kept, so that they still
+        match."""
+        head = (
+            self.sha256,
+            self.label,
+            self.transpose,
+            self.drop_constant,
+            self.minority,
+            self.samples,
+            self.preprocessing,
+            self.sample_groups,
+        )
+        return head + ((self.anndata,) if self.anndata else ())
+
+
+def stored_task_key(sha256: str, record: dict) -> TaskKey:
     """:func:`task_key` of a stored stream: its data set's SHA-256 and its record's
     loader options (``record["dataset"]``, :attr:`LoadedData.options`; older records
     without the sheet, preprocessing and groups read as without them) and minority
     class."""
     data = record.get("dataset") or {}
-    return task_key(
+    return TaskKey.of(
         sha256,
         data.get("label"),
         bool(data.get("transpose")),
@@ -464,51 +532,20 @@ def stored_task_key(sha256: str, record: dict) -> tuple:
     )
 
 
-def task_key(
-    sha256: str | None = None,
-    label: str | None = None,
-    transpose: bool = False,
-    drop_constant: bool = False,
-    minority=None,
-    *,
-    samples: str | None = None,
-    preprocessing: dict | None = None,
-    sample_groups: str | None = None,
-    anndata: dict | None = None,
-) -> tuple:
-    """What identifies a task in the session and the workspace without building it: the
-    data set's bytes (SHA-256), how they were read (with the sample sheet's SHA-256, the
-    preprocessing and the groups column) and the minority class.
-
-    With no arguments, the current task's; else the task of a stored run (the loader
-    options and the minority class as its record keeps them).
-    """
-    if sha256 is None:
-        loaded = current()
-        sha256, label, transpose, drop_constant = (
-            loaded.sha256,
-            loaded.label,
-            loaded.transpose,
-            loaded.drop_constant,
-        )
-        samples, preprocessing, sample_groups, anndata = (
-            loaded.samples_sha256,
-            loaded.preprocessing,
-            loaded.sample_groups,
-            loaded.anndata,
-        )
-        minority = st.session_state["minority"]
-    steps = tuple(sorted((str(k), repr(v)) for k, v in (preprocessing or {}).items()))
-    return (
-        sha256,
-        label,
-        bool(transpose),
-        bool(drop_constant),
-        repr(minority),
-        samples or None,
-        steps,
-        sample_groups or None,
-        *(() if not anndata else (tuple(sorted(anndata.items())),)),
+def task_key() -> TaskKey:
+    """The current task's :class:`TaskKey`: the loaded data set, how it was read, and the
+    minority class chosen."""
+    loaded = current()
+    return TaskKey.of(
+        loaded.sha256,
+        loaded.label,
+        loaded.transpose,
+        loaded.drop_constant,
+        st.session_state["minority"],
+        samples=loaded.samples_sha256,
+        preprocessing=loaded.preprocessing,
+        sample_groups=loaded.sample_groups,
+        anndata=loaded.anndata,
     )
 
 
@@ -523,7 +560,7 @@ def task_mark() -> str:
     """A short name of the current task (:func:`task_key`) for the stores of widget
     values and the workspace's JSON: 32 hex digits of the SHA-256 of its ``repr`` (a
     64-digit string in a workspace state names a stored data set)."""
-    return hashlib.sha256(repr(task_key()).encode()).hexdigest()[:32]
+    return hashlib.sha256(repr(task_key().as_tuple()).encode()).hexdigest()[:32]
 
 
 def other_tasks(store: str) -> dict:
@@ -699,7 +736,8 @@ def run_key(*params) -> tuple:
     try:
         task = current_task()
     except FSEngineError:
-        return (repr(task_key()), *params)  # a class the label rule refuses: its runs are refused
+        # a class the label rule refuses: its runs are refused
+        return (repr(task_key().as_tuple()), *params)
     return (task.digest, *params)
 
 
