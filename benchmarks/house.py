@@ -2,9 +2,10 @@
 
 For a checkout (default: this one; ``--root DIR`` another, e.g. a ``git worktree`` of an
 older commit): the modules at the top of ``fsengine/`` and in all, the import circles
-over every import statement (those inside functions too), the longest functions and the
-largest parameter lists, the distinct literal keys of ``st.session_state`` in the
-dashboard and the README's lines. Static: nothing is imported or run.
+over every import statement, those inside functions too (the graph read as
+tests/unit/test_layers.py reads it), the longest functions and the largest parameter
+lists, the distinct literal keys of ``st.session_state`` in the dashboard and the
+README's lines. Static: nothing is imported or run.
 
     .venv/bin/python benchmarks/house.py [--root DIR] [--json]
 """
@@ -18,75 +19,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _modules(package: Path) -> dict[str, Path]:
-    """Dotted name -> file of every module of the package."""
-    found = {}
-    for path in sorted(package.rglob("*.py")):
-        if "__pycache__" in path.parts:
-            continue
-        parts = list(path.relative_to(package.parent).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts.pop()
-        found[".".join(parts)] = path
-    return found
-
-
-def _imports(module: str, path: Path, known: set[str]) -> set[str]:
-    """The package's modules this one imports, anywhere in it."""
-    out = set()
-    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                base = ".".join(
-                    package.split(".")[: len(package.split(".")) - node.level + 1]
-                    + ([base] if base else [])
-                )
-            submodules = [f"{base}.{alias.name}" for alias in node.names]
-            # ``from pkg import submodule`` imports the submodule; a name, the module itself
-            names = submodules + ([base] if not all(n in known for n in submodules) else [])
-        else:
-            continue
-        out.update(name for name in names if name in known and name != module)
-    return out
-
-
-def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """The strongly connected components of more than one module (Tarjan)."""
-    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
-
-    def visit(v):
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on.add(v)
-        for w in graph[v]:
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            component = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                component.append(w)
-                if w == v:
-                    break
-            if len(component) > 1:
-                out.append(sorted(component))
-
-    sys.setrecursionlimit(10_000)
-    for v in graph:
-        if v not in index:
-            visit(v)
-    return out
+sys.path.insert(0, str(ROOT / "tests"))
+import import_graph  # noqa: E402  (the test of the layers reads the graph the same way)
 
 
 def _functions(paths, root: Path):
@@ -129,9 +63,7 @@ def _session_keys(paths) -> set[str]:
 def count(root: Path) -> dict:
     """Every figure of the report for the checkout at ``root``."""
     package = root / "fsengine"
-    modules = _modules(package)
-    known = set(modules)
-    graph = {m: _imports(m, p, known) for m, p in modules.items()}
+    modules = import_graph.modules(root, package)
     top = sorted(
         p.name + ("/" if p.is_dir() else "")
         for p in package.iterdir()
@@ -146,7 +78,7 @@ def count(root: Path) -> dict:
     return {
         "top_level": top,
         "modules": len(modules),
-        "import_circles": _circles(graph),
+        "import_circles": import_graph.cycles(import_graph.edges(modules)),
         "longest_functions": [(n, name) for n, _, name in functions[:5]],
         "functions_over_100_lines": sum(1 for n, _, _ in functions if n > 100),
         "largest_parameter_lists": sorted(((c, name) for _, c, name in functions), reverse=True)[

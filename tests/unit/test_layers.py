@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from import_graph import cycles, edges, modules
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "fsengine"
 
@@ -62,57 +64,14 @@ def _layer(module: str, layers=LAYERS) -> int:
     raise AssertionError(f"{module} has no layer: add it to the layers")
 
 
-def _modules(*roots) -> dict[str, Path]:
-    """Dotted name -> file, for every module under ``roots`` (folders, or app.py)."""
-    found = {}
-    for root in roots:
-        paths = [root] if root.suffix == ".py" else sorted(root.rglob("*.py"))
-        for path in paths:
-            parts = path.relative_to(ROOT).with_suffix("").parts
-            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
-    return found
-
-
-LIBRARY = _modules(PACKAGE)
-FRONT = _modules(ROOT / "dashboard", ROOT / "views", ROOT / "app.py")
-
-
-def _imports(path: Path, known: dict[str, Path]) -> set[str]:
-    """The modules of ``known`` that ``path`` imports, in any statement, anywhere (a
-    ``from a import b`` names a.b when that is a module, else a)."""
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names = [f"{node.module}.{alias.name}" for alias in node.names]
-        elif isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        else:
-            continue
-        for name in names:
-            while name and name not in known:
-                name = name.rpartition(".")[0]
-            if name:
-                found.add(name)
-    return found
-
-
-def _edges(known: dict[str, Path]) -> dict[str, set[str]]:
-    """Importer -> imported modules. A package importing its parts counts; a part naming
-    its own package does not (importing a part imports its package first anyway)."""
-    return {
-        module: {
-            other
-            for other in _imports(path, known)
-            if other != module and not (module.startswith(other + ".") and other != "fsengine")
-        }
-        for module, path in known.items()
-    }
+LIBRARY = modules(ROOT, PACKAGE)
+FRONT = modules(ROOT, ROOT / "dashboard", ROOT / "views", ROOT / "app.py")
 
 
 @pytest.mark.parametrize("module", sorted(LIBRARY))
 def test_library_imports_go_down_the_layers(module):
     mine = _layer(module)
-    for imported in _edges(LIBRARY)[module]:
+    for imported in edges(LIBRARY)[module]:
         if (module, imported) in ALLOWED_UPWARD or imported.startswith(module + "."):
             continue  # allowed by name, or a package's own part
         assert _layer(imported) <= mine, (
@@ -123,59 +82,28 @@ def test_library_imports_go_down_the_layers(module):
 @pytest.mark.parametrize("module", sorted(FRONT))
 def test_dashboard_imports_go_down_the_layers(module):
     mine = _layer(module, DASHBOARD_LAYERS)
-    for imported in _edges(FRONT)[module] - {m for m in FRONT if m.startswith(module + ".")}:
+    for imported in edges(FRONT)[module] - {m for m in FRONT if m.startswith(module + ".")}:
         theirs = _layer(imported, DASHBOARD_LAYERS)
         assert theirs < mine or (theirs == mine == 0), f"{module} imports {imported}"
 
 
 def test_every_allowed_upward_import_is_still_there_and_still_upward():
-    edges = _edges(LIBRARY)
+    library = edges(LIBRARY)
     for importer, imported in ALLOWED_UPWARD:
-        assert imported in edges[importer], (importer, imported)
+        assert imported in library[importer], (importer, imported)
         assert _layer(imported) > _layer(importer), (importer, imported)
 
 
-def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
-    """The strongly connected components of more than one module (Tarjan)."""
-    index, low, stack, on_stack, found = {}, {}, [], set(), []
-
-    def visit(v):
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on_stack.add(v)
-        for w in edges[v]:
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            component = []
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                component.append(w)
-                if w == v:
-                    break
-            if len(component) > 1:
-                found.append(sorted(component))
-
-    for v in sorted(edges):
-        if v not in index:
-            visit(v)
-    return found
-
-
 def test_no_import_circles():
-    library = _edges(LIBRARY)
+    library = edges(LIBRARY)
     for importer, imported in ALLOWED_UPWARD:
         library[importer].discard(imported)
-    assert _cycles(library) == []
-    assert _cycles(_edges(FRONT)) == []
+    assert cycles(library) == []
+    assert cycles(edges(FRONT)) == []
 
 
 def test_the_cycle_finder_finds_a_cycle():
-    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
 def test_private_names_stay_private():
