@@ -90,6 +90,12 @@ def test_the_speed_page_lists_every_benchmark_of_make_bench(site):
     assert len(scripts) >= 20
     for script in scripts:
         assert f"{script}.py" in text, script
+    recorded = sorted((ROOT / "benchmarks" / "results").glob("*.json"))
+    assert text.count("<table") == len(recorded)  # a table of figures for each result
+    for path in recorded:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        assert f"results/{path.name}" in text
+        assert record["date"] in text
 
 
 def test_a_benchmark_result_is_rendered_as_recorded(tmp_path):
