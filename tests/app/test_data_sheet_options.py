@@ -11,7 +11,7 @@ from apptest_helpers import click, workspace_id
 from apptest_helpers import session as new_session
 
 from dashboard import messages, workspace
-from dashboard.session import task_key
+from dashboard.session import TaskKey
 from fsengine import FSEngineError, load_dataset
 from fsengine.data.task import Task
 from fsengine.evaluation import stratified_splits
@@ -110,7 +110,7 @@ def test_the_suggested_preprocessing_is_one_click_and_reaches_the_record(with_sh
     assert report.count("transform=log2") == 1 and report.count("log2(value") == 1  # once
     assert not any("look unlogged" in i.value for i in at.info)
     # another task: results computed before are not shown under it
-    old = task_key(
+    old = TaskKey.of(
         before.sha256, before.label, False, False, "tumour", samples=before.samples_sha256
     )
     assert at.session_state["_task"][0] != old
