@@ -9,6 +9,7 @@ lists are read from ``__all__`` at every build, so a new public name gets its pa
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import shutil
@@ -32,16 +33,22 @@ NAMESPACES = (
 )
 
 
+@functools.cache
+def _homes() -> dict[int, tuple[str, str]]:
+    """``id`` of every public object -> (the most specific namespace exporting it, its name
+    there), read once per build."""
+    found: dict[int, tuple[str, str]] = {}
+    for name, _ in sorted(NAMESPACES, key=lambda pair: len(pair[0])):  # specific ones last
+        module = importlib.import_module(name)
+        for exported in module.__all__:
+            found[id(getattr(module, exported))] = (name, exported)
+    return found
+
+
 def home(obj, modname: str) -> tuple[str, str]:
     """The namespace whose page documents ``obj`` (the most specific one exporting it) and
     the name it has there."""
-    found = [
-        (name, exported)
-        for name, _ in NAMESPACES
-        for exported in importlib.import_module(name).__all__
-        if getattr(importlib.import_module(name), exported, None) is obj
-    ]
-    return max(found, key=lambda pair: len(pair[0])) if found else (modname, obj.__name__)
+    return _homes().get(id(obj), (modname, obj.__name__))
 
 
 def page(modname: str) -> str:
