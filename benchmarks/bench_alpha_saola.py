@@ -35,10 +35,10 @@ from pathlib import Path
 import numpy as np
 from _common import finish_report, machine, make_data, parse_options, timed
 
+from fsengine.methods.online import stream_selection  # noqa: E402
+from fsengine.methods.online._statistical.fisher_z import fisher_z_cutoff  # noqa: E402
+from fsengine.methods.online._statistical.saola import group_bounds  # noqa: E402
 from fsengine.methods.registry import get_method  # noqa: E402  (after _common)
-from fsengine.online import stream_selection  # noqa: E402
-from fsengine.online._lofs.fisher_z import fisher_z_cutoff  # noqa: E402
-from fsengine.online._lofs.saola import group_bounds  # noqa: E402
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 ENGINE_TARGET_S, OCTAVE_FACTOR = 1.0, 50.0

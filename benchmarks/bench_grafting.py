@@ -38,7 +38,7 @@ import time
 import numpy as np
 from _common import data_sets, finish_report, machine, parse_options, timed
 
-from fsengine.online import Grafting, stream_selection  # noqa: E402
+from fsengine.methods.online import Grafting, stream_selection  # noqa: E402
 
 TARGET_S = 1.0
 LAM, TOL = 0.5, 1e-6

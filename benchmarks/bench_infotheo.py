@@ -23,7 +23,7 @@ One whole stream of each selector (default parameters, column order) with
   explanation; the <= 1 s target is OSSFS-DD's.
 
 Baselines written here: the code's loops, one measure at a time, on the numpy definitions
-(:mod:`fsengine.online._infotheo.mitoolbox`: ``np.unique`` counts, no condition prepared
+(:mod:`fsengine.methods.online._information.mitoolbox`: ``np.unique`` counts, no condition prepared
 twice), on SRBCT and GLIOMA whole and on the first ``--baseline-features`` (300) columns of
 the 181 x 12533 matrices (the engine is timed again on the same columns for the ratio). Both
 must select the same features; otherwise the script exits with status 1.
@@ -50,8 +50,8 @@ from pathlib import Path
 import numpy as np
 from _common import ROOT, against_baseline, data_sets, finish_report, machine, parse_options, timed
 
-from fsengine.online import OSSFSDD, SFSFI, stream_selection  # noqa: E402
-from fsengine.online._infotheo import mitoolbox as mt  # noqa: E402
+from fsengine.methods.online import OSSFSDD, SFSFI, stream_selection  # noqa: E402
+from fsengine.methods.online._information import mitoolbox as mt  # noqa: E402
 
 TARGET_S, OCTAVE_FACTOR = 1.0, 50.0
 TIMES = ROOT / "tests" / "reference" / "infotheo_octave" / "times.txt"

@@ -7,7 +7,7 @@ distance, features streamed in column order) over a seeded synthetic microarray-
 matrix of 181 samples x 12533 features (31 minority, 150 majority), timed with
 ``time.perf_counter``:
 
-* the engine, ``fsengine.online.run_kofsd`` (one untimed warm-up, then median of
+* the engine, ``fsengine.methods.online.run_kofsd`` (one untimed warm-up, then median of
   ``--repeats`` runs);
 * a baseline written here that does what the authors' MATLAB code does: for every
   feature an N x N distance matrix and a stable sort of every sample's distances, and
@@ -29,7 +29,7 @@ import sys
 import numpy as np
 from _common import finish_report, machine, make_data, parse_options, print_table, timed
 
-from fsengine.online import run_kofsd  # noqa: E402  (after _common puts the repo on the path)
+from fsengine.methods.online import run_kofsd  # noqa: E402  (after _common puts the repo on the path)
 
 K, ALPHA = 7, 0.5
 ENGINE_TARGET_S, RATIO_TARGET = 0.3, 20.0

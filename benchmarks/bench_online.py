@@ -6,7 +6,7 @@ One whole stream of each selector (default parameters, features streamed in colu
 order) over the seeded synthetic microarray-like matrix of ``bench_kofsd.py``
 (181 samples x 12533 features, 31 minority), timed with ``time.perf_counter``:
 
-* the engine: a fresh ``fsengine.online.OFSFPD`` / ``fsengine.online.CIEOSFS``,
+* the engine: a fresh ``fsengine.methods.online.OFSFPD`` / ``fsengine.methods.online.CIEOSFS``,
   ``list(stream_events(selector, X, names))`` and ``selector.finish()`` (one untimed
   warm-up, then median of ``--repeats`` runs);
 * a baseline written here that applies the same rule one feature at a time, the
@@ -40,7 +40,7 @@ import numpy as np
 from _common import finish_report, machine, make_data, parse_options, timed
 from scipy.stats import chi2
 
-from fsengine.online import CIEOSFS, OFSFPD, stream_events  # noqa: E402  (after _common)
+from fsengine.methods.online import CIEOSFS, OFSFPD, stream_events  # noqa: E402  (after _common)
 
 ENGINE_TARGET_S = 2.0
 SIGNIFICANCE, QUANTILES, ENTROPY_TOLERANCE = 0.05, (1 / 3, 2 / 3), 1e-12

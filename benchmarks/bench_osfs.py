@@ -39,8 +39,8 @@ import time
 import numpy as np
 from _common import ROOT, finish_report, machine, make_data, parse_options, timed
 
-from fsengine.online import OSFS, FastOSFS, stream_selection  # noqa: E402  (after _common)
-from fsengine.online._lofs.fisher_z import fisher_z_cutoff  # noqa: E402
+from fsengine.methods.online import OSFS, FastOSFS, stream_selection  # noqa: E402  (after _common)
+from fsengine.methods.online._statistical.fisher_z import fisher_z_cutoff  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
 ENGINE_TARGET_S, OCTAVE_FACTOR = 1.0, 50.0

@@ -5,7 +5,7 @@ What is measured
 On the seeded synthetic microarray-like matrix of ``bench_kofsd.py`` (181 samples x
 12533 features, 31 minority), timed with ``time.perf_counter``:
 
-* all ten rankers of ``fsengine.rankers.RANKERS``, one after the other, as
+* all ten rankers of ``fsengine.methods.rankers.RANKERS``, one after the other, as
   ``score_features(name, X, y)`` with default parameters (one untimed warm-up, then the
   median of ``--repeats`` runs of the whole set; each ranker's own median comes from
   the same runs). The decomposition rankers (d-fisher, d-mi, d-pcc, d-s2n) share one
@@ -34,7 +34,7 @@ Agreement
   top-50 overlap and the largest absolute difference are reported. For a binary class
   with no missing values and every feature continuous in skrebate's sense (more than
   ``categorical_threshold`` = 10 distinct values), skrebate 0.8.4 computes what
-  ``fsengine.rankers._relieff`` computes: min-max scaled features, Manhattan distance
+  ``fsengine.methods.rankers._relieff`` computes: min-max scaled features, Manhattan distance
   over all features, k nearest hits and k nearest misses (itself excluded),
   ``W = 1/n sum_R (mean over misses - mean over hits)`` of the scaled |differences|
   (our miss factor P(C) / (1 - P(class(R))) is 1 for two classes). The weights must
@@ -74,14 +74,14 @@ from scipy.stats import spearmanr
 from sklearn.feature_selection import mutual_info_classif
 from sklearn.feature_selection._mutual_info import _compute_mi_cd
 
-from fsengine.rankers import (  # noqa: E402  (after _common)
+from fsengine.methods.rankers import (  # noqa: E402  (after _common)
     RANKERS,
     _decomposition,  # noqa: E402
     rank_features,
     score_features,
 )
-from fsengine.rankers._mi import break_ties  # noqa: E402
-from fsengine.rankers._order import sorted_within_classes  # noqa: E402
+from fsengine.methods.rankers._mi import break_ties  # noqa: E402
+from fsengine.methods.rankers._order import sorted_within_classes  # noqa: E402
 
 TOTAL_TARGET_S, RATIO_TARGET = 2.0, 20.0
 MI_NEIGHBORS, RELIEFF_NEIGHBORS = 3, 7

@@ -107,8 +107,8 @@ def child(name: str, repeats: int) -> dict:
     import tracemalloc
 
     from fsengine._compute.parallel import set_kernel_threads
+    from fsengine.methods.online import KOFSD, run_kofsd, stream_selection
     from fsengine.methods.registry import get_method
-    from fsengine.online import KOFSD, run_kofsd, stream_selection
 
     X, y = load_case(name)
     names = [str(j) for j in range(X.shape[1])]

@@ -330,7 +330,7 @@ def own_dependency(path: Path) -> dict:
     import numpy as np
 
     from fsengine.io.backed import BackedColumns
-    from fsengine.online import KOFSD
+    from fsengine.methods.online import KOFSD
 
     labels = anndata.read_h5ad(path, backed="r").obs["cell_type"].to_numpy()
     y = (labels == RARE).astype(np.int64)

@@ -184,9 +184,9 @@ def breakdown(path: str, minority: str) -> dict:
     ds = load_dataset(path)
     out["read_s"] = time.perf_counter() - t
     for family in (
-        "online._column_kernels",
-        "online._kofsd._knn_kernels",
-        "online._kofsd._set_kernels",
+        "methods.online._column_kernels",
+        "methods.online._neighbourhood.kofsd._knn_kernels",
+        "methods.online._neighbourhood.kofsd._set_kernels",
     ):
         t = time.perf_counter()
         kernels.load(family)  # JIT: imports numba; each kernel compiles or loads when called

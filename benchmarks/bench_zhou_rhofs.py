@@ -27,7 +27,7 @@ stay on the rounded, integer and real matrices.
 The paper variants of OFS-A3M and OFS-Density (``variant="paper"``, the printed algorithms;
 docs/ALGORITHMS.md) are timed on every matrix too, whole, as reported figures: no target, no
 Octave time (the authors published only the code's variant) and no baseline here (their
-definition-level implementation is in tests/unit/online/test_zhou_paper.py).
+definition-level implementation is in tests/unit/methods/online/test_zhou_paper.py).
 
 Baselines written here: the dependency of every set from scratch (the full n x n
 ``seuclidean`` matrix, ``np.argsort`` of every column with ``kind="stable"``, the neighbour
@@ -58,8 +58,8 @@ from _common import (
     timed,
 )
 
-from fsengine.online import OFSA3M, RHOFS, OFSDensity, stream_selection  # noqa: E402
-from fsengine.online._zhou.octave_rng import OctaveRandom  # noqa: E402
+from fsengine.methods.online import OFSA3M, RHOFS, OFSDensity, stream_selection  # noqa: E402
+from fsengine.methods.online._neighbourhood.octave_rng import OctaveRandom  # noqa: E402
 
 TARGET_S, OCTAVE_FACTOR = 1.0, 50.0
 

@@ -35,7 +35,7 @@ from _common import ROOT
 from bench_singlecell import RARE, atlas_file
 from scipy import sparse
 
-from fsengine.online import KOFSD
+from fsengine.methods.online import KOFSD
 
 MARKERS = 30
 ACTIONS = {"added": "A", "replaced": "R", "rejected": "r", "discarded": "d"}

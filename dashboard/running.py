@@ -38,8 +38,8 @@ from fsengine.evaluation.group_splits import plan_group_splits
 from fsengine.io.base import size_text
 from fsengine.methods import Cancellation, RunCancelled, cancellable
 from fsengine.methods.estimates import Estimate, density_of, duration_text, is_counts
+from fsengine.methods.rankers import RANKER_SPECS
 from fsengine.methods.registry import METHOD_LABELS
-from fsengine.rankers import RANKER_SPECS
 
 
 @dataclass

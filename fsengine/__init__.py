@@ -21,9 +21,7 @@ from fsengine.data.dataset import load_dataset as read
 from fsengine.data.task import Task
 from fsengine.errors import FSEngineError
 from fsengine.evaluation import Evaluation, evaluate
-from fsengine.methods.registry import METHODS, get_method
-from fsengine.methods.runs import RunResult, run_selection
-from fsengine.online import (
+from fsengine.methods.online import (
     CIEOSFS,
     KOFSD,
     OFSA3M,
@@ -43,6 +41,8 @@ from fsengine.online import (
     Selection,
     run_kofsd,
 )
+from fsengine.methods.registry import METHODS, get_method
+from fsengine.methods.runs import RunResult, run_selection
 from fsengine.version import __version__
 
 _install_moved_paths()  # the old paths of modules moved into packages, for one release
@@ -109,5 +109,7 @@ def __getattr__(name):
 
         return getattr(sklearn, name)
     if name in ("tl", "get", "pl"):
+        return importlib.import_module(f"fsengine.{name}")
+    if name in ("online", "rankers"):  # moved under fsengine.methods (0.2): warns, goes in 0.3
         return importlib.import_module(f"fsengine.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

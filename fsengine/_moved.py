@@ -1,6 +1,11 @@
 """The modules that moved into packages by concern (0.2), still importable from their old
 paths for one release with a :class:`DeprecationWarning` (removed in 0.3).
 
+Two packages moved whole, with every module in them: ``fsengine.online`` is
+:mod:`fsengine.methods.online` and ``fsengine.rankers`` is :mod:`fsengine.methods.rankers`
+(:data:`MOVED_PACKAGES`, which also names where each selector family went, for the selector
+states that workspaces stored under the old names: :func:`new_name`).
+
 ``import fsengine.statistics`` gives the module :mod:`fsengine.evaluation.statistics` itself
 (not a copy), so attributes set on either are the same; the warning names the new path.
 A finder on ``sys.meta_path`` answers only for the names of :data:`MOVED`. The modules
@@ -40,12 +45,55 @@ MOVED = {
     "fsengine.gene_figures": "fsengine.pl.gene_figures",
 }
 
+#: Old package path -> its path now, the most specific first (a family's modules went into
+#: the folder of what its selectors decide on).
+MOVED_PACKAGES = (
+    (
+        "fsengine.online._zhou._zhou_kernels",
+        "fsengine.methods.online._neighbourhood._dependency_kernels",
+    ),
+    ("fsengine.online._zhou", "fsengine.methods.online._neighbourhood"),
+    ("fsengine.online._kofsd", "fsengine.methods.online._neighbourhood.kofsd"),
+    ("fsengine.online._ofsfpd.selector", "fsengine.methods.online._statistical.ofsfpd"),
+    ("fsengine.online._ofsfpd", "fsengine.methods.online._statistical"),
+    ("fsengine.online._lofs", "fsengine.methods.online._statistical"),
+    ("fsengine.online._cieosfs.selector", "fsengine.methods.online._information.cieosfs"),
+    ("fsengine.online._cieosfs", "fsengine.methods.online._information"),
+    ("fsengine.online._infotheo", "fsengine.methods.online._information"),
+    ("fsengine.online._grafting.selector", "fsengine.methods.online._embedded.grafting"),
+    ("fsengine.online._grafting", "fsengine.methods.online._embedded"),
+    ("fsengine.online", "fsengine.methods.online"),
+    ("fsengine.rankers", "fsengine.methods.rankers"),
+)
+
+
+def new_name(name: str) -> str | None:
+    """The module path now of the old path ``name`` (a module of :data:`MOVED` or in a
+    package of :data:`MOVED_PACKAGES`), or None for a path that did not move.
+
+    Parameters
+    ----------
+    name : str
+        A dotted module path (``fsengine.online._kofsd.selector``).
+
+    Returns
+    -------
+    str or None
+        Its path now (``fsengine.methods.online._neighbourhood.kofsd.selector``).
+    """
+    if name in MOVED:
+        return MOVED[name]
+    for old, new in MOVED_PACKAGES:
+        if name == old or name.startswith(old + "."):
+            return new + name[len(old) :]
+    return None
+
 
 class _MovedLoader(importlib.abc.Loader):
     """Loads an old path as the module at its new one, with the warning."""
 
     def create_module(self, spec):
-        new = MOVED[spec.name]
+        new = new_name(spec.name)
         warnings.warn(
             f"{spec.name} is {new} since fsengine 0.2; the old path goes in 0.3",
             DeprecationWarning,
@@ -58,15 +106,21 @@ class _MovedLoader(importlib.abc.Loader):
 
 
 class _MovedFinder(importlib.abc.MetaPathFinder):
-    """Finds the old paths of :data:`MOVED` (and nothing else)."""
+    """Finds the old paths of :data:`MOVED` and :data:`MOVED_PACKAGES` (and nothing else).
+    It comes first on ``sys.meta_path``: otherwise a module under an old package path would
+    be found again by the path finder, through the package's new folder, as a second copy."""
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname not in MOVED:
+        if not fullname.startswith(("fsengine.online", "fsengine.rankers")) and (
+            fullname not in MOVED
+        ):
+            return None
+        if new_name(fullname) is None:
             return None
         return importlib.util.spec_from_loader(fullname, _MovedLoader())
 
 
 def install() -> None:
-    """Put the finder on ``sys.meta_path`` once (``import fsengine`` calls it)."""
+    """Put the finder first on ``sys.meta_path``, once (``import fsengine`` calls it)."""
     if not any(isinstance(finder, _MovedFinder) for finder in sys.meta_path):
-        sys.meta_path.append(_MovedFinder())
+        sys.meta_path.insert(0, _MovedFinder())

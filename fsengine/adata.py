@@ -28,10 +28,10 @@ from fsengine.data.task import Task
 from fsengine.errors import FSEngineError
 from fsengine.io.backed import is_zarr_store
 from fsengine.io.h5ad import table_from_anndata
+from fsengine.methods.online import Selection
+from fsengine.methods.rankers import marker_table
 from fsengine.methods.registry import RunResult, get_method
 from fsengine.methods.runs import run_selection
-from fsengine.online import Selection
-from fsengine.rankers import marker_table
 
 #: Rankers whose uns entry also holds p-values and fold changes (:func:`marker_table`).
 MARKER_TESTS = ("welch", "wilcoxon")
@@ -166,7 +166,7 @@ def select(
     **params
         The method's parameters. A selector with a ``ties`` parameter (K-OFSD, SFSF,
         OSFS-ET) not given one takes the order-invariant ``"average"`` on counts (a sparse,
-        integer or mostly-zero X: :func:`fsengine.online.ties_default`), said
+        integer or mostly-zero X: :func:`fsengine.methods.online.ties_default`), said
         in the result's ``warnings``; the authors' ``"index"`` otherwise.
 
     Returns

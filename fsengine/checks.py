@@ -5,7 +5,7 @@ selector and raises :class:`AssertionError` naming the first broken one;
 :func:`selector_checks` gives the checks one by one, for ``pytest.mark.parametrize``. The
 project's own selectors pass them all (``tests/unit/test_contract.py`` runs them on every
 registered one). A check needs nothing but the selector: its class's ``spec`` and the
-interface of :class:`fsengine.online.StreamingSelector`.
+interface of :class:`fsengine.methods.online.StreamingSelector`.
 
 The data are what users upload, not what makes a method look good: rounded values with
 many ties, an exact copy of a column and a constant one; and integer counts, mostly zero.
@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from fsengine.errors import FSEngineError
-from fsengine.online import (
+from fsengine.methods.online import (
     StreamEvent,
     StreamingSelector,
     feature_order,
@@ -173,7 +173,7 @@ def check_spec(selector: StreamingSelector) -> None:
 def check_step_equals_step_many(selector: StreamingSelector) -> None:
     """One feature at a time (``step``) and blocks of 1, 7 and 256 (``step_many``) give the
     same events and the same selection, on rounded values and on counts; a stream that
-    keeps no events (:func:`fsengine.online.stream_selection`) selects the same."""
+    keeps no events (:func:`fsengine.methods.online.stream_selection`) selects the same."""
     for kind in ("rounded", "counts"):
         X, y, names = contract_data(kind)
         one = _fresh(selector, y)
@@ -200,7 +200,7 @@ def check_events(selector: StreamingSelector) -> None:
 
 
 def check_random_order(selector: StreamingSelector) -> None:
-    """A seeded random order (:func:`fsengine.online.feature_order`) gives the same events
+    """A seeded random order (:func:`fsengine.methods.online.feature_order`) gives the same events
     twice, and the events come in that order."""
     X, y, names = contract_data(seed=1)
     order = feature_order(N_FEATURES, "random", 5)
@@ -328,7 +328,7 @@ def check_selector(selector: StreamingSelector) -> None:
     AssertionError
         At the first broken check, its name first (``"check_events: event 3: ..."``).
     TypeError
-        When ``selector`` is not a :class:`fsengine.online.StreamingSelector`.
+        When ``selector`` is not a :class:`fsengine.methods.online.StreamingSelector`.
     """
     if not isinstance(selector, StreamingSelector):
         raise TypeError(f"expected a StreamingSelector, got {type(selector).__name__}")

@@ -18,8 +18,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fsengine.data.labels import one_versus_rest
 from fsengine.errors import FSEngineError, is_integer_in
+from fsengine.methods.rankers import rank_features
 from fsengine.methods.registry import get_method
-from fsengine.rankers import rank_features
 
 __all__ = ["KOFSDSelector", "OnlineSelector", "RankerSelector"]
 

@@ -1,7 +1,7 @@
 """The decorator of a kernel's entry point: a numba function and the signatures it is built for.
 
-Kernel modules (``fsengine/online/_*_kernels.py``, ``fsengine/rankers/_*_kernels.py``) write
-their entry points as::
+Kernel modules (``fsengine/methods/online/_*_kernels.py``,
+``fsengine/methods/rankers/_*_kernels.py``) write their entry points as::
 
     @kernel("void(f8[:, ::1], i8[::1])", nogil=True)
     def add_counts(block, out): ...

@@ -1,12 +1,12 @@
 """The compiled kernels: built once per machine ahead of time, loaded in about a millisecond.
 
 A kernel family is a module of numba functions named ``_<something>_kernels.py`` anywhere
-in the package (``online/_kofsd/_knn_kernels.py``: K-OFSD's single-feature neighbours, ...), whose
-entry points declare their signatures (:func:`fsengine._compute.jit.kernel`). numba's
-just-in-time compiler would compile them in every new process that lacks a warm cache
-(19-42 s before a first ``select``) and load them from its cache in 0.4-0.6 s otherwise
-(importing numba and initialising LLVM), longer than most selections. So each family is
-compiled ahead of time, for this machine's CPU, into an extension module in the cache
+in the package (``methods/online/_neighbourhood/kofsd/_knn_kernels.py``: K-OFSD's single-feature
+neighbours, ...), whose entry points declare their signatures
+(:func:`fsengine._compute.jit.kernel`). numba's just-in-time compiler would compile them in every
+new process that lacks a warm cache (19-42 s before a first ``select``) and load them from its cache
+in 0.4-0.6 s otherwise (importing numba and initialising LLVM), longer than most selections. So each
+family is compiled ahead of time, for this machine's CPU, into an extension module in the cache
 directory (:func:`cache_dir`); loading one imports neither numba nor LLVM.
 
 When a family is needed (:func:`load`):
@@ -70,7 +70,7 @@ class Family:
     Attributes
     ----------
     name : str
-        The family (``online._kofsd._knn_kernels``).
+        The family (``methods.online._neighbourhood.kofsd._knn_kernels``).
     mode : {"ahead-of-time", "just-in-time"}
         How its kernels were compiled.
     path : str
@@ -247,8 +247,9 @@ def _load_jit(name: str) -> Family:
 
 
 def load(name: str) -> Family:
-    """The kernels of family ``name`` (``online._kofsd._knn_kernels``), compiled ahead of time when
-    possible (building every missing family first, once), else just in time.
+    """The kernels of family ``name`` (``methods.online._neighbourhood.kofsd._knn_kernels``),
+    compiled ahead of time when possible (building every missing family first, once), else just in
+    time.
 
     Returns
     -------

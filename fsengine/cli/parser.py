@@ -14,8 +14,8 @@ from fsengine.cli.options import (
     name_list,
 )
 from fsengine.evaluation import COUNT_FROM, PAPER_METHODS
+from fsengine.methods.online import ORDERS
 from fsengine.methods.registry import METHODS, ONLINE_METHODS
-from fsengine.online import ORDERS
 from fsengine.version import __version__
 
 

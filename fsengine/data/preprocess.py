@@ -37,7 +37,7 @@ from fsengine._compute.sparse import as_columns, column_constant, densified, is_
 from fsengine.data.dataset import Dataset
 from fsengine.errors import FSEngineError
 from fsengine.io.backed import Transform
-from fsengine.rankers import RANKER_SPECS
+from fsengine.methods.rankers import RANKER_SPECS
 from fsengine.spec import Choice, MethodSpec, Real
 
 #: Raw counts: non-negative integers whose share of zeros is at least this

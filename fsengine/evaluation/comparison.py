@@ -28,9 +28,9 @@ from fsengine.evaluation.protocol import (
     select_on,
     stratified_splits,
 )
+from fsengine.methods.online import Selection
 from fsengine.methods.registry import get_method
 from fsengine.methods.runs import run_selection
-from fsengine.online import Selection
 
 
 @dataclass(frozen=True)
@@ -302,7 +302,7 @@ def whole_data_runs(
     Returns
     -------
     (selections by method, the rankers' number of features)
-        Each a :class:`~fsengine.online.Selection`: its ``fallback`` says when the
+        Each a :class:`~fsengine.methods.online.Selection`: its ``fallback`` says when the
         method selected nothing and listed its fallback instead.
     """
     params = params or {}

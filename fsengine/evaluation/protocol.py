@@ -337,7 +337,7 @@ def protocol_defaults(
     n_splits, seed : int
     X : ndarray or scipy sparse matrix, optional
         The features: on counts a selector with a ``ties`` parameter is proposed the
-        order-invariant rule (:meth:`~fsengine.online.StreamingSelector.data_defaults`).
+        order-invariant rule (:meth:`~fsengine.methods.online.StreamingSelector.data_defaults`).
 
     Returns
     -------

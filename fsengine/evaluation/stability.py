@@ -56,7 +56,7 @@ class StabilityResult:
     ----------
     method : str
     seeds : tuple of int
-        Seed of each random order (see :func:`fsengine.online.feature_order`).
+        Seed of each random order (see :func:`fsengine.methods.online.feature_order`).
     selections : tuple of tuple of str
         The features each order selected.
     mean_jaccard : float

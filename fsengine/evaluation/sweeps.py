@@ -24,8 +24,8 @@ from fsengine.evaluation.protocol import (
     progress_per_task,
     stratified_splits,
 )
+from fsengine.methods.rankers import rank_features
 from fsengine.methods.registry import get_method
-from fsengine.rankers import rank_features
 
 
 def _sweep_values_split(

@@ -10,8 +10,8 @@ from fsengine.data.preprocess import PREPROCESSING, preprocessing_params
 from fsengine.errors import FSEngineError
 from fsengine.export.codec import dumps
 from fsengine.export.spreadsheet import SafeWriter
+from fsengine.methods.online import Selection, StreamEvent
 from fsengine.methods.registry import get_method
-from fsengine.online import Selection, StreamEvent
 from fsengine.spec import RUN_FLAGS
 
 __all__ = [

@@ -13,8 +13,9 @@ thread: :class:`Cancellation`, :class:`RunCancelled`, :func:`cancellable`,
 :func:`available_cores`, :func:`warm_up` (the worker processes started ahead) and
 :func:`import_in_background`, for the front ends.
 
-The methods themselves are the packages :mod:`fsengine.online` (the streaming selectors)
-and :mod:`fsengine.rankers` (the filter rankers).
+The methods themselves are the subpackages :mod:`fsengine.methods.online` (the streaming
+selectors, in families by what they decide on) and :mod:`fsengine.methods.rankers` (the
+filter rankers).
 """
 
 from fsengine._compute.parallel import (

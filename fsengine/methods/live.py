@@ -47,14 +47,15 @@ from fsengine.data.dataset import Dataset
 from fsengine.data.task import Task, as_task
 from fsengine.errors import FSEngineError
 from fsengine.evaluation import confusion, gmean, make_classifier, stratified_splits
-from fsengine.methods.registry import get_method
-from fsengine.online import (
+from fsengine.methods.online import (
+    COLUMN_KERNELS,
     Selection,
     StreamEvent,
     decode_state,
     encode_state,
     feature_order,
 )
+from fsengine.methods.registry import get_method
 
 #: Most features in the first chunk of a stream advanced under a time budget: the cost of
 #: a feature is not known before it (later chunks are sized from the measured cost).
@@ -231,7 +232,7 @@ class LiveStream:
 
     def snapshot(self) -> dict:
         """What the stream needs to go on from where it is, as JSON data: both selectors'
-        states (:mod:`fsengine.online._snapshot`), the events so far and the hold-out
+        states (:mod:`fsengine.methods.online._snapshot`), the events so far and the hold-out
         curve. :meth:`resume` takes it back on a stream of the same task and settings,
         without streaming a feature again.
 
@@ -302,12 +303,7 @@ class LiveStream:
         this machine, or loaded already). When not, its first chunk compiles them before
         any event: seconds to a minute, once (:mod:`fsengine._compute.kernels`), and a
         page should say so."""
-        package = type(self.selector).__module__.removeprefix("fsengine.").rsplit(".", 1)[0]
-        families = [
-            family
-            for family in kernels.families()
-            if family.startswith(package + ".") or family == "online._column_kernels"
-        ]
+        families = (*type(self.selector).kernel_families, COLUMN_KERNELS)
         return all(kernels.ready(family) for family in families)
 
     @property

@@ -4,9 +4,9 @@ Every front end (command line, evaluation, sweeps, stability, the live stream, t
 dashboard's pages, the scikit-learn wrappers) finds a method here by name and runs it
 through :meth:`Method.select`; online selectors also give their stream of events
 (:meth:`Method.selector`). A new online selector is one module with a
-:class:`fsengine.online.StreamingSelector` subclass declaring its ``spec``, plus its
-entry in :data:`fsengine.online.SELECTORS`; a new ranker, its score function and
-specification in :data:`fsengine.rankers.RANKER_TABLE`.
+:class:`fsengine.methods.online.StreamingSelector` subclass declaring its ``spec``, plus its
+entry in :data:`fsengine.methods.online.SELECTORS`; a new ranker, its score function and
+specification in :data:`fsengine.methods.rankers.RANKER_TABLE`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fsengine.errors import FSEngineError, is_integer_in
-from fsengine.online import (
+from fsengine.methods.online import (
     KOFSD,
     SELECTORS,
     OrderDependence,
@@ -33,7 +33,7 @@ from fsengine.online import (
     stream_events,
     stream_selection,
 )
-from fsengine.rankers import RANKER_TABLE, default_clusters, rank_features, score_matrix
+from fsengine.methods.rankers import RANKER_TABLE, default_clusters, rank_features, score_matrix
 from fsengine.spec import MethodSpec
 
 __all__ = [
@@ -50,7 +50,7 @@ __all__ = [
 ]
 
 #: The online selectors, in the order the front ends list them
-#: (:data:`fsengine.online.SELECTORS`).
+#: (:data:`fsengine.methods.online.SELECTORS`).
 ONLINE_SELECTORS: list[type[StreamingSelector]] = list(SELECTORS)
 
 
@@ -218,7 +218,7 @@ class Method:
         no single selection, as in a comparison over splits) was decided by the order of
         the rows through tied distances: the shares of samples whose card depends on it,
         on each feature alone and on the selected set
-        (:func:`fsengine.online.order_dependence`). None for a ranker, and for
+        (:func:`fsengine.methods.online.order_dependence`). None for a ranker, and for
         a selector and settings that no row order changes this way (``ties="average"``)."""
         if not self.online:
             return None

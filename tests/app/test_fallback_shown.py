@@ -11,7 +11,7 @@ from apptest_helpers import open_page, rerun_until
 
 from conftest import REFERENCE
 from fsengine.export.writers import selection_to_csv
-from fsengine.online import run_kofsd
+from fsengine.methods.online import run_kofsd
 
 SENTENCE = "K-OFSD selected no feature. The 6 features listed are its fallback rule's"
 

@@ -16,7 +16,7 @@ from fsengine import load_dataset, run_selection
 from fsengine.adata import select, uns_key
 from fsengine.cli import main
 from fsengine.data.task import Task
-from fsengine.rankers import marker_table
+from fsengine.methods.rankers import marker_table
 
 matplotlib.use("Agg")
 PBMC = ROOT / "tests" / "data" / "pbmc68k_reduced.h5ad"

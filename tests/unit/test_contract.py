@@ -30,9 +30,9 @@ from fsengine.cli.options import method_params
 from fsengine.data.dataset import Dataset
 from fsengine.errors import FSEngineError
 from fsengine.export.writers import events_to_csv, select_arguments, trace_columns
+from fsengine.methods.online import KOFSD
 from fsengine.methods.registry import METHODS, ONLINE_METHODS, REGISTRY, get_method
 from fsengine.methods.runs import run_selection
-from fsengine.online import KOFSD
 
 
 def _matrix(seed: int = 0):

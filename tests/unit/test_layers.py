@@ -29,8 +29,7 @@ LAYERS = [
     (0, r"fsengine\.data\.labels$"),  # the one label rule
     (1, r"fsengine\.io(\..*)?$"),
     (1, r"fsengine\.data\.dataset$"),
-    (1, r"fsengine\.online(\..*)?$"),
-    (1, r"fsengine\.rankers(\..*)?$"),
+    (1, r"fsengine\.methods\.(online|rankers)(\..*)?$"),  # the selector families, rankers
     (2, r"fsengine\.data(\.(task|preprocess))?$"),  # the task: (data set, minority)
     (2, r"fsengine\.methods\.registry$"),
     (3, r"fsengine\.methods(\.(runs|live|estimates))?$"),

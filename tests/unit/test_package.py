@@ -213,7 +213,7 @@ def test_an_installed_wheel_builds_its_kernels_into_the_cache_and_says_so(built,
     cache = tmp_path / "cache"
     cache.mkdir()
     for row in kernels.status():  # every family built but ReliefF's
-        if row["family"] != "rankers._relieff_kernels":
+        if row["family"] != "methods.rankers._relieff_kernels":
             extension = Path(row["path"])
             shutil.copy2(extension, cache)
             shutil.copy2(extension.with_name(extension.name.split(".")[0] + ".json"), cache)
@@ -229,7 +229,7 @@ def test_an_installed_wheel_builds_its_kernels_into_the_cache_and_says_so(built,
     first = _run(command, cwd=work, pythonpath=site, FSENGINE_CACHE_DIR=str(cache))
     assert "compiling 1 kernel families for this machine, once (about" in first.stderr
     assert f"into {cache}" in first.stderr
-    assert len(list(cache.glob("_fsengine_rankers__relieff_kernels_*.json"))) == 1
+    assert len(list(cache.glob("_fsengine_methods_rankers__relieff_kernels_*.json"))) == 1
     after = sorted(p.relative_to(site) for p in site.rglob("*") if "__pycache__" not in p.parts)
     assert after == before  # nothing written into the installed package
     second = _run(command, cwd=work, pythonpath=site, FSENGINE_CACHE_DIR=str(cache))

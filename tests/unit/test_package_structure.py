@@ -22,8 +22,8 @@ from conftest import ROOT, SAMPLE
 from fsengine import adata as fs_adata
 from fsengine.cli import main
 from fsengine.evaluation import sweep_k, sweep_top
+from fsengine.methods.online import SELECTORS
 from fsengine.methods.registry import METHODS, REGISTRY
-from fsengine.online import SELECTORS
 
 FUNCTIONS = sorted(
     name
@@ -271,8 +271,8 @@ def test_a_missing_entry_is_named_with_the_ones_held():
 
 PUBLIC_MODULES = (
     "fsengine",
-    "fsengine.online",
-    "fsengine.rankers",
+    "fsengine.methods.online",
+    "fsengine.methods.rankers",
     "fsengine.evaluation",
     "fsengine.sklearn",
     "fsengine.tl",
@@ -307,7 +307,7 @@ def test_the_online_packages_all_holds_no_kofsd_internals():
         "encode_state",
         "NeighbourRule",
     }
-    online = importlib.import_module("fsengine.online")
+    online = importlib.import_module("fsengine.methods.online")
     assert internals.isdisjoint(online.__all__)
     assert all(hasattr(online, name) for name in internals)
     assert {cls.__name__ for cls in SELECTORS} <= set(online.__all__)
@@ -351,7 +351,34 @@ from fsengine.methods import get_method, run_selection
 from fsengine.data import Dataset, load_dataset
 from fsengine.export.writers import selection_to_csv as writer
 out["names"] = selection_to_csv is writer
-print(json.dumps(out))
+# the packages that moved whole, and a module in each (private ones too: stored states)
+old_paths = {
+    "fsengine.online": "fsengine.methods.online",
+    "fsengine.rankers": "fsengine.methods.rankers",
+    "fsengine.online._stream": "fsengine.methods.online._stream",
+    "fsengine.online._kofsd.selector": "fsengine.methods.online._neighbourhood.kofsd.selector",
+    "fsengine.online._ofsfpd.selector": "fsengine.methods.online._statistical.ofsfpd",
+    "fsengine.online._zhou._zhou_kernels":
+        "fsengine.methods.online._neighbourhood._dependency_kernels",
+    "fsengine.rankers._relieff": "fsengine.methods.rankers._relieff",
+}
+packages = {}
+for old, new in old_paths.items():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module = importlib.import_module(old)
+    packages[old] = [module is importlib.import_module(new),
+                     [str(w.message) for w in caught if w.category is DeprecationWarning]]
+import fsengine
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    attribute = fsengine.rankers
+packages["attribute"] = [attribute is sys.modules["fsengine.methods.rankers"], []]
+# no module was loaded twice, under its old name and its new one
+copies = [name for name, module in sys.modules.items()
+          if name.startswith("fsengine.online") and sys.modules.get(name.replace(
+              "fsengine.online", "fsengine.methods.online")) not in (None, module)]
+print(json.dumps({"moved": out, "packages": packages, "copies": copies}))
 """
     import subprocess
     import sys
@@ -359,7 +386,8 @@ print(json.dumps(out))
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
     )
-    out = json.loads(done.stdout)
+    found = json.loads(done.stdout)
+    out = found["moved"]
     assert out.pop("names") is True
     from fsengine._moved import MOVED
 
@@ -368,3 +396,10 @@ print(json.dumps(out))
         assert same, old
         assert categories == ["DeprecationWarning"], (old, messages)
         assert MOVED[old] in messages[0] and "0.3" in messages[0]
+    packages = found["packages"]
+    assert packages.pop("attribute") == [True, []]  # fsengine.rankers, a warning at import
+    for old, (same, messages) in packages.items():
+        assert same, old
+        # one warning for each old package on the way (fsengine.online, then ._kofsd, ...)
+        assert messages and messages[-1].startswith(f"{old} is fsengine.methods."), old
+    assert found["copies"] == []

@@ -30,21 +30,23 @@ def _modules_after(code: str) -> list[str]:
 
 def test_importing_the_library_and_the_cli_loads_no_heavy_library():
     assert (
-        _modules_after("import fsengine, fsengine.cli, fsengine.online, fsengine.methods.runs")
+        _modules_after(
+            "import fsengine, fsengine.cli, fsengine.methods.online, fsengine.methods.runs"
+        )
         == []
     )
 
 
 def test_the_scikit_learn_selectors_import_from_the_package_and_fsengine_sklearn():
-    """From fsengine.sklearn and the package; 0.1's paths (fsengine.online,
-    fsengine.rankers), deprecated in 0.2, are gone."""
+    """From fsengine.sklearn and the package; 0.1's paths (fsengine.methods.online,
+    fsengine.methods.rankers), deprecated in 0.2, are gone."""
     loaded = _modules_after(
-        "import fsengine.online, fsengine.rankers\n"
+        "import fsengine.methods.online, fsengine.methods.rankers\n"
         "from fsengine import KOFSDSelector, RankerSelector, OnlineSelector, sklearn\n"
         "assert (KOFSDSelector, RankerSelector, OnlineSelector) == (\n"
         "    sklearn.KOFSDSelector, sklearn.RankerSelector, sklearn.OnlineSelector)\n"
-        "assert not hasattr(fsengine.online, 'KOFSDSelector')\n"
-        "assert not hasattr(fsengine.rankers, 'RankerSelector')"
+        "assert not hasattr(fsengine.methods.online, 'KOFSDSelector')\n"
+        "assert not hasattr(fsengine.methods.rankers, 'RankerSelector')"
     )
     assert "sklearn" in loaded
 
@@ -70,7 +72,7 @@ def test_a_large_selection_loads_the_kernels_built_ahead_of_time_and_not_numba()
     """The kernels `make venv` built load as extension modules: neither numba nor LLVM is
     imported (0.4-0.6 s before any work), and only the families the run uses are loaded."""
     probe = (
-        "import json, sys\nimport numpy as np\nfrom fsengine.online import run_kofsd\n"
+        "import json, sys\nimport numpy as np\nfrom fsengine.methods.online import run_kofsd\n"
         "from fsengine._compute import kernels\n"
         "rng = np.random.default_rng(0)\n"
         "X, y = rng.standard_normal((300, 400)), np.arange(300) % 5 == 0\n"
@@ -83,7 +85,7 @@ def test_a_large_selection_loads_the_kernels_built_ahead_of_time_and_not_numba()
     assert heavy == []
     assert loaded == {
         "_compute._order_kernels": "ahead-of-time",  # the columns' stable orders
-        "online._column_kernels": "ahead-of-time",
-        "online._kofsd._knn_kernels": "ahead-of-time",
-        "online._kofsd._set_kernels": "ahead-of-time",
+        "methods.online._column_kernels": "ahead-of-time",
+        "methods.online._neighbourhood.kofsd._knn_kernels": "ahead-of-time",
+        "methods.online._neighbourhood.kofsd._set_kernels": "ahead-of-time",
     }

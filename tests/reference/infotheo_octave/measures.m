@@ -5,7 +5,7 @@ function measures(datadir, outdir, srcdir)
 % and feature i (j = the next feature, cyclically) one row of measures.csv:
 %   set, i, j, h(Xi), mi(Xi,Y), SU(Xi,Y), cmi(Xi,Y,Xj), cmi(Xi,Xj,Y), SU(Xi,Xj), mi(Xi,Xj),
 %   MIToolboxMex(6,Xi,Xj) (= H(Xi|Xj))
-% Y is the 0/1 label vector. The Python measures (fsengine/online/_infotheo/mitoolbox.py) and
+% Y is the 0/1 label vector. The Python measures (fsengine/methods/online/_information/mitoolbox.py) and
 % kernels must give every value exactly.
   warning('off', 'all');
   addpath(srcdir);

@@ -18,7 +18,7 @@ from fsengine._compute.signatures import ArrayArg, arguments, checked
 
 #: A child process that may compile a kernel family on a busy machine.
 CHILD_TIMEOUT = 2 * SLOW_SECONDS
-SMALL_FAMILY = "rankers._relieff_kernels"  # one entry point: its build takes a few seconds
+SMALL_FAMILY = "methods.rankers._relieff_kernels"  # one entry point: its build takes a few seconds
 
 
 def test_signature_arguments_are_read_with_their_layouts():
@@ -125,7 +125,7 @@ def test_the_digest_follows_a_family_s_sources_and_what_it_imports(tmp_path, mon
     monkeypatch.setattr(kernels, "PACKAGE_DIR", copy)
     monkeypatch.setattr(kernels, "_digests", {})
     assert {f: kernels.digest(f) for f in kernels.families()} == before  # same bytes
-    knn = copy / "online" / "_kofsd" / "_knn_kernels.py"
+    knn = copy / "methods" / "online" / "_neighbourhood" / "kofsd" / "_knn_kernels.py"
     knn.write_text(knn.read_text() + "\n# edited\n")
     monkeypatch.setattr(kernels, "_digests", {})
     after = {f: kernels.digest(f) for f in kernels.families()}
@@ -133,9 +133,9 @@ def test_the_digest_follows_a_family_s_sources_and_what_it_imports(tmp_path, mon
     # _set_kernels and _point_kernels import _knn_kernels: all three are rebuilt, nothing
     # else.
     assert changed == {
-        "online._kofsd._knn_kernels",
-        "online._kofsd._set_kernels",
-        "online._kofsd._point_kernels",
+        "methods.online._neighbourhood.kofsd._knn_kernels",
+        "methods.online._neighbourhood.kofsd._set_kernels",
+        "methods.online._neighbourhood.kofsd._point_kernels",
     }
     (copy / "_compute" / "_build.py").write_text("# another build\n")
     monkeypatch.setattr(kernels, "_digests", {})
@@ -192,7 +192,7 @@ def test_a_missing_build_is_made_once_while_other_processes_wait_for_it(tmp_path
     assert len(messages) == 1, outputs  # one build, one message
     assert "compiling 1 kernel families for this machine, once (about" in messages[0]
     assert "kernels compiled in" in messages[0]
-    assert len(list(cache.glob("_fsengine_rankers__relieff_kernels_*.json"))) == 1
+    assert len(list(cache.glob("_fsengine_methods_rankers__relieff_kernels_*.json"))) == 1
 
 
 def test_a_failed_build_is_said_and_numba_compiles_just_in_time(tmp_path):
@@ -220,7 +220,7 @@ import json, sys
 import numpy as np
 from fsengine import load_dataset
 from fsengine.methods.registry import get_method
-from fsengine.online._kofsd import selector as _kofsd
+from fsengine.methods.online._neighbourhood.kofsd import selector as _kofsd
 from fsengine._compute import kernels
 
 ds = load_dataset(sys.argv[1])

@@ -403,7 +403,7 @@ def test_k_at_or_above_the_minority_size_warns_but_runs(capsys, srbct):
 
 def test_an_empty_feature_order_is_an_error():
     from fsengine import FSEngineError
-    from fsengine.online import KOFSD, stream_events
+    from fsengine.methods.online import KOFSD, stream_events
 
     with pytest.raises(FSEngineError, match="feature order is empty"):
         list(

@@ -23,7 +23,7 @@ import pytest
 from scipy import sparse
 
 import fsengine._compute.sparse as sparse_blocks
-import fsengine.online._stream as stream_module
+import fsengine.methods.online._stream as stream_module
 from dashboard.memory import DatasetCache
 from fsengine import Dataset, FSEngineError, load_dataset
 from fsengine.cli import main

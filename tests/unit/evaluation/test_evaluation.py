@@ -47,8 +47,8 @@ from fsengine.evaluation import (
     training_size,
 )
 from fsengine.export.writers import summary_table
+from fsengine.methods.online import run_kofsd
 from fsengine.methods.registry import get_method
-from fsengine.online import run_kofsd
 
 METRIC_FIELDS = [f"{m}_{c}" for c in ("1nn", "svm") for m in ("gmean", "f1", "auc")]
 

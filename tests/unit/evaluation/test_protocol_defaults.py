@@ -15,8 +15,8 @@ from fsengine.data.task import Task
 from fsengine.errors import library_words
 from fsengine.evaluation import protocol_defaults, protocol_refusal, sweeps
 from fsengine.io import file_stem
+from fsengine.methods.online._neighbourhood.kofsd.selector import k_default
 from fsengine.methods.registry import METHOD_LABELS, REGISTRY
-from fsengine.online._kofsd.selector import k_default
 
 
 def _labels(n_minority: int, n: int) -> np.ndarray:

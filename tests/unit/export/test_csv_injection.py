@@ -18,7 +18,7 @@ from fsengine.export.writers import (
     reduced_matrix,
     selection_to_csv,
 )
-from fsengine.online import Selection
+from fsengine.methods.online import Selection
 
 #: The names the issue tried from outside, and their cells as a spreadsheet must get them.
 FORMULAS = {

@@ -34,7 +34,7 @@ from fsengine.data.preprocess import (
 from fsengine.data.task import Task
 from fsengine.export.writers import selection_to_csv
 from fsengine.io.backed import BackedColumns
-from fsengine.online import ties_default
+from fsengine.methods.online import ties_default
 
 RARE = "Plasmacytoid_DC"
 N_CELLS, N_GENES = 800, 90

@@ -209,7 +209,7 @@ def test_chunks_and_pacing_never_change_the_selection(srbct, method, clock):
 def test_kernels_ready_names_the_selector_s_own_families(srbct, monkeypatch):
     """A page says that the first tick compiles when the selector's kernels are not built
     (OFS-FPD's first events took seconds so): its family and the shared column kernels."""
-    missing = {"online._ofsfpd._fpd_kernels"}
+    missing = {"methods.online._statistical._fpd_kernels"}
     monkeypatch.setattr(live_module.kernels, "ready", lambda family: family not in missing)
     streams = {m: LiveStream(srbct, 2, m) for m in ("ofs-fpd", "kofsd", "cie-osfs", "saola")}
     assert {m: s.kernels_ready() for m, s in streams.items()} == {
@@ -218,7 +218,7 @@ def test_kernels_ready_names_the_selector_s_own_families(srbct, monkeypatch):
         "cie-osfs": True,
         "saola": True,
     }
-    missing = {"online._column_kernels"}
+    missing = {"methods.online._column_kernels"}
     assert not any(s.kernels_ready() for s in streams.values())
 
 
@@ -249,3 +249,15 @@ def test_a_chunk_fits_the_time_left_at_the_measured_cost(srbct):
     live.feature_seconds = 0.01  # as if a feature cost 10 ms: 0.05 s holds 5 at most
     live.advance(max_seconds=0.05)
     assert 1 <= sizes[0] <= 5
+
+
+def test_every_kernel_family_a_selector_declares_is_one_of_the_package():
+    """A selector's declared kernel families (what :meth:`LiveStream.kernels_ready` checks)
+    name families that exist: a misspelt one would never be ready."""
+    from fsengine._compute import kernels
+    from fsengine.methods.online import SELECTORS
+
+    families = set(kernels.families())
+    declared = {cls.__name__: set(cls.kernel_families) for cls in SELECTORS}
+    assert all(names <= families for names in declared.values()), declared
+    assert declared["KOFSD"] and declared["OFSFPD"] and not declared["Grafting"]

@@ -13,8 +13,8 @@ from conftest import SAMPLE
 from fsengine import load_dataset, run_selection
 from fsengine.evaluation import classify, stratified_splits
 from fsengine.methods.live import LiveStream
+from fsengine.methods.online import stream_events
 from fsengine.methods.registry import ONLINE_METHODS, get_method
-from fsengine.online import stream_events
 
 
 @pytest.fixture(scope="module")

@@ -17,15 +17,15 @@ from hypothesis import strategies as st
 from scipy import sparse
 
 import fsengine._compute.sparse as sparse_blocks
-import fsengine.online._stream as stream_module
+import fsengine.methods.online._stream as stream_module
 from fsengine import FSEngineError, load_dataset, run_selection
 from fsengine._compute.sparse import as_columns, column_constant, stable_order
 from fsengine.cli import main
 from fsengine.config import config_context
 from fsengine.data.task import Task
 from fsengine.export.writers import selection_to_csv
+from fsengine.methods.rankers import RANKER_SPECS, marker_table, score_features
 from fsengine.methods.registry import ONLINE_METHODS, RANKER_METHODS, get_method
-from fsengine.rankers import RANKER_SPECS, marker_table, score_features
 from fsengine.sklearn import OnlineSelector, RankerSelector
 
 N_SAMPLES, N_GENES = 120, 90
