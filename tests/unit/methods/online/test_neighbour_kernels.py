@@ -570,48 +570,43 @@ def test_candidates_are_every_value_up_to_the_order_statistic_plus_the_pad(value
 
 def _kernel_dependencies(X, y, first, accept_above, accepted):
     """Card_Imbalanced dependencies of S + f (S the first column of X, f each other column)
-    from one set_tests call for candidates numbered ``first``.. of a larger batch."""
+    from one set-test kernel call for candidates numbered ``first``.. of a larger batch."""
     from fsengine.methods.online._codes import CARD_IMBALANCED
-    from fsengine.methods.online._neighbourhood.kofsd._set_kernels import set_tests
 
     n, c = X.shape[0], X.shape[1] - 1
     w = feature_weights(X)
     sq = distance_terms(X[:, 0], w[0])
-    same, same_d, other_d = _common.stats_arrays(1, n, c, False)
     deps, cards = np.empty(c), np.zeros((c, n))
-    set_tests(
-        True,
-        sq,
-        np.empty((0, n)),
-        np.empty(0),
-        True,
-        *_common.empty_lists(n),
-        *_common.NO_PRUNE,
-        np.ascontiguousarray(X[:, 1:].T),
-        w[1:],
-        np.asarray(y, dtype=np.int64),
-        np.array([3]),
-        False,
-        False,
-        same,
-        same_d,
-        other_d,
-        CARD_IMBALANCED,
-        0.0,
-        False,
-        -np.inf,
-        np.zeros(c, bool),
-        np.arange(n),
-        np.ones(n),
-        -1,
-        cards,
-        deps,
-        *_common.NO_APPROXIMATION,
-        first,
-        accept_above,
-        accepted,
-        True,
+    test = _common.SetTest(
+        set_arrays=(True, sq, np.empty((0, n)), np.empty(0)),
+        set_finite=True,
+        lists=_common.empty_lists(n),
+        prune=_common.NO_PRUNE,
+        candidates=np.ascontiguousarray(X[:, 1:].T),
+        candidate_weights=w[1:],
+        labels=np.asarray(y, dtype=np.int64),
+        ks=np.array([3]),
+        paper=False,
+        with_distances=False,
+        outputs=_common.stats_arrays(1, n, c, False),
+        card=CARD_IMBALANCED,
+        gamma=0.0,
+        early=False,
+        reject_sum=-np.inf,
+        rejected=np.zeros(c, bool),
+        rows=np.arange(n),
+        set_cards=np.ones(n),
+        n_low=-1,
+        cards_out=cards,
+        deps_out=deps,
+        approximation=_common.NO_APPROXIMATION,
+        first=first,
+        accept_above=accept_above,
+        accepted=accepted,
+        whole=True,
+        sharing=_common.unshared(),
     )
+    _common.run_set_test(_common.set_kernels(), test)
     return deps
 
 
@@ -1000,15 +995,12 @@ def test_parts_sharing_their_progress_reject_as_one_pass(
     data, k_draw, parts, bar_draw, reverse, runs
 ):
     """Early rejection over interleaved parts of the rows that share their progress
-    (set_tests_shared, run one after the other in either order, then the final check)
+    (the set-test kernel's parts, run one after the other in either order, then the final
+    check)
     rejects exactly the candidates one pass over every row rejects, and the others get
     the same dependencies; also with the set of one feature searched by runs of equal
     values, each candidate sorted by the caller."""
     from fsengine.methods.online._codes import CARD_IMBALANCED
-    from fsengine.methods.online._neighbourhood.kofsd._set_kernels import (
-        set_tests,
-        set_tests_shared,
-    )
 
     X, y = data
     n, p = X.shape
@@ -1034,30 +1026,54 @@ def test_parts_sharing_their_progress_reject_as_one_pass(
         position[ascending] = np.arange(n)
         prune = (columns[0], float(w[0]), ascending.astype(np.int64), position)
 
-    def run(kernel, j, rows, whole, extra):
-        same, same_d, other_d = _common.stats_arrays(1, n, 1, False)
+    def run(j, rows, whole, sharing):
         cards, deps, rejected = np.zeros((1, n)), np.empty(1), np.zeros(1, bool)
-        kernel(
-            True, sq, columns, col_w, True, *_common.empty_lists(n),
-            *prune, cand[j : j + 1], w[1 + j : 2 + j], y, np.array([k]),
-            False, False, same, same_d, other_d, CARD_IMBALANCED, 0.0, True, bar, rejected,
-            rows, set_cards, n_low, cards, deps, *_common.NO_APPROXIMATION, 0, np.inf,
-            np.array([1]), whole, *extra,
-        )  # fmt: skip
+        test = _common.SetTest(
+            set_arrays=(True, sq, columns, col_w),
+            set_finite=True,
+            lists=_common.empty_lists(n),
+            prune=prune,
+            candidates=cand[j : j + 1],
+            candidate_weights=w[1 + j : 2 + j],
+            labels=y,
+            ks=np.array([k]),
+            paper=False,
+            with_distances=False,
+            outputs=_common.stats_arrays(1, n, 1, False),
+            card=CARD_IMBALANCED,
+            gamma=0.0,
+            early=True,
+            reject_sum=bar,
+            rejected=rejected,
+            rows=rows,
+            set_cards=set_cards,
+            n_low=n_low,
+            cards_out=cards,
+            deps_out=deps,
+            approximation=_common.NO_APPROXIMATION,
+            first=0,
+            accept_above=np.inf,
+            accepted=np.array([1]),
+            whole=whole,
+            sharing=sharing,
+        )
+        _common.run_set_test(_common.set_kernels(), test)
         return rejected, cards, deps
 
     no_order = np.empty((0, 0), np.int64)
     for j in range(p - 1):
         if not 0.0 < w[1 + j] < np.inf:
             continue
-        one_rejected, _, one_deps = run(set_tests, j, order, True, ())
+        one_rejected, _, one_deps = run(j, order, True, _common.unshared())
         progress = np.zeros((parts, 2))
         rejected, cards = np.zeros(1, bool), np.zeros((1, n))
         for part in sorted(range(parts), reverse=reverse):
             got, part_cards, _ = run(
-                set_tests_shared, j, np.ascontiguousarray(order[part::parts]), False,
+                j,
+                np.ascontiguousarray(order[part::parts]),
+                False,
                 (progress, part, np.argsort(cand[j])[None, :] if runs else no_order),
-            )  # fmt: skip
+            )
             rejected |= got
             cards += part_cards
             if got[0]:

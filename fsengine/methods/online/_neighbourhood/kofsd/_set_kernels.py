@@ -578,7 +578,7 @@ def _approximate_rows(
 @kernel("f8(f8[::1])", nogil=True)
 def mean_in_order(values):
     """The values summed one at a time in their order, divided by their number (the
-    dependency of Algorithm 2, as :func:`set_tests` sums it)."""
+    dependency of Algorithm 2, as :func:`set_tests_shared` sums it)."""
     total = 0.0
     for i in range(values.shape[0]):
         total += values[i]
@@ -1003,99 +1003,6 @@ def _tests(
         if missed - missed_before > n // 2:
             lists_pay = False  # the next candidates walk at once
     return missed, done
-
-
-@njit(cache=True, nogil=True)
-def set_tests(
-    dense,
-    sq,
-    cols,
-    col_w,
-    set_finite,
-    short_idx,
-    short_sq,
-    short_d,
-    short_len,
-    bound,
-    prune_x,
-    prune_w,
-    prune_order,
-    prune_pos,
-    cand,
-    cand_w,
-    lab,
-    ks,
-    paper,
-    with_dist,
-    same,
-    same_d,
-    other_d,
-    card,
-    gamma,
-    early,
-    reject_sum,
-    rejected,
-    rows,
-    set_cards,
-    n_low,
-    cards_out,
-    deps_out,
-    zt,
-    z,
-    znorm,
-    first,
-    accept_above,
-    accepted,
-    whole,
-):
-    """Neighbour statistics on S + f for each candidate feature f (one row of ``cand``):
-    :func:`_tests` with no progress shared with other parts of the rows (callers outside
-    the kernels call :func:`set_tests_shared` with those arguments: one compiled copy)."""
-    return _tests(
-        dense,
-        sq,
-        cols,
-        col_w,
-        set_finite,
-        short_idx,
-        short_sq,
-        short_d,
-        short_len,
-        bound,
-        prune_x,
-        prune_w,
-        prune_order,
-        prune_pos,
-        cand,
-        cand_w,
-        lab,
-        ks,
-        paper,
-        with_dist,
-        same,
-        same_d,
-        other_d,
-        card,
-        gamma,
-        early,
-        reject_sum,
-        rejected,
-        rows,
-        set_cards,
-        n_low,
-        cards_out,
-        deps_out,
-        zt,
-        z,
-        znorm,
-        first,
-        accept_above,
-        accepted,
-        whole,
-        np.zeros((1, 2)),
-        0,
-        np.empty((0, 0), np.int64),
-    )
 
 
 @kernel(

@@ -3,6 +3,8 @@ the numpy fallbacks of the kernels, and the neighbour lists' helpers."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from fsengine._compute import kernels
@@ -131,9 +133,123 @@ def numpy_dependencies(same: np.ndarray, y: np.ndarray, ks, card: int, gamma: fl
 
 
 def unshared() -> tuple:
-    """The last arguments of ``set_tests_shared`` for a test in one part (what its
-    ``set_tests`` passes): progress shared with no other part, part 0, no candidate order."""
+    """:attr:`SetTest.sharing` for a test in one part: progress shared with no other
+    part, part 0, no candidate order."""
     return np.zeros((1, 2)), 0, np.empty((0, 0), dtype=np.int64)
+
+
+class SetTest(NamedTuple):
+    """One call of the set-test kernel (:func:`_set_kernels.set_tests_shared`: Algorithm 2
+    on S + f for each candidate f), its 43 arguments by name and in groups.
+
+    :func:`run_set_test` flattens it, in the kernel's order, and is the only caller of the
+    kernel. Each field is the kernel's argument of that name, or the group of arguments
+    it names, documented at :func:`_set_kernels._tests`.
+
+    Attributes
+    ----------
+    set_arrays : tuple
+        S: (dense, sq, cols, col_w).
+    set_finite : bool
+    lists : tuple
+        The shortlists on S: (short_idx, short_sq, short_d, short_len, bound)
+        (:func:`empty_lists`: none).
+    prune : tuple
+        A feature of S to walk in its order: (prune_x, prune_w, prune_order, prune_pos)
+        (:data:`NO_PRUNE`: none).
+    candidates, candidate_weights : ndarray
+        ``cand`` (c, n), one candidate a row, and ``cand_w`` (c,).
+    labels, ks : ndarray of int64
+        ``lab`` and the K values.
+    paper, with_distances : bool
+    outputs : tuple
+        (same, same_d, other_d), written (:func:`stats_arrays`).
+    card : int
+    gamma : float
+    early : bool
+    reject_sum : float
+    rejected : ndarray of bool
+    rows : ndarray of int64
+    set_cards : ndarray
+    n_low : int
+    cards_out, deps_out : ndarray
+    approximation : tuple
+        (zt, z, znorm) (:data:`NO_APPROXIMATION`: exact terms only).
+    first : int
+    accept_above : float
+    accepted : ndarray of int64
+    whole : bool
+    sharing : tuple
+        (progress, part, cand_order) (:func:`unshared`: one part).
+    """
+
+    set_arrays: tuple
+    set_finite: bool
+    lists: tuple
+    prune: tuple
+    candidates: np.ndarray | None
+    candidate_weights: np.ndarray
+    labels: np.ndarray
+    ks: np.ndarray
+    paper: bool
+    with_distances: bool
+    outputs: tuple
+    card: int
+    gamma: float
+    early: bool
+    reject_sum: float
+    rejected: np.ndarray
+    rows: np.ndarray
+    set_cards: np.ndarray
+    n_low: int
+    cards_out: np.ndarray
+    deps_out: np.ndarray
+    approximation: tuple
+    first: int
+    accept_above: float
+    accepted: np.ndarray
+    whole: bool
+    sharing: tuple
+
+
+def run_set_test(kernels, test: SetTest) -> tuple[int, int]:
+    """Call the set-test kernel of ``kernels`` (the loaded family) on ``test``: the one
+    place its arguments are flattened.
+
+    Returns
+    -------
+    (int, int)
+        The kernel's counts: rows its shortlists did not settle, rows tested.
+    """
+    return kernels.set_tests_shared(
+        *test.set_arrays,
+        test.set_finite,
+        *test.lists,
+        *test.prune,
+        test.candidates,
+        test.candidate_weights,
+        test.labels,
+        test.ks,
+        test.paper,
+        test.with_distances,
+        *test.outputs,
+        test.card,
+        test.gamma,
+        test.early,
+        test.reject_sum,
+        test.rejected,
+        test.rows,
+        test.set_cards,
+        test.n_low,
+        test.cards_out,
+        test.deps_out,
+        *test.approximation,
+        test.first,
+        test.accept_above,
+        test.accepted,
+        test.whole,
+        *test.sharing,
+    )
 
 
 def empty_lists(n: int, length: int = 0) -> tuple:

@@ -16,6 +16,7 @@ from fsengine.methods.online._neighbourhood.kofsd.common import (
     NO_APPROXIMATION,
     NO_PRUNE,
     SET_KERNELS,
+    SetTest,
     checked_ks,
     empty_lists,
     knn_kernels,
@@ -25,6 +26,7 @@ from fsengine.methods.online._neighbourhood.kofsd.common import (
     numpy_distances,
     numpy_list_stats,
     resized_lists,
+    run_set_test,
     set_kernels,
     stats_arrays,
     unpack,
@@ -424,42 +426,50 @@ class _SetTerms(ABC):
         counts = []
         accepted = np.array([c], dtype=np.int64)  # the first acceptance, shared
 
+        test = SetTest(
+            set_arrays=set_arrays,
+            set_finite=self.finite,
+            lists=lists,
+            prune=prune,
+            candidates=candidates,
+            candidate_weights=weights,
+            labels=labels,
+            ks=ks,
+            paper=variant == "paper",
+            with_distances=with_distances,
+            outputs=(same, same_d, other_d),
+            card=card,
+            gamma=gamma,
+            early=early,
+            reject_sum=reject_sum,
+            rejected=rejected,
+            rows=order,
+            set_cards=set_cards,
+            n_low=n_low,
+            cards_out=cards_out,
+            deps_out=deps,
+            approximation=approximation,
+            first=0,
+            accept_above=float(accept_above),
+            accepted=accepted,
+            whole=True,
+            sharing=unshared(),
+        )
+
         def candidates_from(lo: int, hi: int) -> None:
             # Each candidate is tested by itself: own outputs, copied into place.
             part = stats_arrays(len(ks), n, hi - lo, with_distances)
-            part_cards = cards_out[lo:hi] if card != NO_CARD else cards_out
-            part_deps = deps[lo:hi] if card != NO_CARD else deps
-            counts.append(
-                kern.set_tests_shared(
-                    *set_arrays,
-                    self.finite,
-                    *lists,
-                    *prune,
-                    candidates[lo:hi],
-                    weights[lo:hi],
-                    labels,
-                    ks,
-                    variant == "paper",
-                    with_distances,
-                    *part,
-                    card,
-                    gamma,
-                    early,
-                    reject_sum,
-                    rejected[lo:hi],
-                    order,
-                    set_cards,
-                    n_low,
-                    part_cards,
-                    part_deps,
-                    *approximation,
-                    lo,
-                    float(accept_above),
-                    accepted,
-                    True,
-                    *unshared(),
-                )
+            mine = test._replace(
+                candidates=candidates[lo:hi],
+                candidate_weights=weights[lo:hi],
+                outputs=part,
+                rejected=rejected[lo:hi],
+                cards_out=cards_out[lo:hi] if card != NO_CARD else cards_out,
+                deps_out=deps[lo:hi] if card != NO_CARD else deps,
+                first=lo,
+                sharing=unshared(),  # its own progress: the calls may run at once
             )
+            counts.append(run_set_test(kern, mine))
             same[:, lo:hi] = part[0]
             if with_distances:
                 same_d[:, lo:hi] = part[1]
@@ -470,39 +480,20 @@ class _SetTerms(ABC):
         ) -> None:
             # Candidate j on one part of the rows; the parts share their progress towards
             # an early rejection, and the card sum is made once all are done.
-            counts.append(
-                kern.set_tests_shared(
-                    *set_arrays,
-                    self.finite,
-                    *lists,
-                    *prune,
-                    candidate,
-                    weights[j : j + 1],
-                    labels,
-                    ks,
-                    variant == "paper",
-                    with_distances,
-                    *outputs,
-                    card,
-                    gamma,
-                    early,
-                    reject_sum,
-                    rejected[j : j + 1],
-                    rows,
-                    set_cards,
-                    n_low,
-                    cards_out[j : j + 1] if card != NO_CARD else cards_out,
-                    deps[j : j + 1] if card != NO_CARD else deps,
-                    *approximation,
-                    0,
-                    np.inf,
-                    np.array([1]),
-                    False,
-                    progress,
-                    part,
-                    ordered,
-                )
+            mine = test._replace(
+                candidates=candidate,
+                candidate_weights=weights[j : j + 1],
+                outputs=outputs,
+                rejected=rejected[j : j + 1],
+                rows=rows,
+                cards_out=cards_out[j : j + 1] if card != NO_CARD else cards_out,
+                deps_out=deps[j : j + 1] if card != NO_CARD else deps,
+                accept_above=np.inf,
+                accepted=np.array([1]),
+                whole=False,
+                sharing=(progress, part, ordered),
             )
+            counts.append(run_set_test(kern, mine))
 
         if in_parts:
             # Every thread takes every so many rows of the order: each part has its share
