@@ -49,11 +49,11 @@ from fsengine._compute.cluster import dask_client
 from fsengine._compute.parallel import set_kernel_threads
 from fsengine._compute.sparse import block_width, dense_block
 from fsengine.data.task import Task
-from fsengine.methods.online._neighbourhood.kofsd.gene_pass import (
+from fsengine.methods.online._roughset.kofsd.gene_pass import (
     gene_parallel_selection,
     gene_pass,
 )
-from fsengine.methods.online._neighbourhood.kofsd.selector import KOFSD
+from fsengine.methods.online._roughset.kofsd.selector import KOFSD
 from fsengine.methods.online._stream import QUIET_BLOCK_ELEMENTS, stream_selection
 
 #: The size the README's estimate is for.

@@ -37,7 +37,7 @@ import numpy as np
 from _common import ROOT, against_baseline, data_sets, finish_report, machine, parse_options, timed
 
 from fsengine.methods.online import OSFSET, SFSF, stream_selection  # noqa: E402
-from fsengine.methods.online._neighbourhood.octave_rng import OctaveRandom  # noqa: E402
+from fsengine.methods.online._roughset.octave_rng import OctaveRandom  # noqa: E402
 
 TARGET_S, OCTAVE_FACTOR = 1.0, 50.0
 #: (label, selector class, parameters, the run's name in the Octave times)

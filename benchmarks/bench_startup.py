@@ -185,8 +185,8 @@ def breakdown(path: str, minority: str) -> dict:
     out["read_s"] = time.perf_counter() - t
     for family in (
         "methods.online._column_kernels",
-        "methods.online._neighbourhood.kofsd._knn_kernels",
-        "methods.online._neighbourhood.kofsd._set_kernels",
+        "methods.online._roughset.kofsd._knn_kernels",
+        "methods.online._roughset.kofsd._set_kernels",
     ):
         t = time.perf_counter()
         kernels.load(family)  # JIT: imports numba; each kernel compiles or loads when called

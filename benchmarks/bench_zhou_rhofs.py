@@ -59,7 +59,7 @@ from _common import (
 )
 
 from fsengine.methods.online import OFSA3M, RHOFS, OFSDensity, stream_selection  # noqa: E402
-from fsengine.methods.online._neighbourhood.octave_rng import OctaveRandom  # noqa: E402
+from fsengine.methods.online._roughset.octave_rng import OctaveRandom  # noqa: E402
 
 TARGET_S, OCTAVE_FACTOR = 1.0, 50.0
 

@@ -8,7 +8,11 @@ states that workspaces stored under the old names: :func:`new_name`).
 
 ``import fsengine.statistics`` gives the module :mod:`fsengine.evaluation.statistics` itself
 (not a copy), so attributes set on either are the same; the warning names the new path.
-A finder on ``sys.meta_path`` answers only for the names of :data:`MOVED`. The modules
+A finder, first on ``sys.meta_path``, answers only for the names of :data:`MOVED` and those
+under :data:`MOVED_PACKAGES`; a module keeps its own ``__spec__`` (its path now). Only
+dotted imports reach a private module under an old package path
+(``import fsengine.online._kofsd.selector``); ``from fsengine.online import _kofsd``
+does not. The modules
 that became packages (``fsengine.data``, ``fsengine.methods``, ``fsengine.export``) keep
 their public names in the package.
 """
@@ -50,10 +54,10 @@ MOVED = {
 MOVED_PACKAGES = (
     (
         "fsengine.online._zhou._zhou_kernels",
-        "fsengine.methods.online._neighbourhood._dependency_kernels",
+        "fsengine.methods.online._roughset._dependency_kernels",
     ),
-    ("fsengine.online._zhou", "fsengine.methods.online._neighbourhood"),
-    ("fsengine.online._kofsd", "fsengine.methods.online._neighbourhood.kofsd"),
+    ("fsengine.online._zhou", "fsengine.methods.online._roughset"),
+    ("fsengine.online._kofsd", "fsengine.methods.online._roughset.kofsd"),
     ("fsengine.online._ofsfpd.selector", "fsengine.methods.online._statistical.ofsfpd"),
     ("fsengine.online._ofsfpd", "fsengine.methods.online._statistical"),
     ("fsengine.online._lofs", "fsengine.methods.online._statistical"),
@@ -79,7 +83,7 @@ def new_name(name: str) -> str | None:
     Returns
     -------
     str or None
-        Its path now (``fsengine.methods.online._neighbourhood.kofsd.selector``).
+        Its path now (``fsengine.methods.online._roughset.kofsd.selector``).
     """
     if name in MOVED:
         return MOVED[name]
@@ -99,10 +103,14 @@ class _MovedLoader(importlib.abc.Loader):
             DeprecationWarning,
             stacklevel=2,  # the importer: warnings skips the import machinery's frames
         )
-        return importlib.import_module(new)
+        module = importlib.import_module(new)
+        self._own_spec = module.__spec__
+        return module
 
     def exec_module(self, module) -> None:
-        """Nothing to run: the module is the new one, already imported."""
+        """Nothing to run: the module is the new one, already imported. The import machinery
+        has just given it the old name's spec: it gets its own back."""
+        module.__spec__ = self._own_spec
 
 
 class _MovedFinder(importlib.abc.MetaPathFinder):

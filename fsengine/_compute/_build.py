@@ -65,7 +65,7 @@ def build(module_name: str, stem: str, directory: Path) -> dict:
     Parameters
     ----------
     module_name : str
-        The kernel module (``fsengine.methods.online._neighbourhood.kofsd._knn_kernels``).
+        The kernel module (``fsengine.methods.online._roughset.kofsd._knn_kernels``).
     stem : str
         The extension module's name and the files' stem.
     directory : Path

@@ -30,7 +30,7 @@ def use_compiled(work: int, family: str) -> bool:
     work : int
         Elements the work touches (an N x N block: N * N).
     family : str
-        The kernel family it would use (``methods.online._neighbourhood.kofsd._knn_kernels``).
+        The kernel family it would use (``methods.online._roughset.kofsd._knn_kernels``).
 
     Returns
     -------

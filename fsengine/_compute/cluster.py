@@ -4,7 +4,7 @@ worker task sets on its process (:func:`limit_worker_threads`); and a function o
 of genes on the workers, which read a matrix on disk themselves (:func:`map_column_blocks`).
 
 Used by the benchmark studies (:mod:`fsengine.evaluation.benchmark`) and by the
-gene-parallel pass of a selection (:mod:`fsengine.methods.online._neighbourhood.kofsd.gene_pass`;
+gene-parallel pass of a selection (:mod:`fsengine.methods.online._roughset.kofsd.gene_pass`;
 the columnwise rankers'
 :func:`fsengine.methods.rankers.score_matrix`).
 """

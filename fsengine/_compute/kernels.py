@@ -1,7 +1,7 @@
 """The compiled kernels: built once per machine ahead of time, loaded in about a millisecond.
 
 A kernel family is a module of numba functions named ``_<something>_kernels.py`` anywhere
-in the package (``methods/online/_neighbourhood/kofsd/_knn_kernels.py``: K-OFSD's single-feature
+in the package (``methods/online/_roughset/kofsd/_knn_kernels.py``: K-OFSD's single-feature
 neighbours, ...), whose entry points declare their signatures
 (:func:`fsengine._compute.jit.kernel`). numba's just-in-time compiler would compile them in every
 new process that lacks a warm cache (19-42 s before a first ``select``) and load them from its cache
@@ -70,7 +70,7 @@ class Family:
     Attributes
     ----------
     name : str
-        The family (``methods.online._neighbourhood.kofsd._knn_kernels``).
+        The family (``methods.online._roughset.kofsd._knn_kernels``).
     mode : {"ahead-of-time", "just-in-time"}
         How its kernels were compiled.
     path : str
@@ -247,7 +247,7 @@ def _load_jit(name: str) -> Family:
 
 
 def load(name: str) -> Family:
-    """The kernels of family ``name`` (``methods.online._neighbourhood.kofsd._knn_kernels``),
+    """The kernels of family ``name`` (``methods.online._roughset.kofsd._knn_kernels``),
     compiled ahead of time when possible (building every missing family first, once), else just in
     time.
 

@@ -32,7 +32,7 @@ def test_a_context_sets_and_restores_also_after_an_error():
     with pytest.raises(RuntimeError), config_context(kernel_threads=1, compiled=False):
         assert get_config() == {"kernel_threads": 1, "compiled": False}
         assert kernel_threads() == 1
-        assert not budget.use_compiled(10**12, "methods.online._neighbourhood.kofsd._set_kernels")
+        assert not budget.use_compiled(10**12, "methods.online._roughset.kofsd._set_kernels")
         raise RuntimeError
     assert get_config() == before
     with config_context(kernel_threads=None):

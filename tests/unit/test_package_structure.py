@@ -356,10 +356,10 @@ old_paths = {
     "fsengine.online": "fsengine.methods.online",
     "fsengine.rankers": "fsengine.methods.rankers",
     "fsengine.online._stream": "fsengine.methods.online._stream",
-    "fsengine.online._kofsd.selector": "fsengine.methods.online._neighbourhood.kofsd.selector",
+    "fsengine.online._kofsd.selector": "fsengine.methods.online._roughset.kofsd.selector",
     "fsengine.online._ofsfpd.selector": "fsengine.methods.online._statistical.ofsfpd",
     "fsengine.online._zhou._zhou_kernels":
-        "fsengine.methods.online._neighbourhood._dependency_kernels",
+        "fsengine.methods.online._roughset._dependency_kernels",
     "fsengine.rankers._relieff": "fsengine.methods.rankers._relieff",
 }
 packages = {}
@@ -378,7 +378,9 @@ packages["attribute"] = [attribute is sys.modules["fsengine.methods.rankers"], [
 copies = [name for name, module in sys.modules.items()
           if name.startswith("fsengine.online") and sys.modules.get(name.replace(
               "fsengine.online", "fsengine.methods.online")) not in (None, module)]
-print(json.dumps({"moved": out, "packages": packages, "copies": copies}))
+# each module keeps its own spec (reload and importlib.resources read it)
+specs = [new for new in old_paths.values() if sys.modules[new].__spec__.name != new]
+print(json.dumps({"moved": out, "packages": packages, "copies": copies, "specs": specs}))
 """
     import subprocess
     import sys
@@ -403,3 +405,4 @@ print(json.dumps({"moved": out, "packages": packages, "copies": copies}))
         # one warning for each old package on the way (fsengine.online, then ._kofsd, ...)
         assert messages and messages[-1].startswith(f"{old} is fsengine.methods."), old
     assert found["copies"] == []
+    assert found["specs"] == []

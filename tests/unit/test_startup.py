@@ -86,6 +86,6 @@ def test_a_large_selection_loads_the_kernels_built_ahead_of_time_and_not_numba()
     assert loaded == {
         "_compute._order_kernels": "ahead-of-time",  # the columns' stable orders
         "methods.online._column_kernels": "ahead-of-time",
-        "methods.online._neighbourhood.kofsd._knn_kernels": "ahead-of-time",
-        "methods.online._neighbourhood.kofsd._set_kernels": "ahead-of-time",
+        "methods.online._roughset.kofsd._knn_kernels": "ahead-of-time",
+        "methods.online._roughset.kofsd._set_kernels": "ahead-of-time",
     }

@@ -4,7 +4,7 @@ The interface every selector implements, the stream loop and the events are in
 ``_stream``; integer codes the kernels share in ``_codes``; per-column statistics that
 several families use in ``_columns``. The families are private subpackages named by what
 their selectors decide on, each with its selectors and their compiled kernels:
-``_neighbourhood`` (neighbourhood rough sets: K-OFSD, OFS-A3M, OFS-Density, RHOFS, SFSF,
+``_roughset`` (rough-set dependency: K-OFSD, OFS-A3M, OFS-Density, RHOFS, SFSF,
 OSFS-ET), ``_statistical`` (correlations and independence tests: Alpha-investing, OSFS,
 Fast-OSFS, SAOLA, group SAOLA, OFS-FPD), ``_information`` (information measures: SFS-FI,
 OSSFS-DD, CIE-OSFS) and ``_embedded`` (a penalised model: Grafting). A selector is
@@ -26,7 +26,7 @@ from fsengine.methods.online._information import (
     OSSFSDDEvent,
     SFSFIEvent,
 )
-from fsengine.methods.online._neighbourhood import (
+from fsengine.methods.online._roughset import (
     OFSA3M,
     OSFSET,
     RHOFS,
@@ -38,23 +38,23 @@ from fsengine.methods.online._neighbourhood import (
     RHOFSEvent,
     SFSFEvent,
 )
-from fsengine.methods.online._neighbourhood.kofsd import ACTION_CODES as ACTION_CODES
-from fsengine.methods.online._neighbourhood.kofsd import (
+from fsengine.methods.online._roughset.kofsd import ACTION_CODES as ACTION_CODES
+from fsengine.methods.online._roughset.kofsd import (
     KOFSD,
     KOFSDEvent,
     run_kofsd,
     run_kofsd_for_ks,
 )
-from fsengine.methods.online._neighbourhood.kofsd import CardConsistency as CardConsistency
-from fsengine.methods.online._neighbourhood.kofsd import CardDistance as CardDistance
-from fsengine.methods.online._neighbourhood.kofsd import CardImbalanced as CardImbalanced
-from fsengine.methods.online._neighbourhood.kofsd import CardWeight as CardWeight
-from fsengine.methods.online._neighbourhood.kofsd import (
+from fsengine.methods.online._roughset.kofsd import CardConsistency as CardConsistency
+from fsengine.methods.online._roughset.kofsd import CardDistance as CardDistance
+from fsengine.methods.online._roughset.kofsd import CardImbalanced as CardImbalanced
+from fsengine.methods.online._roughset.kofsd import CardWeight as CardWeight
+from fsengine.methods.online._roughset.kofsd import (
     gene_parallel_selection as gene_parallel_selection,
 )
-from fsengine.methods.online._neighbourhood.kofsd import gene_pass as gene_pass
-from fsengine.methods.online._neighbourhood.kofsd import nearest_neighbours as nearest_neighbours
-from fsengine.methods.online._neighbourhood.kofsd import pairwise_distances as pairwise_distances
+from fsengine.methods.online._roughset.kofsd import gene_pass as gene_pass
+from fsengine.methods.online._roughset.kofsd import nearest_neighbours as nearest_neighbours
+from fsengine.methods.online._roughset.kofsd import pairwise_distances as pairwise_distances
 from fsengine.methods.online._snapshot import decode_state as decode_state
 from fsengine.methods.online._snapshot import encode_state as encode_state
 from fsengine.methods.online._statistical import (

@@ -172,7 +172,7 @@ def invariant_weights(
 ) -> np.ndarray:
     """The features' distance weights ``1 / var`` (n - 1) computed whatever the row order.
 
-    As :func:`fsengine.methods.online._neighbourhood.kofsd.neighbours.feature_weights`, but each sum
+    As :func:`fsengine.methods.online._roughset.kofsd.neighbours.feature_weights`, but each sum
     is taken over the column's values in ascending order, so that a permutation of the rows gives
     the same weights bit for bit (the authors' code sums in row order, which rounds
     differently for different orders).

@@ -51,7 +51,7 @@ from fsengine.methods.online._search_kernels import candidate_distances
 
 #: Card_Distance: same-label neighbours count as closer only by more than this relative
 #: margin (the constant of
-#: :data:`fsengine.methods.online._neighbourhood.kofsd.cards.CLOSER_TOLERANCE`).
+#: :data:`fsengine.methods.online._roughset.kofsd.cards.CLOSER_TOLERANCE`).
 CLOSER_TOLERANCE = 1e-12
 
 
@@ -316,7 +316,7 @@ def _zhou_cards(a, gd, g1, g0, g, n, kind, m1, m0, expected, varies):
     numbers of minority and majority samples, n samples in all.
 
     The list's length L comes from the distances alone (the rules of
-    ``_neighbourhood._dependency_kernels``): GAP, position 2 and then positions while
+    ``_roughset._dependency_kernels``): GAP, position 2 and then positions while
     ``D(j) - D(j - 1) < 1.5 (D(n) - D(2)) / (n - 2)``; DENSITY, positions while
     ``D(j) / (j - 1)`` is 0 or at most the last one's.
     Inside a group the steps are 0 and the densities fall, so the list ends at a group's

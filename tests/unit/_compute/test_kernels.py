@@ -125,7 +125,7 @@ def test_the_digest_follows_a_family_s_sources_and_what_it_imports(tmp_path, mon
     monkeypatch.setattr(kernels, "PACKAGE_DIR", copy)
     monkeypatch.setattr(kernels, "_digests", {})
     assert {f: kernels.digest(f) for f in kernels.families()} == before  # same bytes
-    knn = copy / "methods" / "online" / "_neighbourhood" / "kofsd" / "_knn_kernels.py"
+    knn = copy / "methods" / "online" / "_roughset" / "kofsd" / "_knn_kernels.py"
     knn.write_text(knn.read_text() + "\n# edited\n")
     monkeypatch.setattr(kernels, "_digests", {})
     after = {f: kernels.digest(f) for f in kernels.families()}
@@ -133,9 +133,9 @@ def test_the_digest_follows_a_family_s_sources_and_what_it_imports(tmp_path, mon
     # _set_kernels and _point_kernels import _knn_kernels: all three are rebuilt, nothing
     # else.
     assert changed == {
-        "methods.online._neighbourhood.kofsd._knn_kernels",
-        "methods.online._neighbourhood.kofsd._set_kernels",
-        "methods.online._neighbourhood.kofsd._point_kernels",
+        "methods.online._roughset.kofsd._knn_kernels",
+        "methods.online._roughset.kofsd._set_kernels",
+        "methods.online._roughset.kofsd._point_kernels",
     }
     (copy / "_compute" / "_build.py").write_text("# another build\n")
     monkeypatch.setattr(kernels, "_digests", {})
@@ -220,7 +220,7 @@ import json, sys
 import numpy as np
 from fsengine import load_dataset
 from fsengine.methods.registry import get_method
-from fsengine.methods.online._neighbourhood.kofsd import selector as _kofsd
+from fsengine.methods.online._roughset.kofsd import selector as _kofsd
 from fsengine._compute import kernels
 
 ds = load_dataset(sys.argv[1])

@@ -15,7 +15,7 @@ from fsengine.data.task import Task
 from fsengine.errors import library_words
 from fsengine.evaluation import protocol_defaults, protocol_refusal, sweeps
 from fsengine.io import file_stem
-from fsengine.methods.online._neighbourhood.kofsd.selector import k_default
+from fsengine.methods.online._roughset.kofsd.selector import k_default
 from fsengine.methods.registry import METHOD_LABELS, REGISTRY
 
 

@@ -261,3 +261,29 @@ def test_every_kernel_family_a_selector_declares_is_one_of_the_package():
     declared = {cls.__name__: set(cls.kernel_families) for cls in SELECTORS}
     assert all(names <= families for names in declared.values()), declared
     assert declared["KOFSD"] and declared["OFSFPD"] and not declared["Grafting"]
+
+
+@pytest.mark.parametrize(
+    "method,params",
+    [(m, {}) for m in ONLINE_METHODS]
+    + [(m, {"ties": "average"}) for m in ("kofsd", "ofs-a3m", "ofs-density", "sfsf", "osfs-et")],
+    ids=lambda v: str(v or ""),
+)
+def test_a_stream_loads_only_the_kernel_families_its_selector_declares(
+    srbct, monkeypatch, method, params
+):
+    """Every family a stream loads, compiled paths forced, is one its selector declares (or
+    the column kernels every selector shares): a page that says the kernels are ready is
+    not followed by a first chunk that compiles."""
+    from fsengine._compute import kernels
+    from fsengine.config import config_context
+    from fsengine.methods.online import COLUMN_KERNELS
+
+    loaded = set()
+    load = kernels.load
+    monkeypatch.setattr(kernels, "load", lambda name: loaded.add(name) or load(name))
+    with config_context(compiled=True):
+        stream = LiveStream(srbct, 2, method, params=params)
+        stream.advance(max_features=200)
+    declared = {*type(stream.selector).kernel_families, COLUMN_KERNELS}
+    assert loaded <= declared, loaded - declared

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fsengine._compute.kernels import load as load_kernels
+from fsengine._compute import kernels
 from fsengine.methods.online._codes import OSFS_ADDED, OSFS_REDUNDANT_BEFORE
 from fsengine.methods.online._columns import pearson_with, sequential_sum
 from fsengine.methods.online._statistical.fisher_z import fisher_z_cutoff
@@ -231,7 +231,7 @@ class OSFS(StreamingSelector):
         Returns per feature the outcome code and the set that made it redundant (arrival
         positions, then its r), and the removals: (feature index, removed position, set, r).
         """
-        kernels = load_kernels(OSFS_KERNELS)
+        family = kernels.load(OSFS_KERNELS)
 
         k, count = self.max_conditioning, len(corr)
         outcomes = np.empty(count, dtype=np.int64)
@@ -241,7 +241,7 @@ class OSFS(StreamingSelector):
         done = n_removals = 0
         while done < count:
             self._reserve(self._m + 1)
-            done, self._m, n_removals = kernels.add_features(
+            done, self._m, n_removals = family.add_features(
                 self._R,
                 self._units,
                 self._ids,

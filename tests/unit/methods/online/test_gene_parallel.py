@@ -20,8 +20,8 @@ from fsengine._compute.cluster import dask_client, task_bounds
 from fsengine.cli import main
 from fsengine.data.task import Task
 from fsengine.methods.online import feature_order
-from fsengine.methods.online._neighbourhood.kofsd.gene_pass import gene_parallel_selection
-from fsengine.methods.online._neighbourhood.kofsd.selector import KOFSD
+from fsengine.methods.online._roughset.kofsd.gene_pass import gene_parallel_selection
+from fsengine.methods.online._roughset.kofsd.selector import KOFSD
 from fsengine.methods.online._stream import stream_selection
 
 N_CELLS, N_GENES = 600, 90

@@ -24,7 +24,7 @@ from fsengine.methods.online import (
     run_kofsd,
     stream_events,
 )
-from fsengine.methods.online._neighbourhood.kofsd.neighbours import NeighbourStats
+from fsengine.methods.online._roughset.kofsd.neighbours import NeighbourStats
 from fsengine.sklearn import KOFSDSelector
 
 # Table 1 of Zhou et al. (2017): f1, f2 of x1..x8.

@@ -19,13 +19,13 @@ from fsengine import config
 from fsengine._compute import budget, kernels
 from fsengine.config import config_context
 from fsengine.methods.online import KOFSD, _point_search, stream_events
-from fsengine.methods.online._neighbourhood.kofsd import _set_kernels
-from fsengine.methods.online._neighbourhood.kofsd import common as _common
-from fsengine.methods.online._neighbourhood.kofsd import neighbours as _neighbours
-from fsengine.methods.online._neighbourhood.kofsd import points as _points
-from fsengine.methods.online._neighbourhood.kofsd import selector as _kofsd
-from fsengine.methods.online._neighbourhood.kofsd import set_terms as _set_terms
-from fsengine.methods.online._neighbourhood.kofsd.neighbours import (
+from fsengine.methods.online._roughset.kofsd import _set_kernels
+from fsengine.methods.online._roughset.kofsd import common as _common
+from fsengine.methods.online._roughset.kofsd import neighbours as _neighbours
+from fsengine.methods.online._roughset.kofsd import points as _points
+from fsengine.methods.online._roughset.kofsd import selector as _kofsd
+from fsengine.methods.online._roughset.kofsd import set_terms as _set_terms
+from fsengine.methods.online._roughset.kofsd.neighbours import (
     DenseSetTerms,
     distance_terms,
     feature_weights,
@@ -35,7 +35,7 @@ from fsengine.methods.online._neighbourhood.kofsd.neighbours import (
     single_feature_counts,
     single_feature_neighbour_stats_for_ks,
 )
-from fsengine.methods.online._neighbourhood.kofsd.selector import run_kofsd, run_kofsd_for_ks
+from fsengine.methods.online._roughset.kofsd.selector import run_kofsd, run_kofsd_for_ks
 
 CARDS = [
     {},
@@ -308,7 +308,7 @@ def test_stream_equals_the_oracle_on_every_set_path(
         assert on_points is (path.endswith("points") and params.get("card") != "distance")
         assert _events(selector, X, order) == expected_events
         assert (
-            "methods.online._neighbourhood.kofsd._knn_kernels" in kernels.loaded()
+            "methods.online._roughset.kofsd._knn_kernels" in kernels.loaded()
         ) or path == "numpy"
     assert list(selector.finish().columns) == expected_selected
 
@@ -495,7 +495,7 @@ def test_large_n_needs_no_n_by_n_memory(engine, monkeypatch):
     # O(N (L + |S|)): the lists (indices, terms, roots: 24 bytes an entry), a few
     # per-sample arrays, and each thread's rows of approximate terms; N * N * 8 would be
     # 3.2 GB.
-    from fsengine.methods.online._neighbourhood.kofsd._set_kernels import APPROX_ROWS
+    from fsengine.methods.online._roughset.kofsd._set_kernels import APPROX_ROWS
 
     lists = n * _set_terms.COLUMN_LIST_LENGTH * 24
     assert peak < lists + n * 8 * 40 + APPROX_ROWS * n * 8 * 4
@@ -546,7 +546,7 @@ def test_candidates_are_every_value_up_to_the_order_statistic_plus_the_pad(value
     values are below it) against the sorted definition: every value up to the want-th
     smallest plus the pad is collected, in index order, and nothing left out is below
     ``beyond``; on long tie-heavy rows and short ones."""
-    from fsengine.methods.online._neighbourhood.kofsd._set_kernels import (
+    from fsengine.methods.online._roughset.kofsd._set_kernels import (
         THRESHOLD_SAMPLE,
         _candidates,
     )
@@ -704,7 +704,7 @@ def column_set_path(path):
     try:
         for (owner, name), value in settings.items():
             setattr(owner, name, value)
-        family = kernels.load("methods.online._neighbourhood.kofsd._set_kernels")
+        family = kernels.load("methods.online._roughset.kofsd._set_kernels")
         if any(owner is _set_kernels for owner, _ in settings):
             for name in _LIST_KERNELS:
                 swapped[name] = getattr(family, name)
@@ -897,7 +897,7 @@ def test_resized_lists_keep_valid_bounds():
     sq = sq + sq.T
     np.fill_diagonal(sq, 0.0)
     arrays = _common.empty_lists(n, 12)
-    from fsengine.methods.online._neighbourhood.kofsd._set_kernels import build_dense_lists
+    from fsengine.methods.online._roughset.kofsd._set_kernels import build_dense_lists
 
     build_dense_lists(sq, np.arange(n, dtype=np.int64), *arrays)
     listed = np.arange(12)[None, :] < arrays[3][:, None]
@@ -1082,7 +1082,7 @@ def test_parts_sharing_their_progress_reject_as_one_pass(
             rejected[0] = _set_terms.rejected_by_parts(progress, n, bar, n_low)
         assert rejected[0] == one_rejected[0]
         if not rejected[0]:
-            from fsengine.methods.online._neighbourhood.kofsd._set_kernels import mean_in_order
+            from fsengine.methods.online._roughset.kofsd._set_kernels import mean_in_order
 
             assert mean_in_order(cards[0]) == one_deps[0]
 

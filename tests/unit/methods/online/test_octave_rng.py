@@ -1,4 +1,4 @@
-"""Octave's random stream (fsengine.methods.online._neighbourhood.octave_rng) against what Octave
+"""Octave's random stream (fsengine.methods.online._roughset.octave_rng) against what Octave
 itself drew: the visit orders of every ``non_signf`` call recorded in the OFS-A3M and OFS-Density
 traces (tests/reference/zhou_octave, ``rand('state', 0)``; about 1,500 calls)."""
 
@@ -12,7 +12,7 @@ import pytest
 
 from conftest import ZHOU_REFERENCE
 from fsengine.errors import FSEngineError
-from fsengine.methods.online._neighbourhood.octave_rng import OctaveRandom
+from fsengine.methods.online._roughset.octave_rng import OctaveRandom
 
 SETS = ["ds1", "ds2", "ds3", "ds4", "ds5", "ds6", "ds7", "SRBCT", "GLIOMA"]
 

@@ -10,11 +10,11 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import fsengine.methods.online._point_search as _point_search
-from fsengine.methods.online._neighbourhood.kofsd import points as _points
-from fsengine.methods.online._neighbourhood.kofsd.points import PointSetTerms
-from fsengine.methods.online._neighbourhood.kofsd.reference import feature_weights
-from fsengine.methods.online._neighbourhood.kofsd.set_terms import ColumnSetTerms
 from fsengine.methods.online._point_search import point_members
+from fsengine.methods.online._roughset.kofsd import points as _points
+from fsengine.methods.online._roughset.kofsd.points import PointSetTerms
+from fsengine.methods.online._roughset.kofsd.reference import feature_weights
+from fsengine.methods.online._roughset.kofsd.set_terms import ColumnSetTerms
 from fsengine.methods.online._tie_average import AveragedSet, NeighbourRule, refine
 from synthetic import RARE_TYPE, single_cell_counts
 

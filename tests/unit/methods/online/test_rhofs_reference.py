@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from conftest import GLIOMA, LOFS_REFERENCE, REFERENCE, RHOFS_REFERENCE, SAMPLE
 from fsengine.methods.online import RHOFS, stream_events, stream_selection
-from fsengine.methods.online._neighbourhood.octave_rng import OctaveRandom
+from fsengine.methods.online._roughset.octave_rng import OctaveRandom
 
 RH = RHOFS_REFERENCE  # a copy of ../shared/reference/rhofs_octave
 SETS = [f"ds{i}" for i in range(1, 8)] + ["SRBCT", "GLIOMA"]

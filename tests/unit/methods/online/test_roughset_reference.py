@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from conftest import GLIOMA, LOFS_REFERENCE, REFERENCE, ROUGHSET_REFERENCE, SAMPLE
 from fsengine.methods.online import OSFSET, SFSF, stream_events, stream_selection
-from fsengine.methods.online._neighbourhood import osfs_et
-from fsengine.methods.online._neighbourhood.octave_rng import OctaveRandom
+from fsengine.methods.online._roughset import osfs_et
+from fsengine.methods.online._roughset.octave_rng import OctaveRandom
 
 RS = ROUGHSET_REFERENCE
 FIXTURES = [f"ds{i}" for i in range(1, 8)]

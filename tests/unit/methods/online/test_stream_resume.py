@@ -11,7 +11,7 @@ import pytest
 from fsengine.data.task import Task
 from fsengine.methods.live import LiveStream
 from fsengine.methods.online import _point_search, decode_state, encode_state
-from fsengine.methods.online._neighbourhood.kofsd import points as kofsd_points
+from fsengine.methods.online._roughset.kofsd import points as kofsd_points
 from fsengine.methods.online._snapshot import FORMAT
 from fsengine.methods.online._tie_average import AveragedSet, NeighbourRule, invariant_weights
 from fsengine.methods.registry import ONLINE_METHODS
@@ -164,12 +164,12 @@ def test_a_set_with_its_lists_made_is_written_without_them(monkeypatch):
 #: Where each module was before the selector families moved (0.2), written out by hand:
 #: the names a workspace's stored states hold.
 _BEFORE_THE_MOVE = [
-    ("fsengine.methods.online._neighbourhood.kofsd.", "fsengine.online._kofsd."),
+    ("fsengine.methods.online._roughset.kofsd.", "fsengine.online._kofsd."),
     (
-        "fsengine.methods.online._neighbourhood._dependency_kernels",
+        "fsengine.methods.online._roughset._dependency_kernels",
         "fsengine.online._zhou._zhou_kernels",
     ),
-    ("fsengine.methods.online._neighbourhood.", "fsengine.online._zhou."),
+    ("fsengine.methods.online._roughset.", "fsengine.online._zhou."),
     ("fsengine.methods.online._statistical.ofsfpd", "fsengine.online._ofsfpd.selector"),
     ("fsengine.methods.online._statistical.", "fsengine.online._lofs."),
     ("fsengine.methods.online._information.cieosfs", "fsengine.online._cieosfs.selector"),

@@ -27,7 +27,7 @@ from fsengine.config import config_context
 from fsengine.data.task import Task
 from fsengine.methods.online import _point_search, _tie_average
 from fsengine.methods.online._codes import ZHOU_DENSITY, ZHOU_GAP
-from fsengine.methods.online._neighbourhood.kofsd.selector import KOFSD, run_kofsd, run_kofsd_for_ks
+from fsengine.methods.online._roughset.kofsd.selector import KOFSD, run_kofsd, run_kofsd_for_ks
 from fsengine.methods.online._tie_average import (
     AveragedSet,
     NeighbourRule,

@@ -21,8 +21,8 @@ from fsengine.cli import main
 from fsengine.errors import FSEngineError
 from fsengine.export.writers import select_arguments
 from fsengine.methods.online import OFSA3M, OFSDensity, stream_events, stream_selection
-from fsengine.methods.online._neighbourhood.a3m_density import _Member, printed_neighbourhood
-from fsengine.methods.online._neighbourhood.octave_rng import OctaveRandom
+from fsengine.methods.online._roughset.a3m_density import _Member, printed_neighbourhood
+from fsengine.methods.online._roughset.octave_rng import OctaveRandom
 
 METHODS = {"ofs_a3m": OFSA3M, "ofs_density": OFSDensity}
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from conftest import GLIOMA, LOFS_REFERENCE, REFERENCE, SAMPLE, ZHOU_REFERENCE
 from fsengine.errors import FSEngineError
 from fsengine.methods.online import OFSA3M, OFSDensity, stream_events, stream_selection
-from fsengine.methods.online._neighbourhood.octave_rng import OctaveRandom
+from fsengine.methods.online._roughset.octave_rng import OctaveRandom
 
 ZHOU = ZHOU_REFERENCE  # a copy of ../shared/reference/zhou_octave
 FIXTURES = [f"ds{i}" for i in range(1, 8)]
@@ -317,7 +317,7 @@ def test_set_dependency_equals_the_definition(data):
     X, y = data
     for cls, rule in ((OFSA3M, "gap"), (OFSDensity, "density")):
         selector = cls().start(y)
-        from fsengine.methods.online._neighbourhood.a3m_density import _Member
+        from fsengine.methods.online._roughset.a3m_density import _Member
 
         singles, weights = selector._singles(X)
         members = [
@@ -402,7 +402,7 @@ def test_removals_from_running_sums_equal_the_definition(data):
     X, y, rng = data
     for cls, rule in ((OFSA3M, "gap"), (OFSDensity, "density")):
         selector = cls().start(y)
-        from fsengine.methods.online._neighbourhood.a3m_density import _Member
+        from fsengine.methods.online._roughset.a3m_density import _Member
 
         singles, weights = selector._singles(X)
         if not np.isfinite(weights).all():

@@ -24,10 +24,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fsengine._compute.sparse import ORDER_KERNELS
 from fsengine.errors import FSEngineError
-from fsengine.methods.online._neighbourhood.a3m_density import DEPENDENCY_KERNELS, members_selection
-from fsengine.methods.online._neighbourhood.octave_rng import OctaveRandom
-from fsengine.methods.online._neighbourhood.roughset import (
+from fsengine.methods.online._point_search import SEARCH_KERNELS
+from fsengine.methods.online._roughset.a3m_density import DEPENDENCY_KERNELS, members_selection
+from fsengine.methods.online._roughset.octave_rng import OctaveRandom
+from fsengine.methods.online._roughset.roughset import (
     CLASSICAL,
     DISTANCE_MATRICES,
     FUZZY,
@@ -45,7 +47,7 @@ from fsengine.methods.online._neighbourhood.roughset import (
     selected_mean,
 )
 from fsengine.methods.online._stream import Selection, StreamEvent, StreamingSelector
-from fsengine.methods.online._tie_average import TIES_PARAMETER, NeighbourRule
+from fsengine.methods.online._tie_average import TIE_KERNELS, TIES_PARAMETER, NeighbourRule
 from fsengine.spec import ONLINE, Choice, Int, MethodSpec, Real
 
 IRRELEVANT, ADDED, TIED, REJECTED = "irrelevant", "added", "tied", "rejected"
@@ -130,7 +132,13 @@ class SFSF(StreamingSelector):
     order and candidates open.
     """
 
-    kernel_families = (ROUGHSET_KERNELS, DEPENDENCY_KERNELS)
+    kernel_families = (
+        ROUGHSET_KERNELS,
+        DEPENDENCY_KERNELS,
+        TIE_KERNELS,
+        SEARCH_KERNELS,
+        ORDER_KERNELS,
+    )
 
     spec = MethodSpec(
         name="sfsf",
@@ -204,7 +212,7 @@ class SFSF(StreamingSelector):
 
     def _pairwise_matrices(self) -> int:
         """The k-nearest (ties="index") and radius models' N x N matrices
-        (:data:`~fsengine.methods.online._neighbourhood.roughset.DISTANCE_MATRICES`); none for the
+        (:data:`~fsengine.methods.online._roughset.roughset.DISTANCE_MATRICES`); none for the
         others."""
         p = self._params
         if p["model"] == RADIUS or (p["model"] == K_NEAREST and p["ties"] == "index"):

@@ -4,7 +4,7 @@ path and the set tests), the card functions (:mod:`.cards`) and their compiled k
 (``_knn_kernels``: one feature's neighbours; ``_set_kernels``: the set tests), and its
 per-gene work on a Dask cluster (:mod:`.gene_pass`)."""
 
-from fsengine.methods.online._neighbourhood.kofsd.cards import (
+from fsengine.methods.online._roughset.kofsd.cards import (
     CARD_NAMES,
     CardConsistency,
     CardDistance,
@@ -13,17 +13,17 @@ from fsengine.methods.online._neighbourhood.kofsd.cards import (
     dependency_from_cards,
     make_card,
 )
-from fsengine.methods.online._neighbourhood.kofsd.gene_pass import (
+from fsengine.methods.online._roughset.kofsd.gene_pass import (
     GeneParallelRun,
     GenePass,
     gene_parallel_selection,
     gene_pass,
 )
-from fsengine.methods.online._neighbourhood.kofsd.neighbours import (
+from fsengine.methods.online._roughset.kofsd.neighbours import (
     nearest_neighbours,
     pairwise_distances,
 )
-from fsengine.methods.online._neighbourhood.kofsd.selector import (
+from fsengine.methods.online._roughset.kofsd.selector import (
     ACTION_CODES,
     KOFSD,
     KOFSDEvent,

@@ -23,9 +23,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from fsengine.methods.online._neighbourhood.a3m_density import DEPENDENCY_KERNELS
-from fsengine.methods.online._neighbourhood.octave_rng import OctaveRandom
-from fsengine.methods.online._neighbourhood.roughset import (
+from fsengine._compute.sparse import ORDER_KERNELS
+from fsengine.methods.online._point_search import SEARCH_KERNELS
+from fsengine.methods.online._roughset.a3m_density import DEPENDENCY_KERNELS
+from fsengine.methods.online._roughset.octave_rng import OctaveRandom
+from fsengine.methods.online._roughset.roughset import (
     DISTANCE_MATRICES,
     ROUGHSET_KERNELS,
     AveragedKNearestModel,
@@ -33,9 +35,9 @@ from fsengine.methods.online._neighbourhood.roughset import (
     Member,
     non_signf,
 )
-from fsengine.methods.online._neighbourhood.sfsf import RAND_STATE
+from fsengine.methods.online._roughset.sfsf import RAND_STATE
 from fsengine.methods.online._stream import Selection, StreamEvent, StreamingSelector
-from fsengine.methods.online._tie_average import TIES_PARAMETER, NeighbourRule
+from fsengine.methods.online._tie_average import TIE_KERNELS, TIES_PARAMETER, NeighbourRule
 from fsengine.spec import ONLINE, Int, MethodSpec, Real
 
 ADDED, REJECTED, PRUNED, IGNORED = "added", "rejected", "pruned", "ignored"
@@ -101,7 +103,13 @@ class OSFSET(StreamingSelector):
     sample's K nearest are the K samples of lowest index) and the stream goes on.
     """
 
-    kernel_families = (ROUGHSET_KERNELS, DEPENDENCY_KERNELS)
+    kernel_families = (
+        ROUGHSET_KERNELS,
+        DEPENDENCY_KERNELS,
+        TIE_KERNELS,
+        SEARCH_KERNELS,
+        ORDER_KERNELS,
+    )
 
     spec = MethodSpec(
         name="osfs-et",
@@ -156,7 +164,7 @@ class OSFSET(StreamingSelector):
 
     def _pairwise_matrices(self) -> int:
         """The k-nearest model's N x N matrices under ties="index"
-        (:data:`~fsengine.methods.online._neighbourhood.roughset.DISTANCE_MATRICES`)."""
+        (:data:`~fsengine.methods.online._roughset.roughset.DISTANCE_MATRICES`)."""
         return DISTANCE_MATRICES if self._params["ties"] == "index" else 0
 
     def _start(self) -> None:

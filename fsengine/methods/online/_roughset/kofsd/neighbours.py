@@ -38,7 +38,7 @@ and their tuning constants) and :mod:`.common` (the kernels' arrays and numpy
 fallbacks they share).
 """
 
-from fsengine.methods.online._neighbourhood.kofsd.reference import (
+from fsengine.methods.online._roughset.kofsd.reference import (
     METRICS,
     VARIANTS,
     NeighbourStats,
@@ -47,16 +47,16 @@ from fsengine.methods.online._neighbourhood.kofsd.reference import (
     nearest_neighbours,
     pairwise_distances,
 )
-from fsengine.methods.online._neighbourhood.kofsd.set_terms import (
+from fsengine.methods.online._roughset.kofsd.set_terms import (
     ColumnSetTerms,
     DenseSetTerms,
     set_neighbour_stats_from_columns,
 )
-from fsengine.methods.online._neighbourhood.kofsd.sets import (
+from fsengine.methods.online._roughset.kofsd.sets import (
     set_neighbour_stats,
     set_plus_feature_stats,
 )
-from fsengine.methods.online._neighbourhood.kofsd.single import (
+from fsengine.methods.online._roughset.kofsd.single import (
     single_feature_counts,
     single_feature_neighbour_stats,
     single_feature_neighbour_stats_for_ks,

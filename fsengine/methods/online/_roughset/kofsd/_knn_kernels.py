@@ -10,7 +10,7 @@ neighbours, and the summed distances to same- and other-label neighbours (added 
 neighbour at a time in neighbour order, as the definition does).
 
 Here, the single features and a set's own statistics (the set tests, the neighbours on
-S + f, are in :mod:`fsengine.methods.online._neighbourhood.kofsd._set_kernels`), all exact:
+S + f, are in :mod:`fsengine.methods.online._roughset.kofsd._set_kernels`), all exact:
 
 * one feature (:func:`single_feature_stats`): the samples sorted by value (ties by index);
   from a sample, distances grow along each side of the sorted order. Counts alone come

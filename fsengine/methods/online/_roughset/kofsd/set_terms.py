@@ -12,7 +12,7 @@ import numpy as np
 from fsengine._compute.budget import use_compiled
 from fsengine._compute.parallel import kernel_threads, run_chunks
 from fsengine.methods.online._codes import CARD_CODES, NO_CARD
-from fsengine.methods.online._neighbourhood.kofsd.common import (
+from fsengine.methods.online._roughset.kofsd.common import (
     NO_APPROXIMATION,
     NO_PRUNE,
     SET_KERNELS,
@@ -32,7 +32,7 @@ from fsengine.methods.online._neighbourhood.kofsd.common import (
     unpack,
     unshared,
 )
-from fsengine.methods.online._neighbourhood.kofsd.reference import (
+from fsengine.methods.online._roughset.kofsd.reference import (
     NeighbourStats,
     distance_terms,
 )
@@ -548,14 +548,14 @@ class _SetTerms(ABC):
 
 class DenseSetTerms(_SetTerms):
     """The selected set's distance terms and the shortlists of its set tests, for up to
-    DENSE_MAX_SAMPLES samples (:mod:`fsengine.methods.online._neighbourhood.kofsd.selector`).
+    DENSE_MAX_SAMPLES samples (:mod:`fsengine.methods.online._roughset.kofsd.selector`).
 
     Up to :data:`WHOLE_ROWS_MAX` samples the set keeps its summed terms (N x N) and its
     tests score every row whole. Above, each sample keeps a shortlist on S: a set test
     (the neighbours on S + f) walks a sample's list in increasing order of its keys (lower
     bounds of the listed terms on S) and stops as soon as the next key is beyond the
     K+1-th distance found; a sample outside the list is at least as far as the list's
-    bound (:mod:`fsengine.methods.online._neighbourhood.kofsd._set_kernels`). When S grows, the
+    bound (:mod:`fsengine.methods.online._roughset.kofsd._set_kernels`). When S grows, the
     listed terms grow by the new feature's, in place (keys and bound stay valid: terms only grow). A
     row its list does not settle is scored whole.
 

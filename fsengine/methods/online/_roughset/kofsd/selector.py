@@ -16,12 +16,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from fsengine._compute.parallel import kernel_threads
-from fsengine._compute.sparse import as_columns, block_width, by_columns, dense_block, nonzero_order
+from fsengine._compute.sparse import (
+    ORDER_KERNELS,
+    as_columns,
+    block_width,
+    by_columns,
+    dense_block,
+    nonzero_order,
+)
 from fsengine.errors import FSEngineError
 from fsengine.methods.online._codes import CARD_CODES
-from fsengine.methods.online._neighbourhood.kofsd import points
-from fsengine.methods.online._neighbourhood.kofsd.cards import dependency_from_cards, make_card
-from fsengine.methods.online._neighbourhood.kofsd.neighbours import (
+from fsengine.methods.online._point_search import SEARCH_KERNELS
+from fsengine.methods.online._roughset.kofsd import points
+from fsengine.methods.online._roughset.kofsd.cards import dependency_from_cards, make_card
+from fsengine.methods.online._roughset.kofsd.neighbours import (
     ColumnSetTerms,
     DenseSetTerms,
     NeighbourStats,
@@ -30,8 +38,8 @@ from fsengine.methods.online._neighbourhood.kofsd.neighbours import (
     single_feature_counts,
     single_feature_neighbour_stats_for_ks,
 )
-from fsengine.methods.online._neighbourhood.kofsd.points import POINT_KERNELS
-from fsengine.methods.online._neighbourhood.kofsd.reference import KNN_KERNELS, SET_KERNELS
+from fsengine.methods.online._roughset.kofsd.points import POINT_KERNELS
+from fsengine.methods.online._roughset.kofsd.reference import KNN_KERNELS, SET_KERNELS
 from fsengine.methods.online._stream import (
     Selection,
     StreamEvent,
@@ -40,6 +48,7 @@ from fsengine.methods.online._stream import (
     stream_events,
 )
 from fsengine.methods.online._tie_average import (
+    TIE_KERNELS,
     TIES_PARAMETER,
     AveragedSet,
     NeighbourRule,
@@ -118,7 +127,14 @@ class KOFSD(StreamingSelector):
     column order.
     """
 
-    kernel_families = (KNN_KERNELS, SET_KERNELS, POINT_KERNELS)
+    kernel_families = (
+        KNN_KERNELS,
+        SET_KERNELS,
+        POINT_KERNELS,
+        TIE_KERNELS,
+        SEARCH_KERNELS,
+        ORDER_KERNELS,
+    )
 
     spec = MethodSpec(
         name="kofsd",

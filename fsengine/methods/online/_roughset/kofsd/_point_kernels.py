@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from fsengine._compute.jit import kernel
-from fsengine.methods.online._neighbourhood.kofsd._knn_kernels import card_value
+from fsengine.methods.online._roughset.kofsd._knn_kernels import card_value
 from fsengine.methods.online._search_kernels import candidate_distances
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from fsengine._compute.budget import use_compiled
 from fsengine.methods.online._codes import NO_CARD
-from fsengine.methods.online._neighbourhood.kofsd.common import (
+from fsengine.methods.online._roughset.kofsd.common import (
     KNN_KERNELS,
     NO_APPROXIMATION,
     NO_PRUNE,
@@ -24,7 +24,7 @@ from fsengine.methods.online._neighbourhood.kofsd.common import (
     unpack,
     unshared,
 )
-from fsengine.methods.online._neighbourhood.kofsd.reference import (
+from fsengine.methods.online._roughset.kofsd.reference import (
     NeighbourStats,
 )
 

@@ -14,8 +14,8 @@ from fsengine.methods.online._columns import COLUMN_KERNELS, COMPILED_MIN_SIZE, 
 
 #: The kernel families of the neighbour paths (:func:`fsengine._compute.kernels.load`).
 KNN_KERNELS, SET_KERNELS = (
-    "methods.online._neighbourhood.kofsd._knn_kernels",
-    "methods.online._neighbourhood.kofsd._set_kernels",
+    "methods.online._roughset.kofsd._knn_kernels",
+    "methods.online._roughset.kofsd._set_kernels",
 )
 
 

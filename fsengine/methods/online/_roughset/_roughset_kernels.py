@@ -35,7 +35,7 @@ from numba import njit
 
 from fsengine._compute.jit import kernel
 from fsengine.methods.online._codes import ROUGHSET_KNN, ROUGHSET_RADIUS, ZHOU_BELOW_FLOOR
-from fsengine.methods.online._neighbourhood._dependency_kernels import sum_in_order as _in_order
+from fsengine.methods.online._roughset._dependency_kernels import sum_in_order as _in_order
 
 KNN, RADIUS = ROUGHSET_KNN, ROUGHSET_RADIUS
 #: Returned by :func:`set_dependency` when the dependency cannot reach the floor asked.

@@ -19,18 +19,18 @@ import numpy as np
 
 from fsengine._compute import kernels
 from fsengine.methods.online._codes import CARD_CODES
-from fsengine.methods.online._neighbourhood.kofsd.common import set_kernels
-from fsengine.methods.online._neighbourhood.kofsd.set_terms import ColumnSetTerms
 from fsengine.methods.online._point_search import (
     PointSearch,
     SetLists,
     every_distance_nan,
     point_members,
 )
+from fsengine.methods.online._roughset.kofsd.common import set_kernels
+from fsengine.methods.online._roughset.kofsd.set_terms import ColumnSetTerms
 from fsengine.methods.online._tie_average import TERMS_MAX_POINTS, refine, tie_kernels
 
 #: The kernel family of the set tests on points.
-POINT_KERNELS = "methods.online._neighbourhood.kofsd._point_kernels"
+POINT_KERNELS = "methods.online._roughset.kofsd._point_kernels"
 #: From this many samples K-OFSD's stream tests sets on their distinct points (below, the
 #: sample-wise kernels, tuned on microarrays, are as fast; the results are the same).
 POINT_MIN_SAMPLES = 3000

@@ -9,7 +9,7 @@ import numpy as np
 from fsengine._compute.budget import use_compiled
 from fsengine._compute.parallel import run_chunks
 from fsengine._compute.sparse import nonzero_order
-from fsengine.methods.online._neighbourhood.kofsd.common import (
+from fsengine.methods.online._roughset.kofsd.common import (
     KNN_KERNELS,
     checked_ks,
     knn_kernels,
@@ -19,7 +19,7 @@ from fsengine.methods.online._neighbourhood.kofsd.common import (
     stats_arrays,
     unpack,
 )
-from fsengine.methods.online._neighbourhood.kofsd.reference import (
+from fsengine.methods.online._roughset.kofsd.reference import (
     NeighbourStats,
 )
 
@@ -41,7 +41,7 @@ def single_feature_neighbour_stats_for_ks(
 
     One stable sort per column serves every K: the first K+1 samples of a sample's
     stable distance order for a smaller K are a prefix of those for the largest K.
-    Exact under ties (see :mod:`fsengine.methods.online._neighbourhood.kofsd._knn_kernels`): O(N log
+    Exact under ties (see :mod:`fsengine.methods.online._roughset.kofsd._knn_kernels`): O(N log
     N + N K) per feature, no N x N work.
 
     Parameters
@@ -109,7 +109,7 @@ def single_feature_counts(
 
     What :func:`single_feature_neighbour_stats_for_ks` gives without distances, as one
     array: one sort per column, then an O(N) sliding window per K (see
-    :mod:`fsengine.methods.online._neighbourhood.kofsd._knn_kernels`). The columns are shared among
+    :mod:`fsengine.methods.online._roughset.kofsd._knn_kernels`). The columns are shared among
     the kernel threads (:func:`fsengine._compute.parallel.run_chunks`); the results do not depend on
     it.
 

@@ -21,7 +21,7 @@ from fsengine._compute.budget import plan
 from fsengine._compute.cluster import map_column_blocks
 from fsengine._compute.sparse import as_columns, block_width, by_columns, dense_block
 from fsengine.errors import FSEngineError
-from fsengine.methods.online._neighbourhood.kofsd.selector import KOFSD
+from fsengine.methods.online._roughset.kofsd.selector import KOFSD
 from fsengine.methods.online._stream import QUIET_BLOCK_ELEMENTS, Selection, StreamingSelector
 
 

@@ -2,7 +2,7 @@
 
 A set test asks, for a candidate feature f and every sample i, for the first M = K + 1
 samples of the stable order by (distance on S + f, index), the reference's rule (see
-:mod:`fsengine.methods.online._neighbourhood.kofsd._knn_kernels`). The distance on S + f is
+:mod:`fsengine.methods.online._roughset.kofsd._knn_kernels`). The distance on S + f is
 ``sqrt(sq_S + (w * d) * d)``: the set's summed terms, in the set's order, then the
 candidate's term, as the authors' ``pdist`` sums a set's columns. Three ways per sample,
 all exact:
@@ -38,7 +38,7 @@ from numba import njit
 
 from fsengine._compute.jit import kernel
 from fsengine.methods.online._codes import NO_CARD
-from fsengine.methods.online._neighbourhood.kofsd._knn_kernels import (
+from fsengine.methods.online._roughset.kofsd._knn_kernels import (
     card_value,
     comes_after,
     query_workspace,

@@ -18,7 +18,7 @@ import numpy as np
 
 from fsengine.errors import FSEngineError
 from fsengine.methods.online._columns import sequential_sum
-from fsengine.methods.online._neighbourhood.kofsd.neighbours import NeighbourStats
+from fsengine.methods.online._roughset.kofsd.neighbours import NeighbourStats
 
 
 @dataclass(frozen=True)

@@ -45,8 +45,8 @@ from fsengine._compute.parallel import run_chunks
 from fsengine._compute.sparse import nonzero_order
 from fsengine.methods.online._codes import ROUGHSET_KNN, ROUGHSET_RADIUS, ZHOU_BELOW_FLOOR
 from fsengine.methods.online._information.cieosfs import refine
-from fsengine.methods.online._neighbourhood.a3m_density import DEPENDENCY_KERNELS
-from fsengine.methods.online._neighbourhood.kofsd.neighbours import feature_weights
+from fsengine.methods.online._roughset.a3m_density import DEPENDENCY_KERNELS
+from fsengine.methods.online._roughset.kofsd.neighbours import feature_weights
 from fsengine.methods.online._tie_average import (
     AveragedSet,
     NeighbourRule,
@@ -57,7 +57,7 @@ from fsengine.methods.online._tie_average import (
 CLASSICAL, FUZZY, K_NEAREST, RADIUS = "classical", "fuzzy", "k-nearest", "radius"
 MODELS = (CLASSICAL, FUZZY, K_NEAREST, RADIUS)
 #: The compiled dependency models.
-ROUGHSET_KERNELS = "methods.online._neighbourhood._roughset_kernels"
+ROUGHSET_KERNELS = "methods.online._roughset._roughset_kernels"
 
 
 def in_order_sum(values) -> float:

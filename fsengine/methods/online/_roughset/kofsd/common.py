@@ -9,7 +9,7 @@ import numpy as np
 
 from fsengine._compute import kernels
 from fsengine.methods.online._codes import CARD_CONSISTENCY, CARD_IMBALANCED
-from fsengine.methods.online._neighbourhood.kofsd.reference import (
+from fsengine.methods.online._roughset.kofsd.reference import (
     KNN_KERNELS,
     SET_KERNELS,
     NeighbourStats,

@@ -10,7 +10,7 @@ algorithms instead (A3M: Definitions 8-10, Algorithms 1-2; Density: Definition 7
 Algorithms 1-2), with the printed neighbourhoods of :mod:`._printed_kernels`; the
 differences are listed in the classes' Notes and in docs/ALGORITHMS.md.
 
-Both measure a feature set by its neighbourhood dependency (:mod:`._zhou_kernels`: a
+Both measure a feature set by its neighbourhood dependency (:mod:`._dependency_kernels`: a
 standardised Euclidean distance, each sample's neighbours by a "gap" (A3M) or "density"
 rule, card = share of neighbours with the sample's label, averaged over the samples) and
 stream features in arrival order:
@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fsengine._compute import kernels
-from fsengine._compute.sparse import nonzero_order
+from fsengine._compute.sparse import ORDER_KERNELS, nonzero_order
 from fsengine.errors import FSEngineError
 from fsengine.methods.online._codes import (
     ZHOU_ABOVE_THRESHOLD,
@@ -50,10 +50,12 @@ from fsengine.methods.online._codes import (
     ZHOU_DENSITY,
     ZHOU_GAP,
 )
-from fsengine.methods.online._neighbourhood.kofsd.neighbours import feature_weights
-from fsengine.methods.online._neighbourhood.octave_rng import OctaveRandom
+from fsengine.methods.online._point_search import SEARCH_KERNELS
+from fsengine.methods.online._roughset.kofsd.neighbours import feature_weights
+from fsengine.methods.online._roughset.octave_rng import OctaveRandom
 from fsengine.methods.online._stream import Selection, StreamEvent, StreamingSelector
 from fsengine.methods.online._tie_average import (
+    TIE_KERNELS,
     TIES_PARAMETER,
     AveragedSet,
     NeighbourRule,
@@ -65,8 +67,8 @@ from fsengine.spec import ONLINE, Choice, Int, MethodSpec, Real
 #: OFS-A3M's factor of the mean gap between sorted distances (function ``card``).
 GAP_FACTOR = 1.5
 #: The compiled neighbourhood dependency (the authors' rules) and the printed variant's.
-DEPENDENCY_KERNELS = "methods.online._neighbourhood._dependency_kernels"
-PRINTED_KERNELS = "methods.online._neighbourhood._printed_kernels"
+DEPENDENCY_KERNELS = "methods.online._roughset._dependency_kernels"
+PRINTED_KERNELS = "methods.online._roughset._printed_kernels"
 #: OFS-Density's relative tolerance of a lower set dependency ("fuzzy equal"); the paper
 #: variant's default ``tolerance`` (lambda, section 5.2).
 DENSITY_TOLERANCE = 0.05
@@ -203,7 +205,13 @@ class _NeighbourhoodSelector(StreamingSelector):
     its prefix sums of squared distances, the random stream and the block loop; in the
     paper variant, the printed neighbourhoods and the printed redundancy loop."""
 
-    kernel_families = (DEPENDENCY_KERNELS, PRINTED_KERNELS)
+    kernel_families = (
+        DEPENDENCY_KERNELS,
+        PRINTED_KERNELS,
+        TIE_KERNELS,
+        SEARCH_KERNELS,
+        ORDER_KERNELS,
+    )
 
     rule: int  # ZHOU_GAP or ZHOU_DENSITY
     #: The paper variant's distance: "seuclidean" (A3M) or "euclidean" (Density).
@@ -211,7 +219,7 @@ class _NeighbourhoodSelector(StreamingSelector):
 
     @property
     def _kern(self):
-        """The neighbourhood-dependency kernels (:mod:`._zhou_kernels`)."""
+        """The neighbourhood-dependency kernels (:mod:`._dependency_kernels`)."""
         return kernels.load(DEPENDENCY_KERNELS)
 
     @property

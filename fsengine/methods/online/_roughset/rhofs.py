@@ -32,8 +32,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from fsengine.methods.online._columns import sequential_sum
-from fsengine.methods.online._neighbourhood.a3m_density import members_selection
-from fsengine.methods.online._neighbourhood.octave_rng import OctaveRandom
+from fsengine.methods.online._roughset.a3m_density import members_selection
+from fsengine.methods.online._roughset.octave_rng import OctaveRandom
 from fsengine.methods.online._stream import Selection, StreamEvent, StreamingSelector
 from fsengine.spec import ONLINE, Int, MethodSpec
 
