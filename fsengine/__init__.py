@@ -108,8 +108,7 @@ def __getattr__(name):
         from fsengine import sklearn
 
         return getattr(sklearn, name)
-    if name in ("tl", "get", "pl"):
-        return importlib.import_module(f"fsengine.{name}")
-    if name in ("online", "rankers"):  # moved under fsengine.methods (0.2): warns, goes in 0.3
+    # online and rankers moved under fsengine.methods (0.2): they warn, and go in 0.3
+    if name in ("tl", "get", "pl", "online", "rankers"):
         return importlib.import_module(f"fsengine.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

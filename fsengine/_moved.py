@@ -70,6 +70,9 @@ MOVED_PACKAGES = (
     ("fsengine.rankers", "fsengine.methods.rankers"),
 )
 
+#: The prefixes of every old path (what the finder answers for).
+_MOVED_PREFIXES = tuple(MOVED) + tuple(old for old, _ in MOVED_PACKAGES)
+
 
 def new_name(name: str) -> str | None:
     """The module path now of the old path ``name`` (a module of :data:`MOVED` or in a
@@ -119,11 +122,8 @@ class _MovedFinder(importlib.abc.MetaPathFinder):
     be found again by the path finder, through the package's new folder, as a second copy."""
 
     def find_spec(self, fullname, path=None, target=None):
-        if not fullname.startswith(("fsengine.online", "fsengine.rankers")) and (
-            fullname not in MOVED
-        ):
-            return None
-        if new_name(fullname) is None:
+        # every import asks: a name outside the moved paths is refused by one prefix test
+        if not fullname.startswith(_MOVED_PREFIXES) or new_name(fullname) is None:
             return None
         return importlib.util.spec_from_loader(fullname, _MovedLoader())
 
