@@ -240,7 +240,9 @@ def put_back(found: Store, wid: str, run_id: int) -> tuple[str, tuple, dict] | N
     target = RESULT_KINDS.get(info.kind)
     if target is None or not payload:
         return None
-    key = session.legacy_key(_tuples(payload["key"]))
+    key = _tuples(payload["key"])
+    if info.dataset_sha:  # a run on one task: the record names it
+        key = (session.stored_task_key(info.dataset_sha, payload), *key)
     st.session_state.setdefault(target, {})[key] = decode(payload["result"])
     return target, key, payload
 

@@ -27,6 +27,7 @@ from dashboard.session import (
     current,
     current_task,
     pin_task,
+    stored_run_key,
     task_key,
     widget_store,
 )
@@ -262,7 +263,7 @@ def _start(
     """Record the run, start its thread and return it (see :func:`run_once`; ``results``
     and ``status`` are the page's store and :func:`_run_status`)."""
     params = {
-        "key": key,
+        "key": stored_run_key(key),
         # how the data were read (sheet, preprocessing, groups): History reads it back
         "dataset": current().options,
         "minority": st.session_state.get("minority"),

@@ -729,42 +729,23 @@ def set_widget(store: str, key: str, value) -> None:
 
 
 def run_key(*params) -> tuple:
-    """Cache key of a run on the current task: the task's content digest
-    (:attr:`fsengine.data.task.Task.digest`: matrix, one-versus-rest labels, names and sample
-    groups) followed by the run's own parameters. A result is shown only under the task
-    it ran on."""
-    try:
-        task = current_task()
-    except FSEngineError:
-        # a class the label rule refuses: its runs are refused
-        return (repr(task_key().as_tuple()), *params)
-    return (task.digest, *params)
+    """Key of a run's result on the current task: the task's :class:`TaskKey` followed by
+    the run's own parameters. A result is shown only under the task it ran on; the
+    workspace stores the parameters alone (:func:`stored_run_key`), the task being the
+    run's record's (:func:`stored_task_key`)."""
+    return (task_key(), *params)
 
 
-def legacy_key(key: tuple) -> tuple:
-    """A result key stored before keys began with the task's digest (the data set's name,
-    size, loader options, label column and minority class, then the run's parameters),
-    re-keyed to the current task when it describes it; other keys unchanged."""
-    loaded = current()
-    old = (
-        loaded.name,
-        loaded.dataset.n_samples,
-        loaded.dataset.n_features,
-        loaded.transpose,
-        loaded.drop_constant,
-        loaded.dataset.label_column,
-        st.session_state["minority"],
-    )
-    if len(key) > len(old) and key[len(old)] == "benchmark":
-        return tuple(key[len(old) :])  # a study's key names its own data sets
-    if len(key) > len(old) and tuple(key[: len(old)]) == old:
-        return run_key(*key[len(old) :])
-    return key
+def stored_run_key(key: tuple) -> tuple:
+    """A result key as the workspace stores it: without its :class:`TaskKey` (a run's
+    record names its data set, reading and minority class); a study's key, over data sets
+    of its own, whole."""
+    return tuple(key[1:]) if key and isinstance(key[0], TaskKey) else tuple(key)
 
 
 def current_results(store: str) -> list:
     """The results kept in ``store`` that were computed on the current data set and
-    minority class (their keys start with :func:`run_key`)."""
+    minority class (their keys start with its :class:`TaskKey`, :func:`run_key`)."""
     prefix = run_key()
     return [  # (a copy: a run's thread may add a result meanwhile)
         result

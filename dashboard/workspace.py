@@ -24,7 +24,15 @@ on a disk that honours fsync, leaves every write that had returned and none half
 - ``state_refs``: the data-set hashes each workspace's state mentions (what it uses).
 - ``evictions``: notices for the workspaces whose things were deleted to stay under the cap.
 
-The schema's version is ``PRAGMA user_version``; the tables are created on first use.
+The schema's version is ``PRAGMA user_version``; the tables are created on first use, and
+an older store is migrated once, in one transaction, when it is opened:
+
+- 1 -> 2: a run's result key (``"key"`` in its parameters and payload) holds the run's own
+  parameters only; its task is named by the run's record (its data set's SHA-256, the
+  reading options ``"dataset"`` and the ``"minority"`` class). Schema 1 began it with the
+  task's content digest, or, before 2026-11-25, with the data set's name, size, reading
+  and minority class (those fill the record's ``"dataset"`` and ``"minority"`` when it has
+  none). A study's key, over data sets of its own, is kept whole.
 
 Security
 --------
@@ -103,7 +111,7 @@ ENV_CAP_MB = "FSENGINE_WORKSPACE_CAP_MB"
 DEFAULT_DIR = Path("~/.fsengine/workspaces")
 DEFAULT_CAP_MB = 2048
 DB_NAME = "workspaces.sqlite3"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 #: A workspace id: ``secrets.token_urlsafe(24)``, 32 characters of the URL-safe alphabet.
 WORKSPACE_ID_RE = re.compile(r"\A[A-Za-z0-9_-]{32}\Z")
@@ -327,6 +335,66 @@ def _dumps(value: Any, where: str) -> str:
     return dumps(value, where=where, separators=(",", ":"))
 
 
+#: The fields a result key of schema 1 began with before 2026-11-25: the data set's name,
+#: samples, features, transpose, drop_constant, label column and minority class.
+_V1_NAMED_PREFIX = 7
+
+
+def _schema2_key(key: Any, record: dict, reading: dict | None) -> tuple[Any, dict]:
+    """A schema-1 result key and its run's record (parameters or payload) as schema 2 keeps
+    them (the module's docstring); ``reading`` is the workspace state's reading options of
+    the run's data set, if it has them, for a key that began with the name."""
+    if not isinstance(key, list) or not key or key[0] == "benchmark":
+        return key, record
+    if isinstance(key[0], str) and _SHA_RE.match(key[0]):  # the task's content digest
+        return key[1:], record
+    named = (
+        len(key) > _V1_NAMED_PREFIX
+        and isinstance(key[0], str)
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in key[1:3])
+        and all(isinstance(v, bool) for v in key[3:5])
+    )
+    if not named:
+        return key, record
+    record = dict(record)
+    record.setdefault("minority", key[6])
+    record.setdefault(
+        "dataset", reading or {"label": key[5], "transpose": key[3], "drop_constant": key[4]}
+    )
+    return key[_V1_NAMED_PREFIX:], record
+
+
+def _migrate_run_keys(conn: sqlite3.Connection) -> None:
+    """Schema 1 -> 2 (the module's docstring): every run's result key without its task, in
+    the caller's transaction."""
+    readings = {}  # (workspace, data set) -> the state's reading options
+    for wid, text in conn.execute("SELECT id, state FROM workspaces"):
+        data = (json.loads(text or "{}") or {}).get("dataset")
+        if isinstance(data, dict) and data.get("sha"):
+            readings[(wid, data["sha"])] = {
+                k: v for k, v in data.items() if k not in ("sha", "name")
+            }
+    rows = conn.execute("SELECT id, workspace, dataset_sha, params, payload FROM runs").fetchall()
+    for run_id, wid, sha, params_text, blob in rows:
+        reading = readings.get((wid, sha))
+        params = json.loads(params_text)
+        if not isinstance(params, dict) or "key" not in params:
+            continue
+        key, params = _schema2_key(params["key"], params, reading)
+        params["key"] = key
+        conn.execute("UPDATE runs SET params = ? WHERE id = ?", (_dumps(params, "params"), run_id))
+        if blob is None:
+            continue
+        payload = json.loads(zlib.decompress(blob).decode("utf-8"))
+        if isinstance(payload, dict) and "key" in payload:
+            key, payload = _schema2_key(payload["key"], payload, reading)
+            payload["key"] = key
+            blob = zlib.compress(_dumps(payload, "payload").encode("utf-8"), 6)
+            conn.execute(
+                "UPDATE runs SET payload = ?, size = ? WHERE id = ?", (blob, len(blob), run_id)
+            )
+
+
 def _hashes_in(value: Any) -> set[str]:
     """Every SHA-256 hex string (lower case) in a JSON value: the data sets a state uses."""
     if isinstance(value, str):
@@ -461,6 +529,9 @@ class Store:
                     # One by one: executescript would COMMIT first.
                     for statement in filter(str.strip, _SCHEMA.split(";")):
                         conn.execute(statement)
+                    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                elif version == 1:
+                    _migrate_run_keys(conn)
                     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 elif version > SCHEMA_VERSION:
                     raise WorkspaceStoreError(

@@ -7,6 +7,8 @@ from apptest_helpers import click
 from apptest_helpers import session as new_session
 from test_repeat_data_options import SUGGESTED, _sheet, _table
 
+from dashboard.session import TaskKey
+
 
 def _upload(at, key: str, name: str, data: bytes):
     at.file_uploader(key=key).set_value((name, data, "text/csv")).run()
@@ -53,5 +55,15 @@ def test_reopening_a_run_restores_its_sheet_preprocessing_and_groups():
     assert np.array_equal(loaded.dataset.X, np.log2(now.dataset.X))  # by hand
     assert list(loaded.dataset.groups) == list(ran_on.dataset.groups)
     assert at.session_state["minority"] == "tumour"
-    # the comparison is shown under the task it ran on
-    assert key[0] == at.session_state["_task"][1].digest
+    # the comparison is kept under the task it ran on: its data set, reading and class
+    assert key[0] == TaskKey.of(
+        loaded.sha256,
+        loaded.label,
+        loaded.transpose,
+        loaded.drop_constant,
+        "tumour",
+        samples=loaded.samples_sha256,
+        preprocessing={"transform": "log2"},
+        sample_groups="patient",
+    )
+    assert at.session_state["compare_results"][key] is not None
