@@ -30,7 +30,7 @@ def main() -> None:
         st.caption("Data set")
         st.markdown(
             f"**{loaded.name}**  \n{ds.n_samples} samples x {ds.n_features} features  \n"
-            f"minority class: **{session.class_text(st.session_state['minority'])}**"
+            f"minority class: **{session.class_text(session.state.minority)}**"
         )
 
     persistence.show_notices()

@@ -23,6 +23,7 @@ import streamlit as st
 
 from dashboard import session
 from dashboard.pages import RESULT_KINDS, WIDGET_STORES
+from dashboard.session import state
 from dashboard.workspace import Store, WorkspaceStoreError, default_store
 from fsengine.evaluation import Evaluation
 from fsengine.evaluation.stability import StabilityResult
@@ -36,7 +37,7 @@ _FAILURES = (OSError, sqlite3.Error, WorkspaceStoreError, KeyError, TypeError, V
 
 def store() -> Store | None:
     """The process's store, or None when it cannot be used (the reason is kept once)."""
-    if "workspace_problem" in st.session_state:
+    if state.workspace_problem is not None:
         return None
     try:
         return default_store()
@@ -46,7 +47,7 @@ def store() -> Store | None:
 
 
 def _fail(exc: Exception) -> None:
-    st.session_state["workspace_problem"] = (
+    state.workspace_problem = (
         f"Your work is not being saved ({type(exc).__name__}: {exc}). Set "
         "FSENGINE_WORKSPACE_DIR to a writable folder and restart the app to keep it."
     )
@@ -54,13 +55,13 @@ def _fail(exc: Exception) -> None:
 
 def workspace_id() -> str | None:
     """This session's workspace id (None when nothing can be saved)."""
-    return st.session_state.get("workspace")
+    return state.workspace
 
 
 def begin() -> None:
     """Once per session: open the workspace named in the URL (or a fresh one), restore it,
     and put its id in the URL. Call before anything reads the data set."""
-    if "workspace" in st.session_state or "workspace_problem" in st.session_state:
+    if state.workspace is not None or state.workspace_problem is not None:
         _keep_in_url()
         return
     found = store()
@@ -72,9 +73,9 @@ def begin() -> None:
     except _FAILURES as exc:
         _fail(exc)
         return
-    st.session_state["workspace"] = wid
+    state.workspace = wid
     if new and requested:
-        st.session_state["workspace_notice"] = (
+        state.tell(
             "The workspace in this link was not found (it may have been removed to stay "
             "under the disk cap): this is a new, empty workspace."
         )
@@ -115,7 +116,7 @@ def _restore(found: Store, wid: str) -> None:
     if data:
         stored = found.get_dataset(data["sha"], workspace_id=wid)
         if stored is None:
-            st.session_state["workspace_notice"] = (
+            state.tell(
                 f"The data set {data.get('name')!r} of this workspace is no longer stored "
                 "(removed to stay under the disk cap); the sample is loaded instead."
             )
@@ -123,15 +124,11 @@ def _restore(found: Store, wid: str) -> None:
             try:
                 session.load_into_session(stored[0], stored[1], **stored_options(found, wid, data))
             except Exception as exc:  # noqa: BLE001 - a stored file that no longer loads
-                st.session_state["workspace_notice"] = (
-                    f"The saved data set could not be read: {exc}"
-                )
+                state.tell(f"The saved data set could not be read: {exc}")
             else:
-                counts = st.session_state["data"].dataset.class_counts()
-                if saved.get("minority") in counts:
-                    st.session_state["minority"] = saved["minority"]
+                state.choose_minority(saved.get("minority"))
                 if isinstance(saved.get("class_names"), dict):
-                    st.session_state["class_names"] = saved["class_names"]
+                    state.class_names = saved["class_names"]
     if isinstance(saved.get("readings"), dict):
         st.session_state[session.READINGS] = dict(saved["readings"])
     for name in WIDGET_STORES:
@@ -166,7 +163,7 @@ def known_reading(raw: bytes) -> dict | None:
     options = session.read_options(record)
     sheet = record.get("samples")
     if sheet:
-        loaded = st.session_state.get("data")
+        loaded = state.data
         if loaded is not None and loaded.samples_sha256 == sheet:
             options["samples"] = loaded.samples
         else:
@@ -243,7 +240,7 @@ def put_back(found: Store, wid: str, run_id: int) -> tuple[str, tuple, dict] | N
     key = _tuples(payload["key"])
     if info.dataset_sha:  # a run on one task: the record names it
         key = (session.stored_task_key(info.dataset_sha, payload), *key)
-    st.session_state.setdefault(target, {})[key] = decode(payload["result"])
+    state.results(target)[key] = decode(payload["result"])
     return target, key, payload
 
 
@@ -252,7 +249,7 @@ def save() -> None:
     page's settings per task) when it changed; store the current data set's bytes once."""
     session.remember_reading()  # also when nothing can be saved: the session keeps it
     found, wid = store(), workspace_id()
-    loaded = st.session_state.get("data")
+    loaded = state.data
     if found is None or wid is None or loaded is None:
         return
     sha = loaded.sha256
@@ -271,8 +268,8 @@ def save() -> None:
                 "name": loaded.name,
                 **loaded.options,
             },
-            "minority": st.session_state.get("minority"),
-            "class_names": st.session_state.get("class_names", {}),
+            "minority": state.minority,
+            "class_names": state.class_names,
             "readings": st.session_state.get(session.READINGS, {}),
             "widgets": {name: st.session_state.get(name, {}) for name in WIDGET_STORES},
             "widgets_by_task": {
@@ -289,7 +286,7 @@ def save() -> None:
 
 def dataset_sha() -> str | None:
     """The current data set's SHA-256 (its key in the store), None before one is loaded."""
-    loaded = st.session_state.get("data")
+    loaded = state.data
     return None if loaded is None else loaded.sha256
 
 
@@ -437,10 +434,11 @@ def decode(data: Any) -> Any:
 def show_notices() -> None:
     """The workspace's messages: a link not found, things evicted for the disk cap, or
     that nothing is being saved."""
-    if "workspace_notice" in st.session_state:
-        st.info(st.session_state.pop("workspace_notice"), icon=":material/info:")
-    if "workspace_problem" in st.session_state and not st.session_state.get("_problem_shown"):
-        st.warning(st.session_state["workspace_problem"])
+    notice = state.take_notice()
+    if notice is not None:
+        st.info(notice, icon=":material/info:")
+    if state.workspace_problem is not None and not st.session_state.get("_problem_shown"):
+        st.warning(state.workspace_problem)
         st.session_state["_problem_shown"] = True
     found, wid = store(), workspace_id()
     if found is None or wid is None:

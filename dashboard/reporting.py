@@ -173,7 +173,7 @@ def report_sections() -> list[ReportSection]:
     kept = st.session_state.get("export_results")
     if kept is not None and kept["data"] is loaded:
         for (minority, method, _top, _params), result in kept["results"].items():
-            if minority != st.session_state["minority"]:
+            if minority != session.state.minority:
                 continue
             sections.append(
                 ReportSection(

@@ -27,6 +27,7 @@ from dashboard.session import (
     current,
     current_task,
     pin_task,
+    state,
     stored_run_key,
     task_key,
     widget_store,
@@ -219,7 +220,7 @@ def run_once(
     followed, not started again. Asked for with other settings while it computes, the
     earlier run is stopped first (one run per page and session at a time).
     """
-    results = st.session_state.setdefault(store, {})
+    results = state.results(store)
     own = own_run(store)  # first: a run ending now leaves its result before it leaves
     if own is None and key in results:
         return results[key]
@@ -266,7 +267,7 @@ def _start(
         "key": stored_run_key(key),
         # how the data were read (sheet, preprocessing, groups): History reads it back
         "dataset": current().options,
-        "minority": st.session_state.get("minority"),
+        "minority": state.minority,
         "widgets": dict(st.session_state.get(widgets, {})) if widgets else {},
     }
     found = persistence.store() if kind else None
@@ -524,7 +525,7 @@ def run_button(
         pressed = reruns.lasting_button(  # not lost to a page link clicked at once
             label, key=store + "_run", scope=key, container=left, type="primary"
         )
-        if estimate is not None and key not in st.session_state.get(store, {}):
+        if estimate is not None and key not in state.results(store):
             right.caption(
                 f":material/schedule: Estimated time: {estimate.text()} on this server "
                 "(from the method's measured cost on data of this size)."
@@ -571,9 +572,9 @@ def run_button(
     except FSEngineError as exc:
         st.error(f"{failure}: {describe(exc)}")
     stopped = stopped_message(store)
-    if stopped and key not in st.session_state.get(store, {}):
+    if stopped and key not in state.results(store):
         st.warning(stopped, icon=":material/stop_circle:")
-    return st.session_state.get(store, {}).get(key)
+    return state.results(store).get(key)
 
 
 def _show_own(store: str, key: tuple, estimate: Estimate | None) -> None:
@@ -601,7 +602,7 @@ def _show_own(store: str, key: tuple, estimate: Estimate | None) -> None:
 
 def _known(store: str, key: tuple) -> bool:
     """Whether ``key``'s result is kept already (pressing shows it: nothing to confirm)."""
-    return key in st.session_state.get(store, {})
+    return key in state.results(store)
 
 
 def _show_active_elsewhere(store: str) -> None:
@@ -787,7 +788,7 @@ def refusal(
     """
     if n_splits is None or seed is None:
         n_splits, seed = compare_protocol()
-    names = tuple(sorted(st.session_state.get("class_names", {}).items()))
+    names = tuple(sorted(state.class_names.items()))
     key = (task_key(), protocol, names, int(n_splits), int(seed))
     kept = st.session_state.setdefault("_refusals", {})
     if key not in kept:

@@ -104,6 +104,95 @@ class LoadedData:
         }
 
 
+class SessionState:
+    """The one owner of what a session keeps across its reruns and pages: the loaded data
+    set, the minority class and the class names the user gave, each page's results, and
+    the workspace. Typed attributes over ``st.session_state`` (which holds the values, so
+    that a rerun, a page switch and AppTest see them), read and written here and nowhere
+    else by name. Use the module's :data:`state`.
+    """
+
+    _DATA = "data"
+    _MINORITY = "minority"
+    _CLASS_NAMES = "class_names"
+    _WORKSPACE = "workspace"
+    _WORKSPACE_PROBLEM = "workspace_problem"
+    _WORKSPACE_NOTICE = "workspace_notice"
+
+    @property
+    def data(self) -> LoadedData | None:
+        """The loaded data set (None before the first page loads the sample:
+        :func:`current` loads it)."""
+        return st.session_state.get(self._DATA)
+
+    @data.setter
+    def data(self, loaded: LoadedData) -> None:
+        st.session_state[self._DATA] = loaded
+
+    @property
+    def minority(self):
+        """The minority class chosen (a label of the loaded data set), or None."""
+        return st.session_state.get(self._MINORITY)
+
+    @minority.setter
+    def minority(self, label) -> None:
+        st.session_state[self._MINORITY] = label
+
+    def choose_minority(self, label) -> bool:
+        """Make ``label`` the minority class when it is a class of the loaded data set;
+        returns whether it was (a stored or sent class of another data set is not)."""
+        loaded = self.data
+        if loaded is None or label not in loaded.dataset.class_counts():
+            return False
+        self.minority = label
+        return True
+
+    @property
+    def class_names(self) -> dict:
+        """Class code (as text) -> the name the user gave it."""
+        return st.session_state.get(self._CLASS_NAMES, {})
+
+    @class_names.setter
+    def class_names(self, names: dict) -> None:
+        st.session_state[self._CLASS_NAMES] = dict(names)
+
+    def results(self, store: str) -> dict:
+        """A page's results (:data:`dashboard.pages.RESULT_KINDS`' stores): result key
+        (:func:`run_key`) -> result."""
+        return st.session_state.setdefault(store, {})
+
+    @property
+    def workspace(self) -> str | None:
+        """This session's workspace id (None when nothing is being saved)."""
+        return st.session_state.get(self._WORKSPACE)
+
+    @workspace.setter
+    def workspace(self, wid: str) -> None:
+        st.session_state[self._WORKSPACE] = wid
+
+    @property
+    def workspace_problem(self) -> str | None:
+        """Why nothing is being saved, once the store failed; else None."""
+        return st.session_state.get(self._WORKSPACE_PROBLEM)
+
+    @workspace_problem.setter
+    def workspace_problem(self, text: str) -> None:
+        st.session_state[self._WORKSPACE_PROBLEM] = text
+
+    def tell(self, notice: str) -> None:
+        """Keep ``notice`` about the workspace for the next page drawn
+        (:meth:`take_notice`)."""
+        st.session_state[self._WORKSPACE_NOTICE] = notice
+
+    def take_notice(self) -> str | None:
+        """The workspace notice kept by :meth:`tell`, once; None when there is none."""
+        return st.session_state.pop(self._WORKSPACE_NOTICE, None)
+
+
+#: The session's owner (:class:`SessionState`).
+state = SessionState()
+
+
 def read_options(record: dict | None) -> dict:
     """The keyword arguments of :func:`load_into_session` (but the sheet's bytes) from a
     stored record of :attr:`LoadedData.options`; fields missing from older records take
@@ -242,8 +331,8 @@ def load_into_session(
         sample_groups=sample_groups,
         anndata=anndata,
     )
-    previous = st.session_state.get("data")
-    st.session_state["data"] = loaded
+    previous = state.data
+    state.data = loaded
     same_classes = (
         previous is not None
         and previous.raw == raw
@@ -253,18 +342,18 @@ def load_into_session(
     counts = dataset.class_counts()
     # A file read here before with the same label column: its own class and names.
     known = remembered(loaded.sha256, dataset.label_column)
-    if not same_classes or st.session_state.get("minority") not in counts:
+    if not same_classes or state.minority not in counts:
         # Else a new data set (or a new label column): the default class (the smallest
         # the comparison can use), never the previous data set's choice.
         mine = known.get("minority")
-        st.session_state["minority"] = mine if mine in counts else dataset.default_minority()
+        state.minority = mine if mine in counts else dataset.default_minority()
     if not same_classes:
         sample = name == SAMPLE_PATH.name and raw == _sample_bytes()
         names = dict(SAMPLE_CLASS_NAMES) if sample else {}
         if isinstance(known.get("class_names"), dict):
             codes = {str(c) for c in counts}
             names = {k: v for k, v in known["class_names"].items() if k in codes}
-        st.session_state["class_names"] = names
+        state.class_names = names
     return loaded
 
 
@@ -279,7 +368,7 @@ MAX_READINGS = 32
 def remember_reading() -> None:
     """Keep how the current data set is read, its minority class and class names
     (:data:`READINGS`), as the newest entry."""
-    loaded = st.session_state.get("data")
+    loaded = state.data
     if loaded is None:
         return
     readings = st.session_state.setdefault(READINGS, {})
@@ -287,8 +376,8 @@ def remember_reading() -> None:
         "name": loaded.name,
         **loaded.options,
         "label_column": loaded.dataset.label_column,
-        "minority": st.session_state.get("minority"),
-        "class_names": dict(st.session_state.get("class_names", {})),
+        "minority": state.minority,
+        "class_names": dict(state.class_names),
     }
     if readings.get(loaded.sha256) == entry and next(reversed(readings)) == loaded.sha256:
         return
@@ -340,19 +429,19 @@ def _sample_bytes() -> bytes:
 
 def class_text(label) -> str:
     """A class as the pages show it: "2 (BL)" when the user named it, else "2"."""
-    name = st.session_state.get("class_names", {}).get(str(label))
+    name = state.class_names.get(str(label))
     return f"{label} ({name})" if name and name != str(label) else str(label)
 
 
 def current() -> LoadedData:
     """The current data set; the bundled sample is loaded on first use."""
-    if "data" not in st.session_state:
+    if state.data is None:
         try:
             load_into_session(SAMPLE_PATH.read_bytes(), SAMPLE_PATH.name)
         except (OSError, FSEngineError) as exc:
             st.error(f"The bundled sample data set could not be loaded: {messages.describe(exc)}")
             st.stop()
-    return st.session_state["data"]
+    return state.data
 
 
 #: A thread's task fixed by :func:`pin_task` (a run computing off the page).
@@ -383,7 +472,7 @@ def current_task() -> Task:
     key = task_key()
     kept = st.session_state.get("_task")
     if kept is None or kept[0] != key:
-        kept = (key, Task.from_dataset(loaded.dataset, st.session_state["minority"]))
+        kept = (key, Task.from_dataset(loaded.dataset, state.minority))
         st.session_state["_task"] = kept
     return kept[1]
 
@@ -541,7 +630,7 @@ def task_key() -> TaskKey:
         loaded.label,
         loaded.transpose,
         loaded.drop_constant,
-        st.session_state["minority"],
+        state.minority,
         samples=loaded.samples_sha256,
         preprocessing=loaded.preprocessing,
         sample_groups=loaded.sample_groups,
@@ -684,10 +773,7 @@ def take_minority_choice() -> None:
     request sent before the browser had the page of a data set just loaded, carrying the
     previous data set's class) is no choice of the user's, and is dropped: the class
     stays the new data set's."""
-    chosen = st.session_state.get("minority_select")
-    loaded = st.session_state.get("data")
-    if loaded is not None and chosen in loaded.dataset.class_counts():
-        st.session_state["minority"] = chosen
+    state.choose_minority(st.session_state.get("minority_select"))
 
 
 def persisted(store: str, key: str, bounds: tuple | None = None) -> dict:
@@ -749,6 +835,6 @@ def current_results(store: str) -> list:
     prefix = run_key()
     return [  # (a copy: a run's thread may add a result meanwhile)
         result
-        for key, result in list(st.session_state.get(store, {}).items())
+        for key, result in list(state.results(store).items())
         if tuple(key[: len(prefix)]) == prefix
     ]

@@ -187,7 +187,7 @@ labels = {
     sha: f"{name}{f' [{sha[:8]}]' if name in twice else ''} ({file_size(size)})"
     for sha, (name, size) in stored.items()
 }
-minority = st.session_state["minority"]
+minority = session.state.minority
 st.checkbox(
     f"The current data set: {loaded.name}, minority class {session.class_text(minority)}",
     **session.persisted(WIDGETS, "benchmark_current"),

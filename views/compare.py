@@ -73,7 +73,7 @@ def _styled(frame):
 
 
 loaded = session.current()
-ds, minority = loaded.dataset, st.session_state["minority"]
+ds, minority = loaded.dataset, session.state.minority
 session.restore_widgets(
     WIDGETS,
     {

@@ -435,9 +435,9 @@ classes = list(counts)
 # A keyed widget fed from "minority": with `index=` instead, the widget's identity changed
 # with the previous choice and every second choice was lost; the callback also updates
 # "minority" before the sidebar is drawn.
-session.assign_widget("minority_select", st.session_state["minority"])
+session.assign_widget("minority_select", session.state.minority)
 default = ds.default_minority()
-class_names = dict(st.session_state.get("class_names", {}))
+class_names = dict(session.state.class_names)
 minority = st.selectbox(
     messages.label("minority"),
     classes,
@@ -453,7 +453,7 @@ minority = st.selectbox(
 )
 if reason := ds.default_minority_reason():
     st.info(reason, icon=":material/info:")
-names_text = ", ".join(f"{k}={v}" for k, v in st.session_state.get("class_names", {}).items())
+names_text = ", ".join(f"{k}={v}" for k, v in session.state.class_names.items())
 named = st.text_input(
     "Class names (optional)",
     value=names_text,
@@ -476,7 +476,7 @@ if named != names_text:
             f"code=name; the classes are {', '.join(map(str, classes))}."
         )
     else:
-        st.session_state["class_names"] = parsed
+        session.state.class_names = parsed
         reruns.rerun()
 
 st.subheader(loaded.name)

@@ -110,7 +110,7 @@ def _computed_results(loaded) -> dict:
 
 
 loaded = session.current()
-ds, minority = loaded.dataset, st.session_state["minority"]
+ds, minority = loaded.dataset, session.state.minority
 kept_stream = streams.current()
 live = kept_stream.live if kept_stream is not None else None
 stream_ready = live is not None and live.done

@@ -72,7 +72,7 @@ def gene_views(loaded, minority, genes: tuple[str, ...]):
 
 
 loaded = session.current()
-ds, minority = loaded.dataset, st.session_state["minority"]
+ds, minority = loaded.dataset, session.state.minority
 st.title("Genes")
 st.caption(
     f"{loaded.name}, minority class **{minority}** versus the rest: the samples on the genes "

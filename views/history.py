@@ -45,7 +45,7 @@ def _open(found, wid, run) -> None:
         return
     info, payload = loaded
     params = (payload or info.params or {}).get("dataset") or {}
-    current = st.session_state.get("data")
+    current = session.state.data
     read_otherwise = current is not None and (
         (bool(params) and session.read_options(params) != session.read_options(current.options))
         or (params.get("samples") or None) != current.samples_sha256
@@ -65,8 +65,7 @@ def _open(found, wid, run) -> None:
             st.error(f"The data set of this run could not be read: {messages.describe(exc)}")
             return
     minority = (payload or info.params).get("minority")
-    if minority in st.session_state["data"].dataset.class_counts():
-        st.session_state["minority"] = minority
+    session.state.choose_minority(minority)
     widgets = (payload or {}).get("widgets") or info.params.get("widgets")
     page = PAGE_OF[info.kind]
     if widgets:
@@ -93,7 +92,7 @@ def _open(found, wid, run) -> None:
 st.title("History")
 found, wid = persistence.store(), persistence.workspace_id()
 if found is None or wid is None:
-    st.warning(st.session_state.get("workspace_problem", "Nothing is being saved in this session."))
+    st.warning(session.state.workspace_problem or "Nothing is being saved in this session.")
     st.stop()
 
 st.caption(

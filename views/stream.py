@@ -77,7 +77,7 @@ def _speed_text(option: str, kept: streams.Kept | None, method: str) -> str:
 
 loaded = session.current()
 ds = loaded.dataset
-minority = st.session_state["minority"]
+minority = session.state.minority
 session.restore_widgets(WIDGETS, DEFAULTS)
 
 keep = partial(session.persisted, WIDGETS)  # widget keywords: key + on_change

@@ -40,7 +40,7 @@ K_STORE, VALUES_STORE, TOP_STORE = (
 WIDGETS = BY_NAME["sweep"].widgets
 
 loaded = session.current()
-ds, minority = loaded.dataset, st.session_state["minority"]
+ds, minority = loaded.dataset, session.state.minority
 top_max = min(30, ds.n_features)
 n_train = training_size(ds.n_samples)  # for the defaults; the drawn halves below
 
@@ -280,7 +280,7 @@ if parameter is not None:
         # drawn from it.
         kept = [
             (key[-1], found)
-            for key, found in st.session_state.get(store, {}).items()
+            for key, found in session.state.results(store).items()
             if key[:-1] == prefix and set(values) <= set(key[-1])
         ]
         result = running.run_button(

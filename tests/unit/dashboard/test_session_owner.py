@@ -1,0 +1,60 @@
+"""The session has one owner (dashboard.session.SessionState): the loaded data set, the
+minority class, the class names and the workspace are read and written through it; no
+page or other module of the dashboard names their keys in ``st.session_state``."""
+
+import ast
+
+from conftest import ROOT
+from dashboard.session import SessionState
+
+OWNED = {
+    SessionState._DATA,
+    SessionState._MINORITY,
+    SessionState._CLASS_NAMES,
+    SessionState._WORKSPACE,
+    SessionState._WORKSPACE_PROBLEM,
+    SessionState._WORKSPACE_NOTICE,
+}
+
+
+def _session_state_keys(tree) -> list[tuple[int, str]]:
+    """(line, key) of every string literal used as a key of ``st.session_state``: a
+    subscript, ``get``/``pop``/``setdefault`` or ``in``."""
+    found = []
+    for node in ast.walk(tree):
+        target = key = None
+        if isinstance(node, ast.Subscript):
+            target, key = node.value, node.slice
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr in ("get", "pop", "setdefault") and node.args:
+                target, key = node.func.value, node.args[0]
+        elif isinstance(node, ast.Compare) and isinstance(node.ops[0], (ast.In, ast.NotIn)):
+            target, key = node.comparators[0], node.left
+        if (
+            isinstance(target, ast.Attribute)
+            and target.attr == "session_state"
+            and isinstance(key, ast.Constant)
+            and isinstance(key.value, str)
+        ):
+            found.append((node.lineno, key.value))
+    return found
+
+
+def test_the_owned_keys_are_named_by_the_owner_alone():
+    scripts = [ROOT / "app.py", *(ROOT / "dashboard").glob("*.py"), *(ROOT / "views").glob("*.py")]
+    assert len(scripts) > 20
+    named = [
+        f"{path.relative_to(ROOT)}:{line} {key!r}"
+        for path in scripts
+        for line, key in _session_state_keys(ast.parse(path.read_text(encoding="utf-8")))
+        if key in OWNED
+    ]
+    assert named == []
+
+
+def test_the_check_finds_a_key_named_by_hand():
+    tree = ast.parse(
+        'import streamlit as st\nx = st.session_state["minority"]\n'
+        'y = st.session_state.get("data")\nz = "workspace" in st.session_state\n'
+    )
+    assert _session_state_keys(tree) == [(2, "minority"), (3, "data"), (4, "workspace")]
