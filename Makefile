@@ -108,7 +108,7 @@ browser: | compiler
 test: test-deps kernels bytecode browser lint
 	$(PY) -m pytest
 
-LINT_PATHS := fsengine views dashboard app.py tests benchmarks studies docs/conf.py docs/_ext
+LINT_PATHS := fsengine dashboard app.py tests benchmarks studies docs/conf.py docs/_ext
 
 ## ruff's lint rules and its formatting check (configured in pyproject.toml); both run, and
 ## either one failing fails the target.

@@ -72,6 +72,7 @@ def count(root: Path) -> dict:
         and p.name != "__main__.py"
     )
     functions = sorted(_functions(modules.values(), root), reverse=True)
+    # the pages were in views/ until they moved under dashboard/pages/
     front = [p for d in ("dashboard", "views") for p in (root / d).rglob("*.py")]
     front += [root / "app.py"]
     readme = root / "README.md"

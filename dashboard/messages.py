@@ -8,7 +8,7 @@ from fsengine.data.preprocess import PREPROCESSING
 from fsengine.errors import FSEngineError, library_words
 
 #: The Data page's widgets, by the library name of the loader option or parameter each
-#: one sets: (the widget's label, what kind of widget it is). views/data.py labels its
+#: one sets: (the widget's label, what kind of widget it is). dashboard/pages/data.py labels its
 #: widgets from here, so a message names the widget as the page shows it.
 WIDGETS = {
     "transpose": ("Genes in rows (transpose)", "toggle"),

@@ -1,6 +1,6 @@
 """The Benchmark page's data sets: the current one, the workspace's, and uploads kept in the
 workspace (or in the session when it cannot save them), each with its reading options and
-minority class, read by the library's loader. The page (views/benchmark.py) lays them out
+minority class, read by the library's loader. The page (dashboard/pages/benchmark.py) lays them out
 and builds the study."""
 
 import hashlib

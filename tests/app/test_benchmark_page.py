@@ -20,7 +20,7 @@ from fsengine.evaluation.study import STUDY_METRICS, StudyDataset, study_from
 from fsengine.export.writers import pairs_frame, rank_frame
 from fsengine.methods.registry import METHOD_LABELS
 
-PAGE = "views/benchmark.py"
+PAGE = "dashboard/pages/benchmark.py"
 METHODS = ["kofsd", "fisher", "relieff"]
 SPLITS, SEED = 2, 3
 
@@ -161,7 +161,7 @@ def test_a_reload_shows_the_kept_study_and_history_reopens_it(studied):
     pd.testing.assert_frame_equal(after["ranks"], before["ranks"])
     assert after["metrics"] == before["metrics"]
 
-    history = _session(wid, "views/history.py")
+    history = _session(wid, "dashboard/pages/history.py")
     table = history.dataframe[0].value
     row = list(table["kind"]).index("benchmark")
     assert table.loc[row, "status"] == "finished"

@@ -33,7 +33,7 @@ def _compare(at, methods=METHODS, splits=2, seed=3):
 @pytest.fixture(scope="module")
 def compared():
     """The Compare page after one run with three methods, two splits, seed 3."""
-    at = _open("views/compare.py")
+    at = _open("dashboard/pages/compare.py")
     _compare(at)
     return at
 
@@ -46,7 +46,7 @@ def expected(srbct):
 
 
 def test_compare_defaults_are_the_papers_protocol():
-    at = _open("views/compare.py")
+    at = _open("dashboard/pages/compare.py")
     assert at.multiselect(key="compare_methods").value == [
         "kofsd",
         "fisher",
@@ -143,9 +143,9 @@ def test_compare_same_parameters_do_not_recompute_and_survive_page_switch(compar
     assert compared.session_state["compare_results_computed"] == 1
     assert next(iter(compared.session_state["compare_results"].values())) is first
 
-    compared.switch_page("views/data.py").run()
+    compared.switch_page("dashboard/pages/data.py").run()
     assert not compared.get("plotly_chart") or len(_figures(compared)) == 1  # the class chart
-    compared.switch_page("views/compare.py").run()
+    compared.switch_page("dashboard/pages/compare.py").run()
     assert not compared.exception
     assert compared.multiselect(key="compare_methods").value == METHODS
     assert compared.slider(key="compare_splits").value == 2
@@ -159,7 +159,7 @@ def test_compare_same_parameters_do_not_recompute_and_survive_page_switch(compar
 
 
 def test_compare_fixed_top_gives_every_ranker_k_features():
-    at = _open("views/compare.py")
+    at = _open("dashboard/pages/compare.py")
     at.toggle(key="compare_fixed_top").set_value(True).run()
     at.number_input(key="compare_top").set_value(3)
     _compare(at, methods=["fisher", "s2n"], splits=2, seed=0)
@@ -171,7 +171,7 @@ def test_compare_fixed_top_gives_every_ranker_k_features():
 def test_rankers_alone_are_said_to_keep_k_ofsds_count():
     """Rankers compared without K-OFSD still keep as many genes as K-OFSD selects on each
     split (the caption once said "no ranker compared")."""
-    at = _open("views/compare.py")
+    at = _open("dashboard/pages/compare.py")
     _compare(at, methods=["fisher", "s2n"], splits=2, seed=0)
     assert not at.error
     captions = [c.value for c in at.caption]
@@ -182,7 +182,7 @@ def test_rankers_alone_are_said_to_keep_k_ofsds_count():
 
 
 def test_compare_without_methods_shows_an_error_and_keeps_working():
-    at = _open("views/compare.py")
+    at = _open("dashboard/pages/compare.py")
     _compare(at, methods=[], splits=2)
     assert len(at.error) == 1 and "no method" in at.error[0].value
     _compare(at, methods=["fisher"], splits=2)
@@ -193,7 +193,7 @@ def test_compare_without_methods_shows_an_error_and_keeps_working():
 @pytest.fixture(scope="module")
 def swept():
     """The Sweep page after a K sweep (K 2..4) and a top-k sweep (fisher, pcc; 1..3)."""
-    at = _open("views/sweep.py")
+    at = _open("dashboard/pages/sweep.py")
     at.slider(key="sweep_splits").set_value(2)
     at.slider(key="sweep_ks").set_value((2, 4))
     _click(at.run(), "Run K sweep")
@@ -204,7 +204,7 @@ def swept():
 
 
 def test_sweep_defaults():
-    at = _open("views/sweep.py")
+    at = _open("dashboard/pages/sweep.py")
     assert at.slider(key="sweep_ks").value == (1, SAMPLE_K)  # inside what works
     assert at.slider(key="sweep_tops").value == (1, 10)
     assert at.slider(key="sweep_splits").value == 10
@@ -254,7 +254,7 @@ def test_the_k_advice_follows_the_measured_g_means(srbct):
     """The rule "K below a training half's minority size" is stated as the rule; what the
     page says measured best is the sweep's own result (issue 40: "consider K < 4" beside a
     G-mean best at K 5-7)."""
-    at = _open("views/sweep.py")
+    at = _open("dashboard/pages/sweep.py")
     at.slider(key="sweep_splits").set_value(2)
     at.slider(key="sweep_ks").set_value((1, 8))
     _click(at.run(), "Run K sweep")
@@ -288,8 +288,8 @@ def test_sweeps_are_kept_across_clicks_and_page_switches(swept):
     assert counts == (1, 1)
     _click(swept, "Run K sweep")
     _click(swept, "Run top-k sweep")
-    swept.switch_page("views/compare.py").run()
-    swept.switch_page("views/sweep.py").run()
+    swept.switch_page("dashboard/pages/compare.py").run()
+    swept.switch_page("dashboard/pages/sweep.py").run()
     assert not swept.exception
     assert swept.slider(key="sweep_ks").value == (2, 4)
     assert len(_figures(swept)) == 2
@@ -300,7 +300,7 @@ def test_sweeps_are_kept_across_clicks_and_page_switches(swept):
 
 
 def test_top_k_sweep_without_rankers_shows_an_error():
-    at = _open("views/sweep.py")
+    at = _open("dashboard/pages/sweep.py")
     at.slider(key="sweep_splits").set_value(2)
     at.multiselect(key="sweep_rankers").set_value([])
     _click(at.run(), "Run top-k sweep")
@@ -345,7 +345,7 @@ def test_sweep_shown_k_and_narrower_range_redraw_without_recomputing(monkeypatch
 
     monkeypatch.setattr(evaluation_module, "sweep_k", counting)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=SLOW_SECONDS).run()
-    at.switch_page("views/sweep.py").run()
+    at.switch_page("dashboard/pages/sweep.py").run()
     at.slider(key="sweep_splits").set_value(2).run()
     at.slider(key="sweep_ks").set_value((2, 6)).run()
     next(b for b in at.button if b.label == "Run K sweep").click().run()

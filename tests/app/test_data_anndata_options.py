@@ -112,19 +112,19 @@ def test_a_sparse_file_is_held_sparse_and_once_per_server(cells_bytes):
     other.selectbox(key="label_column").set_value("cell_type").run()
     assert other.session_state["data"].dataset is first
 
-    at.switch_page("views/stream.py").run()
+    at.switch_page("dashboard/pages/stream.py").run()
     at.selectbox(key="stream_method").set_value("saola").run()
     stream_at_max_speed(at)
     assert not at.exception
     [kept] = at.session_state["streams"].values()
     assert kept.live.method == "saola" and kept.live.done
-    at.switch_page("views/compare.py").run()
+    at.switch_page("dashboard/pages/compare.py").run()
     at.multiselect(key="compare_methods").set_value(["fisher", "saola"])
     at.slider(key="compare_splits").set_value(2).run()
     click(at, "Run comparison")
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert at.dataframe, "no results table"
-    at.switch_page("views/genes.py").run()
+    at.switch_page("dashboard/pages/genes.py").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert len(figures(at)) >= 3  # heat map, box plots, PCA
     assert at.session_state["data"].dataset.X is first.X  # still the one matrix

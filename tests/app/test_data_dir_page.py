@@ -52,7 +52,7 @@ def _open(at, name):
 
 
 def test_the_files_are_listed_by_name(data_dir):
-    at = open_page("views/data.py")
+    at = open_page("dashboard/pages/data.py")
     box = at.selectbox(key="data_dir_file")
     assert box.options == [
         f"{ATLAS} ({size_text((data_dir / ATLAS).stat().st_size)})",
@@ -63,7 +63,7 @@ def test_the_files_are_listed_by_name(data_dir):
 
 
 def test_pbmc_opens_backed_with_its_obs_columns(data_dir):
-    at = open_page("views/data.py")
+    at = open_page("dashboard/pages/data.py")
     _open(at, "pbmc68k_reduced.h5ad")
     assert any("name the obs column that holds the class" in e.value for e in at.error)
     assert "bulk_labels" in at.selectbox(key="label_column").options
@@ -75,19 +75,19 @@ def test_pbmc_opens_backed_with_its_obs_columns(data_dir):
     metrics = {m.label: m.value for m in at.metric}
     assert (metrics["Samples"], metrics["Features"]) == ("700", "765")
     assert any("block of genes at a time (backed)" in c.value for c in at.caption)
-    at.switch_page("views/stream.py").run()  # the sidebar and another page on it
+    at.switch_page("dashboard/pages/stream.py").run()  # the sidebar and another page on it
     assert not at.exception and not at.error
 
 
 def test_atlas_streams_to_the_library_selection(data_dir, monkeypatch):
     rare = (data_dir / "rare").read_text()
-    at = open_page("views/data.py")
+    at = open_page("dashboard/pages/data.py")
     _open(at, ATLAS)
     at.selectbox(key="label_column").set_value("cell_type").run()
     at.selectbox(key="minority_select").set_value(rare).run()
     assert not at.exception and not at.error
     assert at.session_state["minority"] == rare
-    at.switch_page("views/stream.py").run()
+    at.switch_page("dashboard/pages/stream.py").run()
     at.slider(key="stream_kofsd_k").set_value(K).run()
     stream_at_max_speed(at)
     assert not at.exception and not at.error
@@ -100,12 +100,12 @@ def test_atlas_streams_to_the_library_selection(data_dir, monkeypatch):
     assert list(table["feature"]) == list(expected.features)
 
     # Genes: the selected genes' columns only, read from the file
-    at.switch_page("views/genes.py").run()
+    at.switch_page("dashboard/pages/genes.py").run()
     assert not at.exception and not at.error
     assert f"{len(expected.features)} genes" in [h.value for h in at.subheader]
 
     # Compare: over the budget for a copy in memory, its halves are read from disk ...
-    at.switch_page("views/compare.py").run()
+    at.switch_page("dashboard/pages/compare.py").run()
     monkeypatch.setenv(running.RUN_MEMORY_MB, "0.5")
     at.run()
     run = next(b for b in at.button if b.label == "Run comparison")
@@ -142,7 +142,7 @@ def test_a_name_outside_the_list_is_refused(data_dir, tmp_path):
         for name in ("link.h5ad", "../secret.h5ad", str(outside), "notes.md", ""):
             with pytest.raises(FSEngineError, match="not a data file of the data directory"):
                 datadir.resolve(name)
-        at = open_page("views/data.py")
+        at = open_page("dashboard/pages/data.py")
         _open(at, "small.csv")
         # a file listed when chosen, gone when Open is pressed (the box holds its name)
         (data_dir / "small.csv").rename(data_dir / "small.csv.kept")
@@ -164,10 +164,10 @@ def test_a_name_outside_the_list_is_refused(data_dir, tmp_path):
 def test_a_workspace_finds_its_file_again_or_says_it_has_gone(data_dir):
     copy = data_dir / "gone.csv"
     shutil.copy(data_dir / "small.csv", copy)
-    at = open_page("views/data.py")
+    at = open_page("dashboard/pages/data.py")
     _open(at, "gone.csv")
     ws = workspace_id(at)
-    again = session(ws, "views/data.py")  # come back later: read from the folder again
+    again = session(ws, "dashboard/pages/data.py")  # come back later: read from the folder again
     assert again.session_state["data"].name == "gone.csv"
     assert datadir.is_reference(again.session_state["data"].raw)
     copy.unlink()
@@ -178,9 +178,9 @@ def test_a_workspace_finds_its_file_again_or_says_it_has_gone(data_dir):
 
 def test_a_missing_folder_is_said(monkeypatch, tmp_path):
     monkeypatch.setenv(datadir.DATA_DIR, str(tmp_path / "nowhere"))
-    at = open_page("views/data.py")
+    at = open_page("dashboard/pages/data.py")
     assert any("does not exist or is not a folder" in e.value for e in at.error)
     monkeypatch.delenv(datadir.DATA_DIR)
-    at = open_page("views/data.py")
+    at = open_page("dashboard/pages/data.py")
     assert not at.error
     assert any(datadir.DATA_DIR in c.value for c in at.caption)

@@ -36,7 +36,7 @@ DOWNLOADS = [
 @pytest.fixture
 def app():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=SLOW_SECONDS).run()
-    at.switch_page("views/export.py").run()
+    at.switch_page("dashboard/pages/export.py").run()
     assert not at.exception
     return at
 
@@ -77,7 +77,7 @@ def _run_command(text, capsys, cwd, monkeypatch) -> str:
 
 
 def _upload(at, frame, name="upload.csv", usable=True):
-    at.switch_page("views/data.py").run()
+    at.switch_page("dashboard/pages/data.py").run()
     at.file_uploader(key="uploader").set_value(
         (name, frame.to_csv(index=False).encode(), "text/csv")
     ).run()
@@ -86,7 +86,7 @@ def _upload(at, frame, name="upload.csv", usable=True):
         assert not at.error
     else:  # the Data page already says why the default minority cannot be used
         assert len(at.error) == 1 and "only 1 sample" in at.error[0].value
-    at.switch_page("views/export.py").run()
+    at.switch_page("dashboard/pages/export.py").run()
     return at
 
 
@@ -171,8 +171,8 @@ def test_computed_results_are_kept_per_method_and_count(app, srbct):
     expected = run_selection(srbct, 2, "kofsd", k=SAMPLE_K).selection.features
     assert list(_table(app)["feature"]) == list(expected)
     assert _result(app, "kofsd") is first  # kept, not recomputed
-    app.switch_page("views/data.py").run()
-    app.switch_page("views/export.py").run()
+    app.switch_page("dashboard/pages/data.py").run()
+    app.switch_page("dashboard/pages/export.py").run()
     assert app.selectbox(key="export_method").value == "kofsd"  # survives a page switch
     assert list(_table(app)["feature"]) == list(expected)
 
@@ -252,7 +252,7 @@ def test_reduced_matrix_rejects_a_foreign_selection_or_format(srbct):
 
 
 def test_finished_stream_is_offered_with_its_parameters(app, srbct, capsys, monkeypatch):
-    app.switch_page("views/stream.py").run()
+    app.switch_page("dashboard/pages/stream.py").run()
     app.slider(key="stream_kofsd_k").set_value(5).run()
     app.select_slider(key="stream_speed").set_value("max").run()
     app.button(key="stream_start").click().run()
@@ -261,7 +261,7 @@ def test_finished_stream_is_offered_with_its_parameters(app, srbct, capsys, monk
         lambda: {m.label: m.value for m in app.metric}.get("Features streamed") == "2308 / 2308",
         "the stream did not finish",
     )
-    app.switch_page("views/export.py").run()
+    app.switch_page("dashboard/pages/export.py").run()
     assert not app.exception
     assert app.radio(key="export_source").options == ["Last Stream run", "Compute here"]
     assert app.radio(key="export_source").value == "Last Stream run"
@@ -289,9 +289,9 @@ def test_errors_are_shown_and_the_page_keeps_working(app):
     assert not app.exception
     assert len(app.error) == 1 and "only 1 sample" in app.error[0].value
     assert not app.get("download_button")
-    app.switch_page("views/data.py").run()
+    app.switch_page("dashboard/pages/data.py").run()
     next(s for s in app.selectbox if s.label.startswith("Minority")).set_value("normal").run()
-    app.switch_page("views/export.py").run()
+    app.switch_page("dashboard/pages/export.py").run()
     app.button(key="export_compute").click().run()
     assert not app.exception and not app.error
     assert [d.label for d in app.get("download_button")] == DOWNLOADS

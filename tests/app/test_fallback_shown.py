@@ -33,11 +33,11 @@ def _warnings(at):
 
 
 def test_the_stream_and_export_pages_say_the_fallback():
-    at = open_page("views/data.py")
+    at = open_page("dashboard/pages/data.py")
     X, y = _upload(at)
     expected, _ = run_kofsd(X, y, k=3)
     assert expected.fallback and len(expected) == 6
-    at.switch_page("views/stream.py").run()
+    at.switch_page("dashboard/pages/stream.py").run()
     at.slider(key="stream_kofsd_k").set_value(3).run()
     at.select_slider(key="stream_speed").set_value("max").run()
     at.button(key="stream_start").click().run()
@@ -53,12 +53,12 @@ def test_the_stream_and_export_pages_say_the_fallback():
     assert list(table["status"]) == ["fallback"] * 6
     assert list(table["column"]) == list(expected.columns)
 
-    at.switch_page("views/genes.py").run()
+    at.switch_page("dashboard/pages/genes.py").run()
     assert not at.exception
     labels = [o for s in at.selectbox for o in s.options]
     assert any("fallback: none selected" in o for o in labels), labels
 
-    at.switch_page("views/export.py").run()  # offers the finished stream's run first
+    at.switch_page("dashboard/pages/export.py").run()  # offers the finished stream's run first
     assert not at.exception
     for source in range(2):  # the stream's run, then one computed on the page
         if source:
@@ -77,11 +77,11 @@ def test_the_stream_and_export_pages_say_the_fallback():
 
 
 def test_compare_says_which_whole_data_selection_is_a_fallback():
-    at = open_page("views/data.py")
+    at = open_page("dashboard/pages/data.py")
     _upload(at)
-    at.switch_page("views/stream.py").run()
+    at.switch_page("dashboard/pages/stream.py").run()
     at.slider(key="stream_kofsd_k").set_value(3).run()  # Compare takes the Stream's settings
-    at.switch_page("views/compare.py").run()
+    at.switch_page("dashboard/pages/compare.py").run()
     at.multiselect(key="compare_methods").set_value(["kofsd", "fisher"])
     at.slider(key="compare_splits").set_value(2)
     next(b for b in at.run().button if b.label == "Run comparison").click().run()

@@ -19,11 +19,11 @@ from fsengine.export.report import dataset_checksum
 @pytest.fixture(scope="module")
 def genes_page():
     """Compare (kofsd, fisher; 2 splits) then the Genes page."""
-    at = _open("views/compare.py")
+    at = _open("dashboard/pages/compare.py")
     at.multiselect(key="compare_methods").set_value(["kofsd", "fisher"])
     at.slider(key="compare_splits").set_value(2).run()
     _click(at, "Run comparison")
-    at.switch_page("views/genes.py").run()
+    at.switch_page("dashboard/pages/genes.py").run()
     assert not at.exception
     return at
 
@@ -66,7 +66,7 @@ def test_order_stability_in_the_app_equals_the_library(genes_page, srbct):
 
 
 def test_genes_without_a_selection_says_where_to_make_one():
-    at = _open("views/genes.py")
+    at = _open("dashboard/pages/genes.py")
     assert any("No selection yet" in i.value for i in at.info)
 
 
@@ -80,7 +80,7 @@ class _Text(HTMLParser):
 
 
 def test_the_report_names_the_checksum_and_holds_the_comparison(genes_page):
-    genes_page.switch_page("views/export.py").run()
+    genes_page.switch_page("dashboard/pages/export.py").run()
     _click(genes_page, "Build the report")
     stem, html, archive, sections = genes_page.session_state["export_report_files"]
     assert sections == 1

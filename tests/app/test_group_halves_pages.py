@@ -48,7 +48,7 @@ def grouped():
 
 def test_compare_says_k_is_bounded_by_the_smallest_drawn_half(grouped):
     at = grouped
-    at.switch_page("views/compare.py").run()
+    at.switch_page("dashboard/pages/compare.py").run()
     assert not at.exception
     drawn = _smallest_half(20, 0)
     assert drawn < 12  # ceil(24 / 2): the groups make a half smaller
@@ -59,7 +59,7 @@ def test_compare_says_k_is_bounded_by_the_smallest_drawn_half(grouped):
 
 def test_the_sweep_k_range_ends_below_the_smallest_drawn_half(grouped):
     at = grouped
-    at.switch_page("views/sweep.py").run()
+    at.switch_page("dashboard/pages/sweep.py").run()
     assert not at.exception
     splits = at.slider(key="sweep_splits").value
     [k_range] = [s for s in at.slider if s.key == "sweep_ks"]
@@ -114,7 +114,7 @@ def test_the_data_page_checks_the_groups_on_the_compare_pages_protocol():
     at.run()
     assert _fewest_tumours(5, 20) == 4
     assert k_warnings() == []
-    at.switch_page("views/compare.py").run()
+    at.switch_page("dashboard/pages/compare.py").run()
     assert at.slider(key="compare_splits").value == 5
     assert at.number_input(key="compare_seed").value == 20
     assert k_warnings() == []  # the Compare page agrees
@@ -148,7 +148,7 @@ def test_compare_warns_when_the_groups_allow_fewer_splits_than_asked():
     assert not at.exception and not at.error, [e.value for e in at.error]
     report = next(m.value for m in at.markdown if "sample groups: column" in m.value)
     assert "6 groups (each kept on one side of a split; they allow 12 distinct splits)" in report
-    at.switch_page("views/compare.py").run()
+    at.switch_page("dashboard/pages/compare.py").run()
     assert not at.exception
     assert at.slider(key="compare_splits").value == 20
     repeated = [w.value for w in at.warning if "distinct splits" in w.value]
@@ -164,7 +164,7 @@ def test_a_k_range_set_by_the_user_stays_when_the_seed_moves_its_bound(grouped):
     stays (found by a review: it fell back to the whole range for one run once the page
     stopped setting every value in every run)."""
     at = grouped
-    at.switch_page("views/sweep.py").run()
+    at.switch_page("dashboard/pages/sweep.py").run()
     at.slider(key="sweep_splits").set_value(2).run()
     seeds = [s for s in range(1, 20) if _smallest_half(2, s) != _smallest_half(2, 0)]
     assert seeds, "no seed moves the bound"

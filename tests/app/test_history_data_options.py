@@ -25,7 +25,7 @@ def test_reopening_a_run_restores_its_sheet_preprocessing_and_groups():
     click(at, SUGGESTED)
     at.session_state["minority"] = "tumour"
     ran_on = at.session_state["data"]
-    at.switch_page("views/compare.py").run()
+    at.switch_page("dashboard/pages/compare.py").run()
     at.multiselect(key="compare_methods").set_value(["fisher", "s2n"])
     at.slider(key="compare_splits").set_value(2).run()
     click(at, "Run comparison")
@@ -33,7 +33,7 @@ def test_reopening_a_run_restores_its_sheet_preprocessing_and_groups():
     [(key, result)] = at.session_state["compare_results"].items()
 
     # the same table read otherwise: no groups, no preprocessing
-    at.switch_page("views/data.py").run()
+    at.switch_page("dashboard/pages/data.py").run()
     at.selectbox(key="sample_groups").set_value(at.selectbox(key="sample_groups").options[0]).run()
     at.selectbox(key="data_preprocess_transform").set_value("none").run()
     click(at, "Apply preprocessing")
@@ -41,7 +41,7 @@ def test_reopening_a_run_restores_its_sheet_preprocessing_and_groups():
     assert now.preprocessing == {} and now.sample_groups is None
     assert not np.array_equal(now.dataset.X, ran_on.dataset.X)
 
-    at.switch_page("views/history.py").run()
+    at.switch_page("dashboard/pages/history.py").run()
     table = at.dataframe[0].value
     row = int(np.flatnonzero(table["kind"] == "compare")[0])
     at.session_state["history_table"] = {"selection": {"rows": [row], "columns": []}}

@@ -49,7 +49,7 @@ def test_a_data_directory_file_states_its_memory_and_holds_that(tmp_path, monkey
     folder = _folder(tmp_path)
     monkeypatch.setenv(datadir.DATA_DIR, str(folder))
     monkeypatch.setenv(datadir.BACKED_FROM_MB, "100000")  # read into memory
-    at = open_page("views/data.py")
+    at = open_page("dashboard/pages/data.py")
     at.selectbox(key="data_dir_file").set_value("cells.h5ad").run()
     stated = _caption(at, "Opening it takes")
     assert "a sparse 2,000 x 300 matrix" in stated and "available" in stated
@@ -67,7 +67,7 @@ def test_a_data_directory_file_states_its_memory_and_holds_that(tmp_path, monkey
 
 def test_what_the_server_cannot_hold_is_refused_with_the_numbers(tmp_path, monkeypatch):
     monkeypatch.setenv(datadir.DATA_DIR, str(_folder(tmp_path)))
-    at = open_page("views/data.py")  # the sample, read with the machine's memory
+    at = open_page("dashboard/pages/data.py")  # the sample, read with the machine's memory
     monkeypatch.setenv(SERVER_MEMORY_MB, "8")  # a smaller machine from here on
 
     # A file of the data directory: refused before Open, which is disabled.
@@ -101,7 +101,7 @@ def test_a_file_the_server_holds_already_is_not_refused_again(tmp_path, monkeypa
     """Its memory is taken already: opening it again costs nothing (the memory available
     no longer counts it)."""
     monkeypatch.setenv(datadir.DATA_DIR, str(_folder(tmp_path)))
-    at = open_page("views/data.py")
+    at = open_page("dashboard/pages/data.py")
     at.selectbox(key="data_dir_file").set_value(COLON.name).run()
     at.button(key="data_dir_open").click().run()
     assert {m.label: m.value for m in at.metric}["Features"] == "2000"

@@ -44,7 +44,7 @@ def test_the_data_page_suggests_log1p_cpm_for_raw_counts(counts_bytes):
     at.run()
 
     # Compare with Welch (assumes normalised values) and Wilcoxon (ranks only) chosen
-    at.switch_page("views/compare.py").run()
+    at.switch_page("dashboard/pages/compare.py").run()
     at.multiselect(key="compare_methods").set_value(["welch", "wilcoxon"]).run()
     assert not at.exception
     [warning] = _warnings(at, "raw counts")
@@ -52,7 +52,7 @@ def test_the_data_page_suggests_log1p_cpm_for_raw_counts(counts_bytes):
     at.multiselect(key="compare_methods").set_value(["wilcoxon"]).run()
     assert _warnings(at, "raw counts") == []
 
-    at.switch_page("views/data.py").run()
+    at.switch_page("dashboard/pages/data.py").run()
     click(at, SUGGESTED)
     loaded = at.session_state["data"]
     assert loaded.preprocessing == {"transform": "log1p-cpm"}
@@ -61,6 +61,6 @@ def test_the_data_page_suggests_log1p_cpm_for_raw_counts(counts_bytes):
     after = after.toarray() if hasattr(after, "toarray") else after
     assert np.allclose(after, np.log1p(raw / totals * 1e6))  # by hand
     assert not any("raw counts" in i.value for i in at.info)
-    at.switch_page("views/compare.py").run()
+    at.switch_page("dashboard/pages/compare.py").run()
     at.multiselect(key="compare_methods").set_value(["welch"]).run()
     assert not at.exception and _warnings(at, "raw counts") == []

@@ -54,7 +54,7 @@ def exported():
     loaded = at.session_state["data"]
     assert loaded.preprocessing == {"transform": "log2"} and loaded.sample_groups == "patient"
     at.session_state["minority"] = "tumour"
-    at.switch_page("views/export.py").run()
+    at.switch_page("dashboard/pages/export.py").run()
     at.selectbox(key="export_method").set_value("fisher").run()
     at.number_input(key="export_top").set_value(10).run()
     at.button(key="export_compute").click().run()
@@ -113,7 +113,7 @@ def test_a_study_of_the_current_data_set_records_its_preprocessing(exported):
     from conftest import GLIOMA
 
     at = exported
-    at.switch_page("views/benchmark.py").run()
+    at.switch_page("dashboard/pages/benchmark.py").run()
     glioma = ("GLIOMA.parquet", GLIOMA.read_bytes(), "application/octet-stream")
     at.file_uploader[0].set_value([glioma]).run()
     at.multiselect(key="benchmark_methods").set_value(["fisher", "s2n"])

@@ -90,7 +90,7 @@ def test_a_click_on_the_data_page_as_the_stream_ends_opens_the_data_page(monkeyp
         data_page = next(
             page_hash
             for page_hash, info in ctx.pages_manager.get_pages().items()
-            if str(info.get("script_path", "")).endswith("views/data.py")
+            if str(info.get("script_path", "")).endswith("dashboard/pages/data.py")
         )
         ctx.script_requests.request_rerun(
             RerunData(page_script_hash=data_page, query_string=ctx.query_string)
@@ -98,7 +98,7 @@ def test_a_click_on_the_data_page_as_the_stream_ends_opens_the_data_page(monkeyp
         clicked.append(data_page)
 
     monkeypatch.setattr(streams, "record", record_then_click)
-    at = open_page("views/stream.py")
+    at = open_page("dashboard/pages/stream.py")
     at.select_slider(key="stream_speed").set_value("max").run()
     at.button(key="stream_start").click().run()
     assert at.session_state["stream_running"] is not None and not clicked
@@ -143,14 +143,14 @@ def test_a_rerun_sends_no_widget_value_back(script):
 
 
 def test_a_removed_method_is_not_sent_back():
-    at = open_page("views/compare.py")
+    at = open_page("dashboard/pages/compare.py")
     methods = at.multiselect(key="compare_methods")
     first = methods.value[0]
     methods.unselect(first).run()
     assert not at.exception
     assert first not in at.multiselect(key="compare_methods").value
     assert _values_sent(at) == []
-    at.switch_page("views/data.py").run()
-    at.switch_page("views/compare.py").run()  # drawn again: its remembered value, sent
+    at.switch_page("dashboard/pages/data.py").run()
+    at.switch_page("dashboard/pages/compare.py").run()  # drawn again: its remembered value, sent
     assert first not in at.multiselect(key="compare_methods").value
     assert "compare_methods" in _values_sent(at)

@@ -40,7 +40,7 @@ WIDE = ("wide.csv", _cohort(3, 8, 22, WIDE_GENES))
 
 
 def _upload(at, upload) -> None:
-    at.switch_page("views/data.py").run()
+    at.switch_page("dashboard/pages/data.py").run()
     name, raw = upload
     at.file_uploader(key="uploader").set_value((name, raw, "text/csv")).run()
     assert not at.exception and not at.error
@@ -51,7 +51,7 @@ def _metrics(at) -> dict:
 
 
 def _stream_to_end(at) -> None:
-    at.switch_page("views/stream.py").run()
+    at.switch_page("dashboard/pages/stream.py").run()
     stream_at_max_speed(at)
     assert not at.exception
 
@@ -63,13 +63,13 @@ def _kept_streams(at) -> list:
 def test_a_stream_stays_with_its_data_set():
     at = _session()
     _upload(at, ALPHA)
-    at.switch_page("views/stream.py").run()
+    at.switch_page("dashboard/pages/stream.py").run()
     for _ in range(3):
         at.button(key="stream_step").click().run()
     assert _metrics(at)["Features streamed"] == "3 / 12"
 
     _upload(at, BETA)
-    at.switch_page("views/stream.py").run()
+    at.switch_page("dashboard/pages/stream.py").run()
     assert not at.exception
     assert "Features streamed" not in _metrics(at)  # nothing of alpha under beta's name
     assert any("Press Start" in i.value for i in at.info)
@@ -79,7 +79,7 @@ def test_a_stream_stays_with_its_data_set():
     assert _metrics(at)["Features streamed"] == "1 / 20"  # beta's own stream
 
     _upload(at, ALPHA)  # back to alpha: its stream, where it was
-    at.switch_page("views/stream.py").run()
+    at.switch_page("dashboard/pages/stream.py").run()
     assert _metrics(at)["Features streamed"] == "3 / 12"
 
 
@@ -90,7 +90,7 @@ def test_loading_another_data_set_pauses_a_running_stream_under_its_own_name():
     # never from its own clock. 2,000 features: a busy machine could not finish them.
     at = _session()
     _upload(at, WIDE)
-    at.switch_page("views/stream.py").run()
+    at.switch_page("dashboard/pages/stream.py").run()
     at.select_slider(key="stream_speed").set_value("1").run()
     at.button(key="stream_start").click().run()
     at.run()
@@ -99,7 +99,7 @@ def test_loading_another_data_set_pauses_a_running_stream_under_its_own_name():
     assert 0 < started < WIDE_GENES
 
     _upload(at, BETA)
-    at.switch_page("views/stream.py").run()
+    at.switch_page("dashboard/pages/stream.py").run()
     assert at.session_state["stream_running"] is None
     position = _kept_streams(at)[0].live.position
     assert started <= position < WIDE_GENES
@@ -127,16 +127,16 @@ def test_a_reload_brings_back_a_finished_stream_and_what_is_built_on_it():
     wid = _ws(first)
 
     workspace.reset_default_store()  # as after a server restart
-    again = _session(wid, "views/stream.py")
+    again = _session(wid, "dashboard/pages/stream.py")
     assert _metrics(again)["Features streamed"] == "12 / 12"
     table = again.dataframe[-1].value
     assert list(table["feature"]) == list(expected.features)
     (run,) = workspace.default_store().list_runs(wid)  # brought back, not run again
     assert run.status == "finished"
 
-    again.switch_page("views/genes.py").run()
+    again.switch_page("dashboard/pages/genes.py").run()
     assert any(o.startswith("Stream: K-OFSD") for o in again.selectbox(key="genes_source").options)
-    again.switch_page("views/export.py").run()
+    again.switch_page("dashboard/pages/export.py").run()
     assert again.radio(key="export_source").value == "Last Stream run"
     _click(again, "Build the report")
     html = again.session_state["export_report_files"][1].decode()
@@ -147,12 +147,12 @@ def test_a_reload_brings_back_a_finished_stream_and_what_is_built_on_it():
 def test_a_reload_brings_back_a_stopped_stream_that_start_continues():
     first = _session()
     _upload(first, ALPHA)
-    first.switch_page("views/stream.py").run()
+    first.switch_page("dashboard/pages/stream.py").run()
     for _ in range(5):
         first.button(key="stream_step").click().run()
     wid = _ws(first)
 
-    again = _session(wid, "views/stream.py")
+    again = _session(wid, "dashboard/pages/stream.py")
     assert _metrics(again)["Features streamed"] == "5 / 12"
     assert any("Stopped at 5 of 12 features" in c.value for c in again.caption)
     stream_at_max_speed(again)
@@ -168,21 +168,24 @@ def test_a_class_too_small_for_the_protocol_disables_the_run_buttons():
     at = _session()
     _upload(at, ("tiny.csv", _cohort(3, 3, 27, 10)))  # rare: 3 samples
     next(s for s in at.selectbox if s.label.startswith("Minority")).set_value("rare").run()
-    for page, label in (("views/compare.py", "Run comparison"), ("views/sweep.py", "Run K sweep")):
+    for page, label in (
+        ("dashboard/pages/compare.py", "Run comparison"),
+        ("dashboard/pages/sweep.py", "Run K sweep"),
+    ):
         at.switch_page(page).run()
         button = next(b for b in at.button if b.label == label)
         assert button.disabled
         reason = " ".join(c.value for c in at.caption)
         assert "names a class of 3 samples" in reason
     assert not [r for r in workspace.default_store().list_runs(_ws(at))]
-    at.switch_page("views/stream.py").run()  # a stream needs no split: it can run
+    at.switch_page("dashboard/pages/stream.py").run()  # a stream needs no split: it can run
     assert not at.button(key="stream_start").disabled
 
 
 def test_a_study_with_a_class_too_small_disables_its_run_button():
     """Benchmark: the current data set (SRBCT) and an upload whose minority has 3 samples:
     the button is disabled, the reason names the upload, and nothing is recorded."""
-    at = _session(page="views/benchmark.py")
+    at = _session(page="dashboard/pages/benchmark.py")
     at.file_uploader[0].set_value([("tiny.csv", _cohort(3, 3, 27, 10), "text/csv")]).run()
     at.multiselect(key="benchmark_methods").set_value(["kofsd", "fisher"]).run()
     assert not at.exception
@@ -202,7 +205,7 @@ def test_a_refused_run_leaves_no_record(monkeypatch):
         raise FSEngineError("no method to evaluate")
 
     monkeypatch.setattr(fsengine.evaluation, "evaluate", refuse)
-    at = _session(page="views/compare.py")
+    at = _session(page="dashboard/pages/compare.py")
     at.multiselect(key="compare_methods").set_value(["kofsd", "fisher"])
     at.slider(key="compare_splits").set_value(2).run()
     _click(at, "Run comparison")
@@ -213,16 +216,16 @@ def test_a_refused_run_leaves_no_record(monkeypatch):
 def test_the_sweep_and_stream_start_inside_what_works(srbct):
     """SRBCT's class 2 has 11 samples, 6 in a training half at least: K starts at 5 and the
     K range at 1..5, with the reason under the widget."""
-    at = _session(page="views/stream.py")
+    at = _session(page="dashboard/pages/stream.py")
     assert at.slider(key="stream_kofsd_k").value == 5
     why = " ".join(c.value for c in at.caption)
     assert "K is 5, not the paper's 7: a training half has as few as 6 minority samples" in why
-    at.switch_page("views/sweep.py").run()
+    at.switch_page("dashboard/pages/sweep.py").run()
     assert at.slider(key="sweep_ks").value == (1, 5)
     assert not at.warning  # no protocol warning for the defaults
     # a data set whose minority class is large keeps the paper's K
     _upload(at, ("large.csv", _cohort(4, 30, 40, 10)))
-    at.switch_page("views/stream.py").run()
+    at.switch_page("dashboard/pages/stream.py").run()
     assert at.slider(key="stream_kofsd_k").value == 7
 
 
@@ -241,16 +244,16 @@ def test_history_reopens_a_stream_with_the_loader_options_it_ran_with():
     another task: Reopen reads the file as the stream did, and shows it where it was."""
     at = _session()
     _upload(at, ALPHA)
-    at.switch_page("views/stream.py").run()
+    at.switch_page("dashboard/pages/stream.py").run()
     for _ in range(3):
         at.button(key="stream_step").click().run()
-    at.switch_page("views/data.py").run()
+    at.switch_page("dashboard/pages/data.py").run()
     at.toggle(key="drop_constant").set_value(True).run()
     assert at.session_state["data"].drop_constant
-    at.switch_page("views/stream.py").run()
+    at.switch_page("dashboard/pages/stream.py").run()
     assert "Features streamed" not in _metrics(at)  # another task: not shown
 
-    at.switch_page("views/history.py").run()
+    at.switch_page("dashboard/pages/history.py").run()
     at.session_state["history_table"] = {"selection": {"rows": [0], "columns": []}}
     at.run()
     _click(at, "Reopen")

@@ -34,7 +34,7 @@ def _sparse_csv(n: int, p: int, seed: int = 3) -> bytes:
 
 
 def _upload(at, name: str, data: bytes) -> None:
-    at.switch_page("views/data.py").run()
+    at.switch_page("dashboard/pages/data.py").run()
     at.file_uploader(key="uploader").set_value((name, data, "text/csv")).run()
     assert not at.exception and not at.error
 
@@ -50,7 +50,7 @@ def _texts(elements) -> str:
 def test_a_long_comparison_says_its_time_and_waits_for_a_confirmation():
     at = session()
     _upload(at, "cells.csv", _sparse_csv(1500, 200))
-    at.switch_page("views/compare.py").run()
+    at.switch_page("dashboard/pages/compare.py").run()
     methods = ["sfsf", "osfs-et", "kofsd"]
     at.multiselect(key="compare_methods").set_value(methods).run()
     at.slider(key="compare_splits").set_value(50).run()
@@ -95,7 +95,7 @@ def test_a_long_comparison_says_its_time_and_waits_for_a_confirmation():
 
 
 def test_a_short_comparison_says_its_time_and_starts_at_once():
-    at = session(page="views/compare.py")  # the bundled SRBCT, 83 x 2308
+    at = session(page="dashboard/pages/compare.py")  # the bundled SRBCT, 83 x 2308
     at.multiselect(key="compare_methods").set_value(["fisher"]).run()
     at.slider(key="compare_splits").set_value(2).run()
     assert "Estimated time: " in _texts(at.caption)
@@ -119,7 +119,7 @@ def _blocking_evaluate(*args, progress=None, **kwargs):
 def test_history_cancels_a_running_comparison_and_shows_how_far_it_got(monkeypatch):
     import fsengine.evaluation
 
-    owner = session(page="views/compare.py")
+    owner = session(page="dashboard/pages/compare.py")
     owner.multiselect(key="compare_methods").set_value(["fisher"]).run()
     wid = workspace_id(owner)
     monkeypatch.setattr(fsengine.evaluation, "evaluate", _blocking_evaluate)
@@ -131,7 +131,7 @@ def test_history_cancels_a_running_comparison_and_shows_how_far_it_got(monkeypat
         assert time.monotonic() < deadline and pressed.is_alive(), _runs(owner)
         time.sleep(0.1)
 
-    history = session(wid, "views/history.py")
+    history = session(wid, "dashboard/pages/history.py")
     table = history.dataframe[0].value
     assert list(table["status"]) == ["running"]
     history.session_state["history_table"] = {"selection": {"rows": [0], "columns": []}}
@@ -157,7 +157,7 @@ def test_history_cancels_a_running_comparison_and_shows_how_far_it_got(monkeypat
 def test_a_running_record_no_one_computes_is_shown_stopped_with_how_far_it_got():
     """A server that died mid-run left its record "running" with the progress it noted:
     History shows it stopped, at that point (the store is reopened as after a restart)."""
-    at = session(page="views/history.py")
+    at = session(page="dashboard/pages/history.py")
     wid = workspace_id(at)
     store = workspace.default_store()
     run_id = store.start_run(wid, "compare", None, "Compare K-OFSD", {"key": []})
@@ -175,7 +175,7 @@ def test_a_long_stream_says_its_time_and_starts_once_confirmed_with_a_small_firs
 
     at = session()
     _upload(at, "cells.csv", _sparse_csv(3000, 150))
-    at.switch_page("views/stream.py").run()
+    at.switch_page("dashboard/pages/stream.py").run()
     at.selectbox(key="stream_method").set_value("sfsf").run()
     # the authors' tie rule: on counts the slow case (the pages propose "average")
     at.selectbox(key="stream_sfsf_ties").set_value("index").run()
@@ -227,7 +227,7 @@ def test_a_slow_step_of_a_stream_computes_off_the_page_and_pause_answers_at_once
         release.wait(SLOW_SECONDS)
         return advance(self, max_features=1)
 
-    at = session(page="views/stream.py")
+    at = session(page="dashboard/pages/stream.py")
     at.select_slider(key="stream_speed").set_value("1").run()
     monkeypatch.setattr(LiveStream, "advance", slow)
     at.button(key="stream_start").click().run()  # drawn while the step computes
@@ -250,13 +250,13 @@ def test_run_pressed_just_before_another_page_link_runs_when_its_page_is_back():
     """Run comparison pressed, then another page's link clicked before the server ran
     Compare for it: the press reaches the Data page, where no button reads it; its
     callback keeps it for these settings, and Compare opened again runs it (once)."""
-    at = session(page="views/compare.py")
+    at = session(page="dashboard/pages/compare.py")
     at.multiselect(key="compare_methods").set_value(["fisher"]).run()
     at.slider(key="compare_splits").set_value(2).run()
     next(b for b in at.button if b.label == "Run comparison").click()
-    at.switch_page("views/data.py").run()
+    at.switch_page("dashboard/pages/data.py").run()
     assert not at.exception and not _runs(at)
-    at.switch_page("views/compare.py").run()
+    at.switch_page("dashboard/pages/compare.py").run()
     assert not at.exception
     assert [r.status for r in _runs(at)] == ["finished"]
     assert at.session_state["compare_results_computed"] == 1
@@ -272,7 +272,7 @@ def test_a_run_computes_on_the_task_of_its_start_whatever_the_session_moves_to(m
     import fsengine.evaluation
     from dashboard import session as dashboard_session
 
-    at = session(page="views/compare.py")
+    at = session(page="dashboard/pages/compare.py")
     at.multiselect(key="compare_methods").set_value(["fisher"]).run()
     at.slider(key="compare_splits").set_value(2).run()
     started = at.session_state["minority"]

@@ -53,7 +53,10 @@ def test_runs_wait_for_a_free_slot_and_a_cancelled_one_leaves_the_queue(monkeypa
     holder.start()
     assert holding.wait(SLOW_SECONDS)
 
-    first, second = session(page="views/compare.py"), session(page="views/compare.py")
+    first, second = (
+        session(page="dashboard/pages/compare.py"),
+        session(page="dashboard/pages/compare.py"),
+    )
     first_wid, second_wid = workspace_id(first), workspace_id(second)
     assert first_wid != second_wid
     first_pressed = _press_run(first)

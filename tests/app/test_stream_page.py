@@ -18,7 +18,7 @@ from fsengine.methods.registry import ONLINE_METHODS, get_method
 @pytest.fixture
 def page():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=SLOW_SECONDS).run()
-    at.switch_page("views/stream.py").run()
+    at.switch_page("dashboard/pages/stream.py").run()
     assert not at.exception
     return at
 
@@ -178,8 +178,8 @@ def test_pause_stops_the_streams_thread_at_once(page):
 def test_the_run_survives_a_page_switch(page):
     page.button(key="stream_step").click().run()
     page.button(key="stream_step").click().run()
-    page.switch_page("views/data.py").run()
-    page.switch_page("views/stream.py").run()
+    page.switch_page("dashboard/pages/data.py").run()
+    page.switch_page("dashboard/pages/stream.py").run()
     assert _metrics(page)["Features streamed"] == "2 / 2308"
 
 
@@ -202,8 +202,8 @@ def test_settings_survive_a_page_switch(page):
     page.slider(key="stream_kofsd_k").set_value(4).run()
     page.selectbox(key="stream_method").set_value("cie-osfs").run()
     page.slider(key="stream_cie-osfs_bins").set_value(5).run()
-    page.switch_page("views/data.py").run()
-    page.switch_page("views/stream.py").run()
+    page.switch_page("dashboard/pages/data.py").run()
+    page.switch_page("dashboard/pages/stream.py").run()
     assert page.select_slider(key="stream_speed").value == "max"
     assert page.selectbox(key="stream_method").value == "cie-osfs"
     assert page.slider(key="stream_cie-osfs_bins").value == 5
@@ -365,17 +365,17 @@ def test_start_pressed_just_before_another_page_link_starts_the_stream(page):
     page.button(key="stream_step").click().run()  # a stream at 1 of 2308, paused
     assert page.session_state[streams.RUNNING] is None
     page.button(key="stream_start").click()
-    page.switch_page("views/data.py").run()  # the press reaches the Data page
+    page.switch_page("dashboard/pages/data.py").run()  # the press reaches the Data page
     assert not page.exception
-    page.switch_page("views/stream.py").run()
+    page.switch_page("dashboard/pages/stream.py").run()
     assert page.session_state[streams.RUNNING] is not None
     page.button(key="stream_pause").click().run()
     assert page.session_state[streams.RUNNING] is None
 
     page.button(key="stream_start").click()
-    page.switch_page("views/data.py").run()
+    page.switch_page("dashboard/pages/data.py").run()
     minority = page.selectbox(key="minority_select")
     minority.set_value(next(o for o in minority.options if o != minority.value)).run()
-    page.switch_page("views/stream.py").run()
+    page.switch_page("dashboard/pages/stream.py").run()
     assert not page.exception
     assert page.session_state[streams.RUNNING] is None

@@ -15,7 +15,7 @@ def _metrics(at) -> dict:
 
 
 def test_a_stopped_stream_comes_back_without_recomputing(monkeypatch, srbct):
-    first = session(page="views/stream.py")  # the bundled SRBCT: 2,308 features
+    first = session(page="dashboard/pages/stream.py")  # the bundled SRBCT: 2,308 features
     first.select_slider(key="stream_speed").set_value("100").run()
     first.button(key="stream_start").click().run()
     (kept,) = first.session_state["streams"].values()
@@ -33,7 +33,7 @@ def test_a_stopped_stream_comes_back_without_recomputing(monkeypatch, srbct):
         LiveStream, "advance", lambda self, *a, **k: calls.append(k) or advance(self, *a, **k)
     )
     workspace.reset_default_store()  # as after a server restart
-    again = session(wid, "views/stream.py")
+    again = session(wid, "dashboard/pages/stream.py")
     assert _metrics(again)["Features streamed"] == f"{position} / 2308"
     assert calls == []  # nothing streamed again
     assert again.dataframe[0].value.equals(shown)  # the latest events as they were

@@ -38,7 +38,7 @@ def expected(srbct):
 @pytest.fixture(scope="module")
 def swept():
     """The Sweep page after an OSFS sweep of alpha over 0.01, 0.05 on two splits."""
-    at = _open("views/sweep.py")
+    at = _open("dashboard/pages/sweep.py")
     at.slider(key="sweep_splits").set_value(2)
     at.selectbox(key="sweep_method").set_value("osfs").run()
     at.text_input(key="sweep_values_osfs_alpha").set_value("0.05, 0.01").run()
@@ -47,7 +47,7 @@ def swept():
 
 
 def test_every_online_selector_can_be_chosen_and_kofsd_k_stays_the_default():
-    at = _open("views/sweep.py")
+    at = _open("dashboard/pages/sweep.py")
     assert at.selectbox(key="sweep_method").value == "kofsd"
     assert at.selectbox(key="sweep_method").options == [
         "K-OFSD",
@@ -85,7 +85,7 @@ def test_every_online_selector_can_be_chosen_and_kofsd_k_stays_the_default():
 
 
 def test_a_parameter_that_applies_only_under_another_setting_is_offered_under_it():
-    at = _open("views/sweep.py")
+    at = _open("dashboard/pages/sweep.py")
     assert "gamma" not in at.selectbox(key="sweep_over_kofsd").options
     at.selectbox(key="sweep_kofsd_card").set_value("weight").run()
     assert "gamma" in at.selectbox(key="sweep_over_kofsd").options
@@ -151,7 +151,7 @@ def test_metrics_and_frequencies_are_at_the_shown_value(swept, expected):
     [("0.01, 1.5", "got 1.5"), ("0.01, abc", "got 'abc'"), ("", "at least one value")],
 )
 def test_a_bad_value_gives_an_error_box_and_the_page_keeps_working(text, shown):
-    at = _open("views/sweep.py")
+    at = _open("dashboard/pages/sweep.py")
     at.selectbox(key="sweep_method").set_value("saola").run()
     at.text_input(key="sweep_values_saola_alpha").set_value(text).run()
     assert not at.exception
@@ -165,7 +165,7 @@ def test_a_bad_value_gives_an_error_box_and_the_page_keeps_working(text, shown):
 
 
 def test_an_integer_parameter_is_swept_over_a_range_within_its_bounds(srbct):
-    at = _open("views/sweep.py")
+    at = _open("dashboard/pages/sweep.py")
     at.slider(key="sweep_splits").set_value(2)
     at.selectbox(key="sweep_method").set_value("cie-osfs").run()
     assert at.selectbox(key="sweep_over_cie-osfs").value == "bins"
@@ -185,7 +185,7 @@ def test_an_integer_parameter_is_swept_over_a_range_within_its_bounds(srbct):
 
 
 def test_too_many_integers_and_a_method_without_numbers_are_said_so():
-    at = _open("views/sweep.py")
+    at = _open("dashboard/pages/sweep.py")
     at.selectbox(key="sweep_method").set_value("group-saola").run()
     at.selectbox(key="sweep_over_group-saola").set_value("groups").run()
     at.slider(key="sweep_values_group-saola_groups").set_value((1, 20)).run()
@@ -198,7 +198,7 @@ def test_too_many_integers_and_a_method_without_numbers_are_said_so():
 
 
 def test_a_generic_sweep_is_restored_on_reload_and_reopened_from_history(expected):
-    at = _session(page="views/sweep.py")
+    at = _session(page="dashboard/pages/sweep.py")
     at.slider(key="sweep_splits").set_value(2)
     at.selectbox(key="sweep_method").set_value("osfs").run()
     at.text_input(key="sweep_values_osfs_alpha").set_value("0.01, 0.05").run()
@@ -210,13 +210,13 @@ def test_a_generic_sweep_is_restored_on_reload_and_reopened_from_history(expecte
     shown = _figures(at)[0]["data"][0]["y"]
 
     workspace.reset_default_store()  # as after a server restart
-    again = _session(wid, "views/sweep.py")
+    again = _session(wid, "dashboard/pages/sweep.py")
     assert again.selectbox(key="sweep_method").value == "osfs"
     assert again.text_input(key="sweep_values_osfs_alpha").value == "0.01, 0.05"
     assert "sweep_values_results_computed" not in again.session_state  # restored, not rerun
     assert _figures(again)[0]["data"][0]["y"] == pytest.approx(shown)
 
-    history = _session(wid, "views/history.py")
+    history = _session(wid, "dashboard/pages/history.py")
     assert list(history.dataframe[0].value["kind"]) == ["sweep-values"]
     # AppTest cannot click a table row: set the selection state the click would set
     history.session_state["history_table"] = {"selection": {"rows": [0], "columns": []}}
@@ -237,7 +237,7 @@ def test_the_report_holds_the_generic_sweep(swept, expected):
 
     from fsengine.export.writers import records_to_csv
 
-    swept.switch_page("views/export.py").run()
+    swept.switch_page("dashboard/pages/export.py").run()
     _click(swept, "Build the report")
     stem, html, archive, sections = swept.session_state["export_report_files"]
     assert sections == 1
@@ -247,5 +247,5 @@ def test_the_report_holds_the_generic_sweep(swept, expected):
     (result,) = swept.session_state["sweep_values_results"].values()
     assert found == records_to_csv(result.records, ("alpha", "split"))
     assert found.splitlines()[0].startswith("alpha,split,")
-    swept.switch_page("views/sweep.py").run()
+    swept.switch_page("dashboard/pages/sweep.py").run()
     assert not swept.exception

@@ -36,14 +36,14 @@ BETA = ("beta.csv", _cohort(2, 10, 30, 20))
 
 
 def _upload(at, upload) -> None:
-    at.switch_page("views/data.py").run()
+    at.switch_page("dashboard/pages/data.py").run()
     at.file_uploader(key="uploader").set_value((*upload, "text/csv")).run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert at.session_state["data"].name == upload[0]
 
 
 def _compare(at, methods, splits) -> pd.DataFrame:
-    at.switch_page("views/compare.py").run()
+    at.switch_page("dashboard/pages/compare.py").run()
     at.multiselect(key="compare_methods").set_value(methods)
     at.slider(key="compare_splits").set_value(splits).run()
     click(at, "Run comparison")
@@ -65,7 +65,7 @@ def test_compare_shows_each_data_sets_own_settings_and_results():
     alpha_top4 = at.dataframe[0].value
 
     _upload(at, BETA)
-    at.switch_page("views/compare.py").run()
+    at.switch_page("dashboard/pages/compare.py").run()
     # not alpha's methods, splits or top-k, and no result: Compare's own defaults
     assert at.multiselect(key="compare_methods").value == list(PAPER_METHODS)
     assert at.slider(key="compare_splits").value == 20
@@ -75,7 +75,7 @@ def test_compare_shows_each_data_sets_own_settings_and_results():
     computed = at.session_state["compare_results_computed"]
 
     _upload(at, ALPHA)  # back to alpha: its settings and its result, not recomputed
-    at.switch_page("views/compare.py").run()
+    at.switch_page("dashboard/pages/compare.py").run()
     assert at.multiselect(key="compare_methods").value == ["fisher", "s2n"]
     assert at.slider(key="compare_splits").value == 2
     assert at.toggle(key="compare_fixed_top").value
@@ -88,11 +88,11 @@ def test_compare_shows_each_data_sets_own_settings_and_results():
     wid = workspace_id(at)
     _upload(at, BETA)
     workspace.reset_default_store()
-    again = new_session(wid, "views/compare.py")
+    again = new_session(wid, "dashboard/pages/compare.py")
     assert again.multiselect(key="compare_methods").value == ["welch"]
     pd.testing.assert_frame_equal(again.dataframe[0].value, beta_table)
     _upload(again, ALPHA)
-    again.switch_page("views/compare.py").run()
+    again.switch_page("dashboard/pages/compare.py").run()
     assert again.multiselect(key="compare_methods").value == ["fisher", "s2n"]
     assert again.number_input(key="compare_top").value == 4
     pd.testing.assert_frame_equal(again.dataframe[0].value, alpha_top4)
@@ -105,7 +105,7 @@ def test_reopening_a_run_keeps_the_settings_of_the_task_left():
     _compare(at, ["fisher"], 2)
     _upload(at, BETA)
     beta_table = _compare(at, ["welch", "s2n"], 3)
-    at.switch_page("views/history.py").run()
+    at.switch_page("dashboard/pages/history.py").run()
     table = at.dataframe[0].value
     row = int(np.flatnonzero(table["data set"] == "alpha.csv")[0])
     at.session_state["history_table"] = {"selection": {"rows": [row], "columns": []}}
@@ -114,7 +114,7 @@ def test_reopening_a_run_keeps_the_settings_of_the_task_left():
     assert at.session_state["data"].name == "alpha.csv"
     assert at.multiselect(key="compare_methods").value == ["fisher"]
     _upload(at, BETA)
-    at.switch_page("views/compare.py").run()
+    at.switch_page("dashboard/pages/compare.py").run()
     assert at.multiselect(key="compare_methods").value == ["welch", "s2n"]
     assert at.slider(key="compare_splits").value == 3
     pd.testing.assert_frame_equal(at.dataframe[0].value, beta_table)
@@ -124,13 +124,13 @@ def test_a_minority_class_has_its_own_settings_too():
     at = new_session()
     _upload(at, ALPHA)
     _compare(at, ["fisher"], 2)
-    at.switch_page("views/data.py").run()
+    at.switch_page("dashboard/pages/data.py").run()
     at.selectbox(key="minority_select").set_value("common").run()
-    at.switch_page("views/compare.py").run()
+    at.switch_page("dashboard/pages/compare.py").run()
     assert at.multiselect(key="compare_methods").value == list(PAPER_METHODS)
-    at.switch_page("views/data.py").run()
+    at.switch_page("dashboard/pages/data.py").run()
     at.selectbox(key="minority_select").set_value("rare").run()
-    at.switch_page("views/compare.py").run()
+    at.switch_page("dashboard/pages/compare.py").run()
     assert at.multiselect(key="compare_methods").value == ["fisher"]
     assert at.dataframe  # its result again
 
@@ -138,49 +138,49 @@ def test_a_minority_class_has_its_own_settings_too():
 def test_sweep_genes_stream_and_export_settings_stay_with_their_task():
     at = new_session()
     _upload(at, ALPHA)
-    at.switch_page("views/sweep.py").run()
+    at.switch_page("dashboard/pages/sweep.py").run()
     at.slider(key="sweep_splits").set_value(4).run()
-    at.switch_page("views/genes.py").run()
+    at.switch_page("dashboard/pages/genes.py").run()
     at.slider(key="genes_stability_orders").set_value(5).run()
-    at.switch_page("views/stream.py").run()
+    at.switch_page("dashboard/pages/stream.py").run()
     at.slider(key="stream_kofsd_k").set_value(2).run()
     at.select_slider(key="stream_speed").set_value("max").run()  # a preference: kept
-    at.switch_page("views/export.py").run()
+    at.switch_page("dashboard/pages/export.py").run()
     at.selectbox(key="export_method").set_value("fisher").run()
     at.button(key="export_compute").click().run()
     alpha_selection = at.dataframe[0].value
 
     _upload(at, BETA)
-    at.switch_page("views/sweep.py").run()
+    at.switch_page("dashboard/pages/sweep.py").run()
     assert at.slider(key="sweep_splits").value == 10
-    at.switch_page("views/genes.py").run()
+    at.switch_page("dashboard/pages/genes.py").run()
     assert at.slider(key="genes_stability_orders").value == 10
-    at.switch_page("views/stream.py").run()
+    at.switch_page("dashboard/pages/stream.py").run()
     assert at.slider(key="stream_kofsd_k").value != 2
     assert at.select_slider(key="stream_speed").value == "max"
-    at.switch_page("views/export.py").run()
+    at.switch_page("dashboard/pages/export.py").run()
     assert at.selectbox(key="export_method").value == "kofsd"
     assert not at.dataframe  # alpha's selection is not shown under beta
 
     _upload(at, ALPHA)
-    at.switch_page("views/sweep.py").run()
+    at.switch_page("dashboard/pages/sweep.py").run()
     assert at.slider(key="sweep_splits").value == 4
-    at.switch_page("views/genes.py").run()
+    at.switch_page("dashboard/pages/genes.py").run()
     assert at.slider(key="genes_stability_orders").value == 5
-    at.switch_page("views/stream.py").run()
+    at.switch_page("dashboard/pages/stream.py").run()
     assert at.slider(key="stream_kofsd_k").value == 2
-    at.switch_page("views/export.py").run()
+    at.switch_page("dashboard/pages/export.py").run()
     assert at.selectbox(key="export_method").value == "fisher"
     pd.testing.assert_frame_equal(at.dataframe[0].value, alpha_selection)  # computed before
 
 
 def test_the_report_built_for_one_task_is_not_offered_under_another():
-    at = new_session(page="views/export.py")
+    at = new_session(page="dashboard/pages/export.py")
     click(at, "Build the report")
     assert any(b.label.startswith("Download the report") for b in at.get("download_button"))
-    at.switch_page("views/data.py").run()
+    at.switch_page("dashboard/pages/data.py").run()
     at.selectbox(key="minority_select").set_value(3).run()  # same file, another task
-    at.switch_page("views/export.py").run()
+    at.switch_page("dashboard/pages/export.py").run()
     assert not any(b.label.startswith("Download the report") for b in at.get("download_button"))
 
 
@@ -189,7 +189,7 @@ def test_the_report_built_for_one_task_is_not_offered_under_another():
 
 @pytest.fixture
 def stream_page():
-    at = new_session(page="views/stream.py")
+    at = new_session(page="dashboard/pages/stream.py")
     return at
 
 

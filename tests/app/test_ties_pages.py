@@ -29,7 +29,7 @@ def _stream_page_with(raw: bytes, name: str) -> AppTest:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=SLOW_SECONDS).run()
     at.file_uploader(key="uploader").set_value((name, raw, "text/csv")).run()
     assert not at.exception and not at.error
-    at.switch_page("views/stream.py").run()
+    at.switch_page("dashboard/pages/stream.py").run()
     assert not at.exception
     return at
 

@@ -29,9 +29,9 @@ def first_session():
     """Upload a CSV, set K = 5 on Stream, run Compare (kofsd + fisher, 2 splits)."""
     at = _session()
     at.file_uploader(key="uploader").set_value(("cohort.csv", _csv(), "text/csv")).run()
-    at.switch_page("views/stream.py").run()
+    at.switch_page("dashboard/pages/stream.py").run()
     at.slider(key="stream_kofsd_k").set_value(5).run()
-    at.switch_page("views/compare.py").run()
+    at.switch_page("dashboard/pages/compare.py").run()
     at.multiselect(key="compare_methods").set_value(["kofsd", "fisher"])
     at.slider(key="compare_splits").set_value(2).run()
     _click(at, "Run comparison")
@@ -57,7 +57,7 @@ def test_a_reload_brings_back_the_data_set_settings_and_results(first_session):
     (a new Store over the same folder) looks like to the app."""
     wid = _ws(first_session)
     workspace.reset_default_store()  # as after a server restart
-    at = _session(wid, "views/compare.py")
+    at = _session(wid, "dashboard/pages/compare.py")
     assert _ws(at) == wid
     assert at.session_state["data"].name == "cohort.csv"
     assert at.session_state["minority"] == "rare"
@@ -73,7 +73,7 @@ def test_a_reload_brings_back_the_data_set_settings_and_results(first_session):
 
 def test_history_lists_the_runs_and_reopens_one(first_session):
     wid = _ws(first_session)
-    at = _session(wid, "views/history.py")
+    at = _session(wid, "dashboard/pages/history.py")
     table = at.dataframe[0].value
     assert list(table["kind"]).count("compare") == 1
     assert set(table["status"]) <= {"finished", "stopped"}
@@ -111,7 +111,7 @@ def test_a_stopped_run_is_said_so_and_never_shown_as_finished(monkeypatch):
 
     import fsengine.evaluation
 
-    at = _session(page="views/compare.py")
+    at = _session(page="dashboard/pages/compare.py")
     at.multiselect(key="compare_methods").set_value(["fisher"])
     at.slider(key="compare_splits").set_value(2).run()
 
@@ -134,7 +134,7 @@ def test_a_stopped_run_is_said_so_and_never_shown_as_finished(monkeypatch):
 def test_streams_are_recorded_stopped_then_finished_and_reopen(srbct):
     from fsengine import run_selection
 
-    at = _session(page="views/stream.py")
+    at = _session(page="dashboard/pages/stream.py")
     at.button(key="stream_step").click().run()
     runs = workspace.default_store().list_runs(_ws(at))
     assert [(r.kind, r.status) for r in runs] == [("stream", "stopped")]  # paused at 1
@@ -146,7 +146,7 @@ def test_streams_are_recorded_stopped_then_finished_and_reopen(srbct):
     assert payload["selected"] == expected and payload["position"] == 2308
 
     # History in a new session of the workspace: select the run and reopen it
-    again = _session(_ws(at), "views/history.py")
+    again = _session(_ws(at), "dashboard/pages/history.py")
     assert not any(b.label == "Reopen" for b in again.button)  # nothing selected yet
     # AppTest cannot click a table row: set the selection state the click would set
     again.session_state["history_table"] = {"selection": {"rows": [0], "columns": []}}
@@ -171,14 +171,14 @@ def test_order_stability_is_kept_and_reopened_from_history(first_session):
     from fsengine.evaluation.stability import order_stability
 
     at = first_session
-    at.switch_page("views/genes.py").run()
+    at.switch_page("dashboard/pages/genes.py").run()
     at.slider(key="genes_stability_orders").set_value(3).run()
     _click(at, "Run the orders")
     shown = {m.label: m.value for m in at.metric}
     wid = _ws(at)
 
     workspace.reset_default_store()  # as after a server restart
-    again = _session(wid, "views/genes.py")
+    again = _session(wid, "dashboard/pages/genes.py")
     assert "stability_results_computed" not in again.session_state  # restored, not rerun
     assert again.slider(key="genes_stability_orders").value == 3
     assert {m.label: m.value for m in again.metric} == shown
@@ -189,6 +189,6 @@ def test_order_stability_is_kept_and_reopened_from_history(first_session):
     assert result.selections == expected.selections
     assert result.mean_jaccard == pytest.approx(expected.mean_jaccard)
 
-    history = _session(wid, "views/history.py")
+    history = _session(wid, "dashboard/pages/history.py")
     table = history.dataframe[0].value
     assert list(table.loc[table["kind"] == "stability", "status"]) == ["finished"]

@@ -39,7 +39,7 @@ def _version(path) -> int:
 
 def test_an_older_workspace_opens_with_its_comparison(old_store):
     assert _version(old_store) == 1
-    at = session(WORKSPACE, "views/compare.py")
+    at = session(WORKSPACE, "dashboard/pages/compare.py")
     assert _version(old_store) == workspace.SCHEMA_VERSION == 2
     assert at.session_state["data"].name == "cohort.csv"
     assert at.session_state["minority"] == "rare"
@@ -53,5 +53,5 @@ def test_an_older_workspace_opens_with_its_comparison(old_store):
 
     # a second opening (a server restart) finds it as the first left it
     workspace.reset_default_store()
-    again = session(WORKSPACE, "views/compare.py")
+    again = session(WORKSPACE, "dashboard/pages/compare.py")
     assert list(again.session_state["compare_results"]) == [key]

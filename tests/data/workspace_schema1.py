@@ -38,7 +38,7 @@ if __name__ == "__main__":
     at = AppTest.from_file("/tmp/wt/app.py", default_timeout=600).run()
     at.file_uploader(key="uploader").set_value(("cohort.csv", data, "text/csv")).run()
     at.session_state["minority"] = "rare"
-    at.switch_page("views/compare.py").run()
+    at.switch_page("dashboard/pages/compare.py").run()
     at.multiselect(key="compare_methods").set_value(["fisher", "s2n"])
     at.slider(key="compare_splits").set_value(2).run()
     next(b for b in at.button if b.label == "Run comparison").click().run()

@@ -75,80 +75,13 @@ def _speed_text(option: str, kept: streams.Kept | None, method: str) -> str:
     return f"about {duration_text(seconds)} here"
 
 
-loaded = session.current()
-ds = loaded.dataset
-minority = session.state.minority
-session.restore_widgets(WIDGETS, DEFAULTS)
-
-keep = partial(session.persisted, WIDGETS)  # widget keywords: key + on_change
-
-st.title("Stream")
-st.caption(
-    f"{loaded.name}: {ds.n_features} features arrive one at a time; minority class "
-    f"{minority} ({ds.class_counts()[minority]} of {ds.n_samples} samples) versus the rest."
-)
-
-method = st.selectbox(
-    "Online selector",
-    list(ONLINE_METHODS),
-    format_func=_label,
-    help="Every online selector of fsengine (`python -m fsengine methods`).",
-    **keep("stream_method"),
-)
-params = method_widgets("stream", WIDGETS, method, ds.n_samples)
-try:
-    for warning in get_method(method).warnings(session.current_task().y, params):
-        st.warning(warning)
-except FSEngineError:
-    pass  # shown when the stream starts
-order_cols = st.columns([1, 1, 2])
-order = order_cols[0].radio(
-    "Feature order", ["natural", "random"], horizontal=True, **keep("stream_order")
-)
-seed = int(
-    order_cols[1].number_input(
-        "Seed", 0, 2**31 - 1, **keep("stream_seed"), disabled=order == "natural"
-    )
-)
-paused = streams.pause_others()
-kept = streams.current()
-speed = order_cols[2].select_slider(
-    "Speed (features per tick, 4 ticks a second)",
-    list(SPEEDS),
-    format_func=lambda option: _speed_text(option, kept, method),
-    help="'about 8 s' paces the stream by the clock: it ends about 8 seconds after Start "
-    "whatever the number of features (after a pause, the rest takes its share of the 8 s). "
-    "A selector whose computation on the loaded data set needs longer says so while it "
-    "streams, with the time it needs, and the label then names that time. 'max' streams "
-    f"as fast as the selector computes, in steps of {TICK_BUDGET:g} s, the page drawn "
-    "meanwhile.",
-    **keep("stream_speed"),
-)
-
-settings = streams.settings(method, order, seed, params)
-
-
-def _other_settings(kept: streams.Kept | None) -> bool:
-    """Whether the task's stream runs with other settings than the boxes say."""
+def _other_settings(kept: streams.Kept | None, settings) -> bool:
+    """Whether the task's stream runs with other settings than the boxes say
+    (``settings``, :func:`dashboard.streams.settings`)."""
     return kept is not None and streams.settings_of(kept.live) != settings
 
 
-if _other_settings(kept) and streams.is_running():
-    # a setting changed while it streamed: it stops where it is, never runs on under
-    # boxes that say otherwise
-    streams.set_running(False)
-    kept.live.stop_pacing()
-    streams.record(kept)
-if paused is not None:
-    st.info(
-        f"Paused: {paused.describe()}. It is kept under its own data set: load that data "
-        "set again (Data page) to see or continue it.",
-        icon=":material/pause_circle:",
-    )
-notice = st.container()  # filled after the buttons: what they did is what it says
-
-
-def _start() -> streams.Kept | None:
+def _start(method: str, order: str, seed: int, params: dict) -> streams.Kept | None:
     """A new stream with the page's settings (None, with the reason kept, if refused)."""
     try:
         started = streams.start(method, order, seed if order == "random" else None, params)
@@ -157,116 +90,6 @@ def _start() -> streams.Kept | None:
         return None
     st.session_state.pop("stream_error", None)
     return started
-
-
-refused = running.refusal(protocol=False)
-if refused:
-    st.caption(f":material/block: {refused}")
-# (a stream whose hold-out copy has not reached the end is continued, not started again)
-fresh = kept is None or kept.live.finished or _other_settings(kept)
-estimate = (
-    running.estimate_for(
-        lambda n, p, density, counts: stream_seconds(method, n, p, density, params, counts=counts)
-    )
-    if fresh and not refused
-    else None
-)
-buttons = st.columns(4)
-pressed_for = (session.task_key(), settings)  # a press is not lost to a page link clicked at once
-start = reruns.lasting_button(
-    "Start",
-    key="stream_start",
-    scope=pressed_for,
-    container=buttons[0],
-    type="primary",
-    width="stretch",
-    disabled=bool(refused),
-)
-if start and fresh and estimate is not None and estimate.long:
-    st.session_state["stream_confirm"] = settings  # a long stream starts once confirmed
-    start = False
-if st.session_state.get("stream_confirm") is not None:
-    if st.session_state["stream_confirm"] != settings or estimate is None:
-        st.session_state.pop("stream_confirm")
-    else:
-        asking = st.empty()  # emptied once answered
-        with asking.container():
-            st.warning(
-                f"{get_method(method).spec.label} on this data set would compute for "
-                f"{estimate.text()}: a long time. Start it anyway? Pause stops it at any "
-                "moment.",
-                icon=":material/hourglass_top:",
-            )
-            yes, no, _ = st.columns([1, 1, 3])
-            if yes.button("Start anyway", type="primary", key="stream_confirm_start"):
-                st.session_state.pop("stream_confirm")
-                start = True
-            elif no.button("Don't start", key="stream_confirm_cancel"):
-                st.session_state.pop("stream_confirm")
-                reruns.rerun()
-        if start:
-            asking.empty()
-if start:
-    if kept is None or kept.live.finished or _other_settings(kept):
-        kept = _start()  # the boxes' settings from the first feature
-        if kept is not None and estimate is not None:  # a small first chunk
-            kept.live.expected_feature_seconds = estimate.high / max(kept.live.total, 1)
-    if kept is not None:
-        kept.live.stop_pacing()  # paced again from the first tick
-    streams.set_running(kept is not None)
-if reruns.lasting_button(
-    "Pause", key="stream_pause", scope=pressed_for, container=buttons[1], width="stretch"
-):
-    streams.set_running(False)
-    if kept is not None:
-        kept.live.stop_pacing()
-        streams.record(kept)
-if reruns.lasting_button(
-    "Step",
-    key="stream_step",
-    scope=pressed_for,
-    container=buttons[2],
-    width="stretch",
-    disabled=bool(refused),
-):
-    streams.set_running(False)
-    if kept is None or kept.live.done or _other_settings(kept):
-        kept = _start()
-    if kept is not None:
-        with kept.lock:  # a tick of an earlier script run may still be advancing it
-            kept.live.advance(max_features=1)
-        streams.record(kept)
-if reruns.lasting_button(
-    "Reset", key="stream_reset", scope=pressed_for, container=buttons[3], width="stretch"
-):
-    streams.reset()
-    kept = None
-if "stream_error" in st.session_state:
-    st.error(st.session_state["stream_error"])
-with notice:
-    if kept is None:
-        for other in streams.others():
-            st.caption(
-                f"Kept from another data set or minority class: {other.describe()}. It is "
-                "not shown here; load its data set and class to see it."
-            )
-    elif _other_settings(kept):
-        live = kept.live
-        where = (
-            "finished" if live.done else f"stopped at {live.position:,} of {live.total:,} features"
-        )
-        st.info(
-            f"Shown below: the **{streams.run_text(live)}** run, {where}. The boxes above "
-            f"say **{streams.settings_text(method, order, seed, params)}**: Start (or Step) "
-            "streams that from the first feature, and this run stays in History to "
-            "reopen; Reset clears the page.",
-            icon=":material/swap_horiz:",
-        )
-if estimate is not None:
-    st.caption(
-        f":material/schedule: The whole stream's computation: {estimate.text()} on this "
-        "server (from the selector's measured cost on data of this size)."
-    )
 
 
 def _wait(done, seconds: float) -> bool:
@@ -301,10 +124,11 @@ def _show_the_end(kept: streams.Kept) -> None:
     reruns.rerun()
 
 
-@st.fragment(run_every=TICK_SECONDS if streams.is_running() else None)
-def stream_view() -> None:
+def stream_view(settings) -> None:
     """One animation tick: keep the stream advancing (time-boxed chunks off the script
-    thread, one after the other while the page ticks), then draw its state."""
+    thread, one after the other while the page ticks), then draw its state; ``settings``
+    are the boxes' (:func:`dashboard.streams.settings`). A fragment, ticking while the
+    stream runs (:func:`render`)."""
     kept = streams.current()
     if kept is None:
         st.info("Press Start to stream the features, or Step to take one at a time.")
@@ -376,7 +200,7 @@ def stream_view() -> None:
             f"Stopped at {live.position:,} of {live.total:,} features"
             + (
                 ": a run of other settings than the boxes say (see above)."
-                if _other_settings(kept)
+                if _other_settings(kept, settings)
                 else ": Start continues it, Reset clears the page for a new stream (this one "
                 "stays in History, to reopen)."
             )
@@ -494,4 +318,194 @@ def stream_view() -> None:
             )
 
 
-stream_view()
+def render() -> None:
+    """Draw the Stream page: an online selector's settings, Start / Pause / Step, and
+    the stream's live view."""
+    loaded = session.current()
+    ds = loaded.dataset
+    minority = session.state.minority
+    session.restore_widgets(WIDGETS, DEFAULTS)
+
+    keep = partial(session.persisted, WIDGETS)  # widget keywords: key + on_change
+
+    st.title("Stream")
+    st.caption(
+        f"{loaded.name}: {ds.n_features} features arrive one at a time; minority class "
+        f"{minority} ({ds.class_counts()[minority]} of {ds.n_samples} samples) versus the rest."
+    )
+
+    method = st.selectbox(
+        "Online selector",
+        list(ONLINE_METHODS),
+        format_func=_label,
+        help="Every online selector of fsengine (`python -m fsengine methods`).",
+        **keep("stream_method"),
+    )
+    params = method_widgets("stream", WIDGETS, method, ds.n_samples)
+    try:
+        for warning in get_method(method).warnings(session.current_task().y, params):
+            st.warning(warning)
+    except FSEngineError:
+        pass  # shown when the stream starts
+    order_cols = st.columns([1, 1, 2])
+    order = order_cols[0].radio(
+        "Feature order", ["natural", "random"], horizontal=True, **keep("stream_order")
+    )
+    seed = int(
+        order_cols[1].number_input(
+            "Seed", 0, 2**31 - 1, **keep("stream_seed"), disabled=order == "natural"
+        )
+    )
+    paused = streams.pause_others()
+    kept = streams.current()
+    order_cols[2].select_slider(
+        "Speed (features per tick, 4 ticks a second)",
+        list(SPEEDS),
+        format_func=lambda option: _speed_text(option, kept, method),
+        help="'about 8 s' paces the stream by the clock: it ends about 8 seconds after Start "
+        "whatever the number of features (after a pause, the rest takes its share of the 8 s). "
+        "A selector whose computation on the loaded data set needs longer says so while it "
+        "streams, with the time it needs, and the label then names that time. 'max' streams "
+        f"as fast as the selector computes, in steps of {TICK_BUDGET:g} s, the page drawn "
+        "meanwhile.",
+        **keep("stream_speed"),
+    )
+
+    settings = streams.settings(method, order, seed, params)
+
+    if _other_settings(kept, settings) and streams.is_running():
+        # a setting changed while it streamed: it stops where it is, never runs on under
+        # boxes that say otherwise
+        streams.set_running(False)
+        kept.live.stop_pacing()
+        streams.record(kept)
+    if paused is not None:
+        st.info(
+            f"Paused: {paused.describe()}. It is kept under its own data set: load that data "
+            "set again (Data page) to see or continue it.",
+            icon=":material/pause_circle:",
+        )
+    notice = st.container()  # filled after the buttons: what they did is what it says
+
+    refused = running.refusal(protocol=False)
+    if refused:
+        st.caption(f":material/block: {refused}")
+    # (a stream whose hold-out copy has not reached the end is continued, not started again)
+    fresh = kept is None or kept.live.finished or _other_settings(kept, settings)
+    estimate = (
+        running.estimate_for(
+            lambda n, p, density, counts: stream_seconds(
+                method, n, p, density, params, counts=counts
+            )
+        )
+        if fresh and not refused
+        else None
+    )
+    buttons = st.columns(4)
+    pressed_for = (
+        session.task_key(),
+        settings,
+    )  # a press is not lost to a page link clicked at once
+    start = reruns.lasting_button(
+        "Start",
+        key="stream_start",
+        scope=pressed_for,
+        container=buttons[0],
+        type="primary",
+        width="stretch",
+        disabled=bool(refused),
+    )
+    if start and fresh and estimate is not None and estimate.long:
+        st.session_state["stream_confirm"] = settings  # a long stream starts once confirmed
+        start = False
+    if st.session_state.get("stream_confirm") is not None:
+        if st.session_state["stream_confirm"] != settings or estimate is None:
+            st.session_state.pop("stream_confirm")
+        else:
+            asking = st.empty()  # emptied once answered
+            with asking.container():
+                st.warning(
+                    f"{get_method(method).spec.label} on this data set would compute for "
+                    f"{estimate.text()}: a long time. Start it anyway? Pause stops it at any "
+                    "moment.",
+                    icon=":material/hourglass_top:",
+                )
+                yes, no, _ = st.columns([1, 1, 3])
+                if yes.button("Start anyway", type="primary", key="stream_confirm_start"):
+                    st.session_state.pop("stream_confirm")
+                    start = True
+                elif no.button("Don't start", key="stream_confirm_cancel"):
+                    st.session_state.pop("stream_confirm")
+                    reruns.rerun()
+            if start:
+                asking.empty()
+    if start:
+        if kept is None or kept.live.finished or _other_settings(kept, settings):
+            kept = _start(method, order, seed, params)  # the boxes' settings from the first feature
+            if kept is not None and estimate is not None:  # a small first chunk
+                kept.live.expected_feature_seconds = estimate.high / max(kept.live.total, 1)
+        if kept is not None:
+            kept.live.stop_pacing()  # paced again from the first tick
+        streams.set_running(kept is not None)
+    if reruns.lasting_button(
+        "Pause", key="stream_pause", scope=pressed_for, container=buttons[1], width="stretch"
+    ):
+        streams.set_running(False)
+        if kept is not None:
+            kept.live.stop_pacing()
+            streams.record(kept)
+    if reruns.lasting_button(
+        "Step",
+        key="stream_step",
+        scope=pressed_for,
+        container=buttons[2],
+        width="stretch",
+        disabled=bool(refused),
+    ):
+        streams.set_running(False)
+        if kept is None or kept.live.done or _other_settings(kept, settings):
+            kept = _start(method, order, seed, params)
+        if kept is not None:
+            with kept.lock:  # a tick of an earlier script run may still be advancing it
+                kept.live.advance(max_features=1)
+            streams.record(kept)
+    if reruns.lasting_button(
+        "Reset", key="stream_reset", scope=pressed_for, container=buttons[3], width="stretch"
+    ):
+        streams.reset()
+        kept = None
+    if "stream_error" in st.session_state:
+        st.error(st.session_state["stream_error"])
+    with notice:
+        if kept is None:
+            for other in streams.others():
+                st.caption(
+                    f"Kept from another data set or minority class: {other.describe()}. It is "
+                    "not shown here; load its data set and class to see it."
+                )
+        elif _other_settings(kept, settings):
+            live = kept.live
+            where = (
+                "finished"
+                if live.done
+                else f"stopped at {live.position:,} of {live.total:,} features"
+            )
+            st.info(
+                f"Shown below: the **{streams.run_text(live)}** run, {where}. The boxes above "
+                f"say **{streams.settings_text(method, order, seed, params)}**: Start (or Step) "
+                "streams that from the first feature, and this run stays in History to "
+                "reopen; Reset clears the page.",
+                icon=":material/swap_horiz:",
+            )
+    if estimate is not None:
+        st.caption(
+            f":material/schedule: The whole stream's computation: {estimate.text()} on this "
+            "server (from the selector's measured cost on data of this size)."
+        )
+
+    st.fragment(stream_view, run_every=TICK_SECONDS if streams.is_running() else None)(settings)
+
+
+# Streamlit runs a page as __main__; imported (a test), the page only defines.
+if __name__ == "__main__":
+    render()

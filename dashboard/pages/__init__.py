@@ -2,7 +2,10 @@
 navigation) and what it keeps (read by the workspace: the store of its remembered widget
 values, and the run kinds whose results it shows, by their result store).
 
-Nothing here imports Streamlit: the declarations are plain data.
+Nothing here imports Streamlit: the declarations are plain data. The pages themselves are
+this package's modules (``dashboard/pages/compare.py``, ...): Streamlit runs each as its
+page script, whose last lines call its ``render()``; imported (a test), a page module only
+defines its ``render()`` and helpers, and this package imports none of them.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ class Page:
     name : str
         Short name ("compare").
     script : str
-        Its script, relative to app.py ("views/compare.py").
+        Its script, relative to app.py ("dashboard/pages/compare.py").
     title : str
         Its title in the navigation.
     icon : str
@@ -54,10 +57,10 @@ class Page:
 
 #: Every page, in the navigation's order; the first is the default.
 PAGES = (
-    Page("data", "views/data.py", "Data", ":material/table:", default=True),
+    Page("data", "dashboard/pages/data.py", "Data", ":material/table:", default=True),
     Page(
         "stream",
-        "views/stream.py",
+        "dashboard/pages/stream.py",
         "Stream",
         ":material/play_circle:",
         "stream_widgets",
@@ -65,7 +68,7 @@ PAGES = (
     ),
     Page(
         "compare",
-        "views/compare.py",
+        "dashboard/pages/compare.py",
         "Compare",
         ":material/compare_arrows:",
         "compare_widgets",
@@ -73,7 +76,7 @@ PAGES = (
     ),
     Page(
         "sweep",
-        "views/sweep.py",
+        "dashboard/pages/sweep.py",
         "Sweep",
         ":material/tune:",
         "sweep_widgets",
@@ -85,7 +88,7 @@ PAGES = (
     ),
     Page(
         "benchmark",
-        "views/benchmark.py",
+        "dashboard/pages/benchmark.py",
         "Benchmark",
         ":material/leaderboard:",
         "benchmark_widgets",
@@ -94,7 +97,7 @@ PAGES = (
     ),
     Page(
         "genes",
-        "views/genes.py",
+        "dashboard/pages/genes.py",
         "Genes",
         ":material/genetics:",
         "genes_widgets",
@@ -102,13 +105,13 @@ PAGES = (
     ),
     Page(
         "export",
-        "views/export.py",
+        "dashboard/pages/export.py",
         "Export",
         ":material/download:",
         "export_widgets",
         shared=("export_format",),
     ),
-    Page("history", "views/history.py", "History", ":material/history:"),
+    Page("history", "dashboard/pages/history.py", "History", ":material/history:"),
 )
 #: The pages by name.
 BY_NAME = {page.name: page for page in PAGES}

@@ -1,0 +1,575 @@
+"""Benchmark page: several data sets x methods x splits under one protocol (a study,
+fsengine.evaluation.study), run on Dask (fsengine.evaluation.benchmark), then ranked and
+tested per metric (Friedman / Iman-Davenport, Nemenyi, Wilcoxon-Holm). The library
+computes; this page only chooses, runs and draws."""
+
+import dataclasses
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import messages, running, session
+from dashboard.pages import BY_NAME
+from dashboard.study_datasets import (
+    WIDGETS,
+    dataset_options,
+    file_size,
+    on_upload,
+    stored_datasets,
+    unique_name,
+    uploader_key,
+)
+from dashboard.widgets import (
+    protocol_method_settings,
+    rankers_count_widgets,
+    splits_seed_widgets,
+    widget_defaults,
+)
+from fsengine import FSEngineError
+from fsengine.data.task import Task
+from fsengine.evaluation import (
+    protocol_refusal,
+    protocol_warnings,
+    stratified_splits,
+    training_size,
+)
+from fsengine.evaluation.benchmark import compare_study, run_study, study_table
+from fsengine.evaluation.study import (
+    HIGHER_IS_BETTER,
+    STUDY_METRICS,
+    Study,
+    StudyDataset,
+    study_from,
+)
+from fsengine.export.spreadsheet import spreadsheet_safe_frame
+from fsengine.export.writers import RANK_ROWS, pairs_frame, rank_frame
+from fsengine.methods.estimates import Estimate, density_of, evaluate_seconds, is_counts
+from fsengine.methods.registry import METHOD_LABELS, METHODS, ONLINE_METHODS, RANKER_METHODS
+from fsengine.pl.figures import critical_difference_figure, metric_heatmap_figure
+
+STORE = BY_NAME["benchmark"].results["benchmark"]
+#: A mix of online selectors and rankers, each quick on microarrays.
+DEFAULT_METHODS = ("kofsd", "fast-osfs", "saola", "fisher", "s2n", "relieff")
+ENGINES = {
+    "local": "This machine (local Dask cluster, every core)",
+    "cluster": "A Dask cluster (scheduler address)",
+    "serial": "This process (one task after the other, no Dask)",
+}
+ALPHAS = (0.01, 0.05, 0.10)
+METRIC_WORDS = {
+    "gmean": "G-mean",
+    "f1": "F1 (minority)",
+    "auc": "AUC",
+    "1nn": "1-NN",
+    "svm": "SVM",
+}
+
+
+def _metric_text(metric: str) -> str:
+    if metric == "n_features":
+        return "number of features (fewer is better)"
+    if metric == "seconds":
+        return "selection time, s (less is better; timing, not a result)"
+    measure, classifier = metric.split("_")
+    return f"{METRIC_WORDS[measure]}, {METRIC_WORDS[classifier]} ({metric})"
+
+
+# ---------------------------------------------------------------- the run
+
+
+def _estimate(entries, methods, splits: int, top, params) -> Estimate | None:
+    """The study's time: the evaluation of every data set (:mod:`fsengine.methods.estimates`)."""
+    total = None
+    try:
+        for _, ds, _, _ in entries:
+            one = evaluate_seconds(
+                ds.n_samples,
+                ds.n_features,
+                methods,
+                density=density_of(ds.X),
+                counts=is_counts(ds.X),
+                params=params,
+                n_splits=splits,
+                top=top,
+                whole_data=False,
+            )
+            total = one if total is None else total + one
+    except FSEngineError:
+        return None
+    return total
+
+
+def _compute(study, datasets: list, engine: str, scheduler: str):
+    """The run: ``datasets`` are (StudyDataset, Dataset) pairs, read here."""
+
+    def compute(progress):
+        def report(done: int, total: int, message: str) -> None:
+            note.empty()
+            progress(done, total, f"{done} of {total} tasks, {message}")
+
+        note = st.empty()
+        where = {
+            "local": "starting a local Dask cluster (a worker process per core)",
+            "cluster": f"connecting to the Dask scheduler at {scheduler}",
+            "serial": "running in this process",
+        }[engine]
+        note.caption(f"{study.n_tasks} tasks: {where} ...")
+        if engine == "cluster" and not scheduler.strip():
+            note.empty()
+            raise FSEngineError(
+                "no Dask scheduler address is given",
+                remedy="type it as tcp://HOST:PORT, or run on this machine",
+            )
+        data = {e.name: Task.from_dataset(ds, e.minority) for e, ds in datasets}
+        try:
+            table = run_study(
+                study,
+                progress=report,
+                engine="serial" if engine == "serial" else "dask",
+                scheduler=scheduler.strip() if engine == "cluster" else None,
+                data=data,
+            )
+        finally:
+            try:
+                note.empty()
+            except BaseException:  # noqa: BLE001 - after Stop, Streamlit refuses output
+                pass
+        return {
+            "study": study.to_dict(),
+            "records": table.to_dict("records"),
+            "engine": ENGINES[engine] + (f" {scheduler.strip()}" if engine == "cluster" else ""),
+        }
+
+    return compute
+
+
+def render() -> None:
+    """Draw the Benchmark page: a study over several data sets, its run (here or on a
+    Dask cluster) and its statistics."""
+    # ---------------------------------------------------------------- the page
+
+    loaded = session.current()
+    current_sha = loaded.sha256
+    session.restore_widgets(
+        WIDGETS,
+        {
+            "benchmark_current": True,
+            "benchmark_workspace": [],
+            "benchmark_methods": list(DEFAULT_METHODS),
+            "benchmark_splits": 20,
+            "benchmark_seed": 0,
+            "benchmark_fixed_top": False,
+            "benchmark_top": 10,
+            "benchmark_alpha": 0.05,
+            "benchmark_engine": "local",
+            "benchmark_scheduler": "",
+            "benchmark_metric": "gmean_1nn",
+            # Until changed here, each method's settings are the ones last set on Stream.
+            **widget_defaults("benchmark", METHODS, inherit=True, task=False),
+        },
+    )
+
+    st.title("Benchmark")
+    st.caption(
+        "A study: every chosen method on every data set under the Compare page's protocol "
+        "(random stratified 50/50 splits; selection and training on one half, scores on the "
+        "other), then the methods ranked per data set and tested over the data sets "
+        "(Demsar 2006: Friedman with the Iman-Davenport correction, Nemenyi's critical "
+        "difference; pairwise Wilcoxon tests with Holm's correction)."
+    )
+
+    st.subheader("Data sets")
+    stored = stored_datasets()
+    options = [sha for sha in stored if sha != current_sha]
+    chosen = [sha for sha in st.session_state["benchmark_workspace"] if sha in options]
+    if chosen != st.session_state["benchmark_workspace"]:
+        session.set_widget(WIDGETS, "benchmark_workspace", chosen)
+    names = {sha: name for sha, (name, _) in stored.items()}
+    twice = {n for n in names.values() if list(names.values()).count(n) > 1}
+    labels = {
+        sha: f"{name}{f' [{sha[:8]}]' if name in twice else ''} ({file_size(size)})"
+        for sha, (name, size) in stored.items()
+    }
+    minority = session.state.minority
+    st.checkbox(
+        f"The current data set: {loaded.name}, minority class {session.class_text(minority)}",
+        **session.persisted(WIDGETS, "benchmark_current"),
+        help="Set on the Data page (label column, genes in rows, minority class).",
+    )
+    add_col, pick_col = st.columns(2)
+    with add_col:
+        st.file_uploader(
+            "Add data sets: CSV, TSV, gzip-compressed CSV or Parquet",
+            accept_multiple_files=True,
+            key=uploader_key(),
+            on_change=on_upload,
+            help="Samples in rows and genes in columns, with one label column (or genes in "
+            "rows: set it below). Each file is kept in this workspace.",
+        )
+    with pick_col:
+        st.multiselect(
+            "Data sets in this workspace",
+            options,
+            format_func=lambda sha: labels.get(sha, sha[:12]),
+            **session.persisted(WIDGETS, "benchmark_workspace"),
+            placeholder="Uploaded here or on the Data page",
+            help="Every file uploaded in this workspace (here or on the Data page) and still "
+            "stored. Remove one from the study here.",
+        )
+    for problem in st.session_state.get("benchmark_upload_problems", []):
+        st.warning(problem)
+
+    entries = []  # (StudyDataset, Dataset, file name, hash)
+    taken: set = set()
+    if st.session_state["benchmark_current"]:
+        entries.append(
+            (
+                StudyDataset(
+                    unique_name(loaded.name, taken),
+                    None,
+                    str(minority),
+                    loaded.label,
+                    loaded.transpose,
+                    loaded.sample_groups,
+                    loaded.dataset.preprocessing,  # the record names it; the data are given
+                ),
+                loaded.dataset,
+                loaded.name,
+                current_sha,
+            )
+        )
+    for sha in st.session_state["benchmark_workspace"]:
+        name, size = stored[sha]
+        read = dataset_options(sha, name, size)
+        if read is not None:
+            ds, label, transpose, chosen_minority = read
+            entry = StudyDataset(
+                unique_name(name, taken), None, str(chosen_minority), label, transpose
+            )
+            entries.append((entry, ds, name, sha))
+
+    if entries:
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "data set": entry.name,
+                        "file": file,
+                        "samples": ds.n_samples,
+                        "features": ds.n_features,
+                        "label column": ds.label_column,
+                        "minority class": entry.minority,
+                        "minority samples": ds.class_counts()[ds.resolve_class(entry.minority)],
+                        "imbalance ratio": ds.imbalance_ratio(entry.minority),
+                    }
+                    for entry, ds, file, _ in entries
+                ]
+            ),
+            hide_index=True,
+            width="stretch",
+            column_config={"imbalance ratio": st.column_config.NumberColumn(format="%.2f")},
+        )
+    enough_data = len(entries) >= 2
+    if not enough_data:
+        st.info(
+            f"The study has {len(entries)} data set{'s' if len(entries) != 1 else ''}: the "
+            "tests compare methods over at least 2. Add data sets above (upload files or pick "
+            "them from this workspace).",
+            icon=":material/info:",
+        )
+
+    if not entries:
+        st.stop()
+
+    st.subheader("Methods and protocol")
+    n_train = min(training_size(ds.n_samples) for _, ds, _, _ in entries)
+    n_features = min(ds.n_features for _, ds, _, _ in entries)
+    session.set_widget(WIDGETS, "benchmark_top", min(st.session_state["benchmark_top"], n_features))
+    methods_col, options_col = st.columns([3, 2])
+    with methods_col:
+        st.multiselect(
+            "Methods",
+            list(METHODS),
+            format_func=METHOD_LABELS.get,
+            **session.persisted(WIDGETS, "benchmark_methods"),
+            help=f"Online selectors: {', '.join(ONLINE_METHODS)}. Rankers: "
+            f"{', '.join(RANKER_METHODS)}.",
+        )
+        top = rankers_count_widgets("benchmark", WIDGETS, n_features)
+    with options_col:
+        splits, seed = splits_seed_widgets(
+            "benchmark",
+            WIDGETS,
+            label="Splits per data set",
+            splits_help="Random stratified 50/50 splits of each data set (the paper uses 20).",
+        )
+        st.select_slider(
+            "Significance level (alpha) of the tests",
+            ALPHAS,
+            **session.persisted(WIDGETS, "benchmark_alpha"),
+            help="For the critical difference and the pairwise tests; changing it needs no "
+            "new run.",
+        )
+
+    methods = tuple(st.session_state["benchmark_methods"])
+    params = protocol_method_settings(
+        "benchmark",
+        WIDGETS,
+        methods,
+        top,
+        n_train,
+        f"training halves of {n_train} samples or more",
+        task=False,  # one setting for every data set: the specification's defaults
+    )
+
+    engine_col, address_col = st.columns([3, 2])
+    with engine_col:
+        st.radio(
+            "Where the tasks run",
+            list(ENGINES),
+            format_func=ENGINES.get,
+            **session.persisted(WIDGETS, "benchmark_engine"),
+            help="Every (data set, method, split) is one task. The results are the same "
+            "wherever they run (but for the measured times).",
+        )
+    engine = st.session_state["benchmark_engine"]
+    if engine == "cluster":
+        with address_col:
+            st.text_input(
+                "Dask scheduler address",
+                placeholder="tcp://10.0.0.5:8786",
+                **session.persisted(WIDGETS, "benchmark_scheduler"),
+                help="A running 'dask scheduler' with workers ('dask worker ADDRESS') that have "
+                "this version of fsengine installed; the data are sent to them.",
+            )
+    scheduler = st.session_state["benchmark_scheduler"] or ""
+
+    if not methods:
+        st.info("Choose the methods to compare.", icon=":material/info:")
+        st.stop()
+    refusals = []  # a data set the protocol refuses: the run button is disabled, saying why
+    for entry, ds, _, _ in entries:
+        try:
+            task = Task.from_dataset(ds, entry.minority)
+        except FSEngineError as exc:
+            st.error(f"{entry.name}: {messages.describe(exc)}")
+            refusals.append(f"{entry.name}: {running.sentence(messages.describe(exc))}")
+            continue
+        y = task.y
+        problem = protocol_refusal(y)
+        if problem is None and task.groups is not None:
+            try:  # groups leaving a half too few minority samples: the library refuses
+                stratified_splits(y, splits, seed, task.groups)
+            except FSEngineError as exc:
+                problem = exc
+        if problem is not None:
+            refusals.append(f"{entry.name}: {running.sentence(messages.describe(problem))}")
+            continue
+        for text in protocol_warnings(
+            y,
+            list(dict.fromkeys([*methods, *params])),
+            params,
+            splits,
+            groups=task.groups,
+            seed=seed,
+        ):
+            st.warning(f"{entry.name}: {text}.", icon=":material/warning:")
+    if len(methods) < 2:
+        st.info("Choose at least 2 methods: the tests compare methods.", icon=":material/info:")
+
+    try:
+        study = study_from(
+            [entry for entry, *_ in entries],
+            methods,
+            splits=splits,
+            seed=seed,
+            top=top,
+            metrics=STUDY_METRICS,
+            params=params,
+        )
+    except FSEngineError as exc:
+        study = None
+        if entries:
+            st.error(f"The study cannot run: {messages.describe(exc)}")
+
+    key = (  # the study's own data sets, not the Data page's: not session.run_key
+        "benchmark",
+        tuple((e.name, sha, e.label, e.genes_in_rows, e.minority) for e, _, _, sha in entries),
+        methods,
+        splits,
+        seed,
+        top,
+        tuple(sorted((m, str(p)) for m, p in params.items())),
+    )
+    result = None
+    if study is not None and enough_data:
+        result = running.run_button(
+            "Run the study",
+            STORE,
+            key,
+            _compute(
+                study,
+                [(e, ds) for e, ds, _, _ in entries],
+                engine,
+                scheduler,
+            ),
+            text="Running the study",
+            failure="The study could not run",
+            kind="benchmark",
+            title=f"Benchmark {', '.join(METHOD_LABELS[m] for m in methods)} on "
+            f"{', '.join(e.name for e, *_ in entries)}: {splits} splits, seed {seed}",
+            widgets=WIDGETS,
+            datasets=", ".join(e.name for e, *_ in entries),
+            refusal=" ".join(refusals) or None,
+            estimate=_estimate(entries, methods, splits, top, params),
+        )
+    if result is None:
+        if study is not None and enough_data and not refusals:
+            st.info("Choose the data sets, methods and protocol, and press **Run the study**.")
+        st.stop()
+
+    # ---------------------------------------------------------------- the results
+
+    table = pd.DataFrame(result["records"])
+    done = Study.from_dict(result["study"])
+    alpha = float(st.session_state["benchmark_alpha"])
+    st.subheader("Results")
+    rule = (
+        f"every ranker keeps its top {done.top} features"
+        if done.top is not None
+        else f"every ranker keeps as many features as {done.count_from} selected on the same split"
+    )
+    st.caption(
+        f"{len(done.datasets)} data sets x {len(done.methods)} methods x {done.splits} splits "
+        f"(seed {done.seed}), {len(table)} tasks, run on: {result['engine']}. Every score is "
+        "measured on the **test halves** (samples the selection and the classifier never "
+        f"saw), then averaged over the {done.splits} splits of each data set: not in-sample "
+        f"fits. {rule[0].upper() + rule[1:]}."
+    )
+    metric = st.selectbox(
+        "Metric",
+        list(STUDY_METRICS),
+        format_func=_metric_text,
+        **session.persisted(WIDGETS, "benchmark_metric"),
+    )
+    try:
+        comparisons = compare_study(table, dataclasses.replace(done, metrics=(metric,)), alpha)
+    except FSEngineError as exc:
+        comparisons = {}
+        st.error(f"The tests cannot run on {metric}: {messages.describe(exc)}")
+    comparison = comparisons.get(metric)
+    if comparison is None:
+        st.info("The tests need at least 2 data sets and 2 methods.", icon=":material/info:")
+    else:
+        better = "higher" if HIGHER_IS_BETTER[metric] else "lower"
+        k, n = len(comparison.methods), len(comparison.datasets)
+        cols = st.columns(3)
+        cols[0].metric(
+            "Friedman chi-square",
+            f"{comparison.friedman_chi2:.3f}",
+            help=f"Over the average ranks; chi-square with {k - 1} degrees of freedom.",
+        )
+        cols[0].caption(f"p = {comparison.friedman_p:.3g}")
+        cols[1].metric(
+            "Iman-Davenport F",
+            f"{comparison.iman_davenport_f:.3f}",
+            help=f"Friedman's statistic corrected (less conservative); F({k - 1}, "
+            f"{(k - 1) * (n - 1)}).",
+        )
+        cols[1].caption(f"p = {comparison.iman_davenport_p:.3g}")
+        cols[2].metric(
+            f"Nemenyi critical difference (alpha {alpha:g})",
+            f"{comparison.critical_difference:.3f}",
+            help="Two methods whose average ranks differ by more than this differ significantly.",
+        )
+        cols[2].caption(f"q_alpha = {comparison.q_alpha:.3f}")
+        if comparison.iman_davenport_p < alpha:
+            st.success(
+                f"The methods differ on {metric} (Iman-Davenport p = "
+                f"{comparison.iman_davenport_p:.3g} < {alpha:g}): see which pairs below.",
+                icon=":material/check_circle:",
+            )
+        else:
+            st.info(
+                f"No significant difference between the methods on {metric} (Iman-Davenport p = "
+                f"{comparison.iman_davenport_p:.3g} >= {alpha:g}) with {n} data sets: more data "
+                "sets give the tests more power.",
+                icon=":material/info:",
+            )
+
+        ranks = rank_frame(comparison)
+        st.markdown(f"**Rank table**: {metric} per data set ({better} is better), best first")
+        st.dataframe(
+            ranks.style.format("{:.4f}").format("{:.2f}", subset=(["average rank"], ranks.columns)),
+            width="stretch",
+        )
+        st.caption(
+            f"Each cell: the mean of {metric} over the {done.splits} test halves. "
+            f"{RANK_ROWS[0]}: over the data sets; {RANK_ROWS[1]}: the methods ranked on each "
+            "data set (1 = best, ties share their mean rank), averaged over the data sets."
+        )
+        st.plotly_chart(critical_difference_figure(comparison, METHOD_LABELS), width="stretch")
+        st.plotly_chart(metric_heatmap_figure(comparison, METHOD_LABELS), width="stretch")
+        st.caption(
+            "Critical-difference diagram (Demsar 2006): average ranks, best at the left; a bar "
+            "joins methods that do not differ significantly (Nemenyi). Heat map: the mean per "
+            "data set, with the method's rank on that data set."
+        )
+        st.markdown("**Pairs of methods**")
+        st.dataframe(
+            pairs_frame(comparison),
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "rank difference": st.column_config.NumberColumn(format="%.3f"),
+                "Nemenyi p": st.column_config.NumberColumn(format="%.4f"),
+                "Wilcoxon T": st.column_config.NumberColumn(format="%.1f"),
+                "Wilcoxon p": st.column_config.NumberColumn(format="%.4f"),
+                "Holm p": st.column_config.NumberColumn(
+                    format="%.4f", help="Wilcoxon's p adjusted over all pairs (Holm)."
+                ),
+                "Nemenyi significant": st.column_config.CheckboxColumn(
+                    help=f"Rank difference above the critical difference (p < {alpha:g})."
+                ),
+                "Holm significant": st.column_config.CheckboxColumn(
+                    help=f"Holm-adjusted Wilcoxon p < {alpha:g}."
+                ),
+            },
+        )
+        st.caption(
+            "Nemenyi compares average ranks (it depends on the other methods in the study); the "
+            "Wilcoxon signed-rank test compares two methods' means over the data sets by "
+            f"themselves (Benavoli et al. 2016). With {n} data sets, Wilcoxon's smallest p-value "
+            f"is {2 / 2**n:.3g}."
+        )
+
+    stem = f"benchmark_{len(done.datasets)}x{len(done.methods)}x{done.splits}"
+    down = st.columns(3)
+    down[0].download_button(
+        "The long table (CSV)",
+        study_table(table, "csv"),
+        file_name=f"{stem}.csv",
+        mime="text/csv",
+        on_click="ignore",
+        help="One row per (data set, method, split): every metric, the features, the time.",
+    )
+    down[1].download_button(
+        "The long table (Parquet)",
+        study_table(table, "parquet"),
+        file_name=f"{stem}.parquet",
+        mime="application/vnd.apache.parquet",
+        on_click="ignore",
+    )
+    if comparison is not None:
+        down[2].download_button(
+            f"The rank table of {metric} (CSV)",
+            spreadsheet_safe_frame(rank_frame(comparison)).to_csv(),
+            file_name=f"{stem}_{metric}_ranks.csv",
+            mime="text/csv",
+            on_click="ignore",
+        )
+
+
+# Streamlit runs a page as __main__; imported (a test), the page only defines.
+if __name__ == "__main__":
+    render()

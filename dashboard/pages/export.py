@@ -1,0 +1,394 @@
+"""Export page: a selection, the data reduced to it and the run's parameters, as files."""
+
+from functools import partial
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import running, session, streams
+from dashboard.messages import describe
+from dashboard.pages import BY_NAME
+from dashboard.reporting import report_sections
+from dashboard.widgets import method_widgets, widget_defaults
+from fsengine import FSEngineError, run_selection
+from fsengine.adata import h5ad_bytes
+from fsengine.export.report import build_report_html, build_report_zip
+from fsengine.export.writers import (
+    command_line,
+    params_to_json,
+    reduced_matrix,
+    selection_rows,
+    selection_to_csv,
+)
+from fsengine.io import file_stem
+from fsengine.methods.registry import (
+    METHOD_LABELS,
+    METHODS,
+    ONLINE_METHODS,
+    RANKER_METHODS,
+    get_method,
+)
+
+FORMATS = {"CSV": ("csv", "text/csv"), "Parquet": ("parquet", "application/vnd.apache.parquet")}
+STORE = "export_results"
+#: Other data sets (or readings) whose selections computed here are kept.
+MAX_READINGS_KEPT = 4
+WIDGETS = BY_NAME["export"].widgets
+
+
+def _method_label(method: str) -> str:
+    spec = get_method(method).spec
+    return f"{spec.label} ({'online' if spec.online else 'ranker'})"
+
+
+def _stream_result(live):
+    """The finished stream's run through the command line's code path (kept per stream)."""
+    kept = st.session_state.get("export_stream")
+    if kept is None or kept[0] is not live:
+        result = run_selection(
+            live.task,
+            method=live.method,
+            order=live.order_name,
+            seed=live.seed,
+            events=False,
+            **live.params,
+        )
+        kept = (live, result)
+        st.session_state["export_stream"] = kept
+    return kept[1]
+
+
+def _flag_text(param, value) -> str:
+    if param.kind == "bool":
+        return param.cli_flag if value else "--no-" + param.cli_flag[2:]
+    text = f"{value:g}" if isinstance(value, float) else str(value)
+    return f"{param.cli_flag} {text}"
+
+
+def _from_the_dashboard(record: dict) -> list[str]:
+    """A line for every parameter of the run that differs from the command line's default
+    (the method's specification): the dashboard's own default for this minority class
+    (K-OFSD's K below a small training half's minority, with why), or a value set in the
+    dashboard. The command line gives them all explicitly; this says which ones matter."""
+    method = get_method(record["method"])
+    adjusted = session.task_defaults(record["method"])
+    lines = []
+    for name, param in method.spec.parameters.items():
+        value = record.get(name)
+        if value is None or value == param.default:
+            continue
+        default = _flag_text(param, param.default).split(" ", 1)[-1]
+        if name in adjusted and adjusted[name][0] == value:
+            lines.append(
+                f"`{_flag_text(param, value)}` is the dashboard's default for this minority "
+                f"class; the command line's default is {default}. {adjusted[name][1]}"
+            )
+        else:
+            lines.append(
+                f"`{_flag_text(param, value)}` was set in the dashboard; the command line's "
+                f"default is {default}."
+            )
+    return lines
+
+
+def _computed_results(loaded) -> dict:
+    """Results computed on this page for the loaded data set, as it is read; another
+    data set's (or reading's) are kept aside and come back with it (the newest few)."""
+    kept = st.session_state.get(STORE)
+    if kept is None or kept["data"] is not loaded:
+        others = st.session_state.setdefault(f"{STORE}_by_reading", {})
+        if kept is not None and kept["results"]:
+            others.pop(kept["reading"], None)
+            others[kept["reading"]] = kept["results"]
+            while len(others) > MAX_READINGS_KEPT:
+                others.pop(next(iter(others)))
+        reading = (loaded.sha256, repr(sorted(loaded.options.items())))
+        kept = {"data": loaded, "reading": reading, "results": others.pop(reading, {})}
+        st.session_state[STORE] = kept
+    return kept["results"]
+
+
+def render() -> None:
+    """Draw the Export page: the selections and results of this session as files, and
+    the report."""
+    STREAM, COMPUTE = "Last Stream run", "Compute here"
+
+    loaded = session.current()
+    ds, minority = loaded.dataset, session.state.minority
+    kept_stream = streams.current()
+    live = kept_stream.live if kept_stream is not None else None
+    stream_ready = live is not None and live.done
+    sources = [STREAM, COMPUTE] if stream_ready else [COMPUTE]
+    session.restore_widgets(
+        WIDGETS,
+        {
+            "export_source": sources[0],
+            "export_method": "kofsd",
+            "export_top": min(10, ds.n_features),
+            "export_format": "CSV",
+            **widget_defaults("export", METHODS),
+        },
+    )
+    if st.session_state["export_source"] not in sources:
+        session.set_widget(WIDGETS, "export_source", sources[0])
+    if stream_ready and st.session_state.get("export_seen_stream") is not live:
+        st.session_state["export_seen_stream"] = live  # a stream finished since: offer it
+        session.set_widget(WIDGETS, "export_source", STREAM)
+    session.set_widget(WIDGETS, "export_top", min(st.session_state["export_top"], ds.n_features))
+
+    st.title("Export")
+    st.caption(
+        f"{loaded.name}: the selected features as CSV (the bytes of `python -m fsengine "
+        "select`), the data reduced to them as CSV or Parquet, and the run's parameters "
+        "as JSON with the command line that repeats it."
+    )
+
+    st.radio(
+        "Selection",
+        sources,
+        **session.persisted(WIDGETS, "export_source"),
+        horizontal=True,
+        help="The last Stream run that went to the end (on this data set), or any method "
+        "computed here with the parameters set below it.",
+    )
+    result = None
+    if st.session_state["export_source"] == STREAM:
+        try:
+            result = _stream_result(live)
+        except FSEngineError as exc:
+            st.error(f"Could not repeat the stream's run: {describe(exc)}")
+        else:
+            if tuple(result.selection.features) != tuple(live.selection().features):
+                st.warning(
+                    "The command line's selection differs from the one the stream showed; "
+                    "the export is the command line's."
+                )
+            st.caption(
+                f"The Stream page's {METHOD_LABELS[live.method]} run on minority class "
+                f"{live.minority}, "
+                f"{live.order_name} order, parameters as set there."
+            )
+    else:
+        if not stream_ready:
+            st.caption(
+                "Run a stream to the end on the Stream page to export it here, or compute "
+                "a selection here with any method and its parameters."
+            )
+        cols = st.columns([2, 1, 1], vertical_alignment="bottom")
+        method = cols[0].selectbox(
+            "Method",
+            list(METHODS),
+            **session.persisted(WIDGETS, "export_method"),
+            format_func=_method_label,
+            help=f"Online selectors: {', '.join(ONLINE_METHODS)}. Rankers: "
+            f"{', '.join(RANKER_METHODS)}.",
+        )
+        top = None
+        if method in RANKER_METHODS:
+            top = int(
+                cols[1].number_input(
+                    "Top-N (features kept)",
+                    1,
+                    ds.n_features,
+                    step=1,
+                    **session.persisted(WIDGETS, "export_top"),
+                )
+            )
+        params = method_widgets("export", WIDGETS, method, ds.n_samples)
+        running.show_counts_warning([method])
+        results = _computed_results(loaded)
+        key = (minority, method, top, tuple(sorted(params.items(), key=lambda kv: kv[0])))
+        if cols[2].button(
+            "Compute selection", type="primary", key="export_compute", width="stretch"
+        ):
+            try:
+                with st.spinner(f"Running {METHOD_LABELS[method]} ..."):
+                    results[key] = run_selection(
+                        session.current_task(), method=method, top=top, **params
+                    )
+            except FSEngineError as exc:
+                st.error(describe(exc))
+        result = results.get(key)
+        if result is None:
+            st.info(
+                f"Press Compute selection to run {METHOD_LABELS[method]} on minority class "
+                f"{minority}."
+            )
+
+    if result is not None:
+        selection, record = (
+            result.selection,
+            {**result.params, "transpose": loaded.transpose, "drop_constant": loaded.drop_constant},
+        )
+        metrics = st.columns(4)
+        metrics[0].metric(
+            "Method", METHOD_LABELS.get(result.params["method"], result.params["method"])
+        )
+        metrics[1].metric(
+            "Listed features (fallback)" if selection.fallback else "Selected features",
+            len(selection),
+        )
+        metrics[2].metric("Minority class", str(result.params["minority"]))
+        metrics[3].metric(
+            "Selection time (s)",
+            f"{result.seconds:.2f}",
+            help="Of the command line's code path (run_selection) on this machine.",
+        )
+        if selection.fallback:
+            st.warning(
+                selection.fallback_text(METHOD_LABELS[selection.method]), icon=":material/warning:"
+            )
+        st.dataframe(pd.DataFrame(selection_rows(selection)), hide_index=True, width="stretch")
+        method = record["method"]
+        files = st.columns(3)
+        with files[0]:
+            st.subheader("Selected features")
+            st.download_button(
+                "Download selected features (CSV)",
+                selection_to_csv(selection),
+                file_name=f"{method}-selected.csv",
+                mime="text/csv",
+                on_click="ignore",
+                key="export_selection",
+            )
+            st.caption(
+                "rank, feature, column_index, score, method: the bytes of the command "
+                "line's `select`."
+            )
+            task = session.current_task()
+            source = loaded.source if loaded.name.lower().endswith(".h5ad") else None
+            st.download_button(
+                "Download as AnnData (.h5ad)",
+                partial(h5ad_bytes, task, selection, source, result.params),
+                file_name=f"{method}-selected.h5ad",
+                mime="application/x-hdf5",
+                on_click="ignore",
+                key="export_h5ad",
+            )
+            st.caption(
+                "The data set (an uploaded .h5ad file: that object, all of it) with the selection "
+                f"in var columns ({method}_selected, _rank, _score) and in "
+                f"uns['fsengine_{method}'], "
+                "the layout of scanpy's rank_genes_groups: `sc.get.rank_genes_groups_df(adata, "
+                f"group, key='fsengine_{method}')` and `sc.pl.rank_genes_groups_dotplot` read it. "
+                "The same file as `fsengine select ... --out result.h5ad`."
+            )
+        with files[1]:
+            st.subheader("Reduced matrix")
+            fmt = st.radio(
+                "Format",
+                list(FORMATS),
+                horizontal=True,
+                **session.persisted(WIDGETS, "export_format"),
+            )
+            extension, mime = FORMATS[fmt]
+            try:
+                matrix = reduced_matrix(ds, selection, extension)
+            except ValueError as exc:
+                st.error(describe(exc))
+            else:
+                st.download_button(
+                    f"Download reduced matrix ({fmt})",
+                    matrix,
+                    file_name=f"{method}-reduced.{extension}",
+                    mime=mime,
+                    on_click="ignore",
+                    key="export_matrix",
+                )
+                st.caption(
+                    ("sample identifiers, " if ds.sample_names is not None else "")
+                    + f"the {len(selection)} selected features in rank order and the "
+                    f"label column {ds.label_column!r}."
+                )
+        with files[2]:
+            st.subheader("Parameters")
+            st.download_button(
+                "Download parameters (JSON)",
+                params_to_json(record),
+                file_name=f"{method}-params.json",
+                mime="application/json",
+                on_click="ignore",
+                key="export_params",
+            )
+            st.caption(
+                "Method, data file, label column, minority class, how the data were read "
+                "(sample sheet, groups, preprocessing) and every parameter of the method."
+            )
+        st.subheader("Command line")
+        try:
+            st.code(command_line(record), language="bash", wrap_lines=True)
+        except FSEngineError as exc:
+            st.warning(f"No command line repeats this run: {describe(exc)}")
+        else:
+            differences = _from_the_dashboard(record)
+            if differences:
+                st.info("  \n".join(differences), icon=":material/info:")
+            files_needed = record["data"] + (
+                f" and its sample sheet {record['samples']}" if record.get("samples") else ""
+            )
+            st.caption(
+                f"Run it in the folder that holds {files_needed}: it reads them as this page "
+                "did (label, sample sheet, groups, preprocessing) and writes the same CSV to "
+                "standard output (`--out FILE` for a file)."
+            )
+
+    st.divider()
+    st.subheader("Report")
+    st.caption(
+        f"One download holding this session's work on {loaded.name} with minority class "
+        f"{minority}: the data set's name, SHA-256 checksum and shape, every comparison, sweep, "
+        "finished stream and selection with its parameters, protocol, results table and figures, "
+        "and the versions of fsengine and its dependencies; a ZIP with the report (one HTML file "
+        "that opens offline) and every CSV."
+    )
+    if st.button("Build the report", key="export_report"):
+        sections = report_sections()
+        html = build_report_html(
+            title=f"fsengine report: {loaded.name}",
+            dataset_name=loaded.name,
+            checksum=loaded.sha256,
+            n_samples=ds.n_samples,
+            n_features=ds.n_features,
+            class_counts=ds.class_counts(),
+            minority=minority,
+            sections=sections,
+            reading=session.reading_arguments(),
+        )
+        stem = f"fsengine-report-{file_stem(loaded.name)}"
+        st.session_state["export_report_files"] = (
+            stem,
+            html,
+            build_report_zip(html, sections, stem=stem),
+            len(sections),
+        )
+        st.session_state["export_report_task"] = session.task_key()
+    files = st.session_state.get("export_report_files")
+    if (
+        files is not None
+        and files[0] == f"fsengine-report-{file_stem(loaded.name)}"
+        and st.session_state.get("export_report_task") == session.task_key()  # built for this task
+    ):
+        stem, html, archive, n_sections = files
+        st.caption(f"{n_sections} sections" + ("" if n_sections else ": nothing has run yet"))
+        left, right = st.columns(2)
+        left.download_button(
+            "Download the report (ZIP: HTML and CSVs)",
+            archive,
+            file_name=f"{stem}.zip",
+            mime="application/zip",
+            on_click="ignore",
+            key="export_report_zip",
+        )
+        right.download_button(
+            "Download the report (HTML only)",
+            html,
+            file_name=f"{stem}.html",
+            mime="text/html",
+            on_click="ignore",
+            key="export_report_html",
+        )
+
+
+# Streamlit runs a page as __main__; imported (a test), the page only defines.
+if __name__ == "__main__":
+    render()

@@ -1,0 +1,184 @@
+"""History page: every run of this workspace, to reopen or delete."""
+
+import datetime as dt
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import messages, persistence, reruns, running, session, streams
+from fsengine import FSEngineError
+
+#: The page that shows each kind of run.
+PAGE_OF = {
+    "compare": "dashboard/pages/compare.py",
+    "sweep-k": "dashboard/pages/sweep.py",
+    "sweep-values": "dashboard/pages/sweep.py",
+    "sweep-top": "dashboard/pages/sweep.py",
+    "stream": "dashboard/pages/stream.py",
+    "stability": "dashboard/pages/genes.py",
+    "benchmark": "dashboard/pages/benchmark.py",
+}
+#: The store of widget values of each page a run can reopen.
+WIDGETS_OF = {
+    "dashboard/pages/compare.py": "compare_widgets",
+    "dashboard/pages/sweep.py": "sweep_widgets",
+    "dashboard/pages/genes.py": "genes_widgets",
+    "dashboard/pages/benchmark.py": "benchmark_widgets",
+}
+
+
+def _size(n: int | None) -> str:
+    if n is None:
+        return "-"
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} GB"
+
+
+def _open(found, wid, run) -> None:
+    """Bring back the run's data set, minority class and page settings, then its page."""
+    loaded = found.load_run(wid, run.id)
+    if loaded is None:
+        st.error("This run is no longer stored.")
+        return
+    info, payload = loaded
+    params = (payload or info.params or {}).get("dataset") or {}
+    current = session.state.data
+    read_otherwise = current is not None and (
+        (bool(params) and session.read_options(params) != session.read_options(current.options))
+        or (params.get("samples") or None) != current.samples_sha256
+    )
+    if info.dataset_sha and (info.dataset_sha != persistence.dataset_sha() or read_otherwise):
+        stored = found.get_dataset(info.dataset_sha, workspace_id=wid)
+        if stored is None:
+            st.error(
+                f"The data set of this run ({info.dataset_name}) is no longer stored; "
+                "upload it again to rerun."
+            )
+            return
+        try:
+            options = persistence.stored_options(found, wid, params)
+            session.load_into_session(stored[0], stored[1], **options)
+        except (LookupError, FSEngineError) as exc:
+            st.error(f"The data set of this run could not be read: {messages.describe(exc)}")
+            return
+    minority = (payload or info.params).get("minority")
+    session.state.choose_minority(minority)
+    widgets = (payload or {}).get("widgets") or info.params.get("widgets")
+    page = PAGE_OF[info.kind]
+    if widgets:
+        name = WIDGETS_OF.get(page)
+        if name:  # the run's task's settings, the ones they replace kept with theirs
+            session.replace_widgets(name, persistence.widget_values(widgets))
+    if info.kind == "stream":
+        stream = payload or info.params
+        saved = session.widget_store("stream_widgets")  # the run's task's
+        saved.update(
+            {
+                "stream_method": stream["method"],
+                "stream_order": stream["order"],
+                **({"stream_seed": stream["seed"]} if stream.get("seed") is not None else {}),
+                **{f"stream_{stream['method']}_{k}": v for k, v in stream["params"].items()},
+            }
+        )
+        streams.reopen(run.id, stream, info.dataset_sha or persistence.dataset_sha())
+    else:
+        persistence.put_back(found, wid, run.id)
+    st.switch_page(page)
+
+
+def render() -> None:
+    """Draw the History page: the workspace's runs, to reopen, cancel or delete."""
+    st.title("History")
+    found, wid = persistence.store(), persistence.workspace_id()
+    if found is None or wid is None:
+        st.warning(session.state.workspace_problem or "Nothing is being saved in this session.")
+        st.stop()
+
+    st.caption(
+        "Every run of this workspace, newest first: kept across reloads and server restarts. "
+        "Bookmark this page's address to come back to the same workspace; anyone with the "
+        "address can open it."
+    )
+    runs = found.list_runs(wid)
+    if not runs:
+        st.info("No run yet: run a stream, a comparison or a sweep, and it is listed here.")
+        st.stop()
+
+    table = pd.DataFrame(
+        {
+            "started": [
+                dt.datetime.fromtimestamp(r.created).strftime("%Y-%m-%d %H:%M") for r in runs
+            ],
+            "kind": [r.kind for r in runs],
+            "run": [r.title for r in runs],
+            "status": [r.status for r in runs],
+            "reached": [
+                r.params.get("reached", "") if r.status != "finished" else "" for r in runs
+            ],
+            "time (s)": [r.seconds for r in runs],
+            "data set": [r.dataset_name or "-" for r in runs],
+            "stored": [_size(r.size) for r in runs],
+            "fsengine": [r.version for r in runs],
+        }
+    )
+    picked = st.dataframe(
+        table,
+        hide_index=True,
+        width="stretch",
+        on_select="rerun",
+        selection_mode="single-row",
+        key="history_table",
+        column_config={"time (s)": st.column_config.NumberColumn(format="%.2f")},
+    )
+    rows = picked.selection.rows if picked is not None else []
+    if not rows:
+        st.caption("Select a run (the box at the left of its row) to reopen or delete it.")
+    else:
+        run = runs[rows[0]]
+        reached = run.params.get("reached") if run.status != "finished" else None
+        st.markdown(f"**{run.title}**: {run.status}" + (f", at {reached}" if reached else ""))
+        left, right, stop = st.columns([1, 1, 1, 2])[:3]
+        if left.button(
+            "Reopen",
+            type="primary",
+            key="history_open",
+            disabled=run.status != "finished" and run.kind != "stream",
+            help="Loads its data set and settings and shows its result on its page.",
+        ):
+            _open(found, wid, run)
+        if right.button("Delete", key="history_delete", disabled=run.status == "running"):
+            found.delete_run(wid, run.id)
+            reruns.rerun()
+        if run.status == "running":
+            stop.button(
+                "Cancel",
+                key="history_cancel",
+                icon=":material/stop_circle:",
+                help="Stop this run now (its worker processes too); it is kept as stopped.",
+                on_click=running.cancel_and_wait,  # before the table is drawn again
+                args=(run.id, wid),
+            )
+        if run.status == "stopped" and run.kind == "stream":
+            st.caption(
+                "A stopped stream keeps where it was: Reopen brings it back there, and Start on "
+                "the Stream page continues it."
+            )
+        elif run.status == "stopped":
+            st.caption(
+                "A stopped run was interrupted (Stop, a closed tab or a restart): it has no result."
+            )
+
+    total, cap = found.total_bytes(), found.cap_bytes
+    st.caption(
+        f"Stored: {_size(total)} of a {_size(cap)} cap for all workspaces on this server "
+        "(FSENGINE_WORKSPACE_CAP_MB); the oldest runs are removed first when it is full, "
+        "and you are told."
+    )
+
+
+# Streamlit runs a page as __main__; imported (a test), the page only defines.
+if __name__ == "__main__":
+    render()
