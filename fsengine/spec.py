@@ -351,6 +351,22 @@ class MethodSpec:
             For a parameter the method does not take (``parameter`` names it) or a
             value outside its range or choices.
         """
+        values = self.given(params)
+        return {
+            name: p.check(values[name], method=self.name, n_samples=n_samples)
+            for name, p in self.parameters.items()
+        }
+
+    def given(self, params: Mapping[str, Any]) -> dict:
+        """The parameters as given over the defaults, their values not checked: what a
+        selector keeps from its constructor until its run starts and :meth:`check` checks
+        them once (as scikit-learn's estimators do at ``fit``).
+
+        Raises
+        ------
+        FSEngineError
+            For a parameter the method does not take (``parameter`` names it).
+        """
         unknown = [name for name in params if name not in self.parameters]
         if unknown:
             takes = ", ".join(self.parameters) or "no parameters"
@@ -359,11 +375,7 @@ class MethodSpec:
                 parameter=unknown[0],
                 method=self.name,
             )
-        values = {**self.defaults(), **params}
-        return {
-            name: p.check(values[name], method=self.name, n_samples=n_samples)
-            for name, p in self.parameters.items()
-        }
+        return {**self.defaults(), **params}
 
     def unused(self, given: Mapping[str, Any]) -> list[str]:
         """Sentences for the parameters in ``given`` that take no effect: set to other

@@ -175,7 +175,9 @@ class StreamingSelector(ABC):
             )
 
     def __init__(self, **params):
-        self._params = self.spec.check(params)
+        # values are checked once, where a stream starts (start): a name the method does
+        # not take is refused here
+        self._params = self.spec.given(params)
         self._unused = self.spec.unused({k: self._params[k] for k in params})
         self.score_rejections = True
         self.y = None

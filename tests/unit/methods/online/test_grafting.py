@@ -412,10 +412,15 @@ def test_the_selection_is_the_members_in_order_of_entry_with_their_entry_scores(
     assert all(isinstance(e, GraftingEvent) for e in events)
 
 
-def test_bad_parameters_are_named():
+def test_bad_parameters_are_named_where_the_stream_starts():
+    y = np.array([0, 1, 0, 1, 0, 0])
+    unstarted = Grafting(lam=0.0)  # checked once, at the start, as scikit-learn at fit
     with pytest.raises(FSEngineError) as caught:
-        Grafting(lam=0.0)
+        unstarted.start(y)
     assert caught.value.parameter == "lam"
     with pytest.raises(FSEngineError) as caught:
-        Grafting(tol=0.5)
+        Grafting(tol=0.5).start(y)
     assert caught.value.parameter == "tol"
+    with pytest.raises(FSEngineError) as caught:  # a name it does not take: at once
+        Grafting(lambda_=0.1)
+    assert caught.value.parameter == "lambda_"

@@ -356,10 +356,11 @@ def test_reference_variant_is_the_default_and_tolerance_applies_to_the_paper_onl
         "variant": "paper",
         "tolerance": 0.05,
     }
+    y = np.array([0, 1, 0, 1, 0, 0])
     with pytest.raises(FSEngineError, match="tolerance"):
-        OFSDensity(variant="paper", tolerance=-0.1)
+        OFSDensity(variant="paper", tolerance=-0.1).start(y)
     with pytest.raises(FSEngineError, match="variant"):
-        OFSA3M(variant="printed")
+        OFSA3M(variant="printed").start(y)
 
 
 @pytest.mark.parametrize(

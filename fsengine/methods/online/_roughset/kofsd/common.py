@@ -49,11 +49,11 @@ def unpack(same, same_d, other_d, with_distances: bool, squeeze: bool) -> list[N
     ]
 
 
-def checked_ks(ks, n: int) -> np.ndarray:
-    ks = np.atleast_1d(np.asarray(ks, dtype=np.int64))
-    if ks.size == 0 or ks.min() < 1 or ks.max() > n - 1:
-        raise ValueError(f"every K must be in 1..{n - 1}, got {ks.tolist()}")
-    return ks
+def as_ks(ks) -> np.ndarray:
+    """The values of K as the kernels take them (int64, at least one). Trusted: the
+    selector's start checked each against its samples (1 <= K <= n - 1,
+    :class:`fsengine.spec.Int`)."""
+    return np.atleast_1d(np.asarray(ks, dtype=np.int64))
 
 
 def numpy_list_stats(

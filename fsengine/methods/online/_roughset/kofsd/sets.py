@@ -14,7 +14,7 @@ from fsengine.methods.online._roughset.kofsd.common import (
     NO_APPROXIMATION,
     NO_PRUNE,
     SetTest,
-    checked_ks,
+    as_ks,
     empty_lists,
     knn_kernels,
     numpy_list_stats,
@@ -52,7 +52,7 @@ def set_neighbour_stats(
         Arrays of shape (n,).
     """
     n = len(y)
-    ks = checked_ks([k], n)
+    ks = as_ks([k])
     with np.errstate(invalid="ignore"):
         dist = np.sqrt(sq_dist)
     np.fill_diagonal(dist, 0.0)
@@ -108,7 +108,7 @@ def set_plus_feature_stats(
         One per K, arrays of shape (n, c).
     """
     n, c = block.shape
-    ks = checked_ks(ks, n)
+    ks = as_ks(ks)
     sq = np.zeros((n, n)) if sq_dist is None else np.ascontiguousarray(sq_dist, dtype=float)
     same, same_d, other_d = stats_arrays(len(ks), n, c, with_distances)
     test = SetTest(

@@ -11,7 +11,7 @@ from fsengine._compute.parallel import run_chunks
 from fsengine._compute.sparse import nonzero_order
 from fsengine.methods.online._roughset.kofsd.common import (
     KNN_KERNELS,
-    checked_ks,
+    as_ks,
     knn_kernels,
     numpy_dependencies,
     numpy_distances,
@@ -64,7 +64,7 @@ def single_feature_neighbour_stats_for_ks(
         One per K, arrays of shape (n, b), samples in their original order.
     """
     n, b = block.shape
-    ks = checked_ks(ks, n)
+    ks = as_ks(ks)
     columns = np.ascontiguousarray(block.T, dtype=float)  # (b, n): one row per feature
     if not use_compiled(b * n * n, KNN_KERNELS):
         return unpack(
@@ -130,7 +130,7 @@ def single_feature_counts(
         The card values summed in sample order, divided by n (Algorithm 2).
     """
     n, b = block.shape
-    ks = checked_ks(ks, n)
+    ks = as_ks(ks)
     labels = np.asarray(y, dtype=np.int64)
     weights = np.asarray(weights, dtype=float)
     if not use_compiled(b * n * n, KNN_KERNELS):

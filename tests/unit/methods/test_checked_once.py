@@ -1,0 +1,52 @@
+"""A run checks its method's parameters once, where it starts (as scikit-learn's estimators
+at ``fit``), and trusts them below: a selector's constructor refuses only names the method
+does not take, its start checks the values against the data, and the kernels take them as
+checked."""
+
+import numpy as np
+import pytest
+
+from fsengine.errors import FSEngineError
+from fsengine.methods.online import KOFSD
+from fsengine.methods.registry import ONLINE_METHODS, get_method
+from fsengine.spec import MethodSpec
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """The methods whose parameters :meth:`MethodSpec.check` checked, one entry a call."""
+    calls = []
+    check = MethodSpec.check
+
+    def counting(self, params, **kwargs):
+        calls.append(self.name)
+        return check(self, params, **kwargs)
+
+    monkeypatch.setattr(MethodSpec, "check", counting)
+    return calls
+
+
+def _data(n=12, p=6, seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.array([1] * 4 + [0] * (n - 4))
+    return rng.normal(size=(n, p)).round(1), y, [f"g{j}" for j in range(p)]
+
+
+@pytest.mark.parametrize("name", ONLINE_METHODS)
+def test_a_run_of_each_online_selector_checks_its_parameters_once(name, counted):
+    X, y, names = _data()
+    get_method(name).select(X, y, names, events=True)
+    assert counted == [name]
+
+
+def test_kofsd_k_is_checked_at_the_start_against_the_samples(counted):
+    X, y, names = _data()
+    selector = KOFSD(k=12)  # 12 samples: K <= 11; not known before the labels
+    assert counted == []
+    with pytest.raises(FSEngineError) as caught:
+        selector.start(y)
+    assert caught.value.parameter == "k" and "11" in str(caught.value)
+    assert counted == ["kofsd"]
+    with pytest.raises(FSEngineError) as caught:  # a name it does not take: at once
+        KOFSD(kk=3)
+    assert caught.value.parameter == "kk"
