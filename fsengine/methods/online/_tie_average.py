@@ -22,7 +22,7 @@ import math
 import struct
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 
@@ -152,8 +152,9 @@ class NeighbourRule:
         return cls(k, k, True, False, "share")
 
     def arguments(self) -> tuple:
-        """The kernels' arguments after the points: k, need, with_self, skip_first, card's
-        code, gamma, gamma1, gamma2, the neighbourhood's kind."""
+        """The kernels' arguments after the points (:class:`PointsOfSet`): k, need,
+        with_self, skip_first, card's code, gamma, gamma1, gamma2, the neighbourhood's
+        kind."""
         return (
             int(self.k),
             int(self.need),
@@ -165,6 +166,103 @@ class NeighbourRule:
             float(self.gamma2),
             int(self.kind),
         )
+
+
+class PointsOfSet(NamedTuple):
+    """The points of S + f (samples equal on every feature of it are one point) as the
+    average rule's kernels take them, in their order: the first nine arguments of
+    :func:`~fsengine.methods.online._tie_kernels.set_dependency` and
+    :func:`~fsengine.methods.online._tie_kernels.points_expected_cards`, flattened by
+    :func:`expected_dependency` and :func:`expected_cards` alone."""
+
+    #: (Q, Q) S's summed terms between its points ((1, 1) zeros when the distances come
+    #: from ``coords``).
+    base: np.ndarray
+    #: (P,) each point's point on S (its row of ``base``).
+    base_of: np.ndarray
+    #: (P,) each point's value on f.
+    values: np.ndarray
+    #: f's weight.
+    weight: float
+    #: (P, |S| + 1) the points' values, when the distances come from them; else (P, 0).
+    coords: np.ndarray
+    #: (|S| + 1,) the features' weights with ``coords``; else empty.
+    weights: np.ndarray
+    #: Whether the distances come from ``coords`` and ``weights``.
+    from_coords: bool
+    #: (P,) each point's samples of the minority class, and of the rest.
+    m1: np.ndarray
+    m0: np.ndarray
+
+
+def expected_dependency(
+    points: PointsOfSet,
+    rule: NeighbourRule,
+    visit: np.ndarray,
+    floor: float,
+    expected: np.ndarray,
+    varies: np.ndarray,
+) -> tuple[float, float]:
+    """S + f's dependency under the average rule: every point against every other
+    (:func:`~fsengine.methods.online._tie_kernels.set_dependency`).
+
+    Parameters
+    ----------
+    points : PointsOfSet
+    rule : NeighbourRule
+    visit : ndarray of int
+        The points in the order they are measured.
+    floor : float
+        The cards' sum below which the test stops (-inf: never).
+    expected, varies : ndarray, shape (P, 2)
+        Outputs: each point's expected card per label, and whether it varies with the
+        row order.
+
+    Returns
+    -------
+    (dependency, share)
+        NaNs once the sum cannot reach ``floor``.
+    """
+    return tie_kernels().set_dependency(
+        *points, *rule.arguments(), visit, float(floor), expected, varies
+    )
+
+
+def expected_cards(
+    points: PointsOfSet,
+    rule: NeighbourRule,
+    candidates: tuple,
+    floor: float,
+    outputs: tuple,
+) -> bool:
+    """The expected cards of some points of S + f, each among its candidate points
+    (:func:`~fsengine.methods.online._tie_kernels.points_expected_cards`: the first-K
+    rule only).
+
+    Parameters
+    ----------
+    points : PointsOfSet
+    rule : NeighbourRule
+        Of kind ``TIE_FIRST_K``.
+    candidates : tuple
+        ``(points, cand_start, cand, far)`` of a :meth:`PointSearch.measure` call.
+    floor : float
+        The cards' sum below which the test stops.
+    outputs : tuple
+        ``(expected, varies, partials, state, missed, balls)``, written in place.
+
+    Returns
+    -------
+    bool
+        False once the sum cannot reach ``floor``.
+    """
+    measured, cand_start, cand, far = candidates
+    expected, varies, partials, state, missed, balls = outputs
+    done = tie_kernels().points_expected_cards(
+        *points, *rule.arguments()[:-1], measured, cand_start, cand, far, float(floor),
+        expected, varies, partials, state, missed, balls,
+    )  # fmt: skip
+    return not math.isnan(done)
 
 
 def invariant_weights(
@@ -413,7 +511,7 @@ class AveragedSet:
             coords, weights = np.ascontiguousarray(all_coords, dtype=float), all_weights
         else:
             coords, weights = np.zeros((P, 0)), np.zeros(0)
-        arguments = (
+        points = PointsOfSet(
             self.terms if self.terms is not None else np.zeros((1, 1)),
             base_of,
             point_values,
@@ -423,13 +521,12 @@ class AveragedSet:
             from_coords,
             m1,
             m0,
-            *self.rule.arguments(),
         )
         kern = tie_kernels()
         search = PointSearch(all_coords, all_weights)
         if self.rule.kind != TIE_FIRST_K or not search.usable:
-            dependency, share = kern.set_dependency(
-                *arguments, visit, float(floor), expected, varies
+            dependency, share = expected_dependency(
+                points, self.rule, visit, floor, expected, varies
             )
             return dependency, share, PointCards(expected, varies, None)
         search.use_lists(self._set_lists(), base_of, point_values, m1 + m0)
@@ -458,12 +555,14 @@ class AveragedSet:
             unknown[known] = False
             visit = visit[unknown[visit]]
 
-        def measure(points, cand_start, cand, far, missed) -> bool:
-            done = kern.points_expected_cards(
-                *arguments[:-1], points, cand_start, cand, far, float(floor), expected,
-                varies, partials, state, missed, balls,
-            )  # fmt: skip
-            return not math.isnan(done)
+        def measure(measured, cand_start, cand, far, missed) -> bool:
+            return expected_cards(
+                points,
+                self.rule,
+                (measured, cand_start, cand, far),
+                floor,
+                (expected, varies, partials, state, missed, balls),
+            )
 
         need = self.rule.need + 1
         if not search.measure(visit, need, measure, need=need):
@@ -512,11 +611,11 @@ class AveragedSet:
         expected = np.zeros((1, 2))
         varies = np.zeros((1, 2), dtype=bool)
         one = np.zeros(1, dtype=np.int64)
-        dependency, share = tie_kernels().set_dependency(
+        points = PointsOfSet(
             np.zeros((1, 1)), one, np.zeros(1), math.inf, np.zeros((1, 0)), np.zeros(0),
             False, np.array([m1], dtype=np.int64), np.array([m0], dtype=np.int64),
-            *self.rule.arguments(), one, -math.inf, expected, varies,
         )  # fmt: skip
+        dependency, share = expected_dependency(points, self.rule, one, -math.inf, expected, varies)
         cards = PointCards(np.repeat(expected, P, axis=0), np.repeat(varies, P, axis=0), None)
         if dependency * (m1 + m0) < floor:
             return math.nan, math.nan, cards

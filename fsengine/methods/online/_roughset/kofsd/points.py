@@ -13,7 +13,7 @@ Card_Distance, a sweep over K).
 from __future__ import annotations
 
 import math
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 
@@ -39,6 +39,72 @@ POINT_MIN_SAMPLES = 3000
 def point_kernels():
     """The set-test kernels on points (:mod:`._point_kernels`)."""
     return kernels.load(POINT_KERNELS)
+
+
+class PointsWithMembers(NamedTuple):
+    """The points of S + f with their samples, and K-OFSD's card, as
+    :func:`~fsengine.methods.online._roughset.kofsd._point_kernels.point_set_cards` takes
+    them in its first fifteen arguments (flattened by :func:`point_cards` alone)."""
+
+    #: (Q, Q) S's summed terms between its points ((1, 1) zeros with ``from_coords``).
+    base: np.ndarray
+    #: (P,) each point's point on S; ``values`` its value of f, ``weight`` f's weight.
+    base_of: np.ndarray
+    values: np.ndarray
+    weight: float
+    #: (P, |S| + 1) and (|S| + 1,): the points' values and the weights, when the distances
+    #: come from them (``from_coords``); else (P, 0) and empty.
+    coords: np.ndarray
+    weights: np.ndarray
+    from_coords: bool
+    #: The samples of point a are ``members[start[a]:start[a + 1]]``, rows increasing.
+    start: np.ndarray
+    members: np.ndarray
+    #: (n,) the labels (minority 1); ``m1`` (P,) each point's minority samples.
+    y: np.ndarray
+    m1: np.ndarray
+    #: K, the printed variant (else the reference), the card's code and Card_Weight's
+    #: threshold.
+    k: int
+    paper: bool
+    card: int
+    gamma: float
+
+
+def point_cards(
+    points: PointsWithMembers,
+    candidates: tuple,
+    state: np.ndarray,
+    floor: float,
+    cards: np.ndarray,
+) -> bool:
+    """The cards on S + f of the samples of some points, each point's list among its
+    candidate points (the one call of
+    :func:`~fsengine.methods.online._roughset.kofsd._point_kernels.point_set_cards`).
+
+    Parameters
+    ----------
+    points : PointsWithMembers
+    candidates : tuple
+        ``(measured, cand_start, cand, far, missed)`` of a :meth:`PointSearch.measure`
+        call (``missed`` written).
+    state : ndarray, shape (2,)
+        The cards summed so far and the samples left, carried between calls.
+    floor : float
+        The test stops once ``state``'s sum plus one per sample left is below it.
+    cards : ndarray, shape (n,)
+        Written: the cards of the samples of the points measured.
+
+    Returns
+    -------
+    bool
+        False when the test stopped below ``floor``.
+    """
+    measured, cand_start, cand, far, missed = candidates
+    done = point_kernels().point_set_cards(
+        *points, measured, cand_start, cand, far, state, floor, cards, missed
+    )
+    return not math.isnan(done)
 
 
 class PointSetTerms:
@@ -207,11 +273,11 @@ class PointSetTerms:
             search.use_lists(self._set_lists(), base_of, point_values, sizes)
         from_coords = self.terms is None
         coords = np.ascontiguousarray(coords) if from_coords else np.zeros((P, 0))
-        arguments = (
+        arguments = PointsWithMembers(
             self.terms if self.terms is not None else np.zeros((1, 1)),
             base_of,
             point_values,
-            weight,
+            float(weight),
             coords,
             all_weights if from_coords else np.zeros(0),
             from_coords,
@@ -222,9 +288,8 @@ class PointSetTerms:
             int(k),
             variant == "paper",
             int(card),
-            gamma,
+            float(gamma),
         )
-        kern = point_kernels()
         state = np.array([0.0, float(self.n)])
         # A rejected test: once every point holding a sample whose card on S is below 1
         # is measured (they come first) and none of those samples gains, S + f cannot
@@ -237,10 +302,9 @@ class PointSetTerms:
 
         def measure(points, cand_start, cand, far, missed) -> bool:
             nonlocal lossy_left
-            done = kern.point_set_cards(
-                *arguments, points, cand_start, cand, far, state, floor, out, missed
-            )
-            if math.isnan(done):
+            if not point_cards(
+                arguments, (points, cand_start, cand, far, missed), state, floor, out
+            ):
                 return False
             if unchanged_stops and lossy_left > 0:
                 lossy_left -= int(np.count_nonzero(lossy[points[~missed]]))
