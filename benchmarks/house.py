@@ -3,9 +3,11 @@
 For a checkout (default: this one; ``--root DIR`` another, e.g. a ``git worktree`` of an
 older commit): the modules at the top of ``fsengine/`` and in all, the import circles
 over every import statement, those inside functions too (the graph read as
-tests/unit/test_layers.py reads it), the longest functions and the largest parameter
-lists, the distinct literal keys of ``st.session_state`` in the dashboard and the
-README's lines. Static: nothing is imported or run.
+tests/unit/test_layers.py reads it), the longest functions, the largest parameter
+lists, the Python-side calls that pass most arguments by position (a kernel's long
+signature called through a named structure flattened with ``*`` counts as one), the
+distinct literal keys of ``st.session_state`` in the dashboard and the README's lines.
+Static: nothing is imported or run.
 
     .venv/bin/python benchmarks/house.py [--root DIR] [--json]
 """
@@ -34,6 +36,16 @@ def _functions(paths, root: Path):
                 count -= bool(args.args and args.args[0].arg in ("self", "cls"))
                 lines = node.end_lineno - node.lineno + 1
                 yield lines, count, f"{path.relative_to(root)}:{node.name}"
+
+
+def _positional_calls(paths, root: Path):
+    """(arguments given by position, where) of every call outside the compiled kernels'
+    modules (``*_kernels.py``, whose functions call each other with flat arguments): a
+    ``*splat`` counts as one."""
+    for path in (p for p in paths if not p.name.endswith("_kernels.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and len(node.args) > 1:
+                yield len(node.args), f"{path.relative_to(root)}:{node.lineno}"
 
 
 def _session_keys(paths) -> set[str]:
@@ -83,6 +95,9 @@ def count(root: Path) -> dict:
         "longest_functions": [(n, name) for n, _, name in functions[:5]],
         "functions_over_100_lines": sum(1 for n, _, _ in functions if n > 100),
         "largest_parameter_lists": sorted(((c, name) for _, c, name in functions), reverse=True)[
+            :5
+        ],
+        "largest_positional_calls": sorted(_positional_calls(modules.values(), root), reverse=True)[
             :5
         ],
         "session_state_keys": len(_session_keys([p for p in front if p.exists()])),
