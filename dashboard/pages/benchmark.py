@@ -4,6 +4,7 @@ tested per metric (Friedman / Iman-Davenport, Nemenyi, Wilcoxon-Holm). The libra
 computes; this page only chooses, runs and draws."""
 
 import dataclasses
+from typing import NamedTuple
 
 import pandas as pd
 import streamlit as st
@@ -26,6 +27,7 @@ from dashboard.widgets import (
     widget_defaults,
 )
 from fsengine import FSEngineError
+from fsengine.data.dataset import Dataset
 from fsengine.data.task import Task
 from fsengine.evaluation import (
     protocol_refusal,
@@ -66,12 +68,158 @@ METRIC_WORDS = {
 
 
 def _metric_text(metric: str) -> str:
+    """How the Metric box names ``metric`` (a key of STUDY_METRICS)."""
     if metric == "n_features":
         return "number of features (fewer is better)"
     if metric == "seconds":
         return "selection time, s (less is better; timing, not a result)"
     measure, classifier = metric.split("_")
     return f"{METRIC_WORDS[measure]}, {METRIC_WORDS[classifier]} ({metric})"
+
+
+class _Entry(NamedTuple):
+    """One data set of the study: how the study reads it, its data, its file's name and
+    its hash."""
+
+    study: StudyDataset
+    data: Dataset
+    file: str
+    sha: str
+
+
+class _Protocol(NamedTuple):
+    """The methods and protocol chosen for the study."""
+
+    methods: tuple  #: the methods compared
+    splits: int  #: splits per data set
+    seed: int  #: the seed of the splits
+    top: int | None  #: the features every ranker keeps; None: as many as count_from selects
+    params: dict  #: each method's settings
+
+
+# ---------------------------------------------------------------- texts and choices
+
+
+def _start_text(n_tasks: int, engine: str, scheduler: str) -> str:
+    """The note shown while the run starts on ``engine`` (a key of :data:`ENGINES`)."""
+    where = {
+        "local": "starting a local Dask cluster (a worker process per core)",
+        "cluster": f"connecting to the Dask scheduler at {scheduler}",
+        "serial": "running in this process",
+    }[engine]
+    return f"{n_tasks} tasks: {where} ..."
+
+
+def _engine_text(engine: str, scheduler: str) -> str:
+    """Where the study ran, as the result records it (the scheduler's address with it)."""
+    return ENGINES[engine] + (f" {scheduler.strip()}" if engine == "cluster" else "")
+
+
+def _dataset_labels(stored: dict) -> dict:
+    """How the list names each stored data set (hash -> (name, size)): its name, the start
+    of its hash when another has the same name, and its size."""
+    names = {sha: name for sha, (name, _) in stored.items()}
+    twice = {n for n in names.values() if list(names.values()).count(n) > 1}
+    return {
+        sha: f"{name}{f' [{sha[:8]}]' if name in twice else ''} ({file_size(size)})"
+        for sha, (name, size) in stored.items()
+    }
+
+
+def _entry_rows(entries) -> list[dict]:
+    """The rows of the table of the study's data sets, one per entry (:class:`_Entry`)."""
+    return [
+        {
+            "data set": entry.name,
+            "file": file,
+            "samples": ds.n_samples,
+            "features": ds.n_features,
+            "label column": ds.label_column,
+            "minority class": entry.minority,
+            "minority samples": ds.class_counts()[ds.resolve_class(entry.minority)],
+            "imbalance ratio": ds.imbalance_ratio(entry.minority),
+        }
+        for entry, ds, file, _ in entries
+    ]
+
+
+def _too_few_text(n_datasets: int) -> str:
+    """What the page says of a study of fewer than 2 data sets."""
+    return (
+        f"The study has {n_datasets} data set{'s' if n_datasets != 1 else ''}: the "
+        "tests compare methods over at least 2. Add data sets above (upload files or pick "
+        "them from this workspace)."
+    )
+
+
+def _study_key(entries, protocol: _Protocol) -> tuple:
+    """The key the study's result is kept under: its own data sets (name, hash, reading,
+    minority), not the Data page's (not session.run_key), and the protocol."""
+    return (
+        "benchmark",
+        tuple((e.name, sha, e.label, e.genes_in_rows, e.minority) for e, _, _, sha in entries),
+        protocol.methods,
+        protocol.splits,
+        protocol.seed,
+        protocol.top,
+        tuple(sorted((m, str(p)) for m, p in protocol.params.items())),
+    )
+
+
+def _study_title(methods, dataset_names, splits: int, seed: int) -> str:
+    """The run's title: the methods, the data sets and the protocol."""
+    return (
+        f"Benchmark {', '.join(METHOD_LABELS[m] for m in methods)} on "
+        f"{', '.join(dataset_names)}: {splits} splits, seed {seed}"
+    )
+
+
+def _results_caption(done: Study, n_tasks: int, engine: str) -> str:
+    """The caption over the results of the study ``done``: its size, where it ran, what a
+    score is and how many features the rankers kept."""
+    rule = (
+        f"every ranker keeps its top {done.top} features"
+        if done.top is not None
+        else f"every ranker keeps as many features as {done.count_from} selected on the same split"
+    )
+    return (
+        f"{len(done.datasets)} data sets x {len(done.methods)} methods x {done.splits} splits "
+        f"(seed {done.seed}), {n_tasks} tasks, run on: {engine}. Every score is "
+        "measured on the **test halves** (samples the selection and the classifier never "
+        f"saw), then averaged over the {done.splits} splits of each data set: not in-sample "
+        f"fits. {rule[0].upper() + rule[1:]}."
+    )
+
+
+def _verdict(metric: str, p_value: float, alpha: float, n_datasets: int) -> tuple[bool, str]:
+    """Whether the methods differ on ``metric`` (Iman-Davenport's ``p_value`` below
+    ``alpha``), and the sentence saying so."""
+    if p_value < alpha:
+        return True, (
+            f"The methods differ on {metric} (Iman-Davenport p = "
+            f"{p_value:.3g} < {alpha:g}): see which pairs below."
+        )
+    return False, (
+        f"No significant difference between the methods on {metric} (Iman-Davenport p = "
+        f"{p_value:.3g} >= {alpha:g}) with {n_datasets} data sets: more data "
+        "sets give the tests more power."
+    )
+
+
+def _wilcoxon_caption(n_datasets: int) -> str:
+    """The caption under the pairs of methods: the two tests, and Wilcoxon's smallest
+    p-value over ``n_datasets`` data sets (2 / 2**n)."""
+    return (
+        "Nemenyi compares average ranks (it depends on the other methods in the study); the "
+        "Wilcoxon signed-rank test compares two methods' means over the data sets by "
+        f"themselves (Benavoli et al. 2016). With {n_datasets} data sets, Wilcoxon's smallest "
+        f"p-value is {2 / 2**n_datasets:.3g}."
+    )
+
+
+def _download_stem(done: Study) -> str:
+    """The start of the downloads' file names: data sets x methods x splits."""
+    return f"benchmark_{len(done.datasets)}x{len(done.methods)}x{done.splits}"
 
 
 # ---------------------------------------------------------------- the run
@@ -108,12 +256,7 @@ def _compute(study, datasets: list, engine: str, scheduler: str):
             progress(done, total, f"{done} of {total} tasks, {message}")
 
         note = st.empty()
-        where = {
-            "local": "starting a local Dask cluster (a worker process per core)",
-            "cluster": f"connecting to the Dask scheduler at {scheduler}",
-            "serial": "running in this process",
-        }[engine]
-        note.caption(f"{study.n_tasks} tasks: {where} ...")
+        note.caption(_start_text(study.n_tasks, engine, scheduler))
         if engine == "cluster" and not scheduler.strip():
             note.empty()
             raise FSEngineError(
@@ -137,19 +280,17 @@ def _compute(study, datasets: list, engine: str, scheduler: str):
         return {
             "study": study.to_dict(),
             "records": table.to_dict("records"),
-            "engine": ENGINES[engine] + (f" {scheduler.strip()}" if engine == "cluster" else ""),
+            "engine": _engine_text(engine, scheduler),
         }
 
     return compute
 
 
-def render() -> None:
-    """Draw the Benchmark page: a study over several data sets, its run (here or on a
-    Dask cluster) and its statistics."""
-    # ---------------------------------------------------------------- the page
+# ---------------------------------------------------------------- the page
 
-    loaded = session.current()
-    current_sha = loaded.sha256
+
+def _restore_widgets() -> None:
+    """Restore the page's widgets (their defaults on a first visit)."""
     session.restore_widgets(
         WIDGETS,
         {
@@ -169,6 +310,9 @@ def render() -> None:
         },
     )
 
+
+def _header() -> None:
+    """Draw the page's title and what a study is."""
     st.title("Benchmark")
     st.caption(
         "A study: every chosen method on every data set under the Compare page's protocol "
@@ -178,18 +322,15 @@ def render() -> None:
         "difference; pairwise Wilcoxon tests with Holm's correction)."
     )
 
-    st.subheader("Data sets")
-    stored = stored_datasets()
-    options = [sha for sha in stored if sha != current_sha]
+
+def _dataset_choice(loaded, stored: dict) -> None:
+    """Draw the choice of the study's data sets: the current one, uploads, and those
+    stored in the workspace (``stored``: hash -> (name, size)); and the uploads' problems."""
+    options = [sha for sha in stored if sha != loaded.sha256]
     chosen = [sha for sha in st.session_state["benchmark_workspace"] if sha in options]
     if chosen != st.session_state["benchmark_workspace"]:
         session.set_widget(WIDGETS, "benchmark_workspace", chosen)
-    names = {sha: name for sha, (name, _) in stored.items()}
-    twice = {n for n in names.values() if list(names.values()).count(n) > 1}
-    labels = {
-        sha: f"{name}{f' [{sha[:8]}]' if name in twice else ''} ({file_size(size)})"
-        for sha, (name, size) in stored.items()
-    }
+    labels = _dataset_labels(stored)
     minority = session.state.minority
     st.checkbox(
         f"The current data set: {loaded.name}, minority class {session.class_text(minority)}",
@@ -219,15 +360,19 @@ def render() -> None:
     for problem in st.session_state.get("benchmark_upload_problems", []):
         st.warning(problem)
 
-    entries = []  # (StudyDataset, Dataset, file name, hash)
+
+def _study_entries(loaded, stored: dict) -> list[_Entry]:
+    """The study's data sets: the current one when chosen, then each chosen workspace data
+    set that can be read (its reading options drawn; one that cannot is said)."""
+    entries = []
     taken: set = set()
     if st.session_state["benchmark_current"]:
         entries.append(
-            (
+            _Entry(
                 StudyDataset(
                     unique_name(loaded.name, taken),
                     None,
-                    str(minority),
+                    str(session.state.minority),
                     loaded.label,
                     loaded.transpose,
                     loaded.sample_groups,
@@ -235,7 +380,7 @@ def render() -> None:
                 ),
                 loaded.dataset,
                 loaded.name,
-                current_sha,
+                loaded.sha256,
             )
         )
     for sha in st.session_state["benchmark_workspace"]:
@@ -246,41 +391,32 @@ def render() -> None:
             entry = StudyDataset(
                 unique_name(name, taken), None, str(chosen_minority), label, transpose
             )
-            entries.append((entry, ds, name, sha))
+            entries.append(_Entry(entry, ds, name, sha))
+    return entries
 
+
+def _datasets_section(loaded) -> list[_Entry]:
+    """Draw the data sets section: their choice, each one's options, the table of the
+    study's data sets and, with fewer than 2, what to do; returns the study's data sets."""
+    st.subheader("Data sets")
+    stored = stored_datasets()
+    _dataset_choice(loaded, stored)
+    entries = _study_entries(loaded, stored)
     if entries:
         st.dataframe(
-            pd.DataFrame(
-                [
-                    {
-                        "data set": entry.name,
-                        "file": file,
-                        "samples": ds.n_samples,
-                        "features": ds.n_features,
-                        "label column": ds.label_column,
-                        "minority class": entry.minority,
-                        "minority samples": ds.class_counts()[ds.resolve_class(entry.minority)],
-                        "imbalance ratio": ds.imbalance_ratio(entry.minority),
-                    }
-                    for entry, ds, file, _ in entries
-                ]
-            ),
+            pd.DataFrame(_entry_rows(entries)),
             hide_index=True,
             width="stretch",
             column_config={"imbalance ratio": st.column_config.NumberColumn(format="%.2f")},
         )
-    enough_data = len(entries) >= 2
-    if not enough_data:
-        st.info(
-            f"The study has {len(entries)} data set{'s' if len(entries) != 1 else ''}: the "
-            "tests compare methods over at least 2. Add data sets above (upload files or pick "
-            "them from this workspace).",
-            icon=":material/info:",
-        )
+    if len(entries) < 2:
+        st.info(_too_few_text(len(entries)), icon=":material/info:")
+    return entries
 
-    if not entries:
-        st.stop()
 
+def _protocol_section(entries: list[_Entry]) -> _Protocol:
+    """Draw the choice of the methods, the rankers' number of features, the splits and
+    seed, the tests' alpha and the methods' settings."""
     st.subheader("Methods and protocol")
     n_train = min(training_size(ds.n_samples) for _, ds, _, _ in entries)
     n_features = min(ds.n_features for _, ds, _, _ in entries)
@@ -310,7 +446,6 @@ def render() -> None:
             help="For the critical difference and the pairwise tests; changing it needs no "
             "new run.",
         )
-
     methods = tuple(st.session_state["benchmark_methods"])
     params = protocol_method_settings(
         "benchmark",
@@ -321,7 +456,12 @@ def render() -> None:
         f"training halves of {n_train} samples or more",
         task=False,  # one setting for every data set: the specification's defaults
     )
+    return _Protocol(methods, splits, seed, top, params)
 
+
+def _engine_section() -> tuple[str, str]:
+    """Draw where the tasks run (and a cluster's address); returns the engine (a key of
+    :data:`ENGINES`) and the scheduler's address ("" when none is given)."""
     engine_col, address_col = st.columns([3, 2])
     with engine_col:
         st.radio(
@@ -342,11 +482,13 @@ def render() -> None:
                 help="A running 'dask scheduler' with workers ('dask worker ADDRESS') that have "
                 "this version of fsengine installed; the data are sent to them.",
             )
-    scheduler = st.session_state["benchmark_scheduler"] or ""
+    return engine, st.session_state["benchmark_scheduler"] or ""
 
-    if not methods:
-        st.info("Choose the methods to compare.", icon=":material/info:")
-        st.stop()
+
+def _protocol_checks(entries: list[_Entry], protocol: _Protocol) -> list[str]:
+    """Draw each data set's error (a task that cannot be built) and the protocol's warnings
+    on it, and that fewer than 2 methods cannot be tested; returns why the protocol refuses
+    data sets (sentences, each named)."""
     refusals = []  # a data set the protocol refuses: the run button is disabled, saying why
     for entry, ds, _, _ in entries:
         try:
@@ -359,7 +501,7 @@ def render() -> None:
         problem = protocol_refusal(y)
         if problem is None and task.groups is not None:
             try:  # groups leaving a half too few minority samples: the library refuses
-                stratified_splits(y, splits, seed, task.groups)
+                stratified_splits(y, protocol.splits, protocol.seed, task.groups)
             except FSEngineError as exc:
                 problem = exc
         if problem is not None:
@@ -367,183 +509,158 @@ def render() -> None:
             continue
         for text in protocol_warnings(
             y,
-            list(dict.fromkeys([*methods, *params])),
-            params,
-            splits,
+            list(dict.fromkeys([*protocol.methods, *protocol.params])),
+            protocol.params,
+            protocol.splits,
             groups=task.groups,
-            seed=seed,
+            seed=protocol.seed,
         ):
             st.warning(f"{entry.name}: {text}.", icon=":material/warning:")
-    if len(methods) < 2:
+    if len(protocol.methods) < 2:
         st.info("Choose at least 2 methods: the tests compare methods.", icon=":material/info:")
+    return refusals
 
+
+def _study(entries: list[_Entry], protocol: _Protocol) -> Study | None:
+    """The study of ``entries`` under ``protocol``; None when the library refuses it (an
+    error box says why)."""
     try:
-        study = study_from(
+        return study_from(
             [entry for entry, *_ in entries],
-            methods,
-            splits=splits,
-            seed=seed,
-            top=top,
+            protocol.methods,
+            splits=protocol.splits,
+            seed=protocol.seed,
+            top=protocol.top,
             metrics=STUDY_METRICS,
-            params=params,
+            params=protocol.params,
         )
     except FSEngineError as exc:
-        study = None
         if entries:
             st.error(f"The study cannot run: {messages.describe(exc)}")
+        return None
 
-    key = (  # the study's own data sets, not the Data page's: not session.run_key
-        "benchmark",
-        tuple((e.name, sha, e.label, e.genes_in_rows, e.minority) for e, _, _, sha in entries),
-        methods,
-        splits,
-        seed,
-        top,
-        tuple(sorted((m, str(p)) for m, p in params.items())),
-    )
+
+def _run_section(
+    entries: list[_Entry], protocol: _Protocol, engine: str, scheduler: str, refusals: list
+):
+    """Draw the study's run button (running it once pressed) when the library accepts
+    the study and it has 2 data sets or more; else, or until it has run, what to do.
+
+    Returns
+    -------
+    dict or None
+        The study's result (its record, long table and engine); None until it has run.
+    """
+    study = _study(entries, protocol)
+    enough_data = len(entries) >= 2
     result = None
     if study is not None and enough_data:
+        names = [e.name for e, *_ in entries]
         result = running.run_button(
             "Run the study",
             STORE,
-            key,
-            _compute(
-                study,
-                [(e, ds) for e, ds, _, _ in entries],
-                engine,
-                scheduler,
-            ),
+            _study_key(entries, protocol),
+            _compute(study, [(e, ds) for e, ds, _, _ in entries], engine, scheduler),
             text="Running the study",
             failure="The study could not run",
             kind="benchmark",
-            title=f"Benchmark {', '.join(METHOD_LABELS[m] for m in methods)} on "
-            f"{', '.join(e.name for e, *_ in entries)}: {splits} splits, seed {seed}",
+            title=_study_title(protocol.methods, names, protocol.splits, protocol.seed),
             widgets=WIDGETS,
-            datasets=", ".join(e.name for e, *_ in entries),
+            datasets=", ".join(names),
             refusal=" ".join(refusals) or None,
-            estimate=_estimate(entries, methods, splits, top, params),
+            estimate=_estimate(
+                entries, protocol.methods, protocol.splits, protocol.top, protocol.params
+            ),
         )
-    if result is None:
-        if study is not None and enough_data and not refusals:
-            st.info("Choose the data sets, methods and protocol, and press **Run the study**.")
-        st.stop()
+    if result is None and study is not None and enough_data and not refusals:
+        st.info("Choose the data sets, methods and protocol, and press **Run the study**.")
+    return result
 
-    # ---------------------------------------------------------------- the results
 
-    table = pd.DataFrame(result["records"])
-    done = Study.from_dict(result["study"])
-    alpha = float(st.session_state["benchmark_alpha"])
-    st.subheader("Results")
-    rule = (
-        f"every ranker keeps its top {done.top} features"
-        if done.top is not None
-        else f"every ranker keeps as many features as {done.count_from} selected on the same split"
+def _tests_section(comparison, metric: str, alpha: float) -> None:
+    """Draw the omnibus tests (Friedman, Iman-Davenport), Nemenyi's critical difference
+    and whether the methods differ."""
+    k, n = len(comparison.methods), len(comparison.datasets)
+    cols = st.columns(3)
+    cols[0].metric(
+        "Friedman chi-square",
+        f"{comparison.friedman_chi2:.3f}",
+        help=f"Over the average ranks; chi-square with {k - 1} degrees of freedom.",
+    )
+    cols[0].caption(f"p = {comparison.friedman_p:.3g}")
+    cols[1].metric(
+        "Iman-Davenport F",
+        f"{comparison.iman_davenport_f:.3f}",
+        help=f"Friedman's statistic corrected (less conservative); F({k - 1}, "
+        f"{(k - 1) * (n - 1)}).",
+    )
+    cols[1].caption(f"p = {comparison.iman_davenport_p:.3g}")
+    cols[2].metric(
+        f"Nemenyi critical difference (alpha {alpha:g})",
+        f"{comparison.critical_difference:.3f}",
+        help="Two methods whose average ranks differ by more than this differ significantly.",
+    )
+    cols[2].caption(f"q_alpha = {comparison.q_alpha:.3f}")
+    differ, verdict = _verdict(metric, comparison.iman_davenport_p, alpha, n)
+    if differ:
+        st.success(verdict, icon=":material/check_circle:")
+    else:
+        st.info(verdict, icon=":material/info:")
+
+
+def _ranks_section(comparison, metric: str, splits: int) -> None:
+    """Draw the rank table, the critical-difference diagram and the heat map."""
+    better = "higher" if HIGHER_IS_BETTER[metric] else "lower"
+    ranks = rank_frame(comparison)
+    st.markdown(f"**Rank table**: {metric} per data set ({better} is better), best first")
+    st.dataframe(
+        ranks.style.format("{:.4f}").format("{:.2f}", subset=(["average rank"], ranks.columns)),
+        width="stretch",
     )
     st.caption(
-        f"{len(done.datasets)} data sets x {len(done.methods)} methods x {done.splits} splits "
-        f"(seed {done.seed}), {len(table)} tasks, run on: {result['engine']}. Every score is "
-        "measured on the **test halves** (samples the selection and the classifier never "
-        f"saw), then averaged over the {done.splits} splits of each data set: not in-sample "
-        f"fits. {rule[0].upper() + rule[1:]}."
+        f"Each cell: the mean of {metric} over the {splits} test halves. "
+        f"{RANK_ROWS[0]}: over the data sets; {RANK_ROWS[1]}: the methods ranked on each "
+        "data set (1 = best, ties share their mean rank), averaged over the data sets."
     )
-    metric = st.selectbox(
-        "Metric",
-        list(STUDY_METRICS),
-        format_func=_metric_text,
-        **session.persisted(WIDGETS, "benchmark_metric"),
+    st.plotly_chart(critical_difference_figure(comparison, METHOD_LABELS), width="stretch")
+    st.plotly_chart(metric_heatmap_figure(comparison, METHOD_LABELS), width="stretch")
+    st.caption(
+        "Critical-difference diagram (Demsar 2006): average ranks, best at the left; a bar "
+        "joins methods that do not differ significantly (Nemenyi). Heat map: the mean per "
+        "data set, with the method's rank on that data set."
     )
-    try:
-        comparisons = compare_study(table, dataclasses.replace(done, metrics=(metric,)), alpha)
-    except FSEngineError as exc:
-        comparisons = {}
-        st.error(f"The tests cannot run on {metric}: {messages.describe(exc)}")
-    comparison = comparisons.get(metric)
-    if comparison is None:
-        st.info("The tests need at least 2 data sets and 2 methods.", icon=":material/info:")
-    else:
-        better = "higher" if HIGHER_IS_BETTER[metric] else "lower"
-        k, n = len(comparison.methods), len(comparison.datasets)
-        cols = st.columns(3)
-        cols[0].metric(
-            "Friedman chi-square",
-            f"{comparison.friedman_chi2:.3f}",
-            help=f"Over the average ranks; chi-square with {k - 1} degrees of freedom.",
-        )
-        cols[0].caption(f"p = {comparison.friedman_p:.3g}")
-        cols[1].metric(
-            "Iman-Davenport F",
-            f"{comparison.iman_davenport_f:.3f}",
-            help=f"Friedman's statistic corrected (less conservative); F({k - 1}, "
-            f"{(k - 1) * (n - 1)}).",
-        )
-        cols[1].caption(f"p = {comparison.iman_davenport_p:.3g}")
-        cols[2].metric(
-            f"Nemenyi critical difference (alpha {alpha:g})",
-            f"{comparison.critical_difference:.3f}",
-            help="Two methods whose average ranks differ by more than this differ significantly.",
-        )
-        cols[2].caption(f"q_alpha = {comparison.q_alpha:.3f}")
-        if comparison.iman_davenport_p < alpha:
-            st.success(
-                f"The methods differ on {metric} (Iman-Davenport p = "
-                f"{comparison.iman_davenport_p:.3g} < {alpha:g}): see which pairs below.",
-                icon=":material/check_circle:",
-            )
-        else:
-            st.info(
-                f"No significant difference between the methods on {metric} (Iman-Davenport p = "
-                f"{comparison.iman_davenport_p:.3g} >= {alpha:g}) with {n} data sets: more data "
-                "sets give the tests more power.",
-                icon=":material/info:",
-            )
 
-        ranks = rank_frame(comparison)
-        st.markdown(f"**Rank table**: {metric} per data set ({better} is better), best first")
-        st.dataframe(
-            ranks.style.format("{:.4f}").format("{:.2f}", subset=(["average rank"], ranks.columns)),
-            width="stretch",
-        )
-        st.caption(
-            f"Each cell: the mean of {metric} over the {done.splits} test halves. "
-            f"{RANK_ROWS[0]}: over the data sets; {RANK_ROWS[1]}: the methods ranked on each "
-            "data set (1 = best, ties share their mean rank), averaged over the data sets."
-        )
-        st.plotly_chart(critical_difference_figure(comparison, METHOD_LABELS), width="stretch")
-        st.plotly_chart(metric_heatmap_figure(comparison, METHOD_LABELS), width="stretch")
-        st.caption(
-            "Critical-difference diagram (Demsar 2006): average ranks, best at the left; a bar "
-            "joins methods that do not differ significantly (Nemenyi). Heat map: the mean per "
-            "data set, with the method's rank on that data set."
-        )
-        st.markdown("**Pairs of methods**")
-        st.dataframe(
-            pairs_frame(comparison),
-            hide_index=True,
-            width="stretch",
-            column_config={
-                "rank difference": st.column_config.NumberColumn(format="%.3f"),
-                "Nemenyi p": st.column_config.NumberColumn(format="%.4f"),
-                "Wilcoxon T": st.column_config.NumberColumn(format="%.1f"),
-                "Wilcoxon p": st.column_config.NumberColumn(format="%.4f"),
-                "Holm p": st.column_config.NumberColumn(
-                    format="%.4f", help="Wilcoxon's p adjusted over all pairs (Holm)."
-                ),
-                "Nemenyi significant": st.column_config.CheckboxColumn(
-                    help=f"Rank difference above the critical difference (p < {alpha:g})."
-                ),
-                "Holm significant": st.column_config.CheckboxColumn(
-                    help=f"Holm-adjusted Wilcoxon p < {alpha:g}."
-                ),
-            },
-        )
-        st.caption(
-            "Nemenyi compares average ranks (it depends on the other methods in the study); the "
-            "Wilcoxon signed-rank test compares two methods' means over the data sets by "
-            f"themselves (Benavoli et al. 2016). With {n} data sets, Wilcoxon's smallest p-value "
-            f"is {2 / 2**n:.3g}."
-        )
 
-    stem = f"benchmark_{len(done.datasets)}x{len(done.methods)}x{done.splits}"
+def _pairs_section(comparison, alpha: float) -> None:
+    """Draw the table of the pairs of methods (Nemenyi, Wilcoxon with Holm's correction)."""
+    st.markdown("**Pairs of methods**")
+    st.dataframe(
+        pairs_frame(comparison),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "rank difference": st.column_config.NumberColumn(format="%.3f"),
+            "Nemenyi p": st.column_config.NumberColumn(format="%.4f"),
+            "Wilcoxon T": st.column_config.NumberColumn(format="%.1f"),
+            "Wilcoxon p": st.column_config.NumberColumn(format="%.4f"),
+            "Holm p": st.column_config.NumberColumn(
+                format="%.4f", help="Wilcoxon's p adjusted over all pairs (Holm)."
+            ),
+            "Nemenyi significant": st.column_config.CheckboxColumn(
+                help=f"Rank difference above the critical difference (p < {alpha:g})."
+            ),
+            "Holm significant": st.column_config.CheckboxColumn(
+                help=f"Holm-adjusted Wilcoxon p < {alpha:g}."
+            ),
+        },
+    )
+    st.caption(_wilcoxon_caption(len(comparison.datasets)))
+
+
+def _downloads(table: pd.DataFrame, done: Study, metric: str, comparison) -> None:
+    """Draw the downloads: the long table (CSV, Parquet) and, with the tests, the rank
+    table of ``metric``."""
+    stem = _download_stem(done)
     down = st.columns(3)
     down[0].download_button(
         "The long table (CSV)",
@@ -568,6 +685,56 @@ def render() -> None:
             mime="text/csv",
             on_click="ignore",
         )
+
+
+def _results_section(result: dict) -> None:
+    """Draw the study's results: what ran, the metric's tests, ranks and pairs, and the
+    downloads."""
+    table = pd.DataFrame(result["records"])
+    done = Study.from_dict(result["study"])
+    alpha = float(st.session_state["benchmark_alpha"])
+    st.subheader("Results")
+    st.caption(_results_caption(done, len(table), result["engine"]))
+    metric = st.selectbox(
+        "Metric",
+        list(STUDY_METRICS),
+        format_func=_metric_text,
+        **session.persisted(WIDGETS, "benchmark_metric"),
+    )
+    try:
+        comparisons = compare_study(table, dataclasses.replace(done, metrics=(metric,)), alpha)
+    except FSEngineError as exc:
+        comparisons = {}
+        st.error(f"The tests cannot run on {metric}: {messages.describe(exc)}")
+    comparison = comparisons.get(metric)
+    if comparison is None:
+        st.info("The tests need at least 2 data sets and 2 methods.", icon=":material/info:")
+    else:
+        _tests_section(comparison, metric, alpha)
+        _ranks_section(comparison, metric, done.splits)
+        _pairs_section(comparison, alpha)
+    _downloads(table, done, metric, comparison)
+
+
+def render() -> None:
+    """Draw the Benchmark page: a study over several data sets, its run (here or on a
+    Dask cluster) and its statistics."""
+    loaded = session.current()
+    _restore_widgets()
+    _header()
+    entries = _datasets_section(loaded)
+    if not entries:
+        st.stop()
+    protocol = _protocol_section(entries)
+    engine, scheduler = _engine_section()
+    if not protocol.methods:
+        st.info("Choose the methods to compare.", icon=":material/info:")
+        st.stop()
+    refusals = _protocol_checks(entries, protocol)
+    result = _run_section(entries, protocol, engine, scheduler, refusals)
+    if result is None:
+        st.stop()
+    _results_section(result)
 
 
 # Streamlit runs a page as __main__; imported (a test), the page only defines.

@@ -124,15 +124,27 @@ def _show_the_end(kept: streams.Kept) -> None:
     reruns.rerun()
 
 
-def stream_view(settings) -> None:
-    """One animation tick: keep the stream advancing (time-boxed chunks off the script
-    thread, one after the other while the page ticks), then draw its state; ``settings``
-    are the boxes' (:func:`dashboard.streams.settings`). A fragment, ticking while the
-    stream runs (:func:`render`)."""
-    kept = streams.current()
-    if kept is None:
-        st.info("Press Start to stream the features, or Step to take one at a time.")
-        return
+def _computing_text(label: str, feature_seconds: float | None) -> str:
+    """The caption while a chunk computes longer than a tick: ``label``'s time a feature
+    (``feature_seconds``: measured or expected; None or 0: not known)."""
+    cost = feature_seconds
+    return (
+        f":material/hourglass_top: Computing the next features: {label} takes "
+        + (
+            f"about {cost:.1f} s a feature here"
+            if cost and cost >= 1
+            else f"about {1000 * cost:.0f} ms a feature here"
+            if cost
+            else "long here"
+        )
+        + "; the page shows the stream as it was until they are done. Pause stops it "
+        "after them."
+    )
+
+
+def _advance_tick(kept: streams.Kept, settings) -> str:
+    """Keep the stream advancing for one tick (chunks off the script thread), or say why
+    it does not; returns the pacing's note when the stream runs late ("" else)."""
     live = kept.live
     late = ""
     if streams.is_running() and live.finished:  # it ended off the script thread between ticks
@@ -172,19 +184,11 @@ def stream_view(settings) -> None:
                 )
             st.session_state["stream_drawn_at"] = time.monotonic()
         if computing:
-            cost = live.feature_seconds or live.expected_feature_seconds
             st.caption(
-                f":material/hourglass_top: Computing the next features: "
-                f"{get_method(live.method).spec.label} takes "
-                + (
-                    f"about {cost:.1f} s a feature here"
-                    if cost and cost >= 1
-                    else f"about {1000 * cost:.0f} ms a feature here"
-                    if cost
-                    else "long here"
+                _computing_text(
+                    get_method(live.method).spec.label,
+                    live.feature_seconds or live.expected_feature_seconds,
                 )
-                + "; the page shows the stream as it was until they are done. Pause stops it "
-                "after them."
             )
         else:
             late = live.paced_note() if per_tick == "auto" else ""
@@ -205,9 +209,12 @@ def stream_view(settings) -> None:
                 "stays in History, to reopen)."
             )
         )
-    # the main stream's events are all there once it is done (its hold-out copy may go on)
-    done = live.done
-    last = live.events[-1] if live.events else None
+    return late
+
+
+def _metrics(live, done: bool, last) -> None:
+    """The four figures above the chart: features streamed, selected, the set's score and
+    the hold-out G-mean."""
     metrics = st.columns(4)
     metrics[0].metric("Features streamed", f"{live.position} / {live.total}")
     fallback = live.selection().fallback_text(METHOD_LABELS[live.method]) if done else None
@@ -232,90 +239,119 @@ def stream_view(settings) -> None:
         f"{len(live.holdout_selected)} genes selected on the training half). The genes "
         "listed below are selected on all samples.",
     )
+
+
+def _latest_events(live) -> None:
+    """The newest twelve events, newest first, and what their actions and scores mean."""
+    st.subheader("Latest events")
+    recent = live.events[-12:][::-1]
+    st.dataframe(
+        pd.DataFrame(
+            {
+                "step": [e.step + 1 for e in recent],
+                "feature": [e.feature for e in recent],
+                "score": [e.score for e in recent],
+                "action": [e.action for e in recent],
+                "selected": [len(e.selected) for e in recent],
+                "set score": [e.selected_score for e in recent],
+            }
+        ),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "action": st.column_config.TextColumn(
+                "action", help=action_help(live.method).replace("**", "")
+            )
+        },
+    )
+    with st.expander("What the actions and scores mean"):
+        st.markdown(action_help(live.method))
+        for term in (
+            "dependency",
+            "card function",
+            "alpha",
+            "reduct",
+            "H(D|SF)",
+            "mean correlation of S",
+            "G-mean",
+        ):
+            st.markdown(f"**{term}**: {TERMS[term]}")
+
+
+def _selected_genes(live, done: bool, last) -> None:
+    """The selection (once done: with its fallback or order notes and downloads), else the
+    selected set so far."""
+    st.subheader(f"Selected genes: {METHOD_LABELS[live.method]}")
+    if done:
+        selection = live.selection()
+        if selection.fallback:
+            st.warning(
+                selection.fallback_text(METHOD_LABELS[selection.method]),
+                icon=":material/warning:",
+            )
+        elif selection.note not in ("", "stream order"):
+            st.caption(selection.note)
+        order_note = live.order_note()
+        if order_note:
+            st.warning(order_note[0].upper() + order_note[1:] + ".", icon=":material/shuffle:")
+        st.dataframe(pd.DataFrame(selection_rows(selection)), hide_index=True, width="stretch")
+        st.download_button(
+            "Download selected features (CSV)",
+            selection_to_csv(selection),
+            file_name=f"{live.method}-selected.csv",
+            mime="text/csv",
+            on_click="ignore",
+            key="download_selection",
+        )
+        st.download_button(
+            "Download the stream's events (CSV)",
+            events_to_csv(live.events, live.method),
+            file_name=f"{live.method}-events.csv",
+            mime="text/csv",
+            on_click="ignore",
+            key="download_events",
+        )
+    elif last:
+        chosen = set(last.selected)
+        scores = {e.feature: e.score for e in live.events if e.feature in chosen}
+        st.dataframe(
+            pd.DataFrame(
+                {
+                    "feature": last.selected,
+                    "column": last.selected_columns,
+                    "score": [scores[f] for f in last.selected],
+                }
+            ),
+            hide_index=True,
+            width="stretch",
+        )
+
+
+def stream_view(settings) -> None:
+    """One animation tick: keep the stream advancing (time-boxed chunks off the script
+    thread, one after the other while the page ticks), then draw its state; ``settings``
+    are the boxes' (:func:`dashboard.streams.settings`). A fragment, ticking while the
+    stream runs (:func:`render`)."""
+    kept = streams.current()
+    if kept is None:
+        st.info("Press Start to stream the features, or Step to take one at a time.")
+        return
+    late = _advance_tick(kept, settings)
+    live = kept.live
+    # the main stream's events are all there once it is done (its hold-out copy may go on)
+    done = live.done
+    last = live.events[-1] if live.events else None
+    _metrics(live, done, last)
+    set_score = get_method(live.method).spec.set_score
     for note in (late, live.selection_note(), live.holdout_lag_note(), live.holdout_note()):
         if note:
             st.caption(note)
     st.plotly_chart(stream_figure(live.curves(), set_score, live.total), width="stretch")
     left, right = st.columns([3, 2])
     with left:
-        st.subheader("Latest events")
-        recent = live.events[-12:][::-1]
-        st.dataframe(
-            pd.DataFrame(
-                {
-                    "step": [e.step + 1 for e in recent],
-                    "feature": [e.feature for e in recent],
-                    "score": [e.score for e in recent],
-                    "action": [e.action for e in recent],
-                    "selected": [len(e.selected) for e in recent],
-                    "set score": [e.selected_score for e in recent],
-                }
-            ),
-            hide_index=True,
-            width="stretch",
-            column_config={
-                "action": st.column_config.TextColumn(
-                    "action", help=action_help(live.method).replace("**", "")
-                )
-            },
-        )
-        with st.expander("What the actions and scores mean"):
-            st.markdown(action_help(live.method))
-            for term in (
-                "dependency",
-                "card function",
-                "alpha",
-                "reduct",
-                "H(D|SF)",
-                "mean correlation of S",
-                "G-mean",
-            ):
-                st.markdown(f"**{term}**: {TERMS[term]}")
+        _latest_events(live)
     with right:
-        st.subheader(f"Selected genes: {METHOD_LABELS[live.method]}")
-        if done:
-            selection = live.selection()
-            if selection.fallback:
-                st.warning(
-                    selection.fallback_text(METHOD_LABELS[selection.method]),
-                    icon=":material/warning:",
-                )
-            elif selection.note not in ("", "stream order"):
-                st.caption(selection.note)
-            order_note = live.order_note()
-            if order_note:
-                st.warning(order_note[0].upper() + order_note[1:] + ".", icon=":material/shuffle:")
-            st.dataframe(pd.DataFrame(selection_rows(selection)), hide_index=True, width="stretch")
-            st.download_button(
-                "Download selected features (CSV)",
-                selection_to_csv(selection),
-                file_name=f"{live.method}-selected.csv",
-                mime="text/csv",
-                on_click="ignore",
-                key="download_selection",
-            )
-            st.download_button(
-                "Download the stream's events (CSV)",
-                events_to_csv(live.events, live.method),
-                file_name=f"{live.method}-events.csv",
-                mime="text/csv",
-                on_click="ignore",
-                key="download_events",
-            )
-        elif last:
-            chosen = set(last.selected)
-            scores = {e.feature: e.score for e in live.events if e.feature in chosen}
-            st.dataframe(
-                pd.DataFrame(
-                    {
-                        "feature": last.selected,
-                        "column": last.selected_columns,
-                        "score": [scores[f] for f in last.selected],
-                    }
-                ),
-                hide_index=True,
-                width="stretch",
-            )
+        _selected_genes(live, done, last)
 
 
 def render() -> None:
