@@ -168,12 +168,10 @@ class NeighbourRule:
         )
 
 
-class PointsOfSet(NamedTuple):
-    """The points of S + f (samples equal on every feature of it are one point) as the
-    average rule's kernels take them, in their order: the first nine arguments of
-    :func:`~fsengine.methods.online._tie_kernels.set_dependency` and
-    :func:`~fsengine.methods.online._tie_kernels.points_expected_cards`, flattened by
-    :func:`expected_dependency` and :func:`expected_cards` alone."""
+class PointDistances(NamedTuple):
+    """Where the distances between the points of S + f come from (samples equal on every
+    feature of it are one point), as the point kernels take it in their first seven
+    arguments: S's summed terms and f, or the points' values."""
 
     #: (Q, Q) S's summed terms between its points ((1, 1) zeros when the distances come
     #: from ``coords``).
@@ -190,9 +188,22 @@ class PointsOfSet(NamedTuple):
     weights: np.ndarray
     #: Whether the distances come from ``coords`` and ``weights``.
     from_coords: bool
+
+
+class PointsOfSet(NamedTuple):
+    """The points of S + f as the average rule's kernels take them: the first nine
+    arguments of :func:`~fsengine.methods.online._tie_kernels.set_dependency` and
+    :func:`~fsengine.methods.online._tie_kernels.points_expected_cards`, flattened by
+    :func:`expected_dependency` and :func:`expected_cards` alone."""
+
+    distances: PointDistances
     #: (P,) each point's samples of the minority class, and of the rest.
     m1: np.ndarray
     m0: np.ndarray
+
+    def flat(self) -> tuple:
+        """The nine arguments, in the kernels' order."""
+        return (*self.distances, self.m1, self.m0)
 
 
 def expected_dependency(
@@ -224,7 +235,7 @@ def expected_dependency(
         NaNs once the sum cannot reach ``floor``.
     """
     return tie_kernels().set_dependency(
-        *points, *rule.arguments(), visit, float(floor), expected, varies
+        *points.flat(), *rule.arguments(), visit, float(floor), expected, varies
     )
 
 
@@ -259,7 +270,7 @@ def expected_cards(
     measured, cand_start, cand, far = candidates
     expected, varies, partials, state, missed, balls = outputs
     done = tie_kernels().points_expected_cards(
-        *points, *rule.arguments()[:-1], measured, cand_start, cand, far, float(floor),
+        *points.flat(), *rule.arguments()[:-1], measured, cand_start, cand, far, float(floor),
         expected, varies, partials, state, missed, balls,
     )  # fmt: skip
     return not math.isnan(done)
@@ -511,7 +522,7 @@ class AveragedSet:
             coords, weights = np.ascontiguousarray(all_coords, dtype=float), all_weights
         else:
             coords, weights = np.zeros((P, 0)), np.zeros(0)
-        points = PointsOfSet(
+        distances = PointDistances(
             self.terms if self.terms is not None else np.zeros((1, 1)),
             base_of,
             point_values,
@@ -519,9 +530,8 @@ class AveragedSet:
             coords,
             weights,
             from_coords,
-            m1,
-            m0,
         )
+        points = PointsOfSet(distances, m1, m0)
         kern = tie_kernels()
         search = PointSearch(all_coords, all_weights)
         if self.rule.kind != TIE_FIRST_K or not search.usable:
@@ -611,10 +621,10 @@ class AveragedSet:
         expected = np.zeros((1, 2))
         varies = np.zeros((1, 2), dtype=bool)
         one = np.zeros(1, dtype=np.int64)
-        points = PointsOfSet(
-            np.zeros((1, 1)), one, np.zeros(1), math.inf, np.zeros((1, 0)), np.zeros(0),
-            False, np.array([m1], dtype=np.int64), np.array([m0], dtype=np.int64),
-        )  # fmt: skip
+        alone = PointDistances(
+            np.zeros((1, 1)), one, np.zeros(1), math.inf, np.zeros((1, 0)), np.zeros(0), False
+        )
+        points = PointsOfSet(alone, np.array([m1], dtype=np.int64), np.array([m0], dtype=np.int64))
         dependency, share = expected_dependency(points, self.rule, one, -math.inf, expected, varies)
         cards = PointCards(np.repeat(expected, P, axis=0), np.repeat(varies, P, axis=0), None)
         if dependency * (m1 + m0) < floor:

@@ -27,7 +27,12 @@ from fsengine.methods.online._point_search import (
 )
 from fsengine.methods.online._roughset.kofsd.common import set_kernels
 from fsengine.methods.online._roughset.kofsd.set_terms import ColumnSetTerms
-from fsengine.methods.online._tie_average import TERMS_MAX_POINTS, refine, tie_kernels
+from fsengine.methods.online._tie_average import (
+    TERMS_MAX_POINTS,
+    PointDistances,
+    refine,
+    tie_kernels,
+)
 
 #: The kernel family of the set tests on points.
 POINT_KERNELS = "methods.online._roughset.kofsd._point_kernels"
@@ -46,17 +51,7 @@ class PointsWithMembers(NamedTuple):
     :func:`~fsengine.methods.online._roughset.kofsd._point_kernels.point_set_cards` takes
     them in its first fifteen arguments (flattened by :func:`point_cards` alone)."""
 
-    #: (Q, Q) S's summed terms between its points ((1, 1) zeros with ``from_coords``).
-    base: np.ndarray
-    #: (P,) each point's point on S; ``values`` its value of f, ``weight`` f's weight.
-    base_of: np.ndarray
-    values: np.ndarray
-    weight: float
-    #: (P, |S| + 1) and (|S| + 1,): the points' values and the weights, when the distances
-    #: come from them (``from_coords``); else (P, 0) and empty.
-    coords: np.ndarray
-    weights: np.ndarray
-    from_coords: bool
+    distances: PointDistances
     #: The samples of point a are ``members[start[a]:start[a + 1]]``, rows increasing.
     start: np.ndarray
     members: np.ndarray
@@ -102,7 +97,7 @@ def point_cards(
     """
     measured, cand_start, cand, far, missed = candidates
     done = point_kernels().point_set_cards(
-        *points, measured, cand_start, cand, far, state, floor, cards, missed
+        *points.distances, *points[1:], measured, cand_start, cand, far, state, floor, cards, missed
     )
     return not math.isnan(done)
 
@@ -274,13 +269,15 @@ class PointSetTerms:
         from_coords = self.terms is None
         coords = np.ascontiguousarray(coords) if from_coords else np.zeros((P, 0))
         arguments = PointsWithMembers(
-            self.terms if self.terms is not None else np.zeros((1, 1)),
-            base_of,
-            point_values,
-            float(weight),
-            coords,
-            all_weights if from_coords else np.zeros(0),
-            from_coords,
+            PointDistances(
+                self.terms if self.terms is not None else np.zeros((1, 1)),
+                base_of,
+                point_values,
+                float(weight),
+                coords,
+                all_weights if from_coords else np.zeros(0),
+                from_coords,
+            ),
             start,
             members,
             y,
