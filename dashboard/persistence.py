@@ -238,7 +238,7 @@ def put_back(found: Store, wid: str, run_id: int) -> tuple[str, tuple, dict] | N
     if target is None or not payload:
         return None
     key = _tuples(payload["key"])
-    if info.dataset_sha:  # a run on one task: the record names it
+    if info.dataset_sha and key[:1] != (session.STUDY_KEY,):  # on one task: the record's
         key = (session.stored_task_key(info.dataset_sha, payload), *key)
     state.results(target)[key] = decode(payload["result"])
     return target, key, payload

@@ -814,6 +814,12 @@ def set_widget(store: str, key: str, value) -> None:
     widget_store(store)[key] = value
 
 
+#: The first field of a study's result key (the Benchmark page's): over data sets of its
+#: own, not the current task (a study stored before 2026-11-25 names the Data page's data
+#: set in its record all the same).
+STUDY_KEY = "benchmark"
+
+
 def run_key(*params) -> tuple:
     """Key of a run's result on the current task: the task's :class:`TaskKey` followed by
     the run's own parameters. A result is shown only under the task it ran on; the

@@ -340,13 +340,60 @@ def _dumps(value: Any, where: str) -> str:
 _V1_NAMED_PREFIX = 7
 
 
-def _schema2_key(key: Any, record: dict, reading: dict | None) -> tuple[Any, dict]:
+#: A run's reading options, as a record's ``"dataset"`` keeps them.
+_READING_FIELDS = (
+    "label",
+    "transpose",
+    "drop_constant",
+    "samples",
+    "samples_name",
+    "preprocessing",
+    "sample_groups",
+    "anndata",
+)
+
+
+def _state_readings(state: dict) -> dict[str, list[dict]]:
+    """Data set SHA-256 -> the readings a workspace state records of it: the one it
+    remembers (with the label column it found), then the current data set's."""
+    found: dict[str, list[dict]] = {}
+    remembered = state.get("readings")
+    if isinstance(remembered, dict):
+        for sha, entry in remembered.items():
+            if isinstance(entry, dict):
+                found.setdefault(sha, []).append(entry)
+    data = state.get("dataset")
+    if isinstance(data, dict) and data.get("sha"):
+        found.setdefault(data["sha"], []).append(data)
+    return found
+
+
+def _reading(candidates: list[dict], named: list | None = None) -> dict | None:
+    """The first of ``candidates`` that agrees with a name-led key's transpose,
+    drop_constant and label column (``named``; None: any), as reading options."""
+    for entry in candidates:
+        if named is not None and (
+            bool(entry.get("transpose")) != named[3]
+            or bool(entry.get("drop_constant")) != named[4]
+            or entry.get("label_column", named[5]) != named[5]
+            or entry.get("label") not in (None, named[5])
+        ):
+            continue
+        return {k: entry[k] for k in _READING_FIELDS if k in entry}
+    return None
+
+
+def _schema2_key(key: Any, record: dict, candidates: list[dict]) -> tuple[Any, dict]:
     """A schema-1 result key and its run's record (parameters or payload) as schema 2 keeps
-    them (the module's docstring); ``reading`` is the workspace state's reading options of
-    the run's data set, if it has them, for a key that began with the name."""
+    them (the module's docstring). ``candidates``: the workspace state's readings of the
+    run's data set (:func:`_state_readings`), for a record that names none."""
     if not isinstance(key, list) or not key or key[0] == "benchmark":
         return key, record
     if isinstance(key[0], str) and _SHA_RE.match(key[0]):  # the task's content digest
+        if "dataset" not in record:  # 2026-11-25's records named the class alone
+            reading = _reading(candidates)
+            if reading is not None:
+                record = {**record, "dataset": reading}
         return key[1:], record
     named = (
         len(key) > _V1_NAMED_PREFIX
@@ -356,10 +403,14 @@ def _schema2_key(key: Any, record: dict, reading: dict | None) -> tuple[Any, dic
     )
     if not named:
         return key, record
+    if key[_V1_NAMED_PREFIX] == "benchmark":  # a study's key: its own data sets
+        return key[_V1_NAMED_PREFIX:], record
     record = dict(record)
     record.setdefault("minority", key[6])
     record.setdefault(
-        "dataset", reading or {"label": key[5], "transpose": key[3], "drop_constant": key[4]}
+        "dataset",
+        _reading(candidates, key)
+        or {"label": key[5], "transpose": key[3], "drop_constant": key[4]},
     )
     return key[_V1_NAMED_PREFIX:], record
 
@@ -367,16 +418,13 @@ def _schema2_key(key: Any, record: dict, reading: dict | None) -> tuple[Any, dic
 def _migrate_run_keys(conn: sqlite3.Connection) -> None:
     """Schema 1 -> 2 (the module's docstring): every run's result key without its task, in
     the caller's transaction."""
-    readings = {}  # (workspace, data set) -> the state's reading options
+    readings = {}  # workspace -> data set -> the state's readings of it
     for wid, text in conn.execute("SELECT id, state FROM workspaces"):
-        data = (json.loads(text or "{}") or {}).get("dataset")
-        if isinstance(data, dict) and data.get("sha"):
-            readings[(wid, data["sha"])] = {
-                k: v for k, v in data.items() if k not in ("sha", "name")
-            }
+        state = json.loads(text or "{}")
+        readings[wid] = _state_readings(state if isinstance(state, dict) else {})
     rows = conn.execute("SELECT id, workspace, dataset_sha, params, payload FROM runs").fetchall()
     for run_id, wid, sha, params_text, blob in rows:
-        reading = readings.get((wid, sha))
+        reading = readings.get(wid, {}).get(sha, [])
         params = json.loads(params_text)
         if not isinstance(params, dict) or "key" not in params:
             continue

@@ -156,7 +156,7 @@ def _study_key(entries, protocol: _Protocol) -> tuple:
     """The key the study's result is kept under: its own data sets (name, hash, reading,
     minority), not the Data page's (not session.run_key), and the protocol."""
     return (
-        "benchmark",
+        session.STUDY_KEY,
         tuple((e.name, sha, e.label, e.genes_in_rows, e.minority) for e, _, _, sha in entries),
         protocol.methods,
         protocol.splits,

@@ -178,7 +178,8 @@ class StreamingSelector(ABC):
         # values are checked once, where a stream starts (start): a name the method does
         # not take is refused here
         self._params = self.spec.given(params)
-        self._unused = self.spec.unused({k: self._params[k] for k in params})
+        self._given_names = tuple(params)
+        self._unused: list[str] = []  # the parameters given that take no effect: at start
         self.score_rejections = True
         self.y = None
         self.n_features: int | None = None
@@ -233,6 +234,8 @@ class StreamingSelector(ABC):
         """
         y = check_binary(y)
         self._params = self.spec.check(self._params, n_samples=len(y))
+        given = getattr(self, "_given_names", ())  # (a selector pickled before 0.2: none)
+        self._unused = self.spec.unused({k: self._params[k] for k in given})
         self.y = y
         if n_features is not None and not (isinstance(n_features, int) and n_features >= 1):
             raise FSEngineError(f"n_features must be a positive integer, got {n_features!r}")

@@ -29,8 +29,16 @@ def _schema1_store(folder):
     wid, _ = store.open_workspace(None)
     sha = store.put_dataset(b"gene,diagnosis\n1,a\n", "cohort.csv", workspace_id=wid)
     other = store.put_dataset(b"gene,diagnosis\n2,b\n", "other.csv", workspace_id=wid)
+    third = store.put_dataset(b"gene,diagnosis\n3,c\n", "third.csv", workspace_id=wid)
     reading = {"label": None, "transpose": False, "drop_constant": True}
-    store.save_state(wid, {"dataset": {"sha": sha, "name": "cohort.csv", **reading}})
+    remembered = {"label": None, "transpose": True, "drop_constant": False}
+    store.save_state(
+        wid,
+        {
+            "dataset": {"sha": sha, "name": "cohort.csv", **reading},
+            "readings": {third: {"name": "third.csv", **remembered, "label_column": "diagnosis"}},
+        },
+    )
     record = {"dataset": {**reading, "samples": None}, "minority": "rare"}
     runs = {}
     forms = {
@@ -42,6 +50,21 @@ def _schema1_store(folder):
             other, ["other.csv", 4, 2, True, False, "diagnosis", "b", *PARAMS], {}
         ),
         "study": (None, ["benchmark", [["SRBCT", "ab" * 32]], ["fisher"], 2, 0], {}),
+        # 2026-11-25, between the digest and the reading in the record
+        "digest, class alone": (sha, [DIGEST, *PARAMS], {"minority": "rare"}),
+        # read then without dropping the constant genes, which the state now drops
+        "named, read otherwise": (
+            sha, ["cohort.csv", 30, 12, False, False, "diagnosis", "rare", *PARAMS], {}
+        ),
+        # a file the state remembers reading with the label found by itself
+        "named, remembered": (
+            third, ["third.csv", 4, 2, True, False, "diagnosis", "c", *PARAMS], {}
+        ),
+        # a study before 2026-11-25: its record names the Data page's data set
+        "study, name-led": (
+            sha, ["cohort.csv", 30, 12, False, True, "diagnosis", "rare", "benchmark",
+                  [["SRBCT", "ab" * 32]], ["fisher"], 2, 0], {},
+        ),
     }  # fmt: skip
     for name, (run_sha, key, extra) in forms.items():
         params = {"key": key, **extra}
@@ -53,11 +76,11 @@ def _schema1_store(folder):
     runs["stream"] = stream
     with sqlite3.connect(store.path) as conn:
         conn.execute("PRAGMA user_version = 1")
-    return wid, sha, other, runs
+    return wid, (sha, other, third), runs
 
 
 def test_each_key_form_becomes_the_runs_parameters_with_its_task_in_its_record(tmp_path):
-    wid, sha, other, runs = _schema1_store(tmp_path / "store")
+    wid, (sha, other, third), runs = _schema1_store(tmp_path / "store")
     store = Store(tmp_path / "store", cap_bytes=10**9)  # opened again: migrated
     with sqlite3.connect(store.path) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
@@ -83,6 +106,19 @@ def test_each_key_form_becomes_the_runs_parameters_with_its_task_in_its_record(t
     )
     _, payload = stored("study")
     assert payload["key"] == ["benchmark", [["SRBCT", "ab" * 32]], ["fisher"], 2, 0]
+    info, payload = stored("digest, class alone")  # the state's reading of its data set
+    assert payload["key"] == PARAMS
+    assert stored_task_key(info.dataset_sha, payload) == cohort
+    info, payload = stored("named, read otherwise")  # its own: not the state's
+    assert payload["key"] == PARAMS
+    assert stored_task_key(info.dataset_sha, payload) == TaskKey.of(
+        sha, "diagnosis", False, False, "rare"
+    )
+    info, payload = stored("named, remembered")  # the label found by itself, as read then
+    assert stored_task_key(info.dataset_sha, payload) == TaskKey.of(third, None, True, False, "c")
+    info, payload = stored("study, name-led")  # whole from "benchmark", no reading added
+    assert payload["key"] == ["benchmark", [["SRBCT", "ab" * 32]], ["fisher"], 2, 0]
+    assert "dataset" not in payload and "dataset" not in info.params
     _, payload = store.load_run(wid, runs["stream"])
     assert "key" not in payload and payload["position"] == 3
     for name in ("digest", "named"):  # the cap counts the rewritten payloads' bytes
@@ -96,7 +132,7 @@ def store_blob(store, run_id) -> bytes:
 
 
 def test_the_migration_happens_once(tmp_path):
-    wid, sha, _, _ = _schema1_store(tmp_path / "store")
+    wid, (sha, _, _), _ = _schema1_store(tmp_path / "store")
     store = Store(tmp_path / "store", cap_bytes=10**9)
     # a run's parameters of schema 2 that look like a name-led key of schema 1
     lookalike = ["a page", 30, 12, False, True, "diagnosis", "rare", "the rest"]
@@ -108,7 +144,7 @@ def test_the_migration_happens_once(tmp_path):
 
 
 def test_a_failed_migration_leaves_schema_1_untouched(tmp_path, monkeypatch):
-    wid, _, _, runs = _schema1_store(tmp_path / "store")
+    wid, _, runs = _schema1_store(tmp_path / "store")
     with sqlite3.connect(tmp_path / "store" / workspace.DB_NAME) as conn:
         before = conn.execute("SELECT params, payload FROM runs ORDER BY id").fetchall()
 

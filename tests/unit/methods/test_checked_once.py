@@ -50,3 +50,13 @@ def test_kofsd_k_is_checked_at_the_start_against_the_samples(counted):
     with pytest.raises(FSEngineError) as caught:  # a name it does not take: at once
         KOFSD(kk=3)
     assert caught.value.parameter == "kk"
+
+
+def test_a_value_of_the_wrong_kind_is_named_at_the_start_not_a_bare_error():
+    _, y, _ = _data()
+    selector = KOFSD(gamma=np.array([0.1, 0.2]))  # kept as given until the start
+    with pytest.raises(FSEngineError) as caught:
+        selector.start(y)
+    assert caught.value.parameter == "gamma"
+    set_but_unused = KOFSD(k=3, gamma=0.3).start(y)  # gamma applies with card="weight"
+    assert any(w.startswith("gamma = 0.3 has no effect") for w in set_but_unused.warnings())
