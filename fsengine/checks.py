@@ -212,8 +212,8 @@ def check_random_order(selector: StreamingSelector) -> None:
 
 def check_pickle_and_clone(selector: StreamingSelector) -> None:
     """Built from its parameters alone: ``get_params`` gives them back (over the defaults;
-    checked when the stream starts), a pickle and a clone keep them; a selector pickled mid-stream goes on as the original does, and
-    a clone starts from nothing."""
+    checked when the stream starts), a pickle and a clone keep them; a selector pickled
+    mid-stream goes on as the original does, and a clone starts from nothing."""
     spec = type(selector).spec
     params = varied_params(spec)
     built = type(selector)(**params)

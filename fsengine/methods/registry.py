@@ -222,7 +222,8 @@ class Method:
         a selector and settings that no row order changes this way (``ties="average"``)."""
         if not self.online:
             return None
-        found = self.selector(**dict(params or {})).tie_rule()
+        checked = self.spec.check(dict(params or {}), n_samples=len(y))  # an entry of its own
+        found = self.selector(**checked).tie_rule()
         if found is None:
             return None
         rule, metric = found
