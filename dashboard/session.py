@@ -828,6 +828,12 @@ def run_key(*params) -> tuple:
     return (task_key(), *params)
 
 
+def settings_key(params: dict) -> tuple:
+    """Methods' settings as a result key holds them: (method, ``str`` of its values)
+    pairs, sorted by method."""
+    return tuple(sorted((m, str(p)) for m, p in params.items()))
+
+
 def stored_run_key(key: tuple) -> tuple:
     """A result key as the workspace stores it: without its :class:`TaskKey` (a run's
     record names its data set, reading and minority class); a study's key, over data sets

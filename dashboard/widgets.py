@@ -20,6 +20,13 @@ from fsengine.spec import MethodSpec, Param
 INT_SLIDER_MAX = 50
 
 
+def table_height(rows: int, most: int | None = None) -> int:
+    """Pixels of a table showing ``rows`` rows and its header whole (35 a row, 3 of
+    border), at most ``most``."""
+    height = 35 * (rows + 1) + 3
+    return height if most is None else min(height, most)
+
+
 def widget_key(prefix: str, method: str, name: str) -> str:
     """Session key of ``method``'s parameter ``name`` on the page ``prefix``."""
     return f"{prefix}_{method}_{name}"

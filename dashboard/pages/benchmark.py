@@ -162,7 +162,7 @@ def _study_key(entries, protocol: _Protocol) -> tuple:
         protocol.splits,
         protocol.seed,
         protocol.top,
-        tuple(sorted((m, str(p)) for m, p in protocol.params.items())),
+        session.settings_key(protocol.params),
     )
 
 

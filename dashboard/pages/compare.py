@@ -11,6 +11,7 @@ from dashboard.widgets import (
     protocol_method_settings,
     rankers_count_widgets,
     splits_seed_widgets,
+    table_height,
     widget_defaults,
 )
 from fsengine.evaluation import PAPER_METHODS, evaluate, whole_data_runs
@@ -100,22 +101,10 @@ def _styled(frame):
     return styler
 
 
-def _table_height(rows: int, most: int | None = None) -> int:
-    """Pixels of a table showing ``rows`` rows and its header whole (35 a row, 3 of
-    border), at most ``most``."""
-    height = 35 * (rows + 1) + 3
-    return height if most is None else min(height, most)
-
-
 def _warned_methods(methods, params: dict) -> list[str]:
     """The chosen methods, then the others that run (K-OFSD setting the rankers' count),
     each once: the methods the protocol's warnings are about."""
     return list(dict.fromkeys([*methods, *params]))
-
-
-def _params_key(params: dict) -> tuple:
-    """The methods' settings as the run key holds them: (method, str(values)) pairs, sorted."""
-    return tuple(sorted((m, str(p)) for m, p in params.items()))
 
 
 def _run_title(methods, splits: int, seed: int, data_name: str, minority) -> str:
@@ -289,7 +278,7 @@ def _run_section(data_name: str, minority, settings: CompareSettings) -> dict:
         (the rankers' number of features there).
     """
     methods, splits, seed, top, params = settings
-    key = session.run_key(methods, splits, seed, top, _params_key(params))
+    key = session.run_key(methods, splits, seed, top, session.settings_key(params))
     result = running.run_button(
         "Run comparison",
         STORE,
@@ -340,7 +329,7 @@ def _results_table(evaluation, summary, settings: CompareSettings) -> None:
         _styled(frame.drop(columns=["settings"])),
         hide_index=True,
         width="stretch",
-        height=_table_height(len(frame)),
+        height=table_height(len(frame)),
         column_config={
             "method": st.column_config.TextColumn("method", pinned=True),
             **{title: st.column_config.Column(title, help=spread) for title, *_ in SUMMARY_COLUMNS},
@@ -398,7 +387,7 @@ def _frequency_section(evaluation, selections: dict, loaded, minority, splits: i
         ),
         hide_index=True,
         width="stretch",
-        height=_table_height(len(frequencies), 420),
+        height=table_height(len(frequencies), 420),
         column_config={
             "times": st.column_config.NumberColumn(f"splits (of {splits})"),
             "share": st.column_config.NumberColumn(format="percent"),

@@ -6,7 +6,7 @@ import streamlit as st
 
 from dashboard import running, session, streams
 from dashboard.pages import BY_NAME
-from dashboard.widgets import method_widgets, widget_defaults
+from dashboard.widgets import method_widgets, table_height, widget_defaults
 from fsengine.evaluation.genes import (
     DRAWN_SAMPLES,
     HEATMAP_SAMPLES,
@@ -72,12 +72,6 @@ def gene_views(loaded, minority, genes: tuple[str, ...]):
         while len(kept) > 4:
             kept.pop(next(iter(kept)))
     return kept[key]
-
-
-def _table_height(rows: int, most: int) -> int:
-    """Pixels of a table showing ``rows`` rows and its header whole (35 a row, 3 of
-    border), at most ``most``."""
-    return min(35 * (rows + 1) + 3, most)
 
 
 def _gene_table_file_name(source: str) -> str:
@@ -221,7 +215,7 @@ def _gene_table(source: str, genes: tuple[str, ...], statistics) -> None:
         statistics.drop(columns=["column"]),
         hide_index=True,
         width="stretch",
-        height=_table_height(len(genes), 420),
+        height=table_height(len(genes), 420),
         column_config={
             "hedges_g": st.column_config.NumberColumn(
                 "Hedges' g",
@@ -363,7 +357,7 @@ def _stability_results(result, orders: int) -> None:
             f"orders selecting it (of {orders})": [n for _, n in ranked],
         },
         hide_index=True,
-        height=_table_height(len(ranked), 300),
+        height=table_height(len(ranked), 300),
     )
 
 

@@ -212,7 +212,7 @@ def _advance_tick(kept: streams.Kept, settings) -> str:
     return late
 
 
-def _metrics(live, done: bool, last) -> None:
+def _metrics(live, done: bool, last, set_score: str) -> None:
     """The four figures above the chart: features streamed, selected, the set's score and
     the hold-out G-mean."""
     metrics = st.columns(4)
@@ -225,7 +225,6 @@ def _metrics(live, done: bool, last) -> None:
         if fallback
         else None,
     )
-    set_score = get_method(live.method).spec.set_score
     metrics[2].metric(
         set_score[0].upper() + set_score[1:], f"{last.selected_score:.4f}" if last else "-"
     )
@@ -341,8 +340,8 @@ def stream_view(settings) -> None:
     # the main stream's events are all there once it is done (its hold-out copy may go on)
     done = live.done
     last = live.events[-1] if live.events else None
-    _metrics(live, done, last)
     set_score = get_method(live.method).spec.set_score
+    _metrics(live, done, last, set_score)
     for note in (late, live.selection_note(), live.holdout_lag_note(), live.holdout_note()):
         if note:
             st.caption(note)

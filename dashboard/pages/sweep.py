@@ -8,7 +8,7 @@ import streamlit as st
 from dashboard import running, session
 from dashboard.messages import describe
 from dashboard.pages import BY_NAME
-from dashboard.widgets import current_values, method_widgets, widget_defaults
+from dashboard.widgets import current_values, method_widgets, table_height, widget_defaults
 from fsengine import FSEngineError
 from fsengine.evaluation import (
     PAPER_METHODS,
@@ -272,11 +272,6 @@ def _genes_table(genes: list, splits: int) -> dict:
         "gene": [g for g, _ in genes],
         f"splits selected (of {splits})": [c for _, c in genes],
     }
-
-
-def _table_height(n_rows: int) -> int:
-    """The height (pixels) of a table of ``n_rows`` rows: every row, up to 300."""
-    return min(35 * n_rows + 38, 300)
 
 
 def _same_genes(genes_of: dict, group) -> bool:
@@ -634,7 +629,9 @@ def _values_results(sweep: _ValuesSweep, protocol: _Protocol, result, computed, 
     st.info(_measured_best(summary, parameter, sweep.symbol, splits, protocol.seed, sweep.is_k))
     genes = feature_frequencies(result.records, **{parameter: shown})
     if genes:
-        st.dataframe(_genes_table(genes, splits), hide_index=True, height=_table_height(len(genes)))
+        st.dataframe(
+            _genes_table(genes, splits), hide_index=True, height=table_height(len(genes), 300)
+        )
     st.download_button(
         f"Download the {sweep.symbol} sweep records (CSV)",
         records_to_csv([r for r in result.records if r[parameter] in values], (parameter, "split")),
@@ -708,7 +705,7 @@ def _top_run(name: str, minority, protocol: _Protocol, rankers, tops, ranker_par
         tops,
         splits,
         seed,
-        tuple(sorted((m, str(p)) for m, p in ranker_params.items())),
+        session.settings_key(ranker_params),
     )
     return running.run_button(
         "Run top-k sweep",

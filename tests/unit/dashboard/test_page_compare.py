@@ -7,6 +7,8 @@ import math
 import pandas as pd
 
 from dashboard.pages import compare
+from dashboard.session import settings_key
+from dashboard.widgets import table_height
 from fsengine.methods.registry import get_method
 
 #: K-OFSD's settings in effect as a comparison records them.
@@ -25,10 +27,10 @@ OVERLAP = (
 
 
 def test_a_table_is_35_pixels_a_row_with_its_header_and_3_more_capped_when_asked():
-    assert compare._table_height(2) == 108  # 3 rows of 35, and 3
-    assert compare._table_height(0) == 38
-    assert compare._table_height(10, 420) == 388
-    assert compare._table_height(11, 420) == 420  # 423 capped
+    assert table_height(2) == 108  # 3 rows of 35, and 3
+    assert table_height(0) == 38
+    assert table_height(10, 420) == 388
+    assert table_height(11, 420) == 420  # 423 capped
 
 
 def test_the_warnings_are_about_the_chosen_methods_then_the_counter_each_once():
@@ -46,9 +48,9 @@ def test_the_warnings_are_about_the_chosen_methods_then_the_counter_each_once():
 
 
 def test_the_run_key_holds_each_methods_settings_as_text_sorted_by_method():
-    key = compare._params_key({"kofsd": {"k": 5, "alpha": 0.5}, "fisher": {}})
+    key = settings_key({"kofsd": {"k": 5, "alpha": 0.5}, "fisher": {}})
     assert key == (("fisher", "{}"), ("kofsd", "{'k': 5, 'alpha': 0.5}"))
-    assert compare._params_key({}) == ()
+    assert settings_key({}) == ()
 
 
 def test_the_run_title_names_the_methods_protocol_and_task():

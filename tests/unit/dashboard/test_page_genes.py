@@ -5,6 +5,7 @@ written out by hand."""
 import numpy as np
 
 from dashboard.pages import genes
+from dashboard.widgets import table_height
 from fsengine.evaluation.genes import ClassSample
 
 #: Every one of 5 samples drawn.
@@ -16,10 +17,10 @@ PART_CLASSES = "a 2 of 3, b 2 of 2,997"
 
 
 def test_a_table_is_35_pixels_a_row_with_its_header_and_3_more_at_most_the_cap():
-    assert genes._table_height(3, 420) == 143
-    assert genes._table_height(11, 420) == 420  # 423 capped
-    assert genes._table_height(7, 300) == 283
-    assert genes._table_height(8, 300) == 300  # 318 capped
+    assert table_height(3, 420) == 143
+    assert table_height(11, 420) == 420  # 423 capped
+    assert table_height(7, 300) == 283
+    assert table_height(8, 300) == 300  # 318 capped
 
 
 def test_the_gene_table_file_is_named_after_the_selections_page():

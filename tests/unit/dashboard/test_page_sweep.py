@@ -5,6 +5,7 @@ hand."""
 from types import SimpleNamespace
 
 from dashboard.pages import sweep
+from dashboard.widgets import table_height
 from fsengine.methods.registry import get_method
 
 
@@ -132,8 +133,8 @@ def test_the_genes_table_counts_the_splits_and_is_at_most_300_pixels_high():
         "gene": ["g1", "g7"],
         "splits selected (of 2)": [2, 1],
     }
-    assert sweep._table_height(3) == 143  # 3 rows of 35, and 38
-    assert sweep._table_height(8) == 300  # 318 capped
+    assert table_height(3, 300) == 143  # 3 rows of 35, and 38
+    assert table_height(8, 300) == 300  # 318 capped
 
 
 #: Two rankers on two splits and one top-k, and a third that keeps other genes.
