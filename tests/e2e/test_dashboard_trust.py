@@ -222,7 +222,8 @@ def assert_results_shown(page, before: dict, where: str) -> None:
     assert page.get_by_text("press Run comparison").count() == 0, (
         f"{where}: Compare asks to press Run comparison: the finished run was not restored"
     )
-    assert page.get_by_test_id("stPlotlyChart").count() >= 2, where
+    # The browser mounts each chart once plotly's code has loaded, after the run ends.
+    page.get_by_test_id("stPlotlyChart").nth(1).wait_for(timeout=TIMEOUT_MS)
     assert page.get_by_role("heading", name="Results").count() == 1, where
     assert compare_table(page) == before, where
     no_exception(page, where)
