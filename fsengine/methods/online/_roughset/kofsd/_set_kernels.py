@@ -98,15 +98,16 @@ def _beyond_root(d):
 
 
 @njit(cache=True, _nrt=False)
-def _row_from_list(
-    i, xi, x, w, short_idx, short_sq, short_d, short_len, bound, m, enum_idx, enum_d
-):
-    """The M first of sample i on S + f from its shortlist on S (row i of the lists); True
-    if exact: no sample outside the list (each at least ``bound[i]`` on S) is within the
-    M-th distance.
+def _row_from_list(lists, found, i, xi, x, w):
+    """The M first of sample i on S + f from its shortlist on S (row i of ``lists``: the
+    lists, their terms, roots, lengths and bounds); True if exact: no sample outside the
+    list (each at least ``bound[i]`` on S) is within the M-th distance. ``found``: (M, the
+    indices found, their distances).
 
     Once M are found, a listed sample whose term on S + f is above
     :func:`_beyond_root` of the M-th distance is beyond it: its root is not taken."""
+    short_idx, short_sq, short_d, short_len, bound = lists
+    m, enum_idx, enum_d = found
     length = short_len[i]
     enum_idx[0] = i
     enum_d[0] = 0.0
@@ -183,26 +184,14 @@ def _walk_start(prune_x, prune_w, prune_order, prune_pos, i):
 
 
 @njit(cache=True, _nrt=False)
-def _row_pruned(
-    dense,
-    sq,
-    cols,
-    col_w,
-    i,
-    xi,
-    x,
-    w,
-    prune_x,
-    prune_w,
-    prune_order,
-    prune_pos,
-    m,
-    enum_idx,
-    enum_d,
-):
+def _row_pruned(on_set, walk, found, i, xi, x, w):
     """The M first of sample i on S + f by a walk outwards in the sorted order of S's feature
-    ``prune_x``: each step takes the side of smaller term, and the walk stops once that
-    term's root is beyond the M-th distance found (every weight positive and finite)."""
+    ``prune_x`` (``walk``: it, its weight, its order and each sample's place in it): each
+    step takes the side of smaller term, and the walk stops once that term's root is beyond
+    the M-th distance found (every weight positive and finite)."""
+    dense, sq, cols, col_w = on_set
+    prune_x, prune_w, prune_order, prune_pos = walk
+    m, enum_idx, enum_d = found
     n = prune_x.shape[0]
     xp, left, right, tl, tr = _walk_start(prune_x, prune_w, prune_order, prune_pos, i)
     enum_idx[0] = i
@@ -286,29 +275,16 @@ def _scan_run(lo, hi, term, xi, x, w, grid, grid_x, m, enum_idx, enum_d, count):
 
 
 @njit(cache=True, _nrt=False)
-def _row_runs(
-    dense,
-    sq,
-    cols,
-    col_w,
-    i,
-    xi,
-    x,
-    w,
-    prune_order,
-    run_start,
-    run_of,
-    grid,
-    grid_x,
-    m,
-    enum_idx,
-    enum_d,
-):
+def _row_runs(on_set, runs_of_set, found, i, xi, x, w):
     """The M first of sample i on S + f when S is its pruning feature alone (the plane of
-    two features): the runs of equal values of S are taken in increasing order of their
-    term on S (all samples of a run share it), each scanned outwards from the candidate's
-    value (:func:`_scan_run`), until a run's term alone is beyond the M-th distance found.
-    Sample i is met in its own run, at distance 0."""
+    two features): the runs of equal values of S (``runs_of_set``: the feature's order, the
+    runs' starts, each sample's run, and the candidate's grid of :func:`_sort_within_runs`)
+    are taken in increasing order of their term on S (all samples of a run share it), each
+    scanned outwards from the candidate's value (:func:`_scan_run`), until a run's term
+    alone is beyond the M-th distance found. Sample i is met in its own run, at distance 0."""
+    dense, sq, cols, col_w = on_set
+    prune_order, run_start, run_of, grid, grid_x = runs_of_set
+    m, enum_idx, enum_d = found
     runs = run_start.shape[0] - 1
     own = run_of[i]
     count = _scan_run(
@@ -358,8 +334,10 @@ def _row_runs(
 
 
 @njit(cache=True, _nrt=False)
-def _row_every(dense, sq, cols, col_w, i, xi, x, w, m, enum_idx, enum_d, dbuf):
+def _row_every(on_set, found, i, xi, x, w, dbuf):
     """The M first of sample i on S + f from every distance (NaN last, by index)."""
+    dense, sq, cols, col_w = on_set
+    m, enum_idx, enum_d = found
     n = x.shape[0]
     if dense:
         row = sq[i]
@@ -368,15 +346,16 @@ def _row_every(dense, sq, cols, col_w, i, xi, x, w, m, enum_idx, enum_d, dbuf):
             dbuf[t] = np.sqrt(row[t] + (w * g) * g)
     else:
         _row_terms(cols, col_w, i, dbuf)
-        _row_from_terms(i, xi, x, w, m, enum_idx, enum_d, dbuf)
+        _row_from_terms(found, i, xi, x, w, dbuf)
         return
     dbuf[i] = 0.0
     select_row(dbuf, m, enum_idx, enum_d)
 
 
 @njit(cache=True, _nrt=False)
-def _row_from_terms(i, xi, x, w, m, enum_idx, enum_d, dbuf):
+def _row_from_terms(found, i, xi, x, w, dbuf):
     """The M first of sample i on S + f from its terms on S in ``dbuf`` (overwritten)."""
+    m, enum_idx, enum_d = found
     for t in range(x.shape[0]):  # vectorised
         g = xi - x[t]
         dbuf[t] = np.sqrt(dbuf[t] + (w * g) * g)
@@ -522,35 +501,18 @@ def _candidates(a, want, pad, sample, buf, vals):
 
 
 @njit(cache=True, nogil=True)
-def _approximate_rows(
-    cols,
-    col_w,
-    rows,
-    count,
-    x,
-    w,
-    x_top,
-    z,
-    zt,
-    norms,
-    norm_max,
-    m,
-    rows_idx,
-    rows_d,
-    A,
-    a,
-    sample,
-    buf,
-    vals,
-):
+def _approximate_rows(cols, col_w, batch, count, x, w, x_top, approx, m):
     """The M first of samples ``rows[:count]`` on S + f (S given by its columns ``cols``,
     weights ``col_w``) from approximate terms: one matrix product of the set's centred
-    columns scaled by the roots of their weights (``zt`` (n, |S|), ``z`` its transpose,
-    ``norms`` their squared norms, ``norm_max`` the largest) gives every sample's terms on
-    S to within a margin far above their rounding; the candidate's terms are added, and
-    only the samples within three margins of the (M-1)-th smallest are summed exactly
-    (the set's order): any other is farther than all of them by more than a margin. Row q's
-    list goes to ``rows_idx[q]``, ``rows_d[q]``. ``x_top``: no candidate term is above it."""
+    columns scaled by the roots of their weights (``approx``: ``z`` (|S|, n), ``zt`` its
+    transpose, ``norms`` their squared norms, ``norm_max`` the largest) gives every
+    sample's terms on S to within a margin far above their rounding; the candidate's terms
+    are added, and only the samples within three margins of the (M-1)-th smallest are
+    summed exactly (the set's order): any other is farther than all of them by more than a
+    margin. ``batch``: the rows, row q's list (``rows_idx[q]``, ``rows_d[q]``) and the work
+    arrays. ``x_top``: no candidate term is above it."""
+    rows, rows_idx, rows_d, A, a, sample, buf, vals = batch
+    z, zt, norms, norm_max = approx
     s = zt.shape[1]
     for q in range(count):
         A[q] = zt[rows[q]]
@@ -586,25 +548,14 @@ def mean_in_order(values):
 
 
 @njit(cache=True, _nrt=False)
-def _finish_row(
-    ws,
-    i,
-    lab,
-    ks,
-    paper,
-    with_dist,
-    same,
-    same_d,
-    other_d,
-    f,
-    single_count,
-    k0,
-    card,
-    gamma,
-    cards_out,
-):
-    """Write sample i's statistics (its list in the workspace) and, with a card, its card
-    value into ``cards_out``; returns that value (0 without a card)."""
+def _finish_row(stats, outs, f, i):
+    """Write sample i's statistics on S + f from its list in the query workspace into
+    ``outs`` (same, same_d, other_d, cards_out) and, with a card, its card value into
+    ``cards_out[f, i]``; returns that value (0 without a card). ``stats``: the workspace,
+    the labels, the Ks, the paper's rule, whether distances are asked, whether one count
+    is all that is asked, the first K, the card code and gamma."""
+    ws, lab, ks, paper, with_dist, single_count, k0, card, gamma = stats
+    same, same_d, other_d, cards_out = outs
     if single_count:
         same[0, f, i] = same_label_count(ws[1], lab, i, k0, paper)
     else:
@@ -616,53 +567,291 @@ def _finish_row(
     return value
 
 
+@njit(cache=True, inline="always")
+def _tally(tally, value, set_card, shared):
+    """``tally`` (the card sum, whether no card is above its card on S, the rows finished,
+    this part's sum of (1 - card value), its rows of card below 1 on S done or -inf once one
+    is above) after one more row, of card ``value`` and card ``set_card`` on S; the last
+    two are kept only for rows ``shared`` between parts."""
+    card_sum, none_above, finished, deficit, low_state = tally
+    card_sum += value
+    none_above = none_above and not value > set_card
+    finished += 1
+    if shared:
+        deficit += 1.0 - value
+        if set_card < 1.0:
+            low_state = -np.inf if value > set_card else low_state + 1.0
+    return card_sum, none_above, finished, deficit, low_state
+
+
+@njit(cache=True, nogil=True)
+def _row_remade(cols, col_w, lists, lws, found, i, xi, x, w, dbuf):
+    """The M first of sample i on S + f for a row of this call alone whose list missed or
+    that has none yet: its terms on S, summed for the row anyway, make it a new list
+    (:func:`_list_from_row`, work arrays ``lws``), which then serves it when exact; else
+    the terms do."""
+    short_idx, short_sq, short_d, short_len, bound = lists
+    _row_terms(cols, col_w, i, dbuf)
+    _list_from_row(i, dbuf, lws, short_idx, short_sq, short_d, short_len, bound, True)
+    if not _row_from_list(lists, found, i, xi, x, w):
+        _row_from_terms(found, i, xi, x, w, dbuf)
+
+
+@njit(cache=True, nogil=True)
+def _finish_batch(
+    cols, col_w, batch, count, x, w, x_top, approx, found, stats, outs, f, set_cards, shared,
+    tally,
+):  # fmt: skip
+    """Rows ``batch[0][:count]`` of candidate f from approximate terms
+    (:func:`_approximate_rows`), each then finished in turn (:func:`_finish_row`) and
+    counted in ``tally`` (:func:`_tally`; ``set_cards``: the cards on S); returns the
+    tally."""
+    rows, rows_idx, rows_d = batch[0], batch[1], batch[2]
+    m, enum_idx, enum_d = found
+    _approximate_rows(cols, col_w, batch, count, x, w, x_top, approx, m)
+    for q in range(count):
+        p = rows[q]
+        for j in range(m):
+            enum_idx[j] = rows_idx[q, j]
+            enum_d[j] = rows_d[q, j]
+        tally = _tally(tally, _finish_row(stats, outs, f, p), set_cards[p], shared)
+    return tally
+
+
+@njit(cache=True, _nrt=False)
+def _rejects(tally, n, reject_sum, n_low, progress, part):
+    """Whether a candidate is rejected early once the rows in ``tally`` are done (the rules
+    of :func:`set_tests_shared`'s ``early``): (a) cards of 1 for every remaining sample
+    could not bring the card sum to ``reject_sum``; (b) the ``n_low`` first rows are done
+    and none is above its card on S. With parts sharing ``progress`` (parts, 2), this
+    part's state is written first (one value each: a reader never sees half of one) and
+    both rules are checked on every part's."""
+    card_sum, none_above, finished, deficit, low_state = tally
+    shared = progress.shape[0] > 1
+    if card_sum + (n - finished) < reject_sum or (not shared and finished == n_low and none_above):
+        return True
+    if not shared:
+        return False
+    progress[part, 0] = deficit
+    progress[part, 1] = low_state
+    total_deficit = 0.0
+    total_low = 0.0
+    for q in range(progress.shape[0]):
+        total_deficit += progress[q, 0]
+        total_low += progress[q, 1]
+    return n - total_deficit < reject_sum or total_low == n_low
+
+
+@njit(cache=True, nogil=True)
+def _strategies(on_set, set_finite, list_length, walk, approx, m, n, whole):
+    """Which of the strategies can find this call's rows, and their work arrays: whether a
+    pruned walk can (``walk``'s weight positive and finite), whether runs of the set's
+    equal values can (S is that feature alone, with runs of RUNS_MIN_LENGTH samples on
+    average; then its order, the runs and the candidate's grid), whether approximate terms
+    can (a set given by columns with ``approx``; then the batch's rows, lists and work
+    arrays, and the terms' groups with their largest norm), and whether the lists are
+    remade from rows (a part of the rows, a set given by columns, lists of
+    ``list_length``; then their work arrays)."""
+    dense, cols = on_set[0], on_set[2]
+    prune_x, prune_w, prune_order = walk[0], walk[1], walk[2]
+    z, zt, znorm = approx
+    prunable = prune_order.shape[0] == n and prune_w > 0.0 and prune_w < np.inf
+    approximable = (not dense) and zt.shape[0] == n and zt.shape[1] > 0 and n > m
+    # S is its pruning feature alone: rows by runs of its equal values (:func:`_row_runs`).
+    # Worth it when the runs are long (ties); else a walk or whole rows, as for any set.
+    by_runs = prunable and set_finite and cols.shape[0] == 1 and cols.shape[1] == n
+    run_of = np.empty(n if by_runs else 0, np.int64)
+    run_start = _value_runs(prune_x, prune_order, run_of) if by_runs else run_of
+    by_runs = by_runs and n >= RUNS_MIN_LENGTH * (run_start.shape[0] - 1)
+    grid = np.empty(n if by_runs else 0, np.int64)
+    grid_x = np.empty(n if by_runs else 0)
+    runs_of_set = (prune_order, run_start, run_of, grid, grid_x)
+    a, buf, vals, sample = _candidate_workspace(n if approximable else 0)
+    batch = (
+        np.empty(APPROX_ROWS, np.int64),
+        np.empty((APPROX_ROWS, m), np.int64),
+        np.empty((APPROX_ROWS, m)),
+        np.empty((APPROX_ROWS, zt.shape[1])),
+        a,
+        sample,
+        buf,
+        vals,
+    )
+    znorm_max = 0.0
+    for t in range(znorm.shape[0]):
+        znorm_max = max(znorm_max, znorm[t])
+    # Rows of this call alone (a part of the rows) whose list missed are remade from the
+    # columns: their terms on S are summed for the row anyway.
+    remakes = not whole and not dense and cols.shape[0] > 0 and list_length > 0
+    lws = _list_workspace(n if remakes else 0, LIST_BUCKETS, LIST_SAMPLE)
+    return (
+        prunable, by_runs, runs_of_set, approximable, batch, (z, zt, znorm, znorm_max),
+        remakes, lws,
+    )  # fmt: skip
+
+
 @njit(cache=True, nogil=True)
 def _tests(
-    dense,
-    sq,
-    cols,
-    col_w,
+    on_set, set_finite, lists, walk, approx, candidates, query, card_rule, outs, rejection,
+    acceptance, parts,
+):  # fmt: skip
+    """:func:`set_tests_shared` on its arguments in groups: the set (dense, sq, cols,
+    col_w), the shortlists (short_idx, short_sq, short_d, short_len, bound), the pruning
+    feature (prune_x, prune_w, prune_order, prune_pos), the approximate terms (z, zt,
+    znorm), the candidates (cand, cand_w, cand_order), the query (lab, ks, paper,
+    with_dist), the card (card, gamma), the outputs (same, same_d, other_d, cards_out),
+    the early rejection (early, reject_sum, rejected, rows, set_cards, n_low), the
+    acceptance (first, accept_above, accepted, deps_out) and the parts (whole, progress,
+    part).
+
+    Each row not settled by its list is found by one strategy: runs of the set's equal
+    values (:func:`_row_runs`), a pruned walk (:func:`_row_pruned`), a list remade from
+    the row's terms (:func:`_row_remade`), approximate terms in batches
+    (:func:`_finish_batch`) or every distance (:func:`_row_every`)."""
+    dense, cols, col_w = on_set[0], on_set[2], on_set[3]
+    bound = lists[4]
+    cand, cand_w, cand_order = candidates
+    lab, ks, paper, with_dist = query
+    card, gamma = card_rule
+    cards_out = outs[3]
+    early, reject_sum, rejected, rows, set_cards, n_low = rejection
+    first, accept_above, accepted, deps_out = acceptance
+    whole, progress, part = parts
+    n = lab.shape[0]
+    shared = progress.shape[0] > 1
+    ws = query_workspace(ks)
+    m = ws[0]
+    found = (m, ws[1], ws[3])
+    stats = (ws, lab, ks, paper, with_dist, ks.shape[0] == 1 and not with_dist, ks[0], card, gamma)
+    prunable, by_runs, runs_of_set, approximable, batch, approx_rows, remakes, lws = _strategies(
+        on_set, set_finite, lists[0].shape[1], walk, approx, m, n, whole
+    )
+    run_start, run_of, grid, grid_x = runs_of_set[1], runs_of_set[2], runs_of_set[3], runs_of_set[4]
+    pending = batch[0]
+    by_order = cand_order.shape[0] == cand.shape[0] and cand_order.shape[1] == n
+    no_order = np.empty(0, np.int64)
+    dbuf = np.empty(n)
+    missed = 0
+    done = 0
+    lists_pay = True
+    for f in range(cand.shape[0]):
+        if accepted[0] < first + f:
+            rejected[f] = True  # after an acceptance: not needed
+            if card != NO_CARD:
+                deps_out[f] = np.nan
+            continue
+        x = cand[f]
+        w = cand_w[f]
+        if early and card != NO_CARD and n_low == 0:
+            rejected[f] = True  # every card on S is 1
+            deps_out[f] = np.nan
+            continue
+        usable = set_finite and w > 0.0 and w < np.inf
+        batched = usable and approximable
+        # No candidate term is above this (the margin of the approximate rows).
+        x_top = w * (x.max() - x.min()) ** 2 * 1.01 if batched else 0.0
+        missed_before = missed
+        sorted_by_runs = False  # the candidate's grid, made when a row first needs it
+        tally = (0.0, True, 0, 0.0, 0.0)
+        n_pending = 0
+        n_rows = rows.shape[0]
+        for r in range(n_rows):
+            i = rows[r]
+            done += 1
+            xi = x[i]
+            exact = False
+            walked = remakes and usable and lists_pay  # a row with no list yet gets one
+            if usable and lists_pay and bound[i] == bound[i]:
+                walked = True
+                exact = _row_from_list(lists, found, i, xi, x, w)
+                if not exact:
+                    missed += 1
+            to_check = 0  # rows finished by this step
+            if not exact and batched:
+                pending[n_pending] = i
+                n_pending += 1
+            else:
+                if exact:
+                    pass
+                elif usable and by_runs:
+                    if not sorted_by_runs:
+                        order = cand_order[f] if by_order else no_order
+                        _sort_within_runs(x, order, run_start, run_of, grid, grid_x)
+                        sorted_by_runs = True
+                    _row_runs(on_set, runs_of_set, found, i, xi, x, w)
+                elif usable and prunable and not dense:
+                    _row_pruned(on_set, walk, found, i, xi, x, w)
+                elif remakes and walked:
+                    _row_remade(cols, col_w, lists, lws, found, i, xi, x, w, dbuf)
+                else:
+                    _row_every(on_set, found, i, xi, x, w, dbuf)
+                tally = _tally(tally, _finish_row(stats, outs, f, i), set_cards[i], shared)
+                to_check = 1
+            if n_pending > 0 and (n_pending == APPROX_ROWS or r + 1 == n_low or r + 1 == n_rows):
+                tally = _finish_batch(
+                    cols, col_w, batch, n_pending, x, w, x_top, approx_rows, found, stats, outs,
+                    f, set_cards, shared, tally,
+                )  # fmt: skip
+                to_check += n_pending
+                n_pending = 0
+            if card != NO_CARD and early and to_check > 0:
+                if _rejects(tally, n, reject_sum, n_low, progress, part):
+                    rejected[f] = True
+                    break
+                if not whole and rejected[f]:
+                    break  # another part of the rows rejected it
+        if shared:
+            progress[part, 0] = tally[3]
+            progress[part, 1] = tally[4]
+        if card != NO_CARD and whole:
+            if rejected[f]:
+                deps_out[f] = np.nan
+            else:
+                deps_out[f] = mean_in_order(cards_out[f])
+                if deps_out[f] > accept_above:
+                    accepted[0] = min(accepted[0], first + f)
+        if missed - missed_before > n // 2:
+            lists_pay = False  # the next candidates walk at once
+    return missed, done
+
+
+@kernel(
+    (
+        "UniTuple(i8, 2)(b1, f8[:, ::1], f8[:, ::1], f8[::1], b1, i8[:, ::1], f8[:, ::1], "
+        "f8[:, ::1], i8[::1], f8[::1], f8[::1], f8, i8[::1], i8[::1], f8[:, ::1], f8[::1], "
+        "i8[::1], i8[::1], b1, b1, i8[:, :, ::1], f8[:, :, ::1], f8[:, :, ::1], i8, f8, b1, f8, "
+        "b1[::1], i8[::1], f8[::1], i8, f8[:, ::1], f8[::1], f8[:, ::1], f8[:, ::1], f8[::1], i8, "
+        "f8, i8[::1], b1, f8[:, ::1], i8, i8[:, ::1])"
+    ),
+    (
+        "UniTuple(i8, 2)(b1, f8[:, ::1], f8[::1, :], f8[::1], b1, i8[:, ::1], f8[:, ::1], "
+        "f8[:, ::1], i8[::1], f8[::1], f8[::1], f8, i8[::1], i8[::1], f8[:, ::1], f8[::1], "
+        "i8[::1], i8[::1], b1, b1, i8[:, :, ::1], f8[:, :, ::1], f8[:, :, ::1], i8, f8, b1, f8, "
+        "b1[::1], i8[::1], f8[::1], i8, f8[:, ::1], f8[::1], f8[:, ::1], f8[:, ::1], f8[::1], i8, "
+        "f8, i8[::1], b1, f8[:, ::1], i8, i8[:, ::1])"
+    ),
+    nogil=True,
+)
+def set_tests_shared(
+    dense, sq, cols, col_w,  # the set
     set_finite,
-    short_idx,
-    short_sq,
-    short_d,
-    short_len,
-    bound,
-    prune_x,
-    prune_w,
-    prune_order,
-    prune_pos,
-    cand,
-    cand_w,
-    lab,
-    ks,
-    paper,
-    with_dist,
-    same,
-    same_d,
-    other_d,
-    card,
-    gamma,
-    early,
-    reject_sum,
-    rejected,
-    rows,
-    set_cards,
-    n_low,
-    cards_out,
-    deps_out,
-    zt,
-    z,
-    znorm,
-    first,
-    accept_above,
-    accepted,
-    whole,
-    progress,
-    part,
-    cand_order,
-):
-    """Neighbour statistics on S + f for each candidate feature f (one row of ``cand``).
+    short_idx, short_sq, short_d, short_len, bound,  # the shortlists
+    prune_x, prune_w, prune_order, prune_pos,  # the pruning feature
+    cand, cand_w,  # the candidates
+    lab, ks, paper, with_dist,  # the query
+    same, same_d, other_d,  # the outputs
+    card, gamma,  # the card
+    early, reject_sum, rejected, rows, set_cards, n_low,  # the early rejection
+    cards_out, deps_out,  # the outputs
+    zt, z, znorm,  # the approximate terms
+    first, accept_above, accepted,  # the acceptance
+    whole, progress, part,  # the parts
+    cand_order,  # the candidates
+):  # fmt: skip
+    """Neighbour statistics on S + f for each candidate feature f (one row of ``cand``),
+    for part ``part`` of a candidate's rows (the parts sharing their progress towards an
+    early rejection in ``progress``); the arguments are grouped once, here, for
+    :func:`_tests`.
 
     Parameters
     ----------
@@ -739,381 +928,19 @@ def _tests(
     -------
     (rows whose list did not settle them, rows done)
     """
-    n = lab.shape[0]
-    shared = progress.shape[0] > 1
-    ws = query_workspace(ks)
-    m, enum_idx, enum_lab, enum_d, cum_min, cum_d1, cum_d0, one, one_lab = ws
-    dbuf = np.empty(n)
-    missed = 0
-    done = 0
-    lists_pay = True
-    single_count = ks.shape[0] == 1 and not with_dist
-    k0 = ks[0]
-    prunable = prune_order.shape[0] == n and prune_w > 0.0 and prune_w < np.inf
-    approximable = (not dense) and zt.shape[0] == n and zt.shape[1] > 0 and n > m
-    # S is its pruning feature alone: rows by runs of its equal values (:func:`_row_runs`).
-    # Worth it when the runs are long (ties); else a walk or whole rows, as for any set.
-    by_runs = prunable and set_finite and cols.shape[0] == 1 and cols.shape[1] == n
-    run_of = np.empty(n if by_runs else 0, np.int64)
-    run_start = _value_runs(prune_x, prune_order, run_of) if by_runs else run_of
-    by_runs = by_runs and n >= RUNS_MIN_LENGTH * (run_start.shape[0] - 1)
-    grid = np.empty(n if by_runs else 0, np.int64)
-    grid_x = np.empty(n if by_runs else 0)
-    by_order = cand_order.shape[0] == cand.shape[0] and cand_order.shape[1] == n
-    no_order = np.empty(0, np.int64)
-    a, buf, vals, sample = _candidate_workspace(n if approximable else 0)
-    # Rows of this call alone (a part of the rows) whose list missed are remade from the
-    # columns: their terms on S are summed for the row anyway.
-    remakes = not whole and not dense and cols.shape[0] > 0 and short_idx.shape[1] > 0
-    lws = _list_workspace(n if remakes else 0, LIST_BUCKETS, LIST_SAMPLE)
-    pending = np.empty(APPROX_ROWS, np.int64)
-    pend_idx = np.empty((APPROX_ROWS, m), np.int64)
-    pend_d = np.empty((APPROX_ROWS, m))
-    A = np.empty((APPROX_ROWS, zt.shape[1]))
-    znorm_max = 0.0
-    for t in range(znorm.shape[0]):
-        znorm_max = max(znorm_max, znorm[t])
-    for f in range(cand.shape[0]):
-        if accepted[0] < first + f:
-            rejected[f] = True  # after an acceptance: not needed
-            if card != NO_CARD:
-                deps_out[f] = np.nan
-            continue
-        x = cand[f]
-        w = cand_w[f]
-        if early and card != NO_CARD and n_low == 0:
-            rejected[f] = True  # every card on S is 1
-            deps_out[f] = np.nan
-            continue
-        usable = set_finite and w > 0.0 and w < np.inf
-        batched = usable and approximable
-        # No candidate term is above this (the margin of the approximate rows).
-        x_top = w * (x.max() - x.min()) ** 2 * 1.01 if batched else 0.0
-        missed_before = missed
-        sorted_by_runs = False  # the candidate's grid, made when a row first needs it
-        deficit = 0.0  # this part's sum of (1 - card value), shared
-        low_state = 0.0  # this part's low rows done, -inf once one is above its card on S
-        card_sum = 0.0
-        none_above = True
-        finished = 0
-        n_pending = 0
-        n_rows = rows.shape[0]
-        for r in range(n_rows):
-            i = rows[r]
-            done += 1
-            xi = x[i]
-            exact = False
-            walked = remakes and usable and lists_pay  # a row with no list yet gets one
-            if usable and lists_pay and bound[i] == bound[i]:
-                walked = True
-                exact = _row_from_list(
-                    i,
-                    xi,
-                    x,
-                    w,
-                    short_idx,
-                    short_sq,
-                    short_d,
-                    short_len,
-                    bound,
-                    m,
-                    enum_idx,
-                    enum_d,
-                )
-                if not exact:
-                    missed += 1
-            to_check = 0  # rows finished by this step
-            if not exact and batched:
-                pending[n_pending] = i
-                n_pending += 1
-            else:
-                if not exact:
-                    if usable and by_runs:
-                        if not sorted_by_runs:
-                            _sort_within_runs(
-                                x, cand_order[f] if by_order else no_order, run_start,
-                                run_of, grid, grid_x,
-                            )  # fmt: skip
-                            sorted_by_runs = True
-                        _row_runs(
-                            dense,
-                            sq,
-                            cols,
-                            col_w,
-                            i,
-                            xi,
-                            x,
-                            w,
-                            prune_order,
-                            run_start,
-                            run_of,
-                            grid,
-                            grid_x,
-                            m,
-                            enum_idx,
-                            enum_d,
-                        )
-                    elif usable and prunable and not dense:
-                        _row_pruned(
-                            dense,
-                            sq,
-                            cols,
-                            col_w,
-                            i,
-                            xi,
-                            x,
-                            w,
-                            prune_x,
-                            prune_w,
-                            prune_order,
-                            prune_pos,
-                            m,
-                            enum_idx,
-                            enum_d,
-                        )
-                    elif remakes and walked:
-                        _row_terms(cols, col_w, i, dbuf)
-                        _list_from_row(
-                            i, dbuf, lws, short_idx, short_sq, short_d, short_len, bound, True
-                        )
-                        if not _row_from_list(
-                            i,
-                            xi,
-                            x,
-                            w,
-                            short_idx,
-                            short_sq,
-                            short_d,
-                            short_len,
-                            bound,
-                            m,
-                            enum_idx,
-                            enum_d,
-                        ):
-                            _row_from_terms(i, xi, x, w, m, enum_idx, enum_d, dbuf)
-                    else:
-                        _row_every(dense, sq, cols, col_w, i, xi, x, w, m, enum_idx, enum_d, dbuf)
-                value = _finish_row(
-                    ws,
-                    i,
-                    lab,
-                    ks,
-                    paper,
-                    with_dist,
-                    same,
-                    same_d,
-                    other_d,
-                    f,
-                    single_count,
-                    k0,
-                    card,
-                    gamma,
-                    cards_out,
-                )
-                card_sum += value
-                none_above &= not value > set_cards[i]
-                finished += 1
-                to_check = 1
-                if shared:
-                    deficit += 1.0 - value
-                    if set_cards[i] < 1.0:
-                        low_state = -np.inf if value > set_cards[i] else low_state + 1.0
-            if n_pending > 0 and (n_pending == APPROX_ROWS or r + 1 == n_low or r + 1 == n_rows):
-                _approximate_rows(
-                    cols,
-                    col_w,
-                    pending,
-                    n_pending,
-                    x,
-                    w,
-                    x_top,
-                    z,
-                    zt,
-                    znorm,
-                    znorm_max,
-                    m,
-                    pend_idx,
-                    pend_d,
-                    A,
-                    a,
-                    sample,
-                    buf,
-                    vals,
-                )
-                for q in range(n_pending):
-                    p = pending[q]
-                    for j in range(m):
-                        enum_idx[j] = pend_idx[q, j]
-                        enum_d[j] = pend_d[q, j]
-                    value = _finish_row(
-                        ws,
-                        p,
-                        lab,
-                        ks,
-                        paper,
-                        with_dist,
-                        same,
-                        same_d,
-                        other_d,
-                        f,
-                        single_count,
-                        k0,
-                        card,
-                        gamma,
-                        cards_out,
-                    )
-                    card_sum += value
-                    none_above &= not value > set_cards[p]
-                    if shared:
-                        deficit += 1.0 - value
-                        if set_cards[p] < 1.0:
-                            low_state = -np.inf if value > set_cards[p] else low_state + 1.0
-                finished += n_pending
-                to_check += n_pending
-                n_pending = 0
-            if card != NO_CARD and early and to_check > 0:
-                if card_sum + (n - finished) < reject_sum or (
-                    not shared and finished == n_low and none_above
-                ):
-                    rejected[f] = True
-                    break
-                if shared:
-                    progress[part, 0] = deficit  # one value each: a reader never sees half
-                    progress[part, 1] = low_state
-                    total_deficit = 0.0
-                    total_low = 0.0
-                    for q in range(progress.shape[0]):
-                        total_deficit += progress[q, 0]
-                        total_low += progress[q, 1]
-                    if n - total_deficit < reject_sum or total_low == n_low:
-                        rejected[f] = True
-                        break
-                if not whole and rejected[f]:
-                    break  # another part of the rows rejected it
-        if shared:
-            progress[part, 0] = deficit
-            progress[part, 1] = low_state
-        if card != NO_CARD and whole:
-            if rejected[f]:
-                deps_out[f] = np.nan
-            else:
-                deps_out[f] = mean_in_order(cards_out[f])
-                if deps_out[f] > accept_above:
-                    accepted[0] = min(accepted[0], first + f)
-        if missed - missed_before > n // 2:
-            lists_pay = False  # the next candidates walk at once
-    return missed, done
-
-
-@kernel(
-    (
-        "UniTuple(i8, 2)(b1, f8[:, ::1], f8[:, ::1], f8[::1], b1, i8[:, ::1], f8[:, ::1], "
-        "f8[:, ::1], i8[::1], f8[::1], f8[::1], f8, i8[::1], i8[::1], f8[:, ::1], f8[::1], "
-        "i8[::1], i8[::1], b1, b1, i8[:, :, ::1], f8[:, :, ::1], f8[:, :, ::1], i8, f8, b1, f8, "
-        "b1[::1], i8[::1], f8[::1], i8, f8[:, ::1], f8[::1], f8[:, ::1], f8[:, ::1], f8[::1], i8, "
-        "f8, i8[::1], b1, f8[:, ::1], i8, i8[:, ::1])"
-    ),
-    (
-        "UniTuple(i8, 2)(b1, f8[:, ::1], f8[::1, :], f8[::1], b1, i8[:, ::1], f8[:, ::1], "
-        "f8[:, ::1], i8[::1], f8[::1], f8[::1], f8, i8[::1], i8[::1], f8[:, ::1], f8[::1], "
-        "i8[::1], i8[::1], b1, b1, i8[:, :, ::1], f8[:, :, ::1], f8[:, :, ::1], i8, f8, b1, f8, "
-        "b1[::1], i8[::1], f8[::1], i8, f8[:, ::1], f8[::1], f8[:, ::1], f8[:, ::1], f8[::1], i8, "
-        "f8, i8[::1], b1, f8[:, ::1], i8, i8[:, ::1])"
-    ),
-    nogil=True,
-)
-def set_tests_shared(
-    dense,
-    sq,
-    cols,
-    col_w,
-    set_finite,
-    short_idx,
-    short_sq,
-    short_d,
-    short_len,
-    bound,
-    prune_x,
-    prune_w,
-    prune_order,
-    prune_pos,
-    cand,
-    cand_w,
-    lab,
-    ks,
-    paper,
-    with_dist,
-    same,
-    same_d,
-    other_d,
-    card,
-    gamma,
-    early,
-    reject_sum,
-    rejected,
-    rows,
-    set_cards,
-    n_low,
-    cards_out,
-    deps_out,
-    zt,
-    z,
-    znorm,
-    first,
-    accept_above,
-    accepted,
-    whole,
-    progress,
-    part,
-    cand_order,
-):
-    """:func:`_tests` for part ``part`` of a candidate's rows, the parts sharing their
-    progress towards an early rejection in ``progress`` (parts, 2); ``cand_order`` (c,
-    n): each candidate's samples in ascending order of its values, or empty."""
     return _tests(
-        dense,
-        sq,
-        cols,
-        col_w,
+        (dense, sq, cols, col_w),
         set_finite,
-        short_idx,
-        short_sq,
-        short_d,
-        short_len,
-        bound,
-        prune_x,
-        prune_w,
-        prune_order,
-        prune_pos,
-        cand,
-        cand_w,
-        lab,
-        ks,
-        paper,
-        with_dist,
-        same,
-        same_d,
-        other_d,
-        card,
-        gamma,
-        early,
-        reject_sum,
-        rejected,
-        rows,
-        set_cards,
-        n_low,
-        cards_out,
-        deps_out,
-        zt,
-        z,
-        znorm,
-        first,
-        accept_above,
-        accepted,
-        whole,
-        progress,
-        part,
-        cand_order,
+        (short_idx, short_sq, short_d, short_len, bound),
+        (prune_x, prune_w, prune_order, prune_pos),
+        (z, zt, znorm),
+        (cand, cand_w, cand_order),
+        (lab, ks, paper, with_dist),
+        (card, gamma),
+        (same, same_d, other_d, cards_out),
+        (early, reject_sum, rejected, rows, set_cards, n_low),
+        (first, accept_above, accepted, deps_out),
+        (whole, progress, part),
     )
 
 

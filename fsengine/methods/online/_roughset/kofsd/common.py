@@ -144,7 +144,7 @@ class SetTest(NamedTuple):
 
     :func:`run_set_test` flattens it, in the kernel's order, and is the only caller of the
     kernel. Each field is the kernel's argument of that name, or the group of arguments
-    it names, documented at :func:`_set_kernels._tests`.
+    it names, documented at :func:`_set_kernels.set_tests_shared`.
 
     Attributes
     ----------
