@@ -646,14 +646,12 @@ def task_size() -> tuple[int, int, float, bool]:
     FSEngineError
         When the task cannot be built (the refusal says why).
     """
-    key = task_key()
-    kept = st.session_state.get("_task_size")
-    if kept is None or kept[0] != key:
+
+    def size() -> tuple:
         task = current_task()
-        size = (task.n_samples, task.n_features, density_of(task.X), is_counts(task.X))
-        kept = (key, size)
-        st.session_state["_task_size"] = kept
-    return kept[1]
+        return task.n_samples, task.n_features, density_of(task.X), is_counts(task.X)
+
+    return state.of_task("size", task_key(), size)
 
 
 def estimate_for(model: Callable[[int, int, float, bool], Estimate]) -> Estimate | None:
@@ -790,7 +788,7 @@ def refusal(
         n_splits, seed = compare_protocol()
     names = tuple(sorted(state.class_names.items()))
     key = (task_key(), protocol, names, int(n_splits), int(seed))
-    kept = st.session_state.setdefault("_refusals", {})
+    kept = state.by_task("refusals")
     if key not in kept:
         kept[key] = _refusal(protocol, int(n_splits), int(seed))
     return kept[key]
@@ -836,12 +834,8 @@ def show_counts_warning(methods) -> None:
         task = current_task()
     except FSEngineError:
         return  # the refusal says it
-    kept = st.session_state.setdefault("_raw_counts_zeros", {})
-    key = task_key()
-    if key not in kept:
-        kept.clear()
-        kept[key] = raw_counts_zeros(task.X)
-    text = counts_warning(None, methods, kept[key], METHOD_LABELS)
+    zeros = state.of_task("raw_counts_zeros", task_key(), lambda: raw_counts_zeros(task.X))
+    text = counts_warning(None, methods, zeros, METHOD_LABELS)
     if text:
         st.warning(
             sentence(text + " (the Data page's Preprocessing box)"), icon=":material/warning:"

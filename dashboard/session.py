@@ -8,8 +8,10 @@ from __future__ import annotations
 import hashlib
 import shlex
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 
@@ -106,10 +108,11 @@ class LoadedData:
 
 class SessionState:
     """The one owner of what a session keeps across its reruns and pages: the loaded data
-    set, the minority class and the class names the user gave, each page's results, and
-    the workspace. Typed attributes over ``st.session_state`` (which holds the values, so
-    that a rerun, a page switch and AppTest see them), read and written here and nowhere
-    else by name. Use the module's :data:`state`.
+    set, the minority class and the class names the user gave, the task and what is
+    worked out from it, each page's results, and the workspace. Typed attributes over
+    ``st.session_state`` (which holds the values, so that a rerun, a page switch and
+    AppTest see them), read and written here and nowhere else by name. Use the module's
+    :data:`state`.
     """
 
     _DATA = "data"
@@ -118,6 +121,8 @@ class SessionState:
     _WORKSPACE = "workspace"
     _WORKSPACE_PROBLEM = "workspace_problem"
     _WORKSPACE_NOTICE = "workspace_notice"
+    _OF_TASK = "_of_task"
+    _BY_TASK = "_by_task"
 
     @property
     def data(self) -> LoadedData | None:
@@ -155,6 +160,21 @@ class SessionState:
     @class_names.setter
     def class_names(self, names: dict) -> None:
         st.session_state[self._CLASS_NAMES] = dict(names)
+
+    def of_task(self, name: str, key: TaskKey, make: Callable[[], Any]) -> Any:
+        """The value ``name`` of the task ``key`` (the task itself, its size): ``make()``,
+        made once and kept until the task changes. A ``make`` that raises keeps nothing."""
+        kept = st.session_state.setdefault(self._OF_TASK, {})
+        entry = kept.get(name)
+        if entry is None or entry[0] != key:
+            entry = (key, make())
+            kept[name] = entry
+        return entry[1]
+
+    def by_task(self, name: str) -> dict:
+        """The values ``name`` worked out per task and settings (keys led by a
+        :class:`TaskKey`), kept for every task of the session."""
+        return st.session_state.setdefault(self._BY_TASK, {}).setdefault(name, {})
 
     def results(self, store: str) -> dict:
         """A page's results (:data:`dashboard.pages.RESULT_KINDS`' stores): result key
@@ -469,12 +489,9 @@ def current_task() -> Task:
     if pinned is not None:
         return pinned
     loaded = current()
-    key = task_key()
-    kept = st.session_state.get("_task")
-    if kept is None or kept[0] != key:
-        kept = (key, Task.from_dataset(loaded.dataset, state.minority))
-        st.session_state["_task"] = kept
-    return kept[1]
+    return state.of_task(
+        "task", task_key(), lambda: Task.from_dataset(loaded.dataset, state.minority)
+    )
 
 
 def training_half(n_splits: int, seed: int) -> tuple[int, str]:
@@ -485,7 +502,7 @@ def training_half(n_splits: int, seed: int) -> tuple[int, str]:
 
     A task the label rule or the groups refuse gets ceil(n / 2): the pages say why.
     """
-    kept = st.session_state.setdefault("_training_half", {})
+    kept = state.by_task("training_half")
     key = (task_key(), int(n_splits), int(seed))
     if key not in kept:
         n = training_size(current().dataset.n_samples)
@@ -522,7 +539,7 @@ def task_defaults(method: str) -> dict:
     """``method``'s defaults that suit the current task better than its specification's,
     for the protocol's training halves (:func:`fsengine.evaluation.protocol_defaults`:
     K-OFSD's K below a small minority class): parameter -> (value, why). Kept per task."""
-    kept = st.session_state.setdefault("_task_defaults", {})
+    kept = state.by_task("task_defaults")
     key = (task_key(), method)
     if key not in kept:
         try:

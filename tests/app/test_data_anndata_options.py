@@ -64,7 +64,7 @@ def test_an_anndata_file_offers_its_layers_and_gene_columns(h5ad_bytes):
         loaded.dataset.feature_names == expected.feature_names == tuple(f"SYM{j}" for j in range(P))
     )
     assert loaded.anndata == {"layer": "counts", "gene_names": "symbol"}
-    assert at.session_state["_task"][1].record()["layer"] == "counts"
+    assert at.session_state["_of_task"]["task"][1].record()["layer"] == "counts"
 
     wid = workspace_id(at)
     workspace.reset_default_store()  # as after a server restart
@@ -103,7 +103,7 @@ def test_a_sparse_file_is_held_sparse_and_once_per_server(cells_bytes):
     assert not at.exception and not at.error, [e.value for e in at.error]
     grouped = at.session_state["data"].dataset
     assert grouped.groups_column == "donor" and grouped.X is first.X
-    assert np.shares_memory(at.session_state["_task"][1].X.data, first.X.data)
+    assert np.shares_memory(at.session_state["_of_task"]["task"][1].X.data, first.X.data)
 
     other = new_session()
     other.file_uploader(key="uploader").set_value(

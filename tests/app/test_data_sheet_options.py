@@ -113,7 +113,7 @@ def test_the_suggested_preprocessing_is_one_click_and_reaches_the_record(with_sh
     old = TaskKey.of(
         before.sha256, before.label, False, False, "tumour", samples=before.samples_sha256
     )
-    assert at.session_state["_task"][0] != old
+    assert at.session_state["_of_task"]["task"][0] != old
 
     # a floor of 100 then log2(value + 1), set in the widgets drawn from the specification
     at.number_input(key="data_preprocess_floor").set_value(100.0).run()

@@ -195,7 +195,7 @@ def stream_page():
 
 def _live(at):
     kept = at.session_state["streams"]
-    (key,) = [k for k in kept if k == at.session_state["_task"][0]]
+    (key,) = [k for k in kept if k == at.session_state["_of_task"]["task"][0]]
     return kept[key].live
 
 

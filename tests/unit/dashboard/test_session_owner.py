@@ -4,6 +4,8 @@ page or other module of the dashboard names their keys in ``st.session_state``."
 
 import ast
 
+import pytest
+
 from conftest import ROOT
 from dashboard.session import SessionState
 
@@ -58,3 +60,35 @@ def test_the_check_finds_a_key_named_by_hand():
         'y = st.session_state.get("data")\nz = "workspace" in st.session_state\n'
     )
     assert _session_state_keys(tree) == [(2, "minority"), (3, "data"), (4, "workspace")]
+
+
+def test_a_tasks_values_are_made_once_per_task_and_a_failure_keeps_nothing(monkeypatch):
+    import streamlit as st
+
+    from dashboard.session import state
+
+    monkeypatch.setattr(st, "session_state", {})
+    made = []
+
+    def make(value):
+        def build():
+            made.append(value)
+            return value
+
+        return build
+
+    assert state.of_task("size", "task A", make(1)) == 1
+    assert state.of_task("size", "task A", make(2)) == 1  # kept: not made again
+    assert state.of_task("task", "task A", make(3)) == 3  # another value of the same task
+    assert state.of_task("size", "task B", make(4)) == 4  # another task: made anew
+    assert made == [1, 3, 4]
+
+    def refused():
+        raise ValueError("refused")
+
+    with pytest.raises(ValueError):
+        state.of_task("size", "task C", refused)
+    assert state.of_task("size", "task B", make(5)) == 4  # the failure kept nothing
+    state.by_task("refusals")[("task A", 20)] = "why"
+    assert state.by_task("refusals") == {("task A", 20): "why"}
+    assert state.by_task("training_half") == {}
