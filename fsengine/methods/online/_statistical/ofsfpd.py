@@ -11,6 +11,7 @@ only the i_t best are kept.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -25,6 +26,50 @@ IRRELEVANT, ADDED, REJECTED = "irrelevant", "added", "rejected"
 
 #: The compiled kernels of the ranking step.
 FPD_KERNELS = "methods.online._statistical._fpd_kernels"
+
+
+class FPDBlock(NamedTuple):
+    """One call of OFS-FPD's kernel (:func:`_fpd_kernels.stream_block`: Algorithm 1 for a
+    block of arriving features), its 17 arguments by name and in groups;
+    :func:`run_fpd_block` flattens them, the kernel's one caller.
+
+    Attributes
+    ----------
+    arriving : tuple
+        (units, e2_new, e3_new): the block's unit centred columns (b, n) and their
+        objectives E2 and E3.
+    relevant : ndarray of bool
+        Whether each enters S.
+    first_position : int
+        The arrival position of the block's first feature.
+    tolerance : float
+        Objectives and scores within this are equal.
+    selected : tuple
+        S, updated in place: (mem_units, mem_abs, mem_e2, mem_e3, mem_pos, state).
+    outputs : tuple
+        (out_dropped, out_n_dropped, out_dominance, out_members, out_n_members), written
+        per feature.
+    """
+
+    arriving: tuple
+    relevant: np.ndarray
+    first_position: int
+    tolerance: float
+    selected: tuple
+    outputs: tuple
+
+
+def run_fpd_block(family, call: FPDBlock) -> None:
+    """Call ``family``'s :func:`_fpd_kernels.stream_block` on ``call``: the one place its
+    arguments are flattened."""
+    family.stream_block(
+        *call.arriving,
+        call.relevant,
+        call.first_position,
+        call.tolerance,
+        *call.selected,
+        *call.outputs,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,7 +282,7 @@ class OFSFPD(StreamingSelector):
         feature the positions it made S drop (None: S was not ranked at that step), the
         dominance scores and members of S after each step (rows), and the members' counts.
         """
-        stream_block = kernels.load(FPD_KERNELS).stream_block
+        family = kernels.load(FPD_KERNELS)
 
         corr, cos, units = self.relevances(block)
         b = block.shape[1]
@@ -253,24 +298,23 @@ class OFSFPD(StreamingSelector):
         dominance = np.empty((b, rows))
         members = np.empty((b, rows), dtype=np.int64)
         n_members = np.empty(b, dtype=np.int64)
-        stream_block(
-            np.ascontiguousarray(units.T),
-            1.0 - strength,
-            1.0 - cos_strength,
-            relevant,
-            first,
-            TIE_TOLERANCE,
-            self._mem_units,
-            self._mem_abs,
-            self._mem_e2,
-            self._mem_e3,
-            self._mem_pos,
-            self._state,
-            dropped_pos,
-            n_dropped,
-            dominance,
-            members,
-            n_members,
+        run_fpd_block(
+            family,
+            FPDBlock(
+                arriving=(np.ascontiguousarray(units.T), 1.0 - strength, 1.0 - cos_strength),
+                relevant=relevant,
+                first_position=first,
+                tolerance=TIE_TOLERANCE,
+                selected=(
+                    self._mem_units,
+                    self._mem_abs,
+                    self._mem_e2,
+                    self._mem_e3,
+                    self._mem_pos,
+                    self._state,
+                ),
+                outputs=(dropped_pos, n_dropped, dominance, members, n_members),
+            ),
         )
         lost_of: list[tuple[int, ...] | None] = [None] * b
         for j in np.flatnonzero(n_dropped >= 0).tolist():

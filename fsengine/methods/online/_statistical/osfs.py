@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -29,6 +30,53 @@ ZERO_SUM, IRRELEVANT, REDUNDANT, ADDED = "zero-sum", "irrelevant", "redundant", 
 MAX_CONDITIONING = 5
 #: The compiled tests of (conditional) independence.
 OSFS_KERNELS = "methods.online._statistical._osfs_kernels"
+
+
+class RedundancyPass(NamedTuple):
+    """One call of OSFS's redundancy kernel (:func:`_osfs_kernels.add_features`: each
+    relevant feature of a block tested against the selected set, and the set against it),
+    its 17 arguments by name and in groups; :func:`run_redundancy_pass` flattens them, the
+    kernel's one caller.
+
+    Attributes
+    ----------
+    selected : tuple
+        The selected set, updated in place: (R, units, ids, m): the correlations of its
+        members and the class, their unit columns, their arrival positions, and how many
+        there are (the arrays' rows are the capacity).
+    block : tuple
+        The block's relevant features: (block_units, corr, arrival).
+    first : int
+        The block's first feature still to do.
+    test : tuple
+        (fast, max_k, n, cutoff): Fast-OSFS's rule, the largest conditioning set, the
+        number of samples and the Fisher z test's cutoff.
+    outputs : tuple
+        (outcomes, sizes, given, removals), written per feature.
+    n_removals : int
+        Rows of ``removals`` already written.
+    """
+
+    selected: tuple
+    block: tuple
+    first: int
+    test: tuple
+    outputs: tuple
+    n_removals: int
+
+
+def run_redundancy_pass(family, call: RedundancyPass) -> tuple[int, int, int]:
+    """Call ``family``'s :func:`_osfs_kernels.add_features` on ``call``: the one place its
+    arguments are flattened.
+
+    Returns
+    -------
+    (int, int, int)
+        The next feature to do, the selected set's size, the rows of removals written.
+    """
+    return family.add_features(
+        *call.selected, *call.block, call.first, *call.test, *call.outputs, call.n_removals
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,24 +289,16 @@ class OSFS(StreamingSelector):
         done = n_removals = 0
         while done < count:
             self._reserve(self._m + 1)
-            done, self._m, n_removals = family.add_features(
-                self._R,
-                self._units,
-                self._ids,
-                self._m,
-                units,
-                corr,
-                arrival,
-                done,
-                self._fast,
-                k,
-                self._n,
-                self.cutoff,
-                outcomes,
-                sizes,
-                given,
-                removals,
-                n_removals,
+            done, self._m, n_removals = run_redundancy_pass(
+                family,
+                RedundancyPass(
+                    selected=(self._R, self._units, self._ids, self._m),
+                    block=(units, corr, arrival),
+                    first=done,
+                    test=(self._fast, k, self._n, self.cutoff),
+                    outputs=(outcomes, sizes, given, removals),
+                    n_removals=n_removals,
+                ),
             )
         return outcomes, given, removals[:n_removals]
 
