@@ -33,6 +33,16 @@ from fsengine.methods.rankers import marker_table
 from fsengine.methods.registry import RunResult, get_method
 from fsengine.methods.runs import run_selection
 
+__all__ = [
+    "dataset_from_anndata",
+    "h5ad_bytes",
+    "select",
+    "to_h5ad",
+    "uns_key",
+    "with_selection",
+    "write_selection",
+]
+
 #: Rankers whose uns entry also holds p-values and fold changes (:func:`marker_table`).
 MARKER_TESTS = ("welch", "wilcoxon")
 

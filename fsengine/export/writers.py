@@ -113,8 +113,8 @@ TRACE_TRAILING = ("selected_size", "selected_score", "selected")
 
 
 def trace_columns(method: str) -> tuple[str, ...]:
-    """Header of ``method``'s trace CSV: the common columns, ``action_code`` when the
-    method declares codes for its actions, then its event type's own fields."""
+    """The header of the trace CSV of ``method``: the common columns, ``action_code``
+    when the method declares codes for its actions, then its event type's own fields."""
     chosen = get_method(method)
     codes = ("action_code",) if chosen.spec.action_codes else ()
     return TRACE_LEADING + codes + chosen.trace_columns() + TRACE_TRAILING
@@ -538,5 +538,6 @@ def select_arguments(params: dict, data: str | None = None) -> list[str]:
 
 def command_line(params: dict, data: str | None = None) -> str:
     """The shell command that repeats a run (see :func:`select_arguments`), quoted for a
-    POSIX shell: ``python -m fsengine select DATA --minority ... --method ...``."""
+    POSIX shell: ``python -m fsengine select DATA --minority M --method NAME`` and the
+    method's options."""
     return shlex.join(["python", "-m", "fsengine", *select_arguments(params, data)])

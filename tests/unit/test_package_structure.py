@@ -271,6 +271,13 @@ def test_a_missing_entry_is_named_with_the_ones_held():
 
 PUBLIC_MODULES = (
     "fsengine",
+    "fsengine.data",
+    "fsengine.io",
+    "fsengine.adata",
+    "fsengine.methods",
+    "fsengine.export.writers",
+    "fsengine.config",
+    "fsengine.errors",
     "fsengine.methods.online",
     "fsengine.methods.rankers",
     "fsengine.evaluation",
