@@ -1,0 +1,194 @@
+"""Every method's results on the real data sets, as digests: what a redesign leaves unchanged.
+
+A checkout (``--root``, default this one) is run through its command line, each run a new
+process of this interpreter with the checkout first on the path:
+
+* ``select`` of every registered method (``fsengine methods --json``) on each data set, at
+  its defaults, with the selection CSV and, for an online selector, its trace (SFS-FI on
+  SRBCT and GLIOMA only);
+* ``evaluate`` of the K-OFSD paper's methods (the command's default), 20 splits, with the
+  per-split records;
+* ``sweep`` of K-OFSD over K = 1..10 and of Fisher and MI over 1..20 features, 20 splits,
+  with the per-split records.
+
+The SHA-256 of every file written (its columns of times removed) and of ``select``'s
+standard output (the times it prints removed) go to a JSON file (``--out``). Two
+checkouts compute the same results when their files are equal: ``--compare A.json
+B.json`` lists every difference and exits 1 if there is one. Data sets: the real ones of
+``../shared/datasets`` with the minority class the K-OFSD paper studies, or the bundled
+SRBCT and GLIOMA.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "datasets"
+#: Data set -> its minority class (the paper's where it studies one, else the smallest).
+MINORITIES = {"SRBCT": "2", "GLIOMA": "2", "Colon_alon": "n", "ALLAML": "2", "Brain_Tumor1": "3"}
+#: The bundled copies, where ../shared is not there.
+BUNDLED = {
+    "SRBCT": "sample_data/SRBCT.parquet",
+    "GLIOMA": "tests/reference/datasets/GLIOMA.parquet",
+}
+#: Methods run on some data sets only: SFS-FI keeps nearly every feature of these sets and
+#: its work grows as the square of the stream (bench_infotheo.py times it on these two).
+ONLY_ON = {"sfs-fi": {"SRBCT", "GLIOMA"}}
+#: A bound on one run, far above any method's time on these sets; a run that exceeds it is
+#: recorded as such, never as a result.
+RUN_TIMEOUT_S = 1800
+#: What a command prints that changes from run to run: its times.
+TIMES = re.compile(r"\b\d+(\.\d+)?\s*(s|ms|seconds?)\b")
+#: The columns of a CSV written that hold times (the per-split records' "seconds").
+TIME_COLUMNS = {"seconds"}
+
+
+def data_sets(root: Path) -> dict[str, Path]:
+    """Name -> file of each real data set to run."""
+    if SHARED.is_dir():
+        return {name: SHARED / f"{name}.parquet" for name in MINORITIES}
+    return {name: root / path for name, path in BUNDLED.items()}
+
+
+def run(root: Path, args: list[str], outputs: list[Path]) -> dict:
+    """Run ``python -m fsengine ARGS`` in ``root``; the digests of its output and files."""
+    env = dict(os.environ, PYTHONPATH=str(root))
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "fsengine", *args],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT_S,
+        )
+    except subprocess.TimeoutExpired:
+        return {"exit": "timeout"}
+    found = {"exit": done.returncode}
+    if args[0] == "select":  # evaluate and sweep print their records' means and times
+        shown = TIMES.sub("T", done.stdout).replace(str(outputs[0].parent), "DIR")
+        found["stdout"] = _digest(shown.encode())
+    if done.returncode:
+        found["stderr"] = done.stderr.strip().splitlines()[-1:] if done.stderr else []
+    for path in outputs:
+        found[path.name] = _digest(_without_times(path.read_bytes())) if path.exists() else None
+        path.unlink(missing_ok=True)
+    return found
+
+
+def _without_times(data: bytes) -> bytes:
+    """A CSV's bytes without its :data:`TIME_COLUMNS` (other files as they are)."""
+    rows = list(csv.reader(io.StringIO(data.decode("utf-8"))))
+    if not rows or not TIME_COLUMNS & set(rows[0]):
+        return data
+    keep = [i for i, title in enumerate(rows[0]) if title not in TIME_COLUMNS]
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows([row[i] for i in keep] for row in rows)
+    return out.getvalue().encode("utf-8")
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def methods(root: Path) -> list[dict]:
+    """Every registered method's name and kind, from the checkout's command line."""
+    env = dict(os.environ, PYTHONPATH=str(root))
+    listing = subprocess.run(
+        [sys.executable, "-m", "fsengine", "methods", "--json"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return [{"name": m["name"], "kind": m["kind"]} for m in json.loads(listing.stdout)]
+
+
+def digests(root: Path, only: set[str] | None = None) -> dict:
+    """Every run's digests in checkout ``root``: {case: {file: sha256}}."""
+    found = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        work = Path(scratch)
+        selection, trace, records = work / "selection.csv", work / "trace.csv", work / "records.csv"
+        for name, path in data_sets(root).items():
+            if only and name not in only:
+                continue
+            data = [str(path), "--minority", MINORITIES[name]]
+            for method in methods(root):
+                if name not in ONLY_ON.get(method["name"], {name}):
+                    continue
+                files = [selection] + ([trace] if method["kind"] == "online" else [])
+                extra = ["--trace", str(trace)] if method["kind"] == "online" else []
+                case = f"{name} select {method['name']}"
+                found[case] = run(
+                    root,
+                    ["select", *data, "--method", method["name"], "--out", str(selection), *extra],
+                    files,
+                )
+                print(case, found[case].get("exit"), flush=True)
+            for case, args in (
+                ("evaluate", ["evaluate", *data, "--splits", "20", "--jobs", "1"]),
+                ("sweep k", ["sweep", *data, "--k", "1..10", "--splits", "20", "--jobs", "1"]),
+                (
+                    "sweep top",
+                    ["sweep", *data, "--methods", "fisher,mi", "--top", "1..20", "--splits", "20"]
+                    + ["--jobs", "1"],
+                ),
+            ):
+                found[f"{name} {case}"] = run(root, [*args, "--out", str(records)], [records])
+                print(name, case, found[f"{name} {case}"].get("exit"), flush=True)
+    return found
+
+
+def compare(first: dict, second: dict) -> list[str]:
+    """The cases whose digests differ between two files' runs, or that only one has."""
+    differences = []
+    for case in sorted(set(first["runs"]) | set(second["runs"])):
+        a, b = first["runs"].get(case), second["runs"].get(case)
+        if a != b:
+            differences.append(f"{case}: {a} != {b}")
+    return differences
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", type=Path, default=ROOT, help="the checkout to run")
+    parser.add_argument("--out", type=Path, help="the JSON file of digests to write")
+    parser.add_argument("--data", help="only these data sets (comma-separated names)")
+    parser.add_argument("--compare", nargs=2, type=Path, metavar=("A", "B"))
+    args = parser.parse_args(argv)
+    if args.compare:
+        first, second = (json.loads(p.read_text()) for p in args.compare)
+        differences = compare(first, second)
+        for line in differences:
+            print(line)
+        print(f"{len(first['runs'])} and {len(second['runs'])} runs; {len(differences)} differ")
+        return 1 if differences else 0
+    root = args.root.resolve()
+    commit = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True
+    ).stdout.strip()
+    only = set(args.data.split(",")) if args.data else None
+    report = {"root": str(root), "commit": commit, "runs": digests(root, only)}
+    text = json.dumps(report, indent=1, sort_keys=True)
+    if args.out:
+        args.out.write_text(text + "\n", encoding="utf-8")
+    else:
+        print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
