@@ -11,10 +11,11 @@ process of this interpreter with the checkout first on the path:
 * ``sweep`` of K-OFSD over K = 1..10 and of Fisher and MI over 1..20 features, 20 splits,
   with the per-split records.
 
-The SHA-256 of every file written (its columns of times removed) and of ``select``'s
-standard output (the times it prints removed) go to a JSON file (``--out``). Two
-checkouts compute the same results when their files are equal: ``--compare A.json
-B.json`` lists every difference and exits 1 if there is one. Data sets: the real ones of
+The SHA-256 of every file written (its columns of times removed) and of what ``select``
+says on standard error (its notes, warnings and counts; the times it prints removed) go
+to a JSON file (``--out``). Two checkouts compute the same results when their files are
+equal: ``--compare A.json B.json`` lists every difference, and every run that failed or
+wrote nothing in either, and exits 1 if there is one. Data sets: the real ones of
 ``../shared/datasets`` with the minority class the K-OFSD paper studies, or the bundled
 SRBCT and GLIOMA.
 """
@@ -76,11 +77,11 @@ def run(root: Path, args: list[str], outputs: list[Path]) -> dict:
     except subprocess.TimeoutExpired:
         return {"exit": "timeout"}
     found = {"exit": done.returncode}
-    if args[0] == "select":  # evaluate and sweep print their records' means and times
-        shown = TIMES.sub("T", done.stdout).replace(str(outputs[0].parent), "DIR")
-        found["stdout"] = _digest(shown.encode())
+    if args[0] == "select":  # its notes, warnings and counts (evaluate and sweep print means)
+        said = TIMES.sub("T", done.stderr).replace(str(outputs[0].parent), "DIR")
+        found["stderr"] = _digest(said.encode())
     if done.returncode:
-        found["stderr"] = done.stderr.strip().splitlines()[-1:] if done.stderr else []
+        found["error"] = done.stderr.strip().splitlines()[-1:] if done.stderr else []
     for path in outputs:
         found[path.name] = _digest(_without_times(path.read_bytes())) if path.exists() else None
         path.unlink(missing_ok=True)
@@ -153,12 +154,16 @@ def digests(root: Path, only: set[str] | None = None) -> dict:
 
 
 def compare(first: dict, second: dict) -> list[str]:
-    """The cases whose digests differ between two files' runs, or that only one has."""
+    """The cases whose digests differ between two files' runs, that only one has, or that
+    prove nothing: a run that failed, timed out or wrote no file, in either (the same
+    failure in both is no evidence that the results are the same)."""
     differences = []
     for case in sorted(set(first["runs"]) | set(second["runs"])):
         a, b = first["runs"].get(case), second["runs"].get(case)
         if a != b:
             differences.append(f"{case}: {a} != {b}")
+        elif a["exit"] != 0 or None in a.values():
+            differences.append(f"{case}: no result in either: {a}")
     return differences
 
 
