@@ -142,12 +142,12 @@ def test_the_compare_table_fits_the_page_and_its_settings_are_whole(page, server
     page.get_by_role("button", name="Run comparison").click()
     page.get_by_test_id("stPlotlyChart").first.wait_for(timeout=TIMEOUT_MS)
     idle(page)
+    # the grid draws its headers some frames after the run ends
+    grid = page.get_by_test_id("stDataFrame").first
+    grid.locator("[role=columnheader]").first.wait_for(state="attached", timeout=TIMEOUT_MS)
     scrolled, visible = page.evaluate(GRID_WIDTHS)
     assert scrolled <= visible, f"the table is {scrolled} px wide in {visible} px: cut off"
-    titles = [
-        h.text_content().strip()
-        for h in page.get_by_test_id("stDataFrame").first.locator("[role=columnheader]").all()
-    ]
+    titles = [h.text_content().strip() for h in grid.locator("[role=columnheader]").all()]
     assert titles[-2:] == ["time (s)", "splits"]  # the rightmost columns are there
     # the settings, whole, as the per-split records carry them
     records = csv.DictReader(io.StringIO(download(page, "Download the per-split records").decode()))
