@@ -62,18 +62,23 @@ def data_sets(root: Path) -> dict[str, Path]:
     return {name: root / path for name, path in BUNDLED.items()}
 
 
+def _fsengine(root: Path, args: list[str], **options) -> subprocess.CompletedProcess:
+    """``python -m fsengine ARGS`` of checkout ``root``, in a new process, its output kept."""
+    env = dict(os.environ, PYTHONPATH=str(root))
+    return subprocess.run(
+        [sys.executable, "-m", "fsengine", *args],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        **options,
+    )
+
+
 def run(root: Path, args: list[str], outputs: list[Path]) -> dict:
     """Run ``python -m fsengine ARGS`` in ``root``; the digests of its output and files."""
-    env = dict(os.environ, PYTHONPATH=str(root))
     try:
-        done = subprocess.run(
-            [sys.executable, "-m", "fsengine", *args],
-            cwd=root,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=RUN_TIMEOUT_S,
-        )
+        done = _fsengine(root, args, timeout=RUN_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         return {"exit": "timeout"}
     found = {"exit": done.returncode}
@@ -105,21 +110,14 @@ def _digest(data: bytes) -> str:
 
 def methods(root: Path) -> list[dict]:
     """Every registered method's name and kind, from the checkout's command line."""
-    env = dict(os.environ, PYTHONPATH=str(root))
-    listing = subprocess.run(
-        [sys.executable, "-m", "fsengine", "methods", "--json"],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    listing = _fsengine(root, ["methods", "--json"], check=True)
     return [{"name": m["name"], "kind": m["kind"]} for m in json.loads(listing.stdout)]
 
 
 def digests(root: Path, only: set[str] | None = None) -> dict:
     """Every run's digests in checkout ``root``: {case: {file: sha256}}."""
     found = {}
+    registered = methods(root)
     with tempfile.TemporaryDirectory() as scratch:
         work = Path(scratch)
         selection, trace, records = work / "selection.csv", work / "trace.csv", work / "records.csv"
@@ -127,11 +125,12 @@ def digests(root: Path, only: set[str] | None = None) -> dict:
             if only and name not in only:
                 continue
             data = [str(path), "--minority", MINORITIES[name]]
-            for method in methods(root):
+            for method in registered:
                 if name not in ONLY_ON.get(method["name"], {name}):
                     continue
-                files = [selection] + ([trace] if method["kind"] == "online" else [])
-                extra = ["--trace", str(trace)] if method["kind"] == "online" else []
+                online = method["kind"] == "online"
+                files = [selection] + ([trace] if online else [])
+                extra = ["--trace", str(trace)] if online else []
                 case = f"{name} select {method['name']}"
                 found[case] = run(
                     root,
