@@ -53,6 +53,11 @@ from fsengine.methods.online._codes import (
 from fsengine.methods.online._point_search import SEARCH_KERNELS
 from fsengine.methods.online._roughset.kofsd.neighbours import feature_weights
 from fsengine.methods.online._roughset.octave_rng import OctaveRandom
+from fsengine.methods.online._roughset.set_dependency import (
+    SetDependencyCall,
+    set_dependency,
+    set_dependency_without,
+)
 from fsengine.methods.online._stream import Selection, StreamEvent, StreamingSelector
 from fsengine.methods.online._tie_average import (
     TIE_KERNELS,
@@ -300,24 +305,20 @@ class _NeighbourhoodSelector(StreamingSelector):
         if self._paper:
             if not members:
                 return 0.0
-            base, extra, weights = self._exact_parts(members)
-            return float(
-                self._pkern.set_dependency(
-                    base, extra, weights, self._y64, self.rule, floor, self._rows, self._cards
-                )
-            )
+            return set_dependency(self._pkern, self._call(self._exact_parts(members), floor))
         if any(not math.isfinite(m.weight) for m in members):
             # Octave makes every distance between two samples NaN for a set holding a
             # constant feature; for a set of constant features alone (two or more) it stops
             # ('inverse of the null matrix not defined'). That set is measured the same way:
             # a stream must not stop where a training half happens to hold such features.
             return self._degenerate
-        base, extra, weights = self._exact_parts(members)
-        return float(
-            self._kern.set_dependency(
-                base, extra, weights, self._y64, self.rule, floor, self._rows, self._cards
-            )
-        )
+        return set_dependency(self._kern, self._call(self._exact_parts(members), floor))
+
+    def _call(self, columns, floor, running=()) -> SetDependencyCall:
+        """A set-dependency call on ``columns`` under this selector's rule
+        (:class:`.set_dependency.SetDependencyCall`)."""
+        outputs = (self._rows, self._cards)
+        return SetDependencyCall(columns, (self._y64, self.rule), floor, outputs, running)
 
     def _points_of(self, members: list[_Member]) -> AveragedSet:
         """ties="average": the points of ``members`` (in arrival order), from S's when they
@@ -373,23 +374,10 @@ class _NeighbourhoodSelector(StreamingSelector):
         rest = [m for m in kept if m is not f]
         if removals is None:
             return self._dependency(rest, floor), rest
-        base, extra, weights = self._exact_parts(rest)
         full, n_ops = removals
-        dep = self._kern.set_dependency_without(
-            full,
-            f.values,
-            f.weight,
-            n_ops,
-            base,
-            extra,
-            weights,
-            self._y64,
-            self.rule,
-            floor,
-            self._rows,
-            self._cards,
-        )
-        return float(dep), rest
+        running = (full, f.values, f.weight, n_ops)
+        call = self._call(self._exact_parts(rest), floor, running)
+        return set_dependency_without(self._kern, call), rest
 
     def _removed(self, removals, f) -> None:
         """Member ``f`` left ``kept``: take its terms out of the running sums."""
@@ -403,18 +391,8 @@ class _NeighbourhoodSelector(StreamingSelector):
             return self._averaged_dependency(self._points, [new], floor)
         if self._paper or self._any_zero_var or not math.isfinite(new.weight):
             return self._dependency(self._members + [new], floor)
-        return float(
-            self._kern.set_dependency(
-                self._prefix[len(self._members)],
-                new.values[None, :],
-                np.array([new.weight]),
-                self._y64,
-                self.rule,
-                floor,
-                self._rows,
-                self._cards,
-            )
-        )
+        columns = (self._prefix[len(self._members)], new.values[None, :], np.array([new.weight]))
+        return set_dependency(self._kern, self._call(columns, floor))
 
     def _set_members(self, members: list[_Member]) -> None:
         """Make ``members`` the selected set; update the prefix sums from the first change

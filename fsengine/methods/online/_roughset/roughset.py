@@ -47,6 +47,12 @@ from fsengine.methods.online._codes import ROUGHSET_KNN, ROUGHSET_RADIUS, ZHOU_B
 from fsengine.methods.online._information.cieosfs import refine
 from fsengine.methods.online._roughset.a3m_density import DEPENDENCY_KERNELS
 from fsengine.methods.online._roughset.kofsd.neighbours import feature_weights
+from fsengine.methods.online._roughset.set_dependency import (
+    SetDependencyCall,
+    set_dependency,
+    set_dependency_sorted,
+    set_dependency_without,
+)
 from fsengine.methods.online._tie_average import (
     AveragedSet,
     NeighbourRule,
@@ -373,6 +379,12 @@ class _DistanceModel(DependencyModel):
                     self._prefix[len(members)], self._sorted_values, self._sorted_index
                 )
 
+    def _call(self, columns, floor, running=()) -> SetDependencyCall:
+        """A set-dependency call on ``columns`` under this model's rule
+        (:class:`.set_dependency.SetDependencyCall`)."""
+        neighbourhood = (self.y, self.rule, self.k, self.radius)
+        return SetDependencyCall(columns, neighbourhood, floor, (self._rows, self._cards), running)
+
     def _parts(self, members):
         """(base, extra, weights): ``members``' squared distances are the prefix sums of the
         S members they start with plus the terms of the columns ``extra``, in order."""
@@ -386,55 +398,16 @@ class _DistanceModel(DependencyModel):
 
     def dependency(self, members, floor=-math.inf):
         self._ready(members)
-        base, extra, weights = self._parts(members)
-        return float(
-            self._kern.set_dependency(
-                base,
-                extra,
-                weights,
-                self.y,
-                self.rule,
-                self.k,
-                self.radius,
-                floor,
-                self._rows,
-                self._cards,
-            )
-        )
+        return set_dependency(self._kern, self._call(self._parts(members), floor))
 
     def dependency_with(self, new, floor=-math.inf):
         self._ready([new])
+        base = self._prefix[len(self.selected)]
         if self._sorted and math.isfinite(new.data):
-            return float(
-                self._kern.set_dependency_sorted(
-                    self._prefix[len(self.selected)],
-                    self._sorted_values,
-                    self._sorted_index,
-                    new.values,
-                    new.data,
-                    self.y,
-                    self.rule,
-                    self.k,
-                    self.radius,
-                    floor,
-                    self._rows,
-                    self._cards,
-                )
-            )
-        return float(
-            self._kern.set_dependency(
-                self._prefix[len(self.selected)],
-                new.values[None, :],
-                np.array([new.data]),
-                self.y,
-                self.rule,
-                self.k,
-                self.radius,
-                floor,
-                self._rows,
-                self._cards,
-            )
-        )
+            sorted_columns = (base, self._sorted_values, self._sorted_index, new.values, new.data)
+            return set_dependency_sorted(self._kern, self._call(sorted_columns, floor))
+        columns = (base, new.values[None, :], np.array([new.data]))
+        return set_dependency(self._kern, self._call(columns, floor))
 
     def redundancy(self, members, visited, removable, early=False):
         """As :meth:`DependencyModel.redundancy`, each ``dep(R - f)`` from running sums of
@@ -460,26 +433,9 @@ class _DistanceModel(DependencyModel):
         without, removed = [], []
         for f in visited:
             rest = [m for m in kept if m is not f]
-            base, extra, weights = self._parts(rest)
-            dep_f = float(
-                self._kern.set_dependency_without(
-                    full,
-                    scale,
-                    f.values,
-                    f.data,
-                    n_ops,
-                    base,
-                    extra,
-                    weights,
-                    self.y,
-                    self.rule,
-                    self.k,
-                    self.radius,
-                    dep_kept if early else -math.inf,
-                    self._rows,
-                    self._cards,
-                )
-            )
+            running = (full, scale, f.values, f.data, n_ops)
+            call = self._call(self._parts(rest), dep_kept if early else -math.inf, running)
+            dep_f = set_dependency_without(self._kern, call)
             without.append(dep_f if dep_f >= 0 else math.nan)
             if dep_f >= 0 and removable(dep_kept, dep_f):
                 kept, dep_kept = rest, dep_f
