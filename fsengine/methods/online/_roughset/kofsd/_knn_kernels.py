@@ -419,6 +419,83 @@ def _tie_zone_count(
     return count
 
 
+@njit(cache=True, inline="always")
+def _window_list_count(v, o, sl, cm, run_start, run_end, w, m, rs, re, lo, groups):
+    """The minority count of the list that the run of equal values ``v[rs:re]`` shares,
+    when the run is shorter than M: the window of M consecutive sorted positions that
+    minimises its largest distance, then the samples at exactly d* (:func:`_tie_zone_count`).
+
+    ``lo``: the window's first position for the previous run (it only moves right);
+    ``groups``: (grp_lo, grp_hi, heads), work arrays of the tie zone.
+
+    Returns
+    -------
+    (int, int)
+        The count (-1: an unusual tie pattern, the run takes the walk) and the window's
+        first position, for the next run.
+    """
+    n = v.shape[0]
+    u = v[rs]
+    if lo < rs - m + 1:
+        lo = rs - m + 1
+    # Slide while the sample after the window is nearer than its first.
+    s_lo = _sq_term(u, v[lo], w)
+    s_after = _sq_term(u, v[lo + m], w) if lo + m < n else np.inf
+    while lo < rs and s_after < s_lo:
+        lo += 1
+        s_lo = _sq_term(u, v[lo], w)
+        s_after = _sq_term(u, v[lo + m], w) if lo + m < n else np.inf
+    hi = lo + m - 1
+    s_star = max(s_lo, _sq_term(u, v[hi], w))
+    s_before = _sq_term(u, v[lo - 1], w) if lo > 0 else np.inf
+    if _strictly_nearer(s_star, s_before) and _strictly_nearer(s_star, s_after):
+        # Both samples outside are farther than d*: the list is the window.
+        return cm[hi + 1] - cm[lo], lo
+    grp_lo, grp_hi, heads = groups
+    count = _tie_zone_count(
+        v, o, sl, cm, run_start, run_end, u, w, lo, hi, rs, re, s_star, m, grp_lo, grp_hi, heads
+    )
+    return count, lo
+
+
+@njit(cache=True)
+def _walk_run(v, o, sl, run_start, run_end, rs, re, w, k, paper, same, t, f, ws):
+    """The counts of the run of equal values ``v[rs:re]`` by the walk (:func:`_walk_list`,
+    :func:`_write_stats`), written to ``same[t, f]``; arguments as :func:`_window_pass`."""
+    m = k + 1
+    enum_idx, enum_lab, enum_d, cum_min, cum_d1, cum_d0, _, _, grp_lo, grp_hi, heads, ks1 = ws
+    _walk_list(
+        v, o, sl, run_start, run_end, rs, re, w, m, enum_idx, enum_lab, enum_d, grp_lo, grp_hi,
+        heads,
+    )  # fmt: skip
+    ks1[0] = k
+    one_t = same[t : t + 1]
+    _write_stats(
+        enum_idx[:m], enum_lab[:m], enum_d[:m], o[rs:re], sl[rs:re], ks1, paper, False, one_t,
+        one_t, one_t, f, cum_min, cum_d1, cum_d0,
+    )  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _write_run_counts(out, o, sl, cm, rs, re, k, paper, n_list_min, zero_cut):
+    """Each sample of the run ``rs:re`` gets its same-label count from the minority count
+    ``n_list_min`` of the run's list (``zero_cut``: d* = 0, the list is the run's first M;
+    in the paper variant a sample past them has the run's first K as neighbours)."""
+    if not paper:
+        n_min = n_list_min - sl[rs]  # the list's first: the run's lowest index
+        for q in range(rs, re):
+            c = sl[q]
+            out[o[q]] = k - n_min + c * (2 * n_min - k)  # n_min if minority, else K - n_min
+        return
+    for q in range(rs, re):
+        c = sl[q]
+        if zero_cut and q >= rs + k + 1:  # not among the first M: the first K
+            n_min = _past_list_count(cm, sl, rs, k, paper)
+        else:
+            n_min = n_list_min - c
+        out[o[q]] = k - n_min + c * (2 * n_min - k)
+
+
 @njit(cache=True)
 def _window_pass(v, o, sl, cm, run_start, run_end, simple, w, k, paper, same, t, f, ws):
     """Same-label neighbour counts of every sample on one sorted column, for one K, by a
@@ -428,30 +505,18 @@ def _window_pass(v, o, sl, cm, run_start, run_end, simple, w, k, paper, same, t,
     ``cm``: prefix sums of ``sl``. Every weight here is positive and finite. For a run of
     equal values (sharing their list), the d* = M-th smallest distance (M = K + 1) is
     found from the window of M consecutive sorted positions that minimises its largest
-    distance (it only moves right as the values grow); then the list is every sample
-    nearer than d* (a contiguous range, counted from ``cm``) and the lowest indices of
-    those at exactly d* (one run each side at most, unless rounding makes distinct
-    values equidistant). Every boundary is checked; anything unusual (d* = 0 across
-    runs, several runs at d*) takes the walk, and so does the whole column unless
-    ``simple`` (no distance between distinct values underflows to 0). O(N) per column
-    and K, the squared terms compared and roots taken only near a tie.
+    distance (it only moves right as the values grow; :func:`_window_list_count`); then
+    the list is every sample nearer than d* (a contiguous range, counted from ``cm``) and
+    the lowest indices of those at exactly d* (one run each side at most, unless rounding
+    makes distinct values equidistant). Every boundary is checked; anything unusual (d* = 0
+    across runs, several runs at d*) takes the walk (:func:`_walk_run`), and so does the
+    whole column unless ``simple`` (no distance between distinct values underflows to 0).
+    O(N) per column and K, the squared terms compared and roots taken only near a tie.
+    ``same[t, f]`` receives the counts; ``ws``: the work arrays of :func:`_stats_work`.
     """
     n = v.shape[0]
     m = k + 1
-    (
-        enum_idx,
-        enum_lab,
-        enum_d,
-        cum_min,
-        cum_d1,
-        cum_d0,
-        one,
-        one_lab,
-        grp_lo,
-        grp_hi,
-        heads,
-        ks1,
-    ) = ws
+    groups = (ws[8], ws[9], ws[10])
     out = same[t, f]
     lo = 0
     p = 0
@@ -459,7 +524,6 @@ def _window_pass(v, o, sl, cm, run_start, run_end, simple, w, k, paper, same, t,
         rs = p
         re = run_end[p]
         p = re
-        u = v[rs]
         n_list_min = -1  # minority count of the list; -1: walk
         zero_cut = False  # d* = 0: the list is the run's first M
         if not simple:
@@ -468,91 +532,13 @@ def _window_pass(v, o, sl, cm, run_start, run_end, simple, w, k, paper, same, t,
             n_list_min = cm[rs + m] - cm[rs]
             zero_cut = True
         else:
-            if lo < rs - m + 1:
-                lo = rs - m + 1
-            # Slide while the sample after the window is nearer than its first.
-            s_lo = _sq_term(u, v[lo], w)
-            s_after = _sq_term(u, v[lo + m], w) if lo + m < n else np.inf
-            while lo < rs and s_after < s_lo:
-                lo += 1
-                s_lo = _sq_term(u, v[lo], w)
-                s_after = _sq_term(u, v[lo + m], w) if lo + m < n else np.inf
-            hi = lo + m - 1
-            s_star = max(s_lo, _sq_term(u, v[hi], w))
-            s_before = _sq_term(u, v[lo - 1], w) if lo > 0 else np.inf
-            if _strictly_nearer(s_star, s_before) and _strictly_nearer(s_star, s_after):
-                # Both samples outside are farther than d*: the list is the window.
-                n_list_min = cm[hi + 1] - cm[lo]
-            else:
-                n_list_min = _tie_zone_count(
-                    v,
-                    o,
-                    sl,
-                    cm,
-                    run_start,
-                    run_end,
-                    u,
-                    w,
-                    lo,
-                    hi,
-                    rs,
-                    re,
-                    s_star,
-                    m,
-                    grp_lo,
-                    grp_hi,
-                    heads,
-                )
+            n_list_min, lo = _window_list_count(
+                v, o, sl, cm, run_start, run_end, w, m, rs, re, lo, groups
+            )
         if n_list_min < 0:
-            _walk_list(
-                v,
-                o,
-                sl,
-                run_start,
-                run_end,
-                rs,
-                re,
-                w,
-                m,
-                enum_idx,
-                enum_lab,
-                enum_d,
-                grp_lo,
-                grp_hi,
-                heads,
-            )
-            ks1[0] = k
-            _write_stats(
-                enum_idx[:m],
-                enum_lab[:m],
-                enum_d[:m],
-                o[rs:re],
-                sl[rs:re],
-                ks1,
-                paper,
-                False,
-                same[t : t + 1],
-                same[t : t + 1],
-                same[t : t + 1],
-                f,
-                cum_min,
-                cum_d1,
-                cum_d0,
-            )
-            continue
-        if not paper:
-            n_min = n_list_min - sl[rs]  # the list's first: the run's lowest index
-            for q in range(rs, re):
-                c = sl[q]
-                out[o[q]] = k - n_min + c * (2 * n_min - k)  # n_min if minority, else K - n_min
+            _walk_run(v, o, sl, run_start, run_end, rs, re, w, k, paper, same, t, f, ws)
         else:
-            for q in range(rs, re):
-                c = sl[q]
-                if zero_cut and q >= rs + m:  # not among the first M: the first K
-                    n_min = _past_list_count(cm, sl, rs, k, paper)
-                else:
-                    n_min = n_list_min - c
-                out[o[q]] = k - n_min + c * (2 * n_min - k)
+            _write_run_counts(out, o, sl, cm, rs, re, k, paper, n_list_min, zero_cut)
 
 
 @kernel(
