@@ -27,7 +27,7 @@ stay on the rounded, integer and real matrices.
 The paper variants of OFS-A3M and OFS-Density (``variant="paper"``, the printed algorithms;
 docs/ALGORITHMS.md) are timed on every matrix too, whole, as reported figures: no target, no
 Octave time (the authors published only the code's variant) and no baseline here (their
-definition-level implementation is in tests/unit/methods/online/test_zhou_paper.py).
+definition-level implementation is in tests/unit/methods/online/roughset/test_zhou_paper.py).
 
 Baselines written here: the dependency of every set from scratch (the full n x n
 ``seuclidean`` matrix, ``np.argsort`` of every column with ``kind="stable"``, the neighbour

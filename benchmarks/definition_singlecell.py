@@ -16,7 +16,7 @@ atlas) and read by ``fsengine.load_dataset`` as a user's file is. For each tie r
   ``matrix_run``: every distance between the 5,000 cells summed feature by feature in the
   authors' arithmetic, each cell's list by its row, the average rule's card written out as
   a mean over the orders of the tied cells; tested against the plain loops and the mean
-  over every order in ``tests/unit/methods/online/test_kofsd_matrix_oracle.py``).
+  over every order in ``tests/unit/methods/online/roughset/test_kofsd_matrix_oracle.py``).
 
 Reported: whether each step's action and the selections are equal, the largest
 difference of a dependency, and the smallest margin of a decision (how near a dependency

@@ -24,8 +24,9 @@ MIToolbox's first public commit, Craigacp/MIToolbox 579c46d). Its semantics:
 Only the states with a positive count add a term, so the sums here run over the occupied
 states in the same order as MIToolbox's loops over all of them, with the same operations
 (``count / n``, ``log`` of the same quotient, the same products, one running sum): every
-value equals MIToolbox's exactly (``tests/unit/methods/online/test_infotheo_measures.py`` compares
-them with the outputs of the Octave equivalent in ``tests/reference/infotheo_octave``, which was
+value equals MIToolbox's exactly
+(``tests/unit/methods/online/information/test_infotheo_measures.py`` compares them with the
+outputs of the Octave equivalent in ``tests/reference/infotheo_octave``, which was
 checked against the compiled C on every call of the reference runs). Python's
 ``math.log`` is the C library's ``log``, as MIToolbox's.
 
