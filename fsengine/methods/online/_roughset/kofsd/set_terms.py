@@ -422,10 +422,7 @@ class _SetTerms(ABC):
         set_arrays, approximation = self._set_arrays(), self._approximation()
         prune = self._prune_arrays()
         order = self._row_order(y)
-        kern = set_kernels()
-        counts = []
         accepted = np.array([c], dtype=np.int64)  # the first acceptance, shared
-
         test = SetTest(
             set_arrays=set_arrays,
             set_finite=self.finite,
@@ -455,83 +452,10 @@ class _SetTerms(ABC):
             whole=True,
             sharing=unshared(),
         )
-
-        def candidates_from(lo: int, hi: int) -> None:
-            # Each candidate is tested by itself: own outputs, copied into place.
-            part = stats_arrays(len(ks), n, hi - lo, with_distances)
-            mine = test._replace(
-                candidates=candidates[lo:hi],
-                candidate_weights=weights[lo:hi],
-                outputs=part,
-                rejected=rejected[lo:hi],
-                cards_out=cards_out[lo:hi] if card != NO_CARD else cards_out,
-                deps_out=deps[lo:hi] if card != NO_CARD else deps,
-                first=lo,
-                sharing=unshared(),  # its own progress: the calls may run at once
-            )
-            counts.append(run_set_test(kern, mine))
-            same[:, lo:hi] = part[0]
-            if with_distances:
-                same_d[:, lo:hi] = part[1]
-                other_d[:, lo:hi] = part[2]
-
-        def rows_of(
-            j: int, candidate, outputs: tuple, rows: np.ndarray, progress, part: int, ordered
-        ) -> None:
-            # Candidate j on one part of the rows; the parts share their progress towards
-            # an early rejection, and the card sum is made once all are done.
-            mine = test._replace(
-                candidates=candidate,
-                candidate_weights=weights[j : j + 1],
-                outputs=outputs,
-                rejected=rejected[j : j + 1],
-                rows=rows,
-                cards_out=cards_out[j : j + 1] if card != NO_CARD else cards_out,
-                deps_out=deps[j : j + 1] if card != NO_CARD else deps,
-                accept_above=np.inf,
-                accepted=np.array([1]),
-                whole=False,
-                sharing=(progress, part, ordered),
-            )
-            counts.append(run_set_test(kern, mine))
-
         if in_parts:
-            # Every thread takes every so many rows of the order: each part has its share
-            # of the rows that reject early and of those an acceptance adds.
-            parts = max(1, min(kernel_threads(), n * n // THREAD_MIN_WORK))
-            part_rows = [np.ascontiguousarray(order[p::parts]) for p in range(parts)]
-            # A set of one feature: each candidate is sorted once for all the parts.
-            by_runs = len(self.weights) == 1 and parts > 1
-            no_order = np.empty((0, 0), dtype=np.int64)
-            for j in range(c):
-                outputs = stats_arrays(len(ks), n, 1, with_distances)
-                progress = np.zeros((parts, 2))
-                candidate = np.ascontiguousarray(block[:, j], dtype=float)[None, :]
-                ordered = np.argsort(candidate[0])[None, :] if by_runs else no_order
-                run_chunks(
-                    lambda lo, hi: [
-                        rows_of(j, candidate, outputs, part_rows[p], progress, p, ordered)
-                        for p in range(lo, hi)
-                    ],
-                    parts,
-                    blas=approximation[0].size > 0,  # rows from approximate terms (BLAS)
-                )
-                same[:, j] = outputs[0][:, 0]
-                if with_distances:
-                    same_d[:, j] = outputs[1][:, 0]
-                    other_d[:, j] = outputs[2][:, 0]
-                if card == NO_CARD:
-                    continue
-                if early and not rejected[j] and parts > 1:
-                    rejected[j] = rejected_by_parts(progress, n, reject_sum, n_low)
-                deps[j] = np.nan if rejected[j] else kern.mean_in_order(cards_out[j])
-                if deps[j] > accept_above:  # the rest is not needed
-                    rejected[j + 1 :] = True
-                    deps[j + 1 :] = np.nan
-                    break
+            counts = self._test_in_parts(test, block)
         else:
-            # Rows from approximate terms multiply matrices (BLAS).
-            _over_rows(candidates_from, c, n * 64, blas=approximation[0].size > 0)
+            counts = _test_by_candidates(test)
         missed, done = (sum(values) for values in zip(*counts))
         self.rows_tested += done
         if use_lists:
@@ -544,6 +468,109 @@ class _SetTerms(ABC):
             cards_out,
             deps,
         )
+
+    def _test_in_parts(self, test: SetTest, block) -> list[tuple[int, int]]:
+        """The set test of ``test`` one candidate (a column of ``block``) at a time, its rows
+        split into parts that threads take at once; the parts share their progress towards
+        an early rejection, and the card sum is made once all are done. Most tests stop at
+        the first acceptance (``test.accept_above``): the candidates after it are skipped.
+
+        Returns
+        -------
+        list of (int, int)
+            Each kernel call's counts (:func:`run_set_test`).
+        """
+        kern = set_kernels()
+        n, c = block.shape
+        carded = test.card != NO_CARD
+        same, same_d, other_d = test.outputs
+        rejected, cards_out, deps = test.rejected, test.cards_out, test.deps_out
+        # Every thread takes every so many rows of the order: each part has its share of
+        # the rows that reject early and of those an acceptance adds.
+        parts = max(1, min(kernel_threads(), n * n // THREAD_MIN_WORK))
+        part_rows = [np.ascontiguousarray(test.rows[p::parts]) for p in range(parts)]
+        # A set of one feature: each candidate is sorted once for all the parts.
+        by_runs = len(self.weights) == 1 and parts > 1
+        no_order = np.empty((0, 0), dtype=np.int64)
+        counts = []
+        for j in range(c):
+            outputs = stats_arrays(len(test.ks), n, 1, test.with_distances)
+            progress = np.zeros((parts, 2))
+            candidate = np.ascontiguousarray(block[:, j], dtype=float)[None, :]
+            ordered = np.argsort(candidate[0])[None, :] if by_runs else no_order
+            calls = [
+                test._replace(
+                    candidates=candidate,
+                    candidate_weights=test.candidate_weights[j : j + 1],
+                    outputs=outputs,
+                    rejected=rejected[j : j + 1],
+                    rows=part_rows[p],
+                    cards_out=cards_out[j : j + 1] if carded else cards_out,
+                    deps_out=deps[j : j + 1] if carded else deps,
+                    accept_above=np.inf,
+                    accepted=np.array([1]),
+                    whole=False,
+                    sharing=(progress, p, ordered),
+                )
+                for p in range(parts)
+            ]
+            run_chunks(
+                lambda lo, hi: [counts.append(run_set_test(kern, calls[p])) for p in range(lo, hi)],
+                parts,
+                blas=test.approximation[0].size > 0,  # rows from approximate terms (BLAS)
+            )
+            same[:, j] = outputs[0][:, 0]
+            if test.with_distances:
+                same_d[:, j] = outputs[1][:, 0]
+                other_d[:, j] = outputs[2][:, 0]
+            if not carded:
+                continue
+            if test.early and not rejected[j] and parts > 1:
+                rejected[j] = rejected_by_parts(progress, n, test.reject_sum, test.n_low)
+            deps[j] = np.nan if rejected[j] else kern.mean_in_order(cards_out[j])
+            if deps[j] > test.accept_above:  # the rest is not needed
+                rejected[j + 1 :] = True
+                deps[j + 1 :] = np.nan
+                break
+        return counts
+
+
+def _test_by_candidates(test: SetTest) -> list[tuple[int, int]]:
+    """The set test of ``test`` over its candidates in chunks, each chunk a kernel call of
+    its own (own outputs, copied into place; its own progress: the calls may run at once).
+
+    Returns
+    -------
+    list of (int, int)
+        Each kernel call's counts (:func:`run_set_test`).
+    """
+    kern = set_kernels()
+    n, c = test.labels.shape[0], test.candidates.shape[0]
+    carded = test.card != NO_CARD
+    same, same_d, other_d = test.outputs
+    counts = []
+
+    def candidates_from(lo: int, hi: int) -> None:
+        part = stats_arrays(len(test.ks), n, hi - lo, test.with_distances)
+        mine = test._replace(
+            candidates=test.candidates[lo:hi],
+            candidate_weights=test.candidate_weights[lo:hi],
+            outputs=part,
+            rejected=test.rejected[lo:hi],
+            cards_out=test.cards_out[lo:hi] if carded else test.cards_out,
+            deps_out=test.deps_out[lo:hi] if carded else test.deps_out,
+            first=lo,
+            sharing=unshared(),
+        )
+        counts.append(run_set_test(kern, mine))
+        same[:, lo:hi] = part[0]
+        if test.with_distances:
+            same_d[:, lo:hi] = part[1]
+            other_d[:, lo:hi] = part[2]
+
+    # Rows from approximate terms multiply matrices (BLAS).
+    _over_rows(candidates_from, c, n * 64, blas=test.approximation[0].size > 0)
+    return counts
 
 
 class DenseSetTerms(_SetTerms):
