@@ -72,6 +72,49 @@ def listed_terms(coords, weights, rows, listed, sq):
         listed[q] = listed[q][order]
 
 
+@njit(cache=True, inline="always")
+def _first_at_or_above(values, lo, hi, value):
+    """The first position in ``lo`` .. ``hi - 1`` of the increasing ``values`` at or above
+    ``value`` (``hi`` when none is): a binary search."""
+    left, right = lo, hi
+    while left < right:
+        mid = (left + right) // 2
+        if values[mid] < value:
+            left = mid + 1
+        else:
+            right = mid
+    return left
+
+
+@njit(cache=True, inline="always")
+def _keep_nearest(best_d, best_n, n_best, d, n_samples, need, bound):
+    """Insert a candidate at distance ``d`` holding ``n_samples`` samples into the nearest
+    found (``best_d`` increasing, ``best_n`` their samples, ``n_best`` of them), keeping
+    only as many as hold ``need`` samples.
+
+    Returns
+    -------
+    (int, float)
+        How many are kept, and the distance within which they hold ``need`` samples
+        (``bound`` unchanged while they hold fewer).
+    """
+    pos = n_best
+    while pos > 0 and best_d[pos - 1] > d:
+        pos -= 1
+    for r in range(n_best, pos, -1):
+        best_d[r] = best_d[r - 1]
+        best_n[r] = best_n[r - 1]
+    best_d[pos] = d
+    best_n[pos] = n_samples
+    n_best += 1
+    held = 0
+    for r in range(n_best):
+        held += best_n[r]
+        if held >= need:
+            return r + 1, best_d[r]
+    return n_best, bound
+
+
 @kernel(
     "i8(i8[::1], i8[::1], f8[::1], f8, i8[::1], i8[::1], i8[:, ::1], f8[:, ::1], f8[::1], i8,"
     " i8[::1], i8[::1], f8[::1])",
@@ -126,7 +169,6 @@ def candidates_from_lists(
         sa = base_of[a]
         va = values[a]
         n_best = 0  # the nearest found, by distance, until they hold ``need`` samples
-        held = 0
         bound = np.inf
         complete = False
         L = listed.shape[1]
@@ -138,13 +180,7 @@ def candidates_from_lists(
             b = listed[sa, j]
             lo, hi = sub_start[b], sub_start[b + 1]
             # The first value of b's points at or above va, then outwards on each side.
-            left, right = lo, hi
-            while left < right:
-                mid = (left + right) // 2
-                if values[mid] < va:
-                    left = mid + 1
-                else:
-                    right = mid
+            left = _first_at_or_above(values, lo, hi, va)
             for side in range(2):
                 t = left if side == 0 else left - 1
                 while lo <= t < hi:
@@ -156,23 +192,7 @@ def candidates_from_lists(
                         return -1
                     cand[count] = t
                     count += 1
-                    # Keep the nearest found until they hold ``need`` samples.
-                    pos = n_best
-                    while pos > 0 and best_d[pos - 1] > d:
-                        pos -= 1
-                    for r in range(n_best, pos, -1):
-                        best_d[r] = best_d[r - 1]
-                        best_n[r] = best_n[r - 1]
-                    best_d[pos] = d
-                    best_n[pos] = size[t]
-                    n_best += 1
-                    held = 0
-                    for r in range(n_best):
-                        held += best_n[r]
-                        if held >= need:
-                            bound = best_d[r]
-                            n_best = r + 1
-                            break
+                    n_best, bound = _keep_nearest(best_d, best_n, n_best, d, size[t], need, bound)
                     t = t + 1 if side == 0 else t - 1
         if not complete:
             complete = listed_far[sa] > bound * (1.0 + 1e-9)

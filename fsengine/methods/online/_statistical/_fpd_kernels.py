@@ -62,6 +62,83 @@ def _capacity(t):
     return max(1, c)
 
 
+@njit(cache=True)
+def _enter(members, m, unit, e2, e3, position):
+    """A relevant feature (Algorithm 1, line 4: the caller's test) enters S as its member
+    ``m`` (line 5): its |corr| with each member, its unit column, its objectives E2, E3 and
+    its arrival position. ``members``: (mem_units, mem_abs, mem_e2, mem_e3, mem_pos), as
+    :func:`stream_block`."""
+    mem_units, mem_abs, mem_e2, mem_e3, mem_pos = members
+    for a in range(m):
+        c = abs(np.dot(unit, mem_units[a]))
+        mem_abs[m, a] = c
+        mem_abs[a, m] = c
+    mem_abs[m, m] = np.inf
+    mem_units[m, :] = unit
+    mem_e2[m] = e2
+    mem_e3[m] = e3
+    mem_pos[m] = position
+
+
+@njit(cache=True)
+def _rank(members, m, tolerance, objectives, scores, keys, order):
+    """The ``m`` members of S ranked by dominance (Algorithm 1, lines 8-14; eqs. 3-4): each one's
+    objectives (E1 = its smallest |corr| with another member, capped at 1; E2; E3), its
+    dominance score (``scores``), and ``order`` by (score within ``tolerance``, arrival)."""
+    _, mem_abs, mem_e2, mem_e3, mem_pos = members
+    for a in range(m):
+        e1 = 0.0
+        if m > 1:
+            e1 = np.inf
+            for c in range(m):
+                if mem_abs[a, c] < e1:
+                    e1 = mem_abs[a, c]
+        objectives[a, 0] = min(e1, 1.0)
+        objectives[a, 1] = mem_e2[a]
+        objectives[a, 2] = mem_e3[a]
+    sc = dominance_scores(objectives[:m], tolerance)
+    for a in range(m):
+        scores[a] = sc[a]
+        keys[a] = np.rint(sc[a] / tolerance)
+        order[a] = a
+    for a in range(1, m):  # by (key, arrival), insertion sort
+        cur = order[a]
+        c = a - 1
+        while c >= 0 and (
+            keys[order[c]] > keys[cur]
+            or (keys[order[c]] == keys[cur] and mem_pos[order[c]] > mem_pos[cur])
+        ):
+            order[c + 1] = order[c]
+            c -= 1
+        order[c + 1] = cur
+
+
+@njit(cache=True)
+def _keep_first(members, order, cap):
+    """S keeps its first ``cap`` members in ranking ``order`` (Algorithm 1, line 16), in
+    that order."""
+    mem_units, mem_abs, mem_e2, mem_e3, mem_pos = members
+    n = mem_units.shape[1]
+    new_abs = np.empty((cap, cap))
+    for r in range(cap):
+        for c in range(cap):
+            new_abs[r, c] = mem_abs[order[r], order[c]]
+    new_units = np.empty((cap, n))
+    new_e2 = np.empty(cap)
+    new_e3 = np.empty(cap)
+    new_pos = np.empty(cap, np.int64)
+    for r in range(cap):
+        new_units[r] = mem_units[order[r]]
+        new_e2[r] = mem_e2[order[r]]
+        new_e3[r] = mem_e3[order[r]]
+        new_pos[r] = mem_pos[order[r]]
+    mem_abs[:cap, :cap] = new_abs
+    mem_units[:cap] = new_units
+    mem_e2[:cap] = new_e2
+    mem_e3[:cap] = new_e3
+    mem_pos[:cap] = new_pos
+
+
 @kernel(
     (
         "void(f8[:, ::1], f8[::1], f8[::1], b1[::1], i8, f8, f8[:, ::1], f8[:, ::1], f8[::1], "
@@ -111,77 +188,27 @@ def stream_block(
         How many of each (no ranking: out_n_dropped = -1).
     """
     b = units.shape[0]
-    n = units.shape[1]
     m = state[0]
     scores = np.empty(mem_pos.shape[0])
     keys = np.empty(mem_pos.shape[0])
     order = np.empty(mem_pos.shape[0], np.int64)
     objectives = np.empty((mem_pos.shape[0], 3))
+    members = (mem_units, mem_abs, mem_e2, mem_e3, mem_pos)
     for j in range(b):
         position = first_position + j
         cap = _capacity(position + 1)
         out_n_dropped[j] = -1
         if relevant[j]:
-            for a in range(m):
-                c = abs(np.dot(units[j], mem_units[a]))
-                mem_abs[m, a] = c
-                mem_abs[a, m] = c
-            mem_abs[m, m] = np.inf
-            mem_units[m, :] = units[j]
-            mem_e2[m] = e2_new[j]
-            mem_e3[m] = e3_new[j]
-            mem_pos[m] = position
+            _enter(members, m, units[j], e2_new[j], e3_new[j], position)
             m += 1
         if m > cap:
-            for a in range(m):
-                e1 = 0.0
-                if m > 1:
-                    e1 = np.inf
-                    for c in range(m):
-                        if mem_abs[a, c] < e1:
-                            e1 = mem_abs[a, c]
-                objectives[a, 0] = min(e1, 1.0)
-                objectives[a, 1] = mem_e2[a]
-                objectives[a, 2] = mem_e3[a]
-            sc = dominance_scores(objectives[:m], tolerance)
-            for a in range(m):
-                scores[a] = sc[a]
-                keys[a] = np.rint(sc[a] / tolerance)
-                order[a] = a
-            for a in range(1, m):  # by (key, arrival), insertion sort
-                cur = order[a]
-                c = a - 1
-                while c >= 0 and (
-                    keys[order[c]] > keys[cur]
-                    or (keys[order[c]] == keys[cur] and mem_pos[order[c]] > mem_pos[cur])
-                ):
-                    order[c + 1] = order[c]
-                    c -= 1
-                order[c + 1] = cur
+            _rank(members, m, tolerance, objectives, scores, keys, order)
             for r in range(m - cap):
                 out_dropped[j, r] = mem_pos[order[cap + r]]
             out_n_dropped[j] = m - cap
             for r in range(cap):
                 out_dominance[j, r] = scores[order[r]]
-            # Reorder the members: kept ones in ranking order.
-            new_abs = np.empty((cap, cap))
-            for r in range(cap):
-                for c in range(cap):
-                    new_abs[r, c] = mem_abs[order[r], order[c]]
-            new_units = np.empty((cap, n))
-            new_e2 = np.empty(cap)
-            new_e3 = np.empty(cap)
-            new_pos = np.empty(cap, np.int64)
-            for r in range(cap):
-                new_units[r] = mem_units[order[r]]
-                new_e2[r] = mem_e2[order[r]]
-                new_e3[r] = mem_e3[order[r]]
-                new_pos[r] = mem_pos[order[r]]
-            mem_abs[:cap, :cap] = new_abs
-            mem_units[:cap] = new_units
-            mem_e2[:cap] = new_e2
-            mem_e3[:cap] = new_e3
-            mem_pos[:cap] = new_pos
+            _keep_first(members, order, cap)
             m = cap
         for r in range(m):
             out_members[j, r] = mem_pos[r]

@@ -154,6 +154,44 @@ def _remove_rows(R, units, ids, m, keep):
 
 
 @njit(cache=True)
+def _join_correlations(R, units, m, unit, corr, n):
+    """R's row and column of an arriving feature as member ``m + 1``: its correlation with
+    the class, with each of the ``m`` selected features (the dot product of the unit
+    centred columns, summed in sample order) and with itself."""
+    for i in range(m):
+        s = 0.0
+        for t in range(n):
+            s += units[i, t] * unit[t]
+        R[i + 1, m + 1] = s
+        R[m + 1, i + 1] = s
+    R[m + 1, 0] = corr
+    R[0, m + 1] = corr
+    s = 0.0
+    for t in range(n):
+        s += unit[t] * unit[t]
+    R[m + 1, m + 1] = s
+
+
+@njit(cache=True, inline="always")
+def _write_given(given, ids, S, k, max_k, r):
+    """``given`` = the arrival positions of the first ``k`` members of the conditioning
+    set ``S`` (R's rows), and its partial correlation ``r`` last."""
+    for i in range(k):
+        given[i] = ids[S[i] - 1]
+    given[max_k] = r
+
+
+@njit(cache=True, inline="always")
+def _write_removal(row, removed, ids, S, k, max_k, r):
+    """One row of ``removals``: the removed feature's arrival position, the set that made
+    it redundant (-1 padded to ``max_k``) and its partial correlation ``r``."""
+    row[0] = removed
+    for i in range(max_k):
+        row[1 + i] = ids[S[i] - 1] if i < k else -1
+    row[max_k + 1] = r
+
+
+@njit(cache=True)
 def add_feature(
     R, units, ids, m, unit, corr, arrival, fast, retest_new, max_k, n, cutoff, given, removals
 ):
@@ -207,18 +245,7 @@ def add_feature(
     for i in range(given.shape[0]):
         given[i] = -1
     given[max_k] = math.nan
-    for i in range(m):
-        s = 0.0
-        for t in range(n):
-            s += units[i, t] * unit[t]
-        R[i + 1, m + 1] = s
-        R[m + 1, i + 1] = s
-    R[m + 1, 0] = corr
-    R[0, m + 1] = corr
-    s = 0.0
-    for t in range(n):
-        s += unit[t] * unit[t]
-    R[m + 1, m + 1] = s
+    _join_correlations(R, units, m, unit, corr, n)
     new = m + 1
     S = np.empty(max_k, dtype=np.int64)
     idx = np.empty(max_k, dtype=np.int64)
@@ -231,9 +258,7 @@ def add_feature(
             pool[i] = i + 1
         k, r = first_independent(R, new, pool, m, -1, max_k, n, cutoff, S, idx, L, wx, wy)
         if k > 0:
-            for i in range(k):
-                given[i] = ids[S[i] - 1]
-            given[max_k] = r
+            _write_given(given, ids, S, k, max_k, r)
             return REDUNDANT_BEFORE, m, 0
     units[m, :] = unit
     ids[m] = arrival
@@ -249,10 +274,7 @@ def add_feature(
         k, r = first_independent(R, f, pool, p, new, max_k, n, cutoff, S, idx, L, wx, wy)
         if k > 0:
             keep[f - 1] = False
-            removals[n_removed, 0] = ids[f - 1]
-            for i in range(max_k):
-                removals[n_removed, 1 + i] = ids[S[i] - 1] if i < k else -1
-            removals[n_removed, max_k + 1] = r
+            _write_removal(removals[n_removed], ids[f - 1], ids, S, k, max_k, r)
             n_removed += 1
     outcome = ADDED
     if retest_new:
@@ -265,15 +287,10 @@ def add_feature(
             k, r = first_independent(R, new, pool, p, -1, max_k, n, cutoff, S, idx, L, wx, wy)
             if k > 0:
                 keep[m - 1] = False
-                removals[n_removed, 0] = arrival
-                for i in range(max_k):
-                    removals[n_removed, 1 + i] = ids[S[i] - 1] if i < k else -1
-                removals[n_removed, max_k + 1] = r
+                _write_removal(removals[n_removed], arrival, ids, S, k, max_k, r)
                 n_removed += 1
                 outcome = REDUNDANT_AFTER
-                for i in range(k):
-                    given[i] = ids[S[i] - 1]
-                given[max_k] = r
+                _write_given(given, ids, S, k, max_k, r)
     if n_removed > 0:
         m = _remove_rows(R, units, ids, m, keep)
     return outcome, m, n_removed
