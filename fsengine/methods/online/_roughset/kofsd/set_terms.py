@@ -514,8 +514,12 @@ class _SetTerms(ABC):
                 )
                 for p in range(parts)
             ]
+
+            def run_parts(lo: int, hi: int, calls=calls) -> None:
+                counts.extend(run_set_test(kern, call) for call in calls[lo:hi])
+
             run_chunks(
-                lambda lo, hi: [counts.append(run_set_test(kern, calls[p])) for p in range(lo, hi)],
+                run_parts,
                 parts,
                 blas=test.approximation[0].size > 0,  # rows from approximate terms (BLAS)
             )
