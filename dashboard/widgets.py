@@ -8,12 +8,12 @@ so a new method gets its own widgets with no edit here.
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 import streamlit as st
 
 from dashboard import session
-from fsengine.methods.registry import get_method
+from fsengine.methods.registry import RANKER_METHODS, get_method
 from fsengine.spec import MethodSpec, Param
 
 #: Largest value an unbounded integer slider offers.
@@ -37,7 +37,14 @@ def widget_key(prefix: str, method: str, name: str) -> str:
 SETTING_PAGES = (("stream", "stream_widgets"), ("export", "export_widgets"))
 
 
-def widget_defaults(prefix: str, methods, inherit: bool = False, task: bool = True) -> dict:
+#: Method -> its defaults that suit the data better than its specification's:
+#: parameter -> (value, why in a sentence).
+Adjusted = Callable[[str], dict]
+
+
+def widget_defaults(
+    prefix: str, methods, inherit: bool = False, adjusted: Adjusted | None = None
+) -> dict:
     """The first value of every parameter widget of ``methods``.
 
     Parameters
@@ -48,34 +55,34 @@ def widget_defaults(prefix: str, methods, inherit: bool = False, task: bool = Tr
     inherit : bool
         Take the value last set on the Stream page (else the Export page) where there is
         one, instead of the specification's default.
-    task : bool
-        Defaults that suit the current task where the specification's do not
-        (:func:`default_value`); False for a page over several data sets (Benchmark).
+    adjusted : callable, optional
+        Method -> the defaults that suit the data where the specification's do not
+        (:func:`default_value`); the current task's when None.
     """
     return {
         widget_key(prefix, m, name): (
-            last_set(m, task)[name] if inherit else default_value(m, name, task)
+            last_set(m, adjusted)[name] if inherit else default_value(m, name, adjusted)
         )
         for m in methods
         for name in get_method(m).spec.parameters
     }
 
 
-def default_value(method: str, name: str, task: bool = True):
+def default_value(method: str, name: str, adjusted: Adjusted | None = None):
     """The first value of ``method``'s parameter ``name``: the specification's default,
-    unless (with ``task``) another suits the current task
+    unless another suits the data: ``adjusted(method)``'s, by default the current task's
     (:func:`dashboard.session.task_defaults`)."""
-    found = session.task_defaults(method) if task else {}
+    found = (adjusted or session.task_defaults)(method)
     return found[name][0] if name in found else get_method(method).spec.parameters[name].default
 
 
-def last_set(method: str, task: bool = True) -> dict:
+def last_set(method: str, adjusted: Adjusted | None = None) -> dict:
     """Every parameter of ``method`` as last set on the Stream page (online selectors) or
-    the Export page for the current task, else its default (all parameters, applicable
-    or not)."""
+    the Export page for the current task, else its default (:func:`default_value` with
+    ``adjusted``; all parameters, applicable or not)."""
     values = {}
     for name in get_method(method).spec.parameters:
-        values[name] = default_value(method, name, task)
+        values[name] = default_value(method, name, adjusted)
         for prefix, store in reversed(SETTING_PAGES):
             saved = session.widget_store(store)  # the current task's
             if widget_key(prefix, method, name) in saved:
@@ -197,7 +204,7 @@ def method_widgets(
     n_samples: int,
     columns: int = 4,
     skip: Collection[str] = (),
-    task: bool = True,
+    adjusted: Adjusted | None = None,
 ) -> dict:
     """Draw ``method``'s parameter widgets in rows of ``columns``; their values.
 
@@ -213,9 +220,9 @@ def method_widgets(
     columns : int
     skip : collection of str
         Parameters not to draw nor return (the one a sweep runs over).
-    task : bool
-        Say under a parameter when its value is the default that suits the current task
-        (:func:`default_value`); False on a page over several data sets.
+    adjusted : callable, optional
+        Method -> the defaults that suit the data (:func:`default_value`), said under a
+        parameter that holds one; the current task's when None.
 
     Returns
     -------
@@ -230,7 +237,7 @@ def method_widgets(
         store=store,
         columns=columns,
         skip=skip,
-        adjusted=session.task_defaults(method) if task else {},
+        adjusted=(adjusted or session.task_defaults)(method),
     )
 
 
@@ -302,7 +309,7 @@ def protocol_method_settings(
     top: int | None,
     n_train: int,
     training: str,
-    task: bool = True,
+    adjusted: Adjusted | None = None,
 ) -> dict:
     """The expander of the chosen methods' settings on a page that runs the evaluation
     protocol (Compare, Benchmark): one tab per method with parameters, plus K-OFSD when it
@@ -319,7 +326,7 @@ def protocol_method_settings(
         Samples of the (smallest) training half: K's bound.
     training : str
         How the caption names the training halves ("a training half of 42 samples").
-    task : bool
+    adjusted : callable, optional
         As for :func:`method_widgets`.
 
     Returns
@@ -327,8 +334,6 @@ def protocol_method_settings(
     dict
         method -> its parameter values.
     """
-    from fsengine.methods.registry import RANKER_METHODS
-
     configurable = [m for m in methods if get_method(m).spec.parameters]
     if top is None and "kofsd" not in methods and any(m in RANKER_METHODS for m in methods):
         configurable.append("kofsd")  # it sets the rankers' count: it runs, even unlisted
@@ -340,7 +345,9 @@ def protocol_method_settings(
         if configurable:
             for tab, method in zip(st.tabs(configurable), configurable):
                 with tab:
-                    params[method] = method_widgets(prefix, store, method, n_train, task=task)
+                    params[method] = method_widgets(
+                        prefix, store, method, n_train, adjusted=adjusted
+                    )
         else:
             st.write("The chosen methods have no parameters.")
     return params

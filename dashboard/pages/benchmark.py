@@ -30,9 +30,11 @@ from fsengine import FSEngineError
 from fsengine.data.dataset import Dataset
 from fsengine.data.task import Task
 from fsengine.evaluation import (
+    protocol_defaults,
     protocol_refusal,
     protocol_warnings,
     stratified_splits,
+    study_defaults,
     training_size,
 )
 from fsengine.evaluation.benchmark import compare_study, run_study, study_table
@@ -305,10 +307,33 @@ def _restore_widgets() -> None:
             "benchmark_engine": "local",
             "benchmark_scheduler": "",
             "benchmark_metric": "gmean_1nn",
-            # Until changed here, each method's settings are the ones last set on Stream.
-            **widget_defaults("benchmark", METHODS, inherit=True, task=False),
         },
     )
+
+
+def _study_adjusted(entries: list[_Entry], splits: int, seed: int):
+    """Method -> its defaults that suit every data set of the study (one setting runs on
+    all: K-OFSD's K below the smallest training half's minority;
+    :func:`fsengine.evaluation.study_defaults`), each data set's kept for the session."""
+    kept = session.state.by_task("study_defaults")
+
+    def proposals(entry: _Entry, method: str) -> dict:
+        key = (entry.study, entry.sha, method, splits, seed if entry.study.sample_groups else None)
+        if key not in kept:
+            try:
+                task = Task.from_dataset(entry.data, entry.study.minority)
+            except FSEngineError:
+                kept[key] = {}  # _protocol_checks says why
+            else:
+                kept[key] = protocol_defaults(
+                    task.y, method, task.groups, splits, seed, X=task.X, name=entry.study.name
+                )
+        return kept[key]
+
+    def adjusted(method: str) -> dict:
+        return study_defaults(method, [proposals(entry, method) for entry in entries])
+
+    return adjusted
 
 
 def _header() -> None:
@@ -447,6 +472,12 @@ def _protocol_section(entries: list[_Entry]) -> _Protocol:
             "new run.",
         )
     methods = tuple(st.session_state["benchmark_methods"])
+    adjusted = _study_adjusted(entries, splits, seed)
+    # Until changed here, each method's settings are the ones last set on Stream, else
+    # those that suit every data set of the study (they follow the data sets chosen).
+    session.restore_widgets(
+        WIDGETS, widget_defaults("benchmark", METHODS, inherit=True, adjusted=adjusted)
+    )
     params = protocol_method_settings(
         "benchmark",
         WIDGETS,
@@ -454,7 +485,7 @@ def _protocol_section(entries: list[_Entry]) -> _Protocol:
         top,
         n_train,
         f"training halves of {n_train} samples or more",
-        task=False,  # one setting for every data set: the specification's defaults
+        adjusted=adjusted,
     )
     return _Protocol(methods, splits, seed, top, params)
 
@@ -611,7 +642,7 @@ def _tests_section(comparison, metric: str, alpha: float) -> None:
 def _ranks_section(comparison, metric: str, splits: int) -> None:
     """Draw the rank table, the critical-difference diagram and the heat map."""
     better = "higher" if HIGHER_IS_BETTER[metric] else "lower"
-    ranks = rank_frame(comparison)
+    ranks = rank_frame(comparison).rename(columns=METHOD_LABELS)  # the charts' names
     st.markdown(f"**Rank table**: {metric} per data set ({better} is better), best first")
     st.dataframe(
         ranks.style.format("{:.4f}").format("{:.2f}", subset=(["average rank"], ranks.columns)),
@@ -634,8 +665,11 @@ def _ranks_section(comparison, metric: str, splits: int) -> None:
 def _pairs_section(comparison, alpha: float) -> None:
     """Draw the table of the pairs of methods (Nemenyi, Wilcoxon with Holm's correction)."""
     st.markdown("**Pairs of methods**")
+    pairs = pairs_frame(comparison)
+    for column in ("method", "versus"):  # the charts' names (the download keeps the keys)
+        pairs[column] = pairs[column].map(METHOD_LABELS).fillna(pairs[column])
     st.dataframe(
-        pairs_frame(comparison),
+        pairs,
         hide_index=True,
         width="stretch",
         column_config={

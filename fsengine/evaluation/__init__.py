@@ -62,6 +62,7 @@ from fsengine.evaluation.protocol import (
     protocol_warnings,
     select_on,
     stratified_splits,
+    study_defaults,
     training_halves,
 )
 from fsengine.evaluation.sweeps import best_sweep_values, sweep_k, sweep_top, sweep_values
@@ -94,6 +95,7 @@ __all__ = [
     "score_columns",
     "select_on",
     "stratified_splits",
+    "study_defaults",
     "sweep_k",
     "sweep_top",
     "sweep_values",

@@ -320,7 +320,7 @@ def _training_labels(y, groups=None, n_splits: int = 20, seed: int = 0) -> tuple
 
 
 def protocol_defaults(
-    y, method: str, groups=None, n_splits: int = 20, seed: int = 0, X=None
+    y, method: str, groups=None, n_splits: int = 20, seed: int = 0, X=None, name: str = ""
 ) -> dict[str, tuple[object, str]]:
     """``method``'s defaults that suit the protocol's training halves of labels ``y``
     better than its specification's (K-OFSD: K below the halves' minority size).
@@ -338,6 +338,9 @@ def protocol_defaults(
     X : ndarray or scipy sparse matrix, optional
         The features: on counts a selector with a ``ties`` parameter is proposed the
         order-invariant rule (:meth:`~fsengine.methods.online.StreamingSelector.data_defaults`).
+    name : str, optional
+        The data set's name, for the reasons of a study over several data sets
+        (:func:`study_defaults`).
 
     Returns
     -------
@@ -353,9 +356,33 @@ def protocol_defaults(
         train_y, _ = _training_labels(y, groups, n_splits, seed)
     except FSEngineError:
         return {}  # refused: protocol_refusal (or the group splits) say why
-    return chosen.implementation.data_defaults(
-        chosen.spec.defaults(), train_y, "a training half has as few as", X
-    )
+    where = f"in {name}, a training half has as few as" if name else "a training half has as few as"
+    return chosen.implementation.data_defaults(chosen.spec.defaults(), train_y, where, X)
+
+
+def study_defaults(method: str, proposals: Sequence[dict]) -> dict[str, tuple[object, str]]:
+    """``method``'s defaults that suit every data set of a study, which runs one setting
+    on all of them, from each data set's :func:`protocol_defaults` (called with its
+    ``name``).
+
+    Parameters
+    ----------
+    method : str
+    proposals : sequence of dict
+        Per data set: parameter -> (value, why).
+
+    Returns
+    -------
+    dict
+        Parameter -> (value, why): K-OFSD's smallest K, the order-invariant tie rule when
+        one data set has ties (:meth:`~fsengine.methods.online.StreamingSelector.
+        merged_defaults`). Empty for a ranker and when the specification's defaults suit
+        every data set.
+    """
+    chosen = get_method(method)
+    if not chosen.online:
+        return {}
+    return chosen.implementation.merged_defaults([found for found in proposals if found])
 
 
 def protocol_refusal(y) -> FSEngineError | None:

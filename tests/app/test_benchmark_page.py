@@ -23,6 +23,11 @@ from fsengine.methods.registry import METHOD_LABELS
 PAGE = "dashboard/pages/benchmark.py"
 METHODS = ["kofsd", "fisher", "relieff"]
 SPLITS, SEED = 2, 3
+#: K-OFSD's K on the page for SRBCT and GLIOMA with minority class 2: one K for both,
+#: below every training half's minority count. By hand: SRBCT's class 2 has 11 samples,
+#: a training half 5 or 6 of them (K 5 would do); GLIOMA's has 7, a half 3 or 4 (K 2).
+STUDY_K = 2
+K_KEY = "benchmark_kofsd_k"
 
 
 def _glioma():
@@ -83,6 +88,7 @@ def library():
         splits=SPLITS,
         seed=SEED,
         metrics=STUDY_METRICS,
+        params={"kofsd": {"k": STUDY_K}},
     )
     table = run_study(study, engine="serial")
     return study, table
@@ -115,8 +121,12 @@ def test_the_statistics_shown_are_compare_study_of_the_library(studied, library,
     studied.selectbox(key="benchmark_metric").set_value(metric).run()
     want = compare_study(table, study, alpha=0.05)[metric]
     shown = _shown(studied)
-    pd.testing.assert_frame_equal(shown["ranks"], rank_frame(want))
-    pd.testing.assert_frame_equal(shown["pairs"], pairs_frame(want))
+    # The tables name the methods as the charts do; the downloads keep their keys.
+    pd.testing.assert_frame_equal(shown["ranks"], rank_frame(want).rename(columns=METHOD_LABELS))
+    pairs = pairs_frame(want)
+    assert set(pairs["method"]) | set(pairs["versus"]) == set(METHODS)
+    pairs[["method", "versus"]] = pairs[["method", "versus"]].map(METHOD_LABELS.get)
+    pd.testing.assert_frame_equal(shown["pairs"], pairs)
     assert shown["metrics"]["Friedman chi-square"] == f"{want.friedman_chi2:.3f}"
     assert shown["metrics"]["Iman-Davenport F"] == f"{want.iman_davenport_f:.3f}"
     cd = shown["metrics"]["Nemenyi critical difference (alpha 0.05)"]
@@ -211,4 +221,32 @@ def test_a_bad_upload_is_an_error_box_and_the_page_goes_on():
     at.radio(key="benchmark_engine").set_value("serial").run()
     _click(at, "Run the study")
     assert _texts(at.error) == errors  # only the bad file's box is left
-    assert list(at.dataframe[1].value.columns) in (["kofsd", "fisher"], ["fisher", "kofsd"])
+    assert sorted(at.dataframe[1].value.columns) == ["Fisher", "K-OFSD"]
+
+
+def _k_warnings(at):
+    return [text for text in _texts(at.warning) if "K = " in text and "minority" in text]
+
+
+def test_k_suits_every_data_set_until_set_on_the_page():
+    """The study runs one K-OFSD setting on every data set: its K starts below each data
+    set's smallest training-half minority (no warning on the defaults), follows the data
+    sets chosen, and stays where the user puts it."""
+    at = _session(page=PAGE)  # SRBCT, class 2: 5 or 6 minority samples in a half
+    assert at.slider(key=K_KEY).value == 5
+    assert any(c.value.startswith("K is 5, not the paper's 7: in SRBCT,") for c in at.caption)
+    assert not _k_warnings(at)
+    _upload(at, _glioma())  # GLIOMA, class 2: 3 or 4 in a half
+    assert at.slider(key=K_KEY).value == STUDY_K
+    assert any(c.value.startswith("K is 2, not the paper's 7: in GLIOMA,") for c in at.caption)
+    assert not _k_warnings(at)
+    at.checkbox(key="benchmark_current").uncheck().run()  # GLIOMA alone
+    assert at.slider(key=K_KEY).value == STUDY_K
+    at.checkbox(key="benchmark_current").check().run()
+    at.slider(key=K_KEY).set_value(4).run()  # the user's K: kept, and warned about
+    assert at.slider(key=K_KEY).value == 4
+    assert not any(c.value.startswith("K is ") for c in at.caption)
+    (warning,) = _k_warnings(at)
+    assert warning.startswith("GLIOMA: ") and "K = 4" in warning
+    at.checkbox(key="benchmark_current").uncheck().run()
+    assert at.slider(key=K_KEY).value == 4

@@ -331,6 +331,19 @@ class StreamingSelector(ABC):
             return {}
         return {"ties": (rule, f"Tied distances: '{rule}', not the authors' rule: {reason}.")}
 
+    @classmethod
+    def merged_defaults(cls, proposals: list[dict]) -> dict[str, tuple[object, str]]:
+        """Defaults that suit several data sets at once, from each one's
+        :meth:`data_defaults` (parameter -> (value, why)): a parameter's first proposal,
+        its reason naming that data set. The order-invariant tie rule, the one proposal
+        here, gives the authors' selections where there are no ties.
+        """
+        merged: dict = {}
+        for found in proposals:
+            for name, proposal in found.items():
+                merged.setdefault(name, proposal)
+        return merged
+
     @abstractmethod
     def _start(self) -> None:
         """Set up the state of a new stream (``self.y`` and ``self._params`` are set)."""

@@ -13,7 +13,7 @@ from sklearn.model_selection import StratifiedShuffleSplit
 from fsengine import FSEngineError
 from fsengine.data.task import Task
 from fsengine.errors import library_words
-from fsengine.evaluation import protocol_defaults, protocol_refusal, sweeps
+from fsengine.evaluation import protocol_defaults, protocol_refusal, study_defaults, sweeps
 from fsengine.io import file_stem
 from fsengine.methods.online._roughset.kofsd.selector import k_default
 from fsengine.methods.registry import METHOD_LABELS, REGISTRY
@@ -54,6 +54,28 @@ def test_the_protocol_default_counts_the_smallest_training_half(srbct):
     assert protocol_defaults(task.y, "fisher") == {}  # a ranker has no K
     assert protocol_defaults(_labels(30, 70), "kofsd") == {}  # 15 in a half: K = 7 works
     assert protocol_defaults(_labels(3, 30), "kofsd") == {}  # refused: no default to give
+
+
+def test_a_study_takes_the_k_and_tie_rule_that_suit_every_data_set():
+    """One setting runs on every data set of a study: the smallest K proposed (a data set
+    of 12 minority samples of 40 has 6 in every half, K 5; one of 7 of 50 has 3 or 4, K
+    2), the order-invariant tie rule when one data set holds counts; each reason names
+    its data set."""
+    rng = np.random.default_rng(0)
+    continuous = rng.normal(size=(40, 5))
+    counts = rng.poisson(1.0, size=(50, 5)).astype(float)
+    wide = protocol_defaults(_labels(12, 40), "kofsd", X=continuous, name="wide")
+    narrow = protocol_defaults(_labels(7, 50), "kofsd", X=counts, name="narrow")
+    assert wide["k"][0] == 5 and "ties" not in wide
+    assert narrow["k"][0] == 2 and narrow["ties"][0] == "average"
+    merged = study_defaults("kofsd", [wide, narrow])
+    assert merged["k"] == narrow["k"]
+    assert merged["k"][1].startswith("K is 2, not the paper's 7: in narrow, a training half")
+    assert merged["ties"] == narrow["ties"]
+    assert study_defaults("kofsd", [narrow, wide]) == merged  # not the order of the sets
+    assert study_defaults("kofsd", [wide, {}])["k"] == wide["k"]
+    assert study_defaults("kofsd", [{}, {}]) == {}  # the specification's defaults suit
+    assert study_defaults("fisher", [wide, narrow]) == {}  # a ranker: nothing to adjust
 
 
 def test_the_refusal_is_a_whole_sentence_about_the_minority_class():

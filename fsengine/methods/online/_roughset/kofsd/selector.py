@@ -282,6 +282,16 @@ class KOFSD(StreamingSelector):
         return {"k": (k, why), **found} if why else found
 
     @classmethod
+    def merged_defaults(cls, proposals: list[dict]) -> dict[str, tuple[object, str]]:
+        """The smallest K proposed (it stays below every data set's minority size), and
+        the other parameters as :meth:`StreamingSelector.merged_defaults` merges them."""
+        merged = super().merged_defaults(proposals)
+        ks = [found["k"] for found in proposals if "k" in found]
+        if ks:
+            merged["k"] = min(ks, key=lambda proposal: proposal[0])
+        return merged
+
+    @classmethod
     def selections_over(cls, X, y, names, parameter: str, values, params: dict):
         """K-OFSD for several K from one sorted pass (:func:`run_kofsd_for_ks`); None
         for another parameter (the caller then runs each value)."""
