@@ -741,8 +741,9 @@ class AveragedSet:
                     break  # the pool waits for the tests already running: S is unchanged
         return deps
 
-    def add(self, values: np.ndarray, weight: float) -> None:
-        """S becomes S + f."""
+    def _join(self, values: np.ndarray, weight: float) -> np.ndarray:
+        """S's points, terms and coordinates become S + f's (its codes, returned; S's
+        cards and the last tests' are left to the caller)."""
         codes, base_of, point_values, _, _ = self._points(values)
         if self.terms is not None and len(base_of) <= TERMS_MAX_POINTS:
             self.terms = tie_kernels().point_terms(self.terms, base_of, point_values, float(weight))
@@ -751,6 +752,23 @@ class AveragedSet:
         self.coords = np.column_stack([self.coords[base_of], point_values])
         self.weights = np.append(self.weights, float(weight))
         self._lists = None
+        return codes
+
+    @classmethod
+    def of_columns(
+        cls, y: np.ndarray, rule: NeighbourRule, block: np.ndarray, weights: np.ndarray
+    ) -> AveragedSet:
+        """The set of ``block``'s columns (in order, with their distance ``weights``),
+        for tests on it alone: its cards are not measured, as :meth:`add` measures them
+        after each feature for the next test's sake (the same dependencies)."""
+        points = cls(y, rule)
+        for j in range(block.shape[1]):
+            points.codes = points._join(block[:, j], weights[j])
+        return points
+
+    def add(self, values: np.ndarray, weight: float) -> None:
+        """S becomes S + f."""
+        codes = self._join(values, weight)
         measured, self._measured = self._measured, []
         for last in reversed(measured):
             if last[1] == float(weight) and np.array_equal(last[0], values):
@@ -945,8 +963,6 @@ def order_dependence(
         else:
             block = np.asarray(X[:, columns], dtype=float)
         weights = invariant_weights(block, metric)
-        points = AveragedSet(y, rule)
-        for j in range(len(columns) - 1):
-            points.add(block[:, j], weights[j])
+        points = AveragedSet.of_columns(y, rule, block[:, :-1], weights[:-1])
         selected = points.dependency_with(block[:, -1], weights[-1])[1]
     return OrderDependence(label, total / max(count, 1), selected, count)

@@ -156,6 +156,8 @@ def test_the_average_rule_is_the_mean_over_every_row_order(case):
     for j in range(X.shape[1] - 1):
         points.add(X[:, j], weights[j])
     dependency, share = points.dependency_with(X[:, -1], weights[-1])
+    at_once = AveragedSet.of_columns(y, rule, X[:, :-1], weights[:-1])
+    assert at_once.dependency_with(X[:, -1], weights[-1]) == (dependency, share)
     assert dependency == pytest.approx(mean_cards.mean(), abs=1e-12)
     assert share == pytest.approx(varies.mean(), abs=1e-15)
     if X.shape[1] == 1:  # the single-feature path gives the same numbers, bit for bit
@@ -209,7 +211,8 @@ def _tree_candidates(list_length):
 
 def _tests_both_ways(X, y, rule, metric, floor=-math.inf):
     """The test of S + f (S the first columns, f the last) comparing every point with every
-    other, then from candidates (S's lists of 2 points, then 48)."""
+    other, then from candidates (S's lists of 2 points, then 48), then from candidates on S
+    made in one step (:meth:`AveragedSet.of_columns`: S's cards not measured)."""
     weights = invariant_weights(X, metric)
     results = []
     searches = (
@@ -223,6 +226,9 @@ def _tests_both_ways(X, y, rule, metric, floor=-math.inf):
             for j in range(X.shape[1] - 1):
                 points.add(X[:, j], weights[j])
             results.append(points.dependency_with(X[:, -1], weights[-1], floor))
+    with _tree_candidates(2):
+        points = AveragedSet.of_columns(y, rule, X[:, :-1], weights[:-1])
+        results.append(points.dependency_with(X[:, -1], weights[-1], floor))
     return results
 
 
@@ -234,7 +240,7 @@ def test_lists_among_tree_candidates_give_every_point_s_result(case):
     every point compared with every other, bit for bit."""
     X, y, k, rule, metric = case
     every, *searched = _tests_both_ways(X, y, rule, metric)
-    assert searched == [every, every]
+    assert searched == [every] * 3
 
 
 @pytest.mark.parametrize("k", [1, 3, 7])
@@ -250,7 +256,7 @@ def test_tree_candidates_on_counts_give_every_point_s_result(k, variant):
         for genes in ([0, 1], [0, 5, 31, 2], [3, 4, 5, 6, 7, 39]):
             rule = NeighbourRule.kofsd(k, variant, "imbalanced")
             every, *searched = _tests_both_ways(data[:, genes], y, rule, "seuclidean")
-            assert searched == [every, every]
+            assert searched == [every] * 3
             floor = every[0] + 1e-6
             every, *searched = _tests_both_ways(data[:, genes], y, rule, "seuclidean", floor)
             for result in searched:
