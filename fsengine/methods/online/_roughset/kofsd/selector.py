@@ -252,11 +252,9 @@ class KOFSD(StreamingSelector):
         if self.ties == "average":
             self._terms = AveragedSet(self.y, self._rule(self.k))
         elif n >= points.POINT_MIN_SAMPLES and self.card.name in CARD_CODES:
-            # Many samples: the set tests on the distinct points of S + f.
-            self._terms = points.PointSetTerms(n)
+            self._terms = None  # many samples: chosen on the first block (_set_terms_for)
         else:
-            # The selected set's terms: an N x N matrix of sums, or its columns for many samples.
-            self._terms = DenseSetTerms(n) if n <= DENSE_MAX_SAMPLES else ColumnSetTerms(n)
+            self._terms = self._sample_terms()
         self._set_dependency = 0.0
         # Every feature seen (for the reference's fallback): names, columns, dependencies.
         self._seen_names: list[str] = []
@@ -476,10 +474,26 @@ class KOFSD(StreamingSelector):
         self._tested_cards = np.empty((0, block.shape[1]))
         return deps
 
+    def _sample_terms(self):
+        """The selected set's terms on the samples: an N x N matrix of sums, or its columns
+        for many samples."""
+        n = len(self.y)
+        return DenseSetTerms(n) if n <= DENSE_MAX_SAMPLES else ColumnSetTerms(n)
+
+    def _set_terms_for(self, block: np.ndarray):
+        """Many samples: the set tests on the distinct points of S + f when the first
+        block's samples share values (:func:`.points.shares_points`: counts), else on the
+        samples (the same results)."""
+        if points.shares_points(block):
+            return points.PointSetTerms(len(self.y))
+        return self._sample_terms()
+
     def _step_block(
         self, block: np.ndarray, names: list[str], columns: list[int], want_events: bool = True
     ) -> list[KOFSDEvent]:
         """Single-feature dependencies of the block at once, then Algorithm 1 per feature."""
+        if self._terms is None:
+            self._terms = self._set_terms_for(block)
         weights, deps, cards_of = self._weights_and_singles(block, [self.k])
         return self._decide_block(
             block, weights, deps[0].tolist(), names, columns, want_events, lambda j: cards_of(0, j)
