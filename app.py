@@ -5,7 +5,6 @@ import streamlit as st
 from dashboard import persistence, session
 from dashboard.memory import give_back_freed_memory
 from dashboard.pages import PAGES
-from fsengine.config import set_config
 from fsengine.evaluation import RUN_IMPORTS
 from fsengine.methods import import_in_background, warm_up
 
@@ -13,15 +12,11 @@ from fsengine.methods import import_in_background, warm_up
 IMPORT_DELAY = 1.0
 #: Seconds between the first page and the start of the worker processes' warm-up.
 WARM_UP_DELAY = 5.0
-#: Nice steps below the server at which runs compute (their threads and worker
-#: processes): a page drawn while runs fill the cores gets a core first.
-RUN_NICENESS = 10
 
 
 def main() -> None:
     """The dashboard: the page set-up, the navigation, the workspace and the sidebar."""
     st.set_page_config(page_title="fsengine", page_icon=":dna:", layout="wide")
-    set_config(background_niceness=RUN_NICENESS)
 
     # The pages as dashboard/pages.py declares them; the first is the default.
     navigation = st.navigation(

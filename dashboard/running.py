@@ -38,7 +38,7 @@ from fsengine.data.preprocess import counts_warning, parametric_rankers, raw_cou
 from fsengine.evaluation import protocol_refusal, protocol_warnings, stratified_splits
 from fsengine.evaluation.group_splits import plan_group_splits
 from fsengine.io.base import size_text
-from fsengine.methods import Cancellation, RunCancelled, cancellable, lower_thread_priority
+from fsengine.methods import Cancellation, RunCancelled, cancellable
 from fsengine.methods.estimates import Estimate, density_of, duration_text, is_counts
 from fsengine.methods.rankers import RANKER_SPECS
 from fsengine.methods.registry import METHOD_LABELS
@@ -312,7 +312,6 @@ def _start(
 
     def work() -> None:
         pin_task(task)
-        lower_thread_priority()  # the pages' threads first (the app's background_niceness)
         threading.Thread(target=watch_session, name=f"fsengine-watch-{serial}", daemon=True).start()
         try:
             with RUNS.slot(active.token, wait_behind):

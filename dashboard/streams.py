@@ -31,7 +31,6 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
 from dashboard import persistence, session
-from fsengine.methods import lower_thread_priority
 from fsengine.methods.live import LiveStream
 from fsengine.methods.registry import get_method
 
@@ -284,7 +283,6 @@ def advance_in_background(kept: Kept, chunk, wait: float, every: float | None = 
                 return kept.ending
 
         def run() -> None:
-            lower_thread_priority()  # the pages' threads first (the app's background_niceness)
             while True:
                 began = time.monotonic()
                 with kept.lock:

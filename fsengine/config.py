@@ -9,13 +9,8 @@
     kernels, False in numpy (the same definitions, the same numbers), None (the default)
     as :mod:`fsengine._compute.budget` decides (the kernels once built; numpy for a small
     first stretch while they would have to be compiled).
-``background_niceness``
-    How many nice steps below the process a run's worker processes compute, and the
-    threads that call :func:`fsengine.methods.lower_thread_priority`: 0 (the default)
-    none; the dashboard's server sets 10, so that its pages stay quick for every user
-    while runs keep the cores busy (an idle core still goes to the runs). Unix only.
 
-No setting changes a result. The caches of the process (the kernel thread pool,
+Neither setting changes a result. The caches of the process (the kernel thread pool,
 the loaded kernel families, the worker processes started ahead) are not settings.
 """
 
@@ -28,9 +23,7 @@ from fsengine.errors import FSEngineError, is_integer_in
 
 __all__ = ["config_context", "get_config", "set_config"]
 
-_settings: dict = {"kernel_threads": None, "compiled": None, "background_niceness": 0}
-#: The largest nice increment (Unix's nice values run from -20 to 19).
-MAX_NICENESS = 19
+_settings: dict = {"kernel_threads": None, "compiled": None}
 
 
 class _Unchanged:
@@ -49,15 +42,12 @@ def get_config() -> dict:
     Returns
     -------
     dict
-        A copy: ``{"kernel_threads": ..., "compiled": ..., "background_niceness": ...}``
-        (:func:`set_config`).
+        A copy: ``{"kernel_threads": ..., "compiled": ...}`` (:func:`set_config`).
     """
     return dict(_settings)
 
 
-def set_config(
-    *, kernel_threads=_UNCHANGED, compiled=_UNCHANGED, background_niceness=_UNCHANGED
-) -> None:
+def set_config(*, kernel_threads=_UNCHANGED, compiled=_UNCHANGED) -> None:
     """Change settings for the rest of the process (those not given stay).
 
     Parameters
@@ -66,9 +56,6 @@ def set_config(
         Threads of a compiled kernel within one run (None: every available core).
     compiled : bool or None, optional
         True: always the compiled kernels; False: always numpy; None: the budget decides.
-    background_niceness : int, optional
-        Nice steps (0 to 19) below the process for the runs' worker processes and the
-        threads that lower their priority.
 
     Raises
     ------
@@ -85,13 +72,6 @@ def set_config(
         if compiled not in (True, False, None):
             raise FSEngineError(f"compiled must be True, False or None, got {compiled!r}")
         _settings["compiled"] = compiled
-    if background_niceness is not _UNCHANGED:
-        if not is_integer_in(background_niceness, 0, MAX_NICENESS):
-            raise FSEngineError(
-                f"background_niceness must be an integer from 0 to {MAX_NICENESS}, "
-                f"got {background_niceness!r}"
-            )
-        _settings["background_niceness"] = int(background_niceness)
 
 
 @contextmanager

@@ -20,7 +20,7 @@ import time
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 
-from fsengine.config import MAX_NICENESS, get_config, set_config
+from fsengine.config import get_config, set_config
 from fsengine.errors import FSEngineError, is_integer_in
 
 
@@ -193,47 +193,11 @@ def run_chunks(
             future.result()
 
 
-def background_priority() -> int | None:
-    """The nice value a run's background work computes at: the process's (its main
-    thread's) plus the setting ``background_niceness`` (:mod:`fsengine.config`), at most
-    19; None when it is 0 or the system has no nice values."""
-    steps = get_config()["background_niceness"]
-    if not steps or not hasattr(os, "getpriority"):
-        return None
-    try:
-        return min(MAX_NICENESS, os.getpriority(os.PRIO_PROCESS, os.getpid()) + steps)
-    except OSError:
-        return None
-
-
-def _set_priority(nice: int | None) -> None:
-    """Give the calling thread the nice value ``nice`` (None: leave it). On Linux a nice
-    value is the thread's, inherited by the threads and processes it starts; elsewhere the
-    process's. A value below the current one needs privileges: without them the current
-    one stays (never an error)."""
-    if nice is None:
-        return
-    try:
-        if os.getpriority(os.PRIO_PROCESS, 0) != nice:
-            os.setpriority(os.PRIO_PROCESS, 0, nice)
-    except OSError:
-        pass
-
-
-def lower_thread_priority() -> None:
-    """Let the calling thread (a server's run or stream) compute at
-    :func:`background_priority`, so that the threads that draw pages come first when the
-    cores are busy; nothing when ``background_niceness`` is 0."""
-    _set_priority(background_priority())
-
-
-def _single_threaded(function, task, nice: int | None = None):
+def _single_threaded(function, task):
     """Run one task with native thread pools (BLAS, OpenMP) and the compiled kernels
-    limited to one thread, so that the worker processes do not oversubscribe the cores,
-    at the nice value ``nice`` (:func:`background_priority`; None: unchanged)."""
+    limited to one thread, so that the worker processes do not oversubscribe the cores."""
     from threadpoolctl import threadpool_limits
 
-    _set_priority(nice)
     set_kernel_threads(1)
     with threadpool_limits(1):
         return function(*task)
@@ -294,8 +258,7 @@ def run_tasks(
         jobs = max(2, available_cores())
     with _pool(token):  # one parallel run at a time per process (several sessions)
         parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator")
-        nice = background_priority()
-        outputs = parallel(delayed(_single_threaded)(function, task, nice) for task in tasks)
+        outputs = parallel(delayed(_single_threaded)(function, task) for task in tasks)
         with token.on_cancel(lambda: _kill_workers(parallel)) if token else _nothing():
             try:
                 for i, result in enumerate(outputs):

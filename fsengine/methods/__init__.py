@@ -10,9 +10,8 @@
 
 Runs compute on this machine's processes, and a run can be cancelled from another
 thread: :class:`Cancellation`, :class:`RunCancelled`, :func:`cancellable`,
-:func:`available_cores`, :func:`warm_up` (the worker processes started ahead),
-:func:`import_in_background` and :func:`lower_thread_priority` (a server's runs behind
-its pages), for the front ends.
+:func:`available_cores`, :func:`warm_up` (the worker processes started ahead) and
+:func:`import_in_background`, for the front ends.
 
 The methods themselves are the subpackages :mod:`fsengine.methods.online` (the streaming
 selectors, in families by what they decide on) and :mod:`fsengine.methods.rankers` (the
@@ -25,7 +24,6 @@ from fsengine._compute.parallel import (
     available_cores,
     cancellable,
     import_in_background,
-    lower_thread_priority,
     warm_up,
 )
 from fsengine.methods.registry import (
@@ -48,7 +46,6 @@ __all__ = [
     "available_cores",
     "cancellable",
     "import_in_background",
-    "lower_thread_priority",
     "warm_up",
     "METHOD_LABELS",
     "METHODS",

@@ -23,19 +23,14 @@ def test_defaults_in_a_new_process_and_the_package_exports():
         check=True,
         timeout=SLOW_SECONDS,
     )
-    assert done.stdout.strip() == (
-        "{'kernel_threads': None, 'compiled': None, 'background_niceness': 0}"
-    )
+    assert done.stdout.strip() == "{'kernel_threads': None, 'compiled': None}"
     assert fsengine.set_config is fsengine.config.set_config
 
 
 def test_a_context_sets_and_restores_also_after_an_error():
     before = get_config()
-    with (
-        pytest.raises(RuntimeError),
-        config_context(kernel_threads=1, compiled=False, background_niceness=4),
-    ):
-        assert get_config() == {"kernel_threads": 1, "compiled": False, "background_niceness": 4}
+    with pytest.raises(RuntimeError), config_context(kernel_threads=1, compiled=False):
+        assert get_config() == {"kernel_threads": 1, "compiled": False}
         assert kernel_threads() == 1
         assert not budget.use_compiled(10**12, "methods.online._roughset.kofsd._set_kernels")
         raise RuntimeError
@@ -51,9 +46,6 @@ def test_a_context_sets_and_restores_also_after_an_error():
         ({"kernel_threads": 1.5}, "got 1.5"),
         ({"kernel_threads": True}, "got True"),
         ({"compiled": "yes"}, "compiled must be True, False or None, got 'yes'"),
-        ({"background_niceness": -1}, "background_niceness must be an integer from 0 to 19"),
-        ({"background_niceness": 20}, "got 20"),
-        ({"background_niceness": 2.0}, "got 2.0"),
     ],
 )
 def test_bad_values_are_refused_and_change_nothing(settings, fragment):
