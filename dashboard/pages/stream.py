@@ -64,15 +64,17 @@ def _label(method: str) -> str:
     return f"{spec.label} ({spec.short_citation})"
 
 
-def _speed_text(option: str, kept: streams.Kept | None, method: str) -> str:
-    """The speed's label: "about 8 s", or the honest time when the current stream of this
-    selector has shown that its computation on this data set needs longer."""
+def _speed_note(option: str, kept: streams.Kept | None, method: str) -> str:
+    """Under the speed "about 8 s": the honest time when the current stream of this
+    selector has shown that its computation on this data set needs longer ("" else). A
+    note, not the option's label: the browser sends a choice back by its label, and a
+    label changed since would make Streamlit take the first option (1 feature a tick)."""
     if SPEEDS[option] != "auto" or kept is None or kept.live.method != method:
-        return option
+        return ""
     seconds = kept.live.estimated_seconds(PACED_SECONDS)
     if seconds <= 1.2 * PACED_SECONDS:
-        return option
-    return f"about {duration_text(seconds)} here"
+        return ""
+    return f"This stream needs about {duration_text(seconds)} here, not 8 s."
 
 
 def _other_settings(kept: streams.Kept | None, settings) -> bool:
@@ -396,15 +398,17 @@ def render() -> None:
     order_cols[2].select_slider(
         "Speed (features per tick, 4 ticks a second)",
         list(SPEEDS),
-        format_func=lambda option: _speed_text(option, kept, method),
         help="'about 8 s' paces the stream by the clock: it ends about 8 seconds after Start "
         "whatever the number of features (after a pause, the rest takes its share of the 8 s). "
         "A selector whose computation on the loaded data set needs longer says so while it "
-        "streams, with the time it needs, and the label then names that time. 'max' streams "
-        f"as fast as the selector computes, in steps of {TICK_BUDGET:g} s, the page drawn "
-        "meanwhile.",
+        "streams, with the time it needs, and a note under the speed then names that time. "
+        f"'max' streams as fast as the selector computes, in steps of {TICK_BUDGET:g} s, the "
+        "page drawn meanwhile.",
         **keep("stream_speed"),
     )
+    speed_note = _speed_note(st.session_state["stream_speed"], kept, method)
+    if speed_note:
+        order_cols[2].caption(speed_note)
 
     settings = streams.settings(method, order, seed, params)
 

@@ -379,3 +379,22 @@ def test_start_pressed_just_before_another_page_link_starts_the_stream(page):
     page.switch_page("dashboard/pages/stream.py").run()
     assert not page.exception
     assert page.session_state[streams.RUNNING] is None
+
+
+def test_the_speed_stays_when_the_stream_says_it_needs_longer(page, monkeypatch):
+    """A stream whose computation needs longer than 8 s says so under the speed, and the
+    speed stays "about 8 s": its label never changes (the browser sends a choice back by
+    its label; a label gone since, Streamlit took the first option, 1 feature a tick: a
+    Step on one data set made the next data set's stream take minutes instead of 8 s)."""
+    from fsengine.methods.live import LiveStream
+
+    monkeypatch.setattr(LiveStream, "estimated_seconds", lambda self, paced: 180.0)
+    page.button(key="stream_step").click().run()  # a stream that says it needs 3 min
+    page.run()  # drawn with that stream
+    options = page.select_slider(key="stream_speed").options
+    assert options == ["1", "10", "100", "about 8 s", "max"]
+    assert "This stream needs about 3 min here, not 8 s." in _captions(page)
+    page.button(key="stream_step").click().run()  # the browser sends the speed back
+    assert page.select_slider(key="stream_speed").value == "about 8 s"
+    assert page.session_state["stream_speed"] == "about 8 s"
+    assert _metrics(page)["Features streamed"] == "2 / 2308"

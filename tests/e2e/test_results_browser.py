@@ -90,6 +90,11 @@ def test_streams_stay_with_their_data_set_and_come_back_after_a_reload(page, ser
     assert "colon_alon.csv.gz" in kept and "stopped at 3 of 2,000 features" in kept
     screenshot(page, screenshots, "issue29-stream-other-data-set")
     _press(page, "Start")
+    # The speed is the default still: Colon's first Step said its stream would need
+    # longer, and that note once changed the option's label, which made Streamlit take
+    # 1 feature a tick (6.5 min for these 1,500 features instead of about 8 s).
+    speed = page.get_by_test_id("stSlider").filter(has_text="Speed")
+    assert speed.get_by_test_id("stSliderThumbValue").inner_text() == "about 8 s"
     wait_for_metric(page, "Features streamed", "1500 / 1500")
     page.get_by_test_id("stDownloadButton").filter(has_text="Download selected features").wait_for(
         timeout=TIMEOUT_MS
