@@ -318,7 +318,8 @@ def _study_adjusted(entries: list[_Entry], splits: int, seed: int):
     kept = session.state.by_task("study_defaults")
 
     def proposals(entry: _Entry, method: str) -> dict:
-        key = (entry.study, entry.sha, method, splits, seed if entry.study.sample_groups else None)
+        grouped = (splits, seed) if entry.study.sample_groups else ()  # else by arithmetic
+        key = (entry.study, entry.sha, method, *grouped)
         if key not in kept:
             try:
                 task = Task.from_dataset(entry.data, entry.study.minority)

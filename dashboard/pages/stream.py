@@ -74,7 +74,7 @@ def _speed_note(option: str, kept: streams.Kept | None, method: str) -> str:
     seconds = kept.live.estimated_seconds(PACED_SECONDS)
     if seconds <= 1.2 * PACED_SECONDS:
         return ""
-    return f"This stream needs about {duration_text(seconds)} here, not 8 s."
+    return f"This stream needs about {duration_text(seconds)} here, not {PACED_SECONDS:g} s."
 
 
 def _other_settings(kept: streams.Kept | None, settings) -> bool:

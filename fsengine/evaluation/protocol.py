@@ -339,7 +339,7 @@ def protocol_defaults(
         The features: on counts a selector with a ``ties`` parameter is proposed the
         order-invariant rule (:meth:`~fsengine.methods.online.StreamingSelector.data_defaults`).
     name : str, optional
-        The data set's name, for the reasons of a study over several data sets
+        The data set's name, for K's reason in a study over several data sets
         (:func:`study_defaults`).
 
     Returns
@@ -374,8 +374,9 @@ def study_defaults(method: str, proposals: Sequence[dict]) -> dict[str, tuple[ob
     Returns
     -------
     dict
-        Parameter -> (value, why): K-OFSD's smallest K, the order-invariant tie rule when
-        one data set has ties (:meth:`~fsengine.methods.online.StreamingSelector.
+        Parameter -> (value, why): K-OFSD's smallest K (its reason naming the data set),
+        the order-invariant tie rule when one data set holds counts (sparse, integers or
+        mostly zeros) (:meth:`~fsengine.methods.online.StreamingSelector.
         merged_defaults`). Empty for a ranker and when the specification's defaults suit
         every data set.
     """

@@ -334,9 +334,9 @@ class StreamingSelector(ABC):
     @classmethod
     def merged_defaults(cls, proposals: list[dict]) -> dict[str, tuple[object, str]]:
         """Defaults that suit several data sets at once, from each one's
-        :meth:`data_defaults` (parameter -> (value, why)): a parameter's first proposal,
-        its reason naming that data set. The order-invariant tie rule, the one proposal
-        here, gives the authors' selections where there are no ties.
+        :meth:`data_defaults` (parameter -> (value, why)): a parameter's first proposal.
+        The order-invariant tie rule, the one proposal here (for a data set of counts,
+        sparse or mostly zeros), gives the authors' selections where there are no ties.
         """
         merged: dict = {}
         for found in proposals:

@@ -759,8 +759,8 @@ class AveragedSet:
         cls, y: np.ndarray, rule: NeighbourRule, block: np.ndarray, weights: np.ndarray
     ) -> AveragedSet:
         """The set of ``block``'s columns (in order, with their distance ``weights``),
-        for tests on it alone: its cards are not measured, as :meth:`add` measures them
-        after each feature for the next test's sake (the same dependencies)."""
+        for tests on it alone: unlike :meth:`add`, which measures S's cards after each
+        feature for the next test's sake, it measures nothing (the same dependencies)."""
         points = cls(y, rule)
         for j in range(block.shape[1]):
             points.codes = points._join(block[:, j], weights[j])

@@ -59,8 +59,8 @@ def test_the_protocol_default_counts_the_smallest_training_half(srbct):
 def test_a_study_takes_the_k_and_tie_rule_that_suit_every_data_set():
     """One setting runs on every data set of a study: the smallest K proposed (a data set
     of 12 minority samples of 40 has 6 in every half, K 5; one of 7 of 50 has 3 or 4, K
-    2), the order-invariant tie rule when one data set holds counts; each reason names
-    its data set."""
+    2, its reason naming that data set), the order-invariant tie rule when one data set
+    holds counts."""
     rng = np.random.default_rng(0)
     continuous = rng.normal(size=(40, 5))
     counts = rng.poisson(1.0, size=(50, 5)).astype(float)

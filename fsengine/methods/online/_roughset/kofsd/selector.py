@@ -252,7 +252,7 @@ class KOFSD(StreamingSelector):
         if self.ties == "average":
             self._terms = AveragedSet(self.y, self._rule(self.k))
         elif n >= points.POINT_MIN_SAMPLES and self.card.name in CARD_CODES:
-            self._terms = None  # many samples: chosen on the first block (_set_terms_for)
+            self._terms = None  # many samples: chosen in _decide_block (_set_terms_for)
         else:
             self._terms = self._sample_terms()
         self._set_dependency = 0.0
@@ -481,9 +481,11 @@ class KOFSD(StreamingSelector):
         return DenseSetTerms(n) if n <= DENSE_MAX_SAMPLES else ColumnSetTerms(n)
 
     def _set_terms_for(self, block: np.ndarray):
-        """Many samples: the set tests on the distinct points of S + f when the first
-        block's samples share values (:func:`.points.shares_points`: counts), else on the
-        samples (the same results)."""
+        """Many samples: the set tests on the distinct points of S + f when the samples
+        share values in ``block`` (the first features to pass alpha, where S's first
+        feature is; :func:`.points.shares_points`: counts), else on the samples (the same
+        results). Every path of the stream decides through :meth:`_decide_block`, which
+        asks before the first set test."""
         if points.shares_points(block):
             return points.PointSetTerms(len(self.y))
         return self._sample_terms()
@@ -492,8 +494,6 @@ class KOFSD(StreamingSelector):
         self, block: np.ndarray, names: list[str], columns: list[int], want_events: bool = True
     ) -> list[KOFSDEvent]:
         """Single-feature dependencies of the block at once, then Algorithm 1 per feature."""
-        if self._terms is None:
-            self._terms = self._set_terms_for(block)
         weights, deps, cards_of = self._weights_and_singles(block, [self.k])
         return self._decide_block(
             block, weights, deps[0].tolist(), names, columns, want_events, lambda j: cards_of(0, j)
@@ -528,6 +528,8 @@ class KOFSD(StreamingSelector):
         passing_array = np.flatnonzero(self._passes_alpha_all(dep_array))
         passing_deps = dep_array[passing_array]
         passing = passing_array.tolist()
+        if self._terms is None and passing:  # many samples: S's first features are here
+            self._terms = self._set_terms_for(block[:, passing_array])
         q, j = 0, 0
         while j < b:
             if q < len(passing) and passing[q] < j:

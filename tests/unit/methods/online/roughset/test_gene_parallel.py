@@ -225,3 +225,16 @@ def test_workers_and_scheduler_together_are_refused(files, capsys):
     options = ["--workers", "2", "--scheduler", "tcp://127.0.0.1:1"]
     assert main(["select", str(files["csr"]), "--label", "cell_type", *options]) == 2
     assert "--scheduler: not allowed with argument --workers" in _one_error_line(capsys)
+
+
+def test_many_cells_choose_their_set_tests_on_dask_too(files, client, small_tasks, monkeypatch):
+    """From POINT_MIN_SAMPLES cells (lowered here to 100 of the 600) a stream chooses its
+    set tests with S's first features; the gene-parallel pass decides on the client without
+    a stream's blocks (its block is zeros but for the columns that pass alpha), and gives
+    the serial run and its choice: the point tests, on counts."""
+    from fsengine.methods.online._roughset.kofsd import points
+
+    monkeypatch.setattr(points, "POINT_MIN_SAMPLES", 100)
+    task = _task(files, "csr")
+    run = _assert_same_run(client, task, np.arange(N_GENES))
+    assert len(run.selection) > 0

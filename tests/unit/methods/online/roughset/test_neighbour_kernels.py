@@ -308,8 +308,12 @@ def test_stream_equals_the_oracle_on_every_set_path(
         assert _events(selector, X, order) == expected_events
         columns = isinstance(selector._terms, _neighbours.ColumnSetTerms)
         assert columns is path.endswith("columns")
-        on_points = isinstance(selector._terms, _points.PointSetTerms)
-        assert on_points is (path.endswith("points") and params.get("card") != "distance")
+        if selector._terms is None:  # points: chosen when a feature passes alpha; none did
+            assert path.endswith("points")
+            assert not selector._passes_alpha_all(np.array(selector._seen_deps)).any()
+        else:
+            on_points = isinstance(selector._terms, _points.PointSetTerms)
+            assert on_points is (path.endswith("points") and params.get("card") != "distance")
         assert (
             "methods.online._roughset.kofsd._knn_kernels" in kernels.loaded()
         ) or path == "numpy"
@@ -1135,3 +1139,23 @@ def test_many_samples_test_sets_on_points_only_where_samples_share_values(kind):
     other = KOFSD(k=5, alpha=0.0).start(y)
     other._terms = other._sample_terms() if on_points else _points.PointSetTerms(n)
     assert [repr(e) for e in stream_events(other, X, names)] == [repr(e) for e in events]
+
+
+@pytest.mark.parametrize("kind", ["normal", "counts"])
+def test_a_sweep_over_k_on_many_samples_equals_each_k_run_alone(kind, monkeypatch):
+    """The sweep over K decides without a stream's blocks: from POINT_MIN_SAMPLES samples
+    (lowered here to 100 of 400) each K's selector chooses its set tests when its first
+    features pass alpha, and selects as that K run alone."""
+    monkeypatch.setattr(_points, "POINT_MIN_SAMPLES", 100)
+    rng = np.random.default_rng(5)
+    n, p = 400, 16
+    y = (rng.random(n) < 0.1).astype(int)
+    shift = 1.5 * y[:, None] * (np.arange(p) < 4)
+    if kind == "normal":
+        X = rng.standard_normal((n, p)) + shift
+    else:
+        X = rng.poisson(0.4 + shift).astype(float)
+    ks = [1, 3, 5]
+    swept = run_kofsd_for_ks(X, y, ks, alpha=0.0, chunk=4)
+    for k in ks:
+        assert swept[k] == run_kofsd(X, y, k=k, alpha=0.0)[0]
