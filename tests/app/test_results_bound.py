@@ -191,7 +191,8 @@ def test_a_study_with_a_class_too_small_disables_its_run_button():
     assert not at.exception
     button = next(b for b in at.button if b.label == "Run the study")
     assert button.disabled
-    reason = " ".join(c.value for c in at.caption)
+    # The refusal's caption (others say why a setting is what it is, naming its data set)
+    (reason,) = [c.value for c in at.caption if ":material/block:" in c.value]
     assert "tiny: " in reason and "names a class of 3 samples" in reason
     assert "SRBCT" not in reason  # the usable data set is not blamed
     assert not any("press **Run the study**" in i.value for i in at.info)
