@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import struct
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
@@ -741,9 +742,9 @@ class AveragedSet:
                     break  # the pool waits for the tests already running: S is unchanged
         return deps
 
-    def _join(self, values: np.ndarray, weight: float) -> np.ndarray:
-        """S's points, terms and coordinates become S + f's (its codes, returned; S's
-        cards and the last tests' are left to the caller)."""
+    def _join(self, values: np.ndarray, weight: float) -> None:
+        """S's points, terms and coordinates become S + f's (S's cards and the last tests'
+        are left to the caller)."""
         codes, base_of, point_values, _, _ = self._points(values)
         if self.terms is not None and len(base_of) <= TERMS_MAX_POINTS:
             self.terms = tie_kernels().point_terms(self.terms, base_of, point_values, float(weight))
@@ -752,7 +753,7 @@ class AveragedSet:
         self.coords = np.column_stack([self.coords[base_of], point_values])
         self.weights = np.append(self.weights, float(weight))
         self._lists = None
-        return codes
+        self.codes = codes
 
     @classmethod
     def of_columns(
@@ -763,21 +764,19 @@ class AveragedSet:
         feature for the next test's sake, it measures nothing (the same dependencies)."""
         points = cls(y, rule)
         for j in range(block.shape[1]):
-            points.codes = points._join(block[:, j], weights[j])
+            points._join(block[:, j], weights[j])
         return points
 
     def add(self, values: np.ndarray, weight: float) -> None:
         """S becomes S + f."""
-        codes = self._join(values, weight)
+        self._join(values, weight)
         measured, self._measured = self._measured, []
         for last in reversed(measured):
             if last[1] == float(weight) and np.array_equal(last[0], values):
                 cards = last[2]  # the test that admitted f measured S + f whole
                 break
         else:
-            self.codes, self._cards = codes, None
-            cards = None
-        self.codes = codes
+            self._cards = cards = None  # S's cards are the old points': measured anew
         self._cards = cards if cards is not None else self._measure(np.zeros(len(self.y)), 0.0)[2]
 
     def replace(self, values: np.ndarray, weight: float) -> None:
@@ -830,8 +829,16 @@ def _column_blocks(X):
             yield np.asarray(columns[:, lo:hi], dtype=float)
 
 
+#: :func:`ties_default`'s judgement of each matrix still alive: id -> (a weak reference
+#: to it, (rule, reason)). A page asks once for each selector with a ``ties`` parameter.
+_JUDGED: dict[int, tuple[weakref.ref, tuple[str, str]]] = {}
+
+
 def ties_default(X) -> tuple[str, str]:
     """The tie rule that suits the matrix ``X``, and why in a sentence.
+
+    Judged once per matrix object (one pass over it; a data set's matrix is not changed
+    in place); asked again, the judgement is given back.
 
     "average" when ties are the rule rather than the exception: a sparse matrix, values
     that are all integers (counts), or mostly zeros (normalised counts); there the
@@ -848,6 +855,20 @@ def ties_default(X) -> tuple[str, str]:
     -------
     (rule, reason)
     """
+    key = id(X)
+    found = _JUDGED.get(key)
+    if found is not None and found[0]() is X:
+        return found[1]
+    judged = _judge_ties(X)
+    try:
+        _JUDGED[key] = (weakref.ref(X, lambda _, key=key: _JUDGED.pop(key, None)), judged)
+    except TypeError:  # an object without weak references: judged again when asked
+        pass
+    return judged
+
+
+def _judge_ties(X) -> tuple[str, str]:
+    """:func:`ties_default`, one pass over ``X``."""
     if is_sparse(X) or (is_backed(X) and X.sparse):
         return "average", (
             "the matrix is sparse (counts): most of a gene's samples share the value 0, and "

@@ -893,3 +893,25 @@ def test_copies_add_exactly_as_one_at_a_time(terms):
     expected = _rounded_total(one_at_a_time, n_one)
     assert _rounded_total(copies, n_copies) == expected
     assert expected == float(sum(Fraction(v) * c for v, c in terms))
+
+
+def test_a_matrix_is_judged_once_while_it_lives(monkeypatch):
+    """ties_default passes over a matrix once (a page asks for each of five selectors):
+    asked again for the same object, the first judgement; another object, its own; the
+    judgement leaves with its matrix."""
+    import gc
+
+    calls = []
+    judge = _tie_average._judge_ties
+    monkeypatch.setattr(_tie_average, "_judge_ties", lambda X: calls.append(1) or judge(X))
+    counts = np.random.default_rng(0).poisson(1.0, size=(50, 4)).astype(float)
+    assert _tie_average.ties_default(counts)[0] == "average"
+    assert _tie_average.ties_default(counts)[0] == "average"
+    assert len(calls) == 1
+    continuous = counts + 0.5 * np.random.default_rng(1).random(counts.shape)
+    assert _tie_average.ties_default(continuous) == ("index", "")
+    assert len(calls) == 2
+    key = id(continuous)
+    del continuous
+    gc.collect()
+    assert key not in _tie_average._JUDGED
