@@ -67,8 +67,9 @@ RANKER_TABLE = [
     (decomposed_spec(S2N), d_s2n_score),
 ]
 #: The rankers whose score function also takes a CSC block: a sparse matrix is scored as
-#: it is stored, its non-zeros only (:func:`fsengine._compute.sparse.by_stored_blocks`).
-STORED_BLOCK_RANKERS = ("welch", "wilcoxon")
+#: it is stored, its non-zeros only (:func:`fsengine._compute.sparse.by_stored_blocks`;
+#: Fisher with more than two classes makes dense blocks of it itself).
+STORED_BLOCK_RANKERS = ("welch", "wilcoxon", "fisher", "s2n")
 #: The rankers that read a CSR file on disk a band of rows at a time (no column copy).
 ROW_BAND_RANKERS = ("welch",)
 #: Rankers by their command-line name: their score functions and their specifications.

@@ -27,15 +27,24 @@ import numpy as np
 
 from fsengine._compute import kernels
 from fsengine._compute.sparse import (
-    as_columns,
     by_columns,
     by_stored_blocks,
     is_backed,
     is_sparse,
 )
 from fsengine.errors import FSEngineError
-from fsengine.methods.rankers._basic import check_scoring_input, checked_classes, checked_labels
-from fsengine.methods.rankers._sums import LARGEST_BOUND, SUMS_KERNELS, mean_and_scatter, splits
+from fsengine.methods.rankers._basic import (
+    check_scoring_input,
+    check_stored_input,
+    checked_classes,
+    checked_labels,
+)
+from fsengine.methods.rankers._sums import (
+    LARGEST_BOUND,
+    SUMS_KERNELS,
+    group_sums,
+    splits,
+)
 from fsengine.spec import RANKER, Choice, MethodSpec
 
 SCANPY = (
@@ -92,22 +101,14 @@ def _minority(y, classes) -> np.ndarray:
 def _marker_input(X, y) -> tuple:
     """X checked (dense float64, or a canonical CSC array without stored zeros) and the
     minority's mask."""
-    if not is_sparse(X):
-        X, y, classes = check_scoring_input(X, y)
-        return X, _minority(y, classes)
-    X = as_columns(X)
-    if not (X.data != 0).all():  # a stored zero ranks and counts as a zero
-        X = X.copy()
-        X.eliminate_zeros()
-    y = checked_labels(y, X.shape[0])
-    return X, _minority(y, checked_classes(y))
+    X, y, classes = (check_stored_input if is_sparse(X) else check_scoring_input)(X, y)
+    return X, _minority(y, classes)
 
 
 def group_moments(X, group: np.ndarray) -> dict[str, np.ndarray]:
     """Every column's mean, variance (ddof = 1; 0 for a single sample) and extremes in the
-    group and in the rest, in one pass over the non-zeros of a CSC ``X`` (or each column
-    of a dense one); the means and variances are those of
-    :func:`fsengine.methods.rankers._sums.mean_and_scatter` bit for bit, in any order of the rows.
+    group and in the rest (:func:`fsengine.methods.rankers._sums.group_sums`, each scatter
+    over its count less one).
 
     Parameters
     ----------
@@ -121,24 +122,11 @@ def group_moments(X, group: np.ndarray) -> dict[str, np.ndarray]:
         ``mean1``, ``var1``, ``low1``, ``high1`` of the group; ``mean0``, ``var0``,
         ``low0``, ``high0`` of the rest.
     """
-    family = kernels.load(SUMS_KERNELS)
-    group = np.ascontiguousarray(group, dtype=np.bool_)
-    if is_sparse(X):
-        out = family.group_moments(X.data, X.indices, X.indptr, group, LARGEST_BOUND)
-    else:
-        out = family.group_moments_dense(np.asfortranarray(X), group, LARGEST_BOUND)
-    moments = dict(zip(("mean1", "var1", "mean0", "var0", "low1", "high1", "low0", "high0"), out))
-    huge = np.flatnonzero(out[8])
-    if huge.size:  # values near the top of the double range: the sums' own fallback
-        dense = X[:, huge].toarray() if is_sparse(X) else X[:, huge]
-        extremes = dense.min(axis=0), dense.max(axis=0)
-        for name, rows in (("1", np.flatnonzero(group)), ("0", np.flatnonzero(~group))):
-            mean, scatter = mean_and_scatter(dense, rows, extremes)
-            moments["mean" + name][huge], moments["var" + name][huge] = mean, scatter
-    for name, count in (("1", int(group.sum())), ("0", int((~group).sum()))):
-        moments["var" + name] = (
-            moments["var" + name] / (count - 1) if count > 1 else np.zeros(X.shape[1])
-        )
+    sums = group_sums(X, group)
+    moments = {name: sums[name] for name in ("mean1", "mean0", "low1", "high1", "low0", "high0")}
+    for name, count in (("1", int(np.sum(group))), ("0", int(np.sum(~group)))):
+        scatter = sums["scatter" + name]
+        moments["var" + name] = scatter / (count - 1) if count > 1 else np.zeros(X.shape[1])
     return moments
 
 

@@ -24,6 +24,7 @@ import numpy as np
 
 from fsengine._compute import kernels
 from fsengine._compute.budget import use_compiled
+from fsengine._compute.sparse import is_sparse
 
 #: The kernel family of the sums.
 SUMS_KERNELS = "methods.rankers._sums_kernels"
@@ -148,3 +149,40 @@ def mean_and_scatter(
     count = X.shape[0] if rows is None else len(rows)
     mean = column_sums(X, rows, extremes=extremes) / count
     return mean, column_sums(X, rows, mean, square=True, extremes=extremes)
+
+
+def group_sums(X, group: np.ndarray) -> dict[str, np.ndarray]:
+    """Every column's mean and scatter (sum of squared deviations from the mean) in the
+    group and in the rest, and each one's extremes, in one pass over the non-zeros of a CSC
+    ``X`` (or each column of a dense one): the means and scatters of :func:`mean_and_scatter`
+    over each one's rows with the matrix's column extremes, bit for bit, in any order of the
+    rows.
+
+    Parameters
+    ----------
+    X : float64 array (n, p), or a canonical CSC array storing no zero
+    group : bool array (n,)
+        The group; it and the rest are non-empty.
+
+    Returns
+    -------
+    dict of float arrays (p,)
+        ``mean1``, ``scatter1``, ``low1``, ``high1`` of the group; ``mean0``, ``scatter0``,
+        ``low0``, ``high0`` of the rest.
+    """
+    family = kernels.load(SUMS_KERNELS)
+    group = np.ascontiguousarray(group, dtype=np.bool_)
+    if is_sparse(X):
+        out = family.group_moments(X.data, X.indices, X.indptr, group, LARGEST_BOUND)
+    else:
+        out = family.group_moments_dense(np.asfortranarray(X), group, LARGEST_BOUND)
+    names = ("mean1", "scatter1", "mean0", "scatter0", "low1", "high1", "low0", "high0")
+    sums = dict(zip(names, out))
+    huge = np.flatnonzero(out[8])
+    if huge.size:  # values near the top of the double range: the sums' own fallback
+        dense = X[:, huge].toarray() if is_sparse(X) else X[:, huge]
+        extremes = dense.min(axis=0), dense.max(axis=0)
+        for name, rows in (("1", np.flatnonzero(group)), ("0", np.flatnonzero(~group))):
+            mean, scatter = mean_and_scatter(dense, rows, extremes)
+            sums["mean" + name][huge], sums["scatter" + name][huge] = mean, scatter
+    return sums

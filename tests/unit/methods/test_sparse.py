@@ -328,3 +328,43 @@ def test_stable_order_is_numpy_s_stable_argsort(n, b, share, seed, axis, continu
         got = stable_order(values, axis=axis)
     assert got.dtype == np.int64 and got.shape == values.shape
     assert np.array_equal(got, expected)
+
+
+def _csc_with_stored_zeros(X: np.ndarray, rng) -> sparse.csc_array:
+    """X as CSC with some of its zeros stored explicitly, as files hold them."""
+    rows, cols = np.nonzero((X != 0) | (rng.random(X.shape) < 0.2))
+    return sparse.csc_array((X[rows, cols], (rows, cols)), shape=X.shape)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    n=st.integers(4, 70),
+    b=st.integers(1, 5),
+    n_classes=st.integers(2, 4),
+    zeros=st.floats(0.0, 1.0),
+    scale=st.sampled_from([1.0, 0.37, 1e6, 1e150]),
+    seed=st.integers(0, 10**6),
+)
+def test_fisher_and_s2n_read_a_sparse_matrix_by_its_non_zeros_bit_for_bit(
+    n, b, n_classes, zeros, scale, seed
+):
+    """Fisher and S2N score a CSC matrix from its non-zeros (two classes; S2N's one-versus-
+    rest classes too) with the dense scores' bits: stored zeros and -0.0, any order of the
+    rows, constant and flat columns, and values near the top of the double range."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-3, 4, size=(n, b)).astype(float) * scale * rng.random((n, b)).round(1)
+    X[rng.random((n, b)) < zeros] = 0.0
+    X[rng.random((n, b)) < 0.1] = -0.0
+    y = rng.integers(0, n_classes, size=n)
+    y[:n_classes] = np.arange(n_classes)
+    permutation = rng.permutation(n)
+    for method in ("fisher", "s2n"):
+        dense = score_features(method, X, y)
+        with pytest.MonkeyPatch.context() as patch:
+            if n_classes == 2 or method == "s2n":  # no dense block at all
+                patch.setattr(sparse_blocks, "dense_columns", None)
+            for matrix, labels in (
+                (_csc_with_stored_zeros(X, rng), y),
+                (sparse.csr_matrix(X[permutation]), y[permutation]),
+            ):
+                assert np.array_equal(score_features(method, matrix, labels), dense)
