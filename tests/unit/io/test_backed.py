@@ -125,7 +125,8 @@ def test_every_block_holds_the_drawn_counts(files, cells, kind, small_blocks):
 @pytest.mark.parametrize("kind", KINDS)
 def test_the_selections_are_those_of_the_matrix_in_memory(files, kind, small_blocks):
     """K-OFSD under both tie rules (events too; also in a random order of the genes: blocks
-    of scattered columns), Welch and Wilcoxon."""
+    of scattered columns), and the rankers that read the stored blocks: Welch, Wilcoxon,
+    Fisher and S2N."""
     backed = Task.from_dataset(_load(files, kind, True), RARE)
     memory = Task.from_dataset(_load(files, kind, False), RARE)
     assert backed.is_backed and not memory.is_backed
@@ -135,6 +136,8 @@ def test_the_selections_are_those_of_the_matrix_in_memory(files, kind, small_blo
         ("kofsd", {"ties": "average", "order": "random", "seed": 5}, None),
         ("welch", {}, 10),
         ("wilcoxon", {}, 10),
+        ("fisher", {}, 10),
+        ("s2n", {}, 10),
     ):
         expected = run_selection(memory, None, method, top=top, **params)
         found = run_selection(backed, None, method, top=top, **params)
