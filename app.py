@@ -5,6 +5,7 @@ import streamlit as st
 from dashboard import persistence, session
 from dashboard.memory import give_back_freed_memory
 from dashboard.pages import PAGES
+from dashboard.run_queue import one_blas_thread
 from fsengine.evaluation import RUN_IMPORTS
 from fsengine.methods import import_in_background, warm_up
 
@@ -17,6 +18,7 @@ WARM_UP_DELAY = 5.0
 def main() -> None:
     """The dashboard: the page set-up, the navigation, the workspace and the sidebar."""
     st.set_page_config(page_title="fsengine", page_icon=":dna:", layout="wide")
+    one_blas_thread()  # the server shares the cores with the runs' workers
 
     # The pages as dashboard/pages.py declares them; the first is the default.
     navigation = st.navigation(

@@ -102,3 +102,50 @@ def test_the_limit_is_the_environments_else_half_the_cores(given, expected, monk
     assert RunQueue().limit == (expected if expected is not None else 4)
     monkeypatch.setattr(run_queue, "available_cores", lambda: 1)
     assert RunQueue().limit == (expected if expected is not None else 1)
+
+
+_BLAS_PROBE = """
+import json, os, sys
+sys.path.insert(0, os.getcwd())
+import numpy
+from threadpoolctl import threadpool_info
+from dashboard.run_queue import one_blas_thread
+if sys.argv[1] == "limit":
+    one_blas_thread()
+    one_blas_thread()
+import scipy.linalg  # scipy's own BLAS, loaded after the call
+print(json.dumps([(i["internal_api"], i["filepath"], i["num_threads"])
+                  for i in threadpool_info() if i["user_api"] == "blas"]))
+"""
+
+
+def _blas_threads(mode: str, **environ) -> list:
+    """The BLAS libraries of a new process (numpy's loaded before, scipy's after the call
+    when ``mode`` is "limit") and their threads."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in run_queue.BLAS_THREADS + ("OMP_NUM_THREADS",)
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", _BLAS_PROBE, mode],
+        capture_output=True, text=True, check=True, env={**env, **environ},
+    )  # fmt: skip
+    return json.loads(out.stdout)
+
+
+def test_the_server_runs_its_blas_on_one_thread_loaded_before_or_after():
+    limited = _blas_threads("limit")
+    assert len(limited) >= 1 and all(threads == 1 for _, _, threads in limited), limited
+    assert len({path for _, path, _ in limited}) == len(_blas_threads("none"))
+    if run_queue.available_cores() > 1:  # the control: without the call, every core
+        assert all(threads > 1 for _, _, threads in _blas_threads("none"))
+    # the administrator's own setting stays
+    kept = _blas_threads("limit", OPENBLAS_NUM_THREADS="2")
+    if run_queue.available_cores() > 1:
+        assert all(threads == 2 for api, _, threads in kept if api == "openblas")
