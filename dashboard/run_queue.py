@@ -19,9 +19,9 @@ from contextlib import contextmanager
 
 from fsengine.methods import Cancellation, available_cores
 
-#: The environment variables that set the BLAS libraries' threads when they load: numpy's
-#: and scipy's OpenBLAS, and Intel's MKL.
-BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+#: The environment variables that set the BLAS libraries' threads when they load, and the
+#: libraries (threadpoolctl's ``internal_api``): numpy's and scipy's OpenBLAS, Intel's MKL.
+BLAS_THREADS = {"OPENBLAS_NUM_THREADS": "openblas", "MKL_NUM_THREADS": "mkl"}
 _BLAS_SET = False  # one_blas_thread has run in this process
 #: Environment variable: the runs computing at once (a positive whole number).
 CONCURRENT_RUNS = "FSENGINE_CONCURRENT_RUNS"
@@ -42,26 +42,29 @@ def default_limit() -> int:
 def one_blas_thread() -> None:
     """Run the server process's BLAS (numpy's and scipy's OpenBLAS, or MKL) on one thread:
     the libraries loaded already (``threadpoolctl``) and those a page loads later (their
-    environment variables, :data:`BLAS_THREADS`), unless the server was started with one
-    of those variables set (then the administrator's setting stays).
+    environment variables, :data:`BLAS_THREADS`). A library whose variable was set when
+    the server started keeps the administrator's setting.
 
     The server shares the cores with the runs' worker processes (each on one thread) and
     with its other sessions. A BLAS call on every core there waits for cores that are busy:
     under load, a first Genes page's PCA of SRBCT took 0.48 to 0.83 s on two threads
-    against 0.19 to 0.22 s on one. Child processes (the runs' workers) set their own
-    threads. Once per process; later calls return at once.
+    against 0.19 to 0.22 s on one. Child processes inherit the variables (the runs'
+    workers already ran each task on one thread). Once per process; later calls return at
+    once.
     """
     global _BLAS_SET
     if _BLAS_SET:
         return
     _BLAS_SET = True
-    if any(name in os.environ for name in BLAS_THREADS):
+    ours = [name for name in BLAS_THREADS if name not in os.environ]
+    if not ours:
         return
-    from threadpoolctl import threadpool_limits
+    from threadpoolctl import ThreadpoolController
 
-    for name in BLAS_THREADS:
+    controller = ThreadpoolController()
+    for name in ours:
         os.environ[name] = "1"
-    threadpool_limits(limits=1, user_api="blas")
+        controller.select(internal_api=BLAS_THREADS[name]).limit(limits=1)
 
 
 class RunQueue:

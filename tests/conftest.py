@@ -52,6 +52,10 @@ def installed_fsengine() -> importlib.metadata.Distribution | None:
     return None
 
 
+#: Each BLAS library's threads when the session starts (file -> threads).
+BLAS_AT_START: dict[str, int] = {}
+
+
 def pytest_sessionstart(session):
     """The tests run against the installed package: stop at once when it is not installed."""
     if installed_fsengine() is None:
@@ -66,6 +70,17 @@ def pytest_sessionstart(session):
 
     if kernels.mode() == "aot":
         kernels.compile_kernels()
+    # every BLAS library's own threads, for server_blas_threads_undone
+    import scipy.linalg  # noqa: F401  (scipy's BLAS loaded)
+    from threadpoolctl import threadpool_info
+
+    BLAS_AT_START.update(
+        {
+            info["filepath"]: info["num_threads"]
+            for info in threadpool_info()
+            if info["user_api"] == "blas"
+        }
+    )
 
 
 @pytest.fixture(scope="session")
@@ -74,6 +89,29 @@ def srbct():
     from fsengine import load_dataset
 
     return load_dataset(SAMPLE)
+
+
+@pytest.fixture(autouse=True)
+def server_blas_threads_undone():
+    """An AppTest of app.py runs the dashboard's :func:`dashboard.run_queue.one_blas_thread`
+    in this process (its environment and its BLAS on one thread): undone after the test,
+    so that no test runs with what another left."""
+    before = {name: os.environ.get(name) for name in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+    yield
+    run_queue = sys.modules.get("dashboard.run_queue")
+    if run_queue is None or not run_queue._BLAS_SET:
+        return
+    from threadpoolctl import ThreadpoolController
+
+    run_queue._BLAS_SET = False
+    for name, value in before.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    for library in ThreadpoolController().lib_controllers:
+        if library.filepath in BLAS_AT_START:
+            library.set_num_threads(BLAS_AT_START[library.filepath])
 
 
 @pytest.fixture(autouse=True)

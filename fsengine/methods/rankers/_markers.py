@@ -122,6 +122,7 @@ def group_moments(X, group: np.ndarray) -> dict[str, np.ndarray]:
         ``mean1``, ``var1``, ``low1``, ``high1`` of the group; ``mean0``, ``var0``,
         ``low0``, ``high0`` of the rest.
     """
+    group = np.asarray(group, dtype=bool)
     sums = group_sums(X, group)
     moments = {name: sums[name] for name in ("mean1", "mean0", "low1", "high1", "low0", "high0")}
     for name, count in (("1", int(np.sum(group))), ("0", int(np.sum(~group)))):

@@ -4,12 +4,16 @@ cancelled while it waits leaves the queue without taking a slot."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import threading
 import time
 
 import pytest
 
-from conftest import SLOW_SECONDS
+from conftest import ROOT, SLOW_SECONDS
 from dashboard import run_queue
 from dashboard.run_queue import RunQueue
 from fsengine._compute.parallel import Cancellation, RunCancelled
@@ -105,8 +109,7 @@ def test_the_limit_is_the_environments_else_half_the_cores(given, expected, monk
 
 
 _BLAS_PROBE = """
-import json, os, sys
-sys.path.insert(0, os.getcwd())
+import json, sys
 import numpy
 from threadpoolctl import threadpool_info
 from dashboard.run_queue import one_blas_thread
@@ -121,20 +124,15 @@ print(json.dumps([(i["internal_api"], i["filepath"], i["num_threads"])
 
 def _blas_threads(mode: str, **environ) -> list:
     """The BLAS libraries of a new process (numpy's loaded before, scipy's after the call
-    when ``mode`` is "limit") and their threads."""
-    import json
-    import os
-    import subprocess
-    import sys
-
+    when ``mode`` is "limit") as (internal api, file, threads), started with none of the
+    thread variables but ``environ``."""
     env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in run_queue.BLAS_THREADS + ("OMP_NUM_THREADS",)
+        k: v for k, v in os.environ.items() if k not in {*run_queue.BLAS_THREADS, "OMP_NUM_THREADS"}
     }
     out = subprocess.run(
         [sys.executable, "-c", _BLAS_PROBE, mode],
-        capture_output=True, text=True, check=True, env={**env, **environ},
+        capture_output=True, text=True, check=True, env={**env, **environ}, cwd=ROOT,
+        timeout=SLOW_SECONDS,
     )  # fmt: skip
     return json.loads(out.stdout)
 
@@ -142,10 +140,10 @@ def _blas_threads(mode: str, **environ) -> list:
 def test_the_server_runs_its_blas_on_one_thread_loaded_before_or_after():
     limited = _blas_threads("limit")
     assert len(limited) >= 1 and all(threads == 1 for _, _, threads in limited), limited
-    assert len({path for _, path, _ in limited}) == len(_blas_threads("none"))
-    if run_queue.available_cores() > 1:  # the control: without the call, every core
-        assert all(threads > 1 for _, _, threads in _blas_threads("none"))
-    # the administrator's own setting stays
-    kept = _blas_threads("limit", OPENBLAS_NUM_THREADS="2")
-    if run_queue.available_cores() > 1:
-        assert all(threads == 2 for api, _, threads in kept if api == "openblas")
+    alone = _blas_threads("none")
+    assert {path for _, path, _ in limited} == {path for _, path, _ in alone}
+    if run_queue.available_cores() > 1:  # the control: OpenBLAS alone takes every core
+        assert all(threads > 1 for api, _, threads in alone if api == "openblas"), alone
+        # the administrator's own setting stays
+        kept = _blas_threads("limit", OPENBLAS_NUM_THREADS="2")
+        assert all(threads == 2 for api, _, threads in kept if api == "openblas"), kept
