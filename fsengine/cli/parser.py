@@ -28,7 +28,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"fsengine {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
+    _add_info(sub)
+    _add_select(sub)
+    _add_stability(sub)
+    _add_evaluate(sub)
+    _add_sweep(sub)
+    _add_benchmark(sub)
+    _add_methods(sub)
+    _add_kernels(sub)
+    return parser
 
+
+def _add_info(sub) -> None:
+    """The ``info`` command and its options, on the subparsers ``sub``."""
     info = sub.add_parser(
         "info",
         help="show a data set's shape, classes and imbalance ratio",
@@ -42,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="also show the one-versus-rest imbalance ratio for this class",
     )
 
+
+def _add_select(sub) -> None:
+    """The ``select`` command and its options, on the subparsers ``sub``."""
     sel = sub.add_parser(
         "select",
         help="select features and write them as CSV",
@@ -107,6 +122,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_method_options(sel)
 
+
+def _add_stability(sub) -> None:
+    """The ``stability`` command and its options, on the subparsers ``sub``."""
     stab = sub.add_parser(
         "stability",
         help="how much a selection depends on the order of the features",
@@ -132,6 +150,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_method_options(stab, rankers=False)
 
+
+def _add_evaluate(sub) -> None:
+    """The ``evaluate`` command and its options, on the subparsers ``sub``."""
     ev = sub.add_parser(
         "evaluate",
         help="compare methods under the K-OFSD paper's protocol",
@@ -171,6 +192,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--out", metavar="FILE", help="also write one CSV row per method and split")
     add_method_options(ev, single=False)
 
+
+def _add_sweep(sub) -> None:
+    """The ``sweep`` command and its options, on the subparsers ``sub``."""
     sw = sub.add_parser(
         "sweep",
         help="an online selector over values of a parameter, or rankers over top-k",
@@ -222,6 +246,9 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--out", metavar="FILE", help="also write one CSV row per setting and split")
     add_method_options(sw, single=False)
 
+
+def _add_benchmark(sub) -> None:
+    """The ``benchmark`` command and its options, on the subparsers ``sub``."""
     bench = sub.add_parser(
         "benchmark",
         help="run a study: many data sets x methods x splits, with the rank statistics",
@@ -262,6 +289,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="run the tasks one after the other in this process, without Dask",
     )
 
+
+def _add_methods(sub) -> None:
+    """The ``methods`` command and its options, on the subparsers ``sub``."""
     met = sub.add_parser(
         "methods",
         help="list every method with its parameters",
@@ -276,6 +306,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="write the parameter tables as Markdown (docs/METHODS.md)",
     )
 
+
+def _add_kernels(sub) -> None:
+    """The ``kernels`` command and its options, on the subparsers ``sub``."""
     ker = sub.add_parser(
         "kernels",
         help="show or build the compiled kernels",
@@ -289,4 +322,3 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="build every family missing from the cache (about a minute on 2 cores)",
     )
-    return parser
