@@ -82,10 +82,16 @@ def page(modname: str) -> str:
 
 def write_pages(app, config) -> None:
     """Write ``api/<namespace>.rst`` for every namespace (only when it changed) and clear
-    the pages autosummary generated last time, so that a name no longer public leaves no
-    page behind. Runs when the configuration is read, before Sphinx lists the sources."""
+    the pages autosummary generated last time and those of namespaces no longer listed,
+    so that a name no longer public leaves no page behind (a page outside the index is a
+    warning, and warnings are errors). Runs when the configuration is read, before Sphinx
+    lists the sources."""
     folder = Path(app.srcdir) / "api"
     shutil.rmtree(folder / "generated", ignore_errors=True)
+    listed = {f"{modname}.rst" for modname, _ in NAMESPACES}
+    for stale in folder.glob("fsengine*.rst"):
+        if stale.name not in listed:
+            stale.unlink()
     for modname, _ in NAMESPACES:
         path = folder / f"{modname}.rst"
         text = page(modname)

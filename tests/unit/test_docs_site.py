@@ -33,6 +33,10 @@ def site(tmp_path_factory):
     shutil.copytree(DOCS, out / "docs", ignore=shutil.ignore_patterns(*generated))
     for name in ("fsengine", "Makefile", "benchmarks", "sample_data"):
         (out / name).symlink_to(ROOT / name)
+    # a page an older build wrote for a namespace no longer listed (fsengine.online, before
+    # the methods moved): it must leave, not fail the build as a page outside the index
+    stale = out / "docs" / "api" / "fsengine.online.rst"
+    stale.write_text("fsengine.online\n===============\n", encoding="utf-8")
     done = subprocess.run(
         [sys.executable, "-m", "sphinx", "-b", "html", "-E", "-W", "--keep-going", "-q",
          "-d", str(out / "doctrees"), str(out / "docs"), str(out / "html")],
@@ -44,6 +48,7 @@ def site(tmp_path_factory):
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-4000:]
     assert done.stderr.strip() == "", done.stderr[-4000:]
+    assert not stale.exists()
     return out / "html"
 
 
