@@ -20,7 +20,12 @@ import numpy as np
 from fsengine._compute.sparse import as_columns, by_column_blocks, is_sparse
 from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.methods.rankers._common import BINS, SECTION_44, YIN
-from fsengine.methods.rankers._sums import column_sums, group_sums, mean_and_scatter
+from fsengine.methods.rankers._sums import (
+    column_sums,
+    flat_and_constant,
+    group_sums,
+    mean_and_scatter,
+)
 from fsengine.spec import RANKER, MethodSpec
 
 
@@ -113,10 +118,9 @@ def _perfect_or_constant(score: np.ndarray, X: np.ndarray, groups) -> np.ndarray
 
 def _perfect_or_constant_by_groups(score: np.ndarray, sums: dict) -> np.ndarray:
     """:func:`_perfect_or_constant` from the extremes of two groups
-    (:func:`fsengine.methods.rankers._sums.group_sums`)."""
-    low1, high1, low0, high0 = (sums[k] for k in ("low1", "high1", "low0", "high0"))
-    constant = np.maximum(high1, high0) == np.minimum(low1, low0)
-    score[(high1 == low1) & (high0 == low0) & ~constant] = np.inf
+    (:func:`fsengine.methods.rankers._sums.flat_and_constant`)."""
+    flat, constant = flat_and_constant(sums)
+    score[flat] = np.inf
     score[constant] = 0.0
     return score
 
@@ -172,23 +176,23 @@ def _one_vs_rest(score_binary, X, y, classes):
 
 
 def _s2n_binary(X, y01: np.ndarray) -> np.ndarray:
-    if is_sparse(X):
-        group = y01 == 1
+    group = y01 == 1
+    if is_sparse(X):  # both groups' sums from the non-zeros
         sums = group_sums(X, group)
-        n_a, n_b = int(group.sum()), int((~group).sum())
-        spread = np.sqrt(sums["scatter1"] / max(n_a - 1, 1)) + np.sqrt(
-            sums["scatter0"] / max(n_b - 1, 1)
+        (mean_a, scatter_a), (mean_b, scatter_b) = (
+            (sums["mean" + g], sums["scatter" + g]) for g in ("1", "0")
         )
-        score = np.abs(_safe_ratio(sums["mean1"] - sums["mean0"], spread))
-        return _perfect_or_constant_by_groups(score, sums)
-    extremes = X.min(axis=0), X.max(axis=0)
-    (mean_a, scatter_a), (mean_b, scatter_b) = (
-        mean_and_scatter(X, np.flatnonzero(y01 == label), extremes) for label in (1, 0)
-    )
-    n_a, n_b = int(np.sum(y01 == 1)), int(np.sum(y01 == 0))
+    else:
+        extremes = X.min(axis=0), X.max(axis=0)
+        (mean_a, scatter_a), (mean_b, scatter_b) = (
+            mean_and_scatter(X, np.flatnonzero(rows), extremes) for rows in (group, ~group)
+        )
+    n_a, n_b = int(np.sum(group)), int(np.sum(~group))
     spread = np.sqrt(scatter_a / max(n_a - 1, 1)) + np.sqrt(scatter_b / max(n_b - 1, 1))
     score = np.abs(_safe_ratio(mean_a - mean_b, spread))
-    return _perfect_or_constant(score, X, [y01 == 1, y01 == 0])
+    if is_sparse(X):
+        return _perfect_or_constant_by_groups(score, sums)
+    return _perfect_or_constant(score, X, [group, ~group])
 
 
 def s2n_score(X, y) -> np.ndarray:

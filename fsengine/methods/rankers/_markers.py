@@ -42,6 +42,7 @@ from fsengine.methods.rankers._basic import (
 from fsengine.methods.rankers._sums import (
     LARGEST_BOUND,
     SUMS_KERNELS,
+    flat_and_constant,
     group_sums,
     splits,
 )
@@ -220,10 +221,8 @@ def _welch_t(moments: dict, n1: int, n0: int) -> np.ndarray:
         )
     # Exact cases, not rounding noise over rounding noise: a feature with one value in each
     # group separates them (+-inf) unless it has one value overall (undefined, NaN).
-    low1, high1, low0, high0 = (moments[k] for k in ("low1", "high1", "low0", "high0"))
-    constant = np.maximum(high1, high0) == np.minimum(low1, low0)
-    flat = (high1 == low1) & (high0 == low0) & ~constant
-    t[flat] = np.copysign(np.inf, low1 - low0)[flat]
+    flat, constant = flat_and_constant(moments)
+    t[flat] = np.copysign(np.inf, moments["low1"] - moments["low0"])[flat]
     t[constant] = np.nan
     return t
 

@@ -186,3 +186,16 @@ def group_sums(X, group: np.ndarray) -> dict[str, np.ndarray]:
             mean, scatter = mean_and_scatter(dense, rows, extremes)
             sums["mean" + name][huge], sums["scatter" + name][huge] = mean, scatter
     return sums
+
+
+def flat_and_constant(sums: dict) -> tuple[np.ndarray, np.ndarray]:
+    """From two groups' extremes (:func:`group_sums`): the columns with one value in each
+    group but not overall (they separate the groups), and those with one value overall.
+
+    Returns
+    -------
+    flat, constant : bool arrays (p,)
+    """
+    low1, high1, low0, high0 = (sums[k] for k in ("low1", "high1", "low0", "high0"))
+    constant = np.maximum(high1, high0) == np.minimum(low1, low0)
+    return (high1 == low1) & (high0 == low0) & ~constant, constant
