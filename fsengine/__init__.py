@@ -3,15 +3,16 @@
 ``import fsengine as fs`` gives the library's face: :func:`read` a data set (every
 format), build a :class:`Task` (one class against the rest), :func:`select` features
 (also on an AnnData object, written into it), :func:`evaluate` methods under the K-OFSD
-paper's protocol, :func:`sweep` a parameter, :func:`list_methods`; every online
-selector class, and the scikit-learn selectors (:mod:`fsengine.sklearn`). On AnnData
-objects, in scanpy's manner: ``fs.tl.select(adata, groupby=..., group=...)`` writes a
-selection into the object, ``fs.get.selection_df`` reads it back and ``fs.pl`` draws it.
+paper's protocol, :func:`sweep` a parameter, list the methods with ``fs.methods()``
+(:func:`list_methods`); every online selector class, and the scikit-learn selectors
+(:mod:`fsengine.sklearn`). On AnnData objects, in scanpy's manner:
+``fs.tl.select(adata, groupby=..., group=...)`` writes a selection into the object,
+``fs.get.selection_df`` reads it back and ``fs.pl`` draws it.
 
 The library never imports Streamlit; the dashboard (app.py) is a thin layer over it.
 """
 
-import importlib
+from importlib import import_module as _import_module
 
 from fsengine._moved import install as _install_moved_paths
 from fsengine.api import list_methods, select, sweep
@@ -110,5 +111,5 @@ def __getattr__(name):
         return getattr(sklearn, name)
     # online and rankers moved under fsengine.methods (0.2): they warn, and go in 0.3
     if name in ("tl", "get", "pl", "online", "rankers"):
-        return importlib.import_module(f"fsengine.{name}")
+        return _import_module(f"fsengine.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

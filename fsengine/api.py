@@ -4,7 +4,7 @@ Each is a thin door onto the function that does the work, the same code path as 
 command line's and the dashboard's: :func:`select` onto :func:`fsengine.methods.runs.run_selection`
 (or :func:`fsengine.adata.select` for an AnnData object), :func:`sweep` onto
 :func:`fsengine.evaluation.sweep_values` and :func:`fsengine.evaluation.sweep_top`,
-:func:`list_methods` onto the registry's description (``fsengine methods --json``).
+:func:`list_methods` is the registry's table (:func:`fsengine.methods.registry.list_methods`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from fsengine.data.task import Task
 from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.evaluation import Evaluation, sweep_top, sweep_values
 from fsengine.evaluation.protocol import Progress
-from fsengine.methods.registry import RunResult, method_descriptions
+from fsengine.methods.registry import RunResult, list_methods
 from fsengine.methods.runs import run_selection
 
 if TYPE_CHECKING:
@@ -168,30 +168,3 @@ def sweep(
         n_jobs=n_jobs,
         params=params,
     )
-
-
-def list_methods():
-    """Every registered method, one row each, as the command ``fsengine methods`` lists
-    them.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Indexed by the method's name (what :func:`select` takes), with columns ``label``,
-        ``kind`` (``"online"`` or ``"ranker"``), ``citation``, ``score`` (what it scores a
-        feature by) and ``parameters`` (each parameter's name and default).
-    """
-    import pandas as pd
-
-    rows = [
-        {
-            "name": m["name"],
-            "label": m["label"],
-            "kind": m["kind"],
-            "citation": m["citation"],
-            "score": m["score"],
-            "parameters": ", ".join(f"{p['name']}={p['default']!r}" for p in m["parameters"]),
-        }
-        for m in method_descriptions()
-    ]
-    return pd.DataFrame(rows).set_index("name")

@@ -13,10 +13,16 @@ thread: :class:`Cancellation`, :class:`RunCancelled`, :func:`cancellable`,
 :func:`available_cores`, :func:`warm_up` (the worker processes started ahead) and
 :func:`import_in_background`, for the front ends.
 
+The package is also callable: ``fs.methods()`` is :func:`list_methods`, the table of every
+registered method (``fsengine methods``).
+
 The methods themselves are the subpackages :mod:`fsengine.methods.online` (the streaming
 selectors, in families by what they decide on) and :mod:`fsengine.methods.rankers` (the
 filter rankers).
 """
+
+import sys
+import types
 
 from fsengine._compute.parallel import (
     Cancellation,
@@ -36,6 +42,7 @@ from fsengine.methods.registry import (
     Method,
     RunResult,
     get_method,
+    list_methods,
     method_descriptions,
 )
 from fsengine.methods.runs import run_selection
@@ -56,6 +63,19 @@ __all__ = [
     "Method",
     "RunResult",
     "get_method",
+    "list_methods",
     "method_descriptions",
     "run_selection",
 ]
+
+
+class _CallablePackage(types.ModuleType):
+    """This package's module type: a module that ``fs.methods()`` calls for the table of
+    methods, while ``fs.methods.online`` and ``import fsengine.methods`` stay the package."""
+
+    def __call__(self):
+        """Every registered method, one row each: :func:`list_methods`."""
+        return list_methods()
+
+
+sys.modules[__name__].__class__ = _CallablePackage

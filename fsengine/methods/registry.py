@@ -38,6 +38,7 @@ from fsengine.spec import MethodSpec
 
 __all__ = [
     "get_method",
+    "list_methods",
     "Method",
     "method_descriptions",
     "METHOD_LABELS",
@@ -446,8 +447,8 @@ def get_method(name: str) -> Method:
 
 def method_descriptions() -> list[dict]:
     """Every registered method as JSON-ready data, in the registry's order: the output of
-    ``fsengine methods --json`` and the rows of :func:`fsengine.methods` (name, label,
-    kind, citation, what it scores, its parameters with flag, range, default and source)."""
+    ``fsengine methods --json`` (name, label, kind, citation, what it scores, its
+    parameters with flag, range, default and source); :func:`list_methods` tabulates it."""
     described = []
     for name, method in REGISTRY.items():
         spec = method.spec
@@ -483,3 +484,30 @@ def method_descriptions() -> list[dict]:
             }
         )
     return described
+
+
+def list_methods():
+    """Every registered method, one row each, as the command ``fsengine methods`` lists
+    them; ``fs.methods()`` gives the same table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by the method's name (what :func:`fsengine.select` takes), with columns
+        ``label``, ``kind`` (``"online"`` or ``"ranker"``), ``citation``, ``score`` (what it
+        scores a feature by) and ``parameters`` (each parameter's name and default).
+    """
+    import pandas as pd
+
+    rows = [
+        {
+            "name": m["name"],
+            "label": m["label"],
+            "kind": m["kind"],
+            "citation": m["citation"],
+            "score": m["score"],
+            "parameters": ", ".join(f"{p['name']}={p['default']!r}" for p in m["parameters"]),
+        }
+        for m in method_descriptions()
+    ]
+    return pd.DataFrame(rows).set_index("name")

@@ -11,6 +11,7 @@ import importlib
 import inspect
 import json
 import re
+import sys
 import warnings
 from pathlib import Path
 
@@ -173,6 +174,8 @@ def test_the_faces_refusals_name_the_problem():
 
 def test_methods_lists_what_the_command_lists(capsys):
     table = fs.list_methods()
+    assert fs.methods().equals(table)  # the package called is the same table
+    assert fs.methods is sys.modules["fsengine.methods"] and fs.methods.online.KOFSD is fs.KOFSD
     assert main(["methods", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)
     assert list(table.index) == [m["name"] for m in listed] == list(METHODS)
