@@ -104,9 +104,12 @@ browser: | compiler
 	fi
 
 ## Run the whole test suite, the browser tests included (`pytest -m e2e` runs only those,
-## `pytest -m "not e2e"` all others).
+## `pytest -m "not e2e"` all others), on TEST_PROCESSES processes (pytest-xdist; each test
+## file runs whole in one of them): one per core, at most 4. TEST_PROCESSES=0 runs it in
+## this process alone.
+TEST_PROCESSES ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ $$n -gt 4 ] && n=4; echo $$n)
 test: test-deps kernels bytecode browser lint
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_PROCESSES) --dist loadfile
 
 LINT_PATHS := fsengine dashboard app.py tests benchmarks studies docs/conf.py docs/_ext
 

@@ -20,10 +20,15 @@ ROOT = Path(__file__).resolve().parent.parent
 #: sized for a cold start on 2 busy cores: a passing test never comes near it.
 SLOW_SECONDS = 600
 
-# The dashboard's workspaces (dashboard/workspace.py) go to a folder of this test run, never
-# to the user's ~/.fsengine; servers started by the tests inherit it.
-if "FSENGINE_WORKSPACE_DIR" not in os.environ:
-    os.environ["FSENGINE_WORKSPACE_DIR"] = tempfile.mkdtemp(prefix="fsengine-test-workspaces-")
+# The dashboard's workspaces (dashboard/workspace.py) go to a folder of this test process,
+# never to the user's ~/.fsengine; servers started by the tests inherit it. Each of the
+# processes `make test` runs (pytest-xdist's workers, which inherit the environment) makes
+# its own, so that no test sees another's uploads and runs.
+_OWN_WORKSPACES = "FSENGINE_TESTS_OWN_WORKSPACE_DIR"
+if os.environ.get("FSENGINE_WORKSPACE_DIR", "") in ("", os.environ.get(_OWN_WORKSPACES)):
+    os.environ["FSENGINE_WORKSPACE_DIR"] = os.environ[_OWN_WORKSPACES] = tempfile.mkdtemp(
+        prefix="fsengine-test-workspaces-"
+    )
 REFERENCE = ROOT / "tests" / "reference" / "kofsd_octave"
 #: The Octave outputs of the seed papers' baselines (copies of ../shared/reference/*).
 LOFS_REFERENCE = ROOT / "tests" / "reference" / "lofs_octave"
