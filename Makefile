@@ -105,11 +105,11 @@ browser: | compiler
 
 ## Run the whole test suite, the browser tests included (`pytest -m e2e` runs only those,
 ## `pytest -m "not e2e"` all others), on TEST_PROCESSES processes (pytest-xdist; each test
-## file runs whole in one of them): one per core, at most 4. TEST_PROCESSES=0 runs it in
-## this process alone.
-TEST_PROCESSES ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ $$n -gt 4 ] && n=4; echo $$n)
+## file runs whole in one of them): by default one per core this process may use, at most
+## 4; TEST_PROCESSES=0 runs the suite in this process alone.
+TEST_PROCESSES ?= auto
 test: test-deps kernels bytecode browser lint
-	$(PY) -m pytest -n $(TEST_PROCESSES) --dist loadfile
+	$(PY) -m pytest -n $(or $(TEST_PROCESSES),auto) --maxprocesses 4 --dist loadfile
 
 LINT_PATHS := fsengine dashboard app.py tests benchmarks studies docs/conf.py docs/_ext
 

@@ -1,10 +1,11 @@
-"""The functions ``import fsengine as fs`` gives: select, sweep and list_methods.
+"""The functions ``import fsengine as fs`` gives: select and sweep (and list_methods, the
+registry's).
 
 Each is a thin door onto the function that does the work, the same code path as the
 command line's and the dashboard's: :func:`select` onto :func:`fsengine.methods.runs.run_selection`
 (or :func:`fsengine.adata.select` for an AnnData object), :func:`sweep` onto
 :func:`fsengine.evaluation.sweep_values` and :func:`fsengine.evaluation.sweep_top`,
-:func:`list_methods` is the registry's table (:func:`fsengine.methods.registry.list_methods`).
+:func:`list_methods` is the registry's own (:func:`fsengine.methods.registry.list_methods`).
 """
 
 from __future__ import annotations

@@ -61,6 +61,15 @@ def installed_fsengine() -> importlib.metadata.Distribution | None:
 BLAS_AT_START: dict[str, int] = {}
 
 
+def pytest_configure(config):
+    """Each process of `make test` (pytest-xdist's workers) keeps its browser tests' failure
+    screenshots in a folder of its own: pytest-playwright empties its folder when a process's
+    first test starts, which would delete what another process had saved."""
+    worker = getattr(config, "workerinput", {}).get("workerid")
+    if worker and getattr(config.option, "output", None):
+        config.option.output = str(Path(config.option.output) / worker)
+
+
 def pytest_sessionstart(session):
     """The tests run against the installed package: stop at once when it is not installed."""
     if installed_fsengine() is None:

@@ -21,8 +21,10 @@ selectors, in families by what they decide on) and :mod:`fsengine.methods.ranker
 filter rankers).
 """
 
-import sys
-import types
+import copyreg as _copyreg
+import sys as _sys
+from importlib import import_module as _import_module
+from types import ModuleType as _ModuleType
 
 from fsengine._compute.parallel import (
     Cancellation,
@@ -69,7 +71,7 @@ __all__ = [
 ]
 
 
-class _CallablePackage(types.ModuleType):
+class _CallablePackage(_ModuleType):
     """This package's module type: a module that ``fs.methods()`` calls for the table of
     methods, while ``fs.methods.online`` and ``import fsengine.methods`` stay the package."""
 
@@ -78,4 +80,11 @@ class _CallablePackage(types.ModuleType):
         return list_methods()
 
 
-sys.modules[__name__].__class__ = _CallablePackage
+def _imported_again(package: _CallablePackage):
+    """Pickle the package by its name, as pickle and cloudpickle do a plain module (a
+    function sent to Dask or loky workers may refer to it)."""
+    return _import_module, (package.__name__,)
+
+
+_copyreg.pickle(_CallablePackage, _imported_again)
+_sys.modules[__name__].__class__ = _CallablePackage

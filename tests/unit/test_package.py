@@ -34,6 +34,9 @@ _NOT_SOURCES = shutil.ignore_patterns(
     ".pytest_cache",
     "test-artifacts",
     ".bench",
+    # written while other test processes copy the checkout
+    ".hypothesis",
+    ".ruff_cache",
 )
 
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 import importlib
 import inspect
 import json
+import pickle
 import re
 import sys
 import warnings
 from pathlib import Path
 
+import cloudpickle
 import numpy as np
 import pytest
 
@@ -176,6 +178,11 @@ def test_methods_lists_what_the_command_lists(capsys):
     table = fs.list_methods()
     assert fs.methods().equals(table)  # the package called is the same table
     assert fs.methods is sys.modules["fsengine.methods"] and fs.methods.online.KOFSD is fs.KOFSD
+    # sent to worker processes by name, as a plain module is
+    assert pickle.loads(pickle.dumps(fs.methods)) is fs.methods
+    package = fs.methods
+    table_in_worker = pickle.loads(cloudpickle.dumps(lambda: package()))
+    assert table_in_worker().equals(table)
     assert main(["methods", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)
     assert list(table.index) == [m["name"] for m in listed] == list(METHODS)
