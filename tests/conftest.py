@@ -3,6 +3,8 @@ installed."""
 
 import importlib.metadata
 import os
+import random
+import socket
 import sys
 import tempfile
 from pathlib import Path
@@ -55,6 +57,43 @@ def installed_fsengine() -> importlib.metadata.Distribution | None:
         if dist.read_text("RECORD") is not None:
             return dist
     return None
+
+
+#: Ports this test process has handed out (:func:`free_port` never gives one twice).
+_PORTS_GIVEN: set[int] = set()
+#: The ports of the servers the tests start: each test process (pytest-xdist's worker gwN)
+#: draws from a block of its own, below Linux's ephemeral range (32768 and up), so that two
+#: processes never pick the same free port and race to bind it.
+_PORT_BASE, _PORT_BLOCK = 20000, 1500
+
+
+def free_port() -> int:
+    """A port on 127.0.0.1 where nothing listens, for a server a test starts.
+
+    The port comes from this test process's own block (worker gwN of `make test` draws from
+    20000 + 1500 N onwards; one process alone from the first block) and is checked by binding
+    it, so another test process cannot take it between this check and the server's bind.
+
+    Returns
+    -------
+    int
+        The port.
+    """
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    start = _PORT_BASE + _PORT_BLOCK * (int(worker) if worker.isdigit() else 0)
+    candidates = list(range(start, start + _PORT_BLOCK))
+    random.Random().shuffle(candidates)
+    for port in candidates:
+        if port in _PORTS_GIVEN:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _PORTS_GIVEN.add(port)
+        return port
+    raise RuntimeError(f"no free port on 127.0.0.1 in {start}..{start + _PORT_BLOCK - 1}")
 
 
 #: Each BLAS library's threads when the session starts (file -> threads).

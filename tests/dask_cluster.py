@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import SLOW_SECONDS
+from conftest import SLOW_SECONDS, free_port
 
 DASK = Path(sys.executable).with_name("dask")
 #: A scheduler's or a worker's start, or a command's first tasks, on 2 busy cores.
@@ -24,12 +24,6 @@ def default_sigint() -> None:
     SIGINT is ignored (as for a background job; some test runs leave it so) inherits the
     ignoring, and then no Ctrl-C reaches the command."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def listening(address: str) -> bool:

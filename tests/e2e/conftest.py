@@ -7,7 +7,6 @@ are skipped (with the reason) only when it could not be installed.
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import time
@@ -20,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from conftest import ROOT, SAMPLE, SLOW_SECONDS
+from conftest import ROOT, SAMPLE, SLOW_SECONDS, free_port
 
 CHROMIUM = Path("/usr/bin/chromium")
 #: The process id of each running server of :func:`streamlit_server`, by its URL (a test that
@@ -64,12 +63,6 @@ def browser_context_args(browser_context_args):
     }
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @contextmanager
 def streamlit_server(log: Path, extra: Sequence[str] = ()) -> Iterator[str]:
     """`streamlit run app.py` on 127.0.0.1 and a free port, with the environment of the
@@ -83,7 +76,7 @@ def streamlit_server(log: Path, extra: Sequence[str] = ()) -> Iterator[str]:
     extra : sequence of str
         More `streamlit run` options.
     """
-    port = _free_port()
+    port = free_port()
     with open(log, "wb") as out:
         process = subprocess.Popen(
             [

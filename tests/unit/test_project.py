@@ -39,3 +39,22 @@ def test_benchmark_baseline_reproduces_the_reference(ds, k):
     assert selected == (expected.astype(int) - 1).tolist()
     ref_deps = np.loadtxt(REFERENCE / f"ds{ds}_K{k}_depArray.csv", delimiter=",")
     np.testing.assert_allclose(deps, ref_deps, rtol=0, atol=1e-12)
+
+
+def test_test_processes_draw_server_ports_from_blocks_of_their_own(monkeypatch):
+    """Two processes of `make test` never pick the same port for their servers: worker gwN's
+    ports lie in its own block, each is free when given, and none is given twice."""
+    import socket
+
+    from conftest import free_port
+
+    blocks = {}
+    for worker in ("gw0", "gw1", "gw3"):
+        monkeypatch.setenv("PYTEST_XDIST_WORKER", worker)
+        blocks[worker] = [free_port() for _ in range(20)]
+    for worker, ports in blocks.items():
+        index = int(worker[2:])
+        assert all(20000 + 1500 * index <= p < 20000 + 1500 * (index + 1) for p in ports)
+        assert len(set(ports)) == len(ports)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", blocks["gw1"][0]))  # free when given
