@@ -95,6 +95,56 @@ def _sample_names(dataset: Dataset) -> list[str]:
     return [f"#{i}" for i in range(dataset.n_samples)]
 
 
+def _class_bar(x: list, classes: list, colours: dict, samples: list) -> go.Heatmap:
+    """The heat map's one-row class bar: each sample's class as its code 0..C-1 on a
+    stepped colour scale of the classes' colours, the sample and class on hover."""
+    order = list(colours)
+    codes = [order.index(c) for c in classes]
+    n = len(order)
+    scale = []
+    for i, c in enumerate(order):
+        scale += [[i / n, colours[c]], [(i + 1) / n, colours[c]]]
+    return go.Heatmap(
+        z=[codes],
+        x=x,
+        y=["class"],
+        zmin=-0.5,
+        zmax=n - 0.5,
+        colorscale=scale,
+        showscale=False,
+        text=[[str(c) for c in classes]],
+        customdata=[samples],
+        hovertemplate="sample %{customdata}<br>class %{text}<extra></extra>",
+        xgap=0,
+    )
+
+
+def _zscore_heat(
+    x: list, z: np.ndarray, raw: np.ndarray, names: list, samples: list, classes: list
+) -> go.Heatmap:
+    """The genes' z-scores (samples x genes, drawn transposed: one row per gene), each
+    cell's sample, class and raw value on hover."""
+    cells = np.empty(z.T.shape + (3,), dtype=object)
+    cells[:, :, 0] = np.array(samples, dtype=object)[None, :]
+    cells[:, :, 1] = np.array([str(c) for c in classes], dtype=object)[None, :]
+    cells[:, :, 2] = np.vectorize(lambda v: f"{v:.4g}", otypes=[object])(raw.T)
+    return go.Heatmap(
+        z=z.T,
+        x=x,
+        y=names,
+        zmin=-3,
+        zmax=3,
+        zmid=0,
+        colorscale="RdBu_r",
+        customdata=cells,
+        colorbar=dict(title=dict(text="z"), len=0.8, y=0.4, thickness=12),
+        hovertemplate=(
+            "sample %{customdata[0]}<br>class %{customdata[1]}<br>gene %{y}"
+            "<br>value %{customdata[2]} (z %{z:.2f})<extra></extra>"
+        ),
+    )
+
+
 def gene_heatmap_figure(
     dataset: Dataset,
     minority,
@@ -159,45 +209,8 @@ def gene_heatmap_figure(
     classes = [dataset.labels[r] for r in rows]
     x = list(range(len(rows)))
 
-    # Class bar: classes as codes 0..C-1 on a stepped colour scale
-    order = list(colours)
-    codes = [order.index(c) for c in classes]
-    n = len(order)
-    scale = []
-    for i, c in enumerate(order):
-        scale += [[i / n, colours[c]], [(i + 1) / n, colours[c]]]
-    bar = go.Heatmap(
-        z=[codes],
-        x=x,
-        y=["class"],
-        zmin=-0.5,
-        zmax=n - 0.5,
-        colorscale=scale,
-        showscale=False,
-        text=[[str(c) for c in classes]],
-        customdata=[samples],
-        hovertemplate="sample %{customdata}<br>class %{text}<extra></extra>",
-        xgap=0,
-    )
-    cells = np.empty(z.T.shape + (3,), dtype=object)
-    cells[:, :, 0] = np.array(samples, dtype=object)[None, :]
-    cells[:, :, 1] = np.array([str(c) for c in classes], dtype=object)[None, :]
-    cells[:, :, 2] = np.vectorize(lambda v: f"{v:.4g}", otypes=[object])(raw.T)
-    heat = go.Heatmap(
-        z=z.T,
-        x=x,
-        y=names,
-        zmin=-3,
-        zmax=3,
-        zmid=0,
-        colorscale="RdBu_r",
-        customdata=cells,
-        colorbar=dict(title=dict(text="z"), len=0.8, y=0.4, thickness=12),
-        hovertemplate=(
-            "sample %{customdata[0]}<br>class %{customdata[1]}<br>gene %{y}"
-            "<br>value %{customdata[2]} (z %{z:.2f})<extra></extra>"
-        ),
-    )
+    bar = _class_bar(x, classes, colours, samples)
+    heat = _zscore_heat(x, z, raw, names, samples, classes)
     top = 60 if drawn.sampled else 30
     height = max(320, 80 + top + 20 * len(names))
     bar_share = min(0.25, 28 / height)
@@ -357,6 +370,56 @@ def _box_statistics(values: np.ndarray) -> dict:
     )
 
 
+def _panel_style(gene: str) -> dict:
+    """The style every gene panel's trace shares (named by the gene, grey, no legend)."""
+    return dict(
+        name=gene,
+        showlegend=False,
+        marker=dict(color=REST_COLOUR, size=4),
+        line=dict(color=REST_COLOUR),
+    )
+
+
+def _summary_box(gene: str, order: list[str], boxes: list[dict]) -> go.Box:
+    """A box per class from precomputed statistics (:func:`_box_statistics`), no points."""
+    return go.Box(
+        x=order,
+        boxpoints=False,
+        **{key: [b[key] for b in boxes] for key in boxes[0]},
+        **_panel_style(gene),
+    )
+
+
+def _drawn_trace(gene: str, kind: str, x: list, y: np.ndarray, samples: list, hover: list):
+    """A box or violin over the drawn samples, every sample shown as a point with its
+    name and class on hover."""
+    common = dict(x=x, y=y, text=samples, hovertext=hover, **_panel_style(gene))
+    if kind == "box":
+        return go.Box(boxpoints="all", jitter=0.4, pointpos=0, **common)
+    return go.Violin(
+        points="all", jitter=0.4, pointpos=0, box_visible=True, spanmode="hard", **common
+    )
+
+
+def _minority_shade(panel: int, minority_at: int) -> dict:
+    """The red band behind the minority's category in panel ``panel`` (0-based), as a
+    layout shape (one per panel, set at once: ``add_vrect`` per panel takes seconds)."""
+    axis = "" if panel == 0 else str(panel + 1)
+    return dict(
+        type="rect",
+        xref=f"x{axis}",
+        yref=f"y{axis} domain",
+        x0=minority_at - 0.5,
+        x1=minority_at + 0.5,
+        y0=0,
+        y1=1,
+        fillcolor=MINORITY_COLOUR,
+        opacity=0.12,
+        line_width=0,
+        layer="below",
+    )
+
+
 def gene_box_figure(
     dataset: Dataset,
     minority,
@@ -451,36 +514,13 @@ def gene_box_figure(
         vertical_spacing=gap / plot if nrows > 1 else 0.1,
     )
     hover = [f"{sample}<br>class {c}" for sample, c in zip(samples, x)]
-    shades = []
     for i, gene in enumerate(names):
         row, col = divmod(i, ncols)
-        style = dict(
-            name=gene,
-            showlegend=False,
-            marker=dict(color=REST_COLOUR, size=4),
-            line=dict(color=REST_COLOUR),
-        )
         if summarised:
             boxes = [_box_statistics(values[dataset.labels == c, i]) for c in classes]
-            trace = go.Box(
-                x=order,
-                boxpoints=False,
-                **{key: [b[key] for b in boxes] for key in boxes[0]},
-                **style,
-            )
+            trace = _summary_box(gene, order, boxes)
         else:
-            common = dict(x=x, y=values[rows, i], text=samples, hovertext=hover, **style)
-            if kind == "box":
-                trace = go.Box(boxpoints="all", jitter=0.4, pointpos=0, **common)
-            else:
-                trace = go.Violin(
-                    points="all",
-                    jitter=0.4,
-                    pointpos=0,
-                    box_visible=True,
-                    spanmode="hard",
-                    **common,
-                )
+            trace = _drawn_trace(gene, kind, x, values[rows, i], samples, hover)
         fig.add_trace(trace, row + 1, col + 1)
         fig.update_xaxes(
             type="category",
@@ -494,23 +534,7 @@ def gene_box_figure(
             row=row + 1,
             col=col + 1,
         )
-        axis = "" if i == 0 else str(i + 1)
-        shades.append(
-            dict(
-                type="rect",
-                xref=f"x{axis}",
-                yref=f"y{axis} domain",
-                x0=minority_at - 0.5,
-                x1=minority_at + 0.5,
-                y0=0,
-                y1=1,
-                fillcolor=MINORITY_COLOUR,
-                opacity=0.12,
-                line_width=0,
-                layer="below",
-            )
-        )
-    # the minority's shade in every panel, set at once (add_vrect per panel: seconds)
+    shades = [_minority_shade(i, minority_at) for i in range(len(names))]
     fig.update_layout(shapes=shades)
     fig.update_yaxes(tickfont=_TICK_FONT)
     fig.update_annotations(font_size=_TITLE_SIZE)
