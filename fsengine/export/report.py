@@ -298,6 +298,70 @@ def _created(created: datetime | None) -> datetime:
     return datetime.now().astimezone() if created is None else created
 
 
+def _dataset_html(
+    dataset_name: str,
+    checksum: str,
+    shape: str,
+    class_counts: Mapping[Any, int],
+    minority: Any,
+    reading: str,
+) -> list[str]:
+    """The report's data set section: its name, checksum, shape, minority and reading
+    options, and the class counts with each class's share (the minority's row marked)."""
+    total = sum(int(c) for c in class_counts.values())
+    rows = [
+        ("Name", _e(dataset_name)),
+        ("SHA-256", f'<span class="mono">{_e(checksum)}</span>'),
+        ("Shape", _e(shape)),
+        ("Minority class", f'<span class="minority">{_e(minority)}</span>'),
+    ]
+    if reading:
+        rows.append(("Read with", f'<span class="mono">{_e(reading)}</span>'))
+    parts = ['<section id="dataset"><h2>Data set</h2><table class="kv">']
+    parts += [f"<tr><th>{name}</th><td>{cell}</td></tr>" for name, cell in rows]
+    parts.append("</table><h3>Class counts</h3><table><thead><tr>")
+    parts.append("<th>class</th><th>samples</th><th>share</th></tr></thead><tbody>")
+    for label, count in class_counts.items():
+        is_minority = str(label) == str(minority)
+        mark = ' class="minority"' if is_minority else ""
+        share = f"{100 * int(count) / total:.1f} %" if total else ""
+        parts.append(
+            f"<tr><td{mark}>{_e(label)}{' (minority)' if is_minority else ''}</td>"
+            f'<td class="num">{int(count)}</td><td class="num">{share}</td></tr>'
+        )
+    parts.append("</tbody></table></section>")
+    return parts
+
+
+def _sections_html(sections: Sequence[ReportSection]) -> list[str]:
+    """The report's sections in order (text, parameters, table, figures); plotly.js is
+    inlined with the first figure only, and the figures' ids are numbered, so that equal
+    inputs give equal bytes (plotly draws a random id otherwise)."""
+    parts = []
+    n_figures = 0
+    for i, section in enumerate(sections, start=1):
+        parts.append(f'<section id="section-{i}"><h2>{_e(section.title)}</h2>')
+        parts.append(_paragraphs(section.text))
+        if section.params:
+            parts.append(_params_html(section.params))
+        if section.table is not None:
+            parts.append(_table_html(section.table))
+        for figure in section.figures:
+            n_figures += 1
+            parts.append('<div class="figure">')
+            parts.append(
+                figure.to_html(
+                    full_html=False,
+                    include_plotlyjs=n_figures == 1,
+                    div_id=f"figure-{n_figures}",
+                    config={"displaylogo": False},
+                )
+            )
+            parts.append("</div>")
+        parts.append("</section>")
+    return parts
+
+
 def build_report_html(
     *,
     title: str,
@@ -349,7 +413,6 @@ def build_report_html(
     """
     _check_titles(sections)
     stamp = _created(created).isoformat(sep=" ", timespec="seconds")
-    total = sum(int(c) for c in class_counts.values())
     shape = f"{int(n_samples)} samples x {int(n_features)} features"
 
     parts = [
@@ -370,50 +433,8 @@ def build_report_html(
         + "</ul></nav>"
     )
 
-    rows = [
-        ("Name", _e(dataset_name)),
-        ("SHA-256", f'<span class="mono">{_e(checksum)}</span>'),
-        ("Shape", _e(shape)),
-        ("Minority class", f'<span class="minority">{_e(minority)}</span>'),
-    ]
-    if reading:
-        rows.append(("Read with", f'<span class="mono">{_e(reading)}</span>'))
-    parts.append('<section id="dataset"><h2>Data set</h2><table class="kv">')
-    parts += [f"<tr><th>{name}</th><td>{cell}</td></tr>" for name, cell in rows]
-    parts.append("</table><h3>Class counts</h3><table><thead><tr>")
-    parts.append("<th>class</th><th>samples</th><th>share</th></tr></thead><tbody>")
-    for label, count in class_counts.items():
-        is_minority = str(label) == str(minority)
-        mark = ' class="minority"' if is_minority else ""
-        share = f"{100 * int(count) / total:.1f} %" if total else ""
-        parts.append(
-            f"<tr><td{mark}>{_e(label)}{' (minority)' if is_minority else ''}</td>"
-            f'<td class="num">{int(count)}</td><td class="num">{share}</td></tr>'
-        )
-    parts.append("</tbody></table></section>")
-
-    n_figures = 0
-    for i, section in enumerate(sections, start=1):
-        parts.append(f'<section id="section-{i}"><h2>{_e(section.title)}</h2>')
-        parts.append(_paragraphs(section.text))
-        if section.params:
-            parts.append(_params_html(section.params))
-        if section.table is not None:
-            parts.append(_table_html(section.table))
-        for figure in section.figures:
-            n_figures += 1
-            # Fixed ids keep the bytes stable (plotly draws a random one otherwise).
-            parts.append('<div class="figure">')
-            parts.append(
-                figure.to_html(
-                    full_html=False,
-                    include_plotlyjs=n_figures == 1,
-                    div_id=f"figure-{n_figures}",
-                    config={"displaylogo": False},
-                )
-            )
-            parts.append("</div>")
-        parts.append("</section>")
+    parts += _dataset_html(dataset_name, checksum, shape, class_counts, minority, reading)
+    parts += _sections_html(sections)
 
     parts.append('<section id="versions"><h2>Software versions</h2><table class="kv">')
     parts += [f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in versions().items()]
