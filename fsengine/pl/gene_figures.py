@@ -574,6 +574,25 @@ def _pc_title(ratio: np.ndarray, i: int) -> str:
     return f"PC{i + 1} ({100 * ratio[i]:.1f}%)" if i < len(ratio) else f"PC{i + 1}"
 
 
+def _all_genes_pca(
+    dataset: Dataset, rows: np.ndarray, fit_on_rows: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """The PCA of every gene (:func:`fsengine.evaluation.genes.pca_coordinates`) at ``rows``:
+    fit on those rows only when ``fit_on_rows`` or the matrix is on disk (which then gives
+    those rows only), else on all samples; a sparse matrix stays sparse (no copy). Returns
+    the rows' coordinates, padded with zeros to two components, and the explained
+    variance ratios."""
+    if fit_on_rows or dataset.is_backed:
+        drawn_rows = dataset.X[rows] if is_sparse(dataset.X) else row_values(dataset.X, rows)
+        coords, ratio, _ = pca_coordinates(drawn_rows)
+    else:
+        coords, ratio, _ = pca_coordinates(dataset.X)
+        coords = coords[rows]
+    if coords.shape[1] < 2:
+        coords = np.column_stack([coords, np.zeros((len(coords), 2 - coords.shape[1]))])
+    return coords, ratio
+
+
 def pca_figure(
     dataset: Dataset,
     minority,
@@ -634,19 +653,9 @@ def pca_figure(
     else:
         left_title = f"selected genes ({len(indices)})"
     right_title = f"all genes ({dataset.n_features})"
-    # every gene: a sparse matrix stays sparse (pca_coordinates multiplies by it, no copy);
-    # one on disk gives the drawn rows only
-    if drawn.sampled or dataset.is_backed:
-        drawn_rows = dataset.X[rows] if is_sparse(dataset.X) else row_values(dataset.X, rows)
-        all_coords, all_ratio, _ = pca_coordinates(drawn_rows)
-        right_title += ", fit on the drawn samples" if drawn.sampled else ""
-    else:
-        all_coords, all_ratio, _ = pca_coordinates(dataset.X)
-        all_coords = all_coords[rows]
-    if all_coords.shape[1] < 2:
-        all_coords = np.column_stack(
-            [all_coords, np.zeros((len(all_coords), 2 - all_coords.shape[1]))]
-        )
+    if drawn.sampled:
+        right_title += ", fit on the drawn samples"
+    all_coords, all_ratio = _all_genes_pca(dataset, rows, fit_on_rows=drawn.sampled)
     fig = make_subplots(
         rows=1,
         cols=2,
