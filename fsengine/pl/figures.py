@@ -167,6 +167,16 @@ def k_sweep_figure(summary: list[dict], title: str = "", cursor: int | None = No
     return sweep_figure(summary, "k", "K", title=title, cursor=cursor)
 
 
+def _parameter_axis(values: list) -> dict:
+    """A swept parameter's x axis: a tick per value for integers spanning at most 20, a
+    log axis for positive values spanning two orders of magnitude or more, else plotly's."""
+    if values and all(isinstance(x, int) and not isinstance(x, bool) for x in values):
+        return {"dtick": 1} if max(values) - min(values) <= 20 else {}
+    if values and min(values) > 0 and max(values) / min(values) >= 100:
+        return {"type": "log"}
+    return {}
+
+
 def sweep_figure(
     summary: list[dict],
     parameter: str,
@@ -242,13 +252,7 @@ def sweep_figure(
             1,
             col,
         )
-    axis = {"title_text": symbol}
-    if xs and all(isinstance(x, int) and not isinstance(x, bool) for x in xs):
-        if max(xs) - min(xs) <= 20:
-            axis["dtick"] = 1
-    elif xs and min(xs) > 0 and max(xs) / min(xs) >= 100:
-        axis["type"] = "log"
-    fig.update_xaxes(**axis)
+    fig.update_xaxes(title_text=symbol, **_parameter_axis(xs))
     if cursor is not None:
         for col in range(1, len(panels) + 1):
             fig.add_vline(x=cursor, line_dash="dot", line_color="#7f7f7f", row=1, col=col)
