@@ -293,33 +293,44 @@ class Method:
                     f"applies to rankers; {self.name} decides how many features to keep",
                     parameter="top",
                 )
-            selector = self.selector(**params).start(y, n_features=X.shape[1])
-            arrival = feature_order(X.shape[1], order, seed)
-            start = time.perf_counter()
-            if client is not None:
-                if events:
-                    raise FSEngineError(
-                        "a trace of every step is written by a run on this machine only; "
-                        "leave out the Dask cluster (or the trace)"
-                    )
-                kept = []
-                selection = gene_parallel_selection(client, selector, X, names, arrival).selection
-            elif events:
-                kept = list(stream_events(selector, X, names, arrival))
-                selection = selector.finish()
-            else:
-                kept = []
-                selection = stream_selection(selector, X, names, arrival)
-            seconds = time.perf_counter() - start
-            return RunResult(
-                selection, kept, selector.params, seconds, warnings=tuple(selector.warnings())
-            )
+            return self._stream(X, y, names, params, order, seed, events, client)
         if order != "natural":
             raise FSEngineError(
                 f"{self.name} is a ranker: it scores all features at once, "
                 "so a feature order does not apply",
                 parameter="order",
             )
+        return self._rank(X, y, names, params, seed, top, client)
+
+    def _stream(self, X, y, names, params: dict, order, seed, events: bool, client) -> RunResult:
+        """:meth:`select` for an online selector: the features of ``X`` stream in the
+        ``order`` drawn with ``seed``, on this machine (with every step's event when
+        ``events``) or over ``client``'s workers."""
+        selector = self.selector(**params).start(y, n_features=X.shape[1])
+        arrival = feature_order(X.shape[1], order, seed)
+        start = time.perf_counter()
+        if client is not None:
+            if events:
+                raise FSEngineError(
+                    "a trace of every step is written by a run on this machine only; "
+                    "leave out the Dask cluster (or the trace)"
+                )
+            kept = []
+            selection = gene_parallel_selection(client, selector, X, names, arrival).selection
+        elif events:
+            kept = list(stream_events(selector, X, names, arrival))
+            selection = selector.finish()
+        else:
+            kept = []
+            selection = stream_selection(selector, X, names, arrival)
+        seconds = time.perf_counter() - start
+        return RunResult(
+            selection, kept, selector.params, seconds, warnings=tuple(selector.warnings())
+        )
+
+    def _rank(self, X, y, names, params: dict, seed, top, client) -> RunResult:
+        """:meth:`select` for a ranker: every feature's score, the ``top`` best kept in
+        rank order (all by default); ``seed`` is the ranker's own parameter."""
         if top is not None and not is_integer_in(top, 1, X.shape[1]):
             raise FSEngineError(
                 f"must be an integer from 1 to {X.shape[1]} (the number of features), got {top!r}",
