@@ -403,34 +403,52 @@ def column_copy(
     Returns
     -------
     indptr : ndarray of int64, shape (n_features + 1,)
+    data_path, indices_path : Path
+    dtypes : (numpy dtype, numpy dtype)
+        Of the stored values (as in the file) and of the row indices.
 
     Raises
     ------
     FSEngineError
         The matrix's structure is damaged (pointers, or row or column numbers).
-    data_path, indices_path : Path
-    dtypes : (numpy dtype, numpy dtype)
-        Of the stored values (as in the file) and of the row indices.
     """
     n, p = shape
     elements = elements or sparse_blocks.BLOCK_ELEMENTS
-    data_node, index_node = node["data"], node["indices"]
     row_pointers = _checked_pointers(node, n, description)
-    stored = int(row_pointers[-1])
-    value_type = np.dtype(data_node.dtype)
+    value_type = np.dtype(node["data"].dtype)
     index_type = np.dtype(np.int32 if max(n, p) < 2**31 else np.int64)
     band = max(1024, int(BAND_SHARE * elements))
+    indptr = _column_pointers(node["indices"], int(row_pointers[-1]), p, band, description)
+    edges = _groups(indptr, max(1024, int(GROUP_SHARE * elements)))
+    bands = _bands(row_pointers, band)
+    pieces_path = folder / "pieces.bin"
+    types = (value_type, index_type)
+    starts, cuts = _write_band_pieces(node, row_pointers, bands, edges, p, types, pieces_path)
+    data_path, indices_path = folder / "data.bin", folder / "indices.bin"
+    _gather_groups(pieces_path, starts, cuts, edges, types, data_path, indices_path)
+    pieces_path.unlink()
+    return indptr, data_path, indices_path, types
+
+
+def _column_pointers(index_node, stored: int, p: int, band: int, description: str) -> np.ndarray:
+    """Pass 1 of :func:`column_copy`: the CSC pointers (each column's stored values,
+    cumulated), the column numbers read ``band`` at a time and checked."""
     counts = np.zeros(p, dtype=np.int64)
     for lo in range(0, stored, band):
         columns = _checked_indices(index_node[lo : lo + band], p, description)
         counts += np.bincount(columns, minlength=p)
-    indptr = np.concatenate([[0], np.cumsum(counts)])
-    edges = _groups(indptr, max(1024, int(GROUP_SHARE * elements)))
-    bands = _bands(row_pointers, band)
-    # where each band's sorted entries start in the pieces file, and each group's part
+    return np.concatenate([[0], np.cumsum(counts)])
+
+
+def _write_band_pieces(node, row_pointers, bands, edges, p: int, types, pieces_path: Path):
+    """Pass 2 of :func:`column_copy`: each band of rows' entries sorted by column (stably)
+    and written to ``pieces_path`` as its rows, columns and values one after the other.
+    Returns where each band starts in the file (bytes) and, per band, where each group of
+    columns starts among its entries (its last cut is the band's number of entries)."""
+    value_type, index_type = types
+    data_node, index_node = node["data"], node["indices"]
     starts = np.zeros(len(bands) - 1, dtype=np.int64)
     cuts = np.zeros((len(bands) - 1, len(edges)), dtype=np.int64)
-    pieces_path = folder / "pieces.bin"
     with open(pieces_path, "wb") as out:
         for k in range(len(bands) - 1):
             row, stop = int(bands[k]), int(bands[k + 1])
@@ -451,7 +469,14 @@ def column_copy(
             del columns
             np.asarray(data_node[start:end], dtype=value_type)[order].tofile(out)
             del order
-    data_path, indices_path = folder / "data.bin", folder / "indices.bin"
+    return starts, cuts
+
+
+def _gather_groups(pieces_path: Path, starts, cuts, edges, types, data_path, indices_path):
+    """Pass 3 of :func:`column_copy`: each group of columns' parts read from every band's
+    piece (in band order), sorted by column (stably: rows stay ascending) and appended to
+    the copy's values (``data_path``) and row numbers (``indices_path``)."""
+    value_type, index_type = types
     index_size, value_size = index_type.itemsize, value_type.itemsize
     with (
         open(pieces_path, "rb") as source,
@@ -461,7 +486,7 @@ def column_copy(
         fd = source.fileno()
         for g in range(len(edges) - 1):
             rows, columns, values = [], [], []
-            for k in range(len(bands) - 1):
+            for k in range(len(starts)):
                 a, z = int(cuts[k, g]), int(cuts[k, g + 1])
                 if z == a:
                     continue
@@ -481,8 +506,6 @@ def column_copy(
             rows[order].tofile(index_out)
             values[order].tofile(data_out)
             del rows, values, order
-    pieces_path.unlink()
-    return indptr, data_path, indices_path, (value_type, index_type)
 
 
 def _stable_order(keys: np.ndarray, span: int) -> np.ndarray:
