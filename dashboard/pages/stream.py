@@ -355,6 +355,61 @@ def stream_view(settings) -> None:
         _selected_genes(live, done, last)
 
 
+def _confirmed_start(start: bool, fresh: bool, estimate, settings, method: str) -> bool:
+    """Whether a stream starts now: a Start of a stream estimated to compute for long
+    (``estimate.long``) asks first (its settings kept in ``stream_confirm``) and starts once
+    "Start anyway" is pressed; the question goes once the settings or the estimate change.
+    """
+    if start and fresh and estimate is not None and estimate.long:
+        st.session_state["stream_confirm"] = settings  # a long stream starts once confirmed
+        start = False
+    if st.session_state.get("stream_confirm") is not None:
+        if st.session_state["stream_confirm"] != settings or estimate is None:
+            st.session_state.pop("stream_confirm")
+        else:
+            asking = st.empty()  # emptied once answered
+            with asking.container():
+                st.warning(
+                    f"{get_method(method).spec.label} on this data set would compute for "
+                    f"{estimate.text()}: a long time. Start it anyway? Pause stops it at any "
+                    "moment.",
+                    icon=":material/hourglass_top:",
+                )
+                yes, no, _ = st.columns([1, 1, 3])
+                if yes.button("Start anyway", type="primary", key="stream_confirm_start"):
+                    st.session_state.pop("stream_confirm")
+                    start = True
+                elif no.button("Don't start", key="stream_confirm_cancel"):
+                    st.session_state.pop("stream_confirm")
+                    reruns.rerun()
+            if start:
+                asking.empty()
+    return start
+
+
+def _notice(kept, settings, method: str, order: str, seed: int, params: dict) -> None:
+    """What the page shows above the view: the streams kept for other data sets when
+    there is none here, or that the run shown is not the one the boxes now describe."""
+    if kept is None:
+        for other in streams.others():
+            st.caption(
+                f"Kept from another data set or minority class: {other.describe()}. It is "
+                "not shown here; load its data set and class to see it."
+            )
+    elif _other_settings(kept, settings):
+        live = kept.live
+        where = (
+            "finished" if live.done else f"stopped at {live.position:,} of {live.total:,} features"
+        )
+        st.info(
+            f"Shown below: the **{streams.run_text(live)}** run, {where}. The boxes above "
+            f"say **{streams.settings_text(method, order, seed, params)}**: Start (or Step) "
+            "streams that from the first feature, and this run stays in History to "
+            "reopen; Reset clears the page.",
+            icon=":material/swap_horiz:",
+        )
+
+
 def render() -> None:
     """Draw the Stream page: an online selector's settings, Start / Pause / Step, and
     the stream's live view."""
@@ -454,30 +509,7 @@ def render() -> None:
         width="stretch",
         disabled=bool(refused),
     )
-    if start and fresh and estimate is not None and estimate.long:
-        st.session_state["stream_confirm"] = settings  # a long stream starts once confirmed
-        start = False
-    if st.session_state.get("stream_confirm") is not None:
-        if st.session_state["stream_confirm"] != settings or estimate is None:
-            st.session_state.pop("stream_confirm")
-        else:
-            asking = st.empty()  # emptied once answered
-            with asking.container():
-                st.warning(
-                    f"{get_method(method).spec.label} on this data set would compute for "
-                    f"{estimate.text()}: a long time. Start it anyway? Pause stops it at any "
-                    "moment.",
-                    icon=":material/hourglass_top:",
-                )
-                yes, no, _ = st.columns([1, 1, 3])
-                if yes.button("Start anyway", type="primary", key="stream_confirm_start"):
-                    st.session_state.pop("stream_confirm")
-                    start = True
-                elif no.button("Don't start", key="stream_confirm_cancel"):
-                    st.session_state.pop("stream_confirm")
-                    reruns.rerun()
-            if start:
-                asking.empty()
+    start = _confirmed_start(start, fresh, estimate, settings, method)
     if start:
         if kept is None or kept.live.finished or _other_settings(kept, settings):
             kept = _start(method, order, seed, params)  # the boxes' settings from the first feature
@@ -516,26 +548,7 @@ def render() -> None:
     if "stream_error" in st.session_state:
         st.error(st.session_state["stream_error"])
     with notice:
-        if kept is None:
-            for other in streams.others():
-                st.caption(
-                    f"Kept from another data set or minority class: {other.describe()}. It is "
-                    "not shown here; load its data set and class to see it."
-                )
-        elif _other_settings(kept, settings):
-            live = kept.live
-            where = (
-                "finished"
-                if live.done
-                else f"stopped at {live.position:,} of {live.total:,} features"
-            )
-            st.info(
-                f"Shown below: the **{streams.run_text(live)}** run, {where}. The boxes above "
-                f"say **{streams.settings_text(method, order, seed, params)}**: Start (or Step) "
-                "streams that from the first feature, and this run stays in History to "
-                "reopen; Reset clears the page.",
-                icon=":material/swap_horiz:",
-            )
+        _notice(kept, settings, method, order, seed, params)
     if estimate is not None:
         st.caption(
             f":material/schedule: The whole stream's computation: {estimate.text()} on this "
