@@ -36,8 +36,21 @@ def _protocol(params: dict) -> dict:
 
 
 def report_sections() -> list[ReportSection]:
-    """Every result of this session on the current data set and minority class."""
-    sections: list[ReportSection] = []
+    """Every result of this session on the current data set and minority class: its
+    comparisons, sweeps (of K, of a parameter, of top-k), the finished stream and the
+    selections computed on the Export page, in that order."""
+    return [
+        *_comparison_sections(),
+        *_k_sweep_sections(),
+        *_value_sweep_sections(),
+        *_top_sweep_sections(),
+        *_stream_section(),
+        *_selection_sections(),
+    ]
+
+
+def _comparison_sections() -> list[ReportSection]:
+    sections = []
     for i, result in enumerate(session.current_results(BY_NAME["compare"].results["compare"]), 1):
         evaluation = result["evaluation"]
         settings = evaluation.params["settings"]
@@ -71,6 +84,11 @@ def report_sections() -> list[ReportSection]:
                 },
             )
         )
+    return sections
+
+
+def _k_sweep_sections() -> list[ReportSection]:
+    sections = []
     for i, result in enumerate(session.current_results(BY_NAME["sweep"].results["sweep-k"]), 1):
         summary = result.summary(("k",))
         sections.append(
@@ -89,6 +107,11 @@ def report_sections() -> list[ReportSection]:
                 csv={f"sweep_k_{i}_records.csv": records_to_csv(result.records, ("k", "split"))},
             )
         )
+    return sections
+
+
+def _value_sweep_sections() -> list[ReportSection]:
+    sections = []
     for i, result in enumerate(
         session.current_results(BY_NAME["sweep"].results["sweep-values"]), 1
     ):
@@ -117,6 +140,11 @@ def report_sections() -> list[ReportSection]:
                 },
             )
         )
+    return sections
+
+
+def _top_sweep_sections() -> list[ReportSection]:
+    sections = []
     for i, result in enumerate(session.current_results(BY_NAME["sweep"].results["sweep-top"]), 1):
         summary = result.summary(("method", "top"))
         sections.append(
@@ -138,55 +166,65 @@ def report_sections() -> list[ReportSection]:
                 },
             )
         )
+    return sections
+
+
+def _fallback_sentence(selection) -> str:
+    """The pages' sentence saying a selection is its method's fallback ("" when it is not)."""
+    if not selection.fallback:
+        return ""
+    return selection.fallback_text(METHOD_LABELS.get(selection.method, selection.method))
+
+
+def _selection_table(selection) -> list[dict]:
+    return [
+        {k: row[k] for k in ("rank", "feature", "score", "status")}
+        for row in selection_rows(selection)
+    ]
+
+
+def _stream_section() -> list[ReportSection]:
+    """The finished stream of the Stream page (none while it streams)."""
     stream = streams.current()
     live = stream.live if stream is not None else None
-    if live is not None and live.done:
-        selection = live.selection()
-        spec = get_method(live.method).spec
-        sections.append(
-            ReportSection(
-                title="Stream",
-                text=f"{spec.label} over all {live.total} features in {live.order_name} order "
-                "on all samples (the command line's selection)."
-                + (
-                    f" {selection.fallback_text(METHOD_LABELS[selection.method])}"
-                    if selection.fallback
-                    else ""
-                ),
-                params={
-                    "method": live.method,
-                    **spec.record(live.params),
-                    "order": live.order_name,
-                    "seed": live.seed,
-                },
-                table=[
-                    {k: row[k] for k in ("rank", "feature", "score", "status")}
-                    for row in selection_rows(selection)
-                ],
-                csv={
-                    "stream_selected.csv": selection_to_csv(selection),
-                    "stream_events.csv": events_to_csv(live.events, live.method),
-                },
-            )
+    if live is None or not live.done:
+        return []
+    selection = live.selection()
+    spec = get_method(live.method).spec
+    fallback = _fallback_sentence(selection)
+    return [
+        ReportSection(
+            title="Stream",
+            text=f"{spec.label} over all {live.total} features in {live.order_name} order "
+            "on all samples (the command line's selection)." + (f" {fallback}" if fallback else ""),
+            params={
+                "method": live.method,
+                **spec.record(live.params),
+                "order": live.order_name,
+                "seed": live.seed,
+            },
+            table=_selection_table(selection),
+            csv={
+                "stream_selected.csv": selection_to_csv(selection),
+                "stream_events.csv": events_to_csv(live.events, live.method),
+            },
         )
-    loaded = session.current()
+    ]
+
+
+def _selection_sections() -> list[ReportSection]:
+    """The selections computed on the Export page for this data set and minority class."""
     kept = st.session_state.get("export_results")
-    if kept is not None and kept["data"] is loaded:
-        for (minority, method, _top, _params), result in kept["results"].items():
-            if minority != session.state.minority:
-                continue
-            sections.append(
-                ReportSection(
-                    title=f"Selection: {METHOD_LABELS.get(method, method)}",
-                    text=result.selection.fallback_text(METHOD_LABELS[selection.method])
-                    if result.selection.fallback
-                    else "",
-                    params=result.params,
-                    table=[
-                        {k: row[k] for k in ("rank", "feature", "score", "status")}
-                        for row in selection_rows(result.selection)
-                    ],
-                    csv={f"{method}_selected.csv": selection_to_csv(result.selection)},
-                )
-            )
-    return sections
+    if kept is None or kept["data"] is not session.current():
+        return []
+    return [
+        ReportSection(
+            title=f"Selection: {METHOD_LABELS.get(method, method)}",
+            text=_fallback_sentence(result.selection),
+            params=result.params,
+            table=_selection_table(result.selection),
+            csv={f"{method}_selected.csv": selection_to_csv(result.selection)},
+        )
+        for (minority, method, _top, _params), result in kept["results"].items()
+        if minority == session.state.minority
+    ]

@@ -4,6 +4,7 @@ Stream and Export pages say so in words and mark every row 'fallback'; the Genes
 names the selection a fallback; the CSV has the status column."""
 
 import csv
+import html
 import io
 
 import numpy as np
@@ -95,3 +96,21 @@ def test_compare_says_which_whole_data_selection_is_a_fallback():
     assert "K-OFSD 6 (fallback: it selected none)" in caption
     assert "as many as K-OFSD returns there (6, its fallback's)" in caption
     assert "Fisher 6." in caption
+
+
+def test_the_report_says_which_selection_of_the_export_page_is_a_fallback():
+    """A fallback computed on the Export page, no stream run: the report's section of that
+    selection says it in the sentence of the page (it once took the method's name from a
+    stream's selection, and without one the report failed)."""
+    at = open_page("dashboard/pages/data.py")
+    _upload(at)
+    at.switch_page("dashboard/pages/export.py").run()
+    assert not at.exception
+    at.slider(key="export_kofsd_k").set_value(3).run()
+    at.button(key="export_compute").click().run()
+    assert not at.exception
+    at.button(key="export_report").click().run()
+    assert not at.exception
+    page = at.session_state["export_report_files"][1].decode()
+    assert "Selection: K-OFSD" in page
+    assert html.escape(SENTENCE) in page
