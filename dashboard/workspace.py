@@ -1074,124 +1074,25 @@ class Store:
         """Delete until under the cap (the order is in the module's docstring); return the
         evicted runs of ``workspace_id``. ``keep_used``: also keep every data set a
         workspace's state uses (step 4 deletes none)."""
-        evicted_here: list[RunInfo] = []
         now = time.time()
+        cap = self.cap_bytes
         with self._write() as conn:
             conn.execute("DELETE FROM evictions WHERE created < ?", (now - NOTICE_MAX_AGE_S,))
             total = _total(conn)
-            if total <= self.cap_bytes:
+            if total <= cap:
                 return []
-            keep_shas = {keep_sha} if keep_sha else set()
-            if keep_run is not None:
-                row = conn.execute(
-                    "SELECT dataset_sha FROM runs WHERE id = ?", (keep_run,)
-                ).fetchone()
-                if row and row[0]:
-                    keep_shas.add(row[0])
-            if workspace_id is not None:
-                keep_shas |= {
-                    sha
-                    for (sha,) in conn.execute(
-                        "SELECT sha FROM state_refs WHERE workspace = ?", (workspace_id,)
-                    )
-                }
-            if keep_used:
-                keep_shas |= {sha for (sha,) in conn.execute("SELECT sha FROM state_refs")}
-
-            def drop_dataset(sha: str, size: int) -> None:
-                nonlocal total
-                conn.execute("DELETE FROM datasets WHERE sha = ?", (sha,))
-                total -= size
-
-            def orphans(older_than: float) -> list[tuple[str, int]]:
-                return [
-                    (sha, size)
-                    for sha, size in conn.execute(
-                        "SELECT sha, size FROM datasets d WHERE used < ? "
-                        "AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.dataset_sha = d.sha) "
-                        "AND NOT EXISTS (SELECT 1 FROM state_refs s WHERE s.sha = d.sha) "
-                        "ORDER BY used, sha",
-                        (older_than,),
-                    )
-                    if sha not in keep_shas
-                ]
-
+            keep_shas = _kept_datasets(conn, workspace_id, keep_run, keep_sha, keep_used)
             # 1. Data sets nothing refers to, unused for a while: nobody loses anything.
-            for sha, size in orphans(now - ORPHAN_GRACE_S):
-                if total <= self.cap_bytes:
-                    break
-                drop_dataset(sha, size)
-
+            total = _evict_orphans(conn, total, cap, keep_shas, now - ORPHAN_GRACE_S)
             # 2. Runs, oldest first, with the data sets only they referred to.
-            if total > self.cap_bytes:
-                candidates = conn.execute(
-                    f"SELECT {_RUN_COLUMNS}, r.workspace FROM {_RUN_FROM} "
-                    "WHERE r.status != 'running' AND r.id != ? ORDER BY r.created, r.id",
-                    (-1 if keep_run is None else keep_run,),
-                ).fetchall()
-                for row in candidates:
-                    if total <= self.cap_bytes:
-                        break
-                    info, owner = _run_info(row[:-1]), row[-1]
-                    conn.execute("DELETE FROM runs WHERE id = ?", (info.id,))
-                    total -= info.size
-                    _notice(
-                        conn,
-                        owner,
-                        "run",
-                        f"The run '{info.title}' ({info.kind}, {_when(info.created)}) was "
-                        "deleted to keep the saved workspaces under their disk cap.",
-                        now,
-                        run=info,
-                    )
-                    if owner == workspace_id:
-                        evicted_here.append(info)
-                    sha = info.dataset_sha
-                    if sha and sha not in keep_shas and not _referenced(conn, sha):
-                        size = conn.execute(
-                            "SELECT size FROM datasets WHERE sha = ?", (sha,)
-                        ).fetchone()
-                        if size:
-                            drop_dataset(sha, size[0])
-
+            total, evicted_here = _evict_runs(
+                conn, total, cap, keep_shas, keep_run, workspace_id, now
+            )
             # 3. Any data set nothing refers to (recent uploads not yet in a state).
-            for sha, size in orphans(math.inf) if total > self.cap_bytes else []:
-                if total <= self.cap_bytes:
-                    break
-                drop_dataset(sha, size)
-
+            total = _evict_orphans(conn, total, cap, keep_shas, math.inf)
             # 4. Data sets only other workspaces' states use, least recently used first.
-            if total > self.cap_bytes:
-                used = conn.execute(
-                    "SELECT d.sha, d.size, MAX(w.touched) AS last FROM datasets d "
-                    "JOIN state_refs s ON s.sha = d.sha JOIN workspaces w ON w.id = s.workspace "
-                    "WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.dataset_sha = d.sha) "
-                    "GROUP BY d.sha ORDER BY last, d.sha"
-                ).fetchall()
-                for sha, size, _ in used:
-                    if total <= self.cap_bytes:
-                        break
-                    if sha in keep_shas:
-                        continue
-                    owners = conn.execute(
-                        f"SELECT s.workspace, {_NAME_OF.replace('?', 's.workspace')} "
-                        "FROM state_refs s JOIN datasets d ON d.sha = s.sha WHERE s.sha = ?",
-                        (sha,),
-                    ).fetchall()
-                    drop_dataset(sha, size)
-                    for owner, name in owners:
-                        _notice(
-                            conn,
-                            owner,
-                            "dataset",
-                            f"The data set '{name}' was deleted to keep the saved workspaces "
-                            "under their disk cap; upload it again to use it.",
-                            now,
-                            dataset_sha=sha,
-                            dataset_name=name,
-                        )
-
-            if total > self.cap_bytes and workspace_id is not None:
+            total = _evict_used(conn, total, cap, keep_shas, now)
+            if total > cap and workspace_id is not None:
                 _notice(
                     conn,
                     workspace_id,
@@ -1227,6 +1128,142 @@ def _cap_from_env() -> int:
     if not (math.isfinite(mb) and mb > 0):
         raise WorkspaceStoreError(f"{ENV_CAP_MB} must be a positive number of MiB, not {text!r}")
     return int(mb * 1024 * 1024)
+
+
+def _kept_datasets(
+    conn: sqlite3.Connection,
+    workspace_id: str | None,
+    keep_run: int | None,
+    keep_sha: str | None,
+    keep_used: bool,
+) -> set[str]:
+    """The data sets the cap must not evict: ``keep_sha``, ``keep_run``'s, those
+    ``workspace_id``'s state uses and, with ``keep_used``, those any state uses."""
+    keep_shas = {keep_sha} if keep_sha else set()
+    if keep_run is not None:
+        row = conn.execute("SELECT dataset_sha FROM runs WHERE id = ?", (keep_run,)).fetchone()
+        if row and row[0]:
+            keep_shas.add(row[0])
+    if workspace_id is not None:
+        keep_shas |= {
+            sha
+            for (sha,) in conn.execute(
+                "SELECT sha FROM state_refs WHERE workspace = ?", (workspace_id,)
+            )
+        }
+    if keep_used:
+        keep_shas |= {sha for (sha,) in conn.execute("SELECT sha FROM state_refs")}
+    return keep_shas
+
+
+def _evict_orphans(
+    conn: sqlite3.Connection, total: int, cap: int, keep_shas: set[str], older_than: float
+) -> int:
+    """Delete data sets no run and no state refers to, unused since before ``older_than``,
+    least recently used first, until ``total`` is within ``cap``; returns the new total."""
+    if total <= cap:
+        return total
+    orphans = conn.execute(
+        "SELECT sha, size FROM datasets d WHERE used < ? "
+        "AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.dataset_sha = d.sha) "
+        "AND NOT EXISTS (SELECT 1 FROM state_refs s WHERE s.sha = d.sha) "
+        "ORDER BY used, sha",
+        (older_than,),
+    ).fetchall()
+    for sha, size in orphans:
+        if total <= cap:
+            break
+        if sha in keep_shas:
+            continue
+        conn.execute("DELETE FROM datasets WHERE sha = ?", (sha,))
+        total -= size
+    return total
+
+
+def _evict_runs(
+    conn: sqlite3.Connection,
+    total: int,
+    cap: int,
+    keep_shas: set[str],
+    keep_run: int | None,
+    workspace_id: str | None,
+    now: float,
+) -> tuple[int, list[RunInfo]]:
+    """Delete finished runs, oldest first (never ``keep_run``), each with the data set only
+    it referred to, until ``total`` is within ``cap``; each owner gets a notice. Returns the
+    new total and the evicted runs of ``workspace_id``."""
+    evicted_here: list[RunInfo] = []
+    if total <= cap:
+        return total, evicted_here
+    candidates = conn.execute(
+        f"SELECT {_RUN_COLUMNS}, r.workspace FROM {_RUN_FROM} "
+        "WHERE r.status != 'running' AND r.id != ? ORDER BY r.created, r.id",
+        (-1 if keep_run is None else keep_run,),
+    ).fetchall()
+    for row in candidates:
+        if total <= cap:
+            break
+        info, owner = _run_info(row[:-1]), row[-1]
+        conn.execute("DELETE FROM runs WHERE id = ?", (info.id,))
+        total -= info.size
+        _notice(
+            conn,
+            owner,
+            "run",
+            f"The run '{info.title}' ({info.kind}, {_when(info.created)}) was "
+            "deleted to keep the saved workspaces under their disk cap.",
+            now,
+            run=info,
+        )
+        if owner == workspace_id:
+            evicted_here.append(info)
+        sha = info.dataset_sha
+        if sha and sha not in keep_shas and not _referenced(conn, sha):
+            size = conn.execute("SELECT size FROM datasets WHERE sha = ?", (sha,)).fetchone()
+            if size:
+                conn.execute("DELETE FROM datasets WHERE sha = ?", (sha,))
+                total -= size[0]
+    return total, evicted_here
+
+
+def _evict_used(
+    conn: sqlite3.Connection, total: int, cap: int, keep_shas: set[str], now: float
+) -> int:
+    """Delete data sets only workspaces' states use (no run), the least recently touched
+    workspace's first, until ``total`` is within ``cap``; each workspace using one gets a
+    notice. Returns the new total."""
+    if total <= cap:
+        return total
+    used = conn.execute(
+        "SELECT d.sha, d.size, MAX(w.touched) AS last FROM datasets d "
+        "JOIN state_refs s ON s.sha = d.sha JOIN workspaces w ON w.id = s.workspace "
+        "WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.dataset_sha = d.sha) "
+        "GROUP BY d.sha ORDER BY last, d.sha"
+    ).fetchall()
+    for sha, size, _ in used:
+        if total <= cap:
+            break
+        if sha in keep_shas:
+            continue
+        owners = conn.execute(
+            f"SELECT s.workspace, {_NAME_OF.replace('?', 's.workspace')} "
+            "FROM state_refs s JOIN datasets d ON d.sha = s.sha WHERE s.sha = ?",
+            (sha,),
+        ).fetchall()
+        conn.execute("DELETE FROM datasets WHERE sha = ?", (sha,))
+        total -= size
+        for owner, name in owners:
+            _notice(
+                conn,
+                owner,
+                "dataset",
+                f"The data set '{name}' was deleted to keep the saved workspaces "
+                "under their disk cap; upload it again to use it.",
+                now,
+                dataset_sha=sha,
+                dataset_name=name,
+            )
+    return total
 
 
 def _total(conn: sqlite3.Connection) -> int:
