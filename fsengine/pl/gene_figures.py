@@ -145,6 +145,20 @@ def _zscore_heat(
     )
 
 
+def _heatmap_order(values: np.ndarray, labels: np.ndarray, drawn, first):
+    """The heat map's rows (samples) and columns (genes) in drawing order, and its
+    z-scores there (per gene over every sample, clipped at +-3): every sample clustered
+    (:func:`fsengine.evaluation.genes.cluster_order`), or the ``drawn`` sample grouped by
+    class, ``first`` first, and clustered within each class."""
+    if drawn.sampled:
+        z_all = zscore_columns(values, clip=3.0)  # over every sample, then drawn
+        order, cols = grouped_cluster_order(z_all[drawn.rows], labels[drawn.rows], first=first)
+        rows = drawn.rows[order]
+        return rows, cols, z_all[np.ix_(rows, cols)]
+    rows, cols = cluster_order(values)
+    return rows, cols, zscore_columns(values, clip=3.0)[np.ix_(rows, cols)]
+
+
 def gene_heatmap_figure(
     dataset: Dataset,
     minority,
@@ -192,16 +206,7 @@ def gene_heatmap_figure(
     label = dataset.resolve_class(minority)
     values = column_values(dataset.X, columns)
     drawn = class_sample(dataset.labels, most, seed)
-    if drawn.sampled:
-        z_all = zscore_columns(values, clip=3.0)  # over every sample, then drawn
-        order, cols = grouped_cluster_order(
-            z_all[drawn.rows], dataset.labels[drawn.rows], first=label
-        )
-        rows = drawn.rows[order]
-        z = z_all[np.ix_(rows, cols)]
-    else:
-        rows, cols = cluster_order(values)
-        z = zscore_columns(values, clip=3.0)[np.ix_(rows, cols)]
+    rows, cols, z = _heatmap_order(values, dataset.labels, drawn, label)
     raw = values[np.ix_(rows, cols)]
     names = [dataset.feature_names[columns[c]] for c in cols]
     all_samples = _sample_names(dataset)
