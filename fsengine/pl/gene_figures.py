@@ -425,6 +425,34 @@ def _minority_shade(panel: int, minority_at: int) -> dict:
     )
 
 
+def _box_grid_title(drawn, summarised: bool, most: int) -> str | None:
+    """What the box/violin grid's title says when not every sample is a point: boxes
+    summarising every sample, or violins of a sample of each class (None: all drawn)."""
+    if summarised:
+        return (
+            f"Boxes over all {drawn.total:,} samples (quartiles; whiskers: the furthest "
+            f"values within 1.5 IQR); no points above {most:,} samples"
+        )
+    if drawn.sampled:
+        return "Violins of " + drawn.text()
+    return None
+
+
+def _class_axis(order: list[str], ticks: dict) -> dict:
+    """A panel's class axis: the classes as categories in ``order``, their tick labels
+    from :func:`class_ticks`."""
+    return dict(
+        type="category",
+        categoryorder="array",
+        categoryarray=order,
+        tickmode="array",
+        tickvals=order,
+        ticktext=ticks["ticktext"],
+        tickangle=ticks["tickangle"],
+        tickfont=_TICK_FONT,
+    )
+
+
 def gene_box_figure(
     dataset: Dataset,
     minority,
@@ -498,14 +526,7 @@ def gene_box_figure(
     spacing = 0.06
     ticks = class_ticks(order, _FIGURE_PX * (1 - spacing * (ncols - 1)) / ncols, bold=minority_at)
     title_lines = max(t.count("<br>") + 1 for t in titles)
-    figure_title = None
-    if summarised:
-        figure_title = (
-            f"Boxes over all {drawn.total:,} samples (quartiles; whiskers: the furthest "
-            f"values within 1.5 IQR); no points above {most:,} samples"
-        )
-    elif drawn.sampled:
-        figure_title = "Violins of " + drawn.text()
+    figure_title = _box_grid_title(drawn, summarised, most)
     top = 20 + 17 * title_lines + (30 if figure_title else 0)
     bottom = 10 + ticks["reach"]
     panel = 200
@@ -527,18 +548,7 @@ def gene_box_figure(
         else:
             trace = _drawn_trace(gene, kind, x, values[rows, i], samples, hover)
         fig.add_trace(trace, row + 1, col + 1)
-        fig.update_xaxes(
-            type="category",
-            categoryorder="array",
-            categoryarray=order,
-            tickmode="array",
-            tickvals=order,
-            ticktext=ticks["ticktext"],
-            tickangle=ticks["tickangle"],
-            tickfont=_TICK_FONT,
-            row=row + 1,
-            col=col + 1,
-        )
+        fig.update_xaxes(**_class_axis(order, ticks), row=row + 1, col=col + 1)
     shades = [_minority_shade(i, minority_at) for i in range(len(names))]
     fig.update_layout(shapes=shades)
     fig.update_yaxes(tickfont=_TICK_FONT)
