@@ -1,6 +1,7 @@
 """Shared test fixtures and paths; the hypothesis profile; the check that fsengine is
 installed."""
 
+import fcntl
 import importlib.metadata
 import os
 import random
@@ -59,41 +60,41 @@ def installed_fsengine() -> importlib.metadata.Distribution | None:
     return None
 
 
-#: Ports this test process has handed out (:func:`free_port` never gives one twice).
-_PORTS_GIVEN: set[int] = set()
-#: The ports of the servers the tests start: each test process (pytest-xdist's worker gwN)
-#: draws from a block of its own, below Linux's ephemeral range (32768 and up), so that two
-#: processes never pick the same free port and race to bind it.
-_PORT_BASE, _PORT_BLOCK = 20000, 1500
+#: The ports of the servers the tests start: below Linux's ephemeral range (32768 and up),
+#: where the kernel picks the ports of outgoing connections.
+_PORTS = range(20000, 32000)
+#: The lock files of the ports this process has taken, held open while it lives.
+_PORT_LOCKS: list = []
 
 
 def free_port() -> int:
-    """A port on 127.0.0.1 where nothing listens, for a server a test starts.
+    """A port on 127.0.0.1 for a server a test starts, taken for as long as this process
+    lives.
 
-    The port comes from this test process's own block (worker gwN of `make test` draws from
-    20000 + 1500 N onwards; one process alone from the first block) and is checked by binding
-    it, so another test process cannot take it between this check and the server's bind.
+    Every test process (pytest-xdist's workers, and any other test run on the machine)
+    takes its ports through a lock file of the port (``fcntl.flock`` under the temporary
+    folder), so no two of them start servers on the same port; the port is also checked
+    free by binding it, which skips ports other programs listen on.
 
     Returns
     -------
     int
         The port.
     """
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
-    start = _PORT_BASE + _PORT_BLOCK * (int(worker) if worker.isdigit() else 0)
-    candidates = list(range(start, start + _PORT_BLOCK))
-    random.Random().shuffle(candidates)
-    for port in candidates:
-        if port in _PORTS_GIVEN:
-            continue
-        with socket.socket() as s:
-            try:
+    folder = Path(tempfile.gettempdir()) / "fsengine-test-ports"
+    folder.mkdir(exist_ok=True)
+    for port in random.Random().sample(_PORTS, len(_PORTS)):
+        lock = open(folder / f"{port}.lock", "a")  # noqa: SIM115 - held while the process lives
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            with socket.socket() as s:
                 s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-        _PORTS_GIVEN.add(port)
+        except OSError:
+            lock.close()
+            continue
+        _PORT_LOCKS.append(lock)
         return port
-    raise RuntimeError(f"no free port on 127.0.0.1 in {start}..{start + _PORT_BLOCK - 1}")
+    raise RuntimeError(f"no free port on 127.0.0.1 in {_PORTS.start}..{_PORTS.stop - 1}")
 
 
 #: Each BLAS library's threads when the session starts (file -> threads).

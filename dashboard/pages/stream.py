@@ -358,7 +358,8 @@ def stream_view(settings) -> None:
 def _confirmed_start(start: bool, fresh: bool, estimate, settings, method: str) -> bool:
     """Whether a stream starts now: a Start of a stream estimated to compute for long
     (``estimate.long``) asks first (its settings kept in ``stream_confirm``) and starts once
-    "Start anyway" is pressed; the question goes once the settings or the estimate change.
+    "Start anyway" is pressed; the question goes once the settings change or there is no
+    estimate (a new estimate of the same settings is asked with its own time).
     """
     if start and fresh and estimate is not None and estimate.long:
         st.session_state["stream_confirm"] = settings  # a long stream starts once confirmed

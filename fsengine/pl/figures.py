@@ -168,7 +168,7 @@ def k_sweep_figure(summary: list[dict], title: str = "", cursor: int | None = No
 
 
 def _parameter_axis(values: list) -> dict:
-    """A swept parameter's x axis: a tick per value for integers spanning at most 20, a
+    """A swept parameter's x axis: a tick on every integer for integers spanning at most 20, a
     log axis for positive values spanning two orders of magnitude or more, else plotly's."""
     if values and all(isinstance(x, int) and not isinstance(x, bool) for x in values):
         return {"dtick": 1} if max(values) - min(values) <= 20 else {}

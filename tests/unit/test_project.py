@@ -41,20 +41,39 @@ def test_benchmark_baseline_reproduces_the_reference(ds, k):
     np.testing.assert_allclose(deps, ref_deps, rtol=0, atol=1e-12)
 
 
-def test_test_processes_draw_server_ports_from_blocks_of_their_own(monkeypatch):
-    """Two processes of `make test` never pick the same port for their servers: worker gwN's
-    ports lie in its own block, each is free when given, and none is given twice."""
-    import socket
+def test_a_port_given_to_a_test_process_is_taken_until_it_ends(tmp_path):
+    """Two test processes (pytest-xdist's workers, or two runs) never pick the same port for
+    their servers: a port :func:`free_port` gave is locked for the process's life, so no
+    other process and no later call gets it."""
+    import os
+    import tempfile
+    from pathlib import Path
 
     from conftest import free_port
 
-    blocks = {}
-    for worker in ("gw0", "gw1", "gw3"):
-        monkeypatch.setenv("PYTEST_XDIST_WORKER", worker)
-        blocks[worker] = [free_port() for _ in range(20)]
-    for worker, ports in blocks.items():
-        index = int(worker[2:])
-        assert all(20000 + 1500 * index <= p < 20000 + 1500 * (index + 1) for p in ports)
-        assert len(set(ports)) == len(ports)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", blocks["gw1"][0]))  # free when given
+    ports = [free_port() for _ in range(20)]
+    assert len(set(ports)) == 20 and all(20000 <= p < 32000 for p in ports)
+    code = (
+        "import fcntl, sys\n"
+        "from conftest import free_port\n"
+        "print(*(free_port() for _ in range(200)))\n"
+        "for path in sys.argv[1:]:\n"
+        "    with open(path, 'a') as f:\n"
+        "        try:\n"
+        "            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)\n"
+        "            print('free')\n"
+        "        except OSError:\n"
+        "            print('taken')\n"
+    )
+    folder = Path(tempfile.gettempdir()) / "fsengine-test-ports"
+    out = subprocess.run(
+        [sys.executable, "-c", code, *(str(folder / f"{p}.lock") for p in ports)],
+        cwd=ROOT / "tests",
+        env={**os.environ, "FSENGINE_WORKSPACE_DIR": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    theirs = set(map(int, out[0].split()))
+    assert len(theirs) == 200 and not theirs & set(ports)
+    assert out[1:] == ["taken"] * 20
