@@ -71,17 +71,17 @@ def free_port() -> int:
     """A port on 127.0.0.1 for a server a test starts, taken for as long as this process
     lives.
 
-    Every test process (pytest-xdist's workers, and any other test run on the machine)
-    takes its ports through a lock file of the port (``fcntl.flock`` under the temporary
-    folder), so no two of them start servers on the same port; the port is also checked
-    free by binding it, which skips ports other programs listen on.
+    Every test process of this user (pytest-xdist's workers, and any other test run)
+    takes its ports through a lock file of the port (``fcntl.flock`` in a folder of the
+    user's under the temporary folder), so no two of them start servers on the same port;
+    the port is also checked free by binding it, which skips ports other programs listen on.
 
     Returns
     -------
     int
         The port.
     """
-    folder = Path(tempfile.gettempdir()) / "fsengine-test-ports"
+    folder = Path(tempfile.gettempdir()) / f"fsengine-test-ports-{os.getuid()}"
     folder.mkdir(exist_ok=True)
     for port in random.Random().sample(_PORTS, len(_PORTS)):
         lock = open(folder / f"{port}.lock", "a")  # noqa: SIM115 - held while the process lives

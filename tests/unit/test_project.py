@@ -65,7 +65,7 @@ def test_a_port_given_to_a_test_process_is_taken_until_it_ends(tmp_path):
         "        except OSError:\n"
         "            print('taken')\n"
     )
-    folder = Path(tempfile.gettempdir()) / "fsengine-test-ports"
+    folder = Path(tempfile.gettempdir()) / f"fsengine-test-ports-{os.getuid()}"
     out = subprocess.run(
         [sys.executable, "-c", code, *(str(folder / f"{p}.lock") for p in ports)],
         cwd=ROOT / "tests",
