@@ -38,7 +38,9 @@ def _free_port() -> int:
 
 def _start_server(port: int, log: Path, env: dict | None = None) -> subprocess.Popen:
     """`streamlit run app.py` on 127.0.0.1:port, with environment ``env`` (default: this
-    process's); returns once /_stcore/health answers (60 s)."""
+    process's); returns once /_stcore/health answers (60 s). The log's folder is made when
+    missing (``.bench/`` of a new checkout)."""
+    log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "wb") as out:
         process = subprocess.Popen(
             [
