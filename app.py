@@ -7,6 +7,7 @@ from dashboard.memory import give_back_freed_memory
 from dashboard.pages import PAGES
 from dashboard.run_queue import one_blas_thread
 from fsengine.evaluation import RUN_IMPORTS
+from fsengine.evaluation.genes import VIEW_IMPORTS
 from fsengine.methods import import_in_background, warm_up
 
 #: Seconds between the first page and the import of what a first run needs (scikit-learn).
@@ -41,11 +42,11 @@ def main() -> None:
     finally:
         persistence.save()  # also after st.stop() and Stop
         give_back_freed_memory()  # what the run freed (a file read, a comparison)
-        # The first page draws without scikit-learn; a stream's Start and Compare need
-        # it: import it here while the user reads. Compare and Sweep run splits in
-        # worker processes: start them a few seconds after the first page is drawn,
-        # not beside it and the next moves (2 cores).
-        import_in_background(RUN_IMPORTS, delay=IMPORT_DELAY)
+        # The first page draws without scikit-learn and scipy; a stream's Start, Compare
+        # and the Genes page's views need them: import them here while the user reads.
+        # Compare and Sweep run splits in worker processes: start them a few seconds
+        # after the first page is drawn, not beside it and the next moves (2 cores).
+        import_in_background((*RUN_IMPORTS, *VIEW_IMPORTS), delay=IMPORT_DELAY)
         warm_up(modules=("fsengine.evaluation", *RUN_IMPORTS), delay=WARM_UP_DELAY)
 
 

@@ -30,6 +30,7 @@ __all__ = [
     "DRAWN_SAMPLES",
     "HEATMAP_SAMPLES",
     "P_VALUE_NOTE",
+    "VIEW_IMPORTS",
     "ClassSample",
     "class_sample",
     "cluster_order",
@@ -43,6 +44,18 @@ __all__ = [
     "selection_frequencies",
     "zscore_columns",
 ]
+
+#: What the gene views (:func:`gene_statistics`, :func:`cluster_order`,
+#: :func:`pca_coordinates`) import when first called: about 1 s in a new process, which a
+#: server imports ahead (``fsengine._compute.parallel.import_in_background``), so that a
+#: first Genes page, or four at once, does not wait for it.
+VIEW_IMPORTS = (
+    "scipy.stats",
+    "scipy.cluster.hierarchy",
+    "scipy.sparse.linalg",
+    "sklearn.decomposition",
+    "sklearn.preprocessing",
+)
 
 #: How the p-values of :func:`gene_statistics` are computed (``{n}``: number of genes).
 P_VALUE_NOTE = "Welch's t-test, two-sided; Benjamini-Hochberg adjusted over the {n} genes shown"

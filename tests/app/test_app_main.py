@@ -49,3 +49,26 @@ def test_the_first_page_imports_neither_scikit_learn_nor_scipy(tmp_path):
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_after_the_first_page_the_server_imports_what_runs_and_gene_views_need(monkeypatch):
+    """A first Compare and a first Genes page do not wait for scikit-learn and scipy: the
+    server imports them in the background once its first page is drawn."""
+    from streamlit.testing.v1 import AppTest
+
+    import fsengine.methods
+    from fsengine.evaluation import RUN_IMPORTS
+    from fsengine.evaluation.genes import VIEW_IMPORTS
+
+    calls = []
+    monkeypatch.setattr(
+        fsengine.methods,
+        "import_in_background",
+        lambda modules, delay=0.0: calls.append((tuple(modules), delay)),
+    )
+    monkeypatch.setattr(fsengine.methods, "warm_up", lambda *args, **kwargs: None)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600).run()
+    assert not at.exception
+    modules, delay = calls[0]
+    assert set(RUN_IMPORTS) | set(VIEW_IMPORTS) <= set(modules)
+    assert delay > 0  # after the first page, not beside it

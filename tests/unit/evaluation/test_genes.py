@@ -345,3 +345,43 @@ def test_srbct_ten_genes(srbct):
     frequencies = selection_frequencies(evaluation, srbct, 2, "m", whole_data=genes[4:6])
     assert frequencies["times"].tolist()[:3] == [2, 2, 1]
     assert len(frequency_figure(frequencies, 3).data[0].y) == len(frequencies) == 6
+
+
+def test_the_view_imports_are_all_the_gene_views_import():
+    """A server imports VIEW_IMPORTS ahead so that a first Genes page does not wait for them:
+    after they are imported, the views (statistics, clustering, PCA dense and sparse, the
+    figures) import no more of scipy or scikit-learn. Checked in a new process."""
+    import subprocess
+    import sys
+
+    from conftest import SAMPLE, SLOW_SECONDS
+
+    script = (
+        "import importlib, sys\n"
+        "import scipy.sparse as sp\n"
+        "from fsengine import load_dataset\n"
+        "from fsengine.data import Task\n"
+        "from fsengine.evaluation.genes import VIEW_IMPORTS, gene_statistics, pca_coordinates\n"
+        "from fsengine.pl.gene_figures import gene_box_figure, gene_heatmap_figure, pca_figure\n"
+        "for name in VIEW_IMPORTS:\n"
+        "    importlib.import_module(name)\n"
+        "ds = load_dataset(sys.argv[1])\n"
+        "genes = tuple(ds.feature_names[:6])\n"
+        "before = set(sys.modules)\n"
+        "statistics = gene_statistics(Task.from_dataset(ds, 2), None, genes)\n"
+        "gene_heatmap_figure(ds, 2, genes)\n"
+        "pca_figure(ds, 2, genes)\n"
+        "gene_box_figure(ds, 2, genes, statistics=statistics)\n"
+        "pca_coordinates(sp.csc_matrix(ds.X))\n"
+        "new = sorted(m for m in set(sys.modules) - before if m.split('.')[0] in "
+        "('scipy', 'sklearn'))\n"
+        "print(new)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(SAMPLE)],
+        capture_output=True,
+        text=True,
+        timeout=SLOW_SECONDS,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "[]"
