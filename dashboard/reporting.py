@@ -171,9 +171,7 @@ def _top_sweep_sections() -> list[ReportSection]:
 
 def _fallback_sentence(selection) -> str:
     """The pages' sentence saying a selection is its method's fallback ("" when it is not)."""
-    if not selection.fallback:
-        return ""
-    return selection.fallback_text(METHOD_LABELS.get(selection.method, selection.method))
+    return selection.fallback_text(METHOD_LABELS.get(selection.method, selection.method)) or ""
 
 
 def _selection_table(selection) -> list[dict]:
