@@ -1,5 +1,6 @@
 """Reruns that never lose the user's click: the app's own (:func:`rerun`) and a
-button's press followed at once by another page's link (:func:`lasting_button`).
+button's press followed at once by another page's link (:func:`lasting_button`), and
+blocks that such a link cannot cut in two (:func:`uninterrupted`).
 
 Streamlit merges the rerun requests that arrive before the running script reaches its
 next element into one, and the merged run takes the page of the *last* request. A page
@@ -12,6 +13,9 @@ changed. Imports nothing of the dashboard."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, NoReturn
 
 import streamlit as st
@@ -77,24 +81,37 @@ def rerun() -> NoReturn:
     st.rerun()  # (in a widget's callback no element ends the run)
 
 
-def _remember(pressed_key: str, scope: Any) -> None:
-    st.session_state[pressed_key] = scope
+#: Where the presses of :func:`lasting_button` wait until what they ask for is done: a
+#: dict in the session state, button key -> the scope of the press.
+PRESSES = "_lasting_presses"
+_NONE = object()
+
+
+def _presses() -> dict:
+    return st.session_state.setdefault(PRESSES, {})
+
+
+def _remember(presses: dict, key: str, scope: Any) -> None:
+    # Not through st.session_state: Streamlit ends a callback at its first use of the
+    # session state when another click waits, and the press would be lost.
+    presses[key] = scope
 
 
 def lasting_button(label: str, *, key: str, scope: Any, container=None, **options) -> bool:
-    """``st.button``, whose press also counts when it did not reach its page's script.
+    """``st.button``, whose press is not lost to another page's link clicked at once.
 
-    A press followed at once by another page's link (before the server ran the page for
-    the press, or while it ran it) is run by Streamlit as the other page: the press
-    reaches no button there and is lost. Its callback still runs, and keeps it: the page
-    drawn next with the same ``scope`` (the settings the press was for) takes it as
-    pressed. A press kept under another scope (the data set or the settings changed
-    since), or for a button disabled now, is dropped.
+    Streamlit ends a script run at any use of the session state or any element when
+    another click waits, and runs the other page with the press, where no button reads
+    it. So the press is kept by the button's callback, and stays kept until
+    :func:`done` says what it asked for is done: the page drawn next with the same
+    ``scope`` (the settings the press was for) takes it again, also when the run that
+    took it first was ended halfway. A press kept under another scope (the data set or
+    the settings changed since), or for a button disabled now, is dropped.
 
     Parameters
     ----------
     label, key : str
-        The button's label and widget key.
+        The button's label and widget key (:func:`done` takes the key).
     scope : hashable
         What the press is for (a task's key, a run's key), compared with ``==``.
     container : optional
@@ -105,11 +122,71 @@ def lasting_button(label: str, *, key: str, scope: Any, container=None, **option
     Returns
     -------
     bool
-        Whether the button counts as pressed in this run.
+        Whether the button counts as pressed in this run. When True, the caller does
+        what the press asks for and then calls :func:`done`, in one :func:`uninterrupted`
+        block where taking it twice would do it twice.
     """
-    pressed_key = key + "_pressed"
+    presses = _presses()
     clicked = (container or st).button(
-        label, key=key, on_click=_remember, args=(pressed_key, scope), **options
+        label, key=key, on_click=_remember, args=(presses, key, scope), **options
     )
-    kept = st.session_state.pop(pressed_key, None)
-    return not options.get("disabled") and (clicked or kept == scope)
+    pressed = not options.get("disabled") and (clicked or presses.get(key, _NONE) == scope)
+    if pressed:
+        presses[key] = scope  # taken again if this run ends before done()
+    else:
+        presses.pop(key, None)
+    return pressed
+
+
+def done(key: str) -> None:
+    """The press of the :func:`lasting_button` ``key`` has had its effect: it is not
+    taken again."""
+    _presses().pop(key, None)
+
+
+@contextmanager
+def uninterrupted() -> Iterator[None]:
+    """A block that another click cannot end halfway through its uses of the session state.
+
+    Streamlit checks for a waiting click (another page's link, a widget) at every use of
+    ``st.session_state`` and every element, and ends the run there. A block that records
+    something in several steps (a run's record in the workspace, then the run kept in the
+    session) is made whole by this: the click is taken at the first use of the session
+    state after it. Elements drawn inside still end the run: draw none. (Streamlit has no
+    public form of this; ``tests/app/test_reruns.py`` checks it against the pinned
+    version.)
+    """
+    ctx = get_script_run_ctx()
+    state = getattr(ctx, "session_state", None) if ctx is not None else None
+    try:
+        check = object.__getattribute__(state, "_yield_callback")
+    except AttributeError:  # no script run, or another form of the session state
+        yield
+        return
+    object.__setattr__(state, "_yield_callback", _no_check)
+    try:
+        yield
+    finally:
+        object.__setattr__(state, "_yield_callback", check)
+
+
+def _no_check() -> None:
+    return None
+
+
+def whole(callback: Callable[..., Any]) -> Callable[..., Any]:
+    """``callback`` (a widget's ``on_change`` or ``on_click``) run :func:`uninterrupted`.
+
+    Streamlit runs a widget's callback at the start of the next script run, and ends it
+    at its first use of the session state when another click waits (a page's link
+    clicked just after the widget changed): the choice would be lost while the widget
+    shows it (a class chosen, a setting remembered for its page). Wrapped, the callback
+    runs to its end and the click is taken after it.
+    """
+
+    @functools.wraps(callback)
+    def run_whole(*args: Any, **kwargs: Any) -> Any:
+        with uninterrupted():
+            return callback(*args, **kwargs)
+
+    return run_whole

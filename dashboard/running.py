@@ -11,6 +11,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import streamlit as st
@@ -136,6 +137,7 @@ def cancel_run(run_id: int, workspace: str | None) -> bool:
     return bool(found)
 
 
+@reruns.whole
 def cancel_and_wait(run_id: int, workspace: str | None, wait_seconds: float = 30.0) -> None:
     """:func:`cancel_run`, then wait (at most ``wait_seconds``) until its thread has
     recorded it as stopped: a button's callback, so that the page drawn next shows it."""
@@ -186,6 +188,7 @@ def run_once(
     datasets: str | None = None,
     max_entries: int = 8,
     estimate: Estimate | None = None,
+    started: Callable[[], None] | None = None,
 ) -> Any:
     """``compute(progress)`` once per key and session; later calls return the kept result.
 
@@ -218,11 +221,16 @@ def run_once(
     One click is one run in History: a run the library refuses (FSEngineError) leaves no
     record, and the same run asked for again while it computes (a double click) is
     followed, not started again. Asked for with other settings while it computes, the
-    earlier run is stopped first (one run per page and session at a time).
+    earlier run is stopped first (one run per page and session at a time). Another
+    click cannot end the script run between the run's record and its start.
+    ``started()``, if given, is called once the run is started, or its result found
+    kept (a button's press done: :func:`dashboard.reruns.done`).
     """
     results = state.results(store)
     own = own_run(store)  # first: a run ending now leaves its result before it leaves
     if own is None and key in results:
+        if started is not None:
+            started()
         return results[key]
     status = _run_status(store)
     if own is not None and own.key != key:
@@ -230,12 +238,25 @@ def run_once(
         with st.spinner("Stopping the run with the earlier settings ..."):
             own.ended.wait(30.0)
         own = None
-    if own is None:
-        status.pop("stopped", None)
-        status.pop("error", None)
-        own = _start(
-            store, key, compute, results, status, text, kind, title, widgets, datasets, max_entries
-        )
+    with reruns.uninterrupted():  # recorded, started and kept whole
+        if own is None:
+            status.pop("stopped", None)
+            status.pop("error", None)
+            own = _start(
+                store,
+                key,
+                compute,
+                results,
+                status,
+                text,
+                kind,
+                title,
+                widgets,
+                datasets,
+                max_entries,
+            )
+        if started is not None:
+            started()
     follow_run(own, estimate)
     return results.get(key)
 
@@ -531,7 +552,8 @@ def run_button(
                 "(from the method's measured cost on data of this size)."
             )
     if pressed and estimate is not None and estimate.long and not _known(store, key):
-        st.session_state[confirm_key] = key
+        st.session_state[confirm_key] = key  # the press asks the question: done
+        reruns.done(store + "_run")
         pressed = False
     if st.session_state.get(confirm_key) is not None:
         if st.session_state[confirm_key] != key:
@@ -566,10 +588,12 @@ def run_button(
                 widgets=widgets,
                 datasets=datasets,
                 estimate=estimate,
+                started=partial(reruns.done, store + "_run"),
             )
         else:
             _show_own(store, key, estimate)
     except FSEngineError as exc:
+        reruns.done(store + "_run")  # refused: said once, not asked again
         st.error(f"{failure}: {describe(exc)}")
     stopped = stopped_message(store)
     if stopped and key not in state.results(store):

@@ -15,7 +15,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard import datadir, messages
+from dashboard import datadir, messages, reruns
 from dashboard.memory import DATASETS, reading_key, server_budget, way_out
 from dashboard.pages import TASK_STORES
 from fsengine import Dataset, FSEngineError, load_dataset
@@ -777,13 +777,14 @@ def remember(store: str, key: str):
     def callback():
         widget_store(store)[key] = st.session_state[key]
 
-    return callback
+    return reruns.whole(callback)
 
 
 #: Session key: widget key -> the bounds or options it was last drawn with (:func:`persisted`).
 DRAWN_BOUNDS = "_drawn_bounds"
 
 
+@reruns.whole
 def take_minority_choice() -> None:
     """The Data page's class box's ``on_change``: its class becomes the minority class,
     when it is a class of the loaded data set. A value from the browser that is not (a

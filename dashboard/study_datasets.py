@@ -7,7 +7,7 @@ import hashlib
 
 import streamlit as st
 
-from dashboard import messages, persistence, session
+from dashboard import messages, persistence, reruns, session
 from dashboard.memory import DATASETS, reading_key
 from dashboard.pages import BY_NAME
 from fsengine import FSEngineError, load_dataset
@@ -29,6 +29,7 @@ def uploader_key() -> str:
     return f"benchmark_uploader_{st.session_state.setdefault('benchmark_uploads', 0)}"
 
 
+@reruns.whole
 def on_upload() -> None:
     """Keep each uploaded file in the workspace (in this session when it cannot be
     saved) and add it to the study."""

@@ -166,6 +166,7 @@ def _new_file_options(raw: bytes) -> dict:
     return options
 
 
+@reruns.whole
 def _on_upload() -> None:
     """A table uploaded: read as it was last read here (a file read before, say after
     another), else as a new file (:func:`_new_file_options`)."""
@@ -184,6 +185,7 @@ def _on_upload() -> None:
         )
 
 
+@reruns.whole
 def _on_open_data_file() -> None:
     """A file of the data directory opened: read there (never copied), as it was last
     read here, else as a new file; a name not in the directory's list is refused."""
@@ -265,6 +267,7 @@ def _data_dir_section() -> None:
         st.caption(_opening_text(found.text(), budget))
 
 
+@reruns.whole
 def _on_sheet() -> None:
     """A sample sheet given (or removed): the table read again with it, keeping the label
     and groups columns chosen (a corrected sheet has them; else the error lists its
@@ -278,6 +281,7 @@ def _on_sheet() -> None:
     _reload(raw, name, **options)
 
 
+@reruns.whole
 def _on_options() -> None:
     """A toggle or box of the reading changed: the file read again with the widgets' options;
     the label found afresh when the orientation changed (or a failed file's label is not
@@ -308,6 +312,7 @@ def _flags(params: dict) -> str:
     return "`" + " ".join(parts) + "`"
 
 
+@reruns.whole
 def _on_preprocess(params: dict | None = None) -> None:
     """Read the data set again with the preprocessing widgets' values (or ``params``,
     e.g. the suggested steps, which the widgets then show)."""

@@ -501,7 +501,7 @@ def render() -> None:
         session.task_key(),
         settings,
     )  # a press is not lost to a page link clicked at once
-    start = reruns.lasting_button(
+    pressed = reruns.lasting_button(
         "Start",
         key="stream_start",
         scope=pressed_for,
@@ -510,22 +510,27 @@ def render() -> None:
         width="stretch",
         disabled=bool(refused),
     )
-    start = _confirmed_start(start, fresh, estimate, settings, method)
-    if start:
-        if kept is None or kept.live.finished or _other_settings(kept, settings):
-            kept = _start(method, order, seed, params)  # the boxes' settings from the first feature
-            if kept is not None and estimate is not None:  # a small first chunk
-                kept.live.expected_feature_seconds = estimate.high / max(kept.live.total, 1)
-        if kept is not None:
-            kept.live.stop_pacing()  # paced again from the first tick
-        streams.set_running(kept is not None)
+    start = _confirmed_start(pressed, fresh, estimate, settings, method)
+    with reruns.uninterrupted():  # started and recorded whole, then the press is done
+        if start:
+            if kept is None or kept.live.finished or _other_settings(kept, settings):
+                kept = _start(method, order, seed, params)  # the boxes' settings, first feature
+                if kept is not None and estimate is not None:  # a small first chunk
+                    kept.live.expected_feature_seconds = estimate.high / max(kept.live.total, 1)
+            if kept is not None:
+                kept.live.stop_pacing()  # paced again from the first tick
+            streams.set_running(kept is not None)
+        if pressed:
+            reruns.done("stream_start")
     if reruns.lasting_button(
         "Pause", key="stream_pause", scope=pressed_for, container=buttons[1], width="stretch"
     ):
-        streams.set_running(False)
-        if kept is not None:
-            kept.live.stop_pacing()
-            streams.record(kept)
+        with reruns.uninterrupted():
+            streams.set_running(False)
+            if kept is not None:
+                kept.live.stop_pacing()
+                streams.record(kept)
+            reruns.done("stream_pause")
     if reruns.lasting_button(
         "Step",
         key="stream_step",
@@ -534,18 +539,22 @@ def render() -> None:
         width="stretch",
         disabled=bool(refused),
     ):
-        streams.set_running(False)
-        if kept is None or kept.live.done or _other_settings(kept, settings):
-            kept = _start(method, order, seed, params)
-        if kept is not None:
-            with kept.lock:  # a tick of an earlier script run may still be advancing it
-                kept.live.advance(max_features=1)
-            streams.record(kept)
+        with reruns.uninterrupted():  # one press, one feature
+            streams.set_running(False)
+            if kept is None or kept.live.done or _other_settings(kept, settings):
+                kept = _start(method, order, seed, params)
+            if kept is not None:
+                with kept.lock:  # a tick of an earlier script run may still be advancing it
+                    kept.live.advance(max_features=1)
+                streams.record(kept)
+            reruns.done("stream_step")
     if reruns.lasting_button(
         "Reset", key="stream_reset", scope=pressed_for, container=buttons[3], width="stretch"
     ):
-        streams.reset()
-        kept = None
+        with reruns.uninterrupted():
+            streams.reset()
+            kept = None
+            reruns.done("stream_reset")
     if "stream_error" in st.session_state:
         st.error(st.session_state["stream_error"])
     with notice:

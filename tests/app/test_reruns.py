@@ -3,12 +3,17 @@
 The CI failure this comes from: the data-directory browser test clicked the Data page's
 link while K-OFSD streamed; the browser stayed on the Stream page for 10 minutes. The
 stream had ended in the meantime, and the page's ``st.rerun()`` (record the end, draw it)
-was merged with the pending click under the Stream page."""
+was merged with the pending click under the Stream page.
+
+The later tests queue a link's click while a run, or a widget's callback, is halfway
+(Streamlit ends either at its next use of the session state): a press, a class chosen or
+a setting changed just before the click is never lost, and a run is never recorded
+twice or left "running" (the loaded fresh-clone run's failure of 2 December)."""
 
 from __future__ import annotations
 
 import pytest
-from apptest_helpers import held_stream, open_page, wait_until
+from apptest_helpers import held_stream, open_page, session, wait_until, workspace_id
 from streamlit.runtime.scriptrunner import RerunData, get_script_run_ctx
 from streamlit.runtime.scriptrunner_utils.script_requests import (
     ScriptRequests,
@@ -16,12 +21,14 @@ from streamlit.runtime.scriptrunner_utils.script_requests import (
 )
 
 from conftest import SLOW_SECONDS
+from dashboard import session as session_module
 from dashboard import streams
 from dashboard.pages import PAGES
 from dashboard.reruns import request_unless_pending
 
 CLICK = RerunData(page_script_hash="data-page", query_string="ws=a")  # a sidebar link
 OWN = RerunData(page_script_hash="stream-page", query_string="ws=a")  # the page's rerun
+DATA = "dashboard/pages/data.py"
 TIMER = RerunData(page_script_hash="stream-page", fragment_id="tick", is_auto_rerun=True)
 
 
@@ -154,3 +161,155 @@ def test_a_removed_method_is_not_sent_back():
     at.switch_page("dashboard/pages/compare.py").run()  # drawn again: its remembered value, sent
     assert first not in at.multiselect(key="compare_methods").value
     assert "compare_methods" in _values_sent(at)
+
+
+def _page_hash(at, page: str) -> str:
+    """The script hash of ``page`` (a file under dashboard/pages/), read while ``at`` runs
+    (Streamlit's pages are known inside a run of the app)."""
+    found = []
+    real = session_module.current
+
+    def current_and_look():
+        ctx = get_script_run_ctx()
+        found.extend(
+            page_hash
+            for page_hash, info in ctx.pages_manager.get_pages().items()
+            if str(info.get("script_path", "")).endswith(page)
+        )
+        return real()
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(session_module, "current", current_and_look)
+        at.run()
+    return found[0]
+
+
+def _click_a_link_once(monkeypatch, module, name: str, page_hash: str) -> list:
+    """Wrap ``module.name`` so that its first call in a script run, once done, queues a
+    click on the link of the page ``page_hash``, as Streamlit's server thread queues one
+    that arrives at that moment: the script's next use of its session state (or next
+    element) ends the run. Returns the clicks queued (one at most)."""
+    real = getattr(module, name)
+    clicked = []
+
+    def call_then_click(*args, **kwargs):
+        result = real(*args, **kwargs)
+        ctx = get_script_run_ctx()
+        if not clicked and ctx is not None and ctx.script_requests is not None:
+            ctx.script_requests.request_rerun(
+                RerunData(page_script_hash=page_hash, query_string=ctx.query_string)
+            )
+            clicked.append(page_hash)
+        return result
+
+    monkeypatch.setattr(module, name, call_then_click)
+    return clicked
+
+
+def _runs_of(at, kind: str) -> list:
+    from dashboard import workspace
+
+    return [r for r in workspace.default_store().list_runs(workspace_id(at)) if r.kind == kind]
+
+
+def test_a_link_clicked_while_start_starts_the_stream_loses_nothing(monkeypatch):
+    """The loaded fresh-clone run's failure (the data-directory browser test): Start
+    pressed, another page's link clicked while the run for the press was starting the
+    stream (Streamlit ends a run at any use of the session state when a click waits).
+    The Data page is drawn; the Stream page opened again streams, and History holds that
+    one stream, not a second one or a record left running."""
+    from dashboard import persistence
+
+    monkeypatch.setattr(streams, "LEASE_SECONDS", SLOW_SECONDS)
+    held_stream(monkeypatch)
+    at = open_page("dashboard/pages/stream.py")
+    clicked = _click_a_link_once(monkeypatch, persistence, "start_run", _page_hash(at, DATA))
+    at.button(key="stream_start").click().run()
+    assert clicked and not at.exception
+    assert [t.value for t in at.title] == ["Data"]
+    at.switch_page("dashboard/pages/stream.py").run()
+    assert not at.exception
+    assert at.session_state[streams.RUNNING] is not None
+    (kept,) = at.session_state["streams"].values()
+    assert [r.id for r in _runs_of(at, "stream")] == [kept.run_id]
+    at.run()
+    assert [r.id for r in _runs_of(at, "stream")] == [kept.run_id]  # taken once
+
+
+def test_a_link_clicked_while_the_comparison_starts_runs_it_once(monkeypatch):
+    """Run comparison pressed, another page's link clicked while the run for the press
+    was recording the comparison: Compare opened again shows the comparison, computed
+    once, and History holds that one run, finished."""
+    from dashboard import persistence
+
+    at = session(page="dashboard/pages/compare.py")
+    at.multiselect(key="compare_methods").set_value(["fisher"]).run()
+    at.slider(key="compare_splits").set_value(2).run()
+    clicked = _click_a_link_once(monkeypatch, persistence, "start_run", _page_hash(at, DATA))
+    next(b for b in at.button if b.label == "Run comparison").click().run()
+    assert clicked and not at.exception
+    assert [t.value for t in at.title] == ["Data"]
+    at.switch_page("dashboard/pages/compare.py").run()
+    assert not at.exception
+    wait_until(lambda: all(r.status != "running" for r in _runs_of(at, "compare")), "no end")
+    at.run()
+    assert [r.status for r in _runs_of(at, "compare")] == ["finished"]
+    assert at.session_state["compare_results_computed"] == 1
+
+
+def test_a_press_whose_callback_runs_while_a_link_click_waits_is_kept(monkeypatch):
+    """A link clicked just after Start, arriving while Streamlit runs the widgets'
+    callbacks: Streamlit ends a callback at its first use of the session state when a
+    click waits. The press is kept all the same, and the Stream page opened again
+    streams."""
+    from streamlit.runtime.state.session_state import SessionState
+
+    monkeypatch.setattr(streams, "LEASE_SECONDS", SLOW_SECONDS)
+    held_stream(monkeypatch)
+    at = open_page("dashboard/pages/stream.py")
+    clicked = _click_a_link_once(monkeypatch, SessionState, "_reset_triggers", _page_hash(at, DATA))
+    at.button(key="stream_start").click().run()
+    assert clicked and not at.exception
+    assert [t.value for t in at.title] == ["Data"]
+    at.switch_page("dashboard/pages/stream.py").run()
+    assert not at.exception
+    assert at.session_state[streams.RUNNING] is not None
+
+
+def test_a_class_chosen_as_a_link_is_clicked_is_the_next_pages_class(monkeypatch):
+    """The minority class chosen on the Data page, and the Compare page's link clicked
+    while Streamlit runs the choice's callback (the CI failure of issue 43: Compare
+    found with the class not chosen): Compare runs on the class chosen."""
+    from streamlit.runtime.state.session_state import SessionState
+
+    at = open_page(DATA)
+    chosen = at.session_state["minority"]
+    other = next(c for c in at.session_state["data"].dataset.class_counts() if c != chosen)
+    compare = _page_hash(at, "dashboard/pages/compare.py")
+    clicked = _click_a_link_once(monkeypatch, SessionState, "_reset_triggers", compare)
+    at.selectbox(key="minority_select").set_value(other).run()
+    assert clicked and not at.exception
+    assert [t.value for t in at.title] == ["Compare"]
+    assert at.session_state["minority"] == other
+    monkeypatch.undo()
+    at.switch_page(DATA).run()
+    assert at.session_state["minority"] == other
+    assert at.selectbox(key="minority_select").value == other
+
+
+def test_a_setting_changed_as_a_link_is_clicked_is_kept_for_the_page(monkeypatch):
+    """Compare's number of splits changed, and the Data page's link clicked while its
+    callback runs: Compare opened again shows the number chosen, not the one before."""
+    from streamlit.runtime.state.session_state import SessionState
+
+    at = open_page("dashboard/pages/compare.py")
+    before = at.slider(key="compare_splits").value
+    chosen = 3 if before != 3 else 4
+    clicked = _click_a_link_once(monkeypatch, SessionState, "_reset_triggers", _page_hash(at, DATA))
+    at.slider(key="compare_splits").set_value(chosen).run()
+    assert clicked and not at.exception
+    assert [t.value for t in at.title] == ["Data"]
+    monkeypatch.undo()
+    at.switch_page("dashboard/pages/compare.py").run()
+    assert not at.exception
+    assert at.slider(key="compare_splits").value == chosen
