@@ -14,6 +14,7 @@ changed. Imports nothing of the dashboard."""
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, NoReturn
@@ -144,34 +145,46 @@ def done(key: str) -> None:
     _presses().pop(key, None)
 
 
+#: This thread's depth of :func:`uninterrupted` blocks (the script thread's: a run's own
+#: threads, which share its context, are never held).
+_HELD = threading.local()
+
+
+def _held_yield(check: Callable[[], Any]) -> Callable[[], Any]:
+    def on_scriptrunner_yield() -> Any:
+        if getattr(_HELD, "depth", 0):
+            return None  # a click waits: taken at the first yield after the block
+        return check()
+
+    on_scriptrunner_yield.holds = True
+    return on_scriptrunner_yield
+
+
 @contextmanager
 def uninterrupted() -> Iterator[None]:
-    """A block that another click cannot end halfway through its uses of the session state.
+    """A block that another click cannot end halfway.
 
-    Streamlit checks for a waiting click (another page's link, a widget) at every use of
-    ``st.session_state`` and every element, and ends the run there. A block that records
-    something in several steps (a run's record in the workspace, then the run kept in the
-    session) is made whole by this: the click is taken at the first use of the session
-    state after it. Elements drawn inside still end the run: draw none. (Streamlit has no
-    public form of this; ``tests/app/test_reruns.py`` checks it against the pinned
-    version.)
+    Streamlit checks for a waiting click (another page's link, a widget) at every
+    element and every use of ``st.session_state`` (also in a widget's callback), and ends
+    the run there. A block that changes things in several steps (a run's record in the
+    workspace, then the run kept in the session; a data set read, then its class and
+    settings) is made whole by this: a click that arrives meanwhile waits, and is taken at
+    the first element or use of the session state after the block. Keep such blocks to
+    what must happen together: the page answers no click while one runs. (Streamlit has
+    no public form of this: the script runner's request queue is asked through a wrapper
+    of its ``on_scriptrunner_yield``, which answers "nothing waits" inside a block on
+    this thread; ``tests/app/test_reruns.py`` checks it against the pinned version.)
     """
     ctx = get_script_run_ctx()
-    state = getattr(ctx, "session_state", None) if ctx is not None else None
-    try:
-        check = object.__getattribute__(state, "_yield_callback")
-    except AttributeError:  # no script run, or another form of the session state
-        yield
-        return
-    object.__setattr__(state, "_yield_callback", _no_check)
+    requests = getattr(ctx, "script_requests", None) if ctx is not None else None
+    check = getattr(requests, "on_scriptrunner_yield", None)
+    if check is not None and not getattr(check, "holds", False):
+        requests.on_scriptrunner_yield = _held_yield(check)
+    _HELD.depth = getattr(_HELD, "depth", 0) + 1
     try:
         yield
     finally:
-        object.__setattr__(state, "_yield_callback", check)
-
-
-def _no_check() -> None:
-    return None
+        _HELD.depth -= 1
 
 
 def whole(callback: Callable[..., Any]) -> Callable[..., Any]:

@@ -223,8 +223,8 @@ def run_once(
     followed, not started again. Asked for with other settings while it computes, the
     earlier run is stopped first (one run per page and session at a time). Another
     click cannot end the script run between the run's record and its start.
-    ``started()``, if given, is called once the run is started, or its result found
-    kept (a button's press done: :func:`dashboard.reruns.done`).
+    ``started()``, if given, is called as the run starts (in the same block), or its
+    result is found kept (a button's press done: :func:`dashboard.reruns.done`).
     """
     results = state.results(store)
     own = own_run(store)  # first: a run ending now leaves its result before it leaves
@@ -239,6 +239,8 @@ def run_once(
             own.ended.wait(30.0)
         own = None
     with reruns.uninterrupted():  # recorded, started and kept whole
+        if started is not None:
+            started()
         if own is None:
             status.pop("stopped", None)
             status.pop("error", None)
@@ -255,8 +257,6 @@ def run_once(
                 datasets,
                 max_entries,
             )
-        if started is not None:
-            started()
     follow_run(own, estimate)
     return results.get(key)
 
@@ -558,6 +558,7 @@ def run_button(
     if st.session_state.get(confirm_key) is not None:
         if st.session_state[confirm_key] != key:
             st.session_state.pop(confirm_key)  # the settings changed: ask again
+            reruns.done(store + "_confirm_run")
         elif estimate is not None:
             box = st.empty()  # emptied once answered: the run's progress takes its place
             with box.container():
@@ -567,11 +568,17 @@ def run_button(
                     icon=":material/hourglass_top:",
                 )
                 yes, no, _ = st.columns([1, 1, 3])
-                if yes.button("Run anyway", type="primary", key=store + "_confirm_run"):
-                    st.session_state.pop(confirm_key)
+                if reruns.lasting_button(  # the question goes when the run starts
+                    "Run anyway",
+                    key=store + "_confirm_run",
+                    scope=key,
+                    container=yes,
+                    type="primary",
+                ):
                     pressed = True
                 elif no.button("Don't run", key=store + "_confirm_cancel"):
                     st.session_state.pop(confirm_key)
+                    reruns.done(store + "_confirm_run")
                     reruns.rerun()
             if pressed:
                 box.empty()
@@ -588,17 +595,25 @@ def run_button(
                 widgets=widgets,
                 datasets=datasets,
                 estimate=estimate,
-                started=partial(reruns.done, store + "_run"),
+                started=partial(_pressed_and_done, store),
             )
         else:
             _show_own(store, key, estimate)
     except FSEngineError as exc:
-        reruns.done(store + "_run")  # refused: said once, not asked again
+        _pressed_and_done(store)  # refused: said once, not asked again
         st.error(f"{failure}: {describe(exc)}")
     stopped = stopped_message(store)
     if stopped and key not in state.results(store):
         st.warning(stopped, icon=":material/stop_circle:")
     return state.results(store).get(key)
+
+
+def _pressed_and_done(store: str) -> None:
+    """The presses of :func:`run_button`'s buttons (Run, Run anyway) have had their effect,
+    and the question of a long run goes."""
+    reruns.done(store + "_run")
+    reruns.done(store + "_confirm_run")
+    st.session_state.pop(store + "_confirm", None)
 
 
 def _show_own(store: str, key: tuple, estimate: Estimate | None) -> None:

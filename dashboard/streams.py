@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import streamlit as st
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
-from dashboard import persistence, session
+from dashboard import persistence, reruns, session
 from fsengine.methods.live import LiveStream
 from fsengine.methods.registry import get_method
 
@@ -379,12 +379,13 @@ def _keep(key: tuple, kept: Kept) -> None:
     streams.pop(key, None)
     streams[key] = kept
     while len(streams) > MAX_KEPT:  # the oldest goes back to the workspace's pending ones
-        old_key = next(iter(streams))
-        old = streams.pop(old_key)
-        stop_advancing(old)
-        record(old)
-        if old.run_id is not None and old.live.position:
-            persistence.pending_streams()[old_key] = (old.run_id, payload(old))
+        with reruns.uninterrupted():  # never out of the session and not yet pending
+            old_key = next(iter(streams))
+            old = streams.pop(old_key)
+            stop_advancing(old)
+            record(old)
+            if old.run_id is not None and old.live.position:
+                persistence.pending_streams()[old_key] = (old.run_id, payload(old))
 
 
 def start(method: str, order: str, seed: int | None, params: dict) -> Kept:
@@ -443,11 +444,12 @@ def pause_others() -> Kept | None:
     running = st.session_state.get(RUNNING)
     if running is None or running == session.task_key():
         return None
-    st.session_state[RUNNING] = None
-    kept = _kept().get(running)
-    if kept is not None:
-        stop_advancing(kept)
-        record(kept)
+    with reruns.uninterrupted():  # paused and recorded where it stopped
+        st.session_state[RUNNING] = None
+        kept = _kept().get(running)
+        if kept is not None:
+            stop_advancing(kept)
+            record(kept)
     return kept
 
 

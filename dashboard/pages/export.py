@@ -5,7 +5,7 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from dashboard import running, session, streams
+from dashboard import reruns, running, session, streams
 from dashboard.messages import describe
 from dashboard.pages import BY_NAME
 from dashboard.reporting import report_sections
@@ -210,12 +210,21 @@ def _computed_selection(loaded, minority, stream_ready: bool):
     running.show_counts_warning([method])
     results = _computed_results(loaded)
     key = _selection_key(minority, method, top, params)
-    if cols[2].button("Compute selection", type="primary", key="export_compute", width="stretch"):
+    if reruns.lasting_button(
+        "Compute selection",
+        key="export_compute",
+        scope=key,
+        container=cols[2],
+        type="primary",
+        width="stretch",
+    ):
         try:
-            with st.spinner(f"Running {METHOD_LABELS[method]} ..."):
-                results[key] = run_selection(
-                    session.current_task(), method=method, top=top, **params
-                )
+            with reruns.uninterrupted():  # a link clicked meanwhile: the selection is kept
+                reruns.done("export_compute")
+                with st.spinner(f"Running {METHOD_LABELS[method]} ..."):
+                    results[key] = run_selection(
+                        session.current_task(), method=method, top=top, **params
+                    )
         except FSEngineError as exc:
             st.error(describe(exc))
     result = results.get(key)

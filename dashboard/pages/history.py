@@ -204,14 +204,18 @@ def _run_actions(found, wid: str, run) -> None:
     and what a stopped run keeps; acts on the button pressed."""
     st.markdown(_run_heading(run))
     left, right, stop = st.columns([1, 1, 1, 2])[:3]
-    if left.button(
+    if reruns.lasting_button(
         "Reopen",
-        type="primary",
         key="history_open",
+        scope=run.id,
+        container=left,
+        type="primary",
         disabled=not _can_reopen(run),
         help="Loads its data set and settings and shows its result on its page.",
     ):
-        _open(found, wid, run)
+        with reruns.uninterrupted():  # data set, class and settings all, or none
+            reruns.done("history_open")
+            _open(found, wid, run)
     if right.button("Delete", key="history_delete", disabled=run.status == "running"):
         found.delete_run(wid, run.id)
         reruns.rerun()

@@ -358,8 +358,9 @@ def stream_view(settings) -> None:
 def _confirmed_start(start: bool, fresh: bool, estimate, settings, method: str) -> bool:
     """Whether a stream starts now: a Start of a stream estimated to compute for long
     (``estimate.long``) asks first (its settings kept in ``stream_confirm``) and starts once
-    "Start anyway" is pressed; the question goes once the settings change or there is no
-    estimate (a new estimate of the same settings is asked with its own time).
+    "Start anyway" is pressed (the caller then drops ``stream_confirm`` with the stream
+    started); the question goes once the settings change or there is no estimate (a new
+    estimate of the same settings is asked with its own time).
     """
     if start and fresh and estimate is not None and estimate.long:
         st.session_state["stream_confirm"] = settings  # a long stream starts once confirmed
@@ -367,6 +368,7 @@ def _confirmed_start(start: bool, fresh: bool, estimate, settings, method: str) 
     if st.session_state.get("stream_confirm") is not None:
         if st.session_state["stream_confirm"] != settings or estimate is None:
             st.session_state.pop("stream_confirm")
+            reruns.done("stream_confirm_start")  # a press for the question gone goes too
         else:
             asking = st.empty()  # emptied once answered
             with asking.container():
@@ -377,11 +379,17 @@ def _confirmed_start(start: bool, fresh: bool, estimate, settings, method: str) 
                     icon=":material/hourglass_top:",
                 )
                 yes, no, _ = st.columns([1, 1, 3])
-                if yes.button("Start anyway", type="primary", key="stream_confirm_start"):
-                    st.session_state.pop("stream_confirm")
+                if reruns.lasting_button(  # the question goes when the stream starts
+                    "Start anyway",
+                    key="stream_confirm_start",
+                    scope=settings,
+                    container=yes,
+                    type="primary",
+                ):
                     start = True
                 elif no.button("Don't start", key="stream_confirm_cancel"):
                     st.session_state.pop("stream_confirm")
+                    reruns.done("stream_confirm_start")
                     reruns.rerun()
             if start:
                 asking.empty()
@@ -471,9 +479,10 @@ def render() -> None:
     if _other_settings(kept, settings) and streams.is_running():
         # a setting changed while it streamed: it stops where it is, never runs on under
         # boxes that say otherwise
-        streams.set_running(False)
-        kept.live.stop_pacing()
-        streams.record(kept)
+        with reruns.uninterrupted():
+            streams.set_running(False)
+            kept.live.stop_pacing()
+            streams.record(kept)
     if paused is not None:
         st.info(
             f"Paused: {paused.describe()}. It is kept under its own data set: load that data "
@@ -511,8 +520,12 @@ def render() -> None:
         disabled=bool(refused),
     )
     start = _confirmed_start(pressed, fresh, estimate, settings, method)
-    with reruns.uninterrupted():  # started and recorded whole, then the press is done
+    with reruns.uninterrupted():  # the presses done, the stream started and recorded
+        if pressed or start:
+            reruns.done("stream_start")
+            reruns.done("stream_confirm_start")
         if start:
+            st.session_state.pop("stream_confirm", None)
             if kept is None or kept.live.finished or _other_settings(kept, settings):
                 kept = _start(method, order, seed, params)  # the boxes' settings, first feature
                 if kept is not None and estimate is not None:  # a small first chunk
@@ -520,17 +533,15 @@ def render() -> None:
             if kept is not None:
                 kept.live.stop_pacing()  # paced again from the first tick
             streams.set_running(kept is not None)
-        if pressed:
-            reruns.done("stream_start")
     if reruns.lasting_button(
         "Pause", key="stream_pause", scope=pressed_for, container=buttons[1], width="stretch"
     ):
         with reruns.uninterrupted():
+            reruns.done("stream_pause")
             streams.set_running(False)
             if kept is not None:
                 kept.live.stop_pacing()
                 streams.record(kept)
-            reruns.done("stream_pause")
     if reruns.lasting_button(
         "Step",
         key="stream_step",
@@ -540,6 +551,7 @@ def render() -> None:
         disabled=bool(refused),
     ):
         with reruns.uninterrupted():  # one press, one feature
+            reruns.done("stream_step")
             streams.set_running(False)
             if kept is None or kept.live.done or _other_settings(kept, settings):
                 kept = _start(method, order, seed, params)
@@ -547,14 +559,13 @@ def render() -> None:
                 with kept.lock:  # a tick of an earlier script run may still be advancing it
                     kept.live.advance(max_features=1)
                 streams.record(kept)
-            reruns.done("stream_step")
     if reruns.lasting_button(
         "Reset", key="stream_reset", scope=pressed_for, container=buttons[3], width="stretch"
     ):
         with reruns.uninterrupted():
+            reruns.done("stream_reset")
             streams.reset()
             kept = None
-            reruns.done("stream_reset")
     if "stream_error" in st.session_state:
         st.error(st.session_state["stream_error"])
     with notice:

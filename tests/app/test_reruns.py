@@ -313,3 +313,64 @@ def test_a_setting_changed_as_a_link_is_clicked_is_kept_for_the_page(monkeypatch
     at.switch_page("dashboard/pages/compare.py").run()
     assert not at.exception
     assert at.slider(key="compare_splits").value == chosen
+
+
+def test_a_link_clicked_while_a_run_reopens_leaves_no_half_reopened_run(monkeypatch):
+    """History's Reopen, and the Data page's link clicked while it brings the run back
+    (after reading the run, before its class and settings): the run is reopened whole,
+    its class and its Compare settings, not the data set alone."""
+    from dashboard import workspace
+
+    at = session(page="dashboard/pages/compare.py")
+    at.multiselect(key="compare_methods").set_value(["fisher"]).run()
+    at.slider(key="compare_splits").set_value(2).run()
+    next(b for b in at.button if b.label == "Run comparison").click().run()
+    ran_on = at.session_state["minority"]
+    at.switch_page(DATA).run()
+    classes = at.session_state["data"].dataset.class_counts()
+    at.selectbox(key="minority_select").set_value(next(c for c in classes if c != ran_on)).run()
+    at.switch_page("dashboard/pages/compare.py").run()
+    at.slider(key="compare_splits").set_value(5).run()  # the other class's own settings
+    at.switch_page("dashboard/pages/history.py").run()
+    at.session_state["history_table"] = {"selection": {"rows": [0], "columns": []}}
+    at.run()
+    clicked = _click_a_link_once(monkeypatch, workspace.Store, "load_run", _page_hash(at, DATA))
+    next(b for b in at.button if b.label == "Reopen").click().run()
+    assert clicked and not at.exception
+    monkeypatch.undo()
+    assert at.session_state["minority"] == ran_on
+    at.switch_page("dashboard/pages/compare.py").run()
+    assert at.slider(key="compare_splits").value == 2
+
+
+def test_a_file_read_as_a_link_is_clicked_is_the_data_set_of_the_next_page(monkeypatch):
+    """A file uploaded, and Compare's link clicked while it is read (the reading's spinner
+    is an element, where Streamlit ends a callback when a click waits): Compare opens
+    on the file uploaded, not on the data set before it."""
+    from test_task_settings import ALPHA
+
+    at = open_page(DATA)
+    compare = _page_hash(at, "dashboard/pages/compare.py")
+    clicked = _click_a_link_once(monkeypatch, session_module, "load_dataset", compare)
+    at.file_uploader(key="uploader").set_value((*ALPHA, "text/csv")).run()
+    assert clicked and not at.exception
+    assert [t.value for t in at.title] == ["Compare"]
+    assert at.session_state["data"].name == ALPHA[0]
+
+
+def test_compute_selection_pressed_just_before_another_page_link_computes_it():
+    """Export's Compute selection pressed, then the Data page's link clicked before the
+    server ran Export for it (Streamlit runs the Data page with the press): Export
+    opened again computes the selection (once), as Start and Run comparison do."""
+    at = open_page("dashboard/pages/export.py")
+    at.button(key="export_compute").click()
+    at.switch_page(DATA).run()
+    assert not at.exception
+    at.switch_page("dashboard/pages/export.py").run()
+    assert not at.exception
+    assert not any("Press Compute selection" in i.value for i in at.info)
+    assert at.get("download_button")
+    (selection,) = at.session_state["export_results"]["results"].values()
+    at.run()
+    (again,) = at.session_state["export_results"]["results"].values()
+    assert again is selection  # taken once
