@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dashboard import persistence, session
+from dashboard import persistence, reruns, session
 from dashboard.memory import give_back_freed_memory
 from dashboard.pages import PAGES
 from dashboard.run_queue import one_blas_thread
@@ -37,8 +37,10 @@ def main() -> None:
         )
 
     persistence.show_notices()
+    reruns.page_begins()
     try:
         navigation.run()
+        reruns.page_ends()  # (not after a run ended by a click: its presses stay)
     finally:
         persistence.save()  # also after st.stop() and Stop
         give_back_freed_memory()  # what the run freed (a file read, a comparison)

@@ -85,17 +85,41 @@ def rerun() -> NoReturn:
 #: Where the presses of :func:`lasting_button` wait until what they ask for is done: a
 #: dict in the session state, button key -> the scope of the press.
 PRESSES = "_lasting_presses"
-_NONE = object()
+#: The :func:`lasting_button` keys drawn in the current run of the app (a set in the
+#: session state, emptied by :func:`page_begins`).
+DRAWN = "_lasting_drawn"
 
 
 def _presses() -> dict:
+    """Button key -> (the page's script hash, the scope of its press)."""
     return st.session_state.setdefault(PRESSES, {})
 
 
-def _remember(presses: dict, key: str, scope: Any) -> None:
+def _page() -> str | None:
+    ctx = get_script_run_ctx()
+    return None if ctx is None else ctx.page_script_hash
+
+
+def switch_page(page: str) -> NoReturn:
+    """``st.switch_page(page)``, unless the user's own request for a run of the whole app
+    (another page's link, a widget) is pending: then that one runs, as :func:`rerun` lets
+    it (a Reopen followed at once by another page's link opens the page of the link)."""
+    ctx = get_script_run_ctx()
+    requests = None if ctx is None else ctx.script_requests
+    if requests is not None:
+        with requests._lock:
+            pending = requests._state is ScriptRequestType.RERUN and _reruns_the_whole_app(
+                requests._rerun_data
+            )
+        if pending:
+            st.empty()  # an element: the pending run takes over here
+    st.switch_page(page)
+
+
+def _remember(presses: dict, key: str, page: str | None, scope: Any) -> None:
     # Not through st.session_state: Streamlit ends a callback at its first use of the
     # session state when another click waits, and the press would be lost.
-    presses[key] = scope
+    presses[key] = (page, scope)
 
 
 def lasting_button(label: str, *, key: str, scope: Any, container=None, **options) -> bool:
@@ -107,7 +131,9 @@ def lasting_button(label: str, *, key: str, scope: Any, container=None, **option
     :func:`done` says what it asked for is done: the page drawn next with the same
     ``scope`` (the settings the press was for) takes it again, also when the run that
     took it first was ended halfway. A press kept under another scope (the data set or
-    the settings changed since), or for a button disabled now, is dropped.
+    the settings changed since), or for a button disabled now, is dropped, and so is one
+    whose button a whole run of its page did not draw (:func:`page_ends`: a question
+    answered otherwise, a run no longer selected).
 
     Parameters
     ----------
@@ -123,20 +149,38 @@ def lasting_button(label: str, *, key: str, scope: Any, container=None, **option
     Returns
     -------
     bool
-        Whether the button counts as pressed in this run. When True, the caller does
-        what the press asks for and then calls :func:`done`, in one :func:`uninterrupted`
+        Whether the button counts as pressed in this run. When True, the caller calls
+        :func:`done` and does what the press asks for, in one :func:`uninterrupted`
         block where taking it twice would do it twice.
     """
-    presses = _presses()
+    presses, page = _presses(), _page()
+    st.session_state.setdefault(DRAWN, set()).add(key)
     clicked = (container or st).button(
-        label, key=key, on_click=_remember, args=(presses, key, scope), **options
+        label, key=key, on_click=_remember, args=(presses, key, page, scope), **options
     )
-    pressed = not options.get("disabled") and (clicked or presses.get(key, _NONE) == scope)
+    kept = presses.get(key)
+    pressed = not options.get("disabled") and (clicked or (kept is not None and kept[1] == scope))
     if pressed:
-        presses[key] = scope  # taken again if this run ends before done()
+        presses[key] = (page, scope)  # taken again if this run ends before done()
     else:
         presses.pop(key, None)
     return pressed
+
+
+def page_begins() -> None:
+    """A run of the app begins: no lasting button is drawn yet (see :func:`page_ends`)."""
+    st.session_state[DRAWN] = set()
+
+
+def page_ends() -> None:
+    """The page has been drawn whole: a press kept for one of its lasting buttons that it
+    did not draw is dropped (the button's question was answered otherwise, its run is no
+    longer selected), so that it cannot fire later by itself when the button comes back.
+    Presses kept for the buttons of other pages stay."""
+    page, drawn = _page(), st.session_state.get(DRAWN, set())
+    presses = _presses()
+    for key in [k for k, (owner, _) in presses.items() if owner == page and k not in drawn]:
+        presses.pop(key, None)
 
 
 def done(key: str) -> None:

@@ -552,13 +552,15 @@ def run_button(
                 "(from the method's measured cost on data of this size)."
             )
     if pressed and estimate is not None and estimate.long and not _known(store, key):
-        st.session_state[confirm_key] = key  # the press asks the question: done
-        reruns.done(store + "_run")
+        with reruns.uninterrupted():  # the press asks the question: done
+            reruns.done(store + "_run")
+            st.session_state[confirm_key] = key
         pressed = False
     if st.session_state.get(confirm_key) is not None:
         if st.session_state[confirm_key] != key:
-            st.session_state.pop(confirm_key)  # the settings changed: ask again
-            reruns.done(store + "_confirm_run")
+            with reruns.uninterrupted():  # the settings changed: ask again
+                reruns.done(store + "_confirm_run")
+                st.session_state.pop(confirm_key)
         elif estimate is not None:
             box = st.empty()  # emptied once answered: the run's progress takes its place
             with box.container():
@@ -577,8 +579,9 @@ def run_button(
                 ):
                     pressed = True
                 elif no.button("Don't run", key=store + "_confirm_cancel"):
-                    st.session_state.pop(confirm_key)
-                    reruns.done(store + "_confirm_run")
+                    with reruns.uninterrupted():
+                        reruns.done(store + "_confirm_run")
+                        st.session_state.pop(confirm_key)
                     reruns.rerun()
             if pressed:
                 box.empty()

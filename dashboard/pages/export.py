@@ -213,7 +213,7 @@ def _computed_selection(loaded, minority, stream_ready: bool):
     if reruns.lasting_button(
         "Compute selection",
         key="export_compute",
-        scope=key,
+        scope=(session.task_key(), key),
         container=cols[2],
         type="primary",
         width="stretch",

@@ -110,12 +110,13 @@ def _stream_widget_values(stream: dict) -> dict:
     }
 
 
-def _open(found, wid, run) -> None:
-    """Bring back the run's data set, minority class and page settings, then its page."""
+def _open(found, wid, run) -> str | None:
+    """Bring back the run's data set, minority class and page settings; returns its page
+    (None, with the reason shown, when it cannot be reopened)."""
     loaded = found.load_run(wid, run.id)
     if loaded is None:
         st.error("This run is no longer stored.")
-        return
+        return None
     info, payload = loaded
     params = (payload or info.params or {}).get("dataset") or {}
     current = session.state.data
@@ -130,13 +131,13 @@ def _open(found, wid, run) -> None:
                 f"The data set of this run ({info.dataset_name}) is no longer stored; "
                 "upload it again to rerun."
             )
-            return
+            return None
         try:
             options = persistence.stored_options(found, wid, params)
             session.load_into_session(stored[0], stored[1], **options)
         except (LookupError, FSEngineError) as exc:
             st.error(f"The data set of this run could not be read: {messages.describe(exc)}")
-            return
+            return None
     minority = (payload or info.params).get("minority")
     session.state.choose_minority(minority)
     widgets = (payload or {}).get("widgets") or info.params.get("widgets")
@@ -152,7 +153,7 @@ def _open(found, wid, run) -> None:
         streams.reopen(run.id, stream, info.dataset_sha or persistence.dataset_sha())
     else:
         persistence.put_back(found, wid, run.id)
-    st.switch_page(page)
+    return page
 
 
 def _workspace():
@@ -215,7 +216,9 @@ def _run_actions(found, wid: str, run) -> None:
     ):
         with reruns.uninterrupted():  # data set, class and settings all, or none
             reruns.done("history_open")
-            _open(found, wid, run)
+            page = _open(found, wid, run)
+        if page is not None:
+            reruns.switch_page(page)  # (a link clicked meanwhile: its page)
     if right.button("Delete", key="history_delete", disabled=run.status == "running"):
         found.delete_run(wid, run.id)
         reruns.rerun()

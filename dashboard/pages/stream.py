@@ -357,7 +357,8 @@ def stream_view(settings) -> None:
 
 def _confirmed_start(start: bool, fresh: bool, estimate, settings, method: str) -> bool:
     """Whether a stream starts now: a Start of a stream estimated to compute for long
-    (``estimate.long``) asks first (its settings kept in ``stream_confirm``) and starts once
+    (``estimate.long``) asks first (``settings``, the task and the stream's settings, kept
+    in ``stream_confirm``) and starts once
     "Start anyway" is pressed (the caller then drops ``stream_confirm`` with the stream
     started); the question goes once the settings change or there is no estimate (a new
     estimate of the same settings is asked with its own time).
@@ -367,8 +368,9 @@ def _confirmed_start(start: bool, fresh: bool, estimate, settings, method: str) 
         start = False
     if st.session_state.get("stream_confirm") is not None:
         if st.session_state["stream_confirm"] != settings or estimate is None:
-            st.session_state.pop("stream_confirm")
-            reruns.done("stream_confirm_start")  # a press for the question gone goes too
+            with reruns.uninterrupted():  # a press for the question gone goes too
+                reruns.done("stream_confirm_start")
+                st.session_state.pop("stream_confirm")
         else:
             asking = st.empty()  # emptied once answered
             with asking.container():
@@ -388,8 +390,9 @@ def _confirmed_start(start: bool, fresh: bool, estimate, settings, method: str) 
                 ):
                     start = True
                 elif no.button("Don't start", key="stream_confirm_cancel"):
-                    st.session_state.pop("stream_confirm")
-                    reruns.done("stream_confirm_start")
+                    with reruns.uninterrupted():
+                        reruns.done("stream_confirm_start")
+                        st.session_state.pop("stream_confirm")
                     reruns.rerun()
             if start:
                 asking.empty()
@@ -519,7 +522,7 @@ def render() -> None:
         width="stretch",
         disabled=bool(refused),
     )
-    start = _confirmed_start(pressed, fresh, estimate, settings, method)
+    start = _confirmed_start(pressed, fresh, estimate, pressed_for, method)
     with reruns.uninterrupted():  # the presses done, the stream started and recorded
         if pressed or start:
             reruns.done("stream_start")

@@ -338,6 +338,7 @@ def test_a_link_clicked_while_a_run_reopens_leaves_no_half_reopened_run(monkeypa
     next(b for b in at.button if b.label == "Reopen").click().run()
     assert clicked and not at.exception
     monkeypatch.undo()
+    assert [t.value for t in at.title] == ["Data"]  # the link clicked last
     assert at.session_state["minority"] == ran_on
     at.switch_page("dashboard/pages/compare.py").run()
     assert at.slider(key="compare_splits").value == 2
@@ -374,3 +375,28 @@ def test_compute_selection_pressed_just_before_another_page_link_computes_it():
     at.run()
     (again,) = at.session_state["export_results"]["results"].values()
     assert again is selection  # taken once
+
+
+def test_a_press_kept_for_a_button_its_page_no_longer_draws_never_fires_by_itself():
+    """Reopen pressed, then the Data page's link clicked before History ran for it (the
+    press is kept); History drawn again with no run selected (no Reopen button): the
+    press goes. Selecting that run again later does not reopen it by itself."""
+    at = session(page="dashboard/pages/compare.py")
+    at.multiselect(key="compare_methods").set_value(["fisher"]).run()
+    at.slider(key="compare_splits").set_value(2).run()
+    next(b for b in at.button if b.label == "Run comparison").click().run()
+    at.switch_page("dashboard/pages/history.py").run()
+    selected = {"selection": {"rows": [0], "columns": []}}
+    at.session_state["history_table"] = selected
+    at.run()
+    next(b for b in at.button if b.label == "Reopen").click()
+    at.switch_page(DATA).run()
+    assert not at.exception
+    at.switch_page("dashboard/pages/history.py")
+    at.session_state["history_table"] = {"selection": {"rows": [], "columns": []}}
+    at.run()
+    assert not any(b.label == "Reopen" for b in at.button)
+    at.session_state["history_table"] = selected
+    at.run()
+    assert not at.exception
+    assert [t.value for t in at.title] == ["History"]
