@@ -212,18 +212,23 @@ def _runs_of(at, kind: str) -> list:
     return [r for r in workspace.default_store().list_runs(workspace_id(at)) if r.kind == kind]
 
 
-def test_a_link_clicked_while_start_starts_the_stream_loses_nothing(monkeypatch):
-    """The loaded fresh-clone run's failure (the data-directory browser test): Start
-    pressed, another page's link clicked while the run for the press was starting the
-    stream (Streamlit ends a run at any use of the session state when a click waits).
-    The Data page is drawn; the Stream page opened again streams, and History holds that
-    one stream, not a second one or a record left running."""
+@pytest.mark.parametrize("moment", ["callback", "start"])
+def test_start_with_a_link_clicked_at_once_streams_once(monkeypatch, moment):
+    """Start pressed, and another page's link clicked while Streamlit runs the widgets'
+    callbacks ("callback": it ends a callback at its first use of the session state when
+    a click waits), or while the run for the press starts the stream ("start": the
+    loaded fresh-clone run's failure in the data-directory browser test; it ends a run
+    likewise). The Data page is drawn; the Stream page opened again streams, and
+    History holds that one stream, not a second one or a record left running."""
+    from streamlit.runtime.state.session_state import SessionState
+
     from dashboard import persistence
 
     monkeypatch.setattr(streams, "LEASE_SECONDS", SLOW_SECONDS)
     held_stream(monkeypatch)
     at = open_page("dashboard/pages/stream.py")
-    clicked = _click_a_link_once(monkeypatch, persistence, "start_run", _page_hash(at, DATA))
+    where = {"callback": (SessionState, "_reset_triggers"), "start": (persistence, "start_run")}
+    clicked = _click_a_link_once(monkeypatch, *where[moment], _page_hash(at, DATA))
     at.button(key="stream_start").click().run()
     assert clicked and not at.exception
     assert [t.value for t in at.title] == ["Data"]
@@ -255,25 +260,6 @@ def test_a_link_clicked_while_the_comparison_starts_runs_it_once(monkeypatch):
     at.run()
     assert [r.status for r in _runs_of(at, "compare")] == ["finished"]
     assert at.session_state["compare_results_computed"] == 1
-
-
-def test_a_press_whose_callback_runs_while_a_link_click_waits_is_kept(monkeypatch):
-    """A link clicked just after Start, arriving while Streamlit runs the widgets'
-    callbacks: Streamlit ends a callback at its first use of the session state when a
-    click waits. The press is kept all the same, and the Stream page opened again
-    streams."""
-    from streamlit.runtime.state.session_state import SessionState
-
-    monkeypatch.setattr(streams, "LEASE_SECONDS", SLOW_SECONDS)
-    held_stream(monkeypatch)
-    at = open_page("dashboard/pages/stream.py")
-    clicked = _click_a_link_once(monkeypatch, SessionState, "_reset_triggers", _page_hash(at, DATA))
-    at.button(key="stream_start").click().run()
-    assert clicked and not at.exception
-    assert [t.value for t in at.title] == ["Data"]
-    at.switch_page("dashboard/pages/stream.py").run()
-    assert not at.exception
-    assert at.session_state[streams.RUNNING] is not None
 
 
 def test_a_class_chosen_as_a_link_is_clicked_is_the_next_pages_class(monkeypatch):
