@@ -33,6 +33,13 @@ def _reruns_the_whole_app(data: RerunData) -> bool:
     )
 
 
+def _whole_app_rerun_pending(requests: ScriptRequests) -> bool:
+    """Whether ``requests`` (its lock held) waits with a run of the whole app."""
+    return requests._state is ScriptRequestType.RERUN and _reruns_the_whole_app(
+        requests._rerun_data
+    )
+
+
 def request_unless_pending(requests: ScriptRequests, data: RerunData) -> bool:
     """Ask ``requests`` for the rerun ``data`` unless a rerun of the whole app is pending.
 
@@ -55,9 +62,7 @@ def request_unless_pending(requests: ScriptRequests, data: RerunData) -> bool:
         stays as the user asked for it; or the script is stopping).
     """
     with requests._lock:
-        if requests._state is ScriptRequestType.RERUN and _reruns_the_whole_app(
-            requests._rerun_data
-        ):
+        if _whole_app_rerun_pending(requests):
             return False
         return requests._request_rerun_locked(data)
 
@@ -108,9 +113,7 @@ def switch_page(page: str) -> NoReturn:
     requests = None if ctx is None else ctx.script_requests
     if requests is not None:
         with requests._lock:
-            pending = requests._state is ScriptRequestType.RERUN and _reruns_the_whole_app(
-                requests._rerun_data
-            )
+            pending = _whole_app_rerun_pending(requests)
         if pending:
             st.empty()  # an element: the pending run takes over here
     st.switch_page(page)
@@ -165,6 +168,14 @@ def lasting_button(label: str, *, key: str, scope: Any, container=None, **option
     else:
         presses.pop(key, None)
     return pressed
+
+
+def drop_question(question: str, press: str) -> None:
+    """A question gone (answered otherwise, or its settings changed): its session key
+    ``question`` and the press kept for its button ``press``, in one block."""
+    with uninterrupted():
+        done(press)
+        st.session_state.pop(question, None)
 
 
 def page_begins() -> None:

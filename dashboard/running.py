@@ -558,9 +558,7 @@ def run_button(
         pressed = False
     if st.session_state.get(confirm_key) is not None:
         if st.session_state[confirm_key] != key:
-            with reruns.uninterrupted():  # the settings changed: ask again
-                reruns.done(store + "_confirm_run")
-                st.session_state.pop(confirm_key)
+            reruns.drop_question(confirm_key, store + "_confirm_run")  # settings changed
         elif estimate is not None:
             box = st.empty()  # emptied once answered: the run's progress takes its place
             with box.container():
@@ -579,9 +577,7 @@ def run_button(
                 ):
                     pressed = True
                 elif no.button("Don't run", key=store + "_confirm_cancel"):
-                    with reruns.uninterrupted():
-                        reruns.done(store + "_confirm_run")
-                        st.session_state.pop(confirm_key)
+                    reruns.drop_question(confirm_key, store + "_confirm_run")
                     reruns.rerun()
             if pressed:
                 box.empty()
@@ -615,8 +611,7 @@ def _pressed_and_done(store: str) -> None:
     """The presses of :func:`run_button`'s buttons (Run, Run anyway) have had their effect,
     and the question of a long run goes."""
     reruns.done(store + "_run")
-    reruns.done(store + "_confirm_run")
-    st.session_state.pop(store + "_confirm", None)
+    reruns.drop_question(store + "_confirm", store + "_confirm_run")
 
 
 def _show_own(store: str, key: tuple, estimate: Estimate | None) -> None:

@@ -368,9 +368,7 @@ def _confirmed_start(start: bool, fresh: bool, estimate, settings, method: str) 
         start = False
     if st.session_state.get("stream_confirm") is not None:
         if st.session_state["stream_confirm"] != settings or estimate is None:
-            with reruns.uninterrupted():  # a press for the question gone goes too
-                reruns.done("stream_confirm_start")
-                st.session_state.pop("stream_confirm")
+            reruns.drop_question("stream_confirm", "stream_confirm_start")
         else:
             asking = st.empty()  # emptied once answered
             with asking.container():
@@ -390,9 +388,7 @@ def _confirmed_start(start: bool, fresh: bool, estimate, settings, method: str) 
                 ):
                     start = True
                 elif no.button("Don't start", key="stream_confirm_cancel"):
-                    with reruns.uninterrupted():
-                        reruns.done("stream_confirm_start")
-                        st.session_state.pop("stream_confirm")
+                    reruns.drop_question("stream_confirm", "stream_confirm_start")
                     reruns.rerun()
             if start:
                 asking.empty()
