@@ -57,6 +57,10 @@ _BREAKS = " _-/.|;,"
 #: What a figure is taken to be wide when laying out its labels: the dashboard's wide
 #: layout gives a chart about 900 px in a 1400 px window.
 _FIGURE_PX = 900
+#: gene_box_figure's panels: their height (px) and the space between two columns (a
+#: fraction of the figure's width).
+_PANEL_PX = 200
+_PANEL_SPACING = 0.06
 #: What a tick label's character is taken to be wide at 11 px.
 _CHAR_PX = 6.5
 #: Lines a class name may be wrapped into on an axis; beyond, the labels are angled.
@@ -519,26 +523,13 @@ def gene_box_figure(
     all_samples = _sample_names(dataset)
     samples = [all_samples[r] for r in rows]
     ncols = max(1, min(columns, len(indices)))
-    nrows = math.ceil(len(indices) / ncols)
     names = [dataset.feature_names[c] for c in indices]
     # About 7 px a character at 13 px and a panel of about 1000 / ncols px.
     titles = [_panel_title(g, statistics, max(12, 130 // ncols)) for g in names]
-    spacing = 0.06
-    ticks = class_ticks(order, _FIGURE_PX * (1 - spacing * (ncols - 1)) / ncols, bold=minority_at)
-    title_lines = max(t.count("<br>") + 1 for t in titles)
+    panel_px = _FIGURE_PX * (1 - _PANEL_SPACING * (ncols - 1)) / ncols
+    ticks = class_ticks(order, panel_px, bold=minority_at)
     figure_title = _box_grid_title(drawn, summarised, most)
-    top = 20 + 17 * title_lines + (30 if figure_title else 0)
-    bottom = 10 + ticks["reach"]
-    panel = 200
-    gap = 17 * title_lines + ticks["reach"] + 16  # the titles below, the ticks above
-    plot = nrows * panel + (nrows - 1) * gap
-    fig = make_subplots(
-        rows=nrows,
-        cols=ncols,
-        subplot_titles=titles,
-        horizontal_spacing=spacing,
-        vertical_spacing=gap / plot if nrows > 1 else 0.1,
-    )
+    fig, size = _panel_grid(titles, ncols, ticks["reach"], figure_title is not None)
     hover = [f"{sample}<br>class {c}" for sample, c in zip(samples, x)]
     for i, gene in enumerate(names):
         row, col = divmod(i, ncols)
@@ -555,12 +546,38 @@ def gene_box_figure(
     fig.update_annotations(font_size=_TITLE_SIZE)
     if figure_title:
         fig.update_layout(title=dict(text=figure_title, x=0, font=dict(size=13)))
-    fig.update_layout(
-        height=top + bottom + plot,
-        margin=dict(l=10, r=10, t=top, b=bottom),
-        uirevision="gene-box",
-    )
+    fig.update_layout(**size, uirevision="gene-box")
     return fig
+
+
+def _panel_grid(
+    titles: list[str], ncols: int, tick_reach: float, figure_title: bool
+) -> tuple[go.Figure, dict]:
+    """The empty grid of :func:`gene_box_figure`: a subplot per title, ``ncols`` a row,
+    panels of :data:`_PANEL_PX` with room between them for the titles (17 px a line)
+    below one row and the class ticks (``tick_reach`` px) above the next.
+
+    Returns
+    -------
+    tuple
+        The figure, and its ``height`` and ``margin`` (room above for the titles and
+        ``figure_title``'s line, below for the ticks) as layout keywords.
+    """
+    nrows = math.ceil(len(titles) / ncols)
+    title_lines = max(t.count("<br>") + 1 for t in titles)
+    top = 20 + 17 * title_lines + (30 if figure_title else 0)
+    bottom = 10 + tick_reach
+    gap = 17 * title_lines + tick_reach + 16
+    plot = nrows * _PANEL_PX + (nrows - 1) * gap
+    fig = make_subplots(
+        rows=nrows,
+        cols=ncols,
+        subplot_titles=titles,
+        horizontal_spacing=_PANEL_SPACING,
+        vertical_spacing=gap / plot if nrows > 1 else 0.1,
+    )
+    size = {"height": top + bottom + plot, "margin": dict(l=10, r=10, t=top, b=bottom)}
+    return fig, size
 
 
 def _class_scatter(fig, coordinates, labels, colours, col, legend, samples) -> None:
