@@ -3,7 +3,8 @@
 For a checkout (default: this one; ``--root DIR`` another, e.g. a ``git worktree`` of an
 older commit): the modules at the top of ``fsengine/`` and in all, the import circles
 over every import statement, those inside functions too (the graph read as
-tests/unit/test_layers.py reads it), the longest functions, the largest parameter
+tests/unit/test_layers.py reads it), the longest functions (and those longest without
+their docstrings), the largest parameter
 lists, the Python-side calls that pass most arguments by position (a kernel's long
 signature called through a named structure flattened with ``*`` counts as one), the
 distinct literal keys of ``st.session_state`` in the dashboard and the README's lines.
@@ -26,7 +27,8 @@ import import_graph  # noqa: E402  (the test of the layers reads the graph the s
 
 
 def _functions(paths, root: Path):
-    """(lines, parameters, name) of every function and method."""
+    """(lines, parameters, name, lines of code) of every function and method: its lines
+    from ``def`` to its end, and those after its docstring."""
     for path in paths:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
@@ -35,7 +37,9 @@ def _functions(paths, root: Path):
                 count = len(args.posonlyargs) + len(args.args) + len(args.kwonlyargs)
                 count -= bool(args.args and args.args[0].arg in ("self", "cls"))
                 lines = node.end_lineno - node.lineno + 1
-                yield lines, count, f"{path.relative_to(root)}:{node.name}"
+                body = node.body[1:] if ast.get_docstring(node) else node.body
+                code = node.end_lineno - body[0].lineno + 1 if body else 0
+                yield lines, count, f"{path.relative_to(root)}:{node.name}", code
 
 
 def _positional_calls(paths, root: Path):
@@ -92,9 +96,12 @@ def count(root: Path) -> dict:
         "top_level": top,
         "modules": len(modules),
         "import_circles": import_graph.cycles(import_graph.edges(modules)),
-        "longest_functions": [(n, name) for n, _, name in functions[:5]],
-        "functions_over_100_lines": sum(1 for n, _, _ in functions if n > 100),
-        "largest_parameter_lists": sorted(((c, name) for _, c, name in functions), reverse=True)[
+        "longest_functions": [(n, name) for n, _, name, _ in functions[:5]],
+        "functions_over_100_lines": sum(1 for n, _, _, _ in functions if n > 100),
+        "functions_over_100_lines_of_code": sorted(
+            (code, name) for _, _, name, code in functions if code > 100
+        ),
+        "largest_parameter_lists": sorted(((c, name) for _, c, name, _ in functions), reverse=True)[
             :5
         ],
         "largest_positional_calls": sorted(_positional_calls(modules.values(), root), reverse=True)[

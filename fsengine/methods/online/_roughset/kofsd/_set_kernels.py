@@ -690,6 +690,26 @@ def _strategies(on_set, set_finite, list_length, walk, approx, m, n, whole):
     )  # fmt: skip
 
 
+@njit(cache=True, inline="always")
+def _end_candidate(f, tally, card, rejected, cards_out, acceptance, parts):
+    """After candidate ``f``'s rows in :func:`_tests`: this part's progress written for
+    the other parts (``tally``'s sum of 1 - card and rows of low card); with every row
+    (``whole``), its dependency, its cards summed in sample order over n (NaN once
+    rejected), and the acceptance's smallest number above ``accept_above``."""
+    first, accept_above, accepted, deps_out = acceptance
+    whole, progress, part = parts
+    if progress.shape[0] > 1:
+        progress[part, 0] = tally[3]
+        progress[part, 1] = tally[4]
+    if card != NO_CARD and whole:
+        if rejected[f]:
+            deps_out[f] = np.nan
+        else:
+            deps_out[f] = mean_in_order(cards_out[f])
+            if deps_out[f] > accept_above:
+                accepted[0] = min(accepted[0], first + f)
+
+
 @njit(cache=True, nogil=True)
 def _tests(
     on_set, set_finite, lists, walk, approx, candidates, query, card_rule, outs, rejection,
@@ -715,7 +735,7 @@ def _tests(
     card, gamma = card_rule
     cards_out = outs[3]
     early, reject_sum, rejected, rows, set_cards, n_low = rejection
-    first, accept_above, accepted, deps_out = acceptance
+    first, _, accepted, deps_out = acceptance
     whole, progress, part = parts
     n = lab.shape[0]
     shared = progress.shape[0] > 1
@@ -800,16 +820,7 @@ def _tests(
                     break
                 if not whole and rejected[f]:
                     break  # another part of the rows rejected it
-        if shared:
-            progress[part, 0] = tally[3]
-            progress[part, 1] = tally[4]
-        if card != NO_CARD and whole:
-            if rejected[f]:
-                deps_out[f] = np.nan
-            else:
-                deps_out[f] = mean_in_order(cards_out[f])
-                if deps_out[f] > accept_above:
-                    accepted[0] = min(accepted[0], first + f)
+        _end_candidate(f, tally, card, rejected, cards_out, acceptance, parts)
         if missed - missed_before > n // 2:
             lists_pay = False  # the next candidates walk at once
     return missed, done
