@@ -99,7 +99,7 @@ def count(root: Path) -> dict:
         "longest_functions": [(n, name) for n, _, name, _ in functions[:5]],
         "functions_over_100_lines": sum(1 for n, _, _, _ in functions if n > 100),
         "functions_over_100_lines_of_code": sorted(
-            (code, name) for _, _, name, code in functions if code > 100
+            ((code, name) for _, _, name, code in functions if code > 100), reverse=True
         ),
         "largest_parameter_lists": sorted(((c, name) for _, c, name, _ in functions), reverse=True)[
             :5

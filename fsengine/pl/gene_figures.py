@@ -554,8 +554,8 @@ def _panel_grid(
     titles: list[str], ncols: int, tick_reach: float, figure_title: bool
 ) -> tuple[go.Figure, dict]:
     """The empty grid of :func:`gene_box_figure`: a subplot per title, ``ncols`` a row,
-    panels of :data:`_PANEL_PX` with room between them for the titles (17 px a line)
-    below one row and the class ticks (``tick_reach`` px) above the next.
+    panels of :data:`_PANEL_PX` with room between two rows for the class ticks of the
+    upper (``tick_reach`` px) and the titles of the lower (17 px a line).
 
     Returns
     -------
