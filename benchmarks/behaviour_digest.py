@@ -15,7 +15,12 @@ The SHA-256 of every file written (its columns of times removed) and of what ``s
 says on standard error (its notes, warnings and counts; the times it prints removed) go
 to a JSON file (``--out``). Two checkouts compute the same results when their files are
 equal: ``--compare A.json B.json`` lists every difference, and every run that failed or
-wrote nothing in either, and exits 1 if there is one. Data sets: the real ones of
+wrote nothing in either, and exits 1 if there is one. The file records the machine (CPU
+model, BLAS libraries and the kernels they chose): the same commit on another machine
+may differ in the last bits of a sum. The digests of 6419735 made on 1 December (machine
+not recorded) and again on 2 December differ in 32 of 152 runs (OSFS-family traces,
+Grafting's selection on two sets, GLIOMA's records), with the same pinned packages; on 2
+December 6419735 and 816cb96 differ in none. Data sets: the real ones of
 ``../shared/datasets`` with the minority class the K-OFSD paper studies, or the bundled
 SRBCT and GLIOMA.
 """
@@ -152,6 +157,29 @@ def digests(root: Path, only: set[str] | None = None) -> dict:
     return found
 
 
+def machine_facts() -> dict:
+    """What a result's last bits may depend on besides the code: the CPU model and each
+    BLAS library with the kernel set it chose for that CPU (numpy's and scipy's OpenBLAS
+    pick theirs at load). Two checkouts are compared on one machine."""
+    import platform
+
+    import scipy.linalg  # noqa: F401  (scipy's BLAS loaded, so that it is listed)
+    from threadpoolctl import threadpool_info
+
+    cpuinfo = Path("/proc/cpuinfo")
+    models = [
+        line.split(":", 1)[1].strip()
+        for line in (cpuinfo.read_text().splitlines() if cpuinfo.exists() else [])
+        if line.startswith("model name")
+    ]
+    blas = [
+        f"{info['internal_api']} {info['version']} ({info.get('architecture')})"
+        for info in threadpool_info()
+        if info["user_api"] == "blas"
+    ]
+    return {"cpu": models[0] if models else platform.processor(), "blas": blas}
+
+
 def compare(first: dict, second: dict) -> list[str]:
     """The cases whose digests differ between two files' runs, that only one has, or that
     prove nothing: a run that failed, timed out or wrote no file, in either (the same
@@ -178,6 +206,12 @@ def main(argv: list[str] | None = None) -> int:
         differences = compare(first, second)
         for line in differences:
             print(line)
+        if first.get("machine") != second.get("machine"):
+            print(
+                f"not known to be computed on one machine ({first.get('machine', 'not recorded')}"
+                f"; {second.get('machine', 'not recorded')}): sums may differ in their last "
+                "bits, and a selection decided by them with it; run both here to compare code"
+            )
         print(f"{len(first['runs'])} and {len(second['runs'])} runs; {len(differences)} differ")
         return 1 if differences else 0
     root = args.root.resolve()
@@ -185,7 +219,12 @@ def main(argv: list[str] | None = None) -> int:
         ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True
     ).stdout.strip()
     only = set(args.data.split(",")) if args.data else None
-    report = {"root": str(root), "commit": commit, "runs": digests(root, only)}
+    report = {
+        "root": str(root),
+        "commit": commit,
+        "machine": machine_facts(),
+        "runs": digests(root, only),
+    }
     text = json.dumps(report, indent=1, sort_keys=True)
     if args.out:
         args.out.write_text(text + "\n", encoding="utf-8")
