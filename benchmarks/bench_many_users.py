@@ -13,7 +13,11 @@ every user before any is waited for.
   while those compute (one or more at a time: the server's queue, ``FSENGINE_CONCURRENT_RUNS``),
   users 5-8 switch pages (Genes, Data, Stream, Data, ... ``--switches`` each, round robin),
   each timed from the click to the page's title drawn and the app idle. Target: every
-  switch within 2 s (issue 43). Then users 5-8 press theirs.
+  switch within 2 s (issue 43). Then users 5-8 press theirs. Each switch is also timed to
+  the server's end of the page's script run (the last ``script_finished`` message the
+  tab received over its websocket before it was idle): what the server took, the rest
+  is the tab's drawing, here on the same two cores as the comparisons' workers, where a
+  user's browser on another machine would draw beside nothing.
 - **The server's memory**: its resident set size (VmRSS, and its worker processes') read
   every 0.1 s; after each step and its peak, in MB, and per user beyond the first page.
   Budget: per user, 3 x its matrix (float64, as held) plus 100 MB (its session on the
@@ -77,6 +81,34 @@ class Sampler(threading.Thread):
         return now, peak
 
 
+class ScriptEnds:
+    """The times (``time.monotonic``) at which a page received the server's
+    ``script_finished`` messages over its websocket: the ends of its script runs, before
+    the page has drawn what they sent. Attach before the page opens the app."""
+
+    def __init__(self, page):
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        self._message = ForwardMsg
+        self.times: list[float] = []
+        page.on("websocket", lambda socket: socket.on("framereceived", self._frame))
+
+    def _frame(self, payload) -> None:
+        if not isinstance(payload, (bytes, bytearray)):
+            return
+        try:
+            kind = self._message.FromString(bytes(payload)).WhichOneof("type")
+        except Exception:  # noqa: BLE001 - not a ForwardMsg: not an end
+            return
+        if kind == "script_finished":
+            self.times.append(time.monotonic())
+
+    def last(self, after: float, before: float) -> float | None:
+        """The last end received between ``after`` and ``before``, or None."""
+        within = [t for t in self.times if after < t <= before]
+        return within[-1] if within else None
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--switches", type=int, default=6, help="page switches per waiting user")
@@ -103,6 +135,7 @@ def main(argv=None) -> int:
     print(f"# Eight users on one server, {machine()}", flush=True)
     steps: dict[str, dict] = {}
     switches: list[float] = []
+    server_switches: list[float | None] = []  # to the server's end of the page's run
     problems: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -134,6 +167,7 @@ def main(argv=None) -> int:
 
                 began = time.monotonic()
                 first = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+                ends = {id(first): ScriptEnds(first)}
                 open_app(first, url)
                 step("one user", began)
                 began = time.monotonic()
@@ -142,6 +176,7 @@ def main(argv=None) -> int:
                     for _ in range(USERS - 1)
                 ]
                 for page in pages[1:]:
+                    ends[id(page)] = ScriptEnds(page)
                     open_app(page, url)
                 step("open", began)
 
@@ -174,7 +209,10 @@ def main(argv=None) -> int:
                         title = SWITCH_PAGES[turn % len(SWITCH_PAGES)]
                         clicked = time.monotonic()
                         open_page(page, title)
-                        switches.append(time.monotonic() - clicked)
+                        drawn = time.monotonic()
+                        switches.append(drawn - clicked)
+                        served = ends[id(page)].last(clicked, drawn)
+                        server_switches.append(None if served is None else served - clicked)
                 for page in waiting:
                     start_compare(page)
                 for page in pages:
@@ -206,6 +244,13 @@ def main(argv=None) -> int:
         f"{statistics.median(switches):.2f} s, max {max(switches):.2f} s "
         f"(target {SWITCH_TARGET_S:g} s: {'met' if switches_met else 'NOT met'})"
     )
+    served = [t for t in server_switches if t is not None]
+    if served:
+        print(
+            f"  of which the server's run, to its last script_finished: median "
+            f"{statistics.median(served):.2f} s, max {max(served):.2f} s "
+            f"({len(served)} of {len(server_switches)} seen); the rest is the tab's drawing"
+        )
     print(
         f"server memory beyond one user's first page: {grown / MB:.0f} MB at rest "
         f"({grown / USERS / MB:.0f} MB a user), peak {peak / MB:.0f} MB; budget "
@@ -216,6 +261,7 @@ def main(argv=None) -> int:
         "users": USERS,
         "steps": steps,
         "switch_seconds": switches,
+        "switch_server_seconds": server_switches,
         "switch_target_s": SWITCH_TARGET_S,
         "matrix_bytes": held,
         "memory_budget": budget,
