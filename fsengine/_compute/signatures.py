@@ -145,6 +145,16 @@ def _describe(value) -> str:
     return type(value).__name__
 
 
+def _without_memmaps(args: tuple) -> tuple | None:
+    """``args`` with each :class:`numpy.memmap` as a plain array of the same memory (a
+    view, no copy), or None when none is one. joblib hands a worker process the large
+    arrays of its task (over 1 MB: a sparse matrix's values, a dense matrix) as memmaps,
+    which the compiled code reads as any array."""
+    if not any(isinstance(a, np.memmap) for a in args):
+        return None
+    return tuple(a.view(np.ndarray) if isinstance(a, np.memmap) else a for a in args)
+
+
 def checked(name: str, variants: Sequence[tuple[Callable, str]]) -> Callable:
     """A function that calls the first variant whose signature the arguments match.
 
@@ -158,8 +168,9 @@ def checked(name: str, variants: Sequence[tuple[Callable, str]]) -> Callable:
     Returns
     -------
     callable
-        Takes the kernel's positional arguments; raises ``TypeError`` when no variant's
-        signature matches them (the first mismatched argument of the first variant named).
+        Takes the kernel's positional arguments (a memmap as the array it maps,
+        :func:`_without_memmaps`); raises ``TypeError`` when no variant's signature
+        matches them (the first mismatched argument of the first variant named).
     """
     compiled = []
     for function, signature in variants:
@@ -187,7 +198,10 @@ def checked(name: str, variants: Sequence[tuple[Callable, str]]) -> Callable:
                 raise mismatch(args)
             for position, declared in arrays:
                 if not declared.accepts(args[position]):
-                    raise mismatch(args)
+                    plain = _without_memmaps(args)
+                    if plain is None:
+                        raise mismatch(args)
+                    return call(*plain)
             return function(*args)
 
     else:
@@ -196,7 +210,10 @@ def checked(name: str, variants: Sequence[tuple[Callable, str]]) -> Callable:
             for function, arrays, n_args in compiled:
                 if _matches(arrays, n_args, args):
                     return function(*args)
-            raise mismatch(args)
+            plain = _without_memmaps(args)
+            if plain is None:
+                raise mismatch(args)
+            return call(*plain)
 
     call.__name__ = call.__qualname__ = name
     return call

@@ -184,6 +184,35 @@ def test_a_sparse_task_selects_and_evaluates_as_the_dense_task():
     assert len(records) == 6
 
 
+def test_a_sparse_task_over_joblibs_memmapping_size_runs_on_worker_processes():
+    """joblib hands a worker process an array of over 1 MB as a memmap (a sparse matrix's
+    values here: 1.7 MB): every ranker and SAOLA give on two processes the records and
+    selections of one process; the selections on the whole data run in a worker as a
+    dashboard's cancellable run does (the kernels refused a memmap: the dashboard's
+    Compare of a 20,000-cell file failed in its workers)."""
+    from fsengine._compute.parallel import Cancellation, cancellable
+    from fsengine.evaluation import evaluate
+    from fsengine.evaluation.comparison import whole_data_runs
+
+    X, y, names = counts_like(seed=3, n=2000, p=600)
+    task = Task(sparse.csr_matrix(X), y, names)
+    assert task.X.data.nbytes > 2**20
+    methods = (*RANKER_METHODS, "saola")
+
+    def without_time(evaluation):
+        return [{k: v for k, v in r.items() if k != "seconds"} for r in evaluation.records]
+
+    serial = evaluate(task, None, methods, n_splits=2, top=5, n_jobs=1)
+    parallel = evaluate(task, None, methods, n_splits=2, top=5, n_jobs=2)
+    assert without_time(parallel) == without_time(serial)
+    assert len(serial.records) == 2 * len(methods)
+    alone = {m: run_selection(task, None, m, top=None if m == "saola" else 5) for m in methods}
+    with cancellable(Cancellation()):
+        on_workers, _ = whole_data_runs(task, None, methods, top=5)
+    for method in methods:
+        assert repr(on_workers[method]) == repr(alone[method].selection), method
+
+
 def test_the_scikit_learn_selectors_take_sparse_input():
     X, y, _ = counts_like()
     for selector in (RankerSelector("welch", k=5), OnlineSelector("saola")):
