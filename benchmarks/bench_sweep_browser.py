@@ -109,7 +109,7 @@ def measure(csv: Path, url: str, seeds=(0, 1, 2)) -> list[float]:
         page.goto(url)
         page.get_by_test_id("stMetric").first.wait_for(timeout=TIMEOUT_MS)
         _idle(page)
-        page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(csv))
+        page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(str(csv))
         page.get_by_test_id("stHeading").filter(has_text=csv.name).wait_for(timeout=TIMEOUT_MS)
         _idle(page)
         page.get_by_test_id("stSidebarNavLink").filter(has_text="Sweep").click()
