@@ -200,7 +200,8 @@ def stored_options(found: Store, wid: str, data: dict) -> dict:
 
 
 #: Session key: task key -> (run id, payload) of the newest stored stream of each task,
-#: replayed when its task is current (:func:`dashboard.streams.current`).
+#: replayed when its task is current (:func:`dashboard.streams.current`); a payload of None
+#: is read from the workspace then.
 PENDING_STREAMS = "streams_pending"
 
 
@@ -223,8 +224,24 @@ def _pend_streams(found: Store, wid: str, runs) -> None:
             continue
         loaded = found.load_run(wid, run.id)
         if loaded is not None and loaded[1] and int(loaded[1].get("position") or 0) > 0:
-            pending[key] = (run.id, loaded[1])
+            # its payload (a snapshot of tens of MB on 20,000 cells) is read again when
+            # the task is current (:func:`dashboard.streams.current`)
+            pending[key] = (run.id, None)
             seen.add(key)
+
+
+def stored_payload(run_id: int) -> dict | None:
+    """The stored payload of this workspace's run ``run_id``; None when it is gone (the
+    size cap), has none, or the workspace cannot be read."""
+    found, wid = store(), workspace_id()
+    if found is None or wid is None:
+        return None
+    try:
+        loaded = found.load_run(wid, run_id)
+    except _FAILURES as exc:
+        _fail(exc)
+        return None
+    return None if loaded is None else (loaded[1] or None)
 
 
 def put_back(found: Store, wid: str, run_id: int) -> tuple[str, tuple, dict] | None:

@@ -73,7 +73,11 @@ class Kept:
         When (``time.monotonic``).
     snapshot : dict or None
         The stream's last snapshot (:meth:`LiveStream.snapshot`), written with every
-        record; None when its selector's state cannot be written.
+        record; None when its selector's state cannot be written, and once the stream's
+        finish is written (``snapshot_stored``).
+    snapshot_stored : bool
+        The finished stream's snapshot is in the workspace only (read back from there
+        when the stream comes back to the session).
     snapshot_at, snapshot_cost : float
         When it was taken (``time.monotonic``), and the seconds it took.
     record_cost : float
@@ -110,6 +114,7 @@ class Kept:
     recorded: tuple | None = None
     recorded_at: float = 0.0
     snapshot: dict | None = None
+    snapshot_stored: bool = False
     snapshot_at: float = -math.inf
     snapshot_cost: float = 0.0
     record_cost: float = 0.0
@@ -224,7 +229,11 @@ def _record(kept: Kept, snapshot: bool) -> None:
     _take_snapshot(kept, snapshot or live.finished)
     began = time.monotonic()
     if live.finished:  # a finish is final: not before the hold-out copy's end
-        persistence.finish_run(kept.run_id, payload(kept), live.seconds)
+        if persistence.finish_run(kept.run_id, payload(kept), live.seconds) and (
+            persistence.store() is not None
+        ):
+            kept.snapshot = None  # the workspace holds it (tens of MB on 20,000 cells)
+            kept.snapshot_stored = True
     else:
         persistence.stop_run(kept.run_id, payload(kept), live.seconds)
     kept.recorded = where
@@ -337,6 +346,11 @@ def current() -> Kept | None:
     if pending is None:
         return None
     run_id, saved = pending
+    if saved is None:  # pended by the session's start, or finished: the workspace has it
+        saved = persistence.stored_payload(run_id)
+    if saved is None:  # no longer in the workspace (its size cap)
+        persistence.pending_streams().pop(key, None)
+        return None
     try:
         live = _stream(saved)
     except Exception:  # noqa: BLE001 - a record that no longer replays is left in History
@@ -353,7 +367,9 @@ def current() -> Kept | None:
         with st.spinner(f"Bringing back your stream ({position - live.position:,} features) ..."):
             live.advance(max_features=position - live.position)
     kept = Kept(live, run_id, session.current().name, dict(saved.get("dataset") or {}))
-    if snapshot and snapshot.get("position") == live.position:
+    if live.finished:
+        kept.snapshot_stored = True  # kept by the workspace, not in memory
+    elif snapshot and snapshot.get("position") == live.position:
         kept.snapshot = snapshot
     kept.recorded = (run_id, live.position, live.holdout_position)
     _keep(key, kept)
@@ -385,7 +401,8 @@ def _keep(key: tuple, kept: Kept) -> None:
             stop_advancing(old)
             record(old)
             if old.run_id is not None and old.live.position:
-                persistence.pending_streams()[old_key] = (old.run_id, payload(old))
+                saved = None if old.snapshot_stored else payload(old)  # None: read it back
+                persistence.pending_streams()[old_key] = (old.run_id, saved)
 
 
 def start(method: str, order: str, seed: int | None, params: dict) -> Kept:

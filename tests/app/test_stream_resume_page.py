@@ -5,7 +5,7 @@ the command line."""
 
 from apptest_helpers import rerun_until, session, stream_at_max_speed, workspace_id
 
-from dashboard import workspace
+from dashboard import streams, workspace
 from fsengine import run_selection
 from fsengine.methods.live import LiveStream
 
@@ -43,3 +43,70 @@ def test_a_stopped_stream_comes_back_without_recomputing(monkeypatch, srbct):
     assert calls and live.done
     expected = run_selection(srbct, 2, "kofsd", **live.params).selection
     assert live.selection().features == expected.features
+
+
+def test_a_finished_stream_leaves_its_snapshot_to_the_workspace_and_comes_back_from_it(
+    monkeypatch, srbct
+):
+    first = session(page="dashboard/pages/stream.py")
+    stream_at_max_speed(first)
+    (kept,) = first.session_state["streams"].values()
+    assert kept.live.finished
+    # once the finish is written, the session no longer holds the snapshot (tens of MB on
+    # 20,000 cells); the workspace does
+    assert kept.snapshot is None and kept.snapshot_stored
+    shown = first.dataframe[0].value
+    selected = kept.live.selection().features
+    wid = workspace_id(first)
+
+    calls = []
+    advance = LiveStream.advance
+    monkeypatch.setattr(
+        LiveStream, "advance", lambda self, *a, **k: calls.append(k) or advance(self, *a, **k)
+    )
+    workspace.reset_default_store()  # as after a server restart
+    again = session(wid, "dashboard/pages/stream.py")
+    assert _metrics(again)["Features streamed"] == "2308 / 2308"
+    assert calls == []  # from the stored snapshot: nothing streamed again
+    assert again.dataframe[0].value.equals(shown)
+    (back,) = again.session_state["streams"].values()
+    assert back.live.selection().features == selected
+    assert back.snapshot is None and back.snapshot_stored
+    assert selected == run_selection(srbct, 2, "kofsd", **back.live.params).selection.features
+
+
+def test_a_finished_stream_sent_back_to_the_workspace_comes_back_from_it(monkeypatch, srbct):
+    """With room for one stream in the session, a stream on another minority class sends
+    the finished one back to the workspace's pending streams without its payload; choosing
+    its class again reads it from the workspace, without streaming a feature again."""
+    monkeypatch.setattr(streams, "MAX_KEPT", 1)
+    at = session(page="dashboard/pages/stream.py")
+    first_class = at.session_state["minority"]
+    stream_at_max_speed(at)
+    (kept,) = at.session_state["streams"].values()
+    selected = kept.live.selection().features
+    shown = at.dataframe[0].value
+
+    other = next(c for c in srbct.class_counts() if c != first_class)
+    at.switch_page("dashboard/pages/data.py").run()
+    at.selectbox(key="minority_select").set_value(other).run()
+    at.switch_page("dashboard/pages/stream.py").run()
+    stream_at_max_speed(at)
+    assert len(at.session_state["streams"]) == 1
+    ((run_id, saved),) = at.session_state["streams_pending"].values()
+    assert run_id == kept.run_id and saved is None  # no snapshot held in the session
+
+    calls = []
+    advance = LiveStream.advance
+    monkeypatch.setattr(
+        LiveStream, "advance", lambda self, *a, **k: calls.append(k) or advance(self, *a, **k)
+    )
+    at.switch_page("dashboard/pages/data.py").run()
+    at.selectbox(key="minority_select").set_value(first_class).run()
+    at.switch_page("dashboard/pages/stream.py").run()
+    assert not at.exception
+    assert calls == []
+    assert _metrics(at)["Features streamed"] == "2308 / 2308"
+    assert at.dataframe[0].value.equals(shown)
+    back = next(k for k in at.session_state["streams"].values() if k.live.minority == first_class)
+    assert back.live.selection().features == selected
