@@ -230,18 +230,23 @@ def _pend_streams(found: Store, wid: str, runs) -> None:
             seen.add(key)
 
 
-def stored_payload(run_id: int) -> dict | None:
-    """The stored payload of this workspace's run ``run_id``; None when it is gone (the
-    size cap), has none, or the workspace cannot be read."""
+def stored_payload(run_id: int) -> tuple[bool, dict | None]:
+    """The stored payload of this workspace's run ``run_id``.
+
+    Returns
+    -------
+    (bool, dict or None)
+        Whether the workspace could be read, and the payload: None when the run is gone
+        (deleted, or its size cap) or has none. A failed read does not stop the saving.
+    """
     found, wid = store(), workspace_id()
     if found is None or wid is None:
-        return None
+        return False, None
     try:
         loaded = found.load_run(wid, run_id)
-    except _FAILURES as exc:
-        _fail(exc)
-        return None
-    return None if loaded is None else (loaded[1] or None)
+    except _FAILURES:
+        return False, None
+    return True, (None if loaded is None else (loaded[1] or None))
 
 
 def put_back(found: Store, wid: str, run_id: int) -> tuple[str, tuple, dict] | None:

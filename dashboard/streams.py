@@ -346,11 +346,14 @@ def current() -> Kept | None:
     if pending is None:
         return None
     run_id, saved = pending
-    if saved is None:  # pended by the session's start, or finished: the workspace has it
-        saved = persistence.stored_payload(run_id)
-    if saved is None:  # no longer in the workspace (its size cap)
-        persistence.pending_streams().pop(key, None)
-        return None
+    from_workspace = saved is None  # pended by the session's start, or finished and stored
+    if from_workspace:
+        readable, saved = persistence.stored_payload(run_id)
+        if not readable:  # kept pending: the workspace may be readable at the next run
+            return None
+        if saved is None:  # no longer in the workspace (deleted, or its size cap)
+            persistence.pending_streams().pop(key, None)
+            return None
     try:
         live = _stream(saved)
     except Exception:  # noqa: BLE001 - a record that no longer replays is left in History
@@ -367,7 +370,7 @@ def current() -> Kept | None:
         with st.spinner(f"Bringing back your stream ({position - live.position:,} features) ..."):
             live.advance(max_features=position - live.position)
     kept = Kept(live, run_id, session.current().name, dict(saved.get("dataset") or {}))
-    if live.finished:
+    if live.finished and from_workspace:
         kept.snapshot_stored = True  # kept by the workspace, not in memory
     elif snapshot and snapshot.get("position") == live.position:
         kept.snapshot = snapshot

@@ -110,3 +110,35 @@ def test_a_finished_stream_sent_back_to_the_workspace_comes_back_from_it(monkeyp
     assert at.dataframe[0].value.equals(shown)
     back = next(k for k in at.session_state["streams"].values() if k.live.minority == first_class)
     assert back.live.selection().features == selected
+
+
+def test_a_stored_stream_stays_pending_while_the_workspace_cannot_be_read(monkeypatch):
+    """Reads of the workspace that fail when the stream's task is current leave the
+    stream pending (not dropped, and the saving not turned off): the next run that can
+    read it brings it back."""
+    import sqlite3
+
+    first = session(page="dashboard/pages/stream.py")
+    stream_at_max_speed(first)
+    wid = workspace_id(first)
+    workspace.reset_default_store()
+    real_load = workspace.Store.load_run
+    loads = []
+
+    def failing_after_the_first(self, *args, **kwargs):
+        loads.append(args)
+        if len(loads) > 1:  # the first is the session's start's
+            raise sqlite3.OperationalError("database is locked")
+        return real_load(self, *args, **kwargs)
+
+    monkeypatch.setattr(workspace.Store, "load_run", failing_after_the_first)
+    again = session(wid)  # the Data page: the session's start reads the stream once
+    again.switch_page("dashboard/pages/stream.py").run()  # its reads fail
+    assert len(loads) >= 2 and not again.exception
+    assert not again.session_state["streams"]
+    assert list(again.session_state["streams_pending"].values())[0][1] is None
+    assert "workspace_problem" not in again.session_state  # the saving goes on
+    monkeypatch.undo()
+    again.run()
+    assert _metrics(again)["Features streamed"] == "2308 / 2308"
+    assert not again.session_state["streams_pending"]
