@@ -14,6 +14,16 @@ def _metrics(at) -> dict:
     return {m.label: m.value for m in at.metric}
 
 
+def _counted_advances(monkeypatch) -> list:
+    """From now on, every call of LiveStream.advance is appended to the list returned."""
+    calls = []
+    advance = LiveStream.advance
+    monkeypatch.setattr(
+        LiveStream, "advance", lambda self, *a, **k: calls.append(k) or advance(self, *a, **k)
+    )
+    return calls
+
+
 def test_a_stopped_stream_comes_back_without_recomputing(monkeypatch, srbct):
     first = session(page="dashboard/pages/stream.py")  # the bundled SRBCT: 2,308 features
     first.select_slider(key="stream_speed").set_value("100").run()
@@ -27,11 +37,7 @@ def test_a_stopped_stream_comes_back_without_recomputing(monkeypatch, srbct):
     shown = first.dataframe[0].value
     wid = workspace_id(first)
 
-    calls = []
-    advance = LiveStream.advance
-    monkeypatch.setattr(
-        LiveStream, "advance", lambda self, *a, **k: calls.append(k) or advance(self, *a, **k)
-    )
+    calls = _counted_advances(monkeypatch)
     workspace.reset_default_store()  # as after a server restart
     again = session(wid, "dashboard/pages/stream.py")
     assert _metrics(again)["Features streamed"] == f"{position} / 2308"
@@ -59,11 +65,7 @@ def test_a_finished_stream_leaves_its_snapshot_to_the_workspace_and_comes_back_f
     selected = kept.live.selection().features
     wid = workspace_id(first)
 
-    calls = []
-    advance = LiveStream.advance
-    monkeypatch.setattr(
-        LiveStream, "advance", lambda self, *a, **k: calls.append(k) or advance(self, *a, **k)
-    )
+    calls = _counted_advances(monkeypatch)
     workspace.reset_default_store()  # as after a server restart
     again = session(wid, "dashboard/pages/stream.py")
     assert _metrics(again)["Features streamed"] == "2308 / 2308"
@@ -96,11 +98,7 @@ def test_a_finished_stream_sent_back_to_the_workspace_comes_back_from_it(monkeyp
     ((run_id, saved),) = at.session_state["streams_pending"].values()
     assert run_id == kept.run_id and saved is None  # no snapshot held in the session
 
-    calls = []
-    advance = LiveStream.advance
-    monkeypatch.setattr(
-        LiveStream, "advance", lambda self, *a, **k: calls.append(k) or advance(self, *a, **k)
-    )
+    calls = _counted_advances(monkeypatch)
     at.switch_page("dashboard/pages/data.py").run()
     at.selectbox(key="minority_select").set_value(first_class).run()
     at.switch_page("dashboard/pages/stream.py").run()
