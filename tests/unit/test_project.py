@@ -20,11 +20,9 @@ def test_fsengine_never_imports_streamlit():
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 0
 
 
-def _bench():
+def _bench(name: str = "bench_kofsd"):
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    spec = importlib.util.spec_from_file_location(
-        "bench_kofsd", ROOT / "benchmarks" / "bench_kofsd.py"
-    )
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -39,6 +37,37 @@ def test_benchmark_baseline_reproduces_the_reference(ds, k):
     assert selected == (expected.astype(int) - 1).tolist()
     ref_deps = np.loadtxt(REFERENCE / f"ds{ds}_K{k}_depArray.csv", delimiter=",")
     np.testing.assert_allclose(deps, ref_deps, rtol=0, atol=1e-12)
+
+
+def test_the_start_up_benchmark_records_the_targets_it_missed():
+    """bench_startup's result says a target was missed when one was (it said "met" for
+    every run): each of its three targets, at its bound and just beyond."""
+
+    def select(wall, reported, floor_wall=1.0, argsort=0.01):
+        return {
+            "built warm": {"wall_s": wall, "reported_s": reported},
+            "floor": {"wall_s": floor_wall, "argsort_s": argsort},
+        }
+
+    method = {"built warm": {"wall_s": 3.0, "reported_s": 1.0}}
+    cases = {
+        "--help": {"built warm": {"wall_s": 0.2, "reported_s": None}},
+        "select a": select(1.5, 0.1),  # at both bounds: met
+        "select rounded 181 x 12533 --method sfsf": method,  # 1 s: met
+    }
+    missed_targets = _bench("bench_startup").missed_targets
+    assert missed_targets(cases) == []
+    cases["select b"] = select(1.51, 0.101)
+    cases["select integer 181 x 12533 --method grafting"] = {
+        "built warm": {"wall_s": 3.0, "reported_s": 1.01}
+    }
+    missed = missed_targets(cases)
+    assert [m.split(":")[0] for m in missed] == [
+        "select b",
+        "select b",
+        "select integer 181 x 12533 --method grafting",
+    ]
+    assert "+0.51 s (target <= 0.5)" in missed[0] and "10.1x (target <= 10x)" in missed[1]
 
 
 def test_a_port_given_to_a_test_process_is_taken_until_it_ends(tmp_path):
