@@ -40,6 +40,8 @@ from fsengine.evaluation.benchmark import (
 from fsengine.evaluation.study import Study, StudyDataset
 
 SHARED = ROOT.parent / "shared" / "datasets"
+#: The study on the local cluster against serially, without its longest method's tasks.
+TARGET_SPEEDUP = 1.5
 METHODS = (
     "kofsd",
     "ofs-fpd",
@@ -207,7 +209,7 @@ def main(argv=None) -> int:
         ("tables equal (but the seconds)", "yes" if not problems else "NO"),
         (f"without {longest.method} ({even.n_tasks} tasks): serial", f"{e_serial:.1f} s"),
         ("  local cluster", f"{e_local:.1f} s"),
-        ("  speed-up (target >= 1.5x)", f"{e_serial / e_local:.2f}x"),
+        (f"  speed-up (target >= {TARGET_SPEEDUP}x)", f"{e_serial / e_local:.2f}x"),
         (f"  against serial / {cores}", f"{e_local / (e_serial / cores):.2f}x"),
         ("a new cluster: until it answers (median)", f"{started['cluster']:.2f} s"),
         (
@@ -237,7 +239,10 @@ def main(argv=None) -> int:
         "new_cluster_seconds": started["cluster"],
         "worker_age_at_first_task_seconds": started["worker_ages"],
     }
-    return finish_report("study", record, problems, targets_met=True)
+    record["even_speedup"] = e_serial / e_local
+    return finish_report(
+        "study", record, problems, targets_met=e_serial / e_local >= TARGET_SPEEDUP
+    )
 
 
 if __name__ == "__main__":
