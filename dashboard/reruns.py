@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, NoReturn
 
@@ -95,9 +95,47 @@ PRESSES = "_lasting_presses"
 DRAWN = "_lasting_drawn"
 
 
+#: The session's :class:`PressClock` (in the session state).
+CLOCK = "_lasting_clock"
+
+
+class PressClock:
+    """The order of a session's presses, so that presses taken in one run are done in the
+    order the user made them.
+
+    A press's callback runs at the start of the first script run that sees it. Presses
+    whose callbacks run in different runs are in the order of those runs. Presses whose
+    callbacks run in one run were merged by Streamlit's request queue (clicks made before
+    the script took the first): it appends a waiting click's trigger after the newer
+    request's widgets, so the earlier click's callback runs later, and the order within
+    a run is the reverse of the callbacks' (``tests/app/test_reruns.py`` checks this
+    against the pinned Streamlit). A run is told from the next by the script run
+    context's ``cursors``, a new dict at each run's start, before its callbacks.
+    """
+
+    def __init__(self) -> None:
+        self._run: object | None = None
+        self._runs = 0
+        self._calls = 0
+
+    def tick(self) -> tuple[int, int]:
+        """The order of a press made now: (run number, minus the callback's number within
+        the run), smaller first."""
+        ctx = get_script_run_ctx()
+        run = getattr(ctx, "cursors", None)
+        if run is None or run is not self._run:
+            self._run, self._runs, self._calls = run, self._runs + 1, 0
+        self._calls += 1
+        return (self._runs, -self._calls)
+
+
 def _presses() -> dict:
-    """Button key -> (the page's script hash, the scope of its press)."""
+    """Button key -> (the page's script hash, the scope of its press, its order)."""
     return st.session_state.setdefault(PRESSES, {})
+
+
+def _clock() -> PressClock:
+    return st.session_state.setdefault(CLOCK, PressClock())
 
 
 def _page() -> str | None:
@@ -119,10 +157,10 @@ def switch_page(page: str) -> NoReturn:
     st.switch_page(page)
 
 
-def _remember(presses: dict, key: str, page: str | None, scope: Any) -> None:
+def _remember(presses: dict, clock: PressClock, key: str, page: str | None, scope: Any) -> None:
     # Not through st.session_state: Streamlit ends a callback at its first use of the
     # session state when another click waits, and the press would be lost.
-    presses[key] = (page, scope)
+    presses[key] = (page, scope, clock.tick())
 
 
 def lasting_button(label: str, *, key: str, scope: Any, container=None, **options) -> bool:
@@ -156,18 +194,26 @@ def lasting_button(label: str, *, key: str, scope: Any, container=None, **option
         :func:`done` and does what the press asks for, in one :func:`uninterrupted`
         block where taking it twice would do it twice.
     """
-    presses, page = _presses(), _page()
+    presses, clock, page = _presses(), _clock(), _page()
     st.session_state.setdefault(DRAWN, set()).add(key)
     clicked = (container or st).button(
-        label, key=key, on_click=_remember, args=(presses, key, page, scope), **options
+        label, key=key, on_click=_remember, args=(presses, clock, key, page, scope), **options
     )
     kept = presses.get(key)
     pressed = not options.get("disabled") and (clicked or (kept is not None and kept[1] == scope))
-    if pressed:
-        presses[key] = (page, scope)  # taken again if this run ends before done()
+    if pressed:  # taken again if this run ends before done()
+        presses[key] = (page, scope, kept[2] if kept is not None else clock.tick())
     else:
         presses.pop(key, None)
     return pressed
+
+
+def in_press_order(keys: Iterable[str]) -> list[str]:
+    """The :func:`lasting_button` keys ``keys`` (those pressed in this run) in the order
+    the user pressed them (:class:`PressClock`); a key with no kept press goes last."""
+    presses = _presses()
+    last = (float("inf"), 0)
+    return sorted(keys, key=lambda k: presses[k][2] if k in presses else last)
 
 
 def drop_question(question: str, press: str) -> None:
@@ -190,7 +236,7 @@ def page_ends() -> None:
     Presses kept for the buttons of other pages stay."""
     page, drawn = _page(), st.session_state.get(DRAWN, set())
     presses = _presses()
-    for key in [k for k, (owner, _) in presses.items() if owner == page and k not in drawn]:
+    for key in [k for k, (owner, *_) in presses.items() if owner == page and k not in drawn]:
         presses.pop(key, None)
 
 

@@ -418,6 +418,61 @@ def _notice(kept, settings, method: str, order: str, seed: int, params: dict) ->
         )
 
 
+def _press_start(pressed: bool, kept, settings, estimate, scope, method: str, start_new):
+    """Start (or continue) the stream when Start is ``pressed``, asking first when
+    ``estimate`` says a new one computes long (the question drawn while it waits for an
+    answer); ``start_new()`` starts a stream of the boxes' settings (:func:`_start`).
+    Returns the stream kept for the task."""
+    fresh = kept is None or kept.live.finished or _other_settings(kept, settings)
+    start = _confirmed_start(pressed, fresh, estimate, scope, method)
+    with reruns.uninterrupted():  # the presses done, the stream started and recorded
+        if pressed or start:
+            reruns.done("stream_start")
+            reruns.done("stream_confirm_start")
+        if start:
+            st.session_state.pop("stream_confirm", None)
+            if fresh:
+                kept = start_new()  # the boxes' settings, from the first feature
+                if kept is not None and estimate is not None:  # a small first chunk
+                    kept.live.expected_feature_seconds = estimate.high / max(kept.live.total, 1)
+            if kept is not None:
+                kept.live.stop_pacing()  # paced again from the first tick
+            streams.set_running(kept is not None)
+    return kept
+
+
+def _press_pause(kept) -> None:
+    """Pause the stream where it is, recorded there."""
+    with reruns.uninterrupted():
+        reruns.done("stream_pause")
+        streams.set_running(False)
+        if kept is not None:
+            kept.live.stop_pacing()
+            streams.record(kept)
+
+
+def _press_step(kept, settings, start_new):
+    """Take one feature (a new stream first, ``start_new()``, when there is none of these
+    ``settings``); returns the stream kept for the task."""
+    with reruns.uninterrupted():  # one press, one feature
+        reruns.done("stream_step")
+        streams.set_running(False)
+        if kept is None or kept.live.done or _other_settings(kept, settings):
+            kept = start_new()
+        if kept is not None:
+            with kept.lock:  # a tick of an earlier script run may still be advancing it
+                kept.live.advance(max_features=1)
+            streams.record(kept)
+    return kept
+
+
+def _press_reset() -> None:
+    """Clear the page of the task's stream (it stays in History)."""
+    with reruns.uninterrupted():
+        reruns.done("stream_reset")
+        streams.reset()
+
+
 def render() -> None:
     """Draw the Stream page: an online selector's settings, Start / Pause / Step, and
     the stream's live view."""
@@ -493,77 +548,50 @@ def render() -> None:
     refused = running.refusal(protocol=False)
     if refused:
         st.caption(f":material/block: {refused}")
-    # (a stream whose hold-out copy has not reached the end is continued, not started again)
-    fresh = kept is None or kept.live.finished or _other_settings(kept, settings)
-    estimate = (
-        running.estimate_for(
+
+    def estimate_for(kept):  # a fresh stream's computation (one not yet started)
+        # (a stream whose hold-out copy has not reached the end is continued, not started)
+        fresh = kept is None or kept.live.finished or _other_settings(kept, settings)
+        if not fresh or refused:
+            return None
+        return running.estimate_for(
             lambda n, p, density, counts: stream_seconds(
                 method, n, p, density, params, counts=counts
             )
         )
-        if fresh and not refused
-        else None
-    )
-    buttons = st.columns(4)
-    pressed_for = (
-        session.task_key(),
-        settings,
-    )  # a press is not lost to a page link clicked at once
-    pressed = reruns.lasting_button(
-        "Start",
-        key="stream_start",
-        scope=pressed_for,
-        container=buttons[0],
-        type="primary",
-        width="stretch",
-        disabled=bool(refused),
-    )
-    start = _confirmed_start(pressed, fresh, estimate, pressed_for, method)
-    with reruns.uninterrupted():  # the presses done, the stream started and recorded
-        if pressed or start:
-            reruns.done("stream_start")
-            reruns.done("stream_confirm_start")
-        if start:
-            st.session_state.pop("stream_confirm", None)
-            if kept is None or kept.live.finished or _other_settings(kept, settings):
-                kept = _start(method, order, seed, params)  # the boxes' settings, first feature
-                if kept is not None and estimate is not None:  # a small first chunk
-                    kept.live.expected_feature_seconds = estimate.high / max(kept.live.total, 1)
-            if kept is not None:
-                kept.live.stop_pacing()  # paced again from the first tick
-            streams.set_running(kept is not None)
-    if reruns.lasting_button(
-        "Pause", key="stream_pause", scope=pressed_for, container=buttons[1], width="stretch"
-    ):
-        with reruns.uninterrupted():
-            reruns.done("stream_pause")
-            streams.set_running(False)
-            if kept is not None:
-                kept.live.stop_pacing()
-                streams.record(kept)
-    if reruns.lasting_button(
-        "Step",
-        key="stream_step",
-        scope=pressed_for,
-        container=buttons[2],
-        width="stretch",
-        disabled=bool(refused),
-    ):
-        with reruns.uninterrupted():  # one press, one feature
-            reruns.done("stream_step")
-            streams.set_running(False)
-            if kept is None or kept.live.done or _other_settings(kept, settings):
-                kept = _start(method, order, seed, params)
-            if kept is not None:
-                with kept.lock:  # a tick of an earlier script run may still be advancing it
-                    kept.live.advance(max_features=1)
-                streams.record(kept)
-    if reruns.lasting_button(
-        "Reset", key="stream_reset", scope=pressed_for, container=buttons[3], width="stretch"
-    ):
-        with reruns.uninterrupted():
-            reruns.done("stream_reset")
-            streams.reset()
+
+    estimate = estimate_for(kept)
+    start_new = partial(_start, method, order, seed, params)
+    pressed_for = (session.task_key(), settings)  # a press is not lost to a link clicked at once
+    columns = st.columns(4)
+    pressed = {
+        key: reruns.lasting_button(
+            label, key=key, scope=pressed_for, container=column, width="stretch", **options
+        )
+        for column, (key, label, options) in zip(
+            columns,
+            (
+                ("stream_start", "Start", {"type": "primary", "disabled": bool(refused)}),
+                ("stream_pause", "Pause", {}),
+                ("stream_step", "Step", {"disabled": bool(refused)}),
+                ("stream_reset", "Reset", {}),
+            ),
+        )
+    }
+    # presses taken in one run are done in the order they were made (Reset, then Start:
+    # a stream that runs); Start's question is drawn whether it was pressed or not
+    presses = reruns.in_press_order(key for key, on in pressed.items() if on)
+    for key in presses if "stream_start" in presses else ["stream_start", *presses]:
+        if key == "stream_start":
+            kept = _press_start(
+                pressed[key], kept, settings, estimate_for(kept), pressed_for, method, start_new
+            )
+        elif key == "stream_pause":
+            _press_pause(kept)
+        elif key == "stream_step":
+            kept = _press_step(kept, settings, start_new)
+        else:
+            _press_reset()
             kept = None
     if "stream_error" in st.session_state:
         st.error(st.session_state["stream_error"])

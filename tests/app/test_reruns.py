@@ -12,8 +12,11 @@ twice or left "running" (the loaded fresh-clone run's failure of 2 December)."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 from apptest_helpers import held_stream, open_page, session, wait_until, workspace_id
+from streamlit.proto.WidgetStates_pb2 import WidgetStates
 from streamlit.runtime.scriptrunner import RerunData, get_script_run_ctx
 from streamlit.runtime.scriptrunner_utils.script_requests import (
     ScriptRequests,
@@ -21,8 +24,8 @@ from streamlit.runtime.scriptrunner_utils.script_requests import (
 )
 
 from conftest import SLOW_SECONDS
+from dashboard import reruns, streams
 from dashboard import session as session_module
-from dashboard import streams
 from dashboard.pages import PAGES
 from dashboard.reruns import request_unless_pending
 
@@ -386,3 +389,79 @@ def test_a_press_kept_for_a_button_its_page_no_longer_draws_never_fires_by_itsel
     at.run()
     assert not at.exception
     assert [t.value for t in at.title] == ["History"]
+
+
+def _press(widget_id: str) -> WidgetStates:
+    states = WidgetStates()
+    state = states.widgets.add()
+    state.id, state.trigger_value = widget_id, True
+    return states
+
+
+def test_streamlit_puts_an_earlier_waiting_click_after_a_later_one():
+    """Why :class:`dashboard.reruns.PressClock` reverses the order of the callbacks of one
+    run: two clicks merged by the request queue (the second arrives before the script
+    took the first) come out with the earlier click's trigger last, and Streamlit calls
+    the callbacks in that order. Should a release keep the clicks' order, this fails."""
+    requests = ScriptRequests()
+    slider = WidgetStates()
+    moved = slider.widgets.add()
+    moved.id, moved.double_value = "speed", 1.0
+    later = _press("start")
+    later.widgets.extend(slider.widgets)
+    requests.request_rerun(RerunData(widget_states=_press("reset"), page_script_hash="s"))
+    requests.request_rerun(RerunData(widget_states=later, page_script_hash="s"))
+    assert [w.id for w in _next_run(requests).widget_states.widgets] == [
+        "start",
+        "speed",
+        "reset",
+    ]
+
+
+def test_the_press_clock_orders_runs_then_reverses_callbacks_within_a_run(monkeypatch):
+    """Presses whose callbacks ran in different runs come in the runs' order; those of
+    one run in the reverse of the callbacks' order (the earlier click's last)."""
+    runs = [SimpleNamespace(cursors={}) for _ in range(3)]
+    current = []
+    monkeypatch.setattr(reruns, "get_script_run_ctx", lambda: current[-1])
+    clock = reruns.PressClock()
+    ticks = {}
+    for run, names in zip(runs, (["reset"], ["start", "pause"], ["step"])):
+        current.append(run)
+        for name in names:
+            ticks[name] = clock.tick()
+    assert sorted(ticks, key=ticks.get) == ["reset", "pause", "start", "step"]
+
+
+def test_reset_then_start_before_the_reset_was_done_streams(monkeypatch):
+    """Reset pressed, and Start clicked while the run for Reset began (Streamlit ends it
+    before it reaches the Reset button; the press is kept): the next run takes both
+    presses, and does them in the order they were made, Reset then Start. The stream
+    runs. (The loaded data-directory browser test's failure of 3 December: Start was done
+    first, then the Reset dropped the stream just started; the page said 'Press Start'.)"""
+    monkeypatch.setattr(streams, "LEASE_SECONDS", SLOW_SECONDS)
+    held_stream(monkeypatch)
+    at = open_page("dashboard/pages/stream.py")
+    start = at.button(key="stream_start").id
+    real, clicked = streams.current, []
+
+    def current_with_start_clicked():
+        ctx = get_script_run_ctx()
+        if not clicked:
+            ctx.script_requests.request_rerun(
+                RerunData(
+                    widget_states=_press(start),
+                    page_script_hash=ctx.page_script_hash,
+                    query_string=ctx.query_string,
+                )
+            )
+            clicked.append(start)
+        return real()
+
+    monkeypatch.setattr(streams, "current", current_with_start_clicked)
+    at.button(key="stream_reset").click().run()
+    assert clicked and not at.exception
+    assert at.session_state[streams.RUNNING] is not None
+    (kept,) = at.session_state["streams"].values()
+    assert [r.id for r in _runs_of(at, "stream")] == [kept.run_id]
+    assert not any("Press Start" in info.value for info in at.info)
