@@ -33,6 +33,7 @@ import math
 import os
 import shutil
 import tempfile
+import threading
 import warnings
 import weakref
 from dataclasses import dataclass
@@ -275,6 +276,7 @@ class _Store:
         self.row_pointers: np.ndarray | None = None  # a CSR matrix's, once read
         self._files: dict = {}
         self._folder: list = [None]
+        self._preparing = threading.Lock()
         self._finalizer = weakref.finalize(
             self, _release, root if owns_root else None, self._files, self._folder
         )
@@ -287,9 +289,16 @@ class _Store:
             self.values = node
 
     def prepare(self) -> None:
-        """The column copy of a CSR matrix, made once (:func:`column_copy`)."""
+        """The column copy of a CSR matrix, made once (:func:`column_copy`), also when
+        several threads read the store at once (two sessions of the dashboard sharing a
+        file)."""
         if self.layout != "csr" or self.indptr is not None:
             return
+        with self._preparing:
+            if self.indptr is None:
+                self._copy_columns()
+
+    def _copy_columns(self) -> None:
         folder = Path(tempfile.mkdtemp(prefix="fsengine-columns-"))
         self._folder[0] = folder
         indptr, data_path, indices_path, dtypes = column_copy(

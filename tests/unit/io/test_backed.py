@@ -10,6 +10,8 @@ of the matrix; bad input gives one line."""
 
 import gc
 import pickle
+import threading
+import time
 import tracemalloc
 
 import anndata
@@ -271,6 +273,41 @@ def test_the_column_copy_is_deleted_when_closed_or_collected(files):
     del view
     gc.collect()
     assert not folder.exists()
+
+
+def test_two_threads_reading_a_csr_file_at_once_share_one_column_copy(files, cells, monkeypatch):
+    """Two sessions of the dashboard read one shared file: the column copy of a CSR
+    matrix is made once, and both threads read the drawn counts. (Before, each thread
+    that came while the copy was being made made its own, and the first one's folder was
+    left behind.)"""
+    import fsengine.io.backed as backed_module
+
+    made, entered = [], threading.Event()
+    real = backed_module.column_copy
+
+    def slow_copy(*args, **kwargs):
+        made.append(1)
+        entered.set()
+        time.sleep(0.5)  # the other thread arrives meanwhile
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(backed_module, "column_copy", slow_copy)
+    matrix = BackedColumns.open(files["csr"])
+    read = {}
+
+    def read_columns(name, columns):
+        read[name] = matrix.columns(columns)
+
+    first = threading.Thread(target=read_columns, args=("first", [0, 5]))
+    first.start()
+    assert entered.wait(60)
+    read_columns("second", [7, 3])
+    first.join()
+    truth = cells.X.toarray()
+    assert np.array_equal(read["first"], truth[:, [0, 5]])
+    assert np.array_equal(read["second"], truth[:, [7, 3]])
+    assert len(made) == 1
+    matrix.close()
 
 
 def test_a_copy_in_another_process_opens_the_file_again(files, cells):
