@@ -250,35 +250,29 @@ def _estimate(entries, methods, splits: int, top, params) -> Estimate | None:
 
 
 def _compute(study, datasets: list, engine: str, scheduler: str):
-    """The run: ``datasets`` are (StudyDataset, Dataset) pairs, read here."""
+    """The run: ``datasets`` are (StudyDataset, Dataset) pairs, read here. It computes on
+    the run's own thread and draws nothing (an element drawn from there reached the
+    browser under a path the page's run had moved on from, and the browser's app failed
+    on it: a blank page, 'Bad delta path index'); what it reaches goes to ``progress``,
+    which the page's progress bar shows, from where the study starts."""
 
     def compute(progress):
-        def report(done: int, total: int, message: str) -> None:
-            note.empty()
-            progress(done, total, f"{done} of {total} tasks, {message}")
-
-        note = st.empty()
-        note.caption(_start_text(study.n_tasks, engine, scheduler))
+        progress(0, study.n_tasks, _start_text(study.n_tasks, engine, scheduler))
         if engine == "cluster" and not scheduler.strip():
-            note.empty()
             raise FSEngineError(
                 "no Dask scheduler address is given",
                 remedy="type it as tcp://HOST:PORT, or run on this machine",
             )
         data = {e.name: Task.from_dataset(ds, e.minority) for e, ds in datasets}
-        try:
-            table = run_study(
-                study,
-                progress=report,
-                engine="serial" if engine == "serial" else "dask",
-                scheduler=scheduler.strip() if engine == "cluster" else None,
-                data=data,
-            )
-        finally:
-            try:
-                note.empty()
-            except BaseException:  # noqa: BLE001 - after Stop, Streamlit refuses output
-                pass
+        table = run_study(
+            study,
+            progress=lambda done, total, message: progress(
+                done, total, f"{done} of {total} tasks, {message}"
+            ),
+            engine="serial" if engine == "serial" else "dask",
+            scheduler=scheduler.strip() if engine == "cluster" else None,
+            data=data,
+        )
         return {
             "study": study.to_dict(),
             "records": table.to_dict("records"),

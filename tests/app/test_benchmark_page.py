@@ -5,6 +5,7 @@ History; workspace data sets can be picked; bad uploads and a bad scheduler addr
 error boxes and the page goes on."""
 
 import json
+import threading
 
 import pandas as pd
 import pytest
@@ -222,6 +223,33 @@ def test_a_bad_upload_is_an_error_box_and_the_page_goes_on():
     _click(at, "Run the study")
     assert _texts(at.error) == errors  # only the bad file's box is left
     assert sorted(at.dataframe[1].value.columns) == ["Fisher", "K-OFSD"]
+
+
+def test_the_studys_thread_draws_nothing(monkeypatch):
+    """A study computes on the run's own thread; an element drawn from there (the 'tasks:
+    running in this process' note, before) reached the browser under a path the page's
+    run had moved on from, and Chromium's app failed on it ('Bad delta path index 14
+    (should be between [0, 13])': a blank page, the loaded browser test's failure of 3
+    December). Every message of the run comes from the script's thread; the start is
+    said by the progress bar."""
+    from streamlit.runtime.scriptrunner_utils.script_run_context import ScriptRunContext
+
+    senders = []
+    real = ScriptRunContext.enqueue
+
+    def enqueue(self, msg):
+        senders.append(threading.current_thread().name)
+        return real(self, msg)
+
+    monkeypatch.setattr(ScriptRunContext, "enqueue", enqueue)
+    at = _session(page=PAGE)
+    _upload(at, _glioma())
+    _protocol(at, ["fisher", "s2n"])
+    at.radio(key="benchmark_engine").set_value("serial").run()
+    _click(at, "Run the study")
+    assert not at.exception and not at.error
+    assert sorted(at.dataframe[1].value.columns) == ["Fisher", "S2N"]
+    assert senders and not [name for name in senders if name.startswith("fsengine-run-")]
 
 
 def _k_warnings(at):
