@@ -208,22 +208,6 @@ def lasting_button(label: str, *, key: str, scope: Any, container=None, **option
     return pressed
 
 
-def browser_reported(key: str) -> bool:
-    """Whether the browser's request that began this script run held the state of the
-    widget ``key``: the browser holds a widget's state once the widget's element has
-    reached it, and sends every state it holds with each request; a run the app asked
-    for itself (:func:`rerun`) holds none. (Streamlit has no public form of this: the
-    widget states the run's request brought are read from the session state;
-    ``tests/app/test_reruns.py`` checks it against the pinned version.)"""
-    ctx = get_script_run_ctx()
-    state = getattr(getattr(ctx, "session_state", None), "_state", None)
-    try:
-        widget = state._key_id_mapper.get_id_from_key(key, None)
-        return widget is not None and widget in state._new_widget_state.states
-    except AttributeError:  # no session (a bare import), or another Streamlit
-        return False
-
-
 def in_press_order(keys: Iterable[str]) -> list[str]:
     """The :func:`lasting_button` keys ``keys`` (those pressed in this run) in the order
     the user pressed them (:class:`PressClock`); a key with no kept press goes last."""

@@ -746,33 +746,14 @@ def restore_widgets(store: str, defaults: dict) -> None:
 _MISSING = object()
 
 
-#: Session key: widget key -> the value the browser was last seen to hold for it
-#: (:func:`assign_widget`).
-SHOWN_WIDGETS = "_widgets_shown"
-
-
-def _same(held, value) -> bool:
-    """Whether ``held`` is ``value``, of the same type."""
-    try:
-        return type(held) is type(value) and bool(held == value)
-    except (TypeError, ValueError):  # values that do not compare as one truth value
-        return False
-
-
 def assign_widget(key: str, value) -> None:
     """``st.session_state[key] = value`` unless ``key`` already holds ``value`` (of the
-    same type) and the browser has it.
+    same type).
 
     A widget's value set from the code is sent to the browser with the run's elements
     and replaces the one the browser shows. Set in every run, it undid a user's second
     click made while the first click's run was still drawing (that run sent the first
-    click's value back): the choice was lost. Set once, it could never arrive: a run
-    ended by a click (or whose messages the next run's start cleared) before its element
-    reached the browser leaves the key holding the value, and the widget drawn by the
-    next run, new to the browser, started at its first option (K-OFSD's K at 1 and alpha
-    at 0 on the Stream page, under load), which the browser then sent back as a change.
-    So the value is sent again in each run until a request of the browser holds the
-    widget with it (:func:`dashboard.reruns.browser_reported`).
+    click's value back): the choice was lost.
 
     Parameters
     ----------
@@ -781,16 +762,13 @@ def assign_widget(key: str, value) -> None:
     value
         Its value from now on.
     """
-    held = st.session_state[key] if key in st.session_state else _MISSING
-    shown = st.session_state.setdefault(SHOWN_WIDGETS, {})
-    if _same(held, value):
-        if reruns.browser_reported(key):
-            shown[key] = held
-            return
-        if key in shown and _same(shown[key], value):
-            return
-    shown.pop(key, None)
-    st.session_state[key] = value
+    try:
+        held = st.session_state[key] if key in st.session_state else _MISSING
+        same = type(held) is type(value) and bool(held == value)
+    except (TypeError, ValueError):  # values that do not compare as one truth value
+        same = False
+    if not same:
+        st.session_state[key] = value
 
 
 def remember(store: str, key: str):

@@ -112,43 +112,64 @@ def _help(param: Param) -> str:
 
 
 def _draw(param: Param, key: str, store: str | None, n_samples: int, container):
+    """Draw ``param``'s widget under ``key`` and return its value. The widget's default is
+    the value its key holds: Streamlit sends a value set from the code only with the run
+    that set it, and a browser that never got that run's element (a click ended the run,
+    or the next run's start cleared its unsent messages) would start the widget at its
+    first option or lowest value, and send that back as the user's change (K-OFSD
+    streamed with K = 1 and alpha = 0 on a loaded machine)."""
     bounds = _int_bounds(param, n_samples) if param.kind == "int" else None  # a slider's
     keep = session.persisted(store, key, bounds) if store else {"key": key}
     label = param.label[0].upper() + param.label[1:]
     if param.kind == "choice":
+        choices = list(param.choices)
+        held = st.session_state.get(key)
         return container.selectbox(
             label,
-            list(param.choices),
+            choices,
+            index=choices.index(held) if held in choices else 0,
             format_func=lambda choice: choice_text(param, choice),
             help=_help(param),
             **keep,
         )
     if param.kind == "bool":
-        return container.checkbox(label, help=_help(param), **keep)
+        held = st.session_state.get(key, param.default)
+        return container.checkbox(label, value=bool(held), help=_help(param), **keep)
     if param.kind == "int":
         low, high = _int_bounds(param, n_samples)
         value = st.session_state.get(key)
         if param.none:
             text = container.text_input(
-                label, help=_help(param) + f"  \nEmpty: {param.none_text}.", **keep
+                label,
+                value=None if value is None else str(value),
+                help=_help(param) + f"  \nEmpty: {param.none_text}.",
+                **keep,
             )
             text = (text or "").strip() if isinstance(text, str) else text
             return None if text in ("", None) else _int_or_text(text)
         if value is not None and high is not None and value > high:
+            value = high
             if store:  # a smaller data set than last time
                 session.set_widget(store, key, high)
             else:
                 st.session_state[key] = high
+        initial = {} if value is None else {"value": int(value)}
         if high is not None and high - low <= INT_SLIDER_MAX:
-            return container.slider(label, low, max(high, low), help=_help(param), **keep)
-        return int(container.number_input(label, low, high, step=1, help=_help(param), **keep))
+            return container.slider(
+                label, low, max(high, low), help=_help(param), **initial, **keep
+            )
+        return int(
+            container.number_input(label, low, high, step=1, help=_help(param), **initial, **keep)
+        )
     low = param.low if math.isfinite(param.low) else None
     high = param.high if math.isfinite(param.high) else None
+    value = st.session_state.get(key)
     if not math.isfinite(param.default):  # an empty box: no bound (a floor of -inf)
         value = container.number_input(
             label,
             low,
             high,
+            value=None if value is None else float(value),
             step=param.step or 1.0,
             format="%g",
             placeholder="none",
@@ -156,6 +177,7 @@ def _draw(param: Param, key: str, store: str | None, n_samples: int, container):
             **keep,
         )
         return param.default if value is None else value
+    initial = {} if value is None else {"value": float(value)}
     if (
         low is not None
         and high is not None
@@ -163,10 +185,10 @@ def _draw(param: Param, key: str, store: str | None, n_samples: int, container):
         and not (param.low_open or param.high_open)
     ):
         return container.slider(
-            label, float(low), float(high), step=param.step, help=_help(param), **keep
+            label, float(low), float(high), step=param.step, help=_help(param), **initial, **keep
         )
     return container.number_input(
-        label, low, high, step=param.step or 0.01, format="%g", help=_help(param), **keep
+        label, low, high, step=param.step or 0.01, format="%g", help=_help(param), **initial, **keep
     )
 
 

@@ -467,48 +467,24 @@ def test_reset_then_start_before_the_reset_was_done_streams(monkeypatch):
     assert not any("Press Start" in info.value for info in at.info)
 
 
-K, ALPHA = "stream_kofsd_k", "stream_kofsd_alpha"
-
-
-def test_the_browser_reports_the_widgets_it_holds(monkeypatch):
-    """reruns.browser_reported against the pinned Streamlit: a widget new to the
-    browser (the page's first run) is not in the run's request; once drawn, each request
-    holds it (AppTest, as a browser, sends every widget's state it holds)."""
-    seen = []
-    real = session_module.restore_widgets
-
-    def restore_and_look(store, defaults):
-        seen.append({key: reruns.browser_reported(key) for key in (K, ALPHA)})
-        return real(store, defaults)
-
-    monkeypatch.setattr(session_module, "restore_widgets", restore_and_look)
-    at = session(page="dashboard/pages/data.py")
-    at.switch_page("dashboard/pages/stream.py").run()
-    at.run()
-    assert not at.exception
-    assert seen[-2:] == [{K: False, ALPHA: False}, {K: True, ALPHA: True}]
-
-
-def test_a_value_the_browser_has_not_reported_is_sent_again(monkeypatch):
-    """The loaded data-directory browser test's stream of 3 December ran with K = 1 and
-    alpha = 0: the Stream page's first run set K's and alpha's remembered values and was
-    ended by a click before its elements reached the browser; the next run, the keys
-    holding the values already, sent none, and the browser, new to the widgets, started
-    them at their lowest and sent that back. A value is now sent again in each run until
-    a request of the browser holds the widget."""
+def test_a_browser_new_to_a_method_widget_starts_it_at_its_value():
+    """The loaded data-directory browser test of 3 December streamed K-OFSD with K = 1 and
+    alpha = 0: the Stream page's first run set the remembered values and was ended by a
+    click before its elements reached the browser; the next run sent no value (the keys
+    held them already), and the browser, new to the widgets, started them at their
+    defaults, the lowest value and the first option, and sent those back as a change.
+    Each method widget's default is now the value its key holds: a browser that never
+    got the value starts there."""
     at = open_page("dashboard/pages/stream.py")
-    assert not at.exception
-    remembered = (at.slider(key=K).value, at.slider(key=ALPHA).value)
-    lost = {K, ALPHA}  # the browser never got them
-    real = reruns.browser_reported
-    monkeypatch.setattr(reruns, "browser_reported", lambda key: key not in lost and real(key))
-    session_state = at.session_state
-    for key in lost:
-        session_state[session_module.SHOWN_WIDGETS].pop(key, None)
-    at.run()
-    assert not at.exception
-    assert sorted(_values_sent(at)) == sorted(lost)
-    assert (at.slider(key=K).value, at.slider(key=ALPHA).value) == remembered
-    lost.clear()  # the browser's next request holds them: nothing more is sent
-    at.run()
-    assert _values_sent(at) == []
+    at.run()  # a run that sets no value
+    assert not at.exception and _values_sent(at) == []
+    drawn = 0
+    for slider in at.slider:
+        if slider.key and slider.key.startswith("stream_kofsd_"):
+            assert list(slider.proto.default) == [slider.value], slider.key
+            drawn += 1
+    for box in at.selectbox:
+        if box.key and box.key.startswith("stream_kofsd_"):
+            assert box.proto.default == box.index, box.key
+            drawn += 1
+    assert drawn >= 4
