@@ -257,7 +257,7 @@ def _compute(study, datasets: list, engine: str, scheduler: str):
     which the page's progress bar shows, from where the study starts."""
 
     def compute(progress):
-        progress(0, study.n_tasks, _start_text(study.n_tasks, engine, scheduler))
+        progress(0, 0, _start_text(study.n_tasks, engine, scheduler))  # no step done yet
         if engine == "cluster" and not scheduler.strip():
             raise FSEngineError(
                 "no Dask scheduler address is given",

@@ -300,10 +300,14 @@ class _Store:
 
     def _copy_columns(self) -> None:
         folder = Path(tempfile.mkdtemp(prefix="fsengine-columns-"))
+        try:
+            indptr, data_path, indices_path, dtypes = column_copy(
+                self.node, self.shape, folder, self.elements, self.description
+            )
+        except BaseException:  # a damaged file, a full disk: no folder left behind
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
         self._folder[0] = folder
-        indptr, data_path, indices_path, dtypes = column_copy(
-            self.node, self.shape, folder, self.elements, self.description
-        )
         self._files["data"] = (open(data_path, "rb"), dtypes[0])
         self._files["indices"] = (open(indices_path, "rb"), dtypes[1])
         self.copy_bytes = data_path.stat().st_size + indices_path.stat().st_size
