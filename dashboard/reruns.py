@@ -209,11 +209,10 @@ def lasting_button(label: str, *, key: str, scope: Any, container=None, **option
 
 
 def in_press_order(keys: Iterable[str]) -> list[str]:
-    """The :func:`lasting_button` keys ``keys`` (those pressed in this run) in the order
-    the user pressed them (:class:`PressClock`); a key with no kept press goes last."""
+    """The :func:`lasting_button` keys ``keys`` (those pressed in this run: each has its
+    press kept) in the order the user pressed them (:class:`PressClock`)."""
     presses = _presses()
-    last = (float("inf"), 0)
-    return sorted(keys, key=lambda k: presses[k][2] if k in presses else last)
+    return sorted(keys, key=lambda k: presses[k][2])
 
 
 def drop_question(question: str, press: str) -> None:

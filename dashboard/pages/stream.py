@@ -418,12 +418,19 @@ def _notice(kept, settings, method: str, order: str, seed: int, params: dict) ->
         )
 
 
+def _fresh(kept, settings) -> bool:
+    """Whether Start begins a new stream (none kept, it finished, or other settings) rather
+    than continuing the kept one (a stream whose hold-out copy has not reached the end is
+    continued)."""
+    return kept is None or kept.live.finished or _other_settings(kept, settings)
+
+
 def _press_start(pressed: bool, kept, settings, estimate, scope, method: str, start_new):
     """Start (or continue) the stream when Start is ``pressed``, asking first when
     ``estimate`` says a new one computes long (the question drawn while it waits for an
     answer); ``start_new()`` starts a stream of the boxes' settings (:func:`_start`).
     Returns the stream kept for the task."""
-    fresh = kept is None or kept.live.finished or _other_settings(kept, settings)
+    fresh = _fresh(kept, settings)
     start = _confirmed_start(pressed, fresh, estimate, scope, method)
     with reruns.uninterrupted():  # the presses done, the stream started and recorded
         if pressed or start:
@@ -549,10 +556,8 @@ def render() -> None:
     if refused:
         st.caption(f":material/block: {refused}")
 
-    def estimate_for(kept):  # a fresh stream's computation (one not yet started)
-        # (a stream whose hold-out copy has not reached the end is continued, not started)
-        fresh = kept is None or kept.live.finished or _other_settings(kept, settings)
-        if not fresh or refused:
+    def estimate_for(kept):  # a new stream's computation (None: none would start)
+        if refused or not _fresh(kept, settings):
             return None
         return running.estimate_for(
             lambda n, p, density, counts: stream_seconds(
@@ -560,7 +565,7 @@ def render() -> None:
             )
         )
 
-    estimate = estimate_for(kept)
+    shown, estimate = kept, estimate_for(kept)
     start_new = partial(_start, method, order, seed, params)
     pressed_for = (session.task_key(), settings)  # a press is not lost to a link clicked at once
     columns = st.columns(4)
@@ -584,7 +589,13 @@ def render() -> None:
     for key in presses if "stream_start" in presses else ["stream_start", *presses]:
         if key == "stream_start":
             kept = _press_start(
-                pressed[key], kept, settings, estimate_for(kept), pressed_for, method, start_new
+                pressed[key],
+                kept,
+                settings,
+                estimate if kept is shown else estimate_for(kept),  # (a Reset before it)
+                pressed_for,
+                method,
+                start_new,
             )
         elif key == "stream_pause":
             _press_pause(kept)
