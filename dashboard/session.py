@@ -794,8 +794,83 @@ def take_minority_choice() -> None:
     state.choose_minority(st.session_state.get("minority_select"))
 
 
-def persisted(store: str, key: str, bounds: tuple | None = None) -> dict:
-    """Widget keywords: ``key`` and the ``on_change`` callback that remembers its value.
+def starting(
+    key: str,
+    start: str = "value",
+    options=None,
+    bounds: tuple | None = None,
+    cast=None,
+) -> dict:
+    """The widget keyword that starts widget ``key`` at the value its key holds.
+
+    Streamlit sends a value set from the code (:func:`restore_widgets`,
+    :func:`set_widget`) only with the run that set it. A browser that never got that
+    run's element (a click ended the run, or the next run's start cleared its unsent
+    messages) draws the widget at its default, the first option or the lowest value,
+    and sends that back as the user's change: a class, a K or a list of methods the
+    user did not choose. With the default equal to the held value, that browser starts
+    where the key is; one that holds the widget keeps the user's value (a keyed
+    widget's identity does not depend on its default).
+
+    Parameters
+    ----------
+    key : str
+        The widget's key.
+    start : {"value", "index", "default"}
+        The keyword the widget starts by: "value" (slider, select_slider, number_input,
+        checkbox, toggle, text_input), "index" (selectbox, radio) or "default"
+        (multiselect).
+    options : sequence, optional
+        The widget's options (required by "index" and "default"): a value not among
+        them starts nothing (Streamlit's own default then).
+    bounds : tuple, optional
+        The lowest and highest value (a slider, a number box; None: no bound): a value
+        outside them starts nothing (Streamlit refuses such a default).
+    cast : callable, optional
+        The type the widget takes its value in (``float`` for a box of reals).
+
+    Returns
+    -------
+    dict
+        The keyword and its value, or empty (the key holds no value the widget can
+        start at).
+    """
+    if key not in st.session_state:
+        return {}
+    held = st.session_state[key]
+    if held is None:  # (a box that may be empty is given value=None by its caller)
+        return {}
+    low, high = (None, None) if bounds is None else bounds
+    try:
+        if start == "default":
+            return {"default": [value for value in held if value in options]}
+        if cast is not None:
+            held = cast(held)
+        values = held if isinstance(held, (tuple, list)) else (held,)
+        if options is not None and not all(value in options for value in values):
+            return {}
+        if not all(
+            (low is None or low <= value) and (high is None or value <= high) for value in values
+        ):
+            return {}
+    except (TypeError, ValueError):  # a value of another type than the options or bounds
+        return {}
+    if start == "index":
+        return {"index": list(options).index(held)}
+    return {"value": held}
+
+
+def persisted(
+    store: str,
+    key: str,
+    bounds: tuple | None = None,
+    *,
+    start: str = "value",
+    options=None,
+    cast=None,
+) -> dict:
+    """Widget keywords: ``key``, the ``on_change`` callback that remembers its value, and
+    the default that starts it at the value its key holds (:func:`starting`).
 
     Parameters
     ----------
@@ -804,25 +879,29 @@ def persisted(store: str, key: str, bounds: tuple | None = None) -> dict:
     key : str
         The widget's key.
     bounds : tuple, optional
-        A slider's bounds, when they can change while the page is shown (a K slider
-        bounded by the smallest training half, which the splits' seed changes).
-        Streamlit names a keyed slider by its key and its bounds (its other widgets by
-        their key alone): with new bounds it is a new widget, which would start at its
-        default although the key still holds the value (and :func:`assign_widget` then
-        leaves it). When the bounds differ from the last drawing's, the value is set
-        again, to be drawn with them.
+        A slider's or a number box's lowest and highest value. Streamlit names a keyed
+        slider by its key and its bounds (its other widgets by their key alone): with new
+        bounds it is a new widget. When the bounds differ from the last drawing's, the
+        value is set again, to be drawn with them.
+    start, options, cast
+        How the widget takes its first value (:func:`starting`).
 
     Returns
     -------
     dict
-        ``key`` and ``on_change``.
+        ``key``, ``on_change`` and the widget's starting keyword (when the key holds a
+        value it can start at).
     """
     if bounds is not None:
         drawn = st.session_state.setdefault(DRAWN_BOUNDS, {})
         if drawn.get(key) != bounds and key in st.session_state:
             st.session_state[key] = st.session_state[key]
         drawn[key] = bounds
-    return {"key": key, "on_change": remember(store, key)}
+    return {
+        "key": key,
+        "on_change": remember(store, key),
+        **starting(key, start, options, bounds, cast),
+    }
 
 
 def set_widget(store: str, key: str, value) -> None:

@@ -134,7 +134,7 @@ def dataset_options(sha: str, name: str, size: int):
         label_col.selectbox(
             messages.label("label"),
             columns,
-            **session.persisted(WIDGETS, keys["label"]),
+            **session.persisted(WIDGETS, keys["label"], start="index", options=columns),
             help="Default: a column named label/class/target, else the last non-numeric "
             "column, else the last column.",
         )
@@ -155,7 +155,7 @@ def dataset_options(sha: str, name: str, size: int):
         minority = minority_col.selectbox(
             messages.label("minority"),
             list(counts),
-            **session.persisted(WIDGETS, keys["minority"]),
+            **session.persisted(WIDGETS, keys["minority"], start="index", options=list(counts)),
             format_func=lambda c: (
                 f"{c}: {counts[c]} samples" + (", the default" if c == default else "")
             ),

@@ -112,72 +112,68 @@ def _help(param: Param) -> str:
 
 
 def _draw(param: Param, key: str, store: str | None, n_samples: int, container):
-    """Draw ``param``'s widget under ``key`` and return its value. The widget's default is
-    the value its key holds: Streamlit sends a value set from the code only with the run
-    that set it, and a browser that never got that run's element (a click ended the run,
-    or the next run's start cleared its unsent messages) would start the widget at its
-    first option or lowest value, and send that back as the user's change (K-OFSD
-    streamed with K = 1 and alpha = 0 on a loaded machine)."""
-    bounds = _int_bounds(param, n_samples) if param.kind == "int" else None  # a slider's
-    keep = session.persisted(store, key, bounds) if store else {"key": key}
+    """Draw ``param``'s widget under ``key`` and return its value; the widget starts at
+    the value its key holds (:func:`dashboard.session.starting`: K-OFSD streamed with
+    K = 1 and alpha = 0 on a loaded machine when it did not)."""
     label = param.label[0].upper() + param.label[1:]
+
+    def keep(bounds=None, **start) -> dict:  # key, remembered, starting at the held value
+        if store:
+            return session.persisted(store, key, bounds, **start)
+        return {"key": key, **session.starting(key, bounds=bounds, **start)}
+
     if param.kind == "choice":
         choices = list(param.choices)
-        held = st.session_state.get(key)
         return container.selectbox(
             label,
             choices,
-            index=choices.index(held) if held in choices else 0,
             format_func=lambda choice: choice_text(param, choice),
             help=_help(param),
-            **keep,
+            **keep(start="index", options=choices),
         )
     if param.kind == "bool":
-        held = st.session_state.get(key, param.default)
-        return container.checkbox(label, value=bool(held), help=_help(param), **keep)
+        return container.checkbox(
+            label, help=_help(param), **{"value": bool(param.default), **keep(cast=bool)}
+        )
     if param.kind == "int":
         low, high = _int_bounds(param, n_samples)
-        value = st.session_state.get(key)
         if param.none:
             text = container.text_input(
                 label,
-                value=None if value is None else str(value),
                 help=_help(param) + f"  \nEmpty: {param.none_text}.",
-                **keep,
+                **{"value": None, **keep(cast=str)},
             )
             text = (text or "").strip() if isinstance(text, str) else text
             return None if text in ("", None) else _int_or_text(text)
-        if value is not None and high is not None and value > high:
-            value = high
-            if store:  # a smaller data set than last time
+        value = st.session_state.get(key)
+        if value is not None and high is not None and value > high:  # a smaller data set
+            if store:
                 session.set_widget(store, key, high)
             else:
                 st.session_state[key] = high
-        initial = {} if value is None else {"value": int(value)}
         if high is not None and high - low <= INT_SLIDER_MAX:
             return container.slider(
-                label, low, max(high, low), help=_help(param), **initial, **keep
+                label, low, max(high, low), help=_help(param), **keep((low, high), cast=int)
             )
         return int(
-            container.number_input(label, low, high, step=1, help=_help(param), **initial, **keep)
+            container.number_input(
+                label, low, high, step=1, help=_help(param), **keep((low, high), cast=int)
+            )
         )
     low = param.low if math.isfinite(param.low) else None
     high = param.high if math.isfinite(param.high) else None
-    value = st.session_state.get(key)
     if not math.isfinite(param.default):  # an empty box: no bound (a floor of -inf)
         value = container.number_input(
             label,
             low,
             high,
-            value=None if value is None else float(value),
             step=param.step or 1.0,
             format="%g",
             placeholder="none",
             help=_help(param) + "  \nEmpty: none.",
-            **keep,
+            **{"value": None, **keep((low, high), cast=float)},
         )
         return param.default if value is None else value
-    initial = {} if value is None else {"value": float(value)}
     if (
         low is not None
         and high is not None
@@ -185,10 +181,21 @@ def _draw(param: Param, key: str, store: str | None, n_samples: int, container):
         and not (param.low_open or param.high_open)
     ):
         return container.slider(
-            label, float(low), float(high), step=param.step, help=_help(param), **initial, **keep
+            label,
+            float(low),
+            float(high),
+            step=param.step,
+            help=_help(param),
+            **keep((low, high), cast=float),
         )
     return container.number_input(
-        label, low, high, step=param.step or 0.01, format="%g", help=_help(param), **initial, **keep
+        label,
+        low,
+        high,
+        step=param.step or 0.01,
+        format="%g",
+        help=_help(param),
+        **keep((low, high), cast=float),
     )
 
 
@@ -396,7 +403,7 @@ def rankers_count_widgets(prefix: str, store: str, n_features: int) -> int | Non
             1,
             n_features,
             step=1,
-            **session.persisted(store, f"{prefix}_top"),
+            **session.persisted(store, f"{prefix}_top", (1, n_features)),
         )
     return (
         int(st.session_state[f"{prefix}_fixed_top"] and st.session_state[f"{prefix}_top"]) or None
@@ -422,9 +429,18 @@ def splits_seed_widgets(
         The number of splits and the seed.
     """
     containers[0].slider(
-        label, 2, max_splits, **session.persisted(store, f"{prefix}_splits"), help=splits_help
+        label,
+        2,
+        max_splits,
+        **session.persisted(store, f"{prefix}_splits", (2, max_splits)),
+        help=splits_help,
     )
     containers[1].number_input(
-        "Seed", 0, 2**31 - 1, step=1, **session.persisted(store, f"{prefix}_seed"), help=seed_help
+        "Seed",
+        0,
+        2**31 - 1,
+        step=1,
+        **session.persisted(store, f"{prefix}_seed", (0, 2**31 - 1)),
+        help=seed_help,
     )
     return int(st.session_state[f"{prefix}_splits"]), int(st.session_state[f"{prefix}_seed"])

@@ -372,7 +372,7 @@ def _dataset_choice(loaded, stored: dict) -> None:
             "Data sets in this workspace",
             options,
             format_func=lambda sha: labels.get(sha, sha[:12]),
-            **session.persisted(WIDGETS, "benchmark_workspace"),
+            **session.persisted(WIDGETS, "benchmark_workspace", start="default", options=options),
             placeholder="Uploaded here or on the Data page",
             help="Every file uploaded in this workspace (here or on the Data page) and still "
             "stored. Remove one from the study here.",
@@ -447,7 +447,9 @@ def _protocol_section(entries: list[_Entry]) -> _Protocol:
             "Methods",
             list(METHODS),
             format_func=METHOD_LABELS.get,
-            **session.persisted(WIDGETS, "benchmark_methods"),
+            **session.persisted(
+                WIDGETS, "benchmark_methods", start="default", options=list(METHODS)
+            ),
             help=f"Online selectors: {', '.join(ONLINE_METHODS)}. Rankers: "
             f"{', '.join(RANKER_METHODS)}.",
         )
@@ -462,7 +464,7 @@ def _protocol_section(entries: list[_Entry]) -> _Protocol:
         st.select_slider(
             "Significance level (alpha) of the tests",
             ALPHAS,
-            **session.persisted(WIDGETS, "benchmark_alpha"),
+            **session.persisted(WIDGETS, "benchmark_alpha", options=ALPHAS),
             help="For the critical difference and the pairwise tests; changing it needs no "
             "new run.",
         )
@@ -494,7 +496,7 @@ def _engine_section() -> tuple[str, str]:
             "Where the tasks run",
             list(ENGINES),
             format_func=ENGINES.get,
-            **session.persisted(WIDGETS, "benchmark_engine"),
+            **session.persisted(WIDGETS, "benchmark_engine", start="index", options=list(ENGINES)),
             help="Every (data set, method, split) is one task. The results are the same "
             "wherever they run (but for the measured times).",
         )
@@ -728,7 +730,9 @@ def _results_section(result: dict) -> None:
         "Metric",
         list(STUDY_METRICS),
         format_func=_metric_text,
-        **session.persisted(WIDGETS, "benchmark_metric"),
+        **session.persisted(
+            WIDGETS, "benchmark_metric", start="index", options=list(STUDY_METRICS)
+        ),
     )
     try:
         comparisons = compare_study(table, dataclasses.replace(done, metrics=(metric,)), alpha)

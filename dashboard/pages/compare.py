@@ -248,7 +248,7 @@ def _settings_section(n_features: int) -> CompareSettings:
             "Methods",
             list(METHODS),
             format_func=METHOD_LABELS.get,
-            **session.persisted(WIDGETS, "compare_methods"),
+            **session.persisted(WIDGETS, "compare_methods", start="default", options=list(METHODS)),
             help=f"Online selectors: {', '.join(ONLINE_METHODS)}. Rankers: "
             f"{', '.join(RANKER_METHODS)}.  \n**d-**: {TERMS['d-']}  \nDefault: the K-OFSD "
             "paper's comparison.",

@@ -240,6 +240,7 @@ def _data_dir_section() -> None:
         "Or open a file of the server's data directory",
         list(sizes),
         key="data_dir_file",
+        **session.starting("data_dir_file", "index", list(sizes)),
         format_func=lambda name: f"{name} ({sizes.get(name, '?')})",
         help="Files too large to upload, in the server's folder FSENGINE_DATA_DIR: read "
         "there, never copied. An AnnData file or Zarr store of "
@@ -442,6 +443,7 @@ def _label_box(ds) -> None:
         messages.label("label"),
         [AUTO_LABEL, *label_options],
         key="label_column",
+        **session.starting("label_column", "index", [AUTO_LABEL, *label_options]),
         on_change=_on_options,
         help="Default: a column named label/class/target, else the last non-numeric "
         "column, else the last column. A GEO series matrix keeps the class in a sample "
@@ -465,6 +467,7 @@ def _groups_box(ds) -> None:
         messages.label("sample_groups"),
         [NO_GROUPS, *group_options],
         key="sample_groups",
+        **session.starting("sample_groups", "index", [NO_GROUPS, *group_options]),
         on_change=_on_options,
         accept_new_options=True,
         help="The column (or sample annotation) naming each sample's patient, donor or "
@@ -491,6 +494,7 @@ def _anndata_boxes(loaded) -> None:
         messages.label("layer"),
         [X_MATRIX, *choices["layers"]],
         key="anndata_layer",
+        **session.starting("anndata_layer", "index", [X_MATRIX, *choices["layers"]]),
         on_change=_on_options,
         help="The AnnData file's matrix: X, or one of its layers (raw counts are often "
         "kept in one), as the command line's --layer.",
@@ -499,6 +503,7 @@ def _anndata_boxes(loaded) -> None:
         messages.label("gene_names"),
         [VAR_NAMES, *choices["var_columns"]],
         key="anndata_gene_names",
+        **session.starting("anndata_gene_names", "index", [VAR_NAMES, *choices["var_columns"]]),
         on_change=_on_options,
         help="What names the genes: the file's var_names, or a var column (gene "
         "symbols, say), as the command line's --gene-names.",
@@ -508,8 +513,10 @@ def _anndata_boxes(loaded) -> None:
 def _reading_options_section(loaded) -> None:
     """Draw how the file is read: the two toggles, the label and groups boxes and, for an
     AnnData file, its matrix and gene names."""
-    st.toggle(messages.label("transpose"), key="transpose", on_change=_on_options)
-    st.toggle(messages.label("drop_constant"), key="drop_constant", on_change=_on_options)
+    for key in ("transpose", "drop_constant"):
+        st.toggle(
+            messages.label(key), key=key, on_change=_on_options, **session.starting(key, cast=bool)
+        )
     _label_box(loaded.dataset)
     _groups_box(loaded.dataset)
     _anndata_boxes(loaded)
@@ -537,9 +544,10 @@ def _minority_box(ds, counts: dict) -> tuple:
     minority, default
         The class chosen and the default minority class.
     """
-    # A keyed widget fed from "minority": with `index=` instead, the widget's identity changed
-    # with the previous choice and every second choice was lost; the callback also updates
-    # "minority" before the sidebar is drawn.
+    # A keyed widget fed from "minority" and starting at it (a keyed widget's identity is
+    # its key; 1.3x Streamlit's `index=` alone made a new widget of each choice, and every
+    # second choice was lost); the callback also updates "minority" before the sidebar is
+    # drawn.
     session.assign_widget("minority_select", session.state.minority)
     default = ds.default_minority()
     class_names = dict(session.state.class_names)
@@ -547,6 +555,7 @@ def _minority_box(ds, counts: dict) -> tuple:
         messages.label("minority"),
         list(counts),
         key="minority_select",
+        **session.starting("minority_select", "index", list(counts)),
         # format_func runs again outside the script (e.g. AppTest): no session state in it
         format_func=lambda c: _minority_option_text(c, counts, class_names, default),
         on_change=session.take_minority_choice,

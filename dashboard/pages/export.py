@@ -190,7 +190,7 @@ def _computed_selection(loaded, minority, stream_ready: bool):
     method = cols[0].selectbox(
         "Method",
         list(METHODS),
-        **session.persisted(WIDGETS, "export_method"),
+        **session.persisted(WIDGETS, "export_method", start="index", options=list(METHODS)),
         format_func=_method_label,
         help=f"Online selectors: {', '.join(ONLINE_METHODS)}. Rankers: "
         f"{', '.join(RANKER_METHODS)}.",
@@ -203,7 +203,7 @@ def _computed_selection(loaded, minority, stream_ready: bool):
                 1,
                 ds.n_features,
                 step=1,
-                **session.persisted(WIDGETS, "export_top"),
+                **session.persisted(WIDGETS, "export_top", (1, ds.n_features)),
             )
         )
     params = method_widgets("export", WIDGETS, method, ds.n_samples)
@@ -241,7 +241,7 @@ def _selection_section(loaded, live, sources: list[str], minority):
     st.radio(
         "Selection",
         sources,
-        **session.persisted(WIDGETS, "export_source"),
+        **session.persisted(WIDGETS, "export_source", start="index", options=sources),
         horizontal=True,
         help="The last Stream run that went to the end (on this data set), or any method "
         "computed here with the parameters set below it.",
@@ -329,7 +329,7 @@ def _reduced_matrix_download(ds, selection, method: str) -> None:
         "Format",
         list(FORMATS),
         horizontal=True,
-        **session.persisted(WIDGETS, "export_format"),
+        **session.persisted(WIDGETS, "export_format", start="index", options=list(FORMATS)),
     )
     extension, mime = FORMATS[fmt]
     try:

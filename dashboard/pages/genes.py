@@ -302,16 +302,18 @@ def _stability_settings(n_samples: int) -> StabilitySettings:
         "Online selector",
         list(ONLINE_METHODS),
         format_func=METHOD_LABELS.get,
-        **session.persisted(WIDGETS, "genes_stability_method"),
+        **session.persisted(
+            WIDGETS, "genes_stability_method", start="index", options=list(ONLINE_METHODS)
+        ),
     )
     orders = cols[1].slider(
-        "Random orders", 2, 50, **session.persisted(WIDGETS, "genes_stability_orders")
+        "Random orders", 2, 50, **session.persisted(WIDGETS, "genes_stability_orders", (2, 50))
     )
     seed = cols[2].number_input(
         "Seed of the first order",
         0,
         2**31 - 1,
-        **session.persisted(WIDGETS, "genes_stability_seed"),
+        **session.persisted(WIDGETS, "genes_stability_seed", (0, 2**31 - 1)),
     )
     with st.expander(f"{get_method(method).spec.label}'s settings (as last set on Stream)"):
         params = method_widgets("genes", WIDGETS, method, n_samples)

@@ -24,6 +24,8 @@ from fsengine.pl.figures import stream_figure
 #: about 8 seconds after Start whatever its length, paced by the clock; "max" = as many as
 #: fit in the tick's computing time).
 SPEEDS = {"1": 1, "10": 10, "100": 100, "about 8 s": "auto", "max": None}
+#: The feature orders a stream can take.
+ORDERS = ["natural", "random"]
 TICK_SECONDS = 0.25
 #: The whole stream's wall-clock time at the speed "about 8 s".
 PACED_SECONDS = 8.0
@@ -501,7 +503,7 @@ def render() -> None:
         list(ONLINE_METHODS),
         format_func=_label,
         help="Every online selector of fsengine (`python -m fsengine methods`).",
-        **keep("stream_method"),
+        **keep("stream_method", start="index", options=list(ONLINE_METHODS)),
     )
     params = method_widgets("stream", WIDGETS, method, ds.n_samples)
     try:
@@ -511,11 +513,18 @@ def render() -> None:
         pass  # shown when the stream starts
     order_cols = st.columns([1, 1, 2])
     order = order_cols[0].radio(
-        "Feature order", ["natural", "random"], horizontal=True, **keep("stream_order")
+        "Feature order",
+        ORDERS,
+        horizontal=True,
+        **keep("stream_order", start="index", options=ORDERS),
     )
     seed = int(
         order_cols[1].number_input(
-            "Seed", 0, 2**31 - 1, **keep("stream_seed"), disabled=order == "natural"
+            "Seed",
+            0,
+            2**31 - 1,
+            **keep("stream_seed", (0, 2**31 - 1)),
+            disabled=order == "natural",
         )
     )
     paused = streams.pause_others()
@@ -529,7 +538,7 @@ def render() -> None:
         "streams, with the time it needs, and a note under the speed then names that time. "
         f"'max' streams as fast as the selector computes, in steps of {TICK_BUDGET:g} s, the "
         "page drawn meanwhile.",
-        **keep("stream_speed"),
+        **keep("stream_speed", options=list(SPEEDS)),
     )
     speed_note = _speed_note(st.session_state["stream_speed"], kept, method)
     if speed_note:

@@ -346,7 +346,7 @@ def _protocol_section(loaded, minority) -> _Protocol:
         "Splits",
         2,
         20,
-        **session.persisted(WIDGETS, "sweep_splits"),
+        **session.persisted(WIDGETS, "sweep_splits", (2, 20)),
         help="Random stratified 50/50 splits per point (the paper uses 20).",
     )
     seed_col.number_input(
@@ -354,7 +354,7 @@ def _protocol_section(loaded, minority) -> _Protocol:
         0,
         2**31 - 1,
         step=1,
-        **session.persisted(WIDGETS, "sweep_seed"),
+        **session.persisted(WIDGETS, "sweep_seed", (0, 2**31 - 1)),
         help="Seed of the splits; every point uses the same splits.",
     )
     splits, seed = int(st.session_state["sweep_splits"]), int(st.session_state["sweep_seed"])
@@ -377,7 +377,7 @@ def _parameter_section() -> tuple[str, MethodSpec, dict, str | None]:
         "Online selector",
         list(ONLINE_METHODS),
         format_func=lambda m: get_method(m).spec.label,
-        **session.persisted(WIDGETS, "sweep_method"),
+        **session.persisted(WIDGETS, "sweep_method", start="index", options=list(ONLINE_METHODS)),
         help="The selector to run for every value of the parameter below.",
     )
     method = st.session_state["sweep_method"]
@@ -393,7 +393,7 @@ def _parameter_section() -> tuple[str, MethodSpec, dict, str | None]:
         "Parameter",
         list(choices),
         format_func=lambda n: n if choices[n].label == n else f"{n}: {choices[n].label}",
-        **session.persisted(WIDGETS, _over_key(method)),
+        **session.persisted(WIDGETS, _over_key(method), start="index", options=list(choices)),
         help="The parameter swept; every other setting stays as set below.",
     )
     return method, spec, choices, st.session_state[_over_key(method)]
@@ -587,7 +587,7 @@ def _shown_value_widget(sweep: _ValuesSweep):
         st.select_slider(
             f"Shown {sweep.symbol}",
             options=list(sweep.values),
-            **session.persisted(WIDGETS, shown_key),
+            **session.persisted(WIDGETS, shown_key, options=list(sweep.values)),
             help="Moves the cursor on the chart and the details below; nothing is recomputed.",
         )
         shown = st.session_state[shown_key]
@@ -670,7 +670,9 @@ def _rankers_section(top_max: int, n_train: int) -> tuple:
         "Rankers",
         list(RANKER_METHODS),
         format_func=METHOD_LABELS.get,
-        **session.persisted(WIDGETS, "sweep_rankers"),
+        **session.persisted(
+            WIDGETS, "sweep_rankers", start="default", options=list(RANKER_METHODS)
+        ),
     )
     if top_max > 1:
         st.slider(

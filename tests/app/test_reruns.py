@@ -467,24 +467,96 @@ def test_reset_then_start_before_the_reset_was_done_streams(monkeypatch):
     assert not any("Press Start" in info.value for info in at.info)
 
 
-def test_a_browser_new_to_a_method_widget_starts_it_at_its_value():
+#: The AppTest element lists of the widget kinds the pages draw.
+_WIDGET_KINDS = (
+    "selectbox",
+    "radio",
+    "multiselect",
+    "select_slider",
+    "slider",
+    "number_input",
+    "checkbox",
+    "toggle",
+    "text_input",
+)
+
+
+def _starts_at_its_value(widget) -> bool:
+    """Whether a browser new to ``widget`` (one that never got a value set from the code)
+    draws it at the value its key holds: its default is that value."""
+    proto, value = widget.proto, widget.value
+    kind = type(widget).__name__
+    if kind in ("Selectbox", "Radio"):
+        return (proto.default if proto.HasField("default") else None) == widget.index
+    if kind == "Multiselect":
+        return list(proto.default) == list(widget.indices)
+    values = list(value) if isinstance(value, (tuple, list)) else [value]
+    if kind == "SelectSlider":
+        shown = [widget.format_func(v) for v in values]
+        return [proto.options[int(i)] for i in proto.default] == shown
+    if kind == "Slider":
+        return list(proto.default) == [float(v) for v in values]
+    if kind in ("NumberInput", "TextInput"):
+        return (proto.default if proto.HasField("default") else None) == value
+    return proto.default == value  # a checkbox or a toggle
+
+
+def _keyed_widgets(at) -> list:
+    return [w for kind in _WIDGET_KINDS for w in getattr(at, kind) if w.key]
+
+
+def _drawn_again(at, script: str) -> None:
+    """Open another page and ``script`` again: Streamlit forgets the widgets a run does not
+    draw, and the page sets their remembered values from the code."""
+    other = next(page.script for page in PAGES if page.script != script)
+    at.switch_page(other).run()
+    at.switch_page(script).run()
+    assert not at.exception
+
+
+@pytest.mark.parametrize("script", [page.script for page in PAGES])
+def test_a_browser_new_to_a_widget_starts_it_at_the_value_its_key_holds(script):
     """The loaded data-directory browser test of 3 December streamed K-OFSD with K = 1 and
     alpha = 0: the Stream page's first run set the remembered values and was ended by a
     click before its elements reached the browser; the next run sent no value (the keys
     held them already), and the browser, new to the widgets, started them at their
     defaults, the lowest value and the first option, and sent those back as a change.
-    Each method widget's default is now the value its key holds: a browser that never
-    got the value starts there."""
-    at = open_page("dashboard/pages/stream.py")
-    at.run()  # a run that sets no value
-    assert not at.exception and _values_sent(at) == []
-    drawn = 0
-    for slider in at.slider:
-        if slider.key and slider.key.startswith("stream_kofsd_"):
-            assert list(slider.proto.default) == [slider.value], slider.key
-            drawn += 1
-    for box in at.selectbox:
-        if box.key and box.key.startswith("stream_kofsd_"):
-            assert box.proto.default == box.index, box.key
-            drawn += 1
-    assert drawn >= 4
+    Every keyed widget of every page now starts at the value its key holds."""
+    at = open_page(script)
+    _drawn_again(at, script)
+    wrong = [w.key for w in _keyed_widgets(at) if not _starts_at_its_value(w)]
+    assert wrong == []
+
+
+def test_changed_settings_are_where_a_new_browser_starts_the_widgets():
+    """Settings the user changed (a class that is not the first, another selector, order
+    and speed, a method removed), drawn again from the code after a page switch, are where
+    a browser new to the widgets starts them."""
+    at = open_page("dashboard/pages/data.py")
+    classes = at.selectbox(key="minority_select").options
+    at.selectbox(key="minority_select").select_index(len(classes) - 1).run()
+    _drawn_again(at, "dashboard/pages/data.py")
+    box = at.selectbox(key="minority_select")
+    assert box.index == len(classes) - 1 and box.proto.default == box.index
+
+    at.switch_page("dashboard/pages/stream.py").run()
+    at.selectbox(key="stream_method").set_value("ofs-fpd").run()
+    at.radio(key="stream_order").set_value("random").run()
+    at.number_input(key="stream_seed").set_value(7).run()
+    at.select_slider(key="stream_speed").set_value("max").run()
+    _drawn_again(at, "dashboard/pages/stream.py")
+    assert at.selectbox(key="stream_method").value == "ofs-fpd"
+    assert at.radio(key="stream_order").value == "random"
+    assert at.number_input(key="stream_seed").value == 7
+    assert at.select_slider(key="stream_speed").value == "max"
+    wrong = [w.key for w in _keyed_widgets(at) if not _starts_at_its_value(w)]
+    assert wrong == []
+
+    at.switch_page("dashboard/pages/compare.py").run()
+    methods = at.multiselect(key="compare_methods")
+    kept = methods.value[1:]
+    methods.unselect(methods.value[0]).run()
+    _drawn_again(at, "dashboard/pages/compare.py")
+    assert at.multiselect(key="compare_methods").value == kept
+    wrong = [w.key for w in _keyed_widgets(at) if not _starts_at_its_value(w)]
+    assert wrong == []
