@@ -213,7 +213,9 @@ def pending_streams() -> dict:
 
 def _pend_streams(found: Store, wid: str, runs) -> None:
     """Keep the newest stream of each task (finished, or stopped past its start) to be
-    brought back when its task is current."""
+    brought back when its task is current (:func:`dashboard.streams.current` reads its
+    payload then, a snapshot of tens of MB on 20,000 cells). A finished stream is past
+    its start without reading it; a stopped one is read for its position."""
     pending = pending_streams()
     seen = set()
     for run in runs:  # newest first
@@ -222,12 +224,12 @@ def _pend_streams(found: Store, wid: str, runs) -> None:
         key = session.stored_task_key(run.dataset_sha, run.params)
         if key in seen:
             continue
-        loaded = found.load_run(wid, run.id)
-        if loaded is not None and loaded[1] and int(loaded[1].get("position") or 0) > 0:
-            # its payload (a snapshot of tens of MB on 20,000 cells) is read again when
-            # the task is current (:func:`dashboard.streams.current`)
-            pending[key] = (run.id, None)
-            seen.add(key)
+        if run.status != "finished":
+            loaded = found.load_run(wid, run.id)
+            if not (loaded is not None and loaded[1] and int(loaded[1].get("position") or 0)):
+                continue
+        pending[key] = (run.id, None)
+        seen.add(key)
 
 
 def stored_payload(run_id: int) -> tuple[bool, dict | None]:
