@@ -208,6 +208,13 @@ def lasting_button(label: str, *, key: str, scope: Any, container=None, **option
     return pressed
 
 
+def is_kept(key: str, scope: Any) -> bool:
+    """Whether a press of the :func:`lasting_button` ``key`` is kept for ``scope``: its
+    button, drawn later in the run, counts as pressed (unless disabled then)."""
+    kept = _presses().get(key)
+    return kept is not None and kept[1] == scope
+
+
 def in_press_order(keys: Iterable[str]) -> list[str]:
     """The :func:`lasting_button` keys ``keys`` (those pressed in this run: each has its
     press kept) in the order the user pressed them (:class:`PressClock`)."""

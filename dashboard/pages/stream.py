@@ -24,6 +24,8 @@ from fsengine.pl.figures import stream_figure
 #: about 8 seconds after Start whatever its length, paced by the clock; "max" = as many as
 #: fit in the tick's computing time).
 SPEEDS = {"1": 1, "10": 10, "100": 100, "about 8 s": "auto", "max": None}
+#: The buttons that start a stream: Start, and the answer to its question of a long one.
+STARTS = ("stream_start", "stream_confirm_start")
 #: The feature orders a stream can take.
 ORDERS = ["natural", "random"]
 TICK_SECONDS = 0.25
@@ -592,13 +594,21 @@ def render() -> None:
             ),
         )
     }
-    # presses taken in one run are done in the order they were made (Reset, then Start:
-    # a stream that runs); Start's question is drawn whether it was pressed or not
-    presses = reruns.in_press_order(key for key, on in pressed.items() if on)
-    for key in presses if "stream_start" in presses else ["stream_start", *presses]:
-        if key == "stream_start":
+    # presses taken in one run are done in the order they were made (Reset, then Start
+    # or Start anyway: a stream that runs); Start's question is drawn whether it was
+    # pressed or not, and answered where its answer was pressed
+    answered = reruns.is_kept("stream_confirm_start", pressed_for)
+    presses = reruns.in_press_order(
+        [key for key, on in pressed.items() if on] + (["stream_confirm_start"] if answered else [])
+    )
+    started = False
+    for key in presses if set(STARTS) & set(presses) else ["stream_start", *presses]:
+        if key in STARTS:
+            if started:
+                continue  # Start and its answer: one start, at the first
+            started = True
             kept = _press_start(
-                pressed[key],
+                pressed["stream_start"],
                 kept,
                 settings,
                 estimate if kept is shown else estimate_for(kept),  # (a Reset before it)

@@ -433,6 +433,29 @@ def test_the_press_clock_orders_runs_then_reverses_callbacks_within_a_run(monkey
     assert sorted(ticks, key=ticks.get) == ["reset", "pause", "start", "step"]
 
 
+def _click_at_the_next_runs_start(monkeypatch, widget_id: str) -> list:
+    """Click ``widget_id`` as the next run of the Stream page begins (when it reads the
+    kept stream, before its buttons): Streamlit ends that run and takes both clicks in
+    the run after it. Returns the list the click is appended to once made."""
+    real, clicked = streams.current, []
+
+    def current_with_a_click():
+        ctx = get_script_run_ctx()
+        if not clicked:
+            ctx.script_requests.request_rerun(
+                RerunData(
+                    widget_states=_press(widget_id),
+                    page_script_hash=ctx.page_script_hash,
+                    query_string=ctx.query_string,
+                )
+            )
+            clicked.append(widget_id)
+        return real()
+
+    monkeypatch.setattr(streams, "current", current_with_a_click)
+    return clicked
+
+
 def test_reset_then_start_before_the_reset_was_done_streams(monkeypatch):
     """Reset pressed, and Start clicked while the run for Reset began (Streamlit ends it
     before it reaches the Reset button; the press is kept): the next run takes both
@@ -442,29 +465,36 @@ def test_reset_then_start_before_the_reset_was_done_streams(monkeypatch):
     monkeypatch.setattr(streams, "LEASE_SECONDS", SLOW_SECONDS)
     held_stream(monkeypatch)
     at = open_page("dashboard/pages/stream.py")
-    start = at.button(key="stream_start").id
-    real, clicked = streams.current, []
-
-    def current_with_start_clicked():
-        ctx = get_script_run_ctx()
-        if not clicked:
-            ctx.script_requests.request_rerun(
-                RerunData(
-                    widget_states=_press(start),
-                    page_script_hash=ctx.page_script_hash,
-                    query_string=ctx.query_string,
-                )
-            )
-            clicked.append(start)
-        return real()
-
-    monkeypatch.setattr(streams, "current", current_with_start_clicked)
+    clicked = _click_at_the_next_runs_start(monkeypatch, at.button(key="stream_start").id)
     at.button(key="stream_reset").click().run()
     assert clicked and not at.exception
     assert at.session_state[streams.RUNNING] is not None
     (kept,) = at.session_state["streams"].values()
     assert [r.id for r in _runs_of(at, "stream")] == [kept.run_id]
     assert not any("Press Start" in info.value for info in at.info)
+
+
+def test_reset_then_start_anyway_before_the_reset_was_done_streams(monkeypatch):
+    """As Reset then Start, with a long stream's question answered "Start anyway": the
+    answer is done where it was pressed, after the Reset (it was done first, as Start's,
+    and the Reset dropped the stream it started)."""
+    from dashboard import running
+
+    monkeypatch.setattr(streams, "LEASE_SECONDS", SLOW_SECONDS)
+    held_stream(monkeypatch)
+    long = SimpleNamespace(long=True, high=3600.0, text=lambda: "about an hour")
+    monkeypatch.setattr(running, "estimate_for", lambda seconds: long)
+    at = open_page("dashboard/pages/stream.py")
+    at.button(key="stream_start").click().run()
+    assert any("would compute for" in w.value for w in at.warning)
+    assert not at.session_state["streams"]
+    clicked = _click_at_the_next_runs_start(monkeypatch, at.button(key="stream_confirm_start").id)
+    at.button(key="stream_reset").click().run()
+    assert clicked and not at.exception
+    assert at.session_state[streams.RUNNING] is not None
+    (kept,) = at.session_state["streams"].values()
+    assert [r.id for r in _runs_of(at, "stream")] == [kept.run_id]
+    assert not any("would compute for" in w.value for w in at.warning)
 
 
 #: The AppTest element lists of the widget kinds the pages draw.
