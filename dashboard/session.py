@@ -853,10 +853,10 @@ def starting(
             (low is None or low <= value) and (high is None or value <= high) for value in values
         ):
             return {}
-    except (TypeError, ValueError):  # a value of another type than the options or bounds
+        if start == "index":
+            return {"index": list(options).index(held)}
+    except (TypeError, ValueError):  # another type than the options or bounds, not offered
         return {}
-    if start == "index":
-        return {"index": list(options).index(held)}
     return {"value": held}
 
 
@@ -868,6 +868,7 @@ def persisted(
     start: str = "value",
     options=None,
     cast=None,
+    slider: bool = False,
 ) -> dict:
     """Widget keywords: ``key``, the ``on_change`` callback that remembers its value, and
     the default that starts it at the value its key holds (:func:`starting`).
@@ -879,12 +880,14 @@ def persisted(
     key : str
         The widget's key.
     bounds : tuple, optional
-        A slider's or a number box's lowest and highest value. Streamlit names a keyed
-        slider by its key and its bounds (its other widgets by their key alone): with new
-        bounds it is a new widget. When the bounds differ from the last drawing's, the
-        value is set again, to be drawn with them.
+        A slider's or a number box's lowest and highest value.
     start, options, cast
         How the widget takes its first value (:func:`starting`).
+    slider : bool
+        A slider: Streamlit names a keyed slider by its key and its bounds (its other
+        widgets by their key alone), so with new bounds it is a new widget. When the
+        bounds differ from the last drawing's, the value is set again, to be drawn with
+        them.
 
     Returns
     -------
@@ -892,7 +895,7 @@ def persisted(
         ``key``, ``on_change`` and the widget's starting keyword (when the key holds a
         value it can start at).
     """
-    if bounds is not None:
+    if slider and bounds is not None:
         drawn = st.session_state.setdefault(DRAWN_BOUNDS, {})
         if drawn.get(key) != bounds and key in st.session_state:
             st.session_state[key] = st.session_state[key]

@@ -123,7 +123,7 @@ def dataset_options(sha: str, name: str, size: int):
         )
         rows_col.toggle(
             messages.label("transpose"),
-            **session.persisted(WIDGETS, keys["transpose"]),
+            **session.persisted(WIDGETS, keys["transpose"], cast=bool),
             help="The file has genes in rows and samples in columns.",
         )
         columns = [AUTO_LABEL]

@@ -117,9 +117,9 @@ def _draw(param: Param, key: str, store: str | None, n_samples: int, container):
     K = 1 and alpha = 0 on a loaded machine when it did not)."""
     label = param.label[0].upper() + param.label[1:]
 
-    def keep(bounds=None, **start) -> dict:  # key, remembered, starting at the held value
+    def keep(bounds=None, slider=False, **start) -> dict:  # key, remembered, held value
         if store:
-            return session.persisted(store, key, bounds, **start)
+            return session.persisted(store, key, bounds, slider=slider, **start)
         return {"key": key, **session.starting(key, bounds=bounds, **start)}
 
     if param.kind == "choice":
@@ -153,7 +153,11 @@ def _draw(param: Param, key: str, store: str | None, n_samples: int, container):
                 st.session_state[key] = high
         if high is not None and high - low <= INT_SLIDER_MAX:
             return container.slider(
-                label, low, max(high, low), help=_help(param), **keep((low, high), cast=int)
+                label,
+                low,
+                max(high, low),
+                help=_help(param),
+                **keep((low, max(high, low)), slider=True, cast=int),
             )
         return int(
             container.number_input(
@@ -186,7 +190,7 @@ def _draw(param: Param, key: str, store: str | None, n_samples: int, container):
             float(high),
             step=param.step,
             help=_help(param),
-            **keep((low, high), cast=float),
+            **keep((low, high), slider=True, cast=float),
         )
     return container.number_input(
         label,
@@ -393,7 +397,7 @@ def rankers_count_widgets(prefix: str, store: str, n_features: int) -> int | Non
     """
     st.toggle(
         "Fixed number of features for the rankers",
-        **session.persisted(store, f"{prefix}_fixed_top"),
+        **session.persisted(store, f"{prefix}_fixed_top", cast=bool),
         help="Off: on every split, each ranker keeps as many features as K-OFSD "
         "selected on that split (the paper's rule).",
     )
@@ -403,7 +407,7 @@ def rankers_count_widgets(prefix: str, store: str, n_features: int) -> int | Non
             1,
             n_features,
             step=1,
-            **session.persisted(store, f"{prefix}_top", (1, n_features)),
+            **session.persisted(store, f"{prefix}_top", (1, n_features), cast=int),
         )
     return (
         int(st.session_state[f"{prefix}_fixed_top"] and st.session_state[f"{prefix}_top"]) or None
@@ -432,7 +436,7 @@ def splits_seed_widgets(
         label,
         2,
         max_splits,
-        **session.persisted(store, f"{prefix}_splits", (2, max_splits)),
+        **session.persisted(store, f"{prefix}_splits", (2, max_splits), slider=True),
         help=splits_help,
     )
     containers[1].number_input(
@@ -440,7 +444,7 @@ def splits_seed_widgets(
         0,
         2**31 - 1,
         step=1,
-        **session.persisted(store, f"{prefix}_seed", (0, 2**31 - 1)),
+        **session.persisted(store, f"{prefix}_seed", (0, 2**31 - 1), cast=int),
         help=seed_help,
     )
     return int(st.session_state[f"{prefix}_splits"]), int(st.session_state[f"{prefix}_seed"])

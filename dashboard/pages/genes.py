@@ -307,13 +307,16 @@ def _stability_settings(n_samples: int) -> StabilitySettings:
         ),
     )
     orders = cols[1].slider(
-        "Random orders", 2, 50, **session.persisted(WIDGETS, "genes_stability_orders", (2, 50))
+        "Random orders",
+        2,
+        50,
+        **session.persisted(WIDGETS, "genes_stability_orders", (2, 50), slider=True),
     )
     seed = cols[2].number_input(
         "Seed of the first order",
         0,
         2**31 - 1,
-        **session.persisted(WIDGETS, "genes_stability_seed", (0, 2**31 - 1)),
+        **session.persisted(WIDGETS, "genes_stability_seed", (0, 2**31 - 1), cast=int),
     )
     with st.expander(f"{get_method(method).spec.label}'s settings (as last set on Stream)"):
         params = method_widgets("genes", WIDGETS, method, n_samples)

@@ -525,7 +525,7 @@ def render() -> None:
             "Seed",
             0,
             2**31 - 1,
-            **keep("stream_seed", (0, 2**31 - 1)),
+            **keep("stream_seed", (0, 2**31 - 1), cast=int),
             disabled=order == "natural",
         )
     )
@@ -601,12 +601,12 @@ def render() -> None:
     presses = reruns.in_press_order(
         [key for key, on in pressed.items() if on] + (["stream_confirm_start"] if answered else [])
     )
-    started = False
-    for key in presses if set(STARTS) & set(presses) else ["stream_start", *presses]:
+    # Start and its answer: one start, at the later (Start alone asks again)
+    last_start = next((key for key in reversed(presses) if key in STARTS), None)
+    for key in presses if last_start else ["stream_start", *presses]:
         if key in STARTS:
-            if started:
-                continue  # Start and its answer: one start, at the first
-            started = True
+            if key != (last_start or key):
+                continue
             kept = _press_start(
                 pressed["stream_start"],
                 kept,

@@ -346,7 +346,7 @@ def _protocol_section(loaded, minority) -> _Protocol:
         "Splits",
         2,
         20,
-        **session.persisted(WIDGETS, "sweep_splits", (2, 20)),
+        **session.persisted(WIDGETS, "sweep_splits", (2, 20), slider=True),
         help="Random stratified 50/50 splits per point (the paper uses 20).",
     )
     seed_col.number_input(
@@ -354,7 +354,7 @@ def _protocol_section(loaded, minority) -> _Protocol:
         0,
         2**31 - 1,
         step=1,
-        **session.persisted(WIDGETS, "sweep_seed", (0, 2**31 - 1)),
+        **session.persisted(WIDGETS, "sweep_seed", (0, 2**31 - 1), cast=int),
         help="Seed of the splits; every point uses the same splits.",
     )
     splits, seed = int(st.session_state["sweep_splits"]), int(st.session_state["sweep_seed"])
@@ -413,7 +413,7 @@ def _int_values_widget(method: str, parameter: str, param: Param, n_train: int, 
             "K range" if is_k else f"Values of {parameter}",
             first,
             last,
-            **session.persisted(WIDGETS, values_key, (first, last)),
+            **session.persisted(WIDGETS, values_key, (first, last), slider=True),
             help=(
                 "K-OFSD's neighbourhood size; every K in the range is computed in one go."
                 if is_k
@@ -679,7 +679,7 @@ def _rankers_section(top_max: int, n_train: int) -> tuple:
             "Top-k range",
             1,
             top_max,
-            **session.persisted(WIDGETS, "sweep_tops", (1, top_max)),
+            **session.persisted(WIDGETS, "sweep_tops", (1, top_max), slider=True),
             help="Every ranker keeps its k best features, for every k in the range.",
         )
     tops = tuple(range(st.session_state["sweep_tops"][0], st.session_state["sweep_tops"][1] + 1))
