@@ -558,6 +558,49 @@ def test_a_browser_new_to_a_widget_starts_it_at_the_value_its_key_holds(script):
     assert wrong == []
 
 
+@pytest.mark.parametrize(
+    ("script", "changes"),
+    [
+        (
+            "dashboard/pages/sweep.py",
+            [("slider", "sweep_splits", 7), ("selectbox", "sweep_method", "ofs-fpd")],
+        ),
+        (
+            "dashboard/pages/export.py",
+            [("selectbox", "export_method", "fisher"), ("number_input", "export_top", 12)],
+        ),
+        (
+            "dashboard/pages/genes.py",
+            [
+                ("selectbox", "genes_stability_method", "ofs-fpd"),
+                ("slider", "genes_stability_orders", 9),
+            ],
+        ),
+        (
+            "dashboard/pages/benchmark.py",
+            [
+                ("radio", "benchmark_engine", "serial"),
+                ("select_slider", "benchmark_alpha", 0.01),
+                ("slider", "benchmark_splits", 5),
+            ],
+        ),
+    ],
+)
+def test_a_pages_changed_settings_are_where_a_new_browser_starts_them(script, changes):
+    """Settings changed away from their defaults (and from the widgets' first option or
+    lowest value), drawn again from the code after a page switch: each widget starts at
+    its value."""
+    at = open_page(script)
+    for kind, key, value in changes:
+        getattr(at, kind)(key=key).set_value(value).run()
+        assert not at.exception
+    _drawn_again(at, script)
+    for kind, key, value in changes:
+        assert getattr(at, kind)(key=key).value == value, key
+    wrong = [w.key for w in _keyed_widgets(at) if not _starts_at_its_value(w)]
+    assert wrong == []
+
+
 def test_changed_settings_are_where_a_new_browser_starts_the_widgets():
     """Settings the user changed (a class that is not the first, another selector, order
     and speed, a method removed), drawn again from the code after a page switch, are where
