@@ -280,6 +280,40 @@ def check_row_order(selector: StreamingSelector) -> None:
         )
 
 
+def _stream_in_one_buffer(selector: StreamingSelector, X, y, names, events: bool, reuse: bool):
+    """Blocks of 7 features through ``step_many``; with ``reuse``, each made in one buffer
+    that is filled with NaN once the selector has it back. (events, selection)."""
+    started, found = _fresh(selector, y), []
+    buffer = np.empty((X.shape[0], 7), order="F")
+    for lo in range(0, X.shape[1], 7):
+        columns = list(range(lo, min(lo + 7, X.shape[1])))
+        block = buffer[:, : len(columns)] if reuse else np.array(X[:, columns], order="F")
+        block[...] = X[:, columns]
+        found += started.step_many(block, [names[c] for c in columns], columns, events=events)
+        if reuse:
+            buffer.fill(np.nan)
+    return found, started.finish()
+
+
+def check_block_not_kept(selector: StreamingSelector) -> None:
+    """A block given to ``step_many`` is the selector's only during the call: the streams
+    over sparse matrices make every block in the memory of the one before
+    (:class:`fsengine._compute.sparse.BlockBuffer`). Blocks overwritten with NaN once
+    handed back give the same events and selection as blocks left alone, with events and
+    without."""
+    for kind in ("rounded", "counts"):
+        X, y, names = contract_data(kind)
+        for events in (True, False):
+            alone = _stream_in_one_buffer(selector, X, y, names, events, reuse=False)
+            try:
+                reused = _stream_in_one_buffer(selector, X, y, names, events, reuse=True)
+            except FSEngineError as exc:
+                raise AssertionError(
+                    f"{kind}: a block handed back was used later ({exc})"
+                ) from None
+            assert _same(alone, reused), f"{kind}: a block handed back was used later"
+
+
 #: Every check, in the order :func:`check_selector` runs them.
 CHECKS: tuple[Callable[[StreamingSelector], None], ...] = (
     check_spec,
@@ -289,6 +323,7 @@ CHECKS: tuple[Callable[[StreamingSelector], None], ...] = (
     check_step_equals_step_many,
     check_random_order,
     check_row_order,
+    check_block_not_kept,
 )
 
 

@@ -216,7 +216,31 @@ def dense_columns(X, columns) -> np.ndarray:
     return np.asarray(X[:, columns].toarray(order="F"), dtype=np.float64)
 
 
-def dense_block(X, columns, rows=None) -> np.ndarray:
+class BlockBuffer:
+    """The memory of a stream's dense blocks, made once and filled again for each block.
+
+    A stream over a sparse matrix makes a dense block of columns at every step (8 MB on
+    20,000 cells); made anew each time, they are carved out of the heap of whichever
+    thread computes, and a server's heaps keep them long after (docs/MEMORY.md). One
+    buffer a stream, as wide as its widest block, holds them all instead. A block taken
+    from it is valid until the next one: whoever receives it (an online selector's
+    ``step_many``) copies what it keeps (:func:`fsengine.checks.check_block_not_kept`).
+    """
+
+    def __init__(self) -> None:
+        self._memory: np.ndarray | None = None
+
+    def take(self, shape: tuple[int, int]) -> np.ndarray:
+        """A float64 array of ``shape`` in Fortran order, a view of the buffer (made, or
+        made larger, when it cannot hold the shape); its values are left as they were."""
+        rows, width = shape
+        memory = self._memory
+        if memory is None or memory.shape[0] != rows or memory.shape[1] < width:
+            memory = self._memory = np.empty((rows, width), dtype=np.float64, order="F")
+        return memory[:, :width]
+
+
+def dense_block(X, columns, rows=None, out: BlockBuffer | None = None) -> np.ndarray:
     """Columns ``columns`` of ``X`` (dense, or scipy sparse), on ``rows`` only if given, as
     a dense float64 array: what a driver hands a classifier, a figure or a selector (a
     block of columns), never the whole of a sparse matrix.
@@ -227,6 +251,10 @@ def dense_block(X, columns, rows=None) -> np.ndarray:
     columns : slice or sequence of int
     rows : sequence of int, optional
         Default: every row.
+    out : BlockBuffer, optional
+        Where a sparse matrix's block is made (the same memory for every block of a
+        stream, overwritten by the next: the caller keeps nothing of it). Default: a new
+        array each time. Not used for a dense matrix or one on disk.
 
     Returns
     -------
@@ -240,6 +268,8 @@ def dense_block(X, columns, rows=None) -> np.ndarray:
         picked = X[:, columns]
         if rows is not None:
             picked = picked[np.asarray(rows)]
+        if out is not None and picked.dtype == np.float64:
+            return picked.toarray(out=out.take(picked.shape))  # (zeroed, then filled)
         return np.asarray(picked.toarray(order="F"), dtype=np.float64)
     if rows is None:
         return X[:, columns]

@@ -42,7 +42,7 @@ import time
 import numpy as np
 
 from fsengine._compute import kernels
-from fsengine._compute.sparse import block_width, by_columns, dense_block
+from fsengine._compute.sparse import BlockBuffer, block_width, by_columns, dense_block
 from fsengine.data.dataset import Dataset
 from fsengine.data.task import Task, as_task
 from fsengine.errors import FSEngineError
@@ -211,6 +211,8 @@ class LiveStream:
             self.train_selector.score_rejections = self.selector.score_rejections
         #: columns -> ((TP, FN, TN, FP), G-mean) of 1-NN on the held-out half.
         self._holdout_cache: dict[tuple[int, ...], tuple[tuple[int, int, int, int], float]] = {}
+        # Where each stream's dense blocks of a sparse matrix are made (one buffer each).
+        self._blocks, self._holdout_blocks = BlockBuffer(), BlockBuffer()
         self.seconds = 0.0
         self._selection: Selection | None = None
         self._order_note: str | None = None
@@ -374,7 +376,7 @@ class LiveStream:
             begun = time.perf_counter()
             columns = self.order[self.position : self.position + take]
             events = self.selector.step_many(
-                dense_block(self.task.X, columns),
+                dense_block(self.task.X, columns, out=self._blocks),
                 [self.task.names[c] for c in columns],
                 columns.tolist(),
             )
@@ -428,7 +430,7 @@ class LiveStream:
             begun = time.perf_counter()
             columns = self.order[self.holdout_position : self.holdout_position + take]
             self.train_selector.step_many(  # its selected set is all it needs
-                dense_block(self.task.X, columns, self._train),
+                dense_block(self.task.X, columns, self._train, self._holdout_blocks),
                 [self.task.names[c] for c in columns],
                 columns.tolist(),
                 events=False,

@@ -103,6 +103,20 @@ class Misnamed(KOFSD):
         return [dataclasses.replace(event, column=-1) for event in events]
 
 
+class Hoarder(KOFSD):
+    """Broken: keeps the blocks it is given (not a copy) and streams them again at finish."""
+
+    def _step_block(self, block, names, columns, want_events=True):  # (its quiet one too)
+        self.__dict__.setdefault("kept", []).append((block, names, columns))
+        return super()._step_block(block, names, columns, want_events)
+
+    def finish(self):
+        again = KOFSD(**self.get_params()).start(self.y, n_features=N_FEATURES)
+        for block, names, columns in self.__dict__.get("kept", []):
+            again._step_block_quiet(again._checked_block(block, names), names, columns)
+        return again.finish()
+
+
 @pytest.mark.parametrize(("name", "params", "check"), CONTRACT)
 def test_every_online_selector_keeps_the_shipped_contract(name, params, check):
     check(get_method(name).selector(**params))
@@ -110,12 +124,14 @@ def test_every_online_selector_keeps_the_shipped_contract(name, params, check):
 
 def test_check_selector_finds_a_broken_selector():
     """The shipped checks fail where they should: a selector whose ``step_many`` forgets
-    the set, one whose clone keeps its state, one whose event names another column."""
+    the set, one whose clone keeps its state, one whose event names another column, one
+    that uses a block after handing it back."""
 
     expected = {
         Forgetful: "check_step_equals_step_many",
         Sticky: "check_pickle_and_clone",
         Misnamed: "check_events",
+        Hoarder: "check_block_not_kept",
     }
     for broken, check in expected.items():
         with pytest.raises(AssertionError, match=f"^{check}: "):

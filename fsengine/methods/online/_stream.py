@@ -18,10 +18,11 @@ from typing import ClassVar
 import numpy as np
 
 from fsengine._compute.sparse import (
+    BlockBuffer,
     as_columns,
     block_width,
     by_columns,
-    dense_columns,
+    dense_block,
     gigabytes,
     memory_exceeded,
 )
@@ -517,7 +518,8 @@ def _blocks(X, names: Sequence[str], order: np.ndarray | None, chunk: int):
 
     A sparse ``X`` (scipy CSR or CSC), or one on disk
     (:class:`fsengine._compute.sparse.BackedMatrix`), is read a dense block of at most
-    :data:`fsengine._compute.sparse.BLOCK_ELEMENTS` values at a time, never whole."""
+    :data:`fsengine._compute.sparse.BLOCK_ELEMENTS` values at a time, never whole, each
+    made in the memory of the one before (a selector copies what it keeps of a block)."""
     if order is None:
         order = np.arange(X.shape[1])
     if len(order) == 0:
@@ -526,6 +528,7 @@ def _blocks(X, names: Sequence[str], order: np.ndarray | None, chunk: int):
 
     plan(X.shape[0] * X.shape[0] * len(order))  # N x N per feature at the most
     sparse = by_columns(X)
+    blocks = BlockBuffer()
     if sparse:
         X = as_columns(X)
         chunk = min(chunk, block_width(X.shape[0]))
@@ -533,7 +536,7 @@ def _blocks(X, names: Sequence[str], order: np.ndarray | None, chunk: int):
         cols = np.asarray(order[lo : lo + chunk])
         consecutive = cols[-1] - cols[0] == len(cols) - 1 and np.all(np.diff(cols) == 1)
         where = slice(cols[0], cols[-1] + 1) if consecutive else cols  # a view if it can
-        block = dense_columns(X, where) if sparse else X[:, where]
+        block = dense_block(X, where, out=blocks) if sparse else X[:, where]
         indices = cols.tolist()
         yield block, [names[c] for c in indices], indices
 

@@ -46,19 +46,32 @@ def counts_like(seed: int = 0, n: int = N_SAMPLES, p: int = N_GENES, density: fl
     return np.asfortranarray(X, dtype=np.float64), y, [f"g{j}" for j in range(p)]
 
 
+class Widths(list):
+    """The widths of the dense blocks a stream made, and (``addresses``) where each was."""
+
+    def __init__(self):
+        super().__init__()
+        self.addresses = []
+
+    def clear(self):
+        super().clear()
+        self.addresses.clear()
+
+
 @pytest.fixture
 def small_blocks(monkeypatch):
     """Blocks of 7 columns, and a record of every dense block the stream makes."""
     monkeypatch.setattr(sparse_blocks, "BLOCK_ELEMENTS", SMALL_BLOCK)
-    widths = []
-    original = stream_module.dense_columns
+    widths = Widths()
+    original = stream_module.dense_block
 
-    def recording(X, columns):
-        block = original(X, columns)
+    def recording(X, columns, rows=None, out=None):
+        block = original(X, columns, rows, out)
         widths.append(block.shape[1])
+        widths.addresses.append(block.__array_interface__["data"][0])
         return block
 
-    monkeypatch.setattr(stream_module, "dense_columns", recording)
+    monkeypatch.setattr(stream_module, "dense_block", recording)
     return widths
 
 
@@ -110,7 +123,7 @@ def test_a_ranker_that_needs_every_gene_is_refused_when_the_dense_copy_does_not_
 @pytest.mark.parametrize("method", ONLINE_METHODS)
 def test_every_online_selector_streams_a_sparse_matrix_as_the_dense_one(method, small_blocks):
     """The same events (actions, sets, scores) in natural and in random order, from dense
-    blocks of at most 7 columns."""
+    blocks of at most 7 columns, each made in the memory of the one before."""
     X, y, names = counts_like()
     selector = get_method(method)
     for order, seed in (("natural", None), ("random", 3)):
@@ -120,6 +133,7 @@ def test_every_online_selector_streams_a_sparse_matrix_as_the_dense_one(method, 
             sparse.csc_matrix(X), y, names, order=order, seed=seed, events=True
         )
         assert small_blocks and max(small_blocks) <= 7 and sum(small_blocks) == N_GENES
+        assert len(set(small_blocks.addresses)) == 1  # every block made in one buffer
         assert repr(on_sparse.events) == repr(on_dense.events)
         assert repr(on_sparse.selection) == repr(on_dense.selection)
         quiet = selector.select(sparse.csr_matrix(X), y, names, order=order, seed=seed)
