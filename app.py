@@ -3,7 +3,7 @@
 import streamlit as st
 
 from dashboard import persistence, reruns, session
-from dashboard.memory import give_back_freed_memory
+from dashboard.memory import give_back_freed_memory, map_large_blocks
 from dashboard.pages import PAGES
 from dashboard.run_queue import one_blas_thread
 from fsengine.evaluation import RUN_IMPORTS
@@ -20,6 +20,7 @@ def main() -> None:
     """The dashboard: the page set-up, the navigation, the workspace and the sidebar."""
     st.set_page_config(page_title="fsengine", page_icon=":dna:", layout="wide")
     one_blas_thread()  # the server shares the cores with the runs' workers
+    map_large_blocks()  # freed large blocks go back to the system, not to a thread's heap
 
     # The pages as dashboard/pages.py declares them; the first is the default.
     navigation = st.navigation(

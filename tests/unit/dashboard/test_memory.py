@@ -15,6 +15,9 @@ import csv
 import gc
 import hashlib
 import io
+import os
+import subprocess
+import sys
 import tracemalloc
 from dataclasses import replace
 
@@ -24,6 +27,7 @@ from scipy import sparse
 
 import fsengine._compute.sparse as sparse_blocks
 import fsengine.methods.online._stream as stream_module
+from conftest import ROOT
 from dashboard.memory import DatasetCache
 from fsengine import Dataset, FSEngineError, load_dataset
 from fsengine.cli import main
@@ -371,3 +375,45 @@ def test_the_command_line_refuses_such_a_stream_in_one_line(monkeypatch, tmp_pat
     assert err[-1].startswith("fsengine: error: OFS-A3M keeps 4 matrices of 400 x 400 values")
     assert err[-1].endswith("choose average for --ties")
     assert main([*argv, "--method", "kofsd", "--out", str(tmp_path / "k.csv")]) == 0
+
+
+#: A process that frees a 20 MB array, makes a 2 MB one and says whether glibc mapped that
+#: one on its own (the IS_MMAPPED bit of its chunk's size, the word before the block),
+#: after ``map_large_blocks()`` when asked.
+MAPPED_ALONE = """
+import ctypes
+import sys
+import numpy as np
+from dashboard.memory import map_large_blocks
+set_here = map_large_blocks() if sys.argv[1] == "set" else False
+freed = np.ones(20 * 2**20 // 8)  # mapped, and once freed glibc's threshold rises to 20 MB
+del freed
+block = np.ones(2 * 2**20 // 8)
+size = ctypes.c_size_t.from_address(block.__array_interface__["data"][0] - 8).value
+print(set_here, bool(size & 2), size & ~7 >= block.nbytes)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallopt, /proc")
+@pytest.mark.parametrize(
+    ("how", "environ", "expected"),
+    [
+        ("set", {}, "True True True"),
+        ("not set", {}, "False False True"),  # glibc's default: carved out of the heap
+        ("set", {"MALLOC_MMAP_THRESHOLD_": "33554432"}, "False False True"),  # the user's kept
+    ],
+)
+def test_the_server_maps_a_large_block_alone_after_a_larger_one_was_freed(how, environ, expected):
+    """After the server's ``map_large_blocks``, a 2 MB block made after a 20 MB one was
+    freed has a mapping of its own (given back when freed); with glibc's default it is
+    carved out of the heap, and a threshold the user gave glibc is left in force."""
+    env = {k: v for k, v in os.environ.items() if k != "MALLOC_MMAP_THRESHOLD_"} | environ
+    done = subprocess.run(
+        [sys.executable, "-c", MAPPED_ALONE, how],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[0] == expected
