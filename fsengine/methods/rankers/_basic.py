@@ -263,7 +263,11 @@ def hellinger_score(X, y, bins: int = 10) -> np.ndarray:
     pos = y == classes[1]
     hist_pos = np.stack([(codes[pos] == b).sum(axis=0) for b in range(bins)]) / pos.sum()
     hist_neg = np.stack([(codes[~pos] == b).sum(axis=0) for b in range(bins)]) / (~pos).sum()
-    return np.sqrt(((np.sqrt(hist_pos) - np.sqrt(hist_neg)) ** 2).sum(axis=0))
+    squares = (np.sqrt(hist_pos) - np.sqrt(hist_neg)) ** 2
+    total = np.zeros(squares.shape[1])
+    for row in squares:  # bin after bin: the same sum for one gene as for many
+        total += row
+    return np.sqrt(total)
 
 
 #: The specifications of the rankers above (the registry: :mod:`fsengine.methods.registry`).
