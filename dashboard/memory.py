@@ -218,10 +218,10 @@ def map_large_blocks() -> bool:
     glibc's default raises that size to each freed mapped block's (up to 32 MB): once a
     stream's snapshot (tens of MB) is freed, the streams' 8 MB temporaries are carved out
     of the heaps of the server's many threads, whose small live objects then keep them
-    (the server grew by 3.3 to 3.6 x the sparse matrix on the 20,000-cell file; with this
-    1.8 to 2.0 x: docs/MEMORY.md). A value the user gave glibc
-    (``MALLOC_MMAP_THRESHOLD_``) is kept. Idempotent; nothing where glibc is not the
-    allocator.
+    (the server grew by 3.2 to 3.6 x the sparse matrix on the 20,000-cell file from a
+    stream on; with this 1.8 to 2.3 x: docs/MEMORY.md). A threshold the user gave glibc
+    (``MALLOC_MMAP_THRESHOLD_``, or ``glibc.malloc.mmap_threshold`` in ``GLIBC_TUNABLES``)
+    is kept. Idempotent; nothing where glibc is not the allocator.
 
     Returns
     -------
@@ -231,7 +231,7 @@ def map_large_blocks() -> bool:
     global _mapped
     if _mapped is None:
         _mapped = False
-        if "MALLOC_MMAP_THRESHOLD_" not in os.environ:
+        if not user_mmap_threshold():
             try:
                 mallopt = ctypes.CDLL(ctypes.util.find_library("c")).mallopt
             except (OSError, AttributeError, TypeError):  # not glibc
@@ -241,6 +241,13 @@ def map_large_blocks() -> bool:
 
 
 _mapped: bool | None = None
+
+
+def user_mmap_threshold() -> bool:
+    """Whether the user set glibc's mmap threshold for this process (the environment
+    variable ``MALLOC_MMAP_THRESHOLD_`` or the tunable ``glibc.malloc.mmap_threshold``)."""
+    tunables = os.environ.get("GLIBC_TUNABLES", "")
+    return "MALLOC_MMAP_THRESHOLD_" in os.environ or "glibc.malloc.mmap_threshold" in tunables
 
 
 def server_budget() -> int | None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import pickle
 from collections.abc import Callable, Iterator
+from itertools import product
 
 import numpy as np
 
@@ -280,13 +281,15 @@ def check_row_order(selector: StreamingSelector) -> None:
         )
 
 
-def _stream_in_one_buffer(selector: StreamingSelector, X, y, names, events: bool, reuse: bool):
-    """Blocks of 7 features through ``step_many``; with ``reuse``, each made in one buffer
-    that is filled with NaN once the selector has it back. (events, selection)."""
+def _stream_in_one_buffer(
+    selector: StreamingSelector, X, y, names, events: bool, reuse: bool, width: int
+):
+    """Blocks of ``width`` features through ``step_many``; with ``reuse``, each made in one
+    buffer that is filled with NaN once the selector has it back. (events, selection)."""
     started, found = _fresh(selector, y), []
-    buffer = np.empty((X.shape[0], 7), order="F")
-    for lo in range(0, X.shape[1], 7):
-        columns = list(range(lo, min(lo + 7, X.shape[1])))
+    buffer = np.empty((X.shape[0], width), order="F")
+    for lo in range(0, X.shape[1], width):
+        columns = list(range(lo, min(lo + width, X.shape[1])))
         block = buffer[:, : len(columns)] if reuse else np.array(X[:, columns], order="F")
         block[...] = X[:, columns]
         found += started.step_many(block, [names[c] for c in columns], columns, events=events)
@@ -300,18 +303,20 @@ def check_block_not_kept(selector: StreamingSelector) -> None:
     over sparse matrices make every block in the memory of the one before
     (:class:`fsengine._compute.sparse.BlockBuffer`). Blocks overwritten with NaN once
     handed back give the same events and selection as blocks left alone, with events and
-    without."""
-    for kind in ("rounded", "counts"):
+    without, in blocks of one feature (a column of the buffer, which
+    ``np.ascontiguousarray`` does not copy) and of seven."""
+    for kind, width in product(("rounded", "counts"), (1, 7)):
         X, y, names = contract_data(kind)
         for events in (True, False):
-            alone = _stream_in_one_buffer(selector, X, y, names, events, reuse=False)
+            alone = _stream_in_one_buffer(selector, X, y, names, events, False, width)
+            where = f"{kind}, blocks of {width}, events={events}"
             try:
-                reused = _stream_in_one_buffer(selector, X, y, names, events, reuse=True)
+                reused = _stream_in_one_buffer(selector, X, y, names, events, True, width)
             except FSEngineError as exc:
                 raise AssertionError(
-                    f"{kind}: a block handed back was used later ({exc})"
+                    f"{where}: a block handed back was used later ({exc})"
                 ) from None
-            assert _same(alone, reused), f"{kind}: a block handed back was used later"
+            assert _same(alone, reused), f"{where}: a block handed back was used later"
 
 
 #: Every check, in the order :func:`check_selector` runs them.

@@ -239,6 +239,10 @@ class BlockBuffer:
             memory = self._memory = np.empty((rows, width), dtype=np.float64, order="F")
         return memory[:, :width]
 
+    def release(self) -> None:
+        """Let the memory go (a stream that is done); a later :meth:`take` makes it anew."""
+        self._memory = None
+
 
 def dense_block(X, columns, rows=None, out: BlockBuffer | None = None) -> np.ndarray:
     """Columns ``columns`` of ``X`` (dense, or scipy sparse), on ``rows`` only if given, as

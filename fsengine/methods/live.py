@@ -412,6 +412,10 @@ class LiveStream:
             self.gmeans.append(gmean)
             if self.holdout_share is not None and not self.done:  # on the copy's share
                 self._holdout_credit -= time.perf_counter() - began
+        if self.done:  # a kept stream holds no block memory
+            self._blocks.release()
+        if self.finished:
+            self._holdout_blocks.release()
         self.seconds += time.perf_counter() - start
         return new
 

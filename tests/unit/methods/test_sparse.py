@@ -29,8 +29,6 @@ from fsengine.methods.registry import ONLINE_METHODS, RANKER_METHODS, get_method
 from fsengine.sklearn import OnlineSelector, RankerSelector
 
 N_SAMPLES, N_GENES = 120, 90
-#: Values per dense block in these tests: 7 columns of 120 samples.
-SMALL_BLOCK = 7 * N_SAMPLES
 
 
 def counts_like(seed: int = 0, n: int = N_SAMPLES, p: int = N_GENES, density: float = 0.2):
@@ -49,8 +47,9 @@ def counts_like(seed: int = 0, n: int = N_SAMPLES, p: int = N_GENES, density: fl
 class Widths(list):
     """The widths of the dense blocks a stream made, and (``addresses``) where each was."""
 
-    def __init__(self):
+    def __init__(self, width: int):
         super().__init__()
+        self.width = width
         self.addresses = []
 
     def clear(self):
@@ -58,11 +57,13 @@ class Widths(list):
         self.addresses.clear()
 
 
-@pytest.fixture
-def small_blocks(monkeypatch):
-    """Blocks of 7 columns, and a record of every dense block the stream makes."""
-    monkeypatch.setattr(sparse_blocks, "BLOCK_ELEMENTS", SMALL_BLOCK)
-    widths = Widths()
+@pytest.fixture(params=[1, 7], ids=["1 column", "7 columns"])
+def small_blocks(monkeypatch, request):
+    """Blocks of at most 1 or 7 columns of 120 samples, and a record of every dense block
+    the stream makes (one column of the buffer is a block ``np.ascontiguousarray`` does
+    not copy)."""
+    monkeypatch.setattr(sparse_blocks, "BLOCK_ELEMENTS", request.param * N_SAMPLES)
+    widths = Widths(request.param)
     original = stream_module.dense_block
 
     def recording(X, columns, rows=None, out=None):
@@ -123,7 +124,7 @@ def test_a_ranker_that_needs_every_gene_is_refused_when_the_dense_copy_does_not_
 @pytest.mark.parametrize("method", ONLINE_METHODS)
 def test_every_online_selector_streams_a_sparse_matrix_as_the_dense_one(method, small_blocks):
     """The same events (actions, sets, scores) in natural and in random order, from dense
-    blocks of at most 7 columns, each made in the memory of the one before."""
+    blocks of at most 1 or 7 columns, each made in the memory of the one before."""
     X, y, names = counts_like()
     selector = get_method(method)
     for order, seed in (("natural", None), ("random", 3)):
@@ -132,7 +133,7 @@ def test_every_online_selector_streams_a_sparse_matrix_as_the_dense_one(method, 
         on_sparse = selector.select(
             sparse.csc_matrix(X), y, names, order=order, seed=seed, events=True
         )
-        assert small_blocks and max(small_blocks) <= 7 and sum(small_blocks) == N_GENES
+        assert max(small_blocks) == small_blocks.width and sum(small_blocks) == N_GENES
         assert len(set(small_blocks.addresses)) == 1  # every block made in one buffer
         assert repr(on_sparse.events) == repr(on_dense.events)
         assert repr(on_sparse.selection) == repr(on_dense.selection)

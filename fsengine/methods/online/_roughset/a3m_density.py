@@ -479,7 +479,7 @@ class _NeighbourhoodSelector(StreamingSelector):
                 names[j],
                 columns[j],
                 position,
-                np.ascontiguousarray(block[:, j]),
+                block[:, j].copy(),  # the stream reuses its blocks
                 float(weights[j]),
                 float(dep),
             )

@@ -182,7 +182,7 @@ class PointSetTerms:
         self._join(values, weight)
 
     def _join(self, values: np.ndarray, weight: float) -> None:
-        values = np.ascontiguousarray(values, dtype=float)
+        values = np.array(values, dtype=float)  # a copy: the stream reuses its blocks
         self._set_columns.append(values)
         self._weights.append(float(weight))
         codes, base_of, point_values = refine(self.codes, values)

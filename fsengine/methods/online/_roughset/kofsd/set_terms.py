@@ -259,7 +259,7 @@ class _SetTerms(ABC):
             position = np.empty(self.n, dtype=np.int64)
             position[order] = np.arange(self.n)
             self._prune = (
-                np.ascontiguousarray(values, dtype=float),
+                np.array(values, dtype=float),  # a copy: the stream reuses its blocks
                 float(weight),
                 order,
                 position,
@@ -628,7 +628,7 @@ class DenseSetTerms(_SetTerms):
 
     def replace(self, values: np.ndarray, weight: float) -> None:
         """S becomes the one feature ``values`` (distance weight ``weight``)."""
-        values = np.ascontiguousarray(values, dtype=float)
+        values = np.array(values, dtype=float)  # a copy: the stream reuses its blocks
         compiled = use_compiled(self.n * self.n, SET_KERNELS)
         if compiled and not self._keeps_sq:
             self._sq = None  # the terms are summed from the columns
@@ -897,7 +897,7 @@ class ColumnSetTerms(_SetTerms):
 
     def replace(self, values: np.ndarray, weight: float) -> None:
         """S becomes the one feature ``values`` (distance weight ``weight``)."""
-        values = np.ascontiguousarray(values, dtype=float)
+        values = np.array(values, dtype=float)  # a copy: the stream reuses its blocks
         self.weights = []
         self._push(values, weight)
         self._offer_prune(values, float(weight), replace=True)

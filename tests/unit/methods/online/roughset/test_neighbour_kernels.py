@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import kofsd_oracle
 from fsengine import config
 from fsengine._compute import budget, kernels
+from fsengine.checks import check_block_not_kept
 from fsengine.config import config_context
 from fsengine.methods.online import KOFSD, _point_search, stream_events
 from fsengine.methods.online._roughset.kofsd import _set_kernels
@@ -318,6 +319,18 @@ def test_stream_equals_the_oracle_on_every_set_path(
             "methods.online._roughset.kofsd._knn_kernels" in kernels.loaded()
         ) or path == "numpy"
     assert list(selector.finish().columns) == expected_selected
+
+
+@pytest.mark.parametrize("path", list(SET_PATHS))
+@pytest.mark.parametrize("params", CARDS, ids=repr)
+def test_no_set_path_keeps_a_block_the_stream_reuses(path, params):
+    """Every set path (the columns and points ones stand for many samples) gives the same
+    events and selection when each block is overwritten with NaN once handed back
+    (fsengine.checks.check_block_not_kept: blocks of one feature and of seven, rounded
+    values and counts). A set that keeps a view of a block (the pruning feature, the
+    columns of S) reads NaN in later set tests and decides otherwise."""
+    with set_path(path):
+        check_block_not_kept(KOFSD(k=3, alpha=0.0, **params))
 
 
 @pytest.mark.parametrize("path", list(SET_PATHS))
