@@ -203,12 +203,14 @@ def test_a_long_stream_says_its_time_and_starts_once_confirmed_with_a_small_firs
     click(at, "Don't start")
     assert "would compute for" not in _texts(at.warning)
 
-    widths = []  # the features of each block the main stream hands its selector
+    # the features of each block a selector is handed with events, and which selector (an
+    # earlier test's stream thread may still compute in this process under load)
+    handed = []
     step_many = StreamingSelector.step_many
 
     def recorded(self, block, names, columns, events=True):
         if events:
-            widths.append(len(names))
+            handed.append((self, len(names)))
         return step_many(self, block, names, columns, events)
 
     monkeypatch.setattr(StreamingSelector, "step_many", recorded)
@@ -220,6 +222,7 @@ def test_a_long_stream_says_its_time_and_starts_once_confirmed_with_a_small_firs
     at.button(key="stream_pause").click().run()
     if kept.worker is not None:
         kept.worker.join(SLOW_SECONDS)
+    widths = [width for selector, width in handed if selector is live.selector]
     # the first block is cut to what the estimate says fits in a tick (at least a
     # feature); the blocks after it are sized from the measured cost, which a fast
     # machine makes larger (how many ran before the Pause depends on the machine)
