@@ -597,20 +597,19 @@ def _class_names_box(loaded, classes: list) -> None:
     """Draw the class names' box; names given that all name a class are kept (a rerun
     shows them), else the error says which do not."""
     names_text = _class_names_text(session.state.class_names)
+    key = f"class_names_{loaded.name}_{loaded.dataset.label_column}"
     named = st.text_input(
         "Class names (optional)",
-        value=names_text,
-        key=f"class_names_{loaded.name}_{loaded.dataset.label_column}",
+        key=key,
         placeholder=", ".join(f"{c}=name" for c in classes[:3]),
         help="Names for coded classes, shown beside the codes on every page, e.g. "
         "'0=EWS, 1=RMS'. The library and the exports keep the codes.",
+        **{"value": names_text, **session.starting(key, cast=str)},
     )
-    if named == names_text:
-        return
     parsed, unknown = _parse_class_names(named, classes)
     if unknown:
         st.error(_class_names_error(unknown, classes))
-    else:
+    elif _class_names_text(parsed) != names_text:  # (as written: "1 = a" names "1=a")
         session.state.class_names = parsed
         reruns.rerun()
 
