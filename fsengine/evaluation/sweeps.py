@@ -116,12 +116,13 @@ def sweep_values(
     params = dict(params or {})
     chosen.spec.check_swept(parameter, params)
     task = as_task(data, minority)
-    values = [
-        chosen.spec.check({**params, parameter: v}, n_samples=task.n_samples)[parameter]
-        for v in values
-    ]  # check the parameters first
-    distinct = list(dict.fromkeys(values))
     splits = stratified_splits(task.y, n_splits, seed, task.groups)
+    n_train = min(len(t) for t, _ in splits)  # with groups, below task.n_train
+    # Each value checked once, against the smallest training half, before any split runs.
+    checked = [chosen.spec.check({**params, parameter: v}, n_samples=n_train) for v in values]
+    values = [c[parameter] for c in checked]
+    settings = {c[parameter]: chosen.spec.settings_text(c) for c in checked}
+    distinct = list(dict.fromkeys(values))
     jobs = [
         (task, split, train, test, method, parameter, distinct, params)
         for split, (train, test) in enumerate(splits)
@@ -132,11 +133,6 @@ def sweep_values(
         lambda i: [f"{parameter}={v} split {i + 1}/{len(splits)} {method}" for v in values],
     )
     by_split = run_tasks(_sweep_values_split, jobs, n_jobs, on_done)
-    n_train = min(len(t) for t, _ in splits)  # with groups, below task.n_train
-    settings = {
-        v: chosen.spec.settings_text(chosen.spec.check({**params, parameter: v}, n_samples=n_train))
-        for v in distinct
-    }
     records = [
         {**by_split[split][distinct.index(v)], "settings": settings[v]}
         for v in values
@@ -296,6 +292,7 @@ def sweep_top(
         raise FSEngineError(f"top must be an integer from 1 to {task.n_features}, got {bad[0]!r}")
     params = {m: dict(p) for m, p in (params or {}).items()}
     splits = stratified_splits(task.y, n_splits, seed, task.groups)
+    settings = method_settings(methods, params, min(len(t) for t, _ in splits))
     jobs = [
         (task, split, train, test, methods, tops, params)
         for split, (train, test) in enumerate(splits)
@@ -306,7 +303,6 @@ def sweep_top(
         lambda i: [f"top {t} split {i + 1}/{len(splits)} {m}" for m in methods for t in tops],
     )
     by_split = run_tasks(_sweep_top_split, jobs, n_jobs, on_done)
-    settings = method_settings(methods, params, min(len(t) for t, _ in splits))
     records = []
     for i, _t in enumerate(tops):
         for split in range(len(splits)):

@@ -60,3 +60,51 @@ def test_a_value_of_the_wrong_kind_is_named_at_the_start_not_a_bare_error():
     assert caught.value.parameter == "gamma"
     set_but_unused = KOFSD(k=3, gamma=0.3).start(y)  # gamma applies with card="weight"
     assert any(w.startswith("gamma = 0.3 has no effect") for w in set_but_unused.warnings())
+
+
+class _NoSplitRan(Exception):
+    pass
+
+
+def _stop_before_splits(monkeypatch, module):
+    """Make ``module.run_tasks`` raise: what was checked before any split ran."""
+
+    def refuse(*args, **kwargs):
+        raise _NoSplitRan
+
+    monkeypatch.setattr(module, "run_tasks", refuse)
+
+
+def test_a_sweep_checks_each_value_once_against_the_smallest_training_half(counted, monkeypatch):
+    import fsengine.evaluation.sweeps as sweeps
+    from fsengine.evaluation import sweep_k
+    from fsengine.evaluation.protocol import stratified_splits
+
+    X, y, names = _data(n=20, p=5)
+    from fsengine.data.dataset import Dataset
+
+    ds = Dataset(X, y, tuple(names), "label", "toy")
+    n_train = min(len(t) for t, _ in stratified_splits(y, 3, 0, None))
+    assert n_train < len(y) - 1
+    _stop_before_splits(monkeypatch, sweeps)
+    with pytest.raises(_NoSplitRan):
+        sweep_k(ds, 1, [2, 3, 3], n_splits=3)
+    assert counted == ["kofsd"] * 3  # once a value, before any split
+    # K = n_train passes a check against every sample but not one against a training half:
+    # refused before any split runs, naming the parameter.
+    with pytest.raises(FSEngineError) as caught:
+        sweep_k(ds, 1, [2, n_train], n_splits=3)
+    assert caught.value.parameter == "k" and str(n_train - 1) in str(caught.value)
+
+
+def test_a_top_sweep_checks_its_rankers_before_any_split_runs(monkeypatch):
+    import fsengine.evaluation.sweeps as sweeps
+    from fsengine.data.dataset import Dataset
+    from fsengine.evaluation import sweep_top
+
+    X, y, names = _data(n=20, p=5)
+    ds = Dataset(X, y, tuple(names), "label", "toy")
+    _stop_before_splits(monkeypatch, sweeps)
+    with pytest.raises(FSEngineError) as caught:  # a bad ranker parameter: not after the run
+        sweep_top(ds, 1, ["fisher", "relieff"], [1, 2], n_splits=3, params={"relieff": {"k": 0}})
+    assert caught.value.parameter == "k"
