@@ -25,7 +25,7 @@ $(VENV)/.test-installed: requirements-test.txt $(VENV)/.runtime-installed
 # while `import fsengine` still runs the checkout's files. --no-deps: requirements.txt pins the
 # dependencies. Reinstalled when pyproject.toml changes (the build backend, setuptools, comes
 # from PyPI into pip's isolated build environment).
-$(VENV)/.project-installed: pyproject.toml $(VENV)/.runtime-installed
+$(VENV)/.project-installed: pyproject.toml fsengine/version.py $(VENV)/.runtime-installed
 	$(PIP) install -q --no-deps -e .
 	touch $@
 

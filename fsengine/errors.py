@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-__all__ = ["FSEngineError", "is_integer_in", "library_words"]
+__all__ = ["FSEngineError"]
 
 #: How the library spells an option it suggests in a remedy (default: the option's name).
 LIBRARY_WORDS = {"transpose": "transpose=True", "drop_constant": "drop_constant=True"}

@@ -1,4 +1,4 @@
 """The version of fsengine (read by the package, the command line, the report and the
 build, without importing anything else)."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0.dev0"
