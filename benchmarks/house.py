@@ -8,9 +8,13 @@ their docstrings), the largest parameter
 lists, the Python-side calls that pass most arguments by position (a kernel's long
 signature called through a named structure flattened with ``*`` counts as one), the
 distinct literal keys of ``st.session_state`` in the dashboard and the README's lines.
-Static: nothing is imported or run.
+Static: nothing is imported or run. With ``--new-methods``, also the files a new online
+selector and a new ranker touch: each is added to a scratch copy of the checkout's
+committed files by CONTRIBUTING.md's steps, and the copy's own checks (package
+structure, the contract suite for the new method, the methods' table) and its ``select``
+say whether nothing else was needed (:func:`new_method_files`).
 
-    .venv/bin/python benchmarks/house.py [--root DIR] [--json]
+    .venv/bin/python benchmarks/house.py [--root DIR] [--json] [--new-methods]
 """
 
 from __future__ import annotations
@@ -18,7 +22,10 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import os
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -112,12 +119,241 @@ def count(root: Path) -> dict:
     }
 
 
+#: A template online selector, written in a scratch copy by :func:`new_method_files`: a
+#: feature is kept when its classes' means differ by more than a threshold.
+TEMPLATE_SELECTOR = '''"""Mean gap: a template online selector (house.py --new-methods)."""
+
+import numpy as np
+
+from fsengine.methods.online._stream import Selection, StreamEvent, StreamingSelector
+from fsengine.spec import ONLINE, MethodSpec, Real
+
+
+class MeanGap(StreamingSelector):
+    """Keeps a feature whose classes' means differ by more than ``threshold``."""
+
+    spec = MethodSpec(
+        name="mean-gap",
+        label="Mean gap",
+        kind=ONLINE,
+        citation="a template",
+        score="absolute difference of the classes' means",
+        set_score="number of features kept",
+        parameters={
+            "threshold": Real(0.5, "the gap a feature must exceed", source="ours", low=0.0)
+        },
+        actions={"added": "kept", "rejected": "not kept"},
+        event=StreamEvent,
+    )
+
+    def _start(self):
+        self._kept = []
+        self._set_selected((), ())
+
+    def _step_block(self, block, names, columns):
+        minority = self.y == 1
+        events = []
+        for j in range(block.shape[1]):
+            gap = abs(float(np.mean(block[minority, j])) - float(np.mean(block[~minority, j])))
+            action = "added" if gap > self._params["threshold"] else "rejected"
+            if action == "added":
+                self._kept.append((names[j], columns[j], gap))
+                self._set_selected([k[0] for k in self._kept], [k[1] for k in self._kept])
+            events.append(
+                StreamEvent(
+                    self.n_seen + j, names[j], columns[j], gap, action, self.selected,
+                    self.selected_columns, float(len(self._kept)),
+                )
+            )
+        self.n_seen += block.shape[1]
+        return events
+
+    def _step_block_quiet(self, block, names, columns):
+        self._step_block(block, names, columns)
+
+    def finish(self):
+        return Selection(
+            self.method,
+            tuple(k[0] for k in self._kept),
+            tuple(k[1] for k in self._kept),
+            tuple(k[2] for k in self._kept),
+            "stream order",
+        )
+'''
+#: A template ranker: the absolute difference of the classes' medians.
+TEMPLATE_RANKER = '''"""Median gap: a template ranker (benchmarks/house.py --new-methods)."""
+
+import numpy as np
+
+from fsengine.spec import RANKER, MethodSpec
+
+MEDIAN_GAP = MethodSpec(
+    "median-gap", "Median gap", "a template", RANKER, "|median_1 - median_0|", columnwise=True
+)
+
+
+def median_gap_score(X, y):
+    """The absolute difference of the two classes' medians, feature by feature."""
+    X, y = np.asarray(X, dtype=float), np.asarray(y)
+    return np.abs(np.median(X[y == 1], axis=0) - np.median(X[y != 1], axis=0))
+'''
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    if old not in text:
+        raise SystemExit(f"{path}: {old!r} is not there; the steps of CONTRIBUTING.md changed")
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def _add_selector(copy: Path) -> None:
+    """CONTRIBUTING.md's steps for an online selector, in the family it decides by."""
+    online = copy / "fsengine/methods/online"
+    (online / "_statistical/mean_gap.py").write_text(TEMPLATE_SELECTOR, encoding="utf-8")
+    family = online / "_statistical/__init__.py"
+    _edit(family, "\n__all__ = [", '\nfrom .mean_gap import MeanGap\n\n__all__ = [\n    "MeanGap",')
+    _edit(
+        online / "__init__.py",
+        "from fsengine.methods.online._statistical import (",
+        "from fsengine.methods.online._statistical import (\n    MeanGap,",
+    )
+    _edit(online / "__init__.py", "SELECTORS = (\n", "SELECTORS = (\n    MeanGap,\n")
+    _edit(online / "__init__.py", "__all__ = [\n", '__all__ = [\n    "MeanGap",\n')
+    _edit(
+        copy / "fsengine/__init__.py",
+        "from fsengine.methods.online import (\n",
+        "from fsengine.methods.online import (\n    MeanGap,\n",
+    )
+    _edit(copy / "fsengine/__init__.py", "__all__ = [\n", '__all__ = [\n    "MeanGap",\n')
+
+
+def _add_ranker(copy: Path) -> None:
+    """CONTRIBUTING.md's steps for a ranker."""
+    rankers = copy / "fsengine/methods/rankers"
+    (rankers / "_median_gap.py").write_text(TEMPLATE_RANKER, encoding="utf-8")
+    _edit(
+        rankers / "__init__.py",
+        "from fsengine.methods.rankers._markers import (",
+        "from fsengine.methods.rankers._median_gap import MEDIAN_GAP, median_gap_score\n"
+        "from fsengine.methods.rankers._markers import (",
+    )
+    _edit(
+        rankers / "__init__.py",
+        "RANKER_TABLE = [\n",
+        "RANKER_TABLE = [\n    (MEDIAN_GAP, median_gap_score),\n",
+    )
+
+
+def _changed(copy: Path) -> list[str]:
+    done = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=copy,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return sorted(line[3:] for line in done.stdout.splitlines())
+
+
+def new_method_files(root: Path) -> dict:
+    """The files a new online selector and a new ranker touch, each added in a scratch
+    copy of ``root``'s committed files by CONTRIBUTING.md's steps (then the methods'
+    table, docs/METHODS.md, written by ``fsengine methods --markdown``), and whether the
+    checks every method passes then pass: the package's structure, the contract suite and
+    the command line's ``select``. Runs the copy's tests in this interpreter."""
+    result = {}
+    for kind, add, name in (
+        ("online selector", _add_selector, "mean-gap"),
+        ("ranker", _add_ranker, "median-gap"),
+    ):
+        with tempfile.TemporaryDirectory(prefix="fsengine-new-method-") as scratch:
+            copy = Path(scratch) / "copy"
+            copy.mkdir()
+            archive = subprocess.run(
+                ["git", "archive", "HEAD"], cwd=root, capture_output=True, check=True
+            ).stdout
+            subprocess.run(["tar", "-x"], cwd=copy, input=archive, check=True)
+            for command in (
+                ["init", "-q"],
+                ["add", "-A"],
+                ["-c", "user.name=h", "-c", "user.email=h@h", "commit", "-q", "-m", "copy"],
+            ):
+                subprocess.run(["git", *command], cwd=copy, check=True)
+            add(copy)
+            env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+            env.update(PYTHONPATH=str(copy), PYTHONDONTWRITEBYTECODE="1")
+            table = subprocess.run(
+                [sys.executable, "-m", "fsengine", "methods", "--markdown"],
+                cwd=copy,
+                env=env,
+                capture_output=True,
+                text=True,
+            )
+            (copy / "docs/METHODS.md").write_text(table.stdout, encoding="utf-8")
+            files = _changed(copy)
+            checks = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "pytest",
+                    "-q",
+                    "-p",
+                    "no:cacheprovider",
+                    "-x",
+                    "tests/unit/test_package_structure.py",
+                    "tests/unit/test_contract.py",
+                    "-k",
+                    f"structure or {name.split('-')[0]} and gap or docs_parameter_tables",
+                ],
+                cwd=copy,
+                env=env,
+                capture_output=True,
+                text=True,
+            )
+            sample = copy / "sample_data/SRBCT.parquet"
+            select = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "fsengine",
+                    "select",
+                    str(sample),
+                    "--method",
+                    name,
+                    "--minority",
+                    "2",
+                    "--out",
+                    str(Path(scratch) / "selection.csv"),
+                ],
+                cwd=copy,
+                env=env,
+                capture_output=True,
+                text=True,
+            )
+            result[kind] = {
+                "files": files,
+                "n_files": len(files),
+                "checks": (checks.stdout.strip().splitlines() or ["no output"])[-1],
+                "checks_passed": checks.returncode == 0 and table.returncode == 0,
+                "select_exit": select.returncode,
+            }
+    return result
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, default=ROOT, help="a checkout (default: this)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument(
+        "--new-methods",
+        action="store_true",
+        help="also add a template online selector and ranker in scratch copies and count "
+        "the files they touch (runs the copies' checks: a few minutes)",
+    )
     args = parser.parse_args(argv)
     figures = count(args.root.resolve())
+    if args.new_methods:
+        figures["new_methods"] = new_method_files(args.root.resolve())
     if args.json:
         print(json.dumps(figures, indent=2))
         return 0

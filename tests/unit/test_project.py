@@ -106,3 +106,29 @@ def test_a_port_given_to_a_test_process_is_taken_until_it_ends(tmp_path):
     theirs = set(map(int, out[0].split()))
     assert len(theirs) == 200 and not theirs & set(ports)
     assert out[1:] == ["taken"] * 20
+
+
+def test_a_new_selector_and_ranker_need_only_the_files_contributing_names():
+    """house.py --new-methods: a template online selector and ranker, each added to a
+    scratch copy of the committed files by CONTRIBUTING.md's steps, pass the copy's
+    structure and contract tests and run from its command line; the files changed are
+    the ones CONTRIBUTING.md lists (a step left out fails the copy's checks)."""
+    if subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True).returncode:
+        pytest.skip("not a git checkout: no committed files to copy")
+    found = _bench("house").new_method_files(ROOT)
+    selector, ranker = found["online selector"], found["ranker"]
+    assert selector["files"] == [
+        "docs/METHODS.md",
+        "fsengine/__init__.py",
+        "fsengine/methods/online/__init__.py",
+        "fsengine/methods/online/_statistical/__init__.py",
+        "fsengine/methods/online/_statistical/mean_gap.py",
+    ]
+    assert ranker["files"] == [
+        "docs/METHODS.md",
+        "fsengine/methods/rankers/__init__.py",
+        "fsengine/methods/rankers/_median_gap.py",
+    ]
+    for added in (selector, ranker):
+        assert added["checks_passed"], added["checks"]
+        assert added["select_exit"] == 0
