@@ -339,8 +339,11 @@ def test_a_file_read_as_a_link_is_clicked_is_the_data_set_of_the_next_page(monke
     on the file uploaded, not on the data set before it."""
     from test_task_settings import ALPHA
 
+    from dashboard.memory import DATASETS
+
     at = open_page(DATA)
     compare = _page_hash(at, "dashboard/pages/compare.py")
+    DATASETS.clear()  # read now, not taken from an earlier test's reading in this process
     clicked = _click_a_link_once(monkeypatch, session_module, "load_dataset", compare)
     at.file_uploader(key="uploader").set_value((*ALPHA, "text/csv")).run()
     assert clicked and not at.exception
