@@ -172,12 +172,19 @@ def machine_facts() -> dict:
         for line in (cpuinfo.read_text().splitlines() if cpuinfo.exists() else [])
         if line.startswith("model name")
     ]
-    blas = [
+    blas = sorted(  # (the order they were loaded in is not a fact of the machine)
         f"{info['internal_api']} {info['version']} ({info.get('architecture')})"
         for info in threadpool_info()
         if info["user_api"] == "blas"
-    ]
+    )
     return {"cpu": models[0] if models else platform.processor(), "blas": blas}
+
+
+def _machine(report: dict) -> dict | None:
+    """A file's machine facts, its BLAS libraries in one order (older files kept them in
+    the order loaded)."""
+    machine = report.get("machine")
+    return machine and {**machine, "blas": sorted(machine.get("blas", []))}
 
 
 def compare(first: dict, second: dict) -> list[str]:
@@ -206,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
         differences = compare(first, second)
         for line in differences:
             print(line)
-        if first.get("machine") != second.get("machine"):
+        if _machine(first) != _machine(second):
             print(
                 f"not known to be computed on one machine ({first.get('machine', 'not recorded')}"
                 f"; {second.get('machine', 'not recorded')}): sums may differ in their last "
