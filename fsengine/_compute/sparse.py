@@ -344,8 +344,14 @@ def nonzero_order(
     lines = np.asarray(values, dtype=float)
     lines = np.ascontiguousarray(lines.T if axis == 0 else lines)
     found, rows, counts = nonzero_lines(lines)
+    full = counts == lines.shape[1]  # lines without a zero (a microarray's): one call
+    if full.all():
+        return found, rows, counts, found.argsort(axis=1)
     by_value = np.empty(lines.shape, dtype=np.int64)
-    for r, z in enumerate(counts.tolist()):  # (Python ints: numpy's slow to slice by)
+    if full.any():
+        by_value[full] = found[full].argsort(axis=1)
+    for r in np.flatnonzero(~full).tolist():
+        z = int(counts[r])
         by_value[r, :z] = found[r, :z].argsort()
     return found, rows, counts, by_value
 
