@@ -43,7 +43,8 @@ def ordered_ties(values, by, z):
         end = q + 1
         while end < z and values[by[end]] == values[by[q]]:
             end += 1
-        sort_run(by, q, end)
+        if end - q > 1:  # (a run of one is in order: no call, no reference counts)
+            sort_run(by, q, end)
         q = end
     negative = 0
     while negative < z and values[by[negative]] < 0.0:
