@@ -592,6 +592,18 @@ def single_feature_stats(columns, order, lab, weights, ks, paper, with_dist, sam
     distance sums, which must be added in list order, from the list of each run of
     equal values (:func:`_walk_list`), O(N K).
     """
+    if paper:  # a constant below (:func:`_single_stats`)
+        _single_stats(columns, order, lab, weights, ks, True, with_dist, same, same_d, other_d)
+    else:
+        _single_stats(columns, order, lab, weights, ks, False, with_dist, same, same_d, other_d)
+
+
+@njit(cache=True)
+def _single_stats(columns, order, lab, weights, ks, paper, with_dist, same, same_d, other_d):
+    """:func:`single_feature_stats`'s work, compiled for ``paper`` as a constant: with the
+    variant a value known only at run time, numba kept reference counts of the arrays
+    in the per-sample loops of both variants' code, and a column took twice as long
+    (SRBCT: 13.4 ms against 7.3 ms)."""
     n = columns.shape[1]
     work = _stats_work(n, ks)
     for f in range(columns.shape[0]):
@@ -634,6 +646,15 @@ def sparse_feature_counts(columns, values, rows, by_value, counts, lab, weights,
     same : int64 array (len(ks), b, n)
         Written.
     """
+    if paper:  # a constant below, as in :func:`single_feature_stats`
+        _sparse_counts(columns, values, rows, by_value, counts, lab, weights, ks, True, same)
+    else:
+        _sparse_counts(columns, values, rows, by_value, counts, lab, weights, ks, False, same)
+
+
+@njit(cache=True)
+def _sparse_counts(columns, values, rows, by_value, counts, lab, weights, ks, paper, same):
+    """:func:`sparse_feature_counts`'s work, compiled for ``paper`` as a constant."""
     b, n = columns.shape
     work = _stats_work(n, ks)
     m = work[0].shape[0]
