@@ -459,13 +459,14 @@ def _window_list_count(v, o, sl, cm, run_start, run_end, w, m, rs, re, lo):
     return TIE_ZONE, lo
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _window_tie_count(v, o, sl, cm, run_start, run_end, w, m, rs, re, lo, grp_lo, grp_hi, heads):
     """:func:`_tie_zone_count` of the run ``v[rs:re]`` for the window that starts at
-    ``lo`` (:func:`_window_list_count`'s). A call of its own, not inlined: with the tie
-    zone inlined, numba kept a reference count of each array in :func:`_window_pass`'s
-    loop for every run, and the pass took 5x as long on SRBCT (18 ms against 3.7 ms),
-    where few runs reach a tie zone."""
+    ``lo`` (:func:`_window_list_count`'s), apart from the window's common case: with the
+    tie zone inside that function (and the variant not a constant), numba kept a
+    reference count of each array in :func:`_window_pass`'s loop for every run, and the
+    pass took 5x as long on SRBCT (18 ms against 3.7 ms), where few runs reach a tie
+    zone."""
     u = v[rs]
     hi = lo + m - 1
     s_star = max(_sq_term(u, v[lo], w), _sq_term(u, v[hi], w))
