@@ -490,7 +490,7 @@ def _run_status(store: str) -> dict:
     "stopped" (the message of the last one that did not finish), "error" (its key and
     the exception no page has shown yet), "computed" (how many finished), "problem" (a
     result that could not be saved)."""
-    return st.session_state.setdefault(store + "_status", {})
+    return state.run_status(store)
 
 
 def stopped_message(store: str) -> str | None:

@@ -123,6 +123,8 @@ class SessionState:
     _WORKSPACE_NOTICE = "workspace_notice"
     _OF_TASK = "_of_task"
     _BY_TASK = "_by_task"
+    _STREAMS = "streams"
+    _RUN_STATUS = "_status"
 
     @property
     def data(self) -> LoadedData | None:
@@ -180,6 +182,16 @@ class SessionState:
         """A page's results (:data:`dashboard.pages.RESULT_KINDS`' stores): result key
         (:func:`run_key`) -> result."""
         return st.session_state.setdefault(store, {})
+
+    def streams(self) -> dict:
+        """The session's streams (:mod:`dashboard.streams`): stream key -> the stream
+        kept with its lock, thread and last snapshot."""
+        return st.session_state.setdefault(self._STREAMS, {})
+
+    def run_status(self, store: str) -> dict:
+        """The state of a page's runs that their threads write (:mod:`dashboard.running`):
+        "stopped", "error", "computed", "problem"."""
+        return st.session_state.setdefault(store + self._RUN_STATUS, {})
 
     @property
     def workspace(self) -> str | None:

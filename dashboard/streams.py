@@ -34,8 +34,6 @@ from dashboard import persistence, reruns, session
 from fsengine.methods.live import LiveStream
 from fsengine.methods.registry import get_method
 
-#: Session key: task key -> :class:`Kept`.
-STORE = "streams"
 #: Session key: the task key of the running stream (None when none runs).
 RUNNING = "stream_running"
 #: A running stream's position is saved this often (a closed tab loses at most this).
@@ -164,7 +162,7 @@ def run_text(live: LiveStream) -> str:
 
 
 def _kept() -> dict[tuple, Kept]:
-    return st.session_state.setdefault(STORE, {})
+    return session.state.streams()
 
 
 def _take_snapshot(kept: Kept, now: bool) -> None:
