@@ -310,6 +310,11 @@ def new_method_files(root: Path) -> dict:
                 capture_output=True,
                 text=True,
             )
+            own = subprocess.run(  # the new method's own cases of the contract suite
+                [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                 "tests/unit/test_contract.py", "-k", f"{name.split('-')[0]} and gap"],
+                cwd=copy, env=env, capture_output=True, text=True,
+            )  # fmt: skip
             sample = copy / "sample_data/SRBCT.parquet"
             select = subprocess.run(
                 [
@@ -335,6 +340,7 @@ def new_method_files(root: Path) -> dict:
                 "n_files": len(files),
                 "checks": (checks.stdout.strip().splitlines() or ["no output"])[-1],
                 "checks_passed": checks.returncode == 0 and table.returncode == 0,
+                "own_contract_cases": (own.stdout.strip().splitlines() or ["no output"])[-1],
                 "select_exit": select.returncode,
             }
     return result

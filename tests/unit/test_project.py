@@ -132,3 +132,6 @@ def test_a_new_selector_and_ranker_need_only_the_files_contributing_names():
     for added in (selector, ranker):
         assert added["checks_passed"], added["checks"]
         assert added["select_exit"] == 0
+        passed = added["own_contract_cases"]  # the new method's own cases ran, and passed
+        assert passed.endswith(" passed") or " passed, " in passed, passed
+        assert int(passed.split()[0]) >= 1 and "failed" not in passed, passed
