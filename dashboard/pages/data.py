@@ -597,7 +597,8 @@ def _class_names_box(loaded, classes: list) -> None:
     """Draw the class names' box; names given that all name a class are kept (a rerun
     shows them), else the error says which do not."""
     names_text = _class_names_text(session.state.class_names)
-    key = f"class_names_{loaded.name}_{loaded.dataset.label_column}"
+    # (the file's hash too: another file of the same name does not take these names)
+    key = f"class_names_{loaded.name}_{loaded.sha256[:12]}_{loaded.dataset.label_column}"
     named = st.text_input(
         "Class names (optional)",
         key=key,

@@ -192,7 +192,8 @@ def test_uploading_a_file_again_brings_back_its_own_reading_class_and_names():
     _upload(at, UNLOGGED)
     click(at, SUGGESTED_LOG2)
     at.selectbox(key="minority_select").set_value("common").run()
-    at.text_input(key="class_names_unlogged.csv_diagnosis").set_value("rare=R, common=C").run()
+    box = next(t for t in at.text_input if t.label == "Class names (optional)")
+    box.set_value("rare=R, common=C").run()
     assert at.session_state["class_names"] == {"rare": "R", "common": "C"}
 
     _upload(at, NEGATIVE)
