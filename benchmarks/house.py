@@ -255,6 +255,17 @@ def _changed(copy: Path) -> list[str]:
     return sorted(line[3:] for line in done.stdout.splitlines())
 
 
+def _python_in(copy: Path, env: dict, *args: str) -> subprocess.CompletedProcess:
+    """``python ARGS`` run in the scratch copy, its output captured."""
+    return subprocess.run(
+        [sys.executable, *args], cwd=copy, env=env, capture_output=True, text=True
+    )
+
+
+def _last_line(done: subprocess.CompletedProcess) -> str:
+    return (done.stdout.strip().splitlines() or ["no output"])[-1]
+
+
 def new_method_files(root: Path) -> dict:
     """The files a new online selector and a new ranker touch, each added in a scratch
     copy of ``root``'s committed files by CONTRIBUTING.md's steps (then the methods'
@@ -282,65 +293,27 @@ def new_method_files(root: Path) -> dict:
             add(copy)
             env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
             env.update(PYTHONPATH=str(copy), PYTHONDONTWRITEBYTECODE="1")
-            table = subprocess.run(
-                [sys.executable, "-m", "fsengine", "methods", "--markdown"],
-                cwd=copy,
-                env=env,
-                capture_output=True,
-                text=True,
-            )
+            table = _python_in(copy, env, "-m", "fsengine", "methods", "--markdown")
             (copy / "docs/METHODS.md").write_text(table.stdout, encoding="utf-8")
             files = _changed(copy)
-            checks = subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "pytest",
-                    "-q",
-                    "-p",
-                    "no:cacheprovider",
-                    "-x",
-                    "tests/unit/test_package_structure.py",
-                    "tests/unit/test_contract.py",
-                    "-k",
-                    f"structure or {name.split('-')[0]} and gap or docs_parameter_tables",
-                ],
-                cwd=copy,
-                env=env,
-                capture_output=True,
-                text=True,
-            )
-            own = subprocess.run(  # the new method's own cases of the contract suite
-                [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                 "tests/unit/test_contract.py", "-k", f"{name.split('-')[0]} and gap"],
-                cwd=copy, env=env, capture_output=True, text=True,
+            own_cases = f"{name.split('-')[0]} and gap"  # the new method's contract cases
+            pytest = ("-m", "pytest", "-q", "-p", "no:cacheprovider")
+            checks = _python_in(
+                copy, env, *pytest, "-x", "tests/unit/test_package_structure.py",
+                "tests/unit/test_contract.py", "-k",
+                f"structure or {own_cases} or docs_parameter_tables",
             )  # fmt: skip
-            sample = copy / "sample_data/SRBCT.parquet"
-            select = subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "fsengine",
-                    "select",
-                    str(sample),
-                    "--method",
-                    name,
-                    "--minority",
-                    "2",
-                    "--out",
-                    str(Path(scratch) / "selection.csv"),
-                ],
-                cwd=copy,
-                env=env,
-                capture_output=True,
-                text=True,
-            )
+            own = _python_in(copy, env, *pytest, "tests/unit/test_contract.py", "-k", own_cases)
+            select = _python_in(
+                copy, env, "-m", "fsengine", "select", str(copy / "sample_data/SRBCT.parquet"),
+                "--method", name, "--minority", "2", "--out", str(Path(scratch) / "sel.csv"),
+            )  # fmt: skip
             result[kind] = {
                 "files": files,
                 "n_files": len(files),
-                "checks": (checks.stdout.strip().splitlines() or ["no output"])[-1],
+                "checks": _last_line(checks),
                 "checks_passed": checks.returncode == 0 and table.returncode == 0,
-                "own_contract_cases": (own.stdout.strip().splitlines() or ["no output"])[-1],
+                "own_contract_cases": _last_line(own),
                 "select_exit": select.returncode,
             }
     return result
