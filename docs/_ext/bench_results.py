@@ -6,6 +6,10 @@ renders every such file as a section: what the benchmark measures (its module do
 first paragraph), when and where it ran, whether the engine agreed with its baselines and
 met its targets, and every figure it recorded, as a table. A benchmark of the Makefile
 with no result yet is listed as such. Nothing on the page is typed by hand.
+
+The ``bench-table`` directive draws chosen figures of one result as a table, for the pages
+that explain them (``PERFORMANCE.md``): one row per case of a record, one column per
+figure named by its key path, and the run's date under it.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import statistics
 from pathlib import Path
 
 from docutils import nodes
+from docutils.parsers.rst import directives
 from docutils.statemachine import StringList
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import nested_parse_with_titles
@@ -109,6 +114,130 @@ def render(script: str, path: Path) -> list[str]:
     return lines
 
 
+def _at(record, path: str):
+    """The value at a ``/``-separated key path of a nested record, None when absent."""
+    for key in path.split("/"):
+        if not isinstance(record, dict) or key.strip() not in record:
+            return None
+        record = record[key.strip()]
+    return record
+
+
+def _figure(case, column: str):
+    """The figure of a case at a column's key path; ``ratio(a, b)`` is the figure at ``a``
+    over the one at ``b`` (None when either is missing or ``b`` is 0)."""
+    match = re.fullmatch(r"ratio\((.+),(.+)\)", column.strip())
+    if not match:
+        return _at(case, column)
+    top, bottom = (_at(case, part) for part in match.groups())
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (top, bottom))
+    return f"{top / bottom:.3g}x" if numbers and bottom else None
+
+
+def _seconds(value) -> str:
+    """A figure in a table of chosen figures: numbers to 3 significant digits, a missing
+    figure blank."""
+    if value is None:
+        return ""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return _escape(str(value))
+    return f"{value:.3g}"
+
+
+def render_table(
+    name: str,
+    path: Path,
+    rows: str,
+    columns: list[tuple[str, str]],
+    label: str | None = None,
+    only: str | None = None,
+) -> list[str]:
+    """reStructuredText lines of a table of chosen figures of one result file.
+
+    Parameters
+    ----------
+    name : str
+        The result's name (``startup`` for ``results/startup.json``).
+    path : Path
+        The result file.
+    rows : str
+        Key path of the record's cases: a mapping (a row per key, labelled by the key) or
+        a list of records (a row per record, labelled by its field ``label``).
+    columns : list of (str, str)
+        (key path inside a case, heading) of each column after the label; the path
+        ``ratio(a, b)`` gives the figure at ``a`` over the one at ``b``.
+    label : str, optional
+        The field that labels a row of a list of records.
+    only : str, optional
+        A regular expression: only the rows whose label it matches (``re.search``).
+
+    Returns
+    -------
+    list of str
+        A ``list-table`` and a line with the run's date and machine; a result not recorded
+        yet gives a line saying so.
+    """
+    if not path.exists():
+        return [f"No result ``results/{name}.json`` recorded yet: ``make bench`` writes it.", ""]
+    record = json.loads(path.read_text(encoding="utf-8"))
+    cases = _at(record, rows)
+    if isinstance(cases, dict):
+        cases = [(key, value) for key, value in cases.items()]
+    elif isinstance(cases, list):
+        cases = [(case.get(label or "label", i), case) for i, case in enumerate(cases)]
+    else:
+        raise ValueError(f"results/{name}.json has no cases under {rows!r}")
+    if only:
+        cases = [(key, case) for key, case in cases if re.search(only, str(key))]
+    lines = [".. list-table::", "   :header-rows: 1", "", "   * - case"]
+    lines += [f"     - {_escape(heading)}" for _, heading in columns]
+    for key, case in cases:
+        lines.append(f"   * - {_escape(str(key))}")
+        lines += [f"     - {_seconds(_figure(case, column)) or ' '}" for column, _ in columns]
+    lines += [
+        "",
+        f"Recorded {record.get('date', 'undated')} on {record.get('cpu_count', '?')} CPUs"
+        f" (``results/{name}.json``; every figure of the run on :doc:`the speed page <speed>`).",
+        "",
+    ]
+    return lines
+
+
+class BenchTable(SphinxDirective):
+    """``.. bench-table:: NAME`` with ``:rows:``, ``:columns:`` (``path = heading; ...``),
+    ``:label:`` and ``:only:``: chosen figures of ``results/NAME.json`` as a table
+    (:func:`render_table`)."""
+
+    required_arguments = 1
+    option_spec = {
+        "rows": directives.unchanged_required,
+        "columns": directives.unchanged_required,
+        "label": directives.unchanged,
+        "only": directives.unchanged,
+    }
+
+    def run(self) -> list[nodes.Node]:
+        name = self.arguments[0]
+        path = RESULTS / f"{name}.json"
+        self.env.note_dependency(str(path))
+        columns = []
+        for item in self.options["columns"].split(";"):
+            column, _, heading = item.partition("=")
+            columns.append((column.strip(), heading.strip() or column.strip()))
+        lines = render_table(
+            name,
+            path,
+            self.options["rows"],
+            columns,
+            self.options.get("label"),
+            self.options.get("only"),
+        )
+        container = nodes.section()
+        container.document = self.state.document
+        nested_parse_with_titles(self.state, StringList(lines, "bench-table"), container)
+        return container.children
+
+
 class BenchResults(SphinxDirective):
     """``.. bench-results::``: every benchmark of ``make bench`` with its recorded result."""
 
@@ -128,4 +257,5 @@ class BenchResults(SphinxDirective):
 
 def setup(app):
     app.add_directive("bench-results", BenchResults)
+    app.add_directive("bench-table", BenchTable)
     return {"parallel_read_safe": True, "version": "1"}

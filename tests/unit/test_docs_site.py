@@ -145,3 +145,49 @@ def test_a_benchmark_result_is_rendered_as_recorded(tmp_path):
     ]
     missing = bench_results.render("bench_kofsd", tmp_path / "absent.json")
     assert "No result recorded yet: ``make bench`` writes it." in missing
+
+
+def test_a_table_of_chosen_figures_is_rendered_from_the_record(tmp_path):
+    """``bench-table``: a row per case (a mapping's keys or a list's labels, filtered by
+    ``only``), a column per key path, ratios of two figures, blanks where a case lacks a
+    figure, and the run's date under the table."""
+    bench_results = _extension("bench_results")
+    record = {
+        "cases": {
+            "select SRBCT": {"warm": {"wall_s": 0.39238}, "floor": {"argsort_s": 0.0018}},
+            "select rounded": {"warm": {"wall_s": 0.9}, "floor": {"argsort_s": 0.045}},
+            "first tasks": {"first_tasks_s": 0.5},
+        },
+        "records": [{"case": "GLIOMA", "kofsd_s": 0.013, "argsort_s": 0.0026}],
+        "date": "2026-12-04 09:00 UTC",
+        "cpu_count": 2,
+    }
+    path = tmp_path / "startup.json"
+    path.write_text(json.dumps(record))
+    columns = [("warm/wall_s", "warm"), ("floor/argsort_s", "argsort"),
+               ("ratio(warm/wall_s, floor/argsort_s)", "warm / argsort")]  # fmt: skip
+    lines = bench_results.render_table("startup", path, "cases", columns, only="^select")
+    cells = [line[7:] for line in lines if line.startswith(("   * - ", "     - "))]
+    assert cells == ["case", "warm", "argsort", "warm / argsort",
+                     "select SRBCT", "0.392", "0.0018", "218x",
+                     "select rounded", "0.9", "0.045", "20x"]  # fmt: skip
+    assert any("Recorded 2026-12-04 09:00 UTC on 2 CPUs" in line for line in lines)
+    listed = bench_results.render_table(
+        "startup", path, "records", [("kofsd_s", "select"), ("peak_mb", "MB")], label="case"
+    )
+    cells = [line[7:] for line in listed if line.startswith(("   * - ", "     - "))]
+    assert cells == ["case", "select", "MB", "GLIOMA", "0.013", " "]
+    missing = bench_results.render_table("absent", tmp_path / "absent.json", "cases", columns)
+    assert "No result ``results/absent.json`` recorded yet" in missing[0]
+    with pytest.raises(ValueError, match="no cases under 'nothing'"):
+        bench_results.render_table("startup", path, "nothing", columns)
+
+
+def test_the_speed_history_draws_its_current_tables_from_the_results(site):
+    """PERFORMANCE.md's current figures are the recorded ones (no hand-kept table): the
+    page shows the dates of the results its tables read."""
+    text = (site / "PERFORMANCE.html").read_text(encoding="utf-8")
+    for name in ("startup", "dashboard_browser", "real"):
+        record = json.loads((ROOT / "benchmarks" / "results" / f"{name}.json").read_text())
+        assert f"Recorded {record['date']}" in text, name
+        assert f"results/{name}.json" in text
