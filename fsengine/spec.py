@@ -21,6 +21,24 @@ from typing import Any
 
 from fsengine.errors import FSEngineError
 
+__all__ = [
+    "MAX_SWEEP_VALUES",
+    "ONLINE",
+    "RANKER",
+    "RUN_FLAGS",
+    "Bool",
+    "Choice",
+    "Int",
+    "MethodSpec",
+    "Param",
+    "Real",
+    "check_sweep_values",
+    "default_sweep_values",
+    "parse_sweep_values",
+    "sweep_range",
+    "sweepable_parameters",
+]
+
 #: The command line's flag of each run-level parameter and loader option (a method
 #: parameter's flag is its :attr:`Param.cli_flag`): read by the CLI's parser and error
 #: messages and by the command that repeats a run

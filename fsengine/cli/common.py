@@ -12,8 +12,20 @@ from fsengine.data.task import Task
 from fsengine.errors import FSEngineError
 from fsengine.evaluation.group_splits import plan_group_splits, repeated_splits_warning
 
+__all__ = [
+    "data_line",
+    "dataset_of",
+    "groups_text",
+    "start_workers",
+    "task_of",
+    "warn_repeated_splits",
+    "write",
+]
+
 
 def write(text: str, target: str) -> None:
+    """Write ``text`` to the file ``target`` (UTF-8, lines as given), or to standard output
+    for ``-``; a folder or an unwritable path is an FSEngineError naming it."""
     if target == "-":
         sys.stdout.write(text)
         sys.stdout.flush()
@@ -121,6 +133,8 @@ def groups_text(task: Task) -> str:
 
 
 def data_line(task: Task) -> str:
+    """The line that heads a command's report: the data's source, its shape and the
+    minority class with its count."""
     shape = f"{task.n_samples} x {task.n_features}"
     return (
         f"{task.source}: {shape}, minority {task.minority} ({task.n_minority} of {task.n_samples})"

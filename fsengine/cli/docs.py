@@ -7,6 +7,8 @@ import sys
 
 from fsengine.methods.registry import method_descriptions
 
+__all__ = ["cmd_methods", "methods_markdown"]
+
 
 def _md_cell(text: str) -> str:
     """Text for a Markdown table cell: a ``|`` would end the cell, so it is escaped."""
@@ -78,6 +80,8 @@ def methods_markdown() -> str:
 
 
 def cmd_methods(args) -> None:
+    """The ``methods`` command: every method's name, citation, score and parameters, as
+    text, JSON (``--json``) or the Markdown of docs/METHODS.md (``--markdown``)."""
     if args.markdown:
         sys.stdout.write(methods_markdown())
         return

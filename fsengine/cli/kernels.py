@@ -6,8 +6,12 @@ import sys
 
 from fsengine.errors import FSEngineError
 
+__all__ = ["cmd_kernels"]
+
 
 def cmd_kernels(args) -> None:
+    """The ``kernels`` command: the cache folder and whether each family of compiled
+    kernels is built for the current sources; ``--compile`` builds them first."""
     from fsengine._compute import kernels
 
     if args.compile:

@@ -15,6 +15,23 @@ from fsengine.errors import FSEngineError
 from fsengine.methods.registry import METHODS, ONLINE_METHODS, REGISTRY
 from fsengine.spec import RUN_FLAGS, Param
 
+__all__ = [
+    "MethodOption",
+    "Parser",
+    "add_backed_option",
+    "add_data_options",
+    "add_method_options",
+    "add_protocol_options",
+    "cli_words",
+    "int_range",
+    "method_options",
+    "method_params",
+    "name_list",
+    "params_per_method",
+    "preprocess_params",
+    "values_of",
+]
+
 
 class Parser(argparse.ArgumentParser):
     """argparse with one-line errors (argparse prints the usage block by default)."""
@@ -24,6 +41,9 @@ class Parser(argparse.ArgumentParser):
 
 
 def add_data_options(p: argparse.ArgumentParser) -> None:
+    """Add to ``p`` the options of every command that reads a data set: the file, its label
+    column, ``--transpose``, ``--drop-constant``, the preprocessing steps, the sample groups,
+    a sample sheet, and an AnnData file's layer and gene names."""
     p.add_argument(
         "data",
         metavar="DATA",
@@ -278,6 +298,7 @@ def method_params(args, method: str | None = None) -> dict:
 
 
 def name_list(text: str) -> list[str]:
+    """'a,b,c' as a list of names (an argparse type); an empty list is refused."""
     names = [t.strip() for t in text.split(",") if t.strip()]
     if not names:
         raise argparse.ArgumentTypeError("give at least one name")
@@ -300,6 +321,8 @@ def int_range(text: str) -> list[int]:
 
 
 def add_protocol_options(p: argparse.ArgumentParser) -> None:
+    """Add to ``p`` the options of the evaluation protocol's commands: ``--minority``,
+    ``--splits``, ``--seed`` and ``--jobs``."""
     p.add_argument(
         "--minority",
         metavar="CLASS",

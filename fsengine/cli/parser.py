@@ -18,6 +18,8 @@ from fsengine.methods.online import ORDERS
 from fsengine.methods.registry import METHODS, ONLINE_METHODS
 from fsengine.version import __version__
 
+__all__ = ["build_parser"]
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``python -m fsengine``."""

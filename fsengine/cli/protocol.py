@@ -27,6 +27,8 @@ from fsengine.export.writers import (
 from fsengine.methods.estimates import LONG_SECONDS, density_of, evaluate_seconds, is_counts
 from fsengine.methods.registry import get_method
 
+__all__ = ["cmd_evaluate", "cmd_sweep"]
+
 
 def say_estimate(what: str, model, task) -> None:
     """Say on standard error how long ``what`` will take when the estimate
@@ -43,6 +45,8 @@ def say_estimate(what: str, model, task) -> None:
 
 
 def cmd_evaluate(args) -> None:
+    """The ``evaluate`` command: the methods compared under the protocol, the summary table
+    on standard output, every split's records in ``--out``."""
     counted = (
         args.top is None
         and args.count_from not in args.methods
@@ -101,6 +105,8 @@ def cmd_evaluate(args) -> None:
 
 
 def cmd_sweep(args) -> None:
+    """The ``sweep`` command: an online selector over the values of one parameter, or
+    rankers (``--methods``) over their number of features (``--top``), under the protocol."""
     start_workers(args)
     task = task_of(args, sparse=True)
     warn_repeated_splits(task, args.splits, args.seed)

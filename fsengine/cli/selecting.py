@@ -26,8 +26,12 @@ from fsengine.io.backed import is_zarr_store
 from fsengine.methods.registry import METHODS, get_method
 from fsengine.methods.runs import run_selection
 
+__all__ = ["cmd_info", "cmd_select", "cmd_stability"]
+
 
 def cmd_info(args) -> None:
+    """The ``info`` command: a data set's shape, label column, classes, minority class,
+    imbalance ratio, constant features and the reader's notes."""
     ds = dataset_of(args, sparse=True)
     lines = [
         f"data: {ds.source}",
@@ -77,6 +81,8 @@ def _cluster(args):
 
 
 def cmd_select(args) -> None:
+    """The ``select`` command: one method's selection, written as CSV or into an AnnData
+    file (``--out``), its steps with ``--trace``, on Dask with ``--workers``/``--scheduler``."""
     params = method_params(args)  # options checked before the data are read
     if args.trace and not get_method(args.method).online:
         raise FSEngineError(
@@ -130,6 +136,8 @@ def cmd_select(args) -> None:
 
 
 def cmd_stability(args) -> None:
+    """The ``stability`` command: a selector over random feature orders, the mean pairwise
+    Jaccard and Kuncheva indices of its selections (each order's in ``--out``)."""
     params = method_params(args)
     task = task_of(args, sparse=True)
     result = order_stability(

@@ -7,8 +7,12 @@ from pathlib import Path
 
 from fsengine._compute.progress import logged_progress, terminal_progress
 
+__all__ = ["cmd_benchmark"]
+
 
 def cmd_benchmark(args) -> None:
+    """The ``benchmark`` command: the study of a manifest run on Dask or serially (resumable
+    from its journal), its table written, each metric's ranks and tests reported."""
     from fsengine.evaluation.benchmark import compare_study, journal_path, read_journal, run_study
     from fsengine.evaluation.study import load_manifest
 

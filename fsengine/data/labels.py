@@ -12,6 +12,15 @@ import numpy as np
 
 from fsengine.errors import FSEngineError
 
+__all__ = [
+    "MIN_MINORITY",
+    "MIN_PROTOCOL_MINORITY",
+    "check_binary",
+    "default_minority",
+    "default_minority_reason",
+    "one_versus_rest",
+]
+
 #: Fewest samples of the minority class: a sample's neighbours must be able to include
 #: its own class, and a stratified split must put one in each half.
 MIN_MINORITY = 2

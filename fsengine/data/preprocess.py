@@ -40,6 +40,20 @@ from fsengine.io.backed import Transform
 from fsengine.methods.rankers import RANKER_SPECS
 from fsengine.spec import Choice, MethodSpec, Real
 
+__all__ = [
+    "PREPROCESSING",
+    "counts_warning",
+    "looks_like_counts",
+    "looks_unlogged",
+    "parametric_rankers",
+    "preprocess",
+    "preprocessing_notes",
+    "preprocessing_params",
+    "preprocessing_text",
+    "raw_counts_zeros",
+    "suggested_preprocessing",
+]
+
 #: Raw counts: non-negative integers whose share of zeros is at least this
 #: (:func:`looks_like_counts`; single-cell UMI counts: about 90 %).
 COUNTS_ZERO_SHARE = 0.5

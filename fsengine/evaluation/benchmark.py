@@ -45,6 +45,20 @@ from fsengine.export.spreadsheet import spreadsheet_safe_frame
 if TYPE_CHECKING:
     import pandas as pd
 
+__all__ = [
+    "MAX_BATCH",
+    "StudyProgress",
+    "compare_study",
+    "journal_path",
+    "read_journal",
+    "read_study_data",
+    "run_study",
+    "study_means",
+    "study_table",
+    "study_tasks",
+    "task_batches",
+]
+
 #: Fields that identify a task (and its record).
 TASK_KEYS = ("dataset", "method", "split")
 #: progress(done, total, message), message with the time left and the task.

@@ -32,6 +32,16 @@ from fsengine.methods.online import Selection
 from fsengine.methods.registry import get_method
 from fsengine.methods.runs import run_selection
 
+__all__ = [
+    "Evaluation",
+    "Plan",
+    "evaluate",
+    "evaluate_split",
+    "feature_frequencies",
+    "whole_data_runs",
+    "whole_data_selections",
+]
+
 
 @dataclass(frozen=True)
 class Evaluation:

@@ -38,6 +38,17 @@ import numpy as np
 from fsengine.data.labels import MIN_MINORITY
 from fsengine.errors import FSEngineError
 
+__all__ = [
+    "BALANCE",
+    "EXACT_GROUPS",
+    "PROBE",
+    "GroupSplitPlan",
+    "draw_assignments",
+    "group_splits",
+    "plan_group_splits",
+    "repeated_splits_warning",
+]
+
 #: A class's share of the training half may stray this far from 1/2 when the groups allow.
 BALANCE = 0.1
 #: Up to this many groups, every assignment is enumerated (2^16 = 65,536 halves, about

@@ -21,6 +21,19 @@ import numpy as np
 from fsengine._compute.sparse import dense_block
 from fsengine.errors import FSEngineError
 
+__all__ = [
+    "CLASSIFIERS",
+    "METRICS",
+    "classify",
+    "confusion",
+    "f1_minority",
+    "gmean",
+    "make_classifier",
+    "roc_auc",
+    "score_columns",
+    "split_record",
+]
+
 #: The classifiers every selection is scored with.
 CLASSIFIERS = ("1nn", "svm")
 

@@ -18,6 +18,27 @@ from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.evaluation.group_splits import group_splits, repeated_splits_warning
 from fsengine.methods.registry import get_method
 
+__all__ = [
+    "COUNT_FROM",
+    "PAPER_METHODS",
+    "RUN_IMPORTS",
+    "Progress",
+    "check_count_from",
+    "check_methods",
+    "half_minority_sizes",
+    "is_ranker",
+    "method_settings",
+    "progress_per_task",
+    "protocol_defaults",
+    "protocol_minority_sizes",
+    "protocol_refusal",
+    "protocol_warnings",
+    "select_on",
+    "stratified_splits",
+    "study_defaults",
+    "training_halves",
+]
+
 #: The methods of the K-OFSD paper's comparison (Tables 3 and 4).
 PAPER_METHODS = ("kofsd", "fisher", "s2n", "pcc", "relieff", "mi")
 
@@ -397,6 +418,8 @@ def protocol_refusal(y) -> FSEngineError | None:
 
 
 def check_methods(methods: Sequence[str]) -> list[str]:
+    """``methods`` without repeats, in their order; FSEngineError for none or for a name
+    that is not a method."""
     methods = list(dict.fromkeys(methods))
     if not methods:
         raise FSEngineError("no method to evaluate")
@@ -419,10 +442,13 @@ def method_settings(methods: Sequence[str], params: dict, n_samples: int) -> dic
 
 
 def is_ranker(method: str) -> bool:
+    """Whether ``method`` is a ranker (not an online selector)."""
     return not get_method(method).online
 
 
 def check_count_from(count_from: str) -> str:
+    """``count_from`` when it is an online selector (whose count of features the rankers
+    get); FSEngineError for a ranker."""
     if not get_method(count_from).online:
         raise FSEngineError(
             f"must be an online selector (it sets the rankers' number of "

@@ -22,6 +22,8 @@ from fsengine.data.task import Task, as_task
 from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.methods.runs import run_selection
 
+__all__ = ["StabilityResult", "jaccard", "kuncheva", "order_stability", "pairwise_stability"]
+
 
 def jaccard(a, b) -> float:
     """|A and B| / |A or B|; 1 for two empty sets."""

@@ -24,6 +24,15 @@ import numpy as np
 
 from fsengine.errors import FSEngineError
 
+__all__ = [
+    "PairTest",
+    "RankComparison",
+    "average_ranks",
+    "compare_methods",
+    "friedman_from_ranks",
+    "nemenyi_critical_value",
+]
+
 
 @dataclass(frozen=True)
 class PairTest:

@@ -41,6 +41,17 @@ from fsengine.export.codec import to_json
 from fsengine.io import file_stem
 from fsengine.methods.registry import get_method
 
+__all__ = [
+    "DEFAULT_METRICS",
+    "HIGHER_IS_BETTER",
+    "STUDY_METRICS",
+    "Study",
+    "StudyDataset",
+    "load_manifest",
+    "study_from",
+    "study_record",
+]
+
 #: Metrics a study can compare: per classifier, and the selection's size and time.
 STUDY_METRICS = tuple(f"{m}_{c}" for c in CLASSIFIERS for m in METRICS) + (
     "n_features",

@@ -27,6 +27,8 @@ from fsengine.evaluation.protocol import (
 from fsengine.methods.rankers import rank_features
 from fsengine.methods.registry import get_method
 
+__all__ = ["best_sweep_values", "sweep_k", "sweep_top", "sweep_values"]
+
 
 def _sweep_values_split(
     task: Task,

@@ -12,6 +12,8 @@ import pyarrow as pa
 from fsengine.errors import FSEngineError
 from fsengine.io.base import Table, assemble
 
+__all__ = ["annotation", "choose_annotation", "label_table"]
+
 
 def _key(name: str) -> str:
     """A name as compared: case, a leading '!' and 'Sample_' do not matter."""

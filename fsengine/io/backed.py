@@ -47,6 +47,18 @@ from fsengine._compute.sparse import BackedMatrix, ValueProfile, block_width
 from fsengine.errors import FSEngineError
 from fsengine.io.hdf5_probe import probe
 
+__all__ = [
+    "BackedColumns",
+    "Transform",
+    "column_copy",
+    "is_zarr_store",
+    "matrix_layout",
+    "matrix_node",
+    "open_root",
+    "read_frames",
+    "stored_layout",
+]
+
 #: Stored values of a band of rows of a CSR matrix copied column by column, as a share of
 #: a dense block's values (:data:`fsengine._compute.sparse.BLOCK_ELEMENTS`): a band's
 #: entries (some 30 bytes each while sorted) take about what a dense block (8 bytes a

@@ -25,6 +25,29 @@ import pyarrow as pa
 
 from fsengine.errors import FSEngineError
 
+__all__ = [
+    "HEAD",
+    "MAX_DECOMPRESSED_BYTES",
+    "MAX_TEXT_COLUMNS",
+    "NULLS",
+    "Reader",
+    "Source",
+    "Table",
+    "as_number",
+    "assemble",
+    "brief_reason",
+    "check_expanded_size",
+    "compute",
+    "is_number_cell",
+    "is_numeric_type",
+    "max_decompressed_bytes",
+    "numbers",
+    "plan",
+    "python_stream",
+    "read_bytes",
+    "size_text",
+]
+
 Source = str | os.PathLike | bytes | BinaryIO
 
 #: Cells read as missing values.
@@ -221,6 +244,7 @@ def is_number_cell(cell: str) -> bool:
 
 
 def is_numeric_type(t: pa.DataType) -> bool:
+    """Whether an Arrow type holds numbers: integer, floating point or decimal."""
     return pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t)
 
 

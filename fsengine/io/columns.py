@@ -9,6 +9,15 @@ import pyarrow as pa
 from fsengine.errors import FSEngineError
 from fsengine.io.base import as_number, compute, is_numeric_type, numbers
 
+__all__ = [
+    "LABEL_NAMES",
+    "check_label_is_a_class",
+    "choose_label",
+    "feature_values",
+    "finite",
+    "label_values",
+]
+
 #: Column names recognised as the label column, compared case-insensitively.
 LABEL_NAMES = ("label", "class", "target")
 #: The remedy for a label column that is not a class, and the option it names.

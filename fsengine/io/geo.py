@@ -28,6 +28,8 @@ from fsengine.io.base import NULLS, Reader, Table, as_number, compute, is_numeri
 from fsengine.io.orientation import raise_duplicates
 from fsengine.io.sniff import GZIP_MAGIC
 
+__all__ = ["MAX_SERIES_SAMPLES", "GeoSeriesMatrixReader"]
+
 BEGIN = b"!series_matrix_table_begin"
 END = b"!series_matrix_table_end"
 #: Sample lines offered as the class besides the characteristics, by their name.

@@ -42,6 +42,19 @@ from fsengine.io.base import Reader, Table, brief_reason
 from fsengine.io.hdf5_probe import HDF5_MAGIC, probe
 from fsengine.io.orientation import raise_duplicates
 
+__all__ = [
+    "BACKED_FROM_BYTES",
+    "H5adReader",
+    "backed_by_size",
+    "check_size",
+    "layout_bytes",
+    "matrix_choices",
+    "read_backed",
+    "read_zarr",
+    "table_from_anndata",
+    "wants_backed",
+]
+
 #: Bytes per stored value of a sparse matrix read as CSC: float64 data, an int64 index.
 SPARSE_BYTES_PER_VALUE = 16
 #: ``backed=None`` reads a matrix backed when its in-memory copy would take more than this

@@ -21,6 +21,8 @@ from pathlib import Path
 
 from fsengine.errors import FSEngineError
 
+__all__ = ["HDF5_MAGIC", "probe"]
+
 #: HDF5's signature, the first bytes of an .h5ad file.
 HDF5_MAGIC = b"\x89HDF\r\n\x1a\n"
 #: Datasets up to this many bytes are read whole by the child (obs, var, uns: all but X).

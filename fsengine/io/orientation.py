@@ -14,6 +14,15 @@ from fsengine.errors import FSEngineError, library_words
 from fsengine.io.base import as_number, is_number_cell, is_numeric_type, numbers
 from fsengine.io.columns import LABEL_NAMES
 
+__all__ = [
+    "HintedError",
+    "genes_in_rows_hint",
+    "raise_duplicates",
+    "sample_id_column",
+    "transposed",
+    "unnamed_columns",
+]
+
 _UNNAMED = re.compile(r"^(Unnamed: \d+|__index_level_\d+__)$")
 
 

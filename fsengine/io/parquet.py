@@ -21,6 +21,8 @@ from fsengine.io.base import (
 )
 from fsengine.io.sniff import PARQUET_MAGIC
 
+__all__ = ["ParquetReader", "check_decoded_size", "damaged_parquet_bytes", "read_parquet"]
+
 _GROUP = 1024  # Parquet columns read at a time
 _NOTES = ["format: Parquet"]
 #: pyarrow decodes in one thread: with its thread pool, a damaged file (a column chunk's

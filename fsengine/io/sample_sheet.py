@@ -24,6 +24,14 @@ from fsengine.io.columns import feature_values
 from fsengine.io.orientation import raise_duplicates
 from fsengine.io.sniff import GZIP_MAGIC, PARQUET_MAGIC, sniff_delimiter
 
+__all__ = [
+    "MAX_SHEET_COLUMNS",
+    "attach_sheet",
+    "check_sheet_width",
+    "expression_table",
+    "sheet_orientation",
+]
+
 #: The most columns a sample sheet may have: a few annotations per sample are tens of
 #: columns; a sheet of a million (a table given as the sheet, or a hostile file) would
 #: take minutes and gigabytes to parse (10^6 columns: 150 s, 8 GB) before any message.

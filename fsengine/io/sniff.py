@@ -2,6 +2,17 @@
 
 from __future__ import annotations
 
+__all__ = [
+    "GZIP_MAGIC",
+    "PARQUET_MAGIC",
+    "UTF8_BOM",
+    "UTF16_BOMS",
+    "WORKBOOK_MAGIC",
+    "plain_text_head",
+    "sniff_delimiter",
+    "text_notes",
+]
+
 PARQUET_MAGIC = b"PAR1"
 GZIP_MAGIC = b"\x1f\x8b"
 UTF8_BOM = b"\xef\xbb\xbf"

@@ -35,6 +35,8 @@ from fsengine.io.sniff import (
     text_notes,
 )
 
+__all__ = ["TextReader"]
+
 _CHUNK = 1 << 20  # bytes of text given to numpy's parser at a time
 
 

@@ -36,6 +36,26 @@ from fsengine.errors import FSEngineError
 from fsengine.methods._estimates_fit import COST_MODELS
 from fsengine.methods.registry import get_method
 
+__all__ = [
+    "EXTRAPOLATION_EXPONENT",
+    "LONG_SECONDS",
+    "MACHINE_FACTOR",
+    "PARAMETER_TERMS",
+    "ZERO",
+    "Estimate",
+    "data_kind",
+    "density_of",
+    "duration_text",
+    "evaluate_seconds",
+    "is_counts",
+    "model_key",
+    "selection_seconds",
+    "stream_seconds",
+    "sweep_k_seconds",
+    "sweep_top_seconds",
+    "sweep_values_seconds",
+]
+
 #: A run whose estimate is longer than this many seconds is said to be long: the pages ask
 #: before starting it, the command line says it on standard error.
 LONG_SECONDS = 60.0

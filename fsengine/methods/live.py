@@ -57,6 +57,16 @@ from fsengine.methods.online import (
 )
 from fsengine.methods.registry import get_method
 
+__all__ = [
+    "COST_MEMORY",
+    "FIRST_CHUNK",
+    "RESUME_GAP",
+    "SCORED_REJECTIONS_MAX_SAMPLES",
+    "LiveStream",
+    "duration_text",
+    "paced_features",
+]
+
 #: Most features in the first chunk of a stream advanced under a time budget: the cost of
 #: a feature is not known before it (later chunks are sized from the measured cost).
 FIRST_CHUNK = 64

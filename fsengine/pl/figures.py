@@ -7,6 +7,23 @@ from collections.abc import Mapping
 
 import plotly.graph_objects as go
 
+__all__ = [
+    "PALETTE",
+    "class_counts_figure",
+    "comparison_figure",
+    "count_axis",
+    "critical_difference_figure",
+    "error_bars",
+    "identical_curves",
+    "jaccard_figure",
+    "k_sweep_figure",
+    "method_label",
+    "metric_heatmap_figure",
+    "stream_figure",
+    "sweep_figure",
+    "topk_sweep_figure",
+]
+
 #: Colours of methods in multi-method charts (plotly's default sequence).
 PALETTE = (
     "#1f77b4",

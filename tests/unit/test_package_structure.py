@@ -7,10 +7,12 @@ line's)."""
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import json
 import pickle
+import pkgutil
 import re
 import sys
 import warnings
@@ -308,6 +310,133 @@ def test_each_public_modules_all_names_documented_public_objects(path):
         assert name == "__version__" or not name.startswith("_"), (path, name)
         if inspect.isfunction(obj) or inspect.isclass(obj):
             assert inspect.getdoc(obj), f"{path}.{name} has no docstring"
+
+
+def _raise(name):
+    """``walk_packages``'s ``onerror``: a package that fails to import fails the walk (by
+    default an ImportError would leave the package and its modules out silently)."""
+    raise
+
+
+def _walked_public_modules() -> list[str]:
+    """Every module of the package (``fsengine`` first) whose dotted path has no part
+    starting with ``_``: the private ones, ``fsengine.__main__`` among them, are left out."""
+    walked = pkgutil.walk_packages(fs.__path__, "fsengine.", onerror=_raise)
+    return ["fsengine"] + sorted(
+        info.name
+        for info in walked
+        if not any(part.startswith("_") for part in info.name.split("."))
+    )
+
+
+WALKED_MODULES = _walked_public_modules()
+
+#: Names a plain module's ``__all__`` lists though another module defines them, each with
+#: the reason it is there. Any other name of a plain module is defined by the module itself.
+RE_EXPORTED: dict[tuple[str, str], str] = {
+    ("fsengine.api", "list_methods"): "the face's functions are select, sweep and the "
+    "registry's list_methods (the module's docstring says so); fsengine re-exports them",
+    ("fsengine.data.dataset", "LABEL_NAMES"): "the label column names the loader looks "
+    "for (fsengine.io.columns's); fsengine.data re-exports them from the loader",
+    ("fsengine.data.dataset", "Source"): "the type of what load_dataset reads "
+    "(fsengine.io.base's); fsengine.data re-exports it from the loader",
+    ("fsengine.io.footprint", "available_memory"): "the memory check_fits compares a "
+    "footprint with; its home, fsengine._compute.sparse, is private (the dashboard "
+    "imports it from here)",
+    ("fsengine.methods.runs", "METHODS"): "the names run_selection takes, from the registry",
+    ("fsengine.methods.runs", "ONLINE_METHODS"): "the online ones of METHODS",
+    ("fsengine.methods.runs", "RANKER_METHODS"): "the rankers of METHODS",
+    ("fsengine.methods.runs", "RunResult"): "what run_selection returns, from the registry",
+}
+
+
+def _bound_names(path: Path) -> tuple[set[str], set[str]]:
+    """(names a module's top level defines: def, class, assignment; names it imports),
+    statements under a top-level ``if`` or ``try`` included."""
+    defined: set[str] = set()
+    imported: set[str] = set()
+    statements = list(ast.parse(path.read_text(encoding="utf-8")).body)
+    while statements:
+        node = statements.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            defined.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                defined.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            imported.update(a.asname or a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.If | ast.Try):
+            statements += node.body + node.orelse
+            statements += getattr(node, "finalbody", [])
+            statements += [s for handler in getattr(node, "handlers", []) for s in handler.body]
+    return defined, imported
+
+
+def test_the_walk_finds_every_public_module():
+    """The walk goes into the subpackages and leaves the private modules out."""
+    assert len(WALKED_MODULES) >= 60
+    assert {
+        "fsengine",
+        "fsengine.io.text",
+        "fsengine.cli.parser",
+        "fsengine.methods.online",
+        "fsengine.evaluation.study",
+        "fsengine.pl.figures",
+        "fsengine.version",
+    } <= set(WALKED_MODULES)
+    assert set(PUBLIC_MODULES) <= set(WALKED_MODULES)
+    assert not [m for m in WALKED_MODULES if "._" in m or m.endswith("__main__")]
+
+
+@pytest.mark.parametrize("path", WALKED_MODULES)
+def test_every_public_module_has_all_holding_its_own_public_names(path):
+    """``__all__`` in every module of the library that is not private: no repeats, every
+    name there, public, documented when a function or class; a package may re-export its
+    modules' names (from the library only), a plain module lists what it defines itself
+    (but for :data:`RE_EXPORTED`)."""
+    module = importlib.import_module(path)
+    has_all = "__all__" in vars(module)
+    assert has_all, f"{path} has no __all__"
+    names = module.__all__
+    assert all(isinstance(name, str) for name in names), path
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    assert not repeated, f"{path}.__all__ repeats {repeated}"
+    source = Path(module.__file__)
+    defined, imported = _bound_names(source)
+    is_package = source.name == "__init__.py"
+    for name in names:
+        assert hasattr(module, name), f"{path}.__all__ names {name}, which is not there"
+        assert name == "__version__" or not name.startswith("_"), f"{path}.{name}"
+        obj = getattr(module, name)
+        if inspect.isfunction(obj) or inspect.isclass(obj):
+            doc = obj.__doc__ if inspect.isfunction(obj) else vars(obj).get("__doc__")
+            assert doc and doc.strip(), f"{path}.{name} has no docstring"
+        home = getattr(obj, "__module__", None) if not inspect.ismodule(obj) else None
+        if is_package:
+            # its own name, or one imported from the library (a module, or a module's
+            # name), at once or on first use (a module-level __getattr__)
+            assert name in defined | imported or "__getattr__" in defined, f"{path}.{name}"
+            if inspect.isfunction(obj) or inspect.isclass(obj):
+                assert home.split(".")[0] == "fsengine", f"{path}.{name} is {home}'s"
+            continue
+        if (path, name) in RE_EXPORTED:
+            continue
+        assert name in defined and name not in imported, (
+            f"{path}.__all__ lists {name}, which it imports: list it in its home module "
+            "(or in RE_EXPORTED, with the reason)"
+        )
+        if inspect.isfunction(obj) or inspect.isclass(obj):
+            assert home == path, f"{path}.__all__ lists {name}, defined in {home}"
+
+
+def test_every_re_exported_name_is_still_listed_and_defined_elsewhere():
+    """An allowance of :data:`RE_EXPORTED` that is no longer needed fails."""
+    for (path, name), reason in RE_EXPORTED.items():
+        module = importlib.import_module(path)
+        assert reason and name in module.__all__, (path, name)
+        defined, imported = _bound_names(Path(module.__file__))
+        assert name in imported and name not in defined, (path, name)
 
 
 def test_the_online_packages_all_holds_no_kofsd_internals():
