@@ -25,6 +25,7 @@ __all__ = [
     "Progress",
     "check_count_from",
     "check_methods",
+    "check_on_training_half",
     "half_minority_sizes",
     "is_ranker",
     "method_settings",
@@ -431,14 +432,57 @@ def check_methods(methods: Sequence[str]) -> list[str]:
     return methods
 
 
+def check_on_training_half(method: str, params: dict, n_samples: int) -> dict:
+    """``method``'s parameters checked against a training half of ``n_samples`` (the
+    smallest the splits drew), defaults filled in.
+
+    Parameters
+    ----------
+    method : str
+        The method's registry name.
+    params : dict
+        Its parameters as given.
+    n_samples : int
+        The samples of the smallest training half: a bound that depends on the samples
+        (K-OFSD's K) is this one's.
+
+    Returns
+    -------
+    dict
+        Every parameter's value, checked (:meth:`fsengine.spec.MethodSpec.check`).
+
+    Raises
+    ------
+    FSEngineError
+        A bad value; a value refused only for the size of the training half says so, as
+        its bound is not the whole data set's.
+    """
+    spec = get_method(method).spec
+    try:
+        return spec.check(params, n_samples=n_samples)
+    except FSEngineError as exc:
+        spec.check(params)  # refused whatever the samples: raised as it is
+        raise FSEngineError(
+            f"{exc.problem}: the samples here are those of the smallest training half "
+            f"of the splits ({n_samples})",
+            parameter=exc.parameter,
+            method=exc.method,
+            remedy=exc.remedy,
+            remedy_option=exc.remedy_option,
+            choices=exc.choices,
+        ) from None
+
+
 def method_settings(methods: Sequence[str], params: dict, n_samples: int) -> dict[str, dict]:
     """Every parameter in effect for each method (defaults filled in), checked against
-    a training half of ``n_samples``; FSEngineError names a bad one."""
-    settings = {}
-    for method in methods:
-        spec = get_method(method).spec
-        settings[method] = spec.record(spec.check(params.get(method, {}), n_samples=n_samples))
-    return settings
+    a training half of ``n_samples`` (:func:`check_on_training_half`); FSEngineError
+    names a bad one."""
+    return {
+        method: get_method(method).spec.record(
+            check_on_training_half(method, params.get(method, {}), n_samples)
+        )
+        for method in methods
+    }
 
 
 def is_ranker(method: str) -> bool:

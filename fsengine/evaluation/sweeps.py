@@ -19,6 +19,7 @@ from fsengine.evaluation.metrics import split_record
 from fsengine.evaluation.protocol import (
     Progress,
     check_methods,
+    check_on_training_half,
     is_ranker,
     method_settings,
     progress_per_task,
@@ -121,7 +122,7 @@ def sweep_values(
     splits = stratified_splits(task.y, n_splits, seed, task.groups)
     n_train = min(len(t) for t, _ in splits)  # with groups, below task.n_train
     # Each value checked once, against the smallest training half, before any split runs.
-    checked = [chosen.spec.check({**params, parameter: v}, n_samples=n_train) for v in values]
+    checked = [check_on_training_half(method, {**params, parameter: v}, n_train) for v in values]
     values = [c[parameter] for c in checked]
     settings = {c[parameter]: chosen.spec.settings_text(c) for c in checked}
     distinct = list(dict.fromkeys(values))

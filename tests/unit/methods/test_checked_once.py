@@ -95,6 +95,30 @@ def test_a_sweep_checks_each_value_once_against_the_smallest_training_half(count
     with pytest.raises(FSEngineError) as caught:
         sweep_k(ds, 1, [2, n_train], n_splits=3)
     assert caught.value.parameter == "k" and str(n_train - 1) in str(caught.value)
+    # ... and the message says whose samples bound it (not the data set's 20)
+    assert f"smallest training half of the splits ({n_train})" in str(caught.value)
+
+
+def test_evaluate_names_the_training_half_as_the_bound_only_where_it_is_one(monkeypatch):
+    import fsengine.evaluation.comparison as comparison
+    from fsengine.data.dataset import Dataset
+    from fsengine.evaluation import evaluate
+    from fsengine.evaluation.protocol import stratified_splits
+
+    X, y, names = _data(n=20, p=5)
+    ds = Dataset(X, y, tuple(names), "label", "toy")
+    n_train = min(len(t) for t, _ in stratified_splits(y, 3, 0, None))
+    _stop_before_splits(monkeypatch, comparison)
+    with pytest.raises(FSEngineError) as caught:  # K = 12 fits 20 samples, not 10
+        evaluate(ds, 1, methods=["kofsd"], n_splits=3, params={"kofsd": {"k": 12}})
+    message = str(caught.value)
+    assert message.startswith(f"kofsd: k must be an integer from 1 to {n_train - 1} ")
+    assert message.endswith(f"the smallest training half of the splits ({n_train})")
+    with pytest.raises(FSEngineError) as caught:  # refused for any number of samples
+        evaluate(ds, 1, methods=["kofsd"], n_splits=3, params={"kofsd": {"k": 0}})
+    assert caught.value.parameter == "k" and "training half" not in str(caught.value)
+    with pytest.raises(_NoSplitRan):  # a K the half takes: on to the splits
+        evaluate(ds, 1, methods=["kofsd"], n_splits=3, params={"kofsd": {"k": 3}})
 
 
 def test_a_top_sweep_checks_its_rankers_before_any_split_runs(monkeypatch):
