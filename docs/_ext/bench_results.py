@@ -23,6 +23,7 @@ from pathlib import Path
 from docutils import nodes
 from docutils.parsers.rst import directives
 from docutils.statemachine import StringList
+from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import nested_parse_with_titles
 
@@ -140,26 +141,23 @@ def _seconds(value) -> str:
     if value is None:
         return ""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return _escape(str(value))
+        return str(value)
     return f"{value:.3g}"
 
 
-def render_table(
-    name: str,
+def table_cells(
     path: Path,
     rows: str,
     columns: list[tuple[str, str]],
     label: str | None = None,
     only: str | None = None,
-) -> list[str]:
-    """reStructuredText lines of a table of chosen figures of one result file.
+) -> tuple[list[list[str]], dict] | None:
+    """The cells of a table of chosen figures of one result file.
 
     Parameters
     ----------
-    name : str
-        The result's name (``startup`` for ``results/startup.json``).
     path : Path
-        The result file.
+        The result file (``benchmarks/results/<name>.json``).
     rows : str
         Key path of the record's cases: a mapping (a row per key, labelled by the key) or
         a list of records (a row per record, labelled by its field ``label``).
@@ -173,12 +171,12 @@ def render_table(
 
     Returns
     -------
-    list of str
-        A ``list-table`` and a line with the run's date and machine; a result not recorded
-        yet gives a line saying so.
+    (list of list of str, dict) or None
+        The rows of cells, the headings first, and the whole record (its date and
+        machine); None for a result not recorded yet.
     """
     if not path.exists():
-        return [f"No result ``results/{name}.json`` recorded yet: ``make bench`` writes it.", ""]
+        return None
     record = json.loads(path.read_text(encoding="utf-8"))
     cases = _at(record, rows)
     if isinstance(cases, dict):
@@ -186,27 +184,43 @@ def render_table(
     elif isinstance(cases, list):
         cases = [(case.get(label or "label", i), case) for i, case in enumerate(cases)]
     else:
-        raise ValueError(f"results/{name}.json has no cases under {rows!r}")
+        raise ValueError(f"{path.name} has no cases under {rows!r}")
     if only:
         cases = [(key, case) for key, case in cases if re.search(only, str(key))]
-    lines = [".. list-table::", "   :header-rows: 1", "", "   * - case"]
-    lines += [f"     - {_escape(heading)}" for _, heading in columns]
+    cells = [["case", *(heading for _, heading in columns)]]
     for key, case in cases:
-        lines.append(f"   * - {_escape(str(key))}")
-        lines += [f"     - {_seconds(_figure(case, column)) or ' '}" for column, _ in columns]
-    lines += [
-        "",
-        f"Recorded {record.get('date', 'undated')} on {record.get('cpu_count', '?')} CPUs"
-        f" (``results/{name}.json``; every figure of the run on :doc:`the speed page <speed>`).",
-        "",
-    ]
-    return lines
+        cells.append([str(key), *(_seconds(_figure(case, column)) for column, _ in columns)])
+    return cells, record
+
+
+def _table(cells: list[list[str]]) -> nodes.table:
+    """A docutils table of text cells, the first row its headings, the first column the
+    cases' labels (literal text)."""
+    table = nodes.table(classes=["bench-table"])
+    group = nodes.tgroup(cols=len(cells[0]))
+    table += group
+    group += [nodes.colspec(colwidth=1) for _ in cells[0]]
+    for part, part_rows, headings in (
+        (nodes.thead(), cells[:1], True),
+        (nodes.tbody(), cells[1:], False),
+    ):
+        for values in part_rows:
+            row = nodes.row()
+            label, *figures = values
+            # a case's label as literal text: "--help" stays two hyphens
+            first = nodes.Text(label) if headings else nodes.literal(text=label)
+            row += nodes.entry("", nodes.paragraph("", "", first))
+            row += [nodes.entry("", nodes.paragraph(text=value)) for value in figures]
+            part += row
+        group += part
+    return table
 
 
 class BenchTable(SphinxDirective):
-    """``.. bench-table:: NAME`` with ``:rows:``, ``:columns:`` (``path = heading; ...``),
+    """``bench-table NAME`` with ``:rows:``, ``:columns:`` (``path = heading; ...``),
     ``:label:`` and ``:only:``: chosen figures of ``results/NAME.json`` as a table
-    (:func:`render_table`)."""
+    (:func:`table_cells`), built as nodes, so that a Markdown page and a
+    reStructuredText one draw it alike."""
 
     required_arguments = 1
     option_spec = {
@@ -224,18 +238,28 @@ class BenchTable(SphinxDirective):
         for item in self.options["columns"].split(";"):
             column, _, heading = item.partition("=")
             columns.append((column.strip(), heading.strip() or column.strip()))
-        lines = render_table(
-            name,
-            path,
-            self.options["rows"],
-            columns,
-            self.options.get("label"),
-            self.options.get("only"),
+        found = table_cells(
+            path, self.options["rows"], columns, self.options.get("label"), self.options.get("only")
         )
-        container = nodes.section()
-        container.document = self.state.document
-        nested_parse_with_titles(self.state, StringList(lines, "bench-table"), container)
-        return container.children
+        source = nodes.literal(text=f"results/{name}.json")
+        if found is None:
+            text = nodes.Text(" recorded yet: make bench writes it.")
+            return [nodes.paragraph("", "", nodes.Text("No result "), source, text)]
+        cells, record = found
+        speed = addnodes.pending_xref(
+            "",
+            nodes.inline("", "the speed page"),
+            refdomain="std",
+            reftype="doc",
+            reftarget="speed",
+            refexplicit=True,
+            refwarn=True,
+            refdoc=self.env.docname,
+        )
+        date = f"Recorded {record.get('date', 'undated')} on {record.get('cpu_count', '?')} CPUs ("
+        note = nodes.paragraph("", "", nodes.Text(date), source)
+        note += [nodes.Text("; every figure of the run on "), speed, nodes.Text(").")]
+        return [_table(cells), note]
 
 
 class BenchResults(SphinxDirective):

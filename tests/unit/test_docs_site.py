@@ -150,7 +150,7 @@ def test_a_benchmark_result_is_rendered_as_recorded(tmp_path):
 def test_a_table_of_chosen_figures_is_rendered_from_the_record(tmp_path):
     """``bench-table``: a row per case (a mapping's keys or a list's labels, filtered by
     ``only``), a column per key path, ratios of two figures, blanks where a case lacks a
-    figure, and the run's date under the table."""
+    figure."""
     bench_results = _extension("bench_results")
     record = {
         "cases": {
@@ -166,28 +166,37 @@ def test_a_table_of_chosen_figures_is_rendered_from_the_record(tmp_path):
     path.write_text(json.dumps(record))
     columns = [("warm/wall_s", "warm"), ("floor/argsort_s", "argsort"),
                ("ratio(warm/wall_s, floor/argsort_s)", "warm / argsort")]  # fmt: skip
-    lines = bench_results.render_table("startup", path, "cases", columns, only="^select")
-    cells = [line[7:] for line in lines if line.startswith(("   * - ", "     - "))]
-    assert cells == ["case", "warm", "argsort", "warm / argsort",
-                     "select SRBCT", "0.392", "0.0018", "218x",
-                     "select rounded", "0.9", "0.045", "20x"]  # fmt: skip
-    assert any("Recorded 2026-12-04 09:00 UTC on 2 CPUs" in line for line in lines)
-    listed = bench_results.render_table(
-        "startup", path, "records", [("kofsd_s", "select"), ("peak_mb", "MB")], label="case"
+    cells, read = bench_results.table_cells(path, "cases", columns, only="^select")
+    assert cells == [["case", "warm", "argsort", "warm / argsort"],
+                     ["select SRBCT", "0.392", "0.0018", "218x"],
+                     ["select rounded", "0.9", "0.045", "20x"]]  # fmt: skip
+    assert read == record
+    listed, _ = bench_results.table_cells(
+        path, "records", [("kofsd_s", "select"), ("peak_mb", "MB")], label="case"
     )
-    cells = [line[7:] for line in listed if line.startswith(("   * - ", "     - "))]
-    assert cells == ["case", "select", "MB", "GLIOMA", "0.013", " "]
-    missing = bench_results.render_table("absent", tmp_path / "absent.json", "cases", columns)
-    assert "No result ``results/absent.json`` recorded yet" in missing[0]
+    assert listed == [["case", "select", "MB"], ["GLIOMA", "0.013", ""]]
+    assert bench_results.table_cells(tmp_path / "absent.json", "cases", columns) is None
     with pytest.raises(ValueError, match="no cases under 'nothing'"):
-        bench_results.render_table("startup", path, "nothing", columns)
+        bench_results.table_cells(path, "nothing", columns)
 
 
 def test_the_speed_history_draws_its_current_tables_from_the_results(site):
-    """PERFORMANCE.md's current figures are the recorded ones (no hand-kept table): the
-    page shows the dates of the results its tables read."""
+    """PERFORMANCE.md's current figures are the recorded ones (no hand-kept table): its
+    tables hold the recorded cases and figures, with the results' dates under them."""
     text = (site / "PERFORMANCE.html").read_text(encoding="utf-8")
     for name in ("startup", "dashboard_browser", "real"):
         record = json.loads((ROOT / "benchmarks" / "results" / f"{name}.json").read_text())
         assert f"Recorded {record['date']}" in text, name
         assert f"results/{name}.json" in text
+    cells = [re.sub(r"<[^>]+>", "", cell) for cell in re.findall(r"<td><p>(.*?)</p></td>", text)]
+    assert "--help" in cells  # a label as recorded, not typeset
+    startup = json.loads((ROOT / "benchmarks" / "results" / "startup.json").read_text())
+    srbct = startup["cases"]["select SRBCT 83 x 2308"]
+    row = cells.index("select SRBCT 83 x 2308")
+    assert cells[row + 1] == f"{srbct['built warm']['wall_s']:.3g}"
+    real = json.loads((ROOT / "benchmarks" / "results" / "real.json").read_text())
+    glioma = next(r for r in real["records"] if r["case"] == "GLIOMA")
+    row = cells.index("GLIOMA")
+    assert cells[row + 1] == f"{glioma['kofsd_s']:.3g}"
+    assert cells[row + 5] == f"{glioma['kofsd_s'] / glioma['argsort_s']:.3g}x"
+    assert 'href="speed.html"' in text  # the link to every figure of the run
