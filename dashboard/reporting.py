@@ -4,8 +4,6 @@ protocol, results table, figures and CSVs, from the same functions the pages dra
 
 from __future__ import annotations
 
-import streamlit as st
-
 from dashboard import session, streams
 from dashboard.pages import BY_NAME
 from fsengine.export.report import ReportSection
@@ -212,9 +210,7 @@ def _stream_section() -> list[ReportSection]:
 
 def _selection_sections() -> list[ReportSection]:
     """The selections computed on the Export page for this data set and minority class."""
-    kept = st.session_state.get("export_results")
-    if kept is None or kept["data"] is not session.current():
-        return []
+    results = session.state.export_results_shown(session.current())
     return [
         ReportSection(
             title=f"Selection: {METHOD_LABELS.get(method, method)}",
@@ -223,6 +219,6 @@ def _selection_sections() -> list[ReportSection]:
             table=_selection_table(result.selection),
             csv={f"{method}_selected.csv": selection_to_csv(result.selection)},
         )
-        for (minority, method, _top, _params), result in kept["results"].items()
+        for (minority, method, _top, _params), result in results.items()
         if minority == session.state.minority
     ]

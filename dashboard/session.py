@@ -125,6 +125,9 @@ class SessionState:
     _BY_TASK = "_by_task"
     _STREAMS = "streams"
     _RUN_STATUS = "_status"
+    _EXPORT_RESULTS = "export_results"
+    #: Other data sets (or readings) whose Export-page selections are kept aside.
+    EXPORT_READINGS_KEPT = 4
 
     @property
     def data(self) -> LoadedData | None:
@@ -192,6 +195,31 @@ class SessionState:
         """The state of a page's runs that their threads write (:mod:`dashboard.running`):
         "stopped", "error", "computed", "problem"."""
         return st.session_state.setdefault(store + self._RUN_STATUS, {})
+
+    def export_results(self, loaded: LoadedData) -> dict:
+        """The selections the Export page computed for ``loaded`` as it is read: (minority,
+        method, top, parameters) -> :class:`fsengine.methods.runs.RunResult`. They belong
+        to one data set at a time; another data set's (or reading's) are put aside when
+        this one's are asked for, and come back with it (the newest
+        :attr:`EXPORT_READINGS_KEPT`)."""
+        kept = st.session_state.get(self._EXPORT_RESULTS)
+        if kept is None or kept["data"] is not loaded:
+            others = st.session_state.setdefault(f"{self._EXPORT_RESULTS}_by_reading", {})
+            if kept is not None and kept["results"]:
+                others.pop(kept["reading"], None)
+                others[kept["reading"]] = kept["results"]
+                while len(others) > self.EXPORT_READINGS_KEPT:
+                    others.pop(next(iter(others)))
+            reading = (loaded.sha256, repr(sorted(loaded.options.items())))
+            kept = {"data": loaded, "reading": reading, "results": others.pop(reading, {})}
+            st.session_state[self._EXPORT_RESULTS] = kept
+        return kept["results"]
+
+    def export_results_shown(self, loaded: LoadedData) -> dict:
+        """:meth:`export_results` of ``loaded`` when the Export page last worked on it,
+        else empty; reading them moves nothing (the report and the Genes page)."""
+        kept = st.session_state.get(self._EXPORT_RESULTS)
+        return kept["results"] if kept is not None and kept["data"] is loaded else {}
 
     @property
     def workspace(self) -> str | None:

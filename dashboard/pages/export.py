@@ -30,9 +30,6 @@ from fsengine.methods.registry import (
 )
 
 FORMATS = {"CSV": ("csv", "text/csv"), "Parquet": ("parquet", "application/vnd.apache.parquet")}
-STORE = "export_results"
-#: Other data sets (or readings) whose selections computed here are kept.
-MAX_READINGS_KEPT = 4
 WIDGETS = BY_NAME["export"].widgets
 #: Where the exported selection comes from.
 STREAM, COMPUTE = "Last Stream run", "Compute here"
@@ -94,23 +91,6 @@ def _from_the_dashboard(record: dict, adjusted: dict) -> list[str]:
                 f"default is {default}."
             )
     return lines
-
-
-def _computed_results(loaded) -> dict:
-    """Results computed on this page for the loaded data set, as it is read; another
-    data set's (or reading's) are kept aside and come back with it (the newest few)."""
-    kept = st.session_state.get(STORE)
-    if kept is None or kept["data"] is not loaded:
-        others = st.session_state.setdefault(f"{STORE}_by_reading", {})
-        if kept is not None and kept["results"]:
-            others.pop(kept["reading"], None)
-            others[kept["reading"]] = kept["results"]
-            while len(others) > MAX_READINGS_KEPT:
-                others.pop(next(iter(others)))
-        reading = (loaded.sha256, repr(sorted(loaded.options.items())))
-        kept = {"data": loaded, "reading": reading, "results": others.pop(reading, {})}
-        st.session_state[STORE] = kept
-    return kept["results"]
 
 
 def _sources(stream_ready: bool) -> list[str]:
@@ -208,7 +188,7 @@ def _computed_selection(loaded, minority, stream_ready: bool):
         )
     params = method_widgets("export", WIDGETS, method, ds.n_samples)
     running.show_counts_warning([method])
-    results = _computed_results(loaded)
+    results = session.state.export_results(loaded)
     key = _selection_key(minority, method, top, params)
     if reruns.lasting_button(
         "Compute selection",

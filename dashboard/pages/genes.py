@@ -46,14 +46,14 @@ def selections_of(loaded, minority) -> dict[str, tuple[str, ...]]:
             fallback = ", fallback: none selected" if method in fallbacks else ""
             label = METHOD_LABELS.get(method, method)
             found[f"Compare: {label} (whole data set{fallback})"] = tuple(genes)
-    kept = st.session_state.get("export_results")
-    if kept is not None and kept["data"] is loaded:
-        for (chosen, method, _top, _params), result in kept["results"].items():
-            if chosen == minority:
-                fallback = " (fallback: none selected)" if result.selection.fallback else ""
-                found[f"Export: {METHOD_LABELS.get(method, method)}{fallback}"] = tuple(
-                    result.selection.features
-                )
+    for (chosen, method, _top, _params), result in session.state.export_results_shown(
+        loaded
+    ).items():
+        if chosen == minority:
+            fallback = " (fallback: none selected)" if result.selection.fallback else ""
+            found[f"Export: {METHOD_LABELS.get(method, method)}{fallback}"] = tuple(
+                result.selection.features
+            )
     return found
 
 

@@ -87,3 +87,31 @@ def test_the_stability_title_names_the_selector_orders_seed_and_task():
     assert genes._stability_title("kofsd", 3, 0, "SRBCT.parquet", 2) == (
         "Order stability of K-OFSD: 3 random orders from seed 0 (SRBCT.parquet, minority 2)"
     )
+
+
+def test_the_selections_listed_take_exports_of_this_data_set_and_minority_only(monkeypatch):
+    """Export's runs join the list for the data set they were computed on and its
+    minority class; nothing computed on Export, or another data set's, lists none."""
+    import types
+
+    import streamlit as st
+
+    from dashboard import streams
+    from dashboard.session import state
+
+    monkeypatch.setattr(st, "session_state", {})
+    monkeypatch.setattr(streams, "current", lambda: None)
+    monkeypatch.setattr(genes.session, "current_results", lambda store: [])
+
+    class Loaded:
+        def __init__(self, sha256):
+            self.sha256, self.options = sha256, {}
+
+    loaded, other = Loaded("a" * 64), Loaded("b" * 64)
+    assert genes.selections_of(loaded, 1) == {}
+    selection = types.SimpleNamespace(features=("g1", "g2"), fallback=False)
+    result = types.SimpleNamespace(selection=selection)
+    state.export_results(loaded)[(1, "fisher", 2, ())] = result
+    state.export_results(loaded)[(2, "kofsd", 2, ())] = result  # another minority class
+    assert genes.selections_of(loaded, 1) == {"Export: Fisher": ("g1", "g2")}
+    assert genes.selections_of(other, 1) == {}

@@ -1,6 +1,7 @@
 """The session has one owner (dashboard.session.SessionState): the loaded data set, the
-minority class, the class names and the workspace are read and written through it; no
-page or other module of the dashboard names their keys in ``st.session_state``."""
+minority class, the class names, the workspace and the Export page's selections are read
+and written through it; no page or other module of the dashboard names their keys in
+``st.session_state``."""
 
 import ast
 
@@ -16,6 +17,7 @@ OWNED = {
     SessionState._WORKSPACE,
     SessionState._WORKSPACE_PROBLEM,
     SessionState._WORKSPACE_NOTICE,
+    SessionState._EXPORT_RESULTS,
 }
 
 
@@ -92,3 +94,31 @@ def test_a_tasks_values_are_made_once_per_task_and_a_failure_keeps_nothing(monke
     state.by_task("refusals")[("task A", 20)] = "why"
     assert state.by_task("refusals") == {("task A", 20): "why"}
     assert state.by_task("training_half") == {}
+
+
+def test_the_export_pages_selections_belong_to_one_reading_and_come_back_with_it(monkeypatch):
+    import streamlit as st
+
+    from dashboard.session import state
+
+    monkeypatch.setattr(st, "session_state", {})
+
+    class Loaded:  # what the store reads of a LoadedData: its hash and reading options
+        def __init__(self, sha256, **options):
+            self.sha256, self.options = sha256, options
+
+    first, second = Loaded("a" * 64), Loaded("b" * 64)
+    assert state.export_results_shown(first) == {}  # nothing computed: nothing made
+    assert st.session_state == {}
+    state.export_results(first)[(1, "kofsd", 10, ())] = "first's selection"
+    assert state.export_results_shown(first) == {(1, "kofsd", 10, ()): "first's selection"}
+    assert state.export_results(second) == {}  # another data set: its own, first's aside
+    assert state.export_results_shown(first) == {}  # the report shows the current one's
+    state.export_results(second)[(2, "fisher", 5, ())] = "second's"
+    again = Loaded("a" * 64)  # the first file loaded again, read the same way
+    assert state.export_results(again) == {(1, "kofsd", 10, ()): "first's selection"}
+    assert state.export_results(Loaded("a" * 64, transpose=True)) == {}  # read otherwise
+    assert state.export_results(second) == {(2, "fisher", 5, ()): "second's"}
+    for n in range(state.EXPORT_READINGS_KEPT + 2):  # the oldest readings leave
+        state.export_results(Loaded(f"{n:064d}"))[("x",)] = n
+    assert state.export_results(Loaded("b" * 64)) == {}
