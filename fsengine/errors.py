@@ -93,6 +93,20 @@ class FSEngineError(ValueError):
             text = f"{text}; {remedy}"
         return text.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\r")
 
+    def reworded(self, problem: str) -> FSEngineError:
+        """This error with ``problem`` in place of its own, every other field kept (a
+        caller that knows more of the context says it)."""
+        return FSEngineError(
+            problem,
+            parameter=self.parameter,
+            method=self.method,
+            row=self.row,
+            column=self.column,
+            remedy=self.remedy,
+            remedy_option=self.remedy_option,
+            choices=self.choices,
+        )
+
     def __reduce__(self):
         """Pickle with every field (worker processes raise these)."""
         return (

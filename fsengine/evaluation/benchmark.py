@@ -38,9 +38,11 @@ from fsengine._compute.cluster import dask_client, limit_worker_threads
 from fsengine.data.task import Task
 from fsengine.errors import FSEngineError
 from fsengine.evaluation import Plan, evaluate_split, stratified_splits
+from fsengine.evaluation.protocol import check_on_training_half
 from fsengine.evaluation.study import Study
 from fsengine.export.codec import dumps
 from fsengine.export.spreadsheet import spreadsheet_safe_frame
+from fsengine.methods.registry import get_method
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -48,6 +50,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_BATCH",
     "StudyProgress",
+    "check_on_training_halves",
     "compare_study",
     "journal_path",
     "read_journal",
@@ -127,6 +130,38 @@ def read_study_data(study: Study, names=None) -> dict[str, Task]:
             ds = preprocess(ds, preprocessing_params(entry.preprocessing))
             data[entry.name] = Task.from_dataset(ds, entry.minority)
     return data
+
+
+def check_on_training_halves(study: Study, data: dict[str, Task]) -> None:
+    """Every method's parameters checked against each data set's smallest training half,
+    before any task runs (:func:`fsengine.evaluation.protocol.check_on_training_half`):
+    a K too large for one data set's halves is refused at once, naming the data set,
+    not inside its tasks.
+
+    Parameters
+    ----------
+    study : Study
+        The study (its methods, parameters, splits and seed).
+    data : dict
+        Data set name -> :class:`fsengine.data.task.Task`, every data set of the study.
+
+    Raises
+    ------
+    FSEngineError
+        The first parameter refused, with the data set's name.
+    """
+    methods = list(study.methods)
+    if study.top is None and any(not get_method(m).online for m in methods):
+        methods.append(study.count_from)  # its count is the rankers' on each split
+    for entry in study.datasets:
+        task = data[entry.name]
+        splits = stratified_splits(task.y, study.splits, study.seed, task.groups)
+        n_train = min(len(train) for train, _ in splits)
+        for method in dict.fromkeys(methods):
+            try:
+                check_on_training_half(method, study.params.get(method, {}), n_train)
+            except FSEngineError as error:
+                raise error.reworded(f"{error.problem}, in the data set {entry.name}") from None
 
 
 def run_task(task: Task, study: Study, method: str, split: int) -> dict:
@@ -382,6 +417,7 @@ def run_study(
     missing_data = [d.name for d in study.datasets if d.name not in data]
     if missing_data:
         raise FSEngineError(f"no data for the data set {missing_data[0]} of the study")
+    check_on_training_halves(study, data)
     journal = None if out is None else journal_path(Path(out))
     keys = {  # the journal's check: not needed without one
         d.name: study_key(study, f"{data[d.name].digest} {d.minority}")

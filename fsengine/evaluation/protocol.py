@@ -462,14 +462,9 @@ def check_on_training_half(method: str, params: dict, n_samples: int) -> dict:
         return spec.check(params, n_samples=n_samples)
     except FSEngineError as exc:
         spec.check(params)  # refused whatever the samples: raised as it is
-        raise FSEngineError(
+        raise exc.reworded(
             f"{exc.problem}: the samples here are those of the smallest training half "
-            f"of the splits ({n_samples})",
-            parameter=exc.parameter,
-            method=exc.method,
-            remedy=exc.remedy,
-            remedy_option=exc.remedy_option,
-            choices=exc.choices,
+            f"of the splits ({n_samples})"
         ) from None
 
 

@@ -208,3 +208,50 @@ def test_tasks_are_batched_by_method_in_order():
     gaps = [("a", "x", s) for s in (0, 5, 6)] + [("a", "y", s) for s in range(13)]
     batches = task_batches(gaps, 1)  # what a resumed study misses: 16 tasks, batches of 2
     assert batches[:3] == [("a", "x", (0, 5)), ("a", "x", (6,)), ("a", "y", (0, 1))]
+
+
+def test_a_k_too_large_for_one_data_sets_halves_is_refused_before_any_task(study, monkeypatch):
+    """K = 30 fits SRBCT's smallest training half (42 samples at 3 splits) but not
+    GLIOMA's (25): the study is refused at once, naming GLIOMA and its half, and no task
+    runs; a ranker's count comes from K-OFSD, whose K is checked as well."""
+    import dataclasses
+
+    import fsengine.evaluation.benchmark as benchmark
+    from fsengine.evaluation import stratified_splits
+
+    def no_task(*args, **kwargs):
+        raise AssertionError("a task ran")
+
+    monkeypatch.setattr(benchmark, "_serial_records", no_task)
+    data = benchmark.read_study_data(study)
+    halves = {
+        name: min(len(t) for t, _ in stratified_splits(task.y, 3, 4, task.groups))
+        for name, task in data.items()
+    }
+    assert halves == {"SRBCT": 42, "GLIOMA": 25}
+    too_large = dataclasses.replace(study, params={"kofsd": {"k": 30}})
+    with pytest.raises(FSEngineError) as caught:
+        run_study(too_large, engine="serial", data=data)
+    assert caught.value.parameter == "k" and caught.value.method == "kofsd"
+    assert str(caught.value).endswith(
+        "(the number of samples minus one), got 30: the samples here are those of the "
+        "smallest training half of the splits (25), in the data set GLIOMA"
+    )
+    ranked = dataclasses.replace(too_large, methods=("fisher",))  # K-OFSD gives its count
+    with pytest.raises(FSEngineError, match="in the data set GLIOMA"):
+        run_study(ranked, engine="serial", data=data)
+    fixed = dataclasses.replace(ranked, top=5)  # no count asked of K-OFSD: nothing to refuse
+    with pytest.raises(AssertionError, match="a task ran"):
+        run_study(fixed, engine="serial", data=data)
+
+
+def test_an_error_reworded_keeps_every_other_field():
+    error = FSEngineError(
+        "is bad", parameter="k", method="kofsd", row=3, column="c", remedy="use",
+        remedy_option="k", choices=("a", "b"),
+    )  # fmt: skip
+    again = error.reworded("is worse")
+    assert again.problem == "is worse"
+    fields = ("parameter", "method", "row", "column", "remedy", "remedy_option", "choices")
+    assert all(getattr(again, f) == getattr(error, f) for f in fields)
+    assert str(again) == "kofsd: k is worse; use k"
