@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 import re
 import statistics
 from pathlib import Path
@@ -132,7 +133,17 @@ def _figure(case, column: str):
         return _at(case, column)
     top, bottom = (_at(case, part) for part in match.groups())
     numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (top, bottom))
-    return f"{top / bottom:.3g}x" if numbers and bottom else None
+    return f"{_three_digits(top / bottom)}x" if numbers and bottom else None
+
+
+def _three_digits(value: float) -> str:
+    """``value`` to 3 significant digits in positional notation (0.0000875, 218, 1234),
+    without trailing zeros."""
+    if value == 0 or not math.isfinite(value):
+        return str(value)
+    decimals = max(0, 2 - math.floor(math.log10(abs(value))))
+    text = f"{round(value, decimals):.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def _seconds(value) -> str:
@@ -142,7 +153,7 @@ def _seconds(value) -> str:
         return ""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return str(value)
-    return f"{value:.3g}"
+    return _three_digits(value)
 
 
 def table_cells(
@@ -174,6 +185,11 @@ def table_cells(
     (list of list of str, dict) or None
         The rows of cells, the headings first, and the whole record (its date and
         machine); None for a result not recorded yet.
+
+    Raises
+    ------
+    ValueError
+        No cases at ``rows``, none that ``only`` matches, or a column no case has.
     """
     if not path.exists():
         return None
@@ -187,9 +203,14 @@ def table_cells(
         raise ValueError(f"{path.name} has no cases under {rows!r}")
     if only:
         cases = [(key, case) for key, case in cases if re.search(only, str(key))]
+        if not cases:
+            raise ValueError(f"no case of {path.name} under {rows!r} matches {only!r}")
     cells = [["case", *(heading for _, heading in columns)]]
     for key, case in cases:
         cells.append([str(key), *(_seconds(_figure(case, column)) for column, _ in columns)])
+    for i, (column, _) in enumerate(columns, start=1):
+        if all(row[i] == "" for row in cells[1:]):  # a typo in the path, most likely
+            raise ValueError(f"no case of {path.name} under {rows!r} has {column!r}")
     return cells, record
 
 
@@ -234,13 +255,23 @@ class BenchTable(SphinxDirective):
         name = self.arguments[0]
         path = RESULTS / f"{name}.json"
         self.env.note_dependency(str(path))
+        missing = [option for option in ("rows", "columns") if option not in self.options]
+        if missing:
+            raise self.error(f"bench-table {name}: give :{missing[0]}:")
         columns = []
-        for item in self.options["columns"].split(";"):
+        for item in filter(str.strip, self.options["columns"].split(";")):
             column, _, heading = item.partition("=")
             columns.append((column.strip(), heading.strip() or column.strip()))
-        found = table_cells(
-            path, self.options["rows"], columns, self.options.get("label"), self.options.get("only")
-        )
+        try:
+            found = table_cells(
+                path,
+                self.options["rows"],
+                columns,
+                self.options.get("label"),
+                self.options.get("only"),
+            )
+        except ValueError as error:
+            raise self.error(f"bench-table {name}: {error}") from None
         source = nodes.literal(text=f"results/{name}.json")
         if found is None:
             text = nodes.Text(" recorded yet: make bench writes it.")
@@ -251,7 +282,7 @@ class BenchTable(SphinxDirective):
             nodes.inline("", "the speed page"),
             refdomain="std",
             reftype="doc",
-            reftarget="speed",
+            reftarget="/speed",
             refexplicit=True,
             refwarn=True,
             refdoc=self.env.docname,

@@ -158,7 +158,10 @@ def test_a_table_of_chosen_figures_is_rendered_from_the_record(tmp_path):
             "select rounded": {"warm": {"wall_s": 0.9}, "floor": {"argsort_s": 0.045}},
             "first tasks": {"first_tasks_s": 0.5},
         },
-        "records": [{"case": "GLIOMA", "kofsd_s": 0.013, "argsort_s": 0.0026}],
+        "records": [
+            {"case": "GLIOMA", "kofsd_s": 0.013, "argsort_s": 0.0026},
+            {"case": "SRBCT", "kofsd_s": 0.006, "peak_mb": 3.2},
+        ],
         "date": "2026-12-04 09:00 UTC",
         "cpu_count": 2,
     }
@@ -174,10 +177,16 @@ def test_a_table_of_chosen_figures_is_rendered_from_the_record(tmp_path):
     listed, _ = bench_results.table_cells(
         path, "records", [("kofsd_s", "select"), ("peak_mb", "MB")], label="case"
     )
-    assert listed == [["case", "select", "MB"], ["GLIOMA", "0.013", ""]]
+    assert listed == [["case", "select", "MB"], ["GLIOMA", "0.013", ""], ["SRBCT", "0.006", "3.2"]]
     assert bench_results.table_cells(tmp_path / "absent.json", "cases", columns) is None
     with pytest.raises(ValueError, match="no cases under 'nothing'"):
         bench_results.table_cells(path, "nothing", columns)
+    with pytest.raises(ValueError, match="matches '\\^selected'"):  # an :only: typo
+        bench_results.table_cells(path, "cases", columns, only="^selected")
+    with pytest.raises(ValueError, match="has 'warm/wall'"):  # a column's path typo
+        bench_results.table_cells(path, "cases", [("warm/wall", "warm")], only="^select")
+    three = [bench_results._three_digits(v) for v in (0.0000875, 1234.5, 9.996, 0.0018, 20.0)]
+    assert three == ["0.0000875", "1234", "10", "0.0018", "20"]
 
 
 def test_the_speed_history_draws_its_current_tables_from_the_results(site):
