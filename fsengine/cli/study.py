@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from fsengine._compute.progress import logged_progress, terminal_progress
+from fsengine.errors import FSEngineError
 
 __all__ = ["cmd_benchmark"]
 
@@ -29,6 +30,14 @@ def cmd_benchmark(args) -> None:
             scheduler=args.scheduler,
             n_jobs=args.jobs,
         )
+    except FSEngineError as exc:
+        if exc.method is None or exc.parameter is None:
+            raise
+        # a method's parameter of a study is set in its manifest, not by a flag
+        where = f"{args.manifest} [study.params.{exc.method}] {exc.parameter}"
+        raise FSEngineError(
+            f"{where}: {exc.problem}", remedy=exc.remedy, remedy_option=exc.remedy_option
+        ) from None
     except KeyboardInterrupt:
         kept = len(read_journal(journal_path(out)))
         raise KeyboardInterrupt(

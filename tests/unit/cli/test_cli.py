@@ -433,3 +433,27 @@ def test_minority_defaults_to_the_smallest_class_as_in_the_library(capsys, srbct
     assert code == 0
     assert f"minority {smallest} ({counts[smallest]} of" in out
     assert "no --minority given" in err
+
+
+def test_a_study_refuses_a_k_too_large_for_a_half_where_the_manifest_sets_it(capsys, tmp_path):
+    """The study's K lives in its manifest, not in a --k flag: the one-line refusal names
+    the manifest's table and the data set whose training half it does not fit, exit 2,
+    before any task runs (no journal is written)."""
+    from conftest import GLIOMA
+
+    manifest = tmp_path / "study.toml"
+    manifest.write_text(
+        '[study]\nmethods = ["kofsd", "fisher"]\nsplits = 3\n'
+        "[study.params.kofsd]\nk = 30\n"
+        f'[[dataset]]\npath = "{SAMPLE.as_posix()}"\nminority = "2"\n'
+        f'[[dataset]]\npath = "{GLIOMA.as_posix()}"\nminority = "2"\n'
+    )
+    out = tmp_path / "out"
+    code, printed, err = _run(capsys, "benchmark", str(manifest), "--serial", "--out", str(out))
+    assert code == 2 and printed == ""
+    assert err == (
+        f"fsengine: error: {manifest} [study.params.kofsd] k: must be an integer from 1 to 24 "
+        "(the number of samples minus one), got 30: the samples here are those of the "
+        "smallest training half of the splits (25), in the data set GLIOMA\n"
+    )
+    assert not list(tmp_path.glob("out*"))
