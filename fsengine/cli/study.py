@@ -8,6 +8,9 @@ from pathlib import Path
 from fsengine._compute.progress import logged_progress, terminal_progress
 from fsengine.errors import FSEngineError
 
+#: The manifest's keys of a ``[[dataset]]`` table that an error may name.
+DATASET_KEYS = ("label", "minority", "sample_groups", "preprocessing")
+
 __all__ = ["cmd_benchmark"]
 
 
@@ -31,13 +34,7 @@ def cmd_benchmark(args) -> None:
             n_jobs=args.jobs,
         )
     except FSEngineError as exc:
-        if exc.method is None or exc.parameter is None:
-            raise
-        # a method's parameter of a study is set in its manifest, not by a flag
-        where = f"{args.manifest} [study.params.{exc.method}] {exc.parameter}"
-        raise FSEngineError(
-            f"{where}: {exc.problem}", remedy=exc.remedy, remedy_option=exc.remedy_option
-        ) from None
+        raise _in_manifest_words(exc, args.manifest, study) from None
     except KeyboardInterrupt:
         kept = len(read_journal(journal_path(out)))
         raise KeyboardInterrupt(
@@ -61,3 +58,31 @@ def cmd_benchmark(args) -> None:
             for row in result.rank_table()
         ]
     sys.stdout.write("\n".join(lines) + "\n")
+
+
+def _in_manifest_words(error: FSEngineError, manifest: str, study) -> FSEngineError:
+    """``error`` of a study's run with its parameter named where the manifest sets it
+    (``study.toml [study.params.kofsd] k``, ``[[dataset]] minority``, ``[study] top``),
+    not as a command-line flag ``benchmark`` does not take; a method's default names the
+    table to set it in."""
+    if error.parameter is None:
+        return error
+    if error.method is None:  # a data set's option or the protocol's
+        section = "[[dataset]]" if error.parameter in DATASET_KEYS else "[study]"
+        remedy = error.remedy
+        if remedy and error.remedy_option:
+            where = "[[dataset]]" if error.remedy_option in DATASET_KEYS else "[study]"
+            remedy = f"{remedy} {where} {error.remedy_option}"
+        return FSEngineError(
+            f"{manifest} {section} {error.parameter}: {error.problem}", remedy=remedy
+        )
+    section = f"[study.params.{error.method}]"
+    if error.method in study.params:
+        return FSEngineError(f"{manifest} {section} {error.parameter}: {error.problem}")
+    counts = error.method not in study.methods  # the count_from method, on its defaults
+    role = " (it counts the rankers' features)" if counts else ""
+    return FSEngineError(
+        f"{manifest}: {error.method}{role}, by default, {error.parameter} {error.problem}",
+        remedy=f"set {error.parameter} in {section}"
+        + (" or the rankers' number of features, [study] top" if counts else ""),
+    )

@@ -148,14 +148,18 @@ def check_on_training_halves(study: Study, data: dict[str, Task]) -> None:
     Raises
     ------
     FSEngineError
-        The first parameter refused, with the data set's name.
+        The first parameter refused, or a data set the splits refuse, with the data
+        set's name.
     """
     methods = list(study.methods)
     if study.top is None and any(not get_method(m).online for m in methods):
         methods.append(study.count_from)  # its count is the rankers' on each split
     for entry in study.datasets:
         task = data[entry.name]
-        splits = stratified_splits(task.y, study.splits, study.seed, task.groups)
+        try:
+            splits = stratified_splits(task.y, study.splits, study.seed, task.groups)
+        except FSEngineError as error:  # as its tasks would fail: said before, named
+            raise error.reworded(f"{error.problem}, in the data set {entry.name}") from None
         n_train = min(len(train) for train, _ in splits)
         for method in dict.fromkeys(methods):
             try:

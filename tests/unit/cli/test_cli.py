@@ -457,3 +457,46 @@ def test_a_study_refuses_a_k_too_large_for_a_half_where_the_manifest_sets_it(cap
         "smallest training half of the splits (25), in the data set GLIOMA\n"
     )
     assert not list(tmp_path.glob("out*"))
+
+
+def _tiny_study(tmp_path, study_lines: str, minority: str = "1", labels=None) -> str:
+    """A manifest over a 14-sample CSV (classes 1 x 4 and 0 x 10, or ``labels``)."""
+    rng = np.random.default_rng(0)
+    labels = labels or [1] * 4 + [0] * 10
+    rows = ["label," + ",".join(f"g{j}" for j in range(6))]
+    rows += [f"{c}," + ",".join(f"{v:.2f}" for v in rng.normal(size=6)) for c in labels]
+    (tmp_path / "tiny.csv").write_text("\n".join(rows) + "\n")
+    manifest = tmp_path / "study.toml"
+    manifest.write_text(
+        f'[study]\nsplits = 3\n{study_lines}\n[[dataset]]\npath = "tiny.csv"\n'
+        f'minority = "{minority}"\n'
+    )
+    return str(manifest)
+
+
+def test_a_studys_refusals_name_the_manifests_keys_not_flags(capsys, tmp_path):
+    """A default of the method that counts the rankers' features says it is one and
+    where to set it; a data set's minority and the study's top are named by their tables
+    (the data set too, where the splits refuse it)."""
+    ranked = _tiny_study(tmp_path, 'methods = ["fisher"]')  # K-OFSD's K = 7 > 7 - 1
+    code, _, err = _run(capsys, "benchmark", ranked, "--serial", "--out", str(tmp_path / "a"))
+    assert code == 2
+    assert err.startswith(
+        f"fsengine: error: {ranked}: kofsd (it counts the rankers' features), by default, k "
+        "must be an integer from 1 to 6"
+    )
+    assert err.endswith(
+        "(7), in the data set tiny; set k in [study.params.kofsd] or the rankers' number of "
+        "features, [study] top\n"
+    )
+    top = _tiny_study(tmp_path, 'methods = ["fisher"]\ntop = 50')
+    code, _, err = _run(capsys, "benchmark", top, "--serial", "--out", str(tmp_path / "b"))
+    assert code == 2 and err == (
+        f"fsengine: error: {top} [study] top: must be an integer from 1 to 6 (the number of "
+        "features), got 50\n"
+    )
+    few = _tiny_study(tmp_path, 'methods = ["fisher"]\ntop = 3', "2", [2] * 3 + [0] * 11)
+    code, _, err = _run(capsys, "benchmark", few, "--serial", "--out", str(tmp_path / "c"))
+    assert code == 2
+    assert err.startswith(f"fsengine: error: {few} [[dataset]] minority: names a class of 3")
+    assert ", in the data set tiny; " in err and "--" not in err
