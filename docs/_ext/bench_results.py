@@ -139,7 +139,9 @@ def _figure(case, column: str):
 def _three_digits(value: float) -> str:
     """``value`` to 3 significant digits in positional notation (0.0000875, 218, 1234),
     without trailing zeros."""
-    if value == 0 or not math.isfinite(value):
+    if value == 0:
+        return "0"
+    if not math.isfinite(value):
         return str(value)
     decimals = max(0, 2 - math.floor(math.log10(abs(value))))
     text = f"{round(value, decimals):.{decimals}f}"
@@ -270,7 +272,7 @@ class BenchTable(SphinxDirective):
                 self.options.get("label"),
                 self.options.get("only"),
             )
-        except ValueError as error:
+        except (ValueError, re.error) as error:  # re.error: an :only: that is no pattern
             raise self.error(f"bench-table {name}: {error}") from None
         source = nodes.literal(text=f"results/{name}.json")
         if found is None:

@@ -185,8 +185,8 @@ def test_a_table_of_chosen_figures_is_rendered_from_the_record(tmp_path):
         bench_results.table_cells(path, "cases", columns, only="^selected")
     with pytest.raises(ValueError, match="has 'warm/wall'"):  # a column's path typo
         bench_results.table_cells(path, "cases", [("warm/wall", "warm")], only="^select")
-    three = [bench_results._three_digits(v) for v in (0.0000875, 1234.5, 9.996, 0.0018, 20.0)]
-    assert three == ["0.0000875", "1234", "10", "0.0018", "20"]
+    three = [bench_results._three_digits(v) for v in (0.0000875, 1234.5, 9.996, 0.0018, 20.0, 0.0)]
+    assert three == ["0.0000875", "1234", "10", "0.0018", "20", "0"]
 
 
 def test_the_speed_history_draws_its_current_tables_from_the_results(site):
