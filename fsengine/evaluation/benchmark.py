@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 from fsengine._compute.cluster import dask_client, limit_worker_threads
 from fsengine.data.task import Task
-from fsengine.errors import FSEngineError
+from fsengine.errors import FSEngineError, is_integer_in
 from fsengine.evaluation import Plan, evaluate_split, stratified_splits
 from fsengine.evaluation.protocol import check_on_training_half
 from fsengine.evaluation.study import Study
@@ -133,10 +133,10 @@ def read_study_data(study: Study, names=None) -> dict[str, Task]:
 
 
 def check_on_training_halves(study: Study, data: dict[str, Task]) -> None:
-    """Every method's parameters checked against each data set's smallest training half,
-    before any task runs (:func:`fsengine.evaluation.protocol.check_on_training_half`):
-    a K too large for one data set's halves is refused at once, naming the data set,
-    not inside its tasks.
+    """Every method's parameters checked against each data set's smallest training half
+    (:func:`fsengine.evaluation.protocol.check_on_training_half`), and the rankers' ``top``
+    against its features, before any task runs: a K too large for one data set's halves
+    is refused at once, naming the data set, not inside its tasks.
 
     Parameters
     ----------
@@ -152,10 +152,17 @@ def check_on_training_halves(study: Study, data: dict[str, Task]) -> None:
         set's name.
     """
     methods = list(study.methods)
-    if study.top is None and any(not get_method(m).online for m in methods):
+    ranked = any(not get_method(m).online for m in methods)
+    if study.top is None and ranked:
         methods.append(study.count_from)  # its count is the rankers' on each split
     for entry in study.datasets:
         task = data[entry.name]
+        if ranked and study.top is not None and not is_integer_in(study.top, 1, task.n_features):
+            raise FSEngineError(
+                f"must be an integer from 1 to {task.n_features} (the number of features), "
+                f"got {study.top!r}, in the data set {entry.name}",
+                parameter="top",
+            )
         try:
             splits = stratified_splits(task.y, study.splits, study.seed, task.groups)
         except FSEngineError as error:  # as its tasks would fail: said before, named

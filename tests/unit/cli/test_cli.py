@@ -493,8 +493,9 @@ def test_a_studys_refusals_name_the_manifests_keys_not_flags(capsys, tmp_path):
     code, _, err = _run(capsys, "benchmark", top, "--serial", "--out", str(tmp_path / "b"))
     assert code == 2 and err == (
         f"fsengine: error: {top} [study] top: must be an integer from 1 to 6 (the number of "
-        "features), got 50\n"
+        "features), got 50, in the data set tiny\n"
     )
+    assert not list(tmp_path.glob("b*"))  # refused before the journal was opened
     few = _tiny_study(tmp_path, 'methods = ["fisher"]\ntop = 3', "2", [2] * 3 + [0] * 11)
     code, _, err = _run(capsys, "benchmark", few, "--serial", "--out", str(tmp_path / "c"))
     assert code == 2
