@@ -93,11 +93,9 @@ class FSEngineError(ValueError):
             text = f"{text}; {remedy}"
         return text.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\r")
 
-    def reworded(self, problem: str) -> FSEngineError:
-        """This error with ``problem`` in place of its own, every other field kept (a
-        caller that knows more of the context says it)."""
-        return FSEngineError(
-            problem,
+    def _fields(self) -> dict:
+        """Every field but the problem, as the constructor takes them."""
+        return dict(
             parameter=self.parameter,
             method=self.method,
             row=self.row,
@@ -107,23 +105,14 @@ class FSEngineError(ValueError):
             choices=self.choices,
         )
 
+    def reworded(self, problem: str) -> FSEngineError:
+        """This error with ``problem`` in place of its own, every other field kept (a
+        caller that knows more of the context says it)."""
+        return FSEngineError(problem, **self._fields())
+
     def __reduce__(self):
         """Pickle with every field (worker processes raise these)."""
-        return (
-            _rebuild,
-            (
-                self.problem,
-                dict(
-                    parameter=self.parameter,
-                    method=self.method,
-                    row=self.row,
-                    column=self.column,
-                    remedy=self.remedy,
-                    remedy_option=self.remedy_option,
-                    choices=self.choices,
-                ),
-            ),
-        )
+        return (_rebuild, (self.problem, self._fields()))
 
 
 def _rebuild(problem: str, fields: dict) -> FSEngineError:
